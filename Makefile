@@ -1,0 +1,35 @@
+# llpfc — the two commands a newcomer needs are `make test` and
+# `go run ./cmd/llpfc reproduce --quick` (also `make reproduce`).
+
+GO      ?= go
+CASES   ?= 500
+PKGS    := ./...
+
+.PHONY: test test-long verify reproduce bench fuzz vet fmt
+
+## test: vet, then every unit, property and end-to-end test (the CI command)
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 -timeout 20m $(PKGS)
+
+## test-long: the theorem property tests with 100,000 cases each
+test-long:
+	LLPFC_CASES=100000 $(GO) test -count=1 -timeout 120m ./proofs_tests/
+
+## verify: print, claim by claim, how hard each result of the paper was tested
+verify:
+	$(GO) run ./cmd/llpfc verify --cases $(CASES)
+
+## reproduce: the main job on the embedded Fashion-MNIST fixture
+reproduce:
+	$(GO) run ./cmd/llpfc reproduce --quick
+
+## bench: speed and memory benchmarks
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt:
+	gofmt -l -w .

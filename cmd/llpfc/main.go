@@ -1,0 +1,111 @@
+// Command llpfc checks the claims of "Learning from Label Proportions by
+// Learning with Label Noise" (Zhang, Wang, Scott, NeurIPS 2022) numerically,
+// turns bags with label proportions into LLPFC groups, and runs reproducible
+// LLP experiments.
+//
+// Usage:
+//
+//	llpfc <command> [flags]
+//
+// Run `llpfc help` for the list of commands and `llpfc <command> -h` for the
+// flags of one command.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one subcommand. Each lives in its own file and registers itself
+// in an init function.
+type command struct {
+	name    string
+	summary string // one line for `llpfc help`
+	// run executes the command with its arguments (without the command name),
+	// writing results to stdout and diagnostics to stderr. It returns the
+	// process exit status.
+	run func(args []string, stdout, stderr io.Writer) int
+}
+
+var commands = map[string]command{}
+
+func register(c command) {
+	if _, dup := commands[c.name]; dup {
+		panic("llpfc: duplicate command " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// Exit statuses shared by every command.
+const (
+	exitOK       = 0
+	exitFailed   = 1 // the command ran and found a failure (e.g. a claim failed)
+	exitBadUsage = 2 // invalid flags or invalid input
+)
+
+func main() {
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return exitBadUsage
+		}
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "llpfc: unknown command %q; run `llpfc help` for the list\n", args[0])
+		return exitBadUsage
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "llpfc: learning from label proportions by learning with label noise (Zhang, Wang, Scott, NeurIPS 2022)")
+	fmt.Fprintln(w, "\nUsage: llpfc <command> [flags]   (llpfc <command> -h for the flags of one command)")
+	fmt.Fprintln(w, "\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+}
+
+// newFlagSet returns a flag set for a subcommand whose -h output explains every
+// flag. parse reports whether the caller should go on, and if not, the exit
+// status to return.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("llpfc "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: llpfc %s\n\n%s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args into fs. It returns ok=false and the exit status when
+// the command should stop: 0 after -h, 2 after a bad flag or a stray argument.
+func parseFlags(fs *flag.FlagSet, args []string) (ok bool, status int) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return false, exitOK
+		}
+		return false, exitBadUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "llpfc: unexpected argument %q\n", fs.Arg(0))
+		return false, exitBadUsage
+	}
+	return true, exitOK
+}

@@ -1,0 +1,58 @@
+package proofs_tests
+
+import (
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/llpfc/llpfc/theory/verify"
+	_ "github.com/llpfc/llpfc/theory/verify/claims" // registers every claim
+)
+
+// config reads the number of cases and the master seed from LLPFC_CASES and
+// LLPFC_SEED (defaults: verify.DefaultCases and 1).
+func config(t *testing.T) verify.Config {
+	t.Helper()
+	cfg := verify.Config{Cases: verify.DefaultCases, Seed: 1}
+	if s := os.Getenv("LLPFC_CASES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("LLPFC_CASES=%q: want a positive integer", s)
+		}
+		cfg.Cases = n
+	}
+	if s := os.Getenv("LLPFC_SEED"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("LLPFC_SEED=%q: want an integer", s)
+		}
+		cfg.Seed = n
+	}
+	return cfg
+}
+
+// checkClaim runs the claim registered under label: it must pass on at least
+// cfg.Cases inputs, and its negative control, if it has one, must be caught.
+// wantNegative says whether the claim is required to have a negative control.
+func checkClaim(t *testing.T, label string, wantNegative bool) {
+	t.Helper()
+	c, ok := verify.Lookup(label)
+	if !ok {
+		t.Fatalf("no checker registered for %q", label)
+	}
+	cfg := config(t)
+	r := verify.Run(c, cfg)
+	t.Logf("%s: %d cases, worst ratio %.6g, negative control %s", label, r.Cases, r.WorstRatio, r.NegativeControl)
+	if r.Status != "pass" {
+		t.Errorf("%s failed (seed %d): %s", label, cfg.Seed, r.Counterexample)
+	}
+	if r.Cases < cfg.Cases {
+		t.Errorf("%s tried %d cases, want at least %d", label, r.Cases, cfg.Cases)
+	}
+	switch {
+	case r.NegativeControl == "missed":
+		t.Errorf("%s: negative control %q was not caught: the checker cannot tell a wrong implementation", label, c.NegativeName)
+	case wantNegative && r.NegativeControl == "none":
+		t.Errorf("%s: has no negative control", label)
+	}
+}

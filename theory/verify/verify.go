@@ -1,0 +1,251 @@
+// Package verify holds the property checkers that try to falsify each numbered
+// result of the paper, one Claim per result, keyed by the result's LaTeX label.
+//
+// A checker runs a gopter property over random and adversarial inputs and
+// records, besides pass or fail, how tight the claimed bound came: the worst
+// observed ratio of left side to right side. Every checker takes the
+// implementation under test as a parameter, so its negative control — the same
+// property run against a deliberately wrong implementation (transposed T, a
+// dropped factor, ‖T‖₁ in place of ‖T⁻¹‖₁, …) — is one line, and must fail.
+//
+// The tests in proofs_tests and the `llpfc verify` command both run the
+// registry returned by Claims.
+package verify
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/prop"
+)
+
+// DefaultCases is the number of random cases each property tries by default.
+const DefaultCases = 500
+
+// Config controls one run of a checker.
+type Config struct {
+	// Cases is the number of random cases to try (at least 1).
+	Cases int
+	// Seed is the master seed. Each property derives its own stream from Seed
+	// and its name, so adding a property never shifts the others' inputs.
+	Seed int64
+}
+
+// Kind says how a Case's two sides relate.
+type Kind int
+
+const (
+	// Bound claims LHS ≤ RHS; the worst ratio is the largest LHS/RHS seen.
+	Bound Kind = iota
+	// Identity claims LHS = RHS; the worst ratio is the LHS/RHS farthest from 1.
+	Identity
+)
+
+// Case is the verdict of a property on one generated input.
+type Case struct {
+	// LHS and RHS are the two sides of the claimed relation on this input.
+	LHS, RHS float64
+	// OK reports whether the claim held on this input (within the checker's
+	// numerical tolerance, which the checker documents).
+	OK bool
+	// Detail describes the input and both sides; it is printed for a failing case.
+	Detail string
+}
+
+// Outcome is what one run of a property against one implementation found.
+type Outcome struct {
+	Cases          int     // cases tried
+	WorstRatio     float64 // see Kind; NaN when no case had a finite ratio
+	Failed         bool    // some case broke the claim, or the checker itself failed
+	Counterexample string  // the failing input and the seed that replays it
+}
+
+// Claim is one numbered result of the paper with its checker.
+type Claim struct {
+	Label     string // LaTeX label, e.g. "thm:inv.cali"
+	Section   string // where the result stands, e.g. "§3" or "App. B.2"
+	Statement string // the result in one line
+	// Check runs the property against the reference implementation.
+	Check func(Config) Outcome
+	// Negative runs the same property against a deliberately wrong
+	// implementation, described by NegativeName; it must fail. Nil if none.
+	Negative     func(Config) Outcome
+	NegativeName string
+}
+
+var (
+	mu       sync.Mutex
+	registry = map[string]Claim{}
+)
+
+// Register adds a claim to the registry. It panics on a duplicate or empty
+// label: registration happens in init functions, so this is a programming
+// error caught by every test run.
+func Register(c Claim) {
+	mu.Lock()
+	defer mu.Unlock()
+	if c.Label == "" || c.Check == nil {
+		panic("verify: claim needs a label and a checker")
+	}
+	if _, dup := registry[c.Label]; dup {
+		panic("verify: duplicate claim " + c.Label)
+	}
+	registry[c.Label] = c
+}
+
+// Claims returns every registered claim, ordered by section and then label.
+func Claims() []Claim {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]Claim, 0, len(registry))
+	for _, c := range registry {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Section != out[j].Section {
+			return out[i].Section < out[j].Section
+		}
+		return out[i].Label < out[j].Label
+	})
+	return out
+}
+
+// Lookup returns the claim registered under label.
+func Lookup(label string) (Claim, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	c, ok := registry[label]
+	return c, ok
+}
+
+// Result is one row of a verification report.
+type Result struct {
+	Label           string  `json:"label"`
+	Section         string  `json:"section"`
+	Statement       string  `json:"statement"`
+	Cases           int     `json:"cases"`
+	WorstRatio      float64 `json:"worst_ratio"`
+	Status          string  `json:"status"`           // "pass" or "fail"
+	NegativeControl string  `json:"negative_control"` // "caught", "missed" or "none"
+	NegativeName    string  `json:"negative_name,omitempty"`
+	Counterexample  string  `json:"counterexample,omitempty"`
+	NegativeDetail  string  `json:"negative_detail,omitempty"`
+}
+
+// Run runs a claim and its negative control under cfg.
+func Run(c Claim, cfg Config) Result {
+	o := c.Check(cfg)
+	r := Result{
+		Label: c.Label, Section: c.Section, Statement: c.Statement,
+		Cases: o.Cases, WorstRatio: o.WorstRatio, Status: "pass",
+		NegativeControl: "none", NegativeName: c.NegativeName,
+	}
+	if o.Failed {
+		r.Status = "fail"
+		r.Counterexample = o.Counterexample
+	}
+	if c.Negative != nil {
+		n := c.Negative(cfg)
+		if n.Failed {
+			r.NegativeControl = "caught"
+			r.NegativeDetail = n.Counterexample
+		} else {
+			r.NegativeControl = "missed"
+		}
+	}
+	return r
+}
+
+// StreamSeed derives the seed of the stream named name from the master seed.
+func StreamSeed(master int64, name string) int64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s", master, name)
+	return int64(h.Sum64() & math.MaxInt64)
+}
+
+// Gen wraps a function of a random source into a gopter generator. The
+// function gets gopter's size parameter (growing from 0 to 100 over a run)
+// so that it can move from small to large or from benign to adversarial
+// inputs.
+func Gen(f func(r *rand.Rand, size int) any) gopter.Gen {
+	return func(p *gopter.GenParameters) *gopter.GenResult {
+		return gopter.NewGenResult(f(p.Rng, p.MaxSize), gopter.NoShrinker)
+	}
+}
+
+// ForAll runs check on cfg.Cases inputs drawn from gen and reports the
+// outcome. name distinguishes the random stream (use the claim's label, plus
+// a suffix for a claim with several properties).
+func ForAll(cfg Config, name string, kind Kind, gen gopter.Gen, check func(v any) Case) Outcome {
+	cases := cfg.Cases
+	if cases < 1 {
+		cases = DefaultCases
+	}
+	seed := StreamSeed(cfg.Seed, name)
+	params := gopter.DefaultTestParametersWithSeed(seed)
+	params.MinSuccessfulTests = cases
+	params.MaxShrinkCount = 0
+	params.Workers = 1
+
+	worst := math.NaN()
+	var firstBad string
+	tried := 0
+	p := prop.ForAll(func(v any) bool {
+		tried++
+		c := check(v)
+		if r := c.LHS / c.RHS; !math.IsNaN(r) && !math.IsInf(r, 0) {
+			switch kind {
+			case Bound:
+				if math.IsNaN(worst) || r > worst {
+					worst = r
+				}
+			case Identity:
+				if math.IsNaN(worst) || math.Abs(r-1) > math.Abs(worst-1) {
+					worst = r
+				}
+			}
+		}
+		if !c.OK && firstBad == "" {
+			firstBad = fmt.Sprintf("%s: case %d (stream seed %d): %s [lhs=%.6g rhs=%.6g]", name, tried, seed, c.Detail, c.LHS, c.RHS)
+		}
+		return c.OK
+	}, gen)
+	res := p.Check(params)
+	o := Outcome{Cases: tried, WorstRatio: worst}
+	if !res.Passed() {
+		o.Failed = true
+		o.Counterexample = firstBad
+		if res.Error != nil {
+			o.Counterexample = fmt.Sprintf("%s: checker error: %v %s", name, res.Error, strings.TrimSpace(firstBad))
+		}
+	}
+	return o
+}
+
+// Merge combines the outcomes of several properties that together check one
+// claim: cases add up, the worst ratio is the worst of the parts (for a
+// Bound), and the claim fails if any part failed.
+func Merge(kind Kind, parts ...Outcome) Outcome {
+	out := Outcome{WorstRatio: math.NaN()}
+	for _, p := range parts {
+		out.Cases += p.Cases
+		if !math.IsNaN(p.WorstRatio) {
+			if math.IsNaN(out.WorstRatio) ||
+				(kind == Bound && p.WorstRatio > out.WorstRatio) ||
+				(kind == Identity && math.Abs(p.WorstRatio-1) > math.Abs(out.WorstRatio-1)) {
+				out.WorstRatio = p.WorstRatio
+			}
+		}
+		if p.Failed && !out.Failed {
+			out.Failed = true
+			out.Counterexample = p.Counterexample
+		}
+	}
+	return out
+}
