@@ -19,9 +19,15 @@ func Norm1(M mat.Matrix) float64 {
 // or is singular to working precision (reciprocal condition number below
 // 1e-15), where ‖T⁻¹‖₁ is infinite or meaningless.
 func InvNorm1(T mat.Matrix) (float64, error) {
+	if T == nil {
+		return 0, fmt.Errorf("T: nil matrix")
+	}
 	r, c := T.Dims()
 	if r != c || r == 0 {
 		return 0, fmt.Errorf("T: is %d×%d, want a non-empty square matrix", r, c)
+	}
+	if err := finiteMatrix(T); err != nil {
+		return 0, err
 	}
 	var lu mat.LU
 	lu.Factorize(T)
@@ -39,6 +45,9 @@ func InvNorm1(T mat.Matrix) (float64, error) {
 // for the log loss with the softmax link (Section 4.3, after Proposition
 // `lip.upper.bd.cel`). A row of T summing to 0 gives +Inf and an error.
 func Lambda0(T mat.Matrix) (float64, error) {
+	if T == nil {
+		return 0, fmt.Errorf("T: nil matrix")
+	}
 	r, c := T.Dims()
 	if r != c || r == 0 {
 		return 0, fmt.Errorf("T: is %d×%d, want a non-empty square matrix", r, c)
@@ -58,4 +67,17 @@ func Lambda0(T mat.Matrix) (float64, error) {
 		}
 	}
 	return worst, nil
+}
+
+// finiteMatrix reports an error naming T if an entry of T is NaN or infinite.
+func finiteMatrix(T mat.Matrix) error {
+	r, c := T.Dims()
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if v := T.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("T: entry (%d,%d) is %v, want a finite number", i, j, v)
+			}
+		}
+	}
+	return nil
 }

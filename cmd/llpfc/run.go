@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/llpfc/llpfc/experiments"
+)
+
+func init() {
+	register(command{
+		name:    "run",
+		summary: "run an experiment grid (built-in spec or JSON file) into a resumable results store",
+		run:     runRun,
+	})
+}
+
+const runSynopsis = `Expands SPEC — a built-in spec (quick, wrn16-4, resnet18, vgg16, llpgan) or a JSON spec
+file — into cells (settings × seed), each keyed by a hash of its full configuration, and
+trains every cell that is not yet in the results store, writing one file per finished cell
+(DIR/cells/<key>.json, atomically). Rerunning the same command resumes: finished cells are
+skipped, so an interrupted run loses at most the cell in flight. --shard i/n runs only the
+i-th of n deterministic parts of the grid (for a Slurm job array or several machines);
+combine the shard stores with 'llpfc merge'. Progress with ETAs goes to standard error.
+Exit status 1 if a cell failed or the run was interrupted.`
+
+func runRun(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run SPEC [--shard i/n] [--results DIR] [--data-dir DIR] [--list]", runSynopsis, stderr)
+	shardFlag := fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n), e.g. 2/8; cells are dealt to shards by key, the same on every machine")
+	results := fs.String("results", "results", "results store directory (created if missing); finished cells go to DIR/cells/<key>.json")
+	dataDir := fs.String("data-dir", "", "directory holding the data sets' files (default: $LLPFC_DATA, then the standard locations; see 'llpfc bags -h')")
+	list := fs.Bool("list", false, "list the cells of the spec (shard) with their keys and whether they are finished, and exit without training")
+	pos, ok, status := parsePositional(fs, args)
+	if !ok {
+		return status
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "llpfc run: want exactly one SPEC (a built-in name or a JSON file), got %d arguments\n", len(pos))
+		fs.Usage()
+		return exitBadUsage
+	}
+	spec, err := experiments.LoadSpec(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "llpfc run: %v\n", err)
+		return exitBadUsage
+	}
+	var shard experiments.Shard
+	if *shardFlag != "" {
+		if shard, err = experiments.ParseShard(*shardFlag); err != nil {
+			fmt.Fprintf(stderr, "llpfc run: --shard: %v\n", err)
+			return exitBadUsage
+		}
+	}
+	store, err := experiments.OpenStore(*results)
+	if err != nil {
+		fmt.Fprintf(stderr, "llpfc run: --results: %v\n", err)
+		return exitFailed
+	}
+	if *list {
+		cells, err := spec.Cells()
+		if err != nil {
+			fmt.Fprintf(stderr, "llpfc run: %v\n", err)
+			return exitBadUsage
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "key\tdataset\tmethod\tbag size\tseed\tstatus")
+		for _, c := range shard.Select(cells) {
+			st := "todo"
+			if store.Has(c.Key) {
+				st = "done"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", c.Key, c.Config.Dataset, c.Config.Method, c.Config.BagSize, c.Config.Seed, st)
+		}
+		tw.Flush()
+		return exitOK
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r := &experiments.Runner{Store: store, Shard: shard, DataDir: *dataDir, Log: stderr}
+	sum, err := r.Run(ctx, spec)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "llpfc run: interrupted after %d cells; run the same command again to resume\n", sum.Finished)
+			return exitFailed
+		}
+		fmt.Fprintf(stderr, "llpfc run: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "spec %s, shard %s: %d of %d cells in this shard; %d run now, %d already finished, %d failed; results in %s\n",
+		spec.Name, shard, sum.InShard, sum.Cells, sum.Finished, sum.Skipped, len(sum.Failed), *results)
+	if len(sum.Failed) > 0 {
+		for _, f := range sum.Failed {
+			fmt.Fprintf(stderr, "llpfc run: %v\n", f)
+		}
+		return exitFailed
+	}
+	return exitOK
+}
+
+// parsePositional parses flags interleaved with positional arguments (Go's
+// flag package stops at the first positional one) and returns the
+// positional arguments in order.
+func parsePositional(fs *flag.FlagSet, args []string) (pos []string, ok bool, status int) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, false, exitOK
+			}
+			return nil, false, exitBadUsage
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, true, exitOK
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), true, exitOK
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}

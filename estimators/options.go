@@ -1,0 +1,155 @@
+package estimators
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Mode selects how the noisy prior α̂_i of a group is obtained (Section 5.4).
+type Mode string
+
+const (
+	// ModeIdeal is Algorithm 1 (LLPFC-ideal), line 5: α_i = Γ_i^{-tr}σ with the
+	// plug-in σ̂ and Γ̂_i. Build fails when α_i is not in the open simplex, i.e.
+	// when Assumption `grouping assumption all groups` fails for a group.
+	ModeIdeal Mode = "ideal"
+	// ModeUniform is Algorithm 2 (LLPFC-uniform), lines 5–6:
+	// α̂_i(c) = |b_{k_{i,c}}|/n_i with n_i = Σ_c |b_{k_{i,c}}|.
+	ModeUniform Mode = "uniform"
+	// ModeApprox is Algorithm 3 (LLPFC-approx), line 6:
+	// α̂_i = argmin_{α∈Δ^C} ‖σ̂ − Γ̂_iᵀα‖²₂, solved exactly by SimplexLS.
+	ModeApprox Mode = "approx"
+	// ModeMerge is the authors' code's variant (llpfclib/make_groups.py,
+	// merge_bags), not in the paper: all bags are merged into C mega-bags
+	// forming one group. In the paper-faithful default the mega-bags' label
+	// proportions are the size-weighted proportions of their members and
+	// α(c) = |mega-bag c|/n, so Γᵀα = σ̂ holds exactly and the Assumption
+	// `grouping assumption: ch` reduces to Γ being invertible.
+	ModeMerge Mode = "merge"
+)
+
+// Modes lists the modes in the order of Section 5.4.
+var Modes = []Mode{ModeIdeal, ModeUniform, ModeApprox, ModeMerge}
+
+// WeightScheme selects the group weights w ∈ Δ^N of the empirical risk
+// (equation `llpfc-ideal: empirical risk`, Algorithms 1–3, last line).
+type WeightScheme string
+
+const (
+	// WeightsUniform is w_i = 1/N.
+	WeightsUniform WeightScheme = "uniform"
+	// WeightsHM is w_i = HM_i/Σ_m HM_m, HM_i the harmonic mean of the group's
+	// bag sizes n_{i,c} = |b_{k_{i,c}}|: the minimizer of the generalization
+	// term √(Σ_i Σ_c w_i²/n_{i,c}) of Theorem `thm: geb` (Section 4.3, text
+	// after the theorem; Appendix `suppsec:weights`).
+	WeightsHM WeightScheme = "hm"
+	// WeightsCHVol is w_i ∝ the (C−1)-dimensional volume of the convex hull
+	// of the group's proportions {γ̂_{k_{i,c}}} (a simplex in the affine hull
+	// of Δ^C): groups whose proportions are spread out, where the Assumption
+	// is likelier to hold (Section 5.2, after Assumption
+	// `grouping assumption: ch`), weigh more. Volume = √C·|det Γ̂_i|/(C−1)!.
+	// With Compat: Original it is the authors' older formula, the C-volume of
+	// conv{0, columns of T̂_i} = |det T̂_i|/C!.
+	WeightsCHVol WeightScheme = "chvol"
+)
+
+// WeightSchemes lists the weight schemes.
+var WeightSchemes = []WeightScheme{WeightsUniform, WeightsHM, WeightsCHVol}
+
+// Compat selects the paper's algorithms (the default) or the behaviour of
+// the authors' public code (github.com/Z-Jianxin/LLPFC) where it differs and
+// the difference changes results; see PAPER_MAP.d/estimators.md,
+// "Paper vs original code".
+type Compat string
+
+const (
+	// CompatPaper follows Algorithms 1–3 of the paper.
+	CompatPaper Compat = "paper"
+	// CompatOriginal reproduces the original code: uniform mode uses
+	// α̂ = 1/C; instance weights are w_i·α̂_i(c) (no division by the bag size);
+	// merge uses unweighted mega-bag proportions, the original seeding of
+	// mega-bags and α = Γ^{-tr}σ̂; chvol uses |det T̂|/C!; a class absent from a
+	// group is an error (the original divides by σ̂_i(c) = 0).
+	CompatOriginal Compat = "original"
+)
+
+// DefaultMergeSharpness is the exponent t of merge_bags in the original
+// code: a bag joins mega-bag c with probability ∝ γ̂(c)^t.
+const DefaultMergeSharpness = 10
+
+// Options configures Build.
+type Options struct {
+	Mode    Mode
+	Weights WeightScheme // "" means WeightsUniform
+	Compat  Compat       // "" means CompatPaper
+	// MergeSharpness is the exponent t of the random mega-bag assignment of
+	// ModeMerge; 0 means DefaultMergeSharpness.
+	MergeSharpness float64
+}
+
+// withDefaults fills the zero values and validates.
+func (o Options) withDefaults() (Options, error) {
+	if o.Weights == "" {
+		o.Weights = WeightsUniform
+	}
+	if o.Compat == "" {
+		o.Compat = CompatPaper
+	}
+	if o.MergeSharpness == 0 {
+		o.MergeSharpness = DefaultMergeSharpness
+	}
+	if _, err := ParseMode(string(o.Mode)); err != nil {
+		return o, err
+	}
+	if _, err := ParseWeights(string(o.Weights)); err != nil {
+		return o, err
+	}
+	if _, err := ParseCompat(string(o.Compat)); err != nil {
+		return o, err
+	}
+	if !(o.MergeSharpness > 0) {
+		return o, &InputError{fmt.Errorf("options: merge sharpness is %g, want > 0", o.MergeSharpness)}
+	}
+	return o, nil
+}
+
+// ParseMode parses ideal, uniform, approx or merge.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range Modes {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", &InputError{fmt.Errorf("mode %q: want one of ideal, uniform, approx, merge", s)}
+}
+
+// ParseWeights parses uniform, hm or chvol.
+func ParseWeights(s string) (WeightScheme, error) {
+	for _, w := range WeightSchemes {
+		if string(w) == s {
+			return w, nil
+		}
+	}
+	return "", &InputError{fmt.Errorf("weights %q: want one of uniform, hm, chvol", s)}
+}
+
+// ParseCompat parses paper or original.
+func ParseCompat(s string) (Compat, error) {
+	switch Compat(s) {
+	case CompatPaper, CompatOriginal:
+		return Compat(s), nil
+	}
+	return "", &InputError{fmt.Errorf("compat %q: want paper or original", s)}
+}
+
+// InputError marks an error caused by invalid input (a malformed bag set or
+// option), as opposed to a property of valid data such as a failing
+// Assumption. The command line maps it to exit status 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// ErrAssumption is wrapped by Build's error when ModeIdeal meets a group for
+// which Assumption `grouping assumption all groups` (Section 5.3) fails.
+var ErrAssumption = errors.New("Assumption `grouping assumption all groups` fails")

@@ -1,0 +1,302 @@
+package bagproto
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distmv"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/internal/rng"
+)
+
+// Kind names a bag protocol.
+type Kind int
+
+// The bag protocols (see the package comment).
+const (
+	Paper     Kind = iota // γ ~ Dirichlet(1,…,1), counts ~ Multinomial(B, γ)
+	Dirichlet             // γ ~ Dirichlet(a,…,a), counts ~ Multinomial(B, γ)
+	Shuffle               // shuffle, cut every B points
+)
+
+// Protocol is a bag protocol with its parameter.
+type Protocol struct {
+	Kind  Kind
+	Alpha float64 // the Dirichlet concentration a (1 for Paper; unused by Shuffle)
+}
+
+// String gives the protocol's name as ParseProtocol reads it.
+func (p Protocol) String() string {
+	switch p.Kind {
+	case Paper:
+		return "paper"
+	case Shuffle:
+		return "shuffle"
+	case Dirichlet:
+		return "dirichlet:" + strconv.FormatFloat(p.Alpha, 'g', -1, 64)
+	}
+	return fmt.Sprintf("Protocol(%d)", int(p.Kind))
+}
+
+// ParseProtocol reads "paper", "shuffle" or "dirichlet:a" with a finite a > 0.
+func ParseProtocol(s string) (Protocol, error) {
+	switch {
+	case s == "paper":
+		return Protocol{Kind: Paper, Alpha: 1}, nil
+	case s == "shuffle":
+		return Protocol{Kind: Shuffle}, nil
+	case strings.HasPrefix(s, "dirichlet:"):
+		a, err := strconv.ParseFloat(strings.TrimPrefix(s, "dirichlet:"), 64)
+		if err != nil || !(a > 0) || math.IsInf(a, 0) {
+			return Protocol{}, fmt.Errorf("protocol %q: concentration must be a finite number > 0", s)
+		}
+		return Protocol{Kind: Dirichlet, Alpha: a}, nil
+	}
+	return Protocol{}, fmt.Errorf("unknown bag protocol %q: want paper, shuffle or dirichlet:a (a > 0)", s)
+}
+
+// Shortfall is what to do when a bag's counts exceed what remains of a
+// class pool.
+type Shortfall int
+
+// The shortfall policies (see the package comment).
+const (
+	Redraw Shortfall = iota // redraw the bag's γ and counts (bounded); the default
+	Strict                  // fail, naming the bag, class and shortfall
+)
+
+func (s Shortfall) String() string {
+	if s == Strict {
+		return "strict"
+	}
+	return "redraw"
+}
+
+// ParseShortfall reads "redraw" or "strict".
+func ParseShortfall(s string) (Shortfall, error) {
+	switch s {
+	case "redraw":
+		return Redraw, nil
+	case "strict":
+		return Strict, nil
+	}
+	return 0, fmt.Errorf("unknown shortfall policy %q: want redraw or strict", s)
+}
+
+// DefaultMaxRedraws bounds the redraws of one bag under the Redraw policy.
+const DefaultMaxRedraws = 1000
+
+// Config fixes how bags are made. Exactly one of NumBags and NumPoints is > 0;
+// NumPoints must then be a multiple of BagSize (the paper uses 40,960 = 32 ×
+// 1,280 points for CIFAR10 and SVHN, 106,496 = 32 × 3,328 for EMNIST).
+type Config struct {
+	Protocol   Protocol
+	BagSize    int // B, the size of every bag
+	NumBags    int // K
+	NumPoints  int // N = K·B, an alternative to NumBags
+	Shortfall  Shortfall
+	MaxRedraws int // per bag, for Redraw; 0 means DefaultMaxRedraws
+	Seed       int64
+}
+
+// Result is an LLP data set and how it was made.
+type Result struct {
+	Bags *estimators.BagSet
+	// Redraws[k] is how many times bag k's γ and counts were redrawn because
+	// they did not fit the remaining class pools (always 0 for Shuffle).
+	Redraws []int
+}
+
+// TotalRedraws sums Redraws.
+func (r *Result) TotalRedraws() int {
+	t := 0
+	for _, n := range r.Redraws {
+		t += n
+	}
+	return t
+}
+
+// numBags checks cfg against n points and returns K.
+func (cfg Config) numBags(n int) (int, error) {
+	if cfg.BagSize < 1 {
+		return 0, fmt.Errorf("bag size %d, want ≥ 1", cfg.BagSize)
+	}
+	k := cfg.NumBags
+	switch {
+	case cfg.NumBags > 0 && cfg.NumPoints > 0:
+		return 0, fmt.Errorf("both a number of bags (%d) and a number of points (%d) given; give one", cfg.NumBags, cfg.NumPoints)
+	case cfg.NumPoints > 0:
+		if cfg.NumPoints%cfg.BagSize != 0 {
+			return 0, fmt.Errorf("number of points %d is not a multiple of bag size %d", cfg.NumPoints, cfg.BagSize)
+		}
+		k = cfg.NumPoints / cfg.BagSize
+	case cfg.NumBags <= 0:
+		return 0, fmt.Errorf("no number of bags or points given (got %d bags, %d points); want one > 0", cfg.NumBags, cfg.NumPoints)
+	}
+	if int64(k)*int64(cfg.BagSize) > int64(n) {
+		return 0, fmt.Errorf("%d bags of %d need %d points, the data set has %d", k, cfg.BagSize, int64(k)*int64(cfg.BagSize), n)
+	}
+	return k, nil
+}
+
+// Make draws the bags of an LLP data set from the labels y (0-based, each in
+// 0…numClasses−1) under cfg. Each bag's Indices index y and its Proportions
+// are the empirical proportions γ̂ of the labels drawn (counts / B).
+func Make(y []int, numClasses int, cfg Config) (*Result, error) {
+	if numClasses < 2 {
+		return nil, fmt.Errorf("%d classes, want ≥ 2", numClasses)
+	}
+	for i, c := range y {
+		if c < 0 || c >= numClasses {
+			return nil, fmt.Errorf("instance %d has label %d, want 0…%d", i, c, numClasses-1)
+		}
+	}
+	k, err := cfg.numBags(len(y))
+	if err != nil {
+		return nil, err
+	}
+	r := rng.New(cfg.Seed, "bags")
+	var res *Result
+	switch cfg.Protocol.Kind {
+	case Shuffle:
+		res = shuffle(r, y, numClasses, k, cfg.BagSize)
+	case Paper, Dirichlet:
+		a := cfg.Protocol.Alpha
+		if cfg.Protocol.Kind == Paper {
+			a = 1
+		}
+		if !(a > 0) || math.IsInf(a, 0) {
+			return nil, fmt.Errorf("protocol %v: concentration must be a finite number > 0", cfg.Protocol)
+		}
+		res, err = dirichletBags(r, y, numClasses, k, a, cfg)
+		if err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("unknown protocol %v", cfg.Protocol)
+	}
+	if err := res.Bags.Validate(); err != nil {
+		return nil, fmt.Errorf("bagproto: internal error: %w", err)
+	}
+	return res, nil
+}
+
+// proportions returns the empirical label proportions of idx.
+func proportions(y []int, numClasses int, idx []int) []float64 {
+	p := make([]float64, numClasses)
+	for _, i := range idx {
+		p[y[i]]++
+	}
+	for c := range p {
+		p[c] /= float64(len(idx))
+	}
+	return p
+}
+
+// shuffle is the prior work's protocol: a uniform permutation of all points,
+// cut into k consecutive runs of b.
+func shuffle(r *rand.Rand, y []int, numClasses, k, b int) *Result {
+	perm := r.Perm(len(y))
+	res := &Result{Bags: &estimators.BagSet{NumClasses: numClasses}, Redraws: make([]int, k)}
+	for j := 0; j < k; j++ {
+		idx := append([]int(nil), perm[j*b:(j+1)*b]...)
+		res.Bags.Bags = append(res.Bags.Bags, estimators.Bag{ID: j, Size: b, Proportions: proportions(y, numClasses, idx), Indices: idx})
+	}
+	return res
+}
+
+// drawGamma draws γ ~ Dirichlet(a,…,a) into g. For small a every Gamma draw
+// can underflow to 0, leaving no valid γ; drawGamma then retries (a bounded
+// number of times).
+func drawGamma(d *distmv.Dirichlet, g []float64) error {
+	for try := 0; try < 100; try++ {
+		d.Rand(g)
+		ok := true
+		for _, v := range g {
+			if math.IsNaN(v) || v < 0 {
+				ok = false
+			}
+		}
+		if ok {
+			return nil
+		}
+	}
+	return fmt.Errorf("Dirichlet draws kept underflowing (concentration too small)")
+}
+
+// multinomial draws counts ~ Multinomial(n, γ) as n independent categorical
+// draws (gonum's distuv.Categorical) into counts.
+func multinomial(cat distuv.Categorical, n int, counts []int) {
+	for c := range counts {
+		counts[c] = 0
+	}
+	for i := 0; i < n; i++ {
+		counts[int(cat.Rand())]++
+	}
+}
+
+// dirichletBags implements the paper and dirichlet:a protocols.
+func dirichletBags(r *rand.Rand, y []int, numClasses, k int, a float64, cfg Config) (*Result, error) {
+	b := cfg.BagSize
+	maxRedraws := cfg.MaxRedraws
+	if maxRedraws <= 0 {
+		maxRedraws = DefaultMaxRedraws
+	}
+	// Class pools in random order: taking the next m of pool c is drawing m
+	// of class c uniformly without replacement.
+	pools := make([][]int, numClasses)
+	for i, c := range y {
+		pools[c] = append(pools[c], i)
+	}
+	for _, p := range pools {
+		r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+	}
+	used := make([]int, numClasses)
+	alpha := make([]float64, numClasses)
+	for c := range alpha {
+		alpha[c] = a
+	}
+	dir := distmv.NewDirichlet(alpha, r)
+	gamma := make([]float64, numClasses)
+	counts := make([]int, numClasses)
+	res := &Result{Bags: &estimators.BagSet{NumClasses: numClasses}, Redraws: make([]int, k)}
+	for j := 0; j < k; j++ {
+		for {
+			if err := drawGamma(dir, gamma); err != nil {
+				return nil, fmt.Errorf("bag %d: %w", j, err)
+			}
+			multinomial(distuv.NewCategorical(gamma, r), b, counts)
+			short, have := -1, 0
+			for c, m := range counts {
+				if rem := len(pools[c]) - used[c]; m > rem {
+					short, have = c, rem
+					break
+				}
+			}
+			if short < 0 {
+				break
+			}
+			if cfg.Shortfall == Strict {
+				return nil, fmt.Errorf("bag %d: class %d needs %d more points than remain (have %d)", j, short, counts[short]-have, have)
+			}
+			if res.Redraws[j] == maxRedraws {
+				return nil, fmt.Errorf("bag %d: class %d needs %d more points than remain (have %d), still after %d redraws: the data cannot supply %d bags of %d under %v; ask for fewer points",
+					j, short, counts[short]-have, have, maxRedraws, k, b, cfg.Protocol)
+			}
+			res.Redraws[j]++
+		}
+		idx := make([]int, 0, b)
+		for c, m := range counts {
+			idx = append(idx, pools[c][used[c]:used[c]+m]...)
+			used[c] += m
+		}
+		r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+		res.Bags.Bags = append(res.Bags.Bags, estimators.Bag{ID: j, Size: b, Proportions: proportions(y, numClasses, idx), Indices: idx})
+	}
+	return res, nil
+}

@@ -1,0 +1,516 @@
+package bagproto
+
+import (
+	"math"
+	"os"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distmv"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/llpfc/llpfc/internal/rng"
+)
+
+// labels returns perClass[c] labels of each class c, interleaved so that the
+// data are not sorted by class.
+func labels(perClass ...int) []int {
+	var y []int
+	left := append([]int(nil), perClass...)
+	for more := true; more; {
+		more = false
+		for c := range left {
+			if left[c] > 0 {
+				y = append(y, c)
+				left[c]--
+				more = true
+			}
+		}
+	}
+	return y
+}
+
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Protocol
+		err  bool
+	}{
+		{"paper", Protocol{Paper, 1}, false},
+		{"shuffle", Protocol{Kind: Shuffle}, false},
+		{"dirichlet:0.5", Protocol{Dirichlet, 0.5}, false},
+		{"dirichlet:0", Protocol{}, true},
+		{"dirichlet:-1", Protocol{}, true},
+		{"dirichlet:NaN", Protocol{}, true},
+		{"dirichlet:x", Protocol{}, true},
+		{"uniform", Protocol{}, true},
+	} {
+		got, err := ParseProtocol(c.in)
+		if (err != nil) != c.err || (!c.err && got != c.want) {
+			t.Errorf("ParseProtocol(%q) = %v, %v", c.in, got, err)
+		}
+		if !c.err && got.String() != c.in {
+			t.Errorf("%v.String() = %q, want %q", got, got.String(), c.in)
+		}
+	}
+	if s, err := ParseShortfall("strict"); err != nil || s != Strict {
+		t.Errorf("strict: %v %v", s, err)
+	}
+	if s, err := ParseShortfall("redraw"); err != nil || s != Redraw {
+		t.Errorf("redraw: %v %v", s, err)
+	}
+	if _, err := ParseShortfall("skip"); err == nil {
+		t.Error("ParseShortfall accepted skip")
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	y := labels(50, 50)
+	paper := Protocol{Kind: Paper, Alpha: 1}
+	for _, c := range []struct {
+		name string
+		y    []int
+		k    int
+		cfg  Config
+		want string
+	}{
+		{"bag size", y, 2, Config{Protocol: paper, BagSize: 0, NumBags: 2}, "bag size 0"},
+		{"both", y, 2, Config{Protocol: paper, BagSize: 10, NumBags: 2, NumPoints: 20}, "give one"},
+		{"neither", y, 2, Config{Protocol: paper, BagSize: 10}, "no number of bags or points"},
+		{"not a multiple", y, 2, Config{Protocol: paper, BagSize: 10, NumPoints: 25}, "not a multiple of bag size 10"},
+		{"too many", y, 2, Config{Protocol: paper, BagSize: 10, NumBags: 11}, "need 110 points, the data set has 100"},
+		{"label", []int{0, 2}, 2, Config{Protocol: paper, BagSize: 1, NumBags: 1}, "instance 1 has label 2"},
+		{"one class", []int{0, 0}, 1, Config{Protocol: paper, BagSize: 1, NumBags: 1}, "1 classes"},
+		{"bad alpha", y, 2, Config{Protocol: Protocol{Kind: Dirichlet}, BagSize: 10, NumBags: 1}, "concentration"},
+	} {
+		_, err := Make(c.y, c.k, c.cfg)
+		if err == nil || !regexp.MustCompile(regexp.QuoteMeta(c.want)).MatchString(err.Error()) {
+			t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.want)
+		}
+	}
+}
+
+// checkBags verifies what every protocol promises, recomputing γ̂ from the
+// labels: K bags of size B, ids 0…K−1, no instance in two bags, proportions
+// equal to the labels' empirical proportions.
+func checkBags(t *testing.T, res *Result, y []int, numClasses, k, b int) {
+	t.Helper()
+	bs := res.Bags
+	if bs.NumClasses != numClasses || len(bs.Bags) != k || len(res.Redraws) != k {
+		t.Fatalf("%d classes, %d bags, %d redraw entries; want %d, %d, %d", bs.NumClasses, len(bs.Bags), len(res.Redraws), numClasses, k, k)
+	}
+	seen := map[int]bool{}
+	for j, bag := range bs.Bags {
+		if bag.ID != j || bag.Size != b || len(bag.Indices) != b {
+			t.Fatalf("bag %d: id %d, size %d, %d indices", j, bag.ID, bag.Size, len(bag.Indices))
+		}
+		n := make([]int, numClasses)
+		for _, i := range bag.Indices {
+			if seen[i] {
+				t.Fatalf("bag %d: instance %d already in an earlier bag", j, i)
+			}
+			seen[i] = true
+			n[y[i]]++
+		}
+		for c := range n {
+			if want := float64(n[c]) / float64(b); bag.Proportions[c] != want {
+				t.Fatalf("bag %d: proportion of class %d is %v, its labels give %v", j, c, bag.Proportions[c], want)
+			}
+		}
+	}
+	if err := bs.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestProtocolsMakeValidBags(t *testing.T) {
+	y := labels(400, 300, 500, 250)
+	for _, p := range []string{"paper", "shuffle", "dirichlet:0.3", "dirichlet:5"} {
+		t.Run(p, func(t *testing.T) {
+			proto, _ := ParseProtocol(p)
+			res, err := Make(y, 4, Config{Protocol: proto, BagSize: 64, NumPoints: 640, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkBags(t, res, y, 4, 10, 64)
+		})
+	}
+	// Shuffle over all points uses each point exactly once.
+	res, err := Make(y, 4, Config{Protocol: Protocol{Kind: Shuffle}, BagSize: 29, NumBags: len(y) / 29, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := make([]float64, 4)
+	for _, b := range res.Bags.Bags {
+		for c, p := range b.Proportions {
+			total[c] += p * 29
+		}
+	}
+	if math.Round(total[0]) != 400 || math.Round(total[3]) != 250 {
+		t.Errorf("shuffle over all %d points: class totals %v, want 400 300 500 250", len(y), total)
+	}
+}
+
+func TestSameSeedSameBags(t *testing.T) {
+	y := labels(300, 300, 300)
+	for _, p := range []string{"paper", "shuffle", "dirichlet:0.5"} {
+		proto, _ := ParseProtocol(p)
+		cfg := Config{Protocol: proto, BagSize: 32, NumBags: 20, Seed: 11}
+		a, err1 := Make(y, 3, cfg)
+		b, err2 := Make(y, 3, cfg)
+		cfg.Seed = 12
+		c, err3 := Make(y, 3, cfg)
+		if err1 != nil || err2 != nil || err3 != nil {
+			t.Fatal(err1, err2, err3)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: same seed gave different bags", p)
+		}
+		if reflect.DeepEqual(a.Bags, c.Bags) {
+			t.Errorf("%s: seeds 11 and 12 gave the same bags", p)
+		}
+	}
+}
+
+// multinomialMomentsOK tests draws of counts (each row one draw of
+// Multinomial(n, γ)) against the multinomial's moments. Significance: each
+// z-test is two-sided at |z| < 4 (α ≈ 6.3e-5); the per-class dispersion
+// statistic Σ(n−nγ)²/(nγ(1−γ)) ~ χ²_M is tested at α = 1e-4 each side; the
+// pooled totals' χ² (C−1 degrees of freedom) at α = 1e-4.
+func multinomialMomentsOK(draws [][]int, n int, gamma []float64) (bad []string) {
+	m := float64(len(draws))
+	C := len(gamma)
+	tot := make([]float64, C)
+	chi := distuv.ChiSquared{K: m}
+	for c := 0; c < C; c++ {
+		mu, v := float64(n)*gamma[c], float64(n)*gamma[c]*(1-gamma[c])
+		sum, disp := 0.0, 0.0
+		for _, d := range draws {
+			sum += float64(d[c])
+			disp += (float64(d[c]) - mu) * (float64(d[c]) - mu) / v
+		}
+		tot[c] = sum
+		if z := (sum/m - mu) / math.Sqrt(v/m); math.Abs(z) > 4 {
+			bad = append(bad, "mean of class "+strconv.Itoa(c)+": z = "+strconv.FormatFloat(z, 'f', 2, 64))
+		}
+		if disp < chi.Quantile(1e-4) || disp > chi.Quantile(1-1e-4) {
+			bad = append(bad, "variance of class "+strconv.Itoa(c)+": dispersion "+strconv.FormatFloat(disp/m, 'f', 3, 64)+" × its expectation")
+		}
+	}
+	// Covariance of classes 0 and 1: Cov = −nγ0γ1. Its estimator's variance
+	// is estimated from the products' sample variance.
+	mu0, mu1 := float64(n)*gamma[0], float64(n)*gamma[1]
+	var ps, pss float64
+	for _, d := range draws {
+		p := (float64(d[0]) - mu0) * (float64(d[1]) - mu1)
+		ps += p
+		pss += p * p
+	}
+	cov := ps / m
+	se := math.Sqrt((pss/m - cov*cov) / m)
+	if z := (cov + float64(n)*gamma[0]*gamma[1]) / se; math.Abs(z) > 4 {
+		bad = append(bad, "covariance of classes 0,1: z = "+strconv.FormatFloat(z, 'f', 2, 64))
+	}
+	exp := make([]float64, C)
+	x2 := 0.0
+	for c := range exp {
+		exp[c] = m * float64(n) * gamma[c]
+		x2 += (tot[c] - exp[c]) * (tot[c] - exp[c]) / exp[c]
+	}
+	if x2 > (distuv.ChiSquared{K: float64(C - 1)}).Quantile(1-1e-4) {
+		bad = append(bad, "pooled totals: χ² = "+strconv.FormatFloat(x2, 'f', 2, 64))
+	}
+	return bad
+}
+
+// TestMultinomialCounts checks the counts step of the paper protocol (for a
+// fixed γ) against Multinomial(B, γ)'s mean, variance and covariance, and, as
+// a negative control, that the same check rejects counts made by rounding
+// Bγ (right mean, no variance) and by a Poisson draw (right mean, wrong
+// variance and sizes).
+func TestMultinomialCounts(t *testing.T) {
+	gamma := []float64{0.5, 0.3, 0.15, 0.05}
+	const n, m = 64, 4000
+	r := rng.New(1, "test-multinomial")
+	draws := make([][]int, m)
+	for i := range draws {
+		draws[i] = make([]int, len(gamma))
+		multinomial(distuv.NewCategorical(gamma, r), n, draws[i])
+	}
+	if bad := multinomialMomentsOK(draws, n, gamma); len(bad) > 0 {
+		t.Errorf("counts are not Multinomial(%d, %v): %v", n, gamma, bad)
+	}
+	rounded := make([][]int, m)
+	poisson := make([][]int, m)
+	for i := range rounded {
+		rounded[i] = make([]int, len(gamma))
+		poisson[i] = make([]int, len(gamma))
+		for c, g := range gamma {
+			rounded[i][c] = int(math.Round(n * g))
+			poisson[i][c] = int(distuv.Poisson{Lambda: n * g, Src: r}.Rand())
+		}
+	}
+	if len(multinomialMomentsOK(rounded, n, gamma)) == 0 {
+		t.Error("negative control: rounded counts passed the multinomial check")
+	}
+	if len(multinomialMomentsOK(poisson, n, gamma)) == 0 {
+		t.Error("negative control: Poisson counts passed the multinomial check")
+	}
+}
+
+// ksBeta returns the one-sample Kolmogorov–Smirnov statistic of x against
+// Beta(a, b).
+func ksBeta(x []float64, a, b float64) float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	beta := distuv.Beta{Alpha: a, Beta: b}
+	d := 0.0
+	for i, v := range s {
+		f := beta.CDF(v)
+		d = math.Max(d, math.Max(float64(i+1)/float64(len(s))-f, f-float64(i)/float64(len(s))))
+	}
+	return d
+}
+
+// TestDirichletMarginalsKS checks that the proportions γ drawn for the bags
+// have the Dirichlet(a,…,a) marginals Beta(a, (C−1)a) (Beta(1, C−1) for the
+// paper's uniform distribution on Δ^C), by a one-sample KS test per class at
+// α = 0.001 (critical value √(ln(2/α)/2)/√M). Negative control: the same
+// draws are rejected against the marginal of the wrong concentration.
+func TestDirichletMarginalsKS(t *testing.T) {
+	const C, M = 10, 3000
+	crit := math.Sqrt(math.Log(2/0.001)/2) / math.Sqrt(M)
+	for _, a := range []float64{1, 0.5, 4} {
+		alpha := make([]float64, C)
+		for c := range alpha {
+			alpha[c] = a
+		}
+		dir := distmv.NewDirichlet(alpha, rng.New(2, "test-dirichlet"))
+		marg := make([][]float64, C)
+		g := make([]float64, C)
+		for i := 0; i < M; i++ {
+			if err := drawGamma(dir, g); err != nil {
+				t.Fatal(err)
+			}
+			for c := range g {
+				marg[c] = append(marg[c], g[c])
+			}
+		}
+		for c := 0; c < C; c++ {
+			if d := ksBeta(marg[c], a, (C-1)*a); d > crit {
+				t.Errorf("a=%v class %d: KS distance %.4f to Beta(%v, %v) exceeds %.4f", a, c, d, a, (C-1)*a, crit)
+			}
+		}
+		if d := ksBeta(marg[0], 2*a, (C-1)*2*a); d <= crit {
+			t.Errorf("negative control: a=%v marginal passed as Beta(%v, %v) (KS %.4f)", a, 2*a, 2*(C-1)*a, d)
+		}
+	}
+}
+
+// TestPaperEmpiricalProportionMoments checks the whole paper protocol: with
+// pools large enough never to run short, each bag's γ̂_c = n_c/B has mean 1/C
+// and variance Var γ_c + E[γ_c(1−γ_c)]/B, with Var γ_c = (C−1)/(C²(C+1)) for
+// Dirichlet(1). z-tests at |z| < 4; the variance's standard error comes
+// from the sample fourth central moment.
+func TestPaperEmpiricalProportionMoments(t *testing.T) {
+	const C, B, K = 5, 16, 3000
+	y := labels(K*B, K*B, K*B, K*B, K*B)
+	res, err := Make(y, C, Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: B, NumBags: K, Seed: 5, Shortfall: Strict})
+	if err != nil {
+		t.Fatal(err)
+	}
+	varG := float64(C-1) / (C * C * (C + 1))
+	eGG := 1.0/C - (varG + 1.0/(C*C)) // E[γ(1−γ)]
+	wantVar := varG + eGG/B
+	for c := 0; c < C; c++ {
+		var s, s2 float64
+		for _, b := range res.Bags.Bags {
+			s += b.Proportions[c]
+		}
+		mean := s / K
+		var m4 float64
+		for _, b := range res.Bags.Bags {
+			d := b.Proportions[c] - mean
+			s2 += d * d
+			m4 += d * d * d * d
+		}
+		v := s2 / (K - 1)
+		m4 /= K
+		if z := (mean - 1.0/C) / math.Sqrt(wantVar/K); math.Abs(z) > 4 {
+			t.Errorf("class %d: mean γ̂ %.4f, want %.4f (z = %.2f)", c, mean, 1.0/C, z)
+		}
+		if z := (v - wantVar) / math.Sqrt((m4-v*v)/K); math.Abs(z) > 4 {
+			t.Errorf("class %d: Var γ̂ %.5f, want %.5f (z = %.2f)", c, v, wantVar, z)
+		}
+	}
+	// Negative control: the shuffle protocol's γ̂ (hypergeometric around the
+	// class shares) has far smaller variance, which the test must notice.
+	sh, _ := Make(y, C, Config{Protocol: Protocol{Kind: Shuffle}, BagSize: B, NumBags: K, Seed: 5})
+	var s2 float64
+	for _, b := range sh.Bags.Bags {
+		d := b.Proportions[0] - 1.0/C
+		s2 += d * d
+	}
+	if v := s2 / K; v > wantVar/2 {
+		t.Errorf("negative control: shuffle γ̂ variance %.5f not below the paper's %.5f", v, wantVar)
+	}
+}
+
+var shortfallMsg = regexp.MustCompile(`^bag (\d+): class (\d+) needs (\d+) more points than remain \(have (\d+)\)$`)
+
+// TestStrictShortfallError checks the strict policy's error: it names the
+// bag, the class and the shortfall, and its numbers are consistent with the
+// data (the short class has fewer points left than its pool had).
+func TestStrictShortfallError(t *testing.T) {
+	y := labels(6, 1000, 1000)
+	failed := 0
+	for seed := int64(0); seed < 20; seed++ {
+		_, err := Make(y, 3, Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 100, NumBags: 10, Seed: seed, Shortfall: Strict})
+		if err == nil {
+			continue
+		}
+		failed++
+		g := shortfallMsg.FindStringSubmatch(err.Error())
+		if g == nil {
+			t.Fatalf("seed %d: error %q does not match %v", seed, err, shortfallMsg)
+		}
+		class, _ := strconv.Atoi(g[2])
+		need, _ := strconv.Atoi(g[3])
+		have, _ := strconv.Atoi(g[4])
+		if need < 1 || have < 0 || (class == 0 && have > 6) {
+			t.Errorf("seed %d: implausible numbers in %q", seed, err)
+		}
+	}
+	if failed == 0 {
+		t.Error("no seed ran short with 6 points of class 0 and 10 bags of 100")
+	}
+}
+
+// TestRedrawExactlyWhenStrictFails checks the redraw policy against the
+// strict one on the same seeds: both consume the same random stream, so the
+// redraw run's first redraw happens at the bag where the strict run fails,
+// their earlier bags are identical, and a run that needs no redraw equals the
+// strict run.
+func TestRedrawExactlyWhenStrictFails(t *testing.T) {
+	y := labels(260, 260, 260, 260)
+	redrawn := 0
+	for seed := int64(0); seed < 30; seed++ {
+		cfg := Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 100, NumBags: 9, Seed: seed}
+		red, err := Make(y, 4, cfg)
+		if err != nil {
+			t.Fatalf("seed %d: redraw: %v", seed, err)
+		}
+		checkBags(t, red, y, 4, 9, 100)
+		cfg.Shortfall = Strict
+		str, serr := Make(y, 4, cfg)
+		first := -1
+		for j, n := range red.Redraws {
+			if n > 0 {
+				first = j
+				break
+			}
+		}
+		switch {
+		case serr == nil && first >= 0:
+			t.Errorf("seed %d: strict succeeded but bag %d was redrawn", seed, first)
+		case serr == nil && !reflect.DeepEqual(str, red):
+			t.Errorf("seed %d: no redraw, but the results differ", seed)
+		case serr != nil:
+			redrawn++
+			g := shortfallMsg.FindStringSubmatch(serr.Error())
+			if g == nil || g[1] != strconv.Itoa(first) {
+				t.Errorf("seed %d: strict error %q, first redraw at bag %d", seed, serr, first)
+			}
+		}
+	}
+	if redrawn == 0 {
+		t.Error("no seed needed a redraw; the test checks nothing")
+	}
+}
+
+func TestRedrawGivesUp(t *testing.T) {
+	// 64 points in 2 bags of 32: only γ̂ that split the 60/4 exactly fit.
+	y := labels(60, 4)
+	_, err := Make(y, 2, Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 32, NumBags: 2, Seed: 1, MaxRedraws: 10})
+	if err == nil || !regexp.MustCompile(`^bag \d+: class \d+ needs \d+ more points than remain \(have \d+\), still after 10 redraws`).MatchString(err.Error()) {
+		t.Errorf("error %v, want one giving up after 10 redraws", err)
+	}
+}
+
+// TestShortfallRate estimates how often the paper's protocol (20 bags of
+// 2,048, Dirichlet(1) over 10 classes) runs short on Fashion-MNIST-sized
+// pools of 6,000 per class (the fixture), and checks the estimate against an
+// independent simulation that only sums the demanded class counts (γ from
+// normalised Gamma(1) draws, counts by conditional binomials): strict fails
+// exactly when some class's total demand exceeds its pool. Two-proportion
+// z-test at |z| < 4. LLPFC_SHORTFALL_TRIALS sets the trials (default 60).
+func TestShortfallRate(t *testing.T) {
+	trials := 60
+	if s := os.Getenv("LLPFC_SHORTFALL_TRIALS"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			trials = n
+		}
+	}
+	const C, B, K, pool = 10, 2048, 20, 6000
+	per := make([]int, C)
+	for c := range per {
+		per[c] = pool
+	}
+	y := labels(per...)
+	fails, redraws, maxRedraw := 0, 0, 0
+	for s := 0; s < trials; s++ {
+		cfg := Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: B, NumBags: K, Seed: int64(s), Shortfall: Strict}
+		if _, err := Make(y, C, cfg); err != nil {
+			fails++
+		}
+		cfg.Shortfall = Redraw
+		res, err := Make(y, C, cfg)
+		if err != nil {
+			t.Fatalf("seed %d: redraw policy failed: %v", s, err)
+		}
+		redraws += res.TotalRedraws()
+		if res.TotalRedraws() > maxRedraw {
+			maxRedraw = res.TotalRedraws()
+		}
+	}
+	r := rng.New(99, "test-shortfall-oracle")
+	oracleFails := 0
+	for s := 0; s < trials; s++ {
+		tot := make([]int, C)
+		for k := 0; k < K; k++ {
+			g := make([]float64, C)
+			sum := 0.0
+			for c := range g {
+				g[c] = distuv.Gamma{Alpha: 1, Beta: 1, Src: r}.Rand()
+				sum += g[c]
+			}
+			left, mass := B, 1.0
+			for c := 0; c < C; c++ {
+				n := left
+				if c < C-1 && mass > 0 {
+					p := math.Min(1, g[c]/sum/mass)
+					n = int(distuv.Binomial{N: float64(left), P: p, Src: r}.Rand())
+				}
+				tot[c] += n
+				left -= n
+				mass -= g[c] / sum
+			}
+		}
+		for _, n := range tot {
+			if n > pool {
+				oracleFails++
+				break
+			}
+		}
+	}
+	p1, p2 := float64(fails)/float64(trials), float64(oracleFails)/float64(trials)
+	pp := (p1 + p2) / 2
+	if se := math.Sqrt(pp * (1 - pp) * 2 / float64(trials)); se > 0 && math.Abs(p1-p2)/se > 4 {
+		t.Errorf("strict shortfall rate %.3f, independent demand simulation %.3f (%d trials)", p1, p2, trials)
+	}
+	t.Logf("pools of %d, %d bags of %d: strict fails in %d/%d seeds (oracle %d/%d); redraw policy: %.2f redraws per run on average, at most %d",
+		pool, K, B, fails, trials, oracleFails, trials, float64(redraws)/float64(trials), maxRedraw)
+}

@@ -1,0 +1,192 @@
+package experiments
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// PaperBagSizes are the bag sizes of Section 6 and Tables 1–4.
+var PaperBagSizes = []int{32, 64, 128, 256, 512, 1024, 2048}
+
+// PaperSeeds are the five repetitions of Section 6 ("We repeat each experiment
+// 5 times").
+var PaperSeeds = []int64{0, 1, 2, 3, 4}
+
+// Paper data-set names, as resolved by package experiments/data.
+const (
+	CIFAR10       = "cifar10"
+	SVHN          = "svhn"
+	EMNISTLetters = "emnist-letters"
+	// FashionFixture is the embedded Fashion-MNIST subset of fixtures/.
+	FashionFixture = "fashion-mnist-fixture"
+)
+
+// Number of training points (App. `suppsec: exp`, Datasets): 32×1280 for
+// SVHN and CIFAR10, 32×3328 for EMNIST.
+const (
+	PaperPointsColour = 32 * 1280
+	PaperPointsEMNIST = 32 * 3328
+)
+
+var builtins = map[string]func() *Spec{
+	"quick":    quickSpec,
+	"wrn16-4":  wrnSpec,
+	"resnet18": resnet18Spec,
+	"vgg16":    vgg16Spec,
+	"llpgan":   llpganSpec,
+}
+
+// BuiltinNames lists the built-in specs.
+func BuiltinNames() []string {
+	names := make([]string, 0, len(builtins))
+	for n := range builtins {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// BuiltinSpec returns a fresh copy of the built-in spec called name.
+func BuiltinSpec(name string) (*Spec, bool) {
+	f, ok := builtins[name]
+	if !ok {
+		return nil, false
+	}
+	return f(), true
+}
+
+func set(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+type obj = map[string]any
+
+// baselineBatches are the bag minibatch sizes of the baselines (App. `subsec:KL`
+// and LLPVAT: B = 2; LLPGAN: B = 1).
+func baselineBatches() []Override {
+	return []Override{
+		{When: Match{Methods: []string{"kl", "llpvat"}}, Set: set(obj{"hyper": obj{"batch_size": 2}})},
+		{When: Match{Methods: []string{"llpgan"}}, Set: set(obj{"hyper": obj{"batch_size": 1}})},
+	}
+}
+
+// emnistPoints sets EMNIST's 106496 training points.
+func emnistPoints() Override {
+	return Override{When: Match{Datasets: []string{EMNISTLetters}}, Set: set(obj{"num_points": PaperPointsEMNIST})}
+}
+
+// quickSpec is the main job (`llpfc reproduce --quick`): the embedded
+// Fashion-MNIST fixture, the mlp, LLPFC-uniform, LLPFC-approx and KL at bag
+// sizes 64, 512 and 2048 with the paper's bag protocol and 40960 points, two
+// seeds, a short Adam budget. The budgets are the lead's to tune.
+func quickSpec() *Spec {
+	return &Spec{
+		Name:        "quick",
+		Description: "Fashion-MNIST fixture, mlp, LLPFC-uniform/approx vs KL at bag sizes 64, 512, 2048, 2 seeds, short budget",
+		Learner:     "gorgonia",
+		Model:       "mlp",
+		Datasets:    []string{FashionFixture},
+		Methods:     []string{"llpfc-uniform", "llpfc-approx", "kl"},
+		BagSizes:    []int{64, 512, 2048},
+		Seeds:       []int64{0, 1},
+		Protocol:    "paper",
+		NumPoints:   PaperPointsColour,
+		Hyper: Hyper{
+			Epochs: 5, Optimizer: "adam", LR: 1e-3, Beta1: 0.9, Beta2: 0.999,
+			BatchSize: 128, Schedule: Schedule{Kind: "constant"}, RegroupEvery: 5,
+		},
+		Overrides: []Override{
+			{When: Match{Methods: []string{"kl", "llpvat"}}, Set: set(obj{"hyper": obj{"batch_size": 2}})},
+		},
+	}
+}
+
+// wrnSpec is Table 1 (`tab: wideresnet.acc`) with App. "Wide ResNet-16-4":
+// SGD with Nesterov momentum 0.9, dampening 0, weight decay 5e-4, minibatch
+// 128; CIFAR10: lr 0.01 divided by 5 at epochs 60, 120, 160, 200 epochs,
+// dropout 0.3; SVHN and EMNIST: lr 0.01 divided by 10 at 80 and 120, 160
+// epochs, dropout 0.4. Regroup every 20 epochs (App. "Implementation Details
+// of LLPFC"). LLP-VAT's ε is 6 on CIFAR10 and 1 on SVHN and EMNIST.
+func wrnSpec() *Spec {
+	s := paperSpec("wrn16-4", "Table 1 (tab: wideresnet.acc): Wide ResNet-16-4", "wrn-16-4",
+		[]string{CIFAR10, SVHN, EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
+		Hyper{
+			Epochs: 160, Optimizer: "nesterov", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4,
+			BatchSize: 128, Schedule: Schedule{Kind: "multistep", Milestones: []int{80, 120}, Factor: 0.1},
+			RegroupEvery: 20, Dropout: 0.4, Augment: true,
+		})
+	s.Overrides = append(s.Overrides,
+		Override{When: Match{Datasets: []string{CIFAR10}}, Set: set(obj{"hyper": obj{
+			"epochs": 200, "dropout": 0.3,
+			"schedule": obj{"kind": "multistep", "milestones": []int{60, 120, 160}, "factor": 0.2}}})},
+	)
+	s.Overrides = append(s.Overrides, vatEps()...)
+	return s
+}
+
+// resnet18Spec is Table 2 (`tab: resnet.acc`) with App. "ResNet18": SGD,
+// momentum 0.9, weight decay 1e-4, minibatch 128, 500 epochs, lr 0.1 divided
+// by 10 at 250 and 375; regroup every 20 epochs.
+func resnet18Spec() *Spec {
+	s := paperSpec("resnet18", "Table 2 (tab: resnet.acc): ResNet18", "resnet18",
+		[]string{CIFAR10, SVHN, EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
+		Hyper{
+			Epochs: 500, Optimizer: "sgd", LR: 0.1, Momentum: 0.9, WeightDecay: 1e-4,
+			BatchSize: 128, Schedule: Schedule{Kind: "multistep", Milestones: []int{250, 375}, Factor: 0.1},
+			RegroupEvery: 20, Augment: true,
+		})
+	s.Overrides = append(s.Overrides, vatEps()...)
+	return s
+}
+
+// vgg16Spec is Table 3 (`tab: vgg16.acc`) with App. "VGG16": SGD, momentum
+// 0.9, weight decay 5e-4, minibatch 256, dropout 0.5 on the first two fully
+// connected layers, lr 0.01 divided by 10 at 19, 37 and 56, 74 epochs;
+// regroup every 5 epochs.
+func vgg16Spec() *Spec {
+	s := paperSpec("vgg16", "Table 3 (tab: vgg16.acc): VGG16", "vgg16",
+		[]string{CIFAR10, SVHN, EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
+		Hyper{
+			Epochs: 74, Optimizer: "sgd", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4,
+			BatchSize: 256, Schedule: Schedule{Kind: "multistep", Milestones: []int{19, 37, 56}, Factor: 0.1},
+			RegroupEvery: 5, Dropout: 0.5, Augment: true,
+		})
+	s.Overrides = append(s.Overrides, vatEps()...)
+	return s
+}
+
+// llpganSpec is Table 4 (`tab: llpgan.acc`) with App. "LLPGAN's
+// discriminator": Adam, lr 3e-4, β1 0.5, β2 0.999, 3000 epochs, minibatch
+// 128; CIFAR10 and SVHN only; regroup every 20 epochs; LLPGAN's minibatch is 1
+// bag.
+func llpganSpec() *Spec {
+	return paperSpec("llpgan", "Table 4 (tab: llpgan.acc): LLPGAN discriminator", "llpgan-d",
+		[]string{CIFAR10, SVHN}, []string{"llpgan", "llpfc-uniform", "llpfc-approx"},
+		Hyper{
+			Epochs: 3000, Optimizer: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999,
+			BatchSize: 128, Schedule: Schedule{Kind: "constant"}, RegroupEvery: 20, Augment: true,
+		})
+}
+
+func paperSpec(name, desc, model string, datasets, methods []string, h Hyper) *Spec {
+	s := &Spec{
+		Name: name, Description: desc, Learner: "gorgonia", Model: model,
+		Datasets: datasets, Methods: methods,
+		BagSizes: append([]int(nil), PaperBagSizes...), Seeds: append([]int64(nil), PaperSeeds...),
+		Protocol: "paper", NumPoints: PaperPointsColour, Hyper: h,
+	}
+	s.Overrides = append(baselineBatches(), emnistPoints())
+	return s
+}
+
+// vatEps sets LLP-VAT's ε (App. LLPVAT): 6 for CIFAR10, 1 for SVHN and EMNIST.
+func vatEps() []Override {
+	return []Override{
+		{When: Match{Methods: []string{"llpvat"}, Datasets: []string{CIFAR10}}, Set: set(obj{"hyper": obj{"vat_eps": 6}})},
+		{When: Match{Methods: []string{"llpvat"}, Datasets: []string{SVHN, EMNISTLetters}}, Set: set(obj{"hyper": obj{"vat_eps": 1}})},
+	}
+}

@@ -1,0 +1,103 @@
+package data
+
+import (
+	"fmt"
+	"math"
+)
+
+// Dataset is a labelled data set held in memory: N instances with D features
+// each and a label in 0…NumClasses−1. The bag protocols (package bagproto)
+// draw bags of instance indices from it; the labels are then dropped, except
+// through each bag's empirical proportions γ̂ (Section 5.1).
+type Dataset struct {
+	Name string
+	// X is row-major N×D. For images each row is one image in C×H×W
+	// (channel-major) order with values in [0,1].
+	X []float32
+	// Y holds the 0-based class of each instance.
+	Y          []int
+	N, D       int
+	NumClasses int
+	// Channels, Height, Width describe an image row of X (C×H×W = D); all
+	// three are 0 for tabular data.
+	Channels, Height, Width int
+	// ClassNames, when set, gives the original label of each class (CSV and
+	// LIBSVM files, whose labels are mapped to 0…K−1).
+	ClassNames []string
+}
+
+// Split selects the training or the test part of a named data set.
+type Split int
+
+// The two splits of every named data set.
+const (
+	Train Split = iota
+	Test
+)
+
+func (s Split) String() string {
+	switch s {
+	case Train:
+		return "train"
+	case Test:
+		return "test"
+	}
+	return fmt.Sprintf("Split(%d)", int(s))
+}
+
+// Validate checks the invariants every consumer relies on: len(X) = N·D,
+// len(Y) = N, labels in 0…NumClasses−1, NumClasses ≥ 1, finite features,
+// image shape consistent with D and image values in [0,1].
+func (d *Dataset) Validate() error {
+	if d.N < 0 || d.D <= 0 {
+		return fmt.Errorf("%s: shape %d×%d, want N ≥ 0 and D > 0", d.Name, d.N, d.D)
+	}
+	if len(d.X) != d.N*d.D {
+		return fmt.Errorf("%s: len(X) = %d, want N·D = %d·%d", d.Name, len(d.X), d.N, d.D)
+	}
+	if len(d.Y) != d.N {
+		return fmt.Errorf("%s: len(Y) = %d, want N = %d", d.Name, len(d.Y), d.N)
+	}
+	if d.NumClasses < 1 {
+		return fmt.Errorf("%s: NumClasses = %d, want ≥ 1", d.Name, d.NumClasses)
+	}
+	for i, y := range d.Y {
+		if y < 0 || y >= d.NumClasses {
+			return fmt.Errorf("%s: instance %d has label %d, want 0…%d", d.Name, i, y, d.NumClasses-1)
+		}
+	}
+	image := d.Channels != 0 || d.Height != 0 || d.Width != 0
+	if image && d.Channels*d.Height*d.Width != d.D {
+		return fmt.Errorf("%s: image shape %d×%d×%d does not give D = %d", d.Name, d.Channels, d.Height, d.Width, d.D)
+	}
+	for i, x := range d.X {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("%s: instance %d feature %d is %v, want a finite number", d.Name, i/d.D, i%d.D, x)
+		}
+		if image && (x < 0 || x > 1) {
+			return fmt.Errorf("%s: instance %d pixel %d is %v, want [0,1]", d.Name, i/d.D, i%d.D, x)
+		}
+	}
+	return nil
+}
+
+// Row returns instance i's features (a view into X, not a copy).
+func (d *Dataset) Row(i int) []float32 { return d.X[i*d.D : (i+1)*d.D] }
+
+// ClassCounts returns the number of instances of each class.
+func (d *Dataset) ClassCounts() []int {
+	n := make([]int, d.NumClasses)
+	for _, y := range d.Y {
+		n[y]++
+	}
+	return n
+}
+
+// pixelScale maps a byte 0…255 to [0,1].
+var pixelScale [256]float32
+
+func init() {
+	for i := range pixelScale {
+		pixelScale[i] = float32(i) / 255
+	}
+}

@@ -1,0 +1,127 @@
+package data
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// maxLIBSVMDim bounds the feature index of a LIBSVM file, since the data are
+// stored densely.
+const maxLIBSVMDim = 1 << 24
+
+// denseLimit bounds N·D of a densely stored LIBSVM file (2^32 float32 values
+// = 16 GiB); the fuzz target lowers it so tiny inputs cannot ask for
+// gigabytes.
+var denseLimit int64 = 1 << 32
+
+// ReadLIBSVM decodes LIBSVM/SVMlight text: one instance per line,
+// "label index:value index:value …" with 1-based, strictly increasing
+// indices; absent features are 0; "#" starts a comment; blank lines are
+// skipped. The feature count D is opt.Dim if set, else the largest index.
+// Labels are mapped to classes 0…K−1 as TabularOptions.Classes says.
+// Multi-label lines ("1,3 …") and qid fields are rejected. Errors name the
+// line and field.
+func ReadLIBSVM(r io.Reader, name string, opt TabularOptions) (*Dataset, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<28)
+	type entry struct {
+		i int
+		v float32
+	}
+	var rows [][]entry
+	var labels []string
+	var lines []int
+	maxIdx := 0
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if k := strings.IndexByte(text, '#'); k >= 0 {
+			text = text[:k]
+		}
+		fields := strings.Fields(text)
+		if len(fields) == 0 {
+			continue
+		}
+		lab := fields[0]
+		if strings.ContainsAny(lab, ",:") {
+			return nil, fmt.Errorf("%s: line %d: label %q: multi-label or missing label, want one number", name, line, lab)
+		}
+		v, err := strconv.ParseFloat(lab, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s: line %d: label %q is not a finite number", name, line, lab)
+		}
+		var row []entry
+		prev := 0
+		for fi, f := range fields[1:] {
+			is, vs, ok := strings.Cut(f, ":")
+			if !ok {
+				return nil, fmt.Errorf("%s: line %d, field %d: %q, want index:value", name, line, fi+2, f)
+			}
+			idx, err := strconv.Atoi(is)
+			if err != nil || idx < 1 || idx > maxLIBSVMDim {
+				return nil, fmt.Errorf("%s: line %d, field %d: index %q, want an integer 1…%d", name, line, fi+2, is, maxLIBSVMDim)
+			}
+			if idx <= prev {
+				return nil, fmt.Errorf("%s: line %d, field %d: index %d after %d, want strictly increasing indices", name, line, fi+2, idx, prev)
+			}
+			if opt.Dim > 0 && idx > opt.Dim {
+				return nil, fmt.Errorf("%s: line %d, field %d: index %d exceeds the %d features of the training split", name, line, fi+2, idx, opt.Dim)
+			}
+			prev = idx
+			x, err := strconv.ParseFloat(vs, 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > math.MaxFloat32 {
+				return nil, fmt.Errorf("%s: line %d, field %d: value %q is not a finite float32 number", name, line, fi+2, vs)
+			}
+			row = append(row, entry{idx, float32(x)})
+		}
+		if prev > maxIdx {
+			maxIdx = prev
+		}
+		rows = append(rows, row)
+		labels = append(labels, strconv.FormatFloat(v, 'g', -1, 64))
+		lines = append(lines, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: line %d: %w", name, line+1, err)
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s: no instances", name)
+	}
+	d := maxIdx
+	if opt.Dim > 0 {
+		d = opt.Dim
+	}
+	if d == 0 {
+		return nil, fmt.Errorf("%s: no features on any line", name)
+	}
+	if int64(d)*int64(len(rows)) > denseLimit {
+		return nil, fmt.Errorf("%s: %d instances × %d features is too large to hold densely", name, len(rows), d)
+	}
+	y, classes, err := classIndex(name, labels, lines, opt.Classes)
+	if err != nil {
+		return nil, err
+	}
+	x := make([]float32, len(rows)*d)
+	for i, row := range rows {
+		for _, e := range row {
+			x[i*d+e.i-1] = e.v
+		}
+	}
+	return &Dataset{Name: name, X: x, Y: y, N: len(rows), D: d, NumClasses: len(classes), ClassNames: classes}, nil
+}
+
+// ReadLIBSVMFile reads the LIBSVM file at path.
+func ReadLIBSVMFile(path string, opt TabularOptions) (*Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadLIBSVM(f, path, opt)
+}

@@ -1,0 +1,267 @@
+package data
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/llpfc/llpfc/fixtures"
+)
+
+// EnvDataDir is the environment variable Resolve consults after the flag.
+const EnvDataDir = "LLPFC_DATA"
+
+// DebianFashionMNIST is where the Debian package dataset-fashion-mnist puts
+// Fashion-MNIST; Resolve falls back to it for "fashion-mnist".
+const DebianFashionMNIST = "/usr/share/datasets/fashion-mnist"
+
+// Names lists the named data sets Load knows (besides csv:… and libsvm:…).
+var Names = []string{"fashion-mnist", "mnist", "emnist-letters", "cifar10", "svhn", "fixture", "fashion-mnist-fixture"}
+
+// fileSet is the file layout of a directory-based named data set.
+type fileSet struct {
+	train, test []string // file names; IDX names may also carry .gz
+	idx         bool     // IDX files: each name may be raw or name+".gz"
+	subdir      string   // conventional sub-directory inside a data root
+	url         string   // where the files come from, for error messages
+}
+
+var fileSets = map[string]fileSet{
+	"fashion-mnist": {
+		train: []string{"train-images-idx3-ubyte", "train-labels-idx1-ubyte"},
+		test:  []string{"t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"},
+		idx:   true, subdir: "fashion-mnist", url: "https://github.com/zalandoresearch/fashion-mnist (or apt install dataset-fashion-mnist)",
+	},
+	"mnist": {
+		train: []string{"train-images-idx3-ubyte", "train-labels-idx1-ubyte"},
+		test:  []string{"t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"},
+		idx:   true, subdir: "mnist", url: "the MNIST database (yann.lecun.com/exdb/mnist or a mirror)",
+	},
+	"emnist-letters": {
+		train: []string{"emnist-letters-train-images-idx3-ubyte", "emnist-letters-train-labels-idx1-ubyte"},
+		test:  []string{"emnist-letters-test-images-idx3-ubyte", "emnist-letters-test-labels-idx1-ubyte"},
+		idx:   true, subdir: "emnist", url: "the EMNIST 'gzip.zip' of NIST (www.nist.gov/itl/products-and-services/emnist-dataset)",
+	},
+	"cifar10": {
+		train:  []string{"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin", "data_batch_5.bin"},
+		test:   []string{"test_batch.bin"},
+		subdir: "cifar-10-batches-bin", url: "cifar-10-binary.tar.gz from www.cs.toronto.edu/~kriz/cifar.html",
+	},
+	"svhn": {
+		train:  []string{"train_32x32.mat"},
+		test:   []string{"test_32x32.mat"},
+		subdir: "svhn", url: "ufldl.stanford.edu/housenumbers (format 2, cropped digits)",
+	},
+}
+
+// present returns the path of file base in dir, trying base.gz first for
+// IDX sets, or "" when neither exists.
+func (fs fileSet) present(dir, base string) string {
+	cands := []string{base}
+	if fs.idx {
+		cands = []string{base + ".gz", base}
+	}
+	for _, c := range cands {
+		p := filepath.Join(dir, c)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+	}
+	return ""
+}
+
+// missing lists the files of both splits absent from dir.
+func (fs fileSet) missing(dir string) []string {
+	var m []string
+	for _, b := range append(append([]string(nil), fs.train...), fs.test...) {
+		if fs.present(dir, b) == "" {
+			if fs.idx {
+				b += "[.gz]"
+			}
+			m = append(m, b)
+		}
+	}
+	return m
+}
+
+// Resolve finds the directory holding the files of the named data set: the
+// directory flagDir if given, else $LLPFC_DATA, else (for fashion-mnist only)
+// /usr/share/datasets/fashion-mnist. A candidate directory D matches when it
+// holds the files itself or in its conventional sub-directory (D/fashion-mnist,
+// D/mnist, D/emnist, D/cifar-10-batches-bin, D/svhn), so $LLPFC_DATA can be a
+// root for all sets. The first candidate given is the only one tried (a flag
+// is never silently overridden). The error names the files missing and where
+// to put them. Names that need no directory (fixture, csv:…, libsvm:…)
+// resolve to "".
+func Resolve(name, flagDir string) (string, error) {
+	if isFileless(name) {
+		return "", nil
+	}
+	fs, ok := fileSets[name]
+	if !ok {
+		return "", unknownName(name)
+	}
+	var cands []string
+	var source string
+	switch {
+	case flagDir != "":
+		cands, source = []string{flagDir}, "--data-dir"
+	case os.Getenv(EnvDataDir) != "":
+		cands, source = []string{os.Getenv(EnvDataDir)}, "$"+EnvDataDir
+	case name == "fashion-mnist":
+		cands, source = []string{DebianFashionMNIST}, "the Debian location"
+	default:
+		return "", fmt.Errorf("%s: no data directory: pass --data-dir DIR or set %s=DIR, where DIR (or DIR/%s) holds %s from %s",
+			name, EnvDataDir, fs.subdir, strings.Join(fs.missing(""), ", "), fs.url)
+	}
+	base := cands[0]
+	for _, d := range []string{base, filepath.Join(base, fs.subdir)} {
+		if len(fs.missing(d)) == 0 {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %s %s lacks %s: put these files (from %s) in %s or %s",
+		name, source, base, strings.Join(fs.missing(base), ", "), fs.url, base, filepath.Join(base, fs.subdir))
+}
+
+func isFileless(name string) bool {
+	return name == "fixture" || name == "fashion-mnist-fixture" || strings.HasPrefix(name, "csv:") || strings.HasPrefix(name, "libsvm:")
+}
+
+func unknownName(name string) error {
+	return fmt.Errorf("unknown data set %q: want one of %s, csv:TRAIN[,TEST] or libsvm:TRAIN[,TEST]", name, strings.Join(Names, ", "))
+}
+
+// Load reads one split of the named data set (see the package comment for
+// the names and files). dir is the directory Resolve returned; when empty,
+// Load calls Resolve(name, "") itself. The result has passed Validate.
+func Load(name, dir string, split Split) (*Dataset, error) {
+	if split != Train && split != Test {
+		return nil, fmt.Errorf("%s: unknown split %v", name, split)
+	}
+	d, err := load(name, dir, split)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func load(name, dir string, split Split) (*Dataset, error) {
+	switch {
+	case name == "fixture" || name == "fashion-mnist-fixture":
+		return loadFixture(split)
+	case strings.HasPrefix(name, "csv:"), strings.HasPrefix(name, "libsvm:"):
+		return loadTabular(name, split)
+	}
+	fs, ok := fileSets[name]
+	if !ok {
+		return nil, unknownName(name)
+	}
+	if dir == "" {
+		var err error
+		if dir, err = Resolve(name, ""); err != nil {
+			return nil, err
+		}
+	}
+	files := fs.train
+	if split == Test {
+		files = fs.test
+	}
+	paths := make([]string, len(files))
+	for i, b := range files {
+		if paths[i] = fs.present(dir, b); paths[i] == "" {
+			return nil, fmt.Errorf("%s: %s has no %s (from %s)", name, dir, b, fs.url)
+		}
+	}
+	switch name {
+	case "fashion-mnist", "mnist", "emnist-letters":
+		classes, base := 10, 0
+		if name == "emnist-letters" {
+			classes, base = 26, 1
+		}
+		return loadIDXPair(name, paths[0], paths[1], base, classes)
+	case "cifar10":
+		return ReadCIFAR10Files(paths...)
+	case "svhn":
+		return ReadSVHNFile(paths[0])
+	}
+	return nil, unknownName(name)
+}
+
+func loadIDXPair(name, imagesPath, labelsPath string, base, classes int) (*Dataset, error) {
+	im, err := ReadIDXFile(imagesPath)
+	if err != nil {
+		return nil, err
+	}
+	lb, err := ReadIDXFile(labelsPath)
+	if err != nil {
+		return nil, err
+	}
+	return IDXDataset(name, im, imagesPath, lb, labelsPath, base, classes)
+}
+
+func loadFixture(split Split) (*Dataset, error) {
+	files := fixtures.FashionMNISTFiles[:2]
+	if split == Test {
+		files = fixtures.FashionMNISTFiles[2:]
+	}
+	var idx [2]*IDX
+	for i, f := range files {
+		b, err := fixtures.FashionMNIST(f)
+		if err != nil {
+			return nil, err
+		}
+		if idx[i], err = ReadIDX(bytes.NewReader(b), "fixture "+f); err != nil {
+			return nil, err
+		}
+	}
+	return IDXDataset("fixture", idx[0], "fixture "+files[0], idx[1], "fixture "+files[1], 0, 10)
+}
+
+// loadTabular reads csv:TRAIN[,TEST] or libsvm:TRAIN[,TEST]. The test split
+// is read with the training split's classes (and, for LIBSVM, its feature
+// count), so both splits agree on what class k means.
+func loadTabular(name string, split Split) (*Dataset, error) {
+	kind, spec, _ := strings.Cut(name, ":")
+	trainPath, testPath, hasTest := strings.Cut(spec, ",")
+	if trainPath == "" {
+		return nil, fmt.Errorf("%s: no file named: want %s:TRAIN[,TEST]", name, kind)
+	}
+	read := func(path string, opt TabularOptions) (*Dataset, error) {
+		if kind == "csv" {
+			return ReadCSVFile(path, opt)
+		}
+		return ReadLIBSVMFile(path, opt)
+	}
+	train, err := read(trainPath, TabularOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if split == Train {
+		train.Name = name
+		return train, nil
+	}
+	if !hasTest || testPath == "" {
+		return nil, errors.New(name + ": no test file: name it as " + kind + ":TRAIN,TEST")
+	}
+	opt := TabularOptions{Classes: train.ClassNames}
+	if kind == "libsvm" {
+		opt.Dim = train.D
+	}
+	test, err := read(testPath, opt)
+	if err != nil {
+		return nil, err
+	}
+	if test.D != train.D {
+		return nil, fmt.Errorf("%s: test file %s has %d features, training file %s has %d", name, testPath, test.D, trainPath, train.D)
+	}
+	test.Name = name
+	test.NumClasses = train.NumClasses
+	return test, nil
+}

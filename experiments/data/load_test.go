@@ -1,0 +1,168 @@
+package data
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeIDXSet writes a four-file IDX data set with n train and n test 2×2
+// images whose labels are labels (train) and labels reversed (test).
+func writeIDXSet(t *testing.T, dir, prefix string, labels []byte, gz bool) {
+	n := len(labels)
+	img := make([]byte, 4*n)
+	for i := range img {
+		img[i] = byte(i)
+	}
+	rev := make([]byte, n)
+	for i := range labels {
+		rev[i] = labels[n-1-i]
+	}
+	ext := ""
+	if gz {
+		ext = ".gz"
+	}
+	write(t, filepath.Join(dir, prefix+"train-images-idx3-ubyte"+ext), idxBytes(t, []int{n, 2, 2}, img, gz))
+	write(t, filepath.Join(dir, prefix+"train-labels-idx1-ubyte"+ext), idxBytes(t, []int{n}, labels, gz))
+	tp := "t10k-"
+	if prefix != "" {
+		tp = "test-"
+	}
+	write(t, filepath.Join(dir, prefix+tp+"images-idx3-ubyte"+ext), idxBytes(t, []int{n, 2, 2}, img, gz))
+	write(t, filepath.Join(dir, prefix+tp+"labels-idx1-ubyte"+ext), idxBytes(t, []int{n}, rev, gz))
+}
+
+func TestResolveOrder(t *testing.T) {
+	flagDir, envDir := t.TempDir(), t.TempDir()
+	writeIDXSet(t, flagDir, "", []byte{1, 2, 3}, true)
+	writeIDXSet(t, filepath.Join(envDir, "mnist"), "", []byte{1, 2, 3}, false)
+
+	t.Setenv(EnvDataDir, envDir)
+	if got, err := Resolve("mnist", flagDir); err != nil || got != flagDir {
+		t.Errorf("flag: got %q, %v; want %q", got, err, flagDir)
+	}
+	if got, err := Resolve("mnist", ""); err != nil || got != filepath.Join(envDir, "mnist") {
+		t.Errorf("env root with sub-directory: got %q, %v", got, err)
+	}
+	// A flag naming a directory without the files is an error, not a fallback.
+	empty := t.TempDir()
+	_, err := Resolve("mnist", empty)
+	wantErr(t, err, "mnist", "--data-dir", empty, "train-images-idx3-ubyte[.gz]", "t10k-labels-idx1-ubyte[.gz]", "put these files")
+
+	t.Setenv(EnvDataDir, "")
+	_, err = Resolve("cifar10", "")
+	wantErr(t, err, "cifar10", "--data-dir", "LLPFC_DATA", "data_batch_1.bin", "test_batch.bin", "cifar-10-binary.tar.gz")
+	// fashion-mnist falls back to the Debian location.
+	got, err := Resolve("fashion-mnist", "")
+	if _, statErr := os.Stat(filepath.Join(DebianFashionMNIST, "train-images-idx3-ubyte.gz")); statErr == nil {
+		if err != nil || got != DebianFashionMNIST {
+			t.Errorf("Debian fallback: got %q, %v", got, err)
+		}
+	} else {
+		wantErr(t, err, "the Debian location", DebianFashionMNIST)
+	}
+	for _, n := range []string{"fixture", "csv:x.csv", "libsvm:y"} {
+		if d, err := Resolve(n, ""); d != "" || err != nil {
+			t.Errorf("Resolve(%q) = %q, %v; want no directory", n, d, err)
+		}
+	}
+	_, err = Resolve("imagenet", "")
+	wantErr(t, err, `unknown data set "imagenet"`, "fashion-mnist")
+}
+
+func TestLoadNamed(t *testing.T) {
+	dir := t.TempDir()
+	writeIDXSet(t, filepath.Join(dir, "emnist"), "emnist-letters-", []byte{1, 26, 5}, true)
+	writeIDXSet(t, filepath.Join(dir, "fashion-mnist"), "", []byte{0, 9, 5}, false)
+	write(t, filepath.Join(dir, "cifar-10-batches-bin", "test_batch.bin"), cifarBytes([]byte{4}))
+	for k := 1; k <= 5; k++ {
+		write(t, filepath.Join(dir, "cifar-10-batches-bin", "data_batch_"+string(rune('0'+k))+".bin"), cifarBytes([]byte{byte(k), 0}))
+	}
+	write(t, filepath.Join(dir, "svhn", "train_32x32.mat"), matFile(binary.LittleEndian, true, svhnVars(2, miDOUBLE, []float64{10, 4})...))
+	write(t, filepath.Join(dir, "svhn", "test_32x32.mat"), matFile(binary.LittleEndian, false, svhnVars(1, miDOUBLE, []float64{2})...))
+	write(t, filepath.Join(dir, "tr.csv"), []byte("x,label\n1,a\n2,c\n"))
+	write(t, filepath.Join(dir, "te.csv"), []byte("x,label\n3,c\n"))
+	write(t, filepath.Join(dir, "tr.svm"), []byte("3 1:1\n5 2:1\n"))
+	write(t, filepath.Join(dir, "te.svm"), []byte("5 1:2\n"))
+
+	cases := []struct {
+		name  string
+		split Split
+		n, d  int
+		k     int
+		y     []int
+	}{
+		{"emnist-letters", Train, 3, 4, 26, []int{0, 25, 4}},
+		{"emnist-letters", Test, 3, 4, 26, []int{4, 25, 0}},
+		{"fashion-mnist", Train, 3, 4, 10, []int{0, 9, 5}},
+		{"cifar10", Train, 10, 3072, 10, []int{1, 0, 2, 0, 3, 0, 4, 0, 5, 0}},
+		{"cifar10", Test, 1, 3072, 10, []int{4}},
+		{"svhn", Train, 2, 3072, 10, []int{0, 4}},
+		{"svhn", Test, 1, 3072, 10, []int{2}},
+		{"csv:" + filepath.Join(dir, "tr.csv") + "," + filepath.Join(dir, "te.csv"), Test, 1, 1, 2, []int{1}},
+		{"libsvm:" + filepath.Join(dir, "tr.svm") + "," + filepath.Join(dir, "te.svm"), Test, 1, 2, 2, []int{1}},
+		{"libsvm:" + filepath.Join(dir, "tr.svm"), Train, 2, 2, 2, []int{0, 1}},
+	}
+	for _, c := range cases {
+		t.Run(c.name+"/"+c.split.String(), func(t *testing.T) {
+			rdir := ""
+			if !strings.Contains(c.name, ":") {
+				var err error
+				if rdir, err = Resolve(c.name, dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d, err := Load(c.name, rdir, c.split)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.N != c.n || d.D != c.d || d.NumClasses != c.k {
+				t.Fatalf("N=%d D=%d K=%d, want %d %d %d", d.N, d.D, d.NumClasses, c.n, c.d, c.k)
+			}
+			for i := range c.y {
+				if d.Y[i] != c.y[i] {
+					t.Fatalf("Y = %v, want %v", d.Y, c.y)
+				}
+			}
+		})
+	}
+	_, err := Load("csv:"+filepath.Join(dir, "tr.csv"), "", Test)
+	wantErr(t, err, "no test file", "csv:TRAIN,TEST")
+	_, err = Load("mnist", dir, Train)
+	wantErr(t, err, "mnist", "train-images-idx3-ubyte")
+}
+
+// TestLoadFixture checks the embedded fixture's shape and per-class counts
+// against the numbers documented in fixtures/README.md.
+func TestLoadFixture(t *testing.T) {
+	for _, c := range []struct {
+		split    Split
+		n        int
+		perClass int
+	}{{Train, 60000, 6000}, {Test, 4000, 400}} {
+		d, err := Load("fixture", "", c.split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.N != c.n || d.D != 784 || d.Channels != 1 || d.Height != 28 || d.Width != 28 || d.NumClasses != 10 {
+			t.Fatalf("%v: N=%d D=%d %d×%d×%d K=%d", c.split, d.N, d.D, d.Channels, d.Height, d.Width, d.NumClasses)
+		}
+		for k, n := range d.ClassCounts() {
+			if n != c.perClass {
+				t.Errorf("%v: class %d has %d images, want %d", c.split, k, n, c.perClass)
+			}
+		}
+	}
+}

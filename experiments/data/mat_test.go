@@ -1,0 +1,110 @@
+package data
+
+import (
+	"bytes"
+	"encoding/binary"
+	"testing"
+)
+
+func TestReadSVHNValues(t *testing.T) {
+	labels := []float64{10, 1, 7}
+	for _, tc := range []struct {
+		name     string
+		order    matOrder
+		compress bool
+		ytyp     uint32
+	}{
+		{"little-endian plain, y double", binary.LittleEndian, false, miDOUBLE},
+		{"little-endian compressed, y stored as uint8", binary.LittleEndian, true, miUINT8},
+		{"big-endian compressed, y double", binary.BigEndian, true, miDOUBLE},
+		{"big-endian plain, y stored as int32", binary.BigEndian, false, miINT32},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := matFile(tc.order, tc.compress, svhnVars(3, tc.ytyp, labels)...)
+			d, err := ReadSVHN(bytes.NewReader(b), "train_32x32.mat")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.N != 3 || d.D != 3072 || d.Channels != 3 || d.Height != 32 || d.Width != 32 || d.NumClasses != 10 {
+				t.Fatalf("shape N=%d D=%d %d×%d×%d K=%d", d.N, d.D, d.Channels, d.Height, d.Width, d.NumClasses)
+			}
+			if d.Y[0] != 0 || d.Y[1] != 1 || d.Y[2] != 7 {
+				t.Errorf("labels %v, want [0 1 7] (10 means digit 0)", d.Y)
+			}
+			for i := 0; i < 3; i++ {
+				for c := 0; c < 3; c++ {
+					for h := 0; h < 32; h++ {
+						for w := 0; w < 32; w++ {
+							got := d.X[i*3072+c*1024+h*32+w]
+							if want := float32(svhnPixel(h, w, c, i)) / 255; got != want {
+								t.Fatalf("image %d channel %d row %d col %d = %v, want %v", i, c, h, w, got, want)
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestReadMATArrays(t *testing.T) {
+	// Arrays of several storage types, including a name longer than 4 bytes
+	// (not the small element format) and a non-numeric class, which is skipped.
+	b := matFile(binary.LittleEndian, false,
+		matVar{name: "weights", class: mxDOUBLE, dims: []int32{2, 2}, typ: miSINGLE, vals: []float64{0.5, -1, 2, 3}},
+		matVar{name: "k", class: mxINT8, dims: []int32{1, 3}, typ: miINT8, vals: []float64{-3, 0, 5}},
+		matVar{name: "cell", class: 1, dims: []int32{1, 1}, typ: miUINT8, vals: []float64{1}},
+	)
+	arrays, err := ReadMAT(bytes.NewReader(b), "a.mat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(arrays) != 2 || arrays["cell"] != nil {
+		t.Fatalf("arrays %v, want weights and k", matNames(arrays))
+	}
+	w := arrays["weights"]
+	for i, want := range []float64{0.5, -1, 2, 3} {
+		if w.At(i) != want {
+			t.Errorf("weights(%d) = %v, want %v", i, w.At(i), want)
+		}
+	}
+	if k := arrays["k"]; k.Len() != 3 || k.At(0) != -3 || k.At(2) != 5 {
+		t.Errorf("k = %v %v %v", k.At(0), k.At(1), k.At(2))
+	}
+}
+
+func TestReadMATCorrupt(t *testing.T) {
+	good := matFile(binary.LittleEndian, false, svhnVars(1, miDOUBLE, []float64{3})...)
+	goodZ := matFile(binary.LittleEndian, true, svhnVars(1, miDOUBLE, []float64{3})...)
+	mod := func(src []byte, f func([]byte)) []byte {
+		b := append([]byte(nil), src...)
+		f(b)
+		return b
+	}
+	cases := []struct {
+		name string
+		in   []byte
+		want []string
+	}{
+		{"short header", good[:100], []string{"byte 100", "truncated MAT-file header"}},
+		{"not MATLAB", mod(good, func(b []byte) { b[0] = 'X' }), []string{"byte 0", "MATLAB"}},
+		{"endian", mod(good, func(b []byte) { b[126] = 'Z' }), []string{"byte 126", "endian"}},
+		{"version", mod(good, func(b []byte) { b[124] = 0; b[125] = 2 }), []string{"byte 124", "version 0x0200"}},
+		{"truncated element", good[:128+8+40], []string{"byte 176", "truncated data element"}},
+		{"truncated tag", good[:128+3], []string{"byte 131", "truncated data element tag"}},
+		{"truncated zlib", goodZ[:len(goodZ)-20], []string{"truncated data element"}},
+		{"corrupt zlib", mod(goodZ, func(b []byte) { b[128+8+5] ^= 0xff; b[128+8+9] ^= 0xff }), []string{"byte 136", "compressed element"}},
+		{"label 11", matFile(binary.LittleEndian, true, svhnVars(1, miDOUBLE, []float64{11})...), []string{"y(1) is 11", "1…10"}},
+		{"label 2.5", matFile(binary.LittleEndian, false, svhnVars(1, miDOUBLE, []float64{2.5})...), []string{"y(1) is 2.5"}},
+		{"no y", matFile(binary.LittleEndian, false, svhnVars(1, miDOUBLE, []float64{1})[0]), []string{"needs arrays X and y", "[X]"}},
+		{"complex", matFile(binary.LittleEndian, false, matVar{name: "X", class: mxDOUBLE, dims: []int32{1, 1}, typ: miDOUBLE, vals: []float64{1}, cmplx: true}), []string{"complex"}},
+		{"X shape", matFile(binary.LittleEndian, false, matVar{name: "X", class: mxUINT8, dims: []int32{28, 28, 3, 1}, typ: miUINT8, vals: make([]float64, 28*28*3)}, svhnVars(1, miDOUBLE, []float64{1})[1]), []string{"X is class 9", "[28 28 3 1]"}},
+		{"dims vs data", matFile(binary.LittleEndian, false, matVar{name: "y", class: mxDOUBLE, dims: []int32{5, 1}, typ: miDOUBLE, vals: []float64{1, 2}}), []string{"byte 1", "need 5 values of 8 bytes", "16 bytes"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadSVHN(bytes.NewReader(c.in), "train_32x32.mat")
+			wantErr(t, err, append([]string{"train_32x32.mat"}, c.want...)...)
+		})
+	}
+}

@@ -1,0 +1,5 @@
+package data
+
+import "sort"
+
+func sortStrings(s []string) { sort.Strings(s) }

@@ -1,0 +1,105 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Learner trains and evaluates one cell: it builds the cell's LLP data set
+// (data, bag protocol, seed), trains Config.Method with Config.Hyper and
+// returns the test metrics. It must honour ctx (return ctx.Err() soon after
+// cancellation) and report progress through p. The same cell must give the
+// same TestAccuracy on every run (Seed drives every random stream).
+type Learner interface {
+	Train(ctx context.Context, cell Cell, p Progress) (Metrics, error)
+}
+
+// LearnerFunc adapts a function to Learner.
+type LearnerFunc func(ctx context.Context, cell Cell, p Progress) (Metrics, error)
+
+// Train calls f.
+func (f LearnerFunc) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error) {
+	return f(ctx, cell, p)
+}
+
+// Progress receives a running cell's progress, in epochs, so that the runner
+// can show a per-run ETA.
+type Progress interface {
+	// Epoch reports that done of total epochs are finished; status is a short
+	// note such as "loss 0.532".
+	Epoch(done, total int, status string)
+}
+
+// NoProgress discards progress reports.
+type NoProgress struct{}
+
+// Epoch does nothing.
+func (NoProgress) Epoch(int, int, string) {}
+
+// Metrics is what a learner measures for a cell. The first group is the
+// outcome (deterministic for a given cell); the second is performance, which
+// varies with the machine.
+type Metrics struct {
+	TestAccuracy float64 `json:"test_accuracy"`
+	Epochs       int     `json:"epochs"`
+	// FinalLoss is the training objective in the last epoch.
+	FinalLoss   float64 `json:"final_loss"`
+	TrainPoints int     `json:"train_points"`
+	TestPoints  int     `json:"test_points"`
+	// Extra holds learner-specific outcome figures (e.g. the number of groups).
+	Extra map[string]float64 `json:"extra,omitempty"`
+
+	WallSeconds          float64 `json:"wall_seconds"`
+	TrainImagesPerSecond float64 `json:"train_images_per_second"`
+	PeakRSSBytes         int64   `json:"peak_rss_bytes"`
+}
+
+var (
+	learnersMu sync.RWMutex
+	learners   = map[string]Learner{}
+)
+
+// RegisterLearner makes l available to specs under name (the spec's
+// "learner" field). It panics if name is empty, l is nil or name is taken,
+// like database/sql.Register: registration happens in init functions.
+func RegisterLearner(name string, l Learner) {
+	learnersMu.Lock()
+	defer learnersMu.Unlock()
+	if name == "" || l == nil {
+		panic("experiments: RegisterLearner needs a name and a learner")
+	}
+	if _, dup := learners[name]; dup {
+		panic("experiments: learner " + name + " registered twice")
+	}
+	learners[name] = l
+}
+
+// LookupLearner returns the learner registered under name, or an error
+// listing the registered ones.
+func LookupLearner(name string) (Learner, error) {
+	learnersMu.RLock()
+	defer learnersMu.RUnlock()
+	if l, ok := learners[name]; ok {
+		return l, nil
+	}
+	return nil, fmt.Errorf("learner %q is not registered (registered: %s)", name, strings.Join(learnerNames(), ", "))
+}
+
+// LearnerNames lists the registered learners.
+func LearnerNames() []string {
+	learnersMu.RLock()
+	defer learnersMu.RUnlock()
+	return learnerNames()
+}
+
+func learnerNames() []string {
+	names := make([]string, 0, len(learners))
+	for n := range learners {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,181 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments/bagproto"
+	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/internal/rng"
+)
+
+// Problem is one cell's learning problem: the training pool, the bags drawn
+// from it by the cell's protocol and seed (Section 6: labels are then used
+// only through each bag's γ̂), and the labelled test split.
+type Problem struct {
+	Train *data.Dataset
+	Test  *data.Dataset
+	// Bags index into Train.
+	Bags estimators.BagSet
+	// BagRedraws counts the bags redrawn because a class pool ran out
+	// (bagproto's Redraw policy).
+	BagRedraws int
+}
+
+// LoadProblem loads the cell's data set (both splits), keeps the first
+// TestPoints test points when TestPoints > 0, and draws
+// NumPoints/BagSize bags of size BagSize with the cell's protocol from the
+// random stream rng.New(seed, "bags").
+func LoadProblem(cell Cell) (*Problem, error) {
+	c := cell.Config
+	train, test, err := loadDataset(c.Dataset, cell.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if c.TestPoints > 0 && c.TestPoints < test.N {
+		test = headRows(test, c.TestPoints)
+	}
+	bags, err := MakeBags(train, c)
+	if err != nil {
+		return nil, err
+	}
+	return &Problem{Train: train, Test: test, Bags: *bags.Bags, BagRedraws: bags.TotalRedraws()}, nil
+}
+
+// MakeBags draws the cell's NumPoints/BagSize bags of size BagSize from d
+// with the cell's protocol, shortfall policy and seed (package bagproto:
+// "paper" is Section 6's protocol, γ ~ Dirichlet(1,…,1), counts ~
+// Multinomial(B, γ), instances drawn without replacement per class).
+func MakeBags(d *data.Dataset, c Config) (*bagproto.Result, error) {
+	proto, err := bagproto.ParseProtocol(c.Protocol)
+	if err != nil {
+		return nil, err
+	}
+	sf := bagproto.Redraw
+	if c.Shortfall != "" {
+		if sf, err = bagproto.ParseShortfall(c.Shortfall); err != nil {
+			return nil, err
+		}
+	}
+	res, err := bagproto.Make(d.Y, d.NumClasses, bagproto.Config{Protocol: proto, BagSize: c.BagSize,
+		NumPoints: c.NumPoints, Shortfall: sf, Seed: c.Seed})
+	if err != nil {
+		return nil, fmt.Errorf("dataset %s, protocol %s, bag size %d, seed %d: %w", c.Dataset, c.Protocol, c.BagSize, c.Seed, err)
+	}
+	return res, nil
+}
+
+func headRows(d *data.Dataset, n int) *data.Dataset {
+	h := *d
+	h.N = n
+	h.X = d.X[:n*d.D]
+	h.Y = d.Y[:n]
+	return &h
+}
+
+// loadDataset returns the training and test splits of a named data set. The
+// synthetic "gmm:…" sets are generated here; the others are read by package
+// experiments/data.
+func loadDataset(name, dir string) (train, test *data.Dataset, err error) {
+	if strings.HasPrefix(name, "gmm:") {
+		return GaussianMixture(name)
+	}
+	return loadNamed(name, dir)
+}
+
+// datasetCache keeps the last data set loaded: a grid runs data set by data
+// set, so consecutive cells share it. Learners must treat Problem.Train and
+// Problem.Test as read-only.
+var datasetCache struct {
+	sync.Mutex
+	key         string
+	train, test *data.Dataset
+}
+
+// loadNamed resolves the data set's directory from the --data-dir value (then
+// $LLPFC_DATA, then the standard locations: data.Resolve) and reads both
+// splits with data.Load.
+func loadNamed(name, flagDir string) (train, test *data.Dataset, err error) {
+	datasetCache.Lock()
+	defer datasetCache.Unlock()
+	key := name + "\x00" + flagDir
+	if datasetCache.key == key {
+		return datasetCache.train, datasetCache.test, nil
+	}
+	dir, err := data.Resolve(name, flagDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if train, err = data.Load(name, dir, data.Train); err != nil {
+		return nil, nil, err
+	}
+	if test, err = data.Load(name, dir, data.Test); err != nil {
+		return nil, nil, err
+	}
+	if train.NumClasses != test.NumClasses || train.D != test.D {
+		return nil, nil, fmt.Errorf("dataset %s: train split has %d classes × %d features, test split %d × %d",
+			name, train.NumClasses, train.D, test.NumClasses, test.D)
+	}
+	datasetCache.key, datasetCache.train, datasetCache.test = key, train, test
+	return train, test, nil
+}
+
+// GaussianMixture generates the synthetic data set named
+// "gmm:classes=C,dim=D,train=N,test=M,sep=S": C equiprobable classes in R^D,
+// class c ~ N(μ_c, I) with μ_c = S·u_c for u_c uniform on the unit sphere.
+// Every key is optional (defaults classes=3, dim=5, train=3000, test=1000,
+// sep=3). The data depend only on the name: the stream is
+// rng.New(0, name).
+func GaussianMixture(name string) (train, test *data.Dataset, err error) {
+	p := map[string]float64{"classes": 3, "dim": 5, "train": 3000, "test": 1000, "sep": 3}
+	body := strings.TrimPrefix(name, "gmm:")
+	if body != "" {
+		for _, kv := range strings.Split(body, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if _, known := p[k]; !ok || !known {
+				return nil, nil, fmt.Errorf("dataset %q: %q is not key=value with key classes, dim, train, test or sep", name, kv)
+			}
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+				return nil, nil, fmt.Errorf("dataset %q: %s=%q, want a finite number ≥ 0", name, k, v)
+			}
+			p[k] = x
+		}
+	}
+	C, D, N, M := int(p["classes"]), int(p["dim"]), int(p["train"]), int(p["test"])
+	if C < 2 || D < 1 || N < 1 || M < 1 || float64(C) != p["classes"] || float64(D) != p["dim"] ||
+		float64(N) != p["train"] || float64(M) != p["test"] {
+		return nil, nil, fmt.Errorf("dataset %q: want integers classes ≥ 2, dim ≥ 1, train ≥ 1, test ≥ 1", name)
+	}
+	r := rng.New(0, name)
+	mu := make([]float64, C*D)
+	for c := 0; c < C; c++ {
+		norm := 0.0
+		for j := 0; j < D; j++ {
+			v := r.NormFloat64()
+			mu[c*D+j] = v
+			norm += v * v
+		}
+		norm = math.Sqrt(norm)
+		for j := 0; j < D; j++ {
+			mu[c*D+j] *= p["sep"] / norm
+		}
+	}
+	gen := func(n int, split string) *data.Dataset {
+		d := &data.Dataset{Name: name + "/" + split, N: n, D: D, NumClasses: C,
+			X: make([]float32, n*D), Y: make([]int, n)}
+		for i := 0; i < n; i++ {
+			y := r.IntN(C)
+			d.Y[i] = y
+			for j := 0; j < D; j++ {
+				d.X[i*D+j] = float32(mu[y*D+j] + r.NormFloat64())
+			}
+		}
+		return d
+	}
+	return gen(N, "train"), gen(M, "test"), nil
+}

@@ -1,0 +1,372 @@
+package experiments
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/llpfc/llpfc/fixtures/paper"
+	"github.com/llpfc/llpfc/internal/atomicfile"
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// methodOrder is the row order of the paper's tables (baselines first).
+var methodOrder = []string{"kl", "llpvat", "llpgan", "llpfc-ideal", "llpfc-uniform", "llpfc-approx"}
+
+// methodNames are the paper's spellings.
+var methodNames = map[string]string{"kl": "KL", "llpvat": "LLPVAT", "llpgan": "LLPGAN",
+	"llpfc-ideal": "LLPFC-ideal", "llpfc-uniform": "LLPFC-uniform", "llpfc-approx": "LLPFC-approx"}
+
+// Stat is the test accuracy of one (method, bag size) slot over its seeds:
+// the mean and the population standard deviation (ddof = 0, as numpy.std;
+// the paper does not say which it reports).
+type Stat struct {
+	Mean, Std float64
+	N         int
+	Seeds     []int64
+	Keys      []string
+}
+
+// Slot is a (method, bag size) position of a table.
+type Slot struct {
+	Method  string
+	BagSize int
+}
+
+// Table is one table of the report, in the paper's layout: the results of
+// one spec, learner, model, data set and protocol, methods × bag sizes.
+type Table struct {
+	Spec, Learner, Model, Dataset, Protocol string
+	Methods                                 []string
+	BagSizes                                []int
+	Ours                                    map[Slot]Stat
+	// Paper holds the paper's numbers for the same model, data set and
+	// protocol (Tables 1–4), when the setting matches; PaperTable is the
+	// table's LaTeX label.
+	Paper      map[Slot]paper.Entry
+	PaperTable string
+}
+
+// Title names the table.
+func (t *Table) Title() string {
+	return fmt.Sprintf("%s: %s on %s (learner %s, protocol %s)", t.Spec, t.Model, t.Dataset, t.Learner, t.Protocol)
+}
+
+// BuildTables groups results into tables and aggregates seeds. Within a
+// table each slot must hold results of one configuration (up to the seed);
+// results of two configurations in one slot — e.g. a spec edited between
+// runs into the same store — are an error naming both keys. entries are the
+// paper's numbers (paper.Entries), attached where model, data set and
+// protocol ("paper") match.
+func BuildTables(results []*Result, entries []paper.Entry) ([]*Table, error) {
+	type tkey struct{ spec, learner, model, dataset, protocol string }
+	tables := map[tkey]*Table{}
+	proto := map[tkey]map[Slot]*Result{} // first result of each slot: its config up to the seed
+	for _, r := range results {
+		c := r.Config
+		k := tkey{r.Spec, c.Learner, c.Model, c.Dataset, c.Protocol}
+		t := tables[k]
+		if t == nil {
+			t = &Table{Spec: r.Spec, Learner: c.Learner, Model: c.Model, Dataset: c.Dataset, Protocol: c.Protocol,
+				Ours: map[Slot]Stat{}, Paper: map[Slot]paper.Entry{}}
+			tables[k] = t
+			proto[k] = map[Slot]*Result{}
+		}
+		s := Slot{c.Method, c.BagSize}
+		if p, ok := proto[k][s]; ok {
+			a, b := p.Config, c
+			a.Seed, b.Seed = 0, 0
+			if !reflect.DeepEqual(a, b) {
+				return nil, fmt.Errorf("table %q, %s at bag size %d: results of two configurations (cells %s and %s); keep different settings in different --results directories",
+					t.Title(), c.Method, c.BagSize, p.Key, r.Key)
+			}
+		} else {
+			proto[k][s] = r
+		}
+		st := t.Ours[s]
+		st.Seeds = append(st.Seeds, r.Seed)
+		st.Keys = append(st.Keys, r.Key)
+		st.N++
+		t.Ours[s] = st
+	}
+	// Aggregate in seed order so the output does not depend on file order.
+	acc := map[string]float64{}
+	for _, r := range results {
+		acc[r.Key] = r.Metrics.TestAccuracy
+	}
+	var out []*Table
+	for _, t := range tables {
+		for s, st := range t.Ours {
+			idx := make([]int, st.N)
+			for i := range idx {
+				idx[i] = i
+			}
+			sort.Slice(idx, func(a, b int) bool { return st.Seeds[idx[a]] < st.Seeds[idx[b]] })
+			xs := make([]float64, st.N)
+			seeds := make([]int64, st.N)
+			keys := make([]string, st.N)
+			for i, j := range idx {
+				xs[i], seeds[i], keys[i] = acc[st.Keys[j]], st.Seeds[j], st.Keys[j]
+			}
+			st.Seeds, st.Keys = seeds, keys
+			st.Mean, st.Std = stat.PopMeanStdDev(xs, nil)
+			t.Ours[s] = st
+			if !containsStr(t.Methods, s.Method) {
+				t.Methods = append(t.Methods, s.Method)
+			}
+			if !containsInt(t.BagSizes, s.BagSize) {
+				t.BagSizes = append(t.BagSizes, s.BagSize)
+			}
+		}
+		if t.Protocol == "paper" {
+			for _, e := range entries {
+				if e.Model == t.Model && e.Dataset == t.Dataset {
+					t.Paper[Slot{e.Method, e.BagSize}] = e
+					t.PaperTable = e.Table
+				}
+			}
+		}
+		sort.Ints(t.BagSizes)
+		sort.Slice(t.Methods, func(i, j int) bool { return methodRank(t.Methods[i]) < methodRank(t.Methods[j]) })
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Title() < out[j].Title() })
+	return out, nil
+}
+
+func methodRank(m string) int {
+	for i, x := range methodOrder {
+		if x == m {
+			return i
+		}
+	}
+	return len(methodOrder)
+}
+
+// Markdown writes the table in the paper's layout: one row per method with
+// mean ± std over seeds for each bag size ("(n=k)" when a slot has fewer
+// seeds than the table's fullest slot, "—" when it is empty), and below each
+// method the paper's row when the paper has one.
+func (t *Table) Markdown(w io.Writer) {
+	fmt.Fprintf(w, "### %s\n\n", t.Title())
+	maxN := 0
+	for _, s := range t.Ours {
+		maxN = max(maxN, s.N)
+	}
+	fmt.Fprintf(w, "Test accuracy, mean ± std over %d seeds", maxN)
+	if t.PaperTable != "" {
+		fmt.Fprintf(w, "; paper rows from Table `%s` (5 runs, the paper's full budgets on a GPU)", t.PaperTable)
+	}
+	fmt.Fprint(w, ".\n\n| Method |")
+	for _, b := range t.BagSizes {
+		fmt.Fprintf(w, " %d |", b)
+	}
+	fmt.Fprint(w, "\n|---|")
+	for range t.BagSizes {
+		fmt.Fprint(w, "---|")
+	}
+	fmt.Fprintln(w)
+	for _, m := range t.Methods {
+		fmt.Fprintf(w, "| %s |", methodLabel(m))
+		for _, b := range t.BagSizes {
+			s, ok := t.Ours[Slot{m, b}]
+			switch {
+			case !ok:
+				fmt.Fprint(w, " — |")
+			case s.N < maxN:
+				fmt.Fprintf(w, " %.4f ± %.4f (n=%d) |", s.Mean, s.Std, s.N)
+			default:
+				fmt.Fprintf(w, " %.4f ± %.4f |", s.Mean, s.Std)
+			}
+		}
+		fmt.Fprintln(w)
+		if !t.hasPaperRow(m) {
+			continue
+		}
+		fmt.Fprintf(w, "| %s (paper) |", methodLabel(m))
+		for _, b := range t.BagSizes {
+			e, ok := t.Paper[Slot{m, b}]
+			switch {
+			case !ok:
+				fmt.Fprint(w, " — |")
+			case e.OutOfRAM:
+				fmt.Fprint(w, " Out of RAM |")
+			default:
+				fmt.Fprintf(w, " %.4f ± %.2f |", e.Mean, e.Std)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+}
+
+func (t *Table) hasPaperRow(m string) bool {
+	for s := range t.Paper {
+		if s.Method == m {
+			return true
+		}
+	}
+	return false
+}
+
+func methodLabel(m string) string {
+	if n, ok := methodNames[m]; ok {
+		return n
+	}
+	return m
+}
+
+// errPoints are a method's means with ±std error bars.
+type errPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// Plot draws test accuracy against bag size (log₂ axis) with one line per
+// method and ±std error bars; the paper's numbers, where they exist, are
+// drawn as dashed lines of the same colour. The plot is saved as PNG at path.
+func (t *Table) Plot(path string) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s on %s (%s)", t.Model, t.Dataset, t.Spec)
+	p.X.Label.Text = "bag size"
+	p.Y.Label.Text = "test accuracy"
+	p.X.Scale = plot.LogScale{}
+	var ticks []plot.Tick
+	for _, b := range t.BagSizes {
+		ticks = append(ticks, plot.Tick{Value: float64(b), Label: fmt.Sprint(b)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	lo, hi := 1.0, 0.0
+	for s, st := range t.Ours {
+		lo, hi = min(lo, st.Mean-st.Std), max(hi, st.Mean+st.Std)
+		if e, ok := t.Paper[s]; ok && !e.OutOfRAM {
+			lo, hi = min(lo, e.Mean), max(hi, e.Mean)
+		}
+	}
+	// The accuracies' range with a margin, within [0,1].
+	p.Y.Min, p.Y.Max = max(0, lo-0.05), min(1, hi+0.05)
+	p.Legend.Top = false
+	p.Legend.Left = true
+	p.Add(plotter.NewGrid())
+	for i, m := range t.Methods {
+		var pts errPoints
+		for _, b := range t.BagSizes {
+			if s, ok := t.Ours[Slot{m, b}]; ok {
+				pts.XYs = append(pts.XYs, plotter.XY{X: float64(b), Y: s.Mean})
+				pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{s.Std, s.Std})
+			}
+		}
+		if len(pts.XYs) == 0 {
+			continue
+		}
+		col := plotutil.Color(i)
+		line, scatter, err := plotter.NewLinePoints(pts.XYs)
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", path, err)
+		}
+		line.Color, scatter.Color = col, col
+		line.Width = vg.Points(1.5)
+		scatter.Shape = plotutil.Shape(i)
+		bars, err := plotter.NewYErrorBars(pts)
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", path, err)
+		}
+		bars.Color = col
+		bars.CapWidth = vg.Points(6)
+		p.Add(line, scatter, bars)
+		p.Legend.Add(methodLabel(m), line, scatter)
+		var paperPts plotter.XYs
+		for _, b := range t.BagSizes {
+			if e, ok := t.Paper[Slot{m, b}]; ok && !e.OutOfRAM {
+				paperPts = append(paperPts, plotter.XY{X: float64(b), Y: e.Mean})
+			}
+		}
+		if len(paperPts) > 0 {
+			pl, err := plotter.NewLine(paperPts)
+			if err != nil {
+				return fmt.Errorf("plot %s: %w", path, err)
+			}
+			pl.Color = col
+			pl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			p.Add(pl)
+			p.Legend.Add(methodLabel(m)+" (paper)", pl)
+		}
+	}
+	wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, "png")
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := wt.WriteTo(w)
+		return err
+	})
+}
+
+// ReportFiles are the files WriteReport made.
+type ReportFiles struct {
+	Markdown string
+	Plots    []string
+}
+
+// WriteReport reads every result of store, builds the tables (with the
+// paper's numbers from fixtures/paper), and writes outDir/report.md and one
+// PNG plot per table, outDir/<spec>-<model>-<dataset>.png. It returns the
+// markdown as well.
+func WriteReport(store *Store, outDir string) (ReportFiles, []byte, error) {
+	results, err := store.All()
+	if err != nil {
+		return ReportFiles{}, nil, err
+	}
+	if len(results) == 0 {
+		return ReportFiles{}, nil, fmt.Errorf("results directory %s: no finished cells (run `llpfc run SPEC --results %s` first)", store.Dir, store.Dir)
+	}
+	entries, err := paper.Entries()
+	if err != nil {
+		return ReportFiles{}, nil, err
+	}
+	tables, err := BuildTables(results, entries)
+	if err != nil {
+		return ReportFiles{}, nil, err
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return ReportFiles{}, nil, fmt.Errorf("report directory %s: %w", outDir, err)
+	}
+	var md bytes.Buffer
+	fmt.Fprintf(&md, "# llpfc results\n\n%d finished cells from `%s`.\n\n", len(results), store.Dir)
+	var files ReportFiles
+	for _, t := range tables {
+		t.Markdown(&md)
+		name := sanitize(fmt.Sprintf("%s-%s-%s", t.Spec, t.Model, t.Dataset)) + ".png"
+		path := filepath.Join(outDir, name)
+		if err := t.Plot(path); err != nil {
+			return ReportFiles{}, nil, err
+		}
+		fmt.Fprintf(&md, "![%s](%s)\n\n", t.Title(), name)
+		files.Plots = append(files.Plots, path)
+	}
+	files.Markdown = filepath.Join(outDir, "report.md")
+	if err := atomicfile.WriteFile(files.Markdown, md.Bytes()); err != nil {
+		return ReportFiles{}, nil, err
+	}
+	return files, md.Bytes(), nil
+}
+
+// sanitize keeps a file name portable.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, s)
+}

@@ -1,0 +1,126 @@
+package experiments
+
+import (
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/llpfc/llpfc/fixtures/paper"
+)
+
+// The report renders a markdown table in the paper's layout whose entries are
+// the mean and population std over seeds of the stored accuracies (computed
+// here independently), and a readable PNG plot.
+func TestReportFromStore(t *testing.T) {
+	dir := t.TempDir()
+	runGrid(t, dir, Shard{})
+	st, _ := OpenStore(dir)
+	out := t.TempDir()
+	files, md, err := WriteReport(st, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(md)
+	if b, _ := os.ReadFile(files.Markdown); string(b) != text {
+		t.Errorf("report.md differs from the returned markdown")
+	}
+	rs, _ := st.All()
+	for _, method := range []string{"llpfc-uniform", "llpfc-approx", "kl"} {
+		var row []string
+		for _, bag := range []int{8, 32} {
+			var xs []float64
+			for _, r := range rs {
+				if r.Config.Method == method && r.Config.BagSize == bag {
+					xs = append(xs, r.Metrics.TestAccuracy)
+				}
+			}
+			if len(xs) != 2 {
+				t.Fatalf("%s/%d: %d results", method, bag, len(xs))
+			}
+			mean := (xs[0] + xs[1]) / 2
+			std := math.Abs(xs[0]-xs[1]) / 2 // population std of two numbers
+			row = append(row, fmt.Sprintf("%.4f ± %.4f", mean, std))
+		}
+		want := fmt.Sprintf("| %s | %s | %s |", methodLabel(method), row[0], row[1])
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks row %q:\n%s", want, text)
+		}
+	}
+	if !strings.Contains(text, "| Method | 8 | 32 |") || strings.Contains(text, "(paper)") {
+		t.Errorf("unexpected layout (a gmm data set has no paper row):\n%s", text)
+	}
+	if len(files.Plots) != 1 {
+		t.Fatalf("%d plots, want 1", len(files.Plots))
+	}
+	f, err := os.Open(files.Plots[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("plot is not a PNG: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 300 || b.Dy() < 200 {
+		t.Errorf("plot is %v, too small to read", b)
+	}
+}
+
+// Where model, data set and protocol match a paper table, the paper's row is
+// printed under ours, with "Out of RAM" where the paper has it.
+func TestReportPaperRows(t *testing.T) {
+	st, _ := OpenStore(t.TempDir())
+	for _, seed := range []int64{0, 1} {
+		for _, bag := range []int{32, 2048} {
+			c := Config{Learner: "gorgonia", Dataset: CIFAR10, Model: "wrn-16-4", Method: "kl", Protocol: "paper",
+				BagSize: bag, NumPoints: 40960, Seed: seed,
+				Hyper: Hyper{Epochs: 1, Optimizer: "sgd", LR: 0.1, BatchSize: 2, Schedule: Schedule{Kind: "constant"}}}
+			r := &Result{Format: ResultFormat, Key: c.Key(), Spec: "wrn16-4", Seed: seed, Config: c,
+				Metrics: Metrics{TestAccuracy: 0.5 + 0.1*float64(seed), Epochs: 1}}
+			if err := st.Put(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rs, _ := st.All()
+	entries, err := paper.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := BuildTables(rs, entries)
+	if err != nil || len(tables) != 1 {
+		t.Fatalf("%d tables, %v", len(tables), err)
+	}
+	var sb strings.Builder
+	tables[0].Markdown(&sb)
+	for _, want := range []string{
+		"| KL | 0.5500 ± 0.0500 | 0.5500 ± 0.0500 |",
+		"| KL (paper) | 0.4255 ± 0.13 | Out of RAM |",
+		"Table `tab: wideresnet.acc`",
+	} {
+		if !strings.Contains(sb.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, sb.String())
+		}
+	}
+	if err := tables[0].Plot(t.TempDir() + "/p.png"); err != nil {
+		t.Error(err)
+	}
+}
+
+// Two configurations in one slot are an error naming both cells.
+func TestReportRejectsMixedConfigurations(t *testing.T) {
+	var rs []*Result
+	for _, epochs := range []int{1, 2} {
+		c := Config{Learner: "logreg", Dataset: "gmm:", Model: "linear", Method: "kl", Protocol: "paper",
+			BagSize: 8, NumPoints: 64, Seed: 0,
+			Hyper: Hyper{Epochs: epochs, Optimizer: "sgd", LR: 0.1, BatchSize: 2, Schedule: Schedule{Kind: "constant"}}}
+		rs = append(rs, &Result{Format: ResultFormat, Key: c.Key(), Spec: "s", Config: c})
+	}
+	_, err := BuildTables(rs, nil)
+	if err == nil || !strings.Contains(err.Error(), rs[0].Key) || !strings.Contains(err.Error(), rs[1].Key) {
+		t.Errorf("err %v, want one naming both keys", err)
+	}
+}

@@ -1,0 +1,292 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// Shard selects part of a grid: shard Index of Count (1 ≤ Index ≤ Count).
+// The zero Shard selects everything.
+type Shard struct {
+	Index, Count int
+}
+
+// ParseShard reads "i/n" with 1 ≤ i ≤ n.
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil {
+		return Shard{}, fmt.Errorf("shard %q: want i/n, e.g. 1/4", s)
+	}
+	if n < 1 || i < 1 || i > n {
+		return Shard{}, fmt.Errorf("shard %q: want 1 ≤ i ≤ n", s)
+	}
+	return Shard{Index: i, Count: n}, nil
+}
+
+func (s Shard) String() string {
+	if s.Count == 0 {
+		return "all"
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// Select returns the cells of shard s, in their original order. Cells are
+// ranked by key and dealt round-robin, so the n shards partition the grid,
+// differ in size by at most one, and depend only on the set of keys (the same
+// on every machine).
+func (s Shard) Select(cells []Cell) []Cell {
+	if s.Count <= 1 {
+		return cells
+	}
+	keys := make([]string, len(cells))
+	for i, c := range cells {
+		keys[i] = c.Key
+	}
+	sort.Strings(keys)
+	mine := map[string]bool{}
+	for r, k := range keys {
+		if r%s.Count == s.Index-1 {
+			mine[k] = true
+		}
+	}
+	var out []Cell
+	for _, c := range cells {
+		if mine[c.Key] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Runner runs the cells of a spec into a Store, one at a time, skipping the
+// finished ones.
+type Runner struct {
+	Store   *Store
+	Shard   Shard
+	DataDir string
+	// Log receives progress: bars when it is a terminal, plain lines
+	// otherwise. Nil discards progress.
+	Log io.Writer
+	// Now is the clock (tests may replace it); nil means time.Now.
+	Now func() time.Time
+}
+
+// Summary counts what Run did.
+type Summary struct {
+	Cells    int // cells of the whole grid
+	InShard  int // cells of this shard
+	Skipped  int // already in the store
+	Finished int // run and stored now
+	Failed   []CellError
+}
+
+// CellError is a cell whose learner failed.
+type CellError struct {
+	Key string
+	Err error
+}
+
+func (e CellError) Error() string { return fmt.Sprintf("cell %s: %v", e.Key, e.Err) }
+
+// Run expands spec, keeps the runner's shard, and trains every cell not yet
+// in the store with the spec's learner, storing each result as soon as it is
+// finished. A failing cell is reported in Summary.Failed and the grid goes
+// on; a cancelled ctx stops the grid at once (the cell in flight is lost).
+func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
+	cells, err := spec.Cells()
+	if err != nil {
+		return Summary{}, err
+	}
+	sum := Summary{Cells: len(cells)}
+	mine := r.Shard.Select(cells)
+	sum.InShard = len(mine)
+	var todo []Cell
+	for _, c := range mine {
+		if r.Store.Has(c.Key) {
+			sum.Skipped++
+			continue
+		}
+		todo = append(todo, c)
+	}
+	for _, c := range todo {
+		if _, err := LookupLearner(c.Config.Learner); err != nil {
+			return sum, fmt.Errorf("spec %s: %w", spec.Name, err)
+		}
+	}
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	pr := newGridProgress(r.Log, spec.Name, r.Shard, len(todo), sum.Skipped, now)
+	for i, c := range todo {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		c.DataDir = r.DataDir
+		l, _ := LookupLearner(c.Config.Learner)
+		pr.startCell(i, c)
+		start := now()
+		m, err := l.Train(ctx, c, pr)
+		end := now()
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return sum, ctxErr
+			}
+			pr.failCell(c, err)
+			sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: err})
+			continue
+		}
+		prov := newProvenance(start, end)
+		if m.WallSeconds == 0 {
+			m.WallSeconds = prov.WallSeconds
+		}
+		if m.PeakRSSBytes == 0 {
+			m.PeakRSSBytes = prov.PeakRSSBytes
+		}
+		res := &Result{Format: ResultFormat, Key: c.Key, Spec: c.Spec, Seed: c.Config.Seed,
+			Config: c.Config, Metrics: m, Provenance: prov}
+		if err := r.Store.Put(res); err != nil {
+			return sum, err
+		}
+		sum.Finished++
+		pr.endCell(c, m, end.Sub(start))
+	}
+	pr.finish()
+	return sum, nil
+}
+
+// gridProgress shows the grid's progress (cells, ETA from the mean time per
+// finished cell) and the running cell's (epochs, ETA from the mean time per
+// finished epoch).
+type gridProgress struct {
+	w        io.Writer
+	tty      bool
+	bar      *progressbar.ProgressBar
+	name     string
+	shard    Shard
+	total    int
+	skipped  int
+	now      func() time.Time
+	gridT0   time.Time
+	done     int
+	idx      int
+	cell     Cell
+	cellT0   time.Time
+	lastLine time.Time
+}
+
+func newGridProgress(w io.Writer, name string, shard Shard, total, skipped int, now func() time.Time) *gridProgress {
+	g := &gridProgress{w: w, name: name, shard: shard, total: total, skipped: skipped, now: now, gridT0: now()}
+	if w == nil {
+		g.w = io.Discard
+		return g
+	}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		g.tty = true
+	}
+	fmt.Fprintf(g.w, "llpfc run %s (shard %s): %d cells to run, %d already finished\n", name, shard, total, skipped)
+	return g
+}
+
+func (g *gridProgress) gridETA() string {
+	if g.done == 0 {
+		return "?"
+	}
+	per := g.now().Sub(g.gridT0) / time.Duration(g.done)
+	return fmtDur(per * time.Duration(g.total-g.done))
+}
+
+func describe(c Cell) string {
+	return fmt.Sprintf("%s %s bag %d seed %d", c.Config.Dataset, c.Config.Method, c.Config.BagSize, c.Config.Seed)
+}
+
+func (g *gridProgress) startCell(i int, c Cell) {
+	g.idx, g.cell, g.cellT0 = i, c, g.now()
+	desc := fmt.Sprintf("[%d/%d, grid ETA %s] %s", i+1, g.total, g.gridETA(), describe(c))
+	if g.tty {
+		g.bar = progressbar.NewOptions(c.Config.Hyper.Epochs,
+			progressbar.OptionSetWriter(g.w),
+			progressbar.OptionSetDescription(desc),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetWidth(20),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(g.w) }),
+		)
+		return
+	}
+	fmt.Fprintf(g.w, "cell %d/%d start: %s (key %s); grid ETA %s\n", i+1, g.total, describe(c), c.Key, g.gridETA())
+	g.lastLine = g.now()
+}
+
+// Epoch implements Progress for the running cell.
+func (g *gridProgress) Epoch(done, total int, status string) {
+	if g.bar != nil {
+		if total > 0 && total != g.bar.GetMax() {
+			g.bar.ChangeMax(total)
+		}
+		g.bar.Describe(fmt.Sprintf("[%d/%d, grid ETA %s] %s %s", g.idx+1, g.total, g.gridETA(), describe(g.cell), status))
+		g.bar.Set(done)
+		return
+	}
+	if g.w == io.Discard {
+		return
+	}
+	t := g.now()
+	if done < total && t.Sub(g.lastLine) < 5*time.Second {
+		return // plain output: at most one line every 5 s, and the last epoch
+	}
+	g.lastLine = t
+	eta := "?"
+	if done > 0 {
+		eta = fmtDur(t.Sub(g.cellT0) / time.Duration(done) * time.Duration(total-done))
+	}
+	fmt.Fprintf(g.w, "  cell %d/%d epoch %d/%d %s; cell ETA %s\n", g.idx+1, g.total, done, total, status, eta)
+}
+
+func (g *gridProgress) endCell(c Cell, m Metrics, d time.Duration) {
+	g.done++
+	if g.bar != nil {
+		g.bar.Finish()
+		g.bar = nil
+	}
+	fmt.Fprintf(g.w, "cell %d/%d done: %s test accuracy %.4f in %s; grid ETA %s\n",
+		g.idx+1, g.total, describe(c), m.TestAccuracy, fmtDur(d), g.gridETA())
+}
+
+func (g *gridProgress) failCell(c Cell, err error) {
+	g.done++
+	if g.bar != nil {
+		g.bar.Exit()
+		g.bar = nil
+		fmt.Fprintln(g.w)
+	}
+	fmt.Fprintf(g.w, "cell %d/%d FAILED: %s (key %s): %v\n", g.idx+1, g.total, describe(c), c.Key, err)
+}
+
+func (g *gridProgress) finish() {
+	fmt.Fprintf(g.w, "llpfc run %s (shard %s): %d cells run in %s\n", g.name, g.shard, g.done, fmtDur(g.now().Sub(g.gridT0)))
+}
+
+func fmtDur(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// ErrFailedCells is returned by callers that turn Summary.Failed into an error.
+var ErrFailedCells = errors.New("some cells failed")

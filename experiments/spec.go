@@ -1,0 +1,500 @@
+package experiments
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/llpfc/llpfc/estimators"
+)
+
+// Methods are the training methods a cell may name (Section 6): the LLPFC
+// algorithms (Algorithms 1–3) and the baselines of Appendix `suppsec: exp`
+// (KL, `subsec:KL`; LLP-VAT; LLPGAN).
+var Methods = []string{"llpfc-ideal", "llpfc-uniform", "llpfc-approx", "kl", "llpvat", "llpgan"}
+
+// IsLLPFC reports whether method is one of the LLPFC algorithms, whose batch
+// size counts instances (the baselines' counts bags).
+func IsLLPFC(method string) bool { return strings.HasPrefix(method, "llpfc-") }
+
+// Spec is a declarative experiment grid: the cross product
+// datasets × seeds × bag sizes × methods, each cell sharing Config's other
+// settings, with Overrides patching the cells they match (the appendix's
+// settings differ by data set and method). Its JSON form is read strictly: an
+// unknown field is an error naming it.
+type Spec struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+
+	// Learner names the registered Learner that trains the cells ("logreg",
+	// "gorgonia", …; see RegisterLearner).
+	Learner string `json:"learner"`
+	// Model is the network (mlp, cnn, wrn-16-4, resnet18, vgg16, llpgan-d) or
+	// "linear" for the logistic-regression learner.
+	Model    string   `json:"model"`
+	Datasets []string `json:"datasets"`
+	Methods  []string `json:"methods"`
+	BagSizes []int    `json:"bag_sizes"`
+	Seeds    []int64  `json:"seeds"`
+	// Protocol makes the bags: "paper", "shuffle" or "dirichlet:a".
+	Protocol string `json:"protocol"`
+	// NumPoints is the number of training points put in bags; it must be a
+	// multiple of every bag size (App. `suppsec: exp`: 32×1280 = 40960 for
+	// CIFAR10 and SVHN, 32×3328 = 106496 for EMNIST).
+	NumPoints int `json:"num_points"`
+	// TestPoints caps the labelled test points evaluated (0: the whole split).
+	TestPoints int `json:"test_points,omitempty"`
+	// Shortfall is "" or "redraw" (default) or "strict": see bagproto.
+	Shortfall string `json:"shortfall,omitempty"`
+	Hyper     Hyper  `json:"hyper"`
+
+	Overrides []Override `json:"overrides,omitempty"`
+}
+
+// Override patches every cell matching When: Set is a partial Config in JSON
+// (for example {"hyper": {"batch_size": 2}}) decoded over the cell's config,
+// so fields it names replace the cell's and the others stay. Overrides apply
+// in order.
+type Override struct {
+	When Match           `json:"when"`
+	Set  json.RawMessage `json:"set"`
+}
+
+// Match selects cells; an empty list matches every value.
+type Match struct {
+	Datasets []string `json:"datasets,omitempty"`
+	Methods  []string `json:"methods,omitempty"`
+	BagSizes []int    `json:"bag_sizes,omitempty"`
+}
+
+func (m Match) matches(c *Config) bool {
+	return (len(m.Datasets) == 0 || containsStr(m.Datasets, c.Dataset)) &&
+		(len(m.Methods) == 0 || containsStr(m.Methods, c.Method)) &&
+		(len(m.BagSizes) == 0 || containsInt(m.BagSizes, c.BagSize))
+}
+
+// Hyper holds the training hyperparameters of a cell (App. `suppsec: exp`,
+// "Architecture and Hyperparameters" and "Implementation Details of LLPFC").
+type Hyper struct {
+	Epochs int `json:"epochs"`
+	// Optimizer is "sgd", "nesterov" (SGD with Nesterov momentum, dampening
+	// 0), "adam" or "adamw"; "gd" is full-batch gradient descent (logreg only).
+	Optimizer   string  `json:"optimizer"`
+	LR          float64 `json:"lr"`
+	Momentum    float64 `json:"momentum,omitempty"`
+	WeightDecay float64 `json:"weight_decay,omitempty"`
+	Beta1       float64 `json:"beta1,omitempty"`
+	Beta2       float64 `json:"beta2,omitempty"`
+	// BatchSize counts instances for the LLPFC methods and bags for kl,
+	// llpvat and llpgan (the appendix uses 128 or 256 instances; 2, 2 and 1
+	// bags).
+	BatchSize int      `json:"batch_size"`
+	Schedule  Schedule `json:"schedule"`
+	// RegroupEvery re-partitions the bags into groups every r epochs for the
+	// LLPFC methods (App. "Implementation Details of LLPFC": 20, or 5 for
+	// VGG16); 0 never regroups.
+	RegroupEvery int     `json:"regroup_every,omitempty"`
+	Dropout      float64 `json:"dropout,omitempty"`
+	// Augment applies the appendix's augmentation: zero-pad 4, random crop,
+	// random horizontal flip.
+	Augment bool `json:"augment,omitempty"`
+	// VATEps and VATXi are LLP-VAT's perturbation radius ε (App. LLPVAT: 6
+	// for CIFAR10, 1 for SVHN and EMNIST) and finite-difference step ξ.
+	VATEps float64 `json:"vat_eps,omitempty"`
+	VATXi  float64 `json:"vat_xi,omitempty"`
+	// Weights is the LLPFC group weighting w ∈ Δ^N: "" or "uniform" (w_i =
+	// 1/N, Section 6), "hm" or "chvol" (see estimators.WeightScheme).
+	Weights string `json:"weights,omitempty"`
+	// Compat is "" or "paper" (Algorithms 1–3) or "original" (the authors'
+	// code where it differs; see estimators.Compat).
+	Compat string `json:"compat,omitempty"`
+}
+
+// Schedule is a learning-rate schedule: "constant"; "multistep" (multiply by
+// Factor at each epoch in Milestones); "cosine" (cosine annealing with warm
+// restarts, first period Period epochs, each next period ×Mult).
+type Schedule struct {
+	Kind       string  `json:"kind"`
+	Milestones []int   `json:"milestones,omitempty"`
+	Factor     float64 `json:"factor,omitempty"`
+	Period     int     `json:"period,omitempty"`
+	Mult       int     `json:"mult,omitempty"`
+}
+
+// LR returns the learning rate of epoch e (0-based) for base rate base.
+func (s Schedule) LR(base float64, e int) float64 {
+	switch s.Kind {
+	case "multistep":
+		lr := base
+		for _, m := range s.Milestones {
+			if e >= m {
+				lr *= s.Factor
+			}
+		}
+		return lr
+	case "cosine":
+		period, start := s.Period, 0
+		mult := max(s.Mult, 1)
+		for e >= start+period {
+			start += period
+			period *= mult
+		}
+		return base * 0.5 * (1 + math.Cos(math.Pi*float64(e-start)/float64(period)))
+	default:
+		return base
+	}
+}
+
+// Config is the full configuration of one cell. Its canonical encoding
+// (CanonicalJSON) determines the cell's key.
+type Config struct {
+	Learner    string `json:"learner"`
+	Dataset    string `json:"dataset"`
+	Model      string `json:"model"`
+	Method     string `json:"method"`
+	Protocol   string `json:"protocol"`
+	BagSize    int    `json:"bag_size"`
+	NumPoints  int    `json:"num_points"`
+	TestPoints int    `json:"test_points,omitempty"`
+	// Shortfall is the bag protocol's policy when a class pool runs out:
+	// "" or "redraw" (bagproto's default), or "strict" (fail).
+	Shortfall string `json:"shortfall,omitempty"`
+	Seed      int64  `json:"seed"`
+	Hyper     Hyper  `json:"hyper"`
+}
+
+// NumBags is the number of bags of the cell, NumPoints/BagSize.
+func (c Config) NumBags() int { return c.NumPoints / c.BagSize }
+
+// canonicalPrefix versions the canonical encoding: a change of encoding must
+// change the prefix.
+const canonicalPrefix = "llpfc-cell/v1\n"
+
+// CanonicalJSON is the canonical encoding of c that Key hashes: the prefix
+// "llpfc-cell/v1\n" followed by encoding/json's compact encoding of the
+// Config struct — fields in the struct's declaration order (never the order of
+// a spec file's keys), fields tagged omitempty left out at their zero value
+// (so adding a new field whose zero value is the old behaviour keeps old keys),
+// numbers in Go's shortest round-trip form (1e-1 and 0.1 both encode as 0.1),
+// slices in their given order (milestones are ordered), no whitespace.
+func (c Config) CanonicalJSON() []byte {
+	b, err := json.Marshal(c)
+	if err != nil { // unreachable: Config holds only strings, numbers, slices
+		panic(err)
+	}
+	return append([]byte(canonicalPrefix), b...)
+}
+
+// Key is the cell's identity: the first 32 hex digits (128 bits) of the
+// SHA-256 of CanonicalJSON. Any change of setting changes the key; the
+// ordering or spelling of a spec file does not.
+func (c Config) Key() string {
+	sum := sha256.Sum256(c.CanonicalJSON())
+	return hex.EncodeToString(sum[:16])
+}
+
+// Cell is one job of a grid: a configuration, its key and the name of the
+// spec it came from. DataDir is where the learner finds data files; it is an
+// environment setting, not part of the key.
+type Cell struct {
+	Spec    string
+	Key     string
+	Config  Config
+	DataDir string
+}
+
+// ParseSpec reads a spec from JSON, rejecting unknown fields, and validates
+// it. name labels errors (a file name).
+func ParseSpec(name string, r io.Reader) (*Spec, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var s Spec
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("spec %s: %w", name, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("spec %s: trailing data after the spec object", name)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("spec %s: %w", name, err)
+	}
+	return &s, nil
+}
+
+// LoadSpec returns the built-in spec called nameOrPath, or else reads the JSON
+// file at that path.
+func LoadSpec(nameOrPath string) (*Spec, error) {
+	if s, ok := BuiltinSpec(nameOrPath); ok {
+		return s, nil
+	}
+	f, err := os.Open(nameOrPath)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("spec %q: neither a built-in spec (%s) nor a readable file: %w",
+				nameOrPath, strings.Join(BuiltinNames(), ", "), err)
+		}
+		return nil, fmt.Errorf("spec %q: %w", nameOrPath, err)
+	}
+	defer f.Close()
+	return ParseSpec(nameOrPath, f)
+}
+
+// Validate checks the spec's own fields and then every expanded cell, and
+// returns an error naming the first field that breaks a rule.
+func (s *Spec) Validate() error {
+	if s.Name == "" {
+		return errors.New("name: is empty, want a name")
+	}
+	if len(s.Datasets) == 0 {
+		return errors.New("datasets: is empty, want at least one data set")
+	}
+	for i, d := range s.Datasets {
+		if d == "" {
+			return fmt.Errorf("datasets[%d]: is empty", i)
+		}
+	}
+	if len(s.Methods) == 0 {
+		return errors.New("methods: is empty, want at least one of " + strings.Join(Methods, ", "))
+	}
+	if len(s.BagSizes) == 0 {
+		return errors.New("bag_sizes: is empty, want at least one bag size")
+	}
+	if len(s.Seeds) == 0 {
+		return errors.New("seeds: is empty, want at least one seed")
+	}
+	if err := dupCheck("datasets", s.Datasets); err != nil {
+		return err
+	}
+	if err := dupCheck("methods", s.Methods); err != nil {
+		return err
+	}
+	if err := dupCheck("bag_sizes", s.BagSizes); err != nil {
+		return err
+	}
+	if err := dupCheck("seeds", s.Seeds); err != nil {
+		return err
+	}
+	for i, o := range s.Overrides {
+		if len(o.Set) == 0 {
+			return fmt.Errorf("overrides[%d].set: is missing", i)
+		}
+		var probe Config
+		dec := json.NewDecoder(bytes.NewReader(o.Set))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&probe); err != nil {
+			return fmt.Errorf("overrides[%d].set: %w", i, err)
+		}
+	}
+	cells, err := s.expand()
+	if err != nil {
+		return err
+	}
+	for _, c := range cells {
+		if err := c.Config.Validate(); err != nil {
+			return fmt.Errorf("cell (dataset %s, method %s, bag size %d, seed %d): %w",
+				c.Config.Dataset, c.Config.Method, c.Config.BagSize, c.Config.Seed, err)
+		}
+	}
+	return nil
+}
+
+func dupCheck[T comparable](field string, xs []T) error {
+	seen := map[T]int{}
+	for i, x := range xs {
+		if j, dup := seen[x]; dup {
+			return fmt.Errorf("%s[%d]: repeats %s[%d] (%v)", field, i, field, j, x)
+		}
+		seen[x] = i
+	}
+	return nil
+}
+
+// Validate checks one cell's configuration and names the offending field.
+func (c Config) Validate() error {
+	h := c.Hyper
+	switch {
+	case c.Learner == "":
+		return errors.New("learner: is empty, want a registered learner (e.g. logreg, gorgonia)")
+	case c.Dataset == "":
+		return errors.New("dataset: is empty")
+	case c.Model == "":
+		return errors.New("model: is empty")
+	case !containsStr(Methods, c.Method):
+		return fmt.Errorf("method: is %q, want one of %s", c.Method, strings.Join(Methods, ", "))
+	case c.BagSize <= 0:
+		return fmt.Errorf("bag_size: is %d, want > 0", c.BagSize)
+	case c.NumPoints <= 0:
+		return fmt.Errorf("num_points: is %d, want > 0", c.NumPoints)
+	case c.NumPoints%c.BagSize != 0:
+		return fmt.Errorf("num_points: %d is not a multiple of bag size %d (bags have equal sizes, Section 6)", c.NumPoints, c.BagSize)
+	case c.TestPoints < 0:
+		return fmt.Errorf("test_points: is %d, want ≥ 0 (0 = the whole test split)", c.TestPoints)
+	case h.Epochs <= 0:
+		return fmt.Errorf("hyper.epochs: is %d, want > 0", h.Epochs)
+	case !containsStr([]string{"sgd", "nesterov", "adam", "adamw", "gd"}, h.Optimizer):
+		return fmt.Errorf("hyper.optimizer: is %q, want sgd, nesterov, adam, adamw or gd", h.Optimizer)
+	case !(h.LR > 0) || math.IsInf(h.LR, 0):
+		return fmt.Errorf("hyper.lr: is %v, want a finite number > 0", h.LR)
+	case !(h.Momentum >= 0 && h.Momentum < 1):
+		return fmt.Errorf("hyper.momentum: is %v, want in [0, 1)", h.Momentum)
+	case h.Optimizer == "nesterov" && h.Momentum == 0:
+		return errors.New("hyper.momentum: is 0, want > 0 with optimizer nesterov")
+	case !(h.WeightDecay >= 0) || math.IsInf(h.WeightDecay, 0):
+		return fmt.Errorf("hyper.weight_decay: is %v, want a finite number ≥ 0", h.WeightDecay)
+	case !(h.Beta1 >= 0 && h.Beta1 < 1):
+		return fmt.Errorf("hyper.beta1: is %v, want in [0, 1)", h.Beta1)
+	case !(h.Beta2 >= 0 && h.Beta2 < 1):
+		return fmt.Errorf("hyper.beta2: is %v, want in [0, 1)", h.Beta2)
+	case h.BatchSize <= 0:
+		return fmt.Errorf("hyper.batch_size: is %d, want > 0", h.BatchSize)
+	case !IsLLPFC(c.Method) && h.BatchSize > c.NumBags():
+		return fmt.Errorf("hyper.batch_size: %d bags, but method %s at bag size %d has only %d bags", h.BatchSize, c.Method, c.BagSize, c.NumBags())
+	case h.RegroupEvery < 0:
+		return fmt.Errorf("hyper.regroup_every: is %d, want ≥ 0 (0 = never)", h.RegroupEvery)
+	case !(h.Dropout >= 0 && h.Dropout < 1):
+		return fmt.Errorf("hyper.dropout: is %v, want in [0, 1)", h.Dropout)
+	case !(h.VATEps >= 0) || math.IsInf(h.VATEps, 0):
+		return fmt.Errorf("hyper.vat_eps: is %v, want a finite number ≥ 0", h.VATEps)
+	case !(h.VATXi >= 0) || math.IsInf(h.VATXi, 0):
+		return fmt.Errorf("hyper.vat_xi: is %v, want a finite number ≥ 0", h.VATXi)
+	}
+	if h.Weights != "" {
+		if _, err := estimators.ParseWeights(h.Weights); err != nil {
+			return fmt.Errorf("hyper.weights: %w", err)
+		}
+	}
+	if h.Compat != "" {
+		if _, err := estimators.ParseCompat(h.Compat); err != nil {
+			return fmt.Errorf("hyper.compat: %w", err)
+		}
+	}
+	if err := validateProtocol(c.Protocol); err != nil {
+		return err
+	}
+	if c.Shortfall != "" && c.Shortfall != "redraw" && c.Shortfall != "strict" {
+		return fmt.Errorf("shortfall: is %q, want redraw or strict", c.Shortfall)
+	}
+	return h.Schedule.validate(h.Epochs)
+}
+
+func validateProtocol(p string) error {
+	switch {
+	case p == "paper" || p == "shuffle":
+		return nil
+	case strings.HasPrefix(p, "dirichlet:"):
+		a, err := strconv.ParseFloat(strings.TrimPrefix(p, "dirichlet:"), 64)
+		if err != nil || !(a > 0) || math.IsInf(a, 0) {
+			return fmt.Errorf("protocol: %q has concentration %q, want a finite number > 0", p, strings.TrimPrefix(p, "dirichlet:"))
+		}
+		return nil
+	}
+	return fmt.Errorf("protocol: is %q, want paper, shuffle or dirichlet:a", p)
+}
+
+func (s Schedule) validate(epochs int) error {
+	switch s.Kind {
+	case "constant":
+		if len(s.Milestones) > 0 || s.Factor != 0 || s.Period != 0 || s.Mult != 0 {
+			return errors.New("hyper.schedule: kind constant takes no milestones, factor, period or mult")
+		}
+	case "multistep":
+		if len(s.Milestones) == 0 {
+			return errors.New("hyper.schedule.milestones: is empty, want the epochs at which the rate drops")
+		}
+		for i, m := range s.Milestones {
+			if m <= 0 || m >= epochs {
+				return fmt.Errorf("hyper.schedule.milestones[%d]: is %d, want in 1..epochs-1=%d", i, m, epochs-1)
+			}
+			if i > 0 && m <= s.Milestones[i-1] {
+				return fmt.Errorf("hyper.schedule.milestones[%d]: is %d, want > milestones[%d]=%d (increasing)", i, m, i-1, s.Milestones[i-1])
+			}
+		}
+		if !(s.Factor > 0 && s.Factor < 1) {
+			return fmt.Errorf("hyper.schedule.factor: is %v, want in (0, 1)", s.Factor)
+		}
+	case "cosine":
+		if s.Period <= 0 {
+			return fmt.Errorf("hyper.schedule.period: is %d, want > 0 epochs", s.Period)
+		}
+		if s.Mult < 0 {
+			return fmt.Errorf("hyper.schedule.mult: is %d, want ≥ 1 (or 0 = 1)", s.Mult)
+		}
+	default:
+		return fmt.Errorf("hyper.schedule.kind: is %q, want constant, multistep or cosine", s.Kind)
+	}
+	return nil
+}
+
+// Cells expands the spec into its cells in a fixed order: datasets, then
+// seeds, then bag sizes, then methods (so an interrupted run has complete
+// tables for its first seeds). It validates the spec first.
+func (s *Spec) Cells() ([]Cell, error) {
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("spec %s: %w", s.Name, err)
+	}
+	return s.expand()
+}
+
+func (s *Spec) expand() ([]Cell, error) {
+	var cells []Cell
+	keys := map[string]int{}
+	for _, d := range s.Datasets {
+		for _, seed := range s.Seeds {
+			for _, b := range s.BagSizes {
+				for _, m := range s.Methods {
+					c := Config{
+						Learner: s.Learner, Dataset: d, Model: s.Model, Method: m,
+						Protocol: s.Protocol, BagSize: b, NumPoints: s.NumPoints,
+						TestPoints: s.TestPoints, Shortfall: s.Shortfall, Seed: seed, Hyper: s.Hyper,
+					}
+					c.Hyper.Schedule.Milestones = append([]int(nil), s.Hyper.Schedule.Milestones...)
+					for i, o := range s.Overrides {
+						if !o.When.matches(&c) {
+							continue
+						}
+						if err := json.Unmarshal(o.Set, &c); err != nil {
+							return nil, fmt.Errorf("overrides[%d].set: %w", i, err)
+						}
+					}
+					// The swept axes are the grid's; an override may not move a cell.
+					if c.Dataset != d || c.Method != m || c.BagSize != b || c.Seed != seed {
+						return nil, fmt.Errorf("overrides: may not set dataset, method, bag_size or seed (cell %s/%s/%d/%d)", d, m, b, seed)
+					}
+					k := c.Key()
+					if j, dup := keys[k]; dup {
+						return nil, fmt.Errorf("cells %d and %d have the same configuration", j, len(cells))
+					}
+					keys[k] = len(cells)
+					cells = append(cells, Cell{Spec: s.Name, Key: k, Config: c})
+				}
+			}
+		}
+	}
+	return cells, nil
+}
+
+func containsStr(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,276 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/llpfc/llpfc/internal/atomicfile"
+)
+
+// ResultFormat names the layout of a result file; it changes when the layout
+// does.
+const ResultFormat = "llpfc-result/1"
+
+// Result is one finished cell as the store keeps it: DIR/cells/<key>.json.
+type Result struct {
+	Format     string     `json:"format"`
+	Key        string     `json:"key"`
+	Spec       string     `json:"spec"`
+	Seed       int64      `json:"seed"`
+	Config     Config     `json:"config"`
+	Metrics    Metrics    `json:"metrics"`
+	Provenance Provenance `json:"provenance"`
+}
+
+// Provenance records where, when and by which code a result was made.
+type Provenance struct {
+	// CodeVersion is the VCS revision of the binary (runtime/debug build
+	// info), else `git describe --always --dirty` in the working directory,
+	// else "unknown".
+	CodeVersion string `json:"code_version"`
+	// Dirty reports uncommitted changes in the build's working tree.
+	Dirty     bool      `json:"dirty"`
+	GoVersion string    `json:"go_version"`
+	Host      string    `json:"host"`
+	GOOS      string    `json:"goos"`
+	GOARCH    string    `json:"goarch"`
+	NumCPU    int       `json:"num_cpu"`
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	// WallSeconds is End−Start as measured by the runner.
+	WallSeconds float64 `json:"wall_seconds"`
+	// PeakRSSBytes is the process's peak resident set size when the cell
+	// ended (getrusage ru_maxrss). It is a high-water mark of the whole
+	// process, so it bounds the cell's peak from above.
+	PeakRSSBytes int64 `json:"peak_rss_bytes"`
+}
+
+// SameOutcome reports whether two results of one key agree on everything that
+// a deterministic rerun reproduces: key, configuration and the outcome
+// metrics (test accuracy, epochs, final loss, point counts, extras). Wall
+// time, throughput, memory and provenance are ignored.
+func (r *Result) SameOutcome(o *Result) bool {
+	if r.Key != o.Key || !reflect.DeepEqual(r.Config, o.Config) {
+		return false
+	}
+	a, b := r.Metrics, o.Metrics
+	a.WallSeconds, a.TrainImagesPerSecond, a.PeakRSSBytes = 0, 0, 0
+	b.WallSeconds, b.TrainImagesPerSecond, b.PeakRSSBytes = 0, 0, 0
+	return reflect.DeepEqual(a, b)
+}
+
+// Validate checks a result read from disk.
+func (r *Result) Validate() error {
+	if r.Format != ResultFormat {
+		return fmt.Errorf("format: is %q, want %q", r.Format, ResultFormat)
+	}
+	if k := r.Config.Key(); k != r.Key {
+		return fmt.Errorf("key: is %s, but the config hashes to %s", r.Key, k)
+	}
+	if r.Seed != r.Config.Seed {
+		return fmt.Errorf("seed: is %d, but config.seed is %d", r.Seed, r.Config.Seed)
+	}
+	return nil
+}
+
+// Store is a results directory: one JSON file per finished cell,
+// DIR/cells/<key>.json, each written atomically (internal/atomicfile), so a
+// killed run leaves only whole files (and perhaps a hidden temporary file,
+// which readers ignore).
+type Store struct {
+	Dir string
+}
+
+// OpenStore creates DIR/cells if needed and returns the store.
+func OpenStore(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("results directory: is empty")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "cells"), 0o755); err != nil {
+		return nil, fmt.Errorf("results directory %s: %w", dir, err)
+	}
+	return &Store{Dir: dir}, nil
+}
+
+func (s *Store) path(key string) string { return filepath.Join(s.Dir, "cells", key+".json") }
+
+// Has reports whether the cell with this key is finished.
+func (s *Store) Has(key string) bool {
+	_, err := os.Stat(s.path(key))
+	return err == nil
+}
+
+// Put writes r atomically.
+func (s *Store) Put(r *Result) error {
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("result %s: %w", r.Key, err)
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("result %s: %w", r.Key, err)
+	}
+	return atomicfile.WriteFile(s.path(r.Key), append(b, '\n'))
+}
+
+// Get reads the result with this key.
+func (s *Store) Get(key string) (*Result, error) {
+	return readResult(s.path(key))
+}
+
+func readResult(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var r Result
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if want := strings.TrimSuffix(filepath.Base(path), ".json"); want != r.Key {
+		return nil, fmt.Errorf("%s: holds key %s, want the file's name %s", path, r.Key, want)
+	}
+	return &r, nil
+}
+
+// All reads every result, sorted by key. Hidden files (temporary files of an
+// interrupted write) are skipped.
+func (s *Store) All() ([]*Result, error) {
+	ents, err := os.ReadDir(filepath.Join(s.Dir, "cells"))
+	if err != nil {
+		return nil, fmt.Errorf("results directory %s: %w", s.Dir, err)
+	}
+	var out []*Result
+	for _, e := range ents {
+		n := e.Name()
+		if e.IsDir() || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".json") {
+			continue
+		}
+		r, err := readResult(filepath.Join(s.Dir, "cells", n))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, nil
+}
+
+// Merge copies every result of the stores srcs into dst. A key present in
+// several stores (or already in dst) must have the same outcome everywhere
+// (Result.SameOutcome); otherwise Merge fails with an error naming the key and
+// the two places, before writing anything. It returns the number of results
+// written.
+func Merge(dst *Store, srcs ...*Store) (int, error) {
+	chosen := map[string]*Result{}
+	where := map[string]string{}
+	existing, err := dst.All()
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range existing {
+		chosen[r.Key], where[r.Key] = r, dst.Dir
+	}
+	var toWrite []*Result
+	for _, src := range srcs {
+		rs, err := src.All()
+		if err != nil {
+			return 0, err
+		}
+		for _, r := range rs {
+			if prev, ok := chosen[r.Key]; ok {
+				if !prev.SameOutcome(r) {
+					return 0, fmt.Errorf("cell %s: conflicting results in %s (test accuracy %v) and %s (test accuracy %v)",
+						r.Key, where[r.Key], prev.Metrics.TestAccuracy, src.Dir, r.Metrics.TestAccuracy)
+				}
+				continue
+			}
+			chosen[r.Key], where[r.Key] = r, src.Dir
+			toWrite = append(toWrite, r)
+		}
+	}
+	for _, r := range toWrite {
+		if err := dst.Put(r); err != nil {
+			return 0, err
+		}
+	}
+	return len(toWrite), nil
+}
+
+// PeakRSSBytes is the process's peak resident set size (getrusage
+// ru_maxrss; kilobytes on Linux, bytes on macOS).
+func PeakRSSBytes() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	if runtime.GOOS == "darwin" {
+		return int64(ru.Maxrss)
+	}
+	return int64(ru.Maxrss) * 1024
+}
+
+var (
+	versionOnce  sync.Once
+	versionRev   string
+	versionDirty bool
+)
+
+// CodeVersion returns the VCS revision of the running binary and whether its
+// tree was dirty: from runtime/debug.ReadBuildInfo (vcs.revision,
+// vcs.modified) when the build recorded them, else from `git describe
+// --always --dirty --abbrev=40` run in the working directory, else "unknown".
+func CodeVersion() (rev string, dirty bool) {
+	versionOnce.Do(func() {
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			for _, s := range bi.Settings {
+				switch s.Key {
+				case "vcs.revision":
+					versionRev = s.Value
+				case "vcs.modified":
+					versionDirty = s.Value == "true"
+				}
+			}
+		}
+		if versionRev != "" {
+			return
+		}
+		out, err := exec.Command("git", "describe", "--always", "--dirty", "--abbrev=40").Output()
+		if err != nil {
+			versionRev = "unknown"
+			return
+		}
+		d := strings.TrimSpace(string(out))
+		versionDirty = strings.HasSuffix(d, "-dirty")
+		versionRev = strings.TrimSuffix(d, "-dirty")
+	})
+	return versionRev, versionDirty
+}
+
+func newProvenance(start, end time.Time) Provenance {
+	rev, dirty := CodeVersion()
+	host, _ := os.Hostname()
+	return Provenance{
+		CodeVersion: rev, Dirty: dirty, GoVersion: runtime.Version(), Host: host,
+		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, NumCPU: runtime.NumCPU(),
+		Start: start.UTC(), End: end.UTC(), WallSeconds: end.Sub(start).Seconds(),
+		PeakRSSBytes: PeakRSSBytes(),
+	}
+}

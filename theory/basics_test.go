@@ -1,0 +1,145 @@
+package theory
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Tests for simplex.go, norms.go and transition.go.
+
+func TestCheckSimplex(t *testing.T) {
+	tests := []struct {
+		p        []float64
+		interior bool
+		want     string // "" = valid
+	}{
+		{[]float64{0.5, 0.5}, false, ""},
+		{[]float64{1, 0}, false, ""},
+		{[]float64{1, 0}, true, "entry 1 is 0, want > 0"},
+		{[]float64{0.5, 0.5 + 1e-10}, false, ""}, // within SimplexTol
+		{[]float64{0.5, 0.5 + 1e-8}, false, "entries sum to"},
+		{nil, false, "empty probability vector"},
+		{[]float64{math.Inf(1), 0}, false, "entry 0 is +Inf"},
+		{[]float64{1.5, -0.5}, false, "entry 1 is -0.5, want ≥ 0"},
+	}
+	for _, tt := range tests {
+		var err error
+		if tt.interior {
+			err = CheckInteriorSimplex("p", tt.p, SimplexTol)
+		} else {
+			err = CheckSimplex("p", tt.p, SimplexTol)
+		}
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%v: unexpected error %v", tt.p, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "p: ")):
+			t.Errorf("%v: error %v, want one naming p and containing %q", tt.p, err, tt.want)
+		}
+	}
+}
+
+func TestCheckColumnStochastic(t *testing.T) {
+	tests := []struct {
+		T    mat.Matrix
+		want string
+	}{
+		{mat.NewDense(2, 2, []float64{0.8, 0.3, 0.2, 0.7}), ""},
+		{mat.NewDense(2, 2, []float64{0.8, 0.3, 0.3, 0.7}), "column 0 sums to 1.1"},
+		{mat.NewDense(2, 3, nil), "is 2×3"},
+		{mat.NewDense(2, 2, []float64{1.2, 0, -0.2, 1}), "entry (1,0) is -0.2"},
+		{mat.NewDense(2, 2, []float64{math.NaN(), 0, 1, 1}), "entry (0,0) is NaN"},
+		{nil, "nil matrix"},
+	}
+	for i, tt := range tests {
+		err := CheckColumnStochastic("T", tt.T, SimplexTol)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("case %d: unexpected error %v", i, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("case %d: error %v, want one containing %q", i, err, tt.want)
+		}
+	}
+}
+
+func TestNorms(t *testing.T) {
+	T := mat.NewDense(2, 2, []float64{0.8, 0.3, 0.2, 0.7})
+	// det = 0.56 − 0.06 = 0.5; T⁻¹ = 2·[0.7 −0.3; −0.2 0.8] = [1.4 −0.6; −0.4 1.6];
+	// column sums of |·|: 1.8 and 2.2.
+	if n := Norm1(T); !calibClose(n, 1, 1e-15) {
+		t.Errorf("Norm1 = %v, want 1 (column-stochastic)", n)
+	}
+	if n, err := InvNorm1(T); err != nil || !calibClose(n, 2.2, 1e-14) {
+		t.Errorf("InvNorm1 = %v, %v; want 2.2", n, err)
+	}
+	// Lambda0 = max_c |log(C / Σ_j t_{c,j})|: row sums 1.1 and 0.9;
+	// |−log(1.1/2)| = 0.5978…, |−log(0.9/2)| = 0.7985… .
+	if l, err := Lambda0(T); err != nil || !calibClose(l, -math.Log(0.45), 1e-15) {
+		t.Errorf("Lambda0 = %v, %v; want %v", l, err, -math.Log(0.45))
+	}
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"InvNorm1 nil", calibErr(InvNorm1(nil)), "T: nil matrix"},
+		{"InvNorm1 rect", calibErr(InvNorm1(mat.NewDense(1, 2, nil))), "T: is 1×2"},
+		{"InvNorm1 singular", calibErr(InvNorm1(mat.NewDense(2, 2, []float64{0.5, 0.5, 0.5, 0.5}))), "T: singular"},
+		{"InvNorm1 NaN", calibErr(InvNorm1(mat.NewDense(1, 1, []float64{math.NaN()}))), "T: entry (0,0) is NaN"},
+		{"Lambda0 nil", calibErr(Lambda0(nil)), "T: nil matrix"},
+		{"Lambda0 zero row", calibErr(Lambda0(mat.NewDense(2, 2, []float64{0, 0, 1, 1}))), "T: row 0 sums to 0"},
+	}
+	for _, tt := range tests {
+		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want one containing %q", tt.name, tt.err, tt.want)
+		}
+	}
+}
+
+func TestTransitionMatrix(t *testing.T) {
+	// Two bags: γ_1 = (0.9, 0.1), γ_2 = (0.2, 0.8); α = (0.5, 0.5).
+	// σ = Γᵀα = (0.55, 0.45); T(i,j) = Γ(i,j)α(i)/σ(j):
+	// T = [0.45/0.55 0.05/0.45; 0.1/0.55 0.4/0.45].
+	gamma := mat.NewDense(2, 2, []float64{0.9, 0.1, 0.2, 0.8})
+	alpha := []float64{0.5, 0.5}
+	sigma, err := NoisyToCleanPrior(gamma, alpha)
+	if err != nil || !calibClose(sigma[0], 0.55, 1e-15) || !calibClose(sigma[1], 0.45, 1e-15) {
+		t.Fatalf("NoisyToCleanPrior = %v, %v; want (0.55, 0.45)", sigma, err)
+	}
+	T, err := TransitionMatrix(gamma, alpha, sigma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0.45 / 0.55, 0.05 / 0.45, 0.1 / 0.55, 0.4 / 0.45}
+	for k, w := range want {
+		if got := T.At(k/2, k%2); !calibClose(got, w, 1e-15) {
+			t.Errorf("T(%d,%d) = %v, want %v", k/2, k%2, got, w)
+		}
+	}
+	if err := CheckColumnStochastic("T", T, SimplexTol); err != nil {
+		t.Errorf("T with σ = Γᵀα is not column-stochastic: %v", err)
+	}
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"gamma rect", calibErrT(TransitionMatrix(mat.NewDense(2, 3, nil), alpha, sigma)), "gamma: is 2×3"},
+		{"alpha len", calibErrT(TransitionMatrix(gamma, []float64{1}, sigma)), "alpha: has 1 entries"},
+		{"sigma len", calibErrT(TransitionMatrix(gamma, alpha, []float64{1})), "sigma: has 1 entries"},
+		{"gamma row", calibErrT(TransitionMatrix(mat.NewDense(2, 2, []float64{0.9, 0.2, 0.2, 0.8}), alpha, sigma)), "gamma row 0"},
+		{"alpha simplex", calibErrT(TransitionMatrix(gamma, []float64{0.7, 0.7}, sigma)), "alpha: entries sum to"},
+		{"sigma zero", calibErrT(TransitionMatrix(gamma, alpha, []float64{1, 0})), "sigma: entry 1 is 0"},
+		{"prior rect", calibErr2(NoisyToCleanPrior(mat.NewDense(2, 3, nil), alpha)), "gamma: is 2×3"},
+		{"prior alpha", calibErr2(NoisyToCleanPrior(gamma, []float64{1})), "alpha: has 1 entries"},
+	}
+	for _, tt := range tests {
+		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want one containing %q", tt.name, tt.err, tt.want)
+		}
+	}
+}
+
+func calibErrT(_ *mat.Dense, err error) error { return err }

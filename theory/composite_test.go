@@ -1,0 +1,249 @@
+package theory
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// naiveCompositeFC evaluates −log((T softmax(s))_c) literally (exp, sum,
+// matrix product, log): an independent path valid for moderate scores.
+func naiveCompositeFC(T mat.Matrix, s []float64, c int) float64 {
+	z := 0.0
+	for _, v := range s {
+		z += math.Exp(v)
+	}
+	tp := 0.0
+	for k, v := range s {
+		tp += T.At(c, k) * math.Exp(v) / z
+	}
+	return -math.Log(tp)
+}
+
+func TestSoftmax(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    []float64
+		want []float64
+		tol  float64
+	}{
+		{"zeros", []float64{0, 0}, []float64{0.5, 0.5}, 1e-16},
+		{"logs", []float64{0, math.Log(2), math.Log(3)}, []float64{1. / 6, 2. / 6, 3. / 6}, 1e-15},
+		// 700+log 2 is rounded to a multiple of ulp(700) ≈ 1.1e-13, so the
+		// exact softmax of the stored input differs from 1/6, 2/6, 3/6 by up
+		// to about that much.
+		{"shifted logs", []float64{700, 700 + math.Log(2), 700 + math.Log(3)}, []float64{1. / 6, 2. / 6, 3. / 6}, 1.2e-13},
+		{"extreme", []float64{1000, -1000}, []float64{1, 0}, 0},
+		{"equal extreme", []float64{-1000, -1000}, []float64{0.5, 0.5}, 0},
+		{"single", []float64{3}, []float64{1}, 0},
+	} {
+		got, err := Softmax(tc.s)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for i := range got {
+			if math.Abs(got[i]-tc.want[i]) > tc.tol {
+				t.Errorf("%s: softmax[%d] = %.17g, want %.17g", tc.name, i, got[i], tc.want[i])
+			}
+		}
+	}
+}
+
+func TestSoftmaxLinkRoundTrip(t *testing.T) {
+	p := []float64{1. / 6, 1. / 3, 1. / 2}
+	s, err := SoftmaxLink(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ψ_i(p) = log p_i − mean log p, derived by hand: mean = (log(1/6)+log(1/3)+log(1/2))/3.
+	mean := (math.Log(1./6) + math.Log(1./3) + math.Log(0.5)) / 3
+	sum := 0.0
+	for i := range s {
+		if math.Abs(s[i]-(math.Log(p[i])-mean)) > 1e-15 {
+			t.Errorf("ψ_%d = %g, want %g", i, s[i], math.Log(p[i])-mean)
+		}
+		sum += s[i]
+	}
+	if math.Abs(sum) > 1e-14 {
+		t.Errorf("Σψ = %g, want 0 (ψ maps into 𝒱)", sum)
+	}
+	q, err := Softmax(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p {
+		if math.Abs(q[i]-p[i]) > 1e-15 {
+			t.Errorf("softmax(ψ(p))[%d] = %g, want %g", i, q[i], p[i])
+		}
+	}
+}
+
+func TestCompositeFCValues(t *testing.T) {
+	I2 := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
+	N2 := mat.NewDense(2, 2, []float64{.5, .5, .5, .5})
+	T := mat.NewDense(3, 3, []float64{.7, .1, .2, .2, .8, .1, .1, .1, .7})
+	Z := mat.NewDense(2, 2, []float64{1, 1, 0, 0}) // zero second row
+	for _, tc := range []struct {
+		name string
+		T    mat.Matrix
+		s    []float64
+		c    int
+		want float64
+	}{
+		{"identity is cross-entropy at 0", I2, []float64{0, 0}, 0, math.Log(2)},
+		// log(e^1000+e^-1000) − (−1000) = 1000 + log(1+e^-2000) + 1000 = 2000.
+		{"identity extreme", I2, []float64{1000, -1000}, 1, 2000},
+		{"noise-only T is constant", N2, []float64{123, -4}, 1, math.Log(2)},
+		{"generic T", T, []float64{1, -1, 0.5}, 2, naiveCompositeFC(T, []float64{1, -1, 0.5}, 2)},
+		{"generic T class 0", T, []float64{-2, 3, 0.1}, 0, naiveCompositeFC(T, []float64{-2, 3, 0.1}, 0)},
+		{"zero row is +Inf", Z, []float64{0, 0}, 1, math.Inf(1)},
+		// (Tp)_0 with p ≈ (0,1,0): 0.1 exactly in the limit; underflow-free.
+		{"generic T extreme", T, []float64{-1000, 1000, -1000}, 0, -math.Log(0.1)},
+	} {
+		got, err := CompositeFC(tc.T, tc.s, tc.c)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if math.IsInf(tc.want, 1) {
+			if !math.IsInf(got, 1) {
+				t.Errorf("%s: got %g, want +Inf", tc.name, got)
+			}
+			continue
+		}
+		if math.Abs(got-tc.want) > 1e-12*(1+math.Abs(tc.want)) {
+			t.Errorf("%s: λ = %.17g, want %.17g", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestCompositeFCUnderflow: (T softmax(s))_c = 0.5·e^{-2000}/(1+…) underflows
+// in floating point, yet λ is finite: −log 0.5 + 2000.
+func TestCompositeFCUnderflow(t *testing.T) {
+	T := mat.NewDense(2, 2, []float64{1, 0.5, 0, 0.5})
+	got, err := CompositeFC(T, []float64{1000, -1000}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 2000 + math.Log(2)
+	if math.Abs(got-want) > 1e-9 {
+		t.Errorf("λ = %.17g, want %.17g", got, want)
+	}
+}
+
+func TestCompositeFCGrad(t *testing.T) {
+	I3 := mat.NewDense(3, 3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
+	s := []float64{0.3, -1.2, 2}
+	g, err := CompositeFCGrad(I3, s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := Softmax(s)
+	for i := range g { // cross-entropy gradient p − e_c
+		want := p[i]
+		if i == 1 {
+			want--
+		}
+		if math.Abs(g[i]-want) > 1e-15 {
+			t.Errorf("∂λ/∂s_%d = %g, want %g", i, g[i], want)
+		}
+	}
+	// A generic T against central differences of the naive formula.
+	T := mat.NewDense(3, 3, []float64{.7, .1, .2, .2, .8, .1, .1, .1, .7})
+	for c := 0; c < 3; c++ {
+		g, err := CompositeFCGrad(T, s, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := 0.0
+		for i := range s {
+			h := 1e-5
+			sp := append([]float64(nil), s...)
+			sm := append([]float64(nil), s...)
+			sp[i] += h
+			sm[i] -= h
+			fd := (naiveCompositeFC(T, sp, c) - naiveCompositeFC(T, sm, c)) / (2 * h)
+			if math.Abs(fd-g[i]) > 1e-8 {
+				t.Errorf("c=%d: ∂λ/∂s_%d = %g, finite difference %g", c, i, g[i], fd)
+			}
+			sum += g[i]
+		}
+		if math.Abs(sum) > 1e-15 {
+			t.Errorf("c=%d: gradient sums to %g, want 0 (lies in 𝒱)", c, sum)
+		}
+	}
+}
+
+func TestCompositeErrors(t *testing.T) {
+	I2 := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
+	neg := mat.NewDense(2, 2, []float64{1.5, 0, -0.5, 1})
+	Z := mat.NewDense(2, 2, []float64{1, 1, 0, 0})
+	for _, tc := range []struct {
+		name, want string
+		err        error
+	}{
+		{"softmax NaN", "s: entry 1", func() error { _, err := Softmax([]float64{0, math.NaN()}); return err }()},
+		{"softmax empty", "s: empty", func() error { _, err := Softmax(nil); return err }()},
+		{"link boundary", "p: entry 0", func() error { _, err := SoftmaxLink([]float64{0, 1}); return err }()},
+		{"link sum", "p: entries sum", func() error { _, err := SoftmaxLink([]float64{.2, .2}); return err }()},
+		{"λ shape", "T: is 2×2, want 3×3", func() error { _, err := CompositeFC(I2, []float64{0, 0, 0}, 0); return err }()},
+		{"λ negative", "T: entry (1,0)", func() error { _, err := CompositeFC(neg, []float64{0, 0}, 0); return err }()},
+		{"λ class", "c: class 2", func() error { _, err := CompositeFC(I2, []float64{0, 0}, 2); return err }()},
+		{"λ Inf score", "s: entry 0", func() error { _, err := CompositeFC(I2, []float64{math.Inf(1), 0}, 0); return err }()},
+		{"grad zero row", "T: row 1 is identically zero", func() error { _, err := CompositeFCGrad(Z, []float64{0, 0}, 1); return err }()},
+		{"grad class", "c: class -1", func() error { _, err := CompositeFCGrad(I2, []float64{0, 0}, -1); return err }()},
+		{"estimate nil rng", "r: nil", func() error { _, err := EstimateLipschitzCompositeFC(I2, nil, 1, 1); return err }()},
+		{"estimate radius", "radius", func() error {
+			_, err := EstimateLipschitzCompositeFC(I2, rand.New(rand.NewPCG(1, 2)), 1, 0)
+			return err
+		}()},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, tc.err, tc.want)
+		}
+	}
+}
+
+// TestEstimateLipschitzCompositeFC: for T = I the supremum √2 is approached
+// (p → a vertex other than e_c), for the noise-only matrix λ is constant.
+func TestEstimateLipschitzCompositeFC(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	I3 := mat.NewDense(3, 3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
+	got, err := EstimateLipschitzCompositeFC(I3, r, 200, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got > LipschitzCompositeFC || got < LipschitzCompositeFC-1e-6 {
+		t.Errorf("identity: estimate %.10g, want within 1e-6 below √2", got)
+	}
+	N := mat.NewDense(3, 3, nil)
+	for i := 0; i < 9; i++ {
+		N.Set(i/3, i%3, 1./3)
+	}
+	got, err = EstimateLipschitzCompositeFC(N, r, 200, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got > 1e-14 { // rounding of p − a with a = p exactly in exact arithmetic
+		t.Errorf("noise-only: estimate %g, want 0", got)
+	}
+}
+
+func BenchmarkCompositeFCGrad(b *testing.B) {
+	C := 10
+	T := mat.NewDense(C, C, nil)
+	for i := 0; i < C; i++ {
+		for j := 0; j < C; j++ {
+			T.Set(i, j, 1/float64(C))
+		}
+	}
+	s := make([]float64, C)
+	for i := range s {
+		s[i] = float64(i)
+	}
+	for b.Loop() {
+		_, _ = CompositeFCGrad(T, s, 3)
+	}
+}

@@ -1,0 +1,237 @@
+package theory
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// handModel: 𝒳 = {0,1}, C = 2, P_0 = (1, 0), P_1 = (1/2, 1/2), σ = (1/2, 1/2).
+// P(0,0) = 1/2, P(1,0) = 0, P(0,1) = 1/4, P(1,1) = 1/4;
+// P_X = (3/4, 1/4); η(0) = (2/3, 1/3), η(1) = (0, 1).
+func handModel() *FiniteModel {
+	return &FiniteModel{Cond: [][]float64{{1, 0}, {.5, .5}}, Prior: []float64{.5, .5}}
+}
+
+func TestFiniteModel(t *testing.T) {
+	m := handModel()
+	px := m.Marginal()
+	if math.Abs(px[0]-.75) > 1e-15 || math.Abs(px[1]-.25) > 1e-15 {
+		t.Errorf("P_X = %v, want (3/4, 1/4)", px)
+	}
+	e0, e1 := m.Posterior(0), m.Posterior(1)
+	if math.Abs(e0[0]-2./3) > 1e-15 || math.Abs(e1[1]-1) > 1e-15 {
+		t.Errorf("η(0) = %v, η(1) = %v; want (2/3,1/3), (0,1)", e0, e1)
+	}
+	f := [][]float64{e0, e1}
+	// 0-1 risk of the Bayes classifier: 3/4·1/3 + 1/4·0 = 1/4.
+	r, err := Risk(ZeroOneLoss, m, f)
+	if err != nil || math.Abs(r-.25) > 1e-15 {
+		t.Errorf("R_01(η) = %g, %v; want 1/4", r, err)
+	}
+	b, err := BayesRisk(ZeroOneLoss, m)
+	if err != nil || math.Abs(b-.25) > 1e-15 {
+		t.Errorf("R*_01 = %g, %v; want 1/4", b, err)
+	}
+	// Log risk at η: 3/4·H(2/3,1/3) + 1/4·0 = 3/4·(log 3 − 2/3 log 2).
+	want := .75 * (math.Log(3) - 2./3*math.Log(2))
+	r, err = Risk(LogLoss, m, f)
+	if err != nil || math.Abs(r-want) > 1e-15 {
+		t.Errorf("R_log(η) = %g, %v; want %g", r, err, want)
+	}
+	I := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
+	r, err = FCRisk(LogLoss, I, m, f)
+	if err != nil || math.Abs(r-want) > 1e-15 {
+		t.Errorf("R_{ℓ_I,P_I}(η) = %g, %v; want %g", r, err, want)
+	}
+	// 0·∞ = 0: f(1) = (1, 0) puts +Inf log loss on class 1 at x=1, which
+	// has probability 1/4 > 0, so the risk is +Inf; at x = 0, class... both > 0.
+	r, _ = Risk(LogLoss, m, [][]float64{e0, {1, 0}})
+	if !math.IsInf(r, 1) {
+		t.Errorf("R_log with f(1) = e_0: %g, want +Inf", r)
+	}
+	// P(1, 0) = 0, so f(1) = (0,1) costs nothing for class 0.
+	r, _ = Risk(LogLoss, m, [][]float64{e0, {0, 1}})
+	if math.IsInf(r, 0) || math.IsNaN(r) {
+		t.Errorf("R_log with 0·∞ term: %g, want finite", r)
+	}
+}
+
+func TestNoisyAndJoint(t *testing.T) {
+	m := handModel()
+	T := mat.NewDense(2, 2, []float64{.8, .3, .2, .7})
+	nm, err := m.Noisy(T)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// α = Tσ = (0.55, 0.45). P_T(x=0, ỹ=0) = 1/2·0.8 + 1/4·0.3 = 0.475.
+	if math.Abs(nm.Prior[0]-.55) > 1e-15 || math.Abs(nm.Prior[1]-.45) > 1e-15 {
+		t.Errorf("α = %v, want (0.55, 0.45)", nm.Prior)
+	}
+	if math.Abs(nm.Cond[0][0]-.475/.55) > 1e-15 {
+		t.Errorf("P_T(0|ỹ=0) = %g, want %g", nm.Cond[0][0], .475/.55)
+	}
+	J, err := m.JointBarPT(T)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// P̄_T(x=1, y=1, ỹ=0) = P(1,1)·t_{0,1} = 1/4·0.3.
+	if math.Abs(J[1][1][0]-.075) > 1e-15 {
+		t.Errorf("P̄_T(1,1,0) = %g, want 0.075", J[1][1][0])
+	}
+	z, err := m.Reweighted([]float64{1, 0})
+	if err != nil || z.Joint(0, 0) != 1 || z.Joint(0, 1) != 0 {
+		t.Errorf("P_z with z = e_0: %v, %v", z, err)
+	}
+}
+
+func TestLMNTMRiskAndTheta(t *testing.T) {
+	m := handModel()
+	C := 2
+	mk := func(a float64) *mat.Dense { // (1−a)I + aN
+		T := mat.NewDense(C, C, nil)
+		for i := 0; i < C; i++ {
+			for j := 0; j < C; j++ {
+				v := a / float64(C)
+				if i == j {
+					v += 1 - a
+				}
+				T.Set(i, j, v)
+			}
+		}
+		return T
+	}
+	Ts := []mat.Matrix{mk(.2), mk(.6)}
+	w := []float64{.25, .75}
+	f := [][]float64{m.Posterior(0), m.Posterior(1)}
+	r, err := LMNTMRisk(LogLoss, Ts, w, m, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LMNTMBayesRisk(LogLoss, Ts, w, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(r-b) > 1e-15 {
+		t.Errorf("R̃(η) = %.17g, R̃* = %.17g; want equal", r, b)
+	}
+	r0, _ := FCRisk(LogLoss, Ts[0], m, f)
+	r1, _ := FCRisk(LogLoss, Ts[1], m, f)
+	if math.Abs(r-(.25*r0+.75*r1)) > 1e-15 {
+		t.Errorf("R̃ = %g, want Σ w_i R_i = %g", r, .25*r0+.75*r1)
+	}
+	// ‖T⁻¹‖₁ = (1+(1−2/C)a)/(1−a) = 1/(1−a) for C = 2 (Section 3).
+	th, err := LMNTMTheta(Ts, w, .3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := .3 * .3 / 2 * (.25*.8*.8 + .75*.4*.4)
+	if math.Abs(th-want) > 1e-15 {
+		t.Errorf("θ(0.3) = %.17g, want %.17g", th, want)
+	}
+}
+
+func TestEmpiricalLMNTMRisk(t *testing.T) {
+	I := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
+	preds := [][][][]float64{{{{.5, .5}}, {{.25, .75}, {.75, .25}}}}
+	got, err := EmpiricalLMNTMRisk(LogLoss, []mat.Matrix{I}, []float64{1}, [][]float64{{.5, .5}}, preds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := .5*math.Log(2) + .5/2*(-math.Log(.75)-math.Log(.25))
+	if math.Abs(got-want) > 1e-15 {
+		t.Errorf("R̂ = %.17g, want %.17g", got, want)
+	}
+	_, err = EmpiricalLMNTMRisk(LogLoss, []mat.Matrix{I}, []float64{1}, [][]float64{{.5, .5}}, [][][][]float64{{{{.5, .5}}, {}}})
+	if err == nil || !strings.Contains(err.Error(), "preds[0][1]: empty") {
+		t.Errorf("empty class sample: error %v", err)
+	}
+}
+
+func TestIdealAlphaAndHull(t *testing.T) {
+	G := mat.NewDense(2, 2, []float64{.8, .2, .3, .7})
+	// σ = Γᵀ(1/2, 1/2) = (0.55, 0.45).
+	a, err := IdealAlpha(G, []float64{.55, .45})
+	if err != nil || math.Abs(a[0]-.5) > 1e-15 || math.Abs(a[1]-.5) > 1e-15 {
+		t.Errorf("IdealAlpha = %v, %v; want (1/2, 1/2)", a, err)
+	}
+	ok, margin, err := HullInterior(G, []float64{.55, .45})
+	if err != nil || !ok || math.Abs(margin-.5) > 1e-12 {
+		t.Errorf("HullInterior = %v, %g, %v; want true with margin 1/2 (= min α)", ok, margin, err)
+	}
+	// σ = (0.9, 0.1): α = (1.2, −0.2) by hand: outside the hull.
+	_, err = IdealAlpha(G, []float64{.9, .1})
+	if !errors.Is(err, ErrAssumption) || !strings.Contains(err.Error(), "entry 1") {
+		t.Errorf("outside: error %v, want ErrAssumption naming entry 1", err)
+	}
+	if ok, _, err := HullInterior(G, []float64{.9, .1}); ok || err != nil {
+		t.Errorf("outside: HullInterior = %v, %v; want false", ok, err)
+	}
+	// Identical bags: Γ singular.
+	S := mat.NewDense(2, 2, []float64{.5, .5, .5, .5})
+	_, err = IdealAlpha(S, []float64{.5, .5})
+	if !errors.Is(err, ErrAssumption) || !strings.Contains(err.Error(), "singular") {
+		t.Errorf("singular: error %v", err)
+	}
+	if ok, _ := AssumptionCH(S, []float64{.5, .5}); ok {
+		t.Error("singular: AssumptionCH true")
+	}
+	if ok, _, _ := HullInterior(S, []float64{.5, .5}); ok {
+		t.Error("singular: HullInterior true")
+	}
+	// σ on an edge of the hull: σ = γ_1 exactly (α = (1, 0)).
+	if ok, _ := AssumptionCH(G, []float64{.8, .2}); ok {
+		t.Error("vertex: AssumptionCH true")
+	}
+	if ok, _, _ := HullInterior(G, []float64{.8, .2}); ok {
+		t.Error("vertex: HullInterior true")
+	}
+	ok, failing, err := AssumptionAllGroups([]mat.Matrix{G, S, G}, []float64{.55, .45})
+	if err != nil || ok || len(failing) != 1 || failing[0] != 1 {
+		t.Errorf("AssumptionAllGroups = %v, %v, %v; want false, [1]", ok, failing, err)
+	}
+	// Malformed input is an error, not a verdict.
+	if _, err := AssumptionCH(G, []float64{.5, .4}); err == nil || !strings.Contains(err.Error(), "sigma") {
+		t.Errorf("bad sigma: error %v", err)
+	}
+	if _, err := IdealAlpha(mat.NewDense(2, 2, []float64{.5, .6, .5, .5}), []float64{.5, .5}); err == nil || !strings.Contains(err.Error(), "gamma row 0") {
+		t.Errorf("bad gamma: error %v", err)
+	}
+}
+
+func TestLMNTMErrors(t *testing.T) {
+	m := handModel()
+	I := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
+	bad := mat.NewDense(2, 2, []float64{1, .5, 0, .4})
+	f := [][]float64{{.5, .5}, {.5, .5}}
+	for _, tc := range []struct {
+		name, want string
+		err        error
+	}{
+		{"cond sums", "model.Cond[1]", (&FiniteModel{Cond: [][]float64{{1, 0}, {.5, .4}}, Prior: []float64{.5, .5}}).Validate()},
+		{"cond count", "model.Cond: has 1", (&FiniteModel{Cond: [][]float64{{1, 0}}, Prior: []float64{.5, .5}}).Validate()},
+		{"predictor length", "f: has 1 points", func() error { _, err := Risk(LogLoss, m, f[:1]); return err }()},
+		{"predictor simplex", "f[1]", func() error { _, err := Risk(LogLoss, m, [][]float64{{.5, .5}, {.5, .6}}); return err }()},
+		{"T not stochastic", "column 1", func() error { _, err := FCRisk(LogLoss, bad, m, f); return err }()},
+		{"w length", "w: has 1 entries, want N=2", func() error {
+			_, err := LMNTMRisk(LogLoss, []mat.Matrix{I, I}, []float64{1}, m, f)
+			return err
+		}()},
+		{"theta eps", "eps", func() error { _, err := LMNTMTheta([]mat.Matrix{I}, []float64{1}, -1); return err }()},
+		{"theta singular", "Ts[0]: T: singular", func() error {
+			_, err := LMNTMTheta([]mat.Matrix{mat.NewDense(2, 2, []float64{.5, .5, .5, .5})}, []float64{1}, 1)
+			return err
+		}()},
+		{"noisy zero prior", "noisy prior α(1)", func() error {
+			_, err := m.Noisy(mat.NewDense(2, 2, []float64{1, 1, 0, 0}))
+			return err
+		}()},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, tc.err, tc.want)
+		}
+	}
+}

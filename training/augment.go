@@ -1,0 +1,211 @@
+package training
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Batch is a float32 image batch laid out N×C×H×W in row-major order (the
+// layout gorgonia's Conv2d expects): pixel (n, c, y, x) is at
+// Data[((n*C+c)*H+y)*W+x].
+type Batch struct {
+	N, C, H, W int
+	Data       []float32
+}
+
+// Check reports whether the batch's dimensions are positive and agree with
+// the length of its data.
+func (b Batch) Check() error {
+	if b.N <= 0 || b.C <= 0 || b.H <= 0 || b.W <= 0 {
+		return fmt.Errorf("batch: dimensions N=%d C=%d H=%d W=%d, want all > 0", b.N, b.C, b.H, b.W)
+	}
+	if want := b.N * b.C * b.H * b.W; len(b.Data) != want {
+		return fmt.Errorf("batch: %d values, want N·C·H·W = %d·%d·%d·%d = %d", len(b.Data), b.N, b.C, b.H, b.W, want)
+	}
+	return nil
+}
+
+// CropFlip is the augmentation of Appendix `suppsec: exp` ("Architecture
+// and Hyperparameters"): Pad pixels of value 0 are added on each side, a
+// crop of the original size is sampled uniformly from the padded image, and
+// with probability FlipProb the crop is mirrored horizontally. The
+// appendix's setting is Pad = 4, FlipProb = 0.5 (torchvision's
+// RandomCrop(size, padding=4) followed by RandomHorizontalFlip() in the
+// authors' code).
+type CropFlip struct {
+	Pad      int
+	FlipProb float64
+}
+
+// PaperCropFlip is the appendix's augmentation: zero-pad 4, random crop,
+// horizontal flip with probability 1/2.
+var PaperCropFlip = CropFlip{Pad: 4, FlipProb: 0.5}
+
+// CropFlipDraw is one image's random choice: the crop's top-left corner
+// (Top, Left) in padded coordinates, each in [0, 2·Pad], and whether the crop
+// is mirrored.
+type CropFlipDraw struct {
+	Top, Left int
+	Flip      bool
+}
+
+// Draw samples one image's crop offset and flip from rng in a fixed order
+// (top, left, flip), so the same rng state gives the same augmentation.
+func (a CropFlip) Draw(rng *rand.Rand) CropFlipDraw {
+	return CropFlipDraw{
+		Top:  rng.IntN(2*a.Pad + 1),
+		Left: rng.IntN(2*a.Pad + 1),
+		Flip: rng.Float64() < a.FlipProb,
+	}
+}
+
+func (a CropFlip) check() error {
+	if a.Pad < 0 {
+		return fmt.Errorf("crop-flip: pad %d, want ≥ 0", a.Pad)
+	}
+	if !(a.FlipProb >= 0 && a.FlipProb <= 1) {
+		return fmt.Errorf("crop-flip: flip probability %v, want in [0, 1]", a.FlipProb)
+	}
+	return nil
+}
+
+// Apply writes the augmented batch into dst (which must have src's shape and
+// must not alias it), drawing one CropFlipDraw per image from rng in image
+// order. It returns the draws so a caller can log or replay them.
+func (a CropFlip) Apply(dst, src Batch, rng *rand.Rand) ([]CropFlipDraw, error) {
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	if err := src.Check(); err != nil {
+		return nil, fmt.Errorf("crop-flip source: %w", err)
+	}
+	if err := dst.Check(); err != nil {
+		return nil, fmt.Errorf("crop-flip destination: %w", err)
+	}
+	if dst.N != src.N || dst.C != src.C || dst.H != src.H || dst.W != src.W {
+		return nil, fmt.Errorf("crop-flip: destination %d×%d×%d×%d, want the source's %d×%d×%d×%d",
+			dst.N, dst.C, dst.H, dst.W, src.N, src.C, src.H, src.W)
+	}
+	if &dst.Data[0] == &src.Data[0] {
+		return nil, fmt.Errorf("crop-flip: destination and source share storage")
+	}
+	draws := make([]CropFlipDraw, src.N)
+	for n := range draws {
+		draws[n] = a.Draw(rng)
+		a.applyOne(dst, src, n, draws[n])
+	}
+	return draws, nil
+}
+
+// ApplyDraw augments image n of src into image n of dst with a given draw.
+// It is the deterministic core of Apply.
+func (a CropFlip) ApplyDraw(dst, src Batch, n int, d CropFlipDraw) error {
+	if err := a.check(); err != nil {
+		return err
+	}
+	if err := src.Check(); err != nil {
+		return fmt.Errorf("crop-flip source: %w", err)
+	}
+	if err := dst.Check(); err != nil {
+		return fmt.Errorf("crop-flip destination: %w", err)
+	}
+	if n < 0 || n >= src.N || n >= dst.N || dst.C != src.C || dst.H != src.H || dst.W != src.W {
+		return fmt.Errorf("crop-flip: image %d of a %d-image batch, or mismatched shapes", n, src.N)
+	}
+	if d.Top < 0 || d.Top > 2*a.Pad || d.Left < 0 || d.Left > 2*a.Pad {
+		return fmt.Errorf("crop-flip: offset (%d, %d), want each in [0, %d]", d.Top, d.Left, 2*a.Pad)
+	}
+	a.applyOne(dst, src, n, d)
+	return nil
+}
+
+// applyOne: output pixel (y, x) of the crop is padded pixel (Top+y, Left+x),
+// i.e. source pixel (Top+y−Pad, Left+x−Pad), 0 outside the source. With Flip
+// the crop is mirrored: output (y, x) takes crop column W−1−x.
+func (a CropFlip) applyOne(dst, src Batch, n int, d CropFlipDraw) {
+	H, W := src.H, src.W
+	for c := 0; c < src.C; c++ {
+		base := (n*src.C + c) * H * W
+		for y := 0; y < H; y++ {
+			sy := d.Top + y - a.Pad
+			for x := 0; x < W; x++ {
+				cx := x
+				if d.Flip {
+					cx = W - 1 - x
+				}
+				sx := d.Left + cx - a.Pad
+				var v float32
+				if sy >= 0 && sy < H && sx >= 0 && sx < W {
+					v = src.Data[base+sy*W+sx]
+				}
+				dst.Data[base+y*W+x] = v
+			}
+		}
+	}
+}
+
+// Normalize is per-channel standardization, x ↦ (x − Mean[c]) / Std[c]
+// (torchvision's Normalize, applied after augmentation in the authors' code
+// with each data set's channel means and standard deviations).
+type Normalize struct {
+	Mean, Std []float64
+}
+
+// Apply standardizes b in place.
+func (nz Normalize) Apply(b Batch) error {
+	if err := b.Check(); err != nil {
+		return fmt.Errorf("normalize: %w", err)
+	}
+	if len(nz.Mean) != b.C || len(nz.Std) != b.C {
+		return fmt.Errorf("normalize: %d means and %d standard deviations for %d channels", len(nz.Mean), len(nz.Std), b.C)
+	}
+	for c, s := range nz.Std {
+		if !(s > 0) || math.IsInf(s, 0) {
+			return fmt.Errorf("normalize: channel %d standard deviation %v, want finite and > 0", c, s)
+		}
+		if math.IsNaN(nz.Mean[c]) || math.IsInf(nz.Mean[c], 0) {
+			return fmt.Errorf("normalize: channel %d mean %v, want finite", c, nz.Mean[c])
+		}
+	}
+	hw := b.H * b.W
+	for n := 0; n < b.N; n++ {
+		for c := 0; c < b.C; c++ {
+			m, inv := nz.Mean[c], 1/nz.Std[c]
+			px := b.Data[(n*b.C+c)*hw : (n*b.C+c+1)*hw]
+			for i, v := range px {
+				px[i] = float32((float64(v) - m) * inv)
+			}
+		}
+	}
+	return nil
+}
+
+// ChannelStats returns each channel's mean and (population) standard
+// deviation over all images and pixels of b, the statistics Normalize uses.
+func ChannelStats(b Batch) (mean, std []float64, err error) {
+	if err := b.Check(); err != nil {
+		return nil, nil, fmt.Errorf("channel stats: %w", err)
+	}
+	mean, std = make([]float64, b.C), make([]float64, b.C)
+	hw := b.H * b.W
+	count := float64(b.N * hw)
+	for c := 0; c < b.C; c++ {
+		var s float64
+		for n := 0; n < b.N; n++ {
+			for _, v := range b.Data[(n*b.C+c)*hw : (n*b.C+c+1)*hw] {
+				s += float64(v)
+			}
+		}
+		mean[c] = s / count
+		var ss float64
+		for n := 0; n < b.N; n++ {
+			for _, v := range b.Data[(n*b.C+c)*hw : (n*b.C+c+1)*hw] {
+				d := float64(v) - mean[c]
+				ss += d * d
+			}
+		}
+		std[c] = math.Sqrt(ss / count)
+	}
+	return mean, std, nil
+}

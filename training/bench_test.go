@@ -1,0 +1,169 @@
+package training
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/internal/rng"
+	"gorgonia.org/gorgonia"
+)
+
+// benchData returns random image data (c×h×w, 10 classes) in bags of size m.
+func benchData(numBags, m, c, h, w int) *TrainData {
+	r := rng.New(1, "bench")
+	D := c * h * w
+	d := &TrainData{X: make([]float32, numBags*m*D), Channels: c, Height: h, Width: w, Bags: &estimators.BagSet{NumClasses: 10}}
+	for i := range d.X {
+		d.X[i] = r.Float32()
+	}
+	for b := 0; b < numBags; b++ {
+		bag := estimators.Bag{ID: b, Size: m, Proportions: make([]float64, 10)}
+		for i := 0; i < m; i++ {
+			bag.Indices = append(bag.Indices, b*m+i)
+			bag.Proportions[(b+i)%10] += 1 / float64(m)
+		}
+		d.Bags.Bags = append(d.Bags.Bags, bag)
+	}
+	return d
+}
+
+// benchMethod builds the method of cfg on data as Train does and returns
+// it with the parameter and gradient slices and the optimizer.
+func benchMethod(b *testing.B, cfg Config, data *TrainData) (Method, [][]float32, [][]float32, *Optimizer) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := cfg.Model
+	spec.Channels, spec.Height, spec.Width, spec.NumClasses = data.Channels, data.Height, data.Width, 10
+	g := gorgonia.NewGraph()
+	model, err := NewModel(g, spec, rng.New(1, "init"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := cfg
+	m, err := methods[cfg.Method](&MethodEnv{Config: &c, Data: data, Spec: spec, Graph: g, Model: model})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var params, grads [][]float32
+	var sizes []int
+	for _, p := range model.Learnables() {
+		d := p.Value().Data().([]float32)
+		params = append(params, d)
+		grads = append(grads, make([]float32, len(d)))
+		sizes = append(sizes, len(d))
+	}
+	opt, err := NewOptimizer(cfg.Optimizer, sizes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m, params, grads, opt
+}
+
+// benchTrainStep measures one LLPFC training step (forward, FC loss,
+// backward, optimizer update) at batch 128 and reports images per second.
+func benchTrainStep(b *testing.B, model string) {
+	data := benchData(20, 128, 1, 28, 28)
+	cfg := Config{Method: "llpfc-uniform", Model: ModelSpec{Name: model}, Optimizer: OptimizerConfig{Name: "adam", LR: 1e-3}, BatchSize: 128, Epochs: 1, Seed: 1}
+	m, params, grads, opt := benchMethod(b, cfg, data)
+	defer m.Close()
+	steps, err := m.BeginEpoch(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := m.Step(i%steps, grads); err != nil {
+			b.Fatal(err)
+		}
+		opt.Step(params, grads, 1e-3)
+	}
+	b.ReportMetric(float64(b.N*128)/b.Elapsed().Seconds(), "img/s")
+}
+
+// BenchmarkTrainStepMLP is one mlp step on 28×28×1 inputs, batch 128.
+func BenchmarkTrainStepMLP(b *testing.B) { benchTrainStep(b, "mlp") }
+
+// BenchmarkTrainStepCNN is one cnn step on 28×28×1 inputs, batch 128.
+func BenchmarkTrainStepCNN(b *testing.B) { benchTrainStep(b, "cnn") }
+
+// peakHeap samples the live heap every millisecond while f runs and returns
+// the maximum seen above the heap in use before f.
+func peakHeap(f func()) uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	base := read()
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			if v := read(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	f()
+	close(stop)
+	wg.Wait()
+	if p := peak.Load(); p > base {
+		return p - base
+	}
+	return 0
+}
+
+// BenchmarkKLChunked measures one KL step (a minibatch of 2 bags, mlp on
+// 28×28×1, chunks of 256 instances) for bag sizes 32 … 2048 and reports
+// the peak heap (live objects and not yet collected garbage, default GOGC)
+// above the heap before the step ("peak-heap-MB"), which does not grow with
+// the bag size, and images per second.
+func BenchmarkKLChunked(b *testing.B) {
+	for _, m := range []int{32, 128, 512, 2048} {
+		b.Run(fmt.Sprintf("bag=%d", m), func(b *testing.B) {
+			// The same 4096 instances for every bag size, so that the live
+			// heap (data, parameters, chunk graph) is the same.
+			data := benchData(4096/m, m, 1, 28, 28)
+			cfg := Config{Method: "kl", Model: ModelSpec{Name: "mlp"}, Optimizer: OptimizerConfig{Name: "adam", LR: 1e-3}, BatchSize: 2, Epochs: 1, Seed: 1, ChunkSize: 256}
+			meth, params, grads, opt := benchMethod(b, cfg, data)
+			defer meth.Close()
+			if _, err := meth.BeginEpoch(0); err != nil {
+				b.Fatal(err)
+			}
+			// warm up: the machines allocate their buffers on the first run
+			if _, _, err := meth.Step(0, grads); err != nil {
+				b.Fatal(err)
+			}
+			var peak uint64
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				p := peakHeap(func() {
+					if _, _, err := meth.Step(i%2, grads); err != nil {
+						b.Fatal(err)
+					}
+					opt.Step(params, grads, 1e-3)
+				})
+				peak = max(peak, p)
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+			b.ReportMetric(float64(b.N*2*m)/b.Elapsed().Seconds(), "img/s")
+		})
+	}
+}

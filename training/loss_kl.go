@@ -1,0 +1,331 @@
+package training
+
+import (
+	"fmt"
+	"math"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// KLFloor is the floor ε inside the logarithm of the bag-mean probability in
+// the KL proportion loss: log(p̄_c + ε). It keeps the loss finite when a
+// class's mean probability underflows; the chunked and whole-bag forms use
+// the same ε, so their gradients agree exactly.
+const KLFloor = 1e-12
+
+// KLLoss adds the KL proportion loss of a minibatch of B bags
+// (App. `subsec:KL`, the minibatch objective L_prop):
+//
+//	L_prop = −1/(C·B) · Σ_k Σ_c γ̂_k(c) · log( (1/m_k) Σ_j f_c(X^k_j) + ε ),
+//
+// with f = softmax of the logits z (n×C, the instances of all B bags), avg
+// the B×n matrix with avg[k, j] = 1/m_k when instance j belongs to bag k and
+// 0 otherwise, and props the B×C label proportions γ̂_k. It keeps the whole
+// graph of all n instances, so its memory grows with the bag size: it is the
+// reference for KLChunked and the loss for small bags.
+func KLLoss(z, avg, props *gorgonia.Node) (*gorgonia.Node, error) {
+	zs, as, ps := z.Shape(), avg.Shape(), props.Shape()
+	if zs.Dims() != 2 || as.Dims() != 2 || ps.Dims() != 2 || as[1] != zs[0] || as[0] != ps[0] || ps[1] != zs[1] {
+		return nil, fmt.Errorf("KLLoss: shapes logits %v, averaging %v, proportions %v; want n×C, B×n, B×C", zs, as, ps)
+	}
+	p, err := gorgonia.SoftMax(z)
+	if err != nil {
+		return nil, err
+	}
+	pbar, err := gorgonia.Mul(avg, p)
+	if err != nil {
+		return nil, err
+	}
+	eps := gorgonia.NewConstant(castScalar(z.Dtype(), KLFloor))
+	if pbar, err = gorgonia.Add(pbar, eps); err != nil {
+		return nil, err
+	}
+	lp, err := gorgonia.Log(pbar)
+	if err != nil {
+		return nil, err
+	}
+	prod, err := gorgonia.HadamardProd(props, lp)
+	if err != nil {
+		return nil, err
+	}
+	s, err := gorgonia.Sum(prod)
+	if err != nil {
+		return nil, err
+	}
+	scale := gorgonia.NewConstant(castScalar(z.Dtype(), -1/float64(ps[0]*ps[1])))
+	return gorgonia.Mul(s, scale)
+}
+
+func castScalar(dt tensor.Dtype, v float64) any {
+	if dt == tensor.Float64 {
+		return v
+	}
+	return float32(v)
+}
+
+// BagRef is one bag of a minibatch of bags: the rows of its instances in the
+// training matrix and its label proportions γ̂.
+type BagRef struct {
+	Indices     []int
+	Proportions []float64
+}
+
+// KLChunked computes the exact gradient of the KL proportion loss L_prop
+// (App. `subsec:KL`) of a minibatch of bags of any size in memory that does
+// not grow with the bag size. The network is evaluated on chunks of a fixed
+// number of instances (the graph is built once for that chunk size):
+//
+//   - pass 1 runs the forward pass only, chunk by chunk, and accumulates the
+//     bag means p̄_k = (1/m_k) Σ_j f(X^k_j) in float64; from them it computes
+//     L_prop and the fixed coefficients g_kc = ∂L_prop/∂p̄_kc =
+//     −γ̂_k(c) / (C·B·(p̄_kc + ε));
+//   - pass 2 runs forward and backward on each chunk for the surrogate
+//     S = Σ_j Σ_c (g_{k(j),c}/m_{k(j)}) f_c(X_j), whose gradient with respect
+//     to the parameters is, summed over the chunks, exactly ∂L_prop/∂θ by the
+//     chain rule (p̄ is linear in f).
+//
+// The two passes evaluate the network identically only when its forward pass
+// in training mode is deterministic and acts on each instance separately (no
+// dropout, no batch-norm batch statistics), as for mlp and cnn; with dropout
+// the masks of the two passes differ and the result is the gradient of the
+// loss under the pass-2 masks with coefficients from the pass-1 masks (with
+// batch-norm, statistics are per chunk). Evaluate such models with the chunk
+// size at least the minibatch's instance count to get the plain gradient.
+type KLChunked struct {
+	chunk, dim, classes int
+	dt                  tensor.Dtype
+	x, coef             *gorgonia.Node
+	xT, coefT           *tensor.Dense
+	probs, surrogate    *gorgonia.Node
+	params, grads       gorgonia.Nodes
+	fwd, bwd            *tape
+
+	// scratch, reused across calls
+	rows   []int // instance row per position in the concatenated minibatch
+	bagOf  []int
+	pbar   [][]float64
+	coefs  [][]float64
+	sizes  []int
+	probsF []float64
+}
+
+// NewKLChunked adds to g (the graph m was built in) the chunk graph: an
+// input of chunk instances, m's training-mode forward pass, the softmax and
+// the surrogate S; it compiles one machine for the forward pass and one for
+// forward and backward.
+func NewKLChunked(g *gorgonia.ExprGraph, m Model, spec ModelSpec, chunk int) (*KLChunked, error) {
+	if chunk < 1 {
+		return nil, fmt.Errorf("KL chunk size %d, want ≥ 1", chunk)
+	}
+	dt := spec.DType()
+	k := &KLChunked{chunk: chunk, dim: spec.InputDim(), classes: spec.NumClasses, dt: dt, params: m.Learnables()}
+	k.x, k.xT = newInputNode(g, dt, "kl.x", spec.InputShape(chunk))
+	k.coef, k.coefT = newInputNode(g, dt, "kl.coef", tensor.Shape{chunk, spec.NumClasses})
+	z, err := m.Forward(k.x, true)
+	if err != nil {
+		return nil, err
+	}
+	if k.probs, err = gorgonia.SoftMax(z); err != nil {
+		return nil, err
+	}
+	prod, err := gorgonia.HadamardProd(k.coef, k.probs)
+	if err != nil {
+		return nil, err
+	}
+	if k.surrogate, err = gorgonia.Sum(prod); err != nil {
+		return nil, err
+	}
+	if k.grads, err = gorgonia.Grad(k.surrogate, k.params...); err != nil {
+		return nil, err
+	}
+	k.fwd = newTape(g.SubgraphRoots(k.probs))
+	k.bwd = newTape(g.SubgraphRoots(append(gorgonia.Nodes{k.surrogate}, k.grads...)...))
+	return k, nil
+}
+
+// Close releases the machines.
+func (k *KLChunked) Close() {
+	k.fwd.Close()
+	k.bwd.Close()
+}
+
+// Chunk returns the number of instances per forward pass.
+func (k *KLChunked) Chunk() int { return k.chunk }
+
+// Gradient computes L_prop of the minibatch bags (rows of x, an N×D
+// row-major matrix) and adds ∂L_prop/∂θ to acc (one slice per learnable, in
+// Learnables order). It returns L_prop and the number of instances.
+func (k *KLChunked) Gradient(x []float32, bags []BagRef, acc [][]float64) (float64, int, error) {
+	if len(bags) == 0 {
+		return 0, 0, fmt.Errorf("KL gradient: empty minibatch of bags")
+	}
+	if len(acc) != len(k.params) {
+		return 0, 0, fmt.Errorf("KL gradient: %d accumulators for %d learnables", len(acc), len(k.params))
+	}
+	C, B := k.classes, len(bags)
+	k.rows, k.bagOf, k.sizes = k.rows[:0], k.bagOf[:0], k.sizes[:0]
+	n := len(x) / k.dim
+	for b, bag := range bags {
+		if len(bag.Indices) == 0 {
+			return 0, 0, fmt.Errorf("KL gradient: bag %d of the minibatch is empty", b)
+		}
+		if len(bag.Proportions) != C {
+			return 0, 0, fmt.Errorf("KL gradient: bag %d has %d proportions, want %d", b, len(bag.Proportions), C)
+		}
+		for _, r := range bag.Indices {
+			if r < 0 || r >= n {
+				return 0, 0, fmt.Errorf("KL gradient: bag %d: instance %d outside the %d training rows", b, r, n)
+			}
+			k.rows = append(k.rows, r)
+			k.bagOf = append(k.bagOf, b)
+		}
+		k.sizes = append(k.sizes, len(bag.Indices))
+	}
+	k.pbar = resize2(k.pbar, B, C)
+	k.coefs = resize2(k.coefs, B, C)
+	total := len(k.rows)
+
+	// Pass 1: bag-mean probabilities, forward only.
+	for start := 0; start < total; start += k.chunk {
+		end := min(start+k.chunk, total)
+		k.fillX(x, start, end)
+		if err := k.fwd.RunAll(); err != nil {
+			k.fwd.Reset()
+			return 0, 0, fmt.Errorf("KL pass 1: %w", err)
+		}
+		p := valuesF64(k.probs.Value(), &k.probsF)
+		k.fwd.Rewind()
+		for i := start; i < end; i++ {
+			row := p[(i-start)*C : (i-start+1)*C]
+			pb := k.pbar[k.bagOf[i]]
+			for c, v := range row {
+				pb[c] += v
+			}
+		}
+	}
+	var loss float64
+	scale := 1 / float64(C*B)
+	for b, bag := range bags {
+		inv := 1 / float64(k.sizes[b])
+		for c := 0; c < C; c++ {
+			pb := k.pbar[b][c]*inv + KLFloor
+			loss -= scale * bag.Proportions[c] * math.Log(pb)
+			// coefficient of f_c(X_j) for each instance j of bag b: g_bc / m_b
+			k.coefs[b][c] = -scale * bag.Proportions[c] / pb * inv
+		}
+	}
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return loss, total, fmt.Errorf("KL loss is %v", loss)
+	}
+
+	// Pass 2: back-propagate each chunk's surrogate with the fixed coefficients.
+	for start := 0; start < total; start += k.chunk {
+		end := min(start+k.chunk, total)
+		k.fillX(x, start, end)
+		k.fillCoef(start, end)
+		if err := k.bwd.RunAll(); err != nil {
+			k.bwd.Reset()
+			return 0, 0, fmt.Errorf("KL pass 2: %w", err)
+		}
+		for i, gn := range k.grads {
+			addInto(acc[i], gn.Value())
+		}
+		k.bwd.Rewind()
+	}
+	return loss, total, nil
+}
+
+func (k *KLChunked) fillX(x []float32, start, end int) {
+	d := k.dim
+	switch buf := k.xT.Data().(type) {
+	case []float32:
+		for i := start; i < end; i++ {
+			r := k.rows[i]
+			copy(buf[(i-start)*d:(i-start+1)*d], x[r*d:(r+1)*d])
+		}
+		clear(buf[(end-start)*d:])
+	case []float64:
+		for i := start; i < end; i++ {
+			r := k.rows[i]
+			dst := buf[(i-start)*d : (i-start+1)*d]
+			for j, v := range x[r*d : (r+1)*d] {
+				dst[j] = float64(v)
+			}
+		}
+		clear(buf[(end-start)*d:])
+	}
+}
+
+func (k *KLChunked) fillCoef(start, end int) {
+	C := k.classes
+	switch buf := k.coefT.Data().(type) {
+	case []float32:
+		for i := start; i < end; i++ {
+			for c, v := range k.coefs[k.bagOf[i]] {
+				buf[(i-start)*C+c] = float32(v)
+			}
+		}
+		clear(buf[(end-start)*C:])
+	case []float64:
+		for i := start; i < end; i++ {
+			copy(buf[(i-start)*C:(i-start+1)*C], k.coefs[k.bagOf[i]])
+		}
+		clear(buf[(end-start)*C:])
+	}
+}
+
+// newInputNode adds an input node of the given shape bound to a persistent
+// zero tensor that the caller fills in place before each run.
+func newInputNode(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, shape tensor.Shape) (*gorgonia.Node, *tensor.Dense) {
+	t := tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
+	n := gorgonia.NewTensor(g, dt, len(shape), gorgonia.WithShape(shape.Clone()...), gorgonia.WithName(name), gorgonia.WithValue(t))
+	return n, t
+}
+
+func resize2(m [][]float64, r, c int) [][]float64 {
+	if cap(m) < r {
+		m = make([][]float64, r)
+	}
+	m = m[:r]
+	for i := range m {
+		if cap(m[i]) < c {
+			m[i] = make([]float64, c)
+		}
+		m[i] = m[i][:c]
+		clear(m[i])
+	}
+	return m
+}
+
+// valuesF64 returns v's elements as float64, converting float32 into *buf.
+func valuesF64(v gorgonia.Value, buf *[]float64) []float64 {
+	switch d := v.Data().(type) {
+	case []float64:
+		return d
+	case []float32:
+		if cap(*buf) < len(d) {
+			*buf = make([]float64, len(d))
+		}
+		out := (*buf)[:len(d)]
+		for i, x := range d {
+			out[i] = float64(x)
+		}
+		return out
+	}
+	return nil
+}
+
+// addInto adds the elements of v to acc.
+func addInto(acc []float64, v gorgonia.Value) {
+	switch d := v.Data().(type) {
+	case []float64:
+		for i, x := range d {
+			acc[i] += x
+		}
+	case []float32:
+		for i, x := range d {
+			acc[i] += float64(x)
+		}
+	}
+}

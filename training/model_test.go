@@ -1,0 +1,86 @@
+package training
+
+import (
+	"testing"
+
+	"github.com/llpfc/llpfc/internal/rng"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TestParamCounts checks the parameter counts of the small models against
+// counts derived by hand from the layer list (weights + biases):
+//
+//	mlp, D inputs, C classes: (D·512+512) + (512·256+256) + (256·C+C)
+//	  D=784, C=10:  401,920 + 131,328 + 2,570 = 535,818
+//	  D=3072, C=10: 1,573,376 + 131,328 + 2,570 = 1,707,274
+//	cnn, c input channels, H×W images, C classes (padding 1, two 2×2 pools):
+//	  conv1 32·c·9+32, conv2 64·32·9+64 = 18,496, fc1 64·(H/4)(W/4)·128+128, fc2 128·C+C
+//	  28×28×1:  320 + 18,496 + (3136·128+128 = 401,536) + 1,290 = 421,642
+//	  32×32×3:  896 + 18,496 + (4096·128+128 = 524,416) + 1,290 = 545,098
+func TestParamCounts(t *testing.T) {
+	cases := []struct {
+		spec ModelSpec
+		want int
+	}{
+		{ModelSpec{Name: "mlp", Features: 784, NumClasses: 10}, 535818},
+		{ModelSpec{Name: "mlp", Channels: 3, Height: 32, Width: 32, NumClasses: 10}, 1707274},
+		{ModelSpec{Name: "cnn", Channels: 1, Height: 28, Width: 28, NumClasses: 10}, 421642},
+		{ModelSpec{Name: "cnn", Channels: 3, Height: 32, Width: 32, NumClasses: 10}, 545098},
+	}
+	for _, c := range cases {
+		g := gorgonia.NewGraph()
+		m, err := NewModel(g, c.spec, rng.New(1, "test"))
+		if err != nil {
+			t.Fatalf("%+v: %v", c.spec, err)
+		}
+		if got := ParamCount(m); got != c.want {
+			t.Errorf("%s %dx%dx%d/%d: %d parameters, want %d", c.spec.Name, c.spec.Channels, c.spec.Height, c.spec.Width, c.spec.Features, got, c.want)
+		}
+	}
+}
+
+// TestOutputShapes runs the forward pass on 28×28×1 and 32×32×3 batches
+// and checks the logits are batch×C.
+func TestOutputShapes(t *testing.T) {
+	for _, name := range []string{"mlp", "cnn"} {
+		for _, in := range [][3]int{{1, 28, 28}, {3, 32, 32}} {
+			spec := ModelSpec{Name: name, Channels: in[0], Height: in[1], Width: in[2], NumClasses: 7}
+			g := gorgonia.NewGraph()
+			m, err := NewModel(g, spec, rng.New(1, "test"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			const batch = 3
+			x := gorgonia.NewTensor(g, tensor.Float32, 4, gorgonia.WithShape(spec.InputShape(batch)...), gorgonia.WithName("x"), gorgonia.WithInit(gorgonia.Uniform(0, 1)))
+			out, err := m.Forward(x, false)
+			if err != nil {
+				t.Fatalf("%s %v: %v", name, in, err)
+			}
+			vm := gorgonia.NewTapeMachine(g)
+			if err := vm.RunAll(); err != nil {
+				t.Fatalf("%s %v: %v", name, in, err)
+			}
+			vm.Close()
+			if got := out.Value().Shape(); !got.Eq(tensor.Shape{batch, 7}) {
+				t.Errorf("%s %v: logits shape %v, want [%d 7]", name, in, got, batch)
+			}
+		}
+	}
+}
+
+func TestNewModelErrors(t *testing.T) {
+	g := gorgonia.NewGraph()
+	r := rng.New(1, "test")
+	for _, spec := range []ModelSpec{
+		{Name: "nope", Features: 3, NumClasses: 2},
+		{Name: "mlp", Features: 3, NumClasses: 1},
+		{Name: "mlp", NumClasses: 3},
+		{Name: "cnn", Features: 3, NumClasses: 3},
+		{Name: "mlp", Features: 3, NumClasses: 3, Dropout: 1},
+	} {
+		if _, err := NewModel(g, spec, r); err == nil {
+			t.Errorf("NewModel(%+v): no error", spec)
+		}
+	}
+}

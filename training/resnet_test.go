@@ -1,0 +1,358 @@
+package training
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/llpfc/llpfc/internal/rng"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// randInput adds an input node of the given shape filled with N(0,1) draws.
+func randInput(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, shape tensor.Shape, r *rand.Rand) *gorgonia.Node {
+	n := shape.TotalSize()
+	var t *tensor.Dense
+	if dt == tensor.Float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = r.NormFloat64()
+		}
+		t = tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(v))
+	} else {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		t = tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(v))
+	}
+	return gorgonia.NewTensor(g, dt, shape.Dims(), gorgonia.WithShape(shape.Clone()...), gorgonia.WithName(name), gorgonia.WithValue(t))
+}
+
+// values returns a node's value as float64s.
+func values(t *testing.T, n *gorgonia.Node) []float64 {
+	t.Helper()
+	switch d := n.Value().Data().(type) {
+	case []float32:
+		out := make([]float64, len(d))
+		for i, v := range d {
+			out[i] = float64(v)
+		}
+		return out
+	case []float64:
+		return append([]float64(nil), d...)
+	case float32:
+		return []float64{float64(d)}
+	case float64:
+		return []float64{d}
+	}
+	t.Fatalf("node %v: unexpected value type %T", n, n.Value().Data())
+	return nil
+}
+
+// modelShapeCase is one architecture × input shape whose logits must be
+// batch×NumClasses in both training and evaluation mode.
+type modelShapeCase struct {
+	name          string
+	c, h, w       int
+	classes       int
+	dropout       float64
+	wantParams    int // the layer-by-layer count in the test's comment
+	skipTrainMode bool
+}
+
+// checkModelShapes builds the model in a fresh float32 graph, runs one
+// training-mode and one evaluation-mode forward pass on a batch of 2, and
+// checks the logits' shape, finiteness and the parameter count.
+func checkModelShapes(t *testing.T, tc modelShapeCase) Model {
+	t.Helper()
+	g := gorgonia.NewGraph()
+	spec := ModelSpec{Name: tc.name, Channels: tc.c, Height: tc.h, Width: tc.w, NumClasses: tc.classes, Dropout: tc.dropout}
+	m, err := NewModel(g, spec, rng.New(1, "init"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ParamCount(m); tc.wantParams > 0 && got != tc.wantParams {
+		t.Errorf("%s %d×%d×%d, %d classes: %d parameters, want %d", tc.name, tc.c, tc.h, tc.w, tc.classes, got, tc.wantParams)
+	}
+	const batch = 2
+	x := randInput(g, tensor.Float32, "x", tensor.Shape{batch, tc.c, tc.h, tc.w}, rng.New(2, "x"))
+	var outs []*gorgonia.Node
+	for _, train := range []bool{true, false} {
+		if train && tc.skipTrainMode {
+			continue
+		}
+		y, err := m.Forward(x, train)
+		if err != nil {
+			t.Fatalf("forward (train=%v): %v", train, err)
+		}
+		if !y.Shape().Eq(tensor.Shape{batch, tc.classes}) {
+			t.Errorf("train=%v: logits shape %v, want %v", train, y.Shape(), tensor.Shape{batch, tc.classes})
+		}
+		outs = append(outs, y)
+	}
+	if sm, ok := m.(StochasticModel); ok {
+		sm.Resample(rng.New(3, "dropout"))
+	}
+	vm := gorgonia.NewTapeMachine(g)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	for _, y := range outs {
+		for _, v := range values(t, y) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("non-finite logit %v", v)
+			}
+		}
+	}
+	return m
+}
+
+// TestResNet18ShapesAndParams. Parameter count of torchvision's
+// resnet18(num_classes=C, in_channels=c) (the authors' models/ResNet.py),
+// layer by layer (convolutions have no bias; every BN has γ and β):
+//
+//	stem conv 7×7 c→64: 49·64·c = 3136c;  bn1: 128
+//	layer1: 2 blocks × (2 conv 3×3 64→64 = 2·36864, 2 bn = 256)  = 147968
+//	layer2: conv 64→128 = 73728, conv 128→128 = 147456, 2 bn = 512,
+//	        downsample 1×1 64→128 = 8192 + bn 256;
+//	        block 2: 2·147456 + 512                              = 525568
+//	layer3: 128→256 = 294912, 256→256 = 589824, 2 bn = 1024,
+//	        downsample 32768 + 512; block 2: 2·589824 + 1024     = 2099712
+//	layer4: 256→512 = 1179648, 512→512 = 2359296, 2 bn = 2048,
+//	        downsample 131072 + 1024; block 2: 2·2359296 + 2048  = 8393728
+//	fc: 512·C + C
+//
+// Total = 11166976 + 128 + 3136c + 513C: c=3, C=10 → 11181642 (PyTorch's
+// count for torchvision resnet18(num_classes=10), 11689512 − 513·990);
+// c=1, C=26 → 11183578.
+func TestResNet18ShapesAndParams(t *testing.T) {
+	for _, tc := range []modelShapeCase{
+		{name: "resnet18", c: 3, h: 32, w: 32, classes: 10, wantParams: 11181642},
+		{name: "resnet18", c: 1, h: 28, w: 28, classes: 26, wantParams: 11183578},
+	} {
+		checkModelShapes(t, tc)
+	}
+}
+
+// gradCheck compares gorgonia's symbolic gradient of the scalar cost with
+// respect to each node in wrt against central finite differences
+// (f(θ+h) − f(θ−h))/2h on up to maxCoords coordinates per node, in a
+// float64 graph. The nodes' values are perturbed in place and restored.
+func gradCheck(t *testing.T, g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes, maxCoords int, h, tol float64, before func()) {
+	t.Helper()
+	grads, err := gorgonia.Grad(cost, wrt...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := gorgonia.NewTapeMachine(g)
+	defer vm.Close()
+	run := func() float64 {
+		if before != nil {
+			before()
+		}
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		vm.Reset()
+		return values(t, cost)[0]
+	}
+	run()
+	analytic := make([][]float64, len(grads))
+	for i, gn := range grads {
+		analytic[i] = values(t, gn)
+	}
+	r := rng.New(99, "gradcheck")
+	checked := 0
+	for i, n := range wrt {
+		data, ok := n.Value().Data().([]float64)
+		if !ok {
+			t.Fatalf("gradCheck needs a float64 graph; %v holds %T", n, n.Value().Data())
+		}
+		if len(analytic[i]) != len(data) {
+			t.Fatalf("%v: gradient has %d entries, value %d", n, len(analytic[i]), len(data))
+		}
+		idx := r.Perm(len(data))
+		if len(idx) > maxCoords {
+			idx = idx[:maxCoords]
+		}
+		for _, k := range idx {
+			orig := data[k]
+			data[k] = orig + h
+			fp := run()
+			data[k] = orig - h
+			fm := run()
+			data[k] = orig
+			fd := (fp - fm) / (2 * h)
+			if d := math.Abs(fd - analytic[i][k]); d > tol*math.Max(1, math.Abs(fd)) {
+				t.Errorf("%v[%d]: symbolic gradient %.8g, central difference %.8g", n, k, analytic[i][k], fd)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("gradCheck checked no coordinate")
+	}
+}
+
+// TestBatchNormMatchesDefinition checks BatchNorm against a direct
+// computation: training mode y = (x − μ_B)/√(σ²_B + ε)·γ + β with the batch
+// mean and biased variance per channel; UpdateRunningStats gives
+// r_μ = 0.9·0 + 0.1·μ_B and r_σ² = 0.9·1 + 0.1·σ²_B·n/(n−1) (PyTorch's
+// momentum 0.1, unbiased variance, n = N·H·W); evaluation mode uses them.
+func TestBatchNormMatchesDefinition(t *testing.T) {
+	g := gorgonia.NewGraph()
+	dt := tensor.Float64
+	const N, C, H, W = 3, 2, 2, 2
+	b := newBatchNorm(g, dt, "bn", C, 4, 0.1, true)
+	copy(b.Gamma.Value().Data().([]float64), []float64{1.5, -0.5})
+	copy(b.Beta.Value().Data().([]float64), []float64{0.25, 2})
+	x := randInput(g, dt, "x", tensor.Shape{N, C, H, W}, rng.New(4, "x"))
+	yTrain, err := b.Forward(x, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yEval, err := b.Forward(x, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := gorgonia.NewTapeMachine(g)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	xv := values(t, x)
+	gamma, beta := []float64{1.5, -0.5}, []float64{0.25, 2}
+	at := func(n, c, i int) int { return (n*C+c)*H*W + i }
+	mu, v := make([]float64, C), make([]float64, C)
+	for c := 0; c < C; c++ {
+		for n := 0; n < N; n++ {
+			for i := 0; i < H*W; i++ {
+				mu[c] += xv[at(n, c, i)] / (N * H * W)
+			}
+		}
+		for n := 0; n < N; n++ {
+			for i := 0; i < H*W; i++ {
+				d := xv[at(n, c, i)] - mu[c]
+				v[c] += d * d / (N * H * W)
+			}
+		}
+	}
+	yt := values(t, yTrain)
+	for n := 0; n < N; n++ {
+		for c := 0; c < C; c++ {
+			for i := 0; i < H*W; i++ {
+				want := (xv[at(n, c, i)]-mu[c])/math.Sqrt(v[c]+1e-5)*gamma[c] + beta[c]
+				if got := yt[at(n, c, i)]; math.Abs(got-want) > 1e-12 {
+					t.Fatalf("train y[%d,%d,%d] = %v, want %v", n, c, i, got, want)
+				}
+			}
+		}
+	}
+	// Evaluation before any update uses r_μ = 0, r_σ² = 1.
+	ye := values(t, yEval)
+	for k, xk := range xv {
+		c := (k / (H * W)) % C
+		if want := xk/math.Sqrt(1+1e-5)*gamma[c] + beta[c]; math.Abs(ye[k]-want) > 1e-12 {
+			t.Fatalf("eval y[%d] = %v, want %v", k, ye[k], want)
+		}
+	}
+	if err := b.update(); err != nil {
+		t.Fatal(err)
+	}
+	rm, rv := values(t, b.RunMean), values(t, b.RunVar)
+	n := float64(N * H * W)
+	for c := 0; c < C; c++ {
+		if want := 0.1 * mu[c]; math.Abs(rm[c]-want) > 1e-12 {
+			t.Errorf("running mean[%d] = %v, want %v", c, rm[c], want)
+		}
+		if want := 0.9 + 0.1*v[c]*n/(n-1); math.Abs(rv[c]-want) > 1e-12 {
+			t.Errorf("running var[%d] = %v, want %v", c, rv[c], want)
+		}
+	}
+}
+
+// TestBatchNormGradient: gradients of Σ w⊙BN(x) with respect to x, γ and β
+// (training mode, batch statistics differentiated through) against central
+// differences, for 4-D and 2-D inputs.
+func TestBatchNormGradient(t *testing.T) {
+	for _, shape := range []tensor.Shape{{3, 2, 2, 2}, {4, 3}} {
+		g := gorgonia.NewGraph()
+		dt := tensor.Float64
+		b := newBatchNorm(g, dt, "bn", shape[1], shape.Dims(), 0.1, true)
+		r := rng.New(5, "bn")
+		for i, v := range b.Gamma.Value().Data().([]float64) {
+			b.Gamma.Value().Data().([]float64)[i] = v + 0.3*r.NormFloat64()
+		}
+		x := randInput(g, dt, "x", shape, r)
+		w := randInput(g, dt, "w", shape, r)
+		y, err := b.Forward(x, true, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wy, err := gorgonia.HadamardProd(w, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cost, err := gorgonia.Sum(wy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gradCheck(t, g, cost, gorgonia.Nodes{x, b.Gamma, b.Beta}, 24, 1e-6, 1e-6, nil)
+	}
+}
+
+// TestGlobalAndAdaptivePoolMatchDefinition: global average pooling and
+// AdaptiveAvgPool2d windows ⌊iH/o⌋…⌈(i+1)H/o⌉−1 against direct sums,
+// including VGG16's 1×1 → 7×7 replication.
+func TestGlobalAndAdaptivePoolMatchDefinition(t *testing.T) {
+	for _, tc := range []struct{ h, w, oh, ow int }{{1, 1, 7, 7}, {5, 4, 3, 2}, {4, 4, 2, 2}, {3, 3, 1, 1}} {
+		g := gorgonia.NewGraph()
+		dt := tensor.Float64
+		x := randInput(g, dt, "x", tensor.Shape{2, 3, tc.h, tc.w}, rng.New(6, "x"))
+		y, err := adaptiveAvgPool(x, dt, tc.oh, tc.ow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gp, err := globalAvgPool(x, dt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm := gorgonia.NewTapeMachine(g)
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		vm.Close()
+		xv, yv, gv := values(t, x), values(t, y), values(t, gp)
+		for nc := 0; nc < 6; nc++ {
+			img := xv[nc*tc.h*tc.w : (nc+1)*tc.h*tc.w]
+			all := 0.0
+			for _, v := range img {
+				all += v / float64(tc.h*tc.w)
+			}
+			if math.Abs(gv[nc]-all) > 1e-12 {
+				t.Errorf("%v: global pool %v, want %v", tc, gv[nc], all)
+			}
+			for i := 0; i < tc.oh; i++ {
+				r0 := int(math.Floor(float64(i*tc.h) / float64(tc.oh)))
+				r1 := int(math.Ceil(float64((i+1)*tc.h) / float64(tc.oh)))
+				for j := 0; j < tc.ow; j++ {
+					c0 := int(math.Floor(float64(j*tc.w) / float64(tc.ow)))
+					c1 := int(math.Ceil(float64((j+1)*tc.w) / float64(tc.ow)))
+					s, k := 0.0, 0
+					for r := r0; r < r1; r++ {
+						for c := c0; c < c1; c++ {
+							s += img[r*tc.w+c]
+							k++
+						}
+					}
+					if got := yv[(nc*tc.oh+i)*tc.ow+j]; math.Abs(got-s/float64(k)) > 1e-12 {
+						t.Errorf("%v: cell (%d,%d) = %v, want %v", tc, i, j, got, s/float64(k))
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package training
+
+import (
+	"fmt"
+)
+
+func init() {
+	RegisterMethod("kl", func(env *MethodEnv) (Method, error) { return newKLMethod(env) })
+}
+
+// klMethod trains with the KL proportion loss over minibatches of
+// Config.BatchSize bags (App. `subsec:KL`; the paper uses B = 2), computed
+// by KLChunked so that memory does not grow with the bag size. The bag order
+// of epoch e comes from the stream "kl-order/epoch-e"; the last minibatch
+// may hold fewer bags (its loss is normalised by its own B).
+type klMethod struct {
+	env   *MethodEnv
+	k     *KLChunked
+	bags  []BagRef
+	order []int
+	acc   [][]float64
+	mb    []BagRef
+}
+
+func newKLMethod(env *MethodEnv) (*klMethod, error) {
+	cfg := env.Config
+	set := env.Data.Bags
+	maxBag := 0
+	m := &klMethod{env: env}
+	for _, b := range set.Bags {
+		if len(b.Indices) == 0 {
+			return nil, fmt.Errorf("bag %d has no instance indices", b.ID)
+		}
+		maxBag = max(maxBag, len(b.Indices))
+		m.bags = append(m.bags, BagRef{Indices: b.Indices, Proportions: b.Proportions})
+	}
+	// A chunk never needs to be larger than one minibatch of bags.
+	chunk := min(cfg.ChunkSize, maxBag*cfg.BatchSize)
+	k, err := NewKLChunked(env.Graph, env.Model, env.Spec, chunk)
+	if err != nil {
+		return nil, err
+	}
+	m.k = k
+	for _, p := range env.Model.Learnables() {
+		m.acc = append(m.acc, make([]float64, p.Shape().TotalSize()))
+	}
+	return m, nil
+}
+
+func (m *klMethod) Close() { m.k.Close() }
+
+func (m *klMethod) BeginEpoch(e int) (int, error) {
+	m.order = m.env.Stream("kl-order", e).Perm(len(m.bags))
+	B := m.env.Config.BatchSize
+	return (len(m.bags) + B - 1) / B, nil
+}
+
+func (m *klMethod) Step(s int, grads [][]float32) (float64, int, error) {
+	B := m.env.Config.BatchSize
+	start, end := s*B, min((s+1)*B, len(m.order))
+	if start >= end {
+		return 0, 0, fmt.Errorf("step %d beyond the epoch's %d bags", s, len(m.order))
+	}
+	m.mb = m.mb[:0]
+	for _, i := range m.order[start:end] {
+		m.mb = append(m.mb, m.bags[i])
+	}
+	for _, a := range m.acc {
+		clear(a)
+	}
+	loss, n, err := m.k.Gradient(m.env.Data.X, m.mb, m.acc)
+	if err != nil {
+		return loss, n, err
+	}
+	for i, a := range m.acc {
+		g := grads[i]
+		for j, v := range a {
+			g[j] = float32(v)
+		}
+	}
+	return loss, n, nil
+}

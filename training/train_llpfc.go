@@ -1,0 +1,186 @@
+package training
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/llpfc/llpfc/estimators"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+func init() {
+	for name, mode := range map[string]estimators.Mode{
+		"llpfc-uniform": estimators.ModeUniform,
+		"llpfc-approx":  estimators.ModeApprox,
+		"llpfc-ideal":   estimators.ModeIdeal,
+	} {
+		RegisterMethod(name, func(env *MethodEnv) (Method, error) { return newLLPFC(env, mode) })
+	}
+}
+
+// llpfcMethod trains with the weighted FC loss of Algorithms
+// `algo:LLPFC`, `algo:LLPFC-uniform` and `algo:LLPFC-approx` (last line):
+// Σ_instances ω_x ℓ_{T̂_g(x)}(f(x), ỹ_x), where estimators.Build gives the
+// groups, T̂_g and the instance weights ω (Σ ω = 1). A minibatch of B
+// instances uses the unbiased estimate (1/B) Σ_{x∈batch} n·ω_x ℓ(x) of the
+// n-instance mean, so with uniform weights and equal bag sizes it is the
+// plain minibatch mean of the FC loss. The bags are re-partitioned at epochs
+// 0, r, 2r, … ("Implementation Details of LLPFC"); the partition of regroup
+// k is drawn from the stream "llpfc-groups/epoch-k·r".
+type llpfcMethod struct {
+	env        *MethodEnv
+	opts       estimators.Options
+	batch, dim int
+	classes    int
+
+	x, r, w    *gorgonia.Node
+	xT, rT, wT *tensor.Dense
+	loss       *gorgonia.Node
+	grads      gorgonia.Nodes
+	vm         *tape
+
+	regroupedAt int // epoch of the current grouping, −1 if none
+	inst        []estimators.Instance
+	rows        [][]float32 // per group: T̂ row-major (C×C)
+	scale       float64     // n / B
+	order       []int
+	augRNG      *rand.Rand
+}
+
+func newLLPFC(env *MethodEnv, mode estimators.Mode) (*llpfcMethod, error) {
+	cfg := env.Config
+	spec := env.Spec
+	m := &llpfcMethod{
+		env:         env,
+		opts:        estimators.Options{Mode: mode, Weights: cfg.GroupWeights, Compat: cfg.Compat},
+		batch:       cfg.BatchSize,
+		dim:         spec.InputDim(),
+		classes:     spec.NumClasses,
+		regroupedAt: -1,
+	}
+	g, dt, B, C := env.Graph, spec.DType(), cfg.BatchSize, spec.NumClasses
+	m.x, m.xT = newInputNode(g, dt, "llpfc.x", spec.InputShape(B))
+	m.r, m.rT = newInputNode(g, dt, "llpfc.R", tensor.Shape{B, C})
+	m.w, m.wT = newInputNode(g, dt, "llpfc.w", tensor.Shape{B})
+	z, err := env.Model.Forward(m.x, true)
+	if err != nil {
+		return nil, err
+	}
+	if m.loss, err = FCLoss(z, m.r, m.w); err != nil {
+		return nil, err
+	}
+	if m.grads, err = gorgonia.Grad(m.loss, env.Model.Learnables()...); err != nil {
+		return nil, err
+	}
+	m.vm = newTape(g.SubgraphRoots(append(gorgonia.Nodes{m.loss}, m.grads...)...))
+	return m, nil
+}
+
+func (m *llpfcMethod) Close() { m.vm.Close() }
+
+func (m *llpfcMethod) regroup(e int) error {
+	red, err := estimators.Build(m.env.Data.Bags, m.opts, m.env.Stream("llpfc-groups", e))
+	if err != nil {
+		return fmt.Errorf("grouping at epoch %d: %w", e, err)
+	}
+	inst, err := red.Instances()
+	if err != nil {
+		return fmt.Errorf("grouping at epoch %d: %w", e, err)
+	}
+	if len(inst) == 0 {
+		return fmt.Errorf("grouping at epoch %d: no instance with positive weight", e)
+	}
+	C := m.classes
+	m.rows = m.rows[:0]
+	for gi, grp := range red.Groups {
+		t := make([]float32, C*C)
+		for a := 0; a < C; a++ {
+			for b := 0; b < C; b++ {
+				t[a*C+b] = float32(grp.T.At(a, b))
+			}
+		}
+		if len(m.rows) != gi {
+			return fmt.Errorf("grouping at epoch %d: group order", e)
+		}
+		m.rows = append(m.rows, t)
+	}
+	var wsum float64
+	for _, in := range inst {
+		wsum += in.Weight
+	}
+	if !(wsum > 0) {
+		return fmt.Errorf("grouping at epoch %d: instance weights sum to %v", e, wsum)
+	}
+	// Scale so that the weights average 1 over the instances: the minibatch
+	// loss is then a mean. With the paper's weights Σω = 1; with the
+	// original code's (Compat original) Σω ≠ 1 and this normalises it.
+	m.scale = float64(len(inst)) / wsum / float64(m.batch)
+	m.inst = inst
+	m.regroupedAt = e
+	return nil
+}
+
+func (m *llpfcMethod) BeginEpoch(e int) (int, error) {
+	r := m.env.Config.RegroupEvery
+	if k := e / r * r; m.regroupedAt != k {
+		if err := m.regroup(k); err != nil {
+			return 0, err
+		}
+	}
+	if cap(m.order) < len(m.inst) {
+		m.order = make([]int, len(m.inst))
+	}
+	m.order = m.order[:len(m.inst)]
+	for i := range m.order {
+		m.order[i] = i
+	}
+	ord := m.env.Stream("llpfc-order", e)
+	ord.Shuffle(len(m.order), func(i, j int) { m.order[i], m.order[j] = m.order[j], m.order[i] })
+	if m.env.Config.Augment != nil {
+		m.augRNG = m.env.Stream("augment", e)
+	}
+	return (len(m.order) + m.batch - 1) / m.batch, nil
+}
+
+func (m *llpfcMethod) Step(s int, grads [][]float32) (float64, int, error) {
+	start := s * m.batch
+	end := min(start+m.batch, len(m.order))
+	if start >= end {
+		return 0, 0, fmt.Errorf("step %d beyond the epoch's %d instances", s, len(m.order))
+	}
+	x, d, C := m.env.Data.X, m.dim, m.classes
+	xb := m.xT.Data().([]float32)
+	rb := m.rT.Data().([]float32)
+	wb := m.wT.Data().([]float32)
+	for i := start; i < end; i++ {
+		in := m.inst[m.order[i]]
+		k := i - start
+		copy(xb[k*d:(k+1)*d], x[in.Index*d:(in.Index+1)*d])
+		t := m.rows[in.Group]
+		copy(rb[k*C:(k+1)*C], t[in.NoisyLabel*C:(in.NoisyLabel+1)*C])
+		wb[k] = float32(in.Weight * m.scale)
+	}
+	n := end - start
+	clear(xb[n*d:])
+	clear(rb[n*C:])
+	clear(wb[n:])
+	if m.env.Config.Augment != nil {
+		if err := m.env.Config.Augment(xb, n, m.augRNG); err != nil {
+			return 0, 0, fmt.Errorf("augmentation: %w", err)
+		}
+	}
+	if err := m.vm.RunAll(); err != nil {
+		m.vm.Reset()
+		return 0, 0, err
+	}
+	defer m.vm.Rewind()
+	loss, err := scalarOf(m.loss.Value())
+	if err != nil {
+		return 0, 0, err
+	}
+	for i, gn := range m.grads {
+		copy(grads[i], gn.Value().Data().([]float32))
+	}
+	return loss, n, nil
+}

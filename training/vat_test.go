@@ -1,0 +1,249 @@
+package training
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/llpfc/llpfc/internal/rng"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// tinyNet is a small test network: logits = tanh(x·W1 + b1)·W2 + b2, or
+// x·W1 + b1 when linear is set.
+type tinyNet struct {
+	l1, l2 *Dense
+	linear bool
+}
+
+func newTinyNet(g *gorgonia.ExprGraph, in, hidden, classes int, linear bool, r *rand.Rand) *tinyNet {
+	if linear {
+		return &tinyNet{l1: NewDense(g, tensor.Float64, "tiny.l1", in, classes, r), linear: true}
+	}
+	return &tinyNet{l1: NewDense(g, tensor.Float64, "tiny.l1", in, hidden, r), l2: NewDense(g, tensor.Float64, "tiny.l2", hidden, classes, r)}
+}
+
+func (n *tinyNet) Name() string { return "tiny" }
+func (n *tinyNet) Learnables() gorgonia.Nodes {
+	if n.linear {
+		return n.l1.Learnables()
+	}
+	return append(n.l1.Learnables(), n.l2.Learnables()...)
+}
+func (n *tinyNet) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
+	l, f, err := n.ForwardFeatures(x, train)
+	_ = f
+	return l, err
+}
+func (n *tinyNet) ForwardFeatures(x *gorgonia.Node, train bool) (*gorgonia.Node, *gorgonia.Node, error) {
+	h, err := n.l1.Forward(x)
+	if err != nil || n.linear {
+		return h, h, err
+	}
+	if h, err = gorgonia.Tanh(h); err != nil {
+		return nil, nil, err
+	}
+	z, err := n.l2.Forward(h)
+	return z, h, err
+}
+
+func TestSigmoidRampupAndVATWeight(t *testing.T) {
+	cases := []struct{ t, T, want float64 }{
+		{0, 10, math.Exp(-5)},
+		{5, 10, math.Exp(-1.25)},
+		{10, 10, 1},
+		{15, 10, 1},
+		{-3, 10, math.Exp(-5)},
+		{3, 0, 1},
+	}
+	for _, c := range cases {
+		if got := SigmoidRampup(c.t, c.T); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("SigmoidRampup(%v, %v) = %v, want %v", c.t, c.T, got, c.want)
+		}
+	}
+	// Ramp-up length is 40% of the run's steps: 40 of 100.
+	if got, want := VATWeight(0, 100), 0.05*math.Exp(-5); math.Abs(got-want) > 1e-15 {
+		t.Errorf("VATWeight(0, 100) = %v, want %v", got, want)
+	}
+	if got, want := VATWeight(20, 100), 0.05*math.Exp(-1.25); math.Abs(got-want) > 1e-15 {
+		t.Errorf("VATWeight(20, 100) = %v, want %v", got, want)
+	}
+	if got := VATWeight(40, 100); got != 0.05 {
+		t.Errorf("VATWeight(40, 100) = %v, want 0.05", got)
+	}
+	for _, bad := range []VATConfig{{Xi: 0, Eps: 1, PowerIters: 1}, {Xi: 1e-6, Eps: -1, PowerIters: 1}, {Xi: 1e-6, Eps: 1, PowerIters: 0}} {
+		if bad.Validate() == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+	if c := PaperVATConfig("cifar10"); c.Eps != 6 || c.Xi != 1e-6 || c.PowerIters != 1 {
+		t.Errorf("cifar10 config %+v", c)
+	}
+	if c := PaperVATConfig("svhn"); c.Eps != 1 {
+		t.Errorf("svhn config %+v", c)
+	}
+}
+
+// vatFixture builds a VAT on a small float64 network and a chunk of inputs.
+func vatFixture(t *testing.T, linear bool, cfg VATConfig, n, D, C int) (*VAT, Model, []float32) {
+	t.Helper()
+	g := gorgonia.NewGraph()
+	net := newTinyNet(g, D, 5, C, linear, rng.New(1, "init"))
+	spec := ModelSpec{Name: "tiny", Features: D, NumClasses: C, Dtype: tensor.Float64}
+	v, err := NewVAT(g, net, spec, n, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rng.New(2, "x")
+	x := make([]float32, n*D)
+	for i := range x {
+		x[i] = float32(r.NormFloat64())
+	}
+	return v, net, x
+}
+
+// TestVATGradientMatchesFiniteDifferences: the parameter gradient that
+// VAT.Gradient accumulates equals the central difference of
+// Σ_i w_i D_KL(p_i ‖ f_θ(x_i + r_adv,i)) with p and r_adv held at the values
+// the call computed, and the returned L_cons equals that KL sum computed
+// directly.
+func TestVATGradientMatchesFiniteDifferences(t *testing.T) {
+	const n, D, C = 4, 3, 3
+	cfg := VATConfig{Xi: 1e-6, Eps: 0.7, PowerIters: 2}
+	v, _, x := vatFixture(t, false, cfg, n, D, C)
+	defer v.Close()
+	acc := make([][]float64, len(v.params))
+	for i, p := range v.params {
+		acc[i] = make([]float64, p.Shape().TotalSize())
+	}
+	const weight = 0.5
+	lcons, err := v.Gradient(x, weight, rng.New(3, "vat"), acc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Direct L_cons from the stored p and r_adv and the adversarial logits.
+	p, r := vatData(v.pT), vatData(v.rT)
+	rnorm := 0.0
+	for j := 0; j < D; j++ {
+		rnorm += r[j] * r[j]
+	}
+	if math.Abs(math.Sqrt(rnorm)-cfg.Eps) > 1e-6 {
+		t.Errorf("‖r_adv‖ of instance 0 = %v, want ε = %v", math.Sqrt(rnorm), cfg.Eps)
+	}
+	cost := func() float64 {
+		if err := v.adv.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		defer v.adv.Reset()
+		return valueData(v.cons.Value())[0]
+	}
+	ce := cost()
+	ent := 0.0
+	for i := 0; i < n*C; i++ {
+		ent += p[i] * math.Log(p[i]) / n
+	}
+	if math.Abs(lcons-(ce+ent)) > 1e-12 {
+		t.Errorf("L_cons %v, want CE + Σ p log p = %v", lcons, ce+ent)
+	}
+	if lcons < 0 {
+		t.Errorf("L_cons = %v < 0, a KL divergence", lcons)
+	}
+	const h = 1e-6
+	for k, pn := range v.params {
+		data := pn.Value().Data().([]float64)
+		for j := range data {
+			orig := data[j]
+			data[j] = orig + h
+			fp := cost()
+			data[j] = orig - h
+			fm := cost()
+			data[j] = orig
+			fd := weight * (fp - fm) / (2 * h)
+			if math.Abs(fd-acc[k][j]) > 1e-6*math.Max(1, math.Abs(fd)) {
+				t.Errorf("%v[%d]: accumulated %v, central difference %v", pn, j, acc[k][j], fd)
+			}
+		}
+	}
+}
+
+// TestVATPowerIterationFollowsHessian: for a linear-softmax model z = xW + b
+// the KL at x + ξd is ½ξ² dᵀHd + O(ξ³) with H = W(diag(p) − ppᵀ)Wᵀ, so one
+// power iteration from d₀ must give H d₀/‖H d₀‖ and many iterations the
+// top eigenvector of H (both computed here in closed form).
+func TestVATPowerIterationFollowsHessian(t *testing.T) {
+	const n, D, C = 2, 4, 3
+	for _, iters := range []int{1, 60} {
+		v, _, x := vatFixture(t, true, VATConfig{Xi: 1e-4, Eps: 1, PowerIters: iters}, n, D, C)
+		d, err := v.AdversarialDirection(x, rng.New(5, "vat"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		W := values(t, v.params[0]) // D×C
+		b := values(t, v.params[1])
+		d0r := rng.New(5, "vat")
+		d0 := make([]float64, n*D)
+		for i := range d0 {
+			d0[i] = d0r.NormFloat64()
+		}
+		for i := 0; i < n; i++ {
+			// p = softmax(x_i W + b)
+			z := make([]float64, C)
+			for c := 0; c < C; c++ {
+				z[c] = b[c]
+				for j := 0; j < D; j++ {
+					z[c] += float64(x[i*D+j]) * W[j*C+c]
+				}
+			}
+			mx := math.Max(z[0], math.Max(z[1], z[2]))
+			s := 0.0
+			p := make([]float64, C)
+			for c := range z {
+				p[c] = math.Exp(z[c] - mx)
+				s += p[c]
+			}
+			for c := range p {
+				p[c] /= s
+			}
+			H := make([]float64, D*D)
+			for a := 0; a < D; a++ {
+				for bb := 0; bb < D; bb++ {
+					for c := 0; c < C; c++ {
+						for e := 0; e < C; e++ {
+							m := -p[c] * p[e]
+							if c == e {
+								m += p[c]
+							}
+							H[a*D+bb] += W[a*C+c] * m * W[bb*C+e]
+						}
+					}
+				}
+			}
+			u := append([]float64(nil), d0[i*D:(i+1)*D]...)
+			for it := 0; it < iters; it++ {
+				w := make([]float64, D)
+				for a := 0; a < D; a++ {
+					for bb := 0; bb < D; bb++ {
+						w[a] += H[a*D+bb] * u[bb]
+					}
+				}
+				nn := 0.0
+				for _, q := range w {
+					nn += q * q
+				}
+				for a := range w {
+					w[a] /= math.Sqrt(nn)
+				}
+				u = w
+			}
+			cos := 0.0
+			for a := 0; a < D; a++ {
+				cos += u[a] * d[i*D+a]
+			}
+			if math.Abs(cos-1) > 1e-3 {
+				t.Errorf("%d iterations, instance %d: cos(direction, closed form) = %v, want 1", iters, i, cos)
+			}
+		}
+		v.Close()
+	}
+}
