@@ -2,9 +2,9 @@ package estimators
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/leanovate/gopter"

@@ -12,6 +12,10 @@ import (
 	"github.com/llpfc/llpfc/theory"
 )
 
+// KKTTol is the tolerance of the KKT check Build applies to every α̂ of
+// ModeApprox (CheckSimplexLSKKT).
+const KKTTol = 1e-9
+
 // StreamName is the name of the random stream (internal/rng) from which
 // BuildSeed draws partitions and mega-bag assignments.
 const StreamName = "groups"
@@ -145,12 +149,50 @@ func Partition(numBags, C int, r *rand.Rand) (groups [][]int, leftover []int, er
 	return groups, leftover, nil
 }
 
-// BuildSeed is Build with the stream rng.New(seed, StreamName). For
-// regrouping during training, call Build repeatedly with one stream (or
-// with streams named per regrouping): every call draws a new partition and
-// new leftover bags.
+// BuildSeed is Build with the stream rng.New(seed, StreamName); it equals
+// BuildRound(set, opts, seed, 0).
 func BuildSeed(set *BagSet, opts Options, seed int64) (*Reduction, error) {
 	return Build(set, opts, rng.New(seed, StreamName))
+}
+
+// RoundStreamName is the name of the random stream of regrouping round r:
+// StreamName for r = 0, "groups/r" after.
+func RoundStreamName(round int) string {
+	if round == 0 {
+		return StreamName
+	}
+	return fmt.Sprintf("%s/%d", StreamName, round)
+}
+
+// BuildRound is the reduction of regrouping round r of a run with the given
+// seed (§5.4, last paragraph, and App. "Implementation Details of LLPFC":
+// the bags are repartitioned every few epochs, and leftover bags are
+// resampled each time). Every round has its own stream
+// rng.New(seed, RoundStreamName(round)), so round r is reproducible on its
+// own (resuming from a checkpoint needs no replay of earlier rounds).
+func BuildRound(set *BagSet, opts Options, seed int64, round int) (*Reduction, error) {
+	if round < 0 {
+		return nil, &InputError{fmt.Errorf("regrouping round is %d, want ≥ 0", round)}
+	}
+	return Build(set, opts, rng.New(seed, RoundStreamName(round)))
+}
+
+// TransitionMatrices returns T̂_1, …, T̂_N in group order.
+func (red *Reduction) TransitionMatrices() []*mat.Dense {
+	out := make([]*mat.Dense, len(red.Groups))
+	for i := range red.Groups {
+		out[i] = red.Groups[i].T
+	}
+	return out
+}
+
+// Weights returns the group weights w ∈ Δ^N in group order.
+func (red *Reduction) Weights() []float64 {
+	out := make([]float64, len(red.Groups))
+	for i := range red.Groups {
+		out[i] = red.Groups[i].Weight
+	}
+	return out
 }
 
 // Build performs the reduction of Section 5 on a valid bag set:
@@ -309,6 +351,11 @@ func buildGroup(set *BagSet, opts Options, sigmaHat []float64, bags []int) (*Gro
 		a, err := SimplexLS(g.Gamma.T(), sigmaHat)
 		if err != nil {
 			return nil, err
+		}
+		// Independent certificate of optimality (Γ̂ and σ̂ have entries in
+		// [0, 1], so an absolute tolerance is meaningful).
+		if err := CheckSimplexLSKKT(g.Gamma.T(), sigmaHat, a, KKTTol); err != nil {
+			return nil, fmt.Errorf("approx: α̂ fails the optimality check: %w", err)
 		}
 		g.Alpha = a
 	default:
@@ -667,4 +714,26 @@ func (red *Reduction) Instances() ([]Instance, error) {
 		}
 	}
 	return out, nil
+}
+
+// InstanceArrays returns the per-instance view as arrays indexed by instance
+// index 0..n−1: noisy label, group and weight (Instances); instances in no
+// group (leftover bags, weight-0 rows, or indices no bag lists) have
+// label −1, group −1 and weight 0. It is an error if a grouped index is ≥ n.
+func (red *Reduction) InstanceArrays(n int) (noisy, group []int, weight []float64, err error) {
+	inst, err := red.Instances()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	noisy, group, weight = make([]int, n), make([]int, n), make([]float64, n)
+	for i := range noisy {
+		noisy[i], group[i] = -1, -1
+	}
+	for _, in := range inst {
+		if in.Index >= n {
+			return nil, nil, nil, &InputError{fmt.Errorf("bag %d: instance index %d, want < %d (the size of the data set)", in.Bag, in.Index, n)}
+		}
+		noisy[in.Index], group[in.Index], weight[in.Index] = in.NoisyLabel, in.Group, in.Weight
+	}
+	return noisy, group, weight, nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -979,16 +978,111 @@ func TestCompatCHVol(t *testing.T) {
 	}
 }
 
-// TestBuildRandomStreamIndependent: Build draws only from the stream it is
-// given (two streams with the same seed and name give equal results even
-// when another stream is consumed in between).
-func TestBuildRandomStreamIndependent(t *testing.T) {
-	set := randomBagSet(rng.New(1, "s"), 3, 20, 0)
-	a, _ := Build(set, Options{Mode: ModeApprox}, rng.New(3, StreamName))
-	other := rand.New(rand.NewPCG(1, 2))
-	other.Float64()
-	b, _ := Build(set, Options{Mode: ModeApprox}, rng.New(3, StreamName))
+// TestBuildRound: round 0 is BuildSeed; each round is reproducible on its
+// own; rounds differ; a negative round is an input error; the accessors
+// return the groups' T̂ and w.
+func TestBuildRound(t *testing.T) {
+	set := randomBagSet(rng.New(6, "round"), 3, 20, 0)
+	opts := Options{Mode: ModeApprox}
+	r0, err := BuildRound(set, opts, 9, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s0, _ := BuildSeed(set, opts, 9)
+	if !reflect.DeepEqual(r0.JSON(), s0.JSON()) {
+		t.Error("round 0 differs from BuildSeed")
+	}
+	a, _ := BuildRound(set, opts, 9, 3)
+	b, _ := BuildRound(set, opts, 9, 3)
 	if !reflect.DeepEqual(a.JSON(), b.JSON()) {
-		t.Error("same stream, different results")
+		t.Error("round 3 not reproducible")
+	}
+	if reflect.DeepEqual(a.JSON(), r0.JSON()) {
+		t.Error("rounds 0 and 3 give the same groups")
+	}
+	if _, err := BuildRound(set, opts, 9, -1); err == nil {
+		t.Error("round -1 accepted")
+	}
+	Ts, w := a.TransitionMatrices(), a.Weights()
+	for i, g := range a.Groups {
+		if Ts[i] != g.T || w[i] != g.Weight {
+			t.Errorf("group %d: accessors disagree with the group", i)
+		}
+	}
+}
+
+// TestInstanceArrays: the array view agrees with Instances, marks leftover
+// instances with −1, and rejects indices beyond the data set.
+func TestInstanceArrays(t *testing.T) {
+	set := randomBagSet(rng.New(2, "arrays"), 3, 10, 0) // 3 groups, 1 leftover
+	red, err := BuildSeed(set, Options{Mode: ModeUniform}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, b := range set.Bags {
+		total += b.Size
+	}
+	noisy, group, weight, err := red.InstanceArrays(total)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, _ := red.Instances()
+	for _, in := range inst {
+		if noisy[in.Index] != in.NoisyLabel || group[in.Index] != in.Group || weight[in.Index] != in.Weight {
+			t.Errorf("instance %d disagrees", in.Index)
+		}
+	}
+	for _, ix := range set.Bags[red.Leftover[0]].Indices {
+		if noisy[ix] != -1 || group[ix] != -1 || weight[ix] != 0 {
+			t.Errorf("leftover instance %d: (%d, %d, %g), want (−1, −1, 0)", ix, noisy[ix], group[ix], weight[ix])
+		}
+	}
+	if len(inst)+set.Bags[red.Leftover[0]].Size != total {
+		t.Errorf("%d grouped + %d leftover instances, want %d", len(inst), set.Bags[red.Leftover[0]].Size, total)
+	}
+	if _, _, _, err := red.InstanceArrays(3); err == nil || !strings.Contains(err.Error(), "want < 3") {
+		t.Errorf("small n: error %v", err)
+	}
+}
+
+// TestFindingAbsentClassInGroup (PAPER_MAP.d/estimators.md, Finding 2): a
+// class present in the data set can be absent from one group. C = 2, bags
+// (1,0), (1,0), (0,1), (0.5,0.5): σ̂(1) > 0, but a group of the two (1,0) bags
+// has σ̂_i = (1, 0) in Algorithms 2 and 3, where line 9 divides by 0. Our T̂_i
+// has column 1 = e_1 and stays column-stochastic.
+func TestFindingAbsentClassInGroup(t *testing.T) {
+	set := &BagSet{NumClasses: 2, Bags: []Bag{
+		{ID: 0, Size: 2, Proportions: []float64{1, 0}},
+		{ID: 1, Size: 3, Proportions: []float64{1, 0}},
+		{ID: 2, Size: 2, Proportions: []float64{0, 1}},
+		{ID: 3, Size: 2, Proportions: []float64{0.5, 0.5}},
+	}}
+	for _, m := range []Mode{ModeUniform, ModeApprox} {
+		seen := false
+		for seed := int64(0); seed < 40 && !seen; seed++ {
+			red, err := BuildSeed(set, Options{Mode: m}, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range red.Groups {
+				if set.Bags[g.Bags[0]].Proportions[1] != 0 || set.Bags[g.Bags[1]].Proportions[1] != 0 {
+					continue
+				}
+				seen = true
+				if g.Sigma[0] != 1 || g.Sigma[1] != 0 {
+					t.Errorf("%s: σ̂_i = %v, want (1, 0)", m, g.Sigma)
+				}
+				if g.T.At(0, 1) != 0 || g.T.At(1, 1) != 1 || !reflect.DeepEqual(g.Diagnostics.AbsentClasses, []int{1}) {
+					t.Errorf("%s: T̂ = %v, absent %v; want column 1 = e_1", m, mat.Formatted(g.T), g.Diagnostics.AbsentClasses)
+				}
+				if err := theory.CheckColumnStochastic("T", g.T, 1e-15); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		if !seen {
+			t.Fatalf("%s: no seed grouped the two (1,0) bags", m)
+		}
 	}
 }

@@ -148,45 +148,57 @@ func SimplexLS(A mat.Matrix, b []float64) ([]float64, error) {
 }
 
 // eqpStep solves the equality-constrained subproblem of the active-set
-// method on the free indices F: min_p ½pᵀH_FF p + g_Fᵀp s.t. Σ p = 0. It
-// returns p (indexed like free). When the subproblem is unbounded below (H_FF
-// singular and −g_F has a component in the null space of [H_FF; 1ᵀ]) it
-// returns that component, a descent direction of zero curvature, and
-// unbounded = true.
+// method on the free indices F: min_p ½pᵀH_FF p + g_Fᵀp s.t. Σ p = 0, i.e.
+// the symmetric KKT system
+//
+//	K [p; μ] = [−g_F; 0],   K = [H_FF 1; 1ᵀ 0].
+//
+// Because H_FF is positive semidefinite, the null space of K is
+// {(d, 0): H_FF d = 0, Σd = 0}, so one symmetric eigendecomposition of K
+// decides both cases: if −g_F has a component d in that null space the
+// subproblem is unbounded below along d (a descent direction of zero
+// curvature), returned with unbounded = true; otherwise the system is
+// consistent and its minimum-norm solution is the step.
 func eqpStep(H *mat.SymDense, g []float64, free []int, tol float64) (p []float64, unbounded bool) {
 	k := len(free)
-	// Null space of the constraint-and-curvature map M = [H_FF; 1ᵀ] (k+1)×k.
-	M := mat.NewDense(k+1, k, nil)
+	K := mat.NewSymDense(k+1, nil)
 	for a, i := range free {
-		for c, j := range free {
-			M.Set(a, c, H.At(i, j))
+		for c := a; c < k; c++ {
+			K.SetSym(a, c, H.At(i, free[c]))
 		}
-		M.Set(k, a, 1)
+		K.SetSym(a, k, 1)
 	}
-	var svd mat.SVD
-	if !svd.Factorize(M, mat.SVDFullV) {
+	var eig mat.EigenSym
+	if !eig.Factorize(K, true) {
 		return make([]float64, k), false
 	}
-	sv := svd.Values(nil)
+	vals := eig.Values(nil)
 	var V mat.Dense
-	svd.VTo(&V)
-	rankTol := float64(k+1) * 1e-15 * math.Max(sv[0], 1)
-	gF := make([]float64, k)
-	for a, i := range free {
-		gF[a] = g[i]
+	eig.VectorsTo(&V)
+	big := 0.0
+	for _, v := range vals {
+		big = math.Max(big, math.Abs(v))
 	}
-	// Component of −g_F in the null space of M.
-	d := make([]float64, k)
-	for c := 0; c < k; c++ {
-		if c < len(sv) && sv[c] > rankTol {
+	zero := float64(k+1) * 1e-15 * math.Max(big, 1)
+	r := make([]float64, k+1) // right-hand side (−g_F, 0)
+	for a, i := range free {
+		r[a] = -g[i]
+	}
+	d := make([]float64, k) // component of −g_F in the null space
+	sol := make([]float64, k+1)
+	for c, lam := range vals {
+		dot := 0.0
+		for a := 0; a <= k; a++ {
+			dot += V.At(a, c) * r[a]
+		}
+		if math.Abs(lam) <= zero {
+			for a := 0; a < k; a++ {
+				d[a] += dot * V.At(a, c)
+			}
 			continue
 		}
-		dot := 0.0
-		for a := 0; a < k; a++ {
-			dot += V.At(a, c) * gF[a]
-		}
-		for a := 0; a < k; a++ {
-			d[a] -= dot * V.At(a, c)
+		for a := 0; a <= k; a++ {
+			sol[a] += dot / lam * V.At(a, c)
 		}
 	}
 	dn := 0.0
@@ -196,35 +208,7 @@ func eqpStep(H *mat.SymDense, g []float64, free []int, tol float64) (p []float64
 	if dn > tol {
 		return d, true
 	}
-	// Bounded: minimum-norm solution of the KKT system
-	// [H_FF 1; 1ᵀ 0][p; μ] = [−g_F; 0].
-	K := mat.NewDense(k+1, k+1, nil)
-	rhs := mat.NewVecDense(k+1, nil)
-	for a, i := range free {
-		for c, j := range free {
-			K.Set(a, c, H.At(i, j))
-		}
-		K.Set(a, k, 1)
-		K.Set(k, a, 1)
-		rhs.SetVec(a, -gF[a])
-	}
-	var ksvd mat.SVD
-	if !ksvd.Factorize(K, mat.SVDFull) {
-		return make([]float64, k), false
-	}
-	ksv := ksvd.Values(nil)
-	krank := 0
-	for _, s := range ksv {
-		if s > float64(k+1)*1e-15*math.Max(ksv[0], 1) {
-			krank++
-		}
-	}
-	var sol mat.Dense
-	ksvd.SolveTo(&sol, rhs, krank)
-	p = make([]float64, k)
-	for a := 0; a < k; a++ {
-		p[a] = sol.At(a, 0)
-	}
+	p = sol[:k]
 	// Keep the step exactly on the hyperplane Σ p = 0.
 	mean := 0.0
 	for _, v := range p {

@@ -400,3 +400,40 @@ func TestFindingTransposeApprox(t *testing.T) {
 		t.Errorf("Γ̂: α̂ = %v, objective %g; want a different minimizer with a positive residual", b, f)
 	}
 }
+
+// TestSimplexLSKKTLargeC: for C = 7..30 (beyond face enumeration), full rank
+// and rank-deficient, with many zero proportions, the solution passes the
+// KKT certificate (necessary and sufficient for this convex problem) and is
+// no worse than every vertex and the barycentre.
+func TestSimplexLSKKTLargeC(t *testing.T) {
+	forAllSeeds(t, "approx KKT, large C", func(seed int64) (bool, error) {
+		r := rng.New(seed, "ls-large")
+		C := 7 + r.IntN(24)
+		A, b := randomLSProblem(r, C, r.IntN(3))
+		alpha, err := SimplexLS(A, b)
+		if err != nil {
+			return false, err
+		}
+		if err := CheckSimplexLSKKT(A, b, alpha, 1e-10); err != nil {
+			return false, fmt.Errorf("C=%d: %v", C, err)
+		}
+		f, _ := lsObjective(A, b, alpha)
+		e := make([]float64, C)
+		for j := 0; j < C; j++ {
+			for k := range e {
+				e[k] = 0
+			}
+			e[j] = 1
+			if fv, _ := lsObjective(A, b, e); fv < f-1e-12 {
+				return false, fmt.Errorf("vertex %d beats the solution: %g < %g", j, fv, f)
+			}
+		}
+		for k := range e {
+			e[k] = 1 / float64(C)
+		}
+		if fv, _ := lsObjective(A, b, e); fv < f-1e-12 {
+			return false, fmt.Errorf("barycentre beats the solution")
+		}
+		return true, nil
+	})
+}

@@ -28,7 +28,8 @@ func init() { RegisterLearner("logreg", LogReg{}) }
 // Both objectives get +½·weight_decay·‖θ‖² (coupled L2 as in SGD). Model must
 // be "linear". Optimizers: gd (one full-batch step per epoch), sgd, nesterov,
 // adam, adamw. Parameters start at zero; the minibatch order comes from
-// rng.New(seed, "minibatch") and the groups from rng.New(seed, "groups").
+// rng.New(seed, "minibatch") and the groups from rng.New(seed,
+// estimators.StreamName); the bags from bagproto's stream "bags".
 type LogReg struct{}
 
 // logregModel holds θ = (W, b): W is D×C row-major, then b.
@@ -269,7 +270,7 @@ func (LogReg) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error)
 		wd = 0
 	}
 	order := rng.New(c.Seed, "minibatch")
-	groups := rng.New(c.Seed, "groups")
+	groups := rng.New(c.Seed, estimators.StreamName)
 	var red *FCProblem
 	met := Metrics{TrainPoints: c.NumPoints}
 	seen := 0
@@ -327,6 +328,9 @@ func (LogReg) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error)
 				opt.step(m.theta, grad, lr)
 				steps++
 			}
+		}
+		if steps == 0 {
+			return Metrics{}, fmt.Errorf("epoch %d: no training instance has positive weight", e+1)
 		}
 		met.FinalLoss = epochLoss / float64(steps)
 		if math.IsNaN(met.FinalLoss) || math.IsInf(met.FinalLoss, 0) {

@@ -54,6 +54,10 @@ type Table struct {
 	// table's LaTeX label.
 	Paper      map[Slot]paper.Entry
 	PaperTable string
+	// Settings holds, per method, the configuration of one of its cells
+	// (the hyperparameters are the same at every bag size unless an
+	// override says otherwise).
+	Settings map[string]Config
 }
 
 // Title names the table.
@@ -91,6 +95,12 @@ func BuildTables(results []*Result, entries []paper.Entry) ([]*Table, error) {
 			}
 		} else {
 			proto[k][s] = r
+		}
+		if t.Settings == nil {
+			t.Settings = map[string]Config{}
+		}
+		if _, ok := t.Settings[c.Method]; !ok {
+			t.Settings[c.Method] = c
 		}
 		st := t.Ours[s]
 		st.Seeds = append(st.Seeds, r.Seed)
@@ -162,7 +172,11 @@ func (t *Table) Markdown(w io.Writer) {
 	for _, s := range t.Ours {
 		maxN = max(maxN, s.N)
 	}
-	fmt.Fprintf(w, "Test accuracy, mean ± std over %d seeds", maxN)
+	seeds := "seeds"
+	if maxN == 1 {
+		seeds = "seed"
+	}
+	fmt.Fprintf(w, "Test accuracy, mean ± population std over %d %s", maxN, seeds)
 	if t.PaperTable != "" {
 		fmt.Fprintf(w, "; paper rows from Table `%s` (5 runs, the paper's full budgets on a GPU)", t.PaperTable)
 	}
@@ -207,6 +221,24 @@ func (t *Table) Markdown(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
+	for _, m := range t.Methods {
+		c := t.Settings[m]
+		h := c.Hyper
+		unit := "instances"
+		if !IsLLPFC(m) {
+			unit = "bags"
+		}
+		fmt.Fprintf(w, "- %s: %d training points, %d epochs, %s lr %g (%s), batch %d %s",
+			methodLabel(m), c.NumPoints, h.Epochs, h.Optimizer, h.LR, h.Schedule.Kind, h.BatchSize, unit)
+		if h.WeightDecay != 0 {
+			fmt.Fprintf(w, ", weight decay %g", h.WeightDecay)
+		}
+		if IsLLPFC(m) && h.RegroupEvery > 0 {
+			fmt.Fprintf(w, ", regroup every %d epochs", h.RegroupEvery)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
 }
 
 func (t *Table) hasPaperRow(m string) bool {
@@ -245,6 +277,9 @@ func (t *Table) Plot(path string) error {
 		ticks = append(ticks, plot.Tick{Value: float64(b), Label: fmt.Sprint(b)})
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	if n := len(t.BagSizes); n > 0 { // a margin of a third of a doubling on each side
+		p.X.Min, p.X.Max = float64(t.BagSizes[0])/1.25, float64(t.BagSizes[n-1])*1.25
+	}
 	lo, hi := 1.0, 0.0
 	for s, st := range t.Ours {
 		lo, hi = min(lo, st.Mean-st.Std), max(hi, st.Mean+st.Std)

@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -287,6 +286,3 @@ func fmtDur(d time.Duration) string {
 	}
 	return d.Round(time.Second).String()
 }
-
-// ErrFailedCells is returned by callers that turn Summary.Failed into an error.
-var ErrFailedCells = errors.New("some cells failed")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -191,5 +192,18 @@ func TestStoreReadsOnlyWholeValidFiles(t *testing.T) {
 	os.WriteFile(p, bytes.Replace(b, []byte(`"bag_size": `), []byte(`"bag_size": 1`), 1), 0o644)
 	if _, err := st.All(); err == nil || !strings.Contains(err.Error(), "config hashes to") {
 		t.Errorf("tampered result: %v", err)
+	}
+}
+
+// The code version recorded in results is the checkout's commit (the test
+// binary carries no VCS stamp, so this exercises the git fallback).
+func TestCodeVersion(t *testing.T) {
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("git rev-parse HEAD: %v (not in a git checkout)", err)
+	}
+	rev, _ := CodeVersion()
+	if want := strings.TrimSpace(string(out)); rev != want {
+		t.Errorf("CodeVersion %q, want HEAD %q", rev, want)
 	}
 }

@@ -443,6 +443,22 @@ func (s *Spec) Cells() ([]Cell, error) {
 	return s.expand()
 }
 
+// InstanceEpochs is the grid's training work: the sum over its cells of
+// epochs × training points, the number of training-instance visits. Divided
+// by a measured throughput (Metrics.TrainImagesPerSecond) it estimates the
+// grid's compute time.
+func (s *Spec) InstanceEpochs() (int64, error) {
+	cells, err := s.Cells()
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, c := range cells {
+		n += int64(c.Config.Hyper.Epochs) * int64(c.Config.NumPoints)
+	}
+	return n, nil
+}
+
 func (s *Spec) expand() ([]Cell, error) {
 	var cells []Cell
 	keys := map[string]int{}

@@ -315,3 +315,18 @@ func closeTo(a, b, tol float64) bool {
 	d := a - b
 	return d <= tol && -d <= tol
 }
+
+// The work of a grid is Σ_cells epochs × points: for wrn16-4, per seed and
+// bag size, CIFAR10 has 4 methods × 200 epochs × 40960 points, SVHN 4 × 160
+// × 40960 and EMNIST 4 × 160 × 106496.
+func TestInstanceEpochs(t *testing.T) {
+	s, _ := BuiltinSpec("wrn16-4")
+	got, err := s.InstanceEpochs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(5*7) * 4 * (200*40960 + 160*40960 + 160*106496)
+	if got != want {
+		t.Errorf("wrn16-4: %d instance-epochs, want %d", got, want)
+	}
+}

@@ -38,8 +38,8 @@ type Result struct {
 // Provenance records where, when and by which code a result was made.
 type Provenance struct {
 	// CodeVersion is the VCS revision of the binary (runtime/debug build
-	// info), else `git describe --always --dirty` in the working directory,
-	// else "unknown".
+	// info), else `git describe --always --dirty` in the working directory or
+	// the source directory the binary was built from, else "unknown".
 	CodeVersion string `json:"code_version"`
 	// Dirty reports uncommitted changes in the build's working tree.
 	Dirty     bool      `json:"dirty"`
@@ -236,7 +236,9 @@ var (
 // CodeVersion returns the VCS revision of the running binary and whether its
 // tree was dirty: from runtime/debug.ReadBuildInfo (vcs.revision,
 // vcs.modified) when the build recorded them, else from `git describe
-// --always --dirty --abbrev=40` run in the working directory, else "unknown".
+// --always --dirty --abbrev=40` run in the working directory or else in the
+// source directory the binary was compiled from (the tree's state now, not at
+// build time), else "unknown".
 func CodeVersion() (rev string, dirty bool) {
 	versionOnce.Do(func() {
 		if bi, ok := debug.ReadBuildInfo(); ok {
@@ -252,14 +254,25 @@ func CodeVersion() (rev string, dirty bool) {
 		if versionRev != "" {
 			return
 		}
-		out, err := exec.Command("git", "describe", "--always", "--dirty", "--abbrev=40").Output()
-		if err != nil {
-			versionRev = "unknown"
+		// Try the working directory, then the directory this file was
+		// compiled from (absent with -trimpath).
+		dirs := []string{""}
+		if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+			dirs = append(dirs, filepath.Dir(file))
+		}
+		versionRev = "unknown"
+		for _, dir := range dirs {
+			cmd := exec.Command("git", "describe", "--always", "--dirty", "--abbrev=40")
+			cmd.Dir = dir
+			out, err := cmd.Output()
+			if err != nil {
+				continue
+			}
+			d := strings.TrimSpace(string(out))
+			versionDirty = strings.HasSuffix(d, "-dirty")
+			versionRev = strings.TrimSuffix(d, "-dirty")
 			return
 		}
-		d := strings.TrimSpace(string(out))
-		versionDirty = strings.HasSuffix(d, "-dirty")
-		versionRev = strings.TrimSuffix(d, "-dirty")
 	})
 	return versionRev, versionDirty
 }

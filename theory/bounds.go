@@ -252,6 +252,20 @@ func B2(m int, alpha, beta float64) float64 {
 	return 2 * math.Sqrt2 * alpha * math.Pow(2, float64(m-1)) * math.Pow(beta, float64(m))
 }
 
+// A1 returns √C·R·K = sup_{x, g∈𝒢₁} ‖g(x)‖₂ for 𝒢₁ (C balls of radius R, ‖k(·,x)‖_ℋ ≤ K,
+// with equality where ‖k(·,x)‖_ℋ = K): each |g_c(x)| = |⟨g_c, k(·,x)⟩| ≤ RK by
+// Cauchy–Schwarz (Appendix C, proof of Proposition `supp.prop: kernel_bound`).
+// It is the constant A_1 of Theorem `thm: geb`.
+func A1(C int, R, K float64) float64 { return math.Sqrt(float64(C)) * R * K }
+
+// A2 returns √C·α·β^m, a bound on sup_{x, g∈𝒢₂} ‖g(x)‖₂ for 𝒢₂ = 𝒩_m^C with
+// ‖x‖₂ ≤ α and 1-Lipschitz μ with μ(0) = 0 (so |μ(t)| ≤ |t|): |⟨v, x⟩| ≤ βα
+// on 𝒩₁ and |Σ_j v_j μ(f_j(x))| ≤ ‖v‖₁·max_j|f_j(x)| on 𝒩_m. It is the
+// constant A_2 of Theorem `thm: geb`.
+func A2(C, m int, alpha, beta float64) float64 {
+	return math.Sqrt(float64(C)) * alpha * math.Pow(beta, float64(m))
+}
+
 // GEBBound returns the right side of Theorem `thm: geb`,
 //
 //	(max_i(|λ_{ℓ_{T_i}}|A + |λ_{ℓ_{T_i}}|₀)·√(2 log(2/δ)) + C·B·max_i|λ_{ℓ_{T_i}}|)·√(Σ_i Σ_c w_i²/n_{i,c}),

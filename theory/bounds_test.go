@@ -80,6 +80,12 @@ func TestClassConstants(t *testing.T) {
 	if got, want := B2(3, 2, 0.5), 2*math.Sqrt2*2*4*0.125; math.Abs(got-want) > 1e-15 {
 		t.Errorf("B2 = %g, want %g", got, want)
 	}
+	if got, want := A1(2, 3, 0.5), math.Sqrt2*1.5; math.Abs(got-want) > 1e-15 {
+		t.Errorf("A1 = %g, want %g", got, want)
+	}
+	if got, want := A2(4, 3, 0.5, 2), 2*0.5*8.0; math.Abs(got-want) > 1e-15 {
+		t.Errorf("A2 = %g, want %g", got, want)
+	}
 	if got, _ := KernelRadBound(3, 2, 0.5, []float64{3, 4}); math.Abs(got-15) > 1e-14 {
 		t.Errorf("KernelRadBound = %g, want 3·2·0.5·5 = 15", got)
 	}

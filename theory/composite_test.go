@@ -247,3 +247,64 @@ func BenchmarkCompositeFCGrad(b *testing.B) {
 		_, _ = CompositeFCGrad(T, s, 3)
 	}
 }
+
+// FuzzCompositeFC: for any finite scores and any column-stochastic 3×3 T
+// (built from the fuzzed numbers), λ is never NaN, is +Inf exactly for a
+// zero row, respects λ ≥ −log(max_k t_{c,k}) (since (Tp)_c ≤ max_k t_{c,k}),
+// and its gradient has norm ≤ √2 (Proposition `lip.upper.bd.cel`) and sums
+// to 0.
+func FuzzCompositeFC(f *testing.F) {
+	f.Add(0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, uint8(0))
+	f.Add(1000.0, -1000.0, 3.0, 0.2, 0.5, 0.0, 0.0, 0.5, 1.0, uint8(2))
+	f.Add(-700.0, 700.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, uint8(1))
+	f.Fuzz(func(t *testing.T, s0, s1, s2, a, b, c, d, e, g float64, cls uint8) {
+		s := []float64{s0, s1, s2}
+		for _, v := range s {
+			if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e6 {
+				t.Skip()
+			}
+		}
+		raw := []float64{a, b, c, d, e, g}
+		for _, v := range raw {
+			if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e6 {
+				t.Skip()
+			}
+		}
+		// Columns (|a|,|b|,·), (|c|,|d|,·), (|e|,|g|,·) completed and normalized.
+		T := mat.NewDense(3, 3, nil)
+		for j := 0; j < 3; j++ {
+			x, y := math.Abs(raw[2*j]), math.Abs(raw[2*j+1])
+			z := math.Abs(x - y)
+			sum := x + y + z
+			if sum == 0 {
+				x, sum = 1, 1
+			}
+			T.Set(0, j, x/sum)
+			T.Set(1, j, y/sum)
+			T.Set(2, j, z/sum)
+		}
+		k := int(cls % 3)
+		v, err := CompositeFC(T, s, k)
+		if err != nil {
+			t.Fatalf("CompositeFC: %v", err)
+		}
+		maxT := math.Max(T.At(k, 0), math.Max(T.At(k, 1), T.At(k, 2)))
+		if maxT == 0 {
+			if !math.IsInf(v, 1) {
+				t.Fatalf("zero row %d: λ = %g, want +Inf", k, v)
+			}
+			return
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < -math.Log(maxT)-1e-12*(1+math.Abs(v)) {
+			t.Fatalf("T=%v s=%v c=%d: λ = %g, want finite ≥ −log max_k t_ck = %g", T.RawMatrix().Data, s, k, v, -math.Log(maxT))
+		}
+		gr, err := CompositeFCGrad(T, s, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := math.Sqrt(gr[0]*gr[0] + gr[1]*gr[1] + gr[2]*gr[2])
+		if n > math.Sqrt2*(1+1e-14) || math.Abs(gr[0]+gr[1]+gr[2]) > 1e-15 {
+			t.Fatalf("T=%v s=%v c=%d: ‖∇λ‖ = %.17g, Σ∇λ = %g", T.RawMatrix().Data, s, k, n, gr[0]+gr[1]+gr[2])
+		}
+	})
+}

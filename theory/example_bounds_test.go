@@ -2,7 +2,6 @@ package theory_test
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -53,7 +52,7 @@ func ExampleGEBBound() {
 		fmt.Println(err)
 		return
 	}
-	b, err := theory.GEBBound(s, 0.05, math.Sqrt2, theory.B1(1, 1))
+	b, err := theory.GEBBound(s, 0.05, theory.A1(2, 1, 1), theory.B1(1, 1))
 	if err != nil {
 		fmt.Println(err)
 		return

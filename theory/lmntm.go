@@ -179,8 +179,8 @@ func checkPredictor(f [][]float64, M, C int) error {
 		if len(q) != C {
 			return fmt.Errorf("f[%d]: has %d entries, want C=%d", x, len(q), C)
 		}
-		if err := CheckSimplex(fmt.Sprintf("f[%d]", x), q, SimplexTol); err != nil {
-			return err
+		if !inSimplex(q, SimplexTol) {
+			return CheckSimplex(fmt.Sprintf("f[%d]", x), q, SimplexTol)
 		}
 	}
 	return nil
@@ -434,8 +434,8 @@ func EmpiricalLMNTMRisk(l ProperLoss, Ts []mat.Matrix, w []float64, alpha [][]fl
 				if len(q) != C {
 					return 0, fmt.Errorf("preds[%d][%d][%d]: has %d entries, want C=%d", i, c, j, len(q), C)
 				}
-				if err := CheckSimplex(fmt.Sprintf("preds[%d][%d][%d]", i, c, j), q, SimplexTol); err != nil {
-					return 0, err
+				if !inSimplex(q, SimplexTol) {
+					return 0, CheckSimplex(fmt.Sprintf("preds[%d][%d][%d]", i, c, j), q, SimplexTol)
 				}
 				s += l.Loss(mulVec(Ts[i], q), c)
 			}
@@ -639,3 +639,19 @@ func lpSimplex(c []float64, A *mat.Dense, b []float64) (opt float64, err error) 
 }
 
 var errLPPanic = errors.New("gonum lp.Simplex panicked")
+
+// inSimplex reports whether CheckSimplex would accept p, without building
+// the error's name: the hot loops format a name only when p is rejected.
+func inSimplex(p []float64, tol float64) bool {
+	if len(p) == 0 {
+		return false
+	}
+	sum := 0.0
+	for _, v := range p {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return false
+		}
+		sum += v
+	}
+	return math.Abs(sum-1) <= tol
+}

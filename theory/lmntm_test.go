@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize/convex/lp"
 )
 
 // handModel: 𝒳 = {0,1}, C = 2, P_0 = (1, 0), P_1 = (1/2, 1/2), σ = (1/2, 1/2).
@@ -233,5 +234,82 @@ func TestLMNTMErrors(t *testing.T) {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, tc.err, tc.want)
 		}
+	}
+}
+
+// TestHullInteriorGonumLPPanic is a regression test for a gonum v0.17 bug:
+// lp.Simplex panics ("subcolumns of A for supplied initial basic singular")
+// in its own Phase I on this well-posed degenerate LP (σ = γ_3, a vertex of
+// the hull; found by the `grouping assumption: ch` checker). HullInterior
+// must still decide it: σ at a vertex is not interior.
+func TestHullInteriorGonumLPPanic(t *testing.T) {
+	A := []float64{ // the LP matrix [Γᵀ | Γᵀ1], 3×4, row-major
+		2.8025513906952554e-06, 0.00028567066694114404, 0.9723398279542461, 0.9726283011725779,
+		0.999989699086415, 0.9996708738434505, 0.0006828256779943616, 2.00034339860786,
+		7.498362194325842e-06, 4.3455489608264945e-05, 0.026977346367759513, 0.027028300219562103,
+	}
+	sigma := []float64{0.9723398279542461, 0.0006828256779943616, 0.026977346367759513}
+	G := mat.NewDense(3, 3, nil)
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			G.Set(i, j, A[j*4+i])
+		}
+	}
+	panicked := func() (p bool) {
+		defer func() { p = recover() != nil }()
+		_, _, _ = lp.Simplex([]float64{0, 0, 0, -1}, mat.NewDense(3, 4, A), sigma, 1e-12, nil)
+		return false
+	}()
+	t.Logf("gonum lp.Simplex panics on this LP: %v", panicked)
+	ok, margin, err := HullInterior(G, sigma)
+	if err != nil || ok {
+		t.Errorf("HullInterior = %v (margin %g), %v; want false, nil (σ = γ_3 is a vertex)", ok, margin, err)
+	}
+	if ok, err := AssumptionCH(G, sigma); err != nil || ok {
+		t.Errorf("AssumptionCH = %v, %v; want false", ok, err)
+	}
+}
+
+func BenchmarkHullInterior(b *testing.B) {
+	G := mat.NewDense(3, 3, []float64{.7, .2, .1, .1, .8, .1, .2, .2, .6})
+	sigma, _ := NoisyToCleanPrior(G, []float64{.3, .3, .4})
+	for b.Loop() {
+		_, _, _ = HullInterior(G, sigma)
+	}
+}
+
+func BenchmarkEmpiricalLMNTMRisk(b *testing.B) {
+	const C, N, n = 10, 8, 64
+	T := mat.NewDense(C, C, nil)
+	for i := 0; i < C; i++ {
+		for j := 0; j < C; j++ {
+			v := 0.5 / C
+			if i == j {
+				v += 0.5
+			}
+			T.Set(i, j, v)
+		}
+	}
+	Ts := make([]mat.Matrix, N)
+	w := make([]float64, N)
+	alpha := make([][]float64, N)
+	preds := make([][][][]float64, N)
+	q := make([]float64, C)
+	for c := range q {
+		q[c] = 1. / C
+	}
+	for i := range Ts {
+		Ts[i], w[i] = T, 1./N
+		alpha[i] = q
+		preds[i] = make([][][]float64, C)
+		for c := range preds[i] {
+			preds[i][c] = make([][]float64, n)
+			for j := range preds[i][c] {
+				preds[i][c][j] = q
+			}
+		}
+	}
+	for b.Loop() {
+		_, _ = EmpiricalLMNTMRisk(LogLoss, Ts, w, alpha, preds)
 	}
 }

@@ -107,18 +107,19 @@ func printGroupsTable(w io.Writer, red *estimators.Reduction) {
 	fmt.Fprintf(w, "leftover bags: %v\n", j.Leftover)
 	fmt.Fprintf(w, "generalization term √(Σ w_i² Σ_c α_i(c)²/n_ic) = %.4g\n\n", red.GeneralizationTerm)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "group\tbags\tweight\tα̂\trank Γ̂\tcond Γ̂\tcond T̂\t‖T̂⁻¹‖₁\t√2‖T̂⁻¹‖₁\t|λ|₀\tassumption\tabsent\t")
+	fmt.Fprintln(tw, "group\tbags\tweight\tα̂\trank Γ̂\tcond Γ̂\tcond T̂\t‖T̂⁻¹‖₁\t√2‖T̂⁻¹‖₁\t|λ|₀\tassumption\tabsent classes\tzero rows\t")
 	for i, g := range red.Groups {
 		d := g.Diagnostics
 		bags := fmt.Sprint(j.Groups[i].Bags)
 		if red.Options.Mode == estimators.ModeMerge {
 			bags = fmt.Sprint(j.Groups[i].Members)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%.4g\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%v\t%v\t\n", i, bags, g.Weight, fmtVec(g.Alpha),
+		fmt.Fprintf(tw, "%d\t%s\t%.4g\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%v\t%v\t%v\t\n", i, bags, g.Weight, fmtVec(g.Alpha),
 			d.RankGamma, fmtNum(d.CondGamma), fmtNum(d.CondT), fmtNum(d.InvNorm1T), fmtNum(d.CalibrationFactor), fmtNum(d.Lambda0),
-			d.AssumptionHolds, nonEmpty(d.AbsentClasses))
+			d.AssumptionHolds, nonEmpty(d.AbsentClasses), nonEmpty(d.ZeroRows))
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "\nabsent classes: σ̂_i(c) = 0, column c of T̂_i set to e_c; zero rows: α̂_i(c) = 0, those instances get weight 0")
 }
 
 func nonEmpty(s []int) string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,15 +29,24 @@ trains every cell that is not yet in the results store, writing one file per fin
 (DIR/cells/<key>.json, atomically). Rerunning the same command resumes: finished cells are
 skipped, so an interrupted run loses at most the cell in flight. --shard i/n runs only the
 i-th of n deterministic parts of the grid (for a Slurm job array or several machines);
-combine the shard stores with 'llpfc merge'. Progress with ETAs goes to standard error.
-Exit status 1 if a cell failed or the run was interrupted.`
+combine the shard stores with 'llpfc merge'. Shards may also share one results directory
+(their cells are disjoint and every write is atomic). Progress with ETAs goes to standard
+error. Exit status 1 if a cell failed or the run was interrupted.
+
+A Slurm job array of 8 tasks sharing Table 1, then the merge:
+
+  sbatch --array=1-8 --wrap 'llpfc run wrn16-4 --shard $SLURM_ARRAY_TASK_ID/8 --results res-$SLURM_ARRAY_TASK_ID --data-dir $HOME/data'
+  llpfc merge --out res res-*  &&  llpfc report --results res
+
+To change a built-in grid, print it with --print-spec, edit the JSON and pass the file.`
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run SPEC [--shard i/n] [--results DIR] [--data-dir DIR] [--list]", runSynopsis, stderr)
+	fs := newFlagSet("run SPEC [--shard i/n] [--results DIR] [--data-dir DIR] [--list | --print-spec]", runSynopsis, stderr)
 	shardFlag := fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n), e.g. 2/8; cells are dealt to shards by key, the same on every machine")
 	results := fs.String("results", "results", "results store directory (created if missing); finished cells go to DIR/cells/<key>.json")
-	dataDir := fs.String("data-dir", "", "directory holding the data sets' files (default: $LLPFC_DATA, then the standard locations; see 'llpfc bags -h')")
+	dataDir := fs.String("data-dir", "", "directory holding the data sets' files, or a root with one sub-directory per data set (default: $LLPFC_DATA; for fashion-mnist then /usr/share/datasets/fashion-mnist); not part of a cell's key")
 	list := fs.Bool("list", false, "list the cells of the spec (shard) with their keys and whether they are finished, and exit without training")
+	printSpec := fs.Bool("print-spec", false, "print the spec as JSON (e.g. a built-in one, to copy and edit) and exit")
 	pos, ok, status := parsePositional(fs, args)
 	if !ok {
 		return status
@@ -50,6 +60,15 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "llpfc run: %v\n", err)
 		return exitBadUsage
+	}
+	if *printSpec {
+		b, err := json.MarshalIndent(spec, "", "  ")
+		if err != nil {
+			fmt.Fprintf(stderr, "llpfc run: %v\n", err)
+			return exitFailed
+		}
+		fmt.Fprintf(stdout, "%s\n", b)
+		return exitOK
 	}
 	var shard experiments.Shard
 	if *shardFlag != "" {

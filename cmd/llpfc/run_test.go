@@ -230,6 +230,21 @@ func TestRunMergeReportUsage(t *testing.T) {
 			t.Errorf("%v: stderr %q lacks %q", tc.args, stderr.String(), tc.want)
 		}
 	}
+	// --print-spec prints a spec that parses back to the same cells.
+	var pout, perr bytes.Buffer
+	if code := dispatch([]string{"run", "vgg16", "--print-spec"}, &pout, &perr); code != exitOK {
+		t.Fatalf("--print-spec: exit %d: %s", code, perr.String())
+	}
+	back, err := experiments.ParseSpec("printed", &pout)
+	if err != nil {
+		t.Fatalf("printed spec does not parse: %v", err)
+	}
+	orig, _ := experiments.BuiltinSpec("vgg16")
+	c1, _ := orig.Cells()
+	c2, _ := back.Cells()
+	if len(c1) != len(c2) || c1[0].Key != c2[0].Key || c1[len(c1)-1].Key != c2[len(c2)-1].Key {
+		t.Errorf("printed vgg16 spec expands to other cells")
+	}
 	// --list shows the cells without training.
 	var stdout, stderr bytes.Buffer
 	if code := dispatch([]string{"run", "wrn16-4", "--list", "--shard", "1/10", "--results", dir}, &stdout, &stderr); code != exitOK {

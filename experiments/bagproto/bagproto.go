@@ -66,50 +66,65 @@ type Shortfall int
 
 // The shortfall policies (see the package comment).
 const (
-	Redraw Shortfall = iota // redraw the bag's γ and counts (bounded); the default
-	Strict                  // fail, naming the bag, class and shortfall
+	Redraw  Shortfall = iota // redraw the bag's γ and counts (bounded), then restart; the default
+	Strict                   // fail, naming the bag, class and shortfall
+	Restart                  // restart the whole draw (exact conditional distribution)
 )
 
 func (s Shortfall) String() string {
-	if s == Strict {
+	switch s {
+	case Strict:
 		return "strict"
+	case Restart:
+		return "restart"
 	}
 	return "redraw"
 }
 
-// ParseShortfall reads "redraw" or "strict".
+// ParseShortfall reads "redraw", "strict" or "restart".
 func ParseShortfall(s string) (Shortfall, error) {
 	switch s {
 	case "redraw":
 		return Redraw, nil
 	case "strict":
 		return Strict, nil
+	case "restart":
+		return Restart, nil
 	}
-	return 0, fmt.Errorf("unknown shortfall policy %q: want redraw or strict", s)
+	return 0, fmt.Errorf("unknown shortfall policy %q: want redraw, strict or restart", s)
 }
 
 // DefaultMaxRedraws bounds the redraws of one bag under the Redraw policy.
 const DefaultMaxRedraws = 1000
 
+// DefaultMaxRestarts bounds the restarts of the whole draw under the Redraw
+// and Restart policies.
+const DefaultMaxRestarts = 100
+
 // Config fixes how bags are made. Exactly one of NumBags and NumPoints is > 0;
 // NumPoints must then be a multiple of BagSize (the paper uses 40,960 = 32 ×
 // 1,280 points for CIFAR10 and SVHN, 106,496 = 32 × 3,328 for EMNIST).
 type Config struct {
-	Protocol   Protocol
-	BagSize    int // B, the size of every bag
-	NumBags    int // K
-	NumPoints  int // N = K·B, an alternative to NumBags
-	Shortfall  Shortfall
-	MaxRedraws int // per bag, for Redraw; 0 means DefaultMaxRedraws
-	Seed       int64
+	Protocol    Protocol
+	BagSize     int // B, the size of every bag
+	NumBags     int // K
+	NumPoints   int // N = K·B, an alternative to NumBags
+	Shortfall   Shortfall
+	MaxRedraws  int // per bag, for Redraw; 0 means DefaultMaxRedraws
+	MaxRestarts int // of the whole draw, for Redraw and Restart; 0 means DefaultMaxRestarts
+	Seed        int64
 }
 
 // Result is an LLP data set and how it was made.
 type Result struct {
 	Bags *estimators.BagSet
 	// Redraws[k] is how many times bag k's γ and counts were redrawn because
-	// they did not fit the remaining class pools (always 0 for Shuffle).
+	// they did not fit the remaining class pools, in the accepted draw
+	// (always 0 for Shuffle, Strict and Restart).
 	Redraws []int
+	// Restarts is how many times the whole draw was started again because a
+	// bag could not be made to fit (Redraw after MaxRedraws, or Restart).
+	Restarts int
 }
 
 // TotalRedraws sums Redraws.
@@ -240,28 +255,77 @@ func multinomial(cat distuv.Categorical, n int, counts []int) {
 	}
 }
 
-// dirichletBags implements the paper and dirichlet:a protocols.
+// errShort is a bag that does not fit the remaining class pools.
+type errShort struct {
+	bag, class, need, have int
+}
+
+func (e *errShort) Error() string {
+	return fmt.Sprintf("bag %d: class %d needs %d more points than remain (have %d)", e.bag, e.class, e.need, e.have)
+}
+
+// dirichletBags implements the paper and dirichlet:a protocols, restarting
+// the whole draw when the shortfall policy asks for it.
 func dirichletBags(r *rand.Rand, y []int, numClasses, k int, a float64, cfg Config) (*Result, error) {
-	b := cfg.BagSize
-	maxRedraws := cfg.MaxRedraws
-	if maxRedraws <= 0 {
-		maxRedraws = DefaultMaxRedraws
+	maxRestarts := cfg.MaxRestarts
+	if maxRestarts <= 0 {
+		maxRestarts = DefaultMaxRestarts
 	}
-	// Class pools in random order: taking the next m of pool c is drawing m
-	// of class c uniformly without replacement.
-	pools := make([][]int, numClasses)
+	byClass := make([][]int, numClasses)
 	for i, c := range y {
-		pools[c] = append(pools[c], i)
+		byClass[c] = append(byClass[c], i)
 	}
-	for _, p := range pools {
-		r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
-	}
-	used := make([]int, numClasses)
 	alpha := make([]float64, numClasses)
 	for c := range alpha {
 		alpha[c] = a
 	}
 	dir := distmv.NewDirichlet(alpha, r)
+	for restarts := 0; ; restarts++ {
+		res, err := drawOnce(r, dir, y, byClass, k, cfg)
+		if err == nil {
+			res.Restarts = restarts
+			return res, nil
+		}
+		short, ok := err.(*errShort)
+		if !ok || cfg.Shortfall == Strict {
+			return nil, err
+		}
+		if restarts == maxRestarts {
+			redraws := "no redraws of the bag"
+			if cfg.Shortfall == Redraw {
+				redraws = fmt.Sprintf("%d redraws of the bag", cfg.maxRedraws())
+			}
+			return nil, fmt.Errorf("%v; gave up after %s and %d restarts of the whole draw: the data cannot supply %d bags of %d under %v; ask for fewer points",
+				short, redraws, maxRestarts, k, cfg.BagSize, cfg.Protocol)
+		}
+	}
+}
+
+func (cfg Config) maxRedraws() int {
+	switch {
+	case cfg.Shortfall != Redraw:
+		return 0
+	case cfg.MaxRedraws <= 0:
+		return DefaultMaxRedraws
+	}
+	return cfg.MaxRedraws
+}
+
+// drawOnce makes one attempt at the k bags. It returns an *errShort when a
+// bag does not fit the remaining pools (after the bag's redraws, under
+// Redraw).
+func drawOnce(r *rand.Rand, dir *distmv.Dirichlet, y []int, byClass [][]int, k int, cfg Config) (*Result, error) {
+	numClasses := len(byClass)
+	b := cfg.BagSize
+	maxRedraws := cfg.maxRedraws()
+	// Class pools in random order: taking the next m of pool c is drawing m
+	// of class c uniformly without replacement.
+	pools := make([][]int, numClasses)
+	for c, p := range byClass {
+		pools[c] = append([]int(nil), p...)
+		r.Shuffle(len(pools[c]), func(i, j int) { pools[c][i], pools[c][j] = pools[c][j], pools[c][i] })
+	}
+	used := make([]int, numClasses)
 	gamma := make([]float64, numClasses)
 	counts := make([]int, numClasses)
 	res := &Result{Bags: &estimators.BagSet{NumClasses: numClasses}, Redraws: make([]int, k)}
@@ -271,22 +335,18 @@ func dirichletBags(r *rand.Rand, y []int, numClasses, k int, a float64, cfg Conf
 				return nil, fmt.Errorf("bag %d: %w", j, err)
 			}
 			multinomial(distuv.NewCategorical(gamma, r), b, counts)
-			short, have := -1, 0
+			var short *errShort
 			for c, m := range counts {
 				if rem := len(pools[c]) - used[c]; m > rem {
-					short, have = c, rem
+					short = &errShort{bag: j, class: c, need: m - rem, have: rem}
 					break
 				}
 			}
-			if short < 0 {
+			if short == nil {
 				break
 			}
-			if cfg.Shortfall == Strict {
-				return nil, fmt.Errorf("bag %d: class %d needs %d more points than remain (have %d)", j, short, counts[short]-have, have)
-			}
 			if res.Redraws[j] == maxRedraws {
-				return nil, fmt.Errorf("bag %d: class %d needs %d more points than remain (have %d), still after %d redraws: the data cannot supply %d bags of %d under %v; ask for fewer points",
-					j, short, counts[short]-have, have, maxRedraws, k, b, cfg.Protocol)
+				return nil, short
 			}
 			res.Redraws[j]++
 		}

@@ -59,6 +59,9 @@ func TestParse(t *testing.T) {
 	if s, err := ParseShortfall("strict"); err != nil || s != Strict {
 		t.Errorf("strict: %v %v", s, err)
 	}
+	if s, err := ParseShortfall("restart"); err != nil || s != Restart || s.String() != "restart" {
+		t.Errorf("restart: %v %v", s, err)
+	}
 	if s, err := ParseShortfall("redraw"); err != nil || s != Redraw {
 		t.Errorf("redraw: %v %v", s, err)
 	}
@@ -432,11 +435,48 @@ func TestRedrawExactlyWhenStrictFails(t *testing.T) {
 }
 
 func TestRedrawGivesUp(t *testing.T) {
-	// 64 points in 2 bags of 32: only γ̂ that split the 60/4 exactly fit.
-	y := labels(60, 4)
-	_, err := Make(y, 2, Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 32, NumBags: 2, Seed: 1, MaxRedraws: 10})
-	if err == nil || !regexp.MustCompile(`^bag \d+: class \d+ needs \d+ more points than remain \(have \d+\), still after 10 redraws`).MatchString(err.Error()) {
-		t.Errorf("error %v, want one giving up after 10 redraws", err)
+	// 64 points in 2 bags of 32: the second bag must take exactly what the
+	// first left of each of 4 classes (about one chance in 6,500 per draw).
+	y := labels(20, 20, 20, 4)
+	_, err := Make(y, 4, Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 32, NumBags: 2, Seed: 1, MaxRedraws: 10, MaxRestarts: 3})
+	if err == nil || !regexp.MustCompile(`^bag \d+: class \d+ needs \d+ more points than remain \(have \d+\); gave up after 10 redraws of the bag and 3 restarts of the whole draw`).MatchString(err.Error()) {
+		t.Errorf("error %v, want one giving up after 10 redraws and 3 restarts", err)
+	}
+	_, err = Make(y, 4, Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 32, NumBags: 2, Seed: 1, Shortfall: Restart, MaxRestarts: 5})
+	if err == nil || !regexp.MustCompile(`; gave up after no redraws of the bag and 5 restarts`).MatchString(err.Error()) {
+		t.Errorf("restart policy: error %v, want one giving up after 5 restarts", err)
+	}
+}
+
+// TestRestartPolicy checks the restart policy against the strict one on the
+// same seeds: a seed that never runs short gives the strict run's bags; one
+// that does gives valid bags after at least one restart, none redrawn.
+func TestRestartPolicy(t *testing.T) {
+	y := labels(260, 260, 260, 260)
+	restarted := 0
+	for seed := int64(0); seed < 30; seed++ {
+		cfg := Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 100, NumBags: 9, Seed: seed, Shortfall: Restart}
+		res, err := Make(y, 4, cfg)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		checkBags(t, res, y, 4, 9, 100)
+		if res.TotalRedraws() != 0 {
+			t.Errorf("seed %d: restart policy redrew %d bags", seed, res.TotalRedraws())
+		}
+		cfg.Shortfall = Strict
+		str, serr := Make(y, 4, cfg)
+		switch {
+		case serr == nil && !reflect.DeepEqual(str, res):
+			t.Errorf("seed %d: strict succeeded but restart gave other bags", seed)
+		case serr != nil && res.Restarts == 0:
+			t.Errorf("seed %d: strict failed (%v) but restart reports no restart", seed, serr)
+		case serr != nil:
+			restarted++
+		}
+	}
+	if restarted == 0 {
+		t.Error("no seed needed a restart; the test checks nothing")
 	}
 }
 
@@ -460,7 +500,7 @@ func TestShortfallRate(t *testing.T) {
 		per[c] = pool
 	}
 	y := labels(per...)
-	fails, redraws, maxRedraw := 0, 0, 0
+	fails, redraws, maxRedraw, restarts := 0, 0, 0, 0
 	for s := 0; s < trials; s++ {
 		cfg := Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: B, NumBags: K, Seed: int64(s), Shortfall: Strict}
 		if _, err := Make(y, C, cfg); err != nil {
@@ -472,6 +512,7 @@ func TestShortfallRate(t *testing.T) {
 			t.Fatalf("seed %d: redraw policy failed: %v", s, err)
 		}
 		redraws += res.TotalRedraws()
+		restarts += res.Restarts
 		if res.TotalRedraws() > maxRedraw {
 			maxRedraw = res.TotalRedraws()
 		}
@@ -511,6 +552,6 @@ func TestShortfallRate(t *testing.T) {
 	if se := math.Sqrt(pp * (1 - pp) * 2 / float64(trials)); se > 0 && math.Abs(p1-p2)/se > 4 {
 		t.Errorf("strict shortfall rate %.3f, independent demand simulation %.3f (%d trials)", p1, p2, trials)
 	}
-	t.Logf("pools of %d, %d bags of %d: strict fails in %d/%d seeds (oracle %d/%d); redraw policy: %.2f redraws per run on average, at most %d",
-		pool, K, B, fails, trials, oracleFails, trials, float64(redraws)/float64(trials), maxRedraw)
+	t.Logf("pools of %d, %d bags of %d: strict fails in %d/%d seeds (oracle %d/%d); redraw policy: %.2f redraws per run on average, at most %d; %d restarts in all",
+		pool, K, B, fails, trials, oracleFails, trials, float64(redraws)/float64(trials), maxRedraw, restarts)
 }

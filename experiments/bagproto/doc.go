@@ -18,13 +18,26 @@
 //
 // Under paper and dirichlet:a a class pool can run out: the 20 bags of 2,048
 // drawn from Fashion-MNIST's 6,000 images per class ask more than 6,000 of
-// some class for about one seed in six. Policy Redraw (the default) then
-// redraws that bag's γ and counts, up to MaxRedraws times for the bag,
-// and records how many redraws each bag needed (Result.Redraws); note that
-// redrawing conditions the bag's γ on fitting the remaining pools, so late
-// bags lean away from depleted classes. Policy Strict returns an error that
-// names the bag, the class and the shortfall instead. Either way the result
-// is an error, never a crash, when the data cannot supply the bags.
+// some class for about one seed in five (TestShortfallRate). The policies:
+//
+//   - Redraw (the default): redraw that bag's γ and counts, up to MaxRedraws
+//     times for the bag, recording how many redraws each bag needed
+//     (Result.Redraws). Redrawing conditions a bag's γ on fitting the
+//     remaining pools, so late bags lean away from depleted classes. If a bag
+//     still does not fit (a nearly exhausted pool at the last bags: about one
+//     seed in 2,000 for the fixture), the whole draw starts again
+//     (Result.Restarts), up to MaxRestarts times.
+//   - Restart: start the whole draw again at the first shortfall, up to
+//     MaxRestarts (default 100) times. The accepted bags are then distributed
+//     exactly as the paper's protocol conditioned on not running short. This
+//     is what the authors' code does (it redraws all γ and counts when the
+//     class totals exceed the class sizes, giving up after 100 tries), so use
+//     Restart to reproduce their bags' distribution.
+//   - Strict: return an error naming the bag, the class and the shortfall,
+//     e.g. "bag 7: class 3 needs 412 more points than remain (have 96)".
+//
+// Whatever the policy, data that cannot supply the bags give an error, never
+// a crash.
 //
 // The same seed gives the same BagSet: all randomness comes from
 // internal/rng stream "bags" of the seed.

@@ -60,7 +60,16 @@ func ReadCIFAR10(dst *Dataset, r io.Reader, name string) (*Dataset, error) {
 
 // ReadCIFAR10Files reads and concatenates the CIFAR-10 batches at paths.
 func ReadCIFAR10Files(paths ...string) (*Dataset, error) {
-	var d *Dataset
+	// Pre-size X from the file sizes (one allocation instead of doublings).
+	var size int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil {
+			size += st.Size()
+		}
+	}
+	n := int(size / cifarRecord)
+	d := &Dataset{Name: "cifar10", D: cifarPixels, NumClasses: cifarClasses, Channels: 3, Height: cifarSide, Width: cifarSide,
+		X: make([]float32, 0, n*cifarPixels), Y: make([]int, 0, n)}
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
@@ -72,7 +81,7 @@ func ReadCIFAR10Files(paths ...string) (*Dataset, error) {
 			return nil, err
 		}
 	}
-	if d == nil {
+	if len(paths) == 0 {
 		return nil, fmt.Errorf("cifar10: no batch files given")
 	}
 	return d, nil

@@ -24,7 +24,9 @@
 //	                t10k-images-idx3-ubyte[.gz], t10k-labels-idx1-ubyte[.gz]
 //	mnist           the same four file names
 //	emnist-letters  emnist-letters-{train,test}-{images-idx3,labels-idx1}-ubyte[.gz]
-//	                (labels 1…26 become 0…25)
+//	                (labels 1…26 become 0…25; images kept as stored in
+//	                the files, which are transposed relative to MNIST,
+//	                as torchvision also keeps them)
 //	cifar10         data_batch_1.bin … data_batch_5.bin, test_batch.bin
 //	                (directly in the directory or in cifar-10-batches-bin/)
 //	svhn            train_32x32.mat, test_32x32.mat (label 10 means digit 0)

@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"encoding/binary"
+	"os"
 	"strings"
 	"testing"
 )
@@ -71,6 +72,11 @@ func FuzzMAT(f *testing.F) {
 	addTruncations(f, matFile(binary.LittleEndian, true, svhnVars(1, miDOUBLE, []float64{10})...))
 	addTruncations(f, matFile(binary.LittleEndian, false, svhnVars(1, miUINT8, []float64{3})...))
 	addTruncations(f, matFile(binary.BigEndian, true, svhnVars(1, miDOUBLE, []float64{1})...))
+	for _, p := range []string{"testdata/svhn_scipy_compressed.mat", "testdata/svhn_scipy_plain.mat"} {
+		if b, err := os.ReadFile(p); err == nil {
+			addTruncations(f, b)
+		}
+	}
 	f.Add(matFile(binary.BigEndian, false, matVar{name: "weights", class: mxDOUBLE, dims: []int32{2, 1}, typ: miSINGLE, vals: []float64{1, 2}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		arrays, err := ReadMAT(bytes.NewReader(b), "fuzz")

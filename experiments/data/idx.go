@@ -2,6 +2,7 @@ package data
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -83,7 +84,12 @@ func ReadIDX(r io.Reader, name string) (*IDX, error) {
 		total *= int64(v)
 	}
 	off := int64(4 + 4*nd)
-	data, err := io.ReadAll(io.LimitReader(rr, total))
+	// Pre-size the buffer from the header, but by at most 64 MiB, so a
+	// corrupt header cannot make a tiny file allocate gigabytes.
+	var buf bytes.Buffer
+	buf.Grow(int(min(total+bytes.MinRead, 1<<26)))
+	_, err = buf.ReadFrom(io.LimitReader(rr, total))
+	data := buf.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("%s: byte %d: reading IDX data: %w", label, off+int64(len(data)), err)
 	}

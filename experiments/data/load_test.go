@@ -159,6 +159,14 @@ func TestLoadFixture(t *testing.T) {
 		if d.N != c.n || d.D != 784 || d.Channels != 1 || d.Height != 28 || d.Width != 28 || d.NumClasses != 10 {
 			t.Fatalf("%v: N=%d D=%d %d×%d×%d K=%d", c.split, d.N, d.D, d.Channels, d.Height, d.Width, d.NumClasses)
 		}
+		// The first labels of Fashion-MNIST's train and t10k files, as published
+		// (9 = ankle boot, 0 = T-shirt/top, …); the fixture keeps the order.
+		first := map[Split][]int{Train: {9, 0, 0, 3, 0, 2, 7, 2, 5, 5}, Test: {9, 2, 1, 1, 6}}[c.split]
+		for i, want := range first {
+			if d.Y[i] != want {
+				t.Errorf("%v: label %d is %d, want %d", c.split, i, d.Y[i], want)
+			}
+		}
 		for k, n := range d.ClassCounts() {
 			if n != c.perClass {
 				t.Errorf("%v: class %d has %d images, want %d", c.split, k, n, c.perClass)

@@ -291,7 +291,20 @@ func (p *matParser) compressed(body []byte, off int64) (*MATArray, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: byte %d: compressed element: %w", p.name, off+8, err)
 	}
-	plain, err := io.ReadAll(zr)
+	// Pre-size the output from the inner tag's declared size, bounded by the
+	// most deflate can expand this many bytes (1032:1), so a lying tag cannot
+	// make a small file allocate much.
+	var buf bytes.Buffer
+	var head [8]byte
+	if n, err := io.ReadFull(zr, head[:]); err == nil {
+		declared := int64(p.order.Uint32(head[4:])) + 8
+		buf.Grow(int(min(declared, 1032*int64(len(body))+64, 1<<31)))
+		buf.Write(head[:])
+	} else {
+		buf.Write(head[:n])
+	}
+	_, err = buf.ReadFrom(zr)
+	plain := buf.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("%s: byte %d: compressed element: after %d decompressed bytes: %w", p.name, off+8, len(plain), err)
 	}
@@ -356,7 +369,7 @@ func ReadSVHN(r io.Reader, name string) (*Dataset, error) {
 		for c := 0; c < 3; c++ {
 			for h := 0; h < 32; h++ {
 				for w := 0; w < 32; w++ {
-					img[c*1024+h*32+w] = float32(x.At(h+32*w+1024*c+3072*i)) / 255
+					img[c*1024+h*32+w] = pixelScale[x.raw[h+32*w+1024*c+3072*i]]
 				}
 			}
 		}

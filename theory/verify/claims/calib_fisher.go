@@ -18,6 +18,10 @@ import (
 	"github.com/llpfc/llpfc/theory/verify"
 )
 
+// maxFisherStarts is the number of random restarts of the Fisher check's
+// optimizer.
+const maxFisherStarts = 4
+
 // maxFisherCond bounds the condition number of the T of the Fisher check.
 const maxFisherCond = 20
 
@@ -27,6 +31,7 @@ type fisherCase struct {
 	T     *mat.Dense
 	Tdesc string
 	Eta   []float64
+	Seed  int64 // seed of the optimizer's random restarts
 }
 
 // softmax maps z ∈ R^C to the interior of Δ^C.
@@ -75,7 +80,7 @@ func checkFisher(cfg verify.Config, name string, l theory.ProperLoss, fc fcLossF
 			}
 		}
 		eta := floorSimplex(GenSimplex(r, C, false), 1e-2)
-		return fisherCase{T: T, Tdesc: desc, Eta: eta}
+		return fisherCase{T: T, Tdesc: desc, Eta: eta, Seed: r.Int63()}
 	})
 	return verify.ForAll(cfg, name, verify.Bound, gen, func(v any) verify.Case {
 		fc0 := v.(fisherCase)
@@ -96,21 +101,52 @@ func checkFisher(cfg verify.Config, name string, l theory.ProperLoss, fc fcLossF
 			}
 			return s
 		}
-		obj := func(z []float64) float64 { return risk(softmax(z)) }
+		obj := func(z []float64) float64 {
+			// A line search may probe absurd steps; there the objective is
+			// +Inf (the optimizer backs off) rather than a NaN q handed to
+			// the implementation under test.
+			for _, v := range z {
+				if !(math.Abs(v) < 1e300) {
+					return math.Inf(1)
+				}
+			}
+			return risk(softmax(z))
+		}
 		p := optimize.Problem{
 			Func: obj,
 			Grad: func(g, z []float64) { fd.Gradient(g, obj, z, &fd.Settings{Formula: fd.Central}) },
 		}
 		// The softmax parametrization is flat where an entry of q saturates
-		// to 0, where a quasi-Newton method can stop early; run L-BFGS and
-		// BFGS from z = 0 and keep the lower value.
+		// to 0, where a quasi-Newton method can stop early (small gradient,
+		// far from the minimum). Run L-BFGS and BFGS from z = 0 and keep the
+		// lower value; while that value is worse than the known feasible
+		// point η (the optimizer has plainly not converged), restart from
+		// up to maxFisherStarts random z ~ N(0, I). The restarts only ever
+		// lower the value found, so they cannot hide a point better than η,
+		// nor a second minimizer.
 		settings := &optimize.Settings{GradientThreshold: 1e-10, MajorIterations: 2000}
+		fEta := risk(fc0.Eta)
 		var res *optimize.Result
 		var err error
-		for _, m := range []optimize.Method{&optimize.LBFGS{}, &optimize.BFGS{}} {
-			r, e := optimize.Minimize(p, make([]float64, C), settings, m)
-			if r != nil && (res == nil || r.F < res.F) {
-				res, err = r, e
+		starts := rand.New(rand.NewSource(fc0.Seed))
+		for k := 0; k <= maxFisherStarts; k++ {
+			z0 := make([]float64, C)
+			if k > 0 {
+				if res.F <= fEta+1e-9*(1+math.Abs(fEta)) {
+					break
+				}
+				for i := range z0 {
+					z0[i] = starts.NormFloat64()
+				}
+			}
+			for _, m := range []optimize.Method{&optimize.LBFGS{}, &optimize.BFGS{}} {
+				r, e := optimize.Minimize(p, z0, settings, m)
+				if r != nil && (res == nil || r.F < res.F) {
+					res, err = r, e
+				}
+			}
+			if res == nil {
+				break
 			}
 		}
 		detail := func(s string) string {
@@ -123,7 +159,7 @@ func checkFisher(cfg verify.Config, name string, l theory.ProperLoss, fc fcLossF
 			return verify.Case{Detail: detail("optimizer: " + err.Error())}
 		}
 		qs := softmax(res.X)
-		atEta := risk(fc0.Eta)
+		atEta := fEta
 		dist := 0.0
 		for i := range qs {
 			dist += math.Abs(qs[i] - fc0.Eta[i])

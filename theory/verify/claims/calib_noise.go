@@ -193,6 +193,10 @@ func lmoRegion(g []float64, k int) []float64 {
 // counts as that gap.
 const gapTol = 1e-12
 
+// epsShift bounds the rounding error of an excess 0-1 risk (a sum of at
+// most 24 terms ≤ 1: ≤ 24·2⁻⁵³ ≈ 3e-15), with a margin.
+const epsShift = 1e-14
+
 // calPoint is one (gap_{x,k}, D̲_x(k)) pair.
 type calPoint struct{ Gap, D float64 }
 
@@ -332,7 +336,14 @@ func checkCaliNoise(cfg verify.Config, name string, l theory.ProperLoss, build t
 				rc.F[x] = GenSimplex(r, C, false)
 			}
 		}
-		theta := build(pts)
+		th := build(pts)
+		// θ is nondecreasing and can be very steep (two gaps of one η 1e-11
+		// apart give a hull slope ~1e10), so a rounding error of e or C1 must
+		// not be amplified: the smaller side is evaluated at its argument
+		// minus epsShift and the larger side at its argument plus epsShift.
+		lo := func(x float64) float64 { return th(math.Max(0, x-epsShift)) }
+		hi := func(x float64) float64 { return th(x + epsShift) }
+		theta := lo
 		e := excessZeroOneRisk(rc)
 		E, err := excessFCRisk(rc, l, theory.ForwardCorrected)
 		if err != nil {
@@ -351,7 +362,7 @@ func checkCaliNoise(cfg verify.Config, name string, l theory.ProperLoss, build t
 			if t := theta(c1); !leq(t, c2) {
 				return verify.Case{LHS: t, RHS: c2, Detail: fmt.Sprintf("%s: at x=%d θ(C1=%.6g)=%.6g > C2=%.6g (main.second)", detail, x, c1, t, c2)}
 			}
-			jensen += rc.P.PX[x] * theta(c1)
+			jensen += rc.P.PX[x] * hi(c1)
 		}
 		if !leq(lhs, jensen) {
 			return verify.Case{LHS: lhs, RHS: jensen, Detail: fmt.Sprintf("%s: θ(e)=%.6g > Σ P_X θ(C1)=%.6g (main.first)", detail, lhs, jensen)}

@@ -27,13 +27,19 @@ type lmLipInput struct {
 }
 
 // lmLipGen draws C ∈ 2..8, a column-stochastic T of any kind of lmColStoch
-// (singular and zero-row matrices included), a class c and score vectors at
+// (singular and zero-row matrices included) or from gen.go's GenT, a class c and score vectors at
 // scales from 1e-3 to 1e3 (some entries pinned at ±1e3).
 func lmLipGen() func(r *rand.Rand, size int) any {
 	return func(r *rand.Rand, size int) any {
 		C := 2 + r.Intn(7)
-		kind := r.Intn(8)
-		in := lmLipInput{T: lmColStoch(r, C, kind), c: r.Intn(C), kind: kind}
+		kind := r.Intn(9)
+		var T *mat.Dense
+		if kind == 8 { // the shared generator of gen.go (near-singular up to cond 1e8)
+			T, _ = GenT(r, C, 1e8)
+		} else {
+			T = lmColStoch(r, C, kind)
+		}
+		in := lmLipInput{T: T, c: r.Intn(C), kind: kind}
 		scale := lmLogUnif(r, 1e-3, 1e3)
 		in.s = make([]float64, C)
 		in.u = make([]float64, C)
@@ -58,10 +64,12 @@ func lmLipGen() func(r *rand.Rand, size int) any {
 //     values)/h. λ is a difference of two log-sum-exps, whose third
 //     derivatives along a coordinate are p(1−p)(1−2p), |·| ≤ 1/(6√3), so the
 //     truncation is ≤ h²/6·2/(6√3) < 4e-10; each value has absolute rounding
-//     error ≤ 8·eps·(1 + max|s|) (log-sum-exp of C ≤ 8 terms), giving
-//     ≤ 8·eps·(1+max|s|)/h. The gradient must also sum to 0 (it lies in 𝒱);
+//     error ≤ 4·eps·(1 + max|s| + |λ| + 1) (two log-sum-exps of C ≤ 8 terms,
+//     whose logs are as large as |λ| when (Tp)_c is tiny), so the difference
+//     quotient errs by ≤ 8·eps·(2 + max|s| + |λ|)/h. The gradient must also
+//     sum to 0 (it lies in 𝒱);
 //  3. |λ(s) − λ(u)| ≤ √2‖s − u‖₂ directly on pairs of points, up to the
-//     rounding of the two values.
+//     rounding of the two values, 16·eps·(1 + max|s| + |λ(s)| + |λ(u)|).
 //
 // A zero row c of T must give λ(·,c) = +Inf and a gradient error (the
 // honest handling of (T p)_c = 0); such cases check that and nothing else.
@@ -98,7 +106,11 @@ func lmCheckLip(cfg verify.Config, grad lmGradFunc) verify.Outcome {
 		for _, x := range in.s {
 			maxS = math.Max(maxS, math.Abs(x)+h)
 		}
-		tol := 4e-10 + 8*lmEps*(1+maxS)/h
+		v0, err := theory.CompositeFC(in.T, in.s, in.c)
+		if err != nil {
+			return verify.Case{OK: false, Detail: err.Error()}
+		}
+		tol := 4e-10 + 8*lmEps*(1+maxS+math.Abs(v0)+1)/h
 		worst, sum := 0.0, 0.0
 		var fdv []float64
 		for i := range in.s {
@@ -139,7 +151,7 @@ func lmCheckLip(cfg verify.Config, grad lmGradFunc) verify.Outcome {
 		}
 		rhs := math.Sqrt2 * math.Sqrt(d)
 		lhs := math.Abs(a - b)
-		return verify.Case{LHS: lhs, RHS: rhs, OK: lhs <= rhs*(1+4*lmEps)+16*lmEps*(1+maxS),
+		return verify.Case{LHS: lhs, RHS: rhs, OK: lhs <= rhs*(1+4*lmEps)+16*lmEps*(1+maxS+math.Abs(a)+math.Abs(b)),
 			Detail: fmt.Sprintf("T=%s s=%v u=%v c=%d |λ(s)−λ(u)|=%.17g √2‖s−u‖=%.17g", lmMatString(in.T), in.s, in.u, in.c, lhs, rhs)}
 	})
 	return verify.Merge(verify.Bound, bound, direct, fd)

@@ -300,14 +300,18 @@ func lmCheckEmp(cfg verify.Config, emp lmEmpFunc) verify.Outcome {
 			}
 		}
 		preds := make([][][][]float64, N)
+		for i := range preds {
+			preds[i] = make([][][]float64, C)
+			for c := 0; c < C; c++ {
+				preds[i][c] = make([][]float64, in.n[i][c])
+			}
+		}
 		risk := func(pts []int) (float64, error) {
 			k := 0
 			for i := range preds {
-				preds[i] = make([][][]float64, C)
 				for c := 0; c < C; c++ {
-					preds[i][c] = preds[i][c][:0]
-					for j := 0; j < in.n[i][c]; j++ {
-						preds[i][c] = append(preds[i][c], in.f[pts[k]])
+					for j := range preds[i][c] {
+						preds[i][c][j] = in.f[pts[k]]
 						k++
 					}
 				}
@@ -350,15 +354,21 @@ func lmCheckEmp(cfg verify.Config, emp lmEmpFunc) verify.Outcome {
 		variance := 0.0
 		for i, T := range in.Ts {
 			for c := 0; c < C; c++ {
-				mu, sq := 0.0, 0.0
+				// Two passes (mean, then Σ p(l−μ)²): the one-pass E[l²]−μ²
+				// cancels catastrophically when T_i is nearly rank one and
+				// the loss nearly constant in x.
+				loss := make([]float64, m)
+				mu := 0.0
 				for x := 0; x < m; x++ {
-					l := theory.LogLoss.Loss(lmMulVec(T, in.f[x]), c)
-					p := noisy[i].Cond[c][x]
-					mu += p * l
-					sq += p * l * l
+					loss[x] = theory.LogLoss.Loss(lmMulVec(T, in.f[x]), c)
+					mu += noisy[i].Cond[c][x] * loss[x]
+				}
+				vc := 0.0
+				for x := 0; x < m; x++ {
+					vc += noisy[i].Cond[c][x] * (loss[x] - mu) * (loss[x] - mu)
 				}
 				coef := in.w[i] * alpha[i][c] / float64(in.n[i][c])
-				variance += coef * coef * float64(in.n[i][c]) * math.Max(0, sq-mu*mu)
+				variance += coef * coef * float64(in.n[i][c]) * vc
 			}
 		}
 		const reps = 400

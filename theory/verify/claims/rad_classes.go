@@ -377,8 +377,8 @@ func radCheckMLPSuppDepth(cfg verify.Config, bound radMLPBoundFn, depth int) ver
 			mu: radMLPActivation(r), seed: r.Int63()}
 		cs.C = 1 + r.Intn(3)
 		M := 1 + r.Intn(12/cs.C)
-		if cs.m == 2 && M > 5 {
-			M = 5
+		if cs.m == 2 && M > 4 {
+			M = 4
 		}
 		p := 1 + r.Intn(3)
 		cs.X = mat.NewDense(M, p, nil)
@@ -453,7 +453,7 @@ func radCheckMLPLMNTMDepth(cfg verify.Config, bound radMLPBoundFn, depth int) ve
 			mu: radMLPActivation(r), seed: r.Int63()}
 		maxM := 8
 		if cs.m == 2 {
-			maxM = 5
+			maxM = 4
 		}
 		base := radDrawLMNTM(r, maxM, 2, cs.alpha)
 		cs.pts = append(cs.pts, base)

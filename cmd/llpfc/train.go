@@ -1,0 +1,331 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments/bagproto"
+	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/internal/atomicfile"
+	"github.com/llpfc/llpfc/training"
+)
+
+func init() {
+	register(command{name: "train", summary: "train one LLP method on a data set and report test accuracy", run: runTrain})
+}
+
+const trainSynopsis = `Draws bags from the training split of a data set (or reads a bags file), trains one method
+and reports the accuracy on the labelled test split. Methods: llpfc-uniform, llpfc-approx,
+llpfc-ideal (Algorithms 1–3 of the paper, FC loss with groups re-drawn every --regroup-every
+epochs), kl (the KL proportion loss, App. A "KL Loss", memory-bounded: bags are evaluated in
+chunks of --chunk-size instances), llpvat and llpgan (when built in). --batch-size counts
+instances for LLPFC and bags for kl, llpvat and llpgan (the paper uses 2, 2 and 1).
+Training is float32 on the CPU (no GPU back end in this build). Progress goes to standard
+error; with --json the last line of standard output is one JSON object with test_accuracy,
+epochs, wall_seconds, train_images_per_second and peak_rss_bytes. With --out DIR the run
+writes DIR/result.json and a checkpoint DIR/checkpoint.gob after every epoch (atomically);
+--resume continues from it. Exit status 2 on bad flags or input, 1 if training fails.`
+
+func runTrain(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("train --data NAME|DIR --method M --model M --bag-size B --num-points N --epochs E [flags]", trainSynopsis, stderr)
+	name := fs.String("data", "", "data set: fixture, fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST], libsvm:TRAIN[,TEST], or a directory holding one of the named sets' files")
+	dataDir := fs.String("data-dir", "", "directory holding the data set's files (default: $LLPFC_DATA, then /usr/share/datasets/fashion-mnist for fashion-mnist)")
+	bagsFile := fs.String("bags", "", "read the bags from this bags file (from `llpfc bags`, indices into the training split) instead of drawing them")
+	method := fs.String("method", "llpfc-uniform", "training method: "+strings.Join(training.MethodNames(), ", "))
+	model := fs.String("model", "mlp", "architecture: "+strings.Join(training.ModelNames(), ", "))
+	dropout := fs.Float64("dropout", -1, "dropout probability of architectures that have dropout (default: the architecture's preset, else 0)")
+	bagSize := fs.Int("bag-size", 64, "B, the number of instances in every bag (the paper: 32…2048)")
+	numPoints := fs.Int("num-points", 0, "N, the number of training instances put in bags, a multiple of --bag-size (default: whole bags covering 3/4 of the training split, since the paper protocol draws without replacement and needs slack in the class pools; the paper: 40960 for CIFAR10/SVHN)")
+	protocol := fs.String("protocol", "paper", "bag protocol: paper (γ ~ uniform on the simplex, counts ~ Multinomial), shuffle or dirichlet:a")
+	epochs := fs.Int("epochs", 10, "number of training epochs")
+	optimizer := fs.String("optimizer", "adam", "optimizer: sgd, nesterov (SGD with Nesterov momentum), adam or adamw (PyTorch semantics)")
+	lr := fs.Float64("lr", 1e-3, "base learning rate")
+	wd := fs.Float64("weight-decay", 0, "weight decay λ (L2 for sgd/nesterov/adam, decoupled for adamw)")
+	momentum := fs.Float64("momentum", 0.9, "momentum μ of sgd and nesterov (dampening is 0)")
+	beta1 := fs.Float64("beta1", 0.9, "β₁ of adam/adamw (LLPGAN's setting is 0.5)")
+	milestones := fs.String("milestones", "", "comma-separated epochs at which the learning rate is multiplied by --gamma (e.g. 60,120,160); empty for a constant rate")
+	gamma := fs.Float64("gamma", 0.1, "learning-rate factor at each milestone (the appendix: 0.2 for WRN on CIFAR10, else 0.1)")
+	batch := fs.Int("batch-size", 0, "minibatch size: instances for LLPFC (default 128), bags for kl/llpvat (default 2) and llpgan (default 1)")
+	regroup := fs.Int("regroup-every", training.DefaultRegroupEvery, "LLPFC: re-partition the bags into groups every R epochs (the appendix: 20, 5 for VGG16)")
+	groupWeights := fs.String("group-weights", "uniform", "LLPFC group weights w: uniform, hm (harmonic mean of bag sizes) or chvol (convex-hull volume)")
+	compat := fs.String("compat", "paper", "paper (Algorithms 1–3) or original (the authors' code where it differs)")
+	chunk := fs.Int("chunk-size", training.DefaultChunkSize, "bag methods: instances per forward pass; bounds memory whatever the bag size")
+	evalEvery := fs.Int("eval-every", 0, "evaluate test accuracy every K epochs (0: only after the last)")
+	seed := fs.Int64("seed", 1, "random seed of the bags, initialisation, groups and minibatch order; the same seed gives the same result")
+	out := fs.String("out", "", "directory for result.json and checkpoint.gob (created if missing)")
+	resume := fs.Bool("resume", false, "continue from --out's checkpoint.gob if it exists (the other flags must match the checkpointed run)")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object on the last line of standard output")
+	quiet := fs.Bool("quiet", false, "no progress lines on standard error")
+	if ok, status := parseFlags(fs, args); !ok {
+		return status
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "llpfc train: "+format+"\n", a...)
+		return exitBadUsage
+	}
+	if *name == "" {
+		return fail("--data is required (e.g. --data fixture)")
+	}
+	if *resume && *out == "" {
+		return fail("--resume needs --out DIR (the checkpoint is DIR/checkpoint.gob)")
+	}
+	if !contains(training.MethodNames(), *method) {
+		return fail("--method %q: unknown (want one of %s)", *method, strings.Join(training.MethodNames(), ", "))
+	}
+	if !contains(training.ModelNames(), *model) {
+		return fail("--model %q: unknown (want one of %s)", *model, strings.Join(training.ModelNames(), ", "))
+	}
+	bagMethod := *method == "kl" || *method == "llpvat" || *method == "llpgan"
+	if *batch == 0 {
+		switch *method {
+		case "llpgan":
+			*batch = 1
+		case "kl", "llpvat":
+			*batch = 2
+		default:
+			*batch = 128
+		}
+	}
+	sched := training.Schedule(training.ConstantLR{})
+	if *milestones != "" {
+		var ms []int
+		for _, f := range strings.Split(*milestones, ",") {
+			v, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return fail("--milestones %q: %q is not an integer", *milestones, f)
+			}
+			ms = append(ms, v)
+		}
+		m := training.MultiStep{Milestones: ms, Gamma: *gamma}
+		if err := m.Validate(); err != nil {
+			return fail("--milestones: %v", err)
+		}
+		sched = m
+	}
+	proto, err := bagproto.ParseProtocol(*protocol)
+	if err != nil {
+		return fail("--protocol: %v", err)
+	}
+	gw, err := estimators.ParseWeights(*groupWeights)
+	if err != nil {
+		return fail("--group-weights: %v", err)
+	}
+	cp, err := estimators.ParseCompat(*compat)
+	if err != nil {
+		return fail("--compat: %v", err)
+	}
+	drop := *dropout
+	if drop < 0 {
+		drop = 0
+		for _, p := range training.Presets() {
+			if p.Model == *model && p.Dropout > 0 {
+				drop = p.Dropout
+				break
+			}
+		}
+	}
+	cfg := training.Config{
+		Method: *method,
+		Model:  training.ModelSpec{Name: *model, Dropout: drop},
+		Optimizer: training.OptimizerConfig{Name: *optimizer, LR: *lr, Momentum: *momentum, WeightDecay: *wd,
+			Beta1: *beta1},
+		Schedule:     sched,
+		BatchSize:    *batch,
+		Epochs:       *epochs,
+		RegroupEvery: *regroup,
+		GroupWeights: gw,
+		Compat:       cp,
+		Seed:         *seed,
+		ChunkSize:    *chunk,
+		EvalEvery:    *evalEvery,
+		Resume:       *resume,
+	}
+	if *optimizer == "sgd" || *optimizer == "nesterov" {
+		cfg.Optimizer.Beta1 = 0
+	} else {
+		cfg.Optimizer.Momentum = 0
+	}
+	if err := cfg.Optimizer.Validate(); err != nil {
+		return fail("%v", err)
+	}
+	if *epochs < 1 || *batch < 1 || *regroup < 1 || *chunk < 1 {
+		return fail("--epochs %d, --batch-size %d, --regroup-every %d, --chunk-size %d: each must be ≥ 1", *epochs, *batch, *regroup, *chunk)
+	}
+
+	// Data.
+	dsName, dir := *name, *dataDir
+	if st, err := os.Stat(dsName); err == nil && st.IsDir() {
+		if dsName, dir, err = namedSetIn(dsName); err != nil {
+			return fail("--data %s: %v", *name, err)
+		}
+	}
+	resolved, err := data.Resolve(dsName, dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	train, err := data.Load(dsName, resolved, data.Train)
+	if err != nil {
+		return fail("%v", err)
+	}
+	test, err := data.Load(dsName, resolved, data.Test)
+	if err != nil {
+		return fail("%v", err)
+	}
+	var bags *estimators.BagSet
+	if *bagsFile != "" {
+		if bags, err = estimators.ReadBagSetFile(*bagsFile); err != nil {
+			return fail("--bags: %v", err)
+		}
+	} else {
+		np := *numPoints
+		if np == 0 {
+			if *bagSize < 1 {
+				return fail("--bag-size is %d, want ≥ 1", *bagSize)
+			}
+			np = train.N * 3 / 4 / *bagSize * *bagSize // the paper protocol needs slack in the class pools
+		}
+		res, err := bagproto.Make(train.Y, train.NumClasses, bagproto.Config{Protocol: proto, BagSize: *bagSize, NumPoints: np, Seed: *seed})
+		if err != nil {
+			return fail("bags from %s (%d training points): %v", dsName, train.N, err)
+		}
+		bags = res.Bags
+	}
+	if bags.NumClasses != train.NumClasses {
+		return fail("bags have %d classes, %s has %d", bags.NumClasses, dsName, train.NumClasses)
+	}
+	td := &training.TrainData{X: train.X, Channels: train.Channels, Height: train.Height, Width: train.Width,
+		Bags: bags, TestX: test.X, TestY: test.Y}
+	if train.Channels == 0 {
+		td.Features = train.D
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return fail("--out: %v", err)
+		}
+		cfg.Checkpoint = filepath.Join(*out, "checkpoint.gob")
+	}
+	instances := 0
+	for _, b := range bags.Bags {
+		instances += b.Size
+	}
+	unit := "instances"
+	if bagMethod {
+		unit = "bags"
+	}
+	if !*quiet {
+		fmt.Fprintf(stderr, "llpfc train: %s on %s: %d bags (%d instances), %d test points; model %s; %s lr %g; batch %d %s; %d epochs; seed %d (CPU, float32)\n",
+			*method, dsName, len(bags.Bags), instances, test.N, *model, *optimizer, *lr, *batch, unit, *epochs, *seed)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var progress training.Progress
+	if !*quiet {
+		progress = func(ev training.ProgressEvent) {
+			acc := ""
+			if ev.EpochDone && ev.TestAccuracy >= 0 {
+				acc = fmt.Sprintf(" test acc %.4f", ev.TestAccuracy)
+			}
+			mark := ""
+			if ev.EpochDone {
+				mark = " done"
+			}
+			fmt.Fprintf(stderr, "epoch %d/%d step %d/%d%s: loss %.5f lr %.3g %.0f img/s ETA %s%s\n",
+				ev.Epoch+1, ev.Epochs, ev.Step, ev.Steps, mark, ev.Loss, ev.LR, ev.ImagesPerSecond, ev.ETA.Round(time.Second), acc)
+		}
+	}
+	res, err := training.Train(ctx, cfg, td, progress)
+	if err != nil {
+		fmt.Fprintf(stderr, "llpfc train: %v\n", err)
+		return exitFailed
+	}
+	summary := trainSummary{
+		Method: *method, Model: *model, Data: dsName, BagSize: *bagSize, NumBags: len(bags.Bags), NumPoints: instances,
+		Seed: *seed, BatchSize: *batch, Optimizer: *optimizer, LR: *lr,
+		TestAccuracy: res.TestAccuracy, Epochs: res.Epochs, FinalLoss: res.FinalLoss,
+		WallSeconds: res.WallSeconds, TrainImagesPerSecond: res.TrainImagesPerSecond,
+		PeakRSSBytes: peakRSS(), ParamCount: res.ParamCount,
+	}
+	if *out != "" {
+		full := struct {
+			trainSummary
+			History []training.EpochStats `json:"history"`
+		}{summary, res.History}
+		b, _ := json.MarshalIndent(full, "", "  ")
+		if err := atomicfile.WriteFile(filepath.Join(*out, "result.json"), append(b, '\n')); err != nil {
+			fmt.Fprintf(stderr, "llpfc train: %v\n", err)
+			return exitFailed
+		}
+	}
+	if *asJSON {
+		b, _ := json.Marshal(summary)
+		fmt.Fprintln(stdout, string(b))
+	} else {
+		fmt.Fprintf(stdout, "%s %s on %s (bag size %d, %d points, seed %d): test accuracy %.4f after %d epochs; %.1f s, %.0f train img/s, peak RSS %.0f MiB\n",
+			*method, *model, dsName, *bagSize, instances, *seed, res.TestAccuracy, res.Epochs, res.WallSeconds, res.TrainImagesPerSecond, float64(summary.PeakRSSBytes)/(1<<20))
+	}
+	return exitOK
+}
+
+// trainSummary is the JSON result of `llpfc train`.
+type trainSummary struct {
+	Method               string  `json:"method"`
+	Model                string  `json:"model"`
+	Data                 string  `json:"data"`
+	BagSize              int     `json:"bag_size"`
+	NumBags              int     `json:"num_bags"`
+	NumPoints            int     `json:"num_points"`
+	Seed                 int64   `json:"seed"`
+	BatchSize            int     `json:"batch_size"`
+	Optimizer            string  `json:"optimizer"`
+	LR                   float64 `json:"lr"`
+	TestAccuracy         float64 `json:"test_accuracy"`
+	Epochs               int     `json:"epochs"`
+	FinalLoss            float64 `json:"final_loss"`
+	WallSeconds          float64 `json:"wall_seconds"`
+	TrainImagesPerSecond float64 `json:"train_images_per_second"`
+	PeakRSSBytes         int64   `json:"peak_rss_bytes"`
+	ParamCount           int     `json:"param_count"`
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// namedSetIn finds which named data set has its files in dir.
+func namedSetIn(dir string) (name, resolvedDir string, err error) {
+	for _, n := range data.Names {
+		if strings.Contains(n, "fixture") {
+			continue
+		}
+		if d, err := data.Resolve(n, dir); err == nil {
+			return n, d, nil
+		}
+	}
+	return "", "", fmt.Errorf("holds the files of none of %s", strings.Join(data.Names, ", "))
+}
+
+// peakRSS returns the process's peak resident set size in bytes (Linux
+// getrusage reports kilobytes), or 0 if unavailable.
+func peakRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return int64(ru.Maxrss) * 1024
+}

@@ -1,0 +1,352 @@
+package training
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/llpfc/llpfc/internal/rng"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// LLPGANGeneratorOptimizer is the generator's optimizer: Adam with learning
+// rate 3e-4, β₁ = 0.5, β₂ = 0.999 (App. `suppsec: exp`, "LLPGAN's
+// discriminator", and LLP-GAN's code, which uses the same settings for both
+// networks). The discriminator's optimizer is Config.Optimizer.
+var LLPGANGeneratorOptimizer = OptimizerConfig{Name: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999}
+
+func init() {
+	RegisterMethod("llpgan", func(env *MethodEnv) (Method, error) { return newGANMethod(env) })
+}
+
+// ganMethod trains LLPGAN (App. `suppsec: exp`, "LLPGAN"): for each
+// minibatch of Config.BatchSize bags (the paper uses B = 1) it samples
+// noise Z ~ U(−1, 1)^100 per instance (LLP-GAN's sample_z), computes the
+// generated images g(Z) with the generator fixed, the gradient of L_D with
+// respect to the discriminator (the trained model, which must be a
+// FeatureModel such as llpgan-d; the trainer applies it with
+// Config.Optimizer), and the gradient of L_G with respect to the generator,
+// which the method applies itself with LLPGANGeneratorOptimizer. The
+// generator and its optimizer are checkpointed through SaveState.
+//
+// Difference from the reference loop: there the generator's loss is
+// computed after the discriminator's update of the same step; here both
+// gradients use the discriminator of the start of the step (the trainer
+// updates it after Step returns).
+//
+// All bags must have the same size (the paper's protocol); an epoch has
+// ⌊M/B⌋ steps. Streams per epoch e: "llpgan-order", "llpgan-noise",
+// "llpgan-augment", "llpgan-dropout".
+type ganMethod struct {
+	env     *MethodEnv
+	d       FeatureModel
+	gen     *LLPGANGenerator
+	genOpt  *Optimizer
+	genP    [][]float32
+	genG    [][]float32
+	B, m, n int
+	C, D    int
+
+	xReal, xFake, z, avg, props      *gorgonia.Node
+	xRealT, xFakeT, zT, avgT, propsT *tensor.Dense
+	fake, dLoss, gLoss               *gorgonia.Node
+	dGrads, gGrads                   gorgonia.Nodes
+	genVM, dVM, gVM                  gorgonia.VM
+
+	bags                 []BagRef
+	order                []int
+	noiseR, augR, dropR  *rand.Rand
+	xbuf                 []float32
+	dStoch, gStoch       StochasticModel
+	hasDStoch, hasGStoch bool
+	dBN, gBN             BatchNormModel
+	hasDBN, hasGBN       bool
+}
+
+func newGANMethod(env *MethodEnv) (*ganMethod, error) {
+	d, ok := env.Model.(FeatureModel)
+	if !ok {
+		return nil, fmt.Errorf("llpgan: model %q exposes no features f_conv (use llpgan-d)", env.Model.Name())
+	}
+	if !env.Spec.IsImage() {
+		return nil, fmt.Errorf("llpgan: the generator needs image data (Channels, Height, Width)")
+	}
+	bs := env.Data.Bags.Bags
+	if len(bs) == 0 {
+		return nil, fmt.Errorf("llpgan: no bags")
+	}
+	m := &ganMethod{env: env, d: d, B: env.Config.BatchSize, m: len(bs[0].Indices), C: env.Spec.NumClasses, D: env.Spec.InputDim()}
+	for _, b := range bs {
+		if len(b.Indices) != m.m {
+			return nil, fmt.Errorf("llpgan: bag %d has %d instances, bag %d has %d; LLPGAN needs bags of one size", b.ID, len(b.Indices), bs[0].ID, m.m)
+		}
+		m.bags = append(m.bags, BagRef{Indices: b.Indices, Proportions: b.Proportions})
+	}
+	if m.B > len(bs) {
+		return nil, fmt.Errorf("llpgan: batch size %d bags, but only %d bags", m.B, len(bs))
+	}
+	m.n = m.B * m.m
+	g, dt := env.Graph, env.Spec.DType()
+	gen, err := NewLLPGANGenerator(g, env.Spec, rng.New(env.Config.Seed, "init-generator"))
+	if err != nil {
+		return nil, err
+	}
+	m.gen = gen
+	m.xReal, m.xRealT = vatInput(g, dt, "llpgan.x", env.Spec.InputShape(m.n))
+	m.xFake, m.xFakeT = vatInput(g, dt, "llpgan.fake", env.Spec.InputShape(m.n))
+	m.z, m.zT = vatInput(g, dt, "llpgan.z", tensor.Shape{m.n, LLPGANNoiseDim})
+	m.avg, m.avgT = vatInput(g, dt, "llpgan.avg", tensor.Shape{m.B, m.n})
+	m.props, m.propsT = vatInput(g, dt, "llpgan.props", tensor.Shape{m.B, m.C})
+	avg := make([]float64, m.B*m.n)
+	for k := 0; k < m.B; k++ {
+		for j := 0; j < m.m; j++ {
+			avg[k*m.n+k*m.m+j] = 1 / float64(m.m)
+		}
+	}
+	vatStore(m.avgT, avg)
+
+	// Discriminator loss on real instances and fixed generated images. The
+	// batch statistics of the real pass (and of the generator's image pass)
+	// feed the running averages; the other passes do not track.
+	dRoots := statRoots(d)
+	zr, err := d.Forward(m.xReal, true)
+	if err != nil {
+		return nil, err
+	}
+	dRoots = statRoots(d)[len(dRoots):]
+	setTracking(d, false)
+	defer setTracking(d, true)
+	zf, err := d.Forward(m.xFake, true)
+	if err != nil {
+		return nil, err
+	}
+	if m.dLoss, err = LLPGANDiscriminatorLoss(zr, zf, m.avg, m.props); err != nil {
+		return nil, err
+	}
+	if m.dGrads, err = gorgonia.Grad(m.dLoss, d.Learnables()...); err != nil {
+		return nil, fmt.Errorf("llpgan: discriminator gradient: %w", err)
+	}
+	// Generator: images for the discriminator step, and feature matching.
+	gRoots := statRoots(gen)
+	if m.fake, err = gen.Forward(m.z, true); err != nil {
+		return nil, err
+	}
+	gRoots = statRoots(gen)[len(gRoots):]
+	setTracking(gen, false)
+	defer setTracking(gen, true)
+	_, fr, err := d.ForwardFeatures(m.xReal, true)
+	if err != nil {
+		return nil, err
+	}
+	_, ff, err := d.ForwardFeatures(m.fake, true)
+	if err != nil {
+		return nil, err
+	}
+	if m.gLoss, err = LLPGANGeneratorLoss(fr, ff); err != nil {
+		return nil, err
+	}
+	if m.gGrads, err = gorgonia.Grad(m.gLoss, gen.Learnables()...); err != nil {
+		return nil, fmt.Errorf("llpgan: generator gradient: %w", err)
+	}
+	m.genVM = gorgonia.NewTapeMachine(g.SubgraphRoots(append(gorgonia.Nodes{m.fake}, gRoots...)...))
+	dr := append(gorgonia.Nodes{m.dLoss}, m.dGrads...)
+	m.dVM = gorgonia.NewTapeMachine(g.SubgraphRoots(append(dr, dRoots...)...))
+	m.gVM = gorgonia.NewTapeMachine(g.SubgraphRoots(append(gorgonia.Nodes{m.gLoss}, m.gGrads...)...))
+
+	sizes := make([]int, len(gen.Learnables()))
+	for i, p := range gen.Learnables() {
+		m.genP = append(m.genP, p.Value().Data().([]float32))
+		sizes[i] = p.Shape().TotalSize()
+		m.genG = append(m.genG, make([]float32, sizes[i]))
+	}
+	if m.genOpt, err = NewOptimizer(LLPGANGeneratorOptimizer, sizes); err != nil {
+		return nil, err
+	}
+	m.dStoch, m.hasDStoch = env.Model.(StochasticModel)
+	m.dBN, m.hasDBN = env.Model.(BatchNormModel)
+	var gm Model = gen
+	m.gStoch, m.hasGStoch = gm.(StochasticModel)
+	m.gBN, m.hasGBN = gm.(BatchNormModel)
+	return m, nil
+}
+
+func (m *ganMethod) Close() {
+	m.genVM.Close()
+	m.dVM.Close()
+	m.gVM.Close()
+}
+
+func (m *ganMethod) BeginEpoch(e int) (int, error) {
+	m.order = m.env.Stream("llpgan-order", e).Perm(len(m.bags))
+	m.noiseR = m.env.Stream("llpgan-noise", e)
+	m.augR = m.env.Stream("llpgan-augment", e)
+	m.dropR = m.env.Stream("llpgan-dropout", e)
+	return len(m.bags) / m.B, nil
+}
+
+func (m *ganMethod) Step(s int, grads [][]float32) (float64, int, error) {
+	start, end := s*m.B, (s+1)*m.B
+	if end > len(m.order) {
+		return 0, 0, fmt.Errorf("step %d beyond the epoch's %d bags", s, len(m.order))
+	}
+	D, X := m.D, m.env.Data.X
+	m.xbuf = m.xbuf[:0]
+	props := make([]float64, 0, m.B*m.C)
+	for _, i := range m.order[start:end] {
+		bag := m.bags[i]
+		props = append(props, bag.Proportions...)
+		for _, r := range bag.Indices {
+			m.xbuf = append(m.xbuf, X[r*D:(r+1)*D]...)
+		}
+	}
+	if aug := m.env.Config.Augment; aug != nil {
+		if err := aug(m.xbuf, m.n, m.augR); err != nil {
+			return 0, 0, fmt.Errorf("augmentation: %w", err)
+		}
+	}
+	xs := make([]float64, len(m.xbuf))
+	for i, v := range m.xbuf {
+		xs[i] = float64(v)
+	}
+	vatStore(m.xRealT, xs)
+	vatStore(m.propsT, props)
+	z := make([]float64, m.n*LLPGANNoiseDim)
+	for i := range z {
+		z[i] = 2*m.noiseR.Float64() - 1
+	}
+	vatStore(m.zT, z)
+	if m.hasDStoch {
+		m.dStoch.Resample(m.dropR)
+	}
+	if m.hasGStoch {
+		m.gStoch.Resample(m.dropR)
+	}
+
+	// 1. g(Z) with g fixed.
+	if err := m.genVM.RunAll(); err != nil {
+		m.genVM.Reset()
+		return 0, 0, fmt.Errorf("generator pass: %w", err)
+	}
+	vatStore(m.xFakeT, valueData(m.fake.Value()))
+	m.genVM.Reset()
+
+	// 2. ∂L_D/∂θ_f, applied by the trainer.
+	if err := m.dVM.RunAll(); err != nil {
+		m.dVM.Reset()
+		return 0, 0, fmt.Errorf("discriminator pass: %w", err)
+	}
+	loss := valueData(m.dLoss.Value())[0]
+	for i, gn := range m.dGrads {
+		gv := valueData(gn.Value())
+		for j, v := range gv {
+			grads[i][j] = float32(v)
+		}
+	}
+	m.dVM.Reset()
+
+	// 3. ∂L_G/∂θ_g, applied here.
+	if err := m.gVM.RunAll(); err != nil {
+		m.gVM.Reset()
+		return 0, 0, fmt.Errorf("generator loss pass: %w", err)
+	}
+	for i, gn := range m.gGrads {
+		gv := valueData(gn.Value())
+		for j, v := range gv {
+			m.genG[i][j] = float32(v)
+		}
+	}
+	m.gVM.Reset()
+	if err := m.genOpt.Step(m.genP, m.genG, LLPGANGeneratorOptimizer.LR); err != nil {
+		return 0, 0, fmt.Errorf("generator update: %w", err)
+	}
+	if m.hasDBN {
+		if err := m.dBN.UpdateRunningStats(); err != nil {
+			return 0, 0, err
+		}
+	}
+	if m.hasGBN {
+		if err := m.gBN.UpdateRunningStats(); err != nil {
+			return 0, 0, err
+		}
+	}
+	return loss, m.n, nil
+}
+
+// ganState is the method's checkpointed state: the generator's parameters,
+// its batch-norm running statistics and its optimizer.
+type ganState struct {
+	Params  [][]float32
+	Running [][]float32
+	Opt     OptimizerState
+}
+
+// SaveState encodes the generator and its optimizer.
+func (m *ganMethod) SaveState() ([]byte, error) {
+	st := ganState{Params: m.genP, Opt: *m.genOpt.State()}
+	for _, n := range m.gen.RunningStats() {
+		st.Running = append(st.Running, valueF32(n))
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(st); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// LoadState restores what SaveState wrote.
+func (m *ganMethod) LoadState(b []byte) error {
+	var st ganState
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&st); err != nil {
+		return fmt.Errorf("llpgan state: %w", err)
+	}
+	if len(st.Params) != len(m.genP) {
+		return fmt.Errorf("llpgan state: %d generator tensors, want %d", len(st.Params), len(m.genP))
+	}
+	for i := range st.Params {
+		if len(st.Params[i]) != len(m.genP[i]) {
+			return fmt.Errorf("llpgan state: generator tensor %d has %d values, want %d", i, len(st.Params[i]), len(m.genP[i]))
+		}
+	}
+	run := m.gen.RunningStats()
+	if len(st.Running) != len(run) {
+		return fmt.Errorf("llpgan state: %d running statistics, want %d", len(st.Running), len(run))
+	}
+	for i, n := range run {
+		dst := n.Value().Data().([]float32)
+		if len(st.Running[i]) != len(dst) {
+			return fmt.Errorf("llpgan state: running statistic %d has %d values, want %d", i, len(st.Running[i]), len(dst))
+		}
+	}
+	if err := m.genOpt.SetState(st.Opt); err != nil {
+		return fmt.Errorf("llpgan state: %w", err)
+	}
+	for i := range st.Params {
+		copy(m.genP[i], st.Params[i])
+	}
+	for i, n := range run {
+		copy(n.Value().Data().([]float32), st.Running[i])
+	}
+	return nil
+}
+
+// statRoots returns a model's batch-statistics Read nodes (none for models
+// without batch norm).
+func statRoots(m Model) gorgonia.Nodes {
+	if bn, ok := m.(BatchNormModel); ok {
+		return bn.RunningStatRoots()
+	}
+	return nil
+}
+
+// setTracking switches batch-statistics recording of a BatchNormModel.
+func setTracking(m Model, on bool) {
+	if bn, ok := m.(BatchNormModel); ok {
+		bn.SetTrackRunningStats(on)
+	}
+}
+
+func valueF32(n *gorgonia.Node) []float32 {
+	return append([]float32(nil), n.Value().Data().([]float32)...)
+}

@@ -1,0 +1,124 @@
+package training
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/llpfc/llpfc/internal/rng"
+	"gorgonia.org/gorgonia"
+)
+
+// TestLLPVATMethodLearns trains LLP-VAT (B = 2 bags) on the separable
+// 3-class problem of TestTrainLearns and requires accuracy ≥ 0.8, a
+// decreasing loss, and bit-equal parameters for equal seeds.
+func TestLLPVATMethodLearns(t *testing.T) {
+	data := synthLLP(t, 3, 6, 30, 20, 300, 1)
+	cfg := baseConfig("llpvat")
+	cfg.BatchSize = 2
+	cfg.Epochs = 6
+	cfg.Optimizer.LR = 3e-3
+	res, err := Train(context.Background(), cfg, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TestAccuracy < 0.8 {
+		t.Errorf("llpvat: test accuracy %.3f, want ≥ 0.8", res.TestAccuracy)
+	}
+	if h := res.History; !(h[len(h)-1].Loss < h[0].Loss) {
+		t.Errorf("llpvat: loss went from %v to %v, want a decrease", h[0].Loss, h[len(h)-1].Loss)
+	}
+	cfg.Epochs = 2
+	a, err := Train(context.Background(), cfg, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Train(context.Background(), cfg, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameParams(t, "llpvat same seed", a.Params, b.Params)
+}
+
+// imageLLP turns synthLLP's 64-dimensional clusters into 1×8×8 images.
+func imageLLP(t *testing.T, numBags, bagSize int, seed int64) *TrainData {
+	t.Helper()
+	d := synthLLP(t, 3, 64, numBags, bagSize, 30, seed)
+	d.Channels, d.Height, d.Width, d.Features = 1, 8, 8, 0
+	return d
+}
+
+func init() {
+	// A small batch-norm + dropout network for method tests: WRN-10-1.
+	RegisterModel("test-wrn-10-1", func(g *gorgonia.ExprGraph, spec ModelSpec, r *rand.Rand) (Model, error) {
+		return NewWideResNet(g, spec, 10, 1, r)
+	})
+}
+
+// TestLLPVATMethodWithBatchNormAndDropout runs LLP-VAT on a WRN-10-1 (batch
+// norm, dropout 0.3) for one epoch: the run must be reproducible bit for bit
+// (dropout masks come from the method's streams), and a step must move the
+// batch-norm running averages away from their initial values 0 and 1.
+func TestLLPVATMethodWithBatchNormAndDropout(t *testing.T) {
+	data := imageLLP(t, 4, 6, 4)
+	cfg := baseConfig("llpvat")
+	cfg.Model = ModelSpec{Name: "test-wrn-10-1", Dropout: 0.3}
+	cfg.BatchSize, cfg.Epochs, cfg.ChunkSize = 2, 1, 12
+	a, err := Train(context.Background(), cfg, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Train(context.Background(), cfg, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameParams(t, "llpvat wrn same seed", a.Params, b.Params)
+
+	// One step by hand, to look at the running statistics.
+	spec := cfg.Model
+	spec.Channels, spec.Height, spec.Width, spec.NumClasses = 1, 8, 8, 3
+	g := gorgonia.NewGraph()
+	model, err := NewModel(g, spec, rng.New(1, "init"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = cfg.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &MethodEnv{Config: &cfg, Data: data, Spec: spec, Graph: g, Model: model}
+	m, err := newVATMethod(env, LLPVATConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, err := m.BeginEpoch(0); err != nil {
+		t.Fatal(err)
+	}
+	grads := make([][]float32, len(model.Learnables()))
+	for i, p := range model.Learnables() {
+		grads[i] = make([]float32, p.Shape().TotalSize())
+	}
+	if _, _, err := m.Step(0, grads); err != nil {
+		t.Fatal(err)
+	}
+	stats := model.(BatchNormModel).RunningStats()
+	if len(stats) == 0 {
+		t.Fatal("WRN reports no running statistics")
+	}
+	for i, n := range stats {
+		init := 0.0 // means at even positions, variances (init 1) at odd
+		if i%2 == 1 {
+			init = 1
+		}
+		moved := false
+		for _, v := range values(t, n) {
+			if v != init {
+				moved = true
+			}
+		}
+		if !moved {
+			t.Errorf("running statistic %d (%v) still at its initial value after a step", i, n.Name())
+		}
+	}
+}
