@@ -22,7 +22,7 @@ type Problem struct {
 	// Bags index into Train.
 	Bags estimators.BagSet
 	// BagRedraws counts the bags redrawn because a class pool ran out
-	// (bagproto's Redraw policy).
+	// (bagproto's Restart policy).
 	BagRedraws int
 }
 
@@ -55,7 +55,7 @@ func MakeBags(d *data.Dataset, c Config) (*bagproto.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sf := bagproto.Redraw
+	sf := bagproto.Restart
 	if c.Shortfall != "" {
 		if sf, err = bagproto.ParseShortfall(c.Shortfall); err != nil {
 			return nil, err

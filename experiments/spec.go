@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/llpfc/llpfc/experiments/bagproto"
 	"io"
 	"math"
 	"os"
@@ -52,7 +53,7 @@ type Spec struct {
 	NumPoints int `json:"num_points"`
 	// TestPoints caps the labelled test points evaluated (0: the whole split).
 	TestPoints int `json:"test_points,omitempty"`
-	// Shortfall is "" or "redraw" (default) or "strict": see bagproto.
+	// Shortfall is "" or "restart" (the default), "redraw" or "strict": see bagproto.
 	Shortfall string `json:"shortfall,omitempty"`
 	Hyper     Hyper  `json:"hyper"`
 
@@ -165,7 +166,7 @@ type Config struct {
 	NumPoints  int    `json:"num_points"`
 	TestPoints int    `json:"test_points,omitempty"`
 	// Shortfall is the bag protocol's policy when a class pool runs out:
-	// "" or "redraw" (bagproto's default), or "strict" (fail).
+	// "" or "restart" (bagproto's default), "redraw", or "strict" (fail).
 	Shortfall string `json:"shortfall,omitempty"`
 	Seed      int64  `json:"seed"`
 	Hyper     Hyper  `json:"hyper"`
@@ -379,8 +380,10 @@ func (c Config) Validate() error {
 	if err := validateProtocol(c.Protocol); err != nil {
 		return err
 	}
-	if c.Shortfall != "" && c.Shortfall != "redraw" && c.Shortfall != "strict" {
-		return fmt.Errorf("shortfall: is %q, want redraw or strict", c.Shortfall)
+	if c.Shortfall != "" {
+		if _, err := bagproto.ParseShortfall(c.Shortfall); err != nil {
+			return fmt.Errorf("shortfall: %w", err)
+		}
 	}
 	return h.Schedule.validate(h.Epochs)
 }

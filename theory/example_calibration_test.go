@@ -36,3 +36,19 @@ func ExampleCalibrationBoundInverse() {
 	// excess 0-1: 0.4000, excess FC log: 0.0452 (KL 0.0452)
 	// bound √2‖T⁻¹‖₁√r = 0.6015 ≥ 0.4000
 }
+
+// KL stays accurate when p ≈ q, where the textbook Σ p log(p/q) cancels:
+// for p = (½+d, ½−d), q = (½,½), KL = 2d² + (4/3)d⁴ + … .
+func ExampleKL() {
+	h := 0.5
+	d := (h + 1e-9) - h // so that ½ ± d are exact
+	p := []float64{h + d, h - d}
+	q := []float64{0.5, 0.5}
+	kl, _ := theory.KL(p, q)
+	fmt.Printf("KL = %.6e, 2d² = %.6e\n", kl, 2*d*d)
+	bad, _ := theory.KL([]float64{0.5, 0.5}, []float64{1, 0})
+	fmt.Println("KL with q_i = 0 < p_i:", bad)
+	// Output:
+	// KL = 2.000000e-18, 2d² = 2.000000e-18
+	// KL with q_i = 0 < p_i: +Inf
+}

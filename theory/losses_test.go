@@ -207,3 +207,36 @@ func TestLossErrors(t *testing.T) {
 }
 
 func calibErr(_ float64, err error) error { return err }
+
+func BenchmarkForwardCorrectedLog10(b *testing.B) {
+	const C = 10
+	T := mat.NewDense(C, C, nil)
+	q := make([]float64, C)
+	for i := 0; i < C; i++ {
+		q[i] = 1.0 / C
+		for j := 0; j < C; j++ {
+			v := 0.5 / C
+			if i == j {
+				v += 0.5
+			}
+			T.Set(i, j, v)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ForwardCorrected(LogLoss, T, q, 3); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkKL10(b *testing.B) {
+	p := []float64{0.05, 0.1, 0.15, 0.2, 0.1, 0.1, 0.1, 0.05, 0.1, 0.05}
+	q := []float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := KL(p, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -26,7 +26,7 @@ concentration a; shuffle = the prior work's shuffle-and-cut. The same flags and 
 give a byte-identical file. Prints a one-line summary; exit status 2 on any error.`
 
 func runBags(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("bags --data NAME [--data-dir D] --bag-size B (--num-bags K | --num-points N) --protocol P [--shortfall redraw|strict|restart] --seed S --out FILE", bagsSynopsis, stderr)
+	fs := newFlagSet("bags --data NAME [--data-dir D] --bag-size B (--num-bags K | --num-points N) --protocol P [--shortfall restart|redraw|strict] --seed S --out FILE", bagsSynopsis, stderr)
 	name := fs.String("data", "", "data set: fixture (embedded Fashion-MNIST subset), fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST] or libsvm:TRAIN[,TEST]")
 	dir := fs.String("data-dir", "", "directory holding the data set's files (default: $LLPFC_DATA, then /usr/share/datasets/fashion-mnist for fashion-mnist)")
 	split := fs.String("split", "train", "which split to draw bags from: train or test")
@@ -34,7 +34,7 @@ func runBags(args []string, stdout, stderr io.Writer) int {
 	numBags := fs.Int("num-bags", 0, "K, the number of bags (give this or --num-points)")
 	numPoints := fs.Int("num-points", 0, "N, the total number of instances to put in bags, a multiple of --bag-size (the paper: 40960 for CIFAR10 and SVHN, 106496 for EMNIST)")
 	protocol := fs.String("protocol", "paper", "bag protocol: paper, shuffle or dirichlet:a (a > 0)")
-	shortfall := fs.String("shortfall", "redraw", "when a class pool runs out: redraw (the bag's proportions, then restart the whole draw), restart (the whole draw) or strict (fail naming the bag and class)")
+	shortfall := fs.String("shortfall", "restart", "when a class pool runs out: restart (draw the whole set of bags again; bags keep the paper protocol's distribution conditioned on fitting, as in the authors' code), redraw (only that bag's proportions, then restart) or strict (fail naming the bag and class)")
 	seed := fs.Int64("seed", 1, "random seed; the same seed gives the same bags")
 	out := fs.String("out", "", "path of the bags file to write (written atomically)")
 	if ok, status := parseFlags(fs, args); !ok {

@@ -19,9 +19,9 @@ type Kind int
 
 // The bag protocols (see the package comment).
 const (
-	Paper     Kind = iota // γ ~ Dirichlet(1,…,1), counts ~ Multinomial(B, γ)
-	Dirichlet             // γ ~ Dirichlet(a,…,a), counts ~ Multinomial(B, γ)
-	Shuffle               // shuffle, cut every B points
+	Paper     Kind = iota // Appendix `suppsec: exp`: γ ~ Dirichlet(1,…,1), counts ~ Multinomial(B, γ)
+	Dirichlet             // the same with γ ~ Dirichlet(a,…,a)
+	Shuffle               // Section 6, the prior work's protocol: shuffle, cut every B points
 )
 
 // Protocol is a bag protocol with its parameter.
@@ -66,19 +66,19 @@ type Shortfall int
 
 // The shortfall policies (see the package comment).
 const (
-	Redraw  Shortfall = iota // redraw the bag's γ and counts (bounded), then restart; the default
+	Restart Shortfall = iota // restart the whole draw (exact conditional distribution); the default
+	Redraw                   // redraw the bag's γ and counts (bounded), then restart
 	Strict                   // fail, naming the bag, class and shortfall
-	Restart                  // restart the whole draw (exact conditional distribution)
 )
 
 func (s Shortfall) String() string {
 	switch s {
 	case Strict:
 		return "strict"
-	case Restart:
-		return "restart"
+	case Redraw:
+		return "redraw"
 	}
-	return "redraw"
+	return "restart"
 }
 
 // ParseShortfall reads "redraw", "strict" or "restart".
@@ -160,8 +160,10 @@ func (cfg Config) numBags(n int) (int, error) {
 }
 
 // Make draws the bags of an LLP data set from the labels y (0-based, each in
-// 0…numClasses−1) under cfg. Each bag's Indices index y and its Proportions
-// are the empirical proportions γ̂ of the labels drawn (counts / B).
+// 0…numClasses−1) under cfg: the bag generation of Appendix `suppsec: exp`
+// ("Datasets") for Paper, and of the prior work described in Section 6 for
+// Shuffle. Each bag's Indices index y and its Proportions are the empirical
+// proportions γ̂ of the labels drawn (counts / B, Section 5.1).
 func Make(y []int, numClasses int, cfg Config) (*Result, error) {
 	if numClasses < 2 {
 		return nil, fmt.Errorf("%d classes, want ≥ 2", numClasses)

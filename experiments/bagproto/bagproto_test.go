@@ -65,6 +65,9 @@ func TestParse(t *testing.T) {
 	if s, err := ParseShortfall("redraw"); err != nil || s != Redraw {
 		t.Errorf("redraw: %v %v", s, err)
 	}
+	if var0 := (Config{}).Shortfall; var0 != Restart {
+		t.Errorf("the default shortfall policy is %v, want restart (the documented default)", var0)
+	}
 	if _, err := ParseShortfall("skip"); err == nil {
 		t.Error("ParseShortfall accepted skip")
 	}
@@ -401,7 +404,7 @@ func TestRedrawExactlyWhenStrictFails(t *testing.T) {
 	y := labels(260, 260, 260, 260)
 	redrawn := 0
 	for seed := int64(0); seed < 30; seed++ {
-		cfg := Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 100, NumBags: 9, Seed: seed}
+		cfg := Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 100, NumBags: 9, Seed: seed, Shortfall: Redraw}
 		red, err := Make(y, 4, cfg)
 		if err != nil {
 			t.Fatalf("seed %d: redraw: %v", seed, err)
@@ -438,7 +441,7 @@ func TestRedrawGivesUp(t *testing.T) {
 	// 64 points in 2 bags of 32: the second bag must take exactly what the
 	// first left of each of 4 classes (about one chance in 6,500 per draw).
 	y := labels(20, 20, 20, 4)
-	_, err := Make(y, 4, Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 32, NumBags: 2, Seed: 1, MaxRedraws: 10, MaxRestarts: 3})
+	_, err := Make(y, 4, Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 32, NumBags: 2, Seed: 1, Shortfall: Redraw, MaxRedraws: 10, MaxRestarts: 3})
 	if err == nil || !regexp.MustCompile(`^bag \d+: class \d+ needs \d+ more points than remain \(have \d+\); gave up after 10 redraws of the bag and 3 restarts of the whole draw`).MatchString(err.Error()) {
 		t.Errorf("error %v, want one giving up after 10 redraws and 3 restarts", err)
 	}

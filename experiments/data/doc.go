@@ -32,6 +32,8 @@
 //	svhn            train_32x32.mat, test_32x32.mat (label 10 means digit 0)
 //	csv:TRAIN[,TEST]     a CSV file with a label column (see ReadCSV)
 //	libsvm:TRAIN[,TEST]  a LIBSVM text file (see ReadLIBSVM)
+//	                (paths are used as given; a path may not contain a comma;
+//	                the test file is read with the training file's classes)
 //	fixture         the embedded Fashion-MNIST subset of package fixtures
 //	                (also "fashion-mnist-fixture"; needs no directory)
 package data

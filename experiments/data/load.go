@@ -87,15 +87,15 @@ func (fs fileSet) missing(dir string) []string {
 	return m
 }
 
-// Resolve finds the directory holding the files of the named data set: the
-// directory flagDir if given, else $LLPFC_DATA, else (for fashion-mnist only)
-// /usr/share/datasets/fashion-mnist. A candidate directory D matches when it
-// holds the files itself or in its conventional sub-directory (D/fashion-mnist,
-// D/mnist, D/emnist, D/cifar-10-batches-bin, D/svhn), so $LLPFC_DATA can be a
-// root for all sets. The first candidate given is the only one tried (a flag
-// is never silently overridden). The error names the files missing and where
-// to put them. Names that need no directory (fixture, csv:…, libsvm:…)
-// resolve to "".
+// Resolve finds the directory holding the files of the named data set. A
+// directory given as flagDir is the only one tried (a flag is never silently
+// overridden); otherwise $LLPFC_DATA, then, for fashion-mnist only, the
+// Debian location /usr/share/datasets/fashion-mnist. A candidate directory D
+// matches when it holds the files itself or in its conventional
+// sub-directory (D/fashion-mnist, D/mnist, D/emnist, D/cifar-10-batches-bin,
+// D/svhn), so $LLPFC_DATA can be a root for all sets. The error names the
+// places tried, the files missing and where to put them. Names that need no
+// directory (fixture, csv:…, libsvm:…) resolve to "".
 func Resolve(name, flagDir string) (string, error) {
 	if isFileless(name) {
 		return "", nil
@@ -104,27 +104,33 @@ func Resolve(name, flagDir string) (string, error) {
 	if !ok {
 		return "", unknownName(name)
 	}
-	var cands []string
-	var source string
-	switch {
-	case flagDir != "":
-		cands, source = []string{flagDir}, "--data-dir"
-	case os.Getenv(EnvDataDir) != "":
-		cands, source = []string{os.Getenv(EnvDataDir)}, "$"+EnvDataDir
-	case name == "fashion-mnist":
-		cands, source = []string{DebianFashionMNIST}, "the Debian location"
-	default:
+	type cand struct{ dir, source string }
+	var cands []cand
+	if flagDir != "" {
+		cands = []cand{{flagDir, "--data-dir"}}
+	} else {
+		if env := os.Getenv(EnvDataDir); env != "" {
+			cands = append(cands, cand{env, "$" + EnvDataDir})
+		}
+		if name == "fashion-mnist" {
+			cands = append(cands, cand{DebianFashionMNIST, "the Debian location"})
+		}
+	}
+	if len(cands) == 0 {
 		return "", fmt.Errorf("%s: no data directory: pass --data-dir DIR or set %s=DIR, where DIR (or DIR/%s) holds %s from %s",
 			name, EnvDataDir, fs.subdir, strings.Join(fs.missing(""), ", "), fs.url)
 	}
-	base := cands[0]
-	for _, d := range []string{base, filepath.Join(base, fs.subdir)} {
-		if len(fs.missing(d)) == 0 {
-			return d, nil
+	var tried []string
+	for _, c := range cands {
+		for _, d := range []string{c.dir, filepath.Join(c.dir, fs.subdir)} {
+			if len(fs.missing(d)) == 0 {
+				return d, nil
+			}
 		}
+		tried = append(tried, fmt.Sprintf("%s %s lacks %s", c.source, c.dir, strings.Join(fs.missing(c.dir), ", ")))
 	}
-	return "", fmt.Errorf("%s: %s %s lacks %s: put these files (from %s) in %s or %s",
-		name, source, base, strings.Join(fs.missing(base), ", "), fs.url, base, filepath.Join(base, fs.subdir))
+	return "", fmt.Errorf("%s: %s: put these files (from %s) in %s or %s",
+		name, strings.Join(tried, "; "), fs.url, cands[0].dir, filepath.Join(cands[0].dir, fs.subdir))
 }
 
 func isFileless(name string) bool {

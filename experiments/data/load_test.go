@@ -61,11 +61,21 @@ func TestResolveOrder(t *testing.T) {
 	_, err := Resolve("mnist", empty)
 	wantErr(t, err, "mnist", "--data-dir", empty, "train-images-idx3-ubyte[.gz]", "t10k-labels-idx1-ubyte[.gz]", "put these files")
 
+	// $LLPFC_DATA without Fashion-MNIST falls back to the Debian location.
+	got, err := Resolve("fashion-mnist", "")
+	if _, statErr := os.Stat(filepath.Join(DebianFashionMNIST, "train-images-idx3-ubyte.gz")); statErr == nil {
+		if err != nil || got != DebianFashionMNIST {
+			t.Errorf("env without fashion-mnist: got %q, %v; want the Debian location", got, err)
+		}
+	} else {
+		wantErr(t, err, "$LLPFC_DATA "+envDir+" lacks", "the Debian location")
+	}
+
 	t.Setenv(EnvDataDir, "")
 	_, err = Resolve("cifar10", "")
 	wantErr(t, err, "cifar10", "--data-dir", "LLPFC_DATA", "data_batch_1.bin", "test_batch.bin", "cifar-10-binary.tar.gz")
 	// fashion-mnist falls back to the Debian location.
-	got, err := Resolve("fashion-mnist", "")
+	got, err = Resolve("fashion-mnist", "")
 	if _, statErr := os.Stat(filepath.Join(DebianFashionMNIST, "train-images-idx3-ubyte.gz")); statErr == nil {
 		if err != nil || got != DebianFashionMNIST {
 			t.Errorf("Debian fallback: got %q, %v", got, err)

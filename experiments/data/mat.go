@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"sort"
 )
 
 // MAT-file level 5 data types (MATLAB "MAT-File Format", Table 1-1).
@@ -392,6 +393,6 @@ func matNames(m map[string]*MATArray) []string {
 	for k := range m {
 		s = append(s, k)
 	}
-	sortStrings(s)
+	sort.Strings(s)
 	return s
 }

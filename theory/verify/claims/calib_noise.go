@@ -297,7 +297,7 @@ func checkCaliNoise(cfg verify.Config, name string, l theory.ProperLoss, build t
 		if r.Intn(4) == 0 {
 			C, n = 2, 2
 		}
-		T, desc := theory0T(r, C, 1e4)
+		T, desc := genTBiased(r, C, 1e4)
 		P := GenFiniteP(r, n, C, false)
 		return riskCase{P: P, T: T, Tdesc: desc, F: nil, seedF: r.Int63()}
 	})

@@ -55,7 +55,7 @@ func genRiskCase() gopter.Gen {
 			C = 2
 		}
 		n := 1 + r.Intn(6)
-		T, desc := theory0T(r, C, 1e8)
+		T, desc := genTBiased(r, C, 1e8)
 		P := GenFiniteP(r, n, C, true)
 		return riskCase{P: P, F: GenAdversarialF(r, P), T: T, Tdesc: desc}
 	})

@@ -110,7 +110,7 @@ func genPointCase(maxCond float64, allowZeros bool) gopter.Gen {
 		if r.Intn(4) == 0 {
 			C = 2 // the smallest C is where the bounds are tight
 		}
-		T, desc := theory0T(r, C, maxCond)
+		T, desc := genTBiased(r, C, maxCond)
 		eta := GenSimplex(r, C, allowZeros)
 		var q []float64
 		var kind string
@@ -131,9 +131,9 @@ func genPointCase(maxCond float64, allowZeros bool) gopter.Gen {
 	})
 }
 
-// theory0T is GenT with a bias towards the identity-like matrices, where
+// genTBiased is GenT with a bias towards the identity-like matrices, where
 // the calibration bounds are tightest.
-func theory0T(r *rand.Rand, C int, maxCond float64) (*mat.Dense, string) {
+func genTBiased(r *rand.Rand, C int, maxCond float64) (*mat.Dense, string) {
 	if r.Intn(5) == 0 {
 		a := 1e-3 * r.Float64()
 		return GenUniformNoiseT(C, a), fmt.Sprintf("near identity α=%.3g", a)

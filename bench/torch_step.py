@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""The llpfc training step in PyTorch, for `make bench` (issue 7).
+
+One step = forward pass, the forward-correction (FC) loss
+    loss = -sum_i w_i * log(sum_j R_ij * softmax(z_i)_j + 1e-12),
+backward pass, Adam update; batch 128, float32, CPU. The models match
+training/mlp.go and training/cnn.go:
+
+  mlp: input -> 512 -> ReLU -> 256 -> ReLU -> C
+  cnn: conv3x3(32, padding 1) -> ReLU -> maxpool2 -> conv3x3(64, padding 1)
+       -> ReLU -> maxpool2 -> fc128 -> ReLU -> fc C
+
+Initialisation: PyTorch's default for nn.Linear/nn.Conv2d, U(+-1/sqrt(fan_in))
+for weights and biases, which is what training.NewDense/NewConv draw.
+The data are random: x ~ U(0,1), each row of R a row of a random
+column-stochastic T (like a row of T-hat), w = 1/B.
+
+Prints one JSON object: {"images_per_second": ..., "model": ..., ...}.
+"""
+import argparse
+import json
+import os
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def mlp(d, c):
+    return nn.Sequential(nn.Flatten(), nn.Linear(d, 512), nn.ReLU(),
+                         nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, c))
+
+
+def cnn(ch, h, w, c):
+    return nn.Sequential(
+        nn.Conv2d(ch, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(64 * (h // 4) * (w // 4), 128), nn.ReLU(),
+        nn.Linear(128, c))
+
+
+def fc_loss(z, r, w):
+    # numerically stable: softmax via log_softmax, then the row product.
+    p = F.softmax(z, dim=1)
+    q = (r * p).sum(dim=1)
+    return -(w * torch.log(q + 1e-12)).sum()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", choices=["mlp", "cnn"], default="mlp")
+    ap.add_argument("--batch-size", type=int, default=128)
+    ap.add_argument("--steps", type=int, default=50, help="timed steps")
+    ap.add_argument("--warmup", type=int, default=5, help="untimed steps first")
+    ap.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
+    ap.add_argument("--classes", type=int, default=10)
+    ap.add_argument("--channels", type=int, default=1)
+    ap.add_argument("--height", type=int, default=28)
+    ap.add_argument("--width", type=int, default=28)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    B, C = a.batch_size, a.classes
+    d = a.channels * a.height * a.width
+    net = mlp(d, C) if a.model == "mlp" else cnn(a.channels, a.height, a.width, C)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    x = torch.rand(B, a.channels, a.height, a.width, dtype=torch.float32)
+    t = torch.rand(C, C)
+    t = t / t.sum(dim=0, keepdim=True)  # column-stochastic like T-hat
+    r = t[torch.randint(0, C, (B,))].contiguous()
+    w = torch.full((B,), 1.0 / B)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = fc_loss(net(x), r, w)
+        loss.backward()
+        opt.step()
+        return loss
+
+    for _ in range(a.warmup):
+        step()
+    t0 = time.perf_counter()
+    for _ in range(a.steps):
+        loss = step()
+    dt = time.perf_counter() - t0
+    print(json.dumps({
+        "images_per_second": a.steps * B / dt,
+        "model": a.model,
+        "impl": "pytorch",
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "batch_size": B,
+        "steps": a.steps,
+        "seconds": dt,
+        "final_loss": float(loss),
+        "params": sum(p.numel() for p in net.parameters()),
+    }))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,5 +1,0 @@
-package data
-
-import "sort"
-
-func sortStrings(s []string) { sort.Strings(s) }

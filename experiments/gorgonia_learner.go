@@ -1,0 +1,190 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/training"
+)
+
+func init() { RegisterLearner("gorgonia", Gorgonia{}) }
+
+// Gorgonia is the learner "gorgonia": it trains a cell's network (mlp, cnn,
+// wrn-16-4, resnet18, vgg16, llpgan-d) with package training — LLPFC
+// (Algorithms `algo:LLPFC-uniform`, `algo:LLPFC-approx`, `algo:LLPFC`), KL
+// (App. `subsec:KL`), LLP-VAT and LLPGAN (App. `suppsec: exp`) — on the
+// cell's bags (LoadProblem: Section 6's protocol) and evaluates on the
+// labelled test split. Training is float32 on the CPU.
+//
+// The cell's Hyper maps onto training.Config field by field (TrainingConfig);
+// Hyper.RegroupEvery = 0 ("never regroup") becomes a regrouping period of
+// Epochs, so the groups are drawn once, at epoch 0.
+type Gorgonia struct{}
+
+// vatMu serialises the cells that set training.LLPVATConfig, the package
+// variable through which training receives LLP-VAT's ξ and ε.
+var vatMu sync.Mutex
+
+// TrainingConfig maps a cell's configuration onto a training.Config (every
+// field but Augment, which needs the data's image shape: see Gorgonia.Train).
+func TrainingConfig(c Config) (training.Config, error) {
+	h := c.Hyper
+	if h.Optimizer == "gd" {
+		return training.Config{}, fmt.Errorf("hyper.optimizer: \"gd\" (full-batch gradient descent) is for the logreg learner only; the gorgonia learner takes sgd, nesterov, adam or adamw")
+	}
+	opt := training.OptimizerConfig{Name: h.Optimizer, LR: h.LR, WeightDecay: h.WeightDecay}
+	switch h.Optimizer {
+	case "sgd", "nesterov":
+		opt.Momentum = h.Momentum // dampening 0 (App. `suppsec: exp`)
+	default:
+		opt.Beta1, opt.Beta2 = h.Beta1, h.Beta2 // 0 means PyTorch's defaults
+	}
+	var sched training.Schedule
+	switch h.Schedule.Kind {
+	case "", "constant":
+		sched = training.ConstantLR{}
+	case "multistep":
+		ms := training.MultiStep{Milestones: append([]int(nil), h.Schedule.Milestones...), Gamma: h.Schedule.Factor}
+		if err := ms.Validate(); err != nil {
+			return training.Config{}, fmt.Errorf("hyper.schedule: %w", err)
+		}
+		sched = ms
+	case "cosine":
+		sched = training.CosineWarmRestarts{T0: h.Schedule.Period, TMult: max(h.Schedule.Mult, 1)}
+	default:
+		return training.Config{}, fmt.Errorf("hyper.schedule.kind: is %q, want constant, multistep or cosine", h.Schedule.Kind)
+	}
+	regroup := h.RegroupEvery
+	if regroup == 0 {
+		regroup = h.Epochs
+	}
+	cfg := training.Config{
+		Method:       c.Method,
+		Model:        training.ModelSpec{Name: c.Model, Dropout: h.Dropout},
+		Optimizer:    opt,
+		Schedule:     sched,
+		BatchSize:    h.BatchSize,
+		Epochs:       h.Epochs,
+		RegroupEvery: regroup,
+		Seed:         c.Seed,
+	}
+	if h.Weights != "" {
+		w, err := estimators.ParseWeights(h.Weights)
+		if err != nil {
+			return training.Config{}, fmt.Errorf("hyper.weights: %w", err)
+		}
+		cfg.GroupWeights = w
+	}
+	if h.Compat != "" {
+		cp, err := estimators.ParseCompat(h.Compat)
+		if err != nil {
+			return training.Config{}, fmt.Errorf("hyper.compat: %w", err)
+		}
+		cfg.Compat = cp
+	}
+	if err := cfg.Optimizer.Validate(); err != nil {
+		return training.Config{}, fmt.Errorf("hyper: %w", err)
+	}
+	return cfg, nil
+}
+
+// TrainingData wraps a cell's problem as training.TrainData: the whole
+// training split (the bags index into it) and the labelled test split.
+func TrainingData(p *Problem) *training.TrainData {
+	td := &training.TrainData{X: p.Train.X, Bags: &p.Bags, TestX: p.Test.X, TestY: p.Test.Y}
+	if p.Train.Channels > 0 && p.Train.Height > 0 && p.Train.Width > 0 {
+		td.Channels, td.Height, td.Width = p.Train.Channels, p.Train.Height, p.Train.Width
+	} else {
+		td.Features = p.Train.D
+	}
+	return td
+}
+
+// cropFlip returns the appendix's augmentation (zero-pad 4, random crop,
+// horizontal flip: training.PaperCropFlip) as a training.Config.Augment
+// function for C×H×W images.
+func cropFlip(c, h, w int) func(x []float32, rows int, r *rand.Rand) error {
+	var scratch []float32
+	return func(x []float32, rows int, r *rand.Rand) error {
+		n := rows * c * h * w
+		if len(x) < n {
+			return fmt.Errorf("augment: %d values for %d images of %d×%d×%d", len(x), rows, c, h, w)
+		}
+		scratch = append(scratch[:0], x[:n]...)
+		_, err := training.PaperCropFlip.Apply(training.Batch{N: rows, C: c, H: h, W: w, Data: x[:n]},
+			training.Batch{N: rows, C: c, H: h, W: w, Data: scratch}, r)
+		return err
+	}
+}
+
+// Train implements Learner: it loads the cell's problem, trains with
+// training.Train and reports the test accuracy, the epochs, the last epoch's
+// mean loss, the wall time of training, the training throughput
+// (instances per second of optimizer steps) and the process's peak RSS.
+func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error) {
+	c := cell.Config
+	if p == nil {
+		p = NoProgress{}
+	}
+	cfg, err := TrainingConfig(c)
+	if err != nil {
+		return Metrics{}, err
+	}
+	prob, err := LoadProblem(cell)
+	if err != nil {
+		return Metrics{}, err
+	}
+	td := TrainingData(prob)
+	if c.Hyper.Augment {
+		if td.Channels == 0 {
+			return Metrics{}, fmt.Errorf("hyper.augment: data set %s has no image shape to crop and flip", c.Dataset)
+		}
+		cfg.Augment = cropFlip(td.Channels, td.Height, td.Width)
+	}
+	if c.Method == "llpvat" {
+		vatMu.Lock()
+		defer vatMu.Unlock()
+		vc := training.PaperVATConfig(c.Dataset)
+		if c.Hyper.VATEps > 0 {
+			vc.Eps = c.Hyper.VATEps
+		}
+		if c.Hyper.VATXi > 0 {
+			vc.Xi = c.Hyper.VATXi
+		}
+		old := training.LLPVATConfig
+		training.LLPVATConfig = vc
+		defer func() { training.LLPVATConfig = old }()
+	}
+	progress := func(ev training.ProgressEvent) {
+		if !ev.EpochDone {
+			return
+		}
+		status := fmt.Sprintf("loss %.4f, %.0f img/s", ev.Loss, ev.ImagesPerSecond)
+		if ev.TestAccuracy >= 0 {
+			status += fmt.Sprintf(", test acc %.4f", ev.TestAccuracy)
+		}
+		p.Epoch(ev.Epoch+1, ev.Epochs, status)
+	}
+	res, err := training.Train(ctx, cfg, td, progress)
+	if err != nil {
+		return Metrics{}, err
+	}
+	trainPoints := 0
+	for _, b := range prob.Bags.Bags {
+		trainPoints += b.Size
+	}
+	return Metrics{
+		TestAccuracy:         res.TestAccuracy,
+		Epochs:               res.Epochs,
+		FinalLoss:            res.FinalLoss,
+		TrainPoints:          trainPoints,
+		TestPoints:           len(td.TestY),
+		Extra:                map[string]float64{"bag_redraws": float64(prob.BagRedraws), "param_count": float64(res.ParamCount)},
+		WallSeconds:          res.WallSeconds,
+		TrainImagesPerSecond: res.TrainImagesPerSecond,
+		PeakRSSBytes:         PeakRSSBytes(),
+	}, nil
+}
