@@ -24,8 +24,10 @@ verify:
 reproduce:
 	$(GO) run ./cmd/llpfc reproduce --quick
 
-## bench: speed and memory benchmarks
+## bench: speed and memory benchmarks: our training step vs PyTorch side by side (bench/run.sh,
+## issue 7), peak memory by bag size, estimator micro-benchmarks; then every Go benchmark
 bench:
+	GO=$(GO) bash bench/run.sh
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 vet:

@@ -15,7 +15,9 @@ for weights and biases, which is what training.NewDense/NewConv draw.
 The data are random: x ~ U(0,1), each row of R a row of a random
 column-stochastic T (like a row of T-hat), w = 1/B.
 
-Prints one JSON object: {"images_per_second": ..., "model": ..., ...}.
+Prints one JSON object: {"images_per_second": ..., "model": ..., ...}, with
+images per second of wall time and of process CPU time (the CPU may be shared;
+note that OpenMP threads that spin while waiting count as CPU time).
 """
 import argparse
 import json
@@ -81,10 +83,10 @@ def main():
 
     for _ in range(a.warmup):
         step()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(a.steps):
         loss = step()
-    dt = time.perf_counter() - t0
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
     print(json.dumps({
         "images_per_second": a.steps * B / dt,
         "model": a.model,
@@ -94,6 +96,8 @@ def main():
         "batch_size": B,
         "steps": a.steps,
         "seconds": dt,
+        "cpu_seconds_per_step": cpu / a.steps,
+        "images_per_cpu_second": a.steps * B / cpu if cpu > 0 else 0,
         "final_loss": float(loss),
         "params": sum(p.numel() for p in net.parameters()),
     }))

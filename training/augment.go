@@ -33,9 +33,15 @@ func (b Batch) Check() error {
 // appendix's setting is Pad = 4, FlipProb = 0.5 (torchvision's
 // RandomCrop(size, padding=4) followed by RandomHorizontalFlip() in the
 // authors' code).
+//
+// PadValues, if set, gives each channel's padding value (nil means 0). The
+// reference pads raw pixels with 0 and normalizes afterwards; on data that
+// are already normalized, PadValues[c] = (0 − mean[c])/std[c] reproduces
+// that.
 type CropFlip struct {
-	Pad      int
-	FlipProb float64
+	Pad       int
+	FlipProb  float64
+	PadValues []float64
 }
 
 // PaperCropFlip is the appendix's augmentation: zero-pad 4, random crop,
@@ -67,7 +73,33 @@ func (a CropFlip) check() error {
 	if !(a.FlipProb >= 0 && a.FlipProb <= 1) {
 		return fmt.Errorf("crop-flip: flip probability %v, want in [0, 1]", a.FlipProb)
 	}
+	for c, v := range a.PadValues {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("crop-flip: channel %d padding value %v, want finite", c, v)
+		}
+	}
 	return nil
+}
+
+// Hook returns the augmentation as the training loop's hook
+// (Config.Augment): x holds rows images of c×h×w row-major and is
+// augmented in place, one CropFlipDraw per image from r.
+func (a CropFlip) Hook(c, h, w int) func(x []float32, rows int, r *rand.Rand) error {
+	var scratch []float32
+	return func(x []float32, rows int, r *rand.Rand) error {
+		if a.PadValues != nil && len(a.PadValues) != c {
+			return fmt.Errorf("crop-flip: %d padding values for %d channels", len(a.PadValues), c)
+		}
+		n := rows * c * h * w
+		if rows <= 0 || len(x) < n {
+			return fmt.Errorf("crop-flip: %d values for %d images of %d×%d×%d", len(x), rows, c, h, w)
+		}
+		scratch = append(scratch[:0], x[:n]...)
+		src := Batch{N: rows, C: c, H: h, W: w, Data: scratch}
+		dst := Batch{N: rows, C: c, H: h, W: w, Data: x[:n]}
+		_, err := a.Apply(dst, src, r)
+		return err
+	}
 }
 
 // Apply writes the augmented batch into dst (which must have src's shape and
@@ -136,6 +168,9 @@ func (a CropFlip) applyOne(dst, src Batch, n int, d CropFlipDraw) {
 				}
 				sx := d.Left + cx - a.Pad
 				var v float32
+				if a.PadValues != nil {
+					v = float32(a.PadValues[c])
+				}
 				if sy >= 0 && sy < H && sx >= 0 && sx < W {
 					v = src.Data[base+sy*W+sx]
 				}

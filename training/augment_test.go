@@ -197,3 +197,32 @@ func TestNormalizeExactAndStandardizes(t *testing.T) {
 		}
 	}
 }
+
+// TestCropFlipHookAndPadValues: the loop hook augments in place exactly as
+// Apply does with the same stream, and PadValues fill the border.
+func TestCropFlipHookAndPadValues(t *testing.T) {
+	src := tiny2x3()
+	want := Batch{N: 1, C: 2, H: 2, W: 3, Data: make([]float32, 12)}
+	a := CropFlip{Pad: 1, FlipProb: 0.5, PadValues: []float64{-7, -8}}
+	if _, err := a.Apply(want, src, rng.New(9, "augment")); err != nil {
+		t.Fatal(err)
+	}
+	x := append([]float32(nil), src.Data...)
+	if err := a.Hook(2, 2, 3)(x, 1, rng.New(9, "augment")); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(x, want.Data) {
+		t.Errorf("hook gave %v, Apply %v", x, want.Data)
+	}
+	// Corner crop (0, 0): the first row and column come from the padding.
+	dst := Batch{N: 1, C: 2, H: 2, W: 3, Data: make([]float32, 12)}
+	if err := a.ApplyDraw(dst, src, 0, CropFlipDraw{0, 0, false}); err != nil {
+		t.Fatal(err)
+	}
+	if w := []float32{-7, -7, -7, -7, 1, 2, -8, -8, -8, -8, 10, 20}; !slices.Equal(dst.Data, w) {
+		t.Errorf("padded crop %v, want %v", dst.Data, w)
+	}
+	if err := a.Hook(3, 2, 3)(x, 1, rng.New(9, "augment")); err == nil {
+		t.Error("2 padding values for 3 channels: no error")
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"
 	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // benchData returns random image data (c×h×w, 10 classes) in bags of size m.
@@ -170,6 +171,67 @@ func BenchmarkKLChunked(b *testing.B) {
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 			b.ReportMetric(float64(b.N*2*m)/b.Elapsed().Seconds(), "img/s")
+		})
+	}
+}
+
+// BenchmarkKLWholeBag is the reference without chunking: the KL loss of 2
+// bags (mlp, 28×28×1) as one graph over all 2m instances (KLLoss), for
+// contrast with BenchmarkKLChunked: its peak heap grows with the bag size.
+func BenchmarkKLWholeBag(b *testing.B) {
+	for _, m := range []int{32, 128, 512, 2048} {
+		b.Run(fmt.Sprintf("bag=%d", m), func(b *testing.B) {
+			spec := ModelSpec{Name: "mlp", Channels: 1, Height: 28, Width: 28, NumClasses: 10}
+			g := gorgonia.NewGraph()
+			model, err := NewModel(g, spec, rng.New(1, "init"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 2 * m
+			x, xt := newInputNode(g, tensor.Float32, "x", spec.InputShape(n))
+			avg, at := newInputNode(g, tensor.Float32, "avg", tensor.Shape{2, n})
+			props, pt := newInputNode(g, tensor.Float32, "props", tensor.Shape{2, 10})
+			r := rng.New(1, "bench")
+			for i, d := range [][]float32{xt.Data().([]float32), pt.Data().([]float32)} {
+				for j := range d {
+					d[j] = r.Float32()
+					if i == 1 {
+						d[j] = 0.1
+					}
+				}
+			}
+			ad := at.Data().([]float32)
+			for k := 0; k < 2; k++ {
+				for j := k * m; j < (k+1)*m; j++ {
+					ad[k*n+j] = 1 / float32(m)
+				}
+			}
+			z, err := model.Forward(x, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			loss, err := KLLoss(z, avg, props)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := gorgonia.Grad(loss, model.Learnables()...); err != nil {
+				b.Fatal(err)
+			}
+			vm := newTape(g)
+			defer vm.Close()
+			defer debug.SetGCPercent(debug.SetGCPercent(5))
+			var peak uint64
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				peak = max(peak, peakHeap(func() {
+					vm.Reset() // whole-bag graph: every intermediate is allocated, as in a plain framework step
+					if err := vm.RunAll(); err != nil {
+						b.Fatal(err)
+					}
+				}))
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+			b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "img/s")
 		})
 	}
 }

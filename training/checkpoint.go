@@ -22,9 +22,12 @@ const checkpointVersion = 1
 type Checkpoint struct {
 	Version int
 	// Key identifies the run's settings that must not change on resume.
-	Key         string
-	NextEpoch   int
-	Params      [][]float32
+	Key       string
+	NextEpoch int
+	Params    [][]float32
+	// Buffers are non-trainable model state: the running batch-norm
+	// statistics of a BatchNormModel (RunningStats order).
+	Buffers     [][]float32
 	Optimizer   OptimizerState
 	MethodState []byte
 	History     []EpochStats
@@ -36,8 +39,8 @@ func runKey(cfg Config) string {
 		cfg.Optimizer.WeightDecay, cfg.BatchSize, cfg.RegroupEvery, cfg.Seed, cfg.ChunkSize, cfg.Schedule)
 }
 
-func newCheckpoint(cfg Config, next int, params [][]float32, opt *Optimizer, hist []EpochStats) *Checkpoint {
-	return &Checkpoint{Version: checkpointVersion, Key: runKey(cfg), NextEpoch: next, Params: params, Optimizer: *opt.State(), History: hist}
+func newCheckpoint(cfg Config, next int, params, buffers [][]float32, opt *Optimizer, hist []EpochStats) *Checkpoint {
+	return &Checkpoint{Version: checkpointVersion, Key: runKey(cfg), NextEpoch: next, Params: params, Buffers: buffers, Optimizer: *opt.State(), History: hist}
 }
 
 // Write saves the checkpoint atomically (internal/atomicfile).
@@ -64,7 +67,7 @@ func ReadCheckpoint(path string) (*Checkpoint, error) {
 
 // restore copies the checkpoint into the run's parameters, optimizer and
 // method after checking it belongs to the same settings.
-func (c *Checkpoint) restore(cfg Config, params [][]float32, opt *Optimizer, m Method) error {
+func (c *Checkpoint) restore(cfg Config, params, buffers [][]float32, opt *Optimizer, m Method) error {
 	if k := runKey(cfg); c.Key != k {
 		return fmt.Errorf("written by a run with other settings:\n  checkpoint: %s\n  this run:   %s", c.Key, k)
 	}
@@ -79,11 +82,22 @@ func (c *Checkpoint) restore(cfg Config, params [][]float32, opt *Optimizer, m M
 			return fmt.Errorf("parameter %d has %d entries, the model %d", i, len(c.Params[i]), len(params[i]))
 		}
 	}
+	if len(c.Buffers) != len(buffers) {
+		return fmt.Errorf("%d buffer tensors, the model has %d", len(c.Buffers), len(buffers))
+	}
+	for i := range buffers {
+		if len(c.Buffers[i]) != len(buffers[i]) {
+			return fmt.Errorf("buffer %d has %d entries, the model %d", i, len(c.Buffers[i]), len(buffers[i]))
+		}
+	}
 	if err := opt.SetState(c.Optimizer); err != nil {
 		return err
 	}
 	for i := range params {
 		copy(params[i], c.Params[i])
+	}
+	for i := range buffers {
+		copy(buffers[i], c.Buffers[i])
 	}
 	if sm, ok := m.(StatefulMethod); ok {
 		if len(c.MethodState) == 0 {

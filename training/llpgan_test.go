@@ -84,7 +84,9 @@ func TestLLPGANGeneratorShapesAndParams(t *testing.T) {
 // TestConvTransposeMatchesDefinition compares ConvTranspose with the
 // definition of PyTorch's ConvTranspose2d(k=5, stride=2, padding=2,
 // output_padding=1): out[o, y, x] = b[o] + Σ x[c, i, j]·Wp[c, o, a, b] over
-// y = 2i − 2 + a, x = 2j − 2 + b, with Wp[c, o, a, b] = W[o, c, 4−a, 4−b].
+// y = 2i − 2 + a, x = 2j − 2 + b, with Wp read through ConvTranspose.Tap,
+// and checks that the 25 taps of every channel pair are distinct
+// parameters (the sub-kernels partition the 5×5 kernel).
 func TestConvTransposeMatchesDefinition(t *testing.T) {
 	g := gorgonia.NewGraph()
 	dt := tensor.Float64
@@ -103,7 +105,7 @@ func TestConvTransposeMatchesDefinition(t *testing.T) {
 	if err := vm.RunAll(); err != nil {
 		t.Fatal(err)
 	}
-	xv, yv, W, B := values(t, x), values(t, y), values(t, ct.W), values(t, ct.B)
+	xv, yv, B := values(t, x), values(t, y), values(t, ct.B)
 	H, Wd := 2*h, 2*w
 	want := make([]float64, n*out*H*Wd)
 	for b := 0; b < n; b++ {
@@ -122,7 +124,7 @@ func TestConvTransposeMatchesDefinition(t *testing.T) {
 								if yy < 0 || yy >= H || xx < 0 || xx >= Wd {
 									continue
 								}
-								wp := W[((o*in+c)*5+(4-a))*5+(4-bb)]
+								wp := ct.Tap(c, o, a, bb)
 								want[((b*out+o)*H+yy)*Wd+xx] += xv[((b*in+c)*h+i)*w+j] * wp
 							}
 						}
@@ -136,4 +138,55 @@ func TestConvTransposeMatchesDefinition(t *testing.T) {
 			t.Fatalf("output %d = %v, want %v", k, yv[k], want[k])
 		}
 	}
+	// Partition: number every sub-kernel entry; the 5×5 taps of each
+	// (c, o) must be 25 distinct numbers, all entries used once.
+	next := 0.0
+	for _, k := range ct.Learnables()[:4] {
+		d := k.Value().Data().([]float64)
+		for i := range d {
+			next++
+			d[i] = next
+		}
+	}
+	seen := map[float64]bool{}
+	for c := 0; c < in; c++ {
+		for o := 0; o < out; o++ {
+			for a := 0; a < 5; a++ {
+				for bb := 0; bb < 5; bb++ {
+					v := ct.Tap(c, o, a, bb)
+					if seen[v] {
+						t.Fatalf("tap (%d,%d,%d,%d) reuses entry %v", c, o, a, bb, v)
+					}
+					seen[v] = true
+				}
+			}
+		}
+	}
+	if len(seen) != int(next) || int(next) != 25*in*out {
+		t.Errorf("%d taps cover %d of %v sub-kernel entries, want all %d", len(seen), len(seen), next, 25*in*out)
+	}
+}
+
+// TestConvTransposeGradient: gradients of Σ w⊙ConvTranspose(x) with respect
+// to the four sub-kernels, the bias and the input against central
+// differences.
+func TestConvTransposeGradient(t *testing.T) {
+	g := gorgonia.NewGraph()
+	dt := tensor.Float64
+	ct := NewConvTranspose(g, dt, "ct", 2, 2, true, rng.New(1, "init"))
+	x := randInput(g, dt, "x", tensor.Shape{2, 2, 2, 3}, rng.New(2, "x"))
+	w := randInput(g, dt, "w", tensor.Shape{2, 2, 4, 6}, rng.New(3, "w"))
+	y, err := ct.Forward(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wy, err := gorgonia.HadamardProd(w, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost, err := gorgonia.Sum(wy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gradCheck(t, g, cost, append(ct.Learnables(), x), 8, 1e-6, 1e-6, nil)
 }

@@ -3,6 +3,7 @@ package training
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -85,13 +86,15 @@ type BagRef struct {
 //     to the parameters is, summed over the chunks, exactly ∂L_prop/∂θ by the
 //     chain rule (p̄ is linear in f).
 //
-// The two passes evaluate the network identically only when its forward pass
-// in training mode is deterministic and acts on each instance separately (no
-// dropout, no batch-norm batch statistics), as for mlp and cnn; with dropout
-// the masks of the two passes differ and the result is the gradient of the
-// loss under the pass-2 masks with coefficients from the pass-1 masks (with
-// batch-norm, statistics are per chunk). Evaluate such models with the chunk
-// size at least the minibatch's instance count to get the plain gradient.
+// The two passes must evaluate the network identically. Both passes use the
+// same chunks (same instances in the same order), so batch-norm statistics,
+// which are per chunk, agree; for a StochasticModel (dropout) the masks of
+// chunk i are drawn from a seed taken once per chunk from the stream set by
+// SetRandom and replayed in pass 2, so they agree too. The result is then
+// the exact gradient of L_prop for the network as evaluated chunk by chunk
+// (with batch-norm this is the loss under per-chunk statistics, not
+// whole-bag statistics). Running batch-norm statistics are updated after
+// each pass-2 chunk only.
 type KLChunked struct {
 	chunk, dim, classes int
 	dt                  tensor.Dtype
@@ -100,6 +103,12 @@ type KLChunked struct {
 	probs, surrogate    *gorgonia.Node
 	params, grads       gorgonia.Nodes
 	fwd, bwd            *tape
+	model               Model
+	random              *rand.Rand // seeds of the chunks' dropout masks and augmentation
+	seeds               []uint64
+	// Augment, if set, transforms each chunk's inputs in place (rows
+	// instances); pass 2 replays pass 1's draws (same per-chunk seed).
+	Augment func(x []float32, rows int, r *rand.Rand) error
 
 	// scratch, reused across calls
 	rows   []int // instance row per position in the concatenated minibatch
@@ -119,7 +128,8 @@ func NewKLChunked(g *gorgonia.ExprGraph, m Model, spec ModelSpec, chunk int) (*K
 		return nil, fmt.Errorf("KL chunk size %d, want ≥ 1", chunk)
 	}
 	dt := spec.DType()
-	k := &KLChunked{chunk: chunk, dim: spec.InputDim(), classes: spec.NumClasses, dt: dt, params: m.Learnables()}
+	k := &KLChunked{chunk: chunk, dim: spec.InputDim(), classes: spec.NumClasses, dt: dt, params: m.Learnables(), model: m,
+		random: rand.New(rand.NewPCG(0, 0))}
 	k.x, k.xT = newInputNode(g, dt, "kl.x", spec.InputShape(chunk))
 	k.coef, k.coefT = newInputNode(g, dt, "kl.coef", tensor.Shape{chunk, spec.NumClasses})
 	z, err := m.Forward(k.x, true)
@@ -140,8 +150,35 @@ func NewKLChunked(g *gorgonia.ExprGraph, m Model, spec ModelSpec, chunk int) (*K
 		return nil, err
 	}
 	k.fwd = newTape(g.SubgraphRoots(k.probs))
-	k.bwd = newTape(g.SubgraphRoots(append(gorgonia.Nodes{k.surrogate}, k.grads...)...))
+	roots := append(gorgonia.Nodes{k.surrogate}, k.grads...)
+	if bn, ok := m.(BatchNormModel); ok {
+		roots = append(roots, bn.RunningStatRoots()...)
+	}
+	k.bwd = newTape(g.SubgraphRoots(roots...))
 	return k, nil
+}
+
+// SetRandom sets the stream from which the per-chunk dropout-mask seeds of
+// a StochasticModel are drawn (one Uint64 per chunk per call of Gradient).
+func (k *KLChunked) SetRandom(r *rand.Rand) { k.random = r }
+
+// resample refills the model's dropout masks for chunk i from its seed.
+func (k *KLChunked) resample(i int) {
+	if sm, ok := k.model.(StochasticModel); ok {
+		sm.Resample(rand.New(rand.NewPCG(k.seeds[i], 0x6b6c2d6d61736b73)))
+	}
+}
+
+// augment applies Augment to chunk i's inputs with the chunk's seed.
+func (k *KLChunked) augment(i, rows int) error {
+	if k.Augment == nil {
+		return nil
+	}
+	buf, ok := k.xT.Data().([]float32)
+	if !ok {
+		return fmt.Errorf("KL chunk augmentation needs float32 inputs")
+	}
+	return k.Augment(buf, rows, rand.New(rand.NewPCG(k.seeds[i], 0x6b6c2d617567)))
 }
 
 // Close releases the machines.
@@ -187,9 +224,19 @@ func (k *KLChunked) Gradient(x []float32, bags []BagRef, acc [][]float64) (float
 	total := len(k.rows)
 
 	// Pass 1: bag-mean probabilities, forward only.
+	k.seeds = k.seeds[:0]
+	if _, ok := k.model.(StochasticModel); ok || k.Augment != nil {
+		for start := 0; start < total; start += k.chunk {
+			k.seeds = append(k.seeds, k.random.Uint64())
+		}
+	}
 	for start := 0; start < total; start += k.chunk {
 		end := min(start+k.chunk, total)
+		k.resample(start / k.chunk)
 		k.fillX(x, start, end)
+		if err := k.augment(start/k.chunk, end-start); err != nil {
+			return 0, 0, fmt.Errorf("KL pass 1: augmentation: %w", err)
+		}
 		if err := k.fwd.RunAll(); err != nil {
 			k.fwd.Reset()
 			return 0, 0, fmt.Errorf("KL pass 1: %w", err)
@@ -222,11 +269,21 @@ func (k *KLChunked) Gradient(x []float32, bags []BagRef, acc [][]float64) (float
 	// Pass 2: back-propagate each chunk's surrogate with the fixed coefficients.
 	for start := 0; start < total; start += k.chunk {
 		end := min(start+k.chunk, total)
+		k.resample(start / k.chunk)
 		k.fillX(x, start, end)
+		if err := k.augment(start/k.chunk, end-start); err != nil {
+			return 0, 0, fmt.Errorf("KL pass 2: augmentation: %w", err)
+		}
 		k.fillCoef(start, end)
 		if err := k.bwd.RunAll(); err != nil {
 			k.bwd.Reset()
 			return 0, 0, fmt.Errorf("KL pass 2: %w", err)
+		}
+		if bn, ok := k.model.(BatchNormModel); ok {
+			if err := bn.UpdateRunningStats(); err != nil {
+				k.bwd.Rewind()
+				return 0, 0, fmt.Errorf("KL pass 2: batch-norm statistics: %w", err)
+			}
 		}
 		for i, gn := range k.grads {
 			addInto(acc[i], gn.Value())

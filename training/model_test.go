@@ -1,6 +1,7 @@
 package training
 
 import (
+	"math"
 	"testing"
 
 	"github.com/llpfc/llpfc/internal/rng"
@@ -82,5 +83,36 @@ func TestNewModelErrors(t *testing.T) {
 		if _, err := NewModel(g, spec, r); err == nil {
 			t.Errorf("NewModel(%+v): no error", spec)
 		}
+	}
+}
+
+// TestNewLearnableKaimingUniform checks PyTorch's default initialisation:
+// every weight of a 784→512 dense layer lies in ±1/√784 and the sample
+// variance is within 2% of the uniform distribution's bound²/3 (401,408
+// draws: the relative standard error of the variance is about 0.2%).
+func TestNewLearnableKaimingUniform(t *testing.T) {
+	g := gorgonia.NewGraph()
+	d := NewDense(g, tensor.Float32, "fc", 784, 512, rng.New(1, "init"))
+	w := d.W.Value().Data().([]float32)
+	bound := KaimingUniformBound(784)
+	if bound != 1.0/28 {
+		t.Fatalf("bound %v, want 1/28", bound)
+	}
+	var sum, sq float64
+	for _, v := range w {
+		if math.Abs(float64(v)) > bound {
+			t.Fatalf("weight %v outside ±%v", v, bound)
+		}
+		sum += float64(v)
+		sq += float64(v) * float64(v)
+	}
+	n := float64(len(w))
+	mean := sum / n
+	vr := sq/n - mean*mean
+	if want := bound * bound / 3; math.Abs(vr/want-1) > 0.02 || math.Abs(mean) > 0.01*bound {
+		t.Errorf("mean %v, variance %v; want 0 and %v", mean, vr, want)
+	}
+	if b := d.B.Value().Data().([]float32); len(b) != 512 {
+		t.Errorf("bias has %d entries, want 512", len(b))
 	}
 }

@@ -70,10 +70,12 @@ type Config struct {
 	Checkpoint      string `json:"checkpoint,omitempty"`
 	CheckpointEvery int    `json:"checkpoint_every"`
 	Resume          bool   `json:"resume"`
-	// Augment, if set, transforms each LLPFC training minibatch in place
-	// (rows instances of the model's input layout in x) with the epoch's
-	// "augment" stream (App. `suppsec: exp`: zero-pad 4, random crop,
-	// horizontal flip). Bag methods get it through MethodEnv.
+	// Augment, if set, transforms each training minibatch in place (rows
+	// instances of the model's input layout in x) with random numbers from
+	// r (App. `suppsec: exp`: zero-pad 4, random crop, horizontal flip; see
+	// CropFlipAugment). LLPFC draws from the epoch's "augment" stream; kl
+	// augments each chunk and replays the draws in its second pass; other
+	// methods get it through MethodEnv.Config.
 	Augment func(x []float32, rows int, r *rand.Rand) error `json:"-"`
 }
 
@@ -313,6 +315,16 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 		grads[i] = make([]float32, len(params[i]))
 		sizes[i] = len(params[i])
 	}
+	var buffers [][]float32
+	if bn, ok := model.(BatchNormModel); ok {
+		for _, n := range bn.RunningStats() {
+			d, ok := n.Value().Data().([]float32)
+			if !ok {
+				return nil, fmt.Errorf("model %s: running statistic %s is not float32", spec.Name, n.Name())
+			}
+			buffers = append(buffers, d)
+		}
+	}
 	opt, err := NewOptimizer(cfg.Optimizer, sizes)
 	if err != nil {
 		return nil, err
@@ -325,7 +337,7 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 			if err != nil {
 				return nil, err
 			}
-			if err := ck.restore(cfg, params, opt, method); err != nil {
+			if err := ck.restore(cfg, params, buffers, opt, method); err != nil {
 				return nil, fmt.Errorf("checkpoint %s: %w", cfg.Checkpoint, err)
 			}
 			first = ck.NextEpoch
@@ -391,7 +403,7 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 			progress(ev)
 		}
 		if cfg.Checkpoint != "" && (last || (e+1-first)%cfg.CheckpointEvery == 0) {
-			ck := newCheckpoint(cfg, e+1, params, opt, res.History)
+			ck := newCheckpoint(cfg, e+1, params, buffers, opt, res.History)
 			if sm, ok := method.(StatefulMethod); ok {
 				if ck.MethodState, err = sm.SaveState(); err != nil {
 					return nil, fmt.Errorf("epoch %d: method state: %w", e, err)
@@ -569,4 +581,22 @@ func (e *evaluator) Accuracy(x []float32, y []int) (float64, error) {
 		}
 	}
 	return float64(right) / float64(len(y)), nil
+}
+
+// CropFlipAugment adapts a CropFlip augmentation of c×h×w images to
+// Config.Augment. It keeps one scratch buffer (not safe for concurrent use).
+func CropFlipAugment(a CropFlip, c, h, w int) func(x []float32, rows int, r *rand.Rand) error {
+	var scratch []float32
+	return func(x []float32, rows int, r *rand.Rand) error {
+		n := rows * c * h * w
+		if rows == 0 {
+			return nil
+		}
+		if n > len(x) {
+			return fmt.Errorf("augmentation: %d rows of %d×%d×%d need %d values, the batch has %d", rows, c, h, w, n, len(x))
+		}
+		scratch = append(scratch[:0], x[:n]...)
+		_, err := a.Apply(Batch{N: rows, C: c, H: h, W: w, Data: x[:n]}, Batch{N: rows, C: c, H: h, W: w, Data: scratch}, r)
+		return err
+	}
 }

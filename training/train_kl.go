@@ -41,6 +41,7 @@ func newKLMethod(env *MethodEnv) (*klMethod, error) {
 		return nil, err
 	}
 	m.k = k
+	k.Augment = cfg.Augment
 	for _, p := range env.Model.Learnables() {
 		m.acc = append(m.acc, make([]float64, p.Shape().TotalSize()))
 	}
@@ -51,6 +52,7 @@ func (m *klMethod) Close() { m.k.Close() }
 
 func (m *klMethod) BeginEpoch(e int) (int, error) {
 	m.order = m.env.Stream("kl-order", e).Perm(len(m.bags))
+	m.k.SetRandom(m.env.Stream("dropout", e))
 	B := m.env.Config.BatchSize
 	return (len(m.bags) + B - 1) / B, nil
 }

@@ -46,6 +46,7 @@ type llpfcMethod struct {
 	scale       float64     // n / B
 	order       []int
 	augRNG      *rand.Rand
+	dropRNG     *rand.Rand
 }
 
 func newLLPFC(env *MethodEnv, mode estimators.Mode) (*llpfcMethod, error) {
@@ -73,7 +74,11 @@ func newLLPFC(env *MethodEnv, mode estimators.Mode) (*llpfcMethod, error) {
 	if m.grads, err = gorgonia.Grad(m.loss, env.Model.Learnables()...); err != nil {
 		return nil, err
 	}
-	m.vm = newTape(g.SubgraphRoots(append(gorgonia.Nodes{m.loss}, m.grads...)...))
+	roots := append(gorgonia.Nodes{m.loss}, m.grads...)
+	if bn, ok := env.Model.(BatchNormModel); ok {
+		roots = append(roots, bn.RunningStatRoots()...)
+	}
+	m.vm = newTape(g.SubgraphRoots(roots...))
 	return m, nil
 }
 
@@ -140,6 +145,7 @@ func (m *llpfcMethod) BeginEpoch(e int) (int, error) {
 	if m.env.Config.Augment != nil {
 		m.augRNG = m.env.Stream("augment", e)
 	}
+	m.dropRNG = m.env.Stream("dropout", e)
 	return (len(m.order) + m.batch - 1) / m.batch, nil
 }
 
@@ -170,11 +176,19 @@ func (m *llpfcMethod) Step(s int, grads [][]float32) (float64, int, error) {
 			return 0, 0, fmt.Errorf("augmentation: %w", err)
 		}
 	}
+	if sm, ok := m.env.Model.(StochasticModel); ok {
+		sm.Resample(m.dropRNG)
+	}
 	if err := m.vm.RunAll(); err != nil {
 		m.vm.Reset()
 		return 0, 0, err
 	}
 	defer m.vm.Rewind()
+	if bn, ok := m.env.Model.(BatchNormModel); ok {
+		if err := bn.UpdateRunningStats(); err != nil {
+			return 0, 0, fmt.Errorf("batch-norm statistics: %w", err)
+		}
+	}
 	loss, err := scalarOf(m.loss.Value())
 	if err != nil {
 		return 0, 0, err

@@ -245,3 +245,34 @@ func TestTrainConfigErrors(t *testing.T) {
 		t.Error("cancelled context: no error")
 	}
 }
+
+// TestTrainAugmentDeterministic trains on 1×4×4 "images" with the
+// appendix's crop-flip augmentation: the same seed gives bit-equal
+// parameters, and the augmentation changes them (it is applied).
+func TestTrainAugmentDeterministic(t *testing.T) {
+	data := synthLLP(t, 3, 16, 12, 10, 30, 6)
+	data.Features, data.Channels, data.Height, data.Width = 0, 1, 4, 4
+	for _, method := range []string{"llpfc-uniform", "kl"} {
+		cfg := baseConfig(method)
+		cfg.Epochs = 2
+		if method == "kl" {
+			cfg.BatchSize = 2
+		}
+		plain, err := Train(context.Background(), cfg, data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res [2]*Result
+		for i := range res {
+			c := cfg
+			c.Augment = CropFlipAugment(PaperCropFlip, 1, 4, 4)
+			if res[i], err = Train(context.Background(), c, data, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sameParams(t, method+" augmented, same seed", res[0].Params, res[1].Params)
+		if res[0].Params[0][0] == plain.Params[0][0] && res[0].Params[0][1] == plain.Params[0][1] {
+			t.Errorf("%s: augmentation did not change the parameters", method)
+		}
+	}
+}

@@ -40,11 +40,12 @@ func TestLLPVATMethodLearns(t *testing.T) {
 	sameParams(t, "llpvat same seed", a.Params, b.Params)
 }
 
-// imageLLP turns synthLLP's 64-dimensional clusters into 1×8×8 images.
-func imageLLP(t *testing.T, numBags, bagSize int, seed int64) *TrainData {
+// imageLLP turns synthLLP's side²-dimensional clusters into 1×side×side
+// images.
+func imageLLP(t *testing.T, side, numBags, bagSize int, seed int64) *TrainData {
 	t.Helper()
-	d := synthLLP(t, 3, 64, numBags, bagSize, 30, seed)
-	d.Channels, d.Height, d.Width, d.Features = 1, 8, 8, 0
+	d := synthLLP(t, 3, side*side, numBags, bagSize, 30, seed)
+	d.Channels, d.Height, d.Width, d.Features = 1, side, side, 0
 	return d
 }
 
@@ -60,7 +61,7 @@ func init() {
 // (dropout masks come from the method's streams), and a step must move the
 // batch-norm running averages away from their initial values 0 and 1.
 func TestLLPVATMethodWithBatchNormAndDropout(t *testing.T) {
-	data := imageLLP(t, 4, 6, 4)
+	data := imageLLP(t, 8, 4, 6, 4)
 	cfg := baseConfig("llpvat")
 	cfg.Model = ModelSpec{Name: "test-wrn-10-1", Dropout: 0.3}
 	cfg.BatchSize, cfg.Epochs, cfg.ChunkSize = 2, 1, 12

@@ -9,14 +9,25 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// TestTapeRewindMatchesReset runs the FC-loss training graph of mlp and cnn
-// several times on changing inputs, once with a tape that is rewound (kept
+// TestTapeRewindMatchesReset runs the FC-loss training graph of mlp, cnn
+// and wrn-16-4 (batch norm with running statistics, dropout masks) several
+// times on changing inputs, once with a tape that is rewound (kept
 // registers) and once with a plain tape machine that is Reset, and requires
-// bit-equal losses and gradients and untouched parameters.
+// bit-equal losses, gradients and running statistics, and untouched
+// parameters.
 func TestTapeRewindMatchesReset(t *testing.T) {
-	for _, name := range []string{"mlp", "cnn"} {
-		spec := ModelSpec{Name: name, Channels: 1, Height: 8, Width: 8, NumClasses: 4}
+	specs := []ModelSpec{
+		{Name: "mlp", Channels: 1, Height: 8, Width: 8, NumClasses: 4},
+		{Name: "cnn", Channels: 1, Height: 8, Width: 8, NumClasses: 4},
+		{Name: "wrn-16-4", Channels: 3, Height: 8, Width: 8, NumClasses: 4, Dropout: 0.3},
+	}
+	for _, spec := range specs {
+		name := spec.Name
+		if !contains(ModelNames(), name) {
+			t.Fatalf("model %s not registered", name)
+		}
 		type setup struct {
+			model      Model
 			x, r, w    *tensor.Dense
 			loss       *gorgonia.Node
 			grads      gorgonia.Nodes
@@ -30,6 +41,7 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 				t.Fatal(err)
 			}
 			var s setup
+			s.model = m
 			var xn, rn, wn *gorgonia.Node
 			xn, s.x = newInputNode(g, tensor.Float32, "x", spec.InputShape(5))
 			rn, s.r = newInputNode(g, tensor.Float32, "r", tensor.Shape{5, 4})
@@ -58,6 +70,13 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 			return s
 		}
 		a, b := build(true), build(false)
+		if name == "wrn-16-4" {
+			_, st := a.model.(StochasticModel)
+			_, bn := a.model.(BatchNormModel)
+			if !st || !bn {
+				t.Fatalf("wrn-16-4: StochasticModel %v, BatchNormModel %v; the test needs both", st, bn)
+			}
+		}
 		before := append([]float32(nil), a.params[0].Value().Data().([]float32)...)
 		src := rng.New(2, "inputs")
 		for run := 0; run < 4; run++ {
@@ -69,8 +88,27 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 				}
 			}
 			for _, s := range []setup{a, b} {
+				if sm, ok := s.model.(StochasticModel); ok {
+					sm.Resample(rng.New(int64(run), "masks"))
+				}
 				if err := s.run(); err != nil {
 					t.Fatal(err)
+				}
+				if bn, ok := s.model.(BatchNormModel); ok {
+					if err := bn.UpdateRunningStats(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if bn, ok := a.model.(BatchNormModel); ok {
+				sa, sb := bn.RunningStats(), b.model.(BatchNormModel).RunningStats()
+				for k := range sa {
+					va, vb := sa[k].Value().Data().([]float32), sb[k].Value().Data().([]float32)
+					for i := range va {
+						if va[i] != vb[i] {
+							t.Fatalf("%s run %d: running statistic %d[%d] %v (rewound) vs %v (reset)", name, run, k, i, va[i], vb[i])
+						}
+					}
 				}
 			}
 			la, _ := scalarOf(a.loss.Value())
@@ -96,4 +134,13 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 			}
 		}
 	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }

@@ -1,8 +1,23 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training"
 )
 
 func init() {
@@ -13,12 +28,379 @@ func init() {
 	})
 }
 
+// reproduceSpecs are the grids reproduce runs: "quick" and the paper's
+// Tables 1–4. Tests replace an entry to run a miniature grid through the same
+// code path.
+var reproduceSpecs = map[string]func() *experiments.Spec{
+	"quick":    builtin("quick"),
+	"wrn16-4":  builtin("wrn16-4"),
+	"resnet18": builtin("resnet18"),
+	"vgg16":    builtin("vgg16"),
+	"llpgan":   builtin("llpgan"),
+}
+
+func builtin(name string) func() *experiments.Spec {
+	return func() *experiments.Spec {
+		s, ok := experiments.BuiltinSpec(name)
+		if !ok {
+			panic("llpfc: no built-in spec " + name)
+		}
+		return s
+	}
+}
+
+// paperTables are the --table choices and the paper table each reproduces.
+var paperTables = []struct{ name, table string }{
+	{"wrn16-4", "Table 1 (Wide ResNet-16-4)"},
+	{"resnet18", "Table 2 (ResNet18)"},
+	{"vgg16", "Table 3 (VGG16)"},
+	{"llpgan", "Table 4 (LLPGAN discriminator)"},
+}
+
+const gpuStatement = `The paper's runs used a GPU ("All models are trained on a single Nvidia Tesla v100 GPU
+with 16GB RAM", Section 6); this build trains in float32 on the CPU (gorgonia, no GPU back end).`
+
+const reproduceSynopsis = `Runs the paper's experiment end to end: bags drawn by the paper's protocol (Section 6),
+LLPFC against the baselines across bag sizes, then a markdown table (test accuracy mean ± std
+over seeds, one row per method, one column per bag size), a report and a PNG plot.
+
+--quick (the default) runs the small grid on the embedded Fashion-MNIST fixture: the mlp,
+LLPFC-uniform, LLPFC-approx and KL at bag sizes 64, 512 and 2048, two seeds; it needs no data
+files and takes a few minutes on two cores.
+
+--table T runs the grid of one of the paper's tables with the appendix's hyperparameters
+(wrn16-4 = Table 1, resnet18 = Table 2, vgg16 = Table 3, llpgan = Table 4) on CIFAR10, SVHN and
+EMNIST letters read from --data-dir (or $LLPFC_DATA). Before it starts, it prints the number of
+runs and an estimate of the compute time from the throughput it measures on this machine.
+` + gpuStatement + `
+
+Every finished cell is stored at once (DIR/cells/<key>.json, atomically), so an interrupted run
+resumes where it stopped and a second invocation only prints the report. --shard i/n runs a
+deterministic part of the grid; merge the shard stores with 'llpfc merge' and render them with
+'llpfc report' (or run 'llpfc reproduce' on the merged store: it finds every cell finished).
+Progress goes to standard error, the table to standard output. Exit status 1 if a cell failed.`
+
 func runReproduce(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("reproduce [--quick]", "Runs LLPFC against the KL baseline across bag sizes and writes a table, a report and a plot.", stderr)
-	_ = fs.Bool("quick", false, "run the small embedded default on the Fashion-MNIST fixture")
+	var names []string
+	for _, t := range paperTables {
+		names = append(names, t.name)
+	}
+	fs := newFlagSet("reproduce [--quick | --table T] [--results DIR] [--out DIR] [--data-dir DIR] [--shard i/n] [--dry-run]", reproduceSynopsis, stderr)
+	quick := fs.Bool("quick", false, "run the quick grid on the embedded Fashion-MNIST fixture (the default when --table is not given)")
+	table := fs.String("table", "", "run the grid of one of the paper's tables with the appendix's settings: "+strings.Join(names, ", ")+" (Tables 1–4)")
+	results := fs.String("results", "", "results store directory, created if missing; finished cells are kept there and skipped on the next run (default results/<grid>, e.g. results/quick)")
+	out := fs.String("out", "", "directory for report.md and the PNG plot (default reports/<grid>, e.g. reports/quick)")
+	dataDir := fs.String("data-dir", "", "directory holding the data sets' files, or a root with one sub-directory per data set (default $LLPFC_DATA; --quick needs none)")
+	shardFlag := fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n, e.g. 3/8): the cells are dealt to shards by key, the same way on every machine; combine the stores with 'llpfc merge'")
+	dryRun := fs.Bool("dry-run", false, "print the plan (number of runs, the measured throughput and the compute-time estimate) and exit without training")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
-	fmt.Fprintln(stderr, "llpfc reproduce: not built yet (issue 6: it needs the training engine and the experiment pipeline). Run `llpfc verify` to check the paper's claims meanwhile.")
-	return exitFailed
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "llpfc reproduce: "+format+"\n", a...)
+		return exitBadUsage
+	}
+	grid := "quick"
+	if *table != "" {
+		if *quick {
+			return bad("--quick and --table are exclusive: --quick runs the small Fashion-MNIST grid, --table one of the paper's")
+		}
+		if _, ok := reproduceSpecs[*table]; !ok || *table == "quick" {
+			return bad("--table %q: unknown, want one of %s", *table, strings.Join(names, ", "))
+		}
+		grid = *table
+	}
+	spec := reproduceSpecs[grid]()
+	var shard experiments.Shard
+	if *shardFlag != "" {
+		var err error
+		if shard, err = experiments.ParseShard(*shardFlag); err != nil {
+			return bad("--shard: %v", err)
+		}
+	}
+	if *results == "" {
+		*results = filepath.Join("results", grid)
+	}
+	if *out == "" {
+		*out = filepath.Join("reports", grid)
+	}
+	cells, err := spec.Cells()
+	if err != nil {
+		fmt.Fprintf(stderr, "llpfc reproduce: %v\n", err)
+		return exitFailed
+	}
+	mine := shard.Select(cells)
+	var store *experiments.Store
+	if *dryRun {
+		// Do not create the store: only look at what it already holds.
+		store = &experiments.Store{Dir: *results}
+	} else if store, err = experiments.OpenStore(*results); err != nil {
+		return bad("--results: %v", err)
+	}
+	var todo []experiments.Cell
+	for _, c := range mine {
+		if !store.Has(c.Key) {
+			todo = append(todo, c)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	// The plan.
+	fmt.Fprintf(stderr, "llpfc reproduce %s: %s\n", grid, spec.Description)
+	fmt.Fprintf(stderr, "  %d runs (%s × %d seeds × %d bag sizes × %d methods)", len(cells),
+		strings.Join(spec.Datasets, ", "), len(spec.Seeds), len(spec.BagSizes), len(spec.Methods))
+	if shard.Count > 1 {
+		fmt.Fprintf(stderr, "; shard %s holds %d", shard, len(mine))
+	}
+	fmt.Fprintf(stderr, "; %d already in %s, %d to run\n", len(mine)-len(todo), *results, len(todo))
+	if grid != "quick" {
+		fmt.Fprintln(stderr, "  "+strings.ReplaceAll(gpuStatement, "\n", "\n  "))
+		missing := false
+		for _, d := range spec.Datasets {
+			if _, err := data.Resolve(d, *dataDir); err != nil {
+				fmt.Fprintf(stderr, "  data: %v\n", err)
+				missing = true
+			}
+		}
+		if missing && !*dryRun && len(todo) > 0 {
+			fmt.Fprintln(stderr, "llpfc reproduce: data sets missing (see above); nothing was run")
+			return exitBadUsage
+		}
+	}
+	if len(todo) > 0 && (grid != "quick" || *dryRun) {
+		est, err := estimate(ctx, todo)
+		if err != nil {
+			fmt.Fprintf(stderr, "llpfc reproduce: measuring throughput: %v\n", err)
+			return exitFailed
+		}
+		est.print(stderr)
+	}
+	if *dryRun {
+		return exitOK
+	}
+
+	// The runs.
+	r := &experiments.Runner{Store: store, Shard: shard, DataDir: *dataDir, Log: stderr}
+	sum, err := r.Run(ctx, spec)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "llpfc reproduce: interrupted after %d runs; run the same command again to resume\n", sum.Finished)
+			return exitFailed
+		}
+		fmt.Fprintf(stderr, "llpfc reproduce: %v\n", err)
+		return exitFailed
+	}
+	status := exitOK
+	for _, f := range sum.Failed {
+		fmt.Fprintf(stderr, "llpfc reproduce: %v\n", f)
+		status = exitFailed
+	}
+	fmt.Fprintf(stderr, "llpfc reproduce %s: %d runs now, %d already finished, %d failed\n", grid, sum.Finished, sum.Skipped, len(sum.Failed))
+
+	// The report.
+	files, md, err := experiments.WriteReport(store, *out)
+	if err != nil {
+		fmt.Fprintf(stderr, "llpfc reproduce: report: %v\n", err)
+		return exitFailed
+	}
+	stdout.Write(md)
+	if shard.Count > 1 {
+		fmt.Fprintf(stdout, "This is shard %s only: merge the shard stores with 'llpfc merge --out DIR STORE...' and run 'llpfc report --results DIR'.\n\n", shard)
+	}
+	fmt.Fprintf(stdout, "report: %s\n", files.Markdown)
+	for _, p := range files.Plots {
+		fmt.Fprintf(stdout, "plot:   %s\n", p)
+	}
+	return status
+}
+
+// planEstimate is the compute estimate of a grid's pending cells.
+type planEstimate struct {
+	// InstanceEpochs is Σ over the pending cells of epochs × training points.
+	InstanceEpochs int64
+	// Rates holds one measured throughput per (model, input shape).
+	Rates []measuredRate
+	// Seconds is the estimated training time on this machine.
+	Seconds float64
+}
+
+type measuredRate struct {
+	Model, Shape   string
+	BatchSize      int
+	ImagesPerSec   float64
+	InstanceEpochs int64
+}
+
+func (e planEstimate) print(w io.Writer) {
+	fmt.Fprintf(w, "  work: %d instance-epochs (Σ over the runs of epochs × training points)\n", e.InstanceEpochs)
+	for _, r := range e.Rates {
+		fmt.Fprintf(w, "  measured on this machine: %s on %s inputs, LLPFC minibatch %d: %.1f training images/s (%d instance-epochs)\n",
+			r.Model, r.Shape, r.BatchSize, r.ImagesPerSec, r.InstanceEpochs)
+	}
+	h := e.Seconds / 3600
+	cores := runtime.NumCPU()
+	fmt.Fprintf(w, "  estimate: %s of this machine (%d cores), i.e. %.3g CPU-hours; KL and LLP-VAT take more time per instance than LLPFC, so read it as a lower bound\n",
+		fmtHours(h), cores, h*float64(cores))
+}
+
+func fmtHours(h float64) string {
+	switch {
+	case h < 1.0/60:
+		return fmt.Sprintf("%.0f seconds", h*3600)
+	case h < 1:
+		return fmt.Sprintf("%.1f minutes", h*60)
+	case h < 48:
+		return fmt.Sprintf("%.1f hours", h)
+	case h < 24*365:
+		return fmt.Sprintf("%.0f hours (%.1f days)", h, h/24)
+	}
+	return fmt.Sprintf("%.0f hours (%.1f years)", h, h/24/365)
+}
+
+// estimate measures, for every model and input shape of the pending cells,
+// the training throughput of a few LLPFC minibatches on this machine
+// (measureRate) and divides each cell's instance-epochs by it.
+func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error) {
+	type group struct {
+		cell  experiments.Cell // a representative cell
+		shape inputShape
+		work  int64
+	}
+	groups := map[string]*group{}
+	var order []string
+	var est planEstimate
+	for _, c := range todo {
+		shape, err := shapeOf(c.Config.Dataset, c.DataDir)
+		if err != nil {
+			return est, err
+		}
+		k := c.Config.Model + "\x00" + shape.String()
+		g := groups[k]
+		if g == nil {
+			g = &group{cell: c, shape: shape}
+			groups[k] = g
+			order = append(order, k)
+		}
+		// Prefer an LLPFC cell as the representative: its batch size counts
+		// instances.
+		if !experiments.IsLLPFC(g.cell.Config.Method) && experiments.IsLLPFC(c.Config.Method) {
+			g.cell = c
+		}
+		w := int64(c.Config.Hyper.Epochs) * int64(c.Config.NumPoints)
+		g.work += w
+		est.InstanceEpochs += w
+	}
+	sort.Strings(order)
+	for _, k := range order {
+		g := groups[k]
+		ips, batch, err := measureRate(ctx, g.cell.Config, g.shape)
+		if err != nil {
+			return est, fmt.Errorf("model %s on %s inputs: %w", g.cell.Config.Model, g.shape, err)
+		}
+		est.Rates = append(est.Rates, measuredRate{Model: g.cell.Config.Model, Shape: g.shape.String(),
+			BatchSize: batch, ImagesPerSec: ips, InstanceEpochs: g.work})
+		est.Seconds += float64(g.work) / ips
+	}
+	return est, nil
+}
+
+// inputShape is a data set's instance shape and number of classes.
+type inputShape struct{ C, H, W, Features, Classes int }
+
+func (s inputShape) String() string {
+	if s.C > 0 {
+		return fmt.Sprintf("%d×%d×%d", s.C, s.H, s.W)
+	}
+	return fmt.Sprintf("%d-feature", s.Features)
+}
+
+// knownShapes are the shapes of the named data sets, so that a plan can be
+// estimated before the data are downloaded.
+var knownShapes = map[string]inputShape{
+	"cifar10":               {C: 3, H: 32, W: 32, Classes: 10},
+	"svhn":                  {C: 3, H: 32, W: 32, Classes: 10},
+	"emnist-letters":        {C: 1, H: 28, W: 28, Classes: 26},
+	"fashion-mnist":         {C: 1, H: 28, W: 28, Classes: 10},
+	"mnist":                 {C: 1, H: 28, W: 28, Classes: 10},
+	"fixture":               {C: 1, H: 28, W: 28, Classes: 10},
+	"fashion-mnist-fixture": {C: 1, H: 28, W: 28, Classes: 10},
+}
+
+// shapeOf returns the input shape of a data set: known for the named sets,
+// else read from the data.
+func shapeOf(name, dataDir string) (inputShape, error) {
+	if s, ok := knownShapes[name]; ok {
+		return s, nil
+	}
+	dir, err := data.Resolve(name, dataDir)
+	if err != nil {
+		return inputShape{}, err
+	}
+	d, err := data.Load(name, dir, data.Test)
+	if err != nil {
+		return inputShape{}, err
+	}
+	s := inputShape{C: d.Channels, H: d.Height, W: d.Width, Classes: d.NumClasses}
+	if d.Channels == 0 {
+		s.Features = d.D
+	}
+	return s, nil
+}
+
+// measureRate trains cell c's model with llpfc-uniform and c's
+// hyperparameters for one epoch of two minibatches on random inputs of the
+// given shape, and returns the measured training throughput (instances per
+// second of optimizer steps, as training.Result reports it) and the
+// minibatch size. The numbers are random: only the time counts.
+func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float64, int, error) {
+	if !experiments.IsLLPFC(c.Method) {
+		c.Hyper.BatchSize = 128 // a baseline's batch counts bags; LLPFC's (App.) is 128 instances
+	}
+	c.Method = "llpfc-uniform"
+	c.Hyper.Epochs = 1
+	c.Hyper.Schedule = experiments.Schedule{Kind: "constant"}
+	c.Hyper.Augment = false
+	cfg, err := experiments.TrainingConfig(c)
+	if err != nil {
+		return 0, 0, err
+	}
+	batch := cfg.BatchSize
+	// Classes bags (one LLPFC group) of equal size covering two minibatches.
+	per := (2*batch + s.Classes - 1) / s.Classes
+	n := per * s.Classes
+	dim := s.Features
+	if s.C > 0 {
+		dim = s.C * s.H * s.W
+	}
+	r := rng.New(0, "reproduce/throughput")
+	td := &training.TrainData{X: make([]float32, n*dim), Channels: s.C, Height: s.H, Width: s.W, Features: s.Features,
+		TestX: make([]float32, dim), TestY: []int{0}}
+	for i := range td.X {
+		td.X[i] = r.Float32()
+	}
+	bags := &estimators.BagSet{NumClasses: s.Classes}
+	for k := 0; k < s.Classes; k++ {
+		// Bag k is 1/2 class k and 1/2 uniform, so the bags' proportion
+		// matrix is invertible.
+		p := make([]float64, s.Classes)
+		for j := range p {
+			p[j] = 0.5 / float64(s.Classes)
+		}
+		p[k] += 0.5
+		idx := make([]int, per)
+		for i := range idx {
+			idx[i] = k*per + i
+		}
+		bags.Bags = append(bags.Bags, estimators.Bag{ID: k, Size: per, Proportions: p, Indices: idx})
+	}
+	td.Bags = bags
+	res, err := training.Train(ctx, cfg, td, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !(res.TrainImagesPerSecond > 0) {
+		return 0, 0, fmt.Errorf("no throughput measured (%v images/s)", res.TrainImagesPerSecond)
+	}
+	return res.TrainImagesPerSecond, batch, nil
 }

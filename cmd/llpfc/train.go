@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -43,7 +45,7 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	bagsFile := fs.String("bags", "", "read the bags from this bags file (from `llpfc bags`, indices into the training split) instead of drawing them")
 	method := fs.String("method", "llpfc-uniform", "training method: "+strings.Join(training.MethodNames(), ", "))
 	model := fs.String("model", "mlp", "architecture: "+strings.Join(training.ModelNames(), ", "))
-	dropout := fs.Float64("dropout", -1, "dropout probability of architectures that have dropout (default: the architecture's preset, else 0)")
+	dropout := fs.Float64("dropout", -1, "dropout probability of architectures that have dropout (default: the appendix's value, for wrn-16-4 0.3 on CIFAR10 and 0.4 on SVHN/EMNIST, for vgg16 0.5; else 0)")
 	bagSize := fs.Int("bag-size", 64, "B, the number of instances in every bag (the paper: 32…2048)")
 	numPoints := fs.Int("num-points", 0, "N, the number of training instances put in bags, a multiple of --bag-size (default: whole bags covering 3/4 of the training split, since the paper protocol draws without replacement and needs slack in the class pools; the paper: 40960 for CIFAR10/SVHN)")
 	protocol := fs.String("protocol", "paper", "bag protocol: paper (γ ~ uniform on the simplex, counts ~ Multinomial), shuffle or dirichlet:a")
@@ -60,10 +62,12 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	groupWeights := fs.String("group-weights", "uniform", "LLPFC group weights w: uniform, hm (harmonic mean of bag sizes) or chvol (convex-hull volume)")
 	compat := fs.String("compat", "paper", "paper (Algorithms 1–3) or original (the authors' code where it differs)")
 	chunk := fs.Int("chunk-size", training.DefaultChunkSize, "bag methods: instances per forward pass; bounds memory whatever the bag size")
+	augment := fs.String("augment", "none", "training augmentation of image data: none or crop-flip (zero-pad 4, random crop, horizontal flip with probability ½: the appendix's setting)")
 	evalEvery := fs.Int("eval-every", 0, "evaluate test accuracy every K epochs (0: only after the last)")
 	seed := fs.Int64("seed", 1, "random seed of the bags, initialisation, groups and minibatch order; the same seed gives the same result")
 	out := fs.String("out", "", "directory for result.json and checkpoint.gob (created if missing)")
 	resume := fs.Bool("resume", false, "continue from --out's checkpoint.gob if it exists (the other flags must match the checkpointed run)")
+	preset := fs.String("preset", "", "apply an appendix setting (flags given explicitly win): "+strings.Join(presetNames(), ", ")+"; sets model, optimizer, lr, weight decay, momentum, β₁, lr milestones, epochs, LLPFC batch size, regroup period and dropout")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object on the last line of standard output")
 	quiet := fs.Bool("quiet", false, "no progress lines on standard error")
 	if ok, status := parseFlags(fs, args); !ok {
@@ -72,6 +76,39 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "llpfc train: "+format+"\n", a...)
 		return exitBadUsage
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var presetSchedule training.Schedule
+	if *preset != "" {
+		p, ok := training.Presets()[*preset]
+		if !ok {
+			return fail("--preset %q: unknown (want one of %s)", *preset, strings.Join(presetNames(), ", "))
+		}
+		set := func(flagName string, apply func()) {
+			if !given[flagName] {
+				apply()
+			}
+		}
+		set("model", func() { *model = p.Model })
+		set("optimizer", func() { *optimizer = p.Optimizer.Name })
+		set("lr", func() { *lr = p.Optimizer.LR })
+		set("weight-decay", func() { *wd = p.Optimizer.WeightDecay })
+		set("momentum", func() { *momentum = p.Optimizer.Momentum })
+		set("beta1", func() {
+			if p.Optimizer.Beta1 != 0 {
+				*beta1 = p.Optimizer.Beta1
+			}
+		})
+		set("epochs", func() { *epochs = p.Epochs })
+		set("regroup-every", func() { *regroup = p.RegroupEvery })
+		set("dropout", func() { *dropout = p.Dropout })
+		if !given["batch-size"] && strings.HasPrefix(*method, "llpfc-") {
+			*batch = p.BatchSize
+		}
+		if !given["milestones"] {
+			presetSchedule = p.Schedule
+		}
 	}
 	if *name == "" {
 		return fail("--data is required (e.g. --data fixture)")
@@ -97,6 +134,9 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	sched := training.Schedule(training.ConstantLR{})
+	if presetSchedule != nil {
+		sched = presetSchedule
+	}
 	if *milestones != "" {
 		var ms []int
 		for _, f := range strings.Split(*milestones, ",") {
@@ -126,13 +166,7 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	}
 	drop := *dropout
 	if drop < 0 {
-		drop = 0
-		for _, p := range training.Presets() {
-			if p.Model == *model && p.Dropout > 0 {
-				drop = p.Dropout
-				break
-			}
-		}
+		drop = defaultDropout(*model, *name)
 	}
 	cfg := training.Config{
 		Method: *method,
@@ -157,6 +191,9 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := cfg.Optimizer.Validate(); err != nil {
 		return fail("%v", err)
+	}
+	if *augment != "none" && *augment != "crop-flip" {
+		return fail("--augment %q: want none or crop-flip", *augment)
 	}
 	if *epochs < 1 || *batch < 1 || *regroup < 1 || *chunk < 1 {
 		return fail("--epochs %d, --batch-size %d, --regroup-every %d, --chunk-size %d: each must be ≥ 1", *epochs, *batch, *regroup, *chunk)
@@ -207,6 +244,12 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		Bags: bags, TestX: test.X, TestY: test.Y}
 	if train.Channels == 0 {
 		td.Features = train.D
+	}
+	if *augment == "crop-flip" {
+		if train.Channels == 0 {
+			return fail("--augment crop-flip needs image data; %s is tabular", dsName)
+		}
+		cfg.Augment = training.CropFlipAugment(training.PaperCropFlip, train.Channels, train.Height, train.Width)
 	}
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -296,6 +339,36 @@ type trainSummary struct {
 	TrainImagesPerSecond float64 `json:"train_images_per_second"`
 	PeakRSSBytes         int64   `json:"peak_rss_bytes"`
 	ParamCount           int     `json:"param_count"`
+}
+
+// presetNames lists the appendix settings, sorted.
+func presetNames() []string {
+	var ns []string
+	for n := range training.Presets() {
+		ns = append(ns, n)
+	}
+	sort.Strings(ns)
+	return ns
+}
+
+// defaultDropout is the appendix's dropout for the architecture and data set
+// ("Wide ResNet-16-4": 0.3 on CIFAR10, 0.4 on SVHN and EMNIST; "VGG16": 0.5),
+// 0 for architectures without dropout.
+func defaultDropout(model, dataName string) float64 {
+	ps := training.Presets()
+	switch model {
+	case "wrn-16-4":
+		switch {
+		case strings.Contains(dataName, "svhn"):
+			return ps["wrn16-4-svhn"].Dropout
+		case strings.Contains(dataName, "emnist"):
+			return ps["wrn16-4-emnist"].Dropout
+		}
+		return ps["wrn16-4-cifar"].Dropout
+	case "vgg16":
+		return ps["vgg16"].Dropout
+	}
+	return 0
 }
 
 func contains(list []string, s string) bool {

@@ -111,10 +111,34 @@ func TestTrainBadUsage(t *testing.T) {
 		{"--data", "fixture", "--milestones", "5,x"},
 		{"--data", "fixture", "--resume"},
 		{"--data", "fixture", "--bag-size", "16", "--num-points", "100"},
+		{"--data", t.TempDir()},
+		{"--data", "fixture", "--augment", "mixup"},
 	} {
 		code, _, errOut := runTrainCmd(args...)
 		if code == exitOK || errOut == "" {
 			t.Errorf("%v: exit %d, stderr %q; want a failure with a message", args, code, errOut)
 		}
+	}
+}
+
+// TestTrainPreset checks that --preset fills the appendix's optimizer
+// settings and that explicit flags win: resnet18 is SGD with lr 0.1, here
+// overridden to 0.05, on mlp for speed.
+func TestTrainPreset(t *testing.T) {
+	code, out, errOut := runTrainCmd("--data", "fixture", "--preset", "resnet18", "--model", "mlp", "--lr", "0.05", "--epochs", "1",
+		"--bag-size", "16", "--num-points", "320", "--json", "--quiet")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var got map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["optimizer"] != "sgd" || got["lr"].(float64) != 0.05 || got["batch_size"].(float64) != 128 || got["model"] != "mlp" || got["epochs"].(float64) != 1 {
+		t.Errorf("preset resnet18 with --model mlp --lr 0.05 --epochs 1: %v", got)
+	}
+	if code, _, _ := runTrainCmd("--data", "fixture", "--preset", "nope"); code != exitBadUsage {
+		t.Errorf("unknown preset: exit %d, want %d", code, exitBadUsage)
 	}
 }

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# bench/run.sh — the side-by-side training-speed benchmark of issue 7 (`make bench`).
+#
+# In one process tree: builds `llpfc`, then RUNS times (default 5) runs, interleaved,
+#   llpfc bench --model M --batch-size 128 --steps N --json       (the project's step)
+#   /usr/bin/python3 bench/torch_step.py --model M --steps N      (the same step in PyTorch)
+# for M in mlp and cnn, and prints min–median–max images per second (wall time and per CPU
+# second) and the ratio ours/PyTorch of the medians. The load average (`uptime`) is printed next
+# to each run: on a shared machine wall-time figures are noisy, CPU-time figures less so.
+# Then: peak memory (peak_rss_bytes of `llpfc train --json`) of llpfc-uniform and kl training at
+# bag sizes 32…2048, the KL step's peak heap (BenchmarkKLChunked), and the estimator
+# micro-benchmarks (T̂ for 10,000 groups, α̂ solves).
+#
+# Environment: RUNS (5), MLP_STEPS (40), CNN_STEPS (10), THREADS (2: torch.set_num_threads and
+# GOMAXPROCS), PYTHON (/usr/bin/python3), BENCH_MEMORY=0 to skip the memory part,
+# BENCH_ESTIMATORS=0 to skip the estimator benchmarks, MEM_DATA (fashion-mnist, else fixture),
+# GOFLAGS (e.g. -tags=openblas).
+set -u
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+RUNS=${RUNS:-5}
+MLP_STEPS=${MLP_STEPS:-40}
+CNN_STEPS=${CNN_STEPS:-10}
+THREADS=${THREADS:-2}
+PYTHON=${PYTHON:-/usr/bin/python3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "== llpfc training step vs PyTorch (batch 128, float32, FC loss, Adam; $THREADS threads each)"
+echo "   $(date -u '+%Y-%m-%d %H:%M:%S UTC'); $(nproc) CPUs; load average at start:$(uptime | sed 's/.*load average://')"
+$GO build -o "$tmp/llpfc" ./cmd/llpfc || { echo "bench: go build ./cmd/llpfc failed" >&2; exit 1; }
+
+# The peer: Debian's python3-torch, installed with apt if missing.
+have_torch=0
+if "$PYTHON" -c 'import torch' 2>/dev/null; then
+	have_torch=1
+elif command -v apt-get >/dev/null 2>&1; then
+	echo "   PyTorch missing: installing python3-torch with apt-get"
+	sudo_=""
+	[ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo_="sudo -n"
+	if $sudo_ apt-get install -y python3-torch >"$tmp/apt.log" 2>&1 && "$PYTHON" -c 'import torch' 2>/dev/null; then
+		have_torch=1
+	else
+		echo "   SKIPPING the PyTorch peer: apt-get install python3-torch failed (see below); only our figures are shown"
+		tail -3 "$tmp/apt.log" | sed 's/^/     /'
+	fi
+else
+	echo "   SKIPPING the PyTorch peer: $PYTHON cannot import torch and apt-get is not available here"
+fi
+[ "$have_torch" = 1 ] && echo "   peer: PyTorch $("$PYTHON" -c 'import torch; print(torch.__version__)') ($PYTHON)"
+
+field() { # field NAME < json line → value
+	sed -n "s/.*\"$1\": *\([-0-9.eE+]*\).*/\1/p" | head -1
+}
+load1() { uptime | sed 's/.*load average: *\([0-9.]*\).*/\1/'; }
+
+for model in mlp cnn; do
+	steps=$MLP_STEPS
+	[ "$model" = cnn ] && steps=$CNN_STEPS
+	for run in $(seq 1 "$RUNS"); do
+		l=$(load1)
+		out=$(GOMAXPROCS=$THREADS "$tmp/llpfc" bench --model "$model" --batch-size 128 --steps "$steps" --warmup 3 --json 2>"$tmp/err") ||
+			{ echo "bench: llpfc bench --model $model failed: $(cat "$tmp/err")" >&2; exit 1; }
+		out=$(echo "$out" | tail -1)
+		ips=$(echo "$out" | field images_per_second)
+		cps=$(echo "$out" | field images_per_cpu_second)
+		echo "$model ours $ips $cps $l" >>"$tmp/results"
+		printf '   run %d %-4s ours    %8.1f img/s  %8.1f img/CPU-s  (load %s)\n' "$run" "$model" "$ips" "$cps" "$l"
+		if [ "$have_torch" = 1 ]; then
+			l=$(load1)
+			out=$("$PYTHON" bench/torch_step.py --model "$model" --batch-size 128 --steps "$steps" --warmup 3 --threads "$THREADS" 2>"$tmp/err") ||
+				{ echo "bench: torch_step.py --model $model failed: $(cat "$tmp/err")" >&2; exit 1; }
+			ips=$(echo "$out" | field images_per_second)
+			cps=$(echo "$out" | field images_per_cpu_second)
+			echo "$model torch $ips $cps $l" >>"$tmp/results"
+			printf '   run %d %-4s pytorch %8.1f img/s  %8.1f img/CPU-s  (load %s)\n' "$run" "$model" "$ips" "$cps" "$l"
+		fi
+	done
+done
+
+# stats MODEL IMPL COLUMN → "min median max"
+stats() {
+	awk -v m="$1" -v i="$2" -v c="$3" '$1==m && $2==i {print $c}' "$tmp/results" | sort -g |
+		awk '{v[NR]=$1} END {if (NR==0) {print "- - -"; exit} med = (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.1f %.1f %.1f\n", v[1], med, v[NR]}'
+}
+echo
+echo "== images per second, min–median–max over $RUNS runs (wall time | per CPU second)"
+printf '%-5s | %-24s | %-24s | %-12s || %-24s | %-24s | %s\n' model "ours (wall)" "PyTorch (wall)" "ours/PyTorch" "ours (CPU)" "PyTorch (CPU)" "ours/PyTorch"
+for model in mlp cnn; do
+	read -r omin omed omax <<<"$(stats $model ours 3)"
+	read -r tmin tmed tmax <<<"$(stats $model torch 3)"
+	read -r ocmin ocmed ocmax <<<"$(stats $model ours 4)"
+	read -r tcmin tcmed tcmax <<<"$(stats $model torch 4)"
+	ratio=$(awk -v a="$omed" -v b="$tmed" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "n/a" }')
+	cratio=$(awk -v a="$ocmed" -v b="$tcmed" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "n/a" }')
+	printf '%-5s | %-24s | %-24s | %-12s || %-24s | %-24s | %s\n' "$model" "$omin–$omed–$omax" "$tmin–$tmed–$tmax" "$ratio" \
+		"$ocmin–$ocmed–$ocmax" "$tcmin–$tcmed–$tcmax" "$cratio"
+done
+echo "   (ratio = median ours / median PyTorch; done-when of issue 7: ≥ 1.0 for mlp, ≥ 0.7 for cnn)"
+echo "   load average at end:$(uptime | sed 's/.*load average://')"
+
+if [ "${BENCH_MEMORY:-1}" != 0 ]; then
+	echo
+	data=${MEM_DATA:-fashion-mnist}
+	if ! "$tmp/llpfc" train --data "$data" --method kl --model mlp --bag-size 32 --num-points 64 --epochs 1 --json --quiet >/dev/null 2>&1; then
+		data=fixture
+	fi
+	echo "== peak memory of training (llpfc train --data $data --model mlp --num-points 4096 --epochs 1; peak_rss_bytes, whole process incl. the data set)"
+	printf '%-14s %s\n' method "bag size: peak RSS (MiB)"
+	for method in llpfc-uniform kl; do
+		line="$method"
+		for b in 32 64 128 256 512 1024 2048; do
+			out=$("$tmp/llpfc" train --data "$data" --method "$method" --model mlp --bag-size "$b" --num-points 4096 --epochs 1 \
+				--json --quiet 2>"$tmp/err" | tail -1)
+			rss=$(echo "$out" | field peak_rss_bytes)
+			if [ -n "$rss" ]; then
+				line="$line  $b: $(awk -v r="$rss" 'BEGIN{printf "%.0f", r/1048576}')"
+			else
+				line="$line  $b: failed ($(head -c 120 "$tmp/err" | tr '\n' ' '))"
+			fi
+		done
+		echo "$line"
+	done
+	echo "-- KL step peak heap above the live heap, bag sizes 32…2048 (BenchmarkKLChunked)"
+	$GO test -run '^$' -bench 'KLChunked' -benchtime 3x ./training/ 2>&1 | grep -E '^Benchmark|^ok|FAIL'
+fi
+
+if [ "${BENCH_ESTIMATORS:-1}" != 0 ]; then
+	echo
+	echo "== estimator micro-benchmarks (T̂ for 10,000 groups, α̂ solves): go test -bench . ./estimators"
+	$GO test -run '^$' -bench . -benchmem ./estimators 2>&1 | grep -E '^Benchmark|^ok|FAIL'
+fi

@@ -1,0 +1,128 @@
+package training
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TestRunStepBenchmark checks that the step benchmark runs the real step:
+// the same seed gives the same loss after the same steps, the loss is the
+// FC loss of near-uniform predictions at the start (about log C), and the
+// throughput is consistent with the steps and seconds it reports.
+func TestRunStepBenchmark(t *testing.T) {
+	cfg := StepBenchConfig{Model: "mlp", BatchSize: 16, Steps: 3, Warmup: 1, Height: 8, Width: 8, Channels: 1, BagSize: 8, Seed: 4}
+	a, err := RunStepBenchmark(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := RunStepBenchmark(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.FinalLoss != b.FinalLoss {
+		t.Errorf("same seed: final losses %v and %v differ", a.FinalLoss, b.FinalLoss)
+	}
+	if !(a.FinalLoss > 0.5 && a.FinalLoss < 5) {
+		t.Errorf("final loss %v after 4 Adam steps, want near log 10 ≈ 2.3", a.FinalLoss)
+	}
+	if want := float64(3*16) / a.Seconds; a.ImagesPerSecond < want*0.999 || a.ImagesPerSecond > want*1.001 {
+		t.Errorf("images per second %v, want 48/%v", a.ImagesPerSecond, a.Seconds)
+	}
+	if a.ParamCount != 64*512+512+512*256+256+256*10+10 {
+		t.Errorf("param count %d", a.ParamCount)
+	}
+}
+
+// TestRunStepBenchmarkBadConfig checks that bad configurations are errors
+// naming the field.
+func TestRunStepBenchmarkBadConfig(t *testing.T) {
+	for _, c := range []struct {
+		cfg  StepBenchConfig
+		want string
+	}{
+		{StepBenchConfig{Model: "mlp", BatchSize: -1}, "batch size"},
+		{StepBenchConfig{Model: "mlp", Warmup: -1}, "warm-up"},
+		{StepBenchConfig{Model: "mlp", Classes: 1}, "classes"},
+		{StepBenchConfig{Model: "nope"}, "nope"},
+		{StepBenchConfig{Model: "mlp", Method: "nope"}, "nope"},
+	} {
+		if _, err := RunStepBenchmark(context.Background(), c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want one naming %q", c.cfg, err, c.want)
+		}
+	}
+}
+
+func init() { RegisterModel("test-cnn-im2col", newTestCNNIm2col) }
+
+// testCNNIm2col is the cnn architecture with Conv2dIm2col in place of
+// gorgonia.Conv2d + BroadcastAdd, same parameters and initialisation: it
+// measures the im2col lever before the cnn model itself switches.
+type testCNNIm2col struct{ *cnn }
+
+func newTestCNNIm2col(g *gorgonia.ExprGraph, spec ModelSpec, r *rand.Rand) (Model, error) {
+	m, err := newCNN(g, spec, r)
+	if err != nil {
+		return nil, err
+	}
+	return testCNNIm2col{m.(*cnn)}, nil
+}
+
+func (m testCNNIm2col) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
+	h, err := asImage(x, m.spec)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range []*Conv{m.conv1, m.conv2} {
+		if h, err = Conv2dIm2col(h, c.W, c.B, c.Pad, c.Stride); err != nil {
+			return nil, err
+		}
+		if h, err = gorgonia.Rectify(h); err != nil {
+			return nil, err
+		}
+		if h, err = gorgonia.MaxPool2D(h, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}); err != nil {
+			return nil, err
+		}
+	}
+	if h, err = flatten(h); err != nil {
+		return nil, err
+	}
+	if h, err = m.fc1.Forward(h); err != nil {
+		return nil, err
+	}
+	if h, err = gorgonia.Rectify(h); err != nil {
+		return nil, err
+	}
+	return m.fc2.Forward(h)
+}
+
+// BenchmarkStepLevers times RunStepBenchmark's step (batch 128, 1×28×28)
+// for the models of the speed levers of issue 7 (bench/NOTES.md), with
+// images per second of wall and of process CPU time.
+func BenchmarkStepLevers(b *testing.B) {
+	for _, model := range []string{"mlp", "cnn", "test-cnn-im2col"} {
+		b.Run(model, func(b *testing.B) {
+			res, err := RunStepBenchmark(context.Background(), StepBenchConfig{Model: model, Steps: b.N, Warmup: 2, CPUTime: cpuTime})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(res.ImagesPerSecond, "img/s")
+			b.ReportMetric(res.ImagesPerCPUSecond, "img/CPU-s")
+			b.ReportMetric(res.AllocBytesPerStep, "alloc-B/step")
+		})
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

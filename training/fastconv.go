@@ -1,0 +1,535 @@
+package training
+
+import (
+	"errors"
+	"fmt"
+	"hash"
+	"runtime"
+	"sync"
+
+	"github.com/chewxy/hm"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Conv2dIm2col adds the 2-D convolution (cross-correlation, as PyTorch's
+// nn.Conv2d and gorgonia.Conv2d) of x (N×C×H×W) with the filter w
+// (O×C×k×k), zero padding pad and stride stride on both axes, plus the
+// bias b (1×O×1×1) if b is non-nil, to x's graph. The output is
+// N×O×Ho×Wo with Ho = (H+2·pad−k)/stride+1 (likewise Wo).
+//
+// It is the speed lever "im2col buffers reused" and "data parallelism over
+// the cores" of issue 7: per image, the patches are unfolded into a reused
+// (C·k·k)×(Ho·Wo) buffer (im2col) and y_n = W·col_n is one matrix product
+// written straight into the NCHW output (no transpose); the bias is added
+// in the same pass. The backward ops compute ∂/∂x (col_n' = Wᵀ·dy_n folded
+// back, col2im), ∂/∂W = Σ_n dy_n·col_nᵀ and ∂/∂b = Σ_{n,h,w} dy. Images are
+// split into a fixed number of chunks (independent of GOMAXPROCS) run on
+// up to GOMAXPROCS goroutines, and the per-chunk partial ∂/∂W and ∂/∂b are
+// summed in chunk order, so results do not depend on the number of cores
+// or on scheduling. Outputs are written into the machine's kept buffers
+// (UsePreallocDo). TestConv2dIm2colMatchesGorgonia and
+// TestConv2dIm2colGradFD check it against gorgonia.Conv2d and central
+// finite differences.
+func Conv2dIm2col(x, w, b *gorgonia.Node, pad, stride int) (*gorgonia.Node, error) {
+	xs, ws := x.Shape(), w.Shape()
+	if xs.Dims() != 4 || ws.Dims() != 4 {
+		return nil, fmt.Errorf("Conv2dIm2col: input shape %v and filter shape %v, want N×C×H×W and O×C×k×k", xs, ws)
+	}
+	if ws[1] != xs[1] || ws[2] != ws[3] {
+		return nil, fmt.Errorf("Conv2dIm2col: filter shape %v for input %v, want O×%d×k×k", ws, xs, xs[1])
+	}
+	if pad < 0 || stride < 1 {
+		return nil, fmt.Errorf("Conv2dIm2col: padding %d and stride %d, want ≥ 0 and ≥ 1", pad, stride)
+	}
+	g := convGeom{c: xs[1], h: xs[2], w: xs[3], o: ws[0], k: ws[2], pad: pad, stride: stride}
+	if g.outH() < 1 || g.outW() < 1 {
+		return nil, fmt.Errorf("Conv2dIm2col: %d×%d input too small for a %d×%d filter with padding %d", g.h, g.w, g.k, g.k, pad)
+	}
+	if x.Dtype() != w.Dtype() {
+		return nil, fmt.Errorf("Conv2dIm2col: input %v and filter %v element types differ", x.Dtype(), w.Dtype())
+	}
+	if b == nil {
+		return gorgonia.ApplyOp(&convOp{geom: g}, x, w)
+	}
+	if bs := b.Shape(); bs.TotalSize() != g.o || b.Dtype() != x.Dtype() {
+		return nil, fmt.Errorf("Conv2dIm2col: bias shape %v (%v), want 1×%d×1×1 (%v)", bs, b.Dtype(), g.o, x.Dtype())
+	}
+	return gorgonia.ApplyOp(&convOp{geom: g, bias: true}, x, w, b)
+}
+
+// convGeom is the geometry of one convolution.
+type convGeom struct{ c, h, w, o, k, pad, stride int }
+
+func (g convGeom) outH() int { return (g.h+2*g.pad-g.k)/g.stride + 1 }
+func (g convGeom) outW() int { return (g.w+2*g.pad-g.k)/g.stride + 1 }
+func (g convGeom) ckk() int  { return g.c * g.k * g.k }
+func (g convGeom) hw() int   { return g.outH() * g.outW() }
+func (g convGeom) String() string {
+	return fmt.Sprintf("c%d_h%d_w%d_o%d_k%d_p%d_s%d", g.c, g.h, g.w, g.o, g.k, g.pad, g.stride)
+}
+
+// convChunks is the fixed number of image chunks of a batch.
+const convChunks = 8
+
+// chunkBounds returns the image range of chunk j of n images in nc chunks.
+func chunkBounds(j, nc, n int) (int, int) { return j * n / nc, (j + 1) * n / nc }
+
+// parallelChunks runs f(j, worker) for chunks j = 0..nc−1 on up to
+// GOMAXPROCS goroutines; worker identifies the goroutine's scratch space.
+func parallelChunks(nc int, f func(j, worker int)) {
+	workers := min(runtime.GOMAXPROCS(0), nc)
+	if workers <= 1 {
+		for j := 0; j < nc; j++ {
+			f(j, 0)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for p := 0; p < workers; p++ {
+		wg.Add(1)
+		go func(p int) {
+			defer wg.Done()
+			for j := p; j < nc; j += workers {
+				f(j, p)
+			}
+		}(p)
+	}
+	wg.Wait()
+}
+
+type float interface{ ~float32 | ~float64 }
+
+// im2col unfolds image x (c×h×w) into col ((c·k·k)×(ho·wo)).
+func im2col[F float](g convGeom, x, col []F) {
+	ho, wo := g.outH(), g.outW()
+	row := 0
+	for c := 0; c < g.c; c++ {
+		img := x[c*g.h*g.w : (c+1)*g.h*g.w]
+		for ki := 0; ki < g.k; ki++ {
+			for kj := 0; kj < g.k; kj++ {
+				dst := col[row*ho*wo : (row+1)*ho*wo]
+				row++
+				for oh := 0; oh < ho; oh++ {
+					ih := oh*g.stride - g.pad + ki
+					d := dst[oh*wo : (oh+1)*wo]
+					if ih < 0 || ih >= g.h {
+						clear(d)
+						continue
+					}
+					src := img[ih*g.w : (ih+1)*g.w]
+					if g.stride == 1 {
+						// iw = ow − pad + kj: copy the valid run, zero the rest.
+						lo := max(0, g.pad-kj)
+						hi := min(wo, g.w+g.pad-kj)
+						if hi <= lo {
+							clear(d)
+							continue
+						}
+						clear(d[:lo])
+						copy(d[lo:hi], src[lo-g.pad+kj:hi-g.pad+kj])
+						clear(d[hi:])
+						continue
+					}
+					for ow := range d {
+						iw := ow*g.stride - g.pad + kj
+						if iw < 0 || iw >= g.w {
+							d[ow] = 0
+						} else {
+							d[ow] = src[iw]
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// col2imAdd folds col ((c·k·k)×(ho·wo)) back onto image dx (c×h×w),
+// adding overlapping patches (the adjoint of im2col).
+func col2imAdd[F float](g convGeom, col, dx []F) {
+	ho, wo := g.outH(), g.outW()
+	row := 0
+	for c := 0; c < g.c; c++ {
+		img := dx[c*g.h*g.w : (c+1)*g.h*g.w]
+		for ki := 0; ki < g.k; ki++ {
+			for kj := 0; kj < g.k; kj++ {
+				src := col[row*ho*wo : (row+1)*ho*wo]
+				row++
+				for oh := 0; oh < ho; oh++ {
+					ih := oh*g.stride - g.pad + ki
+					if ih < 0 || ih >= g.h {
+						continue
+					}
+					s := src[oh*wo : (oh+1)*wo]
+					d := img[ih*g.w : (ih+1)*g.w]
+					if g.stride == 1 {
+						lo := max(0, g.pad-kj)
+						hi := min(wo, g.w+g.pad-kj)
+						if hi > lo {
+							dd := d[lo-g.pad+kj : hi-g.pad+kj]
+							for i, v := range s[lo:hi] {
+								dd[i] += v
+							}
+						}
+						continue
+					}
+					for ow, v := range s {
+						if iw := ow*g.stride - g.pad + kj; iw >= 0 && iw < g.w {
+							d[iw] += v
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// gemm computes c = alpha·op(a)·op(b) + beta·c (row-major) with the gonum
+// BLAS in use (blas32/blas64.Use, see the openblas build tag).
+func gemm[F float](tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
+	ta, tb := blas.NoTrans, blas.NoTrans
+	if tA {
+		ta = blas.Trans
+	}
+	if tB {
+		tb = blas.Trans
+	}
+	switch a := any(a).(type) {
+	case []float32:
+		blas32.Implementation().Sgemm(ta, tb, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+	case []float64:
+		blas64.Implementation().Dgemm(ta, tb, m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
+	}
+}
+
+// scratch is per-goroutine and per-chunk working memory of a conv op,
+// kept between runs.
+type scratch[F float] struct {
+	cols   [][]F // per worker: one image's im2col buffer
+	partW  [][]F // per chunk: partial ∂/∂W
+	partB  [][]F // per chunk: partial ∂/∂b
+	nchunk int
+}
+
+func (s *scratch[F]) ensure(workers, chunks, colLen, wLen, bLen int) {
+	grow := func(bufs [][]F, n, size int) [][]F {
+		for len(bufs) < n {
+			bufs = append(bufs, nil)
+		}
+		for i := range bufs[:n] {
+			if len(bufs[i]) != size {
+				bufs[i] = make([]F, size)
+			}
+		}
+		return bufs
+	}
+	s.cols = grow(s.cols, workers, colLen)
+	s.partW = grow(s.partW, chunks, wLen)
+	s.partB = grow(s.partB, chunks, bLen)
+	s.nchunk = chunks
+}
+
+// convScratch holds the scratch of both element types.
+type convScratch struct {
+	mu  sync.Mutex
+	f32 scratch[float32]
+	f64 scratch[float64]
+}
+
+// outTensor returns prealloc if it is a dense tensor of the wanted type and shape
+// that shares no memory with the inputs, else a new tensor.
+func outTensor(prealloc gorgonia.Value, dt tensor.Dtype, shape tensor.Shape, inputs ...gorgonia.Value) *tensor.Dense {
+	if d, ok := prealloc.(*tensor.Dense); ok && d.Dtype() == dt && d.Shape().Eq(shape) && d.IsNativelyAccessible() && !d.IsView() {
+		p := d.Uintptr()
+		size := uintptr(d.MemSize())
+		overlap := false
+		for _, in := range inputs {
+			if t, ok := in.(tensor.Memory); ok && t.Uintptr() != 0 {
+				q, qs := t.Uintptr(), uintptr(t.MemSize())
+				if p < q+qs && q < p+size {
+					overlap = true
+				}
+			}
+		}
+		if !overlap {
+			return d
+		}
+	}
+	return tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
+}
+
+// convOp is the forward op of Conv2dIm2col.
+type convOp struct {
+	geom convGeom
+	bias bool
+	sc   convScratch
+}
+
+func (o *convOp) Arity() int {
+	if o.bias {
+		return 3
+	}
+	return 2
+}
+func (o *convOp) Type() hm.Type {
+	a := hm.TypeVariable('a')
+	t4 := gorgonia.TensorType{Dims: 4, Of: a}
+	if o.bias {
+		return hm.NewFnType(t4, t4, t4, t4)
+	}
+	return hm.NewFnType(t4, t4, t4)
+}
+func (o *convOp) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	s, ok := in[0].(tensor.Shape)
+	if !ok || s.Dims() != 4 {
+		return nil, fmt.Errorf("Conv2dIm2col: input shape %v", in[0])
+	}
+	return tensor.Shape{s[0], o.geom.o, o.geom.outH(), o.geom.outW()}, nil
+}
+func (o *convOp) ReturnsPtr() bool     { return false }
+func (o *convOp) CallsExtern() bool    { return false }
+func (o *convOp) OverwritesInput() int { return -1 }
+func (o *convOp) WriteHash(h hash.Hash) {
+	fmt.Fprintf(h, "llpfc.Conv2dIm2col(%v,bias=%t)", o.geom, o.bias)
+}
+func (o *convOp) Hashcode() uint32 { return opHash(o) }
+func (o *convOp) String() string   { return fmt.Sprintf("Conv2dIm2col(%v)", o.geom) }
+func (o *convOp) DiffWRT(n int) []bool {
+	d := make([]bool, n)
+	for i := range d {
+		d[i] = true
+	}
+	return d
+}
+
+func (o *convOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	x, w := inputs[0], inputs[1]
+	dx, err := gorgonia.ApplyOp(&convGradOp{geom: o.geom, wrt: 0, xShape: x.Shape().Clone()}, w, grad)
+	if err != nil {
+		return nil, err
+	}
+	dw, err := gorgonia.ApplyOp(&convGradOp{geom: o.geom, wrt: 1, xShape: x.Shape().Clone()}, x, grad)
+	if err != nil {
+		return nil, err
+	}
+	if !o.bias {
+		return gorgonia.Nodes{dx, dw}, nil
+	}
+	db, err := gorgonia.ApplyOp(&convGradOp{geom: o.geom, wrt: 2, xShape: x.Shape().Clone()}, grad)
+	if err != nil {
+		return nil, err
+	}
+	return gorgonia.Nodes{dx, dw, db}, nil
+}
+
+func (o *convOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
+	return o.UsePreallocDo(nil, vs...)
+}
+
+func (o *convOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (gorgonia.Value, error) {
+	if len(vs) != o.Arity() {
+		return nil, fmt.Errorf("Conv2dIm2col: %d inputs, want %d", len(vs), o.Arity())
+	}
+	xs := vs[0].Shape()
+	out := outTensor(prealloc, vs[0].Dtype(), tensor.Shape{xs[0], o.geom.o, o.geom.outH(), o.geom.outW()}, vs...)
+	o.sc.mu.Lock()
+	defer o.sc.mu.Unlock()
+	var err error
+	switch x := vs[0].Data().(type) {
+	case []float32:
+		var b []float32
+		if o.bias {
+			b = vs[2].Data().([]float32)
+		}
+		err = convForward(o.geom, xs[0], x, vs[1].Data().([]float32), b, out.Data().([]float32), &o.sc.f32)
+	case []float64:
+		var b []float64
+		if o.bias {
+			b = vs[2].Data().([]float64)
+		}
+		err = convForward(o.geom, xs[0], x, vs[1].Data().([]float64), b, out.Data().([]float64), &o.sc.f64)
+	default:
+		err = fmt.Errorf("Conv2dIm2col: element type %T not supported", vs[0].Data())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func convForward[F float](g convGeom, n int, x, w, b, y []F, sc *scratch[F]) error {
+	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
+	if len(x) != n*chw || len(w) != g.o*ckk || len(y) != n*ohw || (b != nil && len(b) != g.o) {
+		return errors.New("Conv2dIm2col: input sizes do not match the geometry")
+	}
+	nc := min(n, convChunks)
+	sc.ensure(min(runtime.GOMAXPROCS(0), nc), nc, ckk*hw, 0, 0)
+	parallelChunks(nc, func(j, p int) {
+		col := sc.cols[p]
+		lo, hi := chunkBounds(j, nc, n)
+		for i := lo; i < hi; i++ {
+			yi := y[i*ohw : (i+1)*ohw]
+			var beta F
+			if b != nil {
+				for o := 0; o < g.o; o++ {
+					row := yi[o*hw : (o+1)*hw]
+					for k := range row {
+						row[k] = b[o]
+					}
+				}
+				beta = 1
+			}
+			im2col(g, x[i*chw:(i+1)*chw], col)
+			gemm(false, false, g.o, hw, ckk, 1, w, ckk, col, hw, beta, yi, hw)
+		}
+	})
+	return nil
+}
+
+// convGradOp computes one gradient of Conv2dIm2col: wrt 0 (∂/∂x from W and
+// dy), 1 (∂/∂W from x and dy) or 2 (∂/∂b from dy).
+type convGradOp struct {
+	geom   convGeom
+	wrt    int
+	xShape tensor.Shape
+	sc     convScratch
+}
+
+func (o *convGradOp) Arity() int {
+	if o.wrt == 2 {
+		return 1
+	}
+	return 2
+}
+func (o *convGradOp) Type() hm.Type {
+	a := hm.TypeVariable('a')
+	t4 := gorgonia.TensorType{Dims: 4, Of: a}
+	if o.wrt == 2 {
+		return hm.NewFnType(t4, t4)
+	}
+	return hm.NewFnType(t4, t4, t4)
+}
+func (o *convGradOp) outShape() tensor.Shape {
+	switch o.wrt {
+	case 0:
+		return o.xShape.Clone()
+	case 1:
+		return tensor.Shape{o.geom.o, o.geom.c, o.geom.k, o.geom.k}
+	default:
+		return tensor.Shape{1, o.geom.o, 1, 1}
+	}
+}
+func (o *convGradOp) InferShape(...gorgonia.DimSizer) (tensor.Shape, error) { return o.outShape(), nil }
+func (o *convGradOp) ReturnsPtr() bool                                      { return false }
+func (o *convGradOp) CallsExtern() bool                                     { return false }
+func (o *convGradOp) OverwritesInput() int                                  { return -1 }
+func (o *convGradOp) WriteHash(h hash.Hash) {
+	fmt.Fprintf(h, "llpfc.Conv2dIm2colGrad(%v,wrt=%d,x=%v)", o.geom, o.wrt, o.xShape)
+}
+func (o *convGradOp) Hashcode() uint32 { return opHash(o) }
+func (o *convGradOp) String() string {
+	return fmt.Sprintf("Conv2dIm2colGrad%d(%v)", o.wrt, o.geom)
+}
+
+func (o *convGradOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
+	return o.UsePreallocDo(nil, vs...)
+}
+
+func (o *convGradOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (gorgonia.Value, error) {
+	if len(vs) != o.Arity() {
+		return nil, fmt.Errorf("%v: %d inputs, want %d", o, len(vs), o.Arity())
+	}
+	dy := vs[len(vs)-1]
+	n := o.xShape[0]
+	out := outTensor(prealloc, dy.Dtype(), o.outShape(), vs...)
+	o.sc.mu.Lock()
+	defer o.sc.mu.Unlock()
+	var err error
+	switch d := dy.Data().(type) {
+	case []float32:
+		var in []float32
+		if o.wrt < 2 {
+			in = vs[0].Data().([]float32)
+		}
+		err = convBackward(o.geom, o.wrt, n, in, d, out.Data().([]float32), &o.sc.f32)
+	case []float64:
+		var in []float64
+		if o.wrt < 2 {
+			in = vs[0].Data().([]float64)
+		}
+		err = convBackward(o.geom, o.wrt, n, in, d, out.Data().([]float64), &o.sc.f64)
+	default:
+		err = fmt.Errorf("%v: element type %T not supported", o, dy.Data())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// convBackward computes into out: wrt 0: ∂/∂x (in = W); wrt 1: ∂/∂W
+// (in = x); wrt 2: ∂/∂b.
+func convBackward[F float](g convGeom, wrt, n int, in, dy, out []F, sc *scratch[F]) error {
+	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
+	if len(dy) != n*ohw {
+		return fmt.Errorf("Conv2dIm2colGrad: gradient of %d values, want %d", len(dy), n*ohw)
+	}
+	nc := min(n, convChunks)
+	workers := min(runtime.GOMAXPROCS(0), nc)
+	switch wrt {
+	case 0:
+		if len(in) != g.o*ckk || len(out) != n*chw {
+			return errors.New("Conv2dIm2colGrad: sizes do not match the geometry")
+		}
+		sc.ensure(workers, nc, ckk*hw, 0, 0)
+		parallelChunks(nc, func(j, p int) {
+			col := sc.cols[p]
+			lo, hi := chunkBounds(j, nc, n)
+			for i := lo; i < hi; i++ {
+				dx := out[i*chw : (i+1)*chw]
+				clear(dx)
+				gemm(true, false, ckk, hw, g.o, 1, in, ckk, dy[i*ohw:(i+1)*ohw], hw, 0, col, hw)
+				col2imAdd(g, col, dx)
+			}
+		})
+	case 1:
+		if len(in) != n*chw || len(out) != g.o*ckk {
+			return errors.New("Conv2dIm2colGrad: sizes do not match the geometry")
+		}
+		sc.ensure(workers, nc, ckk*hw, g.o*ckk, 0)
+		parallelChunks(nc, func(j, p int) {
+			col, part := sc.cols[p], sc.partW[j]
+			clear(part)
+			lo, hi := chunkBounds(j, nc, n)
+			for i := lo; i < hi; i++ {
+				im2col(g, in[i*chw:(i+1)*chw], col)
+				gemm(false, true, g.o, ckk, hw, 1, dy[i*ohw:(i+1)*ohw], hw, col, hw, 1, part, ckk)
+			}
+		})
+		copy(out, sc.partW[0])
+		for j := 1; j < nc; j++ {
+			for i, v := range sc.partW[j] {
+				out[i] += v
+			}
+		}
+	default:
+		if len(out) != g.o {
+			return errors.New("Conv2dIm2colGrad: bias size does not match the geometry")
+		}
+		clear(out)
+		for i := 0; i < n; i++ {
+			for o := 0; o < g.o; o++ {
+				var s F
+				for _, v := range dy[i*ohw+o*hw : i*ohw+(o+1)*hw] {
+					s += v
+				}
+				out[o] += s
+			}
+		}
+	}
+	return nil
+}
