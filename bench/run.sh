@@ -14,7 +14,7 @@
 # Environment: RUNS (5), MLP_STEPS (40), CNN_STEPS (10), THREADS (2: torch.set_num_threads and
 # GOMAXPROCS), PYTHON (/usr/bin/python3), BENCH_MEMORY=0 to skip the memory part,
 # BENCH_ESTIMATORS=0 to skip the estimator benchmarks, MEM_DATA (fashion-mnist, else fixture),
-# GOFLAGS (e.g. -tags=openblas).
+# BLAS_BUILDS ("gonum openblas": the builds of ours to time; openblas needs libopenblas-dev).
 set -u
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -28,7 +28,22 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo "== llpfc training step vs PyTorch (batch 128, float32, FC loss, Adam; $THREADS threads each)"
 echo "   $(date -u '+%Y-%m-%d %H:%M:%S UTC'); $(nproc) CPUs; load average at start:$(uptime | sed 's/.*load average://')"
-$GO build -o "$tmp/llpfc" ./cmd/llpfc || { echo "bench: go build ./cmd/llpfc failed" >&2; exit 1; }
+$GO build -o "$tmp/llpfc-gonum" ./cmd/llpfc || { echo "bench: go build ./cmd/llpfc failed" >&2; exit 1; }
+cp "$tmp/llpfc-gonum" "$tmp/llpfc"
+# Ours in two builds: the default pure-Go BLAS (gonum) and, where libopenblas-dev is installed,
+# the build tag openblas (cgo). Set BLAS_BUILDS=gonum to time only the default.
+builds=""
+for b in ${BLAS_BUILDS:-gonum openblas}; do
+	if [ "$b" = openblas ]; then
+		if $GO build -tags openblas -o "$tmp/llpfc-openblas" ./cmd/llpfc 2>"$tmp/err"; then
+			builds="$builds openblas"
+		else
+			echo "   no openblas build (needs cgo and libopenblas-dev: apt-get install -y libopenblas-dev): $(head -c 200 "$tmp/err")"
+		fi
+	else
+		builds="$builds $b"
+	fi
+done
 
 # The peer: Debian's python3-torch, installed with apt if missing.
 have_torch=0
@@ -54,26 +69,33 @@ field() { # field NAME < json line → value
 }
 load1() { uptime | sed 's/.*load average: *\([0-9.]*\).*/\1/'; }
 
-for model in mlp cnn; do
+# cnn-im2col: the cnn with training.Conv2dIm2col (lever 4 of bench/NOTES.md); its peer is
+# PyTorch's cnn (the same network), timed again in the same runs, so that each ratio compares
+# runs made at the same time (the load on a shared machine changes within minutes).
+MODELS=${MODELS:-mlp cnn cnn-im2col}
+peer() { [ "$1" = cnn-im2col ] && echo cnn || echo "$1"; }
+for model in $MODELS; do
 	steps=$MLP_STEPS
-	[ "$model" = cnn ] && steps=$CNN_STEPS
+	[ "$model" != mlp ] && steps=$CNN_STEPS
 	for run in $(seq 1 "$RUNS"); do
-		l=$(load1)
-		out=$(GOMAXPROCS=$THREADS "$tmp/llpfc" bench --model "$model" --batch-size 128 --steps "$steps" --warmup 3 --json 2>"$tmp/err") ||
-			{ echo "bench: llpfc bench --model $model failed: $(cat "$tmp/err")" >&2; exit 1; }
-		out=$(echo "$out" | tail -1)
-		ips=$(echo "$out" | field images_per_second)
-		cps=$(echo "$out" | field images_per_cpu_second)
-		echo "$model ours $ips $cps $l" >>"$tmp/results"
-		printf '   run %d %-4s ours    %8.1f img/s  %8.1f img/CPU-s  (load %s)\n' "$run" "$model" "$ips" "$cps" "$l"
+		for b in $builds; do
+			l=$(load1)
+			out=$(GOMAXPROCS=$THREADS "$tmp/llpfc-$b" bench --model "$model" --batch-size 128 --steps "$steps" --warmup 3 --json 2>"$tmp/err") ||
+				{ echo "bench: llpfc bench --model $model ($b) failed: $(cat "$tmp/err")" >&2; exit 1; }
+			out=$(echo "$out" | tail -1)
+			ips=$(echo "$out" | field images_per_second)
+			cps=$(echo "$out" | field images_per_cpu_second)
+			echo "$model ours-$b $ips $cps $l" >>"$tmp/results"
+			printf '   run %d %-10s ours (%-8s) %8.1f img/s  %8.1f img/CPU-s  (load %s)\n' "$run" "$model" "$b" "$ips" "$cps" "$l"
+		done
 		if [ "$have_torch" = 1 ]; then
 			l=$(load1)
-			out=$("$PYTHON" bench/torch_step.py --model "$model" --batch-size 128 --steps "$steps" --warmup 3 --threads "$THREADS" 2>"$tmp/err") ||
+			out=$("$PYTHON" bench/torch_step.py --model "$(peer "$model")" --batch-size 128 --steps "$steps" --warmup 3 --threads "$THREADS" 2>"$tmp/err") ||
 				{ echo "bench: torch_step.py --model $model failed: $(cat "$tmp/err")" >&2; exit 1; }
 			ips=$(echo "$out" | field images_per_second)
 			cps=$(echo "$out" | field images_per_cpu_second)
 			echo "$model torch $ips $cps $l" >>"$tmp/results"
-			printf '   run %d %-4s pytorch %8.1f img/s  %8.1f img/CPU-s  (load %s)\n' "$run" "$model" "$ips" "$cps" "$l"
+			printf '   run %d %-10s pytorch         %8.1f img/s  %8.1f img/CPU-s  (load %s)\n' "$run" "$model" "$ips" "$cps" "$l"
 		fi
 	done
 done
@@ -84,19 +106,21 @@ stats() {
 		awk '{v[NR]=$1} END {if (NR==0) {print "- - -"; exit} med = (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.1f %.1f %.1f\n", v[1], med, v[NR]}'
 }
 echo
-echo "== images per second, min–median–max over $RUNS runs (wall time | per CPU second)"
-printf '%-5s | %-24s | %-24s | %-12s || %-24s | %-24s | %s\n' model "ours (wall)" "PyTorch (wall)" "ours/PyTorch" "ours (CPU)" "PyTorch (CPU)" "ours/PyTorch"
-for model in mlp cnn; do
-	read -r omin omed omax <<<"$(stats $model ours 3)"
-	read -r tmin tmed tmax <<<"$(stats $model torch 3)"
-	read -r ocmin ocmed ocmax <<<"$(stats $model ours 4)"
-	read -r tcmin tcmed tcmax <<<"$(stats $model torch 4)"
-	ratio=$(awk -v a="$omed" -v b="$tmed" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "n/a" }')
-	cratio=$(awk -v a="$ocmed" -v b="$tcmed" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "n/a" }')
-	printf '%-5s | %-24s | %-24s | %-12s || %-24s | %-24s | %s\n' "$model" "$omin–$omed–$omax" "$tmin–$tmed–$tmax" "$ratio" \
-		"$ocmin–$ocmed–$ocmax" "$tcmin–$tcmed–$tcmax" "$cratio"
+echo "== images per second, min-median-max over $RUNS runs (wall time | per CPU second)"
+printf '%-10s %-9s | %-22s | %-22s | %-6s || %-22s | %-22s | %s\n' model "ours BLAS" "ours (wall)" "PyTorch (wall)" "ratio" "ours (CPU)" "PyTorch (CPU)" "ratio"
+for model in $MODELS; do
+	read -r tmin tmed tmax <<<"$(stats "$model" torch 3)"
+	read -r tcmin tcmed tcmax <<<"$(stats "$model" torch 4)"
+	for b in $builds; do
+		read -r omin omed omax <<<"$(stats $model ours-$b 3)"
+		read -r ocmin ocmed ocmax <<<"$(stats $model ours-$b 4)"
+		ratio=$(awk -v a="$omed" -v b="$tmed" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "n/a" }')
+		cratio=$(awk -v a="$ocmed" -v b="$tcmed" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "n/a" }')
+		printf '%-10s %-9s | %-22s | %-22s | %-6s || %-22s | %-22s | %s\n' "$model" "$b" "$omin-$omed-$omax" "$tmin-$tmed-$tmax" "$ratio" \
+			"$ocmin-$ocmed-$ocmax" "$tcmin-$tcmed-$tcmax" "$cratio"
+	done
 done
-echo "   (ratio = median ours / median PyTorch; done-when of issue 7: ≥ 1.0 for mlp, ≥ 0.7 for cnn)"
+echo "   (min-median-max; ratio = median ours / median PyTorch; done-when of issue 7: ≥ 1.0 for mlp, ≥ 0.7 for cnn)"
 echo "   load average at end:$(uptime | sed 's/.*load average://')"
 
 if [ "${BENCH_MEMORY:-1}" != 0 ]; then
@@ -105,12 +129,14 @@ if [ "${BENCH_MEMORY:-1}" != 0 ]; then
 	if ! "$tmp/llpfc" train --data "$data" --method kl --model mlp --bag-size 32 --num-points 64 --epochs 1 --json --quiet >/dev/null 2>&1; then
 		data=fixture
 	fi
-	echo "== peak memory of training (llpfc train --data $data --model mlp --num-points 4096 --epochs 1; peak_rss_bytes, whole process incl. the data set)"
+	echo "== peak memory of training (llpfc train --data $data --model mlp --num-points max(4096, 16·bag) --epochs 1;"
+	echo "   peak_rss_bytes: the whole process, including the loaded data set)"
 	printf '%-14s %s\n' method "bag size: peak RSS (MiB)"
 	for method in llpfc-uniform kl; do
 		line="$method"
 		for b in 32 64 128 256 512 1024 2048; do
-			out=$("$tmp/llpfc" train --data "$data" --method "$method" --model mlp --bag-size "$b" --num-points 4096 --epochs 1 \
+			np=$((16 * b > 4096 ? 16 * b : 4096)) # LLPFC needs at least C bags per group
+			out=$("$tmp/llpfc" train --data "$data" --method "$method" --model mlp --bag-size "$b" --num-points "$np" --epochs 1 \
 				--json --quiet 2>"$tmp/err" | tail -1)
 			rss=$(echo "$out" | field peak_rss_bytes)
 			if [ -n "$rss" ]; then

@@ -138,6 +138,12 @@ func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, erro
 		return Metrics{}, err
 	}
 	td := TrainingData(prob)
+	if H, W := InputSide(c.Model, td.Height, td.Width); td.Channels > 0 && (H != td.Height || W != td.Width) {
+		// A copy: prob's splits are the cached data set's, shared by cells.
+		td.X = ResizeBilinear(td.X, td.Channels, td.Height, td.Width, H, W)
+		td.TestX = ResizeBilinear(td.TestX, td.Channels, td.Height, td.Width, H, W)
+		td.Height, td.Width = H, W
+	}
 	if c.Hyper.Augment {
 		if td.Channels == 0 {
 			return Metrics{}, fmt.Errorf("hyper.augment: data set %s has no image shape to crop and flip", c.Dataset)
@@ -187,4 +193,57 @@ func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, erro
 		TrainImagesPerSecond: res.TrainImagesPerSecond,
 		PeakRSSBytes:         PeakRSSBytes(),
 	}, nil
+}
+
+// vggMinSide is the smallest image side vgg16 takes (five 2×2 max-pools).
+const vggMinSide = 32
+
+// InputSide returns the image size the learner feeds model for h×w images:
+// vgg16 needs at least 32×32, so smaller images (EMNIST's 28×28) are resized
+// to 32×32 as the authors' code does for VGG (torchvision Resize(32));
+// every other model takes the images as they are.
+func InputSide(model string, h, w int) (int, int) {
+	if model == "vgg16" && h > 0 && w > 0 && (h < vggMinSide || w < vggMinSide) {
+		return max(h, vggMinSide), max(w, vggMinSide)
+	}
+	return h, w
+}
+
+// ResizeBilinear resizes row-major C×h×w images in x to C×H×W by bilinear
+// interpolation with half-pixel centres (output pixel X samples source
+// coordinate (X+½)·w/W − ½, clamped to the image: PyTorch's
+// align_corners=False and PIL's bilinear upsampling). It returns a new slice.
+func ResizeBilinear(x []float32, c, h, w, H, W int) []float32 {
+	n := len(x) / (c * h * w)
+	out := make([]float32, n*c*H*W)
+	type tap struct {
+		i0, i1 int
+		f      float32
+	}
+	taps := func(dst, src int) []tap {
+		t := make([]tap, dst)
+		scale := float64(src) / float64(dst)
+		for X := range t {
+			s := (float64(X)+0.5)*scale - 0.5
+			s = min(max(s, 0), float64(src-1))
+			i0 := int(s)
+			i1 := min(i0+1, src-1)
+			t[X] = tap{i0, i1, float32(s - float64(i0))}
+		}
+		return t
+	}
+	ty, tx := taps(H, h), taps(W, w)
+	for p := 0; p < n*c; p++ {
+		src := x[p*h*w : (p+1)*h*w]
+		dst := out[p*H*W : (p+1)*H*W]
+		for Y, a := range ty {
+			r0, r1 := src[a.i0*w:(a.i0+1)*w], src[a.i1*w:(a.i1+1)*w]
+			for X, b := range tx {
+				top := r0[b.i0] + b.f*(r0[b.i1]-r0[b.i0])
+				bot := r1[b.i0] + b.f*(r1[b.i1]-r1[b.i0])
+				dst[Y*W+X] = top + a.f*(bot-top)
+			}
+		}
+	}
+	return out
 }

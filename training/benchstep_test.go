@@ -2,14 +2,10 @@ package training
 
 import (
 	"context"
-	"math/rand/v2"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // TestRunStepBenchmark checks that the step benchmark runs the real step:
@@ -59,54 +55,11 @@ func TestRunStepBenchmarkBadConfig(t *testing.T) {
 	}
 }
 
-func init() { RegisterModel("test-cnn-im2col", newTestCNNIm2col) }
-
-// testCNNIm2col is the cnn architecture with Conv2dIm2col in place of
-// gorgonia.Conv2d + BroadcastAdd, same parameters and initialisation: it
-// measures the im2col lever before the cnn model itself switches.
-type testCNNIm2col struct{ *cnn }
-
-func newTestCNNIm2col(g *gorgonia.ExprGraph, spec ModelSpec, r *rand.Rand) (Model, error) {
-	m, err := newCNN(g, spec, r)
-	if err != nil {
-		return nil, err
-	}
-	return testCNNIm2col{m.(*cnn)}, nil
-}
-
-func (m testCNNIm2col) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
-	h, err := asImage(x, m.spec)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range []*Conv{m.conv1, m.conv2} {
-		if h, err = Conv2dIm2col(h, c.W, c.B, c.Pad, c.Stride); err != nil {
-			return nil, err
-		}
-		if h, err = gorgonia.Rectify(h); err != nil {
-			return nil, err
-		}
-		if h, err = gorgonia.MaxPool2D(h, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}); err != nil {
-			return nil, err
-		}
-	}
-	if h, err = flatten(h); err != nil {
-		return nil, err
-	}
-	if h, err = m.fc1.Forward(h); err != nil {
-		return nil, err
-	}
-	if h, err = gorgonia.Rectify(h); err != nil {
-		return nil, err
-	}
-	return m.fc2.Forward(h)
-}
-
 // BenchmarkStepLevers times RunStepBenchmark's step (batch 128, 1×28×28)
 // for the models of the speed levers of issue 7 (bench/NOTES.md), with
 // images per second of wall and of process CPU time.
 func BenchmarkStepLevers(b *testing.B) {
-	for _, model := range []string{"mlp", "cnn", "test-cnn-im2col"} {
+	for _, model := range []string{"mlp", "cnn", "cnn-im2col"} {
 		b.Run(model, func(b *testing.B) {
 			res, err := RunStepBenchmark(context.Background(), StepBenchConfig{Model: model, Steps: b.N, Warmup: 2, CPUTime: cpuTime})
 			if err != nil {

@@ -201,7 +201,8 @@ func gradCheck(t *testing.T, g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gor
 // computation: training mode y = (x − μ_B)/√(σ²_B + ε)·γ + β with the batch
 // mean and biased variance per channel; UpdateRunningStats gives
 // r_μ = 0.9·0 + 0.1·μ_B and r_σ² = 0.9·1 + 0.1·σ²_B·n/(n−1) (PyTorch's
-// momentum 0.1, unbiased variance, n = N·H·W); evaluation mode uses them.
+// momentum 0.1, unbiased variance, n = N·H·W) — once per run of the tape,
+// however often it is called; evaluation mode uses the running averages.
 func TestBatchNormMatchesDefinition(t *testing.T) {
 	g := gorgonia.NewGraph()
 	dt := tensor.Float64
@@ -259,6 +260,10 @@ func TestBatchNormMatchesDefinition(t *testing.T) {
 			t.Fatalf("eval y[%d] = %v, want %v", k, ye[k], want)
 		}
 	}
+	if err := b.update(); err != nil {
+		t.Fatal(err)
+	}
+	// A second update without a new run folds nothing.
 	if err := b.update(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,12 @@
 package training
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/llpfc/llpfc/internal/rng"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
 
 // TestWideResNet164ShapesAndParams. Parameter count of the authors'
 // WideResNet(depth 16, widen 4) (models/WideRes.py; conv biases on; every
@@ -25,4 +31,43 @@ func TestWideResNet164ShapesAndParams(t *testing.T) {
 	} {
 		checkModelShapes(t, tc)
 	}
+}
+
+// benchModelStep measures one training-mode forward and backward pass of a
+// registered image model on a batch of 32×32×3 inputs (mean-logit cost).
+func benchModelStep(b *testing.B, name string, batch int) {
+	g := gorgonia.NewGraph()
+	spec := ModelSpec{Name: name, Channels: 3, Height: 32, Width: 32, NumClasses: 10, Dropout: 0.3}
+	m, err := NewModel(g, spec, rng.New(1, "init"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := randInput(g, tensor.Float32, "x", tensor.Shape{batch, 3, 32, 32}, rng.New(2, "x"))
+	y, err := m.Forward(x, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cost, err := gorgonia.Mean(y)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := gorgonia.Grad(cost, m.Learnables()...); err != nil {
+		b.Fatal(err)
+	}
+	vm := gorgonia.NewTapeMachine(g)
+	defer vm.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := vm.RunAll(); err != nil {
+			b.Fatal(err)
+		}
+		vm.Reset()
+	}
+	b.ReportMetric(float64(batch*b.N)/b.Elapsed().Seconds(), "images/s")
+}
+
+func BenchmarkWideResNet164TrainStep(b *testing.B) { benchModelStep(b, "wrn-16-4", 16) }
+func BenchmarkResNet18TrainStep(b *testing.B)      { benchModelStep(b, "resnet18", 16) }
+func BenchmarkLLPGANDiscriminatorTrainStep(b *testing.B) {
+	benchModelStep(b, "llpgan-d", 16)
 }
