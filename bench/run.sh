@@ -69,10 +69,10 @@ field() { # field NAME < json line → value
 }
 load1() { uptime | sed 's/.*load average: *\([0-9.]*\).*/\1/'; }
 
-# cnn-im2col: the cnn with training.Conv2dIm2col (lever 4 of bench/NOTES.md); its peer is
-# PyTorch's cnn (the same network), timed again in the same runs, so that each ratio compares
-# runs made at the same time (the load on a shared machine changes within minutes).
-MODELS=${MODELS:-mlp cnn cnn-im2col}
+# Each model's PyTorch peer is timed in the same runs, interleaved with ours, so that each
+# ratio compares runs made at the same time (the load on a shared machine changes within
+# minutes). peer maps a model to the PyTorch script's model (the same network).
+MODELS=${MODELS:-mlp cnn}
 peer() { [ "$1" = cnn-im2col ] && echo cnn || echo "$1"; }
 for model in $MODELS; do
 	steps=$MLP_STEPS

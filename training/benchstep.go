@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"time"
 
@@ -247,50 +246,3 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	}
 	return res, nil
 }
-
-func init() { RegisterModel("cnn-im2col", newCNNIm2col) }
-
-// cnnIm2col ("cnn-im2col") is the cnn architecture with Conv2dIm2col in
-// place of gorgonia.Conv2d + BroadcastAdd: the same parameters, drawn in
-// the same order, and the same function (TestIm2colCNNTrainsLikeCNN). It
-// exists for the speed comparison of issue 7 (bench/NOTES.md, lever 4)
-// while the cnn model's Conv layers still use gorgonia.Conv2d.
-type cnnIm2col struct{ *cnn }
-
-func newCNNIm2col(g *gorgonia.ExprGraph, spec ModelSpec, r *rand.Rand) (Model, error) {
-	m, err := newCNN(g, spec, r)
-	if err != nil {
-		return nil, err
-	}
-	return cnnIm2col{m.(*cnn)}, nil
-}
-
-func (m cnnIm2col) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
-	h, err := asImage(x, m.spec)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range []*Conv{m.conv1, m.conv2} {
-		if h, err = Conv2dIm2col(h, c.W, c.B, c.Pad, c.Stride); err != nil {
-			return nil, err
-		}
-		if h, err = gorgonia.Rectify(h); err != nil {
-			return nil, err
-		}
-		if h, err = gorgonia.MaxPool2D(h, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}); err != nil {
-			return nil, err
-		}
-	}
-	if h, err = flatten(h); err != nil {
-		return nil, err
-	}
-	if h, err = m.fc1.Forward(h); err != nil {
-		return nil, err
-	}
-	if h, err = gorgonia.Rectify(h); err != nil {
-		return nil, err
-	}
-	return m.fc2.Forward(h)
-}
-
-func (m cnnIm2col) Name() string { return "cnn-im2col" }

@@ -59,7 +59,7 @@ func TestRunStepBenchmarkBadConfig(t *testing.T) {
 // for the models of the speed levers of issue 7 (bench/NOTES.md), with
 // images per second of wall and of process CPU time.
 func BenchmarkStepLevers(b *testing.B) {
-	for _, model := range []string{"mlp", "cnn", "cnn-im2col"} {
+	for _, model := range []string{"mlp", "cnn", "test-cnn-gorgonia"} {
 		b.Run(model, func(b *testing.B) {
 			res, err := RunStepBenchmark(context.Background(), StepBenchConfig{Model: model, Steps: b.N, Warmup: 2, CPUTime: cpuTime})
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 
@@ -221,8 +222,9 @@ func TestConv2dIm2colBadInput(t *testing.T) {
 	}
 }
 
-// TestIm2colCNNTrainsLikeCNN trains the cnn with gorgonia.Conv2d and with
-// Conv2dIm2col (model cnn-im2col, same parameters and initialisation)
+// TestIm2colCNNTrainsLikeCNN trains the cnn with gorgonia.Conv2d (model
+// test-cnn-gorgonia, same parameters and initialisation) and with
+// Conv2dIm2col (model cnn, through Conv.Forward)
 // on the same small LLP problem with the same seed, and checks that the
 // final parameters agree to float32 rounding of a different summation order
 // and the test accuracies agree: the speed lever changes no result.
@@ -257,7 +259,7 @@ func TestIm2colCNNTrainsLikeCNN(t *testing.T) {
 		d.Bags.Bags = append(d.Bags.Bags, bg)
 	}
 	var res [2]*Result
-	for k, model := range []string{"cnn", "cnn-im2col"} {
+	for k, model := range []string{"test-cnn-gorgonia", "cnn"} {
 		cfg := Config{Method: "llpfc-uniform", Model: ModelSpec{Name: model}, Optimizer: OptimizerConfig{Name: "adam", LR: 1e-3}, BatchSize: 32, Epochs: 3, Seed: 1}
 		var err error
 		if res[k], err = Train(context.Background(), cfg, d, nil); err != nil {
@@ -281,4 +283,53 @@ func TestIm2colCNNTrainsLikeCNN(t *testing.T) {
 		t.Errorf("test accuracy %v: want a problem neither trivial nor hopeless (0.4…0.99) for the comparison to mean something", res[0].TestAccuracy)
 	}
 	t.Logf("test accuracy %v (gorgonia.Conv2d) and %v (Conv2dIm2col); largest parameter difference %.2g", res[0].TestAccuracy, res[1].TestAccuracy, worst)
+}
+
+func init() { RegisterModel("test-cnn-gorgonia", newTestCNNGorgonia) }
+
+// testCNNGorgonia is the cnn architecture with gorgonia.Conv2d and a
+// broadcast bias add in place of Conv2dIm2col (what Conv.Forward computed
+// before issue 7): the reference of TestIm2colCNNTrainsLikeCNN and of the
+// benchmark BenchmarkStepLevers.
+type testCNNGorgonia struct{ *cnn }
+
+func newTestCNNGorgonia(g *gorgonia.ExprGraph, spec ModelSpec, r *rand.Rand) (Model, error) {
+	m, err := newCNN(g, spec, r)
+	if err != nil {
+		return nil, err
+	}
+	return testCNNGorgonia{m.(*cnn)}, nil
+}
+
+func (m testCNNGorgonia) Name() string { return "test-cnn-gorgonia" }
+
+func (m testCNNGorgonia) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
+	h, err := asImage(x, m.spec)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range []*Conv{m.conv1, m.conv2} {
+		if h, err = gorgonia.Conv2d(h, c.W, tensor.Shape{c.Kernel, c.Kernel}, []int{c.Pad, c.Pad}, []int{c.Stride, c.Stride}, []int{1, 1}); err != nil {
+			return nil, err
+		}
+		if h, err = gorgonia.BroadcastAdd(h, c.B, nil, []byte{0, 2, 3}); err != nil {
+			return nil, err
+		}
+		if h, err = gorgonia.Rectify(h); err != nil {
+			return nil, err
+		}
+		if h, err = gorgonia.MaxPool2D(h, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}); err != nil {
+			return nil, err
+		}
+	}
+	if h, err = flatten(h); err != nil {
+		return nil, err
+	}
+	if h, err = m.fc1.Forward(h); err != nil {
+		return nil, err
+	}
+	if h, err = gorgonia.Rectify(h); err != nil {
+		return nil, err
+	}
+	return m.fc2.Forward(h)
 }

@@ -259,16 +259,13 @@ func NewConv(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, in, out, kerne
 	return c
 }
 
-// Forward returns the convolution of x (batch×in×H×W).
+// Forward returns the convolution of x (batch×in×H×W) plus the bias, with
+// Conv2dIm2col (im2col into reused buffers, one matrix product per image
+// written straight to NCHW, images split over the cores; issue 7). It
+// computes what gorgonia.Conv2d followed by a broadcast bias add computes
+// (TestConv2dIm2colMatchesGorgonia, TestIm2colCNNTrainsLikeCNN).
 func (c *Conv) Forward(x *gorgonia.Node) (*gorgonia.Node, error) {
-	y, err := gorgonia.Conv2d(x, c.W, tensor.Shape{c.Kernel, c.Kernel}, []int{c.Pad, c.Pad}, []int{c.Stride, c.Stride}, []int{1, 1})
-	if err != nil {
-		return nil, err
-	}
-	if c.B == nil {
-		return y, nil
-	}
-	return gorgonia.BroadcastAdd(y, c.B, nil, []byte{0, 2, 3})
+	return Conv2dIm2col(x, c.W, c.B, c.Pad, c.Stride)
 }
 
 // Learnables returns W (and b if present).
