@@ -10,7 +10,6 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"
-	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
@@ -154,31 +153,12 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	spec.Channels, spec.Height, spec.Width = cfg.Channels, cfg.Height, cfg.Width
 	spec.NumClasses = cfg.Classes
 	spec.Dtype = tensor.Float32
-	methodsMu.RLock()
-	factory, ok := methods[tc.Method]
-	methodsMu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("step benchmark: method %q unknown (known: %v)", tc.Method, MethodNames())
-	}
-	g := gorgonia.NewGraph()
-	model, err := NewModel(g, spec, rng.New(cfg.Seed, "init"))
+	st, err := newStepper(&tc, data, spec)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("step benchmark: %w", err)
 	}
-	method, err := factory(&MethodEnv{Config: &tc, Data: data, Spec: spec, Graph: g, Model: model})
-	if err != nil {
-		return nil, fmt.Errorf("step benchmark: method %s: %w", tc.Method, err)
-	}
-	defer method.Close()
-	learn := model.Learnables()
-	params := make([][]float32, len(learn))
-	grads := make([][]float32, len(learn))
-	sizes := make([]int, len(learn))
-	for i, p := range learn {
-		params[i] = p.Value().Data().([]float32)
-		grads[i] = make([]float32, len(params[i]))
-		sizes[i] = len(params[i])
-	}
+	defer st.method.Close()
+	model, method, params, grads, sizes := st.model, st.method, st.params, st.grads, st.sizes
 	opt, err := NewOptimizer(tc.Optimizer, sizes)
 	if err != nil {
 		return nil, err

@@ -283,38 +283,19 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 	}
 	spec.NumClasses = data.Bags.NumClasses
 	spec.Dtype = tensor.Float32
-	methodsMu.RLock()
-	factory, ok := methods[cfg.Method]
-	methodsMu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("method %q: unknown (known: %v)", cfg.Method, MethodNames())
-	}
-	g := gorgonia.NewGraph()
-	model, err := NewModel(g, spec, rng.New(cfg.Seed, "init"))
+	st, err := newStepper(&cfg, data, spec)
 	if err != nil {
 		return nil, err
 	}
-	env := &MethodEnv{Config: &cfg, Data: data, Spec: spec, Graph: g, Model: model}
-	method, err := factory(env)
-	if err != nil {
-		return nil, fmt.Errorf("method %s: %w", cfg.Method, err)
-	}
-	defer method.Close()
+	defer st.method.Close()
+	g, model, method := st.graph, st.model, st.method
 	ev, err := newEvaluator(g, model, spec, cfg.EvalBatch)
 	if err != nil {
 		return nil, err
 	}
 	defer ev.Close()
 
-	learn := model.Learnables()
-	params := make([][]float32, len(learn))
-	grads := make([][]float32, len(learn))
-	sizes := make([]int, len(learn))
-	for i, p := range learn {
-		params[i] = p.Value().Data().([]float32)
-		grads[i] = make([]float32, len(params[i]))
-		sizes[i] = len(params[i])
-	}
+	learn, params, grads, sizes := st.learn, st.params, st.grads, st.sizes
 	var buffers [][]float32
 	if bn, ok := model.(BatchNormModel); ok {
 		for _, n := range bn.RunningStats() {
@@ -599,4 +580,47 @@ func CropFlipAugment(a CropFlip, c, h, w int) func(x []float32, rows int, r *ran
 		_, err := a.Apply(Batch{N: rows, C: c, H: h, W: w, Data: x[:n]}, Batch{N: rows, C: c, H: h, W: w, Data: scratch}, r)
 		return err
 	}
+}
+
+// stepper is what Train and RunStepBenchmark share: one graph holding the
+// model and the method's loss, and float32 views of the parameters with
+// gradient buffers of the same shapes.
+type stepper struct {
+	graph  *gorgonia.ExprGraph
+	model  Model
+	method Method
+	learn  gorgonia.Nodes
+	params [][]float32 // views of the learnables' values
+	grads  [][]float32 // the method's Step writes the gradients here
+	sizes  []int
+}
+
+// newStepper builds the model of spec and the loss of cfg.Method on one new
+// graph. The caller closes st.method.
+func newStepper(cfg *Config, data *TrainData, spec ModelSpec) (*stepper, error) {
+	methodsMu.RLock()
+	factory, ok := methods[cfg.Method]
+	methodsMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("method %q: unknown (known: %v)", cfg.Method, MethodNames())
+	}
+	g := gorgonia.NewGraph()
+	model, err := NewModel(g, spec, rng.New(cfg.Seed, "init"))
+	if err != nil {
+		return nil, err
+	}
+	method, err := factory(&MethodEnv{Config: cfg, Data: data, Spec: spec, Graph: g, Model: model})
+	if err != nil {
+		return nil, fmt.Errorf("method %s: %w", cfg.Method, err)
+	}
+	st := &stepper{graph: g, model: model, method: method, learn: model.Learnables()}
+	st.params = make([][]float32, len(st.learn))
+	st.grads = make([][]float32, len(st.learn))
+	st.sizes = make([]int, len(st.learn))
+	for i, p := range st.learn {
+		st.params[i] = p.Value().Data().([]float32)
+		st.grads[i] = make([]float32, len(st.params[i]))
+		st.sizes[i] = len(st.params[i])
+	}
+	return st, nil
 }
