@@ -32,9 +32,22 @@ $GO build -o "$tmp/llpfc-gonum" ./cmd/llpfc || { echo "bench: go build ./cmd/llp
 cp "$tmp/llpfc-gonum" "$tmp/llpfc"
 # Ours in two builds: the default pure-Go BLAS (gonum) and, where libopenblas-dev is installed,
 # the build tag openblas (cgo). Set BLAS_BUILDS=gonum to time only the default.
+# apt_install PKG: installs a Debian package where apt-get is available (as root, or with
+# passwordless sudo), refreshing the package lists once if the first try fails.
+apt_install() {
+	command -v apt-get >/dev/null 2>&1 || return 1
+	local s=""
+	[ "$(id -u)" -ne 0 ] && { command -v sudo >/dev/null 2>&1 || return 1; s="sudo -n"; }
+	$s apt-get install -y "$1" >>"$tmp/apt.log" 2>&1 ||
+		{ $s apt-get update >>"$tmp/apt.log" 2>&1 && $s apt-get install -y "$1" >>"$tmp/apt.log" 2>&1; }
+}
 builds=""
 for b in ${BLAS_BUILDS:-gonum openblas}; do
 	if [ "$b" = openblas ]; then
+		if ! $GO build -tags openblas -o "$tmp/llpfc-openblas" ./cmd/llpfc 2>/dev/null; then
+			echo "   OpenBLAS build failed: installing libopenblas-dev with apt-get"
+			apt_install libopenblas-dev || true
+		fi
 		if $GO build -tags openblas -o "$tmp/llpfc-openblas" ./cmd/llpfc 2>"$tmp/err"; then
 			builds="$builds openblas"
 		else
@@ -51,9 +64,7 @@ if "$PYTHON" -c 'import torch' 2>/dev/null; then
 	have_torch=1
 elif command -v apt-get >/dev/null 2>&1; then
 	echo "   PyTorch missing: installing python3-torch with apt-get"
-	sudo_=""
-	[ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo_="sudo -n"
-	if $sudo_ apt-get install -y python3-torch >"$tmp/apt.log" 2>&1 && "$PYTHON" -c 'import torch' 2>/dev/null; then
+	if apt_install python3-torch && "$PYTHON" -c 'import torch' 2>/dev/null; then
 		have_torch=1
 	else
 		echo "   SKIPPING the PyTorch peer: apt-get install python3-torch failed (see below); only our figures are shown"
