@@ -81,39 +81,34 @@ func (fcLossOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	if len(vs) != 3 {
 		return nil, fmt.Errorf("FCLoss: %d inputs, want 3", len(vs))
 	}
+	c := vs[0].Shape()[1]
 	switch z := vs[0].Data().(type) {
 	case []float32:
-		r, w := vs[1].Data().([]float32), vs[2].Data().([]float32)
-		c := vs[0].Shape()[1]
-		var loss float64
-		for i := range w {
-			if w[i] == 0 {
-				continue
-			}
-			_, q := fcRow32(z[i*c:(i+1)*c], r[i*c:(i+1)*c], nil)
-			loss -= float64(w[i]) * math.Log(q+FCFloor)
-		}
-		return gorgonia.NewF32(float32(loss)), nil
+		return gorgonia.NewF32(float32(fcLossValue(z, vs[1].Data().([]float32), vs[2].Data().([]float32), c))), nil
 	case []float64:
-		r, w := vs[1].Data().([]float64), vs[2].Data().([]float64)
-		c := vs[0].Shape()[1]
-		var loss float64
-		for i := range w {
-			if w[i] == 0 {
-				continue
-			}
-			_, q := fcRow64(z[i*c:(i+1)*c], r[i*c:(i+1)*c], nil)
-			loss -= w[i] * math.Log(q+FCFloor)
-		}
-		return gorgonia.NewF64(loss), nil
+		return gorgonia.NewF64(fcLossValue(z, vs[1].Data().([]float64), vs[2].Data().([]float64), c)), nil
 	default:
 		return nil, fmt.Errorf("FCLoss: element type %T not supported", vs[0].Data())
 	}
 }
 
-// fcRow32 returns the softmax of z into p (if non-nil) and q = Σ_j r_j p_j,
+// fcLossValue returns −Σ_i w_i log(Σ_j R_ij softmax(z_i)_j + FCFloor) for
+// row-major z and R with c columns, accumulated in float64.
+func fcLossValue[T float32 | float64](z, r, w []T, c int) float64 {
+	var loss float64
+	for i := range w {
+		if w[i] == 0 {
+			continue
+		}
+		_, q := fcRow(z[i*c:(i+1)*c], r[i*c:(i+1)*c], nil)
+		loss -= float64(w[i]) * math.Log(q+FCFloor)
+	}
+	return loss
+}
+
+// fcRow returns the softmax of z into p (if non-nil) and q = Σ_j r_j p_j,
 // accumulating in float64.
-func fcRow32(z, r []float32, p []float32) (sum, q float64) {
+func fcRow[T float32 | float64](z, r, p []T) (sum, q float64) {
 	m := z[0]
 	for _, v := range z[1:] {
 		if v > m {
@@ -126,37 +121,13 @@ func fcRow32(z, r []float32, p []float32) (sum, q float64) {
 		sum += e
 		num += float64(r[j]) * e
 		if p != nil {
-			p[j] = float32(e)
+			p[j] = T(e)
 		}
 	}
 	if p != nil {
 		inv := 1 / sum
 		for j := range p {
-			p[j] = float32(float64(p[j]) * inv)
-		}
-	}
-	return sum, num / sum
-}
-
-func fcRow64(z, r []float64, p []float64) (sum, q float64) {
-	m := z[0]
-	for _, v := range z[1:] {
-		if v > m {
-			m = v
-		}
-	}
-	var num float64
-	for j, v := range z {
-		e := math.Exp(v - m)
-		sum += e
-		num += r[j] * e
-		if p != nil {
-			p[j] = e
-		}
-	}
-	if p != nil {
-		for j := range p {
-			p[j] /= sum
+			p[j] = T(float64(p[j]) * inv)
 		}
 	}
 	return sum, num / sum
@@ -207,47 +178,39 @@ func (o *fcLossGradOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Val
 	c := vs[0].Shape()[1]
 	switch z := vs[0].Data().(type) {
 	case []float32:
-		r, w := vs[1].Data().([]float32), vs[2].Data().([]float32)
-		dz := prealloc.Data().([]float32)
 		if len(o.p32) != c {
 			o.p32 = make([]float32, c)
 		}
-		for i := range w {
-			row := dz[i*c : (i+1)*c]
-			if w[i] == 0 {
-				clear(row)
-				continue
-			}
-			rr := r[i*c : (i+1)*c]
-			_, q := fcRow32(z[i*c:(i+1)*c], rr, o.p32)
-			k := -gs * float64(w[i]) / (q + FCFloor)
-			for j := range row {
-				row[j] = float32(k * float64(o.p32[j]) * (float64(rr[j]) - q))
-			}
-		}
+		fcLossGrad(z, vs[1].Data().([]float32), vs[2].Data().([]float32), prealloc.Data().([]float32), o.p32, gs)
 	case []float64:
-		r, w := vs[1].Data().([]float64), vs[2].Data().([]float64)
-		dz := prealloc.Data().([]float64)
 		if len(o.p64) != c {
 			o.p64 = make([]float64, c)
 		}
-		for i := range w {
-			row := dz[i*c : (i+1)*c]
-			if w[i] == 0 {
-				clear(row)
-				continue
-			}
-			rr := r[i*c : (i+1)*c]
-			_, q := fcRow64(z[i*c:(i+1)*c], rr, o.p64)
-			k := -gs * w[i] / (q + FCFloor)
-			for j := range row {
-				row[j] = k * o.p64[j] * (rr[j] - q)
-			}
-		}
+		fcLossGrad(z, vs[1].Data().([]float64), vs[2].Data().([]float64), prealloc.Data().([]float64), o.p64, gs)
 	default:
 		return nil, fmt.Errorf("FCLossGrad: element type %T not supported", vs[0].Data())
 	}
 	return prealloc, nil
+}
+
+// fcLossGrad writes gs·∂loss/∂z into dz: for row i,
+// −gs·w_i/(q_i+FCFloor)·p_ij·(R_ij − q_i) with p = softmax(z_i), q_i = ⟨R_i, p⟩;
+// p is scratch of length c.
+func fcLossGrad[T float32 | float64](z, r, w, dz, p []T, gs float64) {
+	c := len(p)
+	for i := range w {
+		row := dz[i*c : (i+1)*c]
+		if w[i] == 0 {
+			clear(row)
+			continue
+		}
+		rr := r[i*c : (i+1)*c]
+		_, q := fcRow(z[i*c:(i+1)*c], rr, p)
+		k := -gs * float64(w[i]) / (q + FCFloor)
+		for j := range row {
+			row[j] = T(k * float64(p[j]) * (float64(rr[j]) - q))
+		}
+	}
 }
 
 // scalarOf reads a scalar value (a gorgonia scalar or a one-element tensor).
