@@ -1,18 +1,15 @@
 package proofs_tests
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/llpfc/llpfc/fixtures/paper"
 	"github.com/llpfc/llpfc/theory/verify"
 )
-
-// paperPath is the paper's LaTeX source, in ../shared beside the checkout.
-const paperPath = "../../shared/paper/llpfc-neurips2022.tex"
 
 func readPaperMap(t *testing.T) string {
 	t.Helper()
@@ -23,50 +20,17 @@ func readPaperMap(t *testing.T) string {
 	return string(b)
 }
 
-// numberedLabels returns the LaTeX labels of the paper's numbered items —
-// every \label except those of sections, figures and footnotes — in order.
-func numberedLabels(t *testing.T) []string {
-	t.Helper()
-	f, err := os.Open(paperPath)
-	if err != nil {
-		t.Fatalf("the paper's source is expected at %s (../shared beside the checkout): %v", paperPath, err)
-	}
-	defer f.Close()
-	re := regexp.MustCompile(`\\label\{([^}]*)\}`)
-	var labels []string
-	prev := ""
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		for _, m := range re.FindAllStringSubmatchIndex(line, -1) {
-			before := line[:m[0]]
-			ctx := before
-			if strings.TrimSpace(before) == "" {
-				ctx = prev
-			}
-			if strings.Contains(ctx, `\section`) || strings.Contains(ctx, `\subsection`) ||
-				strings.Contains(ctx, `\footnote`) || strings.Contains(ctx, `\begin{figure}`) {
-				continue
-			}
-			labels = append(labels, line[m[2]:m[3]])
-		}
-		prev = line
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return labels
-}
-
 // TestPaperMapCoversEveryNumberedItem checks that every labelled result,
 // equation, assumption, algorithm and table of the paper appears in
-// PAPER_MAP.md (as `label` in backticks).
+// PAPER_MAP.md (as `label` in backticks). The list of items is the committed
+// fixtures/paper/labels.txt, which TestNumberedLabelsMatchLaTeX re-derives from
+// the LaTeX source where it is present, so this test needs nothing outside the
+// repository.
 func TestPaperMapCoversEveryNumberedItem(t *testing.T) {
 	pm := readPaperMap(t)
-	labels := numberedLabels(t)
+	labels := paper.NumberedLabels()
 	if len(labels) < 50 {
-		t.Fatalf("found only %d labels in the paper; the parser is broken", len(labels))
+		t.Fatalf("fixtures/paper/labels.txt lists only %d labels; it is damaged", len(labels))
 	}
 	for _, l := range labels {
 		if !strings.Contains(pm, "`"+l+"`") {
