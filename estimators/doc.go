@@ -39,6 +39,6 @@
 // The paper's algorithms are the default. Options.Compat = CompatOriginal
 // reproduces the authors' public code where it changes results (uniform
 // α̂ = 1/C, instance weights without 1/|b|, merge and chvol details, 0/0 as
-// an error); PAPER_MAP.d/estimators.md lists every difference with the test
+// an error); PAPER_MAP.md ("Paper vs original code") lists every difference with the test
 // that shows it.
 package estimators

@@ -58,7 +58,7 @@ var WeightSchemes = []WeightScheme{WeightsUniform, WeightsHM, WeightsCHVol}
 
 // Compat selects the paper's algorithms (the default) or the behaviour of
 // the authors' public code (github.com/Z-Jianxin/LLPFC) where it differs and
-// the difference changes results; see PAPER_MAP.d/estimators.md,
+// the difference changes results; see PAPER_MAP.md,
 // "Paper vs original code".
 type Compat string
 

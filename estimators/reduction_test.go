@@ -792,7 +792,7 @@ func TestMergeAssumptionHolds(t *testing.T) {
 	})
 }
 
-// ---- Paper vs original code (PAPER_MAP.d/estimators.md) ----
+// ---- Paper vs original code (PAPER_MAP.md) ----
 
 // compatSet: 3 bags of sizes 10, 20, 30 forming one group.
 func compatSet() *BagSet {
@@ -1046,7 +1046,7 @@ func TestInstanceArrays(t *testing.T) {
 	}
 }
 
-// TestFindingAbsentClassInGroup (PAPER_MAP.d/estimators.md, Finding 2): a
+// TestFindingAbsentClassInGroup (PAPER_MAP.md, Findings, "Section 5", Finding 2): a
 // class present in the data set can be absent from one group. C = 2, bags
 // (1,0), (1,0), (0,1), (0.5,0.5): σ̂(1) > 0, but a group of the two (1,0) bags
 // has σ̂_i = (1, 0) in Algorithms 2 and 3, where line 9 divides by 0. Our T̂_i

@@ -277,7 +277,7 @@ func TestSimplexLSMatchesSoftmaxOptimizer(t *testing.T) {
 // TestSimplexLSBoundaryExact: when σ̂ lies outside the convex hull the
 // optimum is on a face; the active-set method returns exact zeros there
 // (the original code's interior-point trust-constr solver returns small
-// positive values instead — see PAPER_MAP.d/estimators.md).
+// positive values instead — see PAPER_MAP.md, "Paper vs original code").
 func TestSimplexLSBoundaryExact(t *testing.T) {
 	// Γ rows: e_0, e_1, (0.5,0.5,0)…; σ̂ = (0.2, 0.2, 0.6) is far from row 2's
 	// direction, the projection onto the hull of rows {e0, e1, (.5,.5,0)}
@@ -377,7 +377,7 @@ func BenchmarkSimplexLS(b *testing.B) {
 	}
 }
 
-// TestFindingTransposeApprox (PAPER_MAP.d/estimators.md, Finding 1): §5.4's
+// TestFindingTransposeApprox (PAPER_MAP.md, Findings, "Section 5", Finding 1): §5.4's
 // prose writes ‖σ̂ − Γ̂_iα‖², Algorithm 3 line 6 ‖σ̂ − Γ̂_iᵀα‖². On Γ̂ =
 // [[1,0],[0.5,0.5]], σ̂ = (0.75, 0.25) the transposed problem is solved
 // exactly by α = (0.5, 0.5) (σ̂ is in the hull of the rows), the

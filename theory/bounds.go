@@ -162,8 +162,8 @@ func RadLipsBound(s LMNTMSetting, delta, A, radLoss float64) (float64, error) {
 //
 // The paper states the factor 2; its proof combines Lemma `rad.lips.lemma`
 // (factor 2) with Lemma `multi.rad.lemma` (factor √2), which gives 2√2, and
-// the √2 cannot be dropped from Lemma `multi.rad.lemma` (see PAPER_MAP.d
-// theory-rademacher.md, Findings).
+// the √2 cannot be dropped from Lemma `multi.rad.lemma` (see PAPER_MAP.md, Findings,
+// "Section 4.3 and Appendix C").
 func LemmaGenBound(s LMNTMSetting, delta, A, radVec float64) (float64, error) {
 	t, err := s.ConcentrationTerm(delta, A)
 	if err != nil {

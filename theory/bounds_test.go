@@ -150,7 +150,7 @@ func TestBoundsErrors(t *testing.T) {
 	}
 }
 
-// Finding (PAPER_MAP.d/theory-rademacher.md): Lemma `lemma: gen` as printed
+// Finding (PAPER_MAP.md, Findings, "Section 4.3 and Appendix C"): Lemma `lemma: gen` as printed
 // has the factor 2 where its proof (Lemma `rad.lips.lemma`, factor 2, then
 // Lemma `multi.rad.lemma`, factor √2) gives 2√2, and the √2 cannot be
 // dropped even for the paper's own loss. With T = I the composite log loss

@@ -25,7 +25,8 @@ import (
 // (`equation-definition: Bayes risk - log loss`); with that ℓ̲ the right-hand
 // side is Σ_i −q_i log p_i + Σ_i p_i log p_i, which is not KL(p‖q). The
 // consistent reading, used here and in the proof of Lemma `YW_lemma:KL`, is
-// KL(p‖q) = ℓ̲(q,p) − ℓ̲(p,p). See PAPER_MAP.d/theory-calibration.md, Findings.
+// KL(p‖q) = ℓ̲(q,p) − ℓ̲(p,p). See PAPER_MAP.md, Findings,
+// "Sections 2–3".
 func KL(p, q []float64) (float64, error) {
 	if err := CheckSimplex("p", p, SimplexTol); err != nil {
 		return 0, err

@@ -1,7 +1,8 @@
 // Package rng derives the project's random streams. A run has one seed; each
 // consumer (bags, groups, init, augmentation, minibatch order, …) gets its
 // own stream from the seed and a stable name, so adding a consumer never
-// shifts another's stream (see DESIGN.md).
+// shifts another's stream: each stream is seeded by a hash of the run's
+// seed and the consumer's name, never by a position in a shared sequence.
 package rng
 
 import (
