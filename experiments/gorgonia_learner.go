@@ -189,6 +189,7 @@ func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, erro
 		TrainPoints:          trainPoints,
 		TestPoints:           len(td.TestY),
 		Extra:                map[string]float64{"bag_redraws": float64(prob.BagRedraws), "param_count": float64(res.ParamCount)},
+		Regroupings:          res.Regroupings,
 		WallSeconds:          res.WallSeconds,
 		TrainImagesPerSecond: res.TrainImagesPerSecond,
 		PeakRSSBytes:         PeakRSSBytes(),

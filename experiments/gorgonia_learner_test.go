@@ -82,6 +82,12 @@ func TestGorgoniaLearnerTrains(t *testing.T) {
 			if m.TestAccuracy < 0.8 {
 				t.Errorf("test accuracy %.4f, want ≥ 0.8 (chance is 1/3)", m.TestAccuracy)
 			}
+			// The LLPFC cells carry their groups' diagnostics, one summary per
+			// regrouping (issue 16); KL has no groups.
+			if wantRegroup := IsLLPFC(method); (len(m.Regroupings) > 0) != wantRegroup ||
+				wantRegroup && (m.Regroupings[0].Epoch != 0 || m.Regroupings[0].Groups.Groups == 0) {
+				t.Errorf("%s: regroupings %+v", method, m.Regroupings)
+			}
 			again, err := l.Train(context.Background(), cell, nil)
 			if err != nil {
 				t.Fatal(err)

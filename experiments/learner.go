@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/llpfc/llpfc/training"
 )
 
 // Learner trains and evaluates one cell: it builds the cell's LLP data set
@@ -51,6 +53,9 @@ type Metrics struct {
 	TestPoints  int     `json:"test_points"`
 	// Extra holds learner-specific outcome figures (e.g. the number of groups).
 	Extra map[string]float64 `json:"extra,omitempty"`
+	// Regroupings summarizes the LLPFC groups of every regrouping (‖T̂⁻¹‖₁ and
+	// condition numbers, issue 16); empty for the other methods.
+	Regroupings []training.Regrouping `json:"regroupings,omitempty"`
 
 	WallSeconds          float64 `json:"wall_seconds"`
 	TrainImagesPerSecond float64 `json:"train_images_per_second"`

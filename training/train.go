@@ -258,6 +258,9 @@ type Result struct {
 	TrainImagesPerSecond float64      `json:"train_images_per_second"`
 	ParamCount           int          `json:"param_count"`
 	History              []EpochStats `json:"history"`
+	// Regroupings summarizes the groups of every regrouping of the LLPFC
+	// methods (see GroupingReporter); empty for the other methods.
+	Regroupings []Regrouping `json:"regroupings,omitempty"`
 	// Params are the final parameters (Learnables order).
 	Params [][]float32 `json:"-"`
 }
@@ -396,6 +399,11 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 		}
 	}
 	res.Epochs = cfg.Epochs
+	if gr, ok := method.(GroupingReporter); ok {
+		if res.Regroupings, err = gr.Regroupings(cfg.Epochs); err != nil {
+			return nil, err
+		}
+	}
 	if n := len(res.History); n > 0 {
 		res.FinalLoss = res.History[n-1].Loss
 		res.TestAccuracy = res.History[n-1].TestAccuracy

@@ -85,7 +85,7 @@ func newLLPFC(env *MethodEnv, mode estimators.Mode) (*llpfcMethod, error) {
 func (m *llpfcMethod) Close() { m.vm.Close() }
 
 func (m *llpfcMethod) regroup(e int) error {
-	red, err := estimators.Build(m.env.Data.Bags, m.opts, m.env.Stream("llpfc-groups", e))
+	red, err := m.grouping(e, m.opts)
 	if err != nil {
 		return fmt.Errorf("grouping at epoch %d: %w", e, err)
 	}
@@ -124,6 +124,12 @@ func (m *llpfcMethod) regroup(e int) error {
 	m.inst = inst
 	m.regroupedAt = e
 	return nil
+}
+
+// grouping partitions the bags as at epoch e, from the stream
+// "llpfc-groups/epoch-e", with the estimator options opts.
+func (m *llpfcMethod) grouping(e int, opts estimators.Options) (*estimators.Reduction, error) {
+	return estimators.Build(m.env.Data.Bags, opts, m.env.Stream("llpfc-groups", e))
 }
 
 func (m *llpfcMethod) BeginEpoch(e int) (int, error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/internal/atomicfile"
@@ -23,7 +24,9 @@ where proportions are each bag's empirical label proportions and indices index t
 Protocols (Appendix A of the paper): paper = per bag γ ~ Dirichlet(1,…,1), counts ~
 Multinomial(B, γ), drawn without replacement from the class pools; dirichlet:a = the same with
 concentration a; shuffle = the prior work's shuffle-and-cut. The same flags and seed always
-give a byte-identical file. Prints a one-line summary; exit status 2 on any error.`
+give a byte-identical file. Prints a one-line summary, then the predicted trouble for LLPFC:
+the distribution of ‖T̂⁻¹‖₁ over random groupings of the bags (uniform mode), with a warning
+when its median is large (near-uniform bags, where LLPFC breaks). Exit status 2 on any error.`
 
 func runBags(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("bags --data NAME [--data-dir D] --bag-size B (--num-bags K | --num-points N) --protocol P [--shortfall restart|redraw|strict] --seed S --out FILE", bagsSynopsis, stderr)
@@ -37,6 +40,7 @@ func runBags(args []string, stdout, stderr io.Writer) int {
 	shortfall := fs.String("shortfall", "restart", "when a class pool runs out: restart (draw the whole set of bags again; bags keep the paper protocol's distribution conditioned on fitting, as in the authors' code), redraw (only that bag's proportions, then restart) or strict (fail naming the bag and class)")
 	seed := fs.Int64("seed", 1, "random seed; the same seed gives the same bags")
 	out := fs.String("out", "", "path of the bags file to write (written atomically)")
+	rounds := fs.Int("trouble-rounds", 20, "number of random groupings over which ‖T̂⁻¹‖₁ is summarized after writing, to predict trouble for LLPFC before training; 0 skips it")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
@@ -49,6 +53,9 @@ func runBags(args []string, stdout, stderr io.Writer) int {
 	}
 	if *out == "" {
 		return fail("--out is required")
+	}
+	if *rounds < 0 {
+		return fail("--trouble-rounds is %d, want ≥ 0", *rounds)
 	}
 	if *bagSize < 1 {
 		return fail("--bag-size is %d, want ≥ 1", *bagSize)
@@ -93,5 +100,10 @@ func runBags(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %d bags of %d from %s (%s split, %d points, %d classes) to %s: protocol %v, seed %d, %d redraws, %d restarts\n",
 		len(res.Bags.Bags), *bagSize, *name, sp, ds.N, ds.NumClasses, *out, proto, *seed, res.TotalRedraws(), res.Restarts)
+	if *rounds > 0 && len(res.Bags.Bags) >= ds.NumClasses {
+		if err := printTrouble(stdout, res.Bags, estimators.Options{Mode: estimators.ModeUniform}, *seed, *rounds); err != nil {
+			return fail("predicting trouble: %v", err)
+		}
+	}
 	return exitOK
 }
