@@ -1,0 +1,278 @@
+package experiments
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/internal/atomicfile"
+)
+
+// TroublePoint is one finished cell set against how alike its bags are
+// (issue 16): its test accuracy and, for the LLPFC methods, InvNorm1 — the
+// geometric mean over the run's regroupings of the median ‖T̂⁻¹‖₁ of each
+// regrouping's groups (for ideal and approx, of the T̂ that Algorithm 2's
+// noisy prior gives on the same groups, since approx's own T̂ is singular by
+// design). Proposition `theorem: cali_lowerb` loosens the calibration bound
+// by √2‖T̂⁻¹‖₁, so the theory expects accuracy to fall as InvNorm1 grows.
+type TroublePoint struct {
+	Key, Method, Protocol string
+	BagSize               int
+	Seed                  int64
+	Accuracy              float64
+	InvNorm1              float64 // 0 for cells without groups (KL)
+}
+
+// TroublePoints returns one point per result, ordered by protocol, method,
+// bag size and seed.
+func TroublePoints(results []*Result) []TroublePoint {
+	var out []TroublePoint
+	for _, r := range results {
+		p := TroublePoint{Key: r.Key, Method: r.Config.Method, Protocol: r.Config.Protocol,
+			BagSize: r.Config.BagSize, Seed: r.Seed, Accuracy: r.Metrics.TestAccuracy}
+		if n := len(r.Metrics.Regroupings); n > 0 {
+			logSum := 0.0
+			for _, rg := range r.Metrics.Regroupings {
+				s := rg.Groups
+				if rg.Uniform != nil {
+					s = *rg.Uniform
+				}
+				logSum += math.Log(s.InvNorm1Median)
+			}
+			p.InvNorm1 = math.Exp(logSum / float64(n))
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Protocol != b.Protocol {
+			return a.Protocol < b.Protocol
+		}
+		if a.Method != b.Method {
+			return methodRank(a.Method) < methodRank(b.Method)
+		}
+		if a.BagSize != b.BagSize {
+			return a.BagSize < b.BagSize
+		}
+		return a.Seed < b.Seed
+	})
+	return out
+}
+
+// Spearman returns the rank correlation of x and y (ties get their mean
+// rank), NaN for fewer than 3 pairs or a constant variable.
+func Spearman(x, y []float64) float64 {
+	if len(x) != len(y) || len(x) < 3 {
+		return math.NaN()
+	}
+	return stat.Correlation(ranks(x), ranks(y), nil)
+}
+
+// ranks returns the 1-based ranks of v, ties sharing their mean rank.
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
+	r := make([]float64, len(v))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
+			j++
+		}
+		mean := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			r[idx[k]] = mean
+		}
+		i = j + 1
+	}
+	return r
+}
+
+// TroubleMarkdown writes the report section of issue 16: per LLPFC cell its
+// accuracy and InvNorm1, then what the data show, computed from them: the
+// rank correlation of accuracy with InvNorm1 over all LLPFC cells and per
+// protocol (the theory expects it negative), and the mean accuracy of the
+// cells above and below estimators.TroubleInvNorm1.
+func TroubleMarkdown(w io.Writer, pts []TroublePoint) {
+	fmt.Fprintf(w, "## Where LLPFC breaks: accuracy against ‖T̂⁻¹‖₁\n\n")
+	fmt.Fprintf(w, "‖T̂⁻¹‖₁ of a cell: geometric mean over its regroupings of the median ‖T̂⁻¹‖₁ of the groups "+
+		"(for LLPFC-ideal and -approx, of the T̂ that Algorithm 2's noisy prior gives on the same groups). "+
+		"Proposition `theorem: cali_lowerb` loosens the calibration bound by √2‖T̂⁻¹‖₁.\n\n")
+	fmt.Fprintln(w, "| protocol | method | bag size | seed | test accuracy | ‖T̂⁻¹‖₁ |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	var xs, ys []float64
+	byProto := map[string][2][]float64{}
+	var above, below []float64
+	for _, p := range pts {
+		if p.InvNorm1 == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %.4f | %.4g |\n", p.Protocol, methodLabel(p.Method), p.BagSize, p.Seed, p.Accuracy, p.InvNorm1)
+		xs, ys = append(xs, p.InvNorm1), append(ys, p.Accuracy)
+		v := byProto[p.Protocol]
+		v[0], v[1] = append(v[0], p.InvNorm1), append(v[1], p.Accuracy)
+		byProto[p.Protocol] = v
+		if p.InvNorm1 > estimators.TroubleInvNorm1 {
+			above = append(above, p.Accuracy)
+		} else {
+			below = append(below, p.Accuracy)
+		}
+	}
+	fmt.Fprintln(w)
+	if len(xs) == 0 {
+		fmt.Fprintln(w, "No LLPFC cell has finished yet.")
+		fmt.Fprintln(w)
+		return
+	}
+	fmt.Fprintf(w, "What the data show (computed from the %d LLPFC cells above):\n\n", len(xs))
+	fmt.Fprintf(w, "- Rank correlation (Spearman) of test accuracy with ‖T̂⁻¹‖₁: %s over all cells", fmtRho(Spearman(xs, ys)))
+	protos := make([]string, 0, len(byProto))
+	for p := range byProto {
+		protos = append(protos, p)
+	}
+	sort.Strings(protos)
+	for _, p := range protos {
+		fmt.Fprintf(w, "; %s within protocol %s", fmtRho(Spearman(byProto[p][0], byProto[p][1])), p)
+	}
+	rho := Spearman(xs, ys)
+	switch {
+	case math.IsNaN(rho):
+		fmt.Fprint(w, ". Too few cells to tell.\n")
+	case rho < 0:
+		fmt.Fprint(w, ". Negative, as the theory expects: the more alike the bags, the lower the accuracy.\n")
+	default:
+		fmt.Fprint(w, ". Not negative: this contradicts the expectation that accuracy falls as ‖T̂⁻¹‖₁ grows.\n")
+	}
+	fmt.Fprintf(w, "- Cells with ‖T̂⁻¹‖₁ above the warning threshold %d (`estimators.TroubleInvNorm1`): %s; at or below: %s.\n\n",
+		estimators.TroubleInvNorm1, fmtMean(above), fmtMean(below))
+}
+
+func fmtRho(r float64) string {
+	if math.IsNaN(r) {
+		return "ρ = n/a"
+	}
+	return fmt.Sprintf("ρ = %.2f", r)
+}
+
+func fmtMean(v []float64) string {
+	if len(v) == 0 {
+		return "no cell"
+	}
+	return fmt.Sprintf("mean accuracy %.4f over %d cells", stat.Mean(v, nil), len(v))
+}
+
+// TroublePlot saves a PNG of two panels side by side at path: left, the test
+// accuracy of every LLPFC cell against its ‖T̂⁻¹‖₁ (log scale, the warning
+// threshold as a vertical line), one colour per protocol and one marker per
+// method; right, the KL cells' accuracy against bag size (log₂ axis), one
+// colour per protocol.
+func TroublePlot(path string, pts []TroublePoint) error {
+	left, right := plot.New(), plot.New()
+	left.Title.Text = "LLPFC: accuracy vs ‖inv(T)‖₁ of its groups" // the plot font has no combining hat nor superscript minus
+	left.X.Label.Text, left.Y.Label.Text = "‖inv(T)‖₁ (median over groups, log scale)", "test accuracy"
+	left.X.Scale, left.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	right.Title.Text = "KL: accuracy vs bag size"
+	right.X.Label.Text, right.Y.Label.Text = "bag size (log₂ scale)", "test accuracy"
+	right.X.Scale = plot.LogScale{}
+	protos, methods := map[string]int{}, map[string]int{}
+	var bags []int
+	for _, p := range pts {
+		if _, ok := protos[p.Protocol]; !ok {
+			protos[p.Protocol] = len(protos)
+		}
+		if p.InvNorm1 > 0 {
+			if _, ok := methods[p.Method]; !ok {
+				methods[p.Method] = len(methods)
+			}
+		} else if !containsInt(bags, p.BagSize) {
+			bags = append(bags, p.BagSize)
+		}
+	}
+	sort.Ints(bags)
+	lo, hi := math.Inf(1), 0.0
+	for _, p := range pts {
+		if p.InvNorm1 > 0 {
+			lo, hi = min(lo, p.InvNorm1, estimators.TroubleInvNorm1), max(hi, p.InvNorm1, estimators.TroubleInvNorm1)
+		}
+	}
+	if hi > 0 { // a margin of a third of a decade on each side
+		left.X.Min, left.X.Max = lo/2, hi*2
+	}
+	var ticks []plot.Tick
+	for _, b := range bags {
+		ticks = append(ticks, plot.Tick{Value: float64(b), Label: fmt.Sprint(b)})
+	}
+	right.X.Tick.Marker = plot.ConstantTicks(ticks)
+	if n := len(bags); n > 0 {
+		right.X.Min, right.X.Max = float64(bags[0])/1.25, float64(bags[n-1])*1.25
+	}
+	for _, pl := range []*plot.Plot{left, right} {
+		pl.Y.Min, pl.Y.Max = 0, 1
+		pl.Add(plotter.NewGrid())
+		pl.Legend.Top, pl.Legend.Left = false, true
+	}
+	type series struct{ proto, method string }
+	groups := map[series]plotter.XYs{}
+	var order []series
+	for _, p := range pts {
+		s := series{p.Protocol, p.Method}
+		if _, ok := groups[s]; !ok {
+			order = append(order, s)
+		}
+		x := float64(p.BagSize)
+		if p.InvNorm1 > 0 {
+			x = p.InvNorm1
+		}
+		groups[s] = append(groups[s], plotter.XY{X: x, Y: p.Accuracy})
+	}
+	for _, s := range order {
+		sc, err := plotter.NewScatter(groups[s])
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", path, err)
+		}
+		sc.Color = plotutil.Color(protos[s.proto])
+		if m, ok := methods[s.method]; ok {
+			sc.Shape = plotutil.Shape(m)
+			left.Add(sc)
+			left.Legend.Add(fmt.Sprintf("%s, %s", methodLabel(s.method), s.proto), sc)
+		} else {
+			sc.Shape = draw.CircleGlyph{}
+			right.Add(sc)
+			right.Legend.Add(fmt.Sprintf("%s, %s", methodLabel(s.method), s.proto), sc)
+		}
+	}
+	if len(methods) > 0 {
+		line, err := plotter.NewLine(plotter.XYs{{X: estimators.TroubleInvNorm1, Y: 0}, {X: estimators.TroubleInvNorm1, Y: 1}})
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", path, err)
+		}
+		line.Color = color.Gray{Y: 128}
+		line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		left.Add(line)
+		left.Legend.Add(fmt.Sprintf("warning threshold %d", estimators.TroubleInvNorm1), line)
+	}
+	const w, h = 12 * vg.Inch, 4.8 * vg.Inch
+	img := vgimg.New(w, h)
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(12), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(12)}
+	canvases := plot.Align([][]*plot.Plot{{left, right}}, tiles, dc)
+	left.Draw(canvases[0][0])
+	right.Draw(canvases[0][1])
+	return atomicfile.Write(path, func(wr io.Writer) error {
+		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(wr)
+		return err
+	})
+}
