@@ -1,8 +1,9 @@
 package estimators
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/llpfc/llpfc/theory"
 )
 
 // Mode selects how the noisy prior α̂_i of a group is obtained (Section 5.4).
@@ -151,5 +152,8 @@ func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
 // ErrAssumption is wrapped by Build's error when ModeIdeal meets a group for
-// which Assumption `grouping assumption all groups` (Section 5.3) fails.
-var ErrAssumption = errors.New("Assumption `grouping assumption all groups` fails")
+// which Assumption `grouping assumption all groups` (Section 5.3) fails. It
+// is theory.ErrAssumption itself — the project has one such sentinel — so
+// errors.Is(err, theory.ErrAssumption) holds from theory through
+// estimators and training up to the command's exit status.
+var ErrAssumption = theory.ErrAssumption

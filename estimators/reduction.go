@@ -323,12 +323,15 @@ func buildGroup(set *BagSet, opts Options, sigmaHat []float64, bags []int) (*Gro
 	case ModeIdeal:
 		for c, s := range sigmaHat {
 			if !(s > 0) {
-				return nil, fmt.Errorf("%w: class %d is absent from every bag (σ̂(%d) = 0), but Section 5.1 assumes σ(c) ≠ 0", ErrAssumption, c, c)
+				return nil, fmt.Errorf("%w (for all groups, Section 5.3): class %d is absent from every bag (σ̂(%d) = 0), but Section 5.1 assumes σ(c) ≠ 0", ErrAssumption, c, c)
 			}
 		}
 		a, err := theory.IdealAlpha(g.Gamma, sigmaHat)
 		if err != nil {
-			return nil, fmt.Errorf("%w (%v)", ErrAssumption, err)
+			if !errors.Is(err, ErrAssumption) {
+				err = fmt.Errorf("%w: %v", ErrAssumption, err)
+			}
+			return nil, fmt.Errorf("for all groups (Section 5.3): %w", err)
 		}
 		g.Alpha = a
 		T, err := theory.TransitionMatrix(g.Gamma, a, sigmaHat)

@@ -42,7 +42,7 @@ func runGroups(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Int64("seed", 1, "seed of the random partition (stream \"groups\"); the same seed gives the same groups")
 	asJSON := fs.Bool("json", false, "print the partition as JSON ({sigma_hat, leftover, groups: [{bags, gamma, alpha, sigma, T, weight, diagnostics}]}) instead of a table")
 	compat := fs.String("compat", "paper", "paper (the algorithms of the paper) or original (reproduce the authors' code where it differs: uniform α = 1/C, weights w·α(c) without /|b|, merge and chvol as in make_groups.py)")
-	rounds := fs.Int("trouble-rounds", 20, "number of random groupings (rounds 0…R−1 of --seed) over which ‖T̂⁻¹‖₁ is summarized before the table, to predict trouble before training; 0 skips it")
+	rounds := fs.Int("trouble-rounds", 20, "number of random groupings (rounds 0…R−1 of --seed) over which ‖T̂⁻¹‖₁ is summarized before the table, to predict trouble before training (table output only, not with --json); 0 skips it")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
@@ -72,14 +72,8 @@ func runGroups(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitBadUsage, err)
 	}
-	if *rounds > 0 {
-		// In JSON mode the prediction goes to standard error, so that standard
-		// output stays one JSON document.
-		out := stdout
-		if *asJSON {
-			out = stderr
-		}
-		if err := printTrouble(out, set, estimators.Options{Mode: estimators.ModeUniform, Weights: w, Compat: c}, *seed, *rounds); err != nil {
+	if *rounds > 0 && !*asJSON { // --json prints one JSON document and nothing else
+		if err := printTrouble(stdout, set, estimators.Options{Mode: estimators.ModeUniform, Weights: w, Compat: c}, *seed, *rounds); err != nil {
 			return fail(exitBadUsage, fmt.Errorf("%s: %w", *bagsPath, err))
 		}
 	}
