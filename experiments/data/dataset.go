@@ -24,6 +24,9 @@ type Dataset struct {
 	// ClassNames, when set, gives the original label of each class (CSV and
 	// LIBSVM files, whose labels are mapped to 0…K−1).
 	ClassNames []string
+	// Normalization is set on a normalized copy (Standardization.Apply): its
+	// values are then no longer pixels in [0,1].
+	Normalization *Standardization
 }
 
 // Split selects the training or the test part of a named data set.
@@ -47,7 +50,8 @@ func (s Split) String() string {
 
 // Validate checks the invariants every consumer relies on: len(X) = N·D,
 // len(Y) = N, labels in 0…NumClasses−1, NumClasses ≥ 1, finite features,
-// image shape consistent with D and image values in [0,1].
+// image shape consistent with D and image values in [0,1] (unless the data
+// set is a normalized copy).
 func (d *Dataset) Validate() error {
 	if d.N < 0 || d.D <= 0 {
 		return fmt.Errorf("%s: shape %d×%d, want N ≥ 0 and D > 0", d.Name, d.N, d.D)
@@ -74,7 +78,7 @@ func (d *Dataset) Validate() error {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 			return fmt.Errorf("%s: instance %d feature %d is %v, want a finite number", d.Name, i/d.D, i%d.D, x)
 		}
-		if image && (x < 0 || x > 1) {
+		if image && d.Normalization == nil && (x < 0 || x > 1) {
 			return fmt.Errorf("%s: instance %d pixel %d is %v, want [0,1]", d.Name, i/d.D, i%d.D, x)
 		}
 	}
