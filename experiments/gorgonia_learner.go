@@ -105,8 +105,11 @@ func TrainingData(p *Problem) *training.TrainData {
 
 // cropFlip returns the appendix's augmentation (zero-pad 4, random crop,
 // horizontal flip: training.PaperCropFlip) as a training.Config.Augment
-// function for C×H×W images.
-func cropFlip(c, h, w int) func(x []float32, rows int, r *rand.Rand) error {
+// function for C×H×W images; padValues (the normalized value of a raw 0
+// pixel per channel, nil for raw data) is the padding.
+func cropFlip(c, h, w int, padValues []float64) func(x []float32, rows int, r *rand.Rand) error {
+	aug := training.PaperCropFlip
+	aug.PadValues = padValues
 	var scratch []float32
 	return func(x []float32, rows int, r *rand.Rand) error {
 		n := rows * c * h * w
@@ -114,7 +117,7 @@ func cropFlip(c, h, w int) func(x []float32, rows int, r *rand.Rand) error {
 			return fmt.Errorf("augment: %d values for %d images of %d×%d×%d", len(x), rows, c, h, w)
 		}
 		scratch = append(scratch[:0], x[:n]...)
-		_, err := training.PaperCropFlip.Apply(training.Batch{N: rows, C: c, H: h, W: w, Data: x[:n]},
+		_, err := aug.Apply(training.Batch{N: rows, C: c, H: h, W: w, Data: x[:n]},
 			training.Batch{N: rows, C: c, H: h, W: w, Data: scratch}, r)
 		return err
 	}
@@ -148,7 +151,7 @@ func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, erro
 		if td.Channels == 0 {
 			return Metrics{}, fmt.Errorf("hyper.augment: data set %s has no image shape to crop and flip", c.Dataset)
 		}
-		cfg.Augment = cropFlip(td.Channels, td.Height, td.Width)
+		cfg.Augment = cropFlip(td.Channels, td.Height, td.Width, prob.Norm.PadValues())
 	}
 	if c.Method == "llpvat" {
 		vatMu.Lock()
@@ -190,6 +193,9 @@ func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, erro
 		TestPoints:           len(td.TestY),
 		Extra:                map[string]float64{"bag_redraws": float64(prob.BagRedraws), "param_count": float64(res.ParamCount)},
 		Regroupings:          res.Regroupings,
+		Normalization:        &prob.Norm,
+		StepsPerEpoch:        stepsPerEpoch(res.History),
+		InstanceEpochs:       instanceEpochs(res.History),
 		WallSeconds:          res.WallSeconds,
 		TrainImagesPerSecond: res.TrainImagesPerSecond,
 		PeakRSSBytes:         PeakRSSBytes(),
@@ -247,4 +253,21 @@ func ResizeBilinear(x []float32, c, h, w, H, W int) []float32 {
 		}
 	}
 	return out
+}
+
+// stepsPerEpoch returns the optimizer steps of the first epoch of h.
+func stepsPerEpoch(h []training.EpochStats) int {
+	if len(h) == 0 {
+		return 0
+	}
+	return h[0].Steps
+}
+
+// instanceEpochs returns the training instances visited over h.
+func instanceEpochs(h []training.EpochStats) int64 {
+	var n int64
+	for _, e := range h {
+		n += int64(e.Images)
+	}
+	return n
 }

@@ -31,7 +31,7 @@ import (
 func miniCell(method string) Cell {
 	c := Config{
 		Learner: "gorgonia", Dataset: "gmm:classes=3,dim=5,train=2400,test=600,sep=4", Model: "mlp",
-		Method: method, Protocol: "paper", BagSize: 16, NumPoints: 2048, Seed: 7,
+		Method: method, Protocol: "paper", BagSize: 16, NumPoints: 2048, Normalize: "standardize", Seed: 7,
 		Hyper: Hyper{Epochs: 4, Optimizer: "adam", LR: 3e-3, BatchSize: 64,
 			Schedule: Schedule{Kind: "constant"}, RegroupEvery: 2},
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -53,6 +54,16 @@ type Metrics struct {
 	TestPoints  int     `json:"test_points"`
 	// Extra holds learner-specific outcome figures (e.g. the number of groups).
 	Extra map[string]float64 `json:"extra,omitempty"`
+	// Normalization is the input normalization the cell's data got (mode and
+	// the training split's constants).
+	Normalization *data.Standardization `json:"normalization,omitempty"`
+	// StepsPerEpoch is the number of optimizer steps of the first epoch
+	// (minibatches of instances for LLPFC, of bags for the baselines), and
+	// InstanceEpochs the training instances visited over the run: together
+	// they say what budget a method got, which the bag size changes for the
+	// bag-level baselines.
+	StepsPerEpoch  int   `json:"steps_per_epoch,omitempty"`
+	InstanceEpochs int64 `json:"instance_epochs,omitempty"`
 	// Regroupings summarizes the LLPFC groups of every regrouping (‖T̂⁻¹‖₁ and
 	// condition numbers, issue 16); empty for the other methods.
 	Regroupings []training.Regrouping `json:"regroupings,omitempty"`

@@ -272,7 +272,7 @@ func (LogReg) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error)
 	order := rng.New(c.Seed, "minibatch")
 	groups := rng.New(c.Seed, estimators.StreamName)
 	var red *FCProblem
-	met := Metrics{TrainPoints: c.NumPoints}
+	met := Metrics{TrainPoints: c.NumPoints, Normalization: &prob.Norm}
 	seen := 0
 	t0 := time.Now()
 	for e := 0; e < h.Epochs; e++ {

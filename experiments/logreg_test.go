@@ -164,7 +164,7 @@ func TestReduceFlattensEstimators(t *testing.T) {
 // gives the same numbers twice.
 func TestLogRegLearns(t *testing.T) {
 	for _, method := range []string{"llpfc-uniform", "llpfc-approx", "kl"} {
-		cfg := Config{Learner: "logreg", Dataset: "gmm:classes=3,dim=4,train=3000,test=600,sep=4", Model: "linear",
+		cfg := Config{Learner: "logreg", Normalize: "standardize", Dataset: "gmm:classes=3,dim=4,train=3000,test=600,sep=4", Model: "linear",
 			Method: method, Protocol: "paper", BagSize: 16, NumPoints: 1536, Seed: 5,
 			Hyper: Hyper{Epochs: 15, Optimizer: "adam", LR: 0.05, BatchSize: 64, RegroupEvery: 5, Schedule: Schedule{Kind: "constant"}}}
 		if method == "kl" {
@@ -246,7 +246,7 @@ func BenchmarkLogRegFCObjective(b *testing.B) {
 // The learner reports every epoch to Progress and stops with ctx.Err() when
 // the context is cancelled.
 func TestLogRegProgressAndCancel(t *testing.T) {
-	cfg := Config{Learner: "logreg", Dataset: "gmm:classes=3,dim=4,train=600,test=60", Model: "linear",
+	cfg := Config{Learner: "logreg", Normalize: "standardize", Dataset: "gmm:classes=3,dim=4,train=600,test=60", Model: "linear",
 		Method: "llpfc-approx", Protocol: "paper", BagSize: 8, NumPoints: 240, Seed: 1,
 		Hyper: Hyper{Epochs: 6, Optimizer: "sgd", LR: 0.1, Momentum: 0.9, BatchSize: 16, RegroupEvery: 2, Schedule: Schedule{Kind: "constant"}}}
 	var log epochLog
@@ -298,7 +298,7 @@ func (c *cancelAfter) Epoch(done, _ int, _ string) {
 // LLPFC reduction → logistic regression): far above chance (0.1) after 3
 // epochs on 4096 points in bags of 64.
 func TestLogRegOnFixture(t *testing.T) {
-	cfg := Config{Learner: "logreg", Dataset: FashionFixture, Model: "linear", Method: "llpfc-uniform",
+	cfg := Config{Learner: "logreg", Normalize: "standardize", Dataset: FashionFixture, Model: "linear", Method: "llpfc-uniform",
 		Protocol: "paper", BagSize: 64, NumPoints: 4096, TestPoints: 1000, Seed: 1,
 		Hyper: Hyper{Epochs: 3, Optimizer: "adam", LR: 0.005, BatchSize: 64, RegroupEvery: 1, Schedule: Schedule{Kind: "constant"}}}
 	m, err := LogReg{}.Train(context.Background(), Cell{Config: cfg}, nil)

@@ -24,15 +24,23 @@ type Problem struct {
 	// BagRedraws counts the bags redrawn because a class pool ran out
 	// (bagproto's Restart policy).
 	BagRedraws int
+	// Norm is the input normalization fitted on the whole training split and
+	// applied to Train and Test (issue 10).
+	Norm data.Standardization
 }
 
-// LoadProblem loads the cell's data set (both splits), keeps the first
-// TestPoints test points when TestPoints > 0, and draws
+// LoadProblem loads the cell's data set (both splits), normalizes both with
+// the constants of the whole training split (Config.Normalize), keeps the
+// first TestPoints test points when TestPoints > 0, and draws
 // NumPoints/BagSize bags of size BagSize with the cell's protocol from the
 // random stream rng.New(seed, "bags").
 func LoadProblem(cell Cell) (*Problem, error) {
 	c := cell.Config
-	train, test, err := loadDataset(c.Dataset, cell.DataDir)
+	mode := c.Normalize
+	if mode == "" {
+		mode = data.Standardize
+	}
+	train, test, norm, err := loadNormalized(c.Dataset, cell.DataDir, mode)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +51,42 @@ func LoadProblem(cell Cell) (*Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Problem{Train: train, Test: test, Bags: *bags.Bags, BagRedraws: bags.TotalRedraws()}, nil
+	return &Problem{Train: train, Test: test, Bags: *bags.Bags, BagRedraws: bags.TotalRedraws(), Norm: norm}, nil
+}
+
+// normCache keeps the last data set loaded, normalized: a grid runs data set
+// by data set, so consecutive cells share it (the raw splits are not kept). Learners must treat the splits as
+// read-only.
+var normCache struct {
+	sync.Mutex
+	key         string
+	train, test *data.Dataset
+	norm        data.Standardization
+}
+
+// loadNormalized returns both splits of a data set normalized by mode with
+// the statistics of the training split.
+func loadNormalized(name, dir, mode string) (train, test *data.Dataset, norm data.Standardization, err error) {
+	normCache.Lock()
+	defer normCache.Unlock()
+	key := name + "\x00" + dir + "\x00" + mode
+	if normCache.key == key {
+		return normCache.train, normCache.test, normCache.norm, nil
+	}
+	if train, test, err = loadDataset(name, dir); err != nil {
+		return nil, nil, norm, err
+	}
+	if norm, err = data.Fit(mode, train); err != nil {
+		return nil, nil, norm, fmt.Errorf("dataset %s: %w", name, err)
+	}
+	if train, err = norm.Apply(train); err != nil {
+		return nil, nil, norm, err
+	}
+	if test, err = norm.Apply(test); err != nil {
+		return nil, nil, norm, err
+	}
+	normCache.key, normCache.train, normCache.test, normCache.norm = key, train, test, norm
+	return train, test, norm, nil
 }
 
 // MakeBags draws the cell's NumPoints/BagSize bags of size BagSize from d
@@ -87,25 +130,10 @@ func loadDataset(name, dir string) (train, test *data.Dataset, err error) {
 	return loadNamed(name, dir)
 }
 
-// datasetCache keeps the last data set loaded: a grid runs data set by data
-// set, so consecutive cells share it. Learners must treat Problem.Train and
-// Problem.Test as read-only.
-var datasetCache struct {
-	sync.Mutex
-	key         string
-	train, test *data.Dataset
-}
-
 // loadNamed resolves the data set's directory from the --data-dir value (then
 // $LLPFC_DATA, then the standard locations: data.Resolve) and reads both
 // splits with data.Load.
 func loadNamed(name, flagDir string) (train, test *data.Dataset, err error) {
-	datasetCache.Lock()
-	defer datasetCache.Unlock()
-	key := name + "\x00" + flagDir
-	if datasetCache.key == key {
-		return datasetCache.train, datasetCache.test, nil
-	}
 	dir, err := data.Resolve(name, flagDir)
 	if err != nil {
 		return nil, nil, err
@@ -120,7 +148,6 @@ func loadNamed(name, flagDir string) (train, test *data.Dataset, err error) {
 		return nil, nil, fmt.Errorf("dataset %s: train split has %d classes × %d features, test split %d × %d",
 			name, train.NumClasses, train.D, test.NumClasses, test.D)
 	}
-	datasetCache.key, datasetCache.train, datasetCache.test = key, train, test
 	return train, test, nil
 }
 

@@ -75,7 +75,7 @@ func TestReportPaperRows(t *testing.T) {
 	st, _ := OpenStore(t.TempDir())
 	for _, seed := range []int64{0, 1} {
 		for _, bag := range []int{32, 2048} {
-			c := Config{Learner: "gorgonia", Dataset: CIFAR10, Model: "wrn-16-4", Method: "kl", Protocol: "paper",
+			c := Config{Learner: "gorgonia", Normalize: "standardize", Dataset: CIFAR10, Model: "wrn-16-4", Method: "kl", Protocol: "paper",
 				BagSize: bag, NumPoints: 40960, Seed: seed,
 				Hyper: Hyper{Epochs: 1, Optimizer: "sgd", LR: 0.1, BatchSize: 2, Schedule: Schedule{Kind: "constant"}}}
 			r := &Result{Format: ResultFormat, Key: c.Key(), Spec: "wrn16-4", Seed: seed, Config: c,
@@ -114,7 +114,7 @@ func TestReportPaperRows(t *testing.T) {
 func TestReportRejectsMixedConfigurations(t *testing.T) {
 	var rs []*Result
 	for _, epochs := range []int{1, 2} {
-		c := Config{Learner: "logreg", Dataset: "gmm:", Model: "linear", Method: "kl", Protocol: "paper",
+		c := Config{Learner: "logreg", Normalize: "standardize", Dataset: "gmm:", Model: "linear", Method: "kl", Protocol: "paper",
 			BagSize: 8, NumPoints: 64, Seed: 0,
 			Hyper: Hyper{Epochs: epochs, Optimizer: "sgd", LR: 0.1, BatchSize: 2, Schedule: Schedule{Kind: "constant"}}}
 		rs = append(rs, &Result{Format: ResultFormat, Key: c.Key(), Spec: "s", Config: c})

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/llpfc/llpfc/experiments/bagproto"
 	"io"
 	"math"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments/bagproto"
+	"github.com/llpfc/llpfc/experiments/data"
 )
 
 // Methods are the training methods a cell may name (Section 6): the LLPFC
@@ -55,6 +56,10 @@ type Spec struct {
 	TestPoints int `json:"test_points,omitempty"`
 	// Shortfall is "" or "restart" (the default), "redraw" or "strict": see bagproto.
 	Shortfall string `json:"shortfall,omitempty"`
+	// Normalize is the input normalization every cell gets: "standardize"
+	// (the default when empty: per-channel mean and standard deviation of the
+	// training split, as the authors do for every data set) or "none".
+	Normalize string `json:"normalize,omitempty"`
 	Hyper     Hyper  `json:"hyper"`
 
 	Overrides []Override `json:"overrides,omitempty"`
@@ -168,6 +173,10 @@ type Config struct {
 	// Shortfall is the bag protocol's policy when a class pool runs out:
 	// "" or "restart" (bagproto's default), "redraw", or "strict" (fail).
 	Shortfall string `json:"shortfall,omitempty"`
+	// Normalize is the input normalization, "standardize" or "none" (package
+	// experiments/data); always set in a cell, so two cells that differ in it
+	// never share a key.
+	Normalize string `json:"normalize"`
 	Seed      int64  `json:"seed"`
 	Hyper     Hyper  `json:"hyper"`
 }
@@ -177,10 +186,10 @@ func (c Config) NumBags() int { return c.NumPoints / c.BagSize }
 
 // canonicalPrefix versions the canonical encoding: a change of encoding must
 // change the prefix.
-const canonicalPrefix = "llpfc-cell/v1\n"
+const canonicalPrefix = "llpfc-cell/v2\n"
 
 // CanonicalJSON is the canonical encoding of c that Key hashes: the prefix
-// "llpfc-cell/v1\n" followed by encoding/json's compact encoding of the
+// "llpfc-cell/v2\n" followed by encoding/json's compact encoding of the
 // Config struct — fields in the struct's declaration order (never the order of
 // a spec file's keys), fields tagged omitempty left out at their zero value
 // (so adding a new field whose zero value is the old behaviour keeps old keys),
@@ -385,6 +394,9 @@ func (c Config) Validate() error {
 			return fmt.Errorf("shortfall: %w", err)
 		}
 	}
+	if _, err := data.ParseNormalize(c.Normalize); err != nil {
+		return fmt.Errorf("normalize: %w", err)
+	}
 	return h.Schedule.validate(h.Epochs)
 }
 
@@ -472,7 +484,10 @@ func (s *Spec) expand() ([]Cell, error) {
 					c := Config{
 						Learner: s.Learner, Dataset: d, Model: s.Model, Method: m,
 						Protocol: s.Protocol, BagSize: b, NumPoints: s.NumPoints,
-						TestPoints: s.TestPoints, Shortfall: s.Shortfall, Seed: seed, Hyper: s.Hyper,
+						TestPoints: s.TestPoints, Shortfall: s.Shortfall, Normalize: s.Normalize, Seed: seed, Hyper: s.Hyper,
+					}
+					if c.Normalize == "" {
+						c.Normalize = data.Standardize
 					}
 					c.Hyper.Schedule.Milestones = append([]int(nil), s.Hyper.Schedule.Milestones...)
 					for i, o := range s.Overrides {

@@ -144,11 +144,11 @@ func TestSpecKeyChangesWithEverySetting(t *testing.T) {
 // CanonicalJSON's documentation describes. If it changes, every stored key
 // changes — bump canonicalPrefix.
 func TestCanonicalJSONGolden(t *testing.T) {
-	c := Config{Learner: "logreg", Dataset: "d", Model: "linear", Method: "kl", Protocol: "paper",
+	c := Config{Learner: "logreg", Normalize: "standardize", Dataset: "d", Model: "linear", Method: "kl", Protocol: "paper",
 		BagSize: 8, NumPoints: 64, Seed: 1,
 		Hyper: Hyper{Epochs: 2, Optimizer: "sgd", LR: 1e-1, BatchSize: 2, Schedule: Schedule{Kind: "constant"}}}
-	want := "llpfc-cell/v1\n" + `{"learner":"logreg","dataset":"d","model":"linear","method":"kl","protocol":"paper",` +
-		`"bag_size":8,"num_points":64,"seed":1,"hyper":{"epochs":2,"optimizer":"sgd","lr":0.1,"batch_size":2,"schedule":{"kind":"constant"}}}`
+	want := "llpfc-cell/v2\n" + `{"learner":"logreg","dataset":"d","model":"linear","method":"kl","protocol":"paper",` +
+		`"bag_size":8,"num_points":64,"normalize":"standardize","seed":1,"hyper":{"epochs":2,"optimizer":"sgd","lr":0.1,"batch_size":2,"schedule":{"kind":"constant"}}}`
 	if got := string(c.CanonicalJSON()); got != want {
 		t.Errorf("canonical JSON\n got %s\nwant %s", got, want)
 	}

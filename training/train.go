@@ -238,10 +238,13 @@ type Progress func(ProgressEvent)
 
 // EpochStats summarises one epoch.
 type EpochStats struct {
-	Epoch        int     `json:"epoch"`
-	Loss         float64 `json:"loss"`
-	LR           float64 `json:"lr"`
-	Seconds      float64 `json:"seconds"`
+	Epoch   int     `json:"epoch"`
+	Loss    float64 `json:"loss"`
+	LR      float64 `json:"lr"`
+	Seconds float64 `json:"seconds"`
+	// Steps is the number of optimizer steps of the epoch; Images the
+	// training instances they used.
+	Steps        int     `json:"steps"`
 	Images       int     `json:"images"`
 	TestAccuracy float64 `json:"test_accuracy"` // −1 if not evaluated
 }
@@ -371,7 +374,7 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 		dt := time.Since(epochStart)
 		trainTime += dt
 		trainImages += images
-		st := EpochStats{Epoch: e, Loss: lossSum / float64(steps), LR: lr, Seconds: dt.Seconds(), Images: images, TestAccuracy: -1}
+		st := EpochStats{Epoch: e, Loss: lossSum / float64(steps), LR: lr, Seconds: dt.Seconds(), Steps: steps, Images: images, TestAccuracy: -1}
 		last := e == cfg.Epochs-1
 		if last || (cfg.EvalEvery > 0 && (e+1)%cfg.EvalEvery == 0) {
 			acc, err := ev.Accuracy(data.TestX, data.TestY)

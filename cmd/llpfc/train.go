@@ -62,6 +62,7 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	groupWeights := fs.String("group-weights", "uniform", "LLPFC group weights w: uniform, hm (harmonic mean of bag sizes) or chvol (convex-hull volume)")
 	compat := fs.String("compat", "paper", "paper (Algorithms 1–3) or original (the authors' code where it differs)")
 	chunk := fs.Int("chunk-size", training.DefaultChunkSize, "bag methods: instances per forward pass; bounds memory whatever the bag size")
+	normalize := fs.String("normalize", data.Standardize, "input normalization: standardize (each channel, or each tabular feature, to mean 0 and std 1 with the constants of the whole training split, applied to train and test and to the augmentation's padding: what the authors do for every data set) or none (pixels in [0,1])")
 	augment := fs.String("augment", "none", "training augmentation of image data: none or crop-flip (zero-pad 4, random crop, horizontal flip with probability ½: the appendix's setting)")
 	evalEvery := fs.Int("eval-every", 0, "evaluate test accuracy every K epochs (0: only after the last)")
 	seed := fs.Int64("seed", 1, "random seed of the bags, initialisation, groups and minibatch order; the same seed gives the same result")
@@ -218,6 +219,16 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	norm, err := data.Fit(*normalize, train)
+	if err != nil {
+		return fail("--normalize: %v", err)
+	}
+	if train, err = norm.Apply(train); err != nil {
+		return fail("--normalize: %v", err)
+	}
+	if test, err = norm.Apply(test); err != nil {
+		return fail("--normalize: %v", err)
+	}
 	var bags *estimators.BagSet
 	if *bagsFile != "" {
 		if bags, err = estimators.ReadBagSetFile(*bagsFile); err != nil {
@@ -249,7 +260,9 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		if train.Channels == 0 {
 			return fail("--augment crop-flip needs image data; %s is tabular", dsName)
 		}
-		cfg.Augment = training.CropFlipAugment(training.PaperCropFlip, train.Channels, train.Height, train.Width)
+		aug := training.PaperCropFlip
+		aug.PadValues = norm.PadValues() // a raw 0 pixel, normalized
+		cfg.Augment = training.CropFlipAugment(aug, train.Channels, train.Height, train.Width)
 	}
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -294,7 +307,7 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	}
 	summary := trainSummary{
 		Method: *method, Model: *model, Data: dsName, BagSize: *bagSize, NumBags: len(bags.Bags), NumPoints: instances,
-		Seed: *seed, BatchSize: *batch, Optimizer: *optimizer, LR: *lr,
+		Seed: *seed, BatchSize: *batch, Optimizer: *optimizer, LR: *lr, Normalization: norm,
 		TestAccuracy: res.TestAccuracy, Epochs: res.Epochs, FinalLoss: res.FinalLoss,
 		WallSeconds: res.WallSeconds, TrainImagesPerSecond: res.TrainImagesPerSecond,
 		PeakRSSBytes: peakRSS(), ParamCount: res.ParamCount,
@@ -322,23 +335,25 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 
 // trainSummary is the JSON result of `llpfc train`.
 type trainSummary struct {
-	Method               string  `json:"method"`
-	Model                string  `json:"model"`
-	Data                 string  `json:"data"`
-	BagSize              int     `json:"bag_size"`
-	NumBags              int     `json:"num_bags"`
-	NumPoints            int     `json:"num_points"`
-	Seed                 int64   `json:"seed"`
-	BatchSize            int     `json:"batch_size"`
-	Optimizer            string  `json:"optimizer"`
-	LR                   float64 `json:"lr"`
-	TestAccuracy         float64 `json:"test_accuracy"`
-	Epochs               int     `json:"epochs"`
-	FinalLoss            float64 `json:"final_loss"`
-	WallSeconds          float64 `json:"wall_seconds"`
-	TrainImagesPerSecond float64 `json:"train_images_per_second"`
-	PeakRSSBytes         int64   `json:"peak_rss_bytes"`
-	ParamCount           int     `json:"param_count"`
+	Method    string  `json:"method"`
+	Model     string  `json:"model"`
+	Data      string  `json:"data"`
+	BagSize   int     `json:"bag_size"`
+	NumBags   int     `json:"num_bags"`
+	NumPoints int     `json:"num_points"`
+	Seed      int64   `json:"seed"`
+	BatchSize int     `json:"batch_size"`
+	Optimizer string  `json:"optimizer"`
+	LR        float64 `json:"lr"`
+	// Normalization is the input normalization and its constants.
+	Normalization        data.Standardization `json:"normalization"`
+	TestAccuracy         float64              `json:"test_accuracy"`
+	Epochs               int                  `json:"epochs"`
+	FinalLoss            float64              `json:"final_loss"`
+	WallSeconds          float64              `json:"wall_seconds"`
+	TrainImagesPerSecond float64              `json:"train_images_per_second"`
+	PeakRSSBytes         int64                `json:"peak_rss_bytes"`
+	ParamCount           int                  `json:"param_count"`
 }
 
 // presetNames lists the appendix settings, sorted.

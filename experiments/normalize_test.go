@@ -1,0 +1,67 @@
+package experiments
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/llpfc/llpfc/experiments/data"
+)
+
+// A spec standardizes by default; "none" is kept; the two give different
+// keys; anything else is refused naming the field.
+func TestSpecNormalizeDefault(t *testing.T) {
+	spec := func(norm string) *Spec {
+		return &Spec{Name: "n", Learner: "logreg", Model: "linear", Datasets: []string{"gmm:"}, Methods: []string{"kl"},
+			BagSizes: []int{8}, Seeds: []int64{1}, Protocol: "paper", NumPoints: 64, Normalize: norm,
+			Hyper: Hyper{Epochs: 1, Optimizer: "sgd", LR: 0.1, BatchSize: 2, Schedule: Schedule{Kind: "constant"}}}
+	}
+	def, err := spec("").Cells()
+	require.NoError(t, err)
+	none, err := spec("none").Cells()
+	require.NoError(t, err)
+	assert.Equal(t, data.Standardize, def[0].Config.Normalize)
+	assert.Equal(t, data.NoNormalization, none[0].Config.Normalize)
+	assert.NotEqual(t, def[0].Key, none[0].Key)
+	_, err = spec("minmax").Cells()
+	assert.ErrorContains(t, err, "normalize")
+}
+
+// A standardized problem has training data of mean 0 and std 1 per feature
+// (the constants of the whole training split), the test split mapped with the
+// same constants, and the learner records the normalization, the optimizer
+// steps per epoch and the instance-epochs.
+func TestProblemAndMetricsCarryNormalization(t *testing.T) {
+	cell := miniCell("llpfc-uniform")
+	p, err := LoadProblem(cell)
+	require.NoError(t, err)
+	require.Equal(t, data.Standardize, p.Norm.Mode)
+	for j := 0; j < p.Train.D; j++ {
+		col := make([]float64, p.Train.N)
+		for i := range col {
+			col[i] = float64(p.Train.X[i*p.Train.D+j])
+		}
+		m, sd := stat.PopMeanStdDev(col, nil)
+		assert.InDelta(t, 0, m, 1e-5, "feature %d mean", j)
+		assert.InDelta(t, 1, sd, 1e-5, "feature %d std", j)
+	}
+	rawTrain, rawTest, err := GaussianMixture(cell.Config.Dataset)
+	require.NoError(t, err)
+	assert.InDelta(t, (float64(rawTest.X[0])-p.Norm.Mean[0])/p.Norm.Std[0], float64(p.Test.X[0]), 1e-6, "test split, training constants")
+	fit, err := data.Fit(data.Standardize, rawTrain)
+	require.NoError(t, err)
+	assert.Equal(t, fit, p.Norm)
+
+	m, err := Gorgonia{}.Train(context.Background(), cell, nil)
+	require.NoError(t, err)
+	require.NotNil(t, m.Normalization)
+	assert.Equal(t, p.Norm, *m.Normalization)
+	assert.Equal(t, (126*16+63)/64, m.StepsPerEpoch, "2016 grouped instances in minibatches of 64")
+	assert.Equal(t, int64(4*126*16), m.InstanceEpochs, "4 epochs of the 126 grouped bags of 16 (128 bags, groups of C = 3: 2 left over)")
+	kl, err := Gorgonia{}.Train(context.Background(), miniCell("kl"), nil)
+	require.NoError(t, err)
+	assert.Equal(t, 2048/16/2, kl.StepsPerEpoch, "128 bags in minibatches of 2")
+}
