@@ -141,6 +141,9 @@ func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, erro
 		return Metrics{}, err
 	}
 	td := TrainingData(prob)
+	if c.Method == training.Supervised {
+		td.Labels = prob.Train.Y // the ceiling only: the LLP methods never see labels
+	}
 	if H, W := InputSide(c.Model, td.Height, td.Width); td.Channels > 0 && (H != td.Height || W != td.Width) {
 		// A copy: prob's splits are the cached data set's, shared by cells.
 		td.X = ResizeBilinear(td.X, td.Channels, td.Height, td.Width, H, W)

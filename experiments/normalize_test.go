@@ -65,3 +65,15 @@ func TestProblemAndMetricsCarryNormalization(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2048/16/2, kl.StepsPerEpoch, "128 bags in minibatches of 2")
 }
+
+// The supervised ceiling trains through the grid on the same bagged
+// instances, counting its batch in instances, and beats chance by far.
+func TestGorgoniaLearnerSupervised(t *testing.T) {
+	cell := miniCell("supervised")
+	require.NoError(t, cell.Config.Validate())
+	m, err := Gorgonia{}.Train(context.Background(), cell, nil)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, m.TestAccuracy, 0.9, "chance is 1/3")
+	assert.Equal(t, 2048/64, m.StepsPerEpoch, "all 2048 bagged instances in minibatches of 64")
+	assert.Empty(t, m.Regroupings)
+}

@@ -21,11 +21,17 @@ import (
 // Methods are the training methods a cell may name (Section 6): the LLPFC
 // algorithms (Algorithms 1–3) and the baselines of Appendix `suppsec: exp`
 // (KL, `subsec:KL`; LLP-VAT; LLPGAN).
-var Methods = []string{"llpfc-ideal", "llpfc-uniform", "llpfc-approx", "kl", "llpvat", "llpgan"}
+// "supervised" is the fully supervised ceiling: the same instances with their
+// true labels.
+var Methods = []string{"llpfc-ideal", "llpfc-uniform", "llpfc-approx", "kl", "llpvat", "llpgan", "supervised"}
 
-// IsLLPFC reports whether method is one of the LLPFC algorithms, whose batch
-// size counts instances (the baselines' counts bags).
+// IsLLPFC reports whether method is one of the LLPFC algorithms.
 func IsLLPFC(method string) bool { return strings.HasPrefix(method, "llpfc-") }
+
+// CountsInstances reports whether method's batch size counts instances (the
+// LLPFC algorithms and the supervised ceiling) rather than bags (kl, llpvat,
+// llpgan).
+func CountsInstances(method string) bool { return IsLLPFC(method) || method == "supervised" }
 
 // Spec is a declarative experiment grid: the cross product
 // datasets × seeds × bag sizes × methods, each cell sharing Config's other
@@ -365,7 +371,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hyper.beta2: is %v, want in [0, 1)", h.Beta2)
 	case h.BatchSize <= 0:
 		return fmt.Errorf("hyper.batch_size: is %d, want > 0", h.BatchSize)
-	case !IsLLPFC(c.Method) && h.BatchSize > c.NumBags():
+	case !CountsInstances(c.Method) && h.BatchSize > c.NumBags():
 		return fmt.Errorf("hyper.batch_size: %d bags, but method %s at bag size %d has only %d bags", h.BatchSize, c.Method, c.BagSize, c.NumBags())
 	case h.RegroupEvery < 0:
 		return fmt.Errorf("hyper.regroup_every: is %d, want ≥ 0 (0 = never)", h.RegroupEvery)

@@ -90,6 +90,10 @@ type TrainData struct {
 	// TestX (row-major) and TestY are the labelled test split.
 	TestX []float32
 	TestY []int
+	// Labels are the true classes of the rows of X. Only the method
+	// "supervised" (the fully supervised ceiling) reads them; the LLP methods
+	// see the bags' proportions only, so callers leave Labels nil for them.
+	Labels []int
 }
 
 // dim returns the input size per instance.

@@ -291,7 +291,7 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 		}
 		// Prefer an LLPFC cell as the representative: its batch size counts
 		// instances.
-		if !experiments.IsLLPFC(g.cell.Config.Method) && experiments.IsLLPFC(c.Config.Method) {
+		if !experiments.CountsInstances(g.cell.Config.Method) && experiments.CountsInstances(c.Config.Method) {
 			g.cell = c
 		}
 		w := int64(c.Config.Hyper.Epochs) * int64(c.Config.NumPoints)
@@ -377,7 +377,7 @@ const measureBatch = 8
 // second of optimizer steps, as training.Result reports it) and the
 // minibatch size. The numbers are random: only the time counts.
 func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float64, int, error) {
-	if !experiments.IsLLPFC(c.Method) {
+	if !experiments.CountsInstances(c.Method) {
 		c.Hyper.BatchSize = 128 // a baseline's batch counts bags; LLPFC's (App.) is 128 instances
 	}
 	c.Method = "llpfc-uniform"

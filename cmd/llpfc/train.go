@@ -256,6 +256,9 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	if train.Channels == 0 {
 		td.Features = train.D
 	}
+	if *method == training.Supervised {
+		td.Labels = train.Y // the fully supervised ceiling; LLP methods never see labels
+	}
 	if *augment == "crop-flip" {
 		if train.Channels == 0 {
 			return fail("--augment crop-flip needs image data; %s is tabular", dsName)

@@ -1,0 +1,134 @@
+package training
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Supervised is the name of the fully supervised method: the ceiling row of
+// a table, trained on the same instances as the LLP methods (those in the
+// bags) with their true labels.
+const Supervised = "supervised"
+
+func init() {
+	RegisterMethod(Supervised, func(env *MethodEnv) (Method, error) { return newSupervised(env) })
+}
+
+// supervisedMethod minimizes the cross-entropy −log q_y(x) over the bagged
+// instances with their labels (TrainData.Labels), in shuffled minibatches of
+// Config.BatchSize instances. It is the FC loss with the identity as T̂: the
+// row of the noisy label is the one-hot vector of the true label, every weight
+// 1, so it shares FCLoss with LLPFC and differs from it only in the labels.
+type supervisedMethod struct {
+	env        *MethodEnv
+	batch, dim int
+	classes    int
+	x, r, w    *gorgonia.Node
+	xT, rT, wT *tensor.Dense
+	loss       *gorgonia.Node
+	grads      gorgonia.Nodes
+	vm         *tape
+	index      []int // the bagged rows of X
+	order      []int
+	augRNG     *rand.Rand
+	dropRNG    *rand.Rand
+}
+
+func newSupervised(env *MethodEnv) (*supervisedMethod, error) {
+	d, spec := env.Data, env.Spec
+	N := len(d.X) / spec.InputDim()
+	if len(d.Labels) != N {
+		return nil, fmt.Errorf("method %s needs the true label of each of the %d training rows, got %d labels", Supervised, N, len(d.Labels))
+	}
+	m := &supervisedMethod{env: env, batch: env.Config.BatchSize, dim: spec.InputDim(), classes: spec.NumClasses}
+	for _, b := range d.Bags.Bags {
+		m.index = append(m.index, b.Indices...)
+	}
+	for _, i := range m.index {
+		if y := d.Labels[i]; y < 0 || y >= m.classes {
+			return nil, fmt.Errorf("method %s: row %d has label %d, want 0…%d", Supervised, i, y, m.classes-1)
+		}
+	}
+	g, dt, B, C := env.Graph, spec.DType(), m.batch, m.classes
+	m.x, m.xT = newInputNode(g, dt, "sup.x", spec.InputShape(B))
+	m.r, m.rT = newInputNode(g, dt, "sup.R", tensor.Shape{B, C})
+	m.w, m.wT = newInputNode(g, dt, "sup.w", tensor.Shape{B})
+	z, err := env.Model.Forward(m.x, true)
+	if err != nil {
+		return nil, err
+	}
+	if m.loss, err = FCLoss(z, m.r, m.w); err != nil {
+		return nil, err
+	}
+	if m.grads, err = gorgonia.Grad(m.loss, env.Model.Learnables()...); err != nil {
+		return nil, err
+	}
+	roots := append(gorgonia.Nodes{m.loss}, m.grads...)
+	if bn, ok := env.Model.(BatchNormModel); ok {
+		roots = append(roots, bn.RunningStatRoots()...)
+	}
+	m.vm = newTape(g.SubgraphRoots(roots...))
+	return m, nil
+}
+
+func (m *supervisedMethod) Close() { m.vm.Close() }
+
+func (m *supervisedMethod) BeginEpoch(e int) (int, error) {
+	m.order = append(m.order[:0], m.index...)
+	ord := m.env.Stream("supervised-order", e)
+	ord.Shuffle(len(m.order), func(i, j int) { m.order[i], m.order[j] = m.order[j], m.order[i] })
+	if m.env.Config.Augment != nil {
+		m.augRNG = m.env.Stream("augment", e)
+	}
+	m.dropRNG = m.env.Stream("dropout", e)
+	return (len(m.order) + m.batch - 1) / m.batch, nil
+}
+
+func (m *supervisedMethod) Step(s int, grads [][]float32) (float64, int, error) {
+	start := s * m.batch
+	end := min(start+m.batch, len(m.order))
+	if start >= end {
+		return 0, 0, fmt.Errorf("step %d beyond the epoch's %d instances", s, len(m.order))
+	}
+	x, d, C := m.env.Data.X, m.dim, m.classes
+	xb, rb, wb := m.xT.Data().([]float32), m.rT.Data().([]float32), m.wT.Data().([]float32)
+	clear(rb)
+	n := end - start
+	for k := 0; k < n; k++ {
+		i := m.order[start+k]
+		copy(xb[k*d:(k+1)*d], x[i*d:(i+1)*d])
+		rb[k*C+m.env.Data.Labels[i]] = 1
+		wb[k] = 1 / float32(n) // FCLoss sums: the minibatch loss is the mean over its n rows
+	}
+	clear(xb[n*d:])
+	clear(wb[n:])
+	if m.env.Config.Augment != nil {
+		if err := m.env.Config.Augment(xb, n, m.augRNG); err != nil {
+			return 0, 0, fmt.Errorf("augmentation: %w", err)
+		}
+	}
+	if sm, ok := m.env.Model.(StochasticModel); ok {
+		sm.Resample(m.dropRNG)
+	}
+	if err := m.vm.RunAll(); err != nil {
+		m.vm.Reset()
+		return 0, 0, err
+	}
+	defer m.vm.Rewind()
+	if bn, ok := m.env.Model.(BatchNormModel); ok {
+		if err := bn.UpdateRunningStats(); err != nil {
+			return 0, 0, fmt.Errorf("batch-norm statistics: %w", err)
+		}
+	}
+	loss, err := scalarOf(m.loss.Value())
+	if err != nil {
+		return 0, 0, err
+	}
+	for i, gn := range m.grads {
+		copy(grads[i], gn.Value().Data().([]float32))
+	}
+	return loss, n, nil
+}
