@@ -204,7 +204,7 @@ func TestSpecInvalid(t *testing.T) {
 func TestBuiltinSpecs(t *testing.T) {
 	want := map[string]int{ // cells: datasets × methods × 7 bag sizes × 5 seeds
 		"wrn16-4": 3 * 4 * 7 * 5, "resnet18": 3 * 4 * 7 * 5, "vgg16": 3 * 4 * 7 * 5, "llpgan": 2 * 3 * 7 * 5,
-		"quick": 3 * 3 * 2,
+		"quick": 3 * 3 * 2, "fashion-mnist": 6 * 4 * 3, "fashion-mnist-shuffle": 3 * 4 * 3,
 	}
 	for _, name := range BuiltinNames() {
 		s, _ := BuiltinSpec(name)
