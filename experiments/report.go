@@ -35,7 +35,16 @@ type Stat struct {
 	N         int
 	Seeds     []int64
 	Keys      []string
+	// StepsPerEpoch and Steps are the optimizer steps per epoch and in the
+	// whole run (the fewest over the seeds; 0 when the results do not say).
+	StepsPerEpoch, Steps int
 }
+
+// MinSteps is the number of optimizer steps below which a cell of a
+// bag-level baseline is marked in the table: with minibatches of a few bags,
+// a large bag size leaves the baseline only a handful of updates, and its
+// accuracy then measures the budget more than the method.
+const MinSteps = 100
 
 // Slot is a (method, bag size) position of a table.
 type Slot struct {
@@ -59,6 +68,10 @@ type Table struct {
 	// (the hyperparameters are the same at every bag size unless an
 	// override says otherwise).
 	Settings map[string]Config
+	// Versions counts the table's cells by the code version that made them.
+	Versions map[string]int
+	// Normalization is the input normalization of the table's cells.
+	Normalization string
 }
 
 // Title names the table.
@@ -109,10 +122,37 @@ func BuildTables(results []*Result, entries []paper.Entry) ([]*Table, error) {
 		st.N++
 		t.Ours[s] = st
 	}
+	// Only comparable cells share a table.
+	byTable := map[tkey][]*Result{}
+	for _, r := range results {
+		c := r.Config
+		k := tkey{r.Spec, c.Learner, c.Model, c.Dataset, c.Protocol}
+		byTable[k] = append(byTable[k], r)
+		t := tables[k]
+		if t.Versions == nil {
+			t.Versions = map[string]int{}
+		}
+		v := r.Provenance.CodeVersion
+		if v == "" {
+			v = "unknown"
+		}
+		if r.Provenance.Dirty {
+			v += " (uncommitted changes)"
+		}
+		t.Versions[v]++
+		t.Normalization = c.Normalize
+	}
+	for k, rs := range byTable {
+		if err := checkComparable(tables[k].Title(), rs); err != nil {
+			return nil, err
+		}
+	}
 	// Aggregate in seed order so the output does not depend on file order.
 	acc := map[string]float64{}
+	byKey := map[string]*Result{}
 	for _, r := range results {
 		acc[r.Key] = r.Metrics.TestAccuracy
+		byKey[r.Key] = r
 	}
 	var out []*Table
 	for _, t := range tables {
@@ -130,6 +170,12 @@ func BuildTables(results []*Result, entries []paper.Entry) ([]*Table, error) {
 			}
 			st.Seeds, st.Keys = seeds, keys
 			st.Mean, st.Std = stat.PopMeanStdDev(xs, nil)
+			for i, key := range keys {
+				m := byKey[key].Metrics
+				if steps := m.StepsPerEpoch * m.Epochs; i == 0 || steps < st.Steps {
+					st.Steps, st.StepsPerEpoch = steps, m.StepsPerEpoch
+				}
+			}
 			t.Ours[s] = st
 			if !containsStr(t.Methods, s.Method) {
 				t.Methods = append(t.Methods, s.Method)
@@ -198,9 +244,9 @@ func (t *Table) Markdown(w io.Writer) {
 			case !ok:
 				fmt.Fprint(w, " — |")
 			case s.N < maxN:
-				fmt.Fprintf(w, " %.4f ± %.4f (n=%d) |", s.Mean, s.Std, s.N)
+				fmt.Fprintf(w, " %.4f ± %.4f (n=%d)%s |", s.Mean, s.Std, s.N, t.fewSteps(m, s))
 			default:
-				fmt.Fprintf(w, " %.4f ± %.4f |", s.Mean, s.Std)
+				fmt.Fprintf(w, " %.4f ± %.4f%s |", s.Mean, s.Std, t.fewSteps(m, s))
 			}
 		}
 		fmt.Fprintln(w)
@@ -237,9 +283,57 @@ func (t *Table) Markdown(w io.Writer) {
 		if IsLLPFC(m) && h.RegroupEvery > 0 {
 			fmt.Fprintf(w, ", regroup every %d epochs", h.RegroupEvery)
 		}
+		if steps := t.stepsLine(m); steps != "" {
+			fmt.Fprintf(w, "; optimizer steps per epoch %s", steps)
+		}
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
+	if t.anyFewSteps() {
+		fmt.Fprintf(w, "† fewer than %d optimizer steps in the whole run: with minibatches of bags, a large bag size leaves the baseline few updates in this budget, so the cell measures the budget more than the method.\n\n", MinSteps)
+	}
+	if t.Normalization != "" {
+		fmt.Fprintf(w, "Inputs: %s (the constants of the training split, as the authors do for every data set).", t.Normalization)
+	}
+	if len(t.Versions) > 0 {
+		vs := make([]string, 0, len(t.Versions))
+		for v, n := range t.Versions {
+			vs = append(vs, fmt.Sprintf("%s (%d cells)", v, n))
+		}
+		sort.Strings(vs)
+		fmt.Fprintf(w, " Code versions: %s.", strings.Join(vs, ", "))
+	}
+	fmt.Fprint(w, "\n\n")
+}
+
+// fewSteps returns the marker "†" for a cell of a bag-level baseline that
+// made fewer than MinSteps optimizer steps, else "".
+func (t *Table) fewSteps(m string, s Stat) string {
+	if !CountsInstances(m) && s.Steps > 0 && s.Steps < MinSteps {
+		return " †"
+	}
+	return ""
+}
+
+func (t *Table) anyFewSteps() bool {
+	for sl, s := range t.Ours {
+		if t.fewSteps(sl.Method, s) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// stepsLine lists method m's optimizer steps per epoch by bag size, e.g.
+// "640 (32), 160 (128)"; "" when the results do not say.
+func (t *Table) stepsLine(m string) string {
+	var parts []string
+	for _, b := range t.BagSizes {
+		if s, ok := t.Ours[Slot{m, b}]; ok && s.StepsPerEpoch > 0 {
+			parts = append(parts, fmt.Sprintf("%d (bag %d)", s.StepsPerEpoch, b))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (t *Table) hasPaperRow(m string) bool {

@@ -1,0 +1,105 @@
+package experiments
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// methodFields are the settings a table may give each method its own value
+// of (the appendix's per-method hyperparameters, set by a spec's overrides):
+// the minibatch (instances for LLPFC, bags for the baselines), LLPFC's
+// regrouping period, group weights and compat mode, LLP-VAT's ε and ξ.
+var methodFields = map[string]bool{
+	"hyper.batch_size": true, "hyper.regroup_every": true, "hyper.weights": true, "hyper.compat": true,
+	"hyper.vat_eps": true, "hyper.vat_xi": true,
+}
+
+// axisFields are the grid's own axes, which vary across a table's cells.
+var axisFields = map[string]bool{"method": true, "bag_size": true, "seed": true}
+
+// flatConfig returns c's canonical JSON as a map from dotted field path
+// (hyper.schedule.kind) to the JSON text of its value.
+func flatConfig(c Config) map[string]string {
+	var v map[string]any
+	if err := json.Unmarshal(c.CanonicalJSON()[len(canonicalPrefix):], &v); err != nil {
+		panic(err) // unreachable: our own encoding
+	}
+	out := map[string]string{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		if m, ok := v.(map[string]any); ok {
+			for k, x := range m {
+				walk(prefix+k+".", x)
+			}
+			return
+		}
+		b, _ := json.Marshal(v)
+		out[strings.TrimSuffix(prefix, ".")] = string(b)
+	}
+	walk("", v)
+	return out
+}
+
+// configDiff returns the dotted names of the fields in which a and b differ,
+// leaving out those in skip, sorted.
+func configDiff(a, b Config, skip ...map[string]bool) []string {
+	fa, fb := flatConfig(a), flatConfig(b)
+	var out []string
+	for k := range union(fa, fb) {
+		if fa[k] == fb[k] {
+			continue
+		}
+		skipped := false
+		for _, s := range skip {
+			skipped = skipped || s[k]
+		}
+		if !skipped {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func union(a, b map[string]string) map[string]bool {
+	u := map[string]bool{}
+	for k := range a {
+		u[k] = true
+	}
+	for k := range b {
+		u[k] = true
+	}
+	return u
+}
+
+// checkComparable refuses to put a table's cells side by side unless they
+// differ only in the grid's axes (method, bag size, seed) and, between
+// methods, in the per-method settings of methodFields: one method's cells
+// must share every other setting (within a method even the per-method
+// ones), and every method must share the settings that are not per-method
+// (data, points, normalization, epochs, optimizer, schedule, …). The error
+// names the table, the two cells and the fields.
+func checkComparable(title string, rs []*Result) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	first := map[string]*Result{}
+	ref := rs[0]
+	for _, r := range rs {
+		m := r.Config.Method
+		if f, ok := first[m]; !ok {
+			first[m] = r
+		} else if d := configDiff(f.Config, r.Config, axisFields); len(d) > 0 {
+			return fmt.Errorf("table %q: %s cells %s and %s differ in %s; they are not comparable (keep different settings in different --results directories)",
+				title, methodLabel(m), f.Key, r.Key, strings.Join(d, ", "))
+		}
+		if d := configDiff(ref.Config, r.Config, axisFields, methodFields); len(d) > 0 {
+			return fmt.Errorf("table %q: cells %s (%s) and %s (%s) differ in %s; they are not comparable (keep different settings in different --results directories)",
+				title, ref.Key, methodLabel(ref.Config.Method), r.Key, methodLabel(m), strings.Join(d, ", "))
+		}
+	}
+	return nil
+}
+

@@ -1,0 +1,74 @@
+package experiments
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func tableCell(method string, bag int, seed int64, edit func(*Config)) *Result {
+	c := Config{Learner: "gorgonia", Normalize: "standardize", Dataset: "fashion-mnist", Model: "mlp", Method: method,
+		Protocol: "paper", BagSize: bag, NumPoints: 40960, Seed: seed,
+		Hyper: Hyper{Epochs: 10, Optimizer: "adam", LR: 1e-3, BatchSize: 128, Schedule: Schedule{Kind: "constant"}, RegroupEvery: 5}}
+	if !CountsInstances(method) {
+		c.Hyper.BatchSize, c.Hyper.RegroupEvery = 2, 0
+	}
+	if edit != nil {
+		edit(&c)
+	}
+	steps := 40960 / c.Hyper.BatchSize
+	if !CountsInstances(method) {
+		steps = 40960 / bag / c.Hyper.BatchSize
+	}
+	return &Result{Format: ResultFormat, Key: c.Key(), Spec: "fashion-mnist", Seed: seed, Config: c,
+		Metrics: Metrics{TestAccuracy: 0.8, Epochs: c.Hyper.Epochs, StepsPerEpoch: steps}}
+}
+
+// Cells that differ only in the grid's axes and the per-method settings share
+// a table; any other difference is refused naming the field and both cells.
+func TestReportRefusesIncomparableCells(t *testing.T) {
+	ok := []*Result{tableCell("kl", 32, 0, nil), tableCell("kl", 2048, 1, nil),
+		tableCell("llpfc-uniform", 32, 0, nil), tableCell("llpfc-uniform", 2048, 0, nil)}
+	_, err := BuildTables(ok, nil)
+	require.NoError(t, err, "batch size and regrouping differ by method only")
+	for _, tc := range []struct {
+		name  string
+		bad   *Result
+		field string
+	}{
+		{"normalization of one method", tableCell("llpfc-uniform", 512, 0, func(c *Config) { c.Normalize = "none" }), "normalize"},
+		{"epochs of another method", tableCell("llpvat", 512, 0, func(c *Config) { c.Hyper.Epochs = 2 }), "hyper.epochs"},
+		{"learning rate within a method", tableCell("kl", 512, 0, func(c *Config) { c.Hyper.LR = 0.1 }), "hyper.lr"},
+		{"batch within a method", tableCell("kl", 512, 0, func(c *Config) { c.Hyper.BatchSize = 4 }), "hyper.batch_size"},
+		{"points", tableCell("llpfc-approx", 512, 0, func(c *Config) { c.NumPoints = 20480 }), "num_points"},
+	} {
+		_, err := BuildTables(append(append([]*Result(nil), ok...), tc.bad), nil)
+		require.Error(t, err, tc.name)
+		assert.Contains(t, err.Error(), tc.field, tc.name)
+		assert.Contains(t, err.Error(), tc.bad.Key, tc.name)
+		assert.Contains(t, err.Error(), "not comparable", tc.name)
+	}
+}
+
+// A bag-level baseline's cell with fewer than MinSteps optimizer steps in the
+// whole run is marked † with a footnote; LLPFC's cells never are; the note
+// lists the steps per epoch by bag size and the inputs' normalization.
+func TestReportMarksFewSteps(t *testing.T) {
+	rs := []*Result{tableCell("kl", 32, 0, nil), tableCell("kl", 2048, 0, nil), tableCell("kl", 4096, 0, nil),
+		tableCell("llpfc-uniform", 32, 0, nil), tableCell("llpfc-uniform", 4096, 0, nil)}
+	tables, err := BuildTables(rs, nil)
+	require.NoError(t, err)
+	require.Len(t, tables, 1)
+	var sb strings.Builder
+	tables[0].Markdown(&sb)
+	md := sb.String()
+	assert.Contains(t, md, "| KL | 0.8000 ± 0.0000 | 0.8000 ± 0.0000 | 0.8000 ± 0.0000 † |",
+		"bag 2048: 10 steps per epoch × 10 epochs = 100, not below 100; bag 4096: 5 × 10 = 50")
+	assert.Contains(t, md, "| LLPFC-uniform | 0.8000 ± 0.0000 | — | 0.8000 ± 0.0000 |")
+	assert.Contains(t, md, "† fewer than 100 optimizer steps")
+	assert.Contains(t, md, "optimizer steps per epoch 640 (bag 32), 10 (bag 2048), 5 (bag 4096)")
+	assert.Contains(t, md, "optimizer steps per epoch 320 (bag 32), 320 (bag 4096)")
+	assert.Contains(t, md, "Inputs: standardize")
+}
