@@ -102,4 +102,3 @@ func checkComparable(title string, rs []*Result) error {
 	}
 	return nil
 }
-
