@@ -452,12 +452,27 @@ type ReportFiles struct {
 // PNG plot per table, outDir/<spec>-<model>-<dataset>.png. It returns the
 // markdown as well.
 func WriteReport(store *Store, outDir string) (ReportFiles, []byte, error) {
-	results, err := store.All()
-	if err != nil {
-		return ReportFiles{}, nil, err
+	return WriteReports([]*Store{store}, outDir)
+}
+
+// WriteReports is WriteReport over several stores read together (for
+// example one per bag protocol): a table per spec as always, and, when any
+// LLPFC cell recorded its groups' diagnostics, the section of TroubleMarkdown
+// and the plot outDir/trouble.png over the cells of every store, so that the
+// protocols stand side by side (issue 16).
+func WriteReports(stores []*Store, outDir string) (ReportFiles, []byte, error) {
+	var results []*Result
+	var dirs []string
+	for _, st := range stores {
+		rs, err := st.All()
+		if err != nil {
+			return ReportFiles{}, nil, err
+		}
+		results = append(results, rs...)
+		dirs = append(dirs, "`"+st.Dir+"`")
 	}
 	if len(results) == 0 {
-		return ReportFiles{}, nil, fmt.Errorf("results directory %s: no finished cells (run `llpfc run SPEC --results %s` first)", store.Dir, store.Dir)
+		return ReportFiles{}, nil, fmt.Errorf("results directory %s: no finished cells (run `llpfc run SPEC --results %s` first)", stores[0].Dir, stores[0].Dir)
 	}
 	entries, err := paper.Entries()
 	if err != nil {
@@ -471,7 +486,7 @@ func WriteReport(store *Store, outDir string) (ReportFiles, []byte, error) {
 		return ReportFiles{}, nil, fmt.Errorf("report directory %s: %w", outDir, err)
 	}
 	var md bytes.Buffer
-	fmt.Fprintf(&md, "# llpfc results\n\n%d finished cells from `%s`.\n\n", len(results), store.Dir)
+	fmt.Fprintf(&md, "# llpfc results\n\n%d finished cells from %s.\n\n", len(results), strings.Join(dirs, " and "))
 	var files ReportFiles
 	for _, t := range tables {
 		t.Markdown(&md)
@@ -483,11 +498,31 @@ func WriteReport(store *Store, outDir string) (ReportFiles, []byte, error) {
 		fmt.Fprintf(&md, "![%s](%s)\n\n", t.Title(), name)
 		files.Plots = append(files.Plots, path)
 	}
+	pts := TroublePoints(results)
+	if hasGroups(pts) {
+		TroubleMarkdown(&md, pts)
+		path := filepath.Join(outDir, "trouble.png")
+		if err := TroublePlot(path, pts); err != nil {
+			return ReportFiles{}, nil, err
+		}
+		fmt.Fprintf(&md, "![LLPFC accuracy against ‖T̂⁻¹‖₁, and KL against bag size](trouble.png)\n\n")
+		files.Plots = append(files.Plots, path)
+	}
 	files.Markdown = filepath.Join(outDir, "report.md")
 	if err := atomicfile.WriteFile(files.Markdown, md.Bytes()); err != nil {
 		return ReportFiles{}, nil, err
 	}
 	return files, md.Bytes(), nil
+}
+
+// hasGroups reports whether any point carries its groups' diagnostics.
+func hasGroups(pts []TroublePoint) bool {
+	for _, p := range pts {
+		if p.InvNorm1 > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // sanitize keeps a file name portable.

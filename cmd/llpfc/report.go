@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/llpfc/llpfc/experiments"
 )
@@ -22,23 +23,34 @@ one table per (spec, model, data set, protocol): test accuracy mean ± std over 
 row per method, one column per bag size, with the paper's own row (Tables 1–4) beneath
 ours where model, data set and protocol match. Writes OUT/report.md and one PNG plot per
 table (accuracy against bag size on a log2 axis, error bars ±std, the paper's numbers
-dashed), prints the markdown to standard output and the file paths to standard error.`
+dashed), and, when LLPFC cells recorded their groups' diagnostics, a section and a plot
+(trouble.png) of LLPFC's accuracy against the median ‖T̂⁻¹‖₁ of its groups beside KL's
+against bag size. Prints the markdown to standard output and the file paths to standard
+error.`
 
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("report [--results DIR] [--out DIR]", reportSynopsis, stderr)
-	results := fs.String("results", "results", "results store directory written by 'llpfc run' or 'llpfc merge'")
-	out := fs.String("out", "", "directory for report.md and the plots (default: DIR/report)")
+	fs := newFlagSet("report [--results DIR]... [--out DIR]", reportSynopsis, stderr)
+	var results stringList
+	fs.Var(&results, "results", "results store directory written by 'llpfc run' or 'llpfc merge' (default results); repeat it to read several stores into one report, e.g. one per bag protocol, whose LLPFC cells are then plotted together against ‖T̂⁻¹‖₁")
+	out := fs.String("out", "", "directory for report.md and the plots (default: the first --results DIR/report)")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
-	if st, err := os.Stat(filepath.Join(*results, "cells")); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "llpfc report: --results %s: not a results directory (no cells/ inside); run 'llpfc run SPEC --results %s' first\n", *results, *results)
-		return exitBadUsage
+	if len(results) == 0 {
+		results = stringList{"results"}
+	}
+	var stores []*experiments.Store
+	for _, dir := range results {
+		if st, err := os.Stat(filepath.Join(dir, "cells")); err != nil || !st.IsDir() {
+			fmt.Fprintf(stderr, "llpfc report: --results %s: not a results directory (no cells/ inside); run 'llpfc run SPEC --results %s' first\n", dir, dir)
+			return exitBadUsage
+		}
+		stores = append(stores, &experiments.Store{Dir: dir})
 	}
 	if *out == "" {
-		*out = filepath.Join(*results, "report")
+		*out = filepath.Join(results[0], "report")
 	}
-	files, md, err := experiments.WriteReport(&experiments.Store{Dir: *results}, *out)
+	files, md, err := experiments.WriteReports(stores, *out)
 	if err != nil {
 		fmt.Fprintf(stderr, "llpfc report: %v\n", err)
 		return exitFailed
@@ -49,4 +61,15 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "plot:   %s\n", p)
 	}
 	return exitOK
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+// Set appends one value.
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
 }

@@ -224,8 +224,12 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "llpfc reproduce %s: %d runs now, %d already finished, %d failed\n", grid, sum.Finished, sum.Skipped, len(sum.Failed))
 
-	// The report.
-	files, md, err := experiments.WriteReport(store, *out)
+	// The report, with the companion stores of the grid.
+	stores := []*experiments.Store{store}
+	for _, c := range reportCompanions(grid, filepath.Dir(*results)) {
+		stores = append(stores, &experiments.Store{Dir: c})
+	}
+	files, md, err := experiments.WriteReports(stores, *out)
 	if err != nil {
 		fmt.Fprintf(stderr, "llpfc reproduce: report: %v\n", err)
 		return exitFailed
@@ -461,4 +465,19 @@ func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float
 		return 0, 0, fmt.Errorf("no throughput measured (%v images/s)", res.TrainImagesPerSecond)
 	}
 	return res.TrainImagesPerSecond, batch, nil
+}
+
+// reportCompanions returns the other result stores under root whose cells a
+// grid's report reads too: the shuffle-protocol table of issue 16 is set
+// beside the paper-protocol one (results/fashion-mnist) when that store
+// exists, so that its trouble plot shows both protocols.
+func reportCompanions(grid, root string) []string {
+	if grid != "fashion-mnist-shuffle" {
+		return nil
+	}
+	dir := filepath.Join(root, "fashion-mnist")
+	if st, err := os.Stat(filepath.Join(dir, "cells")); err != nil || !st.IsDir() {
+		return nil
+	}
+	return []string{dir}
 }

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llpfc/llpfc/experiments"
+)
+
+// committedTables are the result stores committed under results/ (issues 10
+// and 16), each made by the built-in spec of the same name; a report reads
+// the store and its companions (reportCompanions).
+var committedTables = []string{"fashion-mnist", "fashion-mnist-shuffle"}
+
+// The committed report of each committed results store is what `llpfc
+// report` makes of its cells, byte for byte (markdown and plots); every cell
+// is a finished cell of the built-in spec of the same name — its key one of
+// the spec's, its configuration exactly the spec's cell — made by committed
+// code (a code version recorded, no uncommitted changes).
+func TestCommittedReportsRegenerate(t *testing.T) {
+	t.Chdir("../..")
+	found := 0
+	for _, name := range committedTables {
+		dir := filepath.Join("results", name)
+		if _, err := os.Stat(filepath.Join(dir, "cells")); os.IsNotExist(err) {
+			continue
+		}
+		found++
+		spec, ok := experiments.BuiltinSpec(name)
+		require.True(t, ok, name)
+		cells, err := spec.Cells()
+		require.NoError(t, err)
+		want := map[string]experiments.Config{}
+		for _, c := range cells {
+			want[c.Key] = c.Config
+		}
+		rs, err := (&experiments.Store{Dir: dir}).All()
+		require.NoError(t, err)
+		require.NotEmpty(t, rs, "%s: no finished cell", dir)
+		for _, r := range rs {
+			cfg, ok := want[r.Key]
+			if assert.True(t, ok, "%s: cell %s is not a cell of the built-in spec %s", dir, r.Key, name) {
+				assert.Equal(t, cfg, r.Config, "%s: cell %s", dir, r.Key)
+			}
+			assert.NotEmpty(t, r.Provenance.CodeVersion, "%s: cell %s has no code version", dir, r.Key)
+			assert.NotEqual(t, "unknown", r.Provenance.CodeVersion, "%s: cell %s", dir, r.Key)
+			assert.False(t, r.Provenance.Dirty, "%s: cell %s was made by uncommitted code", dir, r.Key)
+		}
+
+		out := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		args := []string{"report", "--results", dir}
+		for _, c := range reportCompanions(name, "results") {
+			args = append(args, "--results", c)
+		}
+		require.Equal(t, exitOK, dispatch(append(args, "--out", out), &stdout, &stderr), stderr.String())
+		committed := filepath.Join(dir, "report")
+		ents, err := os.ReadDir(out)
+		require.NoError(t, err)
+		for _, e := range ents {
+			got, err := os.ReadFile(filepath.Join(out, e.Name()))
+			require.NoError(t, err)
+			old, err := os.ReadFile(filepath.Join(committed, e.Name()))
+			if assert.NoError(t, err, "%s: the report file %s is not committed; run llpfc report --results %s", dir, e.Name(), dir) {
+				assert.True(t, bytes.Equal(old, got), "%s: %s differs from what llpfc report makes of the committed cells; run llpfc report --results %s", dir, e.Name(), dir)
+			}
+		}
+		olds, err := os.ReadDir(committed)
+		require.NoError(t, err)
+		assert.Len(t, olds, len(ents), "%s: the committed report has files llpfc report does not make", committed)
+	}
+	require.Positive(t, found, "no committed results store under results/")
+}
