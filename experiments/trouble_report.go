@@ -101,6 +101,10 @@ func ranks(v []float64) []float64 {
 	return r
 }
 
+// ClearRho is the size of a rank correlation that TroubleMarkdown calls a
+// relation; below it the text says there is no clear one.
+const ClearRho = 0.3
+
 // TroubleMarkdown writes the report section of issue 16: per LLPFC cell its
 // accuracy and InvNorm1, then what the data show, computed from them: the
 // rank correlation of accuracy with InvNorm1 over all LLPFC cells and per
@@ -151,10 +155,12 @@ func TroubleMarkdown(w io.Writer, pts []TroublePoint) {
 	switch {
 	case math.IsNaN(rho):
 		fmt.Fprint(w, ". Too few cells to tell.\n")
-	case rho < 0:
+	case rho <= -ClearRho:
 		fmt.Fprint(w, ". Negative, as the theory expects: the more alike the bags, the lower the accuracy.\n")
+	case rho < ClearRho:
+		fmt.Fprintf(w, ". No clear relation (|ρ| < %.1f) over these cells.\n", ClearRho)
 	default:
-		fmt.Fprint(w, ". Not negative: this contradicts the expectation that accuracy falls as ‖T̂⁻¹‖₁ grows.\n")
+		fmt.Fprint(w, ". Positive: this contradicts the expectation that accuracy falls as ‖T̂⁻¹‖₁ grows.\n")
 	}
 	fmt.Fprintf(w, "- Cells with ‖T̂⁻¹‖₁ above the warning threshold %d (`estimators.TroubleInvNorm1`): %s; at or below: %s.\n\n",
 		estimators.TroubleInvNorm1, fmtMean(above), fmtMean(below))

@@ -78,7 +78,14 @@ func TestTroubleMarkdown(t *testing.T) {
 	TroubleMarkdown(&rising, TroublePoints(troubleResults(true)))
 	assert.Contains(t, falling.String(), "ρ = -1.00 over all cells")
 	assert.Contains(t, falling.String(), "Negative, as the theory expects")
-	assert.Contains(t, rising.String(), "contradicts the expectation")
+	assert.Contains(t, rising.String(), "Positive: this contradicts the expectation")
+	flat := troubleResults(false)
+	for i, acc := range []float64{0.80, 0.82, 0.79, 0.81} { // no monotone trend: ρ = 0
+		flat[2*i].Metrics.TestAccuracy = acc
+	}
+	var none0 bytes.Buffer
+	TroubleMarkdown(&none0, TroublePoints(flat))
+	assert.Contains(t, none0.String(), "No clear relation")
 	assert.Contains(t, falling.String(), "above the warning threshold 150 (`estimators.TroubleInvNorm1`): mean accuracy 0.7500 over 3 cells; at or below: mean accuracy 0.8500 over 1 cells")
 	var none bytes.Buffer
 	TroubleMarkdown(&none, nil)
