@@ -10,10 +10,12 @@ import (
 // methodFields are the settings a table may give each method its own value
 // of (the appendix's per-method hyperparameters, set by a spec's overrides):
 // the minibatch (instances for LLPFC, bags for the baselines), LLPFC's
-// regrouping period, group weights and compat mode, LLP-VAT's ε and ξ.
+// regrouping period, group weights and compat mode, LLP-VAT's ε and ξ, the
+// KL loss's scale.
 var methodFields = map[string]bool{
 	"hyper.batch_size": true, "hyper.regroup_every": true, "hyper.weights": true, "hyper.compat": true,
-	"hyper.vat_eps": true, "hyper.vat_xi": true,
+	"hyper.vat_eps": true, "hyper.vat_xi": true, "hyper.kl_scale": true,
+	"hyper.vat_rampup": true,
 }
 
 // axisFields are the grid's own axes, which vary across a table's cells.

@@ -70,6 +70,8 @@ func TrainingConfig(c Config) (training.Config, error) {
 		Epochs:       h.Epochs,
 		RegroupEvery: regroup,
 		Seed:         c.Seed,
+		KLScale:      training.KLScale(h.KLScale),
+		VATRampup:    training.VATRampup(h.VATRampup),
 	}
 	if h.Weights != "" {
 		w, err := estimators.ParseWeights(h.Weights)

@@ -36,7 +36,7 @@ func miniCell(method string) Cell {
 			Schedule: Schedule{Kind: "constant"}, RegroupEvery: 2},
 	}
 	if method == "kl" {
-		c.Hyper.BatchSize = 2
+		c.Hyper.BatchSize, c.Hyper.KLScale = 2, "authors"
 	}
 	return Cell{Spec: "mini", Key: c.Key(), Config: c}
 }

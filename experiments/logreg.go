@@ -116,9 +116,16 @@ func (m *logregModel) fcObjective(X *data.Dataset, inst []fcInstance, T []*mat.D
 
 // klObjective returns −1/(C·B) Σ_{bags} Σ_c γ̂(c) log p̄_c, p̄ the bag's mean
 // prediction, and adds its gradient to grad: with g_c = −γ̂(c)/(C·B·m·p̄_c),
-// the gradient in instance j's logits is p_k (g_k − Σ_c g_c p_c).
+// the gradient in instance j's logits is p_k (g_k − Σ_c g_c p_c). It is the
+// paper's scale; klObjectiveAt gives the authors' (no 1/C).
 func (m *logregModel) klObjective(X *data.Dataset, bags []estimators.Bag, grad []float64) float64 {
-	C, B := m.C, len(bags)
+	return m.klObjectiveAt(X, bags, grad, m.C*len(bags))
+}
+
+// klObjectiveAt is klObjective with the normalizer den in place of C·B: the
+// authors' scale (training.KLScaleAuthors) is den = B.
+func (m *logregModel) klObjectiveAt(X *data.Dataset, bags []estimators.Bag, grad []float64, den int) float64 {
+	C := m.C
 	loss := 0.0
 	g := make([]float64, C)
 	dz := make([]float64, C)
@@ -139,8 +146,8 @@ func (m *logregModel) klObjective(X *data.Dataset, bags []estimators.Bag, grad [
 				continue
 			}
 			pc := math.Max(pbar[c], 1e-300)
-			loss -= gam * math.Log(pc) / float64(C*B)
-			g[c] = -gam / (float64(C*B*len(b.Indices)) * pc)
+			loss -= gam * math.Log(pc) / float64(den)
+			g[c] = -gam / (float64(den*len(b.Indices)) * pc)
 		}
 		if grad == nil {
 			continue
@@ -324,7 +331,11 @@ func (LogReg) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error)
 					seen += prob.Bags.Bags[k].Size
 				}
 				zero()
-				epochLoss += m.klObjective(X, batch, grad) + m.decay(wd, grad)
+				den := m.C * len(batch) // the paper's 1/(C·B)
+				if h.KLScale != "paper" {
+					den = len(batch) // the authors' scale: Σ over classes, mean over bags
+				}
+				epochLoss += m.klObjectiveAt(X, batch, grad, den) + m.decay(wd, grad)
 				opt.step(m.theta, grad, lr)
 				steps++
 			}

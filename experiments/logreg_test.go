@@ -115,6 +115,10 @@ func TestLogRegObjectivesMatchDefinitions(t *testing.T) {
 	if got := m.klObjective(X, bags.Bags[:B], nil); math.Abs(got-want) > 1e-12*math.Max(1, want) {
 		t.Errorf("KL objective %.15g, definition %.15g", got, want)
 	}
+	// The authors' scale (Σ over classes, mean over bags) is C = 3 times the paper's.
+	if got := m.klObjectiveAt(X, bags.Bags[:B], nil, B); math.Abs(got-3*want) > 1e-12*math.Max(1, want) {
+		t.Errorf("KL objective at the authors' scale %.15g, definition %.15g", got, 3*want)
+	}
 }
 
 func predict(m *logregModel, x []float32) []float64 {
@@ -168,7 +172,7 @@ func TestLogRegLearns(t *testing.T) {
 			Method: method, Protocol: "paper", BagSize: 16, NumPoints: 1536, Seed: 5,
 			Hyper: Hyper{Epochs: 15, Optimizer: "adam", LR: 0.05, BatchSize: 64, RegroupEvery: 5, Schedule: Schedule{Kind: "constant"}}}
 		if method == "kl" {
-			cfg.Hyper.BatchSize = 2
+			cfg.Hyper.BatchSize, cfg.Hyper.KLScale = 2, "authors"
 		}
 		if err := cfg.Validate(); err != nil {
 			t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/training"
 )
 
 // Methods are the training methods a cell may name (Section 6): the LLPFC
@@ -27,6 +28,10 @@ var Methods = []string{"llpfc-ideal", "llpfc-uniform", "llpfc-approx", "kl", "ll
 
 // IsLLPFC reports whether method is one of the LLPFC algorithms.
 func IsLLPFC(method string) bool { return strings.HasPrefix(method, "llpfc-") }
+
+// usesKL reports whether method trains with the KL proportion loss (kl and
+// llpvat), whose scale Hyper.KLScale sets.
+func usesKL(method string) bool { return method == "kl" || method == "llpvat" }
 
 // CountsInstances reports whether method's batch size counts instances (the
 // LLPFC algorithms and the supervised ceiling) rather than bags (kl, llpvat,
@@ -128,6 +133,16 @@ type Hyper struct {
 	// Compat is "" or "paper" (Algorithms 1–3) or "original" (the authors'
 	// code where it differs; see estimators.Compat).
 	Compat string `json:"compat,omitempty"`
+	// KLScale is the scale of kl's and llpvat's proportion loss: "authors"
+	// (Σ over classes, mean over bags, as the authors' code trains; the
+	// default, filled into every kl and llpvat cell) or "paper" (the paper's
+	// 1/(C·B)); see training.KLScale. Empty for the other methods.
+	KLScale string `json:"kl_scale,omitempty"`
+	// VATRampup is llpvat's consistency-weight schedule: "authors" (the
+	// default, filled into every llpvat cell: a constant 0.05, what the LLPFC
+	// authors' code computes) or "llpvat" (LLP-VAT's ramp-up over 40% of the
+	// steps); see training.VATRampup. Empty for the other methods.
+	VATRampup string `json:"vat_rampup,omitempty"`
 }
 
 // Schedule is a learning-rate schedule: "constant"; "multistep" (multiply by
@@ -403,6 +418,16 @@ func (c Config) Validate() error {
 	if _, err := data.ParseNormalize(c.Normalize); err != nil {
 		return fmt.Errorf("normalize: %w", err)
 	}
+	switch {
+	case usesKL(c.Method) && h.KLScale != string(training.KLScaleAuthors) && h.KLScale != string(training.KLScalePaper):
+		return fmt.Errorf("hyper.kl_scale: is %q, want authors or paper for method %s", h.KLScale, c.Method)
+	case !usesKL(c.Method) && h.KLScale != "":
+		return fmt.Errorf("hyper.kl_scale: is %q, but method %s has no KL proportion loss", h.KLScale, c.Method)
+	case c.Method == "llpvat" && h.VATRampup != string(training.VATRampupAuthors) && h.VATRampup != string(training.VATRampupLLPVAT):
+		return fmt.Errorf("hyper.vat_rampup: is %q, want authors or llpvat", h.VATRampup)
+	case c.Method != "llpvat" && h.VATRampup != "":
+		return fmt.Errorf("hyper.vat_rampup: is %q, but method %s has no VAT term", h.VATRampup, c.Method)
+	}
 	return h.Schedule.validate(h.Epochs)
 }
 
@@ -494,6 +519,12 @@ func (s *Spec) expand() ([]Cell, error) {
 					}
 					if c.Normalize == "" {
 						c.Normalize = data.Standardize
+					}
+					if usesKL(m) && c.Hyper.KLScale == "" {
+						c.Hyper.KLScale = string(training.KLScaleAuthors)
+					}
+					if m == "llpvat" && c.Hyper.VATRampup == "" {
+						c.Hyper.VATRampup = string(training.VATRampupAuthors)
 					}
 					c.Hyper.Schedule.Milestones = append([]int(nil), s.Hyper.Schedule.Milestones...)
 					for i, o := range s.Overrides {

@@ -119,6 +119,9 @@ func TestSpecKeyChangesWithEverySetting(t *testing.T) {
 		"hyper.vat_xi":         func(c *Config) { c.Hyper.VATXi = 1e-6 },
 		"hyper.weights":        func(c *Config) { c.Hyper.Weights = "hm" },
 		"hyper.compat":         func(c *Config) { c.Hyper.Compat = "original" },
+		"normalize":            func(c *Config) { c.Normalize = "none" },
+		"hyper.kl_scale":       func(c *Config) { c.Hyper.KLScale = "paper" },
+		"hyper.vat_rampup":     func(c *Config) { c.Hyper.VATRampup = "llpvat" },
 		"hyper.ms order":       func(c *Config) { c.Hyper.Schedule.Milestones = []int{2, 1} },
 		"hyper.ms order (ref)": func(c *Config) { c.Hyper.Schedule.Milestones = []int{1, 2} },
 	}

@@ -34,9 +34,9 @@ type Checkpoint struct {
 }
 
 func runKey(cfg Config) string {
-	return fmt.Sprintf("method=%s model=%s dropout=%g optimizer=%s lr=%g momentum=%g wd=%g batch=%d regroup=%d seed=%d chunk=%d schedule=%s",
+	return fmt.Sprintf("method=%s model=%s dropout=%g optimizer=%s lr=%g momentum=%g wd=%g batch=%d regroup=%d seed=%d chunk=%d schedule=%s klscale=%s vatrampup=%s",
 		cfg.Method, cfg.Model.Name, cfg.Model.Dropout, cfg.Optimizer.Name, cfg.Optimizer.LR, cfg.Optimizer.Momentum,
-		cfg.Optimizer.WeightDecay, cfg.BatchSize, cfg.RegroupEvery, cfg.Seed, cfg.ChunkSize, cfg.Schedule)
+		cfg.Optimizer.WeightDecay, cfg.BatchSize, cfg.RegroupEvery, cfg.Seed, cfg.ChunkSize, cfg.Schedule, cfg.KLScale, cfg.VATRampup)
 }
 
 func newCheckpoint(cfg Config, next int, params, buffers [][]float32, opt *Optimizer, hist []EpochStats) *Checkpoint {

@@ -106,6 +106,7 @@ type KLChunked struct {
 	model               Model
 	random              *rand.Rand // seeds of the chunks' dropout masks and augmentation
 	seeds               []uint64
+	scale               KLScale
 	// Augment, if set, transforms each chunk's inputs in place (rows
 	// instances); pass 2 replays pass 1's draws (same per-chunk seed).
 	Augment func(x []float32, rows int, r *rand.Rand) error
@@ -157,6 +158,36 @@ func NewKLChunked(g *gorgonia.ExprGraph, m Model, spec ModelSpec, chunk int) (*K
 	k.bwd = newTape(g.SubgraphRoots(roots...))
 	return k, nil
 }
+
+// KLScale selects the scale of the KL proportion loss of a minibatch of B
+// bags over C classes. The paper (App. `subsec:KL`) writes −1/(CB)·Σ_k Σ_c
+// γ̂_k(c) log p̄_k(c); the authors' code (kllib/train_fun.py@1d0cbc5,
+// compute_kl_loss_on_bagbatch) sums over the classes and averages over the
+// bags, −1/B·Σ_k Σ_c, a loss C times larger. Under SGD the factor C is a
+// C-fold learning rate, so the tables' baselines were trained at the
+// authors' scale; it is the default (the zero value), the paper's text an
+// option (issue 20).
+type KLScale string
+
+// The KL scales.
+const (
+	KLScaleAuthors KLScale = "authors"
+	KLScalePaper   KLScale = "paper"
+)
+
+// ParseKLScale checks a KL scale name; "" is the default, authors.
+func ParseKLScale(s string) (KLScale, error) {
+	switch KLScale(s) {
+	case "", KLScaleAuthors:
+		return KLScaleAuthors, nil
+	case KLScalePaper:
+		return KLScalePaper, nil
+	}
+	return "", fmt.Errorf("KL scale %q: want authors (Σ over classes, mean over bags, as the authors' code) or paper (1/(C·B), as the paper's text)", s)
+}
+
+// SetScale sets the loss's scale (KLScaleAuthors when never called).
+func (k *KLChunked) SetScale(s KLScale) { k.scale = s }
 
 // SetRandom sets the stream from which the per-chunk dropout-mask seeds of
 // a StochasticModel are drawn (one Uint64 per chunk per call of Gradient).
@@ -252,7 +283,10 @@ func (k *KLChunked) Gradient(x []float32, bags []BagRef, acc [][]float64) (float
 		}
 	}
 	var loss float64
-	scale := 1 / float64(C*B)
+	scale := 1 / float64(C*B) // the paper's −1/(CB)·Σ_k Σ_c
+	if k.scale != KLScalePaper {
+		scale = 1 / float64(B) // the authors' code: Σ over classes, mean over bags
+	}
 	for b, bag := range bags {
 		inv := 1 / float64(k.sizes[b])
 		for c := 0; c < C; c++ {

@@ -123,6 +123,7 @@ func TestKLChunkedEqualsWholeBag(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		k.SetScale(KLScalePaper) // KLLoss is the paper's −1/(CB)·Σ
 		acc := make([][]float64, len(want))
 		for i := range acc {
 			acc[i] = make([]float64, len(want[i]))

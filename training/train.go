@@ -56,6 +56,13 @@ type Config struct {
 	// Seed drives every random stream (initialisation, groups, orders,
 	// augmentation), each derived with internal/rng from Seed and a name.
 	Seed int64 `json:"seed"`
+	// KLScale is the scale of the KL proportion loss of kl and llpvat: the
+	// zero value is KLScaleAuthors (what the authors' code trains), or
+	// KLScalePaper (the paper's 1/(CB)).
+	KLScale KLScale `json:"kl_scale,omitempty"`
+	// VATRampup is llpvat's consistency-weight schedule: the zero value is
+	// VATRampupAuthors (constant 0.05), or VATRampupLLPVAT.
+	VATRampup VATRampup `json:"vat_rampup,omitempty"`
 	// ChunkSize is the number of instances per forward pass of bag losses
 	// (0 means DefaultChunkSize); it bounds their memory (KLChunked).
 	ChunkSize int `json:"chunk_size"`
@@ -481,6 +488,14 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Schedule == nil {
 		c.Schedule = ConstantLR{}
+	}
+	scale, err := ParseKLScale(string(c.KLScale))
+	if err != nil {
+		return c, fmt.Errorf("config: %w", err)
+	}
+	c.KLScale = scale
+	if c.VATRampup, err = ParseVATRampup(string(c.VATRampup)); err != nil {
+		return c, fmt.Errorf("config: %w", err)
 	}
 	if c.Model.Dtype == tensor.Float64 {
 		return c, errors.New("config: training runs in float32 (Model.Dtype float64 is for gradient checks only)")

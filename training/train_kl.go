@@ -42,6 +42,7 @@ func newKLMethod(env *MethodEnv) (*klMethod, error) {
 	}
 	m.k = k
 	k.Augment = cfg.Augment
+	k.SetScale(cfg.KLScale)
 	for _, p := range env.Model.Learnables() {
 		m.acc = append(m.acc, make([]float64, p.Shape().TotalSize()))
 	}

@@ -72,6 +72,41 @@ func VATWeight(step, totalSteps int) float64 {
 	return VATWeightMax * SigmoidRampup(float64(step), 0.4*float64(totalSteps))
 }
 
+// VATRampup selects the schedule of LLP-VAT's consistency weight w(t).
+// The LLPFC authors' llpvat.py (llpvatlib/train_fun.py@1d0cbc5, llp_loss_f)
+// calls get_rampup_weight(0.05, iteration, -1): with a ramp-up length of −1,
+// np.clip(t, 0, −1) = −1, the phase 1 − (−1)/(−1) is 0 and the weight is
+// 0.05·exp(0) = 0.05 at every step — no ramp-up. LLP-VAT's own code ramps
+// the weight up over the first 40% of the steps (VATWeight). The tables'
+// LLP-VAT numbers come from the authors' code, so its constant weight is
+// the default (issue 20).
+type VATRampup string
+
+// The VAT weight schedules.
+const (
+	VATRampupAuthors VATRampup = "authors" // constant 0.05, as the LLPFC authors' code
+	VATRampupLLPVAT  VATRampup = "llpvat"  // 0.05 · sigmoid ramp-up over 40% of the steps
+)
+
+// ParseVATRampup checks a schedule name; "" is the default, authors.
+func ParseVATRampup(s string) (VATRampup, error) {
+	switch VATRampup(s) {
+	case "", VATRampupAuthors:
+		return VATRampupAuthors, nil
+	case VATRampupLLPVAT:
+		return VATRampupLLPVAT, nil
+	}
+	return "", fmt.Errorf("VAT weight schedule %q: want authors (constant 0.05, as the LLPFC authors' llpvat.py) or llpvat (sigmoid ramp-up over 40%% of the steps, as LLP-VAT's code)", s)
+}
+
+// Weight returns w(t) at optimizer step (0-based) of a run of totalSteps.
+func (r VATRampup) Weight(step, totalSteps int) float64 {
+	if r == VATRampupLLPVAT {
+		return VATWeight(step, totalSteps)
+	}
+	return VATWeightMax
+}
+
 // VATConsistency adds the cross-entropy part of the consistency term for
 // one batch of instances:
 //

@@ -18,8 +18,8 @@ func init() {
 // vatMethod trains with LLP-VAT (App. `suppsec: exp`, "LLPVAT"):
 // L = L_prop + w(t)·L_cons over minibatches of Config.BatchSize bags (the
 // paper uses B = 2), with L_prop computed by KLChunked and L_cons by VAT,
-// both in chunks of at most Config.ChunkSize instances. w(t) = VATWeight at
-// the run's global step. Random streams per epoch e: "llpvat-order" (bag
+// both in chunks of at most Config.ChunkSize instances. w(t) =
+// Config.VATRampup.Weight at the run's global step. Random streams per epoch e: "llpvat-order" (bag
 // order), "llpvat-augment" (Config.Augment), "llpvat-dropout" (masks of a
 // StochasticModel, resampled before every step), "llpvat-direction" (the
 // power iteration's starting directions). Batch-norm running averages are
@@ -67,6 +67,7 @@ func newVATMethod(env *MethodEnv, cfg VATConfig) (*vatMethod, error) {
 		m.vat.Close()
 		return nil, err
 	}
+	m.k.SetScale(env.Config.KLScale)
 	for _, p := range env.Model.Learnables() {
 		m.acc = append(m.acc, make([]float64, p.Shape().TotalSize()))
 	}
@@ -125,7 +126,7 @@ func (m *vatMethod) Step(s int, grads [][]float32) (float64, int, error) {
 	if err != nil {
 		return prop, n, err
 	}
-	w := VATWeight(m.epoch*m.steps+s, m.env.Config.Epochs*m.steps)
+	w := m.env.Config.VATRampup.Weight(m.epoch*m.steps+s, m.env.Config.Epochs*m.steps)
 	cons, err := m.vat.Gradient(m.xmb, w, m.dirR, m.acc)
 	if err != nil {
 		return prop, n, err

@@ -61,6 +61,8 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	regroup := fs.Int("regroup-every", training.DefaultRegroupEvery, "LLPFC: re-partition the bags into groups every R epochs (the appendix: 20, 5 for VGG16)")
 	groupWeights := fs.String("group-weights", "uniform", "LLPFC group weights w: uniform, hm (harmonic mean of bag sizes) or chvol (convex-hull volume)")
 	compat := fs.String("compat", "paper", "paper (Algorithms 1–3) or original (the authors' code where it differs)")
+	klScale := fs.String("kl-scale", "authors", "kl and llpvat: scale of the KL proportion loss of a minibatch of B bags over C classes: authors (−1/B·Σ_bags Σ_classes, what the authors' code trains, kllib/train_fun.py) or paper (−1/(C·B)·Σ, the paper's App. A text; under SGD a C-times smaller step)")
+	vatRampup := fs.String("vat-rampup", "authors", "llpvat: schedule of the consistency weight: authors (a constant 0.05, what the LLPFC authors' llpvat.py computes) or llpvat (sigmoid ramp-up over the first 40% of the steps, as LLP-VAT's own code)")
 	chunk := fs.Int("chunk-size", training.DefaultChunkSize, "bag methods: instances per forward pass; bounds memory whatever the bag size")
 	normalize := fs.String("normalize", data.Standardize, "input normalization: standardize (each channel, or each tabular feature, to mean 0 and std 1 with the constants of the whole training split, applied to train and test and to the augmentation's padding: what the authors do for every data set) or none (pixels in [0,1])")
 	augment := fs.String("augment", "none", "training augmentation of image data: none or crop-flip (zero-pad 4, random crop, horizontal flip with probability ½: the appendix's setting)")
@@ -165,6 +167,14 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("--compat: %v", err)
 	}
+	ks, err := training.ParseKLScale(*klScale)
+	if err != nil {
+		return fail("--kl-scale: %v", err)
+	}
+	vr, err := training.ParseVATRampup(*vatRampup)
+	if err != nil {
+		return fail("--vat-rampup: %v", err)
+	}
 	drop := *dropout
 	if drop < 0 {
 		drop = defaultDropout(*model, *name)
@@ -180,6 +190,8 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		RegroupEvery: *regroup,
 		GroupWeights: gw,
 		Compat:       cp,
+		KLScale:      ks,
+		VATRampup:    vr,
 		Seed:         *seed,
 		ChunkSize:    *chunk,
 		EvalEvery:    *evalEvery,

@@ -1,0 +1,41 @@
+package experiments
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Every kl and llpvat cell of a spec carries the KL loss's scale, the
+// authors' by default and the paper's when a spec says so; other methods
+// carry none and may not set one (issue 20).
+func TestSpecKLScale(t *testing.T) {
+	s, ok := BuiltinSpec("fashion-mnist")
+	require.True(t, ok)
+	cells, err := s.Cells()
+	require.NoError(t, err)
+	for _, c := range cells {
+		if usesKL(c.Config.Method) {
+			assert.Equal(t, "authors", c.Config.Hyper.KLScale, "%s", c.Config.Method)
+		} else {
+			assert.Empty(t, c.Config.Hyper.KLScale, "%s", c.Config.Method)
+		}
+	}
+	s.Overrides = append(s.Overrides, Override{When: Match{Methods: []string{"kl"}}, Set: set(obj{"hyper": obj{"kl_scale": "paper"}})})
+	cells, err = s.Cells()
+	require.NoError(t, err)
+	for _, c := range cells {
+		if c.Config.Method == "kl" {
+			assert.Equal(t, "paper", c.Config.Hyper.KLScale)
+		}
+	}
+	bad := cells[0].Config
+	for _, c := range cells {
+		if IsLLPFC(c.Config.Method) {
+			bad = c.Config
+		}
+	}
+	bad.Hyper.KLScale = "paper"
+	assert.ErrorContains(t, bad.Validate(), "hyper.kl_scale")
+}
