@@ -89,6 +89,9 @@ type Summary struct {
 	Skipped  int // already in the store
 	Finished int // run and stored now
 	Failed   []CellError
+	// Damaged lists where damaged result files were moved (DIR/damaged/…);
+	// their cells were run again.
+	Damaged []string
 }
 
 // CellError is a cell whose learner failed.
@@ -113,6 +116,17 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 	sum.InShard = len(mine)
 	var todo []Cell
 	for _, c := range mine {
+		if bad := r.Store.Damaged(c.Key); bad != nil {
+			// A damaged file is not a finished cell: keep it aside, run again.
+			moved, err := r.Store.SetAside(c.Key)
+			if err != nil {
+				return sum, err
+			}
+			if r.Log != nil {
+				fmt.Fprintf(r.Log, "cell %s: damaged result (%v); moved to %s, the cell runs again\n", c.Key, bad, moved)
+			}
+			sum.Damaged = append(sum.Damaged, moved)
+		}
 		if r.Store.Has(c.Key) {
 			sum.Skipped++
 			continue

@@ -107,10 +107,43 @@ func OpenStore(dir string) (*Store, error) {
 
 func (s *Store) path(key string) string { return filepath.Join(s.Dir, "cells", key+".json") }
 
-// Has reports whether the cell with this key is finished.
+// Has reports whether the cell with this key is finished: its file exists,
+// parses and holds a valid result of that key (readResult). A damaged file
+// (truncated, edited, another key) does not count: see Damaged.
 func (s *Store) Has(key string) bool {
-	_, err := os.Stat(s.path(key))
+	_, err := s.Get(key)
 	return err == nil
+}
+
+// Damaged returns why the file of the cell with this key does not hold a
+// finished cell although it exists, or nil when it is absent or sound.
+func (s *Store) Damaged(key string) error {
+	if _, err := os.Stat(s.path(key)); err != nil {
+		return nil
+	}
+	_, err := s.Get(key)
+	return err
+}
+
+// SetAside moves the file of the cell with this key to DIR/damaged/, as
+// <key>.json or, when that is taken, <key>.json.1, .2, …, so that the cell
+// is run again and nothing is deleted. It returns the new path.
+func (s *Store) SetAside(key string) (string, error) {
+	dir := filepath.Join(s.Dir, "damaged")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("results directory %s: %w", s.Dir, err)
+	}
+	dst := filepath.Join(dir, key+".json")
+	for n := 1; ; n++ {
+		if _, err := os.Lstat(dst); os.IsNotExist(err) {
+			break
+		}
+		dst = filepath.Join(dir, fmt.Sprintf("%s.json.%d", key, n))
+	}
+	if err := os.Rename(s.path(key), dst); err != nil {
+		return "", fmt.Errorf("results directory %s: setting aside the damaged cell %s: %w", s.Dir, key, err)
+	}
+	return dst, nil
 }
 
 // Put writes r atomically.
