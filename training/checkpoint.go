@@ -1,28 +1,34 @@
 package training
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/gob"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"sort"
+	"strconv"
+	"strings"
 
+	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/atomicfile"
 )
 
-// checkpointVersion is bumped when the format changes.
-const checkpointVersion = 1
+// checkpointVersion is bumped when the format changes (2: the run's settings
+// as named fields, with hashes of the bags and the inputs).
+const checkpointVersion = 2
 
-// Checkpoint is the complete state of a run at an epoch boundary: with it
-// Train continues exactly as the uninterrupted run would (bit-equal
-// parameters). The random streams need no saved position: every stream is
-// keyed by (seed, name, epoch) (MethodEnv.Stream), so the epochs after the
-// checkpoint draw the same numbers; the initialisation stream is consumed
-// before the parameters are overwritten from the checkpoint.
 type Checkpoint struct {
 	Version int
-	// Key identifies the run's settings that must not change on resume.
-	Key       string
+	// Fields are the run's settings that must not change on resume, by
+	// name (runFields): the training settings, the caller's RunFields (data
+	// set, bag size, protocol, augmentation, …) and hashes of the bags and
+	// of the inputs.
+	Fields    map[string]string
 	NextEpoch int
 	Params    [][]float32
 	// Buffers are non-trainable model state: the running batch-norm
@@ -33,14 +39,72 @@ type Checkpoint struct {
 	History     []EpochStats
 }
 
-func runKey(cfg Config) string {
-	return fmt.Sprintf("method=%s model=%s dropout=%g optimizer=%s lr=%g momentum=%g wd=%g batch=%d regroup=%d seed=%d chunk=%d schedule=%s klscale=%s vatrampup=%s",
-		cfg.Method, cfg.Model.Name, cfg.Model.Dropout, cfg.Optimizer.Name, cfg.Optimizer.LR, cfg.Optimizer.Momentum,
-		cfg.Optimizer.WeightDecay, cfg.BatchSize, cfg.RegroupEvery, cfg.Seed, cfg.ChunkSize, cfg.Schedule, cfg.KLScale, cfg.VATRampup)
+// runFields names every setting of a run that a resume must keep: the
+// training settings of cfg, the caller's cfg.RunFields (prefixed "run."),
+// and SHA-256 hashes of the bags (ids, sizes, proportions, indices) and of
+// the training inputs, so a resume with other data, bags or normalization
+// is refused even when no setting names the change. Epochs is not among
+// them: a longer run may continue a shorter one.
+func runFields(cfg Config, data *TrainData) map[string]string {
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	f := map[string]string{
+		"method": cfg.Method, "model": cfg.Model.Name, "dropout": g(cfg.Model.Dropout),
+		"optimizer": cfg.Optimizer.Name, "lr": g(cfg.Optimizer.LR), "momentum": g(cfg.Optimizer.Momentum),
+		"weight_decay": g(cfg.Optimizer.WeightDecay), "beta1": g(cfg.Optimizer.Beta1), "beta2": g(cfg.Optimizer.Beta2),
+		"batch_size": strconv.Itoa(cfg.BatchSize), "regroup_every": strconv.Itoa(cfg.RegroupEvery),
+		"seed": strconv.FormatInt(cfg.Seed, 10), "chunk_size": strconv.Itoa(cfg.ChunkSize),
+		"schedule": fmt.Sprint(cfg.Schedule), "kl_scale": string(cfg.KLScale), "vat_rampup": string(cfg.VATRampup),
+		"group_weights": string(cfg.GroupWeights), "compat": string(cfg.Compat),
+		"bags": hashBags(data.Bags), "inputs": hashFloats(data.X),
+	}
+	for k, v := range cfg.RunFields {
+		f["run."+k] = v
+	}
+	return f
 }
 
-func newCheckpoint(cfg Config, next int, params, buffers [][]float32, opt *Optimizer, hist []EpochStats) *Checkpoint {
-	return &Checkpoint{Version: checkpointVersion, Key: runKey(cfg), NextEpoch: next, Params: params, Buffers: buffers, Optimizer: *opt.State(), History: hist}
+func hashBags(set *estimators.BagSet) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "C=%d\n", set.NumClasses)
+	for _, b := range set.Bags {
+		fmt.Fprintf(h, "%d %d %v %v\n", b.ID, b.Size, b.Proportions, b.Indices)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func hashFloats(x []float32) string {
+	h := sha256.New()
+	buf := make([]byte, 4*4096)
+	for len(x) > 0 {
+		n := min(len(x), 4096)
+		for i, v := range x[:n] {
+			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(v))
+		}
+		h.Write(buf[:4*n])
+		x = x[n:]
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// fieldDiff lists the fields in which a and b differ, sorted, as
+// "name: checkpoint A, this run B".
+func fieldDiff(a, b map[string]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range []map[string]string{a, b} {
+		for k := range m {
+			if !seen[k] && a[k] != b[k] {
+				out = append(out, fmt.Sprintf("%s: checkpoint %q, this run %q", k, a[k], b[k]))
+			}
+			seen[k] = true
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func newCheckpoint(fields map[string]string, next int, params, buffers [][]float32, opt *Optimizer, hist []EpochStats) *Checkpoint {
+	return &Checkpoint{Version: checkpointVersion, Fields: fields, NextEpoch: next, Params: params, Buffers: buffers, Optimizer: *opt.State(), History: hist}
 }
 
 // Write saves the checkpoint atomically (internal/atomicfile).
@@ -67,9 +131,9 @@ func ReadCheckpoint(path string) (*Checkpoint, error) {
 
 // restore copies the checkpoint into the run's parameters, optimizer and
 // method after checking it belongs to the same settings.
-func (c *Checkpoint) restore(cfg Config, params, buffers [][]float32, opt *Optimizer, m Method) error {
-	if k := runKey(cfg); c.Key != k {
-		return fmt.Errorf("written by a run with other settings:\n  checkpoint: %s\n  this run:   %s", c.Key, k)
+func (c *Checkpoint) restore(cfg Config, fields map[string]string, params, buffers [][]float32, opt *Optimizer, m Method) error {
+	if d := fieldDiff(c.Fields, fields); len(d) > 0 {
+		return fmt.Errorf("written by a run with other settings; they differ in %s", strings.Join(d, "; "))
 	}
 	if c.NextEpoch < 0 || c.NextEpoch > cfg.Epochs {
 		return fmt.Errorf("next epoch %d outside 0..%d", c.NextEpoch, cfg.Epochs)

@@ -77,6 +77,11 @@ type Config struct {
 	Checkpoint      string `json:"checkpoint,omitempty"`
 	CheckpointEvery int    `json:"checkpoint_every"`
 	Resume          bool   `json:"resume"`
+	// RunFields are the caller's settings of the run that Train does not
+	// see (data set, bag size, protocol, augmentation, normalization, …):
+	// a checkpoint records them and a resume with any of them changed is
+	// refused naming the field.
+	RunFields map[string]string `json:"run_fields,omitempty"`
 	// Augment, if set, transforms each training minibatch in place (rows
 	// instances of the model's input layout in x) with random numbers from
 	// r (App. `suppsec: exp`: zero-pad 4, random crop, horizontal flip; see
@@ -329,13 +334,17 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 	}
 	res := &Result{ParamCount: ParamCount(model)}
 	first := 0
+	var fields map[string]string
+	if cfg.Checkpoint != "" {
+		fields = runFields(cfg, data)
+	}
 	if cfg.Resume && cfg.Checkpoint != "" {
 		if _, statErr := os.Stat(cfg.Checkpoint); statErr == nil {
 			ck, err := ReadCheckpoint(cfg.Checkpoint)
 			if err != nil {
 				return nil, err
 			}
-			if err := ck.restore(cfg, params, buffers, opt, method); err != nil {
+			if err := ck.restore(cfg, fields, params, buffers, opt, method); err != nil {
 				return nil, fmt.Errorf("checkpoint %s: %w", cfg.Checkpoint, err)
 			}
 			first = ck.NextEpoch
@@ -401,7 +410,7 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 			progress(ev)
 		}
 		if cfg.Checkpoint != "" && (last || (e+1-first)%cfg.CheckpointEvery == 0) {
-			ck := newCheckpoint(cfg, e+1, params, buffers, opt, res.History)
+			ck := newCheckpoint(fields, e+1, params, buffers, opt, res.History)
 			if sm, ok := method.(StatefulMethod); ok {
 				if ck.MethodState, err = sm.SaveState(); err != nil {
 					return nil, fmt.Errorf("epoch %d: method state: %w", e, err)

@@ -243,9 +243,18 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	}
 	var bags *estimators.BagSet
 	if *bagsFile != "" {
+		// The file fixes the bags: flags that would describe other bags
+		// conflict with it (issue 17, item 4).
+		for _, f := range []string{"bag-size", "num-points", "protocol"} {
+			if given[f] {
+				return fail("--%s conflicts with --bags: the bags file fixes the bags (their sizes, number and protocol); drop --%s", f, f)
+			}
+		}
 		if bags, err = estimators.ReadBagSetFile(*bagsFile); err != nil {
 			return fail("--bags: %v", err)
 		}
+		*bagSize = fileBagSize(bags)
+		*protocol = "bags-file"
 	} else {
 		np := *numPoints
 		if np == 0 {
@@ -289,6 +298,11 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	for _, b := range bags.Bags {
 		instances += b.Size
 	}
+	// Every setting that enters the result must match on resume (issue 17,
+	// item 1); Train adds the training settings and hashes of the bags and
+	// the inputs.
+	cfg.RunFields = map[string]string{"data": dsName, "bag_size": fmt.Sprint(*bagSize), "num_points": fmt.Sprint(instances),
+		"protocol": *protocol, "augment": *augment, "normalize": *normalize, "bags_file": *bagsFile}
 	unit := "instances"
 	if bagMethod {
 		unit = "bags"
@@ -431,4 +445,18 @@ func peakRSS() int64 {
 		return 0
 	}
 	return int64(ru.Maxrss) * 1024
+}
+
+// fileBagSize returns the size of the bags of a bags file when they all have
+// one, else 0 (the result then records bag_size 0 and the file's sizes stand
+// in num_bags and num_points).
+func fileBagSize(set *estimators.BagSet) int {
+	size := 0
+	for i, b := range set.Bags {
+		if i > 0 && b.Size != size {
+			return 0
+		}
+		size = b.Size
+	}
+	return size
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Issue 17, item 1 (and issue 19): a resume with any setting that enters the
+// result changed is refused, naming the field, instead of continuing another
+// run's checkpoint under new labels; the same settings resume.
+func TestTrainResumeRefusesOtherSettings(t *testing.T) {
+	base := []string{"--data", "fixture", "--method", "llpfc-uniform", "--bag-size", "32", "--num-points", "640",
+		"--batch-size", "32", "--quiet"}
+	out := filepath.Join(t.TempDir(), "ck")
+	code, _, errs := runTrainCmd(append(base, "--epochs", "1", "--out", out)...)
+	require.Equal(t, exitOK, code, errs)
+	for _, tc := range []struct {
+		flags []string
+		field string
+	}{
+		{[]string{"--bag-size", "64"}, "run.bag_size"},
+		{[]string{"--num-points", "1280"}, "run.num_points"},
+		{[]string{"--protocol", "shuffle"}, "run.protocol"},
+		{[]string{"--augment", "crop-flip"}, "run.augment"},
+		{[]string{"--normalize", "none"}, "inputs"},
+		{[]string{"--compat", "original"}, "compat"},
+		{[]string{"--group-weights", "hm"}, "group_weights"},
+		{[]string{"--kl-scale", "paper", "--method", "kl", "--batch-size", "2"}, "method"},
+	} {
+		args := append(append(append([]string(nil), base...), "--epochs", "2", "--out", out, "--resume"), tc.flags...)
+		code, _, errs := runTrainCmd(args...)
+		assert.NotEqual(t, exitOK, code, "%v", tc.flags)
+		assert.Contains(t, errs, "other settings", "%v", tc.flags)
+		assert.Contains(t, errs, tc.field+": checkpoint", "%v: %s", tc.flags, errs)
+	}
+	code, _, errs = runTrainCmd(append(base, "--epochs", "2", "--out", out, "--resume")...)
+	assert.Equal(t, exitOK, code, errs)
+}
+
+// Issue 17, item 4: with --bags the result records the file's bag size, and
+// the flags that would describe other bags are refused naming the flag.
+func TestTrainBagsFileSettings(t *testing.T) {
+	dir := t.TempDir()
+	bags := filepath.Join(dir, "bags.json")
+	code, _, errs := func() (int, string, string) {
+		var o, e strings.Builder
+		c := dispatch([]string{"bags", "--data", "fixture", "--bag-size", "16", "--num-points", "320", "--seed", "2", "--out", bags, "--trouble-rounds", "0"}, &o, &e)
+		return c, o.String(), e.String()
+	}()
+	require.Equal(t, exitOK, code, errs)
+	code, out, errs := runTrainCmd("--data", "fixture", "--bags", bags, "--epochs", "1", "--batch-size", "32", "--json", "--quiet")
+	require.Equal(t, exitOK, code, errs)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var res struct {
+		BagSize   int `json:"bag_size"`
+		NumBags   int `json:"num_bags"`
+		NumPoints int `json:"num_points"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &res))
+	assert.Equal(t, 16, res.BagSize, "the file's bag size, not the flag's default 64")
+	assert.Equal(t, 20, res.NumBags)
+	assert.Equal(t, 320, res.NumPoints)
+	for _, f := range [][]string{{"--bag-size", "16"}, {"--num-points", "320"}, {"--protocol", "paper"}} {
+		code, _, errs := runTrainCmd(append([]string{"--data", "fixture", "--bags", bags, "--epochs", "1"}, f...)...)
+		assert.Equal(t, exitBadUsage, code, "%v", f)
+		assert.Contains(t, errs, f[0]+" conflicts with --bags", "%v", f)
+	}
+}
