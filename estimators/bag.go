@@ -89,6 +89,11 @@ func ReadBagSet(r io.Reader) (*BagSet, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("bags file: %w", err)
 	}
+	// Like a spec file: one JSON object and nothing after it (issue 17,
+	// item 9: `cat a.json b.json` used to read as a).
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("bags file: trailing data after the bags object (offset %d); a bags file holds one JSON object", dec.InputOffset())
+	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

@@ -14,10 +14,28 @@ import (
 // stored densely.
 const maxLIBSVMDim = 1 << 24
 
-// denseLimit bounds N·D of a densely stored LIBSVM file (2^32 float32 values
-// = 16 GiB); the fuzz target lowers it so tiny inputs cannot ask for
-// gigabytes.
-var denseLimit int64 = 1 << 32
+// denseLimit bounds N·D of a densely stored LIBSVM file, in float32 values:
+// half of the memory available when the package loads (MemAvailable of
+// /proc/meminfo; 4 GiB where it cannot be read), so that one far-off
+// feature index in a small file fails with a clear error instead of
+// exhausting the machine (issue 17, item 2). The fuzz target lowers it so
+// tiny inputs cannot ask for gigabytes.
+var denseLimit = availableBytes() / 2 / 4
+
+// availableBytes returns the memory available for new allocations.
+func availableBytes() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil && kb > 0 {
+					return kb * 1024
+				}
+			}
+		}
+	}
+	return 4 << 30
+}
 
 // ReadLIBSVM decodes LIBSVM/SVMlight text: one instance per line,
 // "label index:value index:value …" with 1-based, strictly increasing
@@ -36,7 +54,7 @@ func ReadLIBSVM(r io.Reader, name string, opt TabularOptions) (*Dataset, error) 
 	var rows [][]entry
 	var labels []string
 	var lines []int
-	maxIdx := 0
+	maxIdx, maxLine := 0, 0
 	line := 0
 	for sc.Scan() {
 		line++
@@ -81,7 +99,7 @@ func ReadLIBSVM(r io.Reader, name string, opt TabularOptions) (*Dataset, error) 
 			row = append(row, entry{idx, float32(x)})
 		}
 		if prev > maxIdx {
-			maxIdx = prev
+			maxIdx, maxLine = prev, line
 		}
 		rows = append(rows, row)
 		labels = append(labels, strconv.FormatFloat(v, 'g', -1, 64))
@@ -101,7 +119,12 @@ func ReadLIBSVM(r io.Reader, name string, opt TabularOptions) (*Dataset, error) 
 		return nil, fmt.Errorf("%s: no features on any line", name)
 	}
 	if int64(d)*int64(len(rows)) > denseLimit {
-		return nil, fmt.Errorf("%s: %d instances × %d features is too large to hold densely", name, len(rows), d)
+		at := ""
+		if opt.Dim == 0 {
+			at = fmt.Sprintf(" (the largest feature index, %d, is on line %d)", maxIdx, maxLine)
+		}
+		return nil, fmt.Errorf("%s: %d instances × %d features%s would need %.3g GiB held densely, more than the %.3g GiB allowed (half the memory available); check that line's indices",
+			name, len(rows), d, at, float64(int64(d)*int64(len(rows))*4)/(1<<30), float64(denseLimit*4)/(1<<30))
 	}
 	y, classes, err := classIndex(name, labels, lines, opt.Classes)
 	if err != nil {
