@@ -284,6 +284,27 @@ type Result struct {
 	Params [][]float32 `json:"-"`
 }
 
+// saveCheckpoint writes the state after epoch next−1 to cfg.Checkpoint.
+func saveCheckpoint(cfg Config, fields map[string]string, next int, params, buffers [][]float32, opt *Optimizer, hist []EpochStats, method Method) error {
+	ck := newCheckpoint(fields, next, params, buffers, opt, hist)
+	if sm, ok := method.(StatefulMethod); ok {
+		var err error
+		if ck.MethodState, err = sm.SaveState(); err != nil {
+			return fmt.Errorf("epoch %d: method state: %w", next-1, err)
+		}
+	}
+	return ck.Write(cfg.Checkpoint)
+}
+
+// InputError is an error of Train's input — its configuration or its data
+// — rather than of training itself: callers report it as bad input (the
+// command's exit status 2). errors.As finds it, and estimators.InputError
+// (bags that cannot be grouped) likewise.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
 // Train trains cfg.Method on data and evaluates on its test split. The
 // graph is built once with fixed batch shapes and reused for every step;
 // the last partial minibatch is padded with zero-weight rows. Training is
@@ -292,11 +313,11 @@ type Result struct {
 func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) (*Result, error) {
 	start := time.Now()
 	if err := data.Validate(); err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
 	spec := cfg.Model
 	spec.Channels, spec.Height, spec.Width, spec.Features = data.Channels, data.Height, data.Width, data.Features
@@ -305,6 +326,9 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 	}
 	spec.NumClasses = data.Bags.NumClasses
 	spec.Dtype = tensor.Float32
+	if err := spec.Validate(); err != nil {
+		return nil, &InputError{err}
+	}
 	st, err := newStepper(&cfg, data, spec)
 	if err != nil {
 		return nil, err
@@ -397,8 +421,15 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 		st := EpochStats{Epoch: e, Loss: lossSum / float64(steps), LR: lr, Seconds: dt.Seconds(), Steps: steps, Images: images, TestAccuracy: -1}
 		last := e == cfg.Epochs-1
 		if last || (cfg.EvalEvery > 0 && (e+1)%cfg.EvalEvery == 0) {
-			acc, err := ev.Accuracy(data.TestX, data.TestY)
+			acc, err := ev.Accuracy(ctx, data.TestX, data.TestY)
 			if err != nil {
+				if ctx.Err() != nil && cfg.Checkpoint != "" {
+					// Interrupted while evaluating: keep the epoch just trained
+					// (its accuracy unknown); a resume evaluates it.
+					if werr := saveCheckpoint(cfg, fields, e+1, params, buffers, opt, append(res.History, st), method); werr != nil {
+						return nil, werr
+					}
+				}
 				return nil, fmt.Errorf("epoch %d: evaluation: %w", e, err)
 			}
 			st.TestAccuracy = acc
@@ -410,13 +441,7 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 			progress(ev)
 		}
 		if cfg.Checkpoint != "" && (last || (e+1-first)%cfg.CheckpointEvery == 0) {
-			ck := newCheckpoint(fields, e+1, params, buffers, opt, res.History)
-			if sm, ok := method.(StatefulMethod); ok {
-				if ck.MethodState, err = sm.SaveState(); err != nil {
-					return nil, fmt.Errorf("epoch %d: method state: %w", e, err)
-				}
-			}
-			if err := ck.Write(cfg.Checkpoint); err != nil {
+			if err := saveCheckpoint(cfg, fields, e+1, params, buffers, opt, res.History, method); err != nil {
 				return nil, err
 			}
 		}
@@ -432,7 +457,7 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 		res.TestAccuracy = res.History[n-1].TestAccuracy
 	}
 	if res.TestAccuracy < 0 || first >= cfg.Epochs { // nothing left to train: evaluate the restored state
-		if res.TestAccuracy, err = ev.Accuracy(data.TestX, data.TestY); err != nil {
+		if res.TestAccuracy, err = ev.Accuracy(ctx, data.TestX, data.TestY); err != nil {
 			return nil, err
 		}
 	}
@@ -557,10 +582,13 @@ func newEvaluator(g *gorgonia.ExprGraph, m Model, spec ModelSpec, batch int) (*e
 func (e *evaluator) Close() { e.vm.Close() }
 
 // Predict writes the argmax class of each row of x into out.
-func (e *evaluator) Predict(x []float32, out []int) error {
+func (e *evaluator) Predict(ctx context.Context, x []float32, out []int) error {
 	n := len(x) / e.dim
 	buf := e.xT.Data().([]float32)
 	for start := 0; start < n; start += e.batch {
+		if err := ctx.Err(); err != nil { // an interrupt stops evaluation too (issue 17, item 5)
+			return err
+		}
 		end := min(start+e.batch, n)
 		copy(buf, x[start*e.dim:end*e.dim])
 		clear(buf[(end-start)*e.dim:])
@@ -586,12 +614,12 @@ func (e *evaluator) Predict(x []float32, out []int) error {
 }
 
 // Accuracy returns the fraction of rows of x whose predicted class is y.
-func (e *evaluator) Accuracy(x []float32, y []int) (float64, error) {
+func (e *evaluator) Accuracy(ctx context.Context, x []float32, y []int) (float64, error) {
 	if len(y) == 0 {
 		return 0, errors.New("evaluation: empty test split")
 	}
 	pred := make([]int, len(y))
-	if err := e.Predict(x, pred); err != nil {
+	if err := e.Predict(ctx, x, pred); err != nil {
 		return 0, err
 	}
 	right := 0

@@ -77,12 +77,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			return exitBadUsage
 		}
 	}
-	store, err := experiments.OpenStore(*results)
-	if err != nil {
-		fmt.Fprintf(stderr, "llpfc run: --results: %v\n", err)
-		return exitFailed
-	}
 	if *list {
+		// Listing only reads the store: it creates nothing (issue 17, item 6).
+		store := &experiments.Store{Dir: *results}
 		cells, err := spec.Cells()
 		if err != nil {
 			fmt.Fprintf(stderr, "llpfc run: %v\n", err)
@@ -99,6 +96,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 		tw.Flush()
 		return exitOK
+	}
+	store, err := experiments.OpenStore(*results)
+	if err != nil {
+		fmt.Fprintf(stderr, "llpfc run: --results: %v\n", err)
+		return exitBadUsage // as reproduce: a results directory that cannot be made is bad input
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -115,6 +117,32 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	}
 	if *name == "" {
 		return fail("--data is required (e.g. --data fixture)")
+	}
+	// Every numeric flag is checked before any data is read, and the error
+	// names the flag (issue 17, item 7; issue 13: no size, count or rate is
+	// silently replaced).
+	if given["batch-size"] && *batch < 1 {
+		return fail("--batch-size is %d, want ≥ 1 (leave it out for the method's default)", *batch)
+	}
+	for _, c := range []struct {
+		flag string
+		ok   bool
+		want string
+		v    any
+	}{
+		{"lr", *lr > 0 && !math.IsInf(*lr, 0), "a finite number > 0", *lr},
+		{"weight-decay", *wd >= 0 && !math.IsInf(*wd, 0), "a finite number ≥ 0", *wd},
+		{"momentum", *momentum >= 0 && *momentum < 1, "in [0, 1)", *momentum},
+		{"beta1", *beta1 >= 0 && *beta1 < 1, "in [0, 1)", *beta1},
+		{"gamma", *gamma > 0 && *gamma < 1, "in (0, 1)", *gamma},
+		{"dropout", *dropout < 1 && (*dropout >= 0 || *dropout == -1), "in [0, 1) (or −1 for the appendix's value)", *dropout},
+		{"eval-every", *evalEvery >= 0, "≥ 0 (0: only after the last epoch)", *evalEvery},
+		{"num-points", *numPoints >= 0, "≥ 0 (0: 3/4 of the training split)", *numPoints},
+		{"bag-size", *bagSize >= 1, "≥ 1", *bagSize},
+	} {
+		if !c.ok {
+			return fail("--%s is %v, want %s", c.flag, c.v, c.want)
+		}
 	}
 	if *resume && *out == "" {
 		return fail("--resume needs --out DIR (the checkpoint is DIR/checkpoint.gob)")
@@ -331,8 +359,7 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	}
 	res, err := training.Train(ctx, cfg, td, progress)
 	if err != nil {
-		fmt.Fprintf(stderr, "llpfc train: %v\n", err)
-		return exitFailed
+		return trainFailure(stderr, err, args, *out)
 	}
 	summary := trainSummary{
 		Method: *method, Model: *model, Data: dsName, BagSize: *bagSize, NumBags: len(bags.Bags), NumPoints: instances,
@@ -459,4 +486,50 @@ func fileBagSize(set *estimators.BagSet) int {
 		size = b.Size
 	}
 	return size
+}
+
+// trainFailure reports a failed training run and returns the exit status: 2
+// for bad input (the configuration or the data: training.InputError,
+// estimators.InputError), 1 otherwise. An interrupted run says what was kept
+// and the command that resumes it (issue 17, items 5 and 7).
+func trainFailure(stderr io.Writer, err error, args []string, out string) int {
+	var tin *training.InputError
+	var ein *estimators.InputError
+	switch {
+	case errors.As(err, &tin) || errors.As(err, &ein):
+		fmt.Fprintf(stderr, "llpfc train: %v\n", err)
+		return exitBadUsage
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "llpfc train: interrupted")
+		if out == "" {
+			fmt.Fprintln(stderr, "llpfc train: nothing was kept (no --out); run with --out DIR to keep checkpoints")
+			return exitFailed
+		}
+		ckPath := filepath.Join(out, "checkpoint.gob")
+		if ck, cerr := training.ReadCheckpoint(ckPath); cerr == nil {
+			fmt.Fprintf(stderr, "llpfc train: %s keeps the first %d epoch(s); resume with:\n  llpfc train %s\n", ckPath, ck.NextEpoch, resumeArgs(args))
+		} else {
+			fmt.Fprintf(stderr, "llpfc train: no epoch finished, nothing was kept in %s\n", out)
+		}
+		return exitFailed
+	}
+	fmt.Fprintf(stderr, "llpfc train: %v\n", err)
+	return exitFailed
+}
+
+// resumeArgs returns args with --resume, shell-quoted where needed.
+func resumeArgs(args []string) string {
+	out := make([]string, 0, len(args)+1)
+	has := false
+	for _, a := range args {
+		has = has || a == "--resume" || a == "-resume" || strings.HasPrefix(a, "--resume=")
+		if strings.ContainsAny(a, " \t'\"$") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out = append(out, a)
+	}
+	if !has {
+		out = append(out, "--resume")
+	}
+	return strings.Join(out, " ")
 }
