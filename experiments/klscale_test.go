@@ -39,3 +39,17 @@ func TestSpecKLScale(t *testing.T) {
 	bad.Hyper.KLScale = "paper"
 	assert.ErrorContains(t, bad.Validate(), "hyper.kl_scale")
 }
+
+// Issue 17, item 8: a spec naming an unknown model (for the gorgonia learner)
+// or data set fails before any cell runs, naming the field.
+func TestSpecRefusesUnknownModelAndDataset(t *testing.T) {
+	s, ok := BuiltinSpec("quick")
+	require.True(t, ok)
+	s.Model = "resnet9000"
+	_, err := s.Cells()
+	assert.ErrorContains(t, err, `model: "resnet9000" is unknown`)
+	s, _ = BuiltinSpec("quick")
+	s.Datasets = []string{"imagenet"}
+	_, err = s.Cells()
+	assert.ErrorContains(t, err, `dataset: "imagenet" is unknown`)
+}

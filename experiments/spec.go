@@ -29,6 +29,18 @@ var Methods = []string{"llpfc-ideal", "llpfc-uniform", "llpfc-approx", "kl", "ll
 // IsLLPFC reports whether method is one of the LLPFC algorithms.
 func IsLLPFC(method string) bool { return strings.HasPrefix(method, "llpfc-") }
 
+// knownDataset reports whether name is a data set the learners can load: a
+// named set of package data or a csv:, libsvm: or synthetic gmm: one. A spec
+// naming another fails before any cell runs (issue 17, item 8).
+func knownDataset(name string) bool {
+	for _, p := range []string{"csv:", "libsvm:", "gmm:"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return containsStr(data.Names, name)
+}
+
 // usesKL reports whether method trains with the KL proportion loss (kl and
 // llpvat), whose scale Hyper.KLScale sets.
 func usesKL(method string) bool { return method == "kl" || method == "llpvat" }
@@ -356,8 +368,12 @@ func (c Config) Validate() error {
 		return errors.New("learner: is empty, want a registered learner (e.g. logreg, gorgonia)")
 	case c.Dataset == "":
 		return errors.New("dataset: is empty")
+	case !knownDataset(c.Dataset):
+		return fmt.Errorf("dataset: %q is unknown, want one of %s, or csv:…, libsvm:…, gmm:…", c.Dataset, strings.Join(data.Names, ", "))
 	case c.Model == "":
 		return errors.New("model: is empty")
+	case c.Learner == "gorgonia" && !containsStr(training.ModelNames(), c.Model):
+		return fmt.Errorf("model: %q is unknown to the gorgonia learner, want one of %s", c.Model, strings.Join(training.ModelNames(), ", "))
 	case !containsStr(Methods, c.Method):
 		return fmt.Errorf("method: is %q, want one of %s", c.Method, strings.Join(Methods, ", "))
 	case c.BagSize <= 0:

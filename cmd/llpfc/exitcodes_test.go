@@ -39,6 +39,9 @@ func TestExitCodeRuleForEveryCommand(t *testing.T) {
 		{trainArgs("--normalize", "minmax"), "--normalize"},
 		{trainArgs("--kl-scale", "x"), "--kl-scale"},
 		{trainArgs("--nope"), "-nope"},
+		// An --out where nothing can be written fails before the first step
+		// (item 8): /proc/self is a directory no one may create files in.
+		{trainArgs("--out", "/proc/self"), "cannot write there"},
 		{[]string{"train", "--data", "fixture", "--epochs", "1", "--quiet", "--bags", farIndex}, "99999999"},
 		{[]string{"train", "--data", "fixture", "--epochs", "1", "--quiet", "--bags", fewBags}, "bags"},
 		{[]string{"bags", "--data", "fixture", "--bag-size", "0", "--num-points", "10", "--out", filepath.Join(dir, "b.json")}, "--bag-size"},

@@ -320,6 +320,13 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return fail("--out: %v", err)
 		}
+		// Fail before the first step, not after an epoch (issue 17, item 8).
+		probe, err := os.CreateTemp(*out, ".llpfc-write-probe-*")
+		if err != nil {
+			return fail("--out %s: cannot write there: %v", *out, err)
+		}
+		probe.Close()
+		os.Remove(probe.Name())
 		cfg.Checkpoint = filepath.Join(*out, "checkpoint.gob")
 	}
 	instances := 0
