@@ -215,6 +215,9 @@ func Merge(dst *Store, srcs ...*Store) (int, error) {
 	chosen := map[string]*Result{}
 	where := map[string]string{}
 	existing, err := dst.All()
+	if errors.Is(err, os.ErrNotExist) {
+		existing, err = nil, nil // a new store: created below, only once nothing conflicts
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -238,6 +241,9 @@ func Merge(dst *Store, srcs ...*Store) (int, error) {
 			chosen[r.Key], where[r.Key] = r, src.Dir
 			toWrite = append(toWrite, r)
 		}
+	}
+	if _, err := OpenStore(dst.Dir); err != nil {
+		return 0, err
 	}
 	for _, r := range toWrite {
 		if err := dst.Put(r); err != nil {

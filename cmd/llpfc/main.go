@@ -52,6 +52,14 @@ func main() {
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "help" {
+		// `llpfc help CMD` is `llpfc CMD -h` (issue 17, item 6).
+		if c, ok := commands[args[1]]; ok {
+			return c.run([]string{"-h"}, stdout, stderr)
+		}
+		fmt.Fprintf(stderr, "llpfc: unknown command %q; run `llpfc help` for the list\n", args[1])
+		return exitBadUsage
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {

@@ -41,11 +41,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		}
 		srcs = append(srcs, &experiments.Store{Dir: p})
 	}
-	dst, err := experiments.OpenStore(*out)
-	if err != nil {
-		fmt.Fprintf(stderr, "llpfc merge: --out: %v\n", err)
-		return exitFailed
-	}
+	// The store is created by Merge only once no cell conflicts, so a
+	// refused merge leaves nothing behind (issue 17, item 6).
+	dst := &experiments.Store{Dir: *out}
 	n, err := experiments.Merge(dst, srcs...)
 	if err != nil {
 		fmt.Fprintf(stderr, "llpfc merge: %v\n", err)

@@ -37,14 +37,14 @@ instances for LLPFC and bags for kl, llpvat and llpgan (the paper uses 2, 2 and 
 Training is float32 on the CPU (no GPU back end in this build). Progress goes to standard
 error; with --json the last line of standard output is one JSON object with test_accuracy,
 epochs, wall_seconds, train_images_per_second and peak_rss_bytes. With --out DIR the run
-writes DIR/result.json and a checkpoint DIR/checkpoint.gob after every epoch (atomically);
---resume continues from it. Exit status 2 on bad flags or input, 1 if training fails.`
+writes a checkpoint DIR/checkpoint.gob after every epoch and DIR/result.json at the end (both
+atomically); --resume continues from the checkpoint, and is refused when any setting differs. Exit status 2 on bad flags or input, 1 if training fails.`
 
 func runTrain(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("train --data NAME|DIR --method M --model M --bag-size B --num-points N --epochs E [flags]", trainSynopsis, stderr)
 	name := fs.String("data", "", "data set: fixture, fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST], libsvm:TRAIN[,TEST], or a directory holding one of the named sets' files")
 	dataDir := fs.String("data-dir", "", "directory holding the data set's files (default: $LLPFC_DATA, then /usr/share/datasets/fashion-mnist for fashion-mnist)")
-	bagsFile := fs.String("bags", "", "read the bags from this bags file (from `llpfc bags`, indices into the training split) instead of drawing them")
+	bagsFile := fs.String("bags", "", "read the bags from this `FILE` (written by llpfc bags; indices into the training split) instead of drawing them; the file fixes the bag size, number of points and protocol")
 	method := fs.String("method", "llpfc-uniform", "training method: "+strings.Join(training.MethodNames(), ", "))
 	model := fs.String("model", "mlp", "architecture: "+strings.Join(training.ModelNames(), ", "))
 	dropout := fs.Float64("dropout", -1, "dropout probability of architectures that have dropout (default: the appendix's value, for wrn-16-4 0.3 on CIFAR10 and 0.4 on SVHN/EMNIST, for vgg16 0.5; else 0)")

@@ -80,7 +80,7 @@ func ReadCSV(r io.Reader, name string, opt TabularOptions) (*Dataset, error) {
 			}
 		}
 		if labelCol < 0 {
-			return nil, fmt.Errorf("%s: line 1: header has no column named %s; name the label column", name, strings.Join(defaultLabelNames, ", "))
+			return nil, fmt.Errorf("%s: line 1: header has no column named %s; name the label column as csv:TRAIN[,TEST]@COLUMN (a header name or a 0-based index)", name, strings.Join(defaultLabelNames, ", "))
 		}
 	} else {
 		labelCol = 0

@@ -30,7 +30,7 @@
 //	cifar10         data_batch_1.bin … data_batch_5.bin, test_batch.bin
 //	                (directly in the directory or in cifar-10-batches-bin/)
 //	svhn            train_32x32.mat, test_32x32.mat (label 10 means digit 0)
-//	csv:TRAIN[,TEST]     a CSV file with a label column (see ReadCSV)
+//	csv:TRAIN[,TEST][@L] a CSV file with a label column, chosen by name or index L (see ReadCSV)
 //	libsvm:TRAIN[,TEST]  a LIBSVM text file (see ReadLIBSVM)
 //	                (paths are used as given; a path may not contain a comma;
 //	                the test file is read with the training file's classes)

@@ -230,11 +230,22 @@ func loadFixture(split Split) (*Dataset, error) {
 	return IDXDataset("fixture", idx[0], "fixture "+files[0], idx[1], "fixture "+files[1], 0, 10)
 }
 
-// loadTabular reads csv:TRAIN[,TEST] or libsvm:TRAIN[,TEST]. The test split
+// loadTabular reads csv:TRAIN[,TEST][@LABEL] or libsvm:TRAIN[,TEST]. The test split
 // is read with the training split's classes (and, for LIBSVM, its feature
 // count), so both splits agree on what class k means.
 func loadTabular(name string, split Split) (*Dataset, error) {
 	kind, spec, _ := strings.Cut(name, ":")
+	label := ""
+	if kind == "csv" {
+		// csv:TRAIN[,TEST][@LABEL] names the label column (a header name or
+		// a 0-based index; issue 17, item 6).
+		if k := strings.LastIndexByte(spec, '@'); k >= 0 {
+			spec, label = spec[:k], spec[k+1:]
+			if label == "" {
+				return nil, fmt.Errorf("%s: empty label column after @: want csv:TRAIN[,TEST]@COLUMN", name)
+			}
+		}
+	}
 	trainPath, testPath, hasTest := strings.Cut(spec, ",")
 	if trainPath == "" {
 		return nil, fmt.Errorf("%s: no file named: want %s:TRAIN[,TEST]", name, kind)
@@ -245,7 +256,7 @@ func loadTabular(name string, split Split) (*Dataset, error) {
 		}
 		return ReadLIBSVMFile(path, opt)
 	}
-	train, err := read(trainPath, TabularOptions{})
+	train, err := read(trainPath, TabularOptions{LabelColumn: label})
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +267,7 @@ func loadTabular(name string, split Split) (*Dataset, error) {
 	if !hasTest || testPath == "" {
 		return nil, errors.New(name + ": no test file: name it as " + kind + ":TRAIN,TEST")
 	}
-	opt := TabularOptions{Classes: train.ClassNames}
+	opt := TabularOptions{Classes: train.ClassNames, LabelColumn: label}
 	if kind == "libsvm" {
 		opt.Dim = train.D
 	}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llpfc/llpfc/experiments"
+)
+
+// Issue 17, item 6: help that says what the command does.
+func TestHelpTellsTheTruth(t *testing.T) {
+	var o, e bytes.Buffer
+	require.Equal(t, exitOK, dispatch([]string{"train", "-h"}, &o, &e))
+	help := o.String() + e.String()
+	assert.Contains(t, help, "DIR/result.json at the end", "result.json is written at the end, not every epoch")
+	assert.NotContains(t, help, "-bags llpfc bags")
+	assert.Contains(t, help, "-bags FILE")
+
+	// `llpfc help CMD` prints that command's help, as `llpfc CMD -h` does.
+	var o1, e1, o2, e2 bytes.Buffer
+	require.Equal(t, exitOK, dispatch([]string{"help", "bags"}, &o1, &e1))
+	require.Equal(t, exitOK, dispatch([]string{"bags", "-h"}, &o2, &e2))
+	assert.Equal(t, o2.String()+e2.String(), o1.String()+e1.String())
+	assert.Contains(t, e1.String(), "-trouble-rounds", "the bags command's own flags, not the general list")
+	assert.NotContains(t, o1.String()+e1.String(), "Commands:")
+	assert.Equal(t, exitBadUsage, dispatch([]string{"help", "nope"}, &o1, &e1))
+}
+
+// Issue 17, item 6: a refused merge leaves nothing behind, and run --list
+// creates no results directory.
+func TestMergeConflictAndListWriteNothing(t *testing.T) {
+	dir := t.TempDir()
+	put := func(store string, acc float64) {
+		st, err := experiments.OpenStore(filepath.Join(dir, store))
+		require.NoError(t, err)
+		c := experiments.Config{Learner: "logreg", Normalize: "standardize", Dataset: "gmm:", Model: "linear", Method: "llpfc-uniform",
+			Protocol: "paper", BagSize: 8, NumPoints: 64, Seed: 1,
+			Hyper: experiments.Hyper{Epochs: 1, Optimizer: "sgd", LR: 0.1, BatchSize: 8, Schedule: experiments.Schedule{Kind: "constant"}}}
+		require.NoError(t, st.Put(&experiments.Result{Format: experiments.ResultFormat, Key: c.Key(), Spec: "s", Seed: 1, Config: c,
+			Metrics: experiments.Metrics{TestAccuracy: acc}}))
+	}
+	put("a", 0.5)
+	put("b", 0.6)
+	out := filepath.Join(dir, "merged")
+	var o, e bytes.Buffer
+	assert.Equal(t, exitFailed, dispatch([]string{"merge", "--out", out, filepath.Join(dir, "a"), filepath.Join(dir, "b")}, &o, &e))
+	assert.Contains(t, e.String(), "conflicting")
+	_, err := os.Stat(out)
+	assert.True(t, os.IsNotExist(err), "a refused merge creates no --out directory")
+
+	list := filepath.Join(dir, "listed")
+	require.Equal(t, exitOK, dispatch([]string{"run", "quick", "--list", "--results", list}, &o, &e), e.String())
+	assert.True(t, strings.Contains(o.String(), "todo"))
+	_, err = os.Stat(list)
+	assert.True(t, os.IsNotExist(err), "--list creates no results directory")
+}
