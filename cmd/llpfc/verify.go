@@ -51,7 +51,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		start := time.Now()
 		r := verify.Run(c, cfg)
 		if !*asJSON {
-			fmt.Fprintf(stderr, "  %-50s %-4s %6d cases  %s\n", c.Label, r.Status, r.Cases, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(stderr, "  %-50s %-4s %6d cases  %s\n", c.Label, verdict(r), r.Cases, time.Since(start).Round(time.Millisecond))
 		}
 		results = append(results, r)
 	}
@@ -61,7 +61,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	failed := 0
 	for _, r := range results {
-		if r.Status != "pass" || r.NegativeControl == "missed" {
+		if verdict(r) != "pass" {
 			failed++
 		}
 	}
@@ -93,7 +93,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			if r.NegativeName != "" {
 				neg += " (" + r.NegativeName + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.4g\t%s\t%s\t%s\n", r.Label, r.Section, r.Cases, r.WorstRatio, r.Status, neg, r.Statement)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.4g\t%s\t%s\t%s\n", r.Label, r.Section, r.Cases, r.WorstRatio, verdict(r), neg, r.Statement)
 		}
 		tw.Flush()
 		for _, r := range results {
@@ -110,4 +110,17 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// verdict is the row's STATUS: "pass" only when the claim held and its
+// negative control (if any) was caught — the rows the summary counts as
+// passed (issue 17, item 10: a row with a missed control said "pass").
+func verdict(r verify.Result) string {
+	switch {
+	case r.Status != "pass":
+		return "fail"
+	case r.NegativeControl == "missed":
+		return "fail (control missed)"
+	}
+	return "pass"
 }
