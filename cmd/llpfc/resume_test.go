@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,4 +71,17 @@ func TestTrainBagsFileSettings(t *testing.T) {
 		assert.Equal(t, exitBadUsage, code, "%v", f)
 		assert.Contains(t, errs, f[0]+" conflicts with --bags", "%v", f)
 	}
+}
+
+// Issue 17, item 10: a run that fails leaves no empty --out directory.
+func TestTrainFailureLeavesNoEmptyOut(t *testing.T) {
+	dir := t.TempDir()
+	few := filepath.Join(dir, "few.json")
+	require.NoError(t, os.WriteFile(few, []byte(`{"num_classes": 10, "bags": [`+
+		`{"id": 0, "size": 2, "proportions": [0.5,0.5,0,0,0,0,0,0,0,0], "indices": [0, 1]}]}`), 0o644))
+	out := filepath.Join(dir, "out")
+	code, _, errs := runTrainCmd("--data", "fixture", "--bags", few, "--epochs", "1", "--quiet", "--out", out)
+	assert.Equal(t, exitBadUsage, code, errs)
+	_, err := os.Stat(out)
+	assert.True(t, os.IsNotExist(err), "the failed run's --out was removed")
 }

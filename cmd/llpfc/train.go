@@ -40,7 +40,7 @@ epochs, wall_seconds, train_images_per_second and peak_rss_bytes. With --out DIR
 writes a checkpoint DIR/checkpoint.gob after every epoch and DIR/result.json at the end (both
 atomically); --resume continues from the checkpoint, and is refused when any setting differs. Exit status 2 on bad flags or input, 1 if training fails.`
 
-func runTrain(args []string, stdout, stderr io.Writer) int {
+func runTrain(args []string, stdout, stderr io.Writer) (status int) {
 	fs := newFlagSet("train --data NAME|DIR --method M --model M --bag-size B --num-points N --epochs E [flags]", trainSynopsis, stderr)
 	name := fs.String("data", "", "data set: fixture, fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST], libsvm:TRAIN[,TEST], or a directory holding one of the named sets' files")
 	dataDir := fs.String("data-dir", "", "directory holding the data set's files (default: $LLPFC_DATA, then /usr/share/datasets/fashion-mnist for fashion-mnist)")
@@ -259,6 +259,11 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	if train.D != test.D || train.NumClasses != test.NumClasses {
+		// Name the files' place, not an internal count (issue 17, item 10).
+		return fail("%s in %s: the training split has %s inputs and %d classes, the test split %s and %d: they must match",
+			dsName, resolved, shapeText(train), train.NumClasses, shapeText(test), test.NumClasses)
+	}
 	norm, err := data.Fit(*normalize, train)
 	if err != nil {
 		return fail("--normalize: %v", err)
@@ -317,6 +322,14 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		cfg.Augment = training.CropFlipAugment(aug, train.Channels, train.Height, train.Width)
 	}
 	if *out != "" {
+		if _, err := os.Stat(*out); os.IsNotExist(err) {
+			// A run that fails leaves no empty --out behind (issue 17, item 10).
+			defer func() {
+				if status != exitOK {
+					os.Remove(*out) // only if still empty
+				}
+			}()
+		}
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return fail("--out: %v", err)
 		}
@@ -539,4 +552,12 @@ func resumeArgs(args []string) string {
 		out = append(out, "--resume")
 	}
 	return strings.Join(out, " ")
+}
+
+// shapeText describes a split's inputs: C×H×W for images, D features else.
+func shapeText(d *data.Dataset) string {
+	if d.Channels > 0 {
+		return fmt.Sprintf("%d×%d×%d", d.Channels, d.Height, d.Width)
+	}
+	return fmt.Sprintf("%d-feature", d.D)
 }
