@@ -102,7 +102,25 @@ func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "cells"), 0o755); err != nil {
 		return nil, fmt.Errorf("results directory %s: %w", dir, err)
 	}
+	removeStaleTemps(filepath.Join(dir, "cells"), time.Now().Add(-staleAfter))
 	return &Store{Dir: dir}, nil
+}
+
+// staleAfter is the age past which a temporary file of an atomic write
+// (".<key>.json.tmp-*", internal/atomicfile) can only be the leftover of a
+// killed writer: a cell's write takes milliseconds.
+const staleAfter = time.Hour
+
+// removeStaleTemps deletes the atomic-write temporaries in dir last modified
+// before cutoff (issue 17, item 10: they were never cleaned). Younger ones
+// may belong to a writer running now and are kept.
+func removeStaleTemps(dir string, cutoff time.Time) {
+	matches, _ := filepath.Glob(filepath.Join(dir, ".*.json.tmp-*"))
+	for _, m := range matches {
+		if st, err := os.Lstat(m); err == nil && st.Mode().IsRegular() && st.ModTime().Before(cutoff) {
+			os.Remove(m)
+		}
+	}
 }
 
 func (s *Store) path(key string) string { return filepath.Join(s.Dir, "cells", key+".json") }
