@@ -53,6 +53,9 @@ type CVResult struct {
 // are used; Data holds no instance label. The smallest mean loss wins, the
 // first in grid order on ties (MATLAB's min, used by the pSVM scripts).
 func CrossValidate(m Method, d Data, k int, seed int64) (*CVResult, error) {
+	if d.cache == nil {
+		d = d.WithCache()
+	}
 	folds, err := Folds(len(d.Bags.Bags), k, seed)
 	if err != nil {
 		return nil, err

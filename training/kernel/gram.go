@@ -21,10 +21,33 @@ const (
 
 // Gram returns K(i, j) = k(X_i, Y_j) for the rows of X and Y.
 func Gram(kind Kind, gamma float64, X, Y mat.Matrix) *mat.Dense {
+	K := SqDist(X, Y)
+	applyKernel(kind, gamma, K)
+	return K
+}
+
+// applyKernel replaces squared distances by kernel values in place.
+func applyKernel(kind Kind, gamma float64, D2 *mat.Dense) {
+	raw := D2.RawMatrix()
+	r, c := D2.Dims()
+	for i := 0; i < r; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+		for j, d2 := range row {
+			if kind == ExpDist {
+				row[j] = math.Exp(-gamma * math.Sqrt(d2))
+			} else {
+				row[j] = math.Exp(-gamma * d2)
+			}
+		}
+	}
+}
+
+// SqDist returns D(i, j) = ‖X_i − Y_j‖², through ‖x‖² + ‖y‖² − 2xᵀy (one
+// matrix product), clamped at 0.
+func SqDist(X, Y mat.Matrix) *mat.Dense {
 	nx, d := X.Dims()
 	ny, _ := Y.Dims()
 	K := mat.NewDense(nx, ny, nil)
-	// ‖x−y‖² = ‖x‖² + ‖y‖² − 2xᵀy through one matrix product.
 	K.Mul(X, Y.T())
 	sx := rowSqNorms(X, nx, d)
 	sy := rowSqNorms(Y, ny, d)
@@ -36,11 +59,7 @@ func Gram(kind Kind, gamma float64, X, Y mat.Matrix) *mat.Dense {
 			if d2 < 0 {
 				d2 = 0
 			}
-			if kind == ExpDist {
-				row[j] = math.Exp(-gamma * math.Sqrt(d2))
-			} else {
-				row[j] = math.Exp(-gamma * d2)
-			}
+			row[j] = d2
 		}
 	}
 	return K

@@ -459,3 +459,34 @@ func TestMethodsLearnToyTask(t *testing.T) {
 		}
 	}
 }
+
+// The distance cache changes no number: InvCal and alter-∝SVM fitted with
+// and without it score the test points identically.
+func TestDistanceCacheIsTransparent(t *testing.T) {
+	d, Xt, _ := toyTask(10, 96, 3, 8, 0, 1, 1)
+	dc := d.WithCache()
+	for _, c := range []struct {
+		m Method
+		p Params
+	}{{InvCal{}, Params{C: 1, Eps: 0.01, Gamma: 0.1}}, {AlterPSVM{}, Params{C: 1, Cp: 10, Gamma: 0.1}}} {
+		for pass := 0; pass < 2; pass++ { // second pass reads the cache
+			a, err := c.m.Fit(d, c.p, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := c.m.Fit(dc, c.p, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sa, sb := a.Score(Xt), b.Score(Xt)
+			for i := range sa {
+				if math.Abs(sa[i]-sb[i]) > 1e-9 {
+					t.Fatalf("%s pass %d: score %d differs: %v vs %v", c.m.Name(), pass, i, sa[i], sb[i])
+				}
+			}
+		}
+	}
+	if len(dc.cache.entries) != 1 {
+		t.Errorf("cache holds %d entries, want 1", len(dc.cache.entries))
+	}
+}

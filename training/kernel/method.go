@@ -18,6 +18,8 @@ type Data struct {
 	X    *mat.Dense
 	Cont []bool // columns to standardize (nil: all)
 	Bags *estimators.BagSet
+
+	cache *distCache // see WithCache
 }
 
 // sub returns the data restricted to the bags at the given positions.
@@ -26,7 +28,7 @@ func (d Data) sub(pos []int) Data {
 	for _, k := range pos {
 		s.Bags = append(s.Bags, d.Bags.Bags[k])
 	}
-	return Data{X: d.X, Cont: d.Cont, Bags: s}
+	return Data{X: d.X, Cont: d.Cont, Bags: s, cache: d.cache}
 }
 
 // prop returns the fraction of positives of bag k.

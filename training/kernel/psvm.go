@@ -113,9 +113,8 @@ func (InvCal) Fit(d Data, p Params, _ int64) (Scorer, error) {
 	if len(idx) == 0 {
 		return nil, errNoTraining
 	}
-	Xtr := rows(d.X, idx)
-	std := FitStandardizer(Xtr, d.Cont)
-	Z := std.Apply(Xtr)
+	e := d.standardizedDistances(idx)
+	std, Z := e.std, e.Z
 	nb := len(d.Bags.Bags)
 	size := make([]float64, nb)
 	for _, k := range bagOf {
@@ -124,15 +123,12 @@ func (InvCal) Fit(d Data, p Params, _ int64) (Scorer, error) {
 	// K_bag = Mᵀ K M, M(r, b) = 1/|b| for row r in bag b, by blocks of rows.
 	Kb := mat.NewDense(nb, nb, nil)
 	n := len(idx)
-	for lo := 0; lo < n; lo += 256 {
-		hi := min(n, lo+256)
-		G := Gram(ExpDist, p.Gamma, Z.Slice(lo, hi, 0, Z.RawMatrix().Cols), Z)
-		for r := lo; r < hi; r++ {
-			a := bagOf[r]
-			for c := 0; c < n; c++ {
-				b := bagOf[c]
-				Kb.Set(a, b, Kb.At(a, b)+G.At(r-lo, c)/(size[a]*size[b]))
-			}
+	kb := Kb.RawMatrix()
+	for r := 0; r < n; r++ {
+		a := bagOf[r]
+		for c := 0; c < n; c++ {
+			b := bagOf[c]
+			kb.Data[a*kb.Stride+b] += math.Exp(-p.Gamma*math.Sqrt(e.D.At(r, c))) / (size[a] * size[b])
 		}
 	}
 	N := float64(n)
@@ -149,7 +145,7 @@ func (InvCal) Fit(d Data, p Params, _ int64) (Scorer, error) {
 		lin[b], lin[nb+b] = eps-z, eps+z
 		C[b], C[nb+b] = p.C, p.C
 	}
-	sol, err := SolveQP(QP{K: func(i, j int) float64 { return Kb.At(i, j) }, Base: base, Y: y, P: lin, C: C}, DefaultQPTol)
+	sol, err := SolveQP(QP{Gram: Kb, Base: base, Y: y, P: lin, C: C}, DefaultQPTol)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +218,7 @@ func trainSVM(K *mat.Dense, y []float64, C float64) (*svm, bool, error) {
 	for i := range base {
 		base[i], p[i], Cs[i] = i, -1, C
 	}
-	sol, err := SolveQP(QP{K: func(i, j int) float64 { return K.At(i, j) }, Base: base, Y: y, P: p, C: Cs}, DefaultQPTol)
+	sol, err := SolveQP(QP{Gram: K, Base: base, Y: y, P: p, C: Cs}, DefaultQPTol)
 	if err != nil {
 		return nil, false, err
 	}
@@ -309,10 +305,10 @@ func (a AlterPSVM) Fit(d Data, p Params, seed int64) (Scorer, error) {
 	if len(idx) == 0 {
 		return nil, errNoTraining
 	}
-	Xtr := rows(d.X, idx)
-	std := FitStandardizer(Xtr, d.Cont)
-	Z := std.Apply(Xtr)
-	K := Gram(ExpDist, p.Gamma, Z, Z)
+	e := d.standardizedDistances(idx)
+	std, Z := e.std, e.Z
+	K := mat.DenseCopyOf(e.D)
+	applyKernel(ExpDist, p.Gamma, K)
 	n := len(idx)
 	bags := make([][]int, len(d.Bags.Bags))
 	props := make([]float64, len(d.Bags.Bags))

@@ -3,6 +3,8 @@ package kernel
 import (
 	"errors"
 	"math"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // QP is the dual problem of an SVM or SVR in libsvm's form:
@@ -13,6 +15,9 @@ import (
 // the identity and p = −1. ε-SVR (InvCal): 2l variables, Base = (0..l−1,
 // 0..l−1), y = (+1…, −1…), p = (ε−z, ε+z).
 type QP struct {
+	// Gram, when not nil, is the symmetric base kernel matrix; otherwise K
+	// gives its entries.
+	Gram *mat.Dense
 	K    func(i, j int) float64
 	Base []int
 	Y    []float64
@@ -41,6 +46,10 @@ func SolveQP(q QP, tol float64) (*QPSolution, error) {
 	if len(q.Base) != n || len(q.P) != n || len(q.C) != n {
 		return nil, errors.New("qp: lengths of base, y, p and C differ")
 	}
+	if q.Gram != nil {
+		raw := q.Gram.RawMatrix()
+		q.K = func(i, j int) float64 { return raw.Data[i*raw.Stride+j] }
+	}
 	a := make([]float64, n)
 	G := append([]float64(nil), q.P...)
 	QD := make([]float64, n)
@@ -48,6 +57,14 @@ func SolveQP(q QP, tol float64) (*QPSolution, error) {
 		QD[t] = q.K(q.Base[t], q.Base[t])
 	}
 	col := func(i int, out []float64) {
+		if q.Gram != nil {
+			raw := q.Gram.RawMatrix()
+			row := raw.Data[q.Base[i]*raw.Stride:]
+			for t := 0; t < n; t++ {
+				out[t] = q.Y[i] * q.Y[t] * row[q.Base[t]]
+			}
+			return
+		}
 		for t := 0; t < n; t++ {
 			out[t] = q.Y[i] * q.Y[t] * q.K(q.Base[i], q.Base[t])
 		}
