@@ -45,7 +45,7 @@ Every finished cell is stored at once (DIR/cells/<key>.json, atomically), so an 
 resumes. Progress goes to standard error, the table to standard output and OUT/report.md.`
 
 func runReproduceBinary(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("reproduce --table binary [--offline] [--results DIR] [--out DIR] [--data-dir DIR] [--trials N] [--methods M,…] [--dry-run]", reproduceBinarySynopsis, stderr)
+	fs := newFlagSet("reproduce --table binary [--offline] [--results DIR] [--out DIR] [--data-dir DIR] [--trials N] [--methods M,…] [--bag-sizes B,…] [--train-size N] [--test-size N] [--dry-run]", reproduceBinarySynopsis, stderr)
 	fs.String("table", "binary", "binary: the appendix's kernel experiment (Table tab:binary exp)")
 	offline := fs.Bool("offline", false, "run the small grid on the offline Fashion-MNIST binary task instead of Adult and MAGIC")
 	results := fs.String("results", "", "results store directory (default results/binary or results/binary-offline)")
@@ -54,6 +54,8 @@ func runReproduceBinary(args []string, stdout, stderr io.Writer) int {
 	trials := fs.Int("trials", 0, "number of trials (default: 5 for the paper's grid, 2 offline)")
 	methods := fs.String("methods", "", "comma-separated subset of "+strings.Join(binary.MethodNames, ","))
 	bagSizes := fs.String("bag-sizes", "", "comma-separated subset of the bag sizes")
+	trainSize := fs.Int("train-size", 0, "bagged training instances per data set (default: 8192 Adult, 5120 MAGIC as in the LMMCM code; 1280 offline)")
+	testSize := fs.Int("test-size", -1, "cap on the test points, a random subset (default: all for Adult and MAGIC, 1000 offline)")
 	maxExact := fs.Int("max-exact", kernel.DefaultMaxExact, "LLPFC and LMMCM use the exact kernel matrix up to this many training instances, a Nyström basis of this many landmarks above")
 	dryRun := fs.Bool("dry-run", false, "print the plan (cells, fits, data found) and exit without training")
 	if ok, status := parseFlags(fs, args); !ok {
@@ -91,6 +93,17 @@ func runReproduceBinary(args []string, stdout, stderr io.Writer) int {
 			bs = append(bs, b)
 		}
 		spec.BagSizes = bs
+	}
+	if *trainSize < 0 {
+		return bad("--train-size %d, want > 0", *trainSize)
+	} else if *trainSize > 0 {
+		spec.TrainSize = map[string]int{}
+		for _, d := range spec.Datasets {
+			spec.TrainSize[d] = *trainSize
+		}
+	}
+	if *testSize >= 0 {
+		spec.TestSize = *testSize
 	}
 	if *results == "" {
 		*results = filepath.Join("results", name)
