@@ -490,3 +490,38 @@ func TestDistanceCacheIsTransparent(t *testing.T) {
 		t.Errorf("cache holds %d entries, want 1", len(dc.cache.entries))
 	}
 }
+
+// Alternating minimization never increases the ∝SVM objective at a fixed C
+// (the w-step solves the SVM given y, the y-step is exact given f), up to
+// the SMO tolerance.
+func TestAlternatingObjectiveDoesNotIncrease(t *testing.T) {
+	d, _, _ := toyTask(11, 160, 2, 8, 0, 1, 0.8)
+	Z := FitStandardizer(d.X, nil).Apply(d.X)
+	K := Gram(ExpDist, 0.5, Z, Z)
+	n, _ := Z.Dims()
+	var bags [][]int
+	var props []float64
+	for k, b := range d.Bags.Bags {
+		bags = append(bags, b.Indices)
+		props = append(props, d.prop(k))
+	}
+	r := rand.New(rand.NewPCG(2, 3))
+	for _, C := range []float64{0.1, 1, 10} {
+		y := make([]float64, n)
+		for i := range y {
+			y[i] = float64(2*r.IntN(2) - 1)
+		}
+		_, _, objs, err := alternate(K, y, bags, props, C, 10, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(objs) < 2 {
+			t.Fatalf("C=%v: %d rounds", C, len(objs))
+		}
+		for i := 1; i < len(objs); i++ {
+			if objs[i] > objs[i-1]+1e-2*C*float64(n)*DefaultQPTol+1e-6 {
+				t.Errorf("C=%v: objective rose from %v to %v at round %d", C, objs[i-1], objs[i], i)
+			}
+		}
+	}
+}

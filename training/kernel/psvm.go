@@ -299,6 +299,34 @@ func psvmObjective(K *mat.Dense, m *svm, y []float64, bags [][]int, props []floa
 	return C*hinge + reg + Cp*prop
 }
 
+// alternate is alternating_svm_dual_with_slack.m at a fixed loss weight C:
+// from labels y, w-step and y-step until the objective changes by less than
+// 0.01 or maxIter rounds; it returns the last SVM (nil if the labels never
+// had two classes), the labels and the objective after every round.
+func alternate(K *mat.Dense, y []float64, bags [][]int, props []float64, C, Cp float64, maxIter int) (*svm, []float64, []float64, error) {
+	var model *svm
+	var objs []float64
+	objPre := math.Inf(1)
+	for it := 0; it < maxIter; it++ {
+		m, ok, err := trainSVM(K, y, C)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !ok {
+			break // single-class labels: keep the previous model
+		}
+		model = m
+		y = LabelStep(m.f, bags, props, Cp/C)
+		obj := psvmObjective(K, m, y, bags, props, C, Cp)
+		objs = append(objs, obj)
+		if math.Abs(obj-objPre) < 0.01 {
+			break
+		}
+		objPre = obj
+	}
+	return model, y, objs, nil
+}
+
 // Fit runs the annealed alternating solver.
 func (a AlterPSVM) Fit(d Data, p Params, seed int64) (Scorer, error) {
 	idx, bagOf := bagRows(d)
@@ -332,22 +360,12 @@ func (a AlterPSVM) Fit(d Data, p Params, seed int64) (Scorer, error) {
 	var model *svm
 	for Ccur := 1e-4 * p.C; Ccur != p.C; {
 		Ccur = math.Min(Ccur*1.5, p.C)
-		objPre := math.Inf(1)
-		for it := 0; it < maxIter; it++ {
-			m, ok, err := trainSVM(K, y, Ccur)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				break // single-class labels: keep the previous model
-			}
-			model = m
-			y = LabelStep(m.f, bags, props, p.Cp/Ccur)
-			obj := psvmObjective(K, m, y, bags, props, Ccur, p.Cp)
-			if math.Abs(obj-objPre) < 0.01 {
-				break
-			}
-			objPre = obj
+		m, yNew, _, err := alternate(K, y, bags, props, Ccur, p.Cp, maxIter)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			model, y = m, yNew
 		}
 	}
 	if model == nil {
