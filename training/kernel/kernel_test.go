@@ -525,3 +525,31 @@ func TestAlternatingObjectiveDoesNotIncrease(t *testing.T) {
 		}
 	}
 }
+
+// After the alternation, the labels minimize the full ∝SVM objective given
+// the final SVM (brute force over all 2^10 labelings of two bags of 5): the
+// y-step is wired with the right weight C_p/C.
+func TestAlternationLabelsMinimizeObjective(t *testing.T) {
+	d, _, _ := toyTask(12, 10, 2, 5, 0, 1, 0.5)
+	Z := FitStandardizer(d.X, nil).Apply(d.X)
+	K := Gram(ExpDist, 0.5, Z, Z)
+	bags := [][]int{d.Bags.Bags[0].Indices, d.Bags.Bags[1].Indices}
+	props := []float64{d.prop(0), d.prop(1)}
+	for _, C := range []float64{0.1, 10} {
+		y0 := []float64{1, -1, 1, -1, 1, -1, 1, -1, 1, -1}
+		m, y, _, err := alternate(K, y0, bags, props, C, 1, 100)
+		if err != nil || m == nil {
+			t.Fatalf("C=%v: %v", C, err)
+		}
+		got := psvmObjective(K, m, y, bags, props, C, 1)
+		for mask := 0; mask < 1<<10; mask++ {
+			yy := make([]float64, 10)
+			for i := range yy {
+				yy[i] = float64(2*(mask>>i&1) - 1)
+			}
+			if o := psvmObjective(K, m, yy, bags, props, C, 1); o < got-1e-9 {
+				t.Fatalf("C=%v: labels %v give %v < %v of the solver's %v", C, yy, o, got, y)
+			}
+		}
+	}
+}
