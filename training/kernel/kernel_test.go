@@ -230,6 +230,16 @@ func TestSolveQPMeetsKKT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The dense-Gram path gives the same solution.
+	sol2, err := SolveQP(QP{Gram: K, Base: base, Y: y, P: p, C: C}, 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sol.A {
+		if sol.A[i] != sol2.A[i] {
+			t.Fatalf("Gram path: a[%d] = %v, function path %v", i, sol2.A[i], sol.A[i])
+		}
+	}
 	// Decision values from scratch.
 	sumYA := 0.0
 	for i := range y {
