@@ -131,6 +131,9 @@ func runReproduceBinary(args []string, stdout, stderr io.Writer) int {
 		map[bool]string{true: " --offline", false: ""}[*offline], len(cells), strings.Join(spec.Datasets, ", "), len(spec.Intervals),
 		len(spec.BagSizes), spec.Trials, len(spec.Methods), len(cells)-todo, *results, todo)
 	fmt.Fprintf(stderr, "  %d model fits per (data set, interval, bag size, trial): the methods' grids × %d folds + the final fit\n", fits, spec.Folds)
+	if !*offline {
+		fmt.Fprintln(stderr, "  memory: InvCal and alter-∝SVM use the exact n×n kernel (n = 8192 at Adult bag size 8: 512 MiB per matrix); LLPFC and LMMCM switch to Nyström above --max-exact")
+	}
 	open := func(ds string) (binary.Source, error) { return binary.OpenSource(ds, *dataDir) }
 	missing := false
 	for _, ds := range spec.Datasets {
