@@ -94,7 +94,9 @@ LLPFC's noise matrices are nearly singular.
 
 --table T for T = wrn16-4 (Table 1), resnet18 (Table 2), vgg16 (Table 3) or llpgan (Table 4) runs
 the grid of one of the paper's tables with the appendix's hyperparameters on CIFAR10, SVHN and
-EMNIST letters read from --data-dir (or $LLPFC_DATA). Before it starts, it prints the number of
+EMNIST letters read from --data-dir (or $LLPFC_DATA). --table binary runs the appendix's kernel
+experiment (Table tab:binary exp; see 'llpfc reproduce --table binary --help'). Before it starts,
+it prints the number of
 runs and an estimate of the compute time from the throughput it measures on this machine.
 ` + gpuStatement + `
 
@@ -105,6 +107,9 @@ deterministic part of the grid; merge the shard stores with 'llpfc merge' and re
 Progress goes to standard error, the table to standard output. Exit status 1 if a cell failed.`
 
 func runReproduce(args []string, stdout, stderr io.Writer) int {
+	if isBinaryTable(args) { // the kernel experiment: reproduce_binary.go
+		return runReproduceBinary(args, stdout, stderr)
+	}
 	var names []string
 	for _, t := range paperTables {
 		names = append(names, t.name)
