@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/llpfc/llpfc/experiments/binary"
 	"github.com/llpfc/llpfc/internal/atomicfile"
@@ -152,7 +150,7 @@ func runReproduceBinary(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "llpfc reproduce: data sets missing (see above); nothing was run")
 		return exitBadUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible("reproduce", stderr)
 	defer stop()
 	done, failed, err := binary.Run(ctx, spec, st, open, stderr)
 	if err != nil {

@@ -85,3 +85,30 @@ func TestTrainFailureLeavesNoEmptyOut(t *testing.T) {
 	_, err := os.Stat(out)
 	assert.True(t, os.IsNotExist(err), "the failed run's --out was removed")
 }
+
+// Issue 17, item 10: MNIST and Fashion-MNIST share file names, so a directory
+// given as --data is named by its own name, and an ambiguous one is refused
+// asking for the set's name (it used to be called fashion-mnist always).
+func TestNamedSetInDirectory(t *testing.T) {
+	src := "/usr/share/datasets/fashion-mnist"
+	if _, err := os.Stat(src); err != nil {
+		t.Skip("Debian's dataset-fashion-mnist is not installed (.ci/run installs it)")
+	}
+	root := t.TempDir()
+	for _, d := range []string{"mnist-files", "fashion-files", "plain"} {
+		dir := filepath.Join(root, d)
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		ents, err := os.ReadDir(src)
+		require.NoError(t, err)
+		for _, e := range ents {
+			require.NoError(t, os.Symlink(filepath.Join(src, e.Name()), filepath.Join(dir, e.Name())))
+		}
+	}
+	for dir, want := range map[string]string{"mnist-files": "mnist", "fashion-files": "fashion-mnist"} {
+		name, _, err := namedSetIn(filepath.Join(root, dir))
+		require.NoError(t, err)
+		assert.Equal(t, want, name, dir)
+	}
+	_, _, err := namedSetIn(filepath.Join(root, "plain"))
+	assert.ErrorContains(t, err, "name the set")
+}

@@ -7,9 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/llpfc/llpfc/experiments"
@@ -102,7 +99,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llpfc run: --results: %v\n", err)
 		return exitBadUsage // as reproduce: a results directory that cannot be made is bad input
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible("run", stderr)
 	defer stop()
 	r := &experiments.Runner{Store: store, Shard: shard, DataDir: *dataDir, Log: stderr}
 	sum, err := r.Run(ctx, spec)

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -360,7 +359,7 @@ func runTrain(args []string, stdout, stderr io.Writer) (status int) {
 			*method, dsName, len(bags.Bags), instances, test.N, *model, *optimizer, *lr, *batch, unit, *epochs, *seed)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible("train", stderr)
 	defer stop()
 	var progress training.Progress
 	if !*quiet {
@@ -472,16 +471,36 @@ func contains(list []string, s string) bool {
 }
 
 // namedSetIn finds which named data set has its files in dir.
+//
+// MNIST and Fashion-MNIST have the same file names, so when several named sets
+// fit, the directory's own name decides (one containing "fashion" is
+// Fashion-MNIST, another containing "mnist" is MNIST); otherwise the caller
+// must name the set (issue 17, item 10: an MNIST directory was reported as
+// fashion-mnist).
 func namedSetIn(dir string) (name, resolvedDir string, err error) {
+	var names, dirs []string
 	for _, n := range data.Names {
 		if strings.Contains(n, "fixture") {
 			continue
 		}
 		if d, err := data.Resolve(n, dir); err == nil {
-			return n, d, nil
+			names, dirs = append(names, n), append(dirs, d)
 		}
 	}
-	return "", "", fmt.Errorf("holds the files of none of %s", strings.Join(data.Names, ", "))
+	if len(names) == 0 {
+		return "", "", fmt.Errorf("holds the files of none of %s", strings.Join(data.Names, ", "))
+	}
+	if len(names) == 1 {
+		return names[0], dirs[0], nil
+	}
+	base := strings.ToLower(filepath.Base(filepath.Clean(dir)))
+	for i, n := range names {
+		if (n == "fashion-mnist" && strings.Contains(base, "fashion")) || (n == "mnist" && strings.Contains(base, "mnist") && !strings.Contains(base, "fashion")) {
+			return n, dirs[i], nil
+		}
+	}
+	return "", "", fmt.Errorf("holds files that fit %s alike (the same file names); name the set: --data %s --data-dir %s",
+		strings.Join(names, " and "), names[0], dir)
 }
 
 // peakRSS returns the process's peak resident set size in bytes (Linux
