@@ -1,0 +1,35 @@
+package training
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/llpfc/llpfc/internal/rng"
+)
+
+// Issue 17, item 5: evaluation checks for an interrupt between its batches
+// (Ctrl-C during the test-set evaluation used to be ignored, and the run
+// exited 0 with a full result).
+func TestEvaluationStopsOnInterrupt(t *testing.T) {
+	g := gorgonia.NewGraph()
+	spec := ModelSpec{Name: "mlp", Features: 4, NumClasses: 3, Dtype: tensor.Float32}
+	m, err := NewModel(g, spec, rng.New(1, "init"))
+	require.NoError(t, err)
+	ev, err := newEvaluator(g, m, spec, 8)
+	require.NoError(t, err)
+	x := make([]float32, 40*4)
+	y := make([]int, 40)
+	acc, err := ev.Accuracy(context.Background(), x, y)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, acc, 0.0)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = ev.Accuracy(ctx, x, y)
+	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
+}
