@@ -228,6 +228,15 @@ func NewDense(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, in, out int, 
 	}
 }
 
+// NewDenseNormal001 is a dense layer initialized as the authors' VGG
+// classifier (InitNormal001): weight N(0, 0.01²), bias 0.
+func NewDenseNormal001(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, in, out int, rng *rand.Rand) *Dense {
+	return &Dense{
+		W: newNormalLearnable(g, dt, name+".W", tensor.Shape{in, out}, 0.01, rng),
+		B: NewConstLearnable(g, dt, name+".b", tensor.Shape{1, out}, 0),
+	}
+}
+
 // Forward returns xW + b for x of shape batch×in.
 func (d *Dense) Forward(x *gorgonia.Node) (*gorgonia.Node, error) {
 	xw, err := gorgonia.Mul(x, d.W)
@@ -250,13 +259,75 @@ type Conv struct {
 
 // NewConv adds a convolution's parameters to g (W then b from rng).
 func NewConv(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, in, out, kernel, pad, stride int, bias bool, rng *rand.Rand) *Conv {
-	bound := KaimingUniformBound(in * kernel * kernel)
+	return NewConvInit(g, dt, name, in, out, kernel, pad, stride, bias, InitDefault, rng)
+}
+
+// Init is a weight initialization. The paper is silent; the authors' models
+// (models/*.py at 1d0cbc5) each choose one, and llpfc follows them (issue 20).
+type Init int
+
+// The initializations.
+const (
+	// InitDefault is PyTorch's default for nn.Conv2d and nn.Linear: weight
+	// and bias U(±1/√fan_in), fan_in = in·k·k.
+	InitDefault Init = iota
+	// InitXavierRelu is the authors' WideResNet conv_init
+	// (models/WideRes.py@1d0cbc5:57-61): xavier_uniform_ with gain √2,
+	// weight U(±√2·√(6/(fan_in+fan_out))), fan_out = out·k·k; bias 0.
+	InitXavierRelu
+	// InitKaimingFanOut is the authors' VGG and ResNet convolutions
+	// (models/vgg.py@1d0cbc5:43, models/ResNet.py@1d0cbc5:170):
+	// kaiming_normal_(mode='fan_out', nonlinearity='relu'), weight
+	// N(0, 2/fan_out); bias 0.
+	InitKaimingFanOut
+	// InitNormal001 is the authors' VGG linear layers
+	// (models/vgg.py@1d0cbc5:50-51): weight N(0, 0.01²), bias 0.
+	InitNormal001
+)
+
+// NewConvInit is NewConv with the initialization init.
+func NewConvInit(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, in, out, kernel, pad, stride int, bias bool, init Init, rng *rand.Rand) *Conv {
 	c := &Conv{Kernel: kernel, Pad: pad, Stride: stride}
-	c.W = NewLearnable(g, dt, name+".W", tensor.Shape{out, in, kernel, kernel}, bound, rng)
+	fanIn, fanOut := in*kernel*kernel, out*kernel*kernel
+	shape := tensor.Shape{out, in, kernel, kernel}
+	switch init {
+	case InitXavierRelu:
+		c.W = NewLearnable(g, dt, name+".W", shape, math.Sqrt2*math.Sqrt(6/float64(fanIn+fanOut)), rng)
+	case InitKaimingFanOut:
+		c.W = newNormalLearnable(g, dt, name+".W", shape, math.Sqrt(2/float64(fanOut)), rng)
+	default:
+		c.W = NewLearnable(g, dt, name+".W", shape, KaimingUniformBound(fanIn), rng)
+	}
 	if bias {
-		c.B = NewLearnable(g, dt, name+".b", tensor.Shape{1, out, 1, 1}, bound, rng)
+		if init == InitDefault {
+			c.B = NewLearnable(g, dt, name+".b", tensor.Shape{1, out, 1, 1}, KaimingUniformBound(fanIn), rng)
+		} else {
+			c.B = NewConstLearnable(g, dt, name+".b", tensor.Shape{1, out, 1, 1}, 0)
+		}
 	}
 	return c
+}
+
+// newNormalLearnable is a parameter with entries N(0, std²) from rng.
+func newNormalLearnable(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, shape tensor.Shape, std float64, rng *rand.Rand) *gorgonia.Node {
+	n := shape.TotalSize()
+	var backing any
+	if dt == tensor.Float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = std * rng.NormFloat64()
+		}
+		backing = v
+	} else {
+		dt = tensor.Float32
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(std * rng.NormFloat64())
+		}
+		backing = v
+	}
+	t := tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(backing))
+	return gorgonia.NewTensor(g, dt, len(shape), gorgonia.WithShape(shape.Clone()...), gorgonia.WithName(name), gorgonia.WithValue(t))
 }
 
 // Forward returns the convolution of x (batch×in×H×W) plus the bias, with

@@ -527,7 +527,7 @@ func NewResNet18(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (*ResNet
 	}
 	dt := specDType(spec)
 	m := &ResNet18{netState: netState{g: g, dt: dt}, spec: spec}
-	m.stem = NewConv(g, dt, "resnet18.conv1", spec.Channels, 64, 7, 3, 2, false, rng)
+	m.stem = NewConvInit(g, dt, "resnet18.conv1", spec.Channels, 64, 7, 3, 2, false, InitKaimingFanOut, rng)
 	m.stemBN = m.newBatchNorm("resnet18.bn1", 64, 4, 0.1, true)
 	m.params = append(m.params, m.stem.Learnables()...)
 	m.params = append(m.params, m.stemBN.Learnables()...)
@@ -540,17 +540,17 @@ func NewResNet18(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (*ResNet
 			}
 			name := fmt.Sprintf("resnet18.layer%d.%d", stage+1, i)
 			b := &basicBlock{
-				conv1: NewConv(g, dt, name+".conv1", in, planes, 3, 1, stride, false, rng),
+				conv1: NewConvInit(g, dt, name+".conv1", in, planes, 3, 1, stride, false, InitKaimingFanOut, rng),
 			}
 			b.bn1 = m.newBatchNorm(name+".bn1", planes, 4, 0.1, true)
-			b.conv2 = NewConv(g, dt, name+".conv2", planes, planes, 3, 1, 1, false, rng)
+			b.conv2 = NewConvInit(g, dt, name+".conv2", planes, planes, 3, 1, 1, false, InitKaimingFanOut, rng)
 			b.bn2 = m.newBatchNorm(name+".bn2", planes, 4, 0.1, true)
 			m.params = append(m.params, b.conv1.Learnables()...)
 			m.params = append(m.params, b.bn1.Learnables()...)
 			m.params = append(m.params, b.conv2.Learnables()...)
 			m.params = append(m.params, b.bn2.Learnables()...)
 			if stride != 1 || in != planes {
-				b.down = NewConv(g, dt, name+".downsample.0", in, planes, 1, 0, stride, false, rng)
+				b.down = NewConvInit(g, dt, name+".downsample.0", in, planes, 1, 0, stride, false, InitKaimingFanOut, rng)
 				b.downBN = m.newBatchNorm(name+".downsample.1", planes, 4, 0.1, true)
 				m.params = append(m.params, b.down.Learnables()...)
 				m.params = append(m.params, b.downBN.Learnables()...)

@@ -59,7 +59,7 @@ func NewVGG16(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (*VGG16, er
 		if v == 0 {
 			continue
 		}
-		c := NewConv(g, dt, fmt.Sprintf("vgg16.features.conv%d", i), in, v, 3, 1, 1, true, rng)
+		c := NewConvInit(g, dt, fmt.Sprintf("vgg16.features.conv%d", i), in, v, 3, 1, 1, true, InitKaimingFanOut, rng)
 		b := m.newBatchNorm(fmt.Sprintf("vgg16.features.bn%d", i), v, 4, 0.1, true)
 		m.convs = append(m.convs, c)
 		m.convBNs = append(m.convBNs, b)
@@ -67,9 +67,9 @@ func NewVGG16(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (*VGG16, er
 		m.params = append(m.params, b.Learnables()...)
 		in = v
 	}
-	m.fc[0] = NewDense(g, dt, "vgg16.classifier.0", 512*7*7, 4096, rng)
-	m.fc[1] = NewDense(g, dt, "vgg16.classifier.3", 4096, 4096, rng)
-	m.fc[2] = NewDense(g, dt, "vgg16.classifier.6", 4096, spec.NumClasses, rng)
+	m.fc[0] = NewDenseNormal001(g, dt, "vgg16.classifier.0", 512*7*7, 4096, rng)
+	m.fc[1] = NewDenseNormal001(g, dt, "vgg16.classifier.3", 4096, 4096, rng)
+	m.fc[2] = NewDenseNormal001(g, dt, "vgg16.classifier.6", 4096, spec.NumClasses, rng)
 	for _, d := range m.fc {
 		m.params = append(m.params, d.Learnables()...)
 	}

@@ -55,7 +55,7 @@ func NewWideResNet(g *gorgonia.ExprGraph, spec ModelSpec, depth, width int, rng 
 	}
 	dt := specDType(spec)
 	m := &WideResNet{netState: netState{g: g, dt: dt}, spec: spec, depth: depth, width: width}
-	m.conv1 = NewConv(g, dt, "wrn.conv1", spec.Channels, 16, 3, 1, 1, true, rng)
+	m.conv1 = NewConvInit(g, dt, "wrn.conv1", spec.Channels, 16, 3, 1, 1, true, InitXavierRelu, rng)
 	m.params = append(m.params, m.conv1.Learnables()...)
 	n := (depth - 4) / 6
 	in := 16
@@ -68,15 +68,15 @@ func NewWideResNet(g *gorgonia.ExprGraph, spec ModelSpec, depth, width int, rng 
 			name := fmt.Sprintf("wrn.layer%d.%d", stage+1, i)
 			b := &wideBlock{}
 			b.bn1 = m.newBatchNorm(name+".bn1", in, 4, 0.1, true)
-			b.conv1 = NewConv(g, dt, name+".conv1", in, planes, 3, 1, 1, true, rng)
+			b.conv1 = NewConvInit(g, dt, name+".conv1", in, planes, 3, 1, 1, true, InitXavierRelu, rng)
 			b.bn2 = m.newBatchNorm(name+".bn2", planes, 4, 0.1, true)
-			b.conv2 = NewConv(g, dt, name+".conv2", planes, planes, 3, 1, stride, true, rng)
+			b.conv2 = NewConvInit(g, dt, name+".conv2", planes, planes, 3, 1, stride, true, InitXavierRelu, rng)
 			m.params = append(m.params, b.bn1.Learnables()...)
 			m.params = append(m.params, b.conv1.Learnables()...)
 			m.params = append(m.params, b.bn2.Learnables()...)
 			m.params = append(m.params, b.conv2.Learnables()...)
 			if stride != 1 || in != planes {
-				b.shortcut = NewConv(g, dt, name+".shortcut", in, planes, 1, 0, stride, true, rng)
+				b.shortcut = NewConvInit(g, dt, name+".shortcut", in, planes, 1, 0, stride, true, InitXavierRelu, rng)
 				m.params = append(m.params, b.shortcut.Learnables()...)
 			}
 			m.blocks = append(m.blocks, b)
