@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -112,7 +113,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	for _, t := range paperTables {
 		names = append(names, t.name)
 	}
-	fs := newFlagSet("reproduce [--quick | --table T] [--results DIR] [--out DIR] [--data-dir DIR] [--shard i/n] [--dry-run]", reproduceSynopsis, stderr)
+	fs := newFlagSet("reproduce [--quick | --table T] [--results DIR] [--out DIR] [--data-dir DIR] [--shard i/n] [--dry-run [--json]]", reproduceSynopsis, stderr)
 	quick := fs.Bool("quick", false, "run the quick grid on the embedded Fashion-MNIST fixture (the default when --table is not given)")
 	table := fs.String("table", "", "run one table's grid: "+strings.Join(names, ", ")+" (fashion-mnist: Section 6 in miniature on full Fashion-MNIST; the others: the paper's Tables 1–4 with the appendix's settings)")
 	results := fs.String("results", "", "results store directory, created if missing; finished cells are kept there and skipped on the next run (default results/<grid>, e.g. results/quick)")
@@ -120,6 +121,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data-dir", "", "directory holding the data sets' files, or a root with one sub-directory per data set (default $LLPFC_DATA; --quick needs none)")
 	shardFlag := fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n, e.g. 3/8): the cells are dealt to shards by key, the same way on every machine; combine the stores with 'llpfc merge'")
 	dryRun := fs.Bool("dry-run", false, "print the plan (number of runs, the measured throughput and the compute-time estimate) and exit without training")
+	asJSON := fs.Bool("json", false, "with --dry-run: print every cell of the grid (this shard's) as JSON — its key and full configuration — instead of the plan, without measuring anything")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
@@ -157,6 +159,12 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	mine := shard.Select(cells)
+	if *asJSON {
+		if !*dryRun {
+			return bad("--json goes with --dry-run: it prints the grid's cells instead of running them")
+		}
+		return printCells(stdout, mine)
+	}
 	var store *experiments.Store
 	if *dryRun {
 		// Do not create the store: only look at what it already holds.
@@ -483,4 +491,24 @@ func reportCompanions(grid, root string) []string {
 		return nil
 	}
 	return []string{dir}
+}
+
+// printCells writes cells as an indented JSON array of {"key", "config"}:
+// every setting of every run, so a table cell can be checked against the
+// paper and the authors' code before any training (issue 20).
+func printCells(w io.Writer, cells []experiments.Cell) int {
+	type cellJSON struct {
+		Key    string             `json:"key"`
+		Config experiments.Config `json:"config"`
+	}
+	out := make([]cellJSON, len(cells))
+	for i, c := range cells {
+		out[i] = cellJSON{c.Key, c.Config}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return exitFailed
+	}
+	return exitOK
 }
