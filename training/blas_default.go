@@ -2,8 +2,55 @@
 
 package training
 
-// BLASName names the BLAS behind the matrix products of training: "gonum"
-// (pure Go, gonum.org/v1/gonum/blas/gonum), the default that CI tests.
-// Build with -tags openblas (and libopenblas-dev) for OpenBLAS; see
-// bench/NOTES.md, lever "BLAS choice" of issue 7.
-const BLASName = "gonum"
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/gonum"
+	"gorgonia.org/gorgonia"
+
+	"github.com/llpfc/llpfc/internal/sgemm"
+)
+
+// BLASName names the BLAS behind the matrix products of training: in the
+// default pure-Go build, gonum's BLAS with the single-precision matrix
+// product replaced by internal/sgemm (packed, AVX2+FMA assembly micro-kernel,
+// all cores; issue 12). Build with -tags openblas (and libopenblas-dev) for
+// OpenBLAS; see bench/NOTES.md.
+const BLASName = "gonum+sgemm"
+
+// pureGoBLAS is gonum's BLAS with Sgemm from internal/sgemm.
+type pureGoBLAS struct{ gonum.Implementation }
+
+func init() {
+	var b pureGoBLAS
+	gorgonia.Use(b) // also sets gorgonia.org/tensor's BLAS
+	blas32.Use(b)
+}
+
+// Sgemm computes C = α·op(A)·op(B) + β·C with internal/sgemm; arguments
+// that describe no product, or misuse, go to gonum, which handles the empty
+// cases and panics with its own message.
+func (b pureGoBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, bb []float32, ldb int, beta float32, c []float32, ldc int) {
+	if !sgemmArgsOK(tA, tB, m, n, k, len(a), lda, len(bb), ldb, len(c), ldc) {
+		b.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, bb, ldb, beta, c, ldc)
+		return
+	}
+	sgemm.Sgemm(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, bb, ldb, beta, c, ldc)
+}
+
+// sgemmArgsOK reports whether the arguments describe a non-empty product
+// whose slices are long enough.
+func sgemmArgsOK(tA, tB blas.Transpose, m, n, k, la, lda, lb, ldb, lc, ldc int) bool {
+	if m <= 0 || n <= 0 || k <= 0 {
+		return false
+	}
+	ar, ac := m, k
+	if tA != blas.NoTrans {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if tB != blas.NoTrans {
+		br, bc = n, k
+	}
+	return lda >= ac && ldb >= bc && ldc >= n && la >= (ar-1)*lda+ac && lb >= (br-1)*ldb+bc && lc >= (m-1)*ldc+n
+}
