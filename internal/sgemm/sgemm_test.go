@@ -125,8 +125,12 @@ func TestSgemmDeterministicAndDegenerate(t *testing.T) {
 	assert.Equal(t, []float32{3, 6, 9, 12}, c)
 	Sgemm(false, false, 2, 2, 2, 0, []float32{1, 1, 1, 1}, 2, []float32{1, 1, 1, 1}, 2, 0, c, 2)
 	assert.Equal(t, []float32{0, 0, 0, 0}, c, "β = 0 clears C (NaN-free even if C held NaN)")
-	assert.Panics(t, func() { Sgemm(false, false, 2, 2, 2, 1, make([]float32, 3), 2, make([]float32, 4), 2, 0, make([]float32, 4), 2) })
-	assert.Panics(t, func() { Sgemm(false, false, 2, 2, 2, 1, make([]float32, 4), 1, make([]float32, 4), 2, 0, make([]float32, 4), 2) })
+	assert.Panics(t, func() {
+		Sgemm(false, false, 2, 2, 2, 1, make([]float32, 3), 2, make([]float32, 4), 2, 0, make([]float32, 4), 2)
+	})
+	assert.Panics(t, func() {
+		Sgemm(false, false, 2, 2, 2, 1, make([]float32, 4), 1, make([]float32, 4), 2, 0, make([]float32, 4), 2)
+	})
 }
 
 // FuzzSgemm draws shapes, forms and strides and checks against the reference.
