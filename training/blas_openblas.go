@@ -58,25 +58,6 @@ func cblasTrans(t blas.Transpose) C.int {
 	return C.llpfcTrans
 }
 
-// gemmArgsOK reports whether the arguments describe a non-empty product
-// whose slices are long enough; otherwise the call goes to gonum, which
-// handles empty products and panics with its message on misuse (C must
-// never read or write past a Go slice).
-func gemmArgsOK(tA, tB blas.Transpose, m, n, k, la, lda, lb, ldb, lc, ldc int) bool {
-	if m <= 0 || n <= 0 || k <= 0 {
-		return false
-	}
-	ar, ac := m, k
-	if tA != blas.NoTrans {
-		ar, ac = k, m
-	}
-	br, bc := k, n
-	if tB != blas.NoTrans {
-		br, bc = n, k
-	}
-	return lda >= ac && ldb >= bc && ldc >= n && la >= (ar-1)*lda+ac && lb >= (br-1)*ldb+bc && lc >= (m-1)*ldc+n
-}
-
 func (b openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, bb []float32, ldb int, beta float32, c []float32, ldc int) {
 	if !gemmArgsOK(tA, tB, m, n, k, len(a), lda, len(bb), ldb, len(c), ldc) {
 		b.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, bb, ldb, beta, c, ldc)

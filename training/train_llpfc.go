@@ -34,11 +34,7 @@ type llpfcMethod struct {
 	batch, dim int
 	classes    int
 
-	x, r, w    *gorgonia.Node
-	xT, rT, wT *tensor.Dense
-	loss       *gorgonia.Node
-	grads      gorgonia.Nodes
-	vm         *tape
+	*fcGraph
 
 	regroupedAt int // epoch of the current grouping, −1 if none
 	inst        []estimators.Instance
@@ -60,29 +56,85 @@ func newLLPFC(env *MethodEnv, mode estimators.Mode) (*llpfcMethod, error) {
 		classes:     spec.NumClasses,
 		regroupedAt: -1,
 	}
-	g, dt, B, C := env.Graph, spec.DType(), cfg.BatchSize, spec.NumClasses
-	m.x, m.xT = newInputNode(g, dt, "llpfc.x", spec.InputShape(B))
-	m.r, m.rT = newInputNode(g, dt, "llpfc.R", tensor.Shape{B, C})
-	m.w, m.wT = newInputNode(g, dt, "llpfc.w", tensor.Shape{B})
-	z, err := env.Model.Forward(m.x, true)
-	if err != nil {
+	var err error
+	if m.fcGraph, err = newFCGraph(env, "llpfc"); err != nil {
 		return nil, err
 	}
-	if m.loss, err = FCLoss(z, m.r, m.w); err != nil {
-		return nil, err
-	}
-	if m.grads, err = gorgonia.Grad(m.loss, env.Model.Learnables()...); err != nil {
-		return nil, err
-	}
-	roots := append(gorgonia.Nodes{m.loss}, m.grads...)
-	if bn, ok := env.Model.(BatchNormModel); ok {
-		roots = append(roots, bn.RunningStatRoots()...)
-	}
-	m.vm = newTape(g.SubgraphRoots(roots...))
 	return m, nil
 }
 
-func (m *llpfcMethod) Close() { m.vm.Close() }
+// fcGraph is the graph of the weighted FC loss of a minibatch of B
+// instances, shared by the LLPFC methods and the supervised ceiling: the
+// inputs x, R (row i: the row of T̂ of instance i's noisy label) and w (the
+// instances' weights), FCLoss, its gradients and the tape that runs them.
+type fcGraph struct {
+	x, r, w    *gorgonia.Node
+	xT, rT, wT *tensor.Dense
+	loss       *gorgonia.Node
+	grads      gorgonia.Nodes
+	vm         *tape
+}
+
+func newFCGraph(env *MethodEnv, prefix string) (*fcGraph, error) {
+	g, spec := env.Graph, env.Spec
+	dt, B, C := spec.DType(), env.Config.BatchSize, spec.NumClasses
+	f := &fcGraph{}
+	f.x, f.xT = newInputNode(g, dt, prefix+".x", spec.InputShape(B))
+	f.r, f.rT = newInputNode(g, dt, prefix+".R", tensor.Shape{B, C})
+	f.w, f.wT = newInputNode(g, dt, prefix+".w", tensor.Shape{B})
+	z, err := env.Model.Forward(f.x, true)
+	if err != nil {
+		return nil, err
+	}
+	if f.loss, err = FCLoss(z, f.r, f.w); err != nil {
+		return nil, err
+	}
+	if f.grads, err = gorgonia.Grad(f.loss, env.Model.Learnables()...); err != nil {
+		return nil, err
+	}
+	roots := append(gorgonia.Nodes{f.loss}, f.grads...)
+	if bn, ok := env.Model.(BatchNormModel); ok {
+		roots = append(roots, bn.RunningStatRoots()...)
+	}
+	f.vm = newTape(g.SubgraphRoots(roots...))
+	return f, nil
+}
+
+// Close releases the graph's machine.
+func (f *fcGraph) Close() { f.vm.Close() }
+
+// run trains on the inputs already filled for the minibatch's n real rows
+// (the rest zero): augmentation, dropout masks, forward and backward, the
+// batch-norm running statistics; it copies the gradients into grads and
+// returns the loss.
+func (f *fcGraph) run(env *MethodEnv, n int, augRNG, dropRNG *rand.Rand, grads [][]float32) (float64, error) {
+	if env.Config.Augment != nil {
+		if err := env.Config.Augment(f.xT.Data().([]float32), n, augRNG); err != nil {
+			return 0, fmt.Errorf("augmentation: %w", err)
+		}
+	}
+	if sm, ok := env.Model.(StochasticModel); ok {
+		sm.Resample(dropRNG)
+	}
+	if err := f.vm.RunAll(); err != nil {
+		f.vm.Reset()
+		return 0, err
+	}
+	defer f.vm.Rewind()
+	if bn, ok := env.Model.(BatchNormModel); ok {
+		if err := bn.UpdateRunningStats(); err != nil {
+			return 0, fmt.Errorf("batch-norm statistics: %w", err)
+		}
+	}
+	loss, err := scalarOf(f.loss.Value())
+	if err != nil {
+		return 0, err
+	}
+	for i, gn := range f.grads {
+		copy(grads[i], gn.Value().Data().([]float32))
+	}
+	return loss, nil
+}
 
 func (m *llpfcMethod) regroup(e int) error {
 	red, err := m.grouping(e, m.opts)
@@ -177,30 +229,6 @@ func (m *llpfcMethod) Step(s int, grads [][]float32) (float64, int, error) {
 	clear(xb[n*d:])
 	clear(rb[n*C:])
 	clear(wb[n:])
-	if m.env.Config.Augment != nil {
-		if err := m.env.Config.Augment(xb, n, m.augRNG); err != nil {
-			return 0, 0, fmt.Errorf("augmentation: %w", err)
-		}
-	}
-	if sm, ok := m.env.Model.(StochasticModel); ok {
-		sm.Resample(m.dropRNG)
-	}
-	if err := m.vm.RunAll(); err != nil {
-		m.vm.Reset()
-		return 0, 0, err
-	}
-	defer m.vm.Rewind()
-	if bn, ok := m.env.Model.(BatchNormModel); ok {
-		if err := bn.UpdateRunningStats(); err != nil {
-			return 0, 0, fmt.Errorf("batch-norm statistics: %w", err)
-		}
-	}
-	loss, err := scalarOf(m.loss.Value())
-	if err != nil {
-		return 0, 0, err
-	}
-	for i, gn := range m.grads {
-		copy(grads[i], gn.Value().Data().([]float32))
-	}
-	return loss, n, nil
+	loss, err := m.run(m.env, n, m.augRNG, m.dropRNG, grads)
+	return loss, n, err
 }

@@ -3,9 +3,6 @@ package training
 import (
 	"fmt"
 	"math/rand/v2"
-
-	"gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // Supervised is the name of the fully supervised method: the ceiling row of
@@ -26,15 +23,11 @@ type supervisedMethod struct {
 	env        *MethodEnv
 	batch, dim int
 	classes    int
-	x, r, w    *gorgonia.Node
-	xT, rT, wT *tensor.Dense
-	loss       *gorgonia.Node
-	grads      gorgonia.Nodes
-	vm         *tape
-	index      []int // the bagged rows of X
-	order      []int
-	augRNG     *rand.Rand
-	dropRNG    *rand.Rand
+	*fcGraph
+	index   []int // the bagged rows of X
+	order   []int
+	augRNG  *rand.Rand
+	dropRNG *rand.Rand
 }
 
 func newSupervised(env *MethodEnv) (*supervisedMethod, error) {
@@ -52,29 +45,12 @@ func newSupervised(env *MethodEnv) (*supervisedMethod, error) {
 			return nil, fmt.Errorf("method %s: row %d has label %d, want 0…%d", Supervised, i, y, m.classes-1)
 		}
 	}
-	g, dt, B, C := env.Graph, spec.DType(), m.batch, m.classes
-	m.x, m.xT = newInputNode(g, dt, "sup.x", spec.InputShape(B))
-	m.r, m.rT = newInputNode(g, dt, "sup.R", tensor.Shape{B, C})
-	m.w, m.wT = newInputNode(g, dt, "sup.w", tensor.Shape{B})
-	z, err := env.Model.Forward(m.x, true)
-	if err != nil {
+	var err error
+	if m.fcGraph, err = newFCGraph(env, "sup"); err != nil {
 		return nil, err
 	}
-	if m.loss, err = FCLoss(z, m.r, m.w); err != nil {
-		return nil, err
-	}
-	if m.grads, err = gorgonia.Grad(m.loss, env.Model.Learnables()...); err != nil {
-		return nil, err
-	}
-	roots := append(gorgonia.Nodes{m.loss}, m.grads...)
-	if bn, ok := env.Model.(BatchNormModel); ok {
-		roots = append(roots, bn.RunningStatRoots()...)
-	}
-	m.vm = newTape(g.SubgraphRoots(roots...))
 	return m, nil
 }
-
-func (m *supervisedMethod) Close() { m.vm.Close() }
 
 func (m *supervisedMethod) BeginEpoch(e int) (int, error) {
 	m.order = append(m.order[:0], m.index...)
@@ -105,30 +81,6 @@ func (m *supervisedMethod) Step(s int, grads [][]float32) (float64, int, error) 
 	}
 	clear(xb[n*d:])
 	clear(wb[n:])
-	if m.env.Config.Augment != nil {
-		if err := m.env.Config.Augment(xb, n, m.augRNG); err != nil {
-			return 0, 0, fmt.Errorf("augmentation: %w", err)
-		}
-	}
-	if sm, ok := m.env.Model.(StochasticModel); ok {
-		sm.Resample(m.dropRNG)
-	}
-	if err := m.vm.RunAll(); err != nil {
-		m.vm.Reset()
-		return 0, 0, err
-	}
-	defer m.vm.Rewind()
-	if bn, ok := m.env.Model.(BatchNormModel); ok {
-		if err := bn.UpdateRunningStats(); err != nil {
-			return 0, 0, fmt.Errorf("batch-norm statistics: %w", err)
-		}
-	}
-	loss, err := scalarOf(m.loss.Value())
-	if err != nil {
-		return 0, 0, err
-	}
-	for i, gn := range m.grads {
-		copy(grads[i], gn.Value().Data().([]float32))
-	}
-	return loss, n, nil
+	loss, err := m.run(m.env, n, m.augRNG, m.dropRNG, grads)
+	return loss, n, err
 }
