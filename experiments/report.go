@@ -363,7 +363,8 @@ type errPoints struct {
 // drawn as dashed lines of the same colour. The plot is saved as PNG at path.
 func (t *Table) Plot(path string) error {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s on %s (%s)", t.Model, t.Dataset, t.Spec)
+	p.Title.Text = fmt.Sprintf("%s: %s on %s, protocol %s", t.Spec, t.Model, t.Dataset, t.Protocol)
+	p.Title.Padding = vg.Points(10) // room above the title: it was clipped at the image's top edge
 	p.X.Label.Text = "bag size"
 	p.Y.Label.Text = "test accuracy"
 	p.X.Scale = plot.LogScale{}

@@ -226,6 +226,7 @@ func TroublePlot(path string, pts []TroublePoint) error {
 		right.X.Min, right.X.Max = float64(bags[0])/1.25, float64(bags[n-1])*1.25
 	}
 	for _, pl := range []*plot.Plot{left, right} {
+		pl.Title.Padding = vg.Points(10)
 		pl.Y.Min, pl.Y.Max = 0, 1
 		pl.Add(plotter.NewGrid())
 		pl.Legend.Top, pl.Legend.Left = false, true
