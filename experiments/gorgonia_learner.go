@@ -42,20 +42,9 @@ func TrainingConfig(c Config) (training.Config, error) {
 	default:
 		opt.Beta1, opt.Beta2 = h.Beta1, h.Beta2 // 0 means PyTorch's defaults
 	}
-	var sched training.Schedule
-	switch h.Schedule.Kind {
-	case "", "constant":
-		sched = training.ConstantLR{}
-	case "multistep":
-		ms := training.MultiStep{Milestones: append([]int(nil), h.Schedule.Milestones...), Gamma: h.Schedule.Factor}
-		if err := ms.Validate(); err != nil {
-			return training.Config{}, fmt.Errorf("hyper.schedule: %w", err)
-		}
-		sched = ms
-	case "cosine":
-		sched = training.CosineWarmRestarts{T0: h.Schedule.Period, TMult: max(h.Schedule.Mult, 1)}
-	default:
-		return training.Config{}, fmt.Errorf("hyper.schedule.kind: is %q, want constant, multistep or cosine", h.Schedule.Kind)
+	sched, err := h.Schedule.Training()
+	if err != nil {
+		return training.Config{}, err
 	}
 	regroup := h.RegroupEvery
 	if regroup == 0 {

@@ -168,28 +168,35 @@ type Schedule struct {
 	Mult       int     `json:"mult,omitempty"`
 }
 
-// LR returns the learning rate of epoch e (0-based) for base rate base.
+// LR returns the learning rate of epoch e (0-based) for base rate base: the
+// rate of the training package's schedule (Training), so the grid and the
+// engine share one implementation (issue 19); an invalid schedule, which
+// Validate refuses, keeps the base rate.
 func (s Schedule) LR(base float64, e int) float64 {
-	switch s.Kind {
-	case "multistep":
-		lr := base
-		for _, m := range s.Milestones {
-			if e >= m {
-				lr *= s.Factor
-			}
-		}
-		return lr
-	case "cosine":
-		period, start := s.Period, 0
-		mult := max(s.Mult, 1)
-		for e >= start+period {
-			start += period
-			period *= mult
-		}
-		return base * 0.5 * (1 + math.Cos(math.Pi*float64(e-start)/float64(period)))
-	default:
+	ts, err := s.Training()
+	if err != nil {
 		return base
 	}
+	return ts.LR(base, e)
+}
+
+// Training returns the schedule as package training implements it:
+// constant, training.MultiStep (Factor is its Gamma) or
+// training.CosineWarmRestarts (Period its T0, Mult its TMult, 0 meaning 1).
+func (s Schedule) Training() (training.Schedule, error) {
+	switch s.Kind {
+	case "", "constant":
+		return training.ConstantLR{}, nil
+	case "multistep":
+		ms := training.MultiStep{Milestones: append([]int(nil), s.Milestones...), Gamma: s.Factor}
+		if err := ms.Validate(); err != nil {
+			return nil, fmt.Errorf("hyper.schedule: %w", err)
+		}
+		return ms, nil
+	case "cosine":
+		return training.CosineWarmRestarts{T0: s.Period, TMult: max(s.Mult, 1)}, nil
+	}
+	return nil, fmt.Errorf("hyper.schedule.kind: is %q, want constant, multistep or cosine", s.Kind)
 }
 
 // Config is the full configuration of one cell. Its canonical encoding
