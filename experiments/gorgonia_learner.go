@@ -147,7 +147,7 @@ func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, erro
 		}
 		cfg.Augment = cropFlip(td.Channels, td.Height, td.Width, prob.Norm.PadValues())
 	}
-	if c.Method == "llpvat" {
+	if c.Method == training.MethodLLPVAT {
 		vatMu.Lock()
 		defer vatMu.Unlock()
 		vc := training.PaperVATConfig(c.Dataset)

@@ -9,6 +9,7 @@ import (
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -256,7 +257,7 @@ func (LogReg) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error)
 	if c.Model != "linear" {
 		return Metrics{}, fmt.Errorf("model %q: the logreg learner trains only model \"linear\"", c.Model)
 	}
-	if c.Method != "kl" && !IsLLPFC(c.Method) {
+	if c.Method != training.MethodKL && !IsLLPFC(c.Method) {
 		return Metrics{}, fmt.Errorf("method %q: the logreg learner implements llpfc-ideal, llpfc-uniform, llpfc-approx and kl", c.Method)
 	}
 	if p == nil {

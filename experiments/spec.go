@@ -24,7 +24,8 @@ import (
 // (KL, `subsec:KL`; LLP-VAT; LLPGAN).
 // "supervised" is the fully supervised ceiling: the same instances with their
 // true labels.
-var Methods = []string{"llpfc-ideal", "llpfc-uniform", "llpfc-approx", "kl", "llpvat", "llpgan", "supervised"}
+var Methods = []string{training.MethodLLPFCIdeal, training.MethodLLPFCUniform, training.MethodLLPFCApprox,
+	training.MethodKL, training.MethodLLPVAT, training.MethodLLPGAN, training.Supervised}
 
 // IsLLPFC reports whether method is one of the LLPFC algorithms.
 func IsLLPFC(method string) bool { return strings.HasPrefix(method, "llpfc-") }
@@ -43,12 +44,14 @@ func knownDataset(name string) bool {
 
 // usesKL reports whether method trains with the KL proportion loss (kl and
 // llpvat), whose scale Hyper.KLScale sets.
-func usesKL(method string) bool { return method == "kl" || method == "llpvat" }
+func usesKL(method string) bool {
+	return method == training.MethodKL || method == training.MethodLLPVAT
+}
 
 // CountsInstances reports whether method's batch size counts instances (the
 // LLPFC algorithms and the supervised ceiling) rather than bags (kl, llpvat,
 // llpgan).
-func CountsInstances(method string) bool { return IsLLPFC(method) || method == "supervised" }
+func CountsInstances(method string) bool { return IsLLPFC(method) || method == training.Supervised }
 
 // Spec is a declarative experiment grid: the cross product
 // datasets × seeds × bag sizes × methods, each cell sharing Config's other
@@ -446,9 +449,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hyper.kl_scale: is %q, want authors or paper for method %s", h.KLScale, c.Method)
 	case !usesKL(c.Method) && h.KLScale != "":
 		return fmt.Errorf("hyper.kl_scale: is %q, but method %s has no KL proportion loss", h.KLScale, c.Method)
-	case c.Method == "llpvat" && h.VATRampup != string(training.VATRampupAuthors) && h.VATRampup != string(training.VATRampupLLPVAT):
+	case c.Method == training.MethodLLPVAT && h.VATRampup != string(training.VATRampupAuthors) && h.VATRampup != string(training.VATRampupLLPVAT):
 		return fmt.Errorf("hyper.vat_rampup: is %q, want authors or llpvat", h.VATRampup)
-	case c.Method != "llpvat" && h.VATRampup != "":
+	case c.Method != training.MethodLLPVAT && h.VATRampup != "":
 		return fmt.Errorf("hyper.vat_rampup: is %q, but method %s has no VAT term", h.VATRampup, c.Method)
 	}
 	return h.Schedule.validate(h.Epochs)
@@ -546,7 +549,7 @@ func (s *Spec) expand() ([]Cell, error) {
 					if usesKL(m) && c.Hyper.KLScale == "" {
 						c.Hyper.KLScale = string(training.KLScaleAuthors)
 					}
-					if m == "llpvat" && c.Hyper.VATRampup == "" {
+					if m == training.MethodLLPVAT && c.Hyper.VATRampup == "" {
 						c.Hyper.VATRampup = string(training.VATRampupAuthors)
 					}
 					c.Hyper.Schedule.Milestones = append([]int(nil), s.Hyper.Schedule.Milestones...)

@@ -72,7 +72,7 @@ type StepBenchResult struct {
 
 func (c StepBenchConfig) withDefaults() (StepBenchConfig, error) {
 	if c.Method == "" {
-		c.Method = "llpfc-uniform"
+		c.Method = MethodLLPFCUniform
 	}
 	if c.BatchSize == 0 {
 		c.BatchSize = 128

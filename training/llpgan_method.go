@@ -18,7 +18,7 @@ import (
 var LLPGANGeneratorOptimizer = OptimizerConfig{Name: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999}
 
 func init() {
-	RegisterMethod("llpgan", func(env *MethodEnv) (Method, error) { return newGANMethod(env) })
+	RegisterMethod(MethodLLPGAN, func(env *MethodEnv) (Method, error) { return newGANMethod(env) })
 }
 
 // ganMethod trains LLPGAN (App. `suppsec: exp`, "LLPGAN"): for each

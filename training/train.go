@@ -183,6 +183,17 @@ type StatefulMethod interface {
 	LoadState([]byte) error
 }
 
+// The built-in methods' names (issue 19: one spelling, not literals in
+// several files); Supervised is in train_supervised.go.
+const (
+	MethodLLPFCIdeal   = "llpfc-ideal"   // Algorithm 1
+	MethodLLPFCUniform = "llpfc-uniform" // Algorithm 2
+	MethodLLPFCApprox  = "llpfc-approx"  // Algorithm 3
+	MethodKL           = "kl"            // App. `subsec:KL`
+	MethodLLPVAT       = "llpvat"        // App. "LLPVAT"
+	MethodLLPGAN       = "llpgan"        // App. "LLPGAN"
+)
+
 // MethodEnv is what a method factory gets.
 type MethodEnv struct {
 	Config *Config

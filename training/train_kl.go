@@ -5,7 +5,7 @@ import (
 )
 
 func init() {
-	RegisterMethod("kl", func(env *MethodEnv) (Method, error) { return newKLMethod(env) })
+	RegisterMethod(MethodKL, func(env *MethodEnv) (Method, error) { return newKLMethod(env) })
 }
 
 // klMethod trains with the KL proportion loss over minibatches of

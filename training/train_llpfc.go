@@ -11,9 +11,9 @@ import (
 
 func init() {
 	for name, mode := range map[string]estimators.Mode{
-		"llpfc-uniform": estimators.ModeUniform,
-		"llpfc-approx":  estimators.ModeApprox,
-		"llpfc-ideal":   estimators.ModeIdeal,
+		MethodLLPFCUniform: estimators.ModeUniform,
+		MethodLLPFCApprox:  estimators.ModeApprox,
+		MethodLLPFCIdeal:   estimators.ModeIdeal,
 	} {
 		RegisterMethod(name, func(env *MethodEnv) (Method, error) { return newLLPFC(env, mode) })
 	}

@@ -12,7 +12,7 @@ import (
 var LLPVATConfig = PaperVATConfig("")
 
 func init() {
-	RegisterMethod("llpvat", func(env *MethodEnv) (Method, error) { return newVATMethod(env, LLPVATConfig) })
+	RegisterMethod(MethodLLPVAT, func(env *MethodEnv) (Method, error) { return newVATMethod(env, LLPVATConfig) })
 }
 
 // vatMethod trains with LLP-VAT (App. `suppsec: exp`, "LLPVAT"):

@@ -421,7 +421,7 @@ func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float
 	if !experiments.CountsInstances(c.Method) {
 		c.Hyper.BatchSize = 128 // a baseline's batch counts bags; LLPFC's (App.) is 128 instances
 	}
-	c.Method = "llpfc-uniform"
+	c.Method = training.MethodLLPFCUniform
 	c.Hyper.Epochs = 1
 	c.Hyper.Schedule = experiments.Schedule{Kind: "constant"}
 	c.Hyper.Augment = false

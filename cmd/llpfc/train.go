@@ -152,12 +152,12 @@ func runTrain(args []string, stdout, stderr io.Writer) (status int) {
 	if !contains(training.ModelNames(), *model) {
 		return fail("--model %q: unknown (want one of %s)", *model, strings.Join(training.ModelNames(), ", "))
 	}
-	bagMethod := *method == "kl" || *method == "llpvat" || *method == "llpgan"
+	bagMethod := *method == training.MethodKL || *method == training.MethodLLPVAT || *method == training.MethodLLPGAN
 	if *batch == 0 {
 		switch *method {
-		case "llpgan":
+		case training.MethodLLPGAN:
 			*batch = 1
-		case "kl", "llpvat":
+		case training.MethodKL, training.MethodLLPVAT:
 			*batch = 2
 		default:
 			*batch = 128
