@@ -30,6 +30,14 @@ func TestPredictTroubleSeparatesProtocols(t *testing.T) {
 		require.NoError(t, err)
 		s, err := estimators.PredictTrouble(res.Bags, estimators.Options{Mode: estimators.ModeUniform}, 0, 5)
 		require.NoError(t, err)
+		// Findings (PAPER_MAP): with C = 10 bags per group, Assumption
+		// `grouping assumption: ch` fails in (nearly) every group under both
+		// protocols, so LLPFC-ideal cannot run; and Algorithm 3's α̂ has zero
+		// entries in every group, so approx's own T̂ is singular.
+		assert.Greater(t, s.AssumptionFails, 0.95, "%s, bag size %d: groups violating the assumption", protocol, B)
+		ap, err := estimators.PredictTrouble(res.Bags, estimators.Options{Mode: estimators.ModeApprox}, 0, 2)
+		require.NoError(t, err)
+		assert.Greater(t, ap.Singular, 0.95, "%s, bag size %d: approx groups with a singular T̂", protocol, B)
 		return s.InvNorm1Median
 	}
 	prev := 0.0
