@@ -349,7 +349,7 @@ func runTrain(args []string, stdout, stderr io.Writer) (status int) {
 	// item 1); Train adds the training settings and hashes of the bags and
 	// the inputs.
 	cfg.RunFields = map[string]string{"data": dsName, "bag_size": fmt.Sprint(*bagSize), "num_points": fmt.Sprint(instances),
-		"protocol": *protocol, "augment": *augment, "normalize": *normalize, "bags_file": *bagsFile}
+		"protocol": *protocol, "augment": *augment, "normalize": *normalize} // a bags file counts by its content (Train hashes the bags), not its path
 	unit := "instances"
 	if bagMethod {
 		unit = "bags"
