@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -116,7 +117,12 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 	sum.InShard = len(mine)
 	var todo []Cell
 	for _, c := range mine {
-		if bad := r.Store.Damaged(c.Key); bad != nil {
+		_, bad := r.Store.Get(c.Key)
+		switch {
+		case bad == nil:
+			sum.Skipped++
+			continue
+		case !errors.Is(bad, os.ErrNotExist):
 			// A damaged file is not a finished cell: keep it aside, run again.
 			moved, err := r.Store.SetAside(c.Key)
 			if err != nil {
@@ -126,10 +132,6 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 				fmt.Fprintf(r.Log, "cell %s: damaged result (%v); moved to %s, the cell runs again\n", c.Key, bad, moved)
 			}
 			sum.Damaged = append(sum.Damaged, moved)
-		}
-		if r.Store.Has(c.Key) {
-			sum.Skipped++
-			continue
 		}
 		todo = append(todo, c)
 	}
