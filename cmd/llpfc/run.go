@@ -88,6 +88,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			st := "todo"
 			if store.Has(c.Key) {
 				st = "done"
+			} else if store.Damaged(c.Key) != nil {
+				st = "damaged (set aside and rerun by the next run)"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", c.Key, c.Config.Dataset, c.Config.Method, c.Config.BagSize, c.Config.Seed, st)
 		}
