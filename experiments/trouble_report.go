@@ -17,6 +17,7 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/atomicfile"
+	"github.com/llpfc/llpfc/training"
 )
 
 // TroublePoint is one finished cell set against how alike its bags are
@@ -203,7 +204,7 @@ func TroublePlot(path string, pts []TroublePoint) error {
 			if _, ok := methods[p.Method]; !ok {
 				methods[p.Method] = len(methods)
 			}
-		} else if !containsInt(bags, p.BagSize) {
+		} else if p.Method == training.MethodKL && !containsInt(bags, p.BagSize) {
 			bags = append(bags, p.BagSize)
 		}
 	}
@@ -235,6 +236,9 @@ func TroublePlot(path string, pts []TroublePoint) error {
 	groups := map[series]plotter.XYs{}
 	var order []series
 	for _, p := range pts {
+		if p.InvNorm1 == 0 && p.Method != training.MethodKL {
+			continue // the right panel is KL's: the other baselines and the ceiling stay in the tables
+		}
 		s := series{p.Protocol, p.Method}
 		if _, ok := groups[s]; !ok {
 			order = append(order, s)
