@@ -58,3 +58,24 @@ func TestTableCellsGolden(t *testing.T) {
 	require.NoError(t, err, "run go test ./cmd/llpfc -run TestTableCellsGolden -update-cells to create it")
 	assert.Equal(t, string(want), string(got), "a table's cells changed; if on purpose, rerun with -update-cells")
 }
+
+// --model cnn runs the Fashion-MNIST tables with the cnn (issue 10): every
+// cell's model is cnn, every other setting as the mlp table's.
+func TestReproduceFashionModelFlag(t *testing.T) {
+	run := func(extra ...string) []map[string]any {
+		var out, errb bytes.Buffer
+		args := append([]string{"reproduce", "--table", "fashion-mnist", "--dry-run", "--json", "--results", filepath.Join(t.TempDir(), "none")}, extra...)
+		require.Equal(t, exitOK, dispatch(args, &out, &errb), errb.String())
+		var cells []map[string]any
+		require.NoError(t, json.Unmarshal(out.Bytes(), &cells))
+		return cells
+	}
+	mlp, cnn := run(), run("--model", "cnn")
+	require.Len(t, cnn, len(mlp))
+	for i := range cnn {
+		c, m := cnn[i]["config"].(map[string]any), mlp[i]["config"].(map[string]any)
+		assert.Equal(t, "cnn", c["model"])
+		c["model"] = "mlp"
+		assert.Equal(t, m, c, "cell %d: only the model differs", i)
+	}
+}

@@ -52,6 +52,8 @@ func TestExitCodeRuleForEveryCommand(t *testing.T) {
 		{[]string{"run", "quick", "--results", filepath.Join(notDir, "x")}, "--results"},
 		{[]string{"reproduce", "--results", filepath.Join(notDir, "x")}, "--results"},
 		{[]string{"reproduce", "--table", "nope"}, "--table"},
+		{[]string{"reproduce", "--table", "wrn16-4", "--model", "cnn", "--dry-run"}, "--model"},
+		{[]string{"reproduce", "--table", "fashion-mnist", "--model", "vgg16", "--dry-run"}, "--model"},
 		{[]string{"report", "--results", filepath.Join(dir, "none")}, "--results"},
 		{[]string{"merge", "--out", filepath.Join(dir, "m")}, "--out"},
 		{[]string{"verify", "--cases", "0"}, "--cases"},

@@ -120,6 +120,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "directory for report.md and the PNG plot (default reports/<grid>, e.g. reports/quick)")
 	dataDir := fs.String("data-dir", "", "directory holding the data sets' files, or a root with one sub-directory per data set (default $LLPFC_DATA; --quick needs none)")
 	shardFlag := fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n, e.g. 3/8): the cells are dealt to shards by key, the same way on every machine; combine the stores with 'llpfc merge'")
+	model := fs.String("model", "", "the network of the Fashion-MNIST tables (--table fashion-mnist or fashion-mnist-shuffle): mlp (their default) or cnn; a cell's model is part of its key, so the two never mix in one store")
 	dryRun := fs.Bool("dry-run", false, "print the plan (number of runs, the measured throughput and the compute-time estimate) and exit without training")
 	asJSON := fs.Bool("json", false, "with --dry-run: print every cell of the grid (this shard's) as JSON — its key and full configuration — instead of the plan, without measuring anything")
 	if ok, status := parseFlags(fs, args); !ok {
@@ -140,6 +141,15 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		grid = *table
 	}
 	spec := reproduceSpecs[grid]()
+	if *model != "" {
+		if grid != "fashion-mnist" && grid != "fashion-mnist-shuffle" {
+			return bad("--model applies to the Fashion-MNIST tables; the paper's tables fix their networks")
+		}
+		if *model != "mlp" && *model != "cnn" {
+			return bad("--model %q: want mlp or cnn", *model)
+		}
+		spec.Model = *model
+	}
 	var shard experiments.Shard
 	if *shardFlag != "" {
 		var err error
