@@ -14,7 +14,7 @@
 # Environment: RUNS (5), MLP_STEPS (40), CNN_STEPS (10), THREADS (2: torch.set_num_threads and
 # GOMAXPROCS), PYTHON (/usr/bin/python3), BENCH_MEMORY=0 to skip the memory part,
 # BENCH_ESTIMATORS=0 to skip the estimator benchmarks, MEM_DATA (fashion-mnist, else fixture),
-# BLAS_BUILDS ("gonum openblas": the builds of ours to time; openblas needs libopenblas-dev).
+# BLAS_BUILDS ("purego openblas": the builds of ours to time; openblas needs libopenblas-dev).
 set -u
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -28,10 +28,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo "== llpfc training step vs PyTorch (batch 128, float32, FC loss, Adam; $THREADS threads each)"
 echo "   $(date -u '+%Y-%m-%d %H:%M:%S UTC'); $(nproc) CPUs; load average at start:$(uptime | sed 's/.*load average://')"
-$GO build -o "$tmp/llpfc-gonum" ./cmd/llpfc || { echo "bench: go build ./cmd/llpfc failed" >&2; exit 1; }
-cp "$tmp/llpfc-gonum" "$tmp/llpfc"
-# Ours in two builds: the default pure-Go BLAS (gonum) and, where libopenblas-dev is installed,
-# the build tag openblas (cgo). Set BLAS_BUILDS=gonum to time only the default.
+$GO build -o "$tmp/llpfc-purego" ./cmd/llpfc || { echo "bench: go build ./cmd/llpfc failed" >&2; exit 1; }
+cp "$tmp/llpfc-purego" "$tmp/llpfc"
+# Ours in two builds: the default pure Go (gonum BLAS with internal/sgemm) and, where libopenblas-dev is installed,
+# the build tag openblas (cgo). Set BLAS_BUILDS=purego to time only the default.
 # apt_install PKG: installs a Debian package where apt-get is available (as root, or with
 # passwordless sudo), refreshing the package lists once if the first try fails.
 apt_install() {
@@ -42,7 +42,7 @@ apt_install() {
 		{ $s apt-get update >>"$tmp/apt.log" 2>&1 && $s apt-get install -y "$1" >>"$tmp/apt.log" 2>&1; }
 }
 builds=""
-for b in ${BLAS_BUILDS:-gonum openblas}; do
+for b in ${BLAS_BUILDS:-purego openblas}; do
 	if [ "$b" = openblas ]; then
 		if ! $GO build -tags openblas -o "$tmp/llpfc-openblas" ./cmd/llpfc 2>/dev/null; then
 			echo "   OpenBLAS build failed: installing libopenblas-dev with apt-get"
