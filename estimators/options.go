@@ -20,12 +20,15 @@ const (
 	// ModeApprox is Algorithm 3 (LLPFC-approx), line 6:
 	// α̂_i = argmin_{α∈Δ^C} ‖σ̂ − Γ̂_iᵀα‖²₂, solved exactly by SimplexLS.
 	ModeApprox Mode = "approx"
-	// ModeMerge is the authors' code's variant (llpfclib/make_groups.py,
+	// ModeMerge is the authors' code's variant (llpfclib/make_groups.py@1d0cbc5:78-124,
 	// merge_bags), not in the paper: all bags are merged into C mega-bags
-	// forming one group. In the paper-faithful default the mega-bags' label
-	// proportions are the size-weighted proportions of their members and
-	// α(c) = |mega-bag c|/n, so Γᵀα = σ̂ holds exactly and the Assumption
-	// `grouping assumption: ch` reduces to Γ being invertible.
+	// forming one group. As at 1d0cbc5 (the paper is silent, so the authors'
+	// run is the default): C distinct bags drawn at random seed the C
+	// mega-bags, every other bag joins mega-bag c with probability
+	// ∝ γ̂(c)^t, and a mega-bag's proportions are the size-weighted
+	// proportions of its members. Here α(c) = |mega-bag c|/n, so Γᵀα = σ̂
+	// holds exactly and the Assumption `grouping assumption: ch` reduces to Γ
+	// being invertible.
 	ModeMerge Mode = "merge"
 )
 
@@ -49,8 +52,8 @@ const (
 	// of Δ^C): groups whose proportions are spread out, where the Assumption
 	// is likelier to hold (Section 5.2, after Assumption
 	// `grouping assumption: ch`), weigh more. Volume = √C·|det Γ̂_i|/(C−1)!.
-	// With Compat: Original it is the authors' older formula, the C-volume of
-	// conv{0, columns of T̂_i} = |det T̂_i|/C!.
+	// Not with Compat: Original (the authors' code at 1d0cbc5 raises
+	// InvalidChoiceOfWeights for its ch_vol, make_groups.py:163-166).
 	WeightsCHVol WeightScheme = "chvol"
 )
 
@@ -66,11 +69,18 @@ type Compat string
 const (
 	// CompatPaper follows Algorithms 1–3 of the paper.
 	CompatPaper Compat = "paper"
-	// CompatOriginal reproduces the original code: uniform mode uses
-	// α̂ = 1/C; instance weights are w_i·α̂_i(c) (no division by the bag size);
-	// merge uses unweighted mega-bag proportions, the original seeding of
-	// mega-bags and α = Γ^{-tr}σ̂; chvol uses |det T̂|/C!; a class absent from a
-	// group is an error (the original divides by σ̂_i(c) = 0).
+	// CompatOriginal reproduces the authors' code at commit 1d0cbc5
+	// (llpfclib/make_groups.py and llpfc.py, loss_f; PAPER_MAP.md, "Paper vs
+	// original code"): uniform mode uses α̂ = 1/C; approx solves
+	// argmin_{α∈Δ} ‖Γ̂α − σ̂‖ (Γ̂ untransposed, as the paper's Section 5.4 text
+	// and the authors' code, not Algorithm 3's Γ̂ᵀα); an instance of noisy
+	// class c weighs α̂(c)/|b_c| normalised to sum 1 over the group's classes
+	// (times the group weight); merge sets α = Γ^{-tr}σ̂ and weight 1 for
+	// every instance; a class absent from a group is an error (the original
+	// divides by σ̂_i(c) = 0 and then fails in matrix_rank). Only uniform group
+	// weights and the modes uniform, approx and merge exist in that code; the
+	// others are refused. The minibatch loss (normalised by the minibatch's
+	// weight sum, probabilities clamped at 1e-8) is the trainer's part.
 	CompatOriginal Compat = "original"
 )
 
@@ -110,6 +120,14 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if !(o.MergeSharpness > 0) {
 		return o, &InputError{fmt.Errorf("options: merge sharpness is %g, want > 0", o.MergeSharpness)}
+	}
+	if o.Compat == CompatOriginal {
+		if o.Mode == ModeIdeal {
+			return o, &InputError{fmt.Errorf("compat original: the authors' code at 1d0cbc5 has no ideal mode (make_groups.py:47-52 knows approx and uniform, make_groups.py:128 merge); use --compat paper")}
+		}
+		if o.Weights != WeightsUniform {
+			return o, &InputError{fmt.Errorf("compat original: group weights %q: the authors' code at 1d0cbc5 accepts only uniform (make_groups.py:163-166 raises InvalidChoiceOfWeights otherwise); use --compat paper", o.Weights)}
+		}
 	}
 	return o, nil
 }

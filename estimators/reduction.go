@@ -225,49 +225,135 @@ func (red *Reduction) Weights() []float64 {
 // ModeIdeal returns an error wrapping ErrAssumption, naming the group and
 // its bags, when α_i ∉ open simplex. Invalid input gives an *InputError.
 func Build(set *BagSet, opts Options, r *rand.Rand) (*Reduction, error) {
-	if set == nil {
-		return nil, &InputError{errors.New("bag set: nil")}
-	}
-	if err := set.Validate(); err != nil {
-		return nil, &InputError{err}
-	}
-	opts, err := opts.withDefaults()
+	red, opts, err := newReduction(set, opts)
 	if err != nil {
 		return nil, err
 	}
 	if r == nil {
 		return nil, &InputError{errors.New("random stream: nil")}
 	}
-	C := set.NumClasses
-	red := &Reduction{Set: set, Options: opts, NumClasses: C, SigmaHat: SigmaHat(set)}
-
 	if opts.Mode == ModeMerge {
-		g, err := buildMerge(set, opts, red.SigmaHat, r)
+		mega, err := MergeAssignment(set, opts, r)
 		if err != nil {
 			return nil, err
 		}
-		red.Groups = []Group{*g}
-	} else {
-		parts, leftover, err := Partition(len(set.Bags), C, r)
-		if err != nil {
-			return nil, err
+		return red.finishMerge(mega)
+	}
+	parts, leftover, err := Partition(len(set.Bags), set.NumClasses, r)
+	if err != nil {
+		return nil, err
+	}
+	return red.finishGroups(parts, leftover)
+}
+
+// BuildPartition is Build with a given partition instead of a random one:
+// groups[i][c] is the position in set.Bags of the bag whose instances get
+// noisy label c in group i; bags in no group are the leftover. It serves
+// audits that replay a grouping drawn elsewhere (the authors' golden outputs,
+// fixtures/authors). ModeMerge takes BuildMerged instead.
+func BuildPartition(set *BagSet, opts Options, groups [][]int) (*Reduction, error) {
+	red, opts, err := newReduction(set, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Mode == ModeMerge {
+		return nil, &InputError{errors.New("partition: mode merge has mega-bags, not groups; use BuildMerged")}
+	}
+	used := make([]bool, len(set.Bags))
+	for i, g := range groups {
+		if len(g) != set.NumClasses {
+			return nil, &InputError{fmt.Errorf("partition: group %d has %d bags, want C=%d", i, len(g), set.NumClasses)}
 		}
-		red.Leftover = leftover
-		red.Groups = make([]Group, len(parts))
-		for i, bags := range parts {
-			g, err := buildGroup(set, opts, red.SigmaHat, bags)
-			if err != nil {
-				return nil, fmt.Errorf("group %d (bags %s): %w", i, bagIDs(set, bags), err)
+		for _, p := range g {
+			if p < 0 || p >= len(set.Bags) || used[p] {
+				return nil, &InputError{fmt.Errorf("partition: group %d: bag position %d out of range or used twice", i, p)}
 			}
-			red.Groups[i] = *g
+			used[p] = true
 		}
 	}
+	if len(groups) == 0 {
+		return nil, &InputError{errors.New("partition: no group")}
+	}
+	var leftover []int
+	for p, u := range used {
+		if !u {
+			leftover = append(leftover, p)
+		}
+	}
+	return red.finishGroups(groups, leftover)
+}
+
+// BuildMerged is the ModeMerge reduction with a given assignment of bags to
+// mega-bags: mega[k] ∈ 0..C−1 for the bag at position k (see
+// MergeAssignment).
+func BuildMerged(set *BagSet, opts Options, mega []int) (*Reduction, error) {
+	red, opts, err := newReduction(set, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Mode != ModeMerge {
+		return nil, &InputError{fmt.Errorf("merged: mode %q, want merge", opts.Mode)}
+	}
+	if len(mega) != len(set.Bags) {
+		return nil, &InputError{fmt.Errorf("merged: %d assignments for %d bags", len(mega), len(set.Bags))}
+	}
+	for k, c := range mega {
+		if c < 0 || c >= set.NumClasses {
+			return nil, &InputError{fmt.Errorf("merged: bag position %d assigned to mega-bag %d, want 0..%d", k, c, set.NumClasses-1)}
+		}
+	}
+	return red.finishMerge(mega)
+}
+
+// newReduction validates the set and the options and returns the reduction
+// with σ̂ filled in.
+func newReduction(set *BagSet, opts Options) (*Reduction, Options, error) {
+	if set == nil {
+		return nil, opts, &InputError{errors.New("bag set: nil")}
+	}
+	if err := set.Validate(); err != nil {
+		return nil, opts, &InputError{err}
+	}
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, opts, err
+	}
+	return &Reduction{Set: set, Options: opts, NumClasses: set.NumClasses, SigmaHat: SigmaHat(set)}, opts, nil
+}
+
+// finishGroups builds every group of the partition, then the weights.
+func (red *Reduction) finishGroups(parts [][]int, leftover []int) (*Reduction, error) {
+	red.Leftover = leftover
+	red.Groups = make([]Group, len(parts))
+	for i, bags := range parts {
+		g, err := buildGroup(red.Set, red.Options, red.SigmaHat, bags)
+		if err != nil {
+			return nil, fmt.Errorf("group %d (bags %s): %w", i, bagIDs(red.Set, bags), err)
+		}
+		red.Groups[i] = *g
+	}
+	return red.finish()
+}
+
+// finishMerge builds the one group of mega-bags, then the weights.
+func (red *Reduction) finishMerge(mega []int) (*Reduction, error) {
+	g, err := buildMerge(red.Set, red.Options, red.SigmaHat, mega)
+	if err != nil {
+		return nil, err
+	}
+	red.Groups = []Group{*g}
+	return red.finish()
+}
+
+// finish sets the group weights, the diagnostics and the generalization term.
+func (red *Reduction) finish() (*Reduction, error) {
 	if err := red.setWeights(); err != nil {
 		return nil, err
 	}
 	for i := range red.Groups {
 		red.Groups[i].Diagnostics.fill(&red.Groups[i], red.SigmaHat)
 	}
+	C := red.NumClasses
 	alphas := make([][]float64, len(red.Groups))
 	n := make([][]float64, len(red.Groups))
 	w := make([]float64, len(red.Groups))
@@ -279,6 +365,7 @@ func Build(set *BagSet, opts Options, r *rand.Rand) (*Reduction, error) {
 			n[i][c] = float64(s)
 		}
 	}
+	var err error
 	red.GeneralizationTerm, err = theory.AlphaWeightTerm(w, alphas, n)
 	if err != nil {
 		return nil, fmt.Errorf("generalization term: %w", err)
@@ -351,13 +438,21 @@ func buildGroup(set *BagSet, opts Options, sigmaHat []float64, bags []int) (*Gro
 			}
 		}
 	case ModeApprox:
-		a, err := SimplexLS(g.Gamma.T(), sigmaHat)
+		// Algorithm 3 line 6 fits Γ̂ᵀα to σ̂. The authors' code fits Γ̂α
+		// (make_groups.py@1d0cbc5:48 passes Γ̂ᵀ, which approx_noisy_prior
+		// transposes back at line 32), as the paper's Section 5.4 text
+		// writes it; CompatOriginal reproduces that.
+		var A mat.Matrix = g.Gamma.T()
+		if opts.Compat == CompatOriginal {
+			A = g.Gamma
+		}
+		a, err := SimplexLS(A, sigmaHat)
 		if err != nil {
 			return nil, err
 		}
 		// Independent certificate of optimality (Γ̂ and σ̂ have entries in
 		// [0, 1], so an absolute tolerance is meaningful).
-		if err := CheckSimplexLSKKT(g.Gamma.T(), sigmaHat, a, KKTTol); err != nil {
+		if err := CheckSimplexLSKKT(A, sigmaHat, a, KKTTol); err != nil {
 			return nil, fmt.Errorf("approx: α̂ fails the optimality check: %w", err)
 		}
 		g.Alpha = a
@@ -402,43 +497,36 @@ func transition(G *mat.Dense, alpha []float64, compat Compat) (sigma []float64, 
 	return sigma, T, absent, nil
 }
 
-// buildMerge builds the single group of ModeMerge (original code,
-// llpfclib/make_groups.py, merge_bags): every bag joins one of C mega-bags.
-// Seeding: mega-bag c first receives the bag with the largest γ̂(c) not yet
-// seeded (ties: lowest position), so no mega-bag is empty; every other bag
-// joins mega-bag c with probability ∝ γ̂(c)^t, t = opts.MergeSharpness.
-// Mega-bag proportions are size-weighted, α(c) = |mega-bag c|/n.
-func buildMerge(set *BagSet, opts Options, sigmaHat []float64, r *rand.Rand) (*Group, error) {
+// MergeAssignment draws the mega-bag of every bag for ModeMerge as the
+// authors' merge_bags does at 1d0cbc5 (make_groups.py:83-88): C distinct bags
+// drawn uniformly at random seed mega-bags 0..C−1 in draw order, and every
+// other bag joins mega-bag c with probability ∝ γ̂(c)^t, t =
+// opts.MergeSharpness. (Their earlier seeding, commit 07236e3 of 2021-11-25,
+// took the bag with the largest γ̂(c) for each c and could leave a mega-bag
+// empty; 980868c of 2021-12-03 replaced it.)
+func MergeAssignment(set *BagSet, opts Options, r *rand.Rand) ([]int, error) {
 	C := set.NumClasses
 	if len(set.Bags) < C {
 		return nil, &InputError{fmt.Errorf("merge: %d bags, want at least C=%d (one per mega-bag)", len(set.Bags), C)}
+	}
+	t := opts.MergeSharpness
+	if t == 0 {
+		t = DefaultMergeSharpness
 	}
 	mega := make([]int, len(set.Bags))
 	for k := range mega {
 		mega[k] = -1
 	}
-	if opts.Compat == CompatOriginal {
-		// {argmax_b γ̂_b(c): c}: a later class overwrites an earlier one when
-		// the same bag is the argmax of both, which can leave a mega-bag empty.
-		for c := 0; c < C; c++ {
-			best := 0
-			for k, b := range set.Bags {
-				if b.Proportions[c] > set.Bags[best].Proportions[c] {
-					best = k
-				}
-			}
-			mega[best] = c
-		}
-	} else {
-		for c := 0; c < C; c++ {
-			best := -1
-			for k, b := range set.Bags {
-				if mega[k] < 0 && (best < 0 || b.Proportions[c] > set.Bags[best].Proportions[c]) {
-					best = k
-				}
-			}
-			mega[best] = c
-		}
+	// A partial Fisher–Yates shuffle: the first C positions are C distinct
+	// bags, uniformly at random and in random order.
+	pos := make([]int, len(set.Bags))
+	for k := range pos {
+		pos[k] = k
+	}
+	for c := 0; c < C; c++ {
+		j := c + r.IntN(len(pos)-c)
+		pos[c], pos[j] = pos[j], pos[c]
+		mega[pos[c]] = c
 	}
 	p := make([]float64, C)
 	for k, b := range set.Bags {
@@ -447,7 +535,7 @@ func buildMerge(set *BagSet, opts Options, sigmaHat []float64, r *rand.Rand) (*G
 		}
 		s := 0.0
 		for c, v := range b.Proportions {
-			p[c] = math.Pow(v, opts.MergeSharpness)
+			p[c] = math.Pow(v, t)
 			s += p[c]
 		}
 		u := r.Float64() * s
@@ -464,6 +552,16 @@ func buildMerge(set *BagSet, opts Options, sigmaHat []float64, r *rand.Rand) (*G
 			mega[k]--
 		}
 	}
+	return mega, nil
+}
+
+// buildMerge builds the single group of ModeMerge (llpfclib/make_groups.py@1d0cbc5:78-124,
+// merge_bags) from the assignment mega of bags to mega-bags. Mega-bag
+// proportions are size-weighted (make_groups.py:95), α(c) = |mega-bag c|/n;
+// with CompatOriginal α = Γ^{-tr}σ̂ as the authors compute it
+// (make_groups.py:105), equal to |mega-bag c|/n up to rounding.
+func buildMerge(set *BagSet, opts Options, sigmaHat []float64, mega []int) (*Group, error) {
+	C := set.NumClasses
 	g := &Group{Bags: make([]int, C), Members: make([][]int, C), Sizes: make([]int, C)}
 	for k := range set.Bags {
 		c := mega[k]
@@ -474,20 +572,16 @@ func buildMerge(set *BagSet, opts Options, sigmaHat []float64, r *rand.Rand) (*G
 	n := 0
 	for c := 0; c < C; c++ {
 		if len(g.Members[c]) == 0 {
-			return nil, fmt.Errorf("merge (compat original): mega-bag %d is empty: the bag with the largest proportion of class %d is also the argmax of a later class; the original code would divide 0/0 here", c, c)
+			return nil, &InputError{fmt.Errorf("merge: mega-bag %d has no bag", c)}
 		}
 		g.Bags[c] = g.Members[c][0]
 		row := make([]float64, C)
 		tot := 0.0
 		for _, k := range g.Members[c] {
 			b := set.Bags[k]
-			wt := float64(b.Size)
-			if opts.Compat == CompatOriginal {
-				wt = 1
-			}
 			for j, v := range b.Proportions {
-				row[j] += wt * v
-				tot += wt * v
+				row[j] += float64(b.Size) * v
+				tot += float64(b.Size) * v
 			}
 		}
 		for j := range row {
@@ -496,11 +590,12 @@ func buildMerge(set *BagSet, opts Options, sigmaHat []float64, r *rand.Rand) (*G
 		g.Gamma.SetRow(c, row)
 		n += g.Sizes[c]
 	}
+	g.Alpha = make([]float64, C)
 	if opts.Compat == CompatOriginal {
 		var lu mat.LU
 		lu.Factorize(g.Gamma.T())
 		if cond := lu.Cond(); math.IsInf(cond, 1) || cond > 1e15 {
-			return nil, fmt.Errorf("merge (compat original): the mega-bags' proportions are linearly dependent (condition number %.3g), α = Γ^{-tr}σ̂ does not exist", cond)
+			return nil, fmt.Errorf("merge (compat original): the mega-bags' proportions are linearly dependent (condition number %.3g): α = Γ^{-tr}σ̂ does not exist (the authors' np.linalg.inv, make_groups.py:105, raises LinAlgError or returns garbage)", cond)
 		}
 		var a mat.VecDense
 		if err := lu.SolveVecTo(&a, false, mat.NewVecDense(C, append([]float64(nil), sigmaHat...))); err != nil {
@@ -512,15 +607,10 @@ func buildMerge(set *BagSet, opts Options, sigmaHat []float64, r *rand.Rand) (*G
 				return nil, fmt.Errorf("merge (compat original): α = Γ^{-tr}σ̂ has entry %d = %.4g < 0, so T̂ has negative entries; the original code only logs a warning and trains on it", c, v)
 			}
 		}
-		var err error
-		if g.Sigma, g.T, g.Diagnostics.AbsentClasses, err = transition(g.Gamma, g.Alpha, opts.Compat); err != nil {
-			return nil, err
+	} else {
+		for c := range g.Alpha {
+			g.Alpha[c] = float64(g.Sizes[c]) / float64(n)
 		}
-		return g, nil
-	}
-	g.Alpha = make([]float64, C)
-	for c := range g.Alpha {
-		g.Alpha[c] = float64(g.Sizes[c]) / float64(n)
 	}
 	var err error
 	g.Sigma, g.T, g.Diagnostics.AbsentClasses, err = transition(g.Gamma, g.Alpha, opts.Compat)
@@ -555,11 +645,7 @@ func (red *Reduction) setWeights() error {
 	case red.Options.Weights == WeightsCHVol:
 		tot := 0.0
 		for i, g := range red.Groups {
-			if red.Options.Compat == CompatOriginal {
-				w[i] = SimplexVolumeWithOrigin(g.T)
-			} else {
-				w[i] = HullVolume(g.Gamma)
-			}
+			w[i] = HullVolume(g.Gamma)
 			tot += w[i]
 		}
 		if !(tot > 0) {
@@ -584,18 +670,6 @@ func HullVolume(G mat.Matrix) float64 {
 	C, _ := G.Dims()
 	v := math.Abs(mat.Det(G)) * math.Sqrt(float64(C))
 	for k := 2; k < C; k++ {
-		v /= float64(k)
-	}
-	return v
-}
-
-// SimplexVolumeWithOrigin returns |det T|/C!, the C-volume of the convex hull
-// of the origin and the C columns of T: the `ch_vol` group weight of the
-// authors' older code (scipy ConvexHull of the rows of Tᵀ and 0).
-func SimplexVolumeWithOrigin(T mat.Matrix) float64 {
-	C, _ := T.Dims()
-	v := math.Abs(mat.Det(T))
-	for k := 2; k <= C; k++ {
 		v /= float64(k)
 	}
 	return v
@@ -665,14 +739,26 @@ func rankCond(M mat.Matrix) (int, float64) {
 // group i: w_i·α̂_i(c)/|b_{k_{i,c}}| (Algorithm 3, last line; the empirical
 // risk `llpfc-ideal: empirical risk` with n_{i,c} = |b_{k_{i,c}}|). For
 // ModeUniform α̂_i(c) = |b|/n_i, so this is w_i/n_i (Algorithm 2, last line).
-// With CompatOriginal it is w_i·α̂_i(c), the original code's weight (which
-// its loss then divides by the weight sum of each minibatch).
+//
+// With CompatOriginal it is the authors' weight at 1d0cbc5
+// (make_groups.py:175-186): w_i·(α̂_i(c)/|b_c|)/Σ_c' α̂_i(c')/|b_c'|, the ratio
+// α̂_i(c)/(|b_c|/n_i) normalised to sum 1 over the group's C classes, and 1 for
+// every instance of ModeMerge (make_groups.py:118). Their loss then divides
+// by the weight sum of each minibatch, so only ratios matter. (Before commit
+// edb0091 of 2021-11-25 the weight was α̂_i(c)·w_i, with no bag size.)
 func (red *Reduction) InstanceWeight(i, c int) float64 {
 	g := &red.Groups[i]
-	if red.Options.Compat == CompatOriginal {
-		return g.Weight * g.Alpha[c]
+	if red.Options.Compat != CompatOriginal {
+		return g.Weight * g.Alpha[c] / float64(g.Sizes[c])
 	}
-	return g.Weight * g.Alpha[c] / float64(g.Sizes[c])
+	if red.Options.Mode == ModeMerge {
+		return 1
+	}
+	z := 0.0
+	for k, a := range g.Alpha {
+		z += a / float64(g.Sizes[k])
+	}
+	return g.Weight * g.Alpha[c] / float64(g.Sizes[c]) / z
 }
 
 // Instance is one training point of the LMNTM problem: the instance index

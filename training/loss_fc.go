@@ -50,8 +50,27 @@ func FCLoss(z, r, w *gorgonia.Node) (*gorgonia.Node, error) {
 	return gorgonia.ApplyOp(fcLossOp{}, z, r, w)
 }
 
+// AuthorsClamp is the lower clamp of the authors' FC loss: loss_f clamps the
+// corrected probabilities to [1e-8, 1−1e-8] before the logarithm
+// (llpfc.py@1d0cbc5:12-17). In float32, 1−1e-8 rounds to 1, so only the lower
+// clamp acts.
+const AuthorsClamp = 1e-8
+
+// FCLossClamped is FCLoss as the authors' loss_f computes it (Compat
+// original): −Σ_i w_i·log(max(q_i, AuthorsClamp)) with q_i = Σ_j R_ij
+// softmax(z_i)_j, and a zero gradient for the rows with q_i < AuthorsClamp
+// (torch.clamp passes no gradient outside its range). FCLoss instead adds
+// FCFloor = 1e-12 inside the logarithm and keeps a gradient everywhere.
+func FCLossClamped(z, r, w *gorgonia.Node) (*gorgonia.Node, error) {
+	if _, err := FCLoss(z, r, w); err != nil { // the same shape and type checks
+		return nil, err
+	}
+	return gorgonia.ApplyOp(fcLossOp{clamp: true}, z, r, w)
+}
+
 // fcLossOp computes the FC loss; fcLossGradOp its gradient with respect to z.
-type fcLossOp struct{}
+// clamp selects the authors' clamped logarithm (FCLossClamped).
+type fcLossOp struct{ clamp bool }
 
 func (fcLossOp) Arity() int { return 3 }
 func (fcLossOp) Type() hm.Type {
@@ -61,47 +80,52 @@ func (fcLossOp) Type() hm.Type {
 func (fcLossOp) InferShape(...gorgonia.DimSizer) (tensor.Shape, error) {
 	return tensor.ScalarShape(), nil
 }
-func (fcLossOp) ReturnsPtr() bool      { return false }
-func (fcLossOp) CallsExtern() bool     { return false }
-func (fcLossOp) OverwritesInput() int  { return -1 }
-func (fcLossOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "llpfc.FCLoss") }
-func (o fcLossOp) Hashcode() uint32    { return opHash(o) }
-func (fcLossOp) String() string        { return "FCLoss" }
-func (fcLossOp) DiffWRT(int) []bool    { return []bool{true, false, false} }
+func (fcLossOp) ReturnsPtr() bool        { return false }
+func (fcLossOp) CallsExtern() bool       { return false }
+func (fcLossOp) OverwritesInput() int    { return -1 }
+func (o fcLossOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "llpfc.FCLoss", o.clamp) }
+func (o fcLossOp) Hashcode() uint32      { return opHash(o) }
+func (fcLossOp) String() string          { return "FCLoss" }
+func (fcLossOp) DiffWRT(int) []bool      { return []bool{true, false, false} }
 
-func (fcLossOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
-	dz, err := gorgonia.ApplyOp(&fcLossGradOp{}, inputs[0], inputs[1], inputs[2], grad)
+func (o fcLossOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	dz, err := gorgonia.ApplyOp(&fcLossGradOp{clamp: o.clamp}, inputs[0], inputs[1], inputs[2], grad)
 	if err != nil {
 		return nil, err
 	}
 	return gorgonia.Nodes{dz, nil, nil}, nil
 }
 
-func (fcLossOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
+func (o fcLossOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	if len(vs) != 3 {
 		return nil, fmt.Errorf("FCLoss: %d inputs, want 3", len(vs))
 	}
 	c := vs[0].Shape()[1]
 	switch z := vs[0].Data().(type) {
 	case []float32:
-		return gorgonia.NewF32(float32(fcLossValue(z, vs[1].Data().([]float32), vs[2].Data().([]float32), c))), nil
+		return gorgonia.NewF32(float32(fcLossValue(z, vs[1].Data().([]float32), vs[2].Data().([]float32), c, o.clamp))), nil
 	case []float64:
-		return gorgonia.NewF64(fcLossValue(z, vs[1].Data().([]float64), vs[2].Data().([]float64), c)), nil
+		return gorgonia.NewF64(fcLossValue(z, vs[1].Data().([]float64), vs[2].Data().([]float64), c, o.clamp)), nil
 	default:
 		return nil, fmt.Errorf("FCLoss: element type %T not supported", vs[0].Data())
 	}
 }
 
 // fcLossValue returns −Σ_i w_i log(Σ_j R_ij softmax(z_i)_j + FCFloor) for
-// row-major z and R with c columns, accumulated in float64.
-func fcLossValue[T float32 | float64](z, r, w []T, c int) float64 {
+// row-major z and R with c columns, accumulated in float64; with clamp,
+// −Σ_i w_i log(max(q_i, AuthorsClamp)).
+func fcLossValue[T float32 | float64](z, r, w []T, c int, clamp bool) float64 {
 	var loss float64
 	for i := range w {
 		if w[i] == 0 {
 			continue
 		}
 		_, q := fcRow(z[i*c:(i+1)*c], r[i*c:(i+1)*c], nil)
-		loss -= float64(w[i]) * math.Log(q+FCFloor)
+		if clamp {
+			loss -= float64(w[i]) * math.Log(max(q, AuthorsClamp))
+		} else {
+			loss -= float64(w[i]) * math.Log(q+FCFloor)
+		}
 	}
 	return loss
 }
@@ -136,8 +160,9 @@ func fcRow[T float32 | float64](z, r, p []T) (sum, q float64) {
 // fcLossGradOp computes g·∂loss/∂z from (z, R, w, g) with g the upstream
 // scalar gradient. It reuses its output and scratch buffers between runs.
 type fcLossGradOp struct {
-	p32 []float32
-	p64 []float64
+	clamp bool
+	p32   []float32
+	p64   []float64
 }
 
 func (*fcLossGradOp) Arity() int { return 4 }
@@ -153,12 +178,12 @@ func (*fcLossGradOp) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	}
 	return s.Clone(), nil
 }
-func (*fcLossGradOp) ReturnsPtr() bool      { return false }
-func (*fcLossGradOp) CallsExtern() bool     { return false }
-func (*fcLossGradOp) OverwritesInput() int  { return -1 }
-func (*fcLossGradOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "llpfc.FCLossGrad") }
-func (o *fcLossGradOp) Hashcode() uint32    { return opHash(o) }
-func (*fcLossGradOp) String() string        { return "FCLossGrad" }
+func (*fcLossGradOp) ReturnsPtr() bool        { return false }
+func (*fcLossGradOp) CallsExtern() bool       { return false }
+func (*fcLossGradOp) OverwritesInput() int    { return -1 }
+func (o *fcLossGradOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "llpfc.FCLossGrad", o.clamp) }
+func (o *fcLossGradOp) Hashcode() uint32      { return opHash(o) }
+func (*fcLossGradOp) String() string          { return "FCLossGrad" }
 
 func (o *fcLossGradOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	if len(vs) != 4 {
@@ -181,12 +206,12 @@ func (o *fcLossGradOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Val
 		if len(o.p32) != c {
 			o.p32 = make([]float32, c)
 		}
-		fcLossGrad(z, vs[1].Data().([]float32), vs[2].Data().([]float32), prealloc.Data().([]float32), o.p32, gs)
+		fcLossGrad(z, vs[1].Data().([]float32), vs[2].Data().([]float32), prealloc.Data().([]float32), o.p32, gs, o.clamp)
 	case []float64:
 		if len(o.p64) != c {
 			o.p64 = make([]float64, c)
 		}
-		fcLossGrad(z, vs[1].Data().([]float64), vs[2].Data().([]float64), prealloc.Data().([]float64), o.p64, gs)
+		fcLossGrad(z, vs[1].Data().([]float64), vs[2].Data().([]float64), prealloc.Data().([]float64), o.p64, gs, o.clamp)
 	default:
 		return nil, fmt.Errorf("FCLossGrad: element type %T not supported", vs[0].Data())
 	}
@@ -195,8 +220,9 @@ func (o *fcLossGradOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Val
 
 // fcLossGrad writes gs·∂loss/∂z into dz: for row i,
 // −gs·w_i/(q_i+FCFloor)·p_ij·(R_ij − q_i) with p = softmax(z_i), q_i = ⟨R_i, p⟩;
-// p is scratch of length c.
-func fcLossGrad[T float32 | float64](z, r, w, dz, p []T, gs float64) {
+// p is scratch of length c. With clamp, rows with q_i < AuthorsClamp get 0
+// and the others −gs·w_i/q_i·p_ij·(R_ij − q_i).
+func fcLossGrad[T float32 | float64](z, r, w, dz, p []T, gs float64, clamp bool) {
 	c := len(p)
 	for i := range w {
 		row := dz[i*c : (i+1)*c]
@@ -207,6 +233,13 @@ func fcLossGrad[T float32 | float64](z, r, w, dz, p []T, gs float64) {
 		rr := r[i*c : (i+1)*c]
 		_, q := fcRow(z[i*c:(i+1)*c], rr, p)
 		k := -gs * float64(w[i]) / (q + FCFloor)
+		if clamp {
+			if q < AuthorsClamp {
+				clear(row)
+				continue
+			}
+			k = -gs * float64(w[i]) / q
+		}
 		for j := range row {
 			row[j] = T(k * float64(p[j]) * (float64(rr[j]) - q))
 		}

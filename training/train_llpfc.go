@@ -57,7 +57,7 @@ func newLLPFC(env *MethodEnv, mode estimators.Mode) (*llpfcMethod, error) {
 		regroupedAt: -1,
 	}
 	var err error
-	if m.fcGraph, err = newFCGraph(env, "llpfc"); err != nil {
+	if m.fcGraph, err = newFCGraph(env, "llpfc", cfg.Compat == estimators.CompatOriginal); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -75,7 +75,8 @@ type fcGraph struct {
 	vm         *tape
 }
 
-func newFCGraph(env *MethodEnv, prefix string) (*fcGraph, error) {
+// With authors set, the loss is FCLossClamped (the authors' loss_f).
+func newFCGraph(env *MethodEnv, prefix string, authors bool) (*fcGraph, error) {
 	g, spec := env.Graph, env.Spec
 	dt, B, C := spec.DType(), env.Config.BatchSize, spec.NumClasses
 	f := &fcGraph{}
@@ -86,7 +87,11 @@ func newFCGraph(env *MethodEnv, prefix string) (*fcGraph, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.loss, err = FCLoss(z, f.r, f.w); err != nil {
+	loss := FCLoss
+	if authors {
+		loss = FCLossClamped
+	}
+	if f.loss, err = loss(z, f.r, f.w); err != nil {
 		return nil, err
 	}
 	if f.grads, err = gorgonia.Grad(f.loss, env.Model.Learnables()...); err != nil {
@@ -170,12 +175,36 @@ func (m *llpfcMethod) regroup(e int) error {
 		return fmt.Errorf("grouping at epoch %d: instance weights sum to %v", e, wsum)
 	}
 	// Scale so that the weights average 1 over the instances: the minibatch
-	// loss is then a mean. With the paper's weights Σω = 1; with the
-	// original code's (Compat original) Σω ≠ 1 and this normalises it.
+	// loss is then a mean, an unbiased estimate of the paper's objective
+	// (Σω = 1 there). Compat original ignores it: Step divides by each
+	// minibatch's weight sum, as the authors' loss_f does.
 	m.scale = float64(len(inst)) / wsum / float64(m.batch)
 	m.inst = inst
 	m.regroupedAt = e
 	return nil
+}
+
+// MinibatchWeights fills dst with the FC-loss weights of a minibatch whose
+// k-th instance has estimator weight w(k). By default each is w(k)·scale,
+// scale = n/(Σω·B) for the n instances of the grouping: the minibatch loss is
+// then an unbiased estimate of the paper's weighted risk. With
+// CompatOriginal they are w(k)/Σ_minibatch w, as the authors' loss_f divides
+// the weights by their sum in every minibatch (llpfc.py@1d0cbc5:16), a
+// ratio estimate.
+func MinibatchWeights(dst []float32, w func(k int) float64, scale float64, compat estimators.Compat) {
+	if compat != estimators.CompatOriginal {
+		for k := range dst {
+			dst[k] = float32(w(k) * scale)
+		}
+		return
+	}
+	sum := 0.0
+	for k := range dst {
+		sum += w(k)
+	}
+	for k := range dst {
+		dst[k] = float32(w(k) / sum)
+	}
 }
 
 // grouping partitions the bags as at epoch e, from the stream
@@ -223,9 +252,9 @@ func (m *llpfcMethod) Step(s int, grads [][]float32) (float64, int, error) {
 		copy(xb[k*d:(k+1)*d], x[in.Index*d:(in.Index+1)*d])
 		t := m.rows[in.Group]
 		copy(rb[k*C:(k+1)*C], t[in.NoisyLabel*C:(in.NoisyLabel+1)*C])
-		wb[k] = float32(in.Weight * m.scale)
 	}
 	n := end - start
+	MinibatchWeights(wb[:n], func(k int) float64 { return m.inst[m.order[start+k]].Weight }, m.scale, m.opts.Compat)
 	clear(xb[n*d:])
 	clear(rb[n*C:])
 	clear(wb[n:])

@@ -46,7 +46,7 @@ func newSupervised(env *MethodEnv) (*supervisedMethod, error) {
 		}
 	}
 	var err error
-	if m.fcGraph, err = newFCGraph(env, "sup"); err != nil {
+	if m.fcGraph, err = newFCGraph(env, "sup", false); err != nil {
 		return nil, err
 	}
 	return m, nil

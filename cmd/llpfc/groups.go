@@ -41,7 +41,7 @@ func runGroups(args []string, stdout, stderr io.Writer) int {
 	weights := fs.String("weights", "uniform", "group weights: uniform (1/N), hm (∝ harmonic mean of the group's bag sizes, optimal for the generalization term of Theorem 'thm: geb'), chvol (∝ volume of the convex hull of the group's proportions)")
 	seed := fs.Int64("seed", 1, "seed of the random partition (stream \"groups\"); the same seed gives the same groups")
 	asJSON := fs.Bool("json", false, "print the partition as JSON ({sigma_hat, leftover, groups: [{bags, gamma, alpha, sigma, T, weight, diagnostics}]}) instead of a table")
-	compat := fs.String("compat", "paper", "paper (the algorithms of the paper) or original (reproduce the authors' code where it differs: uniform α = 1/C, weights w·α(c) without /|b|, merge and chvol as in make_groups.py)")
+	compat := fs.String("compat", "paper", "paper (the algorithms of the paper) or original (the authors' code at commit 1d0cbc5 where it differs: uniform α = 1/C, approx fits Γ̂α (untransposed), instance weights α(c)/|b_c| normalised per group, merge α = Γ^{-tr}σ̂; only uniform group weights; see PAPER_MAP.md)")
 	rounds := fs.Int("trouble-rounds", 20, "number of random groupings (rounds 0…R−1 of --seed) over which ‖T̂⁻¹‖₁ is summarized before the table, to predict trouble before training (table output only, not with --json); 0 skips it")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
