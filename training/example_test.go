@@ -29,16 +29,3 @@ func ExampleFCLoss() {
 	fmt.Printf("%.6f\n", loss.Value().Data())
 	// Output: 0.597837
 }
-
-// The learning rate of the appendix's WRN-16-4 CIFAR10 setting at a few epochs.
-func ExamplePresets() {
-	p := training.Presets()["wrn16-4-cifar"]
-	for _, e := range []int{0, 60, 120, 160} {
-		fmt.Printf("epoch %d: %.5f\n", e, p.Schedule.LR(p.Optimizer.LR, e))
-	}
-	// Output:
-	// epoch 0: 0.01000
-	// epoch 60: 0.00200
-	// epoch 120: 0.00040
-	// epoch 160: 0.00008
-}

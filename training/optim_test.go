@@ -139,36 +139,3 @@ func TestSchedules(t *testing.T) {
 		t.Error("repeated milestone accepted")
 	}
 }
-
-// TestPresetsMatchAppendix spot-checks the presets against the appendix
-// text (App. `suppsec: exp`).
-func TestPresetsMatchAppendix(t *testing.T) {
-	p := Presets()
-	w := p["wrn16-4-cifar"]
-	if w.Optimizer.Name != "nesterov" || w.Optimizer.LR != 0.01 || w.Optimizer.WeightDecay != 5e-4 || w.Optimizer.Momentum != 0.9 || w.Epochs != 200 || w.Dropout != 0.3 {
-		t.Errorf("wrn16-4-cifar: %+v", w)
-	}
-	if got := w.Schedule.LR(0.01, 160); math.Abs(got-0.01/125) > 1e-15 {
-		t.Errorf("wrn16-4-cifar lr at 160: %v, want 0.01/5³", got)
-	}
-	if s := p["wrn16-4-svhn"]; s.Epochs != 160 || s.Dropout != 0.4 || math.Abs(s.Schedule.LR(0.01, 120)-1e-4) > 1e-15 {
-		t.Errorf("wrn16-4-svhn: %+v", s)
-	}
-	if r := p["resnet18"]; r.Optimizer.LR != 0.1 || r.Optimizer.WeightDecay != 1e-4 || r.Epochs != 500 || math.Abs(r.Schedule.LR(0.1, 375)-1e-3) > 1e-15 {
-		t.Errorf("resnet18: %+v", r)
-	}
-	if v := p["vgg16"]; v.BatchSize != 256 || v.RegroupEvery != 5 || v.Epochs != 74 || math.Abs(v.Schedule.LR(0.01, 56)-1e-5) > 1e-15 {
-		t.Errorf("vgg16: %+v", v)
-	}
-	if g := p["llpgan"]; g.Optimizer.Name != "adam" || g.Optimizer.LR != 3e-4 || g.Optimizer.Beta1 != 0.5 || g.Epochs != 3000 {
-		t.Errorf("llpgan: %+v", g)
-	}
-	for name, pr := range p {
-		if err := pr.Optimizer.Validate(); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-		if pr.RegroupEvery != 20 && name != "vgg16" {
-			t.Errorf("%s: regroup every %d, want 20", name, pr.RegroupEvery)
-		}
-	}
-}

@@ -121,12 +121,13 @@ func TestTrainBadUsage(t *testing.T) {
 	}
 }
 
-// TestTrainPreset checks that --preset fills the appendix's optimizer
-// settings and that explicit flags win: resnet18 is SGD with lr 0.1, here
-// overridden to 0.05, on mlp for speed.
+// TestTrainPreset checks that --preset runs a built-in table's cell and that
+// explicit flags win: the quick table's LLPFC-uniform cell at bag size 64 is
+// Adam (lr 1e-3, here overridden to 0.05) with minibatches of 128 on the mlp,
+// here 1 epoch on 640 points for speed.
 func TestTrainPreset(t *testing.T) {
-	code, out, errOut := runTrainCmd("--data", "fixture", "--preset", "resnet18", "--model", "mlp", "--lr", "0.05", "--epochs", "1",
-		"--bag-size", "16", "--num-points", "320", "--json", "--quiet")
+	code, out, errOut := runTrainCmd("--data", "fixture", "--preset", "quick", "--method", "llpfc-uniform", "--lr", "0.05", "--epochs", "1",
+		"--bag-size", "64", "--num-points", "640", "--json", "--quiet")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -135,8 +136,8 @@ func TestTrainPreset(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got["optimizer"] != "sgd" || got["lr"].(float64) != 0.05 || got["batch_size"].(float64) != 128 || got["model"] != "mlp" || got["epochs"].(float64) != 1 {
-		t.Errorf("preset resnet18 with --model mlp --lr 0.05 --epochs 1: %v", got)
+	if got["optimizer"] != "adam" || got["lr"].(float64) != 0.05 || got["batch_size"].(float64) != 128 || got["model"] != "mlp" || got["epochs"].(float64) != 1 || got["num_points"].(float64) != 640 {
+		t.Errorf("preset quick with --lr 0.05 --epochs 1 --num-points 640: %v", got)
 	}
 	if code, _, _ := runTrainCmd("--data", "fixture", "--preset", "nope"); code != exitBadUsage {
 		t.Errorf("unknown preset: exit %d, want %d", code, exitBadUsage)
