@@ -19,6 +19,8 @@ import (
 //	  conv1 32·c·9+32, conv2 64·32·9+64 = 18,496, fc1 64·(H/4)(W/4)·128+128, fc2 128·C+C
 //	  28×28×1:  320 + 18,496 + (3136·128+128 = 401,536) + 1,290 = 421,642
 //	  32×32×3:  896 + 18,496 + (4096·128+128 = 524,416) + 1,290 = 545,098
+//	cnn-bn: cnn plus γ and β of two batch norms, 2·32 + 2·64 = 192
+//	  28×28×1:  421,642 + 192 = 421,834
 func TestParamCounts(t *testing.T) {
 	cases := []struct {
 		spec ModelSpec
@@ -28,6 +30,7 @@ func TestParamCounts(t *testing.T) {
 		{ModelSpec{Name: "mlp", Channels: 3, Height: 32, Width: 32, NumClasses: 10}, 1707274},
 		{ModelSpec{Name: "cnn", Channels: 1, Height: 28, Width: 28, NumClasses: 10}, 421642},
 		{ModelSpec{Name: "cnn", Channels: 3, Height: 32, Width: 32, NumClasses: 10}, 545098},
+		{ModelSpec{Name: "cnn-bn", Channels: 1, Height: 28, Width: 28, NumClasses: 10}, 421834},
 	}
 	for _, c := range cases {
 		g := gorgonia.NewGraph()
@@ -44,7 +47,7 @@ func TestParamCounts(t *testing.T) {
 // TestOutputShapes runs the forward pass on 28×28×1 and 32×32×3 batches
 // and checks the logits are batch×C.
 func TestOutputShapes(t *testing.T) {
-	for _, name := range []string{"mlp", "cnn"} {
+	for _, name := range []string{"mlp", "cnn", "cnn-bn"} {
 		for _, in := range [][3]int{{1, 28, 28}, {3, 32, 32}} {
 			spec := ModelSpec{Name: name, Channels: in[0], Height: in[1], Width: in[2], NumClasses: 7}
 			g := gorgonia.NewGraph()
