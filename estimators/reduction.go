@@ -594,7 +594,7 @@ func buildMerge(set *BagSet, opts Options, sigmaHat []float64, mega []int) (*Gro
 	if opts.Compat == CompatOriginal {
 		var lu mat.LU
 		lu.Factorize(g.Gamma.T())
-		if cond := lu.Cond(); math.IsInf(cond, 1) || cond > 1e15 {
+		if cond := lu.Cond(); math.IsInf(cond, 1) || cond > theory.SingularCond {
 			return nil, fmt.Errorf("merge (compat original): the mega-bags' proportions are linearly dependent (condition number %.3g): α = Γ^{-tr}σ̂ does not exist (the authors' np.linalg.inv, make_groups.py:105, raises LinAlgError or returns garbage)", cond)
 		}
 		var a mat.VecDense

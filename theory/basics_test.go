@@ -1,6 +1,7 @@
 package theory
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -143,3 +144,38 @@ func TestTransitionMatrix(t *testing.T) {
 }
 
 func calibErrT(_ *mat.Dense, err error) error { return err }
+
+// TestOneSingularError: InvNorm1, InvNorm2 and IdealAlpha report a matrix
+// singular to working precision with the one *SingularError (errors.Is
+// ErrSingular), at the one cut-off SingularCond; a matrix just inside it is
+// inverted; CheckSquare is the one shape check.
+func TestOneSingularError(t *testing.T) {
+	sing := mat.NewDense(2, 2, []float64{0.5, 0.5, 0.5, 0.5})
+	for name, f := range map[string]func() error{
+		"InvNorm1":   func() error { _, err := InvNorm1(sing); return err },
+		"InvNorm2":   func() error { _, err := InvNorm2(sing); return err },
+		"IdealAlpha": func() error { _, err := IdealAlpha(sing, []float64{0.5, 0.5}); return err },
+	} {
+		err := f()
+		var se *SingularError
+		if !errors.Is(err, ErrSingular) || !errors.As(err, &se) {
+			t.Errorf("%s: error %v, want a *SingularError", name, err)
+		}
+	}
+	if _, err := IdealAlpha(sing, []float64{0.5, 0.5}); !errors.Is(err, ErrAssumption) {
+		t.Errorf("IdealAlpha on a singular Γ: %v, want ErrAssumption too", err)
+	}
+	// cond ≈ 1e14 < SingularCond: defined (InvNorm1 of diag(1, 1e-14) is 1e14).
+	near := mat.NewDiagDense(2, []float64{1, 1e-14})
+	if v, err := InvNorm1(near); err != nil || v != 1e14 {
+		t.Errorf("InvNorm1(diag(1, 1e-14)) = %v, %v; want 1e14", v, err)
+	}
+	if _, err := InvNorm1(mat.NewDiagDense(2, []float64{1, 1e-16})); !errors.Is(err, ErrSingular) {
+		t.Errorf("cond 1e16: %v, want ErrSingular", err)
+	}
+	for _, m := range []mat.Matrix{nil, mat.NewDense(2, 3, nil)} {
+		if _, err := CheckSquare("M", m); err == nil || !strings.Contains(err.Error(), "M:") {
+			t.Errorf("CheckSquare(%v): %v, want an error naming M", m, err)
+		}
+	}
+}

@@ -172,15 +172,11 @@ func SquareCalibrationBoundInverse(T mat.Matrix, r float64) (float64, error) {
 
 // InvNorm2 returns the spectral norm ‖M⁻¹‖₂ = 1/σ_min(M) of the inverse of a
 // square matrix M, or an error naming T when M is not square or is singular to
-// working precision (σ_min ≤ 1e-15·σ_max). Note that gonum's mat.Norm(·, 2)
-// is the Frobenius norm, not this one.
+// working precision (σ_max/σ_min > SingularCond; a *SingularError). Note
+// that gonum's mat.Norm(·, 2) is the Frobenius norm, not this one.
 func InvNorm2(M mat.Matrix) (float64, error) {
-	if M == nil {
-		return 0, fmt.Errorf("T: nil matrix")
-	}
-	r, c := M.Dims()
-	if r != c || r == 0 {
-		return 0, fmt.Errorf("T: is %d×%d, want a non-empty square matrix", r, c)
+	if _, err := CheckSquare("T", M); err != nil {
+		return 0, err
 	}
 	if err := finiteMatrix(M); err != nil {
 		return 0, err
@@ -191,8 +187,8 @@ func InvNorm2(M mat.Matrix) (float64, error) {
 	}
 	s := svd.Values(nil)
 	smin, smax := s[len(s)-1], s[0]
-	if !(smin > 1e-15*smax) {
-		return math.Inf(1), fmt.Errorf("T: singular to working precision (σ_min = %.3g, σ_max = %.3g), ‖T⁻¹‖₂ is not defined", smin, smax)
+	if !(smin*SingularCond > smax) {
+		return math.Inf(1), &SingularError{Name: "T", Quantity: "‖T⁻¹‖₂", Cond: smax / smin}
 	}
 	return 1 / smin, nil
 }

@@ -35,10 +35,11 @@ func checkScores(name string, s []float64) error {
 
 // checkNonNegSquare validates a C×C matrix with finite non-negative entries.
 func checkNonNegSquare(name string, T mat.Matrix, C int) error {
-	r, c := T.Dims()
-	if r != c || r == 0 {
-		return fmt.Errorf("%s: is %d×%d, want a non-empty square matrix", name, r, c)
+	r, err := CheckSquare(name, T)
+	if err != nil {
+		return err
 	}
+	c := r
 	if C >= 0 && r != C {
 		return fmt.Errorf("%s: is %d×%d, want %d×%d to match the scores", name, r, c, C, C)
 	}
@@ -207,9 +208,9 @@ func CompositeFCGrad(T mat.Matrix, s []float64, c int) ([]float64, error) {
 // by coordinate search. Since it is a maximum over points actually visited,
 // the result never exceeds the true constant.
 func EstimateLipschitzCompositeFC(T mat.Matrix, r *rand.Rand, trials int, radius float64) (float64, error) {
-	C, c2 := T.Dims()
-	if C != c2 || C == 0 {
-		return 0, fmt.Errorf("T: is %d×%d, want a non-empty square matrix", C, c2)
+	C, err := CheckSquare("T", T)
+	if err != nil {
+		return 0, err
 	}
 	if err := checkNonNegSquare("T", T, C); err != nil {
 		return 0, err

@@ -502,8 +502,10 @@ func IdealAlpha(gamma mat.Matrix, sigma []float64) ([]float64, error) {
 	}
 	var lu mat.LU
 	lu.Factorize(gamma.T())
-	if cond := lu.Cond(); math.IsInf(cond, 1) || cond*AssumptionCondTol > 1 {
-		return nil, fmt.Errorf("%w: gamma is singular (condition number %.3g), so Γᵀα = σ has no unique solution", ErrAssumption, cond)
+	if cond := lu.Cond(); math.IsInf(cond, 1) || cond > SingularCond {
+		return nil, fmt.Errorf("%w: %w", ErrAssumption, &SingularError{Name: "gamma", Quantity: "the unique α with Γᵀα = σ", Cond: cond})
+	} else if cond*AssumptionCondTol > 1 {
+		return nil, fmt.Errorf("%w: gamma is too ill-conditioned to decide it (condition number %.3g > 1/AssumptionCondTol = %.0e): α = Γ^{-tr}σ would carry an error of order cond·ε", ErrAssumption, cond, 1/AssumptionCondTol)
 	}
 	var a mat.VecDense
 	if err := lu.SolveVecTo(&a, false, mat.NewVecDense(C, append([]float64(nil), sigma...))); err != nil {

@@ -19,20 +19,16 @@ func Norm1(M mat.Matrix) float64 {
 // or is singular to working precision (reciprocal condition number below
 // 1e-15), where ‖T⁻¹‖₁ is infinite or meaningless.
 func InvNorm1(T mat.Matrix) (float64, error) {
-	if T == nil {
-		return 0, fmt.Errorf("T: nil matrix")
-	}
-	r, c := T.Dims()
-	if r != c || r == 0 {
-		return 0, fmt.Errorf("T: is %d×%d, want a non-empty square matrix", r, c)
+	if _, err := CheckSquare("T", T); err != nil {
+		return 0, err
 	}
 	if err := finiteMatrix(T); err != nil {
 		return 0, err
 	}
 	var lu mat.LU
 	lu.Factorize(T)
-	if cond := lu.Cond(); math.IsInf(cond, 1) || cond > 1e15 {
-		return math.Inf(1), fmt.Errorf("T: singular to working precision (condition number %.3g), ‖T⁻¹‖₁ is not defined", cond)
+	if cond := lu.Cond(); math.IsInf(cond, 1) || cond > SingularCond {
+		return math.Inf(1), &SingularError{Name: "T", Quantity: "‖T⁻¹‖₁", Cond: cond}
 	}
 	var inv mat.Dense
 	if err := inv.Inverse(T); err != nil {
@@ -45,13 +41,11 @@ func InvNorm1(T mat.Matrix) (float64, error) {
 // for the log loss with the softmax link (Section 4.3, after Proposition
 // `lip.upper.bd.cel`). A row of T summing to 0 gives +Inf and an error.
 func Lambda0(T mat.Matrix) (float64, error) {
-	if T == nil {
-		return 0, fmt.Errorf("T: nil matrix")
+	r, err := CheckSquare("T", T)
+	if err != nil {
+		return 0, err
 	}
-	r, c := T.Dims()
-	if r != c || r == 0 {
-		return 0, fmt.Errorf("T: is %d×%d, want a non-empty square matrix", r, c)
-	}
+	c := r
 	worst := math.Inf(-1)
 	for i := 0; i < r; i++ {
 		s := 0.0

@@ -51,13 +51,11 @@ func CheckInteriorSimplex(name string, p []float64, tol float64) error {
 // matrix with finite non-negative entries whose columns each sum to 1 within
 // tol — a noise transition matrix (Section 2: t_{i,j} = P(Ỹ=i | Y=j)).
 func CheckColumnStochastic(name string, T mat.Matrix, tol float64) error {
-	if T == nil {
-		return fmt.Errorf("%s: nil matrix", name)
+	r, err := CheckSquare(name, T)
+	if err != nil {
+		return err
 	}
-	r, c := T.Dims()
-	if r != c || r == 0 {
-		return fmt.Errorf("%s: is %d×%d, want a non-empty square matrix", name, r, c)
-	}
+	c := r
 	for j := 0; j < c; j++ {
 		sum := 0.0
 		for i := 0; i < r; i++ {
