@@ -23,17 +23,21 @@ func init() {
 
 const verifySynopsis = `Runs the property checker of every numbered result of the paper (the same checkers
 the tests in proofs_tests run) on random and adversarial inputs, and prints one row per
-result: its LaTeX label, the statement, the cases tried, the worst ratio of left side to
+result: its LaTeX label, its kind (theorem, identity or definitional: one that holds by the
+definitions it checks), the statement, the cases tried, the worst ratio of left side to
 right side observed (for a bound: how close it came to being violated, ≤ 1 means it held;
-for an identity: the ratio farthest from 1), pass/fail, and whether its negative control —
-the same checker run against a deliberately wrong implementation — was caught.
+for an identity: the ratio farthest from 1) beside the floor the search must reach (a
+bound whose search stays below its floor — part by part for a claim checked in several
+parts — fails: the bound is looser than the paper's; the floors are enforced from --cases
+500 up), pass/fail, and whether its negative
+control — the same checker run against a deliberately wrong implementation — was caught.
 Exit status 1 if any result fails or any negative control is missed.`
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify [--cases N] [--seed S] [--json] [--only SUBSTR]", verifySynopsis, stderr)
 	cases := fs.Int("cases", verify.DefaultCases, "random cases per property (the tests use the same default; try 100000 for a deep search)")
 	seed := fs.Int64("seed", 1, "master seed; each property derives its own stream from it and its name, so a failure replays with the same seed")
-	asJSON := fs.Bool("json", false, "print a JSON array of {label, section, statement, cases, worst_ratio, status, negative_control, ...} instead of a table")
+	asJSON := fs.Bool("json", false, "print a JSON array of {label, section, statement, kind, cases, worst_ratio, ratio_floor, parts, status, negative_control, ...} instead of a table")
 	only := fs.String("only", "", "run only the claims whose label contains this substring")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
@@ -87,13 +91,17 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "LABEL\tWHERE\tCASES\tWORST LHS/RHS\tSTATUS\tNEGATIVE CONTROL\tSTATEMENT")
+		fmt.Fprintln(tw, "LABEL\tKIND\tWHERE\tCASES\tWORST LHS/RHS\tFLOOR\tSTATUS\tNEGATIVE CONTROL\tSTATEMENT")
 		for _, r := range results {
 			neg := r.NegativeControl
 			if r.NegativeName != "" {
 				neg += " (" + r.NegativeName + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.4g\t%s\t%s\t%s\n", r.Label, r.Section, r.Cases, r.WorstRatio, verdict(r), neg, r.Statement)
+			floor := "—"
+			if r.RatioFloor > 0 {
+				floor = fmt.Sprintf("%.3g", r.RatioFloor)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.4g\t%s\t%s\t%s\t%s\n", r.Label, r.Kind, r.Section, r.Cases, r.WorstRatio, floor, verdict(r), neg, r.Statement)
 		}
 		tw.Flush()
 		for _, r := range results {
@@ -104,7 +112,12 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "\nMISSED negative control of %s (%s): the checker passed a wrong implementation\n", r.Label, r.NegativeName)
 			}
 		}
-		fmt.Fprintf(stdout, "\n%d claims, %d passed, %d failed (cases per property: %d, seed: %d)\n", len(results), len(results)-failed, failed, cfg.Cases, cfg.Seed)
+		kinds := map[string]int{}
+		for _, r := range results {
+			kinds[r.Kind]++
+		}
+		fmt.Fprintf(stdout, "\n%d claims, %d passed, %d failed; by kind %d theorems, %d identities, %d definitional (cases per property: %d, seed: %d)\n",
+			len(results), len(results)-failed, failed, kinds[verify.Theorem], kinds[verify.IdentityKind], kinds[verify.Definitional], cfg.Cases, cfg.Seed)
 	}
 	if failed > 0 {
 		return exitFailed

@@ -64,6 +64,17 @@ type Outcome struct {
 	WorstRatio     float64 // see Kind; NaN when no case had a finite ratio
 	Failed         bool    // some case broke the claim, or the checker itself failed
 	Counterexample string  // the failing input and the seed that replays it
+	// Parts lists the properties the outcome merges (one for ForAll), each
+	// with its own worst ratio, so a claim's floor is checked part by part:
+	// a tight part cannot hide a loosened one.
+	Parts []Part
+}
+
+// Part is one property's worst ratio within an Outcome.
+type Part struct {
+	Name       string  `json:"name"`
+	Kind       Kind    `json:"-"`
+	WorstRatio float64 `json:"worst_ratio"`
 }
 
 // Claim is one numbered result of the paper with its checker.
@@ -124,13 +135,84 @@ func Lookup(label string) (Claim, bool) {
 	return c, ok
 }
 
+// Classes of claim (issue 11): a theorem is a result the paper proves, an
+// identity an equality the paper states or uses, and a definitional claim
+// one that holds by the definitions it checks; `verify` counts them apart.
+const (
+	Theorem      = "theorem"
+	IdentityKind = "identity"
+	Definitional = "definitional"
+)
+
+// Tightness is what a claim's search must reach: Floor is the least worst
+// ratio each of its bound parts must attain (≈ 1 where the paper's proof is
+// tight, an honest floor where the search is probabilistic or the bound has
+// slack), PartFloors overrides it for the parts named (0: no floor, for a
+// part whose ratio is a margin rather than a tightness), and Class is
+// Theorem (the default), IdentityKind or Definitional. A search that stays
+// below a floor fails the claim: a loosened bound — a factor 2 for √2, a
+// log(1/δ) for log(2/δ) — then shows even when every case holds.
+type Tightness struct {
+	Class      string
+	Floor      float64
+	PartFloors map[string]float64
+}
+
+var tightness = map[string]Tightness{}
+
+// SetTightness records the tightness of the claim labelled label (claims
+// register it beside their checkers; order does not matter).
+func SetTightness(label string, t Tightness) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := tightness[label]; dup {
+		panic("verify: duplicate tightness for " + label)
+	}
+	tightness[label] = t
+}
+
+// TightnessOf returns the tightness recorded for label (the zero value, a
+// theorem with no floor, if none).
+func TightnessOf(label string) Tightness {
+	mu.Lock()
+	defer mu.Unlock()
+	t := tightness[label]
+	if t.Class == "" {
+		t.Class = Theorem
+	}
+	return t
+}
+
+// TightnessLabels lists the labels with a recorded tightness, sorted.
+func TightnessLabels() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]string, 0, len(tightness))
+	for l := range tightness {
+		out = append(out, l)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// PartResult is one part of a claim's result: its worst ratio and floor.
+type PartResult struct {
+	Name       string   `json:"name"`
+	WorstRatio *float64 `json:"worst_ratio"` // null when no case had a finite ratio
+	Floor      float64  `json:"ratio_floor,omitempty"`
+}
+
 // Result is one row of a verification report.
 type Result struct {
-	Label           string  `json:"label"`
-	Section         string  `json:"section"`
-	Statement       string  `json:"statement"`
-	Cases           int     `json:"cases"`
-	WorstRatio      float64 `json:"worst_ratio"`
+	Label      string  `json:"label"`
+	Section    string  `json:"section"`
+	Statement  string  `json:"statement"`
+	Kind       string  `json:"kind"` // Theorem, IdentityKind or Definitional
+	Cases      int     `json:"cases"`
+	WorstRatio float64 `json:"worst_ratio"`
+	// RatioFloor is the least floor of the claim's bound parts (0 if none).
+	RatioFloor      float64      `json:"ratio_floor"`
+	Parts           []PartResult `json:"parts,omitempty"`
 	Status          string  `json:"status"`           // "pass" or "fail"
 	NegativeControl string  `json:"negative_control"` // "caught", "missed" or "none"
 	NegativeName    string  `json:"negative_name,omitempty"`
@@ -138,17 +220,26 @@ type Result struct {
 	NegativeDetail  string  `json:"negative_detail,omitempty"`
 }
 
-// Run runs a claim and its negative control under cfg.
+// Run runs a claim and its negative control under cfg. The claim fails when
+// a case breaks it or, in a search of at least DefaultCases cases, when a
+// bound part's worst ratio stays below its floor (Tightness).
 func Run(c Claim, cfg Config) Result {
 	o := c.Check(cfg)
+	t := TightnessOf(c.Label)
 	r := Result{
-		Label: c.Label, Section: c.Section, Statement: c.Statement,
+		Label: c.Label, Section: c.Section, Statement: c.Statement, Kind: t.Class,
 		Cases: o.Cases, WorstRatio: o.WorstRatio, Status: "pass",
 		NegativeControl: "none", NegativeName: c.NegativeName,
 	}
 	if o.Failed {
 		r.Status = "fail"
 		r.Counterexample = o.Counterexample
+	}
+	// The floors are calibrated for a search of at least DefaultCases cases;
+	// a shorter search reports them without failing on them.
+	if low := r.checkFloors(o.Parts, t); low != "" && !o.Failed && cfg.Cases >= DefaultCases {
+		r.Status = "fail"
+		r.Counterexample = low
 	}
 	if c.Negative != nil {
 		n := c.Negative(cfg)
@@ -160,6 +251,33 @@ func Run(c Claim, cfg Config) Result {
 		}
 	}
 	return r
+}
+
+// checkFloors fills r.Parts and r.RatioFloor and returns a message naming
+// the first bound part whose worst ratio is below its floor ("" if none).
+func (r *Result) checkFloors(parts []Part, t Tightness) string {
+	low := ""
+	for _, p := range parts {
+		pr := PartResult{Name: p.Name}
+		if !math.IsNaN(p.WorstRatio) && !math.IsInf(p.WorstRatio, 0) {
+			v := p.WorstRatio
+			pr.WorstRatio = &v
+		}
+		if p.Kind == Bound {
+			pr.Floor = t.Floor
+			if f, ok := t.PartFloors[p.Name]; ok {
+				pr.Floor = f
+			}
+		}
+		if pr.Floor > 0 && (r.RatioFloor == 0 || pr.Floor < r.RatioFloor) {
+			r.RatioFloor = pr.Floor
+		}
+		if pr.Floor > 0 && !(p.WorstRatio >= pr.Floor) && low == "" {
+			low = fmt.Sprintf("%s: the search reached a worst ratio of %.4g, below the floor %.4g: the bound is looser than the paper's, or the search weaker", p.Name, p.WorstRatio, pr.Floor)
+		}
+		r.Parts = append(r.Parts, pr)
+	}
+	return low
 }
 
 // StreamSeed derives the seed of the stream named name from the master seed.
@@ -217,7 +335,7 @@ func ForAll(cfg Config, name string, kind Kind, gen gopter.Gen, check func(v any
 		return c.OK
 	}, gen)
 	res := p.Check(params)
-	o := Outcome{Cases: tried, WorstRatio: worst}
+	o := Outcome{Cases: tried, WorstRatio: worst, Parts: []Part{{Name: name, Kind: kind, WorstRatio: worst}}}
 	if !res.Passed() {
 		o.Failed = true
 		o.Counterexample = firstBad
@@ -235,6 +353,7 @@ func Merge(kind Kind, parts ...Outcome) Outcome {
 	out := Outcome{WorstRatio: math.NaN()}
 	for _, p := range parts {
 		out.Cases += p.Cases
+		out.Parts = append(out.Parts, p.Parts...)
 		if !math.IsNaN(p.WorstRatio) {
 			if math.IsNaN(out.WorstRatio) ||
 				(kind == Bound && p.WorstRatio > out.WorstRatio) ||

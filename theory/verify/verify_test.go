@@ -100,3 +100,48 @@ func TestStreamSeedDependsOnMasterAndName(t *testing.T) {
 		t.Error("stream seed not deterministic or negative")
 	}
 }
+
+// TestFloorFailsALooseBound: a bound that always holds with a factor 2 to
+// spare (ratio 0.5) fails under a floor of 0.9 — the loosening the floor is
+// for — and passes under 0.4; a merged claim is checked part by part, so its
+// tight part does not hide its loose one; a part with floor 0 is exempt.
+func TestFloorFailsALooseBound(t *testing.T) {
+	gen := Gen(func(r *rand.Rand, _ int) any { return r.Float64() })
+	half := func(cfg Config) Outcome {
+		return ForAll(cfg, "loose", Bound, gen, func(v any) Case { x := v.(float64); return Case{LHS: x, RHS: 2, OK: x <= 2} })
+	}
+	tightPart := func(cfg Config) Outcome {
+		return ForAll(cfg, "tight", Bound, gen, func(v any) Case { x := v.(float64); return Case{LHS: x, RHS: 1, OK: x <= 1} })
+	}
+	merged := func(cfg Config) Outcome { return Merge(Bound, tightPart(cfg), half(cfg)) }
+	cfg := Config{Cases: DefaultCases, Seed: 1}
+	for _, tc := range []struct {
+		name  string
+		check func(Config) Outcome
+		t     Tightness
+		want  string
+	}{
+		{"loose under 0.9", half, Tightness{Floor: 0.9}, "fail"},
+		{"loose under 0.4", half, Tightness{Floor: 0.4}, "pass"},
+		{"merged under 0.9", merged, Tightness{Floor: 0.9}, "fail"},
+		{"merged, loose part exempt", merged, Tightness{Floor: 0.9, PartFloors: map[string]float64{"loose": 0}}, "pass"},
+	} {
+		label := "test-floor/" + tc.name
+		SetTightness(label, tc.t)
+		r := Run(Claim{Label: label, Check: tc.check}, cfg)
+		if r.Status != tc.want {
+			t.Errorf("%s: status %s (%s), want %s", tc.name, r.Status, r.Counterexample, tc.want)
+		}
+		if tc.want == "fail" && !strings.Contains(r.Counterexample, "below the floor") {
+			t.Errorf("%s: message %q, want one naming the floor", tc.name, r.Counterexample)
+		}
+		if r.Kind != Theorem {
+			t.Errorf("%s: kind %q, want the default %q", tc.name, r.Kind, Theorem)
+		}
+	}
+	// A short search reports the floor without failing on it.
+	SetTightness("test-floor/short", Tightness{Floor: 0.9})
+	if r := Run(Claim{Label: "test-floor/short", Check: half}, Config{Cases: 20, Seed: 1}); r.Status != "pass" || r.RatioFloor != 0.9 {
+		t.Errorf("20 cases: status %s, floor %g; want pass and the floor reported", r.Status, r.RatioFloor)
+	}
+}
