@@ -213,11 +213,11 @@ type Result struct {
 	// RatioFloor is the least floor of the claim's bound parts (0 if none).
 	RatioFloor      float64      `json:"ratio_floor"`
 	Parts           []PartResult `json:"parts,omitempty"`
-	Status          string  `json:"status"`           // "pass" or "fail"
-	NegativeControl string  `json:"negative_control"` // "caught", "missed" or "none"
-	NegativeName    string  `json:"negative_name,omitempty"`
-	Counterexample  string  `json:"counterexample,omitempty"`
-	NegativeDetail  string  `json:"negative_detail,omitempty"`
+	Status          string       `json:"status"`           // "pass" or "fail"
+	NegativeControl string       `json:"negative_control"` // "caught", "missed" or "none"
+	NegativeName    string       `json:"negative_name,omitempty"`
+	Counterexample  string       `json:"counterexample,omitempty"`
+	NegativeDetail  string       `json:"negative_detail,omitempty"`
 }
 
 // Run runs a claim and its negative control under cfg. The claim fails when
