@@ -5,7 +5,7 @@ GO      ?= go
 CASES   ?= 500
 PKGS    := ./...
 
-.PHONY: test test-long verify reproduce bench fuzz vet fmt
+.PHONY: test test-long verify mutate reproduce bench fuzz vet fmt
 
 ## test: vet, then every unit, property and end-to-end test (the CI command)
 test:
@@ -19,6 +19,11 @@ test-long:
 ## verify: print, claim by claim, how hard each result of the paper was tested
 verify:
 	$(GO) run ./cmd/llpfc verify --cases $(CASES)
+
+## mutate: apply each realistic bug of cmd/mutate/mutations.go to theory/ or estimators/ in a copy,
+## run every verify claim, and print which claims caught it: `mutations: N caught of M` (issue 11)
+mutate:
+	$(GO) run ./cmd/mutate
 
 ## reproduce: the main job on the embedded Fashion-MNIST fixture
 reproduce:

@@ -1,0 +1,73 @@
+package main
+
+// mutation is one realistic bug a person could write in the implementation:
+// in File, the text Old (which must occur exactly once) becomes New.
+type mutation struct {
+	ID, File, Old, New, Bug string
+}
+
+// mutations is the reviewed list of issue 11: dropped factors, wrong
+// constants, the wrong norm, transposed matrices, a skipped term. Each is a
+// plausible slip in the code the claims check, not a change of a checker.
+var mutations = []mutation{
+	{"invnorm1-inf", "theory/norms.go", "return mat.Norm(&inv, 1), nil", "return mat.Norm(&inv, math.Inf(1)), nil",
+		"‖T⁻¹‖∞ for ‖T⁻¹‖₁"},
+	{"lambda0-no-1/C", "theory/norms.go", "v := math.Abs(-math.Log(s / float64(c)))", "v := math.Abs(-math.Log(s))",
+		"|λ|₀ without the 1/C inside the log"},
+	{"theta-no-2", "theory/calibration.go", "n, err := fcInvNorm1(T)\n\tif err != nil {\n\t\treturn 0, err\n\t}\n\treturn eps * eps / (2 * n * n), nil",
+		"n, err := fcInvNorm1(T)\n\tif err != nil {\n\t\treturn 0, err\n\t}\n\treturn eps * eps / (n * n), nil", "θ_T(ε) = ε²/‖T⁻¹‖₁² (dropped ½)"},
+	{"theta-inv-2", "theory/calibration.go", "n, err := fcInvNorm1(T)\n\tif err != nil {\n\t\treturn 0, err\n\t}\n\treturn math.Sqrt2 * n * math.Sqrt(r), nil",
+		"n, err := fcInvNorm1(T)\n\tif err != nil {\n\t\treturn 0, err\n\t}\n\treturn 2 * n * math.Sqrt(r), nil", "θ_T⁻¹ with 2 for √2 (a loosened bound)"},
+	{"theta-sq-inv-2", "theory/calibration.go", "n, err := fcInvNorm2(T)\n\tif err != nil {\n\t\treturn 0, err\n\t}\n\treturn math.Sqrt2 * n * math.Sqrt(r), nil",
+		"n, err := fcInvNorm2(T)\n\tif err != nil {\n\t\treturn 0, err\n\t}\n\treturn 2 * n * math.Sqrt(r), nil", "square-loss θ⁻¹ with 2 for √2 (loosened)"},
+	{"invnorm2-smax", "theory/calibration.go", "return 1 / smin, nil", "return 1 / smax, nil",
+		"‖T⁻¹‖₂ = 1/σ_max"},
+	{"uniform-inv-1/C", "theory/calibration.go", "(1 + (1-2/float64(C))*alpha) / (1 - alpha)", "(1 + (1-1/float64(C))*alpha) / (1 - alpha)",
+		"closed form of ‖T⁻¹‖₁ with 1/C for 2/C"},
+	{"conc-log1/delta", "theory/bounds.go", "math.Sqrt(2 * math.Log(2/delta) * v)", "math.Sqrt(2 * math.Log(1/delta) * v)",
+		"log(1/δ) for log(2/δ) in the concentration term"},
+	{"conc-alpha-once", "theory/bounds.go", "v += w * w * s.Alpha[i][c] * s.Alpha[i][c] / float64(n) * b * b", "v += w * w * s.Alpha[i][c] / float64(n) * b * b",
+		"α_i(c) for α_i(c)² in the concentration term"},
+	{"radlips-2to1", "theory/bounds.go", "return t + 2*radLoss, nil", "return t + radLoss, nil",
+		"factor 2 → 1 on the Rademacher term of rad.lips.lemma"},
+	{"gen-2sqrt2to2", "theory/bounds.go", "return t + 2*math.Sqrt2*radVec, nil", "return t + 2*radVec, nil",
+		"the paper's printed 2 for the proof's 2√2 in lemma: gen"},
+	{"kernel-no-C", "theory/bounds.go", "return float64(C) * R * K * math.Sqrt(radDot(a, a)), nil", "return R * K * math.Sqrt(radDot(a, a)), nil",
+		"kernel bound without the factor C"},
+	{"mlp-2^(m-2)", "theory/bounds.go", "return float64(C) * alpha * math.Pow(2, float64(m-1))", "return float64(C) * alpha * math.Pow(2, float64(m-2))",
+		"MLP bound with 2^{m−2} for 2^{m−1}"},
+	{"B1-paper", "theory/bounds.go", "func B1(R, K float64) float64 { return 2 * math.Sqrt2 * R * K }", "func B1(R, K float64) float64 { return R * K }",
+		"the paper's printed B₁ = RK"},
+	{"geb-no-C", "theory/bounds.go", "C := float64(s.NumClasses())\n\treturn (maxB*math.Sqrt(2*math.Log(2/delta)) + C*B*maxL)", "return (maxB*math.Sqrt(2*math.Log(2/delta)) + B*maxL)",
+		"thm: geb without the factor C"},
+	{"geb-log1/delta", "theory/bounds.go", "return (maxB*math.Sqrt(2*math.Log(2/delta))", "return (maxB*math.Sqrt(2*math.Log(1/delta))",
+		"thm: geb with log(1/δ)"},
+	{"geb-w-not-w2", "theory/bounds.go", "\t\t\tv += w * w / float64(n)\n\t\t}\n\t}\n\tC := float64(s.NumClasses())", "\t\t\tv += w / float64(n)\n\t\t}\n\t}\n\tC := float64(s.NumClasses())",
+		"Σ w_i/n for Σ w_i²/n in thm: geb"},
+	{"T-transposed", "theory/transition.go", "T.Set(i, j, gamma.At(i, j)*alpha[i]/sigma[j])", "T.Set(i, j, gamma.At(j, i)*alpha[i]/sigma[j])",
+		"T(i,j) from Γ(j,i): a transposed Γ"},
+	{"T-alpha-j", "theory/transition.go", "T.Set(i, j, gamma.At(i, j)*alpha[i]/sigma[j])", "T.Set(i, j, gamma.At(i, j)*alpha[j]/sigma[j])",
+		"α(j) for α(i) in T"},
+	{"hm-no-C", "theory/weights.go", "return float64(len(n)) / s", "return 1 / s",
+		"harmonic mean without the factor C"},
+	{"weightterm-w", "theory/weights.go", "s += w[i] * w[i] / v", "s += w[i] / v",
+		"Σ w_i/n for Σ w_i²/n in the weight term"},
+	{"rad-skip-sign", "theory/rademacher.go", "for mask := 0; mask < n; mask++ {", "for mask := 1; mask < n; mask++ {",
+		"the exact Rademacher average skips one sign vector"},
+	{"theta-lmntm-no-square", "theory/lmntm.go", "k += w[i] / (v * v)", "k += w[i] / v",
+		"Σ w_i/‖T_i⁻¹‖₁ for Σ w_i/‖T_i⁻¹‖₁² in the LLP calibration"},
+	{"kl-reversed", "theory/divergence.go", "return klUnchecked(p, q), nil", "return klUnchecked(q, p), nil",
+		"KL(q‖p) for KL(p‖q): the arguments swapped"},
+	{"square-loss-half", "theory/losses.go", "\t\ts += d * d\n\t}\n\treturn s", "\t\ts += d * d\n\t}\n\treturn s / 2",
+		"square loss halved"},
+	{"fcgrad-sign", "theory/composite.go", "g[i] = all.e[i]/all.sum - row.e[i]/row.sum", "g[i] = row.e[i]/row.sum - all.e[i]/all.sum",
+		"the FC gradient with the wrong sign"},
+	{"sigmahat-unweighted", "estimators/reduction.go", "s[c] += float64(b.Size) * p", "s[c] += p",
+		"σ̂ as the unweighted mean of the bags' proportions"},
+	{"approx-untransposed", "estimators/reduction.go", "var A mat.Matrix = g.Gamma.T()", "var A mat.Matrix = g.Gamma",
+		"Algorithm 3 fitting Γ̂α instead of Γ̂ᵀα"},
+	{"instweight-no-size", "estimators/reduction.go", "return g.Weight * g.Alpha[c] / float64(g.Sizes[c])\n\t}", "return g.Weight * g.Alpha[c]\n\t}",
+		"instance weight without the division by |b|"},
+	{"estT-transposed", "estimators/reduction.go", "T.Set(c1, c2, G.At(c1, c2)*alpha[c1]/s)", "T.Set(c1, c2, G.At(c2, c1)*alpha[c1]/s)",
+		"T̂ from a transposed Γ̂"},
+}
