@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -82,4 +84,30 @@ func TestTrainPresetIsTheTableCell(t *testing.T) {
 	assert.Nil(t, r)
 	assert.Equal(t, exitBadUsage, status)
 	assert.Contains(t, stderr.String(), "--preset: preset wrn16-4 has no data set mnist")
+}
+
+// TestTrainEqualsGridCell (issue 19): `llpfc train` and the grid's learner
+// give the same result for the same settings — the same bags, groups,
+// initialization, minibatches and so the same test accuracy and final loss,
+// bit for bit — here for the quick table's LLPFC-uniform and KL cells cut
+// to 640 points and one epoch.
+func TestTrainEqualsGridCell(t *testing.T) {
+	for _, method := range []string{"llpfc-uniform", "kl"} {
+		cell, err := experiments.PresetCell("quick", "", method, 64, 0)
+		require.NoError(t, err)
+		cell.NumPoints, cell.Hyper.Epochs = 640, 1
+		m, err := experiments.Gorgonia{}.Train(context.Background(), experiments.Cell{Config: cell}, nil)
+		require.NoError(t, err, method)
+		code, out, errOut := runTrainCmd("--data", "fixture", "--preset", "quick", "--method", method, "--bag-size", "64",
+			"--num-points", "640", "--epochs", "1", "--seed", "0", "--json", "--quiet")
+		require.Equal(t, exitOK, code, errOut)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		var got struct {
+			TestAccuracy float64 `json:"test_accuracy"`
+			FinalLoss    float64 `json:"final_loss"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &got))
+		assert.Equal(t, m.TestAccuracy, got.TestAccuracy, "%s: test accuracy, grid cell vs train", method)
+		assert.Equal(t, m.FinalLoss, got.FinalLoss, "%s: final loss, grid cell vs train", method)
+	}
 }
