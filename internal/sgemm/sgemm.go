@@ -13,6 +13,11 @@ const (
 	MR = 6
 	NR = 16
 	kc = 256
+	// nc columns of B are packed at a time (a kc×nc panel: 256·4096·4 B =
+	// 4 MiB, shared by the workers), so the packing buffer no longer grows
+	// with n: an im2col product of a 32-image minibatch of 32×32 images has
+	// n = 32768 and needed a 32 MiB buffer per call before.
+	nc = 4096
 	// small is the m·n·k below which packing costs more than it saves.
 	small = 16 * 16 * 16
 )
@@ -118,11 +123,20 @@ func getBuf(n int) *[]float32 {
 	return p
 }
 
-// blocked is the packed product: for each kc-slice of k, B's slice is
-// packed once into NR-column strips, then row blocks of C are shared out to
-// the workers, each packing its MR-row strips of A (times α) and running the
-// micro-kernel over every (A strip, B strip) pair.
+// blocked is the packed product (the GotoBLAS loop order): for each panel of
+// nc columns and each kc-slice of k, B's block is packed once into
+// NR-column strips, then row blocks of C are shared out to the workers, each
+// packing its MR-row strips of A (times α) and running the micro-kernel over
+// every (A strip, B strip) pair.
 func blocked(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	for jc := 0; jc < n; jc += nc {
+		nn := min(nc, n-jc)
+		blockedPanel(tA, tB, m, nn, k, alpha, a, lda, b, ldb, jc, c[jc:], ldc)
+	}
+}
+
+// blockedPanel computes the columns jc:jc+n of C (c starts at column jc).
+func blockedPanel(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb, jc int, c []float32, ldc int) {
 	nStrips := (n + NR - 1) / NR
 	workers := min(runtime.GOMAXPROCS(0), (m+MR-1)/MR)
 	// Row blocks: about 4 per worker, a multiple of MR, at most 192 rows.
@@ -133,7 +147,7 @@ func blocked(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []
 	defer bufs.Put(bp)
 	for pc := 0; pc < k; pc += kc {
 		kk := min(kc, k-pc)
-		packB(tB, b, ldb, pc, kk, n, *bp)
+		packB(tB, b, ldb, pc, kk, jc, n, *bp)
 		var next int
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -183,14 +197,14 @@ func blocked(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []
 	}
 }
 
-// packB writes B(pc:pc+kk, 0:n) as strips of NR columns, k-major within a
-// strip (strip s holds kk rows of NR values), zero-padded past n.
-func packB(tB bool, b []float32, ldb, pc, kk, n int, dst []float32) {
+// packB writes B(pc:pc+kk, jc:jc+n) as strips of NR columns, k-major within
+// a strip (strip s holds kk rows of NR values), zero-padded past n.
+func packB(tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32) {
 	nStrips := (n + NR - 1) / NR
 	for s := 0; s < nStrips; s++ {
 		strip := dst[s*kk*NR : (s+1)*kk*NR]
-		j0 := s * NR
-		nr := min(NR, n-j0)
+		j0 := jc + s*NR
+		nr := min(NR, n-s*NR)
 		for p := 0; p < kk; p++ {
 			out := strip[p*NR : (p+1)*NR]
 			if tB {

@@ -87,7 +87,8 @@ func TestSgemmMatchesReference(t *testing.T) {
 		t.Log("no AVX2+FMA here: checking the Go kernel only")
 	}
 	defer func(v bool) { useAsm = v }(useAsm)
-	shapes := [][3]int{{1, 1, 1}, {1, 17, 3}, {7, 1, 5}, {6, 16, 1}, {5, 15, 2}, {13, 33, 257}, {48, 64, 64}, {97, 31, 300}, {128, 100, 513}, {200, 17, 40}, {33, 160, 1}}
+	shapes := [][3]int{{1, 1, 1}, {1, 17, 3}, {7, 1, 5}, {6, 16, 1}, {5, 15, 2}, {13, 33, 257}, {48, 64, 64}, {97, 31, 300}, {128, 100, 513}, {200, 17, 40}, {33, 160, 1},
+		{7, nc + 37, 20}, {13, 2*nc + 5, 300}} // the last two span several nc-column panels
 	for _, asm := range paths {
 		useAsm = asm
 		r := rand.New(rand.NewPCG(1, 2))
