@@ -140,7 +140,9 @@ func (s *netState) RunningStatRoots() gorgonia.Nodes {
 	var ns gorgonia.Nodes
 	for _, b := range s.bns {
 		for _, r := range b.records {
-			ns = append(ns, r.readMean, r.readVar)
+			if r.readMean != nil { // the composite form's Read nodes; the fused op stores its statistics itself
+				ns = append(ns, r.readMean, r.readVar)
+			}
 		}
 	}
 	return ns
@@ -274,46 +276,16 @@ func (b *BatchNorm) Forward(x *gorgonia.Node, train, track bool) (*gorgonia.Node
 		}
 		return gorgonia.BroadcastAdd(y, shift, nil, pattern)
 	}
-	mean, err := b.channelMean(x)
-	if err != nil {
-		return nil, err
-	}
-	xc, err := gorgonia.BroadcastSub(x, mean, nil, pattern)
-	if err != nil {
-		return nil, err
-	}
-	sq, err := gorgonia.Square(xc)
-	if err != nil {
-		return nil, err
-	}
-	variance, err := b.channelMean(sq)
-	if err != nil {
-		return nil, err
-	}
-	ve, err := gorgonia.Add(variance, eps)
-	if err != nil {
-		return nil, err
-	}
-	scale, err := invSqrt(ve)
-	if err != nil {
-		return nil, err
-	}
+	// Training mode: one fused op (bnOp) with the minibatch statistics.
+	op := &bnOp{c: b.C, dims: b.Dims, eps: b.Eps, scale: b.Gamma != nil}
 	if track {
-		rec := &bnRecord{count: s.TotalSize() / s[1]}
-		rec.readMean = gorgonia.Read(mean, &rec.mean)
-		rec.readVar = gorgonia.Read(variance, &rec.variance)
-		b.records = append(b.records, rec)
+		op.rec = &bnRecord{count: s.TotalSize() / s[1]}
+		b.records = append(b.records, op.rec)
 	}
 	if b.Gamma != nil {
-		if scale, err = gorgonia.HadamardProd(scale, b.Gamma); err != nil {
-			return nil, err
-		}
+		return gorgonia.ApplyOp(op, x, b.Gamma, b.Beta)
 	}
-	y, err := gorgonia.BroadcastHadamardProd(xc, scale, nil, pattern)
-	if err != nil {
-		return nil, err
-	}
-	return gorgonia.BroadcastAdd(y, b.Beta, nil, pattern)
+	return gorgonia.ApplyOp(op, x, b.Beta)
 }
 
 // channelMean averages x over every axis but the channel's and returns it
