@@ -7,11 +7,14 @@
 # for M in mlp and cnn, and prints min–median–max images per second (wall time and per CPU
 # second) and the ratio ours/PyTorch of the medians. The load average (`uptime`) is printed next
 # to each run: on a shared machine wall-time figures are noisy, CPU-time figures less so.
+# Then WRN-16-4 (3×32×32) at batch 32 and 128, ours (the default build) beside the same step in
+# PyTorch, interleaved, with each process's peak RSS (issue 12).
 # Then: peak memory (peak_rss_bytes of `llpfc train --json`) of llpfc-uniform and kl training at
 # bag sizes 32…2048, the KL step's peak heap (BenchmarkKLChunked), and the estimator
 # micro-benchmarks (T̂ for 10,000 groups, α̂ solves).
 #
-# Environment: RUNS (5), MLP_STEPS (40), CNN_STEPS (10), THREADS (2: torch.set_num_threads and
+# Environment: RUNS (5), MLP_STEPS (40), CNN_STEPS (10), WRN_RUNS (3), WRN_STEPS (2), BENCH_WRN=0 to
+# skip WRN-16-4, THREADS (2: torch.set_num_threads and
 # GOMAXPROCS), PYTHON (/usr/bin/python3), BENCH_MEMORY=0 to skip the memory part,
 # BENCH_ESTIMATORS=0 to skip the estimator benchmarks, MEM_DATA (fashion-mnist, else fixture),
 # BLAS_BUILDS ("purego openblas": the builds of ours to time; openblas needs libopenblas-dev).
@@ -110,6 +113,44 @@ for model in $MODELS; do
 		fi
 	done
 done
+
+# WRN-16-4 (issue 12): images/s and peak RSS (GNU time's %M for ours, getrusage in the script for
+# PyTorch), batch 32 and 128, WRN_RUNS interleaved runs each.
+if [ "${BENCH_WRN:-1}" != 0 ]; then
+	WRN_RUNS=${WRN_RUNS:-3}
+	WRN_STEPS=${WRN_STEPS:-2}
+	echo
+	echo "== wrn-16-4, 3×32×32, llpfc-uniform's FC loss and Adam, $WRN_STEPS timed steps after 1 untimed, $WRN_RUNS interleaved runs"
+	for bs in 32 128; do
+		for run in $(seq 1 "$WRN_RUNS"); do
+			l=$(load1)
+			out=$(GOMAXPROCS=$THREADS /usr/bin/time -f 'maxrss_kb %M' -o "$tmp/time" "$tmp/llpfc-purego" bench --model wrn-16-4 --channels 3 --height 32 --width 32 \
+				--batch-size "$bs" --steps "$WRN_STEPS" --warmup 1 --json 2>"$tmp/err") ||
+				{ echo "bench: llpfc bench --model wrn-16-4 failed: $(cat "$tmp/err")" >&2; exit 1; }
+			ips=$(echo "$out" | tail -1 | field images_per_second)
+			rss=$(awk '/maxrss_kb/ {printf "%.2f", $2/1048576}' "$tmp/time")
+			echo "wrn$bs ours $ips $rss $l" >>"$tmp/wrn"
+			printf '   batch %3d run %d ours     %7.2f img/s  peak RSS %s GiB  (load %s)\n' "$bs" "$run" "$ips" "$rss" "$l"
+			if [ "$have_torch" = 1 ]; then
+				l=$(load1)
+				out=$("$PYTHON" bench/torch_step.py --model wrn-16-4 --channels 3 --height 32 --width 32 --batch-size "$bs" \
+					--steps "$WRN_STEPS" --warmup 1 --threads "$THREADS" 2>"$tmp/err") ||
+					{ echo "bench: torch_step.py --model wrn-16-4 failed: $(cat "$tmp/err")" >&2; exit 1; }
+				ips=$(echo "$out" | field images_per_second)
+				rss=$(echo "$out" | field peak_rss_bytes | awk '{printf "%.2f", $1/1073741824}')
+				echo "wrn$bs torch $ips $rss $l" >>"$tmp/wrn"
+				printf '   batch %3d run %d pytorch  %7.2f img/s  peak RSS %s GiB  (load %s)\n' "$bs" "$run" "$ips" "$rss" "$l"
+			fi
+		done
+	done
+	for bs in 32 128; do
+		for impl in ours torch; do
+			awk -v m="wrn$bs" -v i="$impl" '$1==m && $2==i {print $3, $4}' "$tmp/wrn" | sort -g | awk -v bs="$bs" -v i="$impl" \
+				'{v[NR]=$1; if ($2>r) r=$2} END {if (NR) printf "   wrn-16-4 batch %3d %-6s img/s min-median-max %.2f-%.2f-%.2f, peak RSS (max) %.2f GiB\n", bs, i, v[1], v[int((NR+1)/2)], v[NR], r}'
+		done
+	done
+	echo "   (issue 12's targets: ours/PyTorch ≥ 0.8 at batch 32; our peak RSS at batch 128 ≤ 2.5 GiB)"
+fi
 
 # stats MODEL IMPL COLUMN → "min median max"
 stats() {

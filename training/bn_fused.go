@@ -27,6 +27,7 @@ type bnOp struct {
 	rec     *bnRecord // nil when the batch is not recorded
 	mean    *tensor.Dense
 	vari    *tensor.Dense
+	out     outCache
 }
 
 func (o *bnOp) paramShape() tensor.Shape {
@@ -105,7 +106,7 @@ func (o *bnOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (gor
 		return nil, fmt.Errorf("%v: %d inputs, want %d", o, len(vs), o.Arity())
 	}
 	xs := vs[0].Shape()
-	out := outTensor(prealloc, vs[0].Dtype(), xs, vs...)
+	out := o.out.get(prealloc, vs[0].Dtype(), xs, vs...)
 	n, hw := xs[0], xs.TotalSize()/(xs[0]*o.c)
 	if o.mean == nil {
 		o.mean = tensor.New(tensor.Of(vs[0].Dtype()), tensor.WithShape(o.paramShape()...))
@@ -184,6 +185,7 @@ type bnGradOp struct {
 	fwd    *bnOp
 	wrt    int
 	xShape tensor.Shape
+	out    outCache
 }
 
 func (o *bnGradOp) Arity() int {
@@ -224,7 +226,7 @@ func (o *bnGradOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) 
 	if len(vs) != o.Arity() {
 		return nil, fmt.Errorf("%v: %d inputs, want %d", o, len(vs), o.Arity())
 	}
-	out := outTensor(prealloc, vs[0].Dtype(), o.outShape(), vs...)
+	out := o.out.get(prealloc, vs[0].Dtype(), o.outShape(), vs...)
 	xs := o.xShape
 	n, c := xs[0], o.fwd.c
 	hw := xs.TotalSize() / (n * c)

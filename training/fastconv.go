@@ -240,10 +240,44 @@ type convScratch struct {
 	f64 scratch[float64]
 }
 
+// outCache is an op's own output buffer, reused when the machine offers no
+// register to write into: the tape (vmreuse.go) clears the registers that
+// several nodes share before every run, so without it the op would allocate
+// its output afresh at every step (issue 12: most of a WRN step's garbage).
+// The buffer is only ever handed to the register of this op's node, and the
+// compiler's liveness guarantees the value is dead before another node
+// writes into that register.
+type outCache struct{ buf *tensor.Dense }
+
+// get returns prealloc if it fits (outTensor's test), else the cached buffer
+// if it fits and shares no memory with the inputs, else a new buffer, which
+// it keeps.
+func (c *outCache) get(prealloc gorgonia.Value, dt tensor.Dtype, shape tensor.Shape, inputs ...gorgonia.Value) *tensor.Dense {
+	if d := fitting(prealloc, dt, shape, inputs...); d != nil {
+		return d
+	}
+	if c.buf != nil {
+		if d := fitting(c.buf, dt, shape, inputs...); d != nil {
+			return d
+		}
+	}
+	c.buf = tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
+	return c.buf
+}
+
 // outTensor returns prealloc if it is a dense tensor of the wanted type and shape
 // that shares no memory with the inputs, else a new tensor.
 func outTensor(prealloc gorgonia.Value, dt tensor.Dtype, shape tensor.Shape, inputs ...gorgonia.Value) *tensor.Dense {
-	if d, ok := prealloc.(*tensor.Dense); ok && d.Dtype() == dt && d.Shape().Eq(shape) && d.IsNativelyAccessible() && !d.IsView() {
+	if d := fitting(prealloc, dt, shape, inputs...); d != nil {
+		return d
+	}
+	return tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
+}
+
+// fitting returns v as a dense tensor if it has the wanted type and shape, is
+// not a view, and shares no memory with the inputs; else nil.
+func fitting(v gorgonia.Value, dt tensor.Dtype, shape tensor.Shape, inputs ...gorgonia.Value) *tensor.Dense {
+	if d, ok := v.(*tensor.Dense); ok && d.Dtype() == dt && d.Shape().Eq(shape) && d.IsNativelyAccessible() && !d.IsView() {
 		p := d.Uintptr()
 		size := uintptr(d.MemSize())
 		overlap := false
@@ -259,7 +293,7 @@ func outTensor(prealloc gorgonia.Value, dt tensor.Dtype, shape tensor.Shape, inp
 			return d
 		}
 	}
-	return tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
+	return nil
 }
 
 // convOp is the forward op of Conv2dIm2col.
@@ -267,6 +301,7 @@ type convOp struct {
 	geom convGeom
 	bias bool
 	sc   convScratch
+	out  outCache
 }
 
 func (o *convOp) Arity() int {
@@ -335,7 +370,7 @@ func (o *convOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (g
 		return nil, fmt.Errorf("Conv2dIm2col: %d inputs, want %d", len(vs), o.Arity())
 	}
 	xs := vs[0].Shape()
-	out := outTensor(prealloc, vs[0].Dtype(), tensor.Shape{xs[0], o.geom.o, o.geom.outH(), o.geom.outW()}, vs...)
+	out := o.out.get(prealloc, vs[0].Dtype(), tensor.Shape{xs[0], o.geom.o, o.geom.outH(), o.geom.outW()}, vs...)
 	o.sc.mu.Lock()
 	defer o.sc.mu.Unlock()
 	var err error
@@ -397,6 +432,7 @@ type convGradOp struct {
 	wrt    int
 	xShape tensor.Shape
 	sc     convScratch
+	out    outCache
 }
 
 func (o *convGradOp) Arity() int {
@@ -445,7 +481,7 @@ func (o *convGradOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value
 	}
 	dy := vs[len(vs)-1]
 	n := o.xShape[0]
-	out := outTensor(prealloc, dy.Dtype(), o.outShape(), vs...)
+	out := o.out.get(prealloc, dy.Dtype(), o.outShape(), vs...)
 	o.sc.mu.Lock()
 	defer o.sc.mu.Unlock()
 	var err error
