@@ -75,7 +75,7 @@ func checkFisher(cfg verify.Config, name string, l theory.ProperLoss, fc fcLossF
 		var desc string
 		for {
 			T, desc = GenT(r, C, 100)
-			if n, err := theory.InvNorm1(T); err == nil && n*theory.Norm1(T) <= maxFisherCond {
+			if n, ok := invNorm1Direct(T); ok && n*colSumMax(T) <= maxFisherCond {
 				break
 			}
 		}
