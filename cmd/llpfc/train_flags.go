@@ -1,0 +1,304 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/bagproto"
+	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/training"
+)
+
+// trainFlags are `llpfc train`'s flags (defineTrainFlags); parseTrain turns
+// them into a trainRun through applyPreset, check, schedule and build.
+type trainFlags struct {
+	name, dataDir, bagsFile, method, model, protocol, optimizer, milestones, groupWeights, compat, klScale, vatRampup, normalize, augment, out, preset *string
+	dropout, lr, wd, momentum, beta1, beta2, gamma, vatEps, vatXi                                                                                      *float64
+	bagSize, numPoints, epochs, batch, regroup, vatIters, chunk, evalEvery                                                                             *int
+	seed                                                                                                                                               *int64
+	resume, asJSON, quiet                                                                                                                              *bool
+}
+
+// defineTrainFlags defines train's flags on fs.
+func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
+	f := &trainFlags{}
+	f.name = fs.String("data", "", "data set: fixture, fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST], libsvm:TRAIN[,TEST], or a directory holding one of the named sets' files")
+	f.dataDir = fs.String("data-dir", "", "directory holding the data set's files (default: $LLPFC_DATA, then /usr/share/datasets/fashion-mnist for fashion-mnist)")
+	f.bagsFile = fs.String("bags", "", "read the bags from this `FILE` (written by llpfc bags; indices into the training split) instead of drawing them; the file fixes the bag size, number of points and protocol")
+	f.method = fs.String("method", "llpfc-uniform", "training method: "+strings.Join(training.MethodNames(), ", "))
+	f.model = fs.String("model", "mlp", "architecture: "+strings.Join(training.ModelNames(), ", "))
+	f.dropout = fs.Float64("dropout", -1, "dropout probability of architectures that have dropout (default: the appendix's value, for wrn-16-4 0.3 on CIFAR10 and 0.4 on SVHN/EMNIST, for vgg16 0.5; else 0)")
+	f.bagSize = fs.Int("bag-size", 64, "B, the number of instances in every bag (the paper: 32…2048)")
+	f.numPoints = fs.Int("num-points", 0, "N, the number of training instances put in bags, a multiple of --bag-size (default: whole bags covering 3/4 of the training split, since the paper protocol draws without replacement and needs slack in the class pools; the paper: 40960 for CIFAR10/SVHN)")
+	f.protocol = fs.String("protocol", "paper", "bag protocol: paper (γ ~ uniform on the simplex, counts ~ Multinomial), shuffle or dirichlet:a")
+	f.epochs = fs.Int("epochs", 10, "number of training epochs")
+	f.optimizer = fs.String("optimizer", "adam", "optimizer: sgd, nesterov (SGD with Nesterov momentum), adam or adamw (PyTorch semantics)")
+	f.lr = fs.Float64("lr", 1e-3, "base learning rate")
+	f.wd = fs.Float64("weight-decay", 0, "weight decay λ (L2 for sgd/nesterov/adam, decoupled for adamw)")
+	f.momentum = fs.Float64("momentum", 0.9, "momentum μ of sgd and nesterov (dampening is 0)")
+	f.beta1 = fs.Float64("beta1", 0.9, "β₁ of adam/adamw (LLPGAN's setting is 0.5)")
+	f.beta2 = fs.Float64("beta2", 0.999, "β₂ of adam/adamw")
+	f.milestones = fs.String("milestones", "", "comma-separated epochs at which the learning rate is multiplied by --gamma (e.g. 60,120,160); empty for a constant rate")
+	f.gamma = fs.Float64("gamma", 0.1, "learning-rate factor at each milestone (the appendix: 0.2 for WRN on CIFAR10, else 0.1)")
+	f.batch = fs.Int("batch-size", 0, "minibatch size: instances for LLPFC (default 128), bags for kl/llpvat (default 2) and llpgan (default 1)")
+	f.regroup = fs.Int("regroup-every", training.DefaultRegroupEvery, "LLPFC: re-partition the bags into groups every R epochs (the appendix: 20, 5 for VGG16)")
+	f.groupWeights = fs.String("group-weights", "uniform", "LLPFC group weights w: uniform, hm (harmonic mean of bag sizes) or chvol (convex-hull volume)")
+	f.compat = fs.String("compat", "paper", "paper (Algorithms 1–3) or original (the authors' code at commit 1d0cbc5 where it differs: their grouping, weights and minibatch loss — weights divided by each minibatch's sum, probabilities clamped at 1e-8; see PAPER_MAP.md, \"Paper vs original code\")")
+	f.klScale = fs.String("kl-scale", "authors", "kl and llpvat: scale of the KL proportion loss of a minibatch of B bags over C classes: authors (−1/B·Σ_bags Σ_classes, what the authors' code trains, kllib/train_fun.py) or paper (−1/(C·B)·Σ, the paper's App. A text; under SGD a C-times smaller step)")
+	f.vatRampup = fs.String("vat-rampup", "authors", "llpvat: schedule of the consistency weight: authors (a constant 0.05, what the LLPFC authors' llpvat.py computes) or llpvat (sigmoid ramp-up over the first 40% of the steps, as LLP-VAT's own code)")
+	f.vatEps = fs.Float64("vat-eps", 0, "llpvat: radius ε of the adversarial perturbation (default: the appendix's, 6 for cifar10 and 1 for the other data sets)")
+	f.vatXi = fs.Float64("vat-xi", 0, "llpvat: finite-difference step ξ of the power iteration (default 1e-6, the authors')")
+	f.vatIters = fs.Int("vat-power-iters", 0, "llpvat: power iterations (default 1, the authors')")
+	f.chunk = fs.Int("chunk-size", training.DefaultChunkSize, "bag methods: instances per forward pass; bounds memory whatever the bag size")
+	f.normalize = fs.String("normalize", data.Standardize, "input normalization: standardize (each channel, or each tabular feature, to mean 0 and std 1 with the constants of the whole training split, applied to train and test and to the augmentation's padding: what the authors do for every data set) or none (pixels in [0,1])")
+	f.augment = fs.String("augment", "none", "training augmentation of image data: none or crop-flip (zero-pad 4, random crop, horizontal flip with probability ½: the appendix's setting)")
+	f.evalEvery = fs.Int("eval-every", 0, "evaluate test accuracy every K epochs (0: only after the last)")
+	f.seed = fs.Int64("seed", 1, "random seed of the bags, initialisation, groups and minibatch order; the same seed gives the same result")
+	f.out = fs.String("out", "", "directory for result.json and checkpoint.gob (created if missing)")
+	f.resume = fs.Bool("resume", false, "continue from --out's checkpoint.gob if it exists (the other flags must match the checkpointed run)")
+	f.preset = fs.String("preset", "", "run the cell of a built-in table: "+strings.Join(experiments.PresetNames(), ", ")+" (the cell of --data, --method and --bag-size; flags given explicitly win): its model, optimizer, learning-rate schedule, epochs, minibatch, regrouping, dropout, augmentation, number of points, protocol, normalization and LLP-VAT constants, exactly as `llpfc reproduce --table T` runs it")
+	f.asJSON = fs.Bool("json", false, "print the result as one JSON object on the last line of standard output")
+	f.quiet = fs.Bool("quiet", false, "no progress lines on standard error")
+	return f
+}
+
+// applyPreset sets every flag not given explicitly from the built-in table's
+// cell that --preset names for --data, --method and --bag-size, and returns
+// the cell's learning-rate schedule (nil when --milestones was given).
+func (f *trainFlags) applyPreset(given map[string]bool, dsName string) (sched training.Schedule, err error) {
+	if given["bags"] {
+		return nil, fmt.Errorf("--preset draws the table cell's bags; it conflicts with --bags")
+	}
+	cell, err := experiments.PresetCell(*f.preset, dsName, *f.method, *f.bagSize, *f.seed)
+	if err != nil {
+		return nil, fmt.Errorf("--preset: %v", err)
+	}
+	h := cell.Hyper
+	set := func(flagName string, apply func()) {
+		if !given[flagName] {
+			apply()
+		}
+	}
+	setStr := func(flagName string, dst *string, v string) { // an empty string in a cell means the default
+		set(flagName, func() {
+			if v != "" {
+				*dst = v
+			}
+		})
+	}
+	set("model", func() { *f.model = cell.Model })
+	set("dropout", func() { *f.dropout = h.Dropout })
+	set("optimizer", func() { *f.optimizer = h.Optimizer })
+	set("lr", func() { *f.lr = h.LR })
+	set("weight-decay", func() { *f.wd = h.WeightDecay })
+	set("momentum", func() { *f.momentum = h.Momentum })
+	set("beta1", func() { *f.beta1 = h.Beta1 })
+	set("beta2", func() { *f.beta2 = h.Beta2 })
+	set("epochs", func() { *f.epochs = h.Epochs })
+	set("batch-size", func() { *f.batch = h.BatchSize })
+	set("regroup-every", func() {
+		if *f.regroup = h.RegroupEvery; *f.regroup == 0 {
+			*f.regroup = h.Epochs // 0 in a spec: never regroup
+		}
+	})
+	set("num-points", func() { *f.numPoints = cell.NumPoints })
+	set("protocol", func() { *f.protocol = cell.Protocol })
+	set("normalize", func() { *f.normalize = cell.Normalize })
+	if h.Augment {
+		setStr("augment", f.augment, "crop-flip")
+	}
+	set("vat-eps", func() { *f.vatEps = h.VATEps })
+	set("vat-xi", func() { *f.vatXi = h.VATXi })
+	setStr("kl-scale", f.klScale, h.KLScale)
+	setStr("vat-rampup", f.vatRampup, h.VATRampup)
+	setStr("group-weights", f.groupWeights, h.Weights)
+	setStr("compat", f.compat, h.Compat)
+	if !given["milestones"] {
+		if sched, err = h.Schedule.Training(); err != nil {
+			return nil, fmt.Errorf("--preset: %v", err)
+		}
+	}
+	return sched, nil
+}
+
+// check validates the flags before any data is read; each error names its
+// flag (issue 17, item 7; issue 13: no size, count or rate is silently
+// replaced).
+func (f *trainFlags) check(given map[string]bool) error {
+	if given["batch-size"] && *f.batch < 1 {
+		return fmt.Errorf("--batch-size is %d, want ≥ 1 (leave it out for the method's default)", *f.batch)
+	}
+	for _, c := range []struct {
+		flag string
+		ok   bool
+		want string
+		v    any
+	}{
+		{"lr", *f.lr > 0 && !math.IsInf(*f.lr, 0), "a finite number > 0", *f.lr},
+		{"weight-decay", *f.wd >= 0 && !math.IsInf(*f.wd, 0), "a finite number ≥ 0", *f.wd},
+		{"momentum", *f.momentum >= 0 && *f.momentum < 1, "in [0, 1)", *f.momentum},
+		{"beta1", *f.beta1 >= 0 && *f.beta1 < 1, "in [0, 1)", *f.beta1},
+		{"beta2", *f.beta2 >= 0 && *f.beta2 < 1, "in [0, 1)", *f.beta2},
+		{"gamma", *f.gamma > 0 && *f.gamma < 1, "in (0, 1)", *f.gamma},
+		{"dropout", *f.dropout < 1 && (*f.dropout >= 0 || *f.dropout == -1), "in [0, 1) (or −1 for the appendix's value)", *f.dropout},
+		{"eval-every", *f.evalEvery >= 0, "≥ 0 (0: only after the last epoch)", *f.evalEvery},
+		{"num-points", *f.numPoints >= 0, "≥ 0 (0: 3/4 of the training split)", *f.numPoints},
+		{"bag-size", *f.bagSize >= 1, "≥ 1", *f.bagSize},
+		{"vat-eps", *f.vatEps >= 0 && !math.IsInf(*f.vatEps, 0), "a finite number > 0 (0: the appendix's value)", *f.vatEps},
+		{"vat-xi", *f.vatXi >= 0 && !math.IsInf(*f.vatXi, 0), "a finite number > 0 (0: 1e-6)", *f.vatXi},
+		{"vat-power-iters", *f.vatIters >= 0, "≥ 1 (0: 1)", *f.vatIters},
+	} {
+		if !c.ok {
+			return fmt.Errorf("--%s is %v, want %s", c.flag, c.v, c.want)
+		}
+	}
+	if *f.resume && *f.out == "" {
+		return fmt.Errorf("--resume needs --out DIR (the checkpoint is DIR/checkpoint.gob)")
+	}
+	if !contains(training.MethodNames(), *f.method) {
+		return fmt.Errorf("--method %q: unknown (want one of %s)", *f.method, strings.Join(training.MethodNames(), ", "))
+	}
+	if !contains(training.ModelNames(), *f.model) {
+		return fmt.Errorf("--model %q: unknown (want one of %s)", *f.model, strings.Join(training.ModelNames(), ", "))
+	}
+	f.defaultBatch()
+	return nil
+}
+
+// defaultBatch sets the method's minibatch when --batch-size was left out:
+// 128 instances for LLPFC, 2 bags for kl and llpvat, 1 for llpgan.
+func (f *trainFlags) defaultBatch() {
+	if *f.batch == 0 {
+		switch *f.method {
+		case training.MethodLLPGAN:
+			*f.batch = 1
+		case training.MethodKL, training.MethodLLPVAT:
+			*f.batch = 2
+		default:
+			*f.batch = 128
+		}
+	}
+}
+
+// schedule returns the learning-rate schedule: --milestones with --gamma,
+// else the preset's, else a constant rate.
+func (f *trainFlags) schedule(preset training.Schedule) (training.Schedule, error) {
+	sched := training.Schedule(training.ConstantLR{})
+	if preset != nil {
+		sched = preset
+	}
+	if *f.milestones != "" {
+		var ms []int
+		for _, part := range strings.Split(*f.milestones, ",") {
+			v, err := strconv.Atoi(strings.TrimSpace(part))
+			if err != nil {
+				return nil, fmt.Errorf("--milestones %q: %q is not an integer", *f.milestones, part)
+			}
+			ms = append(ms, v)
+		}
+		m := training.MultiStep{Milestones: ms, Gamma: *f.gamma}
+		if err := m.Validate(); err != nil {
+			return nil, fmt.Errorf("--milestones: %v", err)
+		}
+		sched = m
+	}
+	return sched, nil
+}
+
+// names are the flags that name a choice, parsed.
+type trainNames struct {
+	proto bagproto.Protocol
+	gw    estimators.WeightScheme
+	cp    estimators.Compat
+	ks    training.KLScale
+	vr    training.VATRampup
+}
+
+// parseNames parses the flags that name a choice; each error names its flag.
+func (f *trainFlags) parseNames() (n trainNames, err error) {
+	if n.proto, err = bagproto.ParseProtocol(*f.protocol); err != nil {
+		return n, fmt.Errorf("--protocol: %v", err)
+	}
+	if n.gw, err = estimators.ParseWeights(*f.groupWeights); err != nil {
+		return n, fmt.Errorf("--group-weights: %v", err)
+	}
+	if n.cp, err = estimators.ParseCompat(*f.compat); err != nil {
+		return n, fmt.Errorf("--compat: %v", err)
+	}
+	if n.ks, err = training.ParseKLScale(*f.klScale); err != nil {
+		return n, fmt.Errorf("--kl-scale: %v", err)
+	}
+	if n.vr, err = training.ParseVATRampup(*f.vatRampup); err != nil {
+		return n, fmt.Errorf("--vat-rampup: %v", err)
+	}
+	return n, nil
+}
+
+// build returns the run the flags describe, for the data set dsName in dir.
+func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched training.Schedule) (*trainRun, error) {
+	nm, err := f.parseNames()
+	if err != nil {
+		return nil, err
+	}
+	drop := *f.dropout
+	if drop < 0 {
+		drop = defaultDropout(*f.model, dsName)
+	}
+	r := &trainRun{name: *f.name, dataDir: *f.dataDir, dsName: dsName, dir: dir, bagsFile: *f.bagsFile,
+		bagSize: *f.bagSize, numPoints: *f.numPoints, protocol: nm.proto, protocolName: *f.protocol,
+		augment: *f.augment, normalize: *f.normalize, out: *f.out, asJSON: *f.asJSON, quiet: *f.quiet, given: given}
+	r.cfg = training.Config{
+		Method: *f.method,
+		Model:  training.ModelSpec{Name: *f.model, Dropout: drop},
+		Optimizer: training.OptimizerConfig{Name: *f.optimizer, LR: *f.lr, Momentum: *f.momentum, WeightDecay: *f.wd,
+			Beta1: *f.beta1, Beta2: *f.beta2},
+		Schedule:     sched,
+		BatchSize:    *f.batch,
+		Epochs:       *f.epochs,
+		RegroupEvery: *f.regroup,
+		GroupWeights: nm.gw,
+		Compat:       nm.cp,
+		KLScale:      nm.ks,
+		VATRampup:    nm.vr,
+		Seed:         *f.seed,
+		ChunkSize:    *f.chunk,
+		EvalEvery:    *f.evalEvery,
+		Resume:       *f.resume,
+	}
+	return r, f.finish(r, dsName)
+}
+
+// finish sets the optimizer fields that apply, checks the last flags and
+// sets LLP-VAT's constants (the appendix's for the data set, unless given).
+func (f *trainFlags) finish(r *trainRun, dsName string) error {
+	if *f.optimizer == "sgd" || *f.optimizer == "nesterov" {
+		r.cfg.Optimizer.Beta1, r.cfg.Optimizer.Beta2 = 0, 0
+	} else {
+		r.cfg.Optimizer.Momentum = 0
+	}
+	if err := r.cfg.Optimizer.Validate(); err != nil {
+		return fmt.Errorf("%v", err)
+	}
+	if *f.augment != "none" && *f.augment != "crop-flip" {
+		return fmt.Errorf("--augment %q: want none or crop-flip", *f.augment)
+	}
+	if *f.epochs < 1 || *f.batch < 1 || *f.regroup < 1 || *f.chunk < 1 {
+		return fmt.Errorf("--epochs %d, --batch-size %d, --regroup-every %d, --chunk-size %d: each must be ≥ 1", *f.epochs, *f.batch, *f.regroup, *f.chunk)
+	}
+	r.vat = training.PaperVATConfig(dsName)
+	if *f.vatEps > 0 {
+		r.vat.Eps = *f.vatEps
+	}
+	if *f.vatXi > 0 {
+		r.vat.Xi = *f.vatXi
+	}
+	if *f.vatIters > 0 {
+		r.vat.PowerIters = *f.vatIters
+	}
+	return nil
+}
