@@ -71,59 +71,68 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *asJSON {
-		// JSON has no NaN: a claim without a finite ratio reports null.
-		type row struct {
-			verify.Result
-			WorstRatio *float64 `json:"worst_ratio"`
-		}
-		rows := make([]row, len(results))
-		for i, r := range results {
-			rows[i].Result = r
-			if !math.IsNaN(r.WorstRatio) && !math.IsInf(r.WorstRatio, 0) {
-				v := r.WorstRatio
-				rows[i].WorstRatio = &v
-			}
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rows); err != nil {
+		if err := printVerifyJSON(stdout, results); err != nil {
 			fmt.Fprintf(stderr, "llpfc verify: %v\n", err)
 			return exitFailed
 		}
 	} else {
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "LABEL\tKIND\tWHERE\tCASES\tWORST LHS/RHS\tFLOOR\tSTATUS\tNEGATIVE CONTROL\tSTATEMENT")
-		for _, r := range results {
-			neg := r.NegativeControl
-			if r.NegativeName != "" {
-				neg += " (" + r.NegativeName + ")"
-			}
-			floor := "—"
-			if r.RatioFloor > 0 {
-				floor = fmt.Sprintf("%.3g", r.RatioFloor)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.4g\t%s\t%s\t%s\t%s\n", r.Label, r.Kind, r.Section, r.Cases, r.WorstRatio, floor, verdict(r), neg, r.Statement)
-		}
-		tw.Flush()
-		for _, r := range results {
-			if r.Status != "pass" {
-				fmt.Fprintf(stdout, "\nFAIL %s: %s\n", r.Label, r.Counterexample)
-			}
-			if r.NegativeControl == "missed" {
-				fmt.Fprintf(stdout, "\nMISSED negative control of %s (%s): the checker passed a wrong implementation\n", r.Label, r.NegativeName)
-			}
-		}
-		kinds := map[string]int{}
-		for _, r := range results {
-			kinds[r.Kind]++
-		}
-		fmt.Fprintf(stdout, "\n%d claims, %d passed, %d failed; by kind %d theorems, %d identities, %d definitional (cases per property: %d, seed: %d)\n",
-			len(results), len(results)-failed, failed, kinds[verify.Theorem], kinds[verify.IdentityKind], kinds[verify.Definitional], cfg.Cases, cfg.Seed)
+		printVerifyTable(stdout, results, failed, cfg)
 	}
 	if failed > 0 {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// printVerifyJSON writes the rows as a JSON array; JSON has no NaN, so a
+// claim without a finite ratio reports null.
+func printVerifyJSON(w io.Writer, results []verify.Result) error {
+	type row struct {
+		verify.Result
+		WorstRatio *float64 `json:"worst_ratio"`
+	}
+	rows := make([]row, len(results))
+	for i, r := range results {
+		rows[i].Result = r
+		if !math.IsNaN(r.WorstRatio) && !math.IsInf(r.WorstRatio, 0) {
+			v := r.WorstRatio
+			rows[i].WorstRatio = &v
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rows)
+}
+
+// printVerifyTable writes one row per claim, the failures and missed
+// controls, and the summary line.
+func printVerifyTable(w io.Writer, results []verify.Result, failed int, cfg verify.Config) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "LABEL\tKIND\tWHERE\tCASES\tWORST LHS/RHS\tFLOOR\tSTATUS\tNEGATIVE CONTROL\tSTATEMENT")
+	kinds := map[string]int{}
+	for _, r := range results {
+		kinds[r.Kind]++
+		neg := r.NegativeControl
+		if r.NegativeName != "" {
+			neg += " (" + r.NegativeName + ")"
+		}
+		floor := "—"
+		if r.RatioFloor > 0 {
+			floor = fmt.Sprintf("%.3g", r.RatioFloor)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.4g\t%s\t%s\t%s\t%s\n", r.Label, r.Kind, r.Section, r.Cases, r.WorstRatio, floor, verdict(r), neg, r.Statement)
+	}
+	tw.Flush()
+	for _, r := range results {
+		if r.Status != "pass" {
+			fmt.Fprintf(w, "\nFAIL %s: %s\n", r.Label, r.Counterexample)
+		}
+		if r.NegativeControl == "missed" {
+			fmt.Fprintf(w, "\nMISSED negative control of %s (%s): the checker passed a wrong implementation\n", r.Label, r.NegativeName)
+		}
+	}
+	fmt.Fprintf(w, "\n%d claims, %d passed, %d failed; by kind %d theorems, %d identities, %d definitional (cases per property: %d, seed: %d)\n",
+		len(results), len(results)-failed, failed, kinds[verify.Theorem], kinds[verify.IdentityKind], kinds[verify.Definitional], cfg.Cases, cfg.Seed)
 }
 
 // verdict is the row's STATUS: "pass" only when the claim held and its
