@@ -34,6 +34,24 @@ since approx's zero entries of α̂ make its T̂ singular by design), with a war
 median is large (near-uniform bags, where LLPFC breaks). Exit status 2 on invalid input (one line naming the bag and
 the rule), 1 when mode ideal meets a group where the Assumption fails.`
 
+// groupsOptions parses --mode, --weights and --compat; each error names its
+// flag.
+func groupsOptions(mode, weights, compat string) (estimators.Options, error) {
+	m, err := estimators.ParseMode(mode)
+	if err != nil {
+		return estimators.Options{}, fmt.Errorf("--mode: %w", err)
+	}
+	w, err := estimators.ParseWeights(weights)
+	if err != nil {
+		return estimators.Options{}, fmt.Errorf("--weights: %w", err)
+	}
+	c, err := estimators.ParseCompat(compat)
+	if err != nil {
+		return estimators.Options{}, fmt.Errorf("--compat: %w", err)
+	}
+	return estimators.Options{Mode: m, Weights: w, Compat: c}, nil
+}
+
 func runGroups(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet(groupsUsage, groupsSynopsis, stderr)
 	bagsPath := fs.String("bags", "", "path of the bags file (JSON, see above); required")
@@ -53,17 +71,9 @@ func runGroups(args []string, stdout, stderr io.Writer) int {
 	if *bagsPath == "" {
 		return fail(exitBadUsage, errors.New("--bags is required"))
 	}
-	m, err := estimators.ParseMode(*mode)
+	opts, err := groupsOptions(*mode, *weights, *compat)
 	if err != nil {
-		return fail(exitBadUsage, fmt.Errorf("--mode: %w", err))
-	}
-	w, err := estimators.ParseWeights(*weights)
-	if err != nil {
-		return fail(exitBadUsage, fmt.Errorf("--weights: %w", err))
-	}
-	c, err := estimators.ParseCompat(*compat)
-	if err != nil {
-		return fail(exitBadUsage, fmt.Errorf("--compat: %w", err))
+		return fail(exitBadUsage, err)
 	}
 	if *rounds < 0 {
 		return fail(exitBadUsage, fmt.Errorf("--trouble-rounds is %d, want ≥ 0", *rounds))
@@ -73,11 +83,11 @@ func runGroups(args []string, stdout, stderr io.Writer) int {
 		return fail(exitBadUsage, err)
 	}
 	if *rounds > 0 && !*asJSON { // --json prints one JSON document and nothing else
-		if err := printTrouble(stdout, set, estimators.Options{Mode: estimators.ModeUniform, Weights: w, Compat: c}, *seed, *rounds); err != nil {
+		if err := printTrouble(stdout, set, estimators.Options{Mode: estimators.ModeUniform, Weights: opts.Weights, Compat: opts.Compat}, *seed, *rounds); err != nil {
 			return fail(exitBadUsage, fmt.Errorf("%s: %w", *bagsPath, err))
 		}
 	}
-	red, err := estimators.BuildSeed(set, estimators.Options{Mode: m, Weights: w, Compat: c}, *seed)
+	red, err := estimators.BuildSeed(set, opts, *seed)
 	if err != nil {
 		var in *estimators.InputError
 		if errors.As(err, &in) {
