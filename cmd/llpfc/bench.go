@@ -77,7 +77,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llpfc bench: %v\n", err)
 		return exitFailed
 	}
-	if *asJSON {
+	return printBench(stdout, stderr, res, *asJSON)
+}
+
+// printBench prints the result as one JSON line or as a sentence.
+func printBench(stdout, stderr io.Writer, res *training.StepBenchResult, asJSON bool) int {
+	if asJSON {
 		b, err := json.Marshal(res)
 		if err != nil {
 			fmt.Fprintf(stderr, "llpfc bench: %v\n", err)
