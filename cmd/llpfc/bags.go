@@ -28,6 +28,26 @@ give a byte-identical file. Prints a one-line summary, then the predicted troubl
 the distribution of ‖T̂⁻¹‖₁ over random groupings of the bags (uniform mode), with a warning
 when its median is large (near-uniform bags, where LLPFC breaks). Exit status 2 on any error.`
 
+// bagsChoices parses --protocol, --shortfall and --split; each error names
+// its flag.
+func bagsChoices(protocol, shortfall, split string) (bagproto.Protocol, bagproto.Shortfall, data.Split, error) {
+	proto, err := bagproto.ParseProtocol(protocol)
+	if err != nil {
+		return proto, 0, 0, fmt.Errorf("--protocol: %v", err)
+	}
+	policy, err := bagproto.ParseShortfall(shortfall)
+	if err != nil {
+		return proto, policy, 0, fmt.Errorf("--shortfall: %v", err)
+	}
+	switch split {
+	case "train":
+		return proto, policy, data.Train, nil
+	case "test":
+		return proto, policy, data.Test, nil
+	}
+	return proto, policy, 0, fmt.Errorf("--split is %q, want train or test", split)
+}
+
 func runBags(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("bags --data NAME [--data-dir D] --bag-size B (--num-bags K | --num-points N) --protocol P [--shortfall restart|redraw|strict] --seed S --out FILE", bagsSynopsis, stderr)
 	name := fs.String("data", "", "data set: fixture (embedded Fashion-MNIST subset), fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST] or libsvm:TRAIN[,TEST]")
@@ -63,22 +83,9 @@ func runBags(args []string, stdout, stderr io.Writer) int {
 	if (*numBags > 0) == (*numPoints > 0) || *numBags < 0 || *numPoints < 0 {
 		return fail("give exactly one of --num-bags K > 0 and --num-points N > 0 (got %d and %d)", *numBags, *numPoints)
 	}
-	proto, err := bagproto.ParseProtocol(*protocol)
+	proto, policy, sp, err := bagsChoices(*protocol, *shortfall, *split)
 	if err != nil {
-		return fail("--protocol: %v", err)
-	}
-	policy, err := bagproto.ParseShortfall(*shortfall)
-	if err != nil {
-		return fail("--shortfall: %v", err)
-	}
-	var sp data.Split
-	switch *split {
-	case "train":
-		sp = data.Train
-	case "test":
-		sp = data.Test
-	default:
-		return fail("--split is %q, want train or test", *split)
+		return fail("%v", err)
 	}
 	d, err := data.Resolve(*name, *dir)
 	if err != nil {
