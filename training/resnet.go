@@ -140,6 +140,10 @@ func (s *netState) RunningStatRoots() gorgonia.Nodes {
 	var ns gorgonia.Nodes
 	for _, b := range s.bns {
 		for _, r := range b.records {
+			if r.roots != nil {
+				ns = append(ns, r.roots...)
+				continue
+			}
 			ns = append(ns, r.readMean, r.readVar)
 		}
 	}
@@ -154,6 +158,11 @@ func (s *netState) newBatchNorm(name string, channels, dims int, momentum float6
 
 func (s *netState) bn(b *BatchNorm, x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
 	return b.Forward(x, train, !s.noTrack)
+}
+
+// bnReLU is ReLU(BN(x)), fused in training mode (BatchNorm.ForwardReLU).
+func (s *netState) bnReLU(b *BatchNorm, x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
+	return b.ForwardReLU(x, train, !s.noTrack)
 }
 
 // constTensor returns a dense tensor of the given shape filled with c.
@@ -208,6 +217,9 @@ type bnRecord struct {
 	mean, variance    gorgonia.Value
 	readMean, readVar *gorgonia.Node
 	count             int
+	// roots, when set, replaces readMean and readVar as the nodes whose
+	// run fills mean and variance (the fused op's output, batchNormFused).
+	roots gorgonia.Nodes
 }
 
 func newBatchNorm(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, channels, dims int, momentum float64, scale bool) *BatchNorm {
@@ -243,6 +255,9 @@ func (b *BatchNorm) Forward(x *gorgonia.Node, train, track bool) (*gorgonia.Node
 	pattern := []byte{0}
 	if b.Dims == 4 {
 		pattern = []byte{0, 2, 3}
+	}
+	if train && b.Gamma != nil && fusedBatchNorm {
+		return b.batchNormFused(x, false, track)
 	}
 	eps := scalarConst(b.dt, b.Eps)
 	if !train {
@@ -314,6 +329,24 @@ func (b *BatchNorm) Forward(x *gorgonia.Node, train, track bool) (*gorgonia.Node
 		return nil, err
 	}
 	return gorgonia.BroadcastAdd(y, b.Beta, nil, pattern)
+}
+
+// ForwardReLU returns ReLU(Forward(x, train, track)); in training mode
+// with γ it is one fused op (batchNormFused), which keeps one tensor for
+// the backward pass instead of the normalisation's and the ReLU's.
+func (b *BatchNorm) ForwardReLU(x *gorgonia.Node, train, track bool) (*gorgonia.Node, error) {
+	s := x.Shape()
+	if s.Dims() != b.Dims || s[1] != b.C {
+		return nil, fmt.Errorf("batch norm: input shape %v, want %d dimensions with %d channels", s, b.Dims, b.C)
+	}
+	if train && b.Gamma != nil && fusedBatchNorm {
+		return b.batchNormFused(x, true, track)
+	}
+	y, err := b.Forward(x, train, track)
+	if err != nil {
+		return nil, err
+	}
+	return gorgonia.Rectify(y)
 }
 
 // channelMean averages x over every axis but the channel's and returns it
