@@ -70,8 +70,8 @@ type bnOp struct {
 	// affine map y = a·x + b the output used (kept so the backward ReLU
 	// mask is the forward's bit for bit).
 	mean, invStd, variance []float64
-	a32, b32     []float32
-	a64, b64     []float64
+	a32, b32               []float32
+	a64, b64               []float64
 }
 
 func (o *bnOp) Arity() int { return 3 }
