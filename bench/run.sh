@@ -14,7 +14,9 @@
 # Environment: RUNS (5), MLP_STEPS (40), CNN_STEPS (10), THREADS (2: torch.set_num_threads and
 # GOMAXPROCS), PYTHON (/usr/bin/python3), BENCH_MEMORY=0 to skip the memory part,
 # BENCH_ESTIMATORS=0 to skip the estimator benchmarks, MEM_DATA (fashion-mnist, else fixture),
-# BLAS_BUILDS ("purego openblas": the builds of ours to time; openblas needs libopenblas-dev).
+# BLAS_BUILDS ("purego openblas": the builds of ours to time; openblas needs libopenblas-dev),
+# BENCH_WRN=0 to skip the wrn-16-4 rows (3×32×32, WRN_BATCHES "32 128", WRN_STEPS 3), BENCH_SGEMM=0
+# to skip the SGEMM GFLOP/s table.
 set -u
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -133,6 +135,57 @@ for model in $MODELS; do
 done
 echo "   (min-median-max; ratio = median ours / median PyTorch; done-when of issue 7: ≥ 1.0 for mlp, ≥ 0.7 for cnn)"
 echo "   load average at end:$(uptime | sed 's/.*load average://')"
+
+# WRN-16-4 (issue 12): the paper's deep network on 3×32×32 images at batch 32 and 128, ours and
+# PyTorch's same step interleaved, with images/s and each process's peak RSS (getrusage: the
+# whole process, including the random data of 8 minibatches). WRN_STEPS timed steps after 1 warm-up.
+if [ "${BENCH_WRN:-1}" != 0 ]; then
+	WRN_STEPS=${WRN_STEPS:-3}
+	echo
+	echo "== wrn-16-4, 3×32×32, FC loss, Adam, $WRN_STEPS steps after 1 warm-up, $RUNS runs: images/s (wall) and peak RSS (MiB)"
+	: >"$tmp/wrn"
+	for bs in ${WRN_BATCHES:-32 128}; do
+		for run in $(seq 1 "$RUNS"); do
+			for b in $builds; do
+				l=$(load1)
+				out=$(GOMAXPROCS=$THREADS "$tmp/llpfc-$b" bench --model wrn-16-4 --channels 3 --height 32 --width 32 --batch-size "$bs" \
+					--steps "$WRN_STEPS" --warmup 1 --json 2>"$tmp/err" | tail -1) ||
+					{ echo "bench: llpfc bench --model wrn-16-4 ($b) failed: $(cat "$tmp/err")" >&2; exit 1; }
+				ips=$(echo "$out" | field images_per_second)
+				rss=$(echo "$out" | field peak_rss_bytes)
+				echo "$bs ours-$b $ips $(awk -v r="$rss" 'BEGIN{printf "%.0f", r/1048576}') $l" >>"$tmp/wrn"
+				printf '   run %d batch %-4d ours (%-8s) %8.2f img/s  peak RSS %6.0f MiB  (load %s)\n' "$run" "$bs" "$b" "$ips" "$(awk -v r="$rss" 'BEGIN{print r/1048576}')" "$l"
+			done
+			if [ "$have_torch" = 1 ]; then
+				l=$(load1)
+				out=$("$PYTHON" bench/torch_step.py --model wrn-16-4 --channels 3 --height 32 --width 32 --batch-size "$bs" \
+					--steps "$WRN_STEPS" --warmup 1 --threads "$THREADS" 2>"$tmp/err") ||
+					{ echo "bench: torch_step.py --model wrn-16-4 failed: $(cat "$tmp/err")" >&2; exit 1; }
+				ips=$(echo "$out" | field images_per_second)
+				rss=$(echo "$out" | field peak_rss_bytes)
+				echo "$bs torch $ips $(awk -v r="$rss" 'BEGIN{printf "%.0f", r/1048576}') $l" >>"$tmp/wrn"
+				printf '   run %d batch %-4d pytorch         %8.2f img/s  peak RSS %6.0f MiB  (load %s)\n' "$run" "$bs" "$ips" "$(awk -v r="$rss" 'BEGIN{print r/1048576}')" "$l"
+			fi
+		done
+	done
+	wstats() { # wstats BATCH IMPL COLUMN → "min median max"
+		awk -v m="$1" -v i="$2" -v c="$3" '$1==m && $2==i {print $c}' "$tmp/wrn" | sort -g |
+			awk '{v[NR]=$1} END {if (NR==0) {print "- - -"; exit} med = (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.2f %.2f %.2f\n", v[1], med, v[NR]}'
+	}
+	printf '%-6s %-9s | %-22s | %-22s | %-6s || %-20s | %s\n' batch "ours BLAS" "ours img/s" "PyTorch img/s" ratio "ours peak RSS MiB" "PyTorch peak RSS MiB"
+	for bs in ${WRN_BATCHES:-32 128}; do
+		read -r tmin tmed tmax <<<"$(wstats "$bs" torch 3)"
+		read -r trmin trmed trmax <<<"$(wstats "$bs" torch 4)"
+		for b in $builds; do
+			read -r omin omed omax <<<"$(wstats "$bs" ours-$b 3)"
+			read -r ormin ormed ormax <<<"$(wstats "$bs" ours-$b 4)"
+			ratio=$(awk -v a="$omed" -v b="$tmed" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "n/a" }')
+			printf '%-6s %-9s | %-22s | %-22s | %-6s || %-20s | %s\n' "$bs" "$b" "$omin-$omed-$omax" "$tmin-$tmed-$tmax" "$ratio" \
+				"${ormin%.00}-${ormed%.00}-${ormax%.00}" "${trmin%.00}-${trmed%.00}-${trmax%.00}"
+		done
+	done
+	echo "   (min-median-max; issue 12: ratio ≥ 0.8 at batch 32, our peak RSS ≤ 2560 MiB at batch 128)"
+fi
 
 if [ "${BENCH_MEMORY:-1}" != 0 ]; then
 	echo

@@ -7,6 +7,7 @@ backward pass, Adam update; batch 128, float32, CPU. The models match
 training/mlp.go and training/cnn.go:
 
   mlp: input -> 512 -> ReLU -> 256 -> ReLU -> C
+  wrn-16-4: training/wrn.go (pre-activation Wide ResNet, dropout 0)
   cnn: conv3x3(32, padding 1) -> ReLU -> maxpool2 -> conv3x3(64, padding 1)
        -> ReLU -> maxpool2 -> fc128 -> ReLU -> fc C
 
@@ -22,6 +23,7 @@ note that OpenMP threads that spin while waiting count as CPU time).
 import argparse
 import json
 import os
+import resource
 import time
 
 import torch
@@ -42,6 +44,40 @@ def cnn(ch, h, w, c):
         nn.Linear(128, c))
 
 
+class WideBlock(nn.Module):
+    """training/wrn.go's pre-activation wide basic block (dropout 0, as in
+    llpfc bench): BN -> ReLU -> conv3x3 -> BN -> ReLU -> conv3x3(stride),
+    plus a 1x1 convolution of the block input when the shape changes."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.bn1, self.bn2 = nn.BatchNorm2d(cin), nn.BatchNorm2d(cout)
+        self.conv1 = nn.Conv2d(cin, cout, 3, padding=1)
+        self.conv2 = nn.Conv2d(cout, cout, 3, padding=1, stride=stride)
+        self.shortcut = None
+        if stride != 1 or cin != cout:
+            self.shortcut = nn.Conv2d(cin, cout, 1, stride=stride)
+
+    def forward(self, x):
+        h = self.conv1(F.relu(self.bn1(x)))
+        h = self.conv2(F.relu(self.bn2(h)))
+        return h + (x if self.shortcut is None else self.shortcut(x))
+
+
+def wrn(ch, c, depth=16, width=4):
+    """WRN-depth-width as training/wrn.go builds it: conv3x3 to 16 channels,
+    three stages of (depth-4)/6 blocks with 16k, 32k, 64k channels, then
+    BN -> ReLU -> global average pooling -> linear."""
+    layers, cin, n = [nn.Conv2d(ch, 16, 3, padding=1)], 16, (depth - 4) // 6
+    for stage, planes in enumerate([16 * width, 32 * width, 64 * width]):
+        for i in range(n):
+            layers.append(WideBlock(cin, planes, 2 if stage > 0 and i == 0 else 1))
+            cin = planes
+    layers += [nn.BatchNorm2d(cin, momentum=0.9), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+               nn.Flatten(), nn.Linear(cin, c)]
+    return nn.Sequential(*layers)
+
+
 def fc_loss(z, r, w):
     # numerically stable: softmax via log_softmax, then the row product.
     p = F.softmax(z, dim=1)
@@ -51,7 +87,7 @@ def fc_loss(z, r, w):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", choices=["mlp", "cnn"], default="mlp")
+    ap.add_argument("--model", choices=["mlp", "cnn", "wrn-16-4"], default="mlp")
     ap.add_argument("--batch-size", type=int, default=128)
     ap.add_argument("--steps", type=int, default=50, help="timed steps")
     ap.add_argument("--warmup", type=int, default=5, help="untimed steps first")
@@ -66,7 +102,13 @@ def main():
     torch.manual_seed(a.seed)
     B, C = a.batch_size, a.classes
     d = a.channels * a.height * a.width
-    net = mlp(d, C) if a.model == "mlp" else cnn(a.channels, a.height, a.width, C)
+    if a.model == "mlp":
+        net = mlp(d, C)
+    elif a.model == "cnn":
+        net = cnn(a.channels, a.height, a.width, C)
+    else:
+        net = wrn(a.channels, C)
+    net.train()
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     x = torch.rand(B, a.channels, a.height, a.width, dtype=torch.float32)
     t = torch.rand(C, C)
@@ -100,6 +142,8 @@ def main():
         "images_per_cpu_second": a.steps * B / cpu if cpu > 0 else 0,
         "final_loss": float(loss),
         "params": sum(p.numel() for p in net.parameters()),
+        # peak resident set size of the whole process (getrusage, KiB on Linux)
+        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
     }))
 
 
