@@ -221,9 +221,10 @@ func (s *scratch[F]) ensure(workers, chunks, colLen, wLen, bLen int) {
 			bufs = append(bufs, nil)
 		}
 		for i := range bufs[:n] {
-			if len(bufs[i]) != size {
+			if cap(bufs[i]) < size {
 				bufs[i] = make([]F, size)
 			}
+			bufs[i] = bufs[i][:size]
 		}
 		return bufs
 	}
@@ -235,9 +236,35 @@ func (s *scratch[F]) ensure(workers, chunks, colLen, wLen, bLen int) {
 
 // convScratch holds the scratch of both element types.
 type convScratch struct {
-	mu  sync.Mutex
 	f32 scratch[float32]
 	f64 scratch[float64]
+}
+
+// convWorkspaces is the free list of shared convolution workspaces (issue
+// 12's memory lever): an op takes one for the length of its run and gives
+// it back, so the convolutions of a tape, which run one at a time, share a
+// single workspace sized for the largest layer instead of each holding its
+// own; machines running at the same time in other goroutines get others.
+var convWorkspaces struct {
+	mu   sync.Mutex
+	free []*convScratch
+}
+
+func acquireConvScratch() *convScratch {
+	convWorkspaces.mu.Lock()
+	defer convWorkspaces.mu.Unlock()
+	if n := len(convWorkspaces.free); n > 0 {
+		sc := convWorkspaces.free[n-1]
+		convWorkspaces.free = convWorkspaces.free[:n-1]
+		return sc
+	}
+	return new(convScratch)
+}
+
+func releaseConvScratch(sc *convScratch) {
+	convWorkspaces.mu.Lock()
+	defer convWorkspaces.mu.Unlock()
+	convWorkspaces.free = append(convWorkspaces.free, sc)
 }
 
 // outTensor returns prealloc if it is a dense tensor of the wanted type and shape
@@ -266,7 +293,6 @@ func outTensor(prealloc gorgonia.Value, dt tensor.Dtype, shape tensor.Shape, inp
 type convOp struct {
 	geom convGeom
 	bias bool
-	sc   convScratch
 }
 
 func (o *convOp) Arity() int {
@@ -336,8 +362,8 @@ func (o *convOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (g
 	}
 	xs := vs[0].Shape()
 	out := outTensor(prealloc, vs[0].Dtype(), tensor.Shape{xs[0], o.geom.o, o.geom.outH(), o.geom.outW()}, vs...)
-	o.sc.mu.Lock()
-	defer o.sc.mu.Unlock()
+	sc := acquireConvScratch()
+	defer releaseConvScratch(sc)
 	var err error
 	switch x := vs[0].Data().(type) {
 	case []float32:
@@ -345,13 +371,13 @@ func (o *convOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (g
 		if o.bias {
 			b = vs[2].Data().([]float32)
 		}
-		err = convForward(o.geom, xs[0], x, vs[1].Data().([]float32), b, out.Data().([]float32), &o.sc.f32)
+		err = convForward(o.geom, xs[0], x, vs[1].Data().([]float32), b, out.Data().([]float32), &sc.f32)
 	case []float64:
 		var b []float64
 		if o.bias {
 			b = vs[2].Data().([]float64)
 		}
-		err = convForward(o.geom, xs[0], x, vs[1].Data().([]float64), b, out.Data().([]float64), &o.sc.f64)
+		err = convForward(o.geom, xs[0], x, vs[1].Data().([]float64), b, out.Data().([]float64), &sc.f64)
 	default:
 		err = fmt.Errorf("Conv2dIm2col: element type %T not supported", vs[0].Data())
 	}
@@ -396,7 +422,6 @@ type convGradOp struct {
 	geom   convGeom
 	wrt    int
 	xShape tensor.Shape
-	sc     convScratch
 }
 
 func (o *convGradOp) Arity() int {
@@ -446,8 +471,8 @@ func (o *convGradOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value
 	dy := vs[len(vs)-1]
 	n := o.xShape[0]
 	out := outTensor(prealloc, dy.Dtype(), o.outShape(), vs...)
-	o.sc.mu.Lock()
-	defer o.sc.mu.Unlock()
+	sc := acquireConvScratch()
+	defer releaseConvScratch(sc)
 	var err error
 	switch d := dy.Data().(type) {
 	case []float32:
@@ -455,13 +480,13 @@ func (o *convGradOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value
 		if o.wrt < 2 {
 			in = vs[0].Data().([]float32)
 		}
-		err = convBackward(o.geom, o.wrt, n, in, d, out.Data().([]float32), &o.sc.f32)
+		err = convBackward(o.geom, o.wrt, n, in, d, out.Data().([]float32), &sc.f32)
 	case []float64:
 		var in []float64
 		if o.wrt < 2 {
 			in = vs[0].Data().([]float64)
 		}
-		err = convBackward(o.geom, o.wrt, n, in, d, out.Data().([]float64), &o.sc.f64)
+		err = convBackward(o.geom, o.wrt, n, in, d, out.Data().([]float64), &sc.f64)
 	default:
 		err = fmt.Errorf("%v: element type %T not supported", o, dy.Data())
 	}
