@@ -187,6 +187,34 @@ if [ "${BENCH_WRN:-1}" != 0 ]; then
 	echo "   (min-median-max; issue 12: ratio ≥ 0.8 at batch 32, our peak RSS ≤ 2560 MiB at batch 128)"
 fi
 
+# SGEMM GFLOP/s on the models' shapes (issue 12): internal/sgemm (the default build's GEMM), gonum's
+# Sgemm, and numpy's BLAS (OpenBLAS on Debian) with THREADS threads; RUNS runs each.
+if [ "${BENCH_SGEMM:-1}" != 0 ]; then
+	echo
+	echo "== SGEMM GFLOP/s (C = A·B, float32, M×N×K), $RUNS runs each: ours (internal/sgemm), gonum, numpy/OpenBLAS"
+	echo "   load average:$(uptime | sed 's/.*load average://')"
+	GOMAXPROCS=$THREADS $GO test -run '^$' -bench 'BenchmarkSgemm$' -benchtime 1s -count "$RUNS" ./internal/sgemm 2>&1 |
+		awk '/^BenchmarkSgemm\// {split($1, p, "/"); sub(/-[0-9]+$/, "", p[3]); for (i = 2; i < NF; i++) if ($(i+1) == "GFLOP/s") print p[2], p[3], $i}' >"$tmp/sgemm"
+	if "$PYTHON" -c 'import numpy' 2>/dev/null; then
+		OPENBLAS_NUM_THREADS=$THREADS "$PYTHON" bench/sgemm_numpy.py --runs "$RUNS" 2>/dev/null | sed 's#/# #' >>"$tmp/sgemm"
+	else
+		echo "   (no numpy for $PYTHON: no OpenBLAS column)"
+	fi
+	sstats() { # sstats IMPL SHAPE → "min median max"
+		awk -v i="$1" -v s="$2" '$1==i && $2==s {print $3}' "$tmp/sgemm" | sort -g |
+			awk '{v[NR]=$1} END {if (NR==0) {print "- - -"; exit} med = (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.1f %.1f %.1f\n", v[1], med, v[NR]}'
+	}
+	printf '%-18s | %-18s | %-18s | %-18s | %s\n' "M×N×K" ours gonum "numpy (OpenBLAS)" "ours/OpenBLAS"
+	for shape in $(awk '{print $2}' "$tmp/sgemm" | awk '!seen[$0]++'); do
+		read -r a1 a2 a3 <<<"$(sstats ours "$shape")"
+		read -r g1 g2 g3 <<<"$(sstats gonum "$shape")"
+		read -r n1 n2 n3 <<<"$(sstats numpy "$shape")"
+		ratio=$(awk -v a="$a2" -v b="$n2" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "n/a" }')
+		printf '%-18s | %-18s | %-18s | %-18s | %s\n' "$shape" "$a1-$a2-$a3" "$g1-$g2-$g3" "$n1-$n2-$n3" "$ratio"
+	done
+	echo "   (min-median-max GFLOP/s; issue 12: ours ≥ 0.70 of OpenBLAS on each shape)"
+fi
+
 if [ "${BENCH_MEMORY:-1}" != 0 ]; then
 	echo
 	data=${MEM_DATA:-fashion-mnist}
