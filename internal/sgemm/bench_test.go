@@ -44,7 +44,7 @@ func BenchmarkSgemm(b *testing.B) {
 // micro-kernel alone on packed panels that stay in L1 (kk = 256: 6 KB of A,
 // 16 KB of B): the ceiling the packed product can approach per core, to
 // set against the ≈ 107–115 GFLOP/s per core measured for an 8×32 AVX-512
-// kernel on this Zen 4 (/work/shared/notes/sgemm.md), which decides whether
+// kernel on this Zen 4 (the shared SGEMM notes), which decides whether
 // an AVX-512 kernel is worth its code (bench/NOTES.md, issue 12).
 func BenchmarkKernel(b *testing.B) {
 	r := rand.New(rand.NewPCG(2, 2))
