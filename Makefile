@@ -30,7 +30,8 @@ reproduce:
 	$(GO) run ./cmd/llpfc reproduce --quick
 
 ## bench: speed and memory benchmarks: our training step vs PyTorch side by side (bench/run.sh,
-## issue 7), peak memory by bag size, estimator micro-benchmarks; then every Go benchmark
+## issue 7), wrn-16-4 at batch 32 and 128 with peak RSS both sides and the SGEMM GFLOP/s table
+## (issue 12), peak memory by bag size, estimator micro-benchmarks; then every Go benchmark
 bench:
 	GO=$(GO) bash bench/run.sh
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

@@ -7,17 +7,16 @@
 # for M in mlp and cnn, and prints min–median–max images per second (wall time and per CPU
 # second) and the ratio ours/PyTorch of the medians. The load average (`uptime`) is printed next
 # to each run: on a shared machine wall-time figures are noisy, CPU-time figures less so.
-# Then WRN-16-4 (3×32×32) at batch 32 and 128, ours (the default build) beside the same step in
-# PyTorch, interleaved, with each process's peak RSS (issue 12).
 # Then: peak memory (peak_rss_bytes of `llpfc train --json`) of llpfc-uniform and kl training at
 # bag sizes 32…2048, the KL step's peak heap (BenchmarkKLChunked), and the estimator
 # micro-benchmarks (T̂ for 10,000 groups, α̂ solves).
 #
-# Environment: RUNS (5), MLP_STEPS (40), CNN_STEPS (10), WRN_RUNS (3), WRN_STEPS (2), BENCH_WRN=0 to
-# skip WRN-16-4, THREADS (2: torch.set_num_threads and
+# Environment: RUNS (5), MLP_STEPS (40), CNN_STEPS (10), THREADS (2: torch.set_num_threads and
 # GOMAXPROCS), PYTHON (/usr/bin/python3), BENCH_MEMORY=0 to skip the memory part,
 # BENCH_ESTIMATORS=0 to skip the estimator benchmarks, MEM_DATA (fashion-mnist, else fixture),
-# BLAS_BUILDS ("purego openblas": the builds of ours to time; openblas needs libopenblas-dev).
+# BLAS_BUILDS ("purego openblas": the builds of ours to time; openblas needs libopenblas-dev),
+# BENCH_WRN=0 to skip the wrn-16-4 rows (3×32×32, WRN_BATCHES "32 128", WRN_STEPS 3), BENCH_SGEMM=0
+# to skip the SGEMM GFLOP/s table.
 set -u
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -114,44 +113,6 @@ for model in $MODELS; do
 	done
 done
 
-# WRN-16-4 (issue 12): images/s and peak RSS (GNU time's %M for ours, getrusage in the script for
-# PyTorch), batch 32 and 128, WRN_RUNS interleaved runs each.
-if [ "${BENCH_WRN:-1}" != 0 ]; then
-	WRN_RUNS=${WRN_RUNS:-3}
-	WRN_STEPS=${WRN_STEPS:-2}
-	echo
-	echo "== wrn-16-4, 3×32×32, llpfc-uniform's FC loss and Adam, $WRN_STEPS timed steps after 1 untimed, $WRN_RUNS interleaved runs"
-	for bs in 32 128; do
-		for run in $(seq 1 "$WRN_RUNS"); do
-			l=$(load1)
-			out=$(GOMAXPROCS=$THREADS /usr/bin/time -f 'maxrss_kb %M' -o "$tmp/time" "$tmp/llpfc-purego" bench --model wrn-16-4 --channels 3 --height 32 --width 32 \
-				--batch-size "$bs" --steps "$WRN_STEPS" --warmup 1 --json 2>"$tmp/err") ||
-				{ echo "bench: llpfc bench --model wrn-16-4 failed: $(cat "$tmp/err")" >&2; exit 1; }
-			ips=$(echo "$out" | tail -1 | field images_per_second)
-			rss=$(awk '/maxrss_kb/ {printf "%.2f", $2/1048576}' "$tmp/time")
-			echo "wrn$bs ours $ips $rss $l" >>"$tmp/wrn"
-			printf '   batch %3d run %d ours     %7.2f img/s  peak RSS %s GiB  (load %s)\n' "$bs" "$run" "$ips" "$rss" "$l"
-			if [ "$have_torch" = 1 ]; then
-				l=$(load1)
-				out=$("$PYTHON" bench/torch_step.py --model wrn-16-4 --channels 3 --height 32 --width 32 --batch-size "$bs" \
-					--steps "$WRN_STEPS" --warmup 1 --threads "$THREADS" 2>"$tmp/err") ||
-					{ echo "bench: torch_step.py --model wrn-16-4 failed: $(cat "$tmp/err")" >&2; exit 1; }
-				ips=$(echo "$out" | field images_per_second)
-				rss=$(echo "$out" | field peak_rss_bytes | awk '{printf "%.2f", $1/1073741824}')
-				echo "wrn$bs torch $ips $rss $l" >>"$tmp/wrn"
-				printf '   batch %3d run %d pytorch  %7.2f img/s  peak RSS %s GiB  (load %s)\n' "$bs" "$run" "$ips" "$rss" "$l"
-			fi
-		done
-	done
-	for bs in 32 128; do
-		for impl in ours torch; do
-			awk -v m="wrn$bs" -v i="$impl" '$1==m && $2==i {print $3, $4}' "$tmp/wrn" | sort -g | awk -v bs="$bs" -v i="$impl" \
-				'{v[NR]=$1; if ($2>r) r=$2} END {if (NR) printf "   wrn-16-4 batch %3d %-6s img/s min-median-max %.2f-%.2f-%.2f, peak RSS (max) %.2f GiB\n", bs, i, v[1], v[int((NR+1)/2)], v[NR], r}'
-		done
-	done
-	echo "   (issue 12's targets: ours/PyTorch ≥ 0.8 at batch 32; our peak RSS at batch 128 ≤ 2.5 GiB)"
-fi
-
 # stats MODEL IMPL COLUMN → "min median max"
 stats() {
 	awk -v m="$1" -v i="$2" -v c="$3" '$1==m && $2==i {print $c}' "$tmp/results" | sort -g |
@@ -174,6 +135,85 @@ for model in $MODELS; do
 done
 echo "   (min-median-max; ratio = median ours / median PyTorch; done-when of issue 7: ≥ 1.0 for mlp, ≥ 0.7 for cnn)"
 echo "   load average at end:$(uptime | sed 's/.*load average://')"
+
+# WRN-16-4 (issue 12): the paper's deep network on 3×32×32 images at batch 32 and 128, ours and
+# PyTorch's same step interleaved, with images/s and each process's peak RSS (getrusage: the
+# whole process, including the random data of 8 minibatches). WRN_STEPS timed steps after 1 warm-up.
+if [ "${BENCH_WRN:-1}" != 0 ]; then
+	WRN_STEPS=${WRN_STEPS:-3}
+	echo
+	echo "== wrn-16-4, 3×32×32, FC loss, Adam, $WRN_STEPS steps after 1 warm-up, $RUNS runs: images/s (wall) and peak RSS (MiB)"
+	: >"$tmp/wrn"
+	for bs in ${WRN_BATCHES:-32 128}; do
+		for run in $(seq 1 "$RUNS"); do
+			for b in $builds; do
+				l=$(load1)
+				out=$(GOMAXPROCS=$THREADS "$tmp/llpfc-$b" bench --model wrn-16-4 --channels 3 --height 32 --width 32 --batch-size "$bs" \
+					--steps "$WRN_STEPS" --warmup 1 --json 2>"$tmp/err" | tail -1) ||
+					{ echo "bench: llpfc bench --model wrn-16-4 ($b) failed: $(cat "$tmp/err")" >&2; exit 1; }
+				ips=$(echo "$out" | field images_per_second)
+				rss=$(echo "$out" | field peak_rss_bytes)
+				echo "$bs ours-$b $ips $(awk -v r="$rss" 'BEGIN{printf "%.0f", r/1048576}') $l" >>"$tmp/wrn"
+				printf '   run %d batch %-4d ours (%-8s) %8.2f img/s  peak RSS %6.0f MiB  (load %s)\n' "$run" "$bs" "$b" "$ips" "$(awk -v r="$rss" 'BEGIN{print r/1048576}')" "$l"
+			done
+			if [ "$have_torch" = 1 ]; then
+				l=$(load1)
+				out=$("$PYTHON" bench/torch_step.py --model wrn-16-4 --channels 3 --height 32 --width 32 --batch-size "$bs" \
+					--steps "$WRN_STEPS" --warmup 1 --threads "$THREADS" 2>"$tmp/err") ||
+					{ echo "bench: torch_step.py --model wrn-16-4 failed: $(cat "$tmp/err")" >&2; exit 1; }
+				ips=$(echo "$out" | field images_per_second)
+				rss=$(echo "$out" | field peak_rss_bytes)
+				echo "$bs torch $ips $(awk -v r="$rss" 'BEGIN{printf "%.0f", r/1048576}') $l" >>"$tmp/wrn"
+				printf '   run %d batch %-4d pytorch         %8.2f img/s  peak RSS %6.0f MiB  (load %s)\n' "$run" "$bs" "$ips" "$(awk -v r="$rss" 'BEGIN{print r/1048576}')" "$l"
+			fi
+		done
+	done
+	wstats() { # wstats BATCH IMPL COLUMN → "min median max"
+		awk -v m="$1" -v i="$2" -v c="$3" '$1==m && $2==i {print $c}' "$tmp/wrn" | sort -g |
+			awk '{v[NR]=$1} END {if (NR==0) {print "- - -"; exit} med = (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.2f %.2f %.2f\n", v[1], med, v[NR]}'
+	}
+	printf '%-6s %-9s | %-22s | %-22s | %-6s || %-20s | %s\n' batch "ours BLAS" "ours img/s" "PyTorch img/s" ratio "ours peak RSS MiB" "PyTorch peak RSS MiB"
+	for bs in ${WRN_BATCHES:-32 128}; do
+		read -r tmin tmed tmax <<<"$(wstats "$bs" torch 3)"
+		read -r trmin trmed trmax <<<"$(wstats "$bs" torch 4)"
+		for b in $builds; do
+			read -r omin omed omax <<<"$(wstats "$bs" ours-$b 3)"
+			read -r ormin ormed ormax <<<"$(wstats "$bs" ours-$b 4)"
+			ratio=$(awk -v a="$omed" -v b="$tmed" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "n/a" }')
+			printf '%-6s %-9s | %-22s | %-22s | %-6s || %-20s | %s\n' "$bs" "$b" "$omin-$omed-$omax" "$tmin-$tmed-$tmax" "$ratio" \
+				"${ormin%.00}-${ormed%.00}-${ormax%.00}" "${trmin%.00}-${trmed%.00}-${trmax%.00}"
+		done
+	done
+	echo "   (min-median-max; issue 12: ratio ≥ 0.8 at batch 32, our peak RSS ≤ 2560 MiB at batch 128)"
+fi
+
+# SGEMM GFLOP/s on the models' shapes (issue 12): internal/sgemm (the default build's GEMM), gonum's
+# Sgemm, and numpy's BLAS (OpenBLAS on Debian) with THREADS threads; RUNS runs each.
+if [ "${BENCH_SGEMM:-1}" != 0 ]; then
+	echo
+	echo "== SGEMM GFLOP/s (C = A·B, float32, M×N×K), $RUNS runs each: ours (internal/sgemm), gonum, numpy/OpenBLAS"
+	echo "   load average:$(uptime | sed 's/.*load average://')"
+	GOMAXPROCS=$THREADS $GO test -run '^$' -bench 'BenchmarkSgemm$' -benchtime 1s -count "$RUNS" ./internal/sgemm 2>&1 |
+		awk '/^BenchmarkSgemm\// {split($1, p, "/"); sub(/-[0-9]+$/, "", p[3]); for (i = 2; i < NF; i++) if ($(i+1) == "GFLOP/s") print p[2], p[3], $i}' >"$tmp/sgemm"
+	if "$PYTHON" -c 'import numpy' 2>/dev/null; then
+		OPENBLAS_NUM_THREADS=$THREADS "$PYTHON" bench/sgemm_numpy.py --runs "$RUNS" 2>/dev/null | sed 's#/# #' >>"$tmp/sgemm"
+	else
+		echo "   (no numpy for $PYTHON: no OpenBLAS column)"
+	fi
+	sstats() { # sstats IMPL SHAPE → "min median max"
+		awk -v i="$1" -v s="$2" '$1==i && $2==s {print $3}' "$tmp/sgemm" | sort -g |
+			awk '{v[NR]=$1} END {if (NR==0) {print "- - -"; exit} med = (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.1f %.1f %.1f\n", v[1], med, v[NR]}'
+	}
+	printf '%-18s | %-18s | %-18s | %-18s | %s\n' "M×N×K" ours gonum "numpy (OpenBLAS)" "ours/OpenBLAS"
+	for shape in $(awk '{print $2}' "$tmp/sgemm" | awk '!seen[$0]++'); do
+		read -r a1 a2 a3 <<<"$(sstats ours "$shape")"
+		read -r g1 g2 g3 <<<"$(sstats gonum "$shape")"
+		read -r n1 n2 n3 <<<"$(sstats numpy "$shape")"
+		ratio=$(awk -v a="$a2" -v b="$n2" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "n/a" }')
+		printf '%-18s | %-18s | %-18s | %-18s | %s\n' "$shape" "$a1-$a2-$a3" "$g1-$g2-$g3" "$n1-$n2-$n3" "$ratio"
+	done
+	echo "   (min-median-max GFLOP/s; issue 12: ours ≥ 0.70 of OpenBLAS on each shape)"
+fi
 
 if [ "${BENCH_MEMORY:-1}" != 0 ]; then
 	echo

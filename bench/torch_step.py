@@ -7,13 +7,9 @@ backward pass, Adam update; batch 128, float32, CPU. The models match
 training/mlp.go and training/cnn.go:
 
   mlp: input -> 512 -> ReLU -> 256 -> ReLU -> C
+  wrn-16-4: training/wrn.go (pre-activation Wide ResNet, dropout 0)
   cnn: conv3x3(32, padding 1) -> ReLU -> maxpool2 -> conv3x3(64, padding 1)
        -> ReLU -> maxpool2 -> fc128 -> ReLU -> fc C
-  wrn-16-4: the Wide ResNet-16-4 of training/wrn.go (pre-activation wide basic
-       blocks 16 -> 64 -> 128 -> 256 channels, two blocks per stage, dropout
-       0.3 between the convolutions, biases in every convolution, 1x1
-       projection shortcuts, final batch norm and ReLU, global average pool,
-       linear C): 2,751,146 parameters for C = 10, as ours.
 
 Initialisation: PyTorch's default for nn.Linear/nn.Conv2d, U(+-1/sqrt(fan_in))
 for weights and biases, which is what training.NewDense/NewConv draw.
@@ -48,34 +44,38 @@ def cnn(ch, h, w, c):
         nn.Linear(128, c))
 
 
-class WideBasic(nn.Module):
-    def __init__(self, cin, cout, stride, drop):
+class WideBlock(nn.Module):
+    """training/wrn.go's pre-activation wide basic block (dropout 0, as in
+    llpfc bench): BN -> ReLU -> conv3x3 -> BN -> ReLU -> conv3x3(stride),
+    plus a 1x1 convolution of the block input when the shape changes."""
+
+    def __init__(self, cin, cout, stride):
         super().__init__()
-        self.bn1, self.conv1 = nn.BatchNorm2d(cin), nn.Conv2d(cin, cout, 3, padding=1)
-        self.drop = nn.Dropout(drop)
-        self.bn2, self.conv2 = nn.BatchNorm2d(cout), nn.Conv2d(cout, cout, 3, stride=stride, padding=1)
-        self.short = nn.Conv2d(cin, cout, 1, stride=stride) if stride != 1 or cin != cout else nn.Identity()
+        self.bn1, self.bn2 = nn.BatchNorm2d(cin), nn.BatchNorm2d(cout)
+        self.conv1 = nn.Conv2d(cin, cout, 3, padding=1)
+        self.conv2 = nn.Conv2d(cout, cout, 3, padding=1, stride=stride)
+        self.shortcut = None
+        if stride != 1 or cin != cout:
+            self.shortcut = nn.Conv2d(cin, cout, 1, stride=stride)
 
     def forward(self, x):
-        o = self.drop(self.conv1(F.relu(self.bn1(x))))
-        return self.conv2(F.relu(self.bn2(o))) + self.short(x)
+        h = self.conv1(F.relu(self.bn1(x)))
+        h = self.conv2(F.relu(self.bn2(h)))
+        return h + (x if self.shortcut is None else self.shortcut(x))
 
 
-class WRN164(nn.Module):
-    def __init__(self, ch, c, drop=0.3):
-        super().__init__()
-        self.conv1 = nn.Conv2d(ch, 16, 3, padding=1)
-        blocks, cin = [], 16
-        for cout, stride in [(64, 1), (64, 1), (128, 2), (128, 1), (256, 2), (256, 1)]:
-            blocks.append(WideBasic(cin, cout, stride, drop))
-            cin = cout
-        self.blocks = nn.Sequential(*blocks)
-        self.bn = nn.BatchNorm2d(256, momentum=0.9)
-        self.linear = nn.Linear(256, c)
-
-    def forward(self, x):
-        o = F.relu(self.bn(self.blocks(self.conv1(x))))
-        return self.linear(F.adaptive_avg_pool2d(o, 1).flatten(1))
+def wrn(ch, c, depth=16, width=4):
+    """WRN-depth-width as training/wrn.go builds it: conv3x3 to 16 channels,
+    three stages of (depth-4)/6 blocks with 16k, 32k, 64k channels, then
+    BN -> ReLU -> global average pooling -> linear."""
+    layers, cin, n = [nn.Conv2d(ch, 16, 3, padding=1)], 16, (depth - 4) // 6
+    for stage, planes in enumerate([16 * width, 32 * width, 64 * width]):
+        for i in range(n):
+            layers.append(WideBlock(cin, planes, 2 if stage > 0 and i == 0 else 1))
+            cin = planes
+    layers += [nn.BatchNorm2d(cin, momentum=0.9), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+               nn.Flatten(), nn.Linear(cin, c)]
+    return nn.Sequential(*layers)
 
 
 def fc_loss(z, r, w):
@@ -107,7 +107,8 @@ def main():
     elif a.model == "cnn":
         net = cnn(a.channels, a.height, a.width, C)
     else:
-        net = WRN164(a.channels, C)
+        net = wrn(a.channels, C)
+    net.train()
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     x = torch.rand(B, a.channels, a.height, a.width, dtype=torch.float32)
     t = torch.rand(C, C)
@@ -141,6 +142,7 @@ def main():
         "images_per_cpu_second": a.steps * B / cpu if cpu > 0 else 0,
         "final_loss": float(loss),
         "params": sum(p.numel() for p in net.parameters()),
+        # peak resident set size of the whole process (getrusage, KiB on Linux)
         "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
     }))
 

@@ -65,6 +65,9 @@ type StepBenchResult struct {
 	// scalar parameters.
 	FinalLoss  float64 `json:"final_loss"`
 	ParamCount int     `json:"param_count"`
+	// PeakRSSBytes is the process's peak resident set size after the run
+	// (set by the caller, e.g. `llpfc bench`; 0 if not measured).
+	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
 	// GOMAXPROCS at the time of the run and BLASName of the build.
 	GOMAXPROCS int    `json:"gomaxprocs"`
 	BLAS       string `json:"blas"`

@@ -79,3 +79,17 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkStepWRN times RunStepBenchmark's step for wrn-16-4 on 3×32×32
+// images at batch 32 (issue 12's deep-network memory and speed); run it
+// with -memprofile to see which operations hold the step's memory.
+func BenchmarkStepWRN(b *testing.B) {
+	res, err := RunStepBenchmark(context.Background(), StepBenchConfig{Model: "wrn-16-4", BatchSize: 32, Channels: 3, Height: 32, Width: 32,
+		Steps: b.N, Warmup: 1, CPUTime: cpuTime})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(res.ImagesPerSecond, "img/s")
+	b.ReportMetric(res.ImagesPerCPUSecond, "img/CPU-s")
+	b.ReportMetric(res.AllocBytesPerStep, "alloc-B/step")
+}

@@ -221,9 +221,10 @@ func (s *scratch[F]) ensure(workers, chunks, colLen, wLen, bLen int) {
 			bufs = append(bufs, nil)
 		}
 		for i := range bufs[:n] {
-			if len(bufs[i]) != size {
+			if cap(bufs[i]) < size {
 				bufs[i] = make([]F, size)
 			}
+			bufs[i] = bufs[i][:size]
 		}
 		return bufs
 	}
@@ -235,49 +236,41 @@ func (s *scratch[F]) ensure(workers, chunks, colLen, wLen, bLen int) {
 
 // convScratch holds the scratch of both element types.
 type convScratch struct {
-	mu  sync.Mutex
 	f32 scratch[float32]
 	f64 scratch[float64]
 }
 
-// outCache is an op's own output buffer, reused when the machine offers no
-// register to write into: the tape (vmreuse.go) clears the registers that
-// several nodes share before every run, so without it the op would allocate
-// its output afresh at every step (issue 12: most of a WRN step's garbage).
-// The buffer is only ever handed to the register of this op's node, and the
-// compiler's liveness guarantees the value is dead before another node
-// writes into that register.
-type outCache struct{ buf *tensor.Dense }
+// convWorkspaces is the free list of shared convolution workspaces (issue
+// 12's memory lever): an op takes one for the length of its run and gives
+// it back, so the convolutions of a tape, which run one at a time, share a
+// single workspace sized for the largest layer instead of each holding its
+// own; machines running at the same time in other goroutines get others.
+var convWorkspaces struct {
+	mu   sync.Mutex
+	free []*convScratch
+}
 
-// get returns prealloc if it fits (outTensor's test), else the cached buffer
-// if it fits and shares no memory with the inputs, else a new buffer, which
-// it keeps.
-func (c *outCache) get(prealloc gorgonia.Value, dt tensor.Dtype, shape tensor.Shape, inputs ...gorgonia.Value) *tensor.Dense {
-	if d := fitting(prealloc, dt, shape, inputs...); d != nil {
-		return d
+func acquireConvScratch() *convScratch {
+	convWorkspaces.mu.Lock()
+	defer convWorkspaces.mu.Unlock()
+	if n := len(convWorkspaces.free); n > 0 {
+		sc := convWorkspaces.free[n-1]
+		convWorkspaces.free = convWorkspaces.free[:n-1]
+		return sc
 	}
-	if c.buf != nil {
-		if d := fitting(c.buf, dt, shape, inputs...); d != nil {
-			return d
-		}
-	}
-	c.buf = tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
-	return c.buf
+	return new(convScratch)
+}
+
+func releaseConvScratch(sc *convScratch) {
+	convWorkspaces.mu.Lock()
+	defer convWorkspaces.mu.Unlock()
+	convWorkspaces.free = append(convWorkspaces.free, sc)
 }
 
 // outTensor returns prealloc if it is a dense tensor of the wanted type and shape
 // that shares no memory with the inputs, else a new tensor.
 func outTensor(prealloc gorgonia.Value, dt tensor.Dtype, shape tensor.Shape, inputs ...gorgonia.Value) *tensor.Dense {
-	if d := fitting(prealloc, dt, shape, inputs...); d != nil {
-		return d
-	}
-	return tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
-}
-
-// fitting returns v as a dense tensor if it has the wanted type and shape, is
-// not a view, and shares no memory with the inputs; else nil.
-func fitting(v gorgonia.Value, dt tensor.Dtype, shape tensor.Shape, inputs ...gorgonia.Value) *tensor.Dense {
-	if d, ok := v.(*tensor.Dense); ok && d.Dtype() == dt && d.Shape().Eq(shape) && d.IsNativelyAccessible() && !d.IsView() {
+	if d, ok := prealloc.(*tensor.Dense); ok && d.Dtype() == dt && d.Shape().Eq(shape) && d.IsNativelyAccessible() && !d.IsView() {
 		p := d.Uintptr()
 		size := uintptr(d.MemSize())
 		overlap := false
@@ -293,15 +286,13 @@ func fitting(v gorgonia.Value, dt tensor.Dtype, shape tensor.Shape, inputs ...go
 			return d
 		}
 	}
-	return nil
+	return tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
 }
 
 // convOp is the forward op of Conv2dIm2col.
 type convOp struct {
 	geom convGeom
 	bias bool
-	sc   convScratch
-	out  outCache
 }
 
 func (o *convOp) Arity() int {
@@ -370,9 +361,9 @@ func (o *convOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (g
 		return nil, fmt.Errorf("Conv2dIm2col: %d inputs, want %d", len(vs), o.Arity())
 	}
 	xs := vs[0].Shape()
-	out := o.out.get(prealloc, vs[0].Dtype(), tensor.Shape{xs[0], o.geom.o, o.geom.outH(), o.geom.outW()}, vs...)
-	o.sc.mu.Lock()
-	defer o.sc.mu.Unlock()
+	out := outTensor(prealloc, vs[0].Dtype(), tensor.Shape{xs[0], o.geom.o, o.geom.outH(), o.geom.outW()}, vs...)
+	sc := acquireConvScratch()
+	defer releaseConvScratch(sc)
 	var err error
 	switch x := vs[0].Data().(type) {
 	case []float32:
@@ -380,13 +371,13 @@ func (o *convOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (g
 		if o.bias {
 			b = vs[2].Data().([]float32)
 		}
-		err = convForward(o.geom, xs[0], x, vs[1].Data().([]float32), b, out.Data().([]float32), &o.sc.f32)
+		err = convForward(o.geom, xs[0], x, vs[1].Data().([]float32), b, out.Data().([]float32), &sc.f32)
 	case []float64:
 		var b []float64
 		if o.bias {
 			b = vs[2].Data().([]float64)
 		}
-		err = convForward(o.geom, xs[0], x, vs[1].Data().([]float64), b, out.Data().([]float64), &o.sc.f64)
+		err = convForward(o.geom, xs[0], x, vs[1].Data().([]float64), b, out.Data().([]float64), &sc.f64)
 	default:
 		err = fmt.Errorf("Conv2dIm2col: element type %T not supported", vs[0].Data())
 	}
@@ -431,8 +422,6 @@ type convGradOp struct {
 	geom   convGeom
 	wrt    int
 	xShape tensor.Shape
-	sc     convScratch
-	out    outCache
 }
 
 func (o *convGradOp) Arity() int {
@@ -481,9 +470,9 @@ func (o *convGradOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value
 	}
 	dy := vs[len(vs)-1]
 	n := o.xShape[0]
-	out := o.out.get(prealloc, dy.Dtype(), o.outShape(), vs...)
-	o.sc.mu.Lock()
-	defer o.sc.mu.Unlock()
+	out := outTensor(prealloc, dy.Dtype(), o.outShape(), vs...)
+	sc := acquireConvScratch()
+	defer releaseConvScratch(sc)
 	var err error
 	switch d := dy.Data().(type) {
 	case []float32:
@@ -491,13 +480,13 @@ func (o *convGradOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value
 		if o.wrt < 2 {
 			in = vs[0].Data().([]float32)
 		}
-		err = convBackward(o.geom, o.wrt, n, in, d, out.Data().([]float32), &o.sc.f32)
+		err = convBackward(o.geom, o.wrt, n, in, d, out.Data().([]float32), &sc.f32)
 	case []float64:
 		var in []float64
 		if o.wrt < 2 {
 			in = vs[0].Data().([]float64)
 		}
-		err = convBackward(o.geom, o.wrt, n, in, d, out.Data().([]float64), &o.sc.f64)
+		err = convBackward(o.geom, o.wrt, n, in, d, out.Data().([]float64), &sc.f64)
 	default:
 		err = fmt.Errorf("%v: element type %T not supported", o, dy.Data())
 	}

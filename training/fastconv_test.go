@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/llpfc/llpfc/estimators"
@@ -332,4 +333,58 @@ func (m testCNNGorgonia) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, 
 		return nil, err
 	}
 	return m.fc2.Forward(h)
+}
+
+// TestConv2dIm2colConcurrentMachines: convolutions share workspaces from a
+// free list (issue 12); two machines of different geometries running at
+// the same time in their own goroutines must give, bit for bit, what each
+// gives alone (run it with -race as well).
+func TestConv2dIm2colConcurrentMachines(t *testing.T) {
+	cases := []convCase{{13, 3, 8, 8, 4, 3, 1, 1}, {6, 5, 9, 7, 6, 3, 0, 2}}
+	run := func(c convCase, times int) [][]float64 {
+		g, y, loss, params := convGraph(t, c, true, 7)
+		gs, err := gorgonia.Grad(loss, params...)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		vm := newTape(g)
+		defer vm.Close()
+		var out [][]float64
+		for k := 0; k < times; k++ {
+			if err := vm.RunAll(); err != nil {
+				t.Error(err)
+				return nil
+			}
+			out = [][]float64{append([]float64(nil), y.Value().Data().([]float64)...)}
+			for _, gn := range gs {
+				out = append(out, append([]float64(nil), gn.Value().Data().([]float64)...))
+			}
+			vm.Rewind()
+		}
+		return out
+	}
+	alone := [][][]float64{run(cases[0], 1), run(cases[1], 1)}
+	together := make([][][]float64, len(cases))
+	var wg sync.WaitGroup
+	for i, c := range cases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			together[i] = run(c, 5)
+		}()
+	}
+	wg.Wait()
+	for ci := range cases {
+		if len(together[ci]) != len(alone[ci]) {
+			t.Fatalf("case %d: %d outputs together, %d alone", ci, len(together[ci]), len(alone[ci]))
+		}
+		for k := range alone[ci] {
+			for i := range alone[ci][k] {
+				if alone[ci][k][i] != together[ci][k][i] {
+					t.Fatalf("case %d, value %d of output %d: %v alone, %v beside another machine", ci, i, k, alone[ci][k][i], together[ci][k][i])
+				}
+			}
+		}
+	}
 }

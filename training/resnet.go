@@ -140,9 +140,11 @@ func (s *netState) RunningStatRoots() gorgonia.Nodes {
 	var ns gorgonia.Nodes
 	for _, b := range s.bns {
 		for _, r := range b.records {
-			if r.readMean != nil { // the composite form's Read nodes; the fused op stores its statistics itself
-				ns = append(ns, r.readMean, r.readVar)
+			if r.roots != nil {
+				ns = append(ns, r.roots...)
+				continue
 			}
+			ns = append(ns, r.readMean, r.readVar)
 		}
 	}
 	return ns
@@ -156,6 +158,11 @@ func (s *netState) newBatchNorm(name string, channels, dims int, momentum float6
 
 func (s *netState) bn(b *BatchNorm, x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
 	return b.Forward(x, train, !s.noTrack)
+}
+
+// bnReLU is ReLU(BN(x)), fused in training mode (BatchNorm.ForwardReLU).
+func (s *netState) bnReLU(b *BatchNorm, x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
+	return b.ForwardReLU(x, train, !s.noTrack)
 }
 
 // constTensor returns a dense tensor of the given shape filled with c.
@@ -210,6 +217,9 @@ type bnRecord struct {
 	mean, variance    gorgonia.Value
 	readMean, readVar *gorgonia.Node
 	count             int
+	// roots, when set, replaces readMean and readVar as the nodes whose
+	// run fills mean and variance (the fused op's output, batchNormFused).
+	roots gorgonia.Nodes
 }
 
 func newBatchNorm(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, channels, dims int, momentum float64, scale bool) *BatchNorm {
@@ -246,6 +256,9 @@ func (b *BatchNorm) Forward(x *gorgonia.Node, train, track bool) (*gorgonia.Node
 	if b.Dims == 4 {
 		pattern = []byte{0, 2, 3}
 	}
+	if train && b.Gamma != nil && fusedBatchNorm {
+		return b.batchNormFused(x, false, track)
+	}
 	eps := scalarConst(b.dt, b.Eps)
 	if !train {
 		// y = x·scale + shift, scale = γ/√(r_σ² + ε), shift = β − r_μ·scale.
@@ -276,16 +289,64 @@ func (b *BatchNorm) Forward(x *gorgonia.Node, train, track bool) (*gorgonia.Node
 		}
 		return gorgonia.BroadcastAdd(y, shift, nil, pattern)
 	}
-	// Training mode: one fused op (bnOp) with the minibatch statistics.
-	op := &bnOp{c: b.C, dims: b.Dims, eps: b.Eps, scale: b.Gamma != nil}
+	mean, err := b.channelMean(x)
+	if err != nil {
+		return nil, err
+	}
+	xc, err := gorgonia.BroadcastSub(x, mean, nil, pattern)
+	if err != nil {
+		return nil, err
+	}
+	sq, err := gorgonia.Square(xc)
+	if err != nil {
+		return nil, err
+	}
+	variance, err := b.channelMean(sq)
+	if err != nil {
+		return nil, err
+	}
+	ve, err := gorgonia.Add(variance, eps)
+	if err != nil {
+		return nil, err
+	}
+	scale, err := invSqrt(ve)
+	if err != nil {
+		return nil, err
+	}
 	if track {
-		op.rec = &bnRecord{count: s.TotalSize() / s[1]}
-		b.records = append(b.records, op.rec)
+		rec := &bnRecord{count: s.TotalSize() / s[1]}
+		rec.readMean = gorgonia.Read(mean, &rec.mean)
+		rec.readVar = gorgonia.Read(variance, &rec.variance)
+		b.records = append(b.records, rec)
 	}
 	if b.Gamma != nil {
-		return gorgonia.ApplyOp(op, x, b.Gamma, b.Beta)
+		if scale, err = gorgonia.HadamardProd(scale, b.Gamma); err != nil {
+			return nil, err
+		}
 	}
-	return gorgonia.ApplyOp(op, x, b.Beta)
+	y, err := gorgonia.BroadcastHadamardProd(xc, scale, nil, pattern)
+	if err != nil {
+		return nil, err
+	}
+	return gorgonia.BroadcastAdd(y, b.Beta, nil, pattern)
+}
+
+// ForwardReLU returns ReLU(Forward(x, train, track)); in training mode
+// with γ it is one fused op (batchNormFused), which keeps one tensor for
+// the backward pass instead of the normalisation's and the ReLU's.
+func (b *BatchNorm) ForwardReLU(x *gorgonia.Node, train, track bool) (*gorgonia.Node, error) {
+	s := x.Shape()
+	if s.Dims() != b.Dims || s[1] != b.C {
+		return nil, fmt.Errorf("batch norm: input shape %v, want %d dimensions with %d channels", s, b.Dims, b.C)
+	}
+	if train && b.Gamma != nil && fusedBatchNorm {
+		return b.batchNormFused(x, true, track)
+	}
+	y, err := b.Forward(x, train, track)
+	if err != nil {
+		return nil, err
+	}
+	return gorgonia.Rectify(y)
 }
 
 // channelMean averages x over every axis but the channel's and returns it

@@ -111,10 +111,7 @@ func (m *WideResNet) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, erro
 			return nil, fmt.Errorf("%s block %d: %w", m.Name(), i, err)
 		}
 	}
-	if h, err = m.bn(m.bnOut, h, train); err != nil {
-		return nil, err
-	}
-	if h, err = gorgonia.Rectify(h); err != nil {
+	if h, err = m.bnReLU(m.bnOut, h, train); err != nil {
 		return nil, err
 	}
 	if h, err = globalAvgPool(h, m.dt); err != nil {
@@ -124,11 +121,8 @@ func (m *WideResNet) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, erro
 }
 
 func (m *WideResNet) block(b *wideBlock, x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
-	h, err := m.bn(b.bn1, x, train)
+	h, err := m.bnReLU(b.bn1, x, train)
 	if err != nil {
-		return nil, err
-	}
-	if h, err = gorgonia.Rectify(h); err != nil {
 		return nil, err
 	}
 	if h, err = b.conv1.Forward(h); err != nil {
@@ -137,10 +131,7 @@ func (m *WideResNet) block(b *wideBlock, x *gorgonia.Node, train bool) (*gorgoni
 	if h, err = m.dropout(h, m.spec.Dropout, train); err != nil {
 		return nil, err
 	}
-	if h, err = m.bn(b.bn2, h, train); err != nil {
-		return nil, err
-	}
-	if h, err = gorgonia.Rectify(h); err != nil {
+	if h, err = m.bnReLU(b.bn2, h, train); err != nil {
 		return nil, err
 	}
 	if h, err = b.conv2.Forward(h); err != nil {

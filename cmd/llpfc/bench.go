@@ -77,12 +77,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llpfc bench: %v\n", err)
 		return exitFailed
 	}
-	return printBench(stdout, stderr, res, *asJSON)
-}
-
-// printBench prints the result as one JSON line or as a sentence.
-func printBench(stdout, stderr io.Writer, res *training.StepBenchResult, asJSON bool) int {
-	if asJSON {
+	res.PeakRSSBytes = peakRSS()
+	if *asJSON {
 		b, err := json.Marshal(res)
 		if err != nil {
 			fmt.Fprintf(stderr, "llpfc bench: %v\n", err)
@@ -91,9 +87,9 @@ func printBench(stdout, stderr io.Writer, res *training.StepBenchResult, asJSON 
 		fmt.Fprintln(stdout, string(b))
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "%s %s batch %d: %.1f images/s (%d steps in %.2f s), %.4f CPU s/step (%.1f images per CPU second), %.0f bytes allocated per step, loss %.4f, %d parameters, GOMAXPROCS %d\n",
+	fmt.Fprintf(stdout, "%s %s batch %d: %.1f images/s (%d steps in %.2f s), %.4f CPU s/step (%.1f images per CPU second), %.0f bytes allocated per step, peak RSS %.0f MiB, loss %.4f, %d parameters, GOMAXPROCS %d\n",
 		res.Model, res.Method, res.BatchSize, res.ImagesPerSecond, res.Steps, res.Seconds, res.CPUSecondsPerStep, res.ImagesPerCPUSecond,
-		res.AllocBytesPerStep, res.FinalLoss, res.ParamCount, res.GOMAXPROCS)
+		res.AllocBytesPerStep, float64(res.PeakRSSBytes)/(1<<20), res.FinalLoss, res.ParamCount, res.GOMAXPROCS)
 	return exitOK
 }
 

@@ -39,3 +39,31 @@ func BenchmarkSgemm(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKernel reports the GFLOP/s of one goroutine running the 6×16
+// micro-kernel alone on packed panels that stay in L1 (kk = 256: 6 KB of A,
+// 16 KB of B): the ceiling the packed product can approach per core, to
+// set against the ≈ 107–115 GFLOP/s per core measured for an 8×32 AVX-512
+// kernel on this Zen 4 (the shared SGEMM notes), which decides whether
+// an AVX-512 kernel is worth its code (bench/NOTES.md, issue 12).
+func BenchmarkKernel(b *testing.B) {
+	r := rand.New(rand.NewPCG(2, 2))
+	const kk = 256
+	a, bb, c := randSlice(r, kk*MR), randSlice(r, kk*NR), make([]float32, MR*NR)
+	for _, tc := range []struct {
+		name string
+		asm  bool
+	}{{"asm", true}, {"go", false}} {
+		if tc.asm && !haveAsm {
+			continue
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			defer func(u bool) { useAsm = u }(useAsm)
+			useAsm = tc.asm
+			for i := 0; i < b.N; i++ {
+				kernel(kk, a, bb, c, NR)
+			}
+			b.ReportMetric(2*float64(kk*MR*NR)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}

@@ -1,0 +1,343 @@
+package training
+
+import (
+	"errors"
+	"fmt"
+	"hash"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/chewxy/hm"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// fusedBatchNorm switches training-mode BatchNorm (with γ) to the fused op
+// bnOp; tests turn it off to compare with the composite graph of gorgonia
+// operations it replaces.
+var fusedBatchNorm = true
+
+// bnOpSeq numbers bnOps so that two layers never hash alike (each op keeps
+// its own statistics and running-statistics record).
+var bnOpSeq atomic.Int64
+
+// batchNormFused adds y = BN(x) (or ReLU(BN(x)) when relu is set) in
+// training mode to x's graph as one operation: batch mean and biased
+// variance per channel, y = (x − μ)/√(σ² + ε)·γ + β. It is the memory lever
+// of issue 12: the composite graph (x − μ, its square, the broadcast scale
+// and shift, the product, the sum, the ReLU, and the gradient of each) kept
+// about ten activation-sized tensors per layer alive for the backward pass;
+// this op keeps one (its output) and its backward ops recompute x̂ from x
+// and the per-channel statistics of the forward run. Backward, with
+// g = ∂L/∂y (times the ReLU mask), M = N·H·W:
+//
+//	∂L/∂β = Σ g,  ∂L/∂γ = Σ g·x̂,  ∂L/∂x = γ/√(σ²+ε)·(g − Σg/M − x̂·Σ(g·x̂)/M),
+//
+// which is the gradient of the composite graph (TestBatchNormFusedMatchesComposite,
+// TestBatchNormGradient, TestBatchNormReLUGradient). Channels are shared out to
+// the cores; each channel's sums run in one goroutine in a fixed order
+// (float64 accumulators), so results do not depend on the core count.
+func (b *BatchNorm) batchNormFused(x *gorgonia.Node, relu, track bool) (*gorgonia.Node, error) {
+	s := x.Shape()
+	hw := 1
+	if b.Dims == 4 {
+		hw = s[2] * s[3]
+	}
+	op := &bnOp{n: s[0], c: s[1], hw: hw, dims: b.Dims, eps: b.Eps, relu: relu, id: bnOpSeq.Add(1)}
+	y, err := gorgonia.ApplyOp(op, x, b.Gamma, b.Beta)
+	if err != nil {
+		return nil, err
+	}
+	if track {
+		op.rec = &bnRecord{count: s.TotalSize() / s[1], roots: gorgonia.Nodes{y}}
+		b.records = append(b.records, op.rec)
+	}
+	return y, nil
+}
+
+// bnOp is the forward op of batchNormFused; inputs x, γ, β.
+type bnOp struct {
+	n, c, hw, dims int
+	eps            float64
+	relu           bool
+	id             int64
+	rec            *bnRecord // nil: statistics not recorded
+
+	mu sync.Mutex
+	// Per channel, from the last forward run: μ, 1/√(σ²+ε), and the
+	// affine map y = a·x + b the output used (kept so the backward ReLU
+	// mask is the forward's bit for bit).
+	mean, invStd, variance []float64
+	a32, b32               []float32
+	a64, b64               []float64
+}
+
+func (o *bnOp) Arity() int { return 3 }
+func (o *bnOp) Type() hm.Type {
+	t := gorgonia.TensorType{Dims: o.dims, Of: hm.TypeVariable('a')}
+	return hm.NewFnType(t, t, t, t)
+}
+func (o *bnOp) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	s, ok := in[0].(tensor.Shape)
+	if !ok {
+		return nil, fmt.Errorf("batch norm: input shape %v", in[0])
+	}
+	return s.Clone(), nil
+}
+func (o *bnOp) ReturnsPtr() bool     { return false }
+func (o *bnOp) CallsExtern() bool    { return false }
+func (o *bnOp) OverwritesInput() int { return -1 }
+func (o *bnOp) WriteHash(h hash.Hash) {
+	fmt.Fprintf(h, "llpfc.BatchNorm(n=%d,c=%d,hw=%d,relu=%t,#%d)", o.n, o.c, o.hw, o.relu, o.id)
+}
+func (o *bnOp) Hashcode() uint32 { return opHash(o) }
+func (o *bnOp) String() string {
+	if o.relu {
+		return fmt.Sprintf("BatchNormReLU(%d×%d×%d)", o.n, o.c, o.hw)
+	}
+	return fmt.Sprintf("BatchNorm(%d×%d×%d)", o.n, o.c, o.hw)
+}
+func (o *bnOp) DiffWRT(n int) []bool {
+	d := make([]bool, n)
+	for i := range d {
+		d[i] = true
+	}
+	return d
+}
+
+func (o *bnOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	out := make(gorgonia.Nodes, 3)
+	for wrt := range out {
+		d, err := gorgonia.ApplyOp(&bnGradOp{fwd: o, wrt: wrt}, inputs[0], inputs[1], grad)
+		if err != nil {
+			return nil, err
+		}
+		out[wrt] = d
+	}
+	return out, nil
+}
+
+func (o *bnOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) { return o.UsePreallocDo(nil, vs...) }
+
+func (o *bnOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (gorgonia.Value, error) {
+	if len(vs) != 3 {
+		return nil, fmt.Errorf("%v: %d inputs, want 3", o, len(vs))
+	}
+	if vs[0].Shape().TotalSize() != o.n*o.c*o.hw || vs[1].Shape().TotalSize() != o.c || vs[2].Shape().TotalSize() != o.c {
+		return nil, fmt.Errorf("%v: input shapes %v, %v, %v", o, vs[0].Shape(), vs[1].Shape(), vs[2].Shape())
+	}
+	out := outTensor(prealloc, vs[0].Dtype(), vs[0].Shape(), vs...)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.mean) != o.c {
+		o.mean, o.invStd, o.variance = make([]float64, o.c), make([]float64, o.c), make([]float64, o.c)
+	}
+	var err error
+	switch x := vs[0].Data().(type) {
+	case []float32:
+		if len(o.a32) != o.c {
+			o.a32, o.b32 = make([]float32, o.c), make([]float32, o.c)
+		}
+		bnForward(o, x, vs[1].Data().([]float32), vs[2].Data().([]float32), out.Data().([]float32), o.a32, o.b32)
+	case []float64:
+		if len(o.a64) != o.c {
+			o.a64, o.b64 = make([]float64, o.c), make([]float64, o.c)
+		}
+		bnForward(o, x, vs[1].Data().([]float64), vs[2].Data().([]float64), out.Data().([]float64), o.a64, o.b64)
+	default:
+		err = fmt.Errorf("%v: element type %T not supported", o, vs[0].Data())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if o.rec != nil {
+		o.record(vs[0].Dtype())
+	}
+	return out, nil
+}
+
+// record hands the batch mean and biased variance to the layer's record
+// (folded into the running averages by UpdateRunningStats).
+func (o *bnOp) record(dt tensor.Dtype) {
+	shape := tensor.Shape{1, o.c}
+	if o.dims == 4 {
+		shape = tensor.Shape{1, o.c, 1, 1}
+	}
+	mean, variance := tensor.New(tensor.Of(dt), tensor.WithShape(shape...)), tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
+	for c := 0; c < o.c; c++ {
+		v := o.variance[c]
+		switch m := mean.Data().(type) {
+		case []float32:
+			m[c] = float32(o.mean[c])
+			variance.Data().([]float32)[c] = float32(v)
+		case []float64:
+			m[c] = o.mean[c]
+			variance.Data().([]float64)[c] = v
+		}
+	}
+	o.rec.mean, o.rec.variance = mean, variance
+}
+
+// parallelChannels runs f over channel ranges [lo, hi) on up to GOMAXPROCS
+// goroutines; each channel is handled by exactly one call.
+func parallelChannels(c int, f func(lo, hi int)) {
+	nc := min(c, 4*runtime.GOMAXPROCS(0))
+	parallelChunks(nc, func(j, _ int) {
+		lo, hi := chunkBounds(j, nc, c)
+		f(lo, hi)
+	})
+}
+
+func bnForward[F float](o *bnOp, x, gamma, beta, y, a, b []F) {
+	chw, m := o.c*o.hw, float64(o.n*o.hw)
+	parallelChannels(o.c, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			var s float64
+			for i := 0; i < o.n; i++ {
+				for _, v := range x[i*chw+c*o.hw : i*chw+(c+1)*o.hw] {
+					s += float64(v)
+				}
+			}
+			mu := s / m
+			var ss float64
+			for i := 0; i < o.n; i++ {
+				for _, v := range x[i*chw+c*o.hw : i*chw+(c+1)*o.hw] {
+					d := float64(v) - mu
+					ss += d * d
+				}
+			}
+			is := 1 / math.Sqrt(ss/m+o.eps)
+			o.mean[c], o.invStd[c], o.variance[c] = mu, is, ss/m
+			sc := float64(gamma[c]) * is
+			a[c], b[c] = F(sc), F(float64(beta[c])-mu*sc)
+			ac, bc := a[c], b[c]
+			for i := 0; i < o.n; i++ {
+				off := i*chw + c*o.hw
+				xs, ys := x[off:off+o.hw], y[off:off+o.hw]
+				for k, v := range xs {
+					z := v*ac + bc
+					if o.relu && !(z > 0) {
+						z = 0
+					}
+					ys[k] = z
+				}
+			}
+		}
+	})
+}
+
+// bnGradOp computes one gradient of bnOp (wrt 0: x, 1: γ, 2: β) from x, γ
+// and ∂L/∂y, with the statistics of the forward op's last run.
+type bnGradOp struct {
+	fwd *bnOp
+	wrt int
+}
+
+func (o *bnGradOp) Arity() int { return 3 }
+func (o *bnGradOp) Type() hm.Type {
+	t := gorgonia.TensorType{Dims: o.fwd.dims, Of: hm.TypeVariable('a')}
+	return hm.NewFnType(t, t, t, t)
+}
+func (o *bnGradOp) shape(x tensor.Shape) tensor.Shape {
+	if o.wrt == 0 {
+		return x.Clone()
+	}
+	if o.fwd.dims == 4 {
+		return tensor.Shape{1, o.fwd.c, 1, 1}
+	}
+	return tensor.Shape{1, o.fwd.c}
+}
+func (o *bnGradOp) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	s, ok := in[0].(tensor.Shape)
+	if !ok {
+		return nil, fmt.Errorf("batch norm gradient: input shape %v", in[0])
+	}
+	return o.shape(s), nil
+}
+func (o *bnGradOp) ReturnsPtr() bool     { return false }
+func (o *bnGradOp) CallsExtern() bool    { return false }
+func (o *bnGradOp) OverwritesInput() int { return -1 }
+func (o *bnGradOp) WriteHash(h hash.Hash) {
+	fmt.Fprintf(h, "llpfc.BatchNormGrad(wrt=%d,", o.wrt)
+	o.fwd.WriteHash(h)
+	fmt.Fprint(h, ")")
+}
+func (o *bnGradOp) Hashcode() uint32 { return opHash(o) }
+func (o *bnGradOp) String() string   { return fmt.Sprintf("%vGrad%d", o.fwd, o.wrt) }
+
+func (o *bnGradOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
+	return o.UsePreallocDo(nil, vs...)
+}
+
+func (o *bnGradOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (gorgonia.Value, error) {
+	if len(vs) != 3 {
+		return nil, fmt.Errorf("%v: %d inputs, want 3", o, len(vs))
+	}
+	f := o.fwd
+	if vs[0].Shape().TotalSize() != f.n*f.c*f.hw || vs[2].Shape().TotalSize() != f.n*f.c*f.hw {
+		return nil, fmt.Errorf("%v: input shapes %v, %v", o, vs[0].Shape(), vs[2].Shape())
+	}
+	out := outTensor(prealloc, vs[0].Dtype(), o.shape(vs[0].Shape()), vs...)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.mean) != f.c {
+		return nil, errors.New("batch norm gradient: the forward op has not run")
+	}
+	switch x := vs[0].Data().(type) {
+	case []float32:
+		bnBackward(f, o.wrt, x, vs[1].Data().([]float32), vs[2].Data().([]float32), out.Data().([]float32), f.a32, f.b32)
+	case []float64:
+		bnBackward(f, o.wrt, x, vs[1].Data().([]float64), vs[2].Data().([]float64), out.Data().([]float64), f.a64, f.b64)
+	default:
+		return nil, fmt.Errorf("%v: element type %T not supported", o, vs[0].Data())
+	}
+	return out, nil
+}
+
+func bnBackward[F float](f *bnOp, wrt int, x, gamma, dy, out, a, b []F) {
+	chw, m := f.c*f.hw, float64(f.n*f.hw)
+	parallelChannels(f.c, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			mu, is := f.mean[c], f.invStd[c]
+			ac, bc := a[c], b[c]
+			// g = dy·[a·x + b > 0] with ReLU, else dy.
+			var sg, sgx float64
+			for i := 0; i < f.n; i++ {
+				off := i*chw + c*f.hw
+				xs, ds := x[off:off+f.hw], dy[off:off+f.hw]
+				for k, v := range xs {
+					g := ds[k]
+					if f.relu && !(v*ac+bc > 0) {
+						continue
+					}
+					sg += float64(g)
+					sgx += float64(g) * (float64(v) - mu) * is
+				}
+			}
+			switch wrt {
+			case 1:
+				out[c] = F(sgx)
+				continue
+			case 2:
+				out[c] = F(sg)
+				continue
+			}
+			k0 := float64(gamma[c]) * is
+			mg, mgx := sg/m, sgx/m
+			for i := 0; i < f.n; i++ {
+				off := i*chw + c*f.hw
+				xs, ds, os := x[off:off+f.hw], dy[off:off+f.hw], out[off:off+f.hw]
+				for k, v := range xs {
+					var g float64
+					if !f.relu || v*ac+bc > 0 {
+						g = float64(ds[k])
+					}
+					xh := (float64(v) - mu) * is
+					os[k] = F(k0 * (g - mg - xh*mgx))
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,126 @@
+package training
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/llpfc/llpfc/internal/rng"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// bnCase builds Σ w⊙f(BN(x)) (f = ReLU when relu is set) in training mode
+// with tracking on, runs it with its gradients, folds the running
+// statistics, and returns y, ∂x, ∂γ, ∂β, the running mean and variance.
+func bnCase(t *testing.T, fused, relu bool, shape tensor.Shape, dt tensor.Dtype) [][]float64 {
+	t.Helper()
+	old := fusedBatchNorm
+	fusedBatchNorm = fused
+	defer func() { fusedBatchNorm = old }()
+	g := gorgonia.NewGraph()
+	b := newBatchNorm(g, dt, "bn", shape[1], shape.Dims(), 0.1, true)
+	r := rng.New(7, "bn-fused")
+	for i := range b.Gamma.Value().Shape().TotalSize() {
+		switch d := b.Gamma.Value().Data().(type) {
+		case []float64:
+			d[i] += 0.5 * r.NormFloat64()
+			b.Beta.Value().Data().([]float64)[i] = 0.3 * r.NormFloat64()
+		case []float32:
+			d[i] += float32(0.5 * r.NormFloat64())
+			b.Beta.Value().Data().([]float32)[i] = float32(0.3 * r.NormFloat64())
+		}
+	}
+	x := randInput(g, dt, "x", shape, r)
+	w := randInput(g, dt, "w", shape, r)
+	var y *gorgonia.Node
+	var err error
+	if relu {
+		y, err = b.ForwardReLU(x, true, true)
+	} else {
+		y, err = b.Forward(x, true, true)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	wy, err := gorgonia.HadamardProd(w, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost, err := gorgonia.Sum(wy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grads, err := gorgonia.Grad(cost, x, b.Gamma, b.Beta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := gorgonia.NewTapeMachine(g)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.update(); err != nil {
+		t.Fatal(err)
+	}
+	return [][]float64{values(t, y), values(t, grads[0]), values(t, grads[1]), values(t, grads[2]), values(t, b.RunMean), values(t, b.RunVar)}
+}
+
+// TestBatchNormFusedMatchesComposite: the fused op (and its ReLU variant)
+// gives the composite graph's output, gradients with respect to x, γ and β,
+// and running statistics — float64 to 1e-10, float32 to 1e-4 — for 4-D and
+// 2-D inputs.
+func TestBatchNormFusedMatchesComposite(t *testing.T) {
+	names := []string{"y", "∂x", "∂γ", "∂β", "running mean", "running var"}
+	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+		for _, shape := range []tensor.Shape{{5, 3, 4, 3}, {6, 4}, {1, 2, 3, 3}} {
+			for _, relu := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%v_%v_relu=%t", dt, shape, relu), func(t *testing.T) {
+					want := bnCase(t, false, relu, shape, dt)
+					got := bnCase(t, true, relu, shape, dt)
+					tol := 1e-10
+					if dt == tensor.Float32 {
+						tol = 1e-4
+					}
+					for i := range want {
+						for k := range want[i] {
+							if d := math.Abs(got[i][k] - want[i][k]); d > tol*(1+math.Abs(want[i][k])) {
+								t.Fatalf("%s[%d] = %v, composite %v", names[i], k, got[i][k], want[i][k])
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestBatchNormReLUGradient: gradients of Σ w⊙ReLU(BN(x)) through the fused
+// op against central differences (float64).
+func TestBatchNormReLUGradient(t *testing.T) {
+	for _, shape := range []tensor.Shape{{3, 2, 2, 2}, {5, 3}} {
+		g := gorgonia.NewGraph()
+		dt := tensor.Float64
+		b := newBatchNorm(g, dt, "bn", shape[1], shape.Dims(), 0.1, true)
+		r := rng.New(9, "bn-relu")
+		for i, v := range b.Gamma.Value().Data().([]float64) {
+			b.Gamma.Value().Data().([]float64)[i] = v + 0.3*r.NormFloat64()
+			b.Beta.Value().Data().([]float64)[i] = 0.2 * r.NormFloat64()
+		}
+		x := randInput(g, dt, "x", shape, r)
+		w := randInput(g, dt, "w", shape, r)
+		y, err := b.ForwardReLU(x, true, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wy, err := gorgonia.HadamardProd(w, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cost, err := gorgonia.Sum(wy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gradCheck(t, g, cost, gorgonia.Nodes{x, b.Gamma, b.Beta}, 24, 1e-6, 1e-6, nil)
+	}
+}
