@@ -25,15 +25,19 @@ const verifySynopsis = `Runs the property checker of every numbered result of th
 the tests in proofs_tests run) on random and adversarial inputs, and prints one row per
 result: its LaTeX label, the statement, the cases tried, the worst ratio of left side to
 right side observed (for a bound: how close it came to being violated, ≤ 1 means it held;
-for an identity: the ratio farthest from 1), pass/fail, and whether its negative control —
-the same checker run against a deliberately wrong implementation — was caught.
-Exit status 1 if any result fails or any negative control is missed.`
+for an identity: the ratio farthest from 1), the ratio floor the search must reach (a bound
+whose search stays below its floor was loosened: the row fails; a claim made of several
+properties shows and checks each part), pass/fail, whether its negative control — the same
+checker run against a deliberately wrong implementation — was caught, and its kind:
+theorem, identity or definitional (counted apart in the summary). Floors are calibrated at
+500 cases and checked at --cases 500 or more.
+Exit status 1 if any result fails, falls below a floor, or any negative control is missed.`
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify [--cases N] [--seed S] [--json] [--only SUBSTR]", verifySynopsis, stderr)
 	cases := fs.Int("cases", verify.DefaultCases, "random cases per property (the tests use the same default; try 100000 for a deep search)")
 	seed := fs.Int64("seed", 1, "master seed; each property derives its own stream from it and its name, so a failure replays with the same seed")
-	asJSON := fs.Bool("json", false, "print a JSON array of {label, section, statement, cases, worst_ratio, status, negative_control, ...} instead of a table")
+	asJSON := fs.Bool("json", false, "print a JSON array of {label, section, statement, kind, cases, worst_ratio, ratio_floor, parts, status, negative_control, ...} instead of a table")
 	only := fs.String("only", "", "run only the claims whose label contains this substring")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
@@ -87,13 +91,22 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "LABEL\tWHERE\tCASES\tWORST LHS/RHS\tSTATUS\tNEGATIVE CONTROL\tSTATEMENT")
+		fmt.Fprintln(tw, "LABEL\tWHERE\tKIND\tCASES\tWORST LHS/RHS\tFLOOR\tSTATUS\tNEGATIVE CONTROL\tSTATEMENT")
 		for _, r := range results {
 			neg := r.NegativeControl
 			if r.NegativeName != "" {
 				neg += " (" + r.NegativeName + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.4g\t%s\t%s\t%s\n", r.Label, r.Section, r.Cases, r.WorstRatio, verdict(r), neg, r.Statement)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.4g\t%s\t%s\t%s\t%s\n", r.Label, r.Section, r.Kind, r.Cases, r.WorstRatio, floorCell(r.RatioFloor), verdict(r), neg, r.Statement)
+			if len(r.Parts) > 1 {
+				for _, p := range r.Parts {
+					w := math.NaN()
+					if p.WorstRatio != nil {
+						w = *p.WorstRatio
+					}
+					fmt.Fprintf(tw, "  part %s\t\t\t%d\t%.4g\t%s\t\t\t\n", p.Name, p.Cases, w, floorCell(p.Floor))
+				}
+			}
 		}
 		tw.Flush()
 		for _, r := range results {
@@ -104,12 +117,28 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "\nMISSED negative control of %s (%s): the checker passed a wrong implementation\n", r.Label, r.NegativeName)
 			}
 		}
-		fmt.Fprintf(stdout, "\n%d claims, %d passed, %d failed (cases per property: %d, seed: %d)\n", len(results), len(results)-failed, failed, cfg.Cases, cfg.Seed)
+		kinds := map[verify.ClaimKind]int{}
+		for _, r := range results {
+			kinds[r.Kind]++
+		}
+		fmt.Fprintf(stdout, "\n%d claims, %d passed, %d failed (cases per property: %d, seed: %d); %d theorem, %d identity, %d definitional\n",
+			len(results), len(results)-failed, failed, cfg.Cases, cfg.Seed, kinds[verify.Theorem], kinds[verify.IdentityKind], kinds[verify.Definitional])
+		if cfg.Cases < verify.DefaultCases {
+			fmt.Fprintf(stdout, "ratio floors not checked: they are calibrated at %d cases or more\n", verify.DefaultCases)
+		}
 	}
 	if failed > 0 {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// floorCell prints a ratio floor, or "–" for none (identities).
+func floorCell(f float64) string {
+	if f <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.4g", f)
 }
 
 // verdict is the row's STATUS: "pass" only when the claim held and its

@@ -64,7 +64,36 @@ type Outcome struct {
 	WorstRatio     float64 // see Kind; NaN when no case had a finite ratio
 	Failed         bool    // some case broke the claim, or the checker itself failed
 	Counterexample string  // the failing input and the seed that replays it
+	// Parts lists, for an outcome built by Merge, each property's own
+	// outcome (one entry, the property itself, for an outcome of ForAll), so
+	// that a tight part cannot hide a loose one (issue 11).
+	Parts []Part
 }
+
+// Part is one property's share of a claim's outcome.
+type Part struct {
+	Name       string  `json:"name"` // the stream name given to ForAll
+	Kind       Kind    `json:"-"`
+	Cases      int     `json:"cases"`
+	WorstRatio float64 `json:"-"` // NaN when no case had a finite ratio
+}
+
+// ClaimKind says what sort of statement a claim is; the verify summary
+// counts the kinds apart so that definitions are not counted as theorems.
+type ClaimKind string
+
+const (
+	// Theorem is a bound or implication the paper proves (a theorem, lemma,
+	// proposition or a proof step that needs an argument).
+	Theorem ClaimKind = "theorem"
+	// IdentityKind is an equality the paper derives (a closed form, an
+	// unbiasedness identity), checked against an independent computation.
+	IdentityKind ClaimKind = "identity"
+	// Definitional is a statement true by definition or by one line of
+	// algebra (a formula restated, a class property that holds for any
+	// averaging); it is checked, but it is not evidence about a theorem.
+	Definitional ClaimKind = "definitional"
+)
 
 // Claim is one numbered result of the paper with its checker.
 type Claim struct {
@@ -77,6 +106,25 @@ type Claim struct {
 	// implementation, described by NegativeName; it must fail. Nil if none.
 	Negative     func(Config) Outcome
 	NegativeName string
+	// Kind is theorem, identity or definitional (default theorem).
+	Kind ClaimKind
+	// RatioFloor is the worst LHS/RHS ratio that the search of every Bound
+	// part must reach at ≥ DefaultCases cases: ≈ 1 where the paper's proof
+	// shows the bound tight, an honest floor below the measured value for
+	// the probabilistic bounds. A part whose worst ratio stays below its
+	// floor means the bound (or its right-hand side) was loosened, and the
+	// claim fails. Zero: no floor (identities, whose ratio is ≈ 1 by
+	// construction). PartFloors overrides the floor of a named part.
+	RatioFloor float64
+	PartFloors map[string]float64
+}
+
+// FloorOf returns the floor that the part named name must reach.
+func (c Claim) FloorOf(name string) float64 {
+	if f, ok := c.PartFloors[name]; ok {
+		return f
+	}
+	return c.RatioFloor
 }
 
 var (
@@ -136,6 +184,21 @@ type Result struct {
 	NegativeName    string  `json:"negative_name,omitempty"`
 	Counterexample  string  `json:"counterexample,omitempty"`
 	NegativeDetail  string  `json:"negative_detail,omitempty"`
+	// Kind is the claim's kind; RatioFloor its declared floor (0: none).
+	Kind       ClaimKind    `json:"kind"`
+	RatioFloor float64      `json:"ratio_floor"`
+	Parts      []PartResult `json:"parts,omitempty"`
+	// BelowFloor names the parts whose search stayed below their floor.
+	BelowFloor []string `json:"below_floor,omitempty"`
+}
+
+// PartResult is one part of a claim in a report: its worst ratio beside its
+// floor. WorstRatio is nil when no case had a finite ratio.
+type PartResult struct {
+	Name       string   `json:"name"`
+	Cases      int      `json:"cases"`
+	WorstRatio *float64 `json:"worst_ratio"`
+	Floor      float64  `json:"ratio_floor"`
 }
 
 // Run runs a claim and its negative control under cfg.
@@ -146,20 +209,67 @@ func Run(c Claim, cfg Config) Result {
 		Cases: o.Cases, WorstRatio: o.WorstRatio, Status: "pass",
 		NegativeControl: "none", NegativeName: c.NegativeName,
 	}
+	r.Kind = c.Kind
+	if r.Kind == "" {
+		r.Kind = Theorem
+	}
+	r.RatioFloor = c.RatioFloor
+	r.Parts, r.BelowFloor = floors(c, cfg, o)
 	if o.Failed {
 		r.Status = "fail"
 		r.Counterexample = o.Counterexample
+	} else if len(r.BelowFloor) > 0 {
+		r.Status = "fail"
+		var b strings.Builder
+		for _, pr := range r.Parts {
+			for _, n := range r.BelowFloor {
+				if n == pr.Name {
+					w := math.NaN()
+					if pr.WorstRatio != nil {
+						w = *pr.WorstRatio
+					}
+					fmt.Fprintf(&b, "%s: worst ratio %.4g below its floor %.4g; ", n, w, pr.Floor)
+				}
+			}
+		}
+		r.Counterexample = "search below floor (the bound or its right-hand side was loosened): " + strings.TrimSuffix(b.String(), "; ")
 	}
 	if c.Negative != nil {
 		n := c.Negative(cfg)
+		_, below := floors(c, cfg, n)
 		if n.Failed {
 			r.NegativeControl = "caught"
 			r.NegativeDetail = n.Counterexample
+		} else if len(below) > 0 {
+			r.NegativeControl = "caught"
+			r.NegativeDetail = "search below floor (loosened bound) in " + strings.Join(below, ", ")
 		} else {
 			r.NegativeControl = "missed"
 		}
 	}
 	return r
+}
+
+// floors reports each part of o beside its floor and names the Bound parts
+// whose worst ratio stayed below it. Floors are calibrated at DefaultCases
+// and hold for more cases (each stream's first cases do not change with the
+// count), so they are checked only when cfg.Cases ≥ DefaultCases.
+func floors(c Claim, cfg Config, o Outcome) (parts []PartResult, below []string) {
+	for _, p := range o.Parts {
+		pr := PartResult{Name: p.Name, Cases: p.Cases}
+		if !math.IsNaN(p.WorstRatio) && !math.IsInf(p.WorstRatio, 0) {
+			v := p.WorstRatio
+			pr.WorstRatio = &v
+		}
+		if p.Kind == Bound {
+			pr.Floor = c.FloorOf(p.Name)
+			if cfg.Cases >= DefaultCases && pr.Floor > 0 && (pr.WorstRatio == nil || *pr.WorstRatio < pr.Floor) {
+				below = append(below, p.Name)
+			}
+		}
+		parts = append(parts, pr)
+	}
+	return parts, below
 }
 
 // StreamSeed derives the seed of the stream named name from the master seed.
@@ -217,7 +327,7 @@ func ForAll(cfg Config, name string, kind Kind, gen gopter.Gen, check func(v any
 		return c.OK
 	}, gen)
 	res := p.Check(params)
-	o := Outcome{Cases: tried, WorstRatio: worst}
+	o := Outcome{Cases: tried, WorstRatio: worst, Parts: []Part{{Name: name, Kind: kind, Cases: tried, WorstRatio: worst}}}
 	if !res.Passed() {
 		o.Failed = true
 		o.Counterexample = firstBad
@@ -235,6 +345,7 @@ func Merge(kind Kind, parts ...Outcome) Outcome {
 	out := Outcome{WorstRatio: math.NaN()}
 	for _, p := range parts {
 		out.Cases += p.Cases
+		out.Parts = append(out.Parts, p.Parts...)
 		if !math.IsNaN(p.WorstRatio) {
 			if math.IsNaN(out.WorstRatio) ||
 				(kind == Bound && p.WorstRatio > out.WorstRatio) ||

@@ -100,3 +100,50 @@ func TestStreamSeedDependsOnMasterAndName(t *testing.T) {
 		t.Error("stream seed not deterministic or negative")
 	}
 }
+
+// sqBound checks x² ≤ k·x on [0,1): tight (ratio → 1) for k = 1, loosened
+// (ratio → 1/k) for k > 1 — the kind of bug a floor must catch.
+func sqBound(name string, k float64) func(Config) Outcome {
+	return func(cfg Config) Outcome {
+		return ForAll(cfg, name, Bound, uniform01, func(v any) Case {
+			x := v.(float64)
+			return Case{LHS: x * x, RHS: k * x, OK: x*x <= k*x}
+		})
+	}
+}
+
+func TestRunFailsALoosenedBoundBelowItsFloor(t *testing.T) {
+	cfg := Config{Cases: DefaultCases, Seed: 1}
+	tight := Claim{Label: "t", Check: sqBound("sq", 1), RatioFloor: 0.99, Negative: sqBound("sq", 2), NegativeName: "2x"}
+	r := Run(tight, cfg)
+	if r.Status != "pass" || r.Kind != Theorem || r.RatioFloor != 0.99 {
+		t.Fatalf("tight bound: %+v", r)
+	}
+	if r.NegativeControl != "caught" || !strings.Contains(r.NegativeDetail, "below floor") {
+		t.Errorf("the loosened control (RHS 2x) was not caught by the floor: %+v", r)
+	}
+	loose := Claim{Label: "l", Check: sqBound("sq", 2), RatioFloor: 0.99}
+	if r := Run(loose, cfg); r.Status != "fail" || len(r.BelowFloor) != 1 {
+		t.Errorf("a bound loosened by 2 passed its floor: %+v", r)
+	}
+	// Below DefaultCases the floors are not checked (they are calibrated there).
+	if r := Run(loose, Config{Cases: 10, Seed: 1}); r.Status != "pass" {
+		t.Errorf("floor checked at 10 cases: %+v", r)
+	}
+}
+
+func TestRunChecksEachMergedPartAgainstItsOwnFloor(t *testing.T) {
+	// A tight part must not hide a loosened one (issue 11: thm:inv.cali kept
+	// only the maximum ratio over its parts).
+	c := Claim{Label: "m", RatioFloor: 0.99, Check: func(cfg Config) Outcome {
+		return Merge(Bound, sqBound("a", 1)(cfg), sqBound("b", 1.5)(cfg))
+	}}
+	r := Run(c, Config{Cases: DefaultCases, Seed: 1})
+	if r.Status != "fail" || len(r.BelowFloor) != 1 || r.BelowFloor[0] != "b" || len(r.Parts) != 2 {
+		t.Errorf("merged claim with a loose part: %+v", r)
+	}
+	c.PartFloors = map[string]float64{"b": 0.6}
+	if r := Run(c, Config{Cases: DefaultCases, Seed: 1}); r.Status != "pass" {
+		t.Errorf("part floor 0.6 for the part reaching 1/1.5: %+v", r)
+	}
+}

@@ -195,8 +195,10 @@ func squareBoundInvNormT(T mat.Matrix, r float64) (float64, error) {
 
 func init() {
 	verify.Register(verify.Claim{
-		Label:   "theorem: cali_lowerb",
-		Section: "§3",
+		Label:      "theorem: cali_lowerb",
+		Kind:       verify.Theorem,
+		RatioFloor: 0.99,
+		Section:    "§3",
 		Statement: "for invertible column-stochastic T, log loss ℓ, 0-1 loss L, all f and P: " +
 			"R_{L,P}(f) − R*_{L,P} ≤ √2‖T⁻¹‖₁ √(R_{ℓ_T,P_T}(f) − R*_{ℓ_T,P_T})",
 		Check: func(cfg verify.Config) verify.Outcome {
@@ -210,8 +212,11 @@ func init() {
 		NegativeName: "factor √2 dropped: ‖T⁻¹‖₁√r",
 	})
 	verify.Register(verify.Claim{
-		Label:   "thm:inv.cali",
-		Section: "§3",
+		Label:      "thm:inv.cali",
+		Kind:       verify.Theorem,
+		RatioFloor: 0.99,
+		PartFloors: map[string]float64{"invCali/log/accurate": 0.9},
+		Section:    "§3",
 		Statement: "for continuous strictly proper ℓ and invertible column-stochastic T there is θ with " +
 			"R_{L,P}(f) − R*_{L,P} ≤ θ⁻¹(R_{ℓ_T,P_T}(f) − R*); checked with θ_T(ε)=ε²/(2‖T⁻¹‖₁²) for the log loss " +
 			"and θ^sq_T(ε)=ε²/(2‖T⁻¹‖₂²) (derived) for the square loss",
