@@ -107,9 +107,3 @@ func TestLipschitzTightness(t *testing.T) {
 	}
 }
 
-// Algorithms 1–3 (Section 5.4), checked against package estimators
-// (estimators/claims): σ̂, α̂ (the KKT conditions for Algorithm 3), T̂ and the
-// instance weights recomputed from the bags' integer counts.
-func TestAlgorithmLLPFCIdeal(t *testing.T)   { checkClaim(t, "algo:LLPFC", true) }
-func TestAlgorithmLLPFCUniform(t *testing.T) { checkClaim(t, "algo:LLPFC-uniform", true) }
-func TestAlgorithmLLPFCApprox(t *testing.T)  { checkClaim(t, "algo:LLPFC-approx", true) }

@@ -19,6 +19,8 @@ var requiredLabels = []string{
 	"supp.prop.rad: subset", "supp.prop.rad: sum", "supp.prop.rad: mult", "supp.prop.rad: conv", "supp.prop.rad: lip",
 	"prop: kernel_bound", "prop: MLP_bound",
 	"sec:cfm prob model", "grouping assumption: ch", "hm.weights.optimal", "llpfc-ideal: empirical risk",
+	// Algorithms 1–3 (issue 11).
+	"alg3: sigma-hat", "alg2: alpha-hat", "alg2: T-hat", "alg1: empirical risk unbiased",
 }
 
 func TestVerifyJSONContract(t *testing.T) {
@@ -30,13 +32,23 @@ func TestVerifyJSONContract(t *testing.T) {
 	}
 	seen := map[string]map[string]any{}
 	for _, r := range rows {
-		for _, k := range []string{"label", "cases", "worst_ratio", "status", "negative_control"} {
+		for _, k := range []string{"label", "cases", "worst_ratio", "status", "negative_control", "kind", "ratio_floor"} {
 			if _, ok := r[k]; !ok {
 				t.Errorf("row %v lacks key %q", r["label"], k)
 			}
 		}
 		label, _ := r["label"].(string)
 		seen[label] = r
+		switch k := r["kind"]; k {
+		case "theorem":
+			// A theorem that is a bound declares the tightness its search must reach.
+			if f, _ := r["ratio_floor"].(float64); f <= 0 {
+				t.Errorf("%s: theorem without a ratio floor", label)
+			}
+		case "identity", "definitional":
+		default:
+			t.Errorf("%s: kind %v", label, k)
+		}
 		if s := r["status"]; s != "pass" {
 			t.Errorf("%s: status %v: %v", label, s, r["counterexample"])
 		}

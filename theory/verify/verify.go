@@ -8,8 +8,15 @@
 // property run against a deliberately wrong implementation (transposed T, a
 // dropped factor, ‖T‖₁ in place of ‖T⁻¹‖₁, …) — is one line, and must fail.
 //
-// The tests in proofs_tests and the `llpfc verify` command both run the
-// registry returned by Claims.
+// Tightness is part of a claim (issue 11): each Claim declares the worst
+// ratio its search must reach (RatioFloor, per part PartFloors), and Run
+// fails a claim — or counts a negative control as caught — when a Bound
+// part stays below its floor, so a loosened bound cannot pass silently, nor
+// hide behind a tight part. Each claim also has a Kind: theorem, identity or
+// definitional.
+//
+// The tests in proofs_tests, the `llpfc verify` command and `make mutate`
+// (cmd/mutate) all run the registry returned by Claims.
 package verify
 
 import (
@@ -64,18 +71,36 @@ type Outcome struct {
 	WorstRatio     float64 // see Kind; NaN when no case had a finite ratio
 	Failed         bool    // some case broke the claim, or the checker itself failed
 	Counterexample string  // the failing input and the seed that replays it
-	// Parts lists the properties the outcome merges (one for ForAll), each
-	// with its own worst ratio, so a claim's floor is checked part by part:
-	// a tight part cannot hide a loosened one.
+	// Parts lists, for an outcome built by Merge, each property's own
+	// outcome (one entry, the property itself, for an outcome of ForAll), so
+	// that a tight part cannot hide a loose one (issue 11).
 	Parts []Part
 }
 
-// Part is one property's worst ratio within an Outcome.
+// Part is one property's share of a claim's outcome.
 type Part struct {
-	Name       string  `json:"name"`
+	Name       string  `json:"name"` // the stream name given to ForAll
 	Kind       Kind    `json:"-"`
-	WorstRatio float64 `json:"worst_ratio"`
+	Cases      int     `json:"cases"`
+	WorstRatio float64 `json:"-"` // NaN when no case had a finite ratio
 }
+
+// ClaimKind says what sort of statement a claim is; the verify summary
+// counts the kinds apart so that definitions are not counted as theorems.
+type ClaimKind string
+
+const (
+	// Theorem is a bound or implication the paper proves (a theorem, lemma,
+	// proposition or a proof step that needs an argument).
+	Theorem ClaimKind = "theorem"
+	// IdentityKind is an equality the paper derives (a closed form, an
+	// unbiasedness identity), checked against an independent computation.
+	IdentityKind ClaimKind = "identity"
+	// Definitional is a statement true by definition or by one line of
+	// algebra (a formula restated, a class property that holds for any
+	// averaging); it is checked, but it is not evidence about a theorem.
+	Definitional ClaimKind = "definitional"
+)
 
 // Claim is one numbered result of the paper with its checker.
 type Claim struct {
@@ -88,6 +113,25 @@ type Claim struct {
 	// implementation, described by NegativeName; it must fail. Nil if none.
 	Negative     func(Config) Outcome
 	NegativeName string
+	// Kind is theorem, identity or definitional (default theorem).
+	Kind ClaimKind
+	// RatioFloor is the worst LHS/RHS ratio that the search of every Bound
+	// part must reach at ≥ DefaultCases cases: ≈ 1 where the paper's proof
+	// shows the bound tight, an honest floor below the measured value for
+	// the probabilistic bounds. A part whose worst ratio stays below its
+	// floor means the bound (or its right-hand side) was loosened, and the
+	// claim fails. Zero: no floor (identities, whose ratio is ≈ 1 by
+	// construction). PartFloors overrides the floor of a named part.
+	RatioFloor float64
+	PartFloors map[string]float64
+}
+
+// FloorOf returns the floor that the part named name must reach.
+func (c Claim) FloorOf(name string) float64 {
+	if f, ok := c.PartFloors[name]; ok {
+		return f
+	}
+	return c.RatioFloor
 }
 
 var (
@@ -135,117 +179,77 @@ func Lookup(label string) (Claim, bool) {
 	return c, ok
 }
 
-// Classes of claim (issue 11): a theorem is a result the paper proves, an
-// identity an equality the paper states or uses, and a definitional claim
-// one that holds by the definitions it checks; `verify` counts them apart.
-const (
-	Theorem      = "theorem"
-	IdentityKind = "identity"
-	Definitional = "definitional"
-)
-
-// Tightness is what a claim's search must reach: Floor is the least worst
-// ratio each of its bound parts must attain (≈ 1 where the paper's proof is
-// tight, an honest floor where the search is probabilistic or the bound has
-// slack), PartFloors overrides it for the parts named (0: no floor, for a
-// part whose ratio is a margin rather than a tightness), and Class is
-// Theorem (the default), IdentityKind or Definitional. A search that stays
-// below a floor fails the claim: a loosened bound — a factor 2 for √2, a
-// log(1/δ) for log(2/δ) — then shows even when every case holds.
-type Tightness struct {
-	Class      string
-	Floor      float64
-	PartFloors map[string]float64
-}
-
-var tightness = map[string]Tightness{}
-
-// SetTightness records the tightness of the claim labelled label (claims
-// register it beside their checkers; order does not matter).
-func SetTightness(label string, t Tightness) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := tightness[label]; dup {
-		panic("verify: duplicate tightness for " + label)
-	}
-	tightness[label] = t
-}
-
-// TightnessOf returns the tightness recorded for label (the zero value, a
-// theorem with no floor, if none).
-func TightnessOf(label string) Tightness {
-	mu.Lock()
-	defer mu.Unlock()
-	t := tightness[label]
-	if t.Class == "" {
-		t.Class = Theorem
-	}
-	return t
-}
-
-// TightnessLabels lists the labels with a recorded tightness, sorted.
-func TightnessLabels() []string {
-	mu.Lock()
-	defer mu.Unlock()
-	out := make([]string, 0, len(tightness))
-	for l := range tightness {
-		out = append(out, l)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// PartResult is one part of a claim's result: its worst ratio and floor.
-type PartResult struct {
-	Name       string   `json:"name"`
-	WorstRatio *float64 `json:"worst_ratio"` // null when no case had a finite ratio
-	Floor      float64  `json:"ratio_floor,omitempty"`
-}
-
 // Result is one row of a verification report.
 type Result struct {
-	Label      string  `json:"label"`
-	Section    string  `json:"section"`
-	Statement  string  `json:"statement"`
-	Kind       string  `json:"kind"` // Theorem, IdentityKind or Definitional
-	Cases      int     `json:"cases"`
-	WorstRatio float64 `json:"worst_ratio"`
-	// RatioFloor is the least floor of the claim's bound parts (0 if none).
-	RatioFloor      float64      `json:"ratio_floor"`
-	Parts           []PartResult `json:"parts,omitempty"`
-	Status          string       `json:"status"`           // "pass" or "fail"
-	NegativeControl string       `json:"negative_control"` // "caught", "missed" or "none"
-	NegativeName    string       `json:"negative_name,omitempty"`
-	Counterexample  string       `json:"counterexample,omitempty"`
-	NegativeDetail  string       `json:"negative_detail,omitempty"`
+	Label           string  `json:"label"`
+	Section         string  `json:"section"`
+	Statement       string  `json:"statement"`
+	Cases           int     `json:"cases"`
+	WorstRatio      float64 `json:"worst_ratio"`
+	Status          string  `json:"status"`           // "pass" or "fail"
+	NegativeControl string  `json:"negative_control"` // "caught", "missed" or "none"
+	NegativeName    string  `json:"negative_name,omitempty"`
+	Counterexample  string  `json:"counterexample,omitempty"`
+	NegativeDetail  string  `json:"negative_detail,omitempty"`
+	// Kind is the claim's kind; RatioFloor its declared floor (0: none).
+	Kind       ClaimKind    `json:"kind"`
+	RatioFloor float64      `json:"ratio_floor"`
+	Parts      []PartResult `json:"parts,omitempty"`
+	// BelowFloor names the parts whose search stayed below their floor.
+	BelowFloor []string `json:"below_floor,omitempty"`
 }
 
-// Run runs a claim and its negative control under cfg. The claim fails when
-// a case breaks it or, in a search of at least DefaultCases cases, when a
-// bound part's worst ratio stays below its floor (Tightness).
+// PartResult is one part of a claim in a report: its worst ratio beside its
+// floor. WorstRatio is nil when no case had a finite ratio.
+type PartResult struct {
+	Name       string   `json:"name"`
+	Cases      int      `json:"cases"`
+	WorstRatio *float64 `json:"worst_ratio"`
+	Floor      float64  `json:"ratio_floor"`
+}
+
+// Run runs a claim and its negative control under cfg.
 func Run(c Claim, cfg Config) Result {
 	o := c.Check(cfg)
-	t := TightnessOf(c.Label)
 	r := Result{
-		Label: c.Label, Section: c.Section, Statement: c.Statement, Kind: t.Class,
+		Label: c.Label, Section: c.Section, Statement: c.Statement,
 		Cases: o.Cases, WorstRatio: o.WorstRatio, Status: "pass",
 		NegativeControl: "none", NegativeName: c.NegativeName,
 	}
+	r.Kind = c.Kind
+	if r.Kind == "" {
+		r.Kind = Theorem
+	}
+	r.RatioFloor = c.RatioFloor
+	r.Parts, r.BelowFloor = floors(c, cfg, o)
 	if o.Failed {
 		r.Status = "fail"
 		r.Counterexample = o.Counterexample
-	}
-	// The floors are calibrated for a search of at least DefaultCases cases;
-	// a shorter search reports them without failing on them.
-	if low := r.checkFloors(o.Parts, t); low != "" && !o.Failed && cfg.Cases >= DefaultCases {
+	} else if len(r.BelowFloor) > 0 {
 		r.Status = "fail"
-		r.Counterexample = low
+		var b strings.Builder
+		for _, pr := range r.Parts {
+			for _, n := range r.BelowFloor {
+				if n == pr.Name {
+					w := math.NaN()
+					if pr.WorstRatio != nil {
+						w = *pr.WorstRatio
+					}
+					fmt.Fprintf(&b, "%s: worst ratio %.4g below its floor %.4g; ", n, w, pr.Floor)
+				}
+			}
+		}
+		r.Counterexample = "search below floor (the bound or its right-hand side was loosened): " + strings.TrimSuffix(b.String(), "; ")
 	}
 	if c.Negative != nil {
 		n := c.Negative(cfg)
+		_, below := floors(c, cfg, n)
 		if n.Failed {
 			r.NegativeControl = "caught"
 			r.NegativeDetail = n.Counterexample
+		} else if len(below) > 0 {
+			r.NegativeControl = "caught"
+			r.NegativeDetail = "search below floor (loosened bound) in " + strings.Join(below, ", ")
 		} else {
 			r.NegativeControl = "missed"
 		}
@@ -253,31 +257,26 @@ func Run(c Claim, cfg Config) Result {
 	return r
 }
 
-// checkFloors fills r.Parts and r.RatioFloor and returns a message naming
-// the first bound part whose worst ratio is below its floor ("" if none).
-func (r *Result) checkFloors(parts []Part, t Tightness) string {
-	low := ""
-	for _, p := range parts {
-		pr := PartResult{Name: p.Name}
+// floors reports each part of o beside its floor and names the Bound parts
+// whose worst ratio stayed below it. Floors are calibrated at DefaultCases
+// and hold for more cases (each stream's first cases do not change with the
+// count), so they are checked only when cfg.Cases ≥ DefaultCases.
+func floors(c Claim, cfg Config, o Outcome) (parts []PartResult, below []string) {
+	for _, p := range o.Parts {
+		pr := PartResult{Name: p.Name, Cases: p.Cases}
 		if !math.IsNaN(p.WorstRatio) && !math.IsInf(p.WorstRatio, 0) {
 			v := p.WorstRatio
 			pr.WorstRatio = &v
 		}
 		if p.Kind == Bound {
-			pr.Floor = t.Floor
-			if f, ok := t.PartFloors[p.Name]; ok {
-				pr.Floor = f
+			pr.Floor = c.FloorOf(p.Name)
+			if cfg.Cases >= DefaultCases && pr.Floor > 0 && (pr.WorstRatio == nil || *pr.WorstRatio < pr.Floor) {
+				below = append(below, p.Name)
 			}
 		}
-		if pr.Floor > 0 && (r.RatioFloor == 0 || pr.Floor < r.RatioFloor) {
-			r.RatioFloor = pr.Floor
-		}
-		if pr.Floor > 0 && !(p.WorstRatio >= pr.Floor) && low == "" {
-			low = fmt.Sprintf("%s: the search reached a worst ratio of %.4g, below the floor %.4g: the bound is looser than the paper's, or the search weaker", p.Name, p.WorstRatio, pr.Floor)
-		}
-		r.Parts = append(r.Parts, pr)
+		parts = append(parts, pr)
 	}
-	return low
+	return parts, below
 }
 
 // StreamSeed derives the seed of the stream named name from the master seed.
@@ -335,7 +334,7 @@ func ForAll(cfg Config, name string, kind Kind, gen gopter.Gen, check func(v any
 		return c.OK
 	}, gen)
 	res := p.Check(params)
-	o := Outcome{Cases: tried, WorstRatio: worst, Parts: []Part{{Name: name, Kind: kind, WorstRatio: worst}}}
+	o := Outcome{Cases: tried, WorstRatio: worst, Parts: []Part{{Name: name, Kind: kind, Cases: tried, WorstRatio: worst}}}
 	if !res.Passed() {
 		o.Failed = true
 		o.Counterexample = firstBad

@@ -181,8 +181,10 @@ func fcTransposed(l theory.ProperLoss, T mat.Matrix, q []float64, c int) (float6
 
 func init() {
 	verify.Register(verify.Claim{
-		Label:   "fc.fisher.consistency",
-		Section: "§2",
+		Label:      "fc.fisher.consistency",
+		Kind:       verify.Theorem,
+		RatioFloor: 0.0015,
+		Section:    "§2",
 		Statement: "for strictly proper ℓ and invertible column-stochastic T, q ↦ C_{ℓ_T,P_T,x}(q) = Σ_c (Tη)_c ℓ(Tq,c) " +
 			"has the unique minimizer η (log and square loss; numerical minimizer)",
 		Check: func(cfg verify.Config) verify.Outcome {

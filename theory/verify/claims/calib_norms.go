@@ -275,6 +275,7 @@ func (zeroOneMaxTie) Loss(q []float64, c int) float64 {
 func init() {
 	verify.Register(verify.Claim{
 		Label:     "lemma: operator norm inverse infimum",
+		Kind:      verify.IdentityKind,
 		Section:   "App. B.2",
 		Statement: "for nonsingular M and any norm: inf_{x≠0} ‖Mx‖/‖x‖ = 1/‖M⁻¹‖ (checked for the 1-, 2- and ∞-norms)",
 		Check: func(cfg verify.Config) verify.Outcome {
@@ -290,6 +291,7 @@ func init() {
 	})
 	verify.Register(verify.Claim{
 		Label:     "eq: uniform noise inverse norm",
+		Kind:      verify.IdentityKind,
 		Section:   "§3",
 		Statement: "for T = (1−α)I + αN: T⁻¹ = (1−α)⁻¹(I − αN) and ‖T⁻¹‖₁ = (1−α)⁻¹(1 + (1−2/C)α)",
 		Check: func(cfg verify.Config) verify.Outcome {
@@ -302,6 +304,7 @@ func init() {
 	})
 	verify.Register(verify.Claim{
 		Label:     "equation-definition: Bayes risk - zo loss",
+		Kind:      verify.Definitional,
 		Section:   "App. B.2",
 		Statement: "ℓ̲^{01}(q,p) = Σ_c p_c 1{c ≠ min argmax q} = 1 − p_{min argmax q} (ties to the smallest index)",
 		Check: func(cfg verify.Config) verify.Outcome {
@@ -390,6 +393,7 @@ func zoExcessMaxTie(eta, q []float64) (float64, error) {
 func init() {
 	verify.Register(verify.Claim{
 		Label:     "equation-definition: Bayes minimum risk - zo loss",
+		Kind:      verify.Definitional,
 		Section:   "App. B.2",
 		Statement: "inf_q ℓ̲^{01}(q,p) = ℓ̲^{01}(p,p) = 1 − max_c p_c",
 		Check: func(cfg verify.Config) verify.Outcome {
@@ -402,6 +406,7 @@ func init() {
 	})
 	verify.Register(verify.Claim{
 		Label:     "equation: calibration function - lower",
+		Kind:      verify.Definitional,
 		Section:   "App. B.2",
 		Statement: "C_{L,P,x}(q) − C*_{L,P,x} = ℓ̲^{01}(q,p) − ℓ̲^{01}(p,p) = max p − p_{min argmax q}",
 		Check: func(cfg verify.Config) verify.Outcome {

@@ -195,14 +195,16 @@ func squareBoundInvNormT(T mat.Matrix, r float64) (float64, error) {
 
 func init() {
 	verify.Register(verify.Claim{
-		Label:   "theorem: cali_lowerb",
-		Section: "§3",
+		Label:      "theorem: cali_lowerb",
+		Kind:       verify.Theorem,
+		RatioFloor: 0.99,
+		Section:    "§3",
 		Statement: "for invertible column-stochastic T, log loss ℓ, 0-1 loss L, all f and P: " +
 			"R_{L,P}(f) − R*_{L,P} ≤ √2‖T⁻¹‖₁ √(R_{ℓ_T,P_T}(f) − R*_{ℓ_T,P_T})",
 		Check: func(cfg verify.Config) verify.Outcome {
 			return verify.Merge(verify.Bound,
-				checkRiskBound(cfg, "caliLowerb", theory.LogLoss, theory.ForwardCorrected, theory.CalibrationBoundInverse),
-				checkRiskBoundAccurate(cfg, "caliLowerb/accurate", false, theory.CalibrationBoundInverse))
+				checkRiskBound(cfg, "caliLowerb", theory.LogLoss, theory.ForwardCorrected, refBoundInv),
+				checkRiskBoundAccurate(cfg, "caliLowerb/accurate", false, refBoundInv))
 		},
 		Negative: func(cfg verify.Config) verify.Outcome {
 			return checkRiskBound(cfg, "caliLowerb", theory.LogLoss, theory.ForwardCorrected, boundInvNoSqrt2)
@@ -210,17 +212,20 @@ func init() {
 		NegativeName: "factor √2 dropped: ‖T⁻¹‖₁√r",
 	})
 	verify.Register(verify.Claim{
-		Label:   "thm:inv.cali",
-		Section: "§3",
+		Label:      "thm:inv.cali",
+		Kind:       verify.Theorem,
+		RatioFloor: 0.99,
+		PartFloors: map[string]float64{"invCali/log/accurate": 0.9},
+		Section:    "§3",
 		Statement: "for continuous strictly proper ℓ and invertible column-stochastic T there is θ with " +
 			"R_{L,P}(f) − R*_{L,P} ≤ θ⁻¹(R_{ℓ_T,P_T}(f) − R*); checked with θ_T(ε)=ε²/(2‖T⁻¹‖₁²) for the log loss " +
 			"and θ^sq_T(ε)=ε²/(2‖T⁻¹‖₂²) (derived) for the square loss",
 		Check: func(cfg verify.Config) verify.Outcome {
 			return verify.Merge(verify.Bound,
-				checkRiskBound(cfg, "invCali/log", theory.LogLoss, theory.ForwardCorrected, theory.CalibrationBoundInverse),
-				checkRiskBound(cfg, "invCali/square", theory.SquareLoss, theory.ForwardCorrected, theory.SquareCalibrationBoundInverse),
-				checkRiskBoundAccurate(cfg, "invCali/log/accurate", false, theory.CalibrationBoundInverse),
-				checkRiskBoundAccurate(cfg, "invCali/square/accurate", true, theory.SquareCalibrationBoundInverse),
+				checkRiskBound(cfg, "invCali/log", theory.LogLoss, theory.ForwardCorrected, refBoundInv),
+				checkRiskBound(cfg, "invCali/square", theory.SquareLoss, theory.ForwardCorrected, refSqBoundInv),
+				checkRiskBoundAccurate(cfg, "invCali/log/accurate", false, refBoundInv),
+				checkRiskBoundAccurate(cfg, "invCali/square/accurate", true, refSqBoundInv),
 				checkSquareBregman(cfg, "invCali/squareBregman", theory.ExcessInnerRiskFC))
 		},
 		Negative: func(cfg verify.Config) verify.Outcome {

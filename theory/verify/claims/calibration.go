@@ -370,14 +370,16 @@ func totalVariation(p, q []float64) (float64, error) {
 
 func init() {
 	verify.Register(verify.Claim{
-		Label:   "theorem: convex LB - calib func - FC log loss",
-		Section: "App. B.2",
+		Label:      "theorem: convex LB - calib func - FC log loss",
+		Kind:       verify.Theorem,
+		RatioFloor: 0.99,
+		Section:    "App. B.2",
 		Statement: "for invertible column-stochastic T, log loss ℓ and 0-1 loss L: " +
 			"θ_T(C_{L,P,x}(q) − C*_{L,P,x}) ≤ C_{ℓ_T,P_T,x}(q) − C*_{ℓ_T,P_T,x} with θ_T(ε) = ε²/(2‖T⁻¹‖₁²), for all x, q",
 		Check: func(cfg verify.Config) verify.Outcome {
 			return verify.Merge(verify.Bound,
-				checkConvexLB(cfg, "convexLB", theory.CalibrationLowerBound, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk),
-				checkConvexLBAccurate(cfg, "convexLB/accurate", theory.CalibrationLowerBound, theory.ExcessZeroOneInnerRisk))
+				checkConvexLB(cfg, "convexLB", refTheta, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk),
+				checkConvexLBAccurate(cfg, "convexLB/accurate", refTheta, theory.ExcessZeroOneInnerRisk))
 		},
 		Negative: func(cfg verify.Config) verify.Outcome {
 			return checkConvexLB(cfg, "convexLB", thetaWithNormT, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk)
@@ -385,14 +387,16 @@ func init() {
 		NegativeName: "θ with ‖T‖₁ in place of ‖T⁻¹‖₁",
 	})
 	verify.Register(verify.Claim{
-		Label:   "cali.inner.lemma",
-		Section: "App. B.1",
+		Label:      "cali.inner.lemma",
+		Kind:       verify.Theorem,
+		RatioFloor: 0.99,
+		Section:    "App. B.1",
 		Statement: "for continuous strictly proper ℓ and invertible column-stochastic T: ∀ε>0 ∃δ>0 ∀x,q: " +
 			"C_{ℓ_T,P_T,x}(q) < C* + δ ⇒ C_{L,P,x}(q) < C*_L + ε (checked with δ = θ_T for the log and θ^sq_T for the square loss, and the proof step C1 ≤ ‖η−q‖∞+‖η−q‖₁)",
 		Check: func(cfg verify.Config) verify.Outcome {
 			return verify.Merge(verify.Bound,
-				checkCaliInner(cfg, "caliInner/log", theory.LogLoss, theory.CalibrationLowerBound, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk),
-				checkCaliInner(cfg, "caliInner/square", theory.SquareLoss, theory.SquareCalibrationLowerBound, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk))
+				checkCaliInner(cfg, "caliInner/log", theory.LogLoss, refTheta, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk),
+				checkCaliInner(cfg, "caliInner/square", theory.SquareLoss, refSqTheta, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk))
 		},
 		Negative: func(cfg verify.Config) verify.Outcome {
 			return checkCaliInner(cfg, "caliInner/log", theory.LogLoss, deltaLinear, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk)
@@ -401,6 +405,7 @@ func init() {
 	})
 	verify.Register(verify.Claim{
 		Label:     "YW_lemma:KL",
+		Kind:      verify.IdentityKind,
 		Section:   "App. B.2",
 		Statement: "C_{ℓ_T,P_T,x}(q) − C*_{ℓ_T,P_T,x} = KL(Tp‖Tq) for the log loss, p = P(·|x)",
 		Check: func(cfg verify.Config) verify.Outcome {
@@ -412,9 +417,11 @@ func init() {
 		NegativeName: "KL arguments swapped: KL(Tq‖Tp)",
 	})
 	verify.Register(verify.Claim{
-		Label:     "theorem: Pinsker inequality",
-		Section:   "App. B.2",
-		Statement: "KL(p‖q) ≥ ½‖p−q‖₁² for all p, q ∈ Δ^C",
+		Label:      "theorem: Pinsker inequality",
+		Kind:       verify.Theorem,
+		RatioFloor: 0.99,
+		Section:    "App. B.2",
+		Statement:  "KL(p‖q) ≥ ½‖p−q‖₁² for all p, q ∈ Δ^C",
 		Check: func(cfg verify.Config) verify.Outcome {
 			return checkPinsker(cfg, "pinsker", theory.KL, theory.L1Distance)
 		},
@@ -424,9 +431,11 @@ func init() {
 		NegativeName: "KL by the literal App. B definition ℓ̲(p,q) − ℓ̲(p,p) (an erratum)",
 	})
 	verify.Register(verify.Claim{
-		Label:     "lemma: L1 norm upper bounds ZO divergence",
-		Section:   "App. B.2",
-		Statement: "‖p−q‖₁ ≥ ℓ̲^{01}(q,p) − ℓ̲^{01}(p,p) for all p, q ∈ Δ^C",
+		Label:      "lemma: L1 norm upper bounds ZO divergence",
+		Kind:       verify.Theorem,
+		RatioFloor: 0.99,
+		Section:    "App. B.2",
+		Statement:  "‖p−q‖₁ ≥ ℓ̲^{01}(q,p) − ℓ̲^{01}(p,p) for all p, q ∈ Δ^C",
 		Check: func(cfg verify.Config) verify.Outcome {
 			return verify.Merge(verify.Bound,
 				checkL1ZO(cfg, "l1zo", theory.ExcessZeroOneInnerRisk, theory.L1Distance),
@@ -439,6 +448,7 @@ func init() {
 	})
 	verify.Register(verify.Claim{
 		Label:     "equation-definition: KL divergence",
+		Kind:      verify.Definitional,
 		Section:   "App. B.2",
 		Statement: "KL(p‖q) = Σ p_i log(p_i/q_i) = ℓ̲(q,p) − ℓ̲(p,p) (corrected; the paper prints ℓ̲(p,q) − ℓ̲(p,p))",
 		Check: func(cfg verify.Config) verify.Outcome {

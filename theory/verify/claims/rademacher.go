@@ -21,10 +21,12 @@ import (
 
 func init() {
 	verify.Register(verify.Claim{
-		Label:     "vec.rad.ineq",
-		Section:   "App. C",
-		Statement: "‖v‖₂ ≤ √2·E_ε|Σ_m v_m ε_m| for every v ∈ ℝ^M (Szarek's Khintchine constant, used in Lemma multi.rad.1)",
-		Check:     func(cfg verify.Config) verify.Outcome { return radCheckVecIneq(cfg, math.Sqrt2) },
+		Label:      "vec.rad.ineq",
+		Kind:       verify.Theorem,
+		RatioFloor: 0.99,
+		Section:    "App. C",
+		Statement:  "‖v‖₂ ≤ √2·E_ε|Σ_m v_m ε_m| for every v ∈ ℝ^M (Szarek's Khintchine constant, used in Lemma multi.rad.1)",
+		Check:      func(cfg verify.Config) verify.Outcome { return radCheckVecIneq(cfg, math.Sqrt2) },
 		Negative: func(cfg verify.Config) verify.Outcome {
 			return radCheckVecIneq(cfg, 1)
 		},
@@ -32,6 +34,8 @@ func init() {
 	})
 	verify.Register(verify.Claim{
 		Label:        "lemma: multi.rad.1",
+		Kind:         verify.Theorem,
+		RatioFloor:   0.99,
 		Section:      "App. C",
 		Statement:    "E_ε sup_f εaλ(f(x)) + φ(f) ≤ E_{ε_c} sup_f √2·a|λ|Σ_c ε_c f_c(x) + φ(f) for Lipschitz λ: ℝ^C→ℝ",
 		Check:        func(cfg verify.Config) verify.Outcome { return radCheckMulti1(cfg, math.Sqrt2) },
@@ -40,6 +44,8 @@ func init() {
 	})
 	verify.Register(verify.Claim{
 		Label:        "multi.rad.lemma",
+		Kind:         verify.Theorem,
+		RatioFloor:   0.99,
 		Section:      "App. C",
 		Statement:    "E sup_f Σ_i ε_i w_i λ_i(f(x_i)) ≤ √2·E sup_f Σ_i w_i|λ_i| Σ_c ε_{i,c} f_c(x_i)",
 		Check:        func(cfg verify.Config) verify.Outcome { return radCheckMultiLemma(cfg, math.Sqrt2) },
@@ -50,6 +56,8 @@ func init() {
 	props := []verify.Claim{
 		{
 			Label: "supp.prop.rad: subset", Section: "App. C",
+			Kind:         verify.Definitional,
+			RatioFloor:   0.99,
 			Statement:    "𝒢 ⊂ ℋ ⇒ Rad_{S,a}(𝒢) ≤ Rad_{S,a}(ℋ)",
 			Check:        func(cfg verify.Config) verify.Outcome { return radCheckSubset(cfg, radFinite) },
 			Negative:     func(cfg verify.Config) verify.Outcome { return radCheckSubset(cfg, radFiniteMin) },
@@ -57,6 +65,7 @@ func init() {
 		},
 		{
 			Label: "supp.prop.rad: sum", Section: "App. C",
+			Kind:         verify.Definitional,
 			Statement:    "Rad_{S,a}(𝒢₁+𝒢₂) = Rad_{S,a}(𝒢₁) + Rad_{S,a}(𝒢₂)",
 			Check:        func(cfg verify.Config) verify.Outcome { return radCheckSum(cfg, radFinite) },
 			Negative:     func(cfg verify.Config) verify.Outcome { return radCheckSum(cfg, radFiniteAbs) },
@@ -64,6 +73,7 @@ func init() {
 		},
 		{
 			Label: "supp.prop.rad: mult", Section: "App. C",
+			Kind:      verify.IdentityKind,
 			Statement: "Rad_{S,a}(c₀𝒢) = |c₀|·Rad_{S,a}(𝒢) for every c₀ ∈ ℝ",
 			Check: func(cfg verify.Config) verify.Outcome {
 				return radCheckMult(cfg, func(c0, r float64) float64 { return math.Abs(c0) * r })
@@ -75,6 +85,7 @@ func init() {
 		},
 		{
 			Label: "supp.prop.rad: conv", Section: "App. C",
+			Kind:         verify.Definitional,
 			Statement:    "Rad_{S,a}(conv 𝒢) = Rad_{S,a}(𝒢)",
 			Check:        func(cfg verify.Config) verify.Outcome { return radCheckConv(cfg, false) },
 			Negative:     func(cfg verify.Config) verify.Outcome { return radCheckConv(cfg, true) },
@@ -82,6 +93,8 @@ func init() {
 		},
 		{
 			Label: "supp.prop.rad: lip", Section: "App. C",
+			Kind:         verify.Theorem,
+			RatioFloor:   0.99,
 			Statement:    "Rad_{S,a}(μ∘𝒢) ≤ |μ|·Rad_{S,a}(𝒢) for Lipschitz μ: ℝ→ℝ",
 			Check:        func(cfg verify.Config) verify.Outcome { return radCheckLip(cfg, radFinite) },
 			Negative:     func(cfg verify.Config) verify.Outcome { return radCheckLip(cfg, radFiniteAbs) },
@@ -92,9 +105,11 @@ func init() {
 		verify.Register(c)
 	}
 	verify.Register(verify.Claim{
-		Label:     "supp.prop.weighted_rad_properties",
-		Section:   "App. C",
-		Statement: "Rad_{S,a} is monotone, additive, absolutely homogeneous, convex-hull invariant and contracts under Lipschitz maps (items 1–5)",
+		Label:      "supp.prop.weighted_rad_properties",
+		Kind:       verify.Theorem,
+		RatioFloor: 0.99,
+		Section:    "App. C",
+		Statement:  "Rad_{S,a} is monotone, additive, absolutely homogeneous, convex-hull invariant and contracts under Lipschitz maps (items 1–5)",
 		Check: func(cfg verify.Config) verify.Outcome {
 			var parts []verify.Outcome
 			for _, c := range props {
