@@ -106,4 +106,3 @@ func TestLipschitzTightness(t *testing.T) {
 		}
 	}
 }
-
