@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -52,7 +54,7 @@ func (f klFixture) wholeBagGraph(t *testing.T, initSeed int64) (*gorgonia.ExprGr
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, c := f.spec.Features, f.spec.NumClasses
+	d, c := f.spec.InputDim(), f.spec.NumClasses
 	var xs []float64
 	var n int
 	for _, b := range f.bags {
@@ -73,7 +75,7 @@ func (f klFixture) wholeBagGraph(t *testing.T, initSeed int64) (*gorgonia.ExprGr
 		}
 		copy(props[k*c:], b.Proportions)
 	}
-	z, err := m.Forward(constInput(g, "x", tensor.Shape{n, d}, xs), true)
+	z, err := m.Forward(constInput(g, "x", f.spec.InputShape(n), xs), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,4 +177,51 @@ func TestKLChunkedErrors(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
+}
+
+// TestKLChunkedBatchNormIsPerChunk documents issue 20's open point on a
+// batch-norm network (cnn-bn, float64): KLChunked's gradient equals the
+// whole-minibatch gradient — batch statistics over the minibatch, as the
+// authors' code computes them — when one chunk holds the whole minibatch,
+// and differs when the minibatch is split into chunks (statistics per
+// chunk). PAPER_MAP.md ("Training settings", batch norm row) and the
+// Findings measure how much that moves KL.
+func TestKLChunkedBatchNormIsPerChunk(t *testing.T) {
+	f := newKLFixture([]int{5, 7}, 16, 3, 9)
+	f.spec = ModelSpec{Name: "cnn-bn", Channels: 1, Height: 4, Width: 4, NumClasses: 3, Dtype: tensor.Float64}
+	g, loss, m := f.wholeBagGraph(t, 4)
+	grads, err := gorgonia.Grad(loss, m.Learnables()...)
+	require.NoError(t, err)
+	vm := gorgonia.NewTapeMachine(g)
+	require.NoError(t, vm.RunAll())
+	var want []float64
+	for _, gn := range grads {
+		want = append(want, gn.Value().Data().([]float64)...)
+	}
+	vm.Close()
+	maxDiff := func(chunk int) float64 {
+		g2 := gorgonia.NewGraph()
+		m2, err := NewModel(g2, f.spec, rng.New(4, "init"))
+		require.NoError(t, err)
+		k, err := NewKLChunked(g2, m2, f.spec, chunk)
+		require.NoError(t, err)
+		defer k.Close()
+		k.SetScale(KLScalePaper)
+		acc := make([][]float64, len(m2.Learnables()))
+		for i, p := range m2.Learnables() {
+			acc[i] = make([]float64, p.Shape().TotalSize())
+		}
+		_, _, err = k.Gradient(f.x, f.bags, acc)
+		require.NoError(t, err)
+		d, at := 0.0, 0
+		for _, a := range acc {
+			for _, v := range a {
+				d = math.Max(d, math.Abs(v-want[at]))
+				at++
+			}
+		}
+		return d
+	}
+	assert.Less(t, maxDiff(12), 1e-9, "one chunk of the whole minibatch: exact")
+	assert.Greater(t, maxDiff(4), 1e-4, "chunks of 4: per-chunk statistics, a different gradient")
 }
