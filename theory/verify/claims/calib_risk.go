@@ -203,8 +203,8 @@ func init() {
 			"R_{L,P}(f) − R*_{L,P} ≤ √2‖T⁻¹‖₁ √(R_{ℓ_T,P_T}(f) − R*_{ℓ_T,P_T})",
 		Check: func(cfg verify.Config) verify.Outcome {
 			return verify.Merge(verify.Bound,
-				checkRiskBound(cfg, "caliLowerb", theory.LogLoss, theory.ForwardCorrected, theory.CalibrationBoundInverse),
-				checkRiskBoundAccurate(cfg, "caliLowerb/accurate", false, theory.CalibrationBoundInverse))
+				checkRiskBound(cfg, "caliLowerb", theory.LogLoss, theory.ForwardCorrected, refBoundInv),
+				checkRiskBoundAccurate(cfg, "caliLowerb/accurate", false, refBoundInv))
 		},
 		Negative: func(cfg verify.Config) verify.Outcome {
 			return checkRiskBound(cfg, "caliLowerb", theory.LogLoss, theory.ForwardCorrected, boundInvNoSqrt2)
@@ -222,10 +222,10 @@ func init() {
 			"and θ^sq_T(ε)=ε²/(2‖T⁻¹‖₂²) (derived) for the square loss",
 		Check: func(cfg verify.Config) verify.Outcome {
 			return verify.Merge(verify.Bound,
-				checkRiskBound(cfg, "invCali/log", theory.LogLoss, theory.ForwardCorrected, theory.CalibrationBoundInverse),
-				checkRiskBound(cfg, "invCali/square", theory.SquareLoss, theory.ForwardCorrected, theory.SquareCalibrationBoundInverse),
-				checkRiskBoundAccurate(cfg, "invCali/log/accurate", false, theory.CalibrationBoundInverse),
-				checkRiskBoundAccurate(cfg, "invCali/square/accurate", true, theory.SquareCalibrationBoundInverse),
+				checkRiskBound(cfg, "invCali/log", theory.LogLoss, theory.ForwardCorrected, refBoundInv),
+				checkRiskBound(cfg, "invCali/square", theory.SquareLoss, theory.ForwardCorrected, refSqBoundInv),
+				checkRiskBoundAccurate(cfg, "invCali/log/accurate", false, refBoundInv),
+				checkRiskBoundAccurate(cfg, "invCali/square/accurate", true, refSqBoundInv),
 				checkSquareBregman(cfg, "invCali/squareBregman", theory.ExcessInnerRiskFC))
 		},
 		Negative: func(cfg verify.Config) verify.Outcome {

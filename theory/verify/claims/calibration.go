@@ -378,8 +378,8 @@ func init() {
 			"θ_T(C_{L,P,x}(q) − C*_{L,P,x}) ≤ C_{ℓ_T,P_T,x}(q) − C*_{ℓ_T,P_T,x} with θ_T(ε) = ε²/(2‖T⁻¹‖₁²), for all x, q",
 		Check: func(cfg verify.Config) verify.Outcome {
 			return verify.Merge(verify.Bound,
-				checkConvexLB(cfg, "convexLB", theory.CalibrationLowerBound, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk),
-				checkConvexLBAccurate(cfg, "convexLB/accurate", theory.CalibrationLowerBound, theory.ExcessZeroOneInnerRisk))
+				checkConvexLB(cfg, "convexLB", refTheta, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk),
+				checkConvexLBAccurate(cfg, "convexLB/accurate", refTheta, theory.ExcessZeroOneInnerRisk))
 		},
 		Negative: func(cfg verify.Config) verify.Outcome {
 			return checkConvexLB(cfg, "convexLB", thetaWithNormT, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk)
@@ -395,8 +395,8 @@ func init() {
 			"C_{ℓ_T,P_T,x}(q) < C* + δ ⇒ C_{L,P,x}(q) < C*_L + ε (checked with δ = θ_T for the log and θ^sq_T for the square loss, and the proof step C1 ≤ ‖η−q‖∞+‖η−q‖₁)",
 		Check: func(cfg verify.Config) verify.Outcome {
 			return verify.Merge(verify.Bound,
-				checkCaliInner(cfg, "caliInner/log", theory.LogLoss, theory.CalibrationLowerBound, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk),
-				checkCaliInner(cfg, "caliInner/square", theory.SquareLoss, theory.SquareCalibrationLowerBound, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk))
+				checkCaliInner(cfg, "caliInner/log", theory.LogLoss, refTheta, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk),
+				checkCaliInner(cfg, "caliInner/square", theory.SquareLoss, refSqTheta, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk))
 		},
 		Negative: func(cfg verify.Config) verify.Outcome {
 			return checkCaliInner(cfg, "caliInner/log", theory.LogLoss, deltaLinear, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk)

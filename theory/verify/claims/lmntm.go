@@ -20,7 +20,7 @@ func init() {
 			Section:    "§4",
 			Statement: "θ(R_{01,P}(f) − R*_{01,P}) ≤ R̃(f) − R̃* for R̃ = Σ_i w_i R_{ℓ_{T_i},P_{T_i}}; " +
 				"for the log loss θ(ε) = (ε²/2)Σ_i w_i/‖T_i⁻¹‖₁² (θ = Σ_i w_i θ̲_{T_i}, from the proof and Prop. theorem: cali_lowerb)",
-			Check:        func(cfg verify.Config) verify.Outcome { return lmCheckCali(cfg, theory.LMNTMTheta) },
+			Check:        func(cfg verify.Config) verify.Outcome { return lmCheckCali(cfg, refLMTheta) },
 			Negative:     func(cfg verify.Config) verify.Outcome { return lmCheckCali(cfg, lmThetaForwardNorm) },
 			NegativeName: "‖T_i‖₁ (= 1) in place of ‖T_i⁻¹‖₁ in θ",
 		},
