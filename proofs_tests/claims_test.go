@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	_ "github.com/llpfc/llpfc/estimators/algclaims" // Algorithms 1–3
 	"github.com/llpfc/llpfc/theory/verify"
 	_ "github.com/llpfc/llpfc/theory/verify/claims" // registers every claim
 )

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	_ "github.com/llpfc/llpfc/estimators/algclaims" // Algorithms 1–3
 	"github.com/llpfc/llpfc/theory/verify"
 	_ "github.com/llpfc/llpfc/theory/verify/claims" // registers every claim
 )

@@ -88,4 +88,17 @@ var mutations = []mutation{
 		Old: "T.Set(i, j, gamma.At(i, j)*alpha[i]/sigma[j])", New: "T.Set(i, j, gamma.At(i, j)/sigma[j])"},
 	{ID: "sigma-gamma-not-T", File: "theory/transition.go", Bug: "σ = Γα in place of Γᵀα",
 		Old: "s.MulVec(gamma.T(), mat.NewVecDense", New: "s.MulVec(gamma, mat.NewVecDense"},
+	// Algorithms 1–3 (estimators/).
+	{ID: "sigmahat-unweighted", File: "estimators/reduction.go", Bug: "σ̂ as the unweighted mean of the bags' proportions",
+		Old: "s[c] += float64(b.Size) * p\n		}\n		n += float64(b.Size)", New: "s[c] += p\n		}\n		n++"},
+	{ID: "that-transposed", File: "estimators/reduction.go", Bug: "T̂ filled transposed: T̂(c₂,c₁) = γ̂(c₂)α̂(c₁)/σ̂(c₂)",
+		Old: "T.Set(c1, c2, G.At(c1, c2)*alpha[c1]/s)", New: "T.Set(c2, c1, G.At(c1, c2)*alpha[c1]/s)"},
+	{ID: "that-drop-alpha", File: "estimators/reduction.go", Bug: "T̂(c₁,c₂) = γ̂_{c₁}(c₂)/σ̂_i(c₂) (α̂ dropped)",
+		Old: "T.Set(c1, c2, G.At(c1, c2)*alpha[c1]/s)", New: "T.Set(c1, c2, G.At(c1, c2)/s)"},
+	{ID: "weight-drop-alpha", File: "estimators/reduction.go", Bug: "instance weight w_i/n_{i,c} (α̂_i(c) dropped)",
+		Old: "return g.Weight * g.Alpha[c] / float64(g.Sizes[c])", New: "return g.Weight / float64(g.Sizes[c])"},
+	{ID: "weight-no-n", File: "estimators/reduction.go", Bug: "instance weight w_i·α̂_i(c) without the 1/n_{i,c} (the per-instance mean forgotten)",
+		Old: "return g.Weight * g.Alpha[c] / float64(g.Sizes[c])", New: "return g.Weight * g.Alpha[c]"},
+	{ID: "simplexls-grad-sign", File: "estimators/simplexls.go", Bug: "gradient of ½‖Aα−b‖² as Hα + Aᵀb (sign of Aᵀb)",
+		Old: "s := -atb[j]", New: "s := atb[j]"},
 }
