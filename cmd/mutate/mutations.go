@@ -72,6 +72,8 @@ var mutations = []mutation{
 		Old: "maxB*math.Sqrt(2*math.Log(2/delta)) + C", New: "maxB*math.Sqrt(2*math.Log(1/delta)) + C"},
 	{ID: "geb-w-not-squared", File: "theory/bounds.go", Bug: "Theorem geb with Σ w_i/n_{i,c} in place of Σ w_i²/n_{i,c}",
 		Old: "v += w * w / float64(n)", New: "v += w / float64(n)"},
+	{ID: "classgeb-alpha-not-squared", File: "theory/bounds.go", Bug: "second display of prop: kernel_bound/MLP_bound with Σ α_i(c)/n_{i,c} in place of Σ α_i(c)²/n_{i,c}",
+		Old: "num += w * w * s.Alpha[i][c] * s.Alpha[i][c] / float64(n)", New: "num += w * w * s.Alpha[i][c] / float64(n)"},
 	{ID: "rad-exact-skip-sign", File: "theory/rademacher.go", Bug: "WeightedRadExact enumerates 2^m − 1 sign vectors (mask from 1)",
 		Old: "for mask := 0; mask < n; mask++ {", New: "for mask := 1; mask < n; mask++ {"},
 	{ID: "lambda0-drop-1/C", File: "theory/norms.go", Bug: "|λ|₀ = max_c −log Σ_j t_{c,j} (1/C dropped)",
