@@ -19,6 +19,8 @@ var requiredLabels = []string{
 	"supp.prop.rad: subset", "supp.prop.rad: sum", "supp.prop.rad: mult", "supp.prop.rad: conv", "supp.prop.rad: lip",
 	"prop: kernel_bound", "prop: MLP_bound",
 	"sec:cfm prob model", "grouping assumption: ch", "hm.weights.optimal", "llpfc-ideal: empirical risk",
+	// Algorithms 1–3 (issue 11).
+	"alg3: sigma-hat", "alg2: alpha-hat", "alg2: T-hat", "alg1: empirical risk unbiased",
 }
 
 func TestVerifyJSONContract(t *testing.T) {

@@ -8,8 +8,15 @@
 // property run against a deliberately wrong implementation (transposed T, a
 // dropped factor, ‖T‖₁ in place of ‖T⁻¹‖₁, …) — is one line, and must fail.
 //
-// The tests in proofs_tests and the `llpfc verify` command both run the
-// registry returned by Claims.
+// Tightness is part of a claim (issue 11): each Claim declares the worst
+// ratio its search must reach (RatioFloor, per part PartFloors), and Run
+// fails a claim — or counts a negative control as caught — when a Bound
+// part stays below its floor, so a loosened bound cannot pass silently, nor
+// hide behind a tight part. Each claim also has a Kind: theorem, identity or
+// definitional.
+//
+// The tests in proofs_tests, the `llpfc verify` command and `make mutate`
+// (cmd/mutate) all run the registry returned by Claims.
 package verify
 
 import (
