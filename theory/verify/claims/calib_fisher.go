@@ -183,7 +183,7 @@ func init() {
 	verify.Register(verify.Claim{
 		Label:      "fc.fisher.consistency",
 		Kind:       verify.Theorem,
-		RatioFloor: 0.0015,
+		RatioFloor: 0.0005,
 		Section:    "§2",
 		Statement: "for strictly proper ℓ and invertible column-stochastic T, q ↦ C_{ℓ_T,P_T,x}(q) = Σ_c (Tη)_c ℓ(Tq,c) " +
 			"has the unique minimizer η (log and square loss; numerical minimizer)",

