@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -87,8 +88,10 @@ func TestSgemmMatchesReference(t *testing.T) {
 		t.Log("no AVX2+FMA here: checking the Go kernel only")
 	}
 	defer func(v bool) { useAsm = v }(useAsm)
-	shapes := [][3]int{{1, 1, 1}, {1, 17, 3}, {7, 1, 5}, {6, 16, 1}, {5, 15, 2}, {13, 33, 257}, {48, 64, 64}, {97, 31, 300}, {128, 100, 513}, {200, 17, 40}, {33, 160, 1},
+	shapes := [][3]int{{1, 1, 1}, {1, 17, 3}, {7, 1, 5}, {6, 16, 1}, {5, 15, 2}, {13, 33, 257}, {48, 64, 64}, {97, 31, 300}, {128, 100, 513}, {200, 17, 40}, {33, 160, 1}, {70, 200, 300},
 		{7, nc + 37, 20}, {13, 2*nc + 5, 300}} // the last two span several nc-column panels
+	// At least 4 goroutines, so that the row split over workers runs here whatever the number of CPUs.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(4, runtime.GOMAXPROCS(0))))
 	for _, asm := range paths {
 		useAsm = asm
 		r := rand.New(rand.NewPCG(1, 2))
