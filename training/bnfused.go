@@ -341,3 +341,86 @@ func bnBackward[F float](f *bnOp, wrt int, x, gamma, dy, out, a, b []F) {
 		}
 	})
 }
+
+// batchNormEvalFused adds evaluation-mode y = x·s + t (ReLU'd when relu is
+// set), s = γ/√(r_σ² + ε), t = β − r_μ·s per channel, as one operation
+// without a gradient (only the test-set evaluator runs BN in evaluation
+// mode): the composite graph kept the broadcast scale and shift, the product,
+// the sum and the ReLU, each activation-sized, for every layer of the
+// evaluation batch (TestBatchNormEvalFusedMatchesComposite).
+func (b *BatchNorm) batchNormEvalFused(x *gorgonia.Node, relu bool) (*gorgonia.Node, error) {
+	s := x.Shape()
+	hw := 1
+	if b.Dims == 4 {
+		hw = s[2] * s[3]
+	}
+	op := &bnEvalOp{bnOp{n: s[0], c: s[1], hw: hw, dims: b.Dims, eps: b.Eps, relu: relu, id: bnOpSeq.Add(1)}}
+	return gorgonia.ApplyOp(op, x, b.Gamma, b.Beta, b.RunMean, b.RunVar)
+}
+
+// bnEvalOp is the op of batchNormEvalFused; inputs x, γ, β, r_μ, r_σ².
+type bnEvalOp struct{ bnOp }
+
+func (o *bnEvalOp) Arity() int { return 5 }
+func (o *bnEvalOp) Type() hm.Type {
+	t := gorgonia.TensorType{Dims: o.dims, Of: hm.TypeVariable('a')}
+	return hm.NewFnType(t, t, t, t, t, t)
+}
+func (o *bnEvalOp) WriteHash(h hash.Hash) {
+	fmt.Fprint(h, "eval:")
+	o.bnOp.WriteHash(h)
+}
+func (o *bnEvalOp) Hashcode() uint32     { return opHash(o) }
+func (o *bnEvalOp) String() string       { return "Eval" + o.bnOp.String() }
+func (o *bnEvalOp) DiffWRT(n int) []bool { return make([]bool, n) }
+func (o *bnEvalOp) SymDiff(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (gorgonia.Nodes, error) {
+	return nil, errors.New("evaluation-mode batch norm has no gradient (train mode is differentiable)")
+}
+func (o *bnEvalOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
+	return o.UsePreallocDo(nil, vs...)
+}
+
+func (o *bnEvalOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (gorgonia.Value, error) {
+	if len(vs) != 5 {
+		return nil, fmt.Errorf("%v: %d inputs, want 5", o, len(vs))
+	}
+	if vs[0].Shape().TotalSize() != o.n*o.c*o.hw {
+		return nil, fmt.Errorf("%v: input shape %v", o, vs[0].Shape())
+	}
+	for _, v := range vs[1:] {
+		if v.Shape().TotalSize() != o.c {
+			return nil, fmt.Errorf("%v: parameter shape %v", o, v.Shape())
+		}
+	}
+	out := outTensor(prealloc, vs[0].Dtype(), vs[0].Shape(), vs...)
+	switch x := vs[0].Data().(type) {
+	case []float32:
+		bnEval(&o.bnOp, x, vs[1].Data().([]float32), vs[2].Data().([]float32), vs[3].Data().([]float32), vs[4].Data().([]float32), out.Data().([]float32))
+	case []float64:
+		bnEval(&o.bnOp, x, vs[1].Data().([]float64), vs[2].Data().([]float64), vs[3].Data().([]float64), vs[4].Data().([]float64), out.Data().([]float64))
+	default:
+		return nil, fmt.Errorf("%v: element type %T not supported", o, vs[0].Data())
+	}
+	return out, nil
+}
+
+func bnEval[F float](o *bnOp, x, gamma, beta, rm, rv, y []F) {
+	chw := o.c * o.hw
+	parallelChannels(o.c, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			sc := float64(gamma[c]) / math.Sqrt(float64(rv[c])+o.eps)
+			a, b := F(sc), F(float64(beta[c])-float64(rm[c])*sc)
+			for i := 0; i < o.n; i++ {
+				off := i*chw + c*o.hw
+				ys := y[off : off+o.hw]
+				for k, v := range x[off : off+o.hw] {
+					z := v*a + b
+					if o.relu && !(z > 0) {
+						z = 0
+					}
+					ys[k] = z
+				}
+			}
+		}
+	})
+}

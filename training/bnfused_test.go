@@ -124,3 +124,61 @@ func TestBatchNormReLUGradient(t *testing.T) {
 		gradCheck(t, g, cost, gorgonia.Nodes{x, b.Gamma, b.Beta}, 24, 1e-6, 1e-6, nil)
 	}
 }
+
+// TestBatchNormEvalFusedMatchesComposite: evaluation mode (running
+// statistics) through the fused op equals the composite graph, with and
+// without ReLU, float64 and float32, 4-D and 2-D.
+func TestBatchNormEvalFusedMatchesComposite(t *testing.T) {
+	run := func(fused, relu bool, shape tensor.Shape, dt tensor.Dtype) []float64 {
+		old := fusedBatchNorm
+		fusedBatchNorm = fused
+		defer func() { fusedBatchNorm = old }()
+		g := gorgonia.NewGraph()
+		b := newBatchNorm(g, dt, "bn", shape[1], shape.Dims(), 0.1, true)
+		r := rng.New(11, "bn-eval")
+		for _, p := range []*gorgonia.Node{b.Gamma, b.Beta, b.RunMean, b.RunVar} {
+			for i := range shape[1] {
+				v := 0.5 + r.Float64()
+				switch d := p.Value().Data().(type) {
+				case []float64:
+					d[i] = v
+				case []float32:
+					d[i] = float32(v)
+				}
+			}
+		}
+		x := randInput(g, dt, "x", shape, r)
+		var y *gorgonia.Node
+		var err error
+		if relu {
+			y, err = b.ForwardReLU(x, false, false)
+		} else {
+			y, err = b.Forward(x, false, false)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm := gorgonia.NewTapeMachine(g)
+		defer vm.Close()
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		return values(t, y)
+	}
+	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+		for _, shape := range []tensor.Shape{{4, 3, 2, 5}, {6, 4}} {
+			for _, relu := range []bool{false, true} {
+				want, got := run(false, relu, shape, dt), run(true, relu, shape, dt)
+				tol := 1e-12
+				if dt == tensor.Float32 {
+					tol = 1e-5
+				}
+				for k := range want {
+					if math.Abs(got[k]-want[k]) > tol*(1+math.Abs(want[k])) {
+						t.Fatalf("%v %v relu=%t: y[%d] = %v, composite %v", dt, shape, relu, k, got[k], want[k])
+					}
+				}
+			}
+		}
+	}
+}

@@ -256,7 +256,10 @@ func (b *BatchNorm) Forward(x *gorgonia.Node, train, track bool) (*gorgonia.Node
 	if b.Dims == 4 {
 		pattern = []byte{0, 2, 3}
 	}
-	if train && b.Gamma != nil && fusedBatchNorm {
+	if b.Gamma != nil && fusedBatchNorm {
+		if !train {
+			return b.batchNormEvalFused(x, false)
+		}
 		return b.batchNormFused(x, false, track)
 	}
 	eps := scalarConst(b.dt, b.Eps)
@@ -339,7 +342,10 @@ func (b *BatchNorm) ForwardReLU(x *gorgonia.Node, train, track bool) (*gorgonia.
 	if s.Dims() != b.Dims || s[1] != b.C {
 		return nil, fmt.Errorf("batch norm: input shape %v, want %d dimensions with %d channels", s, b.Dims, b.C)
 	}
-	if train && b.Gamma != nil && fusedBatchNorm {
+	if b.Gamma != nil && fusedBatchNorm {
+		if !train {
+			return b.batchNormEvalFused(x, true)
+		}
 		return b.batchNormFused(x, true, track)
 	}
 	y, err := b.Forward(x, train, track)
