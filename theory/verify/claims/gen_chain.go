@@ -50,14 +50,14 @@ func (cs chainCase) String() string {
 		cs.s.NumClasses(), len(cs.s.W), cs.delta, cs.R, cs.K, cs.s.W, cs.s.Alpha, cs.s.N, cs.s.Lip0)
 }
 
-// genChainCase draws C ∈ [2,6], N ∈ [1,4] groups; in half the cases the
+// genChainCase draws C ∈ [2,6], N ∈ [2,4] groups; in half the cases the
 // tight configuration (α_i near a vertex, n large off it, equal |λ_i|₀).
 //
 // With spread, the tight configuration keeps equal |λ_i|₀ but draws α_i and
 // n_{i,c} at random: the chain into ClassGEBBound has no α slack, so it is
 // tight there too, and a bound that drops a square of α_i(c) shows.
 func genChainCase(r *rand.Rand, withClass, spread bool) chainCase {
-	C, N := 2+r.Intn(5), 1+r.Intn(4)
+	C, N := 2+r.Intn(5), 2+r.Intn(3) // N ≥ 2: with one group w = w² and a wrong power of w hides
 	tight := r.Intn(2) == 0
 	s := theory.LMNTMSetting{W: make([]float64, N), Alpha: make([][]float64, N), N: make([][]int, N),
 		Lip: make([]float64, N), Lip0: make([]float64, N)}
