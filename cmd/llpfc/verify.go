@@ -71,62 +71,12 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *asJSON {
-		// JSON has no NaN: a claim without a finite ratio reports null.
-		type row struct {
-			verify.Result
-			WorstRatio *float64 `json:"worst_ratio"`
-		}
-		rows := make([]row, len(results))
-		for i, r := range results {
-			rows[i].Result = r
-			if !math.IsNaN(r.WorstRatio) && !math.IsInf(r.WorstRatio, 0) {
-				v := r.WorstRatio
-				rows[i].WorstRatio = &v
-			}
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rows); err != nil {
+		if err := printVerifyJSON(stdout, results); err != nil {
 			fmt.Fprintf(stderr, "llpfc verify: %v\n", err)
 			return exitFailed
 		}
 	} else {
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "LABEL\tWHERE\tKIND\tCASES\tWORST LHS/RHS\tFLOOR\tSTATUS\tNEGATIVE CONTROL\tSTATEMENT")
-		for _, r := range results {
-			neg := r.NegativeControl
-			if r.NegativeName != "" {
-				neg += " (" + r.NegativeName + ")"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.4g\t%s\t%s\t%s\t%s\n", r.Label, r.Section, r.Kind, r.Cases, r.WorstRatio, floorCell(r.RatioFloor), verdict(r), neg, r.Statement)
-			if len(r.Parts) > 1 {
-				for _, p := range r.Parts {
-					w := math.NaN()
-					if p.WorstRatio != nil {
-						w = *p.WorstRatio
-					}
-					fmt.Fprintf(tw, "  part %s\t\t\t%d\t%.4g\t%s\t\t\t\n", p.Name, p.Cases, w, floorCell(p.Floor))
-				}
-			}
-		}
-		tw.Flush()
-		for _, r := range results {
-			if r.Status != "pass" {
-				fmt.Fprintf(stdout, "\nFAIL %s: %s\n", r.Label, r.Counterexample)
-			}
-			if r.NegativeControl == "missed" {
-				fmt.Fprintf(stdout, "\nMISSED negative control of %s (%s): the checker passed a wrong implementation\n", r.Label, r.NegativeName)
-			}
-		}
-		kinds := map[verify.ClaimKind]int{}
-		for _, r := range results {
-			kinds[r.Kind]++
-		}
-		fmt.Fprintf(stdout, "\n%d claims, %d passed, %d failed (cases per property: %d, seed: %d); %d theorem, %d identity, %d definitional\n",
-			len(results), len(results)-failed, failed, cfg.Cases, cfg.Seed, kinds[verify.Theorem], kinds[verify.IdentityKind], kinds[verify.Definitional])
-		if cfg.Cases < verify.DefaultCases {
-			fmt.Fprintf(stdout, "ratio floors not checked: they are calibrated at %d cases or more\n", verify.DefaultCases)
-		}
+		printVerifyTable(stdout, results, failed, cfg)
 	}
 	if failed > 0 {
 		return exitFailed
@@ -140,6 +90,67 @@ func floorCell(f float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.4g", f)
+}
+
+// printVerifyJSON writes the rows as a JSON array.
+func printVerifyJSON(w io.Writer, results []verify.Result) error {
+	// JSON has no NaN: a claim without a finite ratio reports null.
+	type row struct {
+		verify.Result
+		WorstRatio *float64 `json:"worst_ratio"`
+	}
+	rows := make([]row, len(results))
+	for i, r := range results {
+		rows[i].Result = r
+		if !math.IsNaN(r.WorstRatio) && !math.IsInf(r.WorstRatio, 0) {
+			v := r.WorstRatio
+			rows[i].WorstRatio = &v
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rows)
+}
+
+// printVerifyTable writes one row per claim (and per part of a merged
+// claim), the failures and missed controls, and the summary line.
+func printVerifyTable(w io.Writer, results []verify.Result, failed int, cfg verify.Config) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "LABEL\tWHERE\tKIND\tCASES\tWORST LHS/RHS\tFLOOR\tSTATUS\tNEGATIVE CONTROL\tSTATEMENT")
+	for _, r := range results {
+		neg := r.NegativeControl
+		if r.NegativeName != "" {
+			neg += " (" + r.NegativeName + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.4g\t%s\t%s\t%s\t%s\n", r.Label, r.Section, r.Kind, r.Cases, r.WorstRatio, floorCell(r.RatioFloor), verdict(r), neg, r.Statement)
+		if len(r.Parts) > 1 {
+			for _, p := range r.Parts {
+				ratio := math.NaN()
+				if p.WorstRatio != nil {
+					ratio = *p.WorstRatio
+				}
+				fmt.Fprintf(tw, "  part %s\t\t\t%d\t%.4g\t%s\t\t\t\n", p.Name, p.Cases, ratio, floorCell(p.Floor))
+			}
+		}
+	}
+	tw.Flush()
+	for _, r := range results {
+		if r.Status != "pass" {
+			fmt.Fprintf(w, "\nFAIL %s: %s\n", r.Label, r.Counterexample)
+		}
+		if r.NegativeControl == "missed" {
+			fmt.Fprintf(w, "\nMISSED negative control of %s (%s): the checker passed a wrong implementation\n", r.Label, r.NegativeName)
+		}
+	}
+	kinds := map[verify.ClaimKind]int{}
+	for _, r := range results {
+		kinds[r.Kind]++
+	}
+	fmt.Fprintf(w, "\n%d claims, %d passed, %d failed (cases per property: %d, seed: %d); %d theorem, %d identity, %d definitional\n",
+		len(results), len(results)-failed, failed, cfg.Cases, cfg.Seed, kinds[verify.Theorem], kinds[verify.IdentityKind], kinds[verify.Definitional])
+	if cfg.Cases < verify.DefaultCases {
+		fmt.Fprintf(w, "ratio floors not checked: they are calibrated at %d cases or more\n", verify.DefaultCases)
+	}
 }
 
 // verdict is the row's STATUS: "pass" only when the claim held and its
