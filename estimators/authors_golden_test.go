@@ -47,14 +47,6 @@ type goldenApprox struct {
 	Alpha []float64   `json:"alpha"`
 }
 
-type goldenBagMaker struct {
-	Name      string  `json:"name"`
-	PerClass  int     `json:"labels_per_class"`
-	Counts    [][]int `json:"counts"`
-	BagCounts [][]int `json:"bag_counts"`
-	Error     string  `json:"error"`
-}
-
 // gf is a float that golden.py may write as "NaN", "Inf" or "-Inf".
 type gf float64
 
@@ -80,11 +72,10 @@ func (f *gf) UnmarshalJSON(b []byte) error {
 }
 
 type goldenDoc struct {
-	Commit   string            `json:"commit"`
-	Shims    []string          `json:"shims"`
-	Groups   []goldenGroupCase `json:"groups"`
-	Approx   []goldenApprox    `json:"approx"`
-	BagMaker []goldenBagMaker  `json:"bag_maker"`
+	Commit string            `json:"commit"`
+	Shims  []string          `json:"shims"`
+	Groups []goldenGroupCase `json:"groups"`
+	Approx []goldenApprox    `json:"approx"`
 }
 
 func readGolden(t *testing.T) goldenDoc {

@@ -69,24 +69,15 @@ func PresetCell(name, dataset, method string, bagSize int, seed int64) (Config, 
 			cc.Seed = seed
 			return cc, nil
 		}
-		if !contains(sizes, fmt.Sprint(cc.BagSize)) {
+		if !containsStr(sizes, fmt.Sprint(cc.BagSize)) {
 			sizes = append(sizes, fmt.Sprint(cc.BagSize))
 		}
 	}
 	switch {
-	case !contains(s.Datasets, dataset):
+	case !containsStr(s.Datasets, dataset):
 		return Config{}, fmt.Errorf("preset %s has no data set %s (it has %s)", name, dataset, strings.Join(s.Datasets, ", "))
-	case !contains(s.Methods, method):
+	case !containsStr(s.Methods, method):
 		return Config{}, fmt.Errorf("preset %s has no method %s (it has %s)", name, method, strings.Join(s.Methods, ", "))
 	}
 	return Config{}, fmt.Errorf("preset %s has no bag size %d (it has %s)", name, bagSize, strings.Join(sizes, ", "))
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -22,6 +22,9 @@ type cnn struct {
 	spec         ModelSpec
 	conv1, conv2 *Conv
 	fc1, fc2     *Dense
+	// act is the activation after convolution i (0 or 1): ReLU when nil;
+	// cnn-bn puts its batch norms here.
+	act func(i int, h *gorgonia.Node, train bool) (*gorgonia.Node, error)
 }
 
 func newCNN(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (Model, error) {
@@ -48,11 +51,16 @@ func (m *cnn) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range []*Conv{m.conv1, m.conv2} {
+	for i, c := range []*Conv{m.conv1, m.conv2} {
 		if h, err = c.Forward(h); err != nil {
 			return nil, err
 		}
-		if h, err = gorgonia.Rectify(h); err != nil {
+		if m.act != nil {
+			h, err = m.act(i, h, train)
+		} else {
+			h, err = gorgonia.Rectify(h)
+		}
+		if err != nil {
 			return nil, err
 		}
 		if h, err = gorgonia.MaxPool2D(h, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}); err != nil {

@@ -37,17 +37,25 @@ const FCFloor = 1e-12
 // closed form ∂loss/∂z_ij = −w_i · p_ij (R_ij − q_i)/(q_i + ε) with
 // q_i = Σ_k R_ik p_ik. R and w are treated as constants.
 func FCLoss(z, r, w *gorgonia.Node) (*gorgonia.Node, error) {
-	zs, rs, ws := z.Shape(), r.Shape(), w.Shape()
-	if zs.Dims() != 2 || !rs.Eq(zs) {
-		return nil, fmt.Errorf("FCLoss: logits shape %v and rows-of-T̂ shape %v, want equal batch×C", zs, rs)
-	}
-	if ws.TotalSize() != zs[0] {
-		return nil, fmt.Errorf("FCLoss: weights shape %v, want a vector of length %d (the batch)", ws, zs[0])
-	}
-	if z.Dtype() != r.Dtype() || z.Dtype() != w.Dtype() {
-		return nil, fmt.Errorf("FCLoss: element types %v, %v, %v differ", z.Dtype(), r.Dtype(), w.Dtype())
+	if err := checkFCInputs(z, r, w); err != nil {
+		return nil, err
 	}
 	return gorgonia.ApplyOp(fcLossOp{}, z, r, w)
+}
+
+// checkFCInputs checks the shapes and element types of FCLoss's inputs.
+func checkFCInputs(z, r, w *gorgonia.Node) error {
+	zs, rs, ws := z.Shape(), r.Shape(), w.Shape()
+	if zs.Dims() != 2 || !rs.Eq(zs) {
+		return fmt.Errorf("FCLoss: logits shape %v and rows-of-T̂ shape %v, want equal batch×C", zs, rs)
+	}
+	if ws.TotalSize() != zs[0] {
+		return fmt.Errorf("FCLoss: weights shape %v, want a vector of length %d (the batch)", ws, zs[0])
+	}
+	if z.Dtype() != r.Dtype() || z.Dtype() != w.Dtype() {
+		return fmt.Errorf("FCLoss: element types %v, %v, %v differ", z.Dtype(), r.Dtype(), w.Dtype())
+	}
+	return nil
 }
 
 // AuthorsClamp is the lower clamp of the authors' FC loss: loss_f clamps the
@@ -62,7 +70,7 @@ const AuthorsClamp = 1e-8
 // (torch.clamp passes no gradient outside its range). FCLoss instead adds
 // FCFloor = 1e-12 inside the logarithm and keeps a gradient everywhere.
 func FCLossClamped(z, r, w *gorgonia.Node) (*gorgonia.Node, error) {
-	if _, err := FCLoss(z, r, w); err != nil { // the same shape and type checks
+	if err := checkFCInputs(z, r, w); err != nil {
 		return nil, err
 	}
 	return gorgonia.ApplyOp(fcLossOp{clamp: true}, z, r, w)

@@ -249,7 +249,7 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched trai
 	if drop < 0 {
 		drop = defaultDropout(*f.model, dsName)
 	}
-	r := &trainRun{name: *f.name, dataDir: *f.dataDir, dsName: dsName, dir: dir, bagsFile: *f.bagsFile,
+	r := &trainRun{dsName: dsName, dir: dir, bagsFile: *f.bagsFile,
 		bagSize: *f.bagSize, numPoints: *f.numPoints, protocol: nm.proto, protocolName: *f.protocol,
 		augment: *f.augment, normalize: *f.normalize, out: *f.out, asJSON: *f.asJSON, quiet: *f.quiet, given: given}
 	r.cfg = training.Config{
