@@ -61,6 +61,10 @@ func TrainingConfig(c Config) (training.Config, error) {
 		Seed:         c.Seed,
 		KLScale:      training.KLScale(h.KLScale),
 		VATRampup:    training.VATRampup(h.VATRampup),
+		BNStats:      training.BNStatsMinibatch,
+	}
+	if h.BNStats != "" {
+		cfg.BNStats = training.BNStats(h.BNStats) // validated by Config.Validate
 	}
 	if h.Weights != "" {
 		w, err := estimators.ParseWeights(h.Weights)

@@ -158,6 +158,11 @@ type Hyper struct {
 	// authors' code computes) or "llpvat" (LLP-VAT's ramp-up over 40% of the
 	// steps); see training.VATRampup. Empty for the other methods.
 	VATRampup string `json:"vat_rampup,omitempty"`
+	// BNStats is the batch-norm statistics of kl's and llpvat's proportion
+	// loss when a minibatch of bags spans several chunks: "" (the whole
+	// minibatch's, as the authors' code; see training.BNStats) or "chunk"
+	// (each chunk's own). Empty for the other methods.
+	BNStats string `json:"bn_stats,omitempty"`
 }
 
 // Schedule is a learning-rate schedule: "constant"; "multistep" (multiply by
@@ -451,6 +456,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hyper.kl_scale: is %q, but method %s has no KL proportion loss", h.KLScale, c.Method)
 	case c.Method == training.MethodLLPVAT && h.VATRampup != string(training.VATRampupAuthors) && h.VATRampup != string(training.VATRampupLLPVAT):
 		return fmt.Errorf("hyper.vat_rampup: is %q, want authors or llpvat", h.VATRampup)
+	case h.BNStats != "" && (h.BNStats != string(training.BNStatsChunk) || !usesKL(c.Method)):
+		return fmt.Errorf("hyper.bn_stats: is %q, want empty (the minibatch's statistics) or chunk, and only for a method with a KL proportion loss (method %s)", h.BNStats, c.Method)
 	case c.Method != training.MethodLLPVAT && h.VATRampup != "":
 		return fmt.Errorf("hyper.vat_rampup: is %q, but method %s has no VAT term", h.VATRampup, c.Method)
 	}

@@ -64,6 +64,10 @@ type bnOp struct {
 	relu           bool
 	id             int64
 	rec            *bnRecord // nil: statistics not recorded
+	// glob, when set, is the op's state in a loss evaluated chunk by chunk
+	// (bnSweep): which rows of the chunk are instances, and in exact mode
+	// the minibatch's statistics and their adjoints.
+	glob *bnGlobal
 
 	mu sync.Mutex
 	// Per channel, from the last forward run: μ, 1/√(σ²+ε), and the
@@ -178,6 +182,26 @@ func (o *bnOp) record(dt tensor.Dtype) {
 		}
 	}
 	o.rec.mean, o.rec.variance = mean, variance
+	o.rec.count = o.statCount()
+}
+
+// statCount is the number of values per channel behind the statistics of
+// the last run: the minibatch's in exact mode, the chunk's instance rows
+// otherwise.
+func (o *bnOp) statCount() int {
+	if g := o.glob; g != nil && g.mode == bnFixed {
+		return int(g.count)
+	}
+	return o.rows() * o.hw
+}
+
+// rows is the number of leading rows of the batch that are instances (the
+// rest is a chunk's zero padding, kept out of the statistics).
+func (o *bnOp) rows() int {
+	if g := o.glob; g != nil && g.valid > 0 && g.valid < o.n {
+		return g.valid
+	}
+	return o.n
 }
 
 // parallelChannels runs f over channel ranges [lo, hi) on up to GOMAXPROCS
@@ -191,25 +215,22 @@ func parallelChannels(c int, f func(lo, hi int)) {
 }
 
 func bnForward[F float](o *bnOp, x, gamma, beta, y, a, b []F) {
-	chw, m := o.c*o.hw, float64(o.n*o.hw)
+	chw, nv := o.c*o.hw, o.rows()
+	g := o.glob
+	fixed := g != nil && g.mode == bnFixed
 	parallelChannels(o.c, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			var s float64
-			for i := 0; i < o.n; i++ {
-				for _, v := range x[i*chw+c*o.hw : i*chw+(c+1)*o.hw] {
-					s += float64(v)
+			var mu, vr float64
+			if fixed {
+				mu, vr = g.mean[c], g.variance[c]
+			} else {
+				mu, vr = channelStats(x, c, nv, o.hw, chw)
+				if g != nil && g.mode == bnAccumulate {
+					g.fold(c, mu, vr, float64(nv*o.hw))
 				}
 			}
-			mu := s / m
-			var ss float64
-			for i := 0; i < o.n; i++ {
-				for _, v := range x[i*chw+c*o.hw : i*chw+(c+1)*o.hw] {
-					d := float64(v) - mu
-					ss += d * d
-				}
-			}
-			is := 1 / math.Sqrt(ss/m+o.eps)
-			o.mean[c], o.invStd[c], o.variance[c] = mu, is, ss/m
+			is := 1 / math.Sqrt(vr+o.eps)
+			o.mean[c], o.invStd[c], o.variance[c] = mu, is, vr
 			sc := float64(gamma[c]) * is
 			a[c], b[c] = F(sc), F(float64(beta[c])-mu*sc)
 			ac, bc := a[c], b[c]
@@ -226,6 +247,30 @@ func bnForward[F float](o *bnOp, x, gamma, beta, y, a, b []F) {
 			}
 		}
 	})
+	if g != nil && g.mode == bnAccumulate {
+		g.count += float64(nv * o.hw)
+	}
+}
+
+// channelStats returns the mean and biased variance of channel c over the
+// first nv rows of x (two passes, float64 accumulators).
+func channelStats[F float](x []F, c, nv, hw, chw int) (mu, variance float64) {
+	m := float64(nv * hw)
+	var s float64
+	for i := 0; i < nv; i++ {
+		for _, v := range x[i*chw+c*hw : i*chw+(c+1)*hw] {
+			s += float64(v)
+		}
+	}
+	mu = s / m
+	var ss float64
+	for i := 0; i < nv; i++ {
+		for _, v := range x[i*chw+c*hw : i*chw+(c+1)*hw] {
+			d := float64(v) - mu
+			ss += d * d
+		}
+	}
+	return mu, ss / m
 }
 
 // bnGradOp computes one gradient of bnOp (wrt 0: x, 1: γ, 2: β) from x, γ
@@ -297,7 +342,10 @@ func (o *bnGradOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) 
 }
 
 func bnBackward[F float](f *bnOp, wrt int, x, gamma, dy, out, a, b []F) {
-	chw, m := f.c*f.hw, float64(f.n*f.hw)
+	chw, nv := f.c*f.hw, f.rows()
+	m := float64(nv * f.hw)
+	gl := f.glob
+	fixed := gl != nil && gl.mode == bnFixed
 	parallelChannels(f.c, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			mu, is := f.mean[c], f.invStd[c]
@@ -319,23 +367,46 @@ func bnBackward[F float](f *bnOp, wrt int, x, gamma, dy, out, a, b []F) {
 			switch wrt {
 			case 1:
 				out[c] = F(sgx)
+				if fixed && gl.collect {
+					// ∂/∂μ = −γ/√(σ²+ε)·Σg, ∂/∂σ² = −½·γ/(σ²+ε)·Σ g·x̂
+					gl.dMean[c] += -float64(gamma[c]) * is * sg
+					gl.dVar[c] += -0.5 * float64(gamma[c]) * is * is * sgx
+				}
 				continue
 			case 2:
 				out[c] = F(sg)
 				continue
 			}
 			k0 := float64(gamma[c]) * is
-			mg, mgx := sg/m, sgx/m
+			// With fixed statistics x enters only through x̂; in exact mode the
+			// minibatch statistics' adjoints (ā_μ, ā_σ²) add
+			// (ā_μ + 2·ā_σ²·(x − μ))/M for each instance value.
+			// With the chunk's own statistics the usual coupling terms apply.
+			var ea, eb, mg, mgx float64
+			switch {
+			case fixed && gl.extra:
+				ea, eb = gl.adjMean[c]/gl.count, 2*gl.adjVar[c]/gl.count
+			case !fixed:
+				mg, mgx = sg/m, sgx/m
+			}
 			for i := 0; i < f.n; i++ {
 				off := i*chw + c*f.hw
 				xs, ds, os := x[off:off+f.hw], dy[off:off+f.hw], out[off:off+f.hw]
+				inst := i < nv
 				for k, v := range xs {
-					var g float64
+					var gv float64
 					if !f.relu || v*ac+bc > 0 {
-						g = float64(ds[k])
+						gv = float64(ds[k])
 					}
-					xh := (float64(v) - mu) * is
-					os[k] = F(k0 * (g - mg - xh*mgx))
+					switch {
+					case !inst:
+						os[k] = F(k0 * gv) // padding: not in the statistics
+					case fixed:
+						os[k] = F(k0*gv + ea + eb*(float64(v)-mu))
+					default:
+						xh := (float64(v) - mu) * is
+						os[k] = F(k0 * (gv - mg - xh*mgx))
+					}
 				}
 			}
 		}

@@ -86,15 +86,22 @@ type BagRef struct {
 //     to the parameters is, summed over the chunks, exactly ∂L_prop/∂θ by the
 //     chain rule (p̄ is linear in f).
 //
-// The two passes must evaluate the network identically. Both passes use the
-// same chunks (same instances in the same order), so batch-norm statistics,
-// which are per chunk, agree; for a StochasticModel (dropout) the masks of
-// chunk i are drawn from a seed taken once per chunk from the stream set by
-// SetRandom and replayed in pass 2, so they agree too. The result is then
-// the exact gradient of L_prop for the network as evaluated chunk by chunk
-// (with batch-norm this is the loss under per-chunk statistics, not
-// whole-bag statistics). Running batch-norm statistics are updated after
-// each pass-2 chunk only.
+// The passes must evaluate the network identically: every pass uses the
+// same chunks (same instances in the same order); for a StochasticModel
+// (dropout) the masks of chunk i are drawn from a seed taken once per chunk
+// from the stream set by SetRandom and replayed in every pass, and so are
+// the augmentation's draws.
+//
+// Batch normalization couples the instances of a minibatch. With
+// BNStatsMinibatch (the default) every chunk is normalized with the whole
+// minibatch's statistics, as one forward pass over the minibatch (the
+// authors' code) would: when the minibatch spans several chunks, a bnSweep
+// adds K statistics sweeps before pass 1 and K adjoint sweeps before pass 2
+// (K batch-norm layers), and the running averages are updated once per
+// minibatch. With BNStatsChunk each chunk uses its own statistics (the loss
+// of the network as evaluated chunk by chunk; running averages updated
+// after each pass-2 chunk). Either way a chunk's zero padding is kept out
+// of the statistics.
 type KLChunked struct {
 	chunk, dim, classes int
 	dt                  tensor.Dtype
@@ -107,6 +114,9 @@ type KLChunked struct {
 	random              *rand.Rand // seeds of the chunks' dropout masks and augmentation
 	seeds               []uint64
 	scale               KLScale
+	bnStats             BNStats
+	sweep               *bnSweep
+	unfusedBN           bool // a batch-norm model whose layers the sweep cannot drive
 	// Augment, if set, transforms each chunk's inputs in place (rows
 	// instances); pass 2 replays pass 1's draws (same per-chunk seed).
 	Augment func(x []float32, rows int, r *rand.Rand) error
@@ -150,10 +160,14 @@ func NewKLChunked(g *gorgonia.ExprGraph, m Model, spec ModelSpec, chunk int) (*K
 	if k.grads, err = gorgonia.Grad(k.surrogate, k.params...); err != nil {
 		return nil, err
 	}
+	if k.sweep, err = newBNSweep(g, k.probs); err != nil {
+		return nil, err
+	}
 	k.fwd = newTape(g.SubgraphRoots(k.probs))
 	roots := append(gorgonia.Nodes{k.surrogate}, k.grads...)
 	if bn, ok := m.(BatchNormModel); ok {
 		roots = append(roots, bn.RunningStatRoots()...)
+		k.unfusedBN = k.sweep.layers() == 0 && len(bn.RunningStats()) > 0
 	}
 	k.bwd = newTape(g.SubgraphRoots(roots...))
 	return k, nil
@@ -189,28 +203,13 @@ func ParseKLScale(s string) (KLScale, error) {
 // SetScale sets the loss's scale (KLScaleAuthors when never called).
 func (k *KLChunked) SetScale(s KLScale) { k.scale = s }
 
+// SetBNStats sets the batch-norm statistics (BNStatsMinibatch when never
+// called).
+func (k *KLChunked) SetBNStats(s BNStats) { k.bnStats = s }
+
 // SetRandom sets the stream from which the per-chunk dropout-mask seeds of
 // a StochasticModel are drawn (one Uint64 per chunk per call of Gradient).
 func (k *KLChunked) SetRandom(r *rand.Rand) { k.random = r }
-
-// resample refills the model's dropout masks for chunk i from its seed.
-func (k *KLChunked) resample(i int) {
-	if sm, ok := k.model.(StochasticModel); ok {
-		sm.Resample(rand.New(rand.NewPCG(k.seeds[i], 0x6b6c2d6d61736b73)))
-	}
-}
-
-// augment applies Augment to chunk i's inputs with the chunk's seed.
-func (k *KLChunked) augment(i, rows int) error {
-	if k.Augment == nil {
-		return nil
-	}
-	buf, ok := k.xT.Data().([]float32)
-	if !ok {
-		return fmt.Errorf("KL chunk augmentation needs float32 inputs")
-	}
-	return k.Augment(buf, rows, rand.New(rand.NewPCG(k.seeds[i], 0x6b6c2d617567)))
-}
 
 // Close releases the machines.
 func (k *KLChunked) Close() {
@@ -225,63 +224,169 @@ func (k *KLChunked) Chunk() int { return k.chunk }
 // row-major matrix) and adds ∂L_prop/∂θ to acc (one slice per learnable, in
 // Learnables order). It returns L_prop and the number of instances.
 func (k *KLChunked) Gradient(x []float32, bags []BagRef, acc [][]float64) (float64, int, error) {
+	total, err := k.layout(x, bags, acc)
+	if err != nil {
+		return 0, 0, err
+	}
+	k.drawSeeds(total)
+	exact := k.bnStats != BNStatsChunk && total > k.chunk
+	if exact && k.unfusedBN {
+		return 0, 0, errUnfusedBatchNorm
+	}
+	exact = exact && k.sweep.layers() > 0
+	defer k.sweep.release()
+	if exact {
+		if err := k.sweep.statistics(func() error { return k.forEachChunk(x, total, k.forward, nil) }); err != nil {
+			return 0, 0, fmt.Errorf("KL batch-norm statistics: %w", err)
+		}
+	}
+	if err := k.forEachChunk(x, total, k.forward, k.addMeans); err != nil {
+		return 0, 0, fmt.Errorf("KL pass 1: %w", err)
+	}
+	loss, err := k.coefficients(bags)
+	if err != nil {
+		return loss, total, err
+	}
+	if exact {
+		if err := k.sweep.adjoints(func() error { return k.forEachChunk(x, total, k.backward, nil) }); err != nil {
+			return 0, 0, fmt.Errorf("KL batch-norm adjoints: %w", err)
+		}
+	}
+	bn, hasBN := k.model.(BatchNormModel)
+	err = k.forEachChunk(x, total, k.backward, func(start, end int) error {
+		for i, gn := range k.grads {
+			addInto(acc[i], gn.Value())
+		}
+		if hasBN && !exact { // per chunk: each chunk's own statistics
+			return bn.UpdateRunningStats()
+		}
+		return nil
+	})
+	if err == nil && hasBN && exact { // once: the minibatch's statistics
+		err = bn.UpdateRunningStats()
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("KL pass 2: %w", err)
+	}
+	return loss, total, nil
+}
+
+// layout checks the minibatch and lays its instances out in order, bag by
+// bag; it returns the number of instances.
+func (k *KLChunked) layout(x []float32, bags []BagRef, acc [][]float64) (int, error) {
 	if len(bags) == 0 {
-		return 0, 0, fmt.Errorf("KL gradient: empty minibatch of bags")
+		return 0, fmt.Errorf("KL gradient: empty minibatch of bags")
 	}
 	if len(acc) != len(k.params) {
-		return 0, 0, fmt.Errorf("KL gradient: %d accumulators for %d learnables", len(acc), len(k.params))
+		return 0, fmt.Errorf("KL gradient: %d accumulators for %d learnables", len(acc), len(k.params))
 	}
-	C, B := k.classes, len(bags)
+	C := k.classes
 	k.rows, k.bagOf, k.sizes = k.rows[:0], k.bagOf[:0], k.sizes[:0]
 	n := len(x) / k.dim
 	for b, bag := range bags {
 		if len(bag.Indices) == 0 {
-			return 0, 0, fmt.Errorf("KL gradient: bag %d of the minibatch is empty", b)
+			return 0, fmt.Errorf("KL gradient: bag %d of the minibatch is empty", b)
 		}
 		if len(bag.Proportions) != C {
-			return 0, 0, fmt.Errorf("KL gradient: bag %d has %d proportions, want %d", b, len(bag.Proportions), C)
+			return 0, fmt.Errorf("KL gradient: bag %d has %d proportions, want %d", b, len(bag.Proportions), C)
 		}
 		for _, r := range bag.Indices {
 			if r < 0 || r >= n {
-				return 0, 0, fmt.Errorf("KL gradient: bag %d: instance %d outside the %d training rows", b, r, n)
+				return 0, fmt.Errorf("KL gradient: bag %d: instance %d outside the %d training rows", b, r, n)
 			}
 			k.rows = append(k.rows, r)
 			k.bagOf = append(k.bagOf, b)
 		}
 		k.sizes = append(k.sizes, len(bag.Indices))
 	}
-	k.pbar = resize2(k.pbar, B, C)
-	k.coefs = resize2(k.coefs, B, C)
-	total := len(k.rows)
+	k.pbar = resize2(k.pbar, len(bags), C)
+	k.coefs = resize2(k.coefs, len(bags), C)
+	return len(k.rows), nil
+}
 
-	// Pass 1: bag-mean probabilities, forward only.
+// drawSeeds takes one seed per chunk for the dropout masks and the
+// augmentation, which every pass replays.
+func (k *KLChunked) drawSeeds(total int) {
 	k.seeds = k.seeds[:0]
 	if _, ok := k.model.(StochasticModel); ok || k.Augment != nil {
 		for start := 0; start < total; start += k.chunk {
 			k.seeds = append(k.seeds, k.random.Uint64())
 		}
 	}
+}
+
+// forEachChunk loads every chunk of the minibatch in turn (inputs, dropout
+// masks, augmentation, instance rows), runs run on it, then after (if set)
+// with the chunk's range, and rewinds the machine.
+func (k *KLChunked) forEachChunk(x []float32, total int, run func() (*tape, error), after func(start, end int) error) error {
 	for start := 0; start < total; start += k.chunk {
 		end := min(start+k.chunk, total)
-		k.resample(start / k.chunk)
+		i := start / k.chunk
+		if sm, ok := k.model.(StochasticModel); ok {
+			sm.Resample(rand.New(rand.NewPCG(k.seeds[i], 0x6b6c2d6d61736b73)))
+		}
 		k.fillX(x, start, end)
-		if err := k.augment(start/k.chunk, end-start); err != nil {
-			return 0, 0, fmt.Errorf("KL pass 1: augmentation: %w", err)
-		}
-		if err := k.fwd.RunAll(); err != nil {
-			k.fwd.Reset()
-			return 0, 0, fmt.Errorf("KL pass 1: %w", err)
-		}
-		p := valuesF64(k.probs.Value(), &k.probsF)
-		k.fwd.Rewind()
-		for i := start; i < end; i++ {
-			row := p[(i-start)*C : (i-start+1)*C]
-			pb := k.pbar[k.bagOf[i]]
-			for c, v := range row {
-				pb[c] += v
+		if k.Augment != nil {
+			buf, ok := k.xT.Data().([]float32)
+			if !ok {
+				return fmt.Errorf("KL chunk augmentation needs float32 inputs")
+			}
+			if err := k.Augment(buf, end-start, rand.New(rand.NewPCG(k.seeds[i], 0x6b6c2d617567))); err != nil {
+				return fmt.Errorf("augmentation: %w", err)
 			}
 		}
+		k.fillCoef(start, end)
+		k.sweep.setValid(end - start)
+		t, err := run()
+		if err != nil {
+			return err
+		}
+		if after != nil {
+			err = after(start, end)
+		}
+		t.Rewind()
+		if err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// forward runs the chunk's forward pass (the bag-mean probabilities).
+func (k *KLChunked) forward() (*tape, error) {
+	if err := k.fwd.RunAll(); err != nil {
+		k.fwd.Reset()
+		return k.fwd, err
+	}
+	return k.fwd, nil
+}
+
+// backward runs the chunk's forward and backward pass of the surrogate.
+func (k *KLChunked) backward() (*tape, error) {
+	if err := k.bwd.RunAll(); err != nil {
+		k.bwd.Reset()
+		return k.bwd, err
+	}
+	return k.bwd, nil
+}
+
+// addMeans adds the chunk's probabilities to its bags' sums.
+func (k *KLChunked) addMeans(start, end int) error {
+	C := k.classes
+	p := valuesF64(k.probs.Value(), &k.probsF)
+	for i := start; i < end; i++ {
+		pb := k.pbar[k.bagOf[i]]
+		for c, v := range p[(i-start)*C : (i-start+1)*C] {
+			pb[c] += v
+		}
+	}
+	return nil
+}
+
+// coefficients computes L_prop from the bag sums and the surrogate's
+// coefficients g_kc/m_k.
+func (k *KLChunked) coefficients(bags []BagRef) (float64, error) {
+	C, B := k.classes, len(bags)
 	var loss float64
 	scale := 1 / float64(C*B) // the paper's −1/(CB)·Σ_k Σ_c
 	if k.scale != KLScalePaper {
@@ -297,34 +402,9 @@ func (k *KLChunked) Gradient(x []float32, bags []BagRef, acc [][]float64) (float
 		}
 	}
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
-		return loss, total, fmt.Errorf("KL loss is %v", loss)
+		return loss, fmt.Errorf("KL loss is %v", loss)
 	}
-
-	// Pass 2: back-propagate each chunk's surrogate with the fixed coefficients.
-	for start := 0; start < total; start += k.chunk {
-		end := min(start+k.chunk, total)
-		k.resample(start / k.chunk)
-		k.fillX(x, start, end)
-		if err := k.augment(start/k.chunk, end-start); err != nil {
-			return 0, 0, fmt.Errorf("KL pass 2: augmentation: %w", err)
-		}
-		k.fillCoef(start, end)
-		if err := k.bwd.RunAll(); err != nil {
-			k.bwd.Reset()
-			return 0, 0, fmt.Errorf("KL pass 2: %w", err)
-		}
-		if bn, ok := k.model.(BatchNormModel); ok {
-			if err := bn.UpdateRunningStats(); err != nil {
-				k.bwd.Rewind()
-				return 0, 0, fmt.Errorf("KL pass 2: batch-norm statistics: %w", err)
-			}
-		}
-		for i, gn := range k.grads {
-			addInto(acc[i], gn.Value())
-		}
-		k.bwd.Rewind()
-	}
-	return loss, total, nil
+	return loss, nil
 }
 
 func (k *KLChunked) fillX(x []float32, start, end int) {

@@ -66,6 +66,11 @@ type Config struct {
 	// ChunkSize is the number of instances per forward pass of bag losses
 	// (0 means DefaultChunkSize); it bounds their memory (KLChunked).
 	ChunkSize int `json:"chunk_size"`
+	// BNStats is the batch-norm statistics of kl's and llpvat's proportion
+	// loss when a minibatch spans several chunks: the zero value is
+	// BNStatsMinibatch (the whole minibatch's, as the authors' code; exact,
+	// at the cost of extra passes), or BNStatsChunk (each chunk's own).
+	BNStats BNStats `json:"bn_stats,omitempty"`
 	// EvalBatch is the test-set batch size (0 means DefaultEvalBatch).
 	EvalBatch int `json:"eval_batch"`
 	// EvalEvery evaluates the test accuracy every that many epochs; 0 means
@@ -540,6 +545,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	c.KLScale = scale
 	if c.VATRampup, err = ParseVATRampup(string(c.VATRampup)); err != nil {
+		return c, fmt.Errorf("config: %w", err)
+	}
+	if c.BNStats, err = ParseBNStats(string(c.BNStats)); err != nil {
 		return c, fmt.Errorf("config: %w", err)
 	}
 	if c.Model.Dtype == tensor.Float64 {

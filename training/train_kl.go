@@ -43,6 +43,7 @@ func newKLMethod(env *MethodEnv) (*klMethod, error) {
 	m.k = k
 	k.Augment = cfg.Augment
 	k.SetScale(cfg.KLScale)
+	k.SetBNStats(cfg.BNStats)
 	for _, p := range env.Model.Learnables() {
 		m.acc = append(m.acc, make([]float64, p.Shape().TotalSize()))
 	}

@@ -68,6 +68,7 @@ func newVATMethod(env *MethodEnv, cfg VATConfig) (*vatMethod, error) {
 		return nil, err
 	}
 	m.k.SetScale(env.Config.KLScale)
+	m.k.SetBNStats(env.Config.BNStats)
 	for _, p := range env.Model.Learnables() {
 		m.acc = append(m.acc, make([]float64, p.Shape().TotalSize()))
 	}

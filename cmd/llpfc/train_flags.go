@@ -17,11 +17,11 @@ import (
 // trainFlags are `llpfc train`'s flags (defineTrainFlags); parseTrain turns
 // them into a trainRun through applyPreset, check, schedule and build.
 type trainFlags struct {
-	name, dataDir, bagsFile, method, model, protocol, optimizer, milestones, groupWeights, compat, klScale, vatRampup, normalize, augment, out, preset *string
-	dropout, lr, wd, momentum, beta1, beta2, gamma, vatEps, vatXi                                                                                      *float64
-	bagSize, numPoints, epochs, batch, regroup, vatIters, chunk, evalEvery                                                                             *int
-	seed                                                                                                                                               *int64
-	resume, asJSON, quiet                                                                                                                              *bool
+	name, dataDir, bagsFile, method, model, protocol, optimizer, milestones, groupWeights, compat, klScale, vatRampup, bnStats, normalize, augment, out, preset *string
+	dropout, lr, wd, momentum, beta1, beta2, gamma, vatEps, vatXi                                                                                               *float64
+	bagSize, numPoints, epochs, batch, regroup, vatIters, chunk, evalEvery                                                                                      *int
+	seed                                                                                                                                                        *int64
+	resume, asJSON, quiet                                                                                                                                       *bool
 }
 
 // defineTrainFlags defines train's flags on fs.
@@ -55,6 +55,7 @@ func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.vatXi = fs.Float64("vat-xi", 0, "llpvat: finite-difference step ξ of the power iteration (default 1e-6, the authors')")
 	f.vatIters = fs.Int("vat-power-iters", 0, "llpvat: power iterations (default 1, the authors')")
 	f.chunk = fs.Int("chunk-size", training.DefaultChunkSize, "bag methods: instances per forward pass; bounds memory whatever the bag size")
+	f.bnStats = fs.String("bn-stats", "minibatch", "kl and llpvat with a batch-norm model, when a minibatch of bags spans several chunks: minibatch (every chunk normalized with the whole minibatch's statistics, as the authors' one forward pass; exact, at the cost of about 2 extra passes per batch-norm layer) or chunk (each chunk's own statistics: faster, a different loss)")
 	f.normalize = fs.String("normalize", data.Standardize, "input normalization: standardize (each channel, or each tabular feature, to mean 0 and std 1 with the constants of the whole training split, applied to train and test and to the augmentation's padding: what the authors do for every data set) or none (pixels in [0,1])")
 	f.augment = fs.String("augment", "none", "training augmentation of image data: none or crop-flip (zero-pad 4, random crop, horizontal flip with probability ½: the appendix's setting)")
 	f.evalEvery = fs.Int("eval-every", 0, "evaluate test accuracy every K epochs (0: only after the last)")
@@ -116,6 +117,7 @@ func (f *trainFlags) applyPreset(given map[string]bool, dsName string) (sched tr
 	set("vat-xi", func() { *f.vatXi = h.VATXi })
 	setStr("kl-scale", f.klScale, h.KLScale)
 	setStr("vat-rampup", f.vatRampup, h.VATRampup)
+	setStr("bn-stats", f.bnStats, h.BNStats)
 	setStr("group-weights", f.groupWeights, h.Weights)
 	setStr("compat", f.compat, h.Compat)
 	if !given["milestones"] {
@@ -217,6 +219,7 @@ type trainNames struct {
 	cp    estimators.Compat
 	ks    training.KLScale
 	vr    training.VATRampup
+	bs    training.BNStats
 }
 
 // parseNames parses the flags that name a choice; each error names its flag.
@@ -235,6 +238,9 @@ func (f *trainFlags) parseNames() (n trainNames, err error) {
 	}
 	if n.vr, err = training.ParseVATRampup(*f.vatRampup); err != nil {
 		return n, fmt.Errorf("--vat-rampup: %v", err)
+	}
+	if n.bs, err = training.ParseBNStats(*f.bnStats); err != nil {
+		return n, fmt.Errorf("--bn-stats: %v", err)
 	}
 	return n, nil
 }
@@ -265,6 +271,7 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched trai
 		Compat:       nm.cp,
 		KLScale:      nm.ks,
 		VATRampup:    nm.vr,
+		BNStats:      nm.bs,
 		Seed:         *f.seed,
 		ChunkSize:    *f.chunk,
 		EvalEvery:    *f.evalEvery,
