@@ -54,7 +54,7 @@ func runFields(cfg Config, data *TrainData) map[string]string {
 		"batch_size": strconv.Itoa(cfg.BatchSize), "regroup_every": strconv.Itoa(cfg.RegroupEvery),
 		"seed": strconv.FormatInt(cfg.Seed, 10), "chunk_size": strconv.Itoa(cfg.ChunkSize),
 		"schedule": fmt.Sprint(cfg.Schedule), "kl_scale": string(cfg.KLScale), "vat_rampup": string(cfg.VATRampup),
-		"bn_stats": string(cfg.BNStats),
+		"bn_stats":      string(cfg.BNStats),
 		"group_weights": string(cfg.GroupWeights), "compat": string(cfg.Compat),
 		"bags": hashBags(data.Bags), "inputs": hashFloats(data.X),
 	}
