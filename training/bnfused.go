@@ -367,17 +367,19 @@ func bnBackward[F float](f *bnOp, wrt int, x, gamma, dy, out, a, b []F) {
 			switch wrt {
 			case 1:
 				out[c] = F(sgx)
-				if fixed && gl.collect {
-					// ∂/∂μ = −γ/√(σ²+ε)·Σg, ∂/∂σ² = −½·γ/(σ²+ε)·Σ g·x̂
-					gl.dMean[c] += -float64(gamma[c]) * is * sg
-					gl.dVar[c] += -0.5 * float64(gamma[c]) * is * is * sgx
-				}
 				continue
 			case 2:
 				out[c] = F(sg)
 				continue
 			}
 			k0 := float64(gamma[c]) * is
+			if fixed && gl.collect {
+				// ∂/∂μ = −γ/√(σ²+ε)·Σg, ∂/∂σ² = −½·γ/(σ²+ε)·Σ g·x̂ (collected by
+				// the gradient with respect to x, which every backward pass
+				// through the layer runs, whatever the leaves differentiated)
+				gl.dMean[c] += -k0 * sg
+				gl.dVar[c] += -0.5 * k0 * is * sgx
+			}
 			// With fixed statistics x enters only through x̂; in exact mode the
 			// minibatch statistics' adjoints (ā_μ, ā_σ²) add
 			// (ā_μ + 2·ā_σ²·(x − μ))/M for each instance value.

@@ -179,6 +179,11 @@ type VAT struct {
 	cons               *gorgonia.Node
 	grads              gorgonia.Nodes
 	clean, probe, adv  gorgonia.VM
+
+	// Batch-norm statistics of the three passes (see SetBNStats).
+	bnStats                 BNStats
+	cleanBN, probeBN, advBN *bnSweep
+	unfusedBN               bool
 }
 
 // NewVAT adds the three passes for chunks of chunk instances to g (the
@@ -255,6 +260,16 @@ func NewVAT(g *gorgonia.ExprGraph, m Model, spec ModelSpec, chunk int, cfg VATCo
 	if v.grads, err = gorgonia.Grad(v.cons, v.params...); err != nil {
 		return nil, fmt.Errorf("VAT: gradient with respect to the parameters: %w", err)
 	}
+	if v.cleanBN, err = newBNSweep(g, v.probs); err != nil {
+		return nil, err
+	}
+	if v.probeBN, err = newBNSweep(g, v.gradD); err != nil {
+		return nil, err
+	}
+	if v.advBN, err = newBNSweep(g, v.cons); err != nil {
+		return nil, err
+	}
+	v.unfusedBN = hasBN && v.cleanBN.layers() == 0 && len(bnm.RunningStats()) > 0
 	v.clean = gorgonia.NewTapeMachine(g.SubgraphRoots(cleanRoots...))
 	v.probe = gorgonia.NewTapeMachine(g.SubgraphRoots(v.gradD))
 	v.adv = gorgonia.NewTapeMachine(g.SubgraphRoots(append(gorgonia.Nodes{v.cons}, v.grads...)...))
@@ -268,11 +283,18 @@ func (v *VAT) Close() {
 	v.adv.Close()
 }
 
+// SetBNStats sets the batch-norm statistics of the three passes when the
+// instances span several chunks (BNStatsMinibatch when never called): the
+// whole minibatch's, as LLP-VAT's code computes them over the concatenated
+// bags (exactGradient), or each chunk's own.
+func (v *VAT) SetBNStats(s BNStats) { v.bnStats = s }
+
 // Gradient computes L_cons for the n instances in x (n×D row-major, with
 // weights 1/n each) and adds weight·∂L_cons/∂θ to acc (one slice per
 // learnable, in Learnables order). The random directions come from rng (one
-// N(0,1) draw per input coordinate, chunk by chunk). It returns L_cons.
-// A StochasticModel's masks must be resampled by the caller before the call.
+// N(0,1) draw per input coordinate, instance by instance). It returns
+// L_cons. A StochasticModel's masks must be resampled by the caller before
+// the call.
 func (v *VAT) Gradient(x []float32, weight float64, rng *rand.Rand, acc [][]float64) (float64, error) {
 	if len(x) == 0 || len(x)%v.dim != 0 {
 		return 0, fmt.Errorf("VAT: %d input values, want a positive multiple of the instance size %d", len(x), v.dim)
@@ -281,6 +303,14 @@ func (v *VAT) Gradient(x []float32, weight float64, rng *rand.Rand, acc [][]floa
 		return 0, fmt.Errorf("VAT: %d accumulators for %d learnables", len(acc), len(v.params))
 	}
 	n := len(x) / v.dim
+	if v.bnStats != BNStatsChunk && n > v.chunk {
+		if v.unfusedBN {
+			return 0, errUnfusedBatchNorm
+		}
+		if v.cleanBN.layers() > 0 {
+			return v.exactGradient(x, weight, rng, acc)
+		}
+	}
 	var total float64
 	for start := 0; start < n; start += v.chunk {
 		end := min(start+v.chunk, n)
@@ -308,6 +338,9 @@ func (v *VAT) chunkGradient(x []float32, rows int, wi, weight float64, rng *rand
 		ws[i] = wi
 	}
 	vatStore(v.wT, ws)
+	v.cleanBN.setValid(rows) // the chunk's own statistics, over its instance rows
+	v.probeBN.setValid(rows)
+	v.advBN.setValid(rows)
 
 	// 1. Fixed predictions.
 	if err := v.clean.RunAll(); err != nil {

@@ -69,6 +69,7 @@ func newVATMethod(env *MethodEnv, cfg VATConfig) (*vatMethod, error) {
 	}
 	m.k.SetScale(env.Config.KLScale)
 	m.k.SetBNStats(env.Config.BNStats)
+	m.vat.SetBNStats(env.Config.BNStats)
 	for _, p := range env.Model.Learnables() {
 		m.acc = append(m.acc, make([]float64, p.Shape().TotalSize()))
 	}

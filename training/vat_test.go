@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -246,4 +248,52 @@ func TestVATPowerIterationFollowsHessian(t *testing.T) {
 		}
 		v.Close()
 	}
+}
+
+// TestVATExactBatchNorm checks LLP-VAT's consistency term with batch norm
+// over the whole minibatch (issue 20) on cnn-bn in float64: with
+// BNStatsMinibatch the loss and the parameters' gradient do not depend on
+// the chunk size (chunks of 1, 4 and 5 instances — the last one padded —
+// against one chunk of all 12, which is one pass over the minibatch), to
+// 1e-8; with BNStatsChunk and chunks of 5 they differ. The clean pass, both
+// power iterations (differentiated with respect to the direction through
+// the statistics) and the adversarial pass all take part.
+func TestVATExactBatchNorm(t *testing.T) {
+	spec := ModelSpec{Name: "cnn-bn", Channels: 1, Height: 4, Width: 4, NumClasses: 3, Dtype: tensor.Float64}
+	const n = 12
+	src := rng.New(11, "vat-bn")
+	x := make([]float32, n*spec.InputDim())
+	for i := range x {
+		x[i] = float32(2*src.Float64() - 1)
+	}
+	cfg := VATConfig{Xi: 1e-3, Eps: 0.5, PowerIters: 2}
+	run := func(chunk int, stats BNStats) ([]float64, float64) {
+		g := gorgonia.NewGraph()
+		m, err := NewModel(g, spec, rng.New(4, "init"))
+		require.NoError(t, err)
+		v, err := NewVAT(g, m, spec, chunk, cfg)
+		require.NoError(t, err)
+		defer v.Close()
+		v.SetBNStats(stats)
+		acc := make([][]float64, len(v.params))
+		for i, p := range v.params {
+			acc[i] = make([]float64, p.Shape().TotalSize())
+		}
+		l, err := v.Gradient(x, 1, rng.New(3, "vat"), acc)
+		require.NoError(t, err)
+		var flat []float64
+		for _, a := range acc {
+			flat = append(flat, a...)
+		}
+		return flat, l
+	}
+	want, wantL := run(n, BNStatsMinibatch)
+	require.Greater(t, maxAbsDiff(want, make([]float64, len(want))), 1e-6, "a non-trivial gradient")
+	for _, chunk := range []int{5, 4, 1} {
+		got, l := run(chunk, BNStatsMinibatch)
+		assert.InDelta(t, wantL, l, 1e-8, "chunk %d: L_cons", chunk)
+		assert.Less(t, maxAbsDiff(got, want), 1e-8, "chunk %d: gradient", chunk)
+	}
+	got, _ := run(5, BNStatsChunk)
+	assert.Greater(t, maxAbsDiff(got, want), 1e-5, "chunk statistics, chunks of 5: a different gradient")
 }
