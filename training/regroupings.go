@@ -35,6 +35,9 @@ type GroupingReporter interface {
 // from grouping, as in regroup, so the groups are those trained on.
 func (m *llpfcMethod) Regroupings(epochs int) ([]Regrouping, error) {
 	r := m.env.Config.RegroupEvery
+	if r == 0 { // never regroup: the groups of epoch 0 throughout
+		r = max(epochs, 1)
+	}
 	var out []Regrouping
 	for e := 0; e < epochs; e += r {
 		red, err := m.grouping(e, m.opts)

@@ -42,12 +42,17 @@ type Config struct {
 	Optimizer OptimizerConfig `json:"optimizer"`
 	// Schedule scales the learning rate per epoch; nil means constant.
 	Schedule Schedule `json:"-"`
-	// BatchSize counts instances for LLPFC and bags for kl, llpvat, llpgan.
+	// BatchSize counts instances for LLPFC and bags for kl, llpvat, llpgan;
+	// it has no default (0 is an error).
 	BatchSize int `json:"batch_size"`
-	Epochs    int `json:"epochs"`
-	// RegroupEvery is the LLPFC regrouping period r in epochs (0 means
-	// DefaultRegroupEvery): the bags are randomly re-partitioned into groups
-	// at epochs 0, r, 2r, ….
+	// Epochs is the number of passes over the training bags (≥ 1; 0 is an
+	// error).
+	Epochs int `json:"epochs"`
+	// RegroupEvery is the LLPFC regrouping period r in epochs: the bags
+	// are randomly re-partitioned into groups at epochs 0, r, 2r, …; 0
+	// means never (the groups of epoch 0 for the whole run), the meaning
+	// experiments.Hyper.RegroupEvery gives it. DefaultRegroupEvery is the
+	// appendix's period.
 	RegroupEvery int `json:"regroup_every"`
 	// GroupWeights and Compat are passed to estimators.Build (zero values:
 	// uniform weights, the paper's algorithms).
@@ -524,9 +529,6 @@ func firstNonFinite(gs [][]float32) (int, int, bool) {
 
 // withDefaults fills zero fields and validates the configuration.
 func (c Config) withDefaults() (Config, error) {
-	if c.RegroupEvery == 0 {
-		c.RegroupEvery = DefaultRegroupEvery
-	}
 	if c.ChunkSize == 0 {
 		c.ChunkSize = DefaultChunkSize
 	}
@@ -558,8 +560,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("config: batch size %d, want ≥ 1", c.BatchSize)
 	case c.Epochs < 1:
 		return c, fmt.Errorf("config: epochs %d, want ≥ 1", c.Epochs)
-	case c.RegroupEvery < 1:
-		return c, fmt.Errorf("config: regroup every %d epochs, want ≥ 1", c.RegroupEvery)
+	case c.RegroupEvery < 0:
+		return c, fmt.Errorf("config: regroup every %d epochs, want ≥ 1, or 0 for never", c.RegroupEvery)
 	case c.ChunkSize < 1:
 		return c, fmt.Errorf("config: chunk size %d, want ≥ 1", c.ChunkSize)
 	case c.EvalBatch < 1:

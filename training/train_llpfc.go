@@ -214,8 +214,11 @@ func (m *llpfcMethod) grouping(e int, opts estimators.Options) (*estimators.Redu
 }
 
 func (m *llpfcMethod) BeginEpoch(e int) (int, error) {
-	r := m.env.Config.RegroupEvery
-	if k := e / r * r; m.regroupedAt != k {
+	k := 0 // RegroupEvery 0: never regroup, the groups of epoch 0 throughout
+	if r := m.env.Config.RegroupEvery; r > 0 {
+		k = e / r * r
+	}
+	if m.regroupedAt != k {
 		if err := m.regroup(k); err != nil {
 			return 0, err
 		}
