@@ -217,6 +217,12 @@ func (k *KLChunked) Close() {
 	k.bwd.Close()
 }
 
+// Release drops the values of the machines' last runs (tape.Release).
+func (k *KLChunked) Release() {
+	k.fwd.Release()
+	k.bwd.Release()
+}
+
 // Chunk returns the number of instances per forward pass.
 func (k *KLChunked) Chunk() int { return k.chunk }
 

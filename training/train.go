@@ -442,6 +442,9 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 		st := EpochStats{Epoch: e, Loss: lossSum / float64(steps), LR: lr, Seconds: dt.Seconds(), Steps: steps, Images: images, TestAccuracy: -1}
 		last := e == cfg.Epochs-1
 		if last || (cfg.EvalEvery > 0 && (e+1)%cfg.EvalEvery == 0) {
+			if r, ok := method.(bufferReleaser); ok {
+				r.ReleaseBuffers() // the step's activations are not needed while evaluating
+			}
 			acc, err := ev.Accuracy(ctx, data.TestX, data.TestY)
 			if err != nil {
 				if ctx.Err() != nil && cfg.Checkpoint != "" {
@@ -634,11 +637,21 @@ func (e *evaluator) Predict(ctx context.Context, x []float32, out []int) error {
 	return nil
 }
 
-// Accuracy returns the fraction of rows of x whose predicted class is y.
+// bufferReleaser is implemented by methods whose machines can drop the
+// values of their last run (tape.Release); Train calls it before each
+// evaluation, so that the step's and the evaluator's activations are never
+// resident together (issue 12).
+type bufferReleaser interface {
+	ReleaseBuffers()
+}
+
+// Accuracy returns the fraction of rows of x whose predicted class is y;
+// the evaluator's machine drops its values afterwards (tape.Release).
 func (e *evaluator) Accuracy(ctx context.Context, x []float32, y []int) (float64, error) {
 	if len(y) == 0 {
 		return 0, errors.New("evaluation: empty test split")
 	}
+	defer e.vm.Release()
 	pred := make([]int, len(y))
 	if err := e.Predict(ctx, x, pred); err != nil {
 		return 0, err

@@ -52,6 +52,9 @@ func newKLMethod(env *MethodEnv) (*klMethod, error) {
 
 func (m *klMethod) Close() { m.k.Close() }
 
+// ReleaseBuffers drops the values of the machines' last runs.
+func (m *klMethod) ReleaseBuffers() { m.k.Release() }
+
 func (m *klMethod) BeginEpoch(e int) (int, error) {
 	m.order = m.env.Stream("kl-order", e).Perm(len(m.bags))
 	m.k.SetRandom(m.env.Stream("dropout", e))

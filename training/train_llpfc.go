@@ -108,6 +108,9 @@ func newFCGraph(env *MethodEnv, prefix string, authors bool) (*fcGraph, error) {
 // Close releases the graph's machine.
 func (f *fcGraph) Close() { f.vm.Close() }
 
+// ReleaseBuffers drops the values of the machine's last run (tape.Release).
+func (f *fcGraph) ReleaseBuffers() { f.vm.Release() }
+
 // run trains on the inputs already filled for the minibatch's n real rows
 // (the rest zero): augmentation, dropout masks, forward and backward, the
 // batch-norm running statistics; it copies the gradients into grads and

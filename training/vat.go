@@ -178,7 +178,7 @@ type VAT struct {
 	gradD              *gorgonia.Node
 	cons               *gorgonia.Node
 	grads              gorgonia.Nodes
-	clean, probe, adv  gorgonia.VM
+	clean, probe, adv  *tape
 
 	// Batch-norm statistics of the three passes (see SetBNStats).
 	bnStats                 BNStats
@@ -270,10 +270,17 @@ func NewVAT(g *gorgonia.ExprGraph, m Model, spec ModelSpec, chunk int, cfg VATCo
 		return nil, err
 	}
 	v.unfusedBN = hasBN && v.cleanBN.layers() == 0 && len(bnm.RunningStats()) > 0
-	v.clean = gorgonia.NewTapeMachine(g.SubgraphRoots(cleanRoots...))
-	v.probe = gorgonia.NewTapeMachine(g.SubgraphRoots(v.gradD))
-	v.adv = gorgonia.NewTapeMachine(g.SubgraphRoots(append(gorgonia.Nodes{v.cons}, v.grads...)...))
+	v.clean = newTape(g.SubgraphRoots(cleanRoots...))
+	v.probe = newTape(g.SubgraphRoots(v.gradD))
+	v.adv = newTape(g.SubgraphRoots(append(gorgonia.Nodes{v.cons}, v.grads...)...))
 	return v, nil
+}
+
+// Release drops the values of the machines' last runs (tape.Release).
+func (v *VAT) Release() {
+	v.clean.Release()
+	v.probe.Release()
+	v.adv.Release()
 }
 
 // Close releases the machines.

@@ -78,6 +78,12 @@ func newVATMethod(env *MethodEnv, cfg VATConfig) (*vatMethod, error) {
 	return m, nil
 }
 
+// ReleaseBuffers drops the values of the machines' last runs.
+func (m *vatMethod) ReleaseBuffers() {
+	m.k.Release()
+	m.vat.Release()
+}
+
 func (m *vatMethod) Close() {
 	m.vat.Close()
 	m.k.Close()

@@ -31,6 +31,10 @@ type tape struct {
 	// compiler reuses registers of dead values); they are cleared before
 	// each run, since their last value may have another node's shape.
 	shared []int
+	// computed are the program's nodes that are neither inputs nor
+	// constants: after a run gorgonia binds each to its value (Release
+	// drops those bindings).
+	computed gorgonia.Nodes
 }
 
 func newTape(g *gorgonia.ExprGraph) *tape {
@@ -44,6 +48,9 @@ func newTape(g *gorgonia.ExprGraph) *tape {
 		}
 	}
 	for _, n := range g.AllNodes() {
+		if !isInputOrConstant(n) {
+			t.computed = append(t.computed, n)
+		}
 		if isInputOrConstant(n) && n.Value() != nil {
 			t.inputs[n.Value()] = true
 		}
@@ -94,6 +101,26 @@ func (t *tape) Rewind() {
 		}
 	}
 	*t.pc = 0
+}
+
+// Release drops every value the machine holds — its registers and the
+// bindings of its computed nodes to their last values — so that the garbage
+// collector can reclaim a phase's activations and gradients when the phase
+// ends (issue 12: the training step's and the evaluator's machines were
+// both resident during an evaluation). The next run allocates afresh; the
+// nodes' values are unavailable until then. Node bindings are cleared
+// through reflection on gorgonia v0.9.18's unexported Node.boundTo; if the
+// field is not found only the registers are dropped
+// (TestTapeReleaseFreesValues).
+func (t *tape) Release() {
+	t.VM.Reset() // drops the registers
+	for _, n := range t.computed {
+		f := reflect.ValueOf(n).Elem().FieldByName("boundTo")
+		if !f.IsValid() || f.Kind() != reflect.Interface {
+			return
+		}
+		reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Set(reflect.Zero(f.Type()))
+	}
 }
 
 // isInputOrConstant reports whether n has no op (parameters, bound inputs)
