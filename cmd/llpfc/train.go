@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -77,8 +76,7 @@ func parseTrain(args []string, stderr io.Writer) (*trainRun, int) {
 		fmt.Fprintf(stderr, "llpfc train: %v\n", err)
 		return nil, exitBadUsage
 	}
-	given := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	given := givenFlags(fs)
 	if *f.name == "" {
 		return fail(errors.New("--data is required (e.g. --data fixture)"))
 	}
