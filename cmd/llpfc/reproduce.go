@@ -511,10 +511,23 @@ func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float
 		batch = min(batch, measureBatch)
 	}
 	cfg.BatchSize, cfg.EvalBatch = batch, batch
-	// Classes bags (one LLPFC group) of equal size covering two minibatches.
+	s.H, s.W = experiments.InputSide(c.Model, s.H, s.W)
+	res, err := training.Train(ctx, cfg, throughputData(s, batch), nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !(res.TrainImagesPerSecond > 0) {
+		return 0, 0, fmt.Errorf("no throughput measured (%v images/s)", res.TrainImagesPerSecond)
+	}
+	return res.TrainImagesPerSecond, batch, nil
+}
+
+// throughputData returns measureRate's random training data of shape s:
+// Classes bags (one LLPFC group) of equal size covering two minibatches of
+// batch instances.
+func throughputData(s inputShape, batch int) *training.TrainData {
 	per := (2*batch + s.Classes - 1) / s.Classes
 	n := per * s.Classes
-	s.H, s.W = experiments.InputSide(c.Model, s.H, s.W)
 	dim := s.Features
 	if s.C > 0 {
 		dim = s.C * s.H * s.W
@@ -525,7 +538,7 @@ func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float
 	for i := range td.X {
 		td.X[i] = r.Float32()
 	}
-	bags := &estimators.BagSet{NumClasses: s.Classes}
+	td.Bags = &estimators.BagSet{NumClasses: s.Classes}
 	for k := 0; k < s.Classes; k++ {
 		// Bag k is 1/2 class k and 1/2 uniform, so the bags' proportion
 		// matrix is invertible.
@@ -538,17 +551,9 @@ func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float
 		for i := range idx {
 			idx[i] = k*per + i
 		}
-		bags.Bags = append(bags.Bags, estimators.Bag{ID: k, Size: per, Proportions: p, Indices: idx})
+		td.Bags.Bags = append(td.Bags.Bags, estimators.Bag{ID: k, Size: per, Proportions: p, Indices: idx})
 	}
-	td.Bags = bags
-	res, err := training.Train(ctx, cfg, td, nil)
-	if err != nil {
-		return 0, 0, err
-	}
-	if !(res.TrainImagesPerSecond > 0) {
-		return 0, 0, fmt.Errorf("no throughput measured (%v images/s)", res.TrainImagesPerSecond)
-	}
-	return res.TrainImagesPerSecond, batch, nil
+	return td
 }
 
 // reportCompanions returns the other result stores under root whose cells a
