@@ -52,8 +52,8 @@ type flagCheck struct {
 }
 
 // atLeast checks an integer flag against its least allowed value.
-func atLeast(flag string, v, least int) flagCheck {
-	return flagCheck{flag, v >= least, fmt.Sprintf("≥ %d", least), v}
+func atLeast(name string, v, least int) flagCheck {
+	return flagCheck{name, v >= least, fmt.Sprintf("≥ %d", least), v}
 }
 
 // checkFlags returns the error of the first failed check, or nil.

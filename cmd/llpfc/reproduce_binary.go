@@ -71,8 +71,8 @@ func defineBinaryFlags(fs *flag.FlagSet) *binaryFlags {
 // whose default is "the grid's" (0, or −1 for --test-size) must be positive
 // when given.
 func (f *binaryFlags) check(given map[string]bool) error {
-	pos := func(flag string, v int, leftOut bool) flagCheck {
-		return flagCheck{flag, leftOut || v >= 1, "≥ 1 (leave it out for the grid's default)", v}
+	pos := func(name string, v int, leftOut bool) flagCheck {
+		return flagCheck{name, leftOut || v >= 1, "≥ 1 (leave it out for the grid's default)", v}
 	}
 	return checkFlags(
 		pos("trials", *f.trials, !given["trials"]),
