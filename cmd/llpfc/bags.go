@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 
@@ -48,69 +50,105 @@ func bagsChoices(protocol, shortfall, split string) (bagproto.Protocol, bagproto
 	return proto, policy, 0, fmt.Errorf("--split is %q, want train or test", split)
 }
 
+// bagsFlags are `llpfc bags`'s flags.
+type bagsFlags struct {
+	name, dir, split, protocol, shortfall, out *string
+	bagSize, numBags, numPoints, rounds        *int
+	seed                                       *int64
+}
+
+func defineBagsFlags(fs *flag.FlagSet) *bagsFlags {
+	f := &bagsFlags{}
+	f.name = fs.String("data", "", "data set: fixture (embedded Fashion-MNIST subset), fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST] or libsvm:TRAIN[,TEST]")
+	f.dir = defineDataDir(fs)
+	f.split = fs.String("split", "train", "which split to draw bags from: train or test")
+	f.bagSize = fs.Int("bag-size", 0, "B, the number of instances in every bag (the paper uses 32…2048)")
+	f.numBags = fs.Int("num-bags", 0, "K, the number of bags (give this or --num-points)")
+	f.numPoints = fs.Int("num-points", 0, "N, the total number of instances to put in bags, a multiple of --bag-size (the paper: 40960 for CIFAR10 and SVHN, 106496 for EMNIST)")
+	f.protocol = fs.String("protocol", "paper", "bag protocol: paper, shuffle or dirichlet:a (a > 0)")
+	f.shortfall = fs.String("shortfall", "restart", "when a class pool runs out: restart (draw the whole set of bags again; bags keep the paper protocol's distribution conditioned on fitting, as in the authors' code), redraw (only that bag's proportions, then restart) or strict (fail naming the bag and class)")
+	f.seed = fs.Int64("seed", 1, "random seed; the same seed gives the same bags")
+	f.out = fs.String("out", "", "path of the bags file to write (written atomically)")
+	f.rounds = fs.Int("trouble-rounds", 20, "number of random groupings over which ‖T̂⁻¹‖₁ is summarized after writing, to predict trouble for LLPFC before training; 0 skips it")
+	return f
+}
+
+// check validates the flags before any data is read; each error names its
+// flag. A count given explicitly must be positive (0 is "not given" only
+// when left out).
+func (f *bagsFlags) check(given map[string]bool) error {
+	if *f.name == "" {
+		return errors.New("--data is required (e.g. --data fixture)")
+	}
+	if *f.out == "" {
+		return errors.New("--out is required")
+	}
+	if *f.rounds < 0 {
+		return fmt.Errorf("--trouble-rounds is %d, want ≥ 0", *f.rounds)
+	}
+	if *f.bagSize < 1 {
+		return fmt.Errorf("--bag-size is %d, want ≥ 1", *f.bagSize)
+	}
+	for _, c := range []struct {
+		flag string
+		v    int
+	}{{"num-bags", *f.numBags}, {"num-points", *f.numPoints}} {
+		if given[c.flag] && c.v < 1 {
+			return fmt.Errorf("--%s is %d, want ≥ 1", c.flag, c.v)
+		}
+	}
+	if (*f.numBags > 0) == (*f.numPoints > 0) {
+		return fmt.Errorf("give exactly one of --num-bags K > 0 and --num-points N > 0 (got %d and %d)", *f.numBags, *f.numPoints)
+	}
+	return nil
+}
+
 func runBags(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("bags --data NAME [--data-dir D] --bag-size B (--num-bags K | --num-points N) --protocol P [--shortfall restart|redraw|strict] --seed S --out FILE", bagsSynopsis, stderr)
-	name := fs.String("data", "", "data set: fixture (embedded Fashion-MNIST subset), fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST] or libsvm:TRAIN[,TEST]")
-	dir := fs.String("data-dir", "", "directory holding the data set's files (default: $LLPFC_DATA, then /usr/share/datasets/fashion-mnist for fashion-mnist)")
-	split := fs.String("split", "train", "which split to draw bags from: train or test")
-	bagSize := fs.Int("bag-size", 0, "B, the number of instances in every bag (the paper uses 32…2048)")
-	numBags := fs.Int("num-bags", 0, "K, the number of bags (give this or --num-points)")
-	numPoints := fs.Int("num-points", 0, "N, the total number of instances to put in bags, a multiple of --bag-size (the paper: 40960 for CIFAR10 and SVHN, 106496 for EMNIST)")
-	protocol := fs.String("protocol", "paper", "bag protocol: paper, shuffle or dirichlet:a (a > 0)")
-	shortfall := fs.String("shortfall", "restart", "when a class pool runs out: restart (draw the whole set of bags again; bags keep the paper protocol's distribution conditioned on fitting, as in the authors' code), redraw (only that bag's proportions, then restart) or strict (fail naming the bag and class)")
-	seed := fs.Int64("seed", 1, "random seed; the same seed gives the same bags")
-	out := fs.String("out", "", "path of the bags file to write (written atomically)")
-	rounds := fs.Int("trouble-rounds", 20, "number of random groupings over which ‖T̂⁻¹‖₁ is summarized after writing, to predict trouble for LLPFC before training; 0 skips it")
+	f := defineBagsFlags(fs)
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "llpfc bags: "+format+"\n", a...)
-		return exitBadUsage
+	if err := f.check(givenFlags(fs)); err != nil {
+		return exitWith(stderr, "llpfc bags", usageError{err})
 	}
-	if *name == "" {
-		return fail("--data is required (e.g. --data fixture)")
-	}
-	if *out == "" {
-		return fail("--out is required")
-	}
-	if *rounds < 0 {
-		return fail("--trouble-rounds is %d, want ≥ 0", *rounds)
-	}
-	if *bagSize < 1 {
-		return fail("--bag-size is %d, want ≥ 1", *bagSize)
-	}
-	if (*numBags > 0) == (*numPoints > 0) || *numBags < 0 || *numPoints < 0 {
-		return fail("give exactly one of --num-bags K > 0 and --num-points N > 0 (got %d and %d)", *numBags, *numPoints)
-	}
-	proto, policy, sp, err := bagsChoices(*protocol, *shortfall, *split)
-	if err != nil {
-		return fail("%v", err)
-	}
-	d, err := data.Resolve(*name, *dir)
-	if err != nil {
-		return fail("%v", err)
-	}
-	ds, err := data.Load(*name, d, sp)
-	if err != nil {
-		return fail("%v", err)
-	}
-	res, err := bagproto.Make(ds.Y, ds.NumClasses, bagproto.Config{
-		Protocol: proto, BagSize: *bagSize, NumBags: *numBags, NumPoints: *numPoints,
-		Shortfall: policy, Seed: *seed,
-	})
-	if err != nil {
-		return fail("%s (%s split, %d points): %v", *name, sp, ds.N, err)
-	}
-	if err := atomicfile.Write(*out, res.Bags.Write); err != nil {
-		return fail("%v", err)
-	}
-	fmt.Fprintf(stdout, "wrote %d bags of %d from %s (%s split, %d points, %d classes) to %s: protocol %v, seed %d, %d redraws, %d restarts\n",
-		len(res.Bags.Bags), *bagSize, *name, sp, ds.N, ds.NumClasses, *out, proto, *seed, res.TotalRedraws(), res.Restarts)
-	if *rounds > 0 && len(res.Bags.Bags) >= ds.NumClasses {
-		if err := printTrouble(stdout, res.Bags, estimators.Options{Mode: estimators.ModeUniform}, *seed, *rounds); err != nil {
-			return fail("predicting trouble: %v", err)
-		}
+	if err := f.run(stdout); err != nil {
+		return exitWith(stderr, "llpfc bags", usageError{err})
 	}
 	return exitOK
+}
+
+// run reads the split, draws the bags, writes them to --out and prints the
+// summary and the predicted trouble. Every error is the input's (exit 2).
+func (f *bagsFlags) run(stdout io.Writer) error {
+	proto, policy, sp, err := bagsChoices(*f.protocol, *f.shortfall, *f.split)
+	if err != nil {
+		return err
+	}
+	d, err := data.Resolve(*f.name, *f.dir)
+	if err != nil {
+		return err
+	}
+	ds, err := data.Load(*f.name, d, sp)
+	if err != nil {
+		return err
+	}
+	res, err := bagproto.Make(ds.Y, ds.NumClasses, bagproto.Config{
+		Protocol: proto, BagSize: *f.bagSize, NumBags: *f.numBags, NumPoints: *f.numPoints,
+		Shortfall: policy, Seed: *f.seed,
+	})
+	if err != nil {
+		return fmt.Errorf("%s (%s split, %d points): %v", *f.name, sp, ds.N, err)
+	}
+	if err := atomicfile.Write(*f.out, res.Bags.Write); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %d bags of %d from %s (%s split, %d points, %d classes) to %s: protocol %v, seed %d, %d redraws, %d restarts\n",
+		len(res.Bags.Bags), *f.bagSize, *f.name, sp, ds.N, ds.NumClasses, *f.out, proto, *f.seed, res.TotalRedraws(), res.Restarts)
+	if *f.rounds > 0 && len(res.Bags.Bags) >= ds.NumClasses {
+		if err := printTrouble(stdout, res.Bags, estimators.Options{Mode: estimators.ModeUniform}, *f.seed, *f.rounds); err != nil {
+			return fmt.Errorf("predicting trouble: %v", err)
+		}
+	}
+	return nil
 }

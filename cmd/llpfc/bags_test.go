@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments/data"
 )
@@ -28,47 +31,29 @@ func TestBagsFixturePaperProtocol(t *testing.T) {
 	seeds := []string{"7", "7", "8"}
 	for i, f := range files {
 		code, out, errOut := runBagsCmd("--data", "fixture", "--bag-size", "2048", "--num-points", "40960", "--protocol", "paper", "--seed", seeds[i], "--out", f)
-		if code != exitOK {
-			t.Fatalf("exit %d: %s", code, errOut)
-		}
-		if !strings.Contains(out, "wrote 20 bags of 2048 from fixture") {
-			t.Errorf("summary %q", out)
-		}
+		require.Equal(t, exitOK, code, errOut)
+		assert.Contains(t, out, "wrote 20 bags of 2048 from fixture", "summary")
 	}
 	a, _ := os.ReadFile(files[0])
 	b, _ := os.ReadFile(files[1])
 	c, _ := os.ReadFile(files[2])
-	if !bytes.Equal(a, b) {
-		t.Error("same seed gave different bags files")
-	}
-	if bytes.Equal(a, c) {
-		t.Error("seeds 7 and 8 gave the same bags file")
-	}
+	assert.True(t, bytes.Equal(a, b), "same seed gave different bags files")
+	assert.False(t, bytes.Equal(a, c), "seeds 7 and 8 gave the same bags file")
 	bs, err := estimators.ReadBagSetFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ds, err := data.Load("fixture", "", data.Train)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bs.NumClasses != 10 || len(bs.Bags) != 20 {
-		t.Fatalf("%d classes, %d bags", bs.NumClasses, len(bs.Bags))
-	}
+	require.NoError(t, err)
+	require.True(t, bs.NumClasses == 10 && len(bs.Bags) == 20, "%d classes, %d bags", bs.NumClasses, len(bs.Bags))
 	seen := map[int]bool{}
 	for _, bag := range bs.Bags {
 		n := make([]int, 10)
 		for _, i := range bag.Indices {
-			if i >= ds.N || seen[i] {
-				t.Fatalf("bag %d: index %d out of range or repeated", bag.ID, i)
-			}
+			require.True(t, i < ds.N && !seen[i], "bag %d: index %d out of range or repeated", bag.ID, i)
 			seen[i] = true
 			n[ds.Y[i]]++
 		}
 		for k := range n {
-			if want := float64(n[k]) / 2048; bag.Proportions[k] != want {
-				t.Fatalf("bag %d: proportion %d is %v, labels give %v", bag.ID, k, bag.Proportions[k], want)
-			}
+			require.Equal(t, float64(n[k])/2048, bag.Proportions[k], "bag %d: proportion %d against the labels", bag.ID, k)
 		}
 	}
 }
@@ -85,9 +70,7 @@ func TestBagsErrors(t *testing.T) {
 		}
 		fmt.Fprintf(&sb, "%d,%d\n", i, c)
 	}
-	if err := os.WriteFile(csv, []byte(sb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(csv, []byte(sb.String()), 0o644))
 	out := filepath.Join(dir, "bags.json")
 	base := []string{"--data", "csv:" + csv, "--bag-size", "10", "--seed", "3", "--out", out}
 	for _, c := range []struct {
@@ -110,26 +93,16 @@ func TestBagsErrors(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, errOut := runBagsCmd(c.args...)
-			if code != exitBadUsage {
-				t.Errorf("exit %d, want %d", code, exitBadUsage)
-			}
-			if !strings.Contains(errOut, c.want) {
-				t.Errorf("stderr %q does not mention %q", errOut, c.want)
-			}
-			if _, err := os.Stat(out); err == nil {
-				t.Errorf("a failed run left %s behind", out)
-			}
+			assert.Equal(t, exitBadUsage, code)
+			assert.Contains(t, errOut, c.want)
+			_, statErr := os.Stat(out)
+			assert.Error(t, statErr, "a failed run left %s behind", out)
 		})
 	}
 	// Shuffle never runs short; the CSV's classes come from its labels.
 	code, stdout, errOut := runBagsCmd(append(base, "--num-bags", "4", "--protocol", "shuffle")...)
-	if code != exitOK {
-		t.Fatalf("shuffle: exit %d: %s", code, errOut)
-	}
-	if !strings.Contains(stdout, "wrote 4 bags of 10") {
-		t.Errorf("summary %q", stdout)
-	}
-	if code, _, _ := runBagsCmd("-h"); code != exitOK {
-		t.Errorf("-h: exit %d", code)
-	}
+	require.Equal(t, exitOK, code, "shuffle: %s", errOut)
+	assert.Contains(t, stdout, "wrote 4 bags of 10", "summary")
+	code, _, _ = runBagsCmd("-h")
+	assert.Equal(t, exitOK, code, "-h")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -26,71 +27,92 @@ standard output is one JSON object with images_per_second, model, method, batch_
 seconds, cpu_seconds_per_step, images_per_cpu_second, alloc_bytes_per_step, final_loss,
 param_count and gomaxprocs. bench/run.sh (make bench) compares it with the same step in PyTorch.`
 
+// benchFlags are `llpfc bench`'s flags.
+type benchFlags struct {
+	model, method                                                            *string
+	batch, steps, warmup, channels, height, width, classes, bagSize, threads *int
+	seed                                                                     *int64
+	asJSON                                                                   *bool
+}
+
+func defineBenchFlags(fs *flag.FlagSet) *benchFlags {
+	f := &benchFlags{}
+	f.model = defineModel(fs)
+	f.method = fs.String("method", "llpfc-uniform", "training method whose step is timed: "+strings.Join(training.MethodNames(), ", "))
+	f.batch = fs.Int("batch-size", 128, "minibatch size (instances for LLPFC, bags for kl/llpvat/llpgan)")
+	f.steps = fs.Int("steps", 20, "number of timed steps")
+	f.warmup = fs.Int("warmup", 3, "number of untimed steps before timing (buffers are allocated on the first)")
+	f.channels = fs.Int("channels", 1, "channels of the random images")
+	f.height = fs.Int("height", 28, "height of the random images")
+	f.width = fs.Int("width", 28, "width of the random images")
+	f.classes = fs.Int("classes", 10, "number of classes")
+	f.bagSize = fs.Int("bag-size", 128, "size of the random bags")
+	f.threads = fs.Int("threads", 0, "GOMAXPROCS for the run (0: leave it as it is, normally the number of CPUs)")
+	f.seed = fs.Int64("seed", 1, "seed of the random data and the initialisation")
+	f.asJSON = defineResultJSON(fs)
+	return f
+}
+
+// check validates the flags; each error names its flag.
+func (f *benchFlags) check() error {
+	if !contains(training.ModelNames(), *f.model) {
+		return fmt.Errorf("--model %q: unknown (want one of %s)", *f.model, strings.Join(training.ModelNames(), ", "))
+	}
+	if !contains(training.MethodNames(), *f.method) {
+		return fmt.Errorf("--method %q: unknown (want one of %s)", *f.method, strings.Join(training.MethodNames(), ", "))
+	}
+	return checkFlags(atLeast("batch-size", *f.batch, 1), atLeast("steps", *f.steps, 1), atLeast("warmup", *f.warmup, 0),
+		atLeast("channels", *f.channels, 1), atLeast("height", *f.height, 1), atLeast("width", *f.width, 1),
+		atLeast("classes", *f.classes, 2), atLeast("bag-size", *f.bagSize, 1), atLeast("threads", *f.threads, 0))
+}
+
+// config is the library's benchmark configuration of the flags.
+func (f *benchFlags) config() training.StepBenchConfig {
+	return training.StepBenchConfig{
+		Model: *f.model, Method: *f.method, BatchSize: *f.batch, Steps: *f.steps, Warmup: *f.warmup,
+		Channels: *f.channels, Height: *f.height, Width: *f.width, Classes: *f.classes, BagSize: *f.bagSize,
+		Seed: *f.seed, CPUTime: processCPUTime,
+	}
+}
+
 func runBench(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("bench --model mlp|cnn [--batch-size 128] [--steps N] [--json]", benchSynopsis, stderr)
-	model := fs.String("model", "mlp", "architecture: "+strings.Join(training.ModelNames(), ", "))
-	method := fs.String("method", "llpfc-uniform", "training method whose step is timed: "+strings.Join(training.MethodNames(), ", "))
-	batch := fs.Int("batch-size", 128, "minibatch size (instances for LLPFC, bags for kl/llpvat/llpgan)")
-	steps := fs.Int("steps", 20, "number of timed steps")
-	warmup := fs.Int("warmup", 3, "number of untimed steps before timing (buffers are allocated on the first)")
-	channels := fs.Int("channels", 1, "channels of the random images")
-	height := fs.Int("height", 28, "height of the random images")
-	width := fs.Int("width", 28, "width of the random images")
-	classes := fs.Int("classes", 10, "number of classes")
-	bagSize := fs.Int("bag-size", 128, "size of the random bags")
-	threads := fs.Int("threads", 0, "GOMAXPROCS for the run (0: leave it as it is, normally the number of CPUs)")
-	seed := fs.Int64("seed", 1, "seed of the random data and the initialisation")
-	asJSON := fs.Bool("json", false, "print the result as one JSON object on the last line of standard output")
+	f := defineBenchFlags(fs)
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "llpfc bench: "+format+"\n", a...)
-		return exitBadUsage
+	if err := f.check(); err != nil {
+		return exitWith(stderr, "llpfc bench", usageError{err})
 	}
-	if !contains(training.ModelNames(), *model) {
-		return fail("--model %q: unknown (want one of %s)", *model, strings.Join(training.ModelNames(), ", "))
+	if *f.threads > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*f.threads))
 	}
-	if !contains(training.MethodNames(), *method) {
-		return fail("--method %q: unknown (want one of %s)", *method, strings.Join(training.MethodNames(), ", "))
-	}
-	for _, f := range []struct {
-		name string
-		v    int
-		min  int
-	}{{"--batch-size", *batch, 1}, {"--steps", *steps, 1}, {"--warmup", *warmup, 0}, {"--channels", *channels, 1},
-		{"--height", *height, 1}, {"--width", *width, 1}, {"--classes", *classes, 2}, {"--bag-size", *bagSize, 1}, {"--threads", *threads, 0}} {
-		if f.v < f.min {
-			return fail("%s %d: want ≥ %d", f.name, f.v, f.min)
-		}
-	}
-	if *threads > 0 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*threads))
-	}
-	cfg := training.StepBenchConfig{
-		Model: *model, Method: *method, BatchSize: *batch, Steps: *steps, Warmup: *warmup,
-		Channels: *channels, Height: *height, Width: *width, Classes: *classes, BagSize: *bagSize,
-		Seed: *seed, CPUTime: processCPUTime,
-	}
-	res, err := training.RunStepBenchmark(context.Background(), cfg)
+	res, err := training.RunStepBenchmark(context.Background(), f.config())
 	if err != nil {
-		fmt.Fprintf(stderr, "llpfc bench: %v\n", err)
-		return exitFailed
+		return exitWith(stderr, "llpfc bench", err)
 	}
 	res.PeakRSSBytes = peakRSS()
-	if *asJSON {
+	if err := printBench(stdout, res, *f.asJSON); err != nil {
+		return exitWith(stderr, "llpfc bench", err)
+	}
+	return exitOK
+}
+
+// printBench prints the benchmark's result: one line of text, or one JSON
+// object.
+func printBench(w io.Writer, res *training.StepBenchResult, asJSON bool) error {
+	if asJSON {
 		b, err := json.Marshal(res)
 		if err != nil {
-			fmt.Fprintf(stderr, "llpfc bench: %v\n", err)
-			return exitFailed
+			return err
 		}
-		fmt.Fprintln(stdout, string(b))
-		return exitOK
+		fmt.Fprintln(w, string(b))
+		return nil
 	}
-	fmt.Fprintf(stdout, "%s %s batch %d: %.1f images/s (%d steps in %.2f s), %.4f CPU s/step (%.1f images per CPU second), %.0f bytes allocated per step, peak RSS %.0f MiB, loss %.4f, %d parameters, GOMAXPROCS %d\n",
+	fmt.Fprintf(w, "%s %s batch %d: %.1f images/s (%d steps in %.2f s), %.4f CPU s/step (%.1f images per CPU second), %.0f bytes allocated per step, peak RSS %.0f MiB, loss %.4f, %d parameters, GOMAXPROCS %d\n",
 		res.Model, res.Method, res.BatchSize, res.ImagesPerSecond, res.Steps, res.Seconds, res.CPUSecondsPerStep, res.ImagesPerCPUSecond,
 		res.AllocBytesPerStep, float64(res.PeakRSSBytes)/(1<<20), res.FinalLoss, res.ParamCount, res.GOMAXPROCS)
-	return exitOK
+	return nil
 }
 
 // processCPUTime returns the user + system CPU time of this process.

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -105,137 +105,194 @@ deterministic part of the grid; merge the shard stores with 'llpfc merge' and re
 'llpfc report' (or run 'llpfc reproduce' on the merged store: it finds every cell finished).
 Progress goes to standard error, the table to standard output. Exit status 1 if a cell failed.`
 
-func runReproduce(args []string, stdout, stderr io.Writer) int {
-	if isBinaryTable(args) { // the kernel experiment: reproduce_binary.go
-		return runReproduceBinary(args, stdout, stderr)
-	}
+// reproduceFlags are `llpfc reproduce`'s flags (but --table binary's:
+// reproduce_binary.go).
+type reproduceFlags struct {
+	quick, dryRun, asJSON                      *bool
+	table, results, out, dataDir, shard, model *string
+}
+
+// tableNames are the --table choices.
+func tableNames() []string {
 	var names []string
 	for _, t := range paperTables {
 		names = append(names, t.name)
 	}
+	return names
+}
+
+func defineReproduceFlags(fs *flag.FlagSet) *reproduceFlags {
+	f := &reproduceFlags{}
+	f.quick = fs.Bool("quick", false, "run the quick grid on the embedded Fashion-MNIST fixture (the default when --table is not given)")
+	f.table = fs.String("table", "", "run one table's grid: "+strings.Join(tableNames(), ", ")+" (fashion-mnist: Section 6 in miniature on full Fashion-MNIST; the others: the paper's Tables 1–4 with the appendix's settings)")
+	f.results = fs.String("results", "", "results store directory, created if missing; finished cells are kept there and skipped on the next run (default results/<grid>, e.g. results/quick)")
+	f.out = fs.String("out", "", "directory for report.md and the PNG plot (default reports/<grid>, e.g. reports/quick)")
+	f.dataDir = fs.String("data-dir", "", "directory holding the data sets' files, or a root with one sub-directory per data set (default $LLPFC_DATA; --quick needs none)")
+	f.shard = fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n, e.g. 3/8): the cells are dealt to shards by key, the same way on every machine; combine the stores with 'llpfc merge'")
+	f.model = fs.String("model", "", "the network of the Fashion-MNIST tables (--table fashion-mnist or fashion-mnist-shuffle): mlp (their default) or cnn; a cell's model is part of its key, so the two never mix in one store")
+	f.dryRun = fs.Bool("dry-run", false, "print the plan (number of runs, the measured throughput and the compute-time estimate) and exit without training")
+	f.asJSON = fs.Bool("json", false, "with --dry-run: print every cell of the grid (this shard's) as JSON — its key and full configuration — instead of the plan, without measuring anything")
+	return f
+}
+
+// reproducePlan is what reproduce runs once its flags are checked.
+type reproducePlan struct {
+	grid                  string
+	spec                  *experiments.Spec
+	shard                 experiments.Shard
+	results, out, dataDir string
+	dryRun                bool
+}
+
+// plan checks the flags and returns the grid they name, with the default
+// directories filled in. Every error is a usageError.
+func (f *reproduceFlags) plan() (*reproducePlan, error) {
+	grid := "quick"
+	if *f.table != "" {
+		if *f.quick {
+			return nil, usagef("--quick and --table are exclusive: --quick runs the small Fashion-MNIST grid, --table one of the paper's")
+		}
+		if _, ok := reproduceSpecs[*f.table]; !ok || *f.table == "quick" {
+			return nil, usagef("--table %q: unknown, want one of %s", *f.table, strings.Join(tableNames(), ", "))
+		}
+		grid = *f.table
+	}
+	p := &reproducePlan{grid: grid, spec: reproduceSpecs[grid](), results: *f.results, out: *f.out, dataDir: *f.dataDir, dryRun: *f.dryRun}
+	if *f.model != "" {
+		if grid != "fashion-mnist" && grid != "fashion-mnist-shuffle" {
+			return nil, usagef("--model applies to the Fashion-MNIST tables; the paper's tables fix their networks")
+		}
+		if *f.model != "mlp" && *f.model != "cnn" {
+			return nil, usagef("--model %q: want mlp or cnn", *f.model)
+		}
+		p.spec.Model = *f.model
+	}
+	var err error
+	if p.shard, err = parseShardFlag(*f.shard); err != nil {
+		return nil, err
+	}
+	if p.results == "" {
+		p.results = filepath.Join("results", grid)
+	}
+	if p.out == "" {
+		p.out = filepath.Join("reports", grid)
+	}
+	return p, nil
+}
+
+func runReproduce(args []string, stdout, stderr io.Writer) int {
+	if isBinaryTable(args) { // the kernel experiment: reproduce_binary.go
+		return runReproduceBinary(args, stdout, stderr)
+	}
 	fs := newFlagSet("reproduce [--quick | --table T] [--results DIR] [--out DIR] [--data-dir DIR] [--shard i/n] [--dry-run [--json]]", reproduceSynopsis, stderr)
-	quick := fs.Bool("quick", false, "run the quick grid on the embedded Fashion-MNIST fixture (the default when --table is not given)")
-	table := fs.String("table", "", "run one table's grid: "+strings.Join(names, ", ")+" (fashion-mnist: Section 6 in miniature on full Fashion-MNIST; the others: the paper's Tables 1–4 with the appendix's settings)")
-	results := fs.String("results", "", "results store directory, created if missing; finished cells are kept there and skipped on the next run (default results/<grid>, e.g. results/quick)")
-	out := fs.String("out", "", "directory for report.md and the PNG plot (default reports/<grid>, e.g. reports/quick)")
-	dataDir := fs.String("data-dir", "", "directory holding the data sets' files, or a root with one sub-directory per data set (default $LLPFC_DATA; --quick needs none)")
-	shardFlag := fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n, e.g. 3/8): the cells are dealt to shards by key, the same way on every machine; combine the stores with 'llpfc merge'")
-	model := fs.String("model", "", "the network of the Fashion-MNIST tables (--table fashion-mnist or fashion-mnist-shuffle): mlp (their default) or cnn; a cell's model is part of its key, so the two never mix in one store")
-	dryRun := fs.Bool("dry-run", false, "print the plan (number of runs, the measured throughput and the compute-time estimate) and exit without training")
-	asJSON := fs.Bool("json", false, "with --dry-run: print every cell of the grid (this shard's) as JSON — its key and full configuration — instead of the plan, without measuring anything")
+	f := defineReproduceFlags(fs)
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
-	bad := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "llpfc reproduce: "+format+"\n", a...)
-		return exitBadUsage
-	}
-	grid := "quick"
-	if *table != "" {
-		if *quick {
-			return bad("--quick and --table are exclusive: --quick runs the small Fashion-MNIST grid, --table one of the paper's")
-		}
-		if _, ok := reproduceSpecs[*table]; !ok || *table == "quick" {
-			return bad("--table %q: unknown, want one of %s", *table, strings.Join(names, ", "))
-		}
-		grid = *table
-	}
-	spec := reproduceSpecs[grid]()
-	if *model != "" {
-		if grid != "fashion-mnist" && grid != "fashion-mnist-shuffle" {
-			return bad("--model applies to the Fashion-MNIST tables; the paper's tables fix their networks")
-		}
-		if *model != "mlp" && *model != "cnn" {
-			return bad("--model %q: want mlp or cnn", *model)
-		}
-		spec.Model = *model
-	}
-	var shard experiments.Shard
-	if *shardFlag != "" {
-		var err error
-		if shard, err = experiments.ParseShard(*shardFlag); err != nil {
-			return bad("--shard: %v", err)
-		}
-	}
-	if *results == "" {
-		*results = filepath.Join("results", grid)
-	}
-	if *out == "" {
-		*out = filepath.Join("reports", grid)
-	}
-	cells, err := spec.Cells()
+	p, err := f.plan()
 	if err != nil {
-		fmt.Fprintf(stderr, "llpfc reproduce: %v\n", err)
-		return exitFailed
+		return exitWith(stderr, "llpfc reproduce", err)
 	}
-	mine := shard.Select(cells)
-	if *asJSON {
-		if !*dryRun {
-			return bad("--json goes with --dry-run: it prints the grid's cells instead of running them")
+	cells, err := p.spec.Cells()
+	if err != nil {
+		return exitWith(stderr, "llpfc reproduce", err)
+	}
+	mine := p.shard.Select(cells)
+	if *f.asJSON {
+		if !p.dryRun {
+			return exitWith(stderr, "llpfc reproduce", usagef("--json goes with --dry-run: it prints the grid's cells instead of running them"))
 		}
 		return printCells(stdout, mine)
 	}
-	var store *experiments.Store
-	if *dryRun {
-		// Do not create the store: only look at what it already holds.
-		store = &experiments.Store{Dir: *results}
-	} else if store, err = experiments.OpenStore(*results); err != nil {
-		return bad("--results: %v", err)
+	store, err := p.openStore()
+	if err != nil {
+		return exitWith(stderr, "llpfc reproduce", err)
 	}
+	todo := pendingCells(mine, store)
+	ctx, stop := interruptible("reproduce", stderr)
+	defer stop()
+	if status, ok := p.announce(ctx, stderr, len(cells), len(mine), todo); !ok || p.dryRun {
+		return status
+	}
+	return p.run(ctx, stdout, stderr, store)
+}
+
+// openStore opens (creates) the results store; on --dry-run it only looks
+// at what the directory already holds and creates nothing.
+func (p *reproducePlan) openStore() (*experiments.Store, error) {
+	if p.dryRun {
+		return &experiments.Store{Dir: p.results}, nil
+	}
+	store, err := experiments.OpenStore(p.results)
+	if err != nil {
+		return nil, usagef("--results: %v", err)
+	}
+	return store, nil
+}
+
+// pendingCells returns the cells store does not hold yet.
+func pendingCells(cells []experiments.Cell, store *experiments.Store) []experiments.Cell {
 	var todo []experiments.Cell
-	for _, c := range mine {
+	for _, c := range cells {
 		if !store.Has(c.Key) {
 			todo = append(todo, c)
 		}
 	}
-	ctx, stop := interruptible("reproduce", stderr)
-	defer stop()
+	return todo
+}
 
-	// The plan.
-	fmt.Fprintf(stderr, "llpfc reproduce %s: %s\n", grid, spec.Description)
-	fmt.Fprintf(stderr, "  %d runs (%s × %d seeds × %d bag sizes × %d methods)", len(cells),
+// announce prints the plan to stderr: the number of runs, and for the
+// paper's tables the GPU statement and any missing data set; before a
+// paper table's runs, or on --dry-run, the compute estimate. It returns
+// ok=false and the exit status when reproduce must stop.
+func (p *reproducePlan) announce(ctx context.Context, stderr io.Writer, total, mine int, todo []experiments.Cell) (status int, ok bool) {
+	spec := p.spec
+	fmt.Fprintf(stderr, "llpfc reproduce %s: %s\n", p.grid, spec.Description)
+	fmt.Fprintf(stderr, "  %d runs (%s × %d seeds × %d bag sizes × %d methods)", total,
 		strings.Join(spec.Datasets, ", "), len(spec.Seeds), len(spec.BagSizes), len(spec.Methods))
-	if shard.Count > 1 {
-		fmt.Fprintf(stderr, "; shard %s holds %d", shard, len(mine))
+	if p.shard.Count > 1 {
+		fmt.Fprintf(stderr, "; shard %s holds %d", p.shard, mine)
 	}
-	fmt.Fprintf(stderr, "; %d already in %s, %d to run\n", len(mine)-len(todo), *results, len(todo))
-	if grid != "quick" {
-		if gpuTable(grid) {
+	fmt.Fprintf(stderr, "; %d already in %s, %d to run\n", mine-len(todo), p.results, len(todo))
+	if p.grid != "quick" {
+		if gpuTable(p.grid) {
 			fmt.Fprintln(stderr, "  "+strings.ReplaceAll(gpuStatement, "\n", "\n  "))
 		}
-		missing := false
-		for _, d := range spec.Datasets {
-			if _, err := data.Resolve(d, *dataDir); err != nil {
-				fmt.Fprintf(stderr, "  data: %v\n", err)
-				missing = true
-			}
-		}
-		if missing && !*dryRun && len(todo) > 0 {
+		if p.dataMissing(stderr) && !p.dryRun && len(todo) > 0 {
 			fmt.Fprintln(stderr, "llpfc reproduce: data sets missing (see above); nothing was run")
-			return exitBadUsage
+			return exitBadUsage, false
 		}
 	}
-	if len(todo) > 0 && (grid != "quick" || *dryRun) {
+	if len(todo) > 0 && (p.grid != "quick" || p.dryRun) {
 		est, err := estimate(ctx, todo)
 		if err != nil {
 			fmt.Fprintf(stderr, "llpfc reproduce: measuring throughput: %v\n", err)
-			return exitFailed
+			return exitFailed, false
 		}
 		est.print(stderr)
 	}
-	if *dryRun {
-		return exitOK
-	}
+	return exitOK, true
+}
 
-	// The runs.
-	r := &experiments.Runner{Store: store, Shard: shard, DataDir: *dataDir, Log: stderr}
-	sum, err := r.Run(ctx, spec)
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "llpfc reproduce: interrupted after %d runs; run the same command again to resume\n", sum.Finished)
-			return exitFailed
+// dataMissing prints a line for every data set of the grid not found and
+// reports whether there was one.
+func (p *reproducePlan) dataMissing(stderr io.Writer) bool {
+	missing := false
+	for _, d := range p.spec.Datasets {
+		if _, err := data.Resolve(d, p.dataDir); err != nil {
+			fmt.Fprintf(stderr, "  data: %v\n", err)
+			missing = true
 		}
-		fmt.Fprintf(stderr, "llpfc reproduce: %v\n", err)
+	}
+	return missing
+}
+
+// run trains the pending cells into store, then writes and prints the
+// report. Exit status 1 if a cell failed.
+func (p *reproducePlan) run(ctx context.Context, stdout, stderr io.Writer, store *experiments.Store) int {
+	r := &experiments.Runner{Store: store, Shard: p.shard, DataDir: p.dataDir, Log: stderr}
+	sum, ok := runGrid(ctx, "reproduce", "runs", r, p.spec, stderr)
+	if !ok {
 		return exitFailed
 	}
 	status := exitOK
@@ -243,27 +300,33 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llpfc reproduce: %v\n", f)
 		status = exitFailed
 	}
-	fmt.Fprintf(stderr, "llpfc reproduce %s: %d runs now, %d already finished, %d failed\n", grid, sum.Finished, sum.Skipped, len(sum.Failed))
-
-	// The report, with the companion stores of the grid.
-	stores := []*experiments.Store{store}
-	for _, c := range reportCompanions(grid, filepath.Dir(*results)) {
-		stores = append(stores, &experiments.Store{Dir: c})
-	}
-	files, md, err := experiments.WriteReports(stores, *out)
-	if err != nil {
-		fmt.Fprintf(stderr, "llpfc reproduce: report: %v\n", err)
-		return exitFailed
-	}
-	stdout.Write(md)
-	if shard.Count > 1 {
-		fmt.Fprintf(stdout, "This is shard %s only: merge the shard stores with 'llpfc merge --out DIR STORE...' and run 'llpfc report --results DIR'.\n\n", shard)
-	}
-	fmt.Fprintf(stdout, "report: %s\n", files.Markdown)
-	for _, p := range files.Plots {
-		fmt.Fprintf(stdout, "plot:   %s\n", p)
+	fmt.Fprintf(stderr, "llpfc reproduce %s: %d runs now, %d already finished, %d failed\n", p.grid, sum.Finished, sum.Skipped, len(sum.Failed))
+	if err := p.report(stdout, store); err != nil {
+		return exitWith(stderr, "llpfc reproduce", err)
 	}
 	return status
+}
+
+// report writes the report of store, with the companion stores of the
+// grid, and prints it with the paths of its files.
+func (p *reproducePlan) report(stdout io.Writer, store *experiments.Store) error {
+	stores := []*experiments.Store{store}
+	for _, c := range reportCompanions(p.grid, filepath.Dir(p.results)) {
+		stores = append(stores, &experiments.Store{Dir: c})
+	}
+	files, md, err := experiments.WriteReports(stores, p.out)
+	if err != nil {
+		return fmt.Errorf("report: %v", err)
+	}
+	stdout.Write(md)
+	if p.shard.Count > 1 {
+		fmt.Fprintf(stdout, "This is shard %s only: merge the shard stores with 'llpfc merge --out DIR STORE...' and run 'llpfc report --results DIR'.\n\n", p.shard)
+	}
+	fmt.Fprintf(stdout, "report: %s\n", files.Markdown)
+	for _, pl := range files.Plots {
+		fmt.Fprintf(stdout, "plot:   %s\n", pl)
+	}
+	return nil
 }
 
 // planEstimate is the compute estimate of a grid's pending cells.
@@ -448,10 +511,23 @@ func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float
 		batch = min(batch, measureBatch)
 	}
 	cfg.BatchSize, cfg.EvalBatch = batch, batch
-	// Classes bags (one LLPFC group) of equal size covering two minibatches.
+	s.H, s.W = experiments.InputSide(c.Model, s.H, s.W)
+	res, err := training.Train(ctx, cfg, throughputData(s, batch), nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !(res.TrainImagesPerSecond > 0) {
+		return 0, 0, fmt.Errorf("no throughput measured (%v images/s)", res.TrainImagesPerSecond)
+	}
+	return res.TrainImagesPerSecond, batch, nil
+}
+
+// throughputData returns measureRate's random training data of shape s:
+// Classes bags (one LLPFC group) of equal size covering two minibatches of
+// batch instances.
+func throughputData(s inputShape, batch int) *training.TrainData {
 	per := (2*batch + s.Classes - 1) / s.Classes
 	n := per * s.Classes
-	s.H, s.W = experiments.InputSide(c.Model, s.H, s.W)
 	dim := s.Features
 	if s.C > 0 {
 		dim = s.C * s.H * s.W
@@ -462,7 +538,7 @@ func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float
 	for i := range td.X {
 		td.X[i] = r.Float32()
 	}
-	bags := &estimators.BagSet{NumClasses: s.Classes}
+	td.Bags = &estimators.BagSet{NumClasses: s.Classes}
 	for k := 0; k < s.Classes; k++ {
 		// Bag k is 1/2 class k and 1/2 uniform, so the bags' proportion
 		// matrix is invertible.
@@ -475,17 +551,9 @@ func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float
 		for i := range idx {
 			idx[i] = k*per + i
 		}
-		bags.Bags = append(bags.Bags, estimators.Bag{ID: k, Size: per, Proportions: p, Indices: idx})
+		td.Bags.Bags = append(td.Bags.Bags, estimators.Bag{ID: k, Size: per, Proportions: p, Indices: idx})
 	}
-	td.Bags = bags
-	res, err := training.Train(ctx, cfg, td, nil)
-	if err != nil {
-		return 0, 0, err
-	}
-	if !(res.TrainImagesPerSecond > 0) {
-		return 0, 0, fmt.Errorf("no throughput measured (%v images/s)", res.TrainImagesPerSecond)
-	}
-	return res.TrainImagesPerSecond, batch, nil
+	return td
 }
 
 // reportCompanions returns the other result stores under root whose cells a

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // writeAdultFiles writes adult.data and adult.test in the UCI format (", "
@@ -87,50 +90,34 @@ func TestReproduceBinaryOnGeneratedUCIFiles(t *testing.T) {
 	args := []string{"--table", "binary", "--data-dir", dir, "--results", res, "--out", rep,
 		"--trials", "1", "--bag-sizes", "8", "--train-size", "160", "--test-size", "100"}
 	var out, errb bytes.Buffer
-	if code := runReproduce(args, &out, &errb); code != exitOK {
-		t.Fatalf("exit %d\nstderr:\n%s", code, errb.String())
-	}
+	require.Equal(t, exitOK, runReproduce(args, &out, &errb), "stderr:\n%s", errb.String())
 	md := out.String()
 	for _, want := range []string{"## adult, label proportions in [0,0.5]", "## magic, label proportions in [0.5,1]",
 		"| llpfc-approx |", "| alter-psvm |", " / 0.8720 ± 0.0035", "(1)"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("report lacks %q:\n%s", want, md)
-		}
+		assert.Contains(t, md, want, "report lacks %q", want)
 	}
-	if strings.Contains(md, "| — |") || strings.Contains(md, "—  /") {
-		t.Errorf("report has an empty cell:\n%s", md)
-	}
+	assert.False(t, strings.Contains(md, "| — |") || strings.Contains(md, "—  /"), "report has an empty cell:\n%s", md)
 	cells, _ := filepath.Glob(filepath.Join(res, "cells", "*.json"))
-	if len(cells) != 2*2*5 {
-		t.Errorf("%d cells stored, want 20", len(cells))
-	}
+	assert.Len(t, cells, 2*2*5, "cells stored")
 	b, _ := os.ReadFile(filepath.Join(res, "cells", "adult_lp0-0.5_b8_t0_llpfc-uniform.json"))
 	for _, want := range []string{`"selected"`, `"lambda"`, `"auc"`, `"cv"`, `"code_version"`, `"wall_seconds"`} {
-		if !bytes.Contains(b, []byte(want)) {
-			t.Errorf("stored cell lacks %s", want)
-		}
+		assert.True(t, bytes.Contains(b, []byte(want)), "stored cell lacks %s", want)
 	}
 	// A second run trains nothing.
 	out.Reset()
 	errb.Reset()
-	if code := runReproduce(args, &out, &errb); code != exitOK || !strings.Contains(errb.String(), "20 already in") {
-		t.Errorf("second run: exit %d, stderr %s", code, errb.String())
-	}
+	code := runReproduce(args, &out, &errb)
+	assert.True(t, code == exitOK && strings.Contains(errb.String(), "20 already in"), "second run: exit %d, stderr %s", code, errb.String())
 }
 
 func TestReproduceBinaryMissingFilesAndDryRun(t *testing.T) {
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
 	code := runReproduce([]string{"--table", "binary", "--data-dir", dir, "--results", filepath.Join(dir, "r")}, &out, &errb)
-	if code != exitBadUsage || !strings.Contains(errb.String(), "archive.ics.uci.edu") || !strings.Contains(errb.String(), "--offline") {
-		t.Errorf("missing files: exit %d, stderr %s", code, errb.String())
-	}
+	assert.True(t, code == exitBadUsage && strings.Contains(errb.String(), "archive.ics.uci.edu") && strings.Contains(errb.String(), "--offline"),
+		"missing files: exit %d, stderr %s", code, errb.String())
 	errb.Reset()
 	code = runReproduce([]string{"--table=binary", "--dry-run", "--data-dir", dir}, &out, &errb)
-	if code != exitOK || !strings.Contains(errb.String(), "400 cells") {
-		t.Errorf("dry run: exit %d, stderr %s", code, errb.String())
-	}
-	if code := runReproduce([]string{"--table", "binary", "--methods", "svm"}, &out, &errb); code != exitBadUsage {
-		t.Errorf("unknown method: exit %d", code)
-	}
+	assert.True(t, code == exitOK && strings.Contains(errb.String(), "400 cells"), "dry run: exit %d, stderr %s", code, errb.String())
+	assert.Equal(t, exitBadUsage, runReproduce([]string{"--table", "binary", "--methods", "svm"}, &out, &errb), "unknown method")
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -37,13 +36,25 @@ A Slurm job array of 8 tasks sharing Table 1, then the merge:
 
 To change a built-in grid, print it with --print-spec, edit the JSON and pass the file.`
 
+// runFlags are `llpfc run`'s flags.
+type runFlags struct {
+	shard, results, dataDir *string
+	list, printSpec         *bool
+}
+
+func defineRunFlags(fs *flag.FlagSet) *runFlags {
+	return &runFlags{
+		shard:     fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n), e.g. 2/8; cells are dealt to shards by key, the same on every machine"),
+		results:   fs.String("results", "results", "results store directory (created if missing); finished cells go to DIR/cells/<key>.json"),
+		dataDir:   fs.String("data-dir", "", "directory holding the data sets' files, or a root with one sub-directory per data set (default: $LLPFC_DATA; for fashion-mnist then /usr/share/datasets/fashion-mnist); not part of a cell's key"),
+		list:      fs.Bool("list", false, "list the cells of the spec (shard) with their keys and whether they are finished, and exit without training"),
+		printSpec: fs.Bool("print-spec", false, "print the spec as JSON (e.g. a built-in one, to copy and edit) and exit"),
+	}
+}
+
 func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("run SPEC [--shard i/n] [--results DIR] [--data-dir DIR] [--list | --print-spec]", runSynopsis, stderr)
-	shardFlag := fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n), e.g. 2/8; cells are dealt to shards by key, the same on every machine")
-	results := fs.String("results", "results", "results store directory (created if missing); finished cells go to DIR/cells/<key>.json")
-	dataDir := fs.String("data-dir", "", "directory holding the data sets' files, or a root with one sub-directory per data set (default: $LLPFC_DATA; for fashion-mnist then /usr/share/datasets/fashion-mnist); not part of a cell's key")
-	list := fs.Bool("list", false, "list the cells of the spec (shard) with their keys and whether they are finished, and exit without training")
-	printSpec := fs.Bool("print-spec", false, "print the spec as JSON (e.g. a built-in one, to copy and edit) and exit")
+	f := defineRunFlags(fs)
 	pos, ok, status := parsePositional(fs, args)
 	if !ok {
 		return status
@@ -55,69 +66,75 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	spec, err := experiments.LoadSpec(pos[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "llpfc run: %v\n", err)
-		return exitBadUsage
+		return exitWith(stderr, "llpfc run", usageError{err})
 	}
-	if *printSpec {
-		b, err := json.MarshalIndent(spec, "", "  ")
-		if err != nil {
-			fmt.Fprintf(stderr, "llpfc run: %v\n", err)
-			return exitFailed
-		}
-		fmt.Fprintf(stdout, "%s\n", b)
-		return exitOK
+	if *f.printSpec {
+		return printSpecJSON(stdout, stderr, spec)
 	}
-	var shard experiments.Shard
-	if *shardFlag != "" {
-		if shard, err = experiments.ParseShard(*shardFlag); err != nil {
-			fmt.Fprintf(stderr, "llpfc run: --shard: %v\n", err)
-			return exitBadUsage
-		}
-	}
-	if *list {
-		// Listing only reads the store: it creates nothing (issue 17, item 6).
-		store := &experiments.Store{Dir: *results}
-		cells, err := spec.Cells()
-		if err != nil {
-			fmt.Fprintf(stderr, "llpfc run: %v\n", err)
-			return exitBadUsage
-		}
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "key\tdataset\tmethod\tbag size\tseed\tstatus")
-		for _, c := range shard.Select(cells) {
-			st := "todo"
-			if store.Has(c.Key) {
-				st = "done"
-			} else if store.Damaged(c.Key) != nil {
-				st = "damaged (set aside and rerun by the next run)"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", c.Key, c.Config.Dataset, c.Config.Method, c.Config.BagSize, c.Config.Seed, st)
-		}
-		tw.Flush()
-		return exitOK
-	}
-	store, err := experiments.OpenStore(*results)
+	shard, err := parseShardFlag(*f.shard)
 	if err != nil {
-		fmt.Fprintf(stderr, "llpfc run: --results: %v\n", err)
-		return exitBadUsage // as reproduce: a results directory that cannot be made is bad input
+		return exitWith(stderr, "llpfc run", err)
+	}
+	if *f.list {
+		return listCells(stdout, stderr, spec, shard, *f.results)
+	}
+	return f.run(stdout, stderr, spec, shard)
+}
+
+// printSpecJSON prints spec as indented JSON (--print-spec).
+func printSpecJSON(stdout, stderr io.Writer, spec *experiments.Spec) int {
+	b, err := json.MarshalIndent(spec, "", "  ")
+	if err != nil {
+		return exitWith(stderr, "llpfc run", err)
+	}
+	fmt.Fprintf(stdout, "%s\n", b)
+	return exitOK
+}
+
+// listCells prints the shard's cells of spec with their keys and status in
+// the store at dir (--list). Listing only reads the store: it creates nothing
+// (issue 17, item 6).
+func listCells(stdout, stderr io.Writer, spec *experiments.Spec, shard experiments.Shard, dir string) int {
+	store := &experiments.Store{Dir: dir}
+	cells, err := spec.Cells()
+	if err != nil {
+		return exitWith(stderr, "llpfc run", usageError{err})
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "key\tdataset\tmethod\tbag size\tseed\tstatus")
+	for _, c := range shard.Select(cells) {
+		st := "todo"
+		if store.Has(c.Key) {
+			st = "done"
+		} else if store.Damaged(c.Key) != nil {
+			st = "damaged (set aside and rerun by the next run)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", c.Key, c.Config.Dataset, c.Config.Method, c.Config.BagSize, c.Config.Seed, st)
+	}
+	tw.Flush()
+	return exitOK
+}
+
+// run trains the shard's pending cells of spec into --results and prints the
+// summary.
+func (f *runFlags) run(stdout, stderr io.Writer, spec *experiments.Spec, shard experiments.Shard) int {
+	store, err := experiments.OpenStore(*f.results)
+	if err != nil {
+		// As reproduce: a results directory that cannot be made is bad input.
+		return exitWith(stderr, "llpfc run", usagef("--results: %v", err))
 	}
 	ctx, stop := interruptible("run", stderr)
 	defer stop()
-	r := &experiments.Runner{Store: store, Shard: shard, DataDir: *dataDir, Log: stderr}
-	sum, err := r.Run(ctx, spec)
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "llpfc run: interrupted after %d cells; run the same command again to resume\n", sum.Finished)
-			return exitFailed
-		}
-		fmt.Fprintf(stderr, "llpfc run: %v\n", err)
+	r := &experiments.Runner{Store: store, Shard: shard, DataDir: *f.dataDir, Log: stderr}
+	sum, ok := runGrid(ctx, "run", "cells", r, spec, stderr)
+	if !ok {
 		return exitFailed
 	}
 	fmt.Fprintf(stdout, "spec %s, shard %s: %d of %d cells in this shard; %d run now, %d already finished, %d failed; results in %s\n",
-		spec.Name, shard, sum.InShard, sum.Cells, sum.Finished, sum.Skipped, len(sum.Failed), *results)
+		spec.Name, shard, sum.InShard, sum.Cells, sum.Finished, sum.Skipped, len(sum.Failed), *f.results)
 	if len(sum.Failed) > 0 {
-		for _, f := range sum.Failed {
-			fmt.Fprintf(stderr, "llpfc run: %v\n", f)
+		for _, e := range sum.Failed {
+			fmt.Fprintf(stderr, "llpfc run: %v\n", e)
 		}
 		return exitFailed
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -77,8 +76,7 @@ func parseTrain(args []string, stderr io.Writer) (*trainRun, int) {
 		fmt.Fprintf(stderr, "llpfc train: %v\n", err)
 		return nil, exitBadUsage
 	}
-	given := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	given := givenFlags(fs)
 	if *f.name == "" {
 		return fail(errors.New("--data is required (e.g. --data fixture)"))
 	}
@@ -148,12 +146,7 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	}
 	instances := r.setRunFields(&cfg, bags)
 	if !r.quiet {
-		unit := "instances"
-		if cfg.Method == training.MethodKL || cfg.Method == training.MethodLLPVAT || cfg.Method == training.MethodLLPGAN {
-			unit = "bags"
-		}
-		fmt.Fprintf(stderr, "llpfc train: %s on %s: %d bags (%d instances), %d test points; model %s; %s lr %g; batch %d %s; %d epochs; seed %d (CPU, float32)\n",
-			cfg.Method, r.dsName, len(bags.Bags), instances, test.N, cfg.Model.Name, cfg.Optimizer.Name, cfg.Optimizer.LR, cfg.BatchSize, unit, cfg.Epochs, cfg.Seed)
+		r.announce(stderr, &cfg, len(bags.Bags), instances, test.N)
 	}
 	ctx, stop := interruptible("train", stderr)
 	defer stop()
@@ -169,6 +162,16 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 		PeakRSSBytes: peakRSS(), ParamCount: res.ParamCount,
 	}
 	return r.report(stdout, stderr, summary, res.History)
+}
+
+// announce prints the run's one-line plan to stderr.
+func (r *trainRun) announce(stderr io.Writer, cfg *training.Config, numBags, instances, testPoints int) {
+	unit := "instances"
+	if cfg.Method == training.MethodKL || cfg.Method == training.MethodLLPVAT || cfg.Method == training.MethodLLPGAN {
+		unit = "bags"
+	}
+	fmt.Fprintf(stderr, "llpfc train: %s on %s: %d bags (%d instances), %d test points; model %s; %s lr %g; batch %d %s; %d epochs; seed %d (CPU, float32)\n",
+		cfg.Method, r.dsName, numBags, instances, testPoints, cfg.Model.Name, cfg.Optimizer.Name, cfg.Optimizer.LR, cfg.BatchSize, unit, cfg.Epochs, cfg.Seed)
 }
 
 // loadSplits reads the training and test splits and normalizes both with the

@@ -28,10 +28,10 @@ type trainFlags struct {
 func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f := &trainFlags{}
 	f.name = fs.String("data", "", "data set: fixture, fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST], libsvm:TRAIN[,TEST], or a directory holding one of the named sets' files")
-	f.dataDir = fs.String("data-dir", "", "directory holding the data set's files (default: $LLPFC_DATA, then /usr/share/datasets/fashion-mnist for fashion-mnist)")
+	f.dataDir = defineDataDir(fs)
 	f.bagsFile = fs.String("bags", "", "read the bags from this `FILE` (written by llpfc bags; indices into the training split) instead of drawing them; the file fixes the bag size, number of points and protocol")
 	f.method = fs.String("method", "llpfc-uniform", "training method: "+strings.Join(training.MethodNames(), ", "))
-	f.model = fs.String("model", "mlp", "architecture: "+strings.Join(training.ModelNames(), ", "))
+	f.model = defineModel(fs)
 	f.dropout = fs.Float64("dropout", -1, "dropout probability of architectures that have dropout (default: the appendix's value, for wrn-16-4 0.3 on CIFAR10 and 0.4 on SVHN/EMNIST, for vgg16 0.5; else 0)")
 	f.bagSize = fs.Int("bag-size", 64, "B, the number of instances in every bag (the paper: 32…2048)")
 	f.numPoints = fs.Int("num-points", 0, "N, the number of training instances put in bags, a multiple of --bag-size (default: whole bags covering 3/4 of the training split, since the paper protocol draws without replacement and needs slack in the class pools; the paper: 40960 for CIFAR10/SVHN)")
@@ -63,7 +63,7 @@ func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.out = fs.String("out", "", "directory for result.json and checkpoint.gob (created if missing)")
 	f.resume = fs.Bool("resume", false, "continue from --out's checkpoint.gob if it exists (the other flags must match the checkpointed run)")
 	f.preset = fs.String("preset", "", "run the cell of a built-in table: "+strings.Join(experiments.PresetNames(), ", ")+" (the cell of --data, --method and --bag-size; flags given explicitly win): its model, optimizer, learning-rate schedule, epochs, minibatch, regrouping, dropout, augmentation, number of points, protocol, normalization and LLP-VAT constants, exactly as `llpfc reproduce --table T` runs it")
-	f.asJSON = fs.Bool("json", false, "print the result as one JSON object on the last line of standard output")
+	f.asJSON = defineResultJSON(fs)
 	f.quiet = fs.Bool("quiet", false, "no progress lines on standard error")
 	return f
 }
@@ -135,29 +135,22 @@ func (f *trainFlags) check(given map[string]bool) error {
 	if given["batch-size"] && *f.batch < 1 {
 		return fmt.Errorf("--batch-size is %d, want ≥ 1 (leave it out for the method's default)", *f.batch)
 	}
-	for _, c := range []struct {
-		flag string
-		ok   bool
-		want string
-		v    any
-	}{
-		{"lr", *f.lr > 0 && !math.IsInf(*f.lr, 0), "a finite number > 0", *f.lr},
-		{"weight-decay", *f.wd >= 0 && !math.IsInf(*f.wd, 0), "a finite number ≥ 0", *f.wd},
-		{"momentum", *f.momentum >= 0 && *f.momentum < 1, "in [0, 1)", *f.momentum},
-		{"beta1", *f.beta1 >= 0 && *f.beta1 < 1, "in [0, 1)", *f.beta1},
-		{"beta2", *f.beta2 >= 0 && *f.beta2 < 1, "in [0, 1)", *f.beta2},
-		{"gamma", *f.gamma > 0 && *f.gamma < 1, "in (0, 1)", *f.gamma},
-		{"dropout", *f.dropout < 1 && (*f.dropout >= 0 || *f.dropout == -1), "in [0, 1) (or −1 for the appendix's value)", *f.dropout},
-		{"eval-every", *f.evalEvery >= 0, "≥ 0 (0: only after the last epoch)", *f.evalEvery},
-		{"num-points", *f.numPoints >= 0, "≥ 0 (0: 3/4 of the training split)", *f.numPoints},
-		{"bag-size", *f.bagSize >= 1, "≥ 1", *f.bagSize},
-		{"vat-eps", *f.vatEps >= 0 && !math.IsInf(*f.vatEps, 0), "a finite number > 0 (0: the appendix's value)", *f.vatEps},
-		{"vat-xi", *f.vatXi >= 0 && !math.IsInf(*f.vatXi, 0), "a finite number > 0 (0: 1e-6)", *f.vatXi},
-		{"vat-power-iters", *f.vatIters >= 0, "≥ 1 (0: 1)", *f.vatIters},
-	} {
-		if !c.ok {
-			return fmt.Errorf("--%s is %v, want %s", c.flag, c.v, c.want)
-		}
+	if err := checkFlags(
+		flagCheck{"lr", *f.lr > 0 && !math.IsInf(*f.lr, 0), "a finite number > 0", *f.lr},
+		flagCheck{"weight-decay", *f.wd >= 0 && !math.IsInf(*f.wd, 0), "a finite number ≥ 0", *f.wd},
+		flagCheck{"momentum", *f.momentum >= 0 && *f.momentum < 1, "in [0, 1)", *f.momentum},
+		flagCheck{"beta1", *f.beta1 >= 0 && *f.beta1 < 1, "in [0, 1)", *f.beta1},
+		flagCheck{"beta2", *f.beta2 >= 0 && *f.beta2 < 1, "in [0, 1)", *f.beta2},
+		flagCheck{"gamma", *f.gamma > 0 && *f.gamma < 1, "in (0, 1)", *f.gamma},
+		flagCheck{"dropout", *f.dropout < 1 && (*f.dropout >= 0 || *f.dropout == -1), "in [0, 1) (or −1 for the appendix's value)", *f.dropout},
+		flagCheck{"eval-every", *f.evalEvery >= 0, "≥ 0 (0: only after the last epoch)", *f.evalEvery},
+		flagCheck{"num-points", *f.numPoints >= 0, "≥ 0 (0: 3/4 of the training split)", *f.numPoints},
+		flagCheck{"bag-size", *f.bagSize >= 1, "≥ 1", *f.bagSize},
+		flagCheck{"vat-eps", *f.vatEps >= 0 && !math.IsInf(*f.vatEps, 0), "a finite number > 0 (0: the appendix's value)", *f.vatEps},
+		flagCheck{"vat-xi", *f.vatXi >= 0 && !math.IsInf(*f.vatXi, 0), "a finite number > 0 (0: 1e-6)", *f.vatXi},
+		flagCheck{"vat-power-iters", *f.vatIters >= 0, "≥ 1 (0: 1)", *f.vatIters},
+	); err != nil {
+		return err
 	}
 	if *f.resume && *f.out == "" {
 		return fmt.Errorf("--resume needs --out DIR (the checkpoint is DIR/checkpoint.gob)")
@@ -294,8 +287,9 @@ func (f *trainFlags) finish(r *trainRun, dsName string) error {
 	if *f.augment != "none" && *f.augment != "crop-flip" {
 		return fmt.Errorf("--augment %q: want none or crop-flip", *f.augment)
 	}
-	if *f.epochs < 1 || *f.batch < 1 || *f.regroup < 1 || *f.chunk < 1 {
-		return fmt.Errorf("--epochs %d, --batch-size %d, --regroup-every %d, --chunk-size %d: each must be ≥ 1", *f.epochs, *f.batch, *f.regroup, *f.chunk)
+	if err := checkFlags(atLeast("epochs", *f.epochs, 1), atLeast("batch-size", *f.batch, 1),
+		atLeast("regroup-every", *f.regroup, 1), atLeast("chunk-size", *f.chunk, 1)); err != nil {
+		return err
 	}
 	r.vat = training.PaperVATConfig(dsName)
 	if *f.vatEps > 0 {

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // requiredLabels are the results issue 2 names; `llpfc verify` must report
@@ -27,61 +30,41 @@ func TestVerifyJSONContract(t *testing.T) {
 	var out, errb bytes.Buffer
 	status := dispatch([]string{"verify", "--json"}, &out, &errb)
 	var rows []map[string]any
-	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
-		t.Fatalf("stdout is not a JSON array: %v\n%s\nstderr: %s", err, out.String(), errb.String())
-	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rows), "stdout is not a JSON array:\n%s\nstderr: %s", out.String(), errb.String())
 	seen := map[string]map[string]any{}
 	for _, r := range rows {
 		for _, k := range []string{"label", "cases", "worst_ratio", "status", "negative_control", "kind", "ratio_floor"} {
-			if _, ok := r[k]; !ok {
-				t.Errorf("row %v lacks key %q", r["label"], k)
-			}
+			assert.Contains(t, r, k, "row %v lacks key %q", r["label"], k)
 		}
 		label, _ := r["label"].(string)
 		seen[label] = r
 		switch k := r["kind"]; k {
 		case "theorem":
 			// A theorem that is a bound declares the tightness its search must reach.
-			if f, _ := r["ratio_floor"].(float64); f <= 0 {
-				t.Errorf("%s: theorem without a ratio floor", label)
-			}
+			f, _ := r["ratio_floor"].(float64)
+			assert.Positive(t, f, "%s: theorem without a ratio floor", label)
 		case "identity", "definitional":
 		default:
-			t.Errorf("%s: kind %v", label, k)
+			assert.Fail(t, "unknown kind", "%s: kind %v", label, k)
 		}
-		if s := r["status"]; s != "pass" {
-			t.Errorf("%s: status %v: %v", label, s, r["counterexample"])
-		}
-		if nc := r["negative_control"]; nc != "caught" {
-			t.Errorf("%s: negative_control %v, want caught", label, nc)
-		}
-		if c, _ := r["cases"].(float64); c < 500 {
-			t.Errorf("%s: %v cases, want ≥ 500", label, r["cases"])
-		}
+		assert.Equal(t, "pass", r["status"], "%s: counterexample %v", label, r["counterexample"])
+		assert.Equal(t, "caught", r["negative_control"], "%s: negative control", label)
+		c, _ := r["cases"].(float64)
+		assert.GreaterOrEqual(t, c, 500.0, "%s: cases", label)
 	}
 	for _, l := range requiredLabels {
-		if _, ok := seen[l]; !ok {
-			t.Errorf("verify does not report %q", l)
-		}
+		assert.Contains(t, seen, l, "verify does not report %q", l)
 	}
-	if status != exitOK {
-		t.Errorf("exit status %d, want %d", status, exitOK)
-	}
+	assert.Equal(t, exitOK, status, "exit status")
 }
 
 func TestVerifyTableAndBadFlags(t *testing.T) {
 	var out, errb bytes.Buffer
-	if s := dispatch([]string{"verify", "--cases", "0"}, &out, &errb); s != exitBadUsage {
-		t.Errorf("--cases 0: exit %d, want %d", s, exitBadUsage)
-	}
-	if s := dispatch([]string{"verify", "--only", "no-such-label-xyz"}, &out, &errb); s != exitBadUsage {
-		t.Errorf("--only with no match: exit %d, want %d", s, exitBadUsage)
-	}
+	assert.Equal(t, exitBadUsage, dispatch([]string{"verify", "--cases", "0"}, &out, &errb), "--cases 0")
+	assert.Equal(t, exitBadUsage, dispatch([]string{"verify", "--only", "no-such-label-xyz"}, &out, &errb), "--only with no match")
 	out.Reset()
-	if s := dispatch([]string{"verify", "--cases", "10", "--only", "Pinsker"}, &out, &errb); s != exitOK {
-		t.Fatalf("exit %d: %s %s", s, out.String(), errb.String())
-	}
-	if !strings.Contains(out.String(), "theorem: Pinsker inequality") || !strings.Contains(out.String(), "1 claims, 1 passed") {
-		t.Errorf("table lacks the Pinsker row or the summary:\n%s", out.String())
-	}
+	s := dispatch([]string{"verify", "--cases", "10", "--only", "Pinsker"}, &out, &errb)
+	require.Equal(t, exitOK, s, "%s %s", out.String(), errb.String())
+	assert.True(t, strings.Contains(out.String(), "theorem: Pinsker inequality") && strings.Contains(out.String(), "1 claims, 1 passed"),
+		"table lacks the Pinsker row or the summary:\n%s", out.String())
 }

@@ -93,74 +93,27 @@ func run(only string, keep bool, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "llpfc-mutate-")
+	tmp, cleanup, err := copyModule(root, keep, stderr)
 	if err != nil {
 		return err
 	}
-	if keep {
-		fmt.Fprintf(stderr, "copy kept at %s\n", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-	for _, p := range copied {
-		if err := copyTree(filepath.Join(root, p), filepath.Join(tmp, p)); err != nil {
-			return err
-		}
-	}
-	todo := mutations
-	if only != "" {
-		todo = nil
-		for _, m := range mutations {
-			if m.ID == only {
-				todo = append(todo, m)
-			}
-		}
-		if len(todo) == 0 {
-			return fmt.Errorf("no mutation with ID %q (see -list)", only)
-		}
-	}
-	// Every mutation must apply to the original sources exactly once.
-	for _, m := range todo {
-		b, err := os.ReadFile(filepath.Join(root, m.File))
-		if err != nil {
-			return fmt.Errorf("%s: %w", m.ID, err)
-		}
-		if n := strings.Count(string(b), m.Old); n != 1 {
-			return fmt.Errorf("%s: the text to replace occurs %d times in %s, want once (the list is stale)", m.ID, n, m.File)
-		}
-	}
-	start := time.Now()
-	fmt.Fprintf(stderr, "baseline (no mutation) … ")
-	base, err := verdicts(tmp)
+	defer cleanup()
+	todo, err := selectMutations(root, only)
 	if err != nil {
-		return fmt.Errorf("baseline: %w", err)
+		return err
 	}
-	if len(base) > 0 {
-		return fmt.Errorf("baseline: claims fail without any mutation: %v", keys(base))
+	if err := baseline(tmp, stderr); err != nil {
+		return err
 	}
-	fmt.Fprintf(stderr, "all claims pass (%s)\n", time.Since(start).Round(time.Second))
 	caught := 0
 	fmt.Fprintf(stdout, "%-22s %-28s %-8s %s\n", "MUTATION", "FILE", "VERDICT", "CAUGHT BY (claims)")
 	for i, m := range todo {
 		t0 := time.Now()
-		path := filepath.Join(tmp, m.File)
-		orig, err := os.ReadFile(path)
+		verdict, by, err := apply(tmp, m)
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, []byte(strings.Replace(string(orig), m.Old, m.New, 1)), 0o644); err != nil {
-			return err
-		}
-		v, verr := verdicts(tmp)
-		if err := os.WriteFile(path, orig, 0o644); err != nil {
-			return err
-		}
-		verdict, by := "missed", "—"
-		switch {
-		case verr != nil:
-			verdict, by = "invalid", verr.Error()
-		case len(v) > 0:
-			verdict, by = "caught", strings.Join(keys(v), "; ")
+		if verdict == "caught" {
 			caught++
 		}
 		fmt.Fprintf(stdout, "%-22s %-28s %-8s %s\n", m.ID, m.File, verdict, by)
@@ -171,6 +124,98 @@ func run(only string, keep bool, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d mutation(s) not caught", len(todo)-caught)
 	}
 	return nil
+}
+
+// copyModule copies the parts of the module under root that the claims need
+// to a temporary directory; cleanup removes it unless keep (then its path is
+// printed).
+func copyModule(root string, keep bool, stderr io.Writer) (tmp string, cleanup func(), err error) {
+	tmp, err = os.MkdirTemp("", "llpfc-mutate-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	if keep {
+		fmt.Fprintf(stderr, "copy kept at %s\n", tmp)
+		cleanup = func() {}
+	}
+	for _, p := range copied {
+		if err := copyTree(filepath.Join(root, p), filepath.Join(tmp, p)); err != nil {
+			cleanup()
+			return "", nil, err
+		}
+	}
+	return tmp, cleanup, nil
+}
+
+// selectMutations returns the mutations to apply: all of them, or the one
+// whose ID is only. Every one must apply to the original sources under root
+// exactly once.
+func selectMutations(root, only string) ([]mutation, error) {
+	todo := mutations
+	if only != "" {
+		todo = nil
+		for _, m := range mutations {
+			if m.ID == only {
+				todo = append(todo, m)
+			}
+		}
+		if len(todo) == 0 {
+			return nil, fmt.Errorf("no mutation with ID %q (see -list)", only)
+		}
+	}
+	for _, m := range todo {
+		b, err := os.ReadFile(filepath.Join(root, m.File))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.ID, err)
+		}
+		if n := strings.Count(string(b), m.Old); n != 1 {
+			return nil, fmt.Errorf("%s: the text to replace occurs %d times in %s, want once (the list is stale)", m.ID, n, m.File)
+		}
+	}
+	return todo, nil
+}
+
+// baseline checks that every claim passes on the copy at tmp before any
+// mutation.
+func baseline(tmp string, stderr io.Writer) error {
+	start := time.Now()
+	fmt.Fprintf(stderr, "baseline (no mutation) … ")
+	base, err := verdicts(tmp)
+	if err != nil {
+		return fmt.Errorf("baseline: %w", err)
+	}
+	if len(base) > 0 {
+		return fmt.Errorf("baseline: claims fail without any mutation: %v", keys(base))
+	}
+	fmt.Fprintf(stderr, "all claims pass (%s)\n", time.Since(start).Round(time.Second))
+	return nil
+}
+
+// apply applies m to the copy at tmp, runs the claims there and restores the
+// file. The verdict is caught (by the claims listed in by), missed, or
+// invalid (the mutated copy does not build or its driver failed: by says
+// why).
+func apply(tmp string, m mutation) (verdict, by string, err error) {
+	path := filepath.Join(tmp, m.File)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		return "", "", err
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(orig), m.Old, m.New, 1)), 0o644); err != nil {
+		return "", "", err
+	}
+	v, verr := verdicts(tmp)
+	if err := os.WriteFile(path, orig, 0o644); err != nil {
+		return "", "", err
+	}
+	switch {
+	case verr != nil:
+		return "invalid", verr.Error(), nil
+	case len(v) > 0:
+		return "caught", strings.Join(keys(v), "; "), nil
+	}
+	return "missed", "—", nil
 }
 
 // verdicts builds the driver in dir and returns, per failing claim, its reason.

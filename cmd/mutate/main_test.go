@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestMutationListIsCurrent keeps the reviewed list applicable: at least 25
@@ -12,28 +14,18 @@ import (
 // today's sources by something different (a stale entry would make
 // `make mutate` stop before it runs).
 func TestMutationListIsCurrent(t *testing.T) {
-	if len(mutations) < 25 {
-		t.Errorf("%d mutations, want ≥ 25 (issue 11)", len(mutations))
-	}
+	assert.GreaterOrEqual(t, len(mutations), 25, "issue 11: at least 25 mutations")
 	seen := map[string]bool{}
 	for _, m := range mutations {
-		if seen[m.ID] {
-			t.Errorf("duplicate mutation ID %q", m.ID)
-		}
+		assert.False(t, seen[m.ID], "duplicate mutation ID %q", m.ID)
 		seen[m.ID] = true
-		if m.Old == m.New || m.Bug == "" {
-			t.Errorf("%s: empty change or no description", m.ID)
-		}
-		if !strings.HasPrefix(m.File, "theory/") && !strings.HasPrefix(m.File, "estimators/") {
-			t.Errorf("%s: mutates %s, want a file under theory/ or estimators/", m.ID, m.File)
-		}
+		assert.True(t, m.Old != m.New && m.Bug != "", "%s: empty change or no description", m.ID)
+		assert.True(t, strings.HasPrefix(m.File, "theory/") || strings.HasPrefix(m.File, "estimators/"),
+			"%s: mutates %s, want a file under theory/ or estimators/", m.ID, m.File)
 		b, err := os.ReadFile(filepath.Join("..", "..", m.File))
-		if err != nil {
-			t.Errorf("%s: %v", m.ID, err)
+		if !assert.NoError(t, err, m.ID) {
 			continue
 		}
-		if n := strings.Count(string(b), m.Old); n != 1 {
-			t.Errorf("%s: the text to replace occurs %d times in %s, want once", m.ID, n, m.File)
-		}
+		assert.Equal(t, 1, strings.Count(string(b), m.Old), "%s: the text to replace must occur exactly once in %s", m.ID, m.File)
 	}
 }
