@@ -38,6 +38,8 @@ func TestExitCodeRuleForEveryCommand(t *testing.T) {
 		{trainArgs("--epochs", "0"), "--epochs"},
 		{trainArgs("--normalize", "minmax"), "--normalize"},
 		{trainArgs("--kl-scale", "x"), "--kl-scale"},
+		{trainArgs("--bn-stats", "x"), "--bn-stats"},
+		{trainArgs("--optimizer", "x"), "--optimizer"},
 		{trainArgs("--nope"), "-nope"},
 		// An --out where nothing can be written fails before the first step
 		// (item 8): /proc/self is a directory no one may create files in.

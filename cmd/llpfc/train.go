@@ -86,7 +86,7 @@ func parseTrain(args []string, stderr io.Writer) (*trainRun, int) {
 			return fail(fmt.Errorf("--data %s: %v", *f.name, err))
 		}
 	}
-	var preset training.Schedule
+	var preset *experiments.Schedule
 	if *f.preset != "" {
 		var err error
 		if preset, err = f.applyPreset(given, dsName); err != nil {

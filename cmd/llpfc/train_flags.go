@@ -71,7 +71,7 @@ func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 // applyPreset sets every flag not given explicitly from the built-in table's
 // cell that --preset names for --data, --method and --bag-size, and returns
 // the cell's learning-rate schedule (nil when --milestones was given).
-func (f *trainFlags) applyPreset(given map[string]bool, dsName string) (sched training.Schedule, err error) {
+func (f *trainFlags) applyPreset(given map[string]bool, dsName string) (*experiments.Schedule, error) {
 	if given["bags"] {
 		return nil, fmt.Errorf("--preset draws the table cell's bags; it conflicts with --bags")
 	}
@@ -120,12 +120,13 @@ func (f *trainFlags) applyPreset(given map[string]bool, dsName string) (sched tr
 	setStr("bn-stats", f.bnStats, h.BNStats)
 	setStr("group-weights", f.groupWeights, h.Weights)
 	setStr("compat", f.compat, h.Compat)
-	if !given["milestones"] {
-		if sched, err = h.Schedule.Training(); err != nil {
-			return nil, fmt.Errorf("--preset: %v", err)
-		}
+	if given["milestones"] {
+		return nil, nil
 	}
-	return sched, nil
+	if _, err := h.Schedule.Training(); err != nil {
+		return nil, fmt.Errorf("--preset: %v", err)
+	}
+	return &h.Schedule, nil
 }
 
 // check validates the flags before any data is read; each error names its
@@ -180,27 +181,26 @@ func (f *trainFlags) defaultBatch() {
 	}
 }
 
-// schedule returns the learning-rate schedule: --milestones with --gamma,
-// else the preset's, else a constant rate.
-func (f *trainFlags) schedule(preset training.Schedule) (training.Schedule, error) {
-	sched := training.Schedule(training.ConstantLR{})
+// schedule returns the learning-rate schedule as a table cell states it:
+// --milestones and --gamma when given, else the preset's, else constant.
+func (f *trainFlags) schedule(preset *experiments.Schedule) (experiments.Schedule, error) {
+	sched := experiments.Schedule{Kind: "constant"}
 	if preset != nil {
-		sched = preset
+		sched = *preset
 	}
 	if *f.milestones != "" {
 		var ms []int
 		for _, part := range strings.Split(*f.milestones, ",") {
 			v, err := strconv.Atoi(strings.TrimSpace(part))
 			if err != nil {
-				return nil, fmt.Errorf("--milestones %q: %q is not an integer", *f.milestones, part)
+				return sched, fmt.Errorf("--milestones %q: %q is not an integer", *f.milestones, part)
 			}
 			ms = append(ms, v)
 		}
-		m := training.MultiStep{Milestones: ms, Gamma: *f.gamma}
-		if err := m.Validate(); err != nil {
-			return nil, fmt.Errorf("--milestones: %v", err)
+		if err := (training.MultiStep{Milestones: ms, Gamma: *f.gamma}).Validate(); err != nil {
+			return sched, fmt.Errorf("--milestones: %v", err)
 		}
-		sched = m
+		sched = experiments.Schedule{Kind: "multistep", Milestones: ms, Factor: *f.gamma}
 	}
 	return sched, nil
 }
@@ -235,13 +235,25 @@ func (f *trainFlags) parseNames() (n trainNames, err error) {
 	if n.bs, err = training.ParseBNStats(*f.bnStats); err != nil {
 		return n, fmt.Errorf("--bn-stats: %v", err)
 	}
+	switch *f.optimizer {
+	case "sgd", "nesterov", "adam", "adamw":
+	default:
+		return n, fmt.Errorf("--optimizer %q: want sgd, nesterov, adam or adamw", *f.optimizer)
+	}
 	return n, nil
 }
 
 // build returns the run the flags describe, for the data set dsName in dir.
-func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched training.Schedule) (*trainRun, error) {
+// The flags state a table cell's configuration (experiments.Config), which
+// experiments.TrainingConfig maps onto training.Config exactly as for a grid
+// cell (issue 19: one description of a run); only what a cell does not
+// state — chunk size, evaluation period, resume — is set here.
+func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched experiments.Schedule) (*trainRun, error) {
 	nm, err := f.parseNames()
 	if err != nil {
+		return nil, err
+	}
+	if err := f.finishChecks(); err != nil {
 		return nil, err
 	}
 	drop := *f.dropout
@@ -251,46 +263,32 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched trai
 	r := &trainRun{dsName: dsName, dir: dir, bagsFile: *f.bagsFile,
 		bagSize: *f.bagSize, numPoints: *f.numPoints, protocol: nm.proto, protocolName: *f.protocol,
 		augment: *f.augment, normalize: *f.normalize, out: *f.out, asJSON: *f.asJSON, quiet: *f.quiet, given: given}
-	r.cfg = training.Config{
-		Method: *f.method,
-		Model:  training.ModelSpec{Name: *f.model, Dropout: drop},
-		Optimizer: training.OptimizerConfig{Name: *f.optimizer, LR: *f.lr, Momentum: *f.momentum, WeightDecay: *f.wd,
-			Beta1: *f.beta1, Beta2: *f.beta2},
-		Schedule:     sched,
-		BatchSize:    *f.batch,
-		Epochs:       *f.epochs,
-		RegroupEvery: *f.regroup,
-		GroupWeights: nm.gw,
-		Compat:       nm.cp,
-		KLScale:      nm.ks,
-		VATRampup:    nm.vr,
-		BNStats:      nm.bs,
-		Seed:         *f.seed,
-		ChunkSize:    *f.chunk,
-		EvalEvery:    *f.evalEvery,
-		Resume:       *f.resume,
+	cell := experiments.Config{Dataset: dsName, Model: *f.model, Method: *f.method, Seed: *f.seed, Hyper: experiments.Hyper{
+		Epochs: *f.epochs, Optimizer: *f.optimizer, LR: *f.lr, Momentum: *f.momentum, WeightDecay: *f.wd,
+		Beta1: *f.beta1, Beta2: *f.beta2, BatchSize: *f.batch, Schedule: sched, RegroupEvery: *f.regroup,
+		Dropout: drop, Weights: string(nm.gw), Compat: string(nm.cp), KLScale: string(nm.ks),
+		VATRampup: string(nm.vr), BNStats: string(nm.bs),
+	}}
+	if r.cfg, err = experiments.TrainingConfig(cell); err != nil {
+		return nil, err
 	}
-	return r, f.finish(r, dsName)
+	r.cfg.ChunkSize, r.cfg.EvalEvery, r.cfg.Resume = *f.chunk, *f.evalEvery, *f.resume
+	f.setVAT(r, dsName)
+	return r, nil
 }
 
-// finish sets the optimizer fields that apply, checks the last flags and
-// sets LLP-VAT's constants (the appendix's for the data set, unless given).
-func (f *trainFlags) finish(r *trainRun, dsName string) error {
-	if *f.optimizer == "sgd" || *f.optimizer == "nesterov" {
-		r.cfg.Optimizer.Beta1, r.cfg.Optimizer.Beta2 = 0, 0
-	} else {
-		r.cfg.Optimizer.Momentum = 0
-	}
-	if err := r.cfg.Optimizer.Validate(); err != nil {
-		return fmt.Errorf("%v", err)
-	}
+// finishChecks checks the last flags, each error naming its flag.
+func (f *trainFlags) finishChecks() error {
 	if *f.augment != "none" && *f.augment != "crop-flip" {
 		return fmt.Errorf("--augment %q: want none or crop-flip", *f.augment)
 	}
-	if err := checkFlags(atLeast("epochs", *f.epochs, 1), atLeast("batch-size", *f.batch, 1),
-		atLeast("regroup-every", *f.regroup, 1), atLeast("chunk-size", *f.chunk, 1)); err != nil {
-		return err
-	}
+	return checkFlags(atLeast("epochs", *f.epochs, 1), atLeast("batch-size", *f.batch, 1),
+		atLeast("regroup-every", *f.regroup, 1), atLeast("chunk-size", *f.chunk, 1))
+}
+
+// setVAT sets LLP-VAT's constants: the appendix's for the data set, unless
+// given.
+func (f *trainFlags) setVAT(r *trainRun, dsName string) {
 	r.vat = training.PaperVATConfig(dsName)
 	if *f.vatEps > 0 {
 		r.vat.Eps = *f.vatEps
@@ -301,5 +299,4 @@ func (f *trainFlags) finish(r *trainRun, dsName string) error {
 	if *f.vatIters > 0 {
 		r.vat.PowerIters = *f.vatIters
 	}
-	return nil
 }
