@@ -3,6 +3,8 @@ package experiments
 import (
 	"encoding/json"
 	"sort"
+
+	"github.com/llpfc/llpfc/training"
 )
 
 // PaperBagSizes are the bag sizes of Section 6 and Tables 1–4.
@@ -98,7 +100,7 @@ func quickSpec() *Spec {
 		Name:        "quick",
 		Description: "Fashion-MNIST fixture, mlp, LLPFC-uniform/approx vs KL at bag sizes 64, 512, 2048, 2 seeds, 2 epochs of Adam",
 		Learner:     "gorgonia",
-		Model:       "mlp",
+		Model:       training.ModelMLP,
 		Datasets:    []string{FashionFixture},
 		Methods:     []string{"llpfc-uniform", "llpfc-approx", "kl"},
 		BagSizes:    []int{64, 512, 2048},
@@ -132,7 +134,7 @@ func fashionMNISTSpec() *Spec {
 		Name:        "fashion-mnist",
 		Description: "full Fashion-MNIST, mlp, KL, LLP-VAT, LLPFC-ideal/uniform/approx and the supervised ceiling at bag sizes 32, 128, 512, 2048, 3 seeds, 10 epochs of Adam",
 		Learner:     "gorgonia",
-		Model:       "mlp",
+		Model:       training.ModelMLP,
 		Datasets:    []string{FashionMNIST},
 		Methods:     []string{"kl", "llpvat", "llpfc-ideal", "llpfc-uniform", "llpfc-approx", "supervised"},
 		BagSizes:    []int{32, 128, 512, 2048},
@@ -174,7 +176,7 @@ func fashionMNISTShuffleSpec() *Spec {
 // epochs, dropout 0.4. Regroup every 20 epochs (App. "Implementation Details
 // of LLPFC"). LLP-VAT's ε is 6 on CIFAR10 and 1 on SVHN and EMNIST.
 func wrnSpec() *Spec {
-	s := paperSpec("wrn16-4", "Table 1 (tab: wideresnet.acc): Wide ResNet-16-4", "wrn-16-4",
+	s := paperSpec("wrn16-4", "Table 1 (tab: wideresnet.acc): Wide ResNet-16-4", training.ModelWRN164,
 		[]string{CIFAR10, SVHN, EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
 		Hyper{
 			Epochs: 160, Optimizer: "nesterov", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4,
@@ -194,7 +196,7 @@ func wrnSpec() *Spec {
 // momentum 0.9, weight decay 1e-4, minibatch 128, 500 epochs, lr 0.1 divided
 // by 10 at 250 and 375; regroup every 20 epochs.
 func resnet18Spec() *Spec {
-	s := paperSpec("resnet18", "Table 2 (tab: resnet.acc): ResNet18", "resnet18",
+	s := paperSpec("resnet18", "Table 2 (tab: resnet.acc): ResNet18", training.ModelResNet18,
 		[]string{CIFAR10, SVHN, EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
 		Hyper{
 			Epochs: 500, Optimizer: "sgd", LR: 0.1, Momentum: 0.9, WeightDecay: 1e-4,
@@ -210,7 +212,7 @@ func resnet18Spec() *Spec {
 // connected layers, lr 0.01 divided by 10 at 19, 37 and 56, 74 epochs;
 // regroup every 5 epochs.
 func vgg16Spec() *Spec {
-	s := paperSpec("vgg16", "Table 3 (tab: vgg16.acc): VGG16", "vgg16",
+	s := paperSpec("vgg16", "Table 3 (tab: vgg16.acc): VGG16", training.ModelVGG16,
 		[]string{CIFAR10, SVHN, EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
 		Hyper{
 			Epochs: 74, Optimizer: "sgd", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4,
@@ -226,7 +228,7 @@ func vgg16Spec() *Spec {
 // 128; CIFAR10 and SVHN only; regroup every 20 epochs; LLPGAN's minibatch is 1
 // bag.
 func llpganSpec() *Spec {
-	return paperSpec("llpgan", "Table 4 (tab: llpgan.acc): LLPGAN discriminator", "llpgan-d",
+	return paperSpec("llpgan", "Table 4 (tab: llpgan.acc): LLPGAN discriminator", training.ModelLLPGAND,
 		[]string{CIFAR10, SVHN}, []string{"llpgan", "llpfc-uniform", "llpfc-approx"},
 		Hyper{
 			Epochs: 3000, Optimizer: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999,

@@ -208,7 +208,7 @@ const vggMinSide = 32
 // to 32×32 as the authors' code does for VGG (torchvision Resize(32));
 // every other model takes the images as they are.
 func InputSide(model string, h, w int) (int, int) {
-	if model == "vgg16" && h > 0 && w > 0 && (h < vggMinSide || w < vggMinSide) {
+	if model == training.ModelVGG16 && h > 0 && w > 0 && (h < vggMinSide || w < vggMinSide) {
 		return max(h, vggMinSide), max(w, vggMinSide)
 	}
 	return h, w

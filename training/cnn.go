@@ -8,7 +8,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-func init() { RegisterModel("cnn", newCNN) }
+func init() { RegisterModel(ModelCNN, newCNN) }
 
 // cnn is the small convolutional network of issue 5:
 //
@@ -44,7 +44,7 @@ func newCNN(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (Model, error
 	return m, nil
 }
 
-func (m *cnn) Name() string { return "cnn" }
+func (m *cnn) Name() string { return ModelCNN }
 
 func (m *cnn) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
 	h, err := asImage(x, m.spec)

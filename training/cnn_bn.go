@@ -7,7 +7,7 @@ import (
 	"gorgonia.org/gorgonia"
 )
 
-func init() { RegisterModel("cnn-bn", newCNNBN) }
+func init() { RegisterModel(ModelCNNBN, newCNNBN) }
 
 // cnnBN is the cnn with batch normalization after each convolution (issue
 // 20's evidence on this machine: the smallest network where the batch-norm
@@ -39,7 +39,7 @@ func newCNNBN(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (Model, err
 	return m, nil
 }
 
-func (m *cnnBN) Name() string { return "cnn-bn" }
+func (m *cnnBN) Name() string { return ModelCNNBN }
 
 // Learnables lists each convolution's parameters followed by its batch
 // norm's, then the dense layers'.

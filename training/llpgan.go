@@ -41,10 +41,10 @@ type LLPGANDiscriminator struct {
 var llpganDConvs = [][3]int{{64, 3, 1}, {64, 3, 1}, {64, 3, 2}, {128, 3, 1}, {128, 3, 1}, {128, 3, 2}, {256, 3, 1}, {128, 1, 1}, {64, 1, 1}}
 
 func init() {
-	RegisterModel("llpgan-d", func(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (Model, error) {
+	RegisterModel(ModelLLPGAND, func(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (Model, error) {
 		return NewLLPGANDiscriminator(g, spec, rng)
 	})
-	RegisterModel("llpgan-g", func(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (Model, error) {
+	RegisterModel(ModelLLPGANG, func(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (Model, error) {
 		return NewLLPGANGenerator(g, spec, rng)
 	})
 }
@@ -70,7 +70,7 @@ func NewLLPGANDiscriminator(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Ran
 }
 
 // Name returns "llpgan-d".
-func (m *LLPGANDiscriminator) Name() string { return "llpgan-d" }
+func (m *LLPGANDiscriminator) Name() string { return ModelLLPGAND }
 
 // Learnables returns the trainable parameters in layer order.
 func (m *LLPGANDiscriminator) Learnables() gorgonia.Nodes { return m.params }
@@ -195,7 +195,7 @@ func NewLLPGANGenerator(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (
 }
 
 // Name returns "llpgan-g".
-func (m *LLPGANGenerator) Name() string { return "llpgan-g" }
+func (m *LLPGANGenerator) Name() string { return ModelLLPGANG }
 
 // Learnables returns the trainable parameters in layer order.
 func (m *LLPGANGenerator) Learnables() gorgonia.Nodes { return m.params }

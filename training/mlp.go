@@ -7,7 +7,7 @@ import (
 	"gorgonia.org/gorgonia"
 )
 
-func init() { RegisterModel("mlp", newMLP) }
+func init() { RegisterModel(ModelMLP, newMLP) }
 
 // mlp is the fully connected network input→512→256→C with ReLU activations
 // (issue 5's small model for flat and image inputs; images are flattened).
@@ -26,7 +26,7 @@ func newMLP(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (Model, error
 	return m, nil
 }
 
-func (m *mlp) Name() string { return "mlp" }
+func (m *mlp) Name() string { return ModelMLP }
 
 func (m *mlp) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
 	h, err := flatten(x)

@@ -44,6 +44,18 @@ type ModelSpec struct {
 	Dtype tensor.Dtype
 }
 
+// The registered models' names (ModelNames lists them at run time).
+const (
+	ModelMLP      = "mlp"      // the MLP of the Fashion-MNIST experiments
+	ModelCNN      = "cnn"      // a small convolutional network (this machine's scale)
+	ModelCNNBN    = "cnn-bn"   // the cnn with batch norm (issue 20's evidence)
+	ModelWRN164   = "wrn-16-4" // Table 1, Wide ResNet-16-4
+	ModelResNet18 = "resnet18" // Table 2
+	ModelVGG16    = "vgg16"    // Table 3, VGG16 with batch norm
+	ModelLLPGAND  = "llpgan-d" // Table 4, the LLPGAN discriminator
+	ModelLLPGANG  = "llpgan-g" // the LLPGAN generator
+)
+
 // DType returns the element type of the graph: spec.Dtype, or tensor.Float32
 // when it is unset.
 func (s ModelSpec) DType() tensor.Dtype {

@@ -553,7 +553,7 @@ type basicBlock struct {
 }
 
 func init() {
-	RegisterModel("resnet18", func(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (Model, error) {
+	RegisterModel(ModelResNet18, func(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (Model, error) {
 		return NewResNet18(g, spec, rng)
 	})
 }
@@ -604,7 +604,7 @@ func NewResNet18(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (*ResNet
 }
 
 // Name returns "resnet18".
-func (m *ResNet18) Name() string { return "resnet18" }
+func (m *ResNet18) Name() string { return ModelResNet18 }
 
 // Learnables returns the trainable parameters in layer order.
 func (m *ResNet18) Learnables() gorgonia.Nodes { return m.params }

@@ -36,7 +36,7 @@ type VGG16 struct {
 }
 
 func init() {
-	RegisterModel("vgg16", func(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (Model, error) {
+	RegisterModel(ModelVGG16, func(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (Model, error) {
 		return NewVGG16(g, spec, rng)
 	})
 }
@@ -77,7 +77,7 @@ func NewVGG16(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (*VGG16, er
 }
 
 // Name returns "vgg16".
-func (m *VGG16) Name() string { return "vgg16" }
+func (m *VGG16) Name() string { return ModelVGG16 }
 
 // Learnables returns the trainable parameters in layer order.
 func (m *VGG16) Learnables() gorgonia.Nodes { return m.params }

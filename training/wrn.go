@@ -40,7 +40,7 @@ type wideBlock struct {
 }
 
 func init() {
-	RegisterModel("wrn-16-4", func(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (Model, error) {
+	RegisterModel(ModelWRN164, func(g *gorgonia.ExprGraph, spec ModelSpec, rng *rand.Rand) (Model, error) {
 		return NewWideResNet(g, spec, 16, 4, rng)
 	})
 }

@@ -24,7 +24,7 @@ func defineDataDir(fs *flag.FlagSet) *string {
 // defineModel defines --model as bench and train have it: any registered
 // architecture, mlp by default.
 func defineModel(fs *flag.FlagSet) *string {
-	return fs.String("model", "mlp", "architecture: "+strings.Join(training.ModelNames(), ", "))
+	return fs.String("model", training.ModelMLP, "architecture: "+strings.Join(training.ModelNames(), ", "))
 }
 
 // defineResultJSON defines --json as bench and train have it: the result as

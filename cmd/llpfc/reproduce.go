@@ -162,7 +162,7 @@ func (f *reproduceFlags) plan() (*reproducePlan, error) {
 		if grid != "fashion-mnist" && grid != "fashion-mnist-shuffle" {
 			return nil, usagef("--model applies to the Fashion-MNIST tables; the paper's tables fix their networks")
 		}
-		if *f.model != "mlp" && *f.model != "cnn" {
+		if *f.model != training.ModelMLP && *f.model != training.ModelCNN {
 			return nil, usagef("--model %q: want mlp or cnn", *f.model)
 		}
 		p.spec.Model = *f.model
@@ -507,7 +507,7 @@ func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float
 	// of GB: measure with at most measureBatch images per step, and
 	// evaluate in batches as small.
 	batch := cfg.BatchSize
-	if c.Model != "mlp" && c.Model != "cnn" {
+	if c.Model != training.ModelMLP && c.Model != training.ModelCNN {
 		batch = min(batch, measureBatch)
 	}
 	cfg.BatchSize, cfg.EvalBatch = batch, batch

@@ -376,7 +376,7 @@ type trainSummary struct {
 // "VGG16": 0.5, stated once in experiments' built-in specs), 0 for
 // architectures without dropout.
 func defaultDropout(model, dataName string) float64 {
-	spec := map[string]string{"wrn-16-4": "wrn16-4", "vgg16": "vgg16"}[model]
+	spec := map[string]string{training.ModelWRN164: "wrn16-4", training.ModelVGG16: "vgg16"}[model]
 	if spec == "" {
 		return 0
 	}

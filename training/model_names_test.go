@@ -1,0 +1,15 @@
+package training
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestModelNameConstants (issue 19: names as constants): every constant
+// names a registered model whose Name() is that constant.
+func TestModelNameConstants(t *testing.T) {
+	for _, name := range []string{ModelMLP, ModelCNN, ModelCNNBN, ModelWRN164, ModelResNet18, ModelVGG16, ModelLLPGAND, ModelLLPGANG} {
+		assert.Contains(t, ModelNames(), name)
+	}
+}
