@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 func init() { RegisterModel(ModelCNN, newCNN) }
@@ -55,15 +54,13 @@ func (m *cnn) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
 		if h, err = c.Forward(h); err != nil {
 			return nil, err
 		}
-		if m.act != nil {
-			h, err = m.act(i, h, train)
-		} else {
-			h, err = gorgonia.Rectify(h)
+		relu := m.act == nil // ReLU fused into the pool
+		if !relu {
+			if h, err = m.act(i, h, train); err != nil {
+				return nil, err
+			}
 		}
-		if err != nil {
-			return nil, err
-		}
-		if h, err = gorgonia.MaxPool2D(h, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}); err != nil {
+		if h, err = maxPool2(h, relu); err != nil {
 			return nil, err
 		}
 	}

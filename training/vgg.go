@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // vgg16Config is configuration "D" of Simonyan & Zisserman (2015): output
@@ -91,7 +90,7 @@ func (m *VGG16) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
 	k := 0
 	for i, v := range vgg16Config {
 		if v == 0 {
-			if h, err = gorgonia.MaxPool2D(h, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}); err != nil {
+			if h, err = maxPool2(h, false); err != nil {
 				return nil, fmt.Errorf("vgg16 pool after layer %d: %w", i, err)
 			}
 			continue

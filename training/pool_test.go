@@ -1,0 +1,118 @@
+package training
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TestMaxPool2MatchesGorgonia: the fused 2×2 pool (with and without the
+// ReLU) gives the output and the input gradient of gorgonia's Rectify and
+// MaxPool2D, exactly, on shapes with odd sides (the last row or column is
+// dropped) and with negative windows (the ReLU's zero gradient), in float32
+// and float64; and a whole cnn's loss and parameter gradients are the same
+// with the fused op as with gorgonia's.
+func TestMaxPool2MatchesGorgonia(t *testing.T) {
+	for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
+		for _, shape := range []tensor.Shape{{2, 3, 5, 7}, {1, 2, 4, 4}, {3, 1, 2, 3}} {
+			for _, relu := range []bool{false, true} {
+				name := fmt.Sprintf("%v/%v/relu=%t", dt, shape, relu)
+				fused, fusedGrad := poolRun(t, dt, shape, relu, true)
+				ref, refGrad := poolRun(t, dt, shape, relu, false)
+				assert.Equal(t, ref, fused, "%s: output", name)
+				assert.Equal(t, refGrad, fusedGrad, "%s: input gradient", name)
+			}
+		}
+	}
+	spec := ModelSpec{Name: ModelCNN, Channels: 1, Height: 9, Width: 10, NumClasses: 3, Dtype: tensor.Float64}
+	f := newKLFixture([]int{4, 5}, spec.InputDim(), 3, 2)
+	f.spec = spec
+	grads := func(fused bool) []float64 {
+		old := fusedPool
+		fusedPool = fused
+		defer func() { fusedPool = old }()
+		g, loss, m := f.wholeBagGraph(t, 4)
+		gn, err := gorgonia.Grad(loss, m.Learnables()...)
+		require.NoError(t, err)
+		vm := gorgonia.NewTapeMachine(g)
+		defer vm.Close()
+		require.NoError(t, vm.RunAll())
+		var out []float64
+		for _, n := range gn {
+			out = append(out, n.Value().Data().([]float64)...)
+		}
+		return out
+	}
+	want := grads(false)
+	assert.Less(t, maxAbsDiff(grads(true), want), 1e-12, "cnn gradients, fused pool vs gorgonia's")
+}
+
+// poolRun builds y = maxPool2(x) (fused or gorgonia's) on a random x with
+// about a third of its values negative, and returns y and ∂(Σ c⊙y)/∂x for a
+// fixed random c.
+func poolRun(t *testing.T, dt tensor.Dtype, shape tensor.Shape, relu, fused bool) (y, dx []float64) {
+	t.Helper()
+	old := fusedPool
+	fusedPool = fused
+	defer func() { fusedPool = old }()
+	src := rng.New(5, "pool")
+	g := gorgonia.NewGraph()
+	xv := make([]float64, shape.TotalSize())
+	for i := range xv {
+		xv[i] = 3*src.Float64() - 1
+	}
+	x := gorgonia.NewTensor(g, dt, 4, gorgonia.WithShape(shape...), gorgonia.WithName("x"), gorgonia.WithValue(denseOf(dt, shape, xv)))
+	out, err := maxPool2(x, relu)
+	require.NoError(t, err)
+	os := out.Shape()
+	cv := make([]float64, os.TotalSize())
+	for i := range cv {
+		cv[i] = src.Float64() + 0.5
+	}
+	c := gorgonia.NewTensor(g, dt, 4, gorgonia.WithShape(os...), gorgonia.WithName("c"), gorgonia.WithValue(denseOf(dt, os, cv)))
+	prod, err := gorgonia.HadamardProd(out, c)
+	require.NoError(t, err)
+	s, err := gorgonia.Sum(prod)
+	require.NoError(t, err)
+	gx, err := gorgonia.Grad(s, x)
+	require.NoError(t, err)
+	vm := gorgonia.NewTapeMachine(g)
+	defer vm.Close()
+	require.NoError(t, vm.RunAll())
+	return valueData(out.Value()), valueData(gx[0].Value())
+}
+
+func denseOf(dt tensor.Dtype, shape tensor.Shape, v []float64) *tensor.Dense {
+	if dt == tensor.Float64 {
+		return tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(append([]float64(nil), v...)))
+	}
+	f := make([]float32, len(v))
+	for i, x := range v {
+		f[i] = float32(x)
+	}
+	return tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(f))
+}
+
+// BenchmarkStepPool times RunStepBenchmark's cnn step (batch 128, 1×28×28)
+// with the fused pool and with gorgonia's Rectify and MaxPool2D (issue 12,
+// bench/NOTES.md), interleaved by -count.
+func BenchmarkStepPool(b *testing.B) {
+	for _, fused := range []bool{true, false} {
+		b.Run(fmt.Sprintf("fused=%t", fused), func(b *testing.B) {
+			old := fusedPool
+			fusedPool = fused
+			defer func() { fusedPool = old }()
+			res, err := RunStepBenchmark(context.Background(), StepBenchConfig{Model: ModelCNN, Steps: b.N, Warmup: 2, CPUTime: cpuTime})
+			require.NoError(b, err)
+			b.ReportMetric(res.ImagesPerSecond, "img/s")
+			b.ReportMetric(res.ImagesPerCPUSecond, "img/CPU-s")
+			b.ReportMetric(res.AllocBytesPerStep, "alloc-B/step")
+		})
+	}
+}
