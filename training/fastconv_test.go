@@ -25,6 +25,7 @@ var convCases = []convCase{
 	{10, 2, 4, 4, 3, 1, 0, 1}, // more images than chunks
 	{2, 1, 6, 6, 2, 5, 2, 1},
 	{9, 3, 5, 4, 4, 3, 1, 1},
+	{37, 2, 6, 5, 3, 3, 1, 2}, // chunks of 4–5 images, stride 2
 }
 
 // convGraph builds y = conv(x, W) + b with both implementations in one
