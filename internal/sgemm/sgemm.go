@@ -226,16 +226,35 @@ func packA(tA bool, a []float32, lda int, alpha float32, ic, rows, pc, kk int, d
 	for ir := 0; ir < rows; ir += MR {
 		strip := dst[ir*kk : ir*kk+MR*kk]
 		mr := min(MR, rows-ir)
-		for p := 0; p < kk; p++ {
-			out := strip[p*MR : (p+1)*MR]
-			for i := 0; i < mr; i++ {
-				if tA {
-					out[i] = alpha * a[(pc+p)*lda+ic+ir+i]
-				} else {
-					out[i] = alpha * a[(ic+ir+i)*lda+pc+p]
+		if mr < MR {
+			clear(strip) // the padding rows
+		}
+		if tA { // A is k×m: for each k the strip's mr values are contiguous
+			for p := 0; p < kk; p++ {
+				src := a[(pc+p)*lda+ic+ir : (pc+p)*lda+ic+ir+mr]
+				out := strip[p*MR : p*MR+mr]
+				if alpha == 1 {
+					copy(out, src)
+					continue
+				}
+				for i, v := range src {
+					out[i] = alpha * v
 				}
 			}
-			clear(out[mr:])
+			continue
+		}
+		for i := 0; i < mr; i++ { // one row of A at a time, written at stride MR
+			src := a[(ic+ir+i)*lda+pc : (ic+ir+i)*lda+pc+kk]
+			out := strip[i:]
+			if alpha == 1 {
+				for p, v := range src {
+					out[p*MR] = v
+				}
+				continue
+			}
+			for p, v := range src {
+				out[p*MR] = alpha * v
+			}
 		}
 	}
 }
