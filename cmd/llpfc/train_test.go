@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func runTrainCmd(args ...string) (code int, stdout, stderr string) {
@@ -34,34 +37,25 @@ func TestTrainJSONContract(t *testing.T) {
 		}
 		for run := 0; run < runs; run++ {
 			code, out, errOut := runTrainCmd(args...)
-			if code != exitOK {
-				t.Fatalf("%s: exit %d: %s", method, code, errOut)
-			}
+			require.Equal(t, exitOK, code, "%s: %s", method, errOut)
 			lines := strings.Split(strings.TrimSpace(out), "\n")
 			var got map[string]any
-			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
-				t.Fatalf("%s: last line %q: %v", method, lines[len(lines)-1], err)
-			}
+			require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &got), "%s: last line %q", method, lines[len(lines)-1])
 			for _, k := range []string{"test_accuracy", "epochs", "wall_seconds", "train_images_per_second", "peak_rss_bytes"} {
 				v, ok := got[k].(float64)
-				if !ok {
-					t.Fatalf("%s: field %s missing or not a number in %v", method, k, got)
-				}
-				if k != "test_accuracy" && !(v > 0) {
-					t.Errorf("%s: %s = %v, want > 0", method, k, v)
+				require.True(t, ok, "%s: field %s missing or not a number in %v", method, k, got)
+				if k != "test_accuracy" {
+					assert.Greater(t, v, 0.0, "%s: %s", method, k)
 				}
 			}
-			if got["epochs"].(float64) != 2 {
-				t.Errorf("%s: epochs %v, want 2", method, got["epochs"])
-			}
+			assert.Equal(t, 2.0, got["epochs"], "%s: epochs", method)
 			acc := got["test_accuracy"].(float64)
-			if !(acc > 0.1 && acc <= 1) { // 10 classes: better than chance after 2 epochs
-				t.Errorf("%s: test accuracy %v, want in (0.1, 1]", method, acc)
-			}
+			// 10 classes: better than chance after 2 epochs
+			assert.True(t, acc > 0.1 && acc <= 1, "%s: test accuracy %v, want in (0.1, 1]", method, acc)
 			accs = append(accs, acc)
 		}
-		if len(accs) == 2 && accs[0] != accs[1] {
-			t.Errorf("%s: same seed gave accuracies %v and %v", method, accs[0], accs[1])
+		if len(accs) == 2 {
+			assert.Equal(t, accs[0], accs[1], "%s: the same seed", method)
 		}
 	}
 }
@@ -73,33 +67,22 @@ func TestTrainOutAndResume(t *testing.T) {
 	base := []string{"--data", "fixture", "--method", "llpfc-approx", "--model", "mlp", "--bag-size", "16", "--num-points", "320",
 		"--optimizer", "nesterov", "--lr", "0.01", "--weight-decay", "5e-4", "--batch-size", "32", "--regroup-every", "1", "--seed", "5", "--json", "--quiet"}
 	code, _, errOut := runTrainCmd(append(base, "--epochs", "1", "--out", dir)...)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	require.Equal(t, exitOK, code, errOut)
 	for _, f := range []string{"result.json", "checkpoint.gob"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+		_, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err, f)
 	}
 	code, resumed, errOut := runTrainCmd(append(base, "--epochs", "2", "--out", dir, "--resume")...)
-	if code != exitOK {
-		t.Fatalf("resume: exit %d: %s", code, errOut)
-	}
+	require.Equal(t, exitOK, code, "resume: %s", errOut)
 	code, straight, errOut := runTrainCmd(append(base, "--epochs", "2")...)
-	if code != exitOK {
-		t.Fatalf("straight: exit %d: %s", code, errOut)
-	}
+	require.Equal(t, exitOK, code, "straight: %s", errOut)
 	acc := func(out string) float64 {
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		var m map[string]any
-		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &m); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &m))
 		return m["test_accuracy"].(float64)
 	}
-	if a, b := acc(resumed), acc(straight); a != b {
-		t.Errorf("resumed accuracy %v, uninterrupted %v", a, b)
-	}
+	assert.Equal(t, acc(straight), acc(resumed), "resumed accuracy vs uninterrupted")
 }
 
 func TestTrainBadUsage(t *testing.T) {
@@ -115,9 +98,8 @@ func TestTrainBadUsage(t *testing.T) {
 		{"--data", "fixture", "--augment", "mixup"},
 	} {
 		code, _, errOut := runTrainCmd(args...)
-		if code == exitOK || errOut == "" {
-			t.Errorf("%v: exit %d, stderr %q; want a failure with a message", args, code, errOut)
-		}
+		assert.NotEqual(t, exitOK, code, "%v: want a failure", args)
+		assert.NotEmpty(t, errOut, "%v: want a message", args)
 	}
 }
 
@@ -128,18 +110,16 @@ func TestTrainBadUsage(t *testing.T) {
 func TestTrainPreset(t *testing.T) {
 	code, out, errOut := runTrainCmd("--data", "fixture", "--preset", "quick", "--method", "llpfc-uniform", "--lr", "0.05", "--epochs", "1",
 		"--bag-size", "64", "--num-points", "640", "--json", "--quiet")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	require.Equal(t, exitOK, code, errOut)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	var got map[string]any
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
-		t.Fatal(err)
-	}
-	if got["optimizer"] != "adam" || got["lr"].(float64) != 0.05 || got["batch_size"].(float64) != 128 || got["model"] != "mlp" || got["epochs"].(float64) != 1 || got["num_points"].(float64) != 640 {
-		t.Errorf("preset quick with --lr 0.05 --epochs 1 --num-points 640: %v", got)
-	}
-	if code, _, _ := runTrainCmd("--data", "fixture", "--preset", "nope"); code != exitBadUsage {
-		t.Errorf("unknown preset: exit %d, want %d", code, exitBadUsage)
-	}
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &got))
+	assert.Equal(t, "adam", got["optimizer"], "the preset's optimizer")
+	assert.Equal(t, 0.05, got["lr"], "--lr given explicitly wins")
+	assert.Equal(t, 128.0, got["batch_size"], "the preset's minibatch")
+	assert.Equal(t, "mlp", got["model"], "the preset's model")
+	assert.Equal(t, 1.0, got["epochs"], "--epochs given explicitly wins")
+	assert.Equal(t, 640.0, got["num_points"], "--num-points given explicitly wins")
+	code, _, _ = runTrainCmd("--data", "fixture", "--preset", "nope")
+	assert.Equal(t, exitBadUsage, code, "unknown preset")
 }
