@@ -5,10 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // miniQuick is a miniature of the quick grid: the same embedded
@@ -51,59 +52,44 @@ func TestReproduceQuickEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	res, out := filepath.Join(dir, "results"), filepath.Join(dir, "report")
 	status, stdout, stderr := reproduce(t, "--quick", "--results", res, "--out", out)
-	if status != exitOK {
-		t.Fatalf("status %d\nstdout:\n%s\nstderr:\n%s", status, stdout, stderr)
+	require.Equal(t, exitOK, status, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	for _, want := range []string{"8 runs", "8 to run", "8 runs now, 0 already finished, 0 failed"} {
+		assert.Contains(t, stderr, want, "plan/summary line")
 	}
-	if !strings.Contains(stderr, "8 runs") || !strings.Contains(stderr, "8 to run") || !strings.Contains(stderr, "8 runs now, 0 already finished, 0 failed") {
-		t.Errorf("plan/summary lines missing from stderr:\n%s", stderr)
-	}
-	if !strings.Contains(stderr, "cell 8/8 done") {
-		t.Errorf("no progress lines in stderr:\n%s", stderr)
-	}
-	if !strings.Contains(stdout, "| Method | 16 | 64 |") {
-		t.Errorf("no table header for bag sizes 16, 64 in stdout:\n%s", stdout)
-	}
+	assert.Contains(t, stderr, "cell 8/8 done", "progress lines")
+	assert.Contains(t, stdout, "| Method | 16 | 64 |", "table header for bag sizes 16, 64")
 	cell := `\| 0\.\d{4} ± 0\.\d{4}( †)? ` // † marks a baseline with fewer than 100 optimizer steps
 	for _, m := range []string{"LLPFC-uniform", "KL"} {
 		row := regexp.MustCompile(`(?m)^\| ` + m + ` ` + cell + cell + `\|$`)
-		if !row.MatchString(stdout) {
-			t.Errorf("no row %q with two mean ± std cells in stdout:\n%s", m, stdout)
-		}
+		assert.Regexp(t, row, stdout, "row %q with two mean ± std cells", m)
 	}
 	md := filepath.Join(out, "report.md")
-	if !strings.Contains(stdout, "report: "+md) {
-		t.Errorf("stdout does not name %s:\n%s", md, stdout)
-	}
-	if b, err := os.ReadFile(md); err != nil || !strings.Contains(string(b), "| Method | 16 | 64 |") {
-		t.Errorf("report.md: %v\n%s", err, b)
+	assert.Contains(t, stdout, "report: "+md)
+	b, err := os.ReadFile(md)
+	if assert.NoError(t, err, "report.md") {
+		assert.Contains(t, string(b), "| Method | 16 | 64 |", "report.md")
 	}
 	// One plot for the table and one of LLPFC's accuracy against ‖T̂⁻¹‖₁.
 	plots := regexp.MustCompile(`(?m)^plot: +(\S+\.png)$`).FindAllStringSubmatch(stdout, -1)
-	if len(plots) != 2 || filepath.Base(plots[1][1]) != "trouble.png" {
-		t.Fatalf("want two plot lines in stdout, the table's and trouble.png, got %d:\n%s", len(plots), stdout)
-	}
+	require.Len(t, plots, 2, "two plot lines in stdout, the table's and trouble.png:\n%s", stdout)
+	require.Equal(t, "trouble.png", filepath.Base(plots[1][1]))
 	for _, p := range plots {
 		png, err := os.ReadFile(p[1])
-		if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
-			t.Errorf("plot %s is not a PNG (err %v)", p[1], err)
+		if assert.NoError(t, err, "plot %s", p[1]) {
+			assert.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")), "plot %s is not a PNG", p[1])
 		}
 	}
 	cells, err := os.ReadDir(filepath.Join(res, "cells"))
-	if err != nil || len(cells) != 8 {
-		t.Errorf("store holds %d cells (err %v), want 8", len(cells), err)
-	}
+	assert.NoError(t, err)
+	assert.Len(t, cells, 8, "cells in the store")
 
 	status, stdout2, stderr2 := reproduce(t, "--results", res, "--out", out) // --quick is the default
-	if status != exitOK {
-		t.Fatalf("second run: status %d\n%s", status, stderr2)
+	require.Equal(t, exitOK, status, "second run: %s", stderr2)
+	for _, want := range []string{"8 already in", "0 to run", "0 runs now, 8 already finished"} {
+		assert.Contains(t, stderr2, want, "second run")
 	}
-	if !strings.Contains(stderr2, "8 already in") || !strings.Contains(stderr2, "0 to run") ||
-		!strings.Contains(stderr2, "0 runs now, 8 already finished") || strings.Contains(stderr2, "start:") {
-		t.Errorf("second run trained cells:\n%s", stderr2)
-	}
-	if stdout2 != stdout {
-		t.Errorf("second run's table differs:\nfirst:\n%s\nsecond:\n%s", stdout, stdout2)
-	}
+	assert.NotContains(t, stderr2, "start:", "second run trained cells")
+	assert.Equal(t, stdout, stdout2, "second run's table")
 }
 
 // TestReproduceDryRun checks that --dry-run prints the number of runs and a
@@ -112,20 +98,14 @@ func TestReproduceDryRun(t *testing.T) {
 	withMiniQuick(t)
 	res := filepath.Join(t.TempDir(), "results")
 	status, stdout, stderr := reproduce(t, "--dry-run", "--results", res)
-	if status != exitOK {
-		t.Fatalf("status %d\n%s", status, stderr)
-	}
+	require.Equal(t, exitOK, status, stderr)
 	for _, want := range []string{"8 runs", "8 to run", "work: 5120 instance-epochs", "measured on this machine: mlp on 1×28×28 inputs", "estimate:", "CPU-hours"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr)
-		}
+		assert.Contains(t, stderr, want)
 	}
-	if stdout != "" || strings.Contains(stderr, "start:") {
-		t.Errorf("dry run trained or reported:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
-	}
-	if _, err := os.Stat(res); !os.IsNotExist(err) {
-		t.Errorf("dry run created %s (err %v)", res, err)
-	}
+	assert.Empty(t, stdout, "dry run reported")
+	assert.NotContains(t, stderr, "start:", "dry run trained")
+	_, err := os.Stat(res)
+	assert.True(t, os.IsNotExist(err), "dry run created %s (err %v)", res, err)
 }
 
 // TestReproduceBadUsage checks the usage errors: each exits with status 2
@@ -145,13 +125,9 @@ func TestReproduceBadUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		status, _, stderr := reproduce(t, tt.args...)
-		if status != exitBadUsage {
-			t.Errorf("%v: status %d, want %d\n%s", tt.args, status, exitBadUsage, stderr)
-		}
+		assert.Equal(t, exitBadUsage, status, "%v: %s", tt.args, stderr)
 		for _, w := range tt.want {
-			if !strings.Contains(stderr, w) {
-				t.Errorf("%v: stderr lacks %q:\n%s", tt.args, w, stderr)
-			}
+			assert.Contains(t, stderr, w, "%v", tt.args)
 		}
 	}
 }
