@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // killSpec is a grid of 2 methods × 3 bag sizes × 3 seeds = 18 cells of the
@@ -38,18 +40,15 @@ func buildLLPFC(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "llpfc")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
 	return bin
 }
 
 func storeKeys(t *testing.T, dir string) []string {
 	t.Helper()
 	ents, err := os.ReadDir(filepath.Join(dir, "cells"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var keys []string
 	for _, e := range ents {
 		if n := e.Name(); !strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".json") {
@@ -67,13 +66,9 @@ func runCounts(t *testing.T, bin string, args ...string) (inShard, ran, skipped 
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("llpfc %v: %v\n%s%s", args, err, stdout.String(), stderr.String())
-	}
+	require.NoError(t, cmd.Run(), "llpfc %v: %s%s", args, stdout.String(), stderr.String())
 	m := runLine.FindStringSubmatch(stdout.String())
-	if m == nil || m[5] != "0" {
-		t.Fatalf("llpfc %v: unexpected output %q", args, stdout.String())
-	}
+	require.True(t, m != nil && m[5] == "0", "llpfc %v: unexpected output %q", args, stdout.String())
 	a, _ := strconv.Atoi(m[1])
 	b, _ := strconv.Atoi(m[3])
 	c, _ := strconv.Atoi(m[4])
@@ -88,13 +83,9 @@ func TestRunKillResumeShardMergeReport(t *testing.T) {
 	bin := buildLLPFC(t)
 	work := t.TempDir()
 	specPath := filepath.Join(work, "spec.json")
-	if err := os.WriteFile(specPath, []byte(killSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(specPath, []byte(killSpec), 0o644))
 	spec, err := experiments.LoadSpec(specPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cells, _ := spec.Cells()
 	var want []string
 	for _, c := range cells {
@@ -107,9 +98,7 @@ func TestRunKillResumeShardMergeReport(t *testing.T) {
 	cmd := exec.Command(bin, "run", specPath, "--results", res)
 	var errBuf bytes.Buffer
 	cmd.Stderr = &errBuf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Start())
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if ks, err := os.ReadDir(filepath.Join(res, "cells")); err == nil && len(ks) >= 3 {
@@ -117,62 +106,45 @@ func TestRunKillResumeShardMergeReport(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			t.Fatalf("no cell finished within 60 s:\n%s", errBuf.String())
+			require.FailNow(t, "no cell finished within 60 s", errBuf.String())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	cmd.Wait()
 	killed := storeKeys(t, res)
-	if len(killed) >= len(want) {
-		t.Fatalf("the run finished all %d cells before the kill; the test needs a longer grid", len(want))
-	}
+	require.Less(t, len(killed), len(want), "the run finished every cell before the kill; the test needs a longer grid")
 	t.Logf("killed after %d of %d cells", len(killed), len(want))
 
 	// Resume: exactly the missing cells run.
 	inShard, ran, skipped := runCounts(t, bin, "run", specPath, "--results", res)
-	if inShard != len(want) || skipped != len(killed) || ran != len(want)-len(killed) {
-		t.Errorf("resume ran %d and skipped %d of %d; want %d and %d", ran, skipped, inShard, len(want)-len(killed), len(killed))
-	}
-	got := storeKeys(t, res)
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Fatalf("store after resume has keys\n%v\nwant\n%v", got, want)
-	}
+	assert.Equal(t, len(want), inShard, "resume: cells in the shard")
+	assert.Equal(t, len(killed), skipped, "resume: cells skipped")
+	assert.Equal(t, len(want)-len(killed), ran, "resume: cells run")
+	require.Equal(t, want, storeKeys(t, res), "store after resume")
 	// A third run does nothing.
-	if _, ran, skipped := runCounts(t, bin, "run", specPath, "--results", res); ran != 0 || skipped != len(want) {
-		t.Errorf("third run ran %d, skipped %d", ran, skipped)
-	}
+	_, ran, skipped = runCounts(t, bin, "run", specPath, "--results", res)
+	assert.Equal(t, 0, ran, "third run: cells run")
+	assert.Equal(t, len(want), skipped, "third run: cells skipped")
 
 	// Two shards (flags after the spec, and before it), merged.
 	s1, s2 := filepath.Join(work, "s1"), filepath.Join(work, "s2")
 	n1, _, _ := runCounts(t, bin, "run", specPath, "--shard", "1/2", "--results", s1)
 	n2, _, _ := runCounts(t, bin, "run", "--shard", "2/2", "--results", s2, specPath)
-	if n1+n2 != len(want) || n1-n2 > 1 || n2-n1 > 1 {
-		t.Errorf("shards of %d and %d cells for a grid of %d", n1, n2, len(want))
-	}
+	assert.Equal(t, len(want), n1+n2, "shards of %d and %d cells", n1, n2)
+	assert.LessOrEqual(t, max(n1-n2, n2-n1), 1, "shards of %d and %d cells", n1, n2)
 	merged := filepath.Join(work, "merged")
-	if out, err := exec.Command(bin, "merge", "--out", merged, s1, s2).CombinedOutput(); err != nil {
-		t.Fatalf("merge: %v\n%s", err, out)
-	}
+	out, err := exec.Command(bin, "merge", "--out", merged, s1, s2).CombinedOutput()
+	require.NoError(t, err, "merge: %s", out)
 	a, err := (&experiments.Store{Dir: res}).All()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := (&experiments.Store{Dir: merged}).All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(a) != len(b) {
-		t.Fatalf("resumed store %d results, merged shards %d", len(a), len(b))
-	}
+	require.NoError(t, err)
+	require.Len(t, b, len(a), "merged shards vs resumed store")
 	for i := range a {
-		if !a[i].SameOutcome(b[i]) {
-			ja, _ := json.Marshal(a[i].Metrics)
-			jb, _ := json.Marshal(b[i].Metrics)
-			t.Errorf("cell %s: resumed %s, merged %s", a[i].Key, ja, jb)
-		}
+		ja, _ := json.Marshal(a[i].Metrics)
+		jb, _ := json.Marshal(b[i].Metrics)
+		assert.True(t, a[i].SameOutcome(b[i]), "cell %s: resumed %s, merged %s", a[i].Key, ja, jb)
 	}
 
 	// Merging a store with a conflicting result fails naming the key.
@@ -180,29 +152,21 @@ func TestRunKillResumeShardMergeReport(t *testing.T) {
 	os.MkdirAll(filepath.Join(bad, "cells"), 0o755)
 	r := *a[0]
 	r.Metrics.TestAccuracy = 1 - r.Metrics.TestAccuracy
-	if err := (&experiments.Store{Dir: bad}).Put(&r); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(bin, "merge", "--out", merged, bad).CombinedOutput()
-	if err == nil || !strings.Contains(string(out), r.Key) {
-		t.Errorf("conflicting merge: %v, output %q; want failure naming %s", err, out, r.Key)
-	}
+	require.NoError(t, (&experiments.Store{Dir: bad}).Put(&r))
+	out, err = exec.Command(bin, "merge", "--out", merged, bad).CombinedOutput()
+	assert.Error(t, err, "conflicting merge")
+	assert.Contains(t, string(out), r.Key, "conflicting merge names the key")
 
 	// Report.
 	rep := filepath.Join(work, "report")
 	var stdout, stderr bytes.Buffer
 	rc := exec.Command(bin, "report", "--results", merged, "--out", rep)
 	rc.Stdout, rc.Stderr = &stdout, &stderr
-	if err := rc.Run(); err != nil {
-		t.Fatalf("report: %v\n%s", err, stderr.String())
-	}
-	if !strings.Contains(stdout.String(), "| LLPFC-uniform |") || !strings.Contains(stdout.String(), "| Method | 16 | 64 | 256 |") {
-		t.Errorf("report output:\n%s", stdout.String())
-	}
+	require.NoError(t, rc.Run(), "report: %s", stderr.String())
+	assert.Contains(t, stdout.String(), "| LLPFC-uniform |", "report output")
+	assert.Contains(t, stdout.String(), "| Method | 16 | 64 | 256 |", "report output")
 	pngs, _ := filepath.Glob(filepath.Join(rep, "*.png"))
-	if len(pngs) != 1 {
-		t.Errorf("report wrote %d plots, want 1", len(pngs))
-	}
+	assert.Len(t, pngs, 1, "plots the report wrote")
 }
 
 // Bad usage exits 2 with a message naming the problem.
@@ -223,34 +187,23 @@ func TestRunMergeReportUsage(t *testing.T) {
 		{[]string{"report", "--results", filepath.Join(dir, "nope")}, "not a results directory"},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := dispatch(tc.args, &stdout, &stderr); code != exitBadUsage {
-			t.Errorf("%v: exit %d, want %d", tc.args, code, exitBadUsage)
-		}
-		if !strings.Contains(stderr.String(), tc.want) {
-			t.Errorf("%v: stderr %q lacks %q", tc.args, stderr.String(), tc.want)
-		}
+		assert.Equal(t, exitBadUsage, dispatch(tc.args, &stdout, &stderr), "%v", tc.args)
+		assert.Contains(t, stderr.String(), tc.want, "%v", tc.args)
 	}
 	// --print-spec prints a spec that parses back to the same cells.
 	var pout, perr bytes.Buffer
-	if code := dispatch([]string{"run", "vgg16", "--print-spec"}, &pout, &perr); code != exitOK {
-		t.Fatalf("--print-spec: exit %d: %s", code, perr.String())
-	}
+	require.Equal(t, exitOK, dispatch([]string{"run", "vgg16", "--print-spec"}, &pout, &perr), "--print-spec: %s", perr.String())
 	back, err := experiments.ParseSpec("printed", &pout)
-	if err != nil {
-		t.Fatalf("printed spec does not parse: %v", err)
-	}
+	require.NoError(t, err, "printed spec does not parse")
 	orig, _ := experiments.BuiltinSpec("vgg16")
 	c1, _ := orig.Cells()
 	c2, _ := back.Cells()
-	if len(c1) != len(c2) || c1[0].Key != c2[0].Key || c1[len(c1)-1].Key != c2[len(c2)-1].Key {
-		t.Errorf("printed vgg16 spec expands to other cells")
+	if assert.Len(t, c2, len(c1), "printed vgg16 spec: cells") {
+		assert.Equal(t, c1[0].Key, c2[0].Key, "printed vgg16 spec: first cell")
+		assert.Equal(t, c1[len(c1)-1].Key, c2[len(c2)-1].Key, "printed vgg16 spec: last cell")
 	}
 	// --list shows the cells without training.
 	var stdout, stderr bytes.Buffer
-	if code := dispatch([]string{"run", "wrn16-4", "--list", "--shard", "1/10", "--results", dir}, &stdout, &stderr); code != exitOK {
-		t.Fatalf("run --list: exit %d: %s", code, stderr.String())
-	}
-	if n := strings.Count(stdout.String(), "todo"); n != 42 { // 420 cells / 10
-		t.Errorf("--list shard 1/10 of wrn16-4 shows %d cells, want 42", n)
-	}
+	require.Equal(t, exitOK, dispatch([]string{"run", "wrn16-4", "--list", "--shard", "1/10", "--results", dir}, &stdout, &stderr), "run --list: %s", stderr.String())
+	assert.Equal(t, 42, strings.Count(stdout.String(), "todo"), "--list shard 1/10 of wrn16-4: cells (420 / 10)")
 }
