@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // writeRandomBags writes a random bags file: numBags bags over C classes
@@ -46,12 +47,8 @@ func writeRandomBags(t *testing.T, dir string, seed int64, C, numBags int) (stri
 	}
 	path := filepath.Join(dir, fmt.Sprintf("bags-%d.json", seed))
 	var buf bytes.Buffer
-	if err := set.Write(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, set.Write(&buf))
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
 	return path, set
 }
 
@@ -99,26 +96,19 @@ func TestGroupsJSONContract(t *testing.T) {
 				var out, errb bytes.Buffer
 				code := dispatch([]string{"groups", "--bags", path, "--mode", mode, "--weights", w, "--seed", fmt.Sprint(seed), "--json"}, &out, &errb)
 				if mode == "ideal" && code == exitFailed {
-					if !strings.Contains(errb.String(), "Assumption") || strings.Count(errb.String(), "\n") != 1 {
-						t.Errorf("ideal failure message %q", errb.String())
-					}
+					assert.Contains(t, errb.String(), "Assumption", "ideal failure message")
+					assert.Equal(t, 1, strings.Count(errb.String(), "\n"), "ideal failure message %q: one line", errb.String())
 					continue
 				}
 				if w == "chvol" && code == exitFailed {
 					continue // every group flat: documented error
 				}
-				if code != exitOK {
-					t.Fatalf("seed %d %s/%s: exit %d: %s", seed, mode, w, code, errb.String())
-				}
+				require.Equal(t, exitOK, code, "seed %d %s/%s: %s", seed, mode, w, errb.String())
 				var got groupsJSON
 				dec := json.NewDecoder(&out)
-				if err := dec.Decode(&got); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, dec.Decode(&got))
 				for c := range wantSigma {
-					if math.Abs(got.SigmaHat[c]-wantSigma[c]/n) > 1e-12 {
-						t.Errorf("%s: sigma_hat %v, want %v/%g", mode, got.SigmaHat, wantSigma, n)
-					}
+					assert.InDelta(t, wantSigma[c]/n, got.SigmaHat[c], 1e-12, "%s: sigma_hat[%d]", mode, c)
 				}
 				seen := map[int]int{}
 				for _, id := range got.Leftover {
@@ -129,35 +119,22 @@ func TestGroupsJSONContract(t *testing.T) {
 					for _, id := range g.Bags {
 						seen[id]++
 					}
-					if mode != "merge" && len(g.Bags) != C {
-						t.Errorf("%s: group %d has %d bags, want C=%d", mode, gi, len(g.Bags), C)
+					if mode != "merge" {
+						assert.Len(t, g.Bags, C, "%s: group %d's bags", mode, gi)
 					}
-					if len(g.Gamma) != C || len(g.T) != C || len(g.Alpha) != C || len(g.Sigma) != C {
-						t.Fatalf("%s: group %d has wrong shapes", mode, gi)
-					}
-					if g.Weight == nil {
-						t.Fatalf("%s: group %d has no weight", mode, gi)
-					}
+					require.True(t, len(g.Gamma) == C && len(g.T) == C && len(g.Alpha) == C && len(g.Sigma) == C, "%s: group %d has wrong shapes", mode, gi)
+					require.NotNil(t, g.Weight, "%s: group %d has no weight", mode, gi)
 					wsum += *g.Weight
 					asum := 0.0
 					for _, a := range g.Alpha {
-						if a < 0 {
-							t.Errorf("%s: alpha %v has a negative entry", mode, g.Alpha)
-						}
+						assert.GreaterOrEqual(t, a, 0.0, "%s: alpha %v has a negative entry", mode, g.Alpha)
 						asum += a
 					}
-					if math.Abs(asum-1) > 1e-9 {
-						t.Errorf("%s: alpha sums to %g", mode, asum)
-					}
+					assert.InDelta(t, 1, asum, 1e-9, "%s: alpha sums to 1", mode)
 					for i := 0; i < C; i++ {
 						if mode != "merge" {
 							want := byID[g.Bags[i]].Proportions
-							for j := range want {
-								if g.Gamma[i][j] != want[j] {
-									t.Errorf("%s: gamma row %d is %v, want bag %d's proportions %v", mode, i, g.Gamma[i], g.Bags[i], want)
-									break
-								}
-							}
+							assert.Equal(t, want, g.Gamma[i], "%s: gamma row %d, bag %d's proportions", mode, i, g.Bags[i])
 						}
 					}
 					for j := 0; j < C; j++ {
@@ -165,37 +142,23 @@ func TestGroupsJSONContract(t *testing.T) {
 						for i := 0; i < C; i++ {
 							col += g.T[i][j]
 							if g.Sigma[j] > 0 {
-								if want := g.Gamma[i][j] * g.Alpha[i] / g.Sigma[j]; math.Abs(g.T[i][j]-want) > 1e-12 {
-									t.Errorf("%s: T[%d][%d] = %g, want γα/σ = %g", mode, i, j, g.T[i][j], want)
-								}
+								assert.InDelta(t, g.Gamma[i][j]*g.Alpha[i]/g.Sigma[j], g.T[i][j], 1e-12, "%s: T[%d][%d], want γα/σ", mode, i, j)
 							}
 						}
-						if math.Abs(col-1) > 1e-9 {
-							t.Errorf("%s: T column %d sums to %g", mode, j, col)
-						}
+						assert.InDelta(t, 1, col, 1e-9, "%s: T column %d sums to 1", mode, j)
 					}
 					for _, key := range []string{"rank_gamma", "cond_gamma", "rank_T", "cond_T", "inv_norm1_T", "calibration_factor", "lambda0", "assumption_holds"} {
-						if _, ok := g.Diagnostics[key]; !ok {
-							t.Errorf("%s: diagnostics lack %q", mode, key)
-						}
+						assert.Contains(t, g.Diagnostics, key, "%s: diagnostics", mode)
 					}
 				}
-				if math.Abs(wsum-1) > 1e-12 {
-					t.Errorf("%s/%s: weights sum to %g", mode, w, wsum)
-				}
-				if len(seen) != len(set.Bags) {
-					t.Errorf("%s: %d distinct bag ids in output, want %d", mode, len(seen), len(set.Bags))
-				}
+				assert.InDelta(t, 1, wsum, 1e-12, "%s/%s: weights sum to 1", mode, w)
+				assert.Len(t, seen, len(set.Bags), "%s: distinct bag ids in the output", mode)
 				for id, k := range seen {
-					if k != 1 {
-						t.Errorf("%s: bag %d appears %d times", mode, id, k)
-					}
-					if _, ok := byID[id]; !ok {
-						t.Errorf("%s: unknown bag id %d", mode, id)
-					}
+					assert.Equal(t, 1, k, "%s: bag %d appears %d times", mode, id, k)
+					assert.Contains(t, byID, id, "%s: unknown bag id", mode)
 				}
-				if mode != "merge" && len(got.Leftover) != len(set.Bags)%C {
-					t.Errorf("%s: %d leftover, want %d", mode, len(got.Leftover), len(set.Bags)%C)
+				if mode != "merge" {
+					assert.Len(t, got.Leftover, len(set.Bags)%C, "%s: leftover bags", mode)
 				}
 			}
 		}
@@ -207,17 +170,11 @@ func TestGroupsSameSeedSameOutput(t *testing.T) {
 	path, _ := writeRandomBags(t, t.TempDir(), 3, 3, 20)
 	run := func(seed string) string {
 		var out, errb bytes.Buffer
-		if code := dispatch([]string{"groups", "--bags", path, "--mode", "approx", "--seed", seed, "--json"}, &out, &errb); code != exitOK {
-			t.Fatalf("exit %d: %s", code, errb.String())
-		}
+		require.Equal(t, exitOK, dispatch([]string{"groups", "--bags", path, "--mode", "approx", "--seed", seed, "--json"}, &out, &errb), errb.String())
 		return out.String()
 	}
-	if run("5") != run("5") {
-		t.Error("same seed, different output")
-	}
-	if run("5") == run("6") {
-		t.Error("different seeds, same output")
-	}
+	assert.Equal(t, run("5"), run("5"), "same seed, different output")
+	assert.NotEqual(t, run("5"), run("6"), "different seeds, same output")
 }
 
 // TestGroupsTable: without --json the command prints a table with one row
@@ -225,14 +182,10 @@ func TestGroupsSameSeedSameOutput(t *testing.T) {
 func TestGroupsTable(t *testing.T) {
 	path, _ := writeRandomBags(t, t.TempDir(), 4, 3, 10)
 	var out, errb bytes.Buffer
-	if code := dispatch([]string{"groups", "--bags", path, "--mode", "uniform", "--weights", "hm"}, &out, &errb); code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
+	require.Equal(t, exitOK, dispatch([]string{"groups", "--bags", path, "--mode", "uniform", "--weights", "hm"}, &out, &errb), errb.String())
 	s := out.String()
 	for _, want := range []string{"σ̂ = [", "leftover bags: [", "generalization term", "group", "‖T̂⁻¹‖₁", "assumption"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("table lacks %q:\n%s", want, s)
-		}
+		assert.Contains(t, s, want, "table")
 	}
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	rows := 0
@@ -242,9 +195,7 @@ func TestGroupsTable(t *testing.T) {
 			rows++
 		}
 	}
-	if rows != 3 {
-		t.Errorf("%d group rows, want 3:\n%s", rows, s)
-	}
+	assert.Equal(t, 3, rows, "group rows:\n%s", s)
 }
 
 // TestGroupsInvalidInput: invalid input exits 2 with exactly one line that
@@ -263,18 +214,13 @@ func TestGroupsInvalidInput(t *testing.T) {
 	}
 	for _, f := range files {
 		path := filepath.Join(dir, f.name+".json")
-		if err := os.WriteFile(path, []byte(f.body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, []byte(f.body), 0o644))
 		var out, errb bytes.Buffer
 		code := dispatch([]string{"groups", "--bags", path, "--mode", "uniform"}, &out, &errb)
-		if code != exitBadUsage {
-			t.Errorf("%s: exit %d, want 2", f.name, code)
-		}
+		assert.Equal(t, exitBadUsage, code, f.name)
 		msg := errb.String()
-		if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, f.want) {
-			t.Errorf("%s: message %q, want one line containing %q", f.name, msg, f.want)
-		}
+		assert.Equal(t, 1, strings.Count(msg, "\n"), "%s: message %q: one line", f.name, msg)
+		assert.Contains(t, msg, f.want, f.name)
 	}
 	good, _ := writeRandomBags(t, dir, 1, 2, 4)
 	for _, args := range [][]string{
@@ -287,9 +233,7 @@ func TestGroupsInvalidInput(t *testing.T) {
 		{"groups", "--bags", good, "--mode", "uniform", "stray"},
 	} {
 		var out, errb bytes.Buffer
-		if code := dispatch(args, &out, &errb); code != exitBadUsage {
-			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errb.String())
-		}
+		assert.Equal(t, exitBadUsage, dispatch(args, &out, &errb), "%v: %s", args, errb.String())
 	}
 }
 
@@ -305,26 +249,18 @@ func TestGroupsCompatOriginal(t *testing.T) {
 	}
 	get := func(compat string) groupsJSON {
 		var out, errb bytes.Buffer
-		if code := dispatch([]string{"groups", "--bags", path, "--mode", "uniform", "--json", "--compat", compat}, &out, &errb); code != exitOK {
-			t.Fatalf("exit %d: %s", code, errb.String())
-		}
+		require.Equal(t, exitOK, dispatch([]string{"groups", "--bags", path, "--mode", "uniform", "--json", "--compat", compat}, &out, &errb), errb.String())
 		var g groupsJSON
-		if err := json.Unmarshal(out.Bytes(), &g); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal(out.Bytes(), &g))
 		return g
 	}
 	p, o := get("paper"), get("original")
 	for i, id := range p.Groups[0].Bags {
-		if want := float64(sizes[id]) / float64(n); math.Abs(p.Groups[0].Alpha[i]-want) > 1e-15 {
-			t.Errorf("paper α[%d] = %g, want %g", i, p.Groups[0].Alpha[i], want)
-		}
+		assert.InDelta(t, float64(sizes[id])/float64(n), p.Groups[0].Alpha[i], 1e-15, "paper α[%d]", i)
 	}
 	ao := append([]float64(nil), o.Groups[0].Alpha...)
 	sort.Float64s(ao)
 	for _, a := range ao {
-		if a != 1.0/3 {
-			t.Errorf("original α = %v, want 1/3 each", o.Groups[0].Alpha)
-		}
+		assert.Equal(t, 1.0/3, a, "original α = %v, want 1/3 each", o.Groups[0].Alpha)
 	}
 }

@@ -63,7 +63,7 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 	select {
 	case <-exited:
 	case <-time.After(3 * time.Second):
-		t.Fatal("the second signal did not stop the process within 3 s")
+		require.FailNow(t, "the second signal did not stop the process within 3 s")
 	}
 	assert.False(t, cmd.ProcessState.Success())
 }
