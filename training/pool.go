@@ -176,6 +176,15 @@ func (o *poolGradOp) WriteHash(h hash.Hash) {
 	o.fwd.WriteHash(h)
 }
 func (o *poolGradOp) Hashcode() uint32 { return opHash(o) }
+
+// DiffWRT and SymDiff declare the gradient op non-differentiable: a graph
+// that is differentiated twice (LLP-VAT's probe ∂/∂d, then the parameters'
+// gradient) must not need its second derivative, and gorgonia refuses a
+// node without DiffWRT whose input has no other consumer.
+func (o *poolGradOp) DiffWRT(n int) []bool { return make([]bool, n) }
+func (o *poolGradOp) SymDiff(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (gorgonia.Nodes, error) {
+	return nil, errors.New("the max pool's gradient has no gradient")
+}
 func (o *poolGradOp) String() string   { return o.fwd.String() + "Grad" }
 func (o *poolGradOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	return o.UsePreallocDo(nil, vs...)
