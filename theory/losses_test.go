@@ -10,14 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// calibClose reports |a−b| ≤ tol, treating equal infinities as equal.
-func calibClose(a, b, tol float64) bool {
-	if math.IsInf(a, 0) || math.IsInf(b, 0) {
-		return a == b
-	}
-	return math.Abs(a-b) <= tol
-}
-
 func TestLossValues(t *testing.T) {
 	// Hand-computed values. Classes are 0-based.
 	tests := []struct {
