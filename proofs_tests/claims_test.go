@@ -20,7 +20,8 @@ func config(t *testing.T) verify.Config {
 	cfg := verify.Config{Cases: verify.DefaultCases, Seed: 1}
 	if s := os.Getenv("LLPFC_CASES"); s != "" {
 		n, err := strconv.Atoi(s)
-		require.Truef(t, err == nil && n >= 1, "LLPFC_CASES=%q: want a positive integer", s)
+		require.NoErrorf(t, err, "LLPFC_CASES=%q: want a positive integer", s)
+		require.GreaterOrEqualf(t, n, 1, "LLPFC_CASES=%q: want a positive integer", s)
 		cfg.Cases = n
 	}
 	if s := os.Getenv("LLPFC_SEED"); s != "" {
