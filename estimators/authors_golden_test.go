@@ -2,7 +2,6 @@ package estimators
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -12,6 +11,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/llpfc/llpfc/internal/rng"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The golden outputs of the authors' own functions at commit 1d0cbc5,
@@ -81,19 +83,12 @@ type goldenDoc struct {
 func readGolden(t *testing.T) goldenDoc {
 	t.Helper()
 	b, err := os.ReadFile("../fixtures/authors/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var d goldenDoc
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
-	if d.Commit != authorsCommit {
-		t.Fatalf("golden.json was written from commit %q, want %s", d.Commit, authorsCommit)
-	}
-	if len(d.Shims) == 0 || len(d.Groups) == 0 {
-		t.Fatal("golden.json lists no shims or no group cases")
-	}
+	require.NoError(t, json.Unmarshal(b, &d))
+	require.Equalf(t, authorsCommit, d.Commit, "golden.json was written from commit %q, want %s", d.Commit, authorsCommit)
+	require.NotEmpty(t, d.Shims, "golden.json lists no shims")
+	require.NotEmpty(t, d.Groups, "golden.json lists no group cases")
 	return d
 }
 
@@ -140,9 +135,7 @@ func checkGoldenGroups(t *testing.T, gc goldenGroupCase) {
 	set := goldenBagSet(gc.Counts)
 	C := set.NumClasses
 	mode, err := ParseMode(gc.Mode)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	weights := WeightsUniform
 	if gc.Weights == "ch_vol" {
 		weights = WeightsCHVol
@@ -152,9 +145,8 @@ func checkGoldenGroups(t *testing.T, gc goldenGroupCase) {
 	case "":
 	case "InvalidChoiceOfWeights":
 		var in *InputError
-		if _, err := BuildSeed(set, opts, int64(gc.Seed)); !errors.As(err, &in) {
-			t.Errorf("authors raise InvalidChoiceOfWeights; ours: %v", err)
-		}
+		_, err := BuildSeed(set, opts, int64(gc.Seed))
+		assert.ErrorAsf(t, err, &in, "authors raise InvalidChoiceOfWeights; ours: %v", err)
 		return
 	case "LinAlgError":
 		// Their matrix_rank fails on the NaN of a 0/0 column (an absent
@@ -162,12 +154,12 @@ func checkGoldenGroups(t *testing.T, gc goldenGroupCase) {
 		// draw: try several partitions.
 		for s := int64(0); s < 5; s++ {
 			if red, err := BuildSeed(set, opts, s); err == nil && mode != ModeMerge {
-				t.Errorf("authors fail (LinAlgError); ours built %d groups on seed %d", len(red.Groups), s)
+				assert.Failf(t, "authors fail (LinAlgError)", "ours built %d groups on seed %d", len(red.Groups), s)
 			}
 		}
 		return
 	default:
-		t.Fatalf("unknown golden error %q", gc.Error)
+		require.Failf(t, "unknown golden error", "%q", gc.Error)
 	}
 	var red *Reduction
 	if mode == ModeMerge {
@@ -183,9 +175,7 @@ func checkGoldenGroups(t *testing.T, gc goldenGroupCase) {
 		}
 		red, err = BuildPartition(set, opts, parts)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Uniform and merge are exact computations. Approx is compared within
 	// the tolerance of the authors' interior-point solver where Γ̂ is well
 	// conditioned (the minimiser is then unique and stable); on nearly
@@ -201,29 +191,23 @@ func checkGoldenGroups(t *testing.T, gc goldenGroupCase) {
 			approxExact = false
 			ours, _ := lsObjective(g.Gamma, red.SigmaHat, g.Alpha)
 			theirs, _ := lsObjective(g.Gamma, red.SigmaHat, gc.Groups[i].NoisyPrior)
-			if ours > theirs+1e-12 {
-				t.Errorf("group %d (cond %.3g): ‖Γ̂α̂−σ̂‖² = %.6g, authors reach %.6g", i, g.Diagnostics.CondGamma, ours, theirs)
-			}
+			assert.LessOrEqualf(t, ours, theirs+1e-12, "group %d (cond %.3g): ‖Γ̂α̂−σ̂‖² = %.6g, authors reach %.6g", i, g.Diagnostics.CondGamma, ours, theirs)
 			continue
 		}
 		if mode != ModeMerge {
 			for c, a := range gc.Groups[i].NoisyPrior {
-				if math.Abs(g.Alpha[c]-a) > tolA {
-					t.Errorf("group %d: α̂(%d) = %.9g, authors %.9g", i, c, g.Alpha[c], a)
-				}
+				assert.InDeltaf(t, a, g.Alpha[c], tolA, "group %d: α̂(%d) = %.9g, authors %.9g", i, c, g.Alpha[c], a)
 			}
-			if singular := g.Diagnostics.RankT < C; singular != warned(gc.Groups[i].Warnings) {
-				t.Errorf("group %d: rank(T̂) = %d; authors' warnings %q", i, g.Diagnostics.RankT, gc.Groups[i].Warnings)
-			}
-		} else if singular := g.Diagnostics.RankT < C; singular != warned(gc.Warnings) {
-			t.Errorf("rank(T̂) = %d; authors' warnings %q", g.Diagnostics.RankT, gc.Warnings)
+			assert.Equalf(t, warned(gc.Groups[i].Warnings), g.Diagnostics.RankT < C,
+				"group %d: rank(T̂) = %d; authors' warnings %q", i, g.Diagnostics.RankT, gc.Groups[i].Warnings)
+		} else {
+			assert.Equalf(t, warned(gc.Warnings), g.Diagnostics.RankT < C, "rank(T̂) = %d; authors' warnings %q", g.Diagnostics.RankT, gc.Warnings)
 		}
 		T := gc.Transition[fmt.Sprint(i)]
 		for a := 0; a < C; a++ {
 			for b := 0; b < C; b++ {
-				if want := float64(T[a][b]); math.Abs(g.T.At(a, b)-want) > tolT {
-					t.Errorf("group %d: T̂(%d,%d) = %.9g, authors %.9g", i, a, b, g.T.At(a, b), want)
-				}
+				want := float64(T[a][b])
+				assert.InDeltaf(t, want, g.T.At(a, b), tolT, "group %d: T̂(%d,%d) = %.9g, authors %.9g", i, a, b, g.T.At(a, b), want)
 			}
 		}
 	}
@@ -233,17 +217,13 @@ func checkGoldenGroups(t *testing.T, gc goldenGroupCase) {
 	// Instance weights: theirs is indexed by instance, 0 for leftover bags;
 	// compare after dividing each side by its sum.
 	inst, err := red.Instances()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ours := make([]float64, len(gc.InstanceWeight))
 	for _, in := range inst {
 		ours[in.Index] = in.Weight
-		if gc.NoisyY[in.Index] != in.NoisyLabel {
-			t.Errorf("instance %d: noisy label %d, authors %d", in.Index, in.NoisyLabel, gc.NoisyY[in.Index])
-		}
-		if mode != ModeMerge && gc.InstanceGroup[in.Index] != in.Group {
-			t.Errorf("instance %d: group %d, authors %d", in.Index, in.Group, gc.InstanceGroup[in.Index])
+		assert.Equalf(t, gc.NoisyY[in.Index], in.NoisyLabel, "instance %d: noisy label %d, authors %d", in.Index, in.NoisyLabel, gc.NoisyY[in.Index])
+		if mode != ModeMerge {
+			assert.Equalf(t, gc.InstanceGroup[in.Index], in.Group, "instance %d: group %d, authors %d", in.Index, in.Group, gc.InstanceGroup[in.Index])
 		}
 	}
 	so, sa := 0.0, 0.0
@@ -252,8 +232,8 @@ func checkGoldenGroups(t *testing.T, gc goldenGroupCase) {
 		sa += gc.InstanceWeight[i]
 	}
 	for i := range ours {
-		if d := math.Abs(ours[i]/so - gc.InstanceWeight[i]/sa); d > tolT/float64(len(ours)) {
-			t.Errorf("instance %d: normalised weight %.9g, authors %.9g", i, ours[i]/so, gc.InstanceWeight[i]/sa)
+		if !assert.InDeltaf(t, gc.InstanceWeight[i]/sa, ours[i]/so, tolT/float64(len(ours)),
+			"instance %d: normalised weight %.9g, authors %.9g", i, ours[i]/so, gc.InstanceWeight[i]/sa) {
 			break
 		}
 	}
@@ -283,26 +263,19 @@ func TestAuthorsGoldenApprox(t *testing.T) {
 			G.SetRow(i, row)
 		}
 		a, err := SimplexLS(G, c.Sigma)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for k := range a {
-			if math.Abs(a[k]-c.Alpha[k]) > 2e-4 {
-				t.Errorf("%s seed %d: α̂ = %v, authors %v", c.Name, c.Seed, a, c.Alpha)
+			if !assert.InDeltaf(t, c.Alpha[k], a[k], 2e-4, "%s seed %d: α̂ = %v, authors %v", c.Name, c.Seed, a, c.Alpha) {
 				break
 			}
 		}
 		at, err := SimplexLS(G.T(), c.Sigma)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for k := range at {
 			differs = differs || math.Abs(at[k]-c.Alpha[k]) > 1e-2
 		}
 	}
-	if !differs {
-		t.Error("the transposed fit agrees with the authors on every case: the golden cases cannot tell Γ̂ from Γ̂ᵀ")
-	}
+	assert.True(t, differs, "the transposed fit agrees with the authors on every case: the golden cases cannot tell Γ̂ from Γ̂ᵀ")
 }
 
 // TestAuthorsGoldenAbsentClassEverySeed: in bag set c3-absent one group
@@ -315,13 +288,9 @@ func TestAuthorsGoldenAbsentClassEverySeed(t *testing.T) {
 		if gc.BagSet != "c3-absent" || gc.Mode != "uniform" || gc.Weights != "uniform" {
 			continue
 		}
-		if gc.Error == "" {
-			t.Fatalf("seed %d: authors did not fail on c3-absent", gc.Seed)
-		}
+		require.NotEmptyf(t, gc.Error, "seed %d: authors did not fail on c3-absent", gc.Seed)
 		set := goldenBagSet(gc.Counts)
 		_, err := Build(set, Options{Mode: ModeUniform, Compat: CompatOriginal}, rng.New(int64(gc.Seed), StreamName))
-		if err == nil || !strings.Contains(err.Error(), "absent") {
-			t.Errorf("seed %d: error %v, want one naming the absent class", gc.Seed, err)
-		}
+		assert.ErrorContainsf(t, err, "absent", "seed %d: error %v, want one naming the absent class", gc.Seed, err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // propCases is the number of random cases of each gopter property: 300 by
@@ -30,9 +32,7 @@ func forAllSeeds(t *testing.T, name string, check func(seed int64) (bool, error)
 	params.MinSuccessfulTests = propCases
 	props := gopter.NewProperties(params)
 	props.Property(name, prop.ForAll(func(seed int64) (bool, error) { return check(seed) }, gen.Int64()))
-	if !props.Run(gopter.NewFormatedReporter(true, 120, testWriter{t})) {
-		t.Fail()
-	}
+	assert.True(t, props.Run(gopter.NewFormatedReporter(true, 120, testWriter{t})), "property %s failed", name)
 }
 
 type testWriter struct{ t *testing.T }

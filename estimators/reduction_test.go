@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -13,6 +12,9 @@ import (
 
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/theory"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestTColumnStochasticAllModes: for random bag sets (classes switched off
@@ -225,21 +227,16 @@ func TestIdealAssumptionFails(t *testing.T) {
 		red, err := BuildSeed(set, Options{Mode: ModeIdeal}, seed)
 		if err == nil {
 			for _, g := range red.Groups {
-				if !g.Diagnostics.AssumptionHolds {
-					t.Fatalf("seed %d: Build succeeded with a failing group", seed)
-				}
+				require.Truef(t, g.Diagnostics.AssumptionHolds, "seed %d: Build succeeded with a failing group", seed)
 			}
 			continue
 		}
-		if !errors.Is(err, ErrAssumption) {
-			t.Fatalf("seed %d: error %v does not wrap ErrAssumption", seed, err)
-		}
-		if !strings.Contains(err.Error(), "bags [") || !strings.Contains(err.Error(), "group ") {
-			t.Errorf("error %q does not name the group and its bags", err)
-		}
+		require.ErrorIsf(t, err, ErrAssumption, "seed %d: error %v does not wrap ErrAssumption", seed, err)
+		assert.ErrorContainsf(t, err, "bags [", "error %q does not name the group and its bags", err)
+		assert.ErrorContainsf(t, err, "group ", "error %q does not name the group and its bags", err)
 		return
 	}
-	t.Fatal("no seed produced a failing group")
+	require.Fail(t, "no seed produced a failing group")
 }
 
 // TestPartitionIsPartition: groups of exactly C positions, N = ⌊K/C⌋, and
@@ -290,9 +287,7 @@ func TestPartitionUniformChiSquare(t *testing.T) {
 	counts := map[[K]int]int{}
 	for seed := int64(0); seed < draws; seed++ {
 		groups, left, err := Partition(K, C, rng.New(seed, StreamName))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var key [K]int
 		slot := 0
 		for _, g := range groups {
@@ -304,9 +299,7 @@ func TestPartitionUniformChiSquare(t *testing.T) {
 		key[slot] = left[0]
 		counts[key]++
 	}
-	if len(counts) != 120 {
-		t.Fatalf("%d distinct assignments seen, want all 120", len(counts))
-	}
+	require.Lenf(t, counts, 120, "%d distinct assignments seen, want all 120", len(counts))
 	exp := float64(draws) / 120
 	chi := 0.0
 	for _, n := range counts {
@@ -314,9 +307,7 @@ func TestPartitionUniformChiSquare(t *testing.T) {
 	}
 	crit := distuv.ChiSquared{K: 119}.Quantile(0.999)
 	t.Logf("χ² = %.1f, critical value χ²(119; 0.999) = %.1f", chi, crit)
-	if chi > crit {
-		t.Errorf("χ² = %.1f > %.1f: partition not uniform at level 0.001", chi, crit)
-	}
+	assert.LessOrEqualf(t, chi, crit, "χ² = %.1f > %.1f: partition not uniform at level 0.001", chi, crit)
 }
 
 // TestSameSeedSameGroups: BuildSeed is a function of (set, options, seed);
@@ -325,23 +316,13 @@ func TestSameSeedSameGroups(t *testing.T) {
 	set := randomBagSet(rng.New(3, "set"), 4, 41, 0.2)
 	for _, m := range Modes[1:] {
 		a, err := BuildSeed(set, Options{Mode: m, Weights: WeightsHM}, 11)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		b, err := BuildSeed(set, Options{Mode: m, Weights: WeightsHM}, 11)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(a.JSON(), b.JSON()) {
-			t.Errorf("%s: same seed, different reductions", m)
-		}
+		require.NoError(t, err)
+		assert.Equalf(t, a.JSON(), b.JSON(), "%s: same seed, different reductions", m)
 		c, err := BuildSeed(set, Options{Mode: m, Weights: WeightsHM}, 12)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if reflect.DeepEqual(a.JSON(), c.JSON()) {
-			t.Errorf("%s: seeds 11 and 12 give the same reduction", m)
-		}
+		require.NoError(t, err)
+		assert.NotEqualf(t, a.JSON(), c.JSON(), "%s: seeds 11 and 12 give the same reduction", m)
 	}
 }
 
@@ -354,19 +335,13 @@ func TestRegroupResamplesLeftover(t *testing.T) {
 	left := map[int]bool{}
 	for i := 0; i < 100; i++ {
 		red, err := Build(set, Options{Mode: ModeUniform}, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(red.Leftover) != 2 {
-			t.Fatalf("%d leftover, want 2", len(red.Leftover))
-		}
+		require.NoError(t, err)
+		require.Lenf(t, red.Leftover, 2, "%d leftover, want 2", len(red.Leftover))
 		for _, k := range red.Leftover {
 			left[k] = true
 		}
 	}
-	if len(left) != 11 {
-		t.Errorf("only %d of 11 bags were ever left over in 100 regroupings", len(left))
-	}
+	assert.Lenf(t, left, 11, "only %d of 11 bags were ever left over in 100 regroupings", len(left))
 }
 
 // TestBuildErrors: every invalid input gives its error, an *InputError,
@@ -406,36 +381,27 @@ func TestBuildErrors(t *testing.T) {
 		c.mutate(s)
 		_, err := Build(s, c.opts, rng.New(1, StreamName))
 		var in *InputError
-		if err == nil || !errors.As(err, &in) {
-			t.Errorf("%s: error %v, want an *InputError", c.name, err)
+		if !assert.ErrorAsf(t, err, &in, "%s: error %v, want an *InputError", c.name, err) {
 			continue
 		}
-		if !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %q, want it to contain %q", c.name, err, c.want)
-		}
+		assert.ErrorContainsf(t, err, c.want, "%s: error %q, want it to contain %q", c.name, err, c.want)
 	}
-	if _, err := Build(nil, Options{Mode: ModeUniform}, rng.New(1, "x")); err == nil {
-		t.Error("nil set: no error")
-	}
-	if _, err := Build(good(), Options{Mode: ModeUniform}, nil); err == nil {
-		t.Error("nil stream: no error")
-	}
+	_, err := Build(nil, Options{Mode: ModeUniform}, rng.New(1, "x"))
+	assert.Error(t, err, "nil set: no error")
+	_, err = Build(good(), Options{Mode: ModeUniform}, nil)
+	assert.Error(t, err, "nil stream: no error")
 	// Instances: duplicate and missing indices.
 	s := good()
 	s.Bags[1].Indices = []int{1}
 	red, err := BuildSeed(s, Options{Mode: ModeUniform}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := red.Instances(); err == nil || !strings.Contains(err.Error(), "instance index 1 is also in bag") {
-		t.Errorf("duplicate index: error %v", err)
-	}
+	require.NoError(t, err)
+	_, err = red.Instances()
+	assert.ErrorContainsf(t, err, "instance index 1 is also in bag", "duplicate index: error %v", err)
 	s = good()
 	s.Bags[0].Indices = nil
 	red, _ = BuildSeed(s, Options{Mode: ModeUniform}, 1)
-	if _, err := red.Instances(); err == nil || !strings.Contains(err.Error(), "bag 1: has no instance indices") {
-		t.Errorf("missing indices: error %v", err)
-	}
+	_, err = red.Instances()
+	assert.ErrorContainsf(t, err, "bag 1: has no instance indices", "missing indices: error %v", err)
 }
 
 // absentSet is a bag set in which class 2 occurs in no bag: σ̂(2) = 0 and
@@ -455,38 +421,28 @@ func absentSet() *BagSet {
 func TestAbsentClassPolicy(t *testing.T) {
 	for _, m := range []Mode{ModeUniform, ModeApprox, ModeMerge} {
 		red, err := BuildSeed(absentSet(), Options{Mode: m}, 1)
-		if err != nil {
-			t.Fatalf("%s: %v", m, err)
-		}
+		require.NoErrorf(t, err, "%s: %v", m, err)
 		g := red.Groups[0]
-		if !reflect.DeepEqual(g.Diagnostics.AbsentClasses, []int{2}) {
-			t.Errorf("%s: absent classes %v, want [2]", m, g.Diagnostics.AbsentClasses)
-		}
+		assert.Equalf(t, []int{2}, g.Diagnostics.AbsentClasses, "%s: absent classes %v, want [2]", m, g.Diagnostics.AbsentClasses)
 		for c1 := 0; c1 < 3; c1++ {
 			want := 0.0
 			if c1 == 2 {
 				want = 1
 			}
-			if g.T.At(c1, 2) != want {
-				t.Errorf("%s: T̂(%d,2) = %g, want %g", m, c1, g.T.At(c1, 2), want)
-			}
+			assert.Equalf(t, want, g.T.At(c1, 2), "%s: T̂(%d,2) = %g, want %g", m, c1, g.T.At(c1, 2), want)
 		}
-		if err := theory.CheckColumnStochastic("T", g.T, 1e-12); err != nil {
-			t.Errorf("%s: %v", m, err)
-		}
-		if !noNaN(red) {
-			t.Errorf("%s: NaN", m)
-		}
-		if _, err := BuildSeed(absentSet(), Options{Mode: m, Compat: CompatOriginal}, 1); err == nil || !strings.Contains(err.Error(), "class 2 is absent") {
-			if m != ModeMerge || err == nil {
-				t.Errorf("%s compat original: error %v, want class 2 absent", m, err)
-			}
+		assert.NoErrorf(t, theory.CheckColumnStochastic("T", g.T, 1e-12), "%s", m)
+		assert.Truef(t, noNaN(red), "%s: NaN", m)
+		_, err = BuildSeed(absentSet(), Options{Mode: m, Compat: CompatOriginal}, 1)
+		if m == ModeMerge {
+			assert.Errorf(t, err, "%s compat original: error %v, want class 2 absent", m, err)
+		} else {
+			assert.ErrorContainsf(t, err, "class 2 is absent", "%s compat original: error %v, want class 2 absent", m, err)
 		}
 	}
 	// Ideal: σ̂(2) = 0 violates Section 5.1's σ(c) ≠ 0.
-	if _, err := BuildSeed(absentSet(), Options{Mode: ModeIdeal}, 1); !errors.Is(err, ErrAssumption) {
-		t.Errorf("ideal with an absent class: %v, want ErrAssumption", err)
-	}
+	_, err := BuildSeed(absentSet(), Options{Mode: ModeIdeal}, 1)
+	assert.ErrorIsf(t, err, ErrAssumption, "ideal with an absent class: %v, want ErrAssumption", err)
 }
 
 // TestZeroRowExcluded: when approx puts α̂_i(c) = 0 on a bag, its instances
@@ -504,35 +460,23 @@ func TestZeroRowExcluded(t *testing.T) {
 	found := false
 	for seed := int64(0); seed < 40 && !found; seed++ {
 		red, err := BuildSeed(set, Options{Mode: ModeApprox}, seed)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		inst, err := red.Instances()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for i, g := range red.Groups {
 			for _, c := range g.Diagnostics.ZeroRows {
 				found = true
-				if red.InstanceWeight(i, c) != 0 {
-					t.Errorf("zero row %d has weight %g", c, red.InstanceWeight(i, c))
-				}
+				assert.Equalf(t, 0.0, red.InstanceWeight(i, c), "zero row %d has weight %g", c, red.InstanceWeight(i, c))
 				for _, in := range inst {
-					if in.Group == i && in.NoisyLabel == c {
-						t.Errorf("instance %d of a zero row is in Instances", in.Index)
-					}
+					assert.Falsef(t, in.Group == i && in.NoisyLabel == c, "instance %d of a zero row is in Instances", in.Index)
 				}
 			}
 		}
 		for _, in := range inst {
-			if !(in.Weight > 0) {
-				t.Errorf("instance %d has weight %g", in.Index, in.Weight)
-			}
+			assert.Truef(t, in.Weight > 0, "instance %d has weight %g", in.Index, in.Weight)
 		}
 	}
-	if !found {
-		t.Fatal("no seed produced a zero row")
-	}
+	require.True(t, found, "no seed produced a zero row")
 }
 
 // TestInstanceWeights: Algorithm 2's w_i/n_i, Algorithm 3's
@@ -586,9 +530,7 @@ func TestInstanceWeights(t *testing.T) {
 func TestHMWeights(t *testing.T) {
 	set := randomBagSet(rng.New(9, "hm"), 3, 30, 0)
 	hm, err := BuildSeed(set, Options{Mode: ModeUniform, Weights: WeightsHM}, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	un, _ := BuildSeed(set, Options{Mode: ModeUniform}, 4)
 	sum := 0.0
 	h := make([]float64, len(hm.Groups))
@@ -610,13 +552,9 @@ func TestHMWeights(t *testing.T) {
 		return math.Sqrt(s)
 	}
 	for i, g := range hm.Groups {
-		if math.Abs(g.Weight-h[i]/sum) > 1e-14 {
-			t.Errorf("group %d: weight %g, want HM/ΣHM = %g", i, g.Weight, h[i]/sum)
-		}
+		assert.InDeltaf(t, h[i]/sum, g.Weight, 1e-14, "group %d: weight %g, want HM/ΣHM = %g", i, g.Weight, h[i]/sum)
 	}
-	if term(hm) > term(un)+1e-15 {
-		t.Errorf("hm term %g > uniform term %g", term(hm), term(un))
-	}
+	assert.LessOrEqualf(t, term(hm), term(un)+1e-15, "hm term %g > uniform term %g", term(hm), term(un))
 }
 
 // TestHullVolume checks the `chvol` volume √C|det Γ|/(C−1)! against
@@ -644,9 +582,8 @@ func TestHullVolume(t *testing.T) {
 		for k := 2; k < C; k++ {
 			want /= float64(k)
 		}
-		if got := HullVolume(G); math.Abs(got-want) > 1e-12 {
-			t.Errorf("C=%d: volume %g, Gram formula %g", C, got, want)
-		}
+		vol := HullVolume(G)
+		assert.InDeltaf(t, want, vol, 1e-12, "C=%d: volume %g, Gram formula %g", C, vol, want)
 		dist := func(a, b int) float64 {
 			s := 0.0
 			for j := 0; j < C; j++ {
@@ -656,16 +593,12 @@ func TestHullVolume(t *testing.T) {
 		}
 		switch C {
 		case 2:
-			if got := HullVolume(G); math.Abs(got-dist(0, 1)) > 1e-12 {
-				t.Errorf("C=2: %g, segment length %g", got, dist(0, 1))
-			}
+			assert.InDeltaf(t, dist(0, 1), vol, 1e-12, "C=2: %g, segment length %g", vol, dist(0, 1))
 		case 3:
 			a, b, c := dist(0, 1), dist(1, 2), dist(0, 2)
 			s := (a + b + c) / 2
 			heron := math.Sqrt(math.Max(s*(s-a)*(s-b)*(s-c), 0))
-			if got := HullVolume(G); math.Abs(got-heron) > 1e-10 {
-				t.Errorf("C=3: %g, Heron %g", got, heron)
-			}
+			assert.InDeltaf(t, heron, vol, 1e-10, "C=3: %g, Heron %g", vol, heron)
 		}
 	}
 }
@@ -692,12 +625,9 @@ func TestGeneralizationTerm(t *testing.T) {
 		set.Bags = append(set.Bags, Bag{ID: k, Size: b, Proportions: p})
 	}
 	red, err := BuildSeed(set, Options{Mode: ModeUniform}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := 1 / math.Sqrt(N*C*b); math.Abs(red.GeneralizationTerm-want) > 1e-15 {
-		t.Errorf("term %g, want 1/√(NCb) = %g", red.GeneralizationTerm, want)
-	}
+	require.NoError(t, err)
+	want := 1 / math.Sqrt(N*C*b)
+	assert.InDeltaf(t, want, red.GeneralizationTerm, 1e-15, "term %g, want 1/√(NCb) = %g", red.GeneralizationTerm, want)
 	red, _ = BuildSeed(set, Options{Mode: ModeApprox, Weights: WeightsHM}, 1)
 	s := 0.0
 	for _, g := range red.Groups {
@@ -705,9 +635,7 @@ func TestGeneralizationTerm(t *testing.T) {
 			s += g.Weight * g.Weight * a * a / float64(g.Sizes[c])
 		}
 	}
-	if math.Abs(red.GeneralizationTerm-math.Sqrt(s)) > 1e-15 {
-		t.Errorf("approx: term %g, direct %g", red.GeneralizationTerm, math.Sqrt(s))
-	}
+	assert.InDeltaf(t, math.Sqrt(s), red.GeneralizationTerm, 1e-15, "approx: term %g, direct %g", red.GeneralizationTerm, math.Sqrt(s))
 }
 
 // TestDiagnostics: on a hand-checked group, the diagnostics match direct
@@ -721,35 +649,32 @@ func TestDiagnostics(t *testing.T) {
 		{ID: 2, Size: 2, Proportions: []float64{0, 0, 1}},
 	}}
 	red, err := BuildSeed(set, Options{Mode: ModeUniform}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d := red.Groups[0].Diagnostics
 	// Rows follow the random order of the partition, so T̂ = Γ̂ is a
 	// permutation matrix.
-	if !matClose(red.Groups[0].T, red.Groups[0].Gamma, 1e-15) {
-		t.Errorf("T̂ = %v, want Γ̂ (a permutation)", mat.Formatted(red.Groups[0].T))
-	}
-	if d.RankGamma != 3 || d.RankT != 3 || math.Abs(d.CondT-1) > 1e-12 || math.Abs(d.InvNorm1T-1) > 1e-12 ||
-		math.Abs(d.CalibrationFactor-math.Sqrt2) > 1e-12 || math.Abs(d.Lambda0-math.Log(3)) > 1e-12 || !d.AssumptionHolds {
-		t.Errorf("diagnostics %+v", d)
-	}
+	assert.Truef(t, matClose(red.Groups[0].T, red.Groups[0].Gamma, 1e-15), "T̂ = %v, want Γ̂ (a permutation)", mat.Formatted(red.Groups[0].T))
+	assert.Equalf(t, 3, d.RankGamma, "diagnostics %+v", d)
+	assert.Equalf(t, 3, d.RankT, "diagnostics %+v", d)
+	assert.InDeltaf(t, 1, d.CondT, 1e-12, "diagnostics %+v", d)
+	assert.InDeltaf(t, 1, d.InvNorm1T, 1e-12, "diagnostics %+v", d)
+	assert.InDeltaf(t, math.Sqrt2, d.CalibrationFactor, 1e-12, "diagnostics %+v", d)
+	assert.InDeltaf(t, math.Log(3), d.Lambda0, 1e-12, "diagnostics %+v", d)
+	assert.Truef(t, d.AssumptionHolds, "diagnostics %+v", d)
 	same := &BagSet{NumClasses: 3, Bags: []Bag{
 		{ID: 0, Size: 5, Proportions: []float64{0.5, 0.25, 0.25}},
 		{ID: 1, Size: 3, Proportions: []float64{0.5, 0.25, 0.25}},
 		{ID: 2, Size: 2, Proportions: []float64{0.5, 0.25, 0.25}},
 	}}
 	red, err = BuildSeed(same, Options{Mode: ModeApprox}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d = red.Groups[0].Diagnostics
-	if d.RankGamma != 1 || d.RankT != 1 || !math.IsInf(d.InvNorm1T, 1) || !math.IsInf(d.CondGamma, 1) && d.CondGamma < 1e15 || d.AssumptionHolds {
-		t.Errorf("rank-1 group diagnostics %+v", d)
-	}
-	if err := theory.CheckColumnStochastic("T", red.Groups[0].T, 1e-12); err != nil {
-		t.Error(err)
-	}
+	assert.Equalf(t, 1, d.RankGamma, "rank-1 group diagnostics %+v", d)
+	assert.Equalf(t, 1, d.RankT, "rank-1 group diagnostics %+v", d)
+	assert.Truef(t, math.IsInf(d.InvNorm1T, 1), "rank-1 group diagnostics %+v", d)
+	assert.Falsef(t, !math.IsInf(d.CondGamma, 1) && d.CondGamma < 1e15, "rank-1 group diagnostics %+v", d)
+	assert.Falsef(t, d.AssumptionHolds, "rank-1 group diagnostics %+v", d)
+	assert.NoError(t, theory.CheckColumnStochastic("T", red.Groups[0].T, 1e-12))
 }
 
 // TestMergeAssumptionHolds: in the paper-faithful merge, mega-bag
@@ -808,25 +733,15 @@ func compatSet() *BagSet {
 // which changes σ̂_i and T̂.
 func TestCompatUniformAlpha(t *testing.T) {
 	p, err := BuildSeed(compatSet(), Options{Mode: ModeUniform}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	o, err := BuildSeed(compatSet(), Options{Mode: ModeUniform, Compat: CompatOriginal}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for row, k := range p.Groups[0].Bags {
 		want := float64(compatSet().Bags[k].Size) / 60
-		if math.Abs(p.Groups[0].Alpha[row]-want) > 1e-15 {
-			t.Errorf("paper α̂ row %d = %g, want |b|/n = %g", row, p.Groups[0].Alpha[row], want)
-		}
-		if o.Groups[0].Alpha[row] != 1.0/3 {
-			t.Errorf("original α̂ row %d = %g, want 1/3", row, o.Groups[0].Alpha[row])
-		}
+		assert.InDeltaf(t, want, p.Groups[0].Alpha[row], 1e-15, "paper α̂ row %d = %g, want |b|/n = %g", row, p.Groups[0].Alpha[row], want)
+		assert.Equalf(t, 1.0/3, o.Groups[0].Alpha[row], "original α̂ row %d = %g, want 1/3", row, o.Groups[0].Alpha[row])
 	}
-	if matClose(p.Groups[0].T, o.Groups[0].T, 1e-3) {
-		t.Error("paper and original T̂ coincide; the difference should show")
-	}
+	assert.False(t, matClose(p.Groups[0].T, o.Groups[0].T, 1e-3), "paper and original T̂ coincide; the difference should show")
 }
 
 // TestCompatInstanceWeights: Algorithm 3's weight w_i·α̂(c)/|b| vs the
@@ -842,36 +757,27 @@ func TestCompatInstanceWeights(t *testing.T) {
 		Bag{ID: 5, Size: 6, Proportions: []float64{0.5, 0, 0.5}})
 	groups := [][]int{{0, 1, 2}, {3, 4, 5}}
 	p, err := BuildPartition(set, Options{Mode: ModeUniform}, groups)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	o, err := BuildPartition(set, Options{Mode: ModeUniform, Compat: CompatOriginal}, groups)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for i, g := range p.Groups {
 		for c := 0; c < 3; c++ {
-			if got, want := p.InstanceWeight(i, c), 0.5/float64(60*(1-i)+50*i); math.Abs(got-want) > 1e-15 {
-				t.Errorf("paper weight (%d,%d) %g, want w/n_i = %g", i, c, got, want)
-			}
+			wantP := 0.5 / float64(60*(1-i)+50*i)
+			assert.InDeltaf(t, wantP, p.InstanceWeight(i, c), 1e-15, "paper weight (%d,%d) %g, want w/n_i = %g", i, c, p.InstanceWeight(i, c), wantP)
 			// α̂ = 1/C: weight = (1/|b_c|)/Σ 1/|b_c'| · w_i.
 			z := 0.0
 			for _, s := range g.Sizes {
 				z += 1 / float64(s)
 			}
 			want := 0.5 / float64(g.Sizes[c]) / z
-			if got := o.InstanceWeight(i, c); math.Abs(got-want) > 1e-15 {
-				t.Errorf("original weight (%d,%d) %g, want (1/|b_c|)/Σ(1/|b|)·w = %g", i, c, got, want)
-			}
+			assert.InDeltaf(t, want, o.InstanceWeight(i, c), 1e-15, "original weight (%d,%d) %g, want (1/|b_c|)/Σ(1/|b|)·w = %g", i, c, o.InstanceWeight(i, c), want)
 		}
 	}
 	// Per instance, the paper weighs group 0 (n=60) above group 1 (n=50)
 	// by 5/6; the authors' weights give another ratio.
 	rp := p.InstanceWeight(0, 0) / p.InstanceWeight(1, 0)
 	ro := o.InstanceWeight(0, 0) / o.InstanceWeight(1, 0)
-	if math.Abs(rp-ro) < 1e-3 {
-		t.Errorf("group ratio paper %g, original %g: the difference should show", rp, ro)
-	}
+	assert.GreaterOrEqualf(t, math.Abs(rp-ro), 1e-3, "group ratio paper %g, original %g: the difference should show", rp, ro)
 }
 
 // TestCompatApproxUntransposed: the authors fit Γ̂α to σ̂ (make_groups.py:48
@@ -889,12 +795,10 @@ func TestCompatApproxUntransposed(t *testing.T) {
 		want   []float64
 	}{{CompatPaper, []float64{0.5, 0.5}}, {CompatOriginal, []float64{0.75, 0.25}}} {
 		red, err := BuildPartition(set, Options{Mode: ModeApprox, Compat: tc.compat}, [][]int{{0, 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a := red.Groups[0].Alpha; math.Abs(a[0]-tc.want[0]) > 1e-12 || math.Abs(a[1]-tc.want[1]) > 1e-12 {
-			t.Errorf("%s: α̂ = %v, want %v", tc.compat, a, tc.want)
-		}
+		require.NoError(t, err)
+		a := red.Groups[0].Alpha
+		assert.InDeltaf(t, tc.want[0], a[0], 1e-12, "%s: α̂ = %v, want %v", tc.compat, a, tc.want)
+		assert.InDeltaf(t, tc.want[1], a[1], 1e-12, "%s: α̂ = %v, want %v", tc.compat, a, tc.want)
 	}
 }
 
@@ -909,25 +813,18 @@ func TestCompatMerge(t *testing.T) {
 	}}
 	mega := []int{0, 1, 0}
 	p, err := BuildMerged(set, Options{Mode: ModeMerge}, mega)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	o, err := BuildMerged(set, Options{Mode: ModeMerge, Compat: CompatOriginal}, mega)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// mega 0 = bags {0, 2}: (10·0.9+10·0.8)/20 = 0.85; mega 1 = bag 1.
-	if got := p.Groups[0].Gamma.At(0, 0); math.Abs(got-0.85) > 1e-15 {
-		t.Errorf("mega-bag 0 proportion %g, want 0.85", got)
-	}
+	assert.InDeltaf(t, 0.85, p.Groups[0].Gamma.At(0, 0), 1e-15, "mega-bag 0 proportion %g, want 0.85", p.Groups[0].Gamma.At(0, 0))
 	for _, red := range []*Reduction{p, o} {
-		if a := red.Groups[0].Alpha; math.Abs(a[0]-20.0/110) > 1e-12 || math.Abs(a[1]-90.0/110) > 1e-12 {
-			t.Errorf("%s: α = %v, want (20/110, 90/110)", red.Options.Compat, a)
-		}
+		a := red.Groups[0].Alpha
+		assert.InDeltaf(t, 20.0/110, a[0], 1e-12, "%s: α = %v, want (20/110, 90/110)", red.Options.Compat, a)
+		assert.InDeltaf(t, 90.0/110, a[1], 1e-12, "%s: α = %v, want (20/110, 90/110)", red.Options.Compat, a)
 	}
-	if o.InstanceWeight(0, 0) != 1 || o.InstanceWeight(0, 1) != 1 {
-		t.Errorf("original merge weights %g, %g, want 1 (np.ones)", o.InstanceWeight(0, 0), o.InstanceWeight(0, 1))
-	}
+	assert.Equalf(t, 1.0, o.InstanceWeight(0, 0), "original merge weights %g, %g, want 1 (np.ones)", o.InstanceWeight(0, 0), o.InstanceWeight(0, 1))
+	assert.Equalf(t, 1.0, o.InstanceWeight(0, 1), "original merge weights %g, %g, want 1 (np.ones)", o.InstanceWeight(0, 0), o.InstanceWeight(0, 1))
 }
 
 // TestMergeAssignmentSeeds: as merge_bags at 1d0cbc5 (make_groups.py:83-88),
@@ -943,21 +840,15 @@ func TestMergeAssignmentSeeds(t *testing.T) {
 	seen := map[[3]int]bool{}
 	for seed := int64(0); seed < 200; seed++ {
 		red, err := BuildSeed(set, Options{Mode: ModeMerge}, seed)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var key [3]int
 		for c, m := range red.Groups[0].Members {
-			if len(m) != 1 {
-				t.Fatalf("seed %d: mega-bag %d has %d bags, want 1", seed, c, len(m))
-			}
+			require.Lenf(t, m, 1, "seed %d: mega-bag %d has %d bags, want 1", seed, c, len(m))
 			key[c] = m[0]
 		}
 		seen[key] = true
 	}
-	if len(seen) != 6 {
-		t.Errorf("%d of the 3! seedings occur in 200 draws, want all 6", len(seen))
-	}
+	assert.Lenf(t, seen, 6, "%d of the 3! seedings occur in 200 draws, want all 6", len(seen))
 }
 
 // TestCompatRefusesWhatTheAuthorsLack: the authors' code at 1d0cbc5 has no
@@ -971,8 +862,8 @@ func TestCompatRefusesWhatTheAuthorsLack(t *testing.T) {
 	} {
 		_, err := BuildSeed(compatSet(), opts, 1)
 		var in *InputError
-		if !errors.As(err, &in) || !strings.Contains(err.Error(), "make_groups.py") {
-			t.Errorf("%+v: error %v, want an input error citing make_groups.py", opts, err)
+		if assert.ErrorAsf(t, err, &in, "%+v: error %v, want an input error citing make_groups.py", opts, err) {
+			assert.ErrorContainsf(t, err, "make_groups.py", "%+v: error %v, want an input error citing make_groups.py", opts, err)
 		}
 	}
 }
@@ -984,29 +875,19 @@ func TestBuildRound(t *testing.T) {
 	set := randomBagSet(rng.New(6, "round"), 3, 20, 0)
 	opts := Options{Mode: ModeApprox}
 	r0, err := BuildRound(set, opts, 9, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	s0, _ := BuildSeed(set, opts, 9)
-	if !reflect.DeepEqual(r0.JSON(), s0.JSON()) {
-		t.Error("round 0 differs from BuildSeed")
-	}
+	assert.Equal(t, s0.JSON(), r0.JSON(), "round 0 differs from BuildSeed")
 	a, _ := BuildRound(set, opts, 9, 3)
 	b, _ := BuildRound(set, opts, 9, 3)
-	if !reflect.DeepEqual(a.JSON(), b.JSON()) {
-		t.Error("round 3 not reproducible")
-	}
-	if reflect.DeepEqual(a.JSON(), r0.JSON()) {
-		t.Error("rounds 0 and 3 give the same groups")
-	}
-	if _, err := BuildRound(set, opts, 9, -1); err == nil {
-		t.Error("round -1 accepted")
-	}
+	assert.Equal(t, a.JSON(), b.JSON(), "round 3 not reproducible")
+	assert.NotEqual(t, r0.JSON(), a.JSON(), "rounds 0 and 3 give the same groups")
+	_, err = BuildRound(set, opts, 9, -1)
+	assert.Error(t, err, "round -1 accepted")
 	Ts, w := a.TransitionMatrices(), a.Weights()
 	for i, g := range a.Groups {
-		if Ts[i] != g.T || w[i] != g.Weight {
-			t.Errorf("group %d: accessors disagree with the group", i)
-		}
+		assert.Samef(t, g.T, Ts[i], "group %d: accessors disagree with the group", i)
+		assert.Equalf(t, g.Weight, w[i], "group %d: accessors disagree with the group", i)
 	}
 }
 
@@ -1015,34 +896,27 @@ func TestBuildRound(t *testing.T) {
 func TestInstanceArrays(t *testing.T) {
 	set := randomBagSet(rng.New(2, "arrays"), 3, 10, 0) // 3 groups, 1 leftover
 	red, err := BuildSeed(set, Options{Mode: ModeUniform}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	total := 0
 	for _, b := range set.Bags {
 		total += b.Size
 	}
 	noisy, group, weight, err := red.InstanceArrays(total)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	inst, _ := red.Instances()
 	for _, in := range inst {
-		if noisy[in.Index] != in.NoisyLabel || group[in.Index] != in.Group || weight[in.Index] != in.Weight {
-			t.Errorf("instance %d disagrees", in.Index)
-		}
+		assert.Equalf(t, in.NoisyLabel, noisy[in.Index], "instance %d disagrees", in.Index)
+		assert.Equalf(t, in.Group, group[in.Index], "instance %d disagrees", in.Index)
+		assert.Equalf(t, in.Weight, weight[in.Index], "instance %d disagrees", in.Index)
 	}
 	for _, ix := range set.Bags[red.Leftover[0]].Indices {
-		if noisy[ix] != -1 || group[ix] != -1 || weight[ix] != 0 {
-			t.Errorf("leftover instance %d: (%d, %d, %g), want (−1, −1, 0)", ix, noisy[ix], group[ix], weight[ix])
-		}
+		assert.Equalf(t, -1, noisy[ix], "leftover instance %d: (%d, %d, %g), want (−1, −1, 0)", ix, noisy[ix], group[ix], weight[ix])
+		assert.Equalf(t, -1, group[ix], "leftover instance %d: (%d, %d, %g), want (−1, −1, 0)", ix, noisy[ix], group[ix], weight[ix])
+		assert.Equalf(t, 0.0, weight[ix], "leftover instance %d: (%d, %d, %g), want (−1, −1, 0)", ix, noisy[ix], group[ix], weight[ix])
 	}
-	if len(inst)+set.Bags[red.Leftover[0]].Size != total {
-		t.Errorf("%d grouped + %d leftover instances, want %d", len(inst), set.Bags[red.Leftover[0]].Size, total)
-	}
-	if _, _, _, err := red.InstanceArrays(3); err == nil || !strings.Contains(err.Error(), "want < 3") {
-		t.Errorf("small n: error %v", err)
-	}
+	assert.Equalf(t, total, len(inst)+set.Bags[red.Leftover[0]].Size, "%d grouped + %d leftover instances, want %d", len(inst), set.Bags[red.Leftover[0]].Size, total)
+	_, _, _, err = red.InstanceArrays(3)
+	assert.ErrorContainsf(t, err, "want < 3", "small n: error %v", err)
 }
 
 // TestFindingAbsentClassInGroup (PAPER_MAP.md, Findings, "Section 5", Finding 2): a
@@ -1061,27 +935,20 @@ func TestFindingAbsentClassInGroup(t *testing.T) {
 		seen := false
 		for seed := int64(0); seed < 40 && !seen; seed++ {
 			red, err := BuildSeed(set, Options{Mode: m}, seed)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for _, g := range red.Groups {
 				if set.Bags[g.Bags[0]].Proportions[1] != 0 || set.Bags[g.Bags[1]].Proportions[1] != 0 {
 					continue
 				}
 				seen = true
-				if g.Sigma[0] != 1 || g.Sigma[1] != 0 {
-					t.Errorf("%s: σ̂_i = %v, want (1, 0)", m, g.Sigma)
-				}
-				if g.T.At(0, 1) != 0 || g.T.At(1, 1) != 1 || !reflect.DeepEqual(g.Diagnostics.AbsentClasses, []int{1}) {
-					t.Errorf("%s: T̂ = %v, absent %v; want column 1 = e_1", m, mat.Formatted(g.T), g.Diagnostics.AbsentClasses)
-				}
-				if err := theory.CheckColumnStochastic("T", g.T, 1e-15); err != nil {
-					t.Error(err)
-				}
+				assert.Equalf(t, 1.0, g.Sigma[0], "%s: σ̂_i = %v, want (1, 0)", m, g.Sigma)
+				assert.Equalf(t, 0.0, g.Sigma[1], "%s: σ̂_i = %v, want (1, 0)", m, g.Sigma)
+				assert.Equalf(t, 0.0, g.T.At(0, 1), "%s: T̂ = %v, absent %v; want column 1 = e_1", m, mat.Formatted(g.T), g.Diagnostics.AbsentClasses)
+				assert.Equalf(t, 1.0, g.T.At(1, 1), "%s: T̂ = %v, absent %v; want column 1 = e_1", m, mat.Formatted(g.T), g.Diagnostics.AbsentClasses)
+				assert.Equalf(t, []int{1}, g.Diagnostics.AbsentClasses, "%s: T̂ = %v, absent %v; want column 1 = e_1", m, mat.Formatted(g.T), g.Diagnostics.AbsentClasses)
+				assert.NoError(t, theory.CheckColumnStochastic("T", g.T, 1e-15))
 			}
 		}
-		if !seen {
-			t.Fatalf("%s: no seed grouped the two (1,0) bags", m)
-		}
+		require.Truef(t, seen, "%s: no seed grouped the two (1,0) bags", m)
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/llpfc/llpfc/internal/rng"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // lsObjective returns ‖Aα − b‖²₂ and the fitted vector Aα.
@@ -199,9 +202,7 @@ func TestSimplexLSMatchesSoftmaxOptimizer(t *testing.T) {
 		C := 2 + r.IntN(5)
 		A, b := randomLSProblem(r, C, trial%3)
 		alpha, err := SimplexLS(A, b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		f, _ := lsObjective(A, b, alpha)
 		soft := func(z []float64) []float64 {
 			m := math.Inf(-1)
@@ -252,9 +253,7 @@ func TestSimplexLSMatchesSoftmaxOptimizer(t *testing.T) {
 			}
 			for restart := 0; restart < 20; restart++ {
 				res, err := optimize.Minimize(prob, z, &optimize.Settings{GradientThreshold: 1e-12, MajorIterations: 5000}, &optimize.BFGS{})
-				if res == nil {
-					t.Fatalf("trial %d: optimizer: %v", trial, err)
-				}
+				require.NotNilf(t, res, "trial %d: optimizer: %v", trial, err)
 				best = math.Min(best, res.F)
 				if err == nil {
 					break
@@ -262,15 +261,10 @@ func TestSimplexLSMatchesSoftmaxOptimizer(t *testing.T) {
 				z = res.X
 			}
 		}
-		if fo, _ := enumerateFaces(A, b); math.Abs(fo-f) > 1e-12 {
-			t.Errorf("trial %d: face enumeration %g, exact %g", trial, fo, f)
-		}
-		if f > best+1e-12 {
-			t.Errorf("trial %d (C=%d): exact objective %.15g above the softmax optimizer's %.15g", trial, C, f, best)
-		}
-		if best-f > 1e-7 {
-			t.Errorf("trial %d (C=%d): softmax optimizer %.12g far above exact %.12g", trial, C, best, f)
-		}
+		fo, _ := enumerateFaces(A, b)
+		assert.InDeltaf(t, f, fo, 1e-12, "trial %d: face enumeration %g, exact %g", trial, fo, f)
+		assert.LessOrEqualf(t, f, best+1e-12, "trial %d (C=%d): exact objective %.15g above the softmax optimizer's %.15g", trial, C, f, best)
+		assert.LessOrEqualf(t, best-f, 1e-7, "trial %d (C=%d): softmax optimizer %.12g far above exact %.12g", trial, C, best, f)
 	}
 }
 
@@ -287,29 +281,21 @@ func TestSimplexLSBoundaryExact(t *testing.T) {
 	sigma := []float64{0.2, 0.2, 0.6}
 	A := mat.DenseCopyOf(G.T())
 	alpha, err := SimplexLS(A, sigma)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := CheckSimplexLSKKT(A, sigma, alpha, 1e-12); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, CheckSimplexLSKKT(A, sigma, alpha, 1e-12))
 	_, fit := lsObjective(A, sigma, alpha)
 	want := []float64{0.5, 0.5, 0}
 	for i := range fit {
-		if math.Abs(fit[i]-want[i]) > 1e-12 {
-			t.Errorf("fit %v, want %v", fit, want)
-		}
+		assert.InDeltaf(t, want[i], fit[i], 1e-12, "fit %v, want %v", fit, want)
 	}
 	// A full-rank case with a zero at the optimum: σ̂ beyond the edge e0–e1.
 	G2 := mat.NewDense(3, 3, []float64{0.9, 0.1, 0, 0.1, 0.9, 0, 0.3, 0.3, 0.4})
 	s2 := []float64{0.5, 0.5, 0} // on the segment of rows 0 and 1: α = (.5,.5,0)
 	a2, err := SimplexLS(mat.DenseCopyOf(G2.T()), s2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a2[2] != 0 || math.Abs(a2[0]-0.5) > 1e-14 || math.Abs(a2[1]-0.5) > 1e-14 {
-		t.Errorf("α̂ = %v, want exactly (0.5, 0.5, 0)", a2)
-	}
+	require.NoError(t, err)
+	assert.Equalf(t, 0.0, a2[2], "α̂ = %v, want exactly (0.5, 0.5, 0)", a2)
+	assert.InDeltaf(t, 0.5, a2[0], 1e-14, "α̂ = %v, want exactly (0.5, 0.5, 0)", a2)
+	assert.InDeltaf(t, 0.5, a2[1], 1e-14, "α̂ = %v, want exactly (0.5, 0.5, 0)", a2)
 }
 
 // TestCheckSimplexLSKKTRejects is the negative control of the KKT oracle:
@@ -317,13 +303,9 @@ func TestSimplexLSBoundaryExact(t *testing.T) {
 func TestCheckSimplexLSKKTRejects(t *testing.T) {
 	A := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
 	b := []float64{0.3, 0.7}
-	if err := CheckSimplexLSKKT(A, b, []float64{0.3, 0.7}, 1e-12); err != nil {
-		t.Fatalf("optimum rejected: %v", err)
-	}
+	require.NoError(t, CheckSimplexLSKKT(A, b, []float64{0.3, 0.7}, 1e-12), "optimum rejected")
 	for _, bad := range [][]float64{{0.5, 0.5}, {1, 0}, {-0.1, 1.1}, {0.3, 0.6}} {
-		if err := CheckSimplexLSKKT(A, b, bad, 1e-9); err == nil {
-			t.Errorf("α = %v accepted, want a KKT violation", bad)
-		}
+		assert.Errorf(t, CheckSimplexLSKKT(A, b, bad, 1e-9), "α = %v accepted, want a KKT violation", bad)
 	}
 }
 
@@ -339,9 +321,8 @@ func TestSimplexLSErrors(t *testing.T) {
 		{"Inf in b", mat.NewDense(2, 2, []float64{1, 0, 0, 1}), []float64{math.Inf(1), 0}},
 	}
 	for _, c := range cases {
-		if _, err := SimplexLS(c.A, c.b); err == nil {
-			t.Errorf("%s: no error", c.name)
-		}
+		_, err := SimplexLS(c.A, c.b)
+		assert.Errorf(t, err, "%s: no error", c.name)
 	}
 }
 
@@ -386,19 +367,15 @@ func TestFindingTransposeApprox(t *testing.T) {
 	G := mat.NewDense(2, 2, []float64{1, 0, 0.5, 0.5})
 	sigma := []float64{0.75, 0.25}
 	a, err := SimplexLS(G.T(), sigma)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f, _ := lsObjective(G.T(), sigma, a); f > 1e-28 || math.Abs(a[0]-0.5) > 1e-14 {
-		t.Errorf("Γ̂ᵀ: α̂ = %v, objective %g; want (0.5, 0.5), 0", a, f)
-	}
+	require.NoError(t, err)
+	fT, _ := lsObjective(G.T(), sigma, a)
+	assert.LessOrEqualf(t, fT, 1e-28, "Γ̂ᵀ: α̂ = %v, objective %g; want (0.5, 0.5), 0", a, fT)
+	assert.InDeltaf(t, 0.5, a[0], 1e-14, "Γ̂ᵀ: α̂ = %v, objective %g; want (0.5, 0.5), 0", a, fT)
 	b, err := SimplexLS(G, sigma)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f, _ := lsObjective(G, sigma, b); f < 1e-3 || math.Abs(b[0]-0.5) < 1e-3 {
-		t.Errorf("Γ̂: α̂ = %v, objective %g; want a different minimizer with a positive residual", b, f)
-	}
+	require.NoError(t, err)
+	f, _ := lsObjective(G, sigma, b)
+	assert.GreaterOrEqualf(t, f, 1e-3, "Γ̂: α̂ = %v, objective %g; want a different minimizer with a positive residual", b, f)
+	assert.GreaterOrEqualf(t, math.Abs(b[0]-0.5), 1e-3, "Γ̂: α̂ = %v, objective %g; want a different minimizer with a positive residual", b, f)
 }
 
 // TestSimplexLSKKTLargeC: for C = 7..30 (beyond face enumeration), full rank

@@ -18,11 +18,13 @@ package experiments
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/training"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // miniCell is a miniature cell of the gorgonia learner: the mlp on a
@@ -56,45 +58,37 @@ func (l *gorgoniaEpochs) Epoch(done, total int, _ string) {
 // twice.
 func TestGorgoniaLearnerTrains(t *testing.T) {
 	l, err := LookupLearner("gorgonia")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, method := range []string{"llpfc-uniform", "llpfc-approx", "kl"} {
 		t.Run(method, func(t *testing.T) {
 			cell := miniCell(method)
-			if err := cell.Config.Validate(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, cell.Config.Validate())
 			var log gorgoniaEpochs
 			m, err := l.Train(context.Background(), cell, &log)
-			if err != nil {
-				t.Fatal(err)
+			require.NoError(t, err)
+			assert.Equalf(t, 4, m.Epochs, "epochs %d, train points %d, test points %d; want 4, 2048, 600", m.Epochs, m.TrainPoints, m.TestPoints)
+			assert.Equalf(t, 2048, m.TrainPoints, "epochs %d, train points %d, test points %d; want 4, 2048, 600", m.Epochs, m.TrainPoints, m.TestPoints)
+			assert.Equalf(t, 600, m.TestPoints, "epochs %d, train points %d, test points %d; want 4, 2048, 600", m.Epochs, m.TrainPoints, m.TestPoints)
+			assert.Positivef(t, m.WallSeconds, "performance figures not filled: %+v", m)
+			assert.Positivef(t, m.TrainImagesPerSecond, "performance figures not filled: %+v", m)
+			assert.Positivef(t, m.PeakRSSBytes, "performance figures not filled: %+v", m)
+			if assert.Lenf(t, log.done, 4, "progress epochs %v of %v, want 1..4 of 4", log.done, log.total) {
+				assert.Equalf(t, 4, log.done[3], "progress epochs %v of %v, want 1..4 of 4", log.done, log.total)
+				assert.Equalf(t, 4, log.total[0], "progress epochs %v of %v, want 1..4 of 4", log.done, log.total)
 			}
-			if m.Epochs != 4 || m.TrainPoints != 2048 || m.TestPoints != 600 {
-				t.Errorf("epochs %d, train points %d, test points %d; want 4, 2048, 600", m.Epochs, m.TrainPoints, m.TestPoints)
-			}
-			if !(m.WallSeconds > 0 && m.TrainImagesPerSecond > 0 && m.PeakRSSBytes > 0) {
-				t.Errorf("performance figures not filled: %+v", m)
-			}
-			if len(log.done) != 4 || log.done[3] != 4 || log.total[0] != 4 {
-				t.Errorf("progress epochs %v of %v, want 1..4 of 4", log.done, log.total)
-			}
-			if m.TestAccuracy < 0.8 {
-				t.Errorf("test accuracy %.4f, want ≥ 0.8 (chance is 1/3)", m.TestAccuracy)
-			}
+			assert.GreaterOrEqualf(t, m.TestAccuracy, 0.8, "test accuracy %.4f, want ≥ 0.8 (chance is 1/3)", m.TestAccuracy)
 			// The LLPFC cells carry their groups' diagnostics, one summary per
 			// regrouping (issue 16); KL has no groups.
-			if wantRegroup := IsLLPFC(method); (len(m.Regroupings) > 0) != wantRegroup ||
-				wantRegroup && (m.Regroupings[0].Epoch != 0 || m.Regroupings[0].Groups.Groups == 0) {
-				t.Errorf("%s: regroupings %+v", method, m.Regroupings)
+			wantRegroup := IsLLPFC(method)
+			assert.Equalf(t, wantRegroup, len(m.Regroupings) > 0, "%s: regroupings %+v", method, m.Regroupings)
+			if wantRegroup && len(m.Regroupings) > 0 {
+				assert.Zerof(t, m.Regroupings[0].Epoch, "%s: regroupings %+v", method, m.Regroupings)
+				assert.NotZerof(t, m.Regroupings[0].Groups.Groups, "%s: regroupings %+v", method, m.Regroupings)
 			}
 			again, err := l.Train(context.Background(), cell, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if again.TestAccuracy != m.TestAccuracy || again.FinalLoss != m.FinalLoss {
-				t.Errorf("same cell twice: accuracy %v then %v, loss %v then %v", m.TestAccuracy, again.TestAccuracy, m.FinalLoss, again.FinalLoss)
-			}
+			require.NoError(t, err)
+			assert.Equalf(t, m.TestAccuracy, again.TestAccuracy, "same cell twice: accuracy %v then %v, loss %v then %v", m.TestAccuracy, again.TestAccuracy, m.FinalLoss, again.FinalLoss)
+			assert.Equalf(t, m.FinalLoss, again.FinalLoss, "same cell twice: accuracy %v then %v, loss %v then %v", m.TestAccuracy, again.TestAccuracy, m.FinalLoss, again.FinalLoss)
 		})
 	}
 }
@@ -105,9 +99,7 @@ func TestGorgoniaLearnerCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := Gorgonia{}.Train(ctx, miniCell("llpfc-uniform"), nil)
-	if err == nil || !strings.Contains(err.Error(), "canceled") {
-		t.Fatalf("err = %v, want context canceled", err)
-	}
+	require.ErrorContainsf(t, err, "canceled", "err = %v, want context canceled", err)
 }
 
 // TestTrainingConfig checks the mapping of a cell's Hyper onto
@@ -123,30 +115,32 @@ func TestTrainingConfig(t *testing.T) {
 		{name: "adam", edit: func(c *Config) { c.Hyper.Beta1, c.Hyper.Beta2, c.Hyper.WeightDecay = 0.5, 0.99, 1e-4 },
 			check: func(t *testing.T, tc training.Config) {
 				o := tc.Optimizer
-				if o.Name != "adam" || o.LR != 3e-3 || o.Beta1 != 0.5 || o.Beta2 != 0.99 || o.WeightDecay != 1e-4 || o.Momentum != 0 {
-					t.Errorf("optimizer %+v", o)
-				}
-				if tc.Method != "llpfc-approx" || tc.Model.Name != "mlp" || tc.BatchSize != 64 || tc.Epochs != 4 || tc.RegroupEvery != 2 || tc.Seed != 7 {
-					t.Errorf("config %+v", tc)
-				}
-				if tc.Schedule.LR(1, 3) != 1 {
-					t.Errorf("constant schedule gives %v at epoch 3", tc.Schedule.LR(1, 3))
-				}
+				assert.Equalf(t, "adam", o.Name, "optimizer %+v", o)
+				assert.Equalf(t, 3e-3, o.LR, "optimizer %+v", o)
+				assert.Equalf(t, 0.5, o.Beta1, "optimizer %+v", o)
+				assert.Equalf(t, 0.99, o.Beta2, "optimizer %+v", o)
+				assert.Equalf(t, 1e-4, o.WeightDecay, "optimizer %+v", o)
+				assert.Equalf(t, 0.0, o.Momentum, "optimizer %+v", o)
+				assert.Equalf(t, "llpfc-approx", tc.Method, "config %+v", tc)
+				assert.Equalf(t, "mlp", tc.Model.Name, "config %+v", tc)
+				assert.Equalf(t, 64, tc.BatchSize, "config %+v", tc)
+				assert.Equalf(t, 4, tc.Epochs, "config %+v", tc)
+				assert.Equalf(t, 2, tc.RegroupEvery, "config %+v", tc)
+				assert.Equalf(t, int64(7), tc.Seed, "config %+v", tc)
+				assert.Equalf(t, 1.0, tc.Schedule.LR(1, 3), "constant schedule gives %v at epoch 3", tc.Schedule.LR(1, 3))
 			}},
 		{name: "nesterov multistep", edit: func(c *Config) {
 			c.Hyper.Optimizer, c.Hyper.Momentum, c.Hyper.Beta1 = "nesterov", 0.9, 0.9
 			c.Hyper.Epochs = 10
 			c.Hyper.Schedule = Schedule{Kind: "multistep", Milestones: []int{3, 6}, Factor: 0.2}
 		}, check: func(t *testing.T, tc training.Config) {
-			if tc.Optimizer.Momentum != 0.9 || tc.Optimizer.Beta1 != 0 || tc.Optimizer.Dampening != 0 {
-				t.Errorf("optimizer %+v", tc.Optimizer)
-			}
+			assert.Equalf(t, 0.9, tc.Optimizer.Momentum, "optimizer %+v", tc.Optimizer)
+			assert.Equalf(t, 0.0, tc.Optimizer.Beta1, "optimizer %+v", tc.Optimizer)
+			assert.Equalf(t, 0.0, tc.Optimizer.Dampening, "optimizer %+v", tc.Optimizer)
 			// Both schedules must agree epoch by epoch.
 			s := Schedule{Kind: "multistep", Milestones: []int{3, 6}, Factor: 0.2}
 			for e := 0; e < 10; e++ {
-				if got, want := tc.Schedule.LR(0.1, e), s.LR(0.1, e); got != want {
-					t.Errorf("epoch %d: lr %v, want %v", e, got, want)
-				}
+				assert.Equalf(t, s.LR(0.1, e), tc.Schedule.LR(0.1, e), "epoch %d: lr", e)
 			}
 		}},
 		{name: "cosine", edit: func(c *Config) {
@@ -155,24 +149,19 @@ func TestTrainingConfig(t *testing.T) {
 		}, check: func(t *testing.T, tc training.Config) {
 			s := Schedule{Kind: "cosine", Period: 5, Mult: 2}
 			for e := 0; e < 30; e++ {
-				if got, want := tc.Schedule.LR(0.1, e), s.LR(0.1, e); got-want > 1e-12 || want-got > 1e-12 {
-					t.Errorf("epoch %d: lr %v, want %v", e, got, want)
-				}
+				assert.InDeltaf(t, s.LR(0.1, e), tc.Schedule.LR(0.1, e), 1e-12, "epoch %d: lr", e)
 			}
 		}},
 		{name: "never regroup", edit: func(c *Config) { c.Hyper.RegroupEvery = 0 },
 			check: func(t *testing.T, tc training.Config) {
-				if tc.RegroupEvery != 4 {
-					t.Errorf("regroup every %d, want the 4 epochs (groups drawn once)", tc.RegroupEvery)
-				}
+				assert.Equalf(t, 4, tc.RegroupEvery, "regroup every %d, want the 4 epochs (groups drawn once)", tc.RegroupEvery)
 			}},
 		{name: "weights and compat", edit: func(c *Config) { c.Hyper.Weights, c.Hyper.Compat = "hm", "original" },
 			check: func(t *testing.T, tc training.Config) {
 				w, _ := estimators.ParseWeights("hm")
 				cp, _ := estimators.ParseCompat("original")
-				if tc.GroupWeights != w || tc.Compat != cp {
-					t.Errorf("weights %v compat %v", tc.GroupWeights, tc.Compat)
-				}
+				assert.Equalf(t, w, tc.GroupWeights, "weights %v compat %v", tc.GroupWeights, tc.Compat)
+				assert.Equalf(t, cp, tc.Compat, "weights %v compat %v", tc.GroupWeights, tc.Compat)
 			}},
 		{name: "gd", edit: func(c *Config) { c.Hyper.Optimizer = "gd" }, err: "logreg learner only"},
 		{name: "bad schedule", edit: func(c *Config) { c.Hyper.Schedule.Kind = "exp" }, err: "hyper.schedule.kind"},
@@ -183,14 +172,10 @@ func TestTrainingConfig(t *testing.T) {
 			tt.edit(&c)
 			tc, err := TrainingConfig(c)
 			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want one containing %q", err, tt.err)
-				}
+				require.ErrorContainsf(t, err, tt.err, "err = %v, want one containing %q", err, tt.err)
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			tt.check(t, tc)
 		})
 	}
@@ -202,9 +187,7 @@ func TestGorgoniaLearnerAugmentNeedsImages(t *testing.T) {
 	cell := miniCell("llpfc-uniform")
 	cell.Config.Hyper.Augment = true
 	_, err := Gorgonia{}.Train(context.Background(), cell, nil)
-	if err == nil || !strings.Contains(err.Error(), "hyper.augment") {
-		t.Fatalf("err = %v, want a hyper.augment error", err)
-	}
+	require.ErrorContainsf(t, err, "hyper.augment", "err = %v, want a hyper.augment error", err)
 }
 
 // TestResizeBilinear checks the resize against closed forms: the identity
@@ -221,30 +204,25 @@ func TestResizeBilinear(t *testing.T) {
 			}
 		}
 	}
-	if got := ResizeBilinear(ramp, c, h, w, h, w); !equalF32(got, ramp) {
-		t.Error("resize to the same size is not the identity")
-	}
+	assert.True(t, equalF32(ResizeBilinear(ramp, c, h, w, h, w), ramp), "resize to the same size is not the identity")
 	big := ResizeBilinear(ramp, c, h, w, H, W)
-	if len(big) != c*H*W {
-		t.Fatalf("%d values, want %d", len(big), c*H*W)
-	}
+	require.Lenf(t, big, c*H*W, "%d values, want %d", len(big), c*H*W)
 	for p := 0; p < c; p++ {
 		for y := 0; y < H; y++ {
 			for x := 0; x < W; x++ {
 				want := (float64(x)+0.5)*float64(w)/float64(W) - 0.5
 				want = min(max(want, 0), float64(w-1)) + float64(10*p)
-				if got := float64(big[(p*H+y)*W+x]); got-want > 1e-4 || want-got > 1e-4 {
-					t.Fatalf("plane %d (%d,%d): %v, want %v", p, y, x, got, want)
-				}
+				got := float64(big[(p*H+y)*W+x])
+				require.InDeltaf(t, want, got, 1e-4, "plane %d (%d,%d): %v, want %v", p, y, x, got, want)
 			}
 		}
 	}
-	if h2, w2 := InputSide("vgg16", 28, 28); h2 != 32 || w2 != 32 {
-		t.Errorf("vgg16 on 28×28: %d×%d, want 32×32", h2, w2)
-	}
-	if h2, w2 := InputSide("wrn-16-4", 28, 28); h2 != 28 || w2 != 28 {
-		t.Errorf("wrn-16-4 on 28×28: %d×%d, want 28×28", h2, w2)
-	}
+	h2, w2 := InputSide("vgg16", 28, 28)
+	assert.Equalf(t, 32, h2, "vgg16 on 28×28: %d×%d, want 32×32", h2, w2)
+	assert.Equalf(t, 32, w2, "vgg16 on 28×28: %d×%d, want 32×32", h2, w2)
+	h2, w2 = InputSide("wrn-16-4", 28, 28)
+	assert.Equalf(t, 28, h2, "wrn-16-4 on 28×28: %d×%d, want 28×28", h2, w2)
+	assert.Equalf(t, 28, w2, "wrn-16-4 on 28×28: %d×%d, want 28×28", h2, w2)
 }
 
 func equalF32(a, b []float32) bool {

@@ -2,10 +2,8 @@ package experiments
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/llpfc/llpfc/estimators"
@@ -13,19 +11,18 @@ import (
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/theory"
 	"gonum.org/v1/gonum/diff/fd"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // smallProblem is a random 3-class problem in R^4 with 4 bags of 5 points.
 func smallProblem(t *testing.T) (*data.Dataset, *estimators.BagSet) {
 	t.Helper()
 	train, _, err := GaussianMixture("gmm:classes=3,dim=4,train=200,test=10,sep=2")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res, err := MakeBags(train, Config{Protocol: "paper", BagSize: 5, NumPoints: 30, Seed: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return train, res.Bags
 }
 
@@ -51,9 +48,7 @@ func gradCheck(t *testing.T, name string, m *logregModel, obj func(grad []float6
 	num := fd.Gradient(nil, f, theta0, &fd.Settings{Formula: fd.Central, Step: 1e-6})
 	copy(m.theta, theta0)
 	for i := range grad {
-		if math.Abs(grad[i]-num[i]) > 1e-6*math.Max(1, math.Abs(num[i])) {
-			t.Errorf("%s: ∂/∂θ[%d] analytic %.10g, finite differences %.10g", name, i, grad[i], num[i])
-		}
+		assert.InDeltaf(t, num[i], grad[i], 1e-6*math.Max(1, math.Abs(num[i])), "%s: ∂/∂θ[%d] analytic %.10g, finite differences %.10g", name, i, grad[i], num[i])
 	}
 }
 
@@ -66,9 +61,7 @@ func TestLogRegGradientFiniteDifferences(t *testing.T) {
 	randomTheta(m, 1)
 	for _, method := range []string{"llpfc-uniform", "llpfc-approx"} {
 		red, err := Reduce(bags, Config{Method: method}, rng.New(1, "groups"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		gradCheck(t, method, m, func(g []float64) float64 {
 			return m.fcObjective(X, red.Inst, red.T, 1.7, g) + m.decay(0.3, g)
 		})
@@ -86,21 +79,16 @@ func TestLogRegObjectivesMatchDefinitions(t *testing.T) {
 	m := &logregModel{D: X.D, C: 3}
 	randomTheta(m, 2)
 	red, err := Reduce(bags, Config{Method: "llpfc-uniform"}, rng.New(2, "groups"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := 0.0
 	for _, in := range red.Inst {
 		q := predict(m, X.Row(in.Index))
 		l, err := theory.ForwardCorrected(theory.LogLoss, red.T[in.Group], q, in.Noisy)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want += in.Weight * l
 	}
-	if got := m.fcObjective(X, red.Inst, red.T, 1, nil); math.Abs(got-want) > 1e-12*math.Max(1, want) {
-		t.Errorf("FC objective %.15g, definition %.15g", got, want)
-	}
+	got := m.fcObjective(X, red.Inst, red.T, 1, nil)
+	assert.InDeltaf(t, want, got, 1e-12*math.Max(1, want), "FC objective %.15g, definition %.15g", got, want)
 	B := 3
 	want = 0
 	for _, b := range bags.Bags[:B] {
@@ -112,13 +100,11 @@ func TestLogRegObjectivesMatchDefinitions(t *testing.T) {
 			want -= b.Proportions[c] * math.Log(mean) / float64(3*B)
 		}
 	}
-	if got := m.klObjective(X, bags.Bags[:B], nil); math.Abs(got-want) > 1e-12*math.Max(1, want) {
-		t.Errorf("KL objective %.15g, definition %.15g", got, want)
-	}
+	got = m.klObjective(X, bags.Bags[:B], nil)
+	assert.InDeltaf(t, want, got, 1e-12*math.Max(1, want), "KL objective %.15g, definition %.15g", got, want)
 	// The authors' scale (Σ over classes, mean over bags) is C = 3 times the paper's.
-	if got := m.klObjectiveAt(X, bags.Bags[:B], nil, B); math.Abs(got-3*want) > 1e-12*math.Max(1, want) {
-		t.Errorf("KL objective at the authors' scale %.15g, definition %.15g", got, 3*want)
-	}
+	got = m.klObjectiveAt(X, bags.Bags[:B], nil, B)
+	assert.InDeltaf(t, 3*want, got, 1e-12*math.Max(1, want), "KL objective at the authors' scale %.15g, definition %.15g", got, 3*want)
 }
 
 func predict(m *logregModel, x []float32) []float64 {
@@ -137,29 +123,20 @@ func TestReduceFlattensEstimators(t *testing.T) {
 	_, bags := smallProblem(t)
 	for _, method := range []string{"llpfc-uniform", "llpfc-approx"} {
 		red, err := Reduce(bags, Config{Method: method}, rng.New(3, "groups"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(red.T) != 2 || red.Leftover != 0 {
-			t.Errorf("%s: %d groups, %d left over; want 2, 0", method, len(red.T), red.Leftover)
-		}
+		require.NoError(t, err)
+		assert.Lenf(t, red.T, 2, "%s: %d groups, %d left over; want 2, 0", method, len(red.T), red.Leftover)
+		assert.Zerof(t, red.Leftover, "%s: %d groups, %d left over; want 2, 0", method, len(red.T), red.Leftover)
 		for i, T := range red.T {
-			if err := theory.CheckColumnStochastic("T", T, 1e-12); err != nil {
-				t.Errorf("%s: group %d: %v", method, i, err)
-			}
+			assert.NoErrorf(t, theory.CheckColumnStochastic("T", T, 1e-12), "%s: group %d", method, i)
 		}
 		total := 0.0
 		seen := map[int]bool{}
 		for _, in := range red.Inst {
 			total += in.Weight
-			if seen[in.Index] {
-				t.Errorf("%s: instance %d in two bags", method, in.Index)
-			}
+			assert.Falsef(t, seen[in.Index], "%s: instance %d in two bags", method, in.Index)
 			seen[in.Index] = true
 		}
-		if math.Abs(total-1) > 1e-12 {
-			t.Errorf("%s: weights sum to %v, want Σ_i w_i Σ_c α̂_i(c) = 1", method, total)
-		}
+		assert.InDeltaf(t, 1, total, 1e-12, "%s: weights sum to %v, want Σ_i w_i Σ_c α̂_i(c) = 1", method, total)
 	}
 }
 
@@ -174,27 +151,18 @@ func TestLogRegLearns(t *testing.T) {
 		if method == "kl" {
 			cfg.Hyper.BatchSize, cfg.Hyper.KLScale = 2, "authors"
 		}
-		if err := cfg.Validate(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, cfg.Validate())
 		cell := Cell{Key: cfg.Key(), Config: cfg}
 		m1, err := LogReg{}.Train(context.Background(), cell, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", method, err)
-		}
+		require.NoErrorf(t, err, "%s: %v", method, err)
 		m2, err := LogReg{}.Train(context.Background(), cell, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m1.TestAccuracy < 0.8 {
-			t.Errorf("%s: test accuracy %.3f, want ≥ 0.8", method, m1.TestAccuracy)
-		}
-		if m1.TestAccuracy != m2.TestAccuracy || m1.FinalLoss != m2.FinalLoss {
-			t.Errorf("%s: not reproducible: %v/%v vs %v/%v", method, m1.TestAccuracy, m1.FinalLoss, m2.TestAccuracy, m2.FinalLoss)
-		}
-		if m1.Epochs != 15 || m1.TestPoints != 600 || m1.TrainPoints != 1536 {
-			t.Errorf("%s: metrics %+v", method, m1)
-		}
+		require.NoError(t, err)
+		assert.GreaterOrEqualf(t, m1.TestAccuracy, 0.8, "%s: test accuracy %.3f, want ≥ 0.8", method, m1.TestAccuracy)
+		assert.Equalf(t, m1.TestAccuracy, m2.TestAccuracy, "%s: not reproducible: %v/%v vs %v/%v", method, m1.TestAccuracy, m1.FinalLoss, m2.TestAccuracy, m2.FinalLoss)
+		assert.Equalf(t, m1.FinalLoss, m2.FinalLoss, "%s: not reproducible: %v/%v vs %v/%v", method, m1.TestAccuracy, m1.FinalLoss, m2.TestAccuracy, m2.FinalLoss)
+		assert.Equalf(t, 15, m1.Epochs, "%s: metrics %+v", method, m1)
+		assert.Equalf(t, 600, m1.TestPoints, "%s: metrics %+v", method, m1)
+		assert.Equalf(t, 1536, m1.TrainPoints, "%s: metrics %+v", method, m1)
 		t.Logf("%s: accuracy %.3f, loss %.4f", method, m1.TestAccuracy, m1.FinalLoss)
 	}
 }
@@ -215,9 +183,8 @@ func TestLogRegOptimizers(t *testing.T) {
 			m.klObjective(X, bags.Bags, g)
 			o.step(m.theta, g, 0.05)
 		}
-		if end := m.klObjective(X, bags.Bags, nil); !(end < start-1e-3) {
-			t.Errorf("%s: KL loss %v → %v, want a decrease", opt, start, end)
-		}
+		end := m.klObjective(X, bags.Bags, nil)
+		assert.Lessf(t, end, start-1e-3, "%s: KL loss %v → %v, want a decrease", opt, start, end)
 	}
 }
 
@@ -226,17 +193,11 @@ func TestLogRegOptimizers(t *testing.T) {
 // problem.
 func BenchmarkLogRegFCObjective(b *testing.B) {
 	train, _, err := GaussianMixture("gmm:classes=10,dim=784,train=2048,test=10")
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	res, err := MakeBags(train, Config{Protocol: "paper", BagSize: 64, NumPoints: 1280, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	red, err := Reduce(res.Bags, Config{Method: "llpfc-uniform"}, rng.New(1, "groups"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	m := &logregModel{D: train.D, C: 10}
 	randomTheta(m, 1)
 	grad := make([]float64, len(m.theta))
@@ -254,29 +215,24 @@ func TestLogRegProgressAndCancel(t *testing.T) {
 		Method: "llpfc-approx", Protocol: "paper", BagSize: 8, NumPoints: 240, Seed: 1,
 		Hyper: Hyper{Epochs: 6, Optimizer: "sgd", LR: 0.1, Momentum: 0.9, BatchSize: 16, RegroupEvery: 2, Schedule: Schedule{Kind: "constant"}}}
 	var log epochLog
-	if _, err := (LogReg{}).Train(context.Background(), Cell{Config: cfg}, &log); err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(log.done) != "[1 2 3 4 5 6]" || log.total != 6 {
-		t.Errorf("progress %v of %d, want epochs 1…6 of 6", log.done, log.total)
-	}
+	_, err := (LogReg{}).Train(context.Background(), Cell{Config: cfg}, &log)
+	require.NoError(t, err)
+	assert.Equalf(t, "[1 2 3 4 5 6]", fmt.Sprint(log.done), "progress %v of %d, want epochs 1…6 of 6", log.done, log.total)
+	assert.Equalf(t, 6, log.total, "progress %v of %d, want epochs 1…6 of 6", log.done, log.total)
 	ctx, cancel := context.WithCancel(context.Background())
 	stop := &cancelAfter{n: 2, cancel: cancel}
-	_, err := (LogReg{}).Train(ctx, Cell{Config: cfg}, stop)
-	if !errors.Is(err, context.Canceled) || stop.seen != 2 {
-		t.Errorf("after cancel at epoch 2: err %v, %d epochs; want context.Canceled after 2", err, stop.seen)
-	}
+	_, err = (LogReg{}).Train(ctx, Cell{Config: cfg}, stop)
+	assert.ErrorIsf(t, err, context.Canceled, "after cancel at epoch 2: err %v, %d epochs; want context.Canceled after 2", err, stop.seen)
+	assert.Equalf(t, 2, stop.seen, "after cancel at epoch 2: err %v, %d epochs; want context.Canceled after 2", err, stop.seen)
 	// Unsupported models and methods are errors naming them.
 	bad := cfg
 	bad.Model = "mlp"
-	if _, err := (LogReg{}).Train(context.Background(), Cell{Config: bad}, nil); err == nil || !strings.Contains(err.Error(), `model "mlp"`) {
-		t.Errorf("model mlp: %v", err)
-	}
+	_, err = (LogReg{}).Train(context.Background(), Cell{Config: bad}, nil)
+	assert.ErrorContainsf(t, err, `model "mlp"`, "model mlp: %v", err)
 	bad = cfg
 	bad.Method = "llpvat"
-	if _, err := (LogReg{}).Train(context.Background(), Cell{Config: bad}, nil); err == nil || !strings.Contains(err.Error(), `method "llpvat"`) {
-		t.Errorf("method llpvat: %v", err)
-	}
+	_, err = (LogReg{}).Train(context.Background(), Cell{Config: bad}, nil)
+	assert.ErrorContainsf(t, err, `method "llpvat"`, "method llpvat: %v", err)
 }
 
 type epochLog struct {
@@ -306,11 +262,9 @@ func TestLogRegOnFixture(t *testing.T) {
 		Protocol: "paper", BagSize: 64, NumPoints: 4096, TestPoints: 1000, Seed: 1,
 		Hyper: Hyper{Epochs: 3, Optimizer: "adam", LR: 0.005, BatchSize: 64, RegroupEvery: 1, Schedule: Schedule{Kind: "constant"}}}
 	m, err := LogReg{}.Train(context.Background(), Cell{Config: cfg}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.TestAccuracy < 0.6 || m.TestPoints != 1000 || m.Extra["groups"] != 6 {
-		t.Errorf("metrics %+v: want accuracy ≥ 0.6 on 1000 test points, 6 groups of 10 bags", m)
-	}
+	require.NoError(t, err)
+	assert.GreaterOrEqualf(t, m.TestAccuracy, 0.6, "metrics %+v: want accuracy ≥ 0.6 on 1000 test points, 6 groups of 10 bags", m)
+	assert.Equalf(t, 1000, m.TestPoints, "metrics %+v: want accuracy ≥ 0.6 on 1000 test points, 6 groups of 10 bags", m)
+	assert.Equalf(t, 6.0, m.Extra["groups"], "metrics %+v: want accuracy ≥ 0.6 on 1000 test points, 6 groups of 10 bags", m)
 	t.Logf("fixture, llpfc-uniform, bag 64, 3 epochs: accuracy %.3f", m.TestAccuracy)
 }

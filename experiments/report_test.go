@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/fixtures/paper"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The report renders a markdown table in the paper's layout whose entries are
@@ -20,13 +23,10 @@ func TestReportFromStore(t *testing.T) {
 	st, _ := OpenStore(dir)
 	out := t.TempDir()
 	files, md, err := WriteReport(st, out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	text := string(md)
-	if b, _ := os.ReadFile(files.Markdown); string(b) != text {
-		t.Errorf("report.md differs from the returned markdown")
-	}
+	b, _ := os.ReadFile(files.Markdown)
+	assert.Equal(t, text, string(b), "report.md differs from the returned markdown")
 	rs, _ := st.All()
 	for _, method := range []string{"llpfc-uniform", "llpfc-approx", "kl"} {
 		var row []string
@@ -37,36 +37,25 @@ func TestReportFromStore(t *testing.T) {
 					xs = append(xs, r.Metrics.TestAccuracy)
 				}
 			}
-			if len(xs) != 2 {
-				t.Fatalf("%s/%d: %d results", method, bag, len(xs))
-			}
+			require.Lenf(t, xs, 2, "%s/%d: %d results", method, bag, len(xs))
 			mean := (xs[0] + xs[1]) / 2
 			std := math.Abs(xs[0]-xs[1]) / 2 // population std of two numbers
 			row = append(row, fmt.Sprintf("%.4f ± %.4f", mean, std))
 		}
 		want := fmt.Sprintf("| %s | %s | %s |", methodLabel(method), row[0], row[1])
-		if !strings.Contains(text, want) {
-			t.Errorf("report lacks row %q:\n%s", want, text)
-		}
+		assert.Containsf(t, text, want, "report lacks row %q:\n%s", want, text)
 	}
-	if !strings.Contains(text, "| Method | 8 | 32 |") || strings.Contains(text, "(paper)") {
-		t.Errorf("unexpected layout (a gmm data set has no paper row):\n%s", text)
-	}
-	if len(files.Plots) != 1 {
-		t.Fatalf("%d plots, want 1", len(files.Plots))
-	}
+	assert.Containsf(t, text, "| Method | 8 | 32 |", "unexpected layout (a gmm data set has no paper row):\n%s", text)
+	assert.NotContainsf(t, text, "(paper)", "unexpected layout (a gmm data set has no paper row):\n%s", text)
+	require.Lenf(t, files.Plots, 1, "%d plots, want 1", len(files.Plots))
 	f, err := os.Open(files.Plots[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("plot is not a PNG: %v", err)
-	}
-	if b := img.Bounds(); b.Dx() < 300 || b.Dy() < 200 {
-		t.Errorf("plot is %v, too small to read", b)
-	}
+	require.NoErrorf(t, err, "plot is not a PNG: %v", err)
+	bounds := img.Bounds()
+	assert.GreaterOrEqualf(t, bounds.Dx(), 300, "plot is %v, too small to read", bounds)
+	assert.GreaterOrEqualf(t, bounds.Dy(), 200, "plot is %v, too small to read", bounds)
 }
 
 // Where model, data set and protocol match a paper table, the paper's row is
@@ -80,20 +69,15 @@ func TestReportPaperRows(t *testing.T) {
 				Hyper: Hyper{Epochs: 1, Optimizer: "sgd", LR: 0.1, BatchSize: 2, Schedule: Schedule{Kind: "constant"}}}
 			r := &Result{Format: ResultFormat, Key: c.Key(), Spec: "wrn16-4", Seed: seed, Config: c,
 				Metrics: Metrics{TestAccuracy: 0.5 + 0.1*float64(seed), Epochs: 1}}
-			if err := st.Put(r); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, st.Put(r))
 		}
 	}
 	rs, _ := st.All()
 	entries, err := paper.Entries()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tables, err := BuildTables(rs, entries)
-	if err != nil || len(tables) != 1 {
-		t.Fatalf("%d tables, %v", len(tables), err)
-	}
+	require.NoError(t, err)
+	require.Lenf(t, tables, 1, "%d tables", len(tables))
 	var sb strings.Builder
 	tables[0].Markdown(&sb)
 	for _, want := range []string{
@@ -101,13 +85,9 @@ func TestReportPaperRows(t *testing.T) {
 		"| KL (paper) | 0.4255 ± 0.13 | Out of RAM |",
 		"Table `tab: wideresnet.acc`",
 	} {
-		if !strings.Contains(sb.String(), want) {
-			t.Errorf("report lacks %q:\n%s", want, sb.String())
-		}
+		assert.Containsf(t, sb.String(), want, "report lacks %q:\n%s", want, sb.String())
 	}
-	if err := tables[0].Plot(t.TempDir() + "/p.png"); err != nil {
-		t.Error(err)
-	}
+	assert.NoError(t, tables[0].Plot(t.TempDir()+"/p.png"))
 }
 
 // Two configurations in one slot are an error naming both cells.
@@ -120,7 +100,6 @@ func TestReportRejectsMixedConfigurations(t *testing.T) {
 		rs = append(rs, &Result{Format: ResultFormat, Key: c.Key(), Spec: "s", Config: c})
 	}
 	_, err := BuildTables(rs, nil)
-	if err == nil || !strings.Contains(err.Error(), rs[0].Key) || !strings.Contains(err.Error(), rs[1].Key) {
-		t.Errorf("err %v, want one naming both keys", err)
-	}
+	assert.ErrorContainsf(t, err, rs[0].Key, "err %v, want one naming both keys", err)
+	assert.ErrorContainsf(t, err, rs[1].Key, "err %v, want one naming both keys", err)
 }

@@ -2,9 +2,13 @@ package experiments
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const tinySpecJSON = `{
@@ -37,56 +41,37 @@ func TestSpecKeyIgnoresKeyOrder(t *testing.T) {
 	a := mustParse(t, tinySpecJSON)
 	b := mustParse(t, reordered)
 	ca, err := a.Cells()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cb, err := b.Cells()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ca) != 3*2*2 || len(ca) != len(cb) {
-		t.Fatalf("got %d and %d cells, want 12", len(ca), len(cb))
-	}
+	require.NoError(t, err)
+	require.Lenf(t, ca, 3*2*2, "got %d and %d cells, want 12", len(ca), len(cb))
+	require.Lenf(t, cb, len(ca), "got %d and %d cells, want 12", len(ca), len(cb))
 	seen := map[string]bool{}
 	for i := range ca {
-		if ca[i].Key != cb[i].Key {
-			t.Errorf("cell %d: key %s vs %s after reordering", i, ca[i].Key, cb[i].Key)
-		}
-		if ca[i].Key != ca[i].Config.Key() {
-			t.Errorf("cell %d: key %s, config hashes to %s", i, ca[i].Key, ca[i].Config.Key())
-		}
-		if seen[ca[i].Key] {
-			t.Errorf("cell %d: duplicate key", i)
-		}
+		assert.Equalf(t, ca[i].Key, cb[i].Key, "cell %d: key %s vs %s after reordering", i, ca[i].Key, cb[i].Key)
+		assert.Equalf(t, ca[i].Config.Key(), ca[i].Key, "cell %d: key %s, config hashes to %s", i, ca[i].Key, ca[i].Config.Key())
+		assert.Falsef(t, seen[ca[i].Key], "cell %d: duplicate key", i)
 		seen[ca[i].Key] = true
-		if ca[i].Config.Method == "kl" && ca[i].Config.Hyper.BatchSize != 2 {
-			t.Errorf("cell %d: override not applied: batch size %d", i, ca[i].Config.Hyper.BatchSize)
+		if ca[i].Config.Method == "kl" {
+			assert.Equalf(t, 2, ca[i].Config.Hyper.BatchSize, "cell %d: override not applied: batch size %d", i, ca[i].Config.Hyper.BatchSize)
 		}
 	}
 	// A config decoded from the canonical JSON of another, with its keys
 	// shuffled by a round trip through a map, hashes the same.
 	var m map[string]any
 	js := ca[0].Config.CanonicalJSON()[len(canonicalPrefix):]
-	if err := json.Unmarshal(js, &m); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(js, &m))
 	back, _ := json.Marshal(m) // map keys come out sorted: another order
 	var c Config
-	if err := json.Unmarshal(back, &c); err != nil {
-		t.Fatal(err)
-	}
-	if c.Key() != ca[0].Key {
-		t.Errorf("round trip through a map changed the key")
-	}
+	require.NoError(t, json.Unmarshal(back, &c))
+	assert.Equal(t, ca[0].Key, c.Key(), "round trip through a map changed the key")
 }
 
 // Every single change of setting changes the key.
 func TestSpecKeyChangesWithEverySetting(t *testing.T) {
 	base := mustParse(t, tinySpecJSON)
 	cells, err := base.Cells()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c0 := cells[0].Config
 	mutations := map[string]func(c *Config){
 		"learner":              func(c *Config) { c.Learner = "gorgonia" },
@@ -131,16 +116,13 @@ func TestSpecKeyChangesWithEverySetting(t *testing.T) {
 		c.Hyper.Schedule.Milestones = append([]int(nil), c0.Hyper.Schedule.Milestones...)
 		mut(&c)
 		k := c.Key()
-		if prev, dup := keys[k]; dup {
-			t.Errorf("mutation %s gives the same key as %s", name, prev)
-		}
+		prev, dup := keys[k]
+		assert.Falsef(t, dup, "mutation %s gives the same key as %s", name, prev)
 		keys[k] = name
 	}
 	// Every field of Config and Hyper is covered by a mutation above.
 	nf := reflect.TypeOf(Config{}).NumField() - 1 + reflect.TypeOf(Hyper{}).NumField() - 1 + reflect.TypeOf(Schedule{}).NumField()
-	if nf > len(mutations) {
-		t.Errorf("Config has %d settings but only %d mutations are tested", nf, len(mutations))
-	}
+	assert.LessOrEqualf(t, nf, len(mutations), "Config has %d settings but only %d mutations are tested", nf, len(mutations))
 }
 
 // The canonical encoding is pinned: this golden string is what
@@ -152,12 +134,8 @@ func TestCanonicalJSONGolden(t *testing.T) {
 		Hyper: Hyper{Epochs: 2, Optimizer: "sgd", LR: 1e-1, BatchSize: 2, Schedule: Schedule{Kind: "constant"}}}
 	want := "llpfc-cell/v2\n" + `{"learner":"logreg","dataset":"d","model":"linear","method":"kl","protocol":"paper",` +
 		`"bag_size":8,"num_points":64,"normalize":"standardize","seed":1,"hyper":{"epochs":2,"optimizer":"sgd","lr":0.1,"batch_size":2,"schedule":{"kind":"constant"}}}`
-	if got := string(c.CanonicalJSON()); got != want {
-		t.Errorf("canonical JSON\n got %s\nwant %s", got, want)
-	}
-	if len(c.Key()) != 32 {
-		t.Errorf("key %q: want 32 hex digits", c.Key())
-	}
+	assert.Equal(t, want, string(c.CanonicalJSON()), "canonical JSON")
+	assert.Lenf(t, c.Key(), 32, "key %q: want 32 hex digits", c.Key())
 }
 
 // Invalid specs are rejected with an error naming the field.
@@ -186,19 +164,11 @@ func TestSpecInvalid(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			js := strings.Replace(tinySpecJSON, tc.from, tc.to, 1)
-			if js == tinySpecJSON {
-				t.Fatalf("test case does not change the spec: %q not found", tc.from)
-			}
+			require.NotEqualf(t, tinySpecJSON, js, "test case does not change the spec: %q not found", tc.from)
 			_, err := ParseSpec("x.json", strings.NewReader(js))
-			if err == nil {
-				t.Fatalf("no error; want one containing %q", tc.want)
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %q does not contain %q", err, tc.want)
-			}
-			if !strings.HasPrefix(err.Error(), "spec x.json: ") {
-				t.Errorf("error %q does not name the spec", err)
-			}
+			require.Errorf(t, err, "no error; want one containing %q", tc.want)
+			assert.ErrorContainsf(t, err, tc.want, "error %q does not contain %q", err, tc.want)
+			assert.Truef(t, strings.HasPrefix(err.Error(), "spec x.json: "), "error %q does not name the spec", err)
 		})
 	}
 }
@@ -212,24 +182,19 @@ func TestBuiltinSpecs(t *testing.T) {
 	for _, name := range BuiltinNames() {
 		s, _ := BuiltinSpec(name)
 		cells, err := s.Cells()
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
+		if !assert.NoErrorf(t, err, "%s", name) {
 			continue
 		}
-		if len(cells) != want[name] {
-			t.Errorf("%s: %d cells, want %d", name, len(cells), want[name])
-		}
+		assert.Lenf(t, cells, want[name], "%s: %d cells, want %d", name, len(cells), want[name])
 		// Round trip through JSON: a built-in spec is an ordinary spec.
 		b, _ := json.Marshal(s)
 		s2, err := ParseSpec(name, strings.NewReader(string(b)))
-		if err != nil {
-			t.Errorf("%s: JSON round trip: %v", name, err)
+		if !assert.NoErrorf(t, err, "%s: JSON round trip", name) {
 			continue
 		}
 		c2, _ := s2.Cells()
 		for i := range cells {
-			if cells[i].Key != c2[i].Key {
-				t.Errorf("%s: cell %d key changes in a JSON round trip", name, i)
+			if !assert.Equalf(t, cells[i].Key, c2[i].Key, "%s: cell %d key changes in a JSON round trip", name, i) {
 				break
 			}
 		}
@@ -243,80 +208,83 @@ func TestBuiltinSpecs(t *testing.T) {
 				return c.Config
 			}
 		}
-		t.Fatalf("%s: no cell %s/%s/%d", spec, ds, method, bag)
+		require.Failf(t, "no such cell", "%s: no cell %s/%s/%d", spec, ds, method, bag)
 		return Config{}
 	}
 	c := find("wrn16-4", CIFAR10, "llpfc-approx", 32)
-	if c.Hyper.Epochs != 200 || !reflect.DeepEqual(c.Hyper.Schedule.Milestones, []int{60, 120, 160}) || c.Hyper.Schedule.Factor != 0.2 ||
-		c.Hyper.Dropout != 0.3 || c.Hyper.Optimizer != "nesterov" || c.Hyper.WeightDecay != 5e-4 || c.NumPoints != 40960 || c.Hyper.RegroupEvery != 20 {
-		t.Errorf("wrn16-4 CIFAR10: %+v", c)
-	}
+	msg := fmt.Sprintf("wrn16-4 CIFAR10: %+v", c)
+	assert.Equal(t, 200, c.Hyper.Epochs, msg)
+	assert.Equal(t, []int{60, 120, 160}, c.Hyper.Schedule.Milestones, msg)
+	assert.Equal(t, 0.2, c.Hyper.Schedule.Factor, msg)
+	assert.Equal(t, 0.3, c.Hyper.Dropout, msg)
+	assert.Equal(t, "nesterov", c.Hyper.Optimizer, msg)
+	assert.Equal(t, 5e-4, c.Hyper.WeightDecay, msg)
+	assert.Equal(t, 40960, c.NumPoints, msg)
+	assert.Equal(t, 20, c.Hyper.RegroupEvery, msg)
 	c = find("wrn16-4", EMNISTLetters, "kl", 2048)
-	if c.Hyper.Epochs != 160 || !reflect.DeepEqual(c.Hyper.Schedule.Milestones, []int{80, 120}) || c.Hyper.Schedule.Factor != 0.1 ||
-		c.Hyper.Dropout != 0.4 || c.NumPoints != 106496 || c.Hyper.BatchSize != 2 {
-		t.Errorf("wrn16-4 EMNIST kl: %+v", c)
-	}
+	msg = fmt.Sprintf("wrn16-4 EMNIST kl: %+v", c)
+	assert.Equal(t, 160, c.Hyper.Epochs, msg)
+	assert.Equal(t, []int{80, 120}, c.Hyper.Schedule.Milestones, msg)
+	assert.Equal(t, 0.1, c.Hyper.Schedule.Factor, msg)
+	assert.Equal(t, 0.4, c.Hyper.Dropout, msg)
+	assert.Equal(t, 106496, c.NumPoints, msg)
+	assert.Equal(t, 2, c.Hyper.BatchSize, msg)
 	c = find("wrn16-4", CIFAR10, "llpvat", 64)
-	if c.Hyper.VATEps != 6 || c.Hyper.BatchSize != 2 {
-		t.Errorf("wrn16-4 CIFAR10 llpvat: %+v", c)
-	}
+	msg = fmt.Sprintf("wrn16-4 CIFAR10 llpvat: %+v", c)
+	assert.Equal(t, 6.0, c.Hyper.VATEps, msg)
+	assert.Equal(t, 2, c.Hyper.BatchSize, msg)
 	c = find("resnet18", SVHN, "llpfc-uniform", 256)
-	if c.Hyper.Epochs != 500 || c.Hyper.LR != 0.1 || c.Hyper.Optimizer != "sgd" || c.Hyper.WeightDecay != 1e-4 ||
-		!reflect.DeepEqual(c.Hyper.Schedule.Milestones, []int{250, 375}) || c.Hyper.BatchSize != 128 {
-		t.Errorf("resnet18 SVHN: %+v", c)
-	}
+	msg = fmt.Sprintf("resnet18 SVHN: %+v", c)
+	assert.Equal(t, 500, c.Hyper.Epochs, msg)
+	assert.Equal(t, 0.1, c.Hyper.LR, msg)
+	assert.Equal(t, "sgd", c.Hyper.Optimizer, msg)
+	assert.Equal(t, 1e-4, c.Hyper.WeightDecay, msg)
+	assert.Equal(t, []int{250, 375}, c.Hyper.Schedule.Milestones, msg)
+	assert.Equal(t, 128, c.Hyper.BatchSize, msg)
 	c = find("vgg16", SVHN, "llpfc-uniform", 256)
-	if c.Hyper.Epochs != 74 || c.Hyper.BatchSize != 256 || c.Hyper.RegroupEvery != 5 ||
-		!reflect.DeepEqual(c.Hyper.Schedule.Milestones, []int{19, 37, 56}) || c.Hyper.Dropout != 0.5 {
-		t.Errorf("vgg16 SVHN: %+v", c)
-	}
+	msg = fmt.Sprintf("vgg16 SVHN: %+v", c)
+	assert.Equal(t, 74, c.Hyper.Epochs, msg)
+	assert.Equal(t, 256, c.Hyper.BatchSize, msg)
+	assert.Equal(t, 5, c.Hyper.RegroupEvery, msg)
+	assert.Equal(t, []int{19, 37, 56}, c.Hyper.Schedule.Milestones, msg)
+	assert.Equal(t, 0.5, c.Hyper.Dropout, msg)
 	c = find("llpgan", SVHN, "llpgan", 32)
-	if c.Hyper.Epochs != 3000 || c.Hyper.Optimizer != "adam" || c.Hyper.LR != 3e-4 || c.Hyper.Beta1 != 0.5 ||
-		c.Hyper.Beta2 != 0.999 || c.Hyper.BatchSize != 1 {
-		t.Errorf("llpgan SVHN: %+v", c)
-	}
+	msg = fmt.Sprintf("llpgan SVHN: %+v", c)
+	assert.Equal(t, 3000, c.Hyper.Epochs, msg)
+	assert.Equal(t, "adam", c.Hyper.Optimizer, msg)
+	assert.Equal(t, 3e-4, c.Hyper.LR, msg)
+	assert.Equal(t, 0.5, c.Hyper.Beta1, msg)
+	assert.Equal(t, 0.999, c.Hyper.Beta2, msg)
+	assert.Equal(t, 1, c.Hyper.BatchSize, msg)
 }
 
 func TestScheduleLR(t *testing.T) {
 	ms := Schedule{Kind: "multistep", Milestones: []int{2, 4}, Factor: 0.1}
 	for e, want := range []float64{1, 1, 0.1, 0.1, 0.01, 0.01} {
-		if got := ms.LR(1, e); !closeTo(got, want, 1e-15) {
-			t.Errorf("multistep epoch %d: %v, want %v", e, got, want)
-		}
+		assert.InDeltaf(t, want, ms.LR(1, e), 1e-15, "multistep epoch %d", e)
 	}
 	cos := Schedule{Kind: "cosine", Period: 2, Mult: 2}
 	// periods: [0,2) then [2,6): restarts at 0 and 2.
 	for e, want := range []float64{1, 0.5, 1, 0.5 * (1 + 0.7071067811865476), 0.5, 0.5 * (1 - 0.7071067811865476), 1} {
-		if got := cos.LR(1, e); !closeTo(got, want, 1e-12) {
-			t.Errorf("cosine epoch %d: %v, want %v", e, got, want)
-		}
+		assert.InDeltaf(t, want, cos.LR(1, e), 1e-12, "cosine epoch %d", e)
 	}
 }
 
 func TestParseShard(t *testing.T) {
 	for _, bad := range []string{"", "1", "0/2", "3/2", "a/b", "1/0", "-1/2"} {
-		if _, err := ParseShard(bad); err == nil {
-			t.Errorf("ParseShard(%q): no error", bad)
-		}
+		_, err := ParseShard(bad)
+		assert.Errorf(t, err, "ParseShard(%q): no error", bad)
 	}
 	s, err := ParseShard("2/3")
-	if err != nil || s != (Shard{2, 3}) {
-		t.Errorf("ParseShard(2/3) = %v, %v", s, err)
-	}
+	assert.NoError(t, err, "ParseShard(2/3)")
+	assert.Equal(t, Shard{2, 3}, s, "ParseShard(2/3)")
 }
 
 func mustParse(t *testing.T, js string) *Spec {
 	t.Helper()
 	s, err := ParseSpec("test", strings.NewReader(js))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return s
-}
-
-func closeTo(a, b, tol float64) bool {
-	d := a - b
-	return d <= tol && -d <= tol
 }
 
 // The work of a grid is Σ_cells epochs × points: for wrn16-4, per seed and
@@ -325,11 +293,7 @@ func closeTo(a, b, tol float64) bool {
 func TestInstanceEpochs(t *testing.T) {
 	s, _ := BuiltinSpec("wrn16-4")
 	got, err := s.InstanceEpochs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := int64(5*7) * 4 * (200*40960 + 160*40960 + 160*106496)
-	if got != want {
-		t.Errorf("wrn16-4: %d instance-epochs, want %d", got, want)
-	}
+	assert.Equalf(t, want, got, "wrn16-4: %d instance-epochs, want %d", got, want)
 }

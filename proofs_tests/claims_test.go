@@ -8,6 +8,9 @@ import (
 	_ "github.com/llpfc/llpfc/estimators/algclaims" // Algorithms 1–3
 	"github.com/llpfc/llpfc/theory/verify"
 	_ "github.com/llpfc/llpfc/theory/verify/claims" // registers every claim
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // config reads the number of cases and the master seed from LLPFC_CASES and
@@ -17,16 +20,13 @@ func config(t *testing.T) verify.Config {
 	cfg := verify.Config{Cases: verify.DefaultCases, Seed: 1}
 	if s := os.Getenv("LLPFC_CASES"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			t.Fatalf("LLPFC_CASES=%q: want a positive integer", s)
-		}
+		require.NoErrorf(t, err, "LLPFC_CASES=%q: want a positive integer", s)
+		require.GreaterOrEqualf(t, n, 1, "LLPFC_CASES=%q: want a positive integer", s)
 		cfg.Cases = n
 	}
 	if s := os.Getenv("LLPFC_SEED"); s != "" {
 		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			t.Fatalf("LLPFC_SEED=%q: want an integer", s)
-		}
+		require.NoErrorf(t, err, "LLPFC_SEED=%q: want an integer", s)
 		cfg.Seed = n
 	}
 	return cfg
@@ -38,22 +38,15 @@ func config(t *testing.T) verify.Config {
 func checkClaim(t *testing.T, label string, wantNegative bool) {
 	t.Helper()
 	c, ok := verify.Lookup(label)
-	if !ok {
-		t.Fatalf("no checker registered for %q", label)
-	}
+	require.Truef(t, ok, "no checker registered for %q", label)
 	cfg := config(t)
 	r := verify.Run(c, cfg)
 	t.Logf("%s: %d cases, worst ratio %.6g, negative control %s", label, r.Cases, r.WorstRatio, r.NegativeControl)
-	if r.Status != "pass" {
-		t.Errorf("%s failed (seed %d): %s", label, cfg.Seed, r.Counterexample)
-	}
-	if r.Cases < cfg.Cases {
-		t.Errorf("%s tried %d cases, want at least %d", label, r.Cases, cfg.Cases)
-	}
-	switch {
-	case r.NegativeControl == "missed":
-		t.Errorf("%s: negative control %q was not caught: the checker cannot tell a wrong implementation", label, c.NegativeName)
-	case wantNegative && r.NegativeControl == "none":
-		t.Errorf("%s: has no negative control", label)
+	assert.Equalf(t, "pass", r.Status, "%s failed (seed %d): %s", label, cfg.Seed, r.Counterexample)
+	assert.GreaterOrEqualf(t, r.Cases, cfg.Cases, "%s tried %d cases, want at least %d", label, r.Cases, cfg.Cases)
+	assert.NotEqualf(t, "missed", r.NegativeControl,
+		"%s: negative control %q was not caught: the checker cannot tell a wrong implementation", label, c.NegativeName)
+	if wantNegative {
+		assert.NotEqualf(t, "none", r.NegativeControl, "%s: has no negative control", label)
 	}
 }

@@ -11,6 +11,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/llpfc/llpfc/theory"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestLlpCali: Theorem `llp.cali` with θ(ε) = (ε²/2)Σ_i w_i/‖T_i⁻¹‖₁².
@@ -54,29 +57,20 @@ func TestGroupingAssumptionNeedsUniqueness(t *testing.T) {
 	})
 	for _, alpha := range [][]float64{{.3, .2, .5}, {.1, .4, .5}, {.25, .25, .5}} {
 		sigma, err := theory.NoisyToCleanPrior(G, alpha)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		// σ = 0.5·(0.6,0.2,0.2) + 0.5·(0.1,0.1,0.8) = (0.35, 0.15, 0.5) for all three α.
 		for j, want := range []float64{.35, .15, .5} {
-			if math.Abs(sigma[j]-want) > 1e-15 {
-				t.Fatalf("σ(%d) = %g, want %g", j, sigma[j], want)
-			}
+			require.InDeltaf(t, want, sigma[j], 1e-15, "σ(%d) = %g, want %g", j, sigma[j], want)
 		}
 		T, err := theory.TransitionMatrix(G, alpha, sigma)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := theory.CheckColumnStochastic("T", T, 1e-12); err != nil {
-			t.Errorf("α=%v: %v", alpha, err)
-		}
+		require.NoError(t, err)
+		assert.NoErrorf(t, theory.CheckColumnStochastic("T", T, 1e-12), "α=%v", alpha)
 		ok, err := theory.AssumptionCH(G, sigma)
-		if err != nil || ok {
-			t.Errorf("α=%v: AssumptionCH = %v, %v; want false (α not unique)", alpha, ok, err)
-		}
-		if ok, _, err := theory.HullInterior(G, sigma); err != nil || ok {
-			t.Errorf("α=%v: HullInterior = %v, %v; want false (γ's dependent)", alpha, ok, err)
-		}
+		assert.NoErrorf(t, err, "α=%v: AssumptionCH", alpha)
+		assert.Falsef(t, ok, "α=%v: AssumptionCH = true; want false (α not unique)", alpha)
+		ok, _, err = theory.HullInterior(G, sigma)
+		assert.NoErrorf(t, err, "α=%v: HullInterior", alpha)
+		assert.Falsef(t, ok, "α=%v: HullInterior = true; want false (γ's dependent)", alpha)
 	}
 }
 
@@ -97,12 +91,8 @@ func TestLipschitzTightness(t *testing.T) {
 		{"uniform noise a=0.5", mat.NewDense(2, 2, []float64{.75, .25, .25, .75}), math.Sqrt2*(2-math.Sqrt(3)) - 1e-6, math.Sqrt2 * (2 - math.Sqrt(3)) * (1 + 1e-12)},
 	} {
 		est, err := theory.EstimateLipschitzCompositeFC(tc.T, r, 500, 40)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		t.Logf("%s: estimated |λ_{ℓ_T}| = %.10g (bound √2 = %.10g)", tc.name, est, math.Sqrt2)
-		if est < tc.lo || est > tc.hi {
-			t.Errorf("%s: estimate %.10g, want in [%g, %g]", tc.name, est, tc.lo, tc.hi)
-		}
+		assert.Truef(t, est >= tc.lo && est <= tc.hi, "%s: estimate %.10g, want in [%g, %g]", tc.name, est, tc.lo, tc.hi)
 	}
 }

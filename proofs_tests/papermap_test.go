@@ -9,14 +9,15 @@ import (
 
 	"github.com/llpfc/llpfc/fixtures/paper"
 	"github.com/llpfc/llpfc/theory/verify"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func readPaperMap(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile("../PAPER_MAP.md")
-	if err != nil {
-		t.Fatalf("PAPER_MAP.md at the repository root: %v", err)
-	}
+	require.NoErrorf(t, err, "PAPER_MAP.md at the repository root: %v", err)
 	return string(b)
 }
 
@@ -29,13 +30,9 @@ func readPaperMap(t *testing.T) string {
 func TestPaperMapCoversEveryNumberedItem(t *testing.T) {
 	pm := readPaperMap(t)
 	labels := paper.NumberedLabels()
-	if len(labels) < 50 {
-		t.Fatalf("fixtures/paper/labels.txt lists only %d labels; it is damaged", len(labels))
-	}
+	require.GreaterOrEqualf(t, len(labels), 50, "fixtures/paper/labels.txt lists only %d labels; it is damaged", len(labels))
 	for _, l := range labels {
-		if !strings.Contains(pm, "`"+l+"`") {
-			t.Errorf("PAPER_MAP.md does not list the paper's item `%s`", l)
-		}
+		assert.Containsf(t, pm, "`"+l+"`", "PAPER_MAP.md does not list the paper's item `%s`", l)
 	}
 }
 
@@ -44,9 +41,7 @@ func TestPaperMapCoversEveryNumberedItem(t *testing.T) {
 func TestPaperMapListsEveryClaim(t *testing.T) {
 	pm := readPaperMap(t)
 	for _, c := range verify.Claims() {
-		if !strings.Contains(pm, "`"+c.Label+"`") {
-			t.Errorf("claim %q is checked but not listed in PAPER_MAP.md", c.Label)
-		}
+		assert.Containsf(t, pm, "`"+c.Label+"`", "claim %q is checked but not listed in PAPER_MAP.md", c.Label)
 	}
 }
 
@@ -74,16 +69,10 @@ func TestPaperMapTestsExist(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	named := regexp.MustCompile("`((?:Test|Fuzz|Example|Benchmark)\\w*)`").FindAllStringSubmatch(pm, -1)
-	if len(named) == 0 {
-		t.Fatal("PAPER_MAP.md names no test")
-	}
+	require.NotEmpty(t, named, "PAPER_MAP.md names no test")
 	for _, m := range named {
-		if !defined[m[1]] {
-			t.Errorf("PAPER_MAP.md names %s, which no _test.go file defines", m[1])
-		}
+		assert.Truef(t, defined[m[1]], "PAPER_MAP.md names %s, which no _test.go file defines", m[1])
 	}
 }

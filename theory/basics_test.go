@@ -1,12 +1,14 @@
 package theory
 
 import (
-	"errors"
 	"math"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Tests for simplex.go, norms.go and transition.go.
@@ -33,11 +35,10 @@ func TestCheckSimplex(t *testing.T) {
 		} else {
 			err = CheckSimplex("p", tt.p, SimplexTol)
 		}
-		switch {
-		case tt.want == "" && err != nil:
-			t.Errorf("%v: unexpected error %v", tt.p, err)
-		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "p: ")):
-			t.Errorf("%v: error %v, want one naming p and containing %q", tt.p, err, tt.want)
+		if tt.want == "" {
+			assert.NoErrorf(t, err, "%v: unexpected error", tt.p)
+		} else if assert.ErrorContainsf(t, err, tt.want, "%v: error %v, want one naming p and containing %q", tt.p, err, tt.want) {
+			assert.Truef(t, strings.HasPrefix(err.Error(), "p: "), "%v: error %v, want one naming p and containing %q", tt.p, err, tt.want)
 		}
 	}
 }
@@ -56,11 +57,10 @@ func TestCheckColumnStochastic(t *testing.T) {
 	}
 	for i, tt := range tests {
 		err := CheckColumnStochastic("T", tt.T, SimplexTol)
-		switch {
-		case tt.want == "" && err != nil:
-			t.Errorf("case %d: unexpected error %v", i, err)
-		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-			t.Errorf("case %d: error %v, want one containing %q", i, err, tt.want)
+		if tt.want == "" {
+			assert.NoErrorf(t, err, "case %d: unexpected error", i)
+		} else {
+			assert.ErrorContainsf(t, err, tt.want, "case %d: error %v, want one containing %q", i, err, tt.want)
 		}
 	}
 }
@@ -69,17 +69,15 @@ func TestNorms(t *testing.T) {
 	T := mat.NewDense(2, 2, []float64{0.8, 0.3, 0.2, 0.7})
 	// det = 0.56 − 0.06 = 0.5; T⁻¹ = 2·[0.7 −0.3; −0.2 0.8] = [1.4 −0.6; −0.4 1.6];
 	// column sums of |·|: 1.8 and 2.2.
-	if n := Norm1(T); !calibClose(n, 1, 1e-15) {
-		t.Errorf("Norm1 = %v, want 1 (column-stochastic)", n)
-	}
-	if n, err := InvNorm1(T); err != nil || !calibClose(n, 2.2, 1e-14) {
-		t.Errorf("InvNorm1 = %v, %v; want 2.2", n, err)
-	}
+	assert.InDelta(t, 1, Norm1(T), 1e-15, "Norm1, want 1 (column-stochastic)")
+	n, err := InvNorm1(T)
+	assert.NoError(t, err)
+	assert.InDelta(t, 2.2, n, 1e-14, "InvNorm1")
 	// Lambda0 = max_c |log(C / Σ_j t_{c,j})|: row sums 1.1 and 0.9;
 	// |−log(1.1/2)| = 0.5978…, |−log(0.9/2)| = 0.7985… .
-	if l, err := Lambda0(T); err != nil || !calibClose(l, -math.Log(0.45), 1e-15) {
-		t.Errorf("Lambda0 = %v, %v; want %v", l, err, -math.Log(0.45))
-	}
+	l, err := Lambda0(T)
+	assert.NoError(t, err)
+	assert.InDelta(t, -math.Log(0.45), l, 1e-15, "Lambda0")
 	tests := []struct {
 		name string
 		err  error
@@ -93,9 +91,7 @@ func TestNorms(t *testing.T) {
 		{"Lambda0 zero row", calibErr(Lambda0(mat.NewDense(2, 2, []float64{0, 0, 1, 1}))), "T: row 0 sums to 0"},
 	}
 	for _, tt := range tests {
-		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {
-			t.Errorf("%s: error %v, want one containing %q", tt.name, tt.err, tt.want)
-		}
+		assert.ErrorContainsf(t, tt.err, tt.want, "%s: error %v, want one containing %q", tt.name, tt.err, tt.want)
 	}
 }
 
@@ -106,22 +102,16 @@ func TestTransitionMatrix(t *testing.T) {
 	gamma := mat.NewDense(2, 2, []float64{0.9, 0.1, 0.2, 0.8})
 	alpha := []float64{0.5, 0.5}
 	sigma, err := NoisyToCleanPrior(gamma, alpha)
-	if err != nil || !calibClose(sigma[0], 0.55, 1e-15) || !calibClose(sigma[1], 0.45, 1e-15) {
-		t.Fatalf("NoisyToCleanPrior = %v, %v; want (0.55, 0.45)", sigma, err)
-	}
+	require.NoError(t, err)
+	require.InDeltaf(t, 0.55, sigma[0], 1e-15, "NoisyToCleanPrior = %v; want (0.55, 0.45)", sigma)
+	require.InDeltaf(t, 0.45, sigma[1], 1e-15, "NoisyToCleanPrior = %v; want (0.55, 0.45)", sigma)
 	T, err := TransitionMatrix(gamma, alpha, sigma)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []float64{0.45 / 0.55, 0.05 / 0.45, 0.1 / 0.55, 0.4 / 0.45}
 	for k, w := range want {
-		if got := T.At(k/2, k%2); !calibClose(got, w, 1e-15) {
-			t.Errorf("T(%d,%d) = %v, want %v", k/2, k%2, got, w)
-		}
+		assert.InDeltaf(t, w, T.At(k/2, k%2), 1e-15, "T(%d,%d)", k/2, k%2)
 	}
-	if err := CheckColumnStochastic("T", T, SimplexTol); err != nil {
-		t.Errorf("T with σ = Γᵀα is not column-stochastic: %v", err)
-	}
+	assert.NoError(t, CheckColumnStochastic("T", T, SimplexTol), "T with σ = Γᵀα is not column-stochastic")
 	tests := []struct {
 		name string
 		err  error
@@ -137,9 +127,7 @@ func TestTransitionMatrix(t *testing.T) {
 		{"prior alpha", calibErr2(NoisyToCleanPrior(gamma, []float64{1})), "alpha: has 1 entries"},
 	}
 	for _, tt := range tests {
-		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {
-			t.Errorf("%s: error %v, want one containing %q", tt.name, tt.err, tt.want)
-		}
+		assert.ErrorContainsf(t, tt.err, tt.want, "%s: error %v, want one containing %q", tt.name, tt.err, tt.want)
 	}
 }
 
@@ -158,24 +146,20 @@ func TestOneSingularError(t *testing.T) {
 	} {
 		err := f()
 		var se *SingularError
-		if !errors.Is(err, ErrSingular) || !errors.As(err, &se) {
-			t.Errorf("%s: error %v, want a *SingularError", name, err)
-		}
+		assert.ErrorIsf(t, err, ErrSingular, "%s: error %v, want a *SingularError", name, err)
+		assert.ErrorAsf(t, err, &se, "%s: error %v, want a *SingularError", name, err)
 	}
-	if _, err := IdealAlpha(sing, []float64{0.5, 0.5}); !errors.Is(err, ErrAssumption) {
-		t.Errorf("IdealAlpha on a singular Γ: %v, want ErrAssumption too", err)
-	}
+	_, err := IdealAlpha(sing, []float64{0.5, 0.5})
+	assert.ErrorIsf(t, err, ErrAssumption, "IdealAlpha on a singular Γ: %v, want ErrAssumption too", err)
 	// cond ≈ 1e14 < SingularCond: defined (InvNorm1 of diag(1, 1e-14) is 1e14).
 	near := mat.NewDiagDense(2, []float64{1, 1e-14})
-	if v, err := InvNorm1(near); err != nil || v != 1e14 {
-		t.Errorf("InvNorm1(diag(1, 1e-14)) = %v, %v; want 1e14", v, err)
-	}
-	if _, err := InvNorm1(mat.NewDiagDense(2, []float64{1, 1e-16})); !errors.Is(err, ErrSingular) {
-		t.Errorf("cond 1e16: %v, want ErrSingular", err)
-	}
+	v, err := InvNorm1(near)
+	assert.NoError(t, err, "InvNorm1(diag(1, 1e-14))")
+	assert.Equal(t, 1e14, v, "InvNorm1(diag(1, 1e-14))")
+	_, err = InvNorm1(mat.NewDiagDense(2, []float64{1, 1e-16}))
+	assert.ErrorIsf(t, err, ErrSingular, "cond 1e16: %v, want ErrSingular", err)
 	for _, m := range []mat.Matrix{nil, mat.NewDense(2, 3, nil)} {
-		if _, err := CheckSquare("M", m); err == nil || !strings.Contains(err.Error(), "M:") {
-			t.Errorf("CheckSquare(%v): %v, want an error naming M", m, err)
-		}
+		_, err := CheckSquare("M", m)
+		assert.ErrorContainsf(t, err, "M:", "CheckSquare(%v): %v, want an error naming M", m, err)
 	}
 }

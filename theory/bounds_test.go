@@ -2,10 +2,12 @@ package theory
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // radTestSetting: N = 2 groups, C = 2 classes, all numbers small enough to
@@ -28,20 +30,14 @@ func TestConcentrationTermByHand(t *testing.T) {
 	V := 0.01953125*2.25 + 0.05625*4
 	for _, delta := range []float64{0.05, 0.5, 1} {
 		got, err := s.ConcentrationTerm(delta, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := math.Sqrt(2 * math.Log(2/delta) * V)
-		if math.Abs(got-want) > 1e-14 {
-			t.Errorf("δ=%g: %g, want %g", delta, got, want)
-		}
+		assert.InDeltaf(t, want, got, 1e-14, "δ=%g: %g, want %g", delta, got, want)
 	}
-	if got, _ := RadLipsBound(s, 0.1, 1, 0.3); math.Abs(got-(math.Sqrt(2*math.Log(20)*V)+0.6)) > 1e-14 {
-		t.Errorf("RadLipsBound = %g", got)
-	}
-	if got, _ := LemmaGenBound(s, 0.1, 1, 0.3); math.Abs(got-(math.Sqrt(2*math.Log(20)*V)+2*math.Sqrt2*0.3)) > 1e-14 {
-		t.Errorf("LemmaGenBound = %g", got)
-	}
+	rl, _ := RadLipsBound(s, 0.1, 1, 0.3)
+	assert.InDeltaf(t, math.Sqrt(2*math.Log(20)*V)+0.6, rl, 1e-14, "RadLipsBound = %g", rl)
+	lg, _ := LemmaGenBound(s, 0.1, 1, 0.3)
+	assert.InDeltaf(t, math.Sqrt(2*math.Log(20)*V)+2*math.Sqrt2*0.3, lg, 1e-14, "LemmaGenBound = %g", lg)
 }
 
 // The weight factor of GEBBound against theory.WeightTerm (Section 4.3,
@@ -51,67 +47,43 @@ func TestGEBBoundByHand(t *testing.T) {
 	A, B, delta := 2.0, 0.7, 0.05
 	n := [][]float64{{4, 1}, {2, 8}}
 	wt, err := WeightTerm(s.W, n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	maxB := math.Max(1*A+0.5, 2*A+0)
 	want := (maxB*math.Sqrt(2*math.Log(2/delta)) + 2*B*2) * wt
 	got, err := GEBBound(s, delta, A, B)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(got-want) > 1e-13 {
-		t.Errorf("GEBBound = %g, want %g", got, want)
-	}
+	require.NoError(t, err)
+	assert.InDeltaf(t, want, got, 1e-13, "GEBBound = %g, want %g", got, want)
 	cg, err := ClassGEBBound(s, delta, A, B)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	num := 0.0625*(0.25/4+0.25/1) + 0.5625*(0.04/2+0.64/8)
-	if wantC := want / wt * math.Sqrt(num); math.Abs(cg-wantC) > 1e-13 || cg > got {
-		t.Errorf("ClassGEBBound = %g, want %g ≤ GEBBound %g", cg, wantC, got)
-	}
+	wantC := want / wt * math.Sqrt(num)
+	assert.InDeltaf(t, wantC, cg, 1e-13, "ClassGEBBound = %g, want %g ≤ GEBBound %g", cg, wantC, got)
+	assert.LessOrEqualf(t, cg, got, "ClassGEBBound = %g, want %g ≤ GEBBound %g", cg, wantC, got)
 }
 
 func TestClassConstants(t *testing.T) {
-	if got, want := B1(3, 0.5), 2*math.Sqrt2*1.5; math.Abs(got-want) > 1e-15 {
-		t.Errorf("B1 = %g, want %g", got, want)
-	}
-	if got, want := B2(3, 2, 0.5), 2*math.Sqrt2*2*4*0.125; math.Abs(got-want) > 1e-15 {
-		t.Errorf("B2 = %g, want %g", got, want)
-	}
-	if got, want := A1(2, 3, 0.5), math.Sqrt2*1.5; math.Abs(got-want) > 1e-15 {
-		t.Errorf("A1 = %g, want %g", got, want)
-	}
-	if got, want := A2(4, 3, 0.5, 2), 2*0.5*8.0; math.Abs(got-want) > 1e-15 {
-		t.Errorf("A2 = %g, want %g", got, want)
-	}
-	if got, _ := KernelRadBound(3, 2, 0.5, []float64{3, 4}); math.Abs(got-15) > 1e-14 {
-		t.Errorf("KernelRadBound = %g, want 3·2·0.5·5 = 15", got)
-	}
-	if got, _ := KernelRadBoundDiag(2, 1, []float64{3, 4}, []float64{1, 0.25}); math.Abs(got-2*math.Sqrt(13)) > 1e-14 {
-		t.Errorf("KernelRadBoundDiag = %g, want 2√13", got)
-	}
-	if got, _ := MLPRadBound(2, 3, 0.5, 2, []float64{3, 4}); math.Abs(got-2*0.5*4*8*5) > 1e-12 {
-		t.Errorf("MLPRadBound = %g, want 160", got)
-	}
+	assert.InDelta(t, 2*math.Sqrt2*1.5, B1(3, 0.5), 1e-15, "B1")
+	assert.InDelta(t, 2*math.Sqrt2*2*4*0.125, B2(3, 2, 0.5), 1e-15, "B2")
+	assert.InDelta(t, math.Sqrt2*1.5, A1(2, 3, 0.5), 1e-15, "A1")
+	assert.InDelta(t, 2*0.5*8.0, A2(4, 3, 0.5, 2), 1e-15, "A2")
+	kr, _ := KernelRadBound(3, 2, 0.5, []float64{3, 4})
+	assert.InDelta(t, 15, kr, 1e-14, "KernelRadBound, want 3·2·0.5·5 = 15")
+	kd, _ := KernelRadBoundDiag(2, 1, []float64{3, 4}, []float64{1, 0.25})
+	assert.InDelta(t, 2*math.Sqrt(13), kd, 1e-14, "KernelRadBoundDiag, want 2√13")
+	mr, _ := MLPRadBound(2, 3, 0.5, 2, []float64{3, 4})
+	assert.InDelta(t, 2*0.5*4*8*5, mr, 1e-12, "MLPRadBound, want 160")
 }
 
 func TestNewLogLossSetting(t *testing.T) {
 	T := mat.NewDense(2, 2, []float64{0.9, 0.3, 0.1, 0.7}) // rows sum to 1.2 and 0.8
 	s, err := NewLogLossSetting([]mat.Matrix{T}, []float64{1}, [][]float64{{0.4, 0.6}}, [][]int{{3, 5}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Lip[0] != math.Sqrt2 {
-		t.Errorf("Lip = %g, want √2", s.Lip[0])
-	}
-	if want := -math.Log(0.8 / 2); math.Abs(s.Lip0[0]-want) > 1e-14 {
-		t.Errorf("Lip0 = %g, want −log(0.4) = %g", s.Lip0[0], want)
-	}
+	require.NoError(t, err)
+	assert.Equalf(t, math.Sqrt2, s.Lip[0], "Lip = %g, want √2", s.Lip[0])
+	assert.InDeltaf(t, -math.Log(0.8/2), s.Lip0[0], 1e-14, "Lip0 = %g, want −log(0.4)", s.Lip0[0])
 	pw := s.PointWeights()
-	if len(pw) != 8 || math.Abs(pw[0]-0.4/3) > 1e-15 || math.Abs(pw[7]-0.6/5) > 1e-15 {
-		t.Errorf("PointWeights = %v", pw)
+	if assert.Lenf(t, pw, 8, "PointWeights = %v", pw) {
+		assert.InDeltaf(t, 0.4/3, pw[0], 1e-15, "PointWeights = %v", pw)
+		assert.InDeltaf(t, 0.6/5, pw[7], 1e-15, "PointWeights = %v", pw)
 	}
 }
 
@@ -144,9 +116,7 @@ func TestBoundsErrors(t *testing.T) {
 		}()},
 	}
 	for _, c := range cases {
-		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
-			t.Errorf("%s: error %v, want one containing %q", c.name, c.err, c.want)
-		}
+		assert.ErrorContainsf(t, c.err, c.want, "%s: error %v, want one containing %q", c.name, c.err, c.want)
 	}
 }
 
@@ -165,25 +135,17 @@ func TestLemmaGenNeedsSqrt2(t *testing.T) {
 	I := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
 	for _, tt := range []float64{1, 5, 50} {
 		l1, err := CompositeFC(I, []float64{-tt, tt}, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		l0, _ := CompositeFC(I, []float64{0, 0}, 0)
 		lhs := math.Abs(l1-l0) / 2 // E_ε max(ε·l1, ε·l0) = ½(max − min)
 		values := []mat.Matrix{mat.NewDense(1, 2, []float64{0, 0}), mat.NewDense(1, 2, []float64{-tt, tt})}
 		sup, err := FiniteVectorClassSup(values, []float64{math.Sqrt2})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		rhsNoSqrt2, _ := WeightedRadExact(2, sup)
-		if want := math.Sqrt2 * tt / 2; math.Abs(rhsNoSqrt2-want) > 1e-12 {
-			t.Fatalf("t=%g: |λ|·E sup = %g, want √2·t/2 = %g", tt, rhsNoSqrt2, want)
-		}
-		if lhs > math.Sqrt2*rhsNoSqrt2+1e-12 {
-			t.Errorf("t=%g: contraction with √2 fails: %g > %g", tt, lhs, math.Sqrt2*rhsNoSqrt2)
-		}
-		if tt >= 5 && !(lhs > rhsNoSqrt2) {
-			t.Errorf("t=%g: expected the √2-free contraction to fail (%g ≤ %g)", tt, lhs, rhsNoSqrt2)
+		require.InDeltaf(t, math.Sqrt2*tt/2, rhsNoSqrt2, 1e-12, "t=%g: |λ|·E sup = %g, want √2·t/2", tt, rhsNoSqrt2)
+		assert.LessOrEqualf(t, lhs, math.Sqrt2*rhsNoSqrt2+1e-12, "t=%g: contraction with √2 fails: %g > %g", tt, lhs, math.Sqrt2*rhsNoSqrt2)
+		if tt >= 5 {
+			assert.Greaterf(t, lhs, rhsNoSqrt2, "t=%g: expected the √2-free contraction to fail (%g ≤ %g)", tt, lhs, rhsNoSqrt2)
 		}
 	}
 }

@@ -2,10 +2,12 @@ package theory
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestNoisyAndFCInnerRisks(t *testing.T) {
@@ -15,47 +17,37 @@ func TestNoisyAndFCInnerRisks(t *testing.T) {
 	// Tη = (0.6, 0.4)·… = (0.8·0.6+0.3·0.4, 0.2·0.6+0.7·0.4) = (0.6, 0.4);
 	// Tq = (0.08+0.27, 0.02+0.63) = (0.35, 0.65).
 	te, err := NoisyPosterior(T, eta)
-	if err != nil || !calibClose(te[0], 0.6, 1e-15) || !calibClose(te[1], 0.4, 1e-15) {
-		t.Fatalf("NoisyPosterior = %v, %v; want (0.6, 0.4)", te, err)
-	}
+	require.NoError(t, err)
+	require.InDeltaf(t, 0.6, te[0], 1e-15, "NoisyPosterior = %v; want (0.6, 0.4)", te)
+	require.InDeltaf(t, 0.4, te[1], 1e-15, "NoisyPosterior = %v; want (0.6, 0.4)", te)
 	r, err := InnerRiskFC(LogLoss, T, eta, q)
-	if want := -0.6*math.Log(0.35) - 0.4*math.Log(0.65); err != nil || !calibClose(r, want, 1e-15) {
-		t.Errorf("InnerRiskFC = %v, %v; want %v", r, err, want)
-	}
+	assert.NoError(t, err)
+	assert.InDeltaf(t, -0.6*math.Log(0.35)-0.4*math.Log(0.65), r, 1e-15, "InnerRiskFC = %v", r)
 	m, err := MinInnerRiskFC(LogLoss, T, eta)
-	if want := -0.6*math.Log(0.6) - 0.4*math.Log(0.4); err != nil || !calibClose(m, want, 1e-15) {
-		t.Errorf("MinInnerRiskFC = %v, %v; want %v", m, err, want)
-	}
+	assert.NoError(t, err)
+	assert.InDeltaf(t, -0.6*math.Log(0.6)-0.4*math.Log(0.4), m, 1e-15, "MinInnerRiskFC = %v", m)
 	// C2 = KL((0.6,0.4)‖(0.35,0.65)), from the termwise formula, must equal
 	// the difference of the two risks.
 	c2, err := ExcessInnerRiskFC(LogLoss, T, eta, q)
-	if want := 0.6*math.Log(0.6/0.35) + 0.4*math.Log(0.4/0.65); err != nil || !calibClose(c2, want, 1e-15) || !calibClose(c2, r-m, 1e-15) {
-		t.Errorf("ExcessInnerRiskFC(log) = %v, %v; want %v (= %v − %v)", c2, err, want, r, m)
-	}
+	assert.NoError(t, err)
+	want := 0.6*math.Log(0.6/0.35) + 0.4*math.Log(0.4/0.65)
+	assert.InDeltaf(t, want, c2, 1e-15, "ExcessInnerRiskFC(log) = %v; want %v (= %v − %v)", c2, want, r, m)
+	assert.InDeltaf(t, r-m, c2, 1e-15, "ExcessInnerRiskFC(log) = %v; want %v (= %v − %v)", c2, want, r, m)
 	// Square loss: C2 = ‖T(η−q)‖² = (0.6−0.35)² + (0.4−0.65)² = 0.125.
 	c2, _ = ExcessInnerRiskFC(SquareLoss, T, eta, q)
-	if !calibClose(c2, 0.125, 1e-15) {
-		t.Errorf("ExcessInnerRiskFC(square) = %v, want 0.125", c2)
-	}
+	assert.InDeltaf(t, 0.125, c2, 1e-15, "ExcessInnerRiskFC(square) = %v, want 0.125", c2)
 	// Excess clean inner risks.
 	e, _ := ExcessInnerRisk(SquareLoss, eta, q) // ‖η−q‖² = 0.25+0.25
-	if !calibClose(e, 0.5, 1e-15) {
-		t.Errorf("ExcessInnerRisk(square) = %v, want 0.5", e)
-	}
+	assert.InDeltaf(t, 0.5, e, 1e-15, "ExcessInnerRisk(square) = %v, want 0.5", e)
 	e, _ = ExcessInnerRisk(ZeroOneLoss, eta, q) // predicts 1: 0.6 − 0.4
 	z, _ := ExcessZeroOneInnerRisk(eta, q)
-	if !calibClose(e, 0.2, 1e-15) || !calibClose(z, 0.2, 1e-15) {
-		t.Errorf("excess 0-1 inner risk = %v and %v, want 0.2", e, z)
-	}
+	assert.InDeltaf(t, 0.2, e, 1e-15, "excess 0-1 inner risk = %v and %v, want 0.2", e, z)
+	assert.InDeltaf(t, 0.2, z, 1e-15, "excess 0-1 inner risk = %v and %v, want 0.2", e, z)
 	// Tie in q: predicts the smallest index, here the mode of η: no excess.
 	z, _ = ExcessZeroOneInnerRisk([]float64{0.2, 0.5, 0.3}, []float64{0.1, 0.45, 0.45})
-	if z != 0 {
-		t.Errorf("tie q: excess = %v, want 0", z)
-	}
+	assert.Equalf(t, 0.0, z, "tie q: excess = %v, want 0", z)
 	z, _ = ExcessZeroOneInnerRisk([]float64{0.2, 0.3, 0.5}, []float64{0.1, 0.45, 0.45})
-	if !calibClose(z, 0.2, 1e-15) {
-		t.Errorf("tie q predicting class 1: excess = %v, want 0.2", z)
-	}
+	assert.InDeltaf(t, 0.2, z, 1e-15, "tie q predicting class 1: excess = %v, want 0.2", z)
 }
 
 func TestCalibrationBounds(t *testing.T) {
@@ -80,13 +72,12 @@ func TestCalibrationBounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := tt.f(tt.T, tt.x)
-		if err != nil || !calibClose(got, tt.want, 1e-15) {
-			t.Errorf("%s: got %v, %v; want %v", tt.name, got, err, tt.want)
-		}
+		assert.NoErrorf(t, err, "%s", tt.name)
+		assert.InDeltaf(t, tt.want, got, 1e-15, "%s: got %v; want %v", tt.name, got, tt.want)
 	}
-	if n, err := InvNorm2(U); err != nil || !calibClose(n, 2, 1e-14) {
-		t.Errorf("InvNorm2(U) = %v, %v; want 2", n, err)
-	}
+	n, err := InvNorm2(U)
+	assert.NoError(t, err)
+	assert.InDeltaf(t, 2, n, 1e-14, "InvNorm2(U) = %v; want 2", n)
 }
 
 func TestUniformNoiseClosedForm(t *testing.T) {
@@ -105,14 +96,12 @@ func TestUniformNoiseClosedForm(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := UniformNoiseInvNorm1(tt.alpha, tt.C)
-		if err != nil || !calibClose(got, tt.want, 1e-14) {
-			t.Errorf("UniformNoiseInvNorm1(%v,%d) = %v, %v; want %v", tt.alpha, tt.C, got, err, tt.want)
-		}
+		assert.NoErrorf(t, err, "UniformNoiseInvNorm1(%v,%d)", tt.alpha, tt.C)
+		assert.InDeltaf(t, tt.want, got, 1e-14, "UniformNoiseInvNorm1(%v,%d) = %v; want %v", tt.alpha, tt.C, got, tt.want)
 		T, _ := UniformNoiseT(tt.alpha, tt.C)
 		num, err := InvNorm1(T)
-		if err != nil || !calibClose(num, tt.want, 1e-13) {
-			t.Errorf("InvNorm1(UniformNoiseT(%v,%d)) = %v, %v; want %v", tt.alpha, tt.C, num, err, tt.want)
-		}
+		assert.NoErrorf(t, err, "InvNorm1(UniformNoiseT(%v,%d))", tt.alpha, tt.C)
+		assert.InDeltaf(t, tt.want, num, 1e-13, "InvNorm1(UniformNoiseT(%v,%d)) = %v; want %v", tt.alpha, tt.C, num, tt.want)
 	}
 }
 
@@ -164,9 +153,7 @@ func TestCalibrationErrors(t *testing.T) {
 		{"UniformNoiseInvNorm1 C", calibErr(UniformNoiseInvNorm1(0.5, -2)), "C: is -2"},
 	}
 	for _, tt := range tests {
-		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {
-			t.Errorf("%s: error %v, want one containing %q", tt.name, tt.err, tt.want)
-		}
+		assert.ErrorContainsf(t, tt.err, tt.want, "%s: error %v, want one containing %q", tt.name, tt.err, tt.want)
 	}
 }
 

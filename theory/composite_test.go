@@ -3,10 +3,12 @@ package theory
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // naiveCompositeFC evaluates −log((T softmax(s))_c) literally (exp, sum,
@@ -41,13 +43,9 @@ func TestSoftmax(t *testing.T) {
 		{"single", []float64{3}, []float64{1}, 0},
 	} {
 		got, err := Softmax(tc.s)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		require.NoErrorf(t, err, "%s: %v", tc.name, err)
 		for i := range got {
-			if math.Abs(got[i]-tc.want[i]) > tc.tol {
-				t.Errorf("%s: softmax[%d] = %.17g, want %.17g", tc.name, i, got[i], tc.want[i])
-			}
+			assert.InDeltaf(t, tc.want[i], got[i], tc.tol, "%s: softmax[%d] = %.17g, want %.17g", tc.name, i, got[i], tc.want[i])
 		}
 	}
 }
@@ -55,29 +53,19 @@ func TestSoftmax(t *testing.T) {
 func TestSoftmaxLinkRoundTrip(t *testing.T) {
 	p := []float64{1. / 6, 1. / 3, 1. / 2}
 	s, err := SoftmaxLink(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// ψ_i(p) = log p_i − mean log p, derived by hand: mean = (log(1/6)+log(1/3)+log(1/2))/3.
 	mean := (math.Log(1./6) + math.Log(1./3) + math.Log(0.5)) / 3
 	sum := 0.0
 	for i := range s {
-		if math.Abs(s[i]-(math.Log(p[i])-mean)) > 1e-15 {
-			t.Errorf("ψ_%d = %g, want %g", i, s[i], math.Log(p[i])-mean)
-		}
+		assert.InDeltaf(t, math.Log(p[i])-mean, s[i], 1e-15, "ψ_%d = %g, want %g", i, s[i], math.Log(p[i])-mean)
 		sum += s[i]
 	}
-	if math.Abs(sum) > 1e-14 {
-		t.Errorf("Σψ = %g, want 0 (ψ maps into 𝒱)", sum)
-	}
+	assert.InDeltaf(t, 0, sum, 1e-14, "Σψ = %g, want 0 (ψ maps into 𝒱)", sum)
 	q, err := Softmax(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for i := range p {
-		if math.Abs(q[i]-p[i]) > 1e-15 {
-			t.Errorf("softmax(ψ(p))[%d] = %g, want %g", i, q[i], p[i])
-		}
+		assert.InDeltaf(t, p[i], q[i], 1e-15, "softmax(ψ(p))[%d] = %g, want %g", i, q[i], p[i])
 	}
 }
 
@@ -104,18 +92,12 @@ func TestCompositeFCValues(t *testing.T) {
 		{"generic T extreme", T, []float64{-1000, 1000, -1000}, 0, -math.Log(0.1)},
 	} {
 		got, err := CompositeFC(tc.T, tc.s, tc.c)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		require.NoErrorf(t, err, "%s: %v", tc.name, err)
 		if math.IsInf(tc.want, 1) {
-			if !math.IsInf(got, 1) {
-				t.Errorf("%s: got %g, want +Inf", tc.name, got)
-			}
+			assert.Truef(t, math.IsInf(got, 1), "%s: got %g, want +Inf", tc.name, got)
 			continue
 		}
-		if math.Abs(got-tc.want) > 1e-12*(1+math.Abs(tc.want)) {
-			t.Errorf("%s: λ = %.17g, want %.17g", tc.name, got, tc.want)
-		}
+		assert.InDeltaf(t, tc.want, got, 1e-12*(1+math.Abs(tc.want)), "%s: λ = %.17g, want %.17g", tc.name, got, tc.want)
 	}
 }
 
@@ -124,39 +106,29 @@ func TestCompositeFCValues(t *testing.T) {
 func TestCompositeFCUnderflow(t *testing.T) {
 	T := mat.NewDense(2, 2, []float64{1, 0.5, 0, 0.5})
 	got, err := CompositeFC(T, []float64{1000, -1000}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := 2000 + math.Log(2)
-	if math.Abs(got-want) > 1e-9 {
-		t.Errorf("λ = %.17g, want %.17g", got, want)
-	}
+	assert.InDeltaf(t, want, got, 1e-9, "λ = %.17g, want %.17g", got, want)
 }
 
 func TestCompositeFCGrad(t *testing.T) {
 	I3 := mat.NewDense(3, 3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
 	s := []float64{0.3, -1.2, 2}
 	g, err := CompositeFCGrad(I3, s, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p, _ := Softmax(s)
 	for i := range g { // cross-entropy gradient p − e_c
 		want := p[i]
 		if i == 1 {
 			want--
 		}
-		if math.Abs(g[i]-want) > 1e-15 {
-			t.Errorf("∂λ/∂s_%d = %g, want %g", i, g[i], want)
-		}
+		assert.InDeltaf(t, want, g[i], 1e-15, "∂λ/∂s_%d = %g, want %g", i, g[i], want)
 	}
 	// A generic T against central differences of the naive formula.
 	T := mat.NewDense(3, 3, []float64{.7, .1, .2, .2, .8, .1, .1, .1, .7})
 	for c := 0; c < 3; c++ {
 		g, err := CompositeFCGrad(T, s, c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		sum := 0.0
 		for i := range s {
 			h := 1e-5
@@ -165,14 +137,10 @@ func TestCompositeFCGrad(t *testing.T) {
 			sp[i] += h
 			sm[i] -= h
 			fd := (naiveCompositeFC(T, sp, c) - naiveCompositeFC(T, sm, c)) / (2 * h)
-			if math.Abs(fd-g[i]) > 1e-8 {
-				t.Errorf("c=%d: ∂λ/∂s_%d = %g, finite difference %g", c, i, g[i], fd)
-			}
+			assert.InDeltaf(t, fd, g[i], 1e-8, "c=%d: ∂λ/∂s_%d = %g, finite difference %g", c, i, g[i], fd)
 			sum += g[i]
 		}
-		if math.Abs(sum) > 1e-15 {
-			t.Errorf("c=%d: gradient sums to %g, want 0 (lies in 𝒱)", c, sum)
-		}
+		assert.InDeltaf(t, 0, sum, 1e-15, "c=%d: gradient sums to %g, want 0 (lies in 𝒱)", c, sum)
 	}
 }
 
@@ -200,9 +168,7 @@ func TestCompositeErrors(t *testing.T) {
 			return err
 		}()},
 	} {
-		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want one containing %q", tc.name, tc.err, tc.want)
-		}
+		assert.ErrorContainsf(t, tc.err, tc.want, "%s: error %v, want one containing %q", tc.name, tc.err, tc.want)
 	}
 }
 
@@ -212,23 +178,17 @@ func TestEstimateLipschitzCompositeFC(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	I3 := mat.NewDense(3, 3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
 	got, err := EstimateLipschitzCompositeFC(I3, r, 200, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got > LipschitzCompositeFC || got < LipschitzCompositeFC-1e-6 {
-		t.Errorf("identity: estimate %.10g, want within 1e-6 below √2", got)
-	}
+	require.NoError(t, err)
+	assert.LessOrEqualf(t, got, LipschitzCompositeFC, "identity: estimate %.10g, want within 1e-6 below √2", got)
+	assert.GreaterOrEqualf(t, got, LipschitzCompositeFC-1e-6, "identity: estimate %.10g, want within 1e-6 below √2", got)
 	N := mat.NewDense(3, 3, nil)
 	for i := 0; i < 9; i++ {
 		N.Set(i/3, i%3, 1./3)
 	}
 	got, err = EstimateLipschitzCompositeFC(N, r, 200, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got > 1e-14 { // rounding of p − a with a = p exactly in exact arithmetic
-		t.Errorf("noise-only: estimate %g, want 0", got)
-	}
+	require.NoError(t, err)
+	// 1e-14: rounding of p − a with a = p exactly in exact arithmetic.
+	assert.LessOrEqualf(t, got, 1e-14, "noise-only: estimate %g, want 0", got)
 }
 
 func BenchmarkCompositeFCGrad(b *testing.B) {
@@ -285,26 +245,18 @@ func FuzzCompositeFC(f *testing.F) {
 		}
 		k := int(cls % 3)
 		v, err := CompositeFC(T, s, k)
-		if err != nil {
-			t.Fatalf("CompositeFC: %v", err)
-		}
+		require.NoErrorf(t, err, "CompositeFC: %v", err)
 		maxT := math.Max(T.At(k, 0), math.Max(T.At(k, 1), T.At(k, 2)))
 		if maxT == 0 {
-			if !math.IsInf(v, 1) {
-				t.Fatalf("zero row %d: λ = %g, want +Inf", k, v)
-			}
+			require.Truef(t, math.IsInf(v, 1), "zero row %d: λ = %g, want +Inf", k, v)
 			return
 		}
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < -math.Log(maxT)-1e-12*(1+math.Abs(v)) {
-			t.Fatalf("T=%v s=%v c=%d: λ = %g, want finite ≥ −log max_k t_ck = %g", T.RawMatrix().Data, s, k, v, -math.Log(maxT))
-		}
+		require.Falsef(t, math.IsNaN(v) || math.IsInf(v, 0), "T=%v s=%v c=%d: λ = %g, want finite ≥ −log max_k t_ck = %g", T.RawMatrix().Data, s, k, v, -math.Log(maxT))
+		require.GreaterOrEqualf(t, v, -math.Log(maxT)-1e-12*(1+math.Abs(v)), "T=%v s=%v c=%d: λ = %g, want finite ≥ −log max_k t_ck = %g", T.RawMatrix().Data, s, k, v, -math.Log(maxT))
 		gr, err := CompositeFCGrad(T, s, k)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		n := math.Sqrt(gr[0]*gr[0] + gr[1]*gr[1] + gr[2]*gr[2])
-		if n > math.Sqrt2*(1+1e-14) || math.Abs(gr[0]+gr[1]+gr[2]) > 1e-15 {
-			t.Fatalf("T=%v s=%v c=%d: ‖∇λ‖ = %.17g, Σ∇λ = %g", T.RawMatrix().Data, s, k, n, gr[0]+gr[1]+gr[2])
-		}
+		require.LessOrEqualf(t, n, math.Sqrt2*(1+1e-14), "T=%v s=%v c=%d: ‖∇λ‖ = %.17g, Σ∇λ = %g", T.RawMatrix().Data, s, k, n, gr[0]+gr[1]+gr[2])
+		require.InDeltaf(t, 0, gr[0]+gr[1]+gr[2], 1e-15, "T=%v s=%v c=%d: ‖∇λ‖ = %.17g, Σ∇λ = %g", T.RawMatrix().Data, s, k, n, gr[0]+gr[1]+gr[2])
 	})
 }

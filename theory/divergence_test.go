@@ -2,8 +2,10 @@ package theory
 
 import (
 	"math"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // nearD is 1e-8 rounded (in float64, not in Go's exact constant arithmetic)
@@ -33,12 +35,8 @@ func TestKL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := KL(tt.p, tt.q)
-		if err != nil {
-			t.Fatalf("%s: %v", tt.name, err)
-		}
-		if !calibClose(got, tt.want, tt.tol) {
-			t.Errorf("%s: KL(%v‖%v) = %.17g, want %.17g", tt.name, tt.p, tt.q, got, tt.want)
-		}
+		require.NoErrorf(t, err, "%s: %v", tt.name, err)
+		assert.InDeltaf(t, tt.want, got, tt.tol, "%s: KL(%v‖%v) = %.17g, want %.17g", tt.name, tt.p, tt.q, got, tt.want)
 	}
 }
 
@@ -50,14 +48,11 @@ func TestKLVersusCrossEntropy(t *testing.T) {
 	for _, p := range pts {
 		for _, q := range pts[:4] { // q in the interior
 			kl, err := KL(p, q)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			a, _ := CrossEntropy(q, p)
 			b, _ := CrossEntropy(p, p)
-			if !calibClose(kl, a-b, 1e-14) || kl < 0 {
-				t.Errorf("KL(%v‖%v) = %.17g, ℓ̲(q,p)−ℓ̲(p,p) = %.17g", p, q, kl, a-b)
-			}
+			assert.InDeltaf(t, a-b, kl, 1e-14, "KL(%v‖%v) = %.17g, ℓ̲(q,p)−ℓ̲(p,p) = %.17g", p, q, kl, a-b)
+			assert.GreaterOrEqualf(t, kl, 0.0, "KL(%v‖%v) = %.17g, ℓ̲(q,p)−ℓ̲(p,p) = %.17g", p, q, kl, a-b)
 		}
 	}
 }
@@ -69,34 +64,30 @@ func TestKLTextbookOnUnnormalizedInput(t *testing.T) {
 	q := []float64{0.6, 0.4}
 	want := 0.3*math.Log(0.3/0.6) + p[1]*math.Log(p[1]/0.4)
 	got, err := KL(p, q)
-	if err != nil || !calibClose(got, want, 1e-15) {
-		t.Errorf("KL = %.17g, %v; want %.17g", got, err, want)
-	}
+	assert.NoError(t, err)
+	assert.InDeltaf(t, want, got, 1e-15, "KL = %.17g; want %.17g", got, want)
 }
 
 func TestPhiSeriesMatchesClosedForm(t *testing.T) {
 	// Around |r| = 1e-2 both branches are accurate: they must agree.
 	for _, r := range []float64{-0.0101, -0.0099, 0.0099, 0.0101, 0.00999999} {
 		direct := (1+r)*math.Log1p(r) - r
-		if got := phi(r); math.Abs(got-direct) > 1e-13*direct {
-			t.Errorf("phi(%g) = %.17g, direct %.17g", r, got, direct)
-		}
+		got := phi(r)
+		assert.LessOrEqualf(t, math.Abs(got-direct), 1e-13*direct, "phi(%g) = %.17g, direct %.17g", r, got, direct)
 	}
-	if phi(-1) != 1 || phi(0) != 0 {
-		t.Errorf("phi(-1) = %v, phi(0) = %v; want 1, 0", phi(-1), phi(0))
-	}
+	assert.Equal(t, 1.0, phi(-1), "phi(-1)")
+	assert.Equal(t, 0.0, phi(0), "phi(0)")
 }
 
 func TestL1DistanceAndCrossEntropy(t *testing.T) {
 	d, err := L1Distance([]float64{0.2, 0.3, 0.5}, []float64{0.5, 0.3, 0.2})
-	if err != nil || !calibClose(d, 0.6, 1e-15) {
-		t.Errorf("L1Distance = %v, %v; want 0.6", d, err)
-	}
+	assert.NoError(t, err)
+	assert.InDeltaf(t, 0.6, d, 1e-15, "L1Distance = %v; want 0.6", d)
 	// ℓ̲(q,p) = −½log ¼ − ½log ¾.
 	ce, err := CrossEntropy([]float64{0.25, 0.75}, []float64{0.5, 0.5})
-	if want := -0.5*math.Log(0.25) - 0.5*math.Log(0.75); err != nil || !calibClose(ce, want, 1e-15) {
-		t.Errorf("CrossEntropy = %v, %v; want %v", ce, err, want)
-	}
+	assert.NoError(t, err)
+	want := -0.5*math.Log(0.25) - 0.5*math.Log(0.75)
+	assert.InDeltaf(t, want, ce, 1e-15, "CrossEntropy = %v; want %v", ce, want)
 }
 
 func TestDivergenceErrors(t *testing.T) {
@@ -118,8 +109,6 @@ func TestDivergenceErrors(t *testing.T) {
 		{"CE len", calibErr(CrossEntropy(ok, []float64{1})), "p: has 1 entries, want 2"},
 	}
 	for _, tt := range tests {
-		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {
-			t.Errorf("%s: error %v, want one containing %q", tt.name, tt.err, tt.want)
-		}
+		assert.ErrorContainsf(t, tt.err, tt.want, "%s: error %v, want one containing %q", tt.name, tt.err, tt.want)
 	}
 }

@@ -1,13 +1,14 @@
 package theory
 
 import (
-	"errors"
 	"math"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // handModel: 𝒳 = {0,1}, C = 2, P_0 = (1, 0), P_1 = (1/2, 1/2), σ = (1/2, 1/2).
@@ -20,72 +21,54 @@ func handModel() *FiniteModel {
 func TestFiniteModel(t *testing.T) {
 	m := handModel()
 	px := m.Marginal()
-	if math.Abs(px[0]-.75) > 1e-15 || math.Abs(px[1]-.25) > 1e-15 {
-		t.Errorf("P_X = %v, want (3/4, 1/4)", px)
-	}
+	assert.InDeltaf(t, .75, px[0], 1e-15, "P_X = %v, want (3/4, 1/4)", px)
+	assert.InDeltaf(t, .25, px[1], 1e-15, "P_X = %v, want (3/4, 1/4)", px)
 	e0, e1 := m.Posterior(0), m.Posterior(1)
-	if math.Abs(e0[0]-2./3) > 1e-15 || math.Abs(e1[1]-1) > 1e-15 {
-		t.Errorf("η(0) = %v, η(1) = %v; want (2/3,1/3), (0,1)", e0, e1)
-	}
+	assert.InDeltaf(t, 2./3, e0[0], 1e-15, "η(0) = %v, η(1) = %v; want (2/3,1/3), (0,1)", e0, e1)
+	assert.InDeltaf(t, 1, e1[1], 1e-15, "η(0) = %v, η(1) = %v; want (2/3,1/3), (0,1)", e0, e1)
 	f := [][]float64{e0, e1}
 	// 0-1 risk of the Bayes classifier: 3/4·1/3 + 1/4·0 = 1/4.
 	r, err := Risk(ZeroOneLoss, m, f)
-	if err != nil || math.Abs(r-.25) > 1e-15 {
-		t.Errorf("R_01(η) = %g, %v; want 1/4", r, err)
-	}
+	assert.NoError(t, err, "R_01(η)")
+	assert.InDeltaf(t, .25, r, 1e-15, "R_01(η) = %g; want 1/4", r)
 	b, err := BayesRisk(ZeroOneLoss, m)
-	if err != nil || math.Abs(b-.25) > 1e-15 {
-		t.Errorf("R*_01 = %g, %v; want 1/4", b, err)
-	}
+	assert.NoError(t, err, "R*_01")
+	assert.InDeltaf(t, .25, b, 1e-15, "R*_01 = %g; want 1/4", b)
 	// Log risk at η: 3/4·H(2/3,1/3) + 1/4·0 = 3/4·(log 3 − 2/3 log 2).
 	want := .75 * (math.Log(3) - 2./3*math.Log(2))
 	r, err = Risk(LogLoss, m, f)
-	if err != nil || math.Abs(r-want) > 1e-15 {
-		t.Errorf("R_log(η) = %g, %v; want %g", r, err, want)
-	}
+	assert.NoError(t, err, "R_log(η)")
+	assert.InDeltaf(t, want, r, 1e-15, "R_log(η) = %g; want %g", r, want)
 	I := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
 	r, err = FCRisk(LogLoss, I, m, f)
-	if err != nil || math.Abs(r-want) > 1e-15 {
-		t.Errorf("R_{ℓ_I,P_I}(η) = %g, %v; want %g", r, err, want)
-	}
+	assert.NoError(t, err, "R_{ℓ_I,P_I}(η)")
+	assert.InDeltaf(t, want, r, 1e-15, "R_{ℓ_I,P_I}(η) = %g; want %g", r, want)
 	// 0·∞ = 0: f(1) = (1, 0) puts +Inf log loss on class 1 at x=1, which
 	// has probability 1/4 > 0, so the risk is +Inf; at x = 0, class... both > 0.
 	r, _ = Risk(LogLoss, m, [][]float64{e0, {1, 0}})
-	if !math.IsInf(r, 1) {
-		t.Errorf("R_log with f(1) = e_0: %g, want +Inf", r)
-	}
+	assert.Truef(t, math.IsInf(r, 1), "R_log with f(1) = e_0: %g, want +Inf", r)
 	// P(1, 0) = 0, so f(1) = (0,1) costs nothing for class 0.
 	r, _ = Risk(LogLoss, m, [][]float64{e0, {0, 1}})
-	if math.IsInf(r, 0) || math.IsNaN(r) {
-		t.Errorf("R_log with 0·∞ term: %g, want finite", r)
-	}
+	assert.Falsef(t, math.IsInf(r, 0) || math.IsNaN(r), "R_log with 0·∞ term: %g, want finite", r)
 }
 
 func TestNoisyAndJoint(t *testing.T) {
 	m := handModel()
 	T := mat.NewDense(2, 2, []float64{.8, .3, .2, .7})
 	nm, err := m.Noisy(T)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// α = Tσ = (0.55, 0.45). P_T(x=0, ỹ=0) = 1/2·0.8 + 1/4·0.3 = 0.475.
-	if math.Abs(nm.Prior[0]-.55) > 1e-15 || math.Abs(nm.Prior[1]-.45) > 1e-15 {
-		t.Errorf("α = %v, want (0.55, 0.45)", nm.Prior)
-	}
-	if math.Abs(nm.Cond[0][0]-.475/.55) > 1e-15 {
-		t.Errorf("P_T(0|ỹ=0) = %g, want %g", nm.Cond[0][0], .475/.55)
-	}
+	assert.InDeltaf(t, .55, nm.Prior[0], 1e-15, "α = %v, want (0.55, 0.45)", nm.Prior)
+	assert.InDeltaf(t, .45, nm.Prior[1], 1e-15, "α = %v, want (0.55, 0.45)", nm.Prior)
+	assert.InDeltaf(t, .475/.55, nm.Cond[0][0], 1e-15, "P_T(0|ỹ=0) = %g, want %g", nm.Cond[0][0], .475/.55)
 	J, err := m.JointBarPT(T)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// P̄_T(x=1, y=1, ỹ=0) = P(1,1)·t_{0,1} = 1/4·0.3.
-	if math.Abs(J[1][1][0]-.075) > 1e-15 {
-		t.Errorf("P̄_T(1,1,0) = %g, want 0.075", J[1][1][0])
-	}
+	assert.InDeltaf(t, .075, J[1][1][0], 1e-15, "P̄_T(1,1,0) = %g, want 0.075", J[1][1][0])
 	z, err := m.Reweighted([]float64{1, 0})
-	if err != nil || z.Joint(0, 0) != 1 || z.Joint(0, 1) != 0 {
-		t.Errorf("P_z with z = e_0: %v, %v", z, err)
+	if assert.NoError(t, err, "P_z with z = e_0") {
+		assert.Equalf(t, 1.0, z.Joint(0, 0), "P_z with z = e_0: %v", z)
+		assert.Equalf(t, 0.0, z.Joint(0, 1), "P_z with z = e_0: %v", z)
 	}
 }
 
@@ -109,98 +92,73 @@ func TestLMNTMRiskAndTheta(t *testing.T) {
 	w := []float64{.25, .75}
 	f := [][]float64{m.Posterior(0), m.Posterior(1)}
 	r, err := LMNTMRisk(LogLoss, Ts, w, m, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := LMNTMBayesRisk(LogLoss, Ts, w, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(r-b) > 1e-15 {
-		t.Errorf("R̃(η) = %.17g, R̃* = %.17g; want equal", r, b)
-	}
+	require.NoError(t, err)
+	assert.InDeltaf(t, b, r, 1e-15, "R̃(η) = %.17g, R̃* = %.17g; want equal", r, b)
 	r0, _ := FCRisk(LogLoss, Ts[0], m, f)
 	r1, _ := FCRisk(LogLoss, Ts[1], m, f)
-	if math.Abs(r-(.25*r0+.75*r1)) > 1e-15 {
-		t.Errorf("R̃ = %g, want Σ w_i R_i = %g", r, .25*r0+.75*r1)
-	}
+	assert.InDeltaf(t, .25*r0+.75*r1, r, 1e-15, "R̃ = %g, want Σ w_i R_i = %g", r, .25*r0+.75*r1)
 	// ‖T⁻¹‖₁ = (1+(1−2/C)a)/(1−a) = 1/(1−a) for C = 2 (Section 3).
 	th, err := LMNTMTheta(Ts, w, .3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := .3 * .3 / 2 * (.25*.8*.8 + .75*.4*.4)
-	if math.Abs(th-want) > 1e-15 {
-		t.Errorf("θ(0.3) = %.17g, want %.17g", th, want)
-	}
+	assert.InDeltaf(t, want, th, 1e-15, "θ(0.3) = %.17g, want %.17g", th, want)
 }
 
 func TestEmpiricalLMNTMRisk(t *testing.T) {
 	I := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
 	preds := [][][][]float64{{{{.5, .5}}, {{.25, .75}, {.75, .25}}}}
 	got, err := EmpiricalLMNTMRisk(LogLoss, []mat.Matrix{I}, []float64{1}, [][]float64{{.5, .5}}, preds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := .5*math.Log(2) + .5/2*(-math.Log(.75)-math.Log(.25))
-	if math.Abs(got-want) > 1e-15 {
-		t.Errorf("R̂ = %.17g, want %.17g", got, want)
-	}
+	assert.InDeltaf(t, want, got, 1e-15, "R̂ = %.17g, want %.17g", got, want)
 	_, err = EmpiricalLMNTMRisk(LogLoss, []mat.Matrix{I}, []float64{1}, [][]float64{{.5, .5}}, [][][][]float64{{{{.5, .5}}, {}}})
-	if err == nil || !strings.Contains(err.Error(), "preds[0][1]: empty") {
-		t.Errorf("empty class sample: error %v", err)
-	}
+	assert.ErrorContainsf(t, err, "preds[0][1]: empty", "empty class sample: error %v", err)
 }
 
 func TestIdealAlphaAndHull(t *testing.T) {
 	G := mat.NewDense(2, 2, []float64{.8, .2, .3, .7})
 	// σ = Γᵀ(1/2, 1/2) = (0.55, 0.45).
 	a, err := IdealAlpha(G, []float64{.55, .45})
-	if err != nil || math.Abs(a[0]-.5) > 1e-15 || math.Abs(a[1]-.5) > 1e-15 {
-		t.Errorf("IdealAlpha = %v, %v; want (1/2, 1/2)", a, err)
+	if assert.NoError(t, err, "IdealAlpha") {
+		assert.InDeltaf(t, .5, a[0], 1e-15, "IdealAlpha = %v; want (1/2, 1/2)", a)
+		assert.InDeltaf(t, .5, a[1], 1e-15, "IdealAlpha = %v; want (1/2, 1/2)", a)
 	}
 	ok, margin, err := HullInterior(G, []float64{.55, .45})
-	if err != nil || !ok || math.Abs(margin-.5) > 1e-12 {
-		t.Errorf("HullInterior = %v, %g, %v; want true with margin 1/2 (= min α)", ok, margin, err)
-	}
+	assert.NoError(t, err, "HullInterior")
+	assert.Truef(t, ok, "HullInterior = %v, %g; want true with margin 1/2 (= min α)", ok, margin)
+	assert.InDeltaf(t, .5, margin, 1e-12, "HullInterior = %v, %g; want true with margin 1/2 (= min α)", ok, margin)
 	// σ = (0.9, 0.1): α = (1.2, −0.2) by hand: outside the hull.
 	_, err = IdealAlpha(G, []float64{.9, .1})
-	if !errors.Is(err, ErrAssumption) || !strings.Contains(err.Error(), "entry 1") {
-		t.Errorf("outside: error %v, want ErrAssumption naming entry 1", err)
-	}
-	if ok, _, err := HullInterior(G, []float64{.9, .1}); ok || err != nil {
-		t.Errorf("outside: HullInterior = %v, %v; want false", ok, err)
-	}
+	assert.ErrorIsf(t, err, ErrAssumption, "outside: error %v, want ErrAssumption naming entry 1", err)
+	assert.ErrorContainsf(t, err, "entry 1", "outside: error %v, want ErrAssumption naming entry 1", err)
+	ok, _, err = HullInterior(G, []float64{.9, .1})
+	assert.Falsef(t, ok, "outside: HullInterior = %v, %v; want false", ok, err)
+	assert.NoErrorf(t, err, "outside: HullInterior = %v, %v; want false", ok, err)
 	// Identical bags: Γ singular.
 	S := mat.NewDense(2, 2, []float64{.5, .5, .5, .5})
 	_, err = IdealAlpha(S, []float64{.5, .5})
-	if !errors.Is(err, ErrAssumption) || !strings.Contains(err.Error(), "singular") {
-		t.Errorf("singular: error %v", err)
-	}
-	if ok, _ := AssumptionCH(S, []float64{.5, .5}); ok {
-		t.Error("singular: AssumptionCH true")
-	}
-	if ok, _, _ := HullInterior(S, []float64{.5, .5}); ok {
-		t.Error("singular: HullInterior true")
-	}
+	assert.ErrorIsf(t, err, ErrAssumption, "singular: error %v", err)
+	assert.ErrorContainsf(t, err, "singular", "singular: error %v", err)
+	ok, _ = AssumptionCH(S, []float64{.5, .5})
+	assert.False(t, ok, "singular: AssumptionCH true")
+	ok, _, _ = HullInterior(S, []float64{.5, .5})
+	assert.False(t, ok, "singular: HullInterior true")
 	// σ on an edge of the hull: σ = γ_1 exactly (α = (1, 0)).
-	if ok, _ := AssumptionCH(G, []float64{.8, .2}); ok {
-		t.Error("vertex: AssumptionCH true")
-	}
-	if ok, _, _ := HullInterior(G, []float64{.8, .2}); ok {
-		t.Error("vertex: HullInterior true")
-	}
+	ok, _ = AssumptionCH(G, []float64{.8, .2})
+	assert.False(t, ok, "vertex: AssumptionCH true")
+	ok, _, _ = HullInterior(G, []float64{.8, .2})
+	assert.False(t, ok, "vertex: HullInterior true")
 	ok, failing, err := AssumptionAllGroups([]mat.Matrix{G, S, G}, []float64{.55, .45})
-	if err != nil || ok || len(failing) != 1 || failing[0] != 1 {
-		t.Errorf("AssumptionAllGroups = %v, %v, %v; want false, [1]", ok, failing, err)
-	}
+	assert.NoError(t, err, "AssumptionAllGroups")
+	assert.Falsef(t, ok, "AssumptionAllGroups = %v, %v; want false, [1]", ok, failing)
+	assert.Equalf(t, []int{1}, failing, "AssumptionAllGroups = %v, %v; want false, [1]", ok, failing)
 	// Malformed input is an error, not a verdict.
-	if _, err := AssumptionCH(G, []float64{.5, .4}); err == nil || !strings.Contains(err.Error(), "sigma") {
-		t.Errorf("bad sigma: error %v", err)
-	}
-	if _, err := IdealAlpha(mat.NewDense(2, 2, []float64{.5, .6, .5, .5}), []float64{.5, .5}); err == nil || !strings.Contains(err.Error(), "gamma row 0") {
-		t.Errorf("bad gamma: error %v", err)
-	}
+	_, err = AssumptionCH(G, []float64{.5, .4})
+	assert.ErrorContainsf(t, err, "sigma", "bad sigma: error %v", err)
+	_, err = IdealAlpha(mat.NewDense(2, 2, []float64{.5, .6, .5, .5}), []float64{.5, .5})
+	assert.ErrorContainsf(t, err, "gamma row 0", "bad gamma: error %v", err)
 }
 
 func TestLMNTMErrors(t *testing.T) {
@@ -231,9 +189,7 @@ func TestLMNTMErrors(t *testing.T) {
 			return err
 		}()},
 	} {
-		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want one containing %q", tc.name, tc.err, tc.want)
-		}
+		assert.ErrorContainsf(t, tc.err, tc.want, "%s: error %v, want one containing %q", tc.name, tc.err, tc.want)
 	}
 }
 
@@ -262,12 +218,11 @@ func TestHullInteriorGonumLPPanic(t *testing.T) {
 	}()
 	t.Logf("gonum lp.Simplex panics on this LP: %v", panicked)
 	ok, margin, err := HullInterior(G, sigma)
-	if err != nil || ok {
-		t.Errorf("HullInterior = %v (margin %g), %v; want false, nil (σ = γ_3 is a vertex)", ok, margin, err)
-	}
-	if ok, err := AssumptionCH(G, sigma); err != nil || ok {
-		t.Errorf("AssumptionCH = %v, %v; want false", ok, err)
-	}
+	assert.NoErrorf(t, err, "HullInterior = %v (margin %g), %v; want false, nil (σ = γ_3 is a vertex)", ok, margin, err)
+	assert.Falsef(t, ok, "HullInterior = %v (margin %g), %v; want false, nil (σ = γ_3 is a vertex)", ok, margin, err)
+	ok, err = AssumptionCH(G, sigma)
+	assert.NoErrorf(t, err, "AssumptionCH = %v, %v; want false", ok, err)
+	assert.Falsef(t, ok, "AssumptionCH = %v, %v; want false", ok, err)
 }
 
 func BenchmarkHullInterior(b *testing.B) {

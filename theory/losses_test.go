@@ -2,19 +2,13 @@ package theory
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-)
 
-// calibClose reports |a−b| ≤ tol, treating equal infinities as equal.
-func calibClose(a, b, tol float64) bool {
-	if math.IsInf(a, 0) || math.IsInf(b, 0) {
-		return a == b
-	}
-	return math.Abs(a-b) <= tol
-}
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
 
 func TestLossValues(t *testing.T) {
 	// Hand-computed values. Classes are 0-based.
@@ -46,21 +40,16 @@ func TestLossValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := EvalLoss(tt.l, tt.q, tt.c)
-		if err != nil {
-			t.Fatalf("%s: %v", tt.name, err)
-		}
-		if !calibClose(got, tt.want, 1e-15) {
-			t.Errorf("%s: ℓ(%v,%d) = %.17g, want %.17g", tt.name, tt.q, tt.c, got, tt.want)
-		}
+		require.NoErrorf(t, err, "%s: %v", tt.name, err)
+		assert.InDeltaf(t, tt.want, got, 1e-15, "%s: ℓ(%v,%d) = %.17g, want %.17g", tt.name, tt.q, tt.c, got, tt.want)
 	}
 }
 
 func TestLossOutOfRangeIsNaN(t *testing.T) {
 	for _, l := range []ProperLoss{LogLoss, SquareLoss, ZeroOneLoss} {
 		for _, c := range []int{-1, 2} {
-			if v := l.Loss([]float64{0.5, 0.5}, c); !math.IsNaN(v) {
-				t.Errorf("%s.Loss(c=%d) = %v, want NaN", l.Name(), c, v)
-			}
+			v := l.Loss([]float64{0.5, 0.5}, c)
+			assert.Truef(t, math.IsNaN(v), "%s.Loss(c=%d) = %v, want NaN", l.Name(), c, v)
 		}
 	}
 }
@@ -78,9 +67,7 @@ func TestArgMaxTieRule(t *testing.T) {
 		{nil, -1},
 	}
 	for _, tt := range tests {
-		if got := ArgMax(tt.q); got != tt.want {
-			t.Errorf("ArgMax(%v) = %d, want %d", tt.q, got, tt.want)
-		}
+		assert.Equalf(t, tt.want, ArgMax(tt.q), "ArgMax(%v)", tt.q)
 	}
 }
 
@@ -103,38 +90,28 @@ func TestForwardCorrected(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := ForwardCorrected(tt.l, T, tt.q, tt.c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !calibClose(got, tt.want, 1e-15) {
-			t.Errorf("%s_T(%v,%d) = %.17g, want %.17g", tt.l.Name(), tt.q, tt.c, got, tt.want)
-		}
+		require.NoError(t, err)
+		assert.InDeltaf(t, tt.want, got, 1e-15, "%s_T(%v,%d) = %.17g, want %.17g", tt.l.Name(), tt.q, tt.c, got, tt.want)
 	}
 	// With T = I the FC loss is the loss itself.
 	I := mat.NewDense(3, 3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
 	q := []float64{0.2, 0.3, 0.5}
 	for c := 0; c < 3; c++ {
 		a, _ := ForwardCorrected(SquareLoss, I, q, c)
-		if b := SquareLoss.Loss(q, c); a != b {
-			t.Errorf("T=I: ℓ_T(q,%d)=%v, ℓ(q,%d)=%v", c, a, c, b)
-		}
+		b := SquareLoss.Loss(q, c)
+		assert.Equalf(t, b, a, "T=I: ℓ_T(q,%d)=%v, ℓ(q,%d)=%v", c, a, c, b)
 	}
 }
 
 func TestInnerRiskAndMinimum(t *testing.T) {
 	// η = (½,½), q = (¼,¾): ½(log 4 + log 4/3).
 	got, err := InnerRisk(LogLoss, []float64{0.5, 0.5}, []float64{0.25, 0.75})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := 0.5 * (math.Log(4) + math.Log(4.0/3)); !calibClose(got, want, 1e-15) {
-		t.Errorf("InnerRisk = %.17g, want %.17g", got, want)
-	}
+	require.NoError(t, err)
+	want := 0.5 * (math.Log(4) + math.Log(4.0/3))
+	assert.InDeltaf(t, want, got, 1e-15, "InnerRisk = %.17g, want %.17g", got, want)
 	// η_c = 0 with ℓ = +Inf contributes 0 (0·∞ = 0).
 	got, _ = InnerRisk(LogLoss, []float64{1, 0}, []float64{1, 0})
-	if got != 0 {
-		t.Errorf("InnerRisk(log, e0, e0) = %v, want 0", got)
-	}
+	assert.Equalf(t, 0.0, got, "InnerRisk(log, e0, e0) = %v, want 0", got)
 	tests := []struct {
 		l    ProperLoss
 		eta  []float64
@@ -151,17 +128,11 @@ func TestInnerRiskAndMinimum(t *testing.T) {
 	}
 	for _, tt := range tests {
 		m, err := MinInnerRisk(tt.l, tt.eta)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !calibClose(m, tt.want, 1e-15) {
-			t.Errorf("MinInnerRisk(%s, %v) = %.17g, want %.17g", tt.l.Name(), tt.eta, m, tt.want)
-		}
+		require.NoError(t, err)
+		assert.InDeltaf(t, tt.want, m, 1e-15, "MinInnerRisk(%s, %v) = %.17g, want %.17g", tt.l.Name(), tt.eta, m, tt.want)
 		// Properness: the closed form is the inner risk at q = η.
 		r, _ := InnerRisk(tt.l, tt.eta, tt.eta)
-		if !calibClose(r, m, 1e-15) {
-			t.Errorf("%s: C(η) = %.17g ≠ C* = %.17g", tt.l.Name(), r, m)
-		}
+		assert.InDeltaf(t, m, r, 1e-15, "%s: C(η) = %.17g ≠ C* = %.17g", tt.l.Name(), r, m)
 	}
 }
 
@@ -200,9 +171,7 @@ func TestLossErrors(t *testing.T) {
 		{"MinInnerRisk custom", calibErr(MinInnerRisk(noClosedFormLoss{}, ok)), `loss "custom" has no closed-form`},
 	}
 	for _, tt := range tests {
-		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {
-			t.Errorf("%s: error %v, want one containing %q", tt.name, tt.err, tt.want)
-		}
+		assert.ErrorContainsf(t, tt.err, tt.want, "%s: error %v, want one containing %q", tt.name, tt.err, tt.want)
 	}
 }
 

@@ -3,10 +3,12 @@ package theory
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func radTestRand(name string) *rand.Rand {
@@ -36,16 +38,11 @@ func TestWeightedRadExactHandValues(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			sup, err := FiniteClassSup(tc.values, tc.a)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			got, err := WeightedRad(len(tc.a), sup, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !got.Exact || math.Abs(got.Value-tc.want) > 1e-15 {
-				t.Errorf("Rad = %+v, want exact %g", got, tc.want)
-			}
+			require.NoError(t, err)
+			assert.Truef(t, got.Exact, "Rad = %+v, want exact %g", got, tc.want)
+			assert.InDeltaf(t, tc.want, got.Value, 1e-15, "Rad = %+v, want exact %g", got, tc.want)
 		})
 	}
 }
@@ -64,23 +61,15 @@ func TestWeightedRadExactVsMonteCarlo(t *testing.T) {
 			}
 		}
 		sup, err := FiniteClassSup(V, a)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		exact, err := WeightedRadExact(M, sup)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		mc, err := WeightedRadMC(M, sup, r, 40000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if mc.Exact || mc.StdErr <= 0 {
-			t.Fatalf("MC estimate %+v: want inexact with a positive standard error", mc)
-		}
-		if d := math.Abs(mc.Value - exact); d > 5*mc.StdErr {
-			t.Errorf("trial %d: MC %g ± %g vs exact %g (%.1f standard errors)", trial, mc.Value, mc.StdErr, exact, d/mc.StdErr)
-		}
+		require.NoError(t, err)
+		require.Falsef(t, mc.Exact, "MC estimate %+v: want inexact with a positive standard error", mc)
+		require.Greaterf(t, mc.StdErr, 0.0, "MC estimate %+v: want inexact with a positive standard error", mc)
+		d := math.Abs(mc.Value - exact)
+		assert.InDeltaf(t, exact, mc.Value, 5*mc.StdErr, "trial %d: MC %g ± %g vs exact %g (%.1f standard errors)", trial, mc.Value, mc.StdErr, exact, d/mc.StdErr)
 	}
 }
 
@@ -93,19 +82,14 @@ func TestWeightedRadSwitchesToMonteCarlo(t *testing.T) {
 		X.Set(i, 0, 1)
 	}
 	sup, err := LinearBallSup(X, a, 1) // = |Σ ε_i|
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, err := WeightedRad(M, sup, radTestRand("switch"), 20000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// E|Σ_{i=1}^{21} ε_i| = 2·21·C(20,10)/2^21 exactly (a classical identity
 	// for odd n: E|S_n| = n·C(n−1,(n−1)/2)/2^{n−1}).
 	want := 21 * 184756.0 / (1 << 20)
-	if got.Exact || math.Abs(got.Value-want) > 5*got.StdErr {
-		t.Errorf("Rad = %+v, want Monte Carlo near %g", got, want)
-	}
+	assert.Falsef(t, got.Exact, "Rad = %+v, want Monte Carlo near %g", got, want)
+	assert.InDeltaf(t, want, got.Value, 5*got.StdErr, "Rad = %+v, want Monte Carlo near %g", got, want)
 }
 
 // LinearBallSup's closed form β‖Σa_iε_ix_i‖₂ against a brute-force search
@@ -124,9 +108,7 @@ func TestLinearBallSupVsDirectionGrid(t *testing.T) {
 		RademacherSigns(r, eps)
 		beta := 0.1 + 3*r.Float64()
 		sup, err := LinearBallSup(X, a, beta)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		closed := sup(eps)
 		brute := 0.0
 		for k := 0; k < 20000; k++ {
@@ -138,9 +120,8 @@ func TestLinearBallSupVsDirectionGrid(t *testing.T) {
 			}
 			brute = math.Max(brute, s)
 		}
-		if brute > closed*(1+1e-12)+1e-12 || closed-brute > 1e-6*(1+closed) {
-			t.Errorf("trial %d: closed form %g, grid search %g", trial, closed, brute)
-		}
+		assert.LessOrEqualf(t, brute, closed*(1+1e-12)+1e-12, "trial %d: closed form %g, grid search %g", trial, closed, brute)
+		assert.LessOrEqualf(t, closed-brute, 1e-6*(1+closed), "trial %d: closed form %g, grid search %g", trial, closed, brute)
 	}
 }
 
@@ -160,14 +141,10 @@ func TestRKHSBallSupVsExplicitFunctions(t *testing.T) {
 		}
 		RademacherSigns(r, eps)
 		K, err := GaussianGram(X, 0.3+r.Float64())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		R := 0.5 + 2*r.Float64()
 		sup, err := RKHSBallSup(K, a, R)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		closed := sup(eps)
 		value := func(theta []float64) (obj, norm2 float64) {
 			// g(x_i) = Σ_j θ_j K(i,j); objective Σ_i a_iε_i g(x_i).
@@ -190,9 +167,9 @@ func TestRKHSBallSupVsExplicitFunctions(t *testing.T) {
 		for i := range best {
 			best[i] = R * u[i] / math.Sqrt(uKu)
 		}
-		if got, n2 := value(best); math.Abs(got-closed) > 1e-9*(1+closed) || n2 > R*R*(1+1e-9) {
-			t.Errorf("trial %d: maximizer attains %g (‖g‖² = %g), closed form %g", trial, got, n2, closed)
-		}
+		att, n2 := value(best)
+		assert.InDeltaf(t, closed, att, 1e-9*(1+closed), "trial %d: maximizer attains %g (‖g‖² = %g), closed form %g", trial, att, n2, closed)
+		assert.LessOrEqualf(t, n2, R*R*(1+1e-9), "trial %d: maximizer attains %g (‖g‖² = %g), closed form %g", trial, att, n2, closed)
 		for k := 0; k < 500; k++ {
 			theta := make([]float64, M)
 			for j := range theta {
@@ -202,9 +179,8 @@ func TestRKHSBallSupVsExplicitFunctions(t *testing.T) {
 			for j := range theta {
 				theta[j] *= R / math.Sqrt(n2)
 			}
-			if got, _ := value(theta); got > closed*(1+1e-9)+1e-12 {
-				t.Fatalf("trial %d: a member of the ball attains %g > closed form %g", trial, got, closed)
-			}
+			val, _ := value(theta)
+			require.LessOrEqualf(t, val, closed*(1+1e-9)+1e-12, "trial %d: a member of the ball attains %g > closed form %g", trial, val, closed)
 		}
 	}
 }
@@ -221,13 +197,9 @@ func TestProductSupVsExplicitProduct(t *testing.T) {
 		}
 	}
 	base, err := FiniteClassSup(V, a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	prod, err := ProductSup(C, M, base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var explicit []mat.Matrix
 	for g1 := 0; g1 < G; g1++ {
 		for g2 := 0; g2 < G; g2++ {
@@ -240,29 +212,22 @@ func TestProductSupVsExplicitProduct(t *testing.T) {
 		}
 	}
 	vec, err := FiniteVectorClassSup(explicit, a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	x, _ := WeightedRadExact(M*C, prod)
 	y, _ := WeightedRadExact(M*C, vec)
 	z, _ := WeightedRadExact(M, base)
-	if math.Abs(x-y) > 1e-12 || math.Abs(x-float64(C)*z) > 1e-12 {
-		t.Errorf("product %g, explicit %g, C·Rad(base) %g: want all equal", x, y, float64(C)*z)
-	}
+	assert.InDeltaf(t, y, x, 1e-12, "product %g, explicit %g, C·Rad(base) %g: want all equal", x, y, float64(C)*z)
+	assert.InDeltaf(t, float64(C)*z, x, 1e-12, "product %g, explicit %g, C·Rad(base) %g: want all equal", x, y, float64(C)*z)
 }
 
 func TestGaussianGram(t *testing.T) {
 	X := mat.NewDense(3, 2, []float64{0, 0, 1, 0, 0, 2})
 	K, err := GaussianGram(X, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := [][]float64{{1, math.Exp(-0.5), math.Exp(-2)}, {math.Exp(-0.5), 1, math.Exp(-2.5)}, {math.Exp(-2), math.Exp(-2.5), 1}}
 	for i := range want {
 		for j := range want[i] {
-			if math.Abs(K.At(i, j)-want[i][j]) > 1e-15 {
-				t.Errorf("K(%d,%d) = %g, want %g", i, j, K.At(i, j), want[i][j])
-			}
+			assert.InDeltaf(t, want[i][j], K.At(i, j), 1e-15, "K(%d,%d) = %g, want %g", i, j, K.At(i, j), want[i][j])
 		}
 	}
 }
@@ -284,9 +249,7 @@ func TestMLPSupDepth2VsGrid(t *testing.T) {
 			RademacherSigns(r, eps)
 			beta := 0.3 + 2*r.Float64()
 			got, w, err := MLPSup(2, X, a, beta, mu, eps, r, MLPSupOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			grid := 0.0
 			for ri := 1; ri <= 200; ri++ {
 				for k := 0; k < 400; k++ {
@@ -299,19 +262,14 @@ func TestMLPSupDepth2VsGrid(t *testing.T) {
 					grid = math.Max(grid, beta*math.Abs(s))
 				}
 			}
-			if got < grid-1e-3*(1+grid) || got > grid+2e-2*(1+grid) {
-				t.Errorf("%s trial %d: search %g, grid %g", mu.Name, trial, got, grid)
-			}
-			if err := w.Validate(beta, 1e-12); err != nil {
-				t.Errorf("%s trial %d: witness not in 𝒩₂: %v", mu.Name, trial, err)
-			}
+			assert.GreaterOrEqualf(t, got, grid-1e-3*(1+grid), "%s trial %d: search %g, grid %g", mu.Name, trial, got, grid)
+			assert.LessOrEqualf(t, got, grid+2e-2*(1+grid), "%s trial %d: search %g, grid %g", mu.Name, trial, got, grid)
+			assert.NoErrorf(t, w.Validate(beta, 1e-12), "%s trial %d: witness not in 𝒩₂", mu.Name, trial)
 			direct := 0.0
 			for i := 0; i < M; i++ {
 				direct += a[i] * eps[i] * w.Eval(X.RawRowView(i))
 			}
-			if math.Abs(direct-got) > 1e-9*(1+got) {
-				t.Errorf("%s trial %d: witness attains %g, reported %g", mu.Name, trial, direct, got)
-			}
+			assert.InDeltaf(t, got, direct, 1e-9*(1+got), "%s trial %d: witness attains %g, reported %g", mu.Name, trial, direct, got)
 		}
 	}
 }
@@ -331,9 +289,7 @@ func TestMLPSupDominatesWideNetworks(t *testing.T) {
 	}
 	RademacherSigns(r, eps)
 	sup, _, err := MLPSup(2, X, a, beta, ReLU, eps, r, MLPSupOptions{Restarts: 64, Steps: 200})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for k := 0; k < 2000; k++ {
 		U := mat.NewDense(d, p, nil)
 		for j := 0; j < d; j++ {
@@ -358,31 +314,22 @@ func TestMLPSupDominatesWideNetworks(t *testing.T) {
 			v[j] *= beta / n1
 		}
 		net := MLP{Weights: []*mat.Dense{U, mat.NewDense(1, d, v)}, Mu: ReLU}
-		if err := net.Validate(beta, 1e-12); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, net.Validate(beta, 1e-12))
 		s := 0.0
 		for i := 0; i < M; i++ {
 			s += a[i] * eps[i] * net.Eval(X.RawRowView(i))
 		}
-		if s > sup*(1+1e-9)+1e-12 {
-			t.Fatalf("random width-%d network attains %g > reported supremum %g", d, s, sup)
-		}
+		require.LessOrEqualf(t, s, sup*(1+1e-9)+1e-12, "random width-%d network attains %g > reported supremum %g", d, s, sup)
 	}
 }
 
 func TestMLPSupDepth1Exact(t *testing.T) {
 	X := mat.NewDense(2, 2, []float64{3, 0, 0, 4})
 	got, w, err := MLPSup(1, X, []float64{1, 1}, 2, ReLU, []float64{1, -1}, nil, MLPSupOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := 2 * 5.0; math.Abs(got-want) > 1e-12 { // β‖(3,−4)‖ = 10
-		t.Errorf("sup = %g, want %g", got, want)
-	}
-	if v := w.Eval([]float64{3, 0}) - w.Eval([]float64{0, 4}); math.Abs(v-got) > 1e-12 {
-		t.Errorf("witness attains %g, want %g", v, got)
-	}
+	require.NoError(t, err)
+	assert.InDeltaf(t, 2*5.0, got, 1e-12, "sup = %g, want β‖(3,−4)‖ = 10", got)
+	v := w.Eval([]float64{3, 0}) - w.Eval([]float64{0, 4})
+	assert.InDeltaf(t, got, v, 1e-12, "witness attains %g, want %g", v, got)
 }
 
 func TestRademacherErrors(t *testing.T) {
@@ -432,9 +379,7 @@ func TestRademacherErrors(t *testing.T) {
 		{"output rows", "output layer", MLP{Weights: []*mat.Dense{mat.NewDense(2, 2, nil)}}.Validate(1, 0)},
 	}
 	for _, e := range errs {
-		if e.err == nil || !strings.Contains(e.err.Error(), e.want) {
-			t.Errorf("%s: error %v, want one containing %q", e.name, e.err, e.want)
-		}
+		assert.ErrorContainsf(t, e.err, e.want, "%s: error %v, want one containing %q", e.name, e.err, e.want)
 	}
 }
 
@@ -474,17 +419,13 @@ func TestKernelSecondMomentIdentity(t *testing.T) {
 	K, _ := GaussianGram(X, 0.7)
 	K.ScaleSym(2.5, K) // k(x,x) = 2.5
 	ball, err := RKHSBallSup(K, a, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, _ := WeightedRadExact(M, func(eps []float64) float64 { v := ball(eps); return v * v })
 	want := 0.0
 	for i := range a {
 		want += a[i] * a[i] * K.At(i, i)
 	}
-	if math.Abs(got-want) > 1e-12 {
-		t.Errorf("E‖Σaεk(·,x)‖² = %g, want Σa²k(x,x) = %g", got, want)
-	}
+	assert.InDeltaf(t, want, got, 1e-12, "E‖Σaεk(·,x)‖² = %g, want Σa²k(x,x) = %g", got, want)
 }
 
 func BenchmarkMLPSupDepth2(b *testing.B) {

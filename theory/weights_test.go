@@ -2,8 +2,10 @@ package theory
 
 import (
 	"math"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestHMWeights(t *testing.T) {
@@ -23,65 +25,46 @@ func TestHMWeights(t *testing.T) {
 		{"equal sizes", [][]float64{{5, 5, 5}, {5, 5, 5}, {5, 5, 5}, {5, 5, 5}}, []float64{.25, .25, .25, .25}, math.Sqrt(3. / 20)},
 	} {
 		w, v, err := HMWeights(tc.n)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		require.NoErrorf(t, err, "%s: %v", tc.name, err)
 		for i := range w {
-			if math.Abs(w[i]-tc.wantW[i]) > 1e-15 {
-				t.Errorf("%s: w[%d] = %g, want %g", tc.name, i, w[i], tc.wantW[i])
-			}
+			assert.InDeltaf(t, tc.wantW[i], w[i], 1e-15, "%s: w[%d] = %g, want %g", tc.name, i, w[i], tc.wantW[i])
 		}
-		if math.Abs(v-tc.wantValue) > 1e-15 {
-			t.Errorf("%s: value %g, want %g", tc.name, v, tc.wantValue)
-		}
+		assert.InDeltaf(t, tc.wantValue, v, 1e-15, "%s: value %g, want %g", tc.name, v, tc.wantValue)
 		wt, err := WeightTerm(w, tc.n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Abs(wt-tc.wantValue) > 1e-15 {
-			t.Errorf("%s: WeightTerm(HM weights) = %g, want %g", tc.name, wt, tc.wantValue)
-		}
+		require.NoError(t, err)
+		assert.InDeltaf(t, tc.wantValue, wt, 1e-15, "%s: WeightTerm(HM weights) = %g, want %g", tc.name, wt, tc.wantValue)
 	}
 }
 
 func TestHarmonicMean(t *testing.T) {
 	hm, err := HarmonicMean([]float64{2, 6, 3})
-	if err != nil || math.Abs(hm-3) > 1e-15 {
-		t.Errorf("HM(2,6,3) = %g, %v; want 3", hm, err)
-	}
+	assert.NoError(t, err)
+	assert.InDeltaf(t, 3, hm, 1e-15, "HM(2,6,3) = %g; want 3", hm)
 }
 
 func TestAlphaWeightTerm(t *testing.T) {
 	// √(1·(0.25/2 + 0.25/2)) = 0.5.
 	v, err := AlphaWeightTerm([]float64{1}, [][]float64{{.5, .5}}, [][]float64{{2, 2}})
-	if err != nil || math.Abs(v-0.5) > 1e-15 {
-		t.Errorf("AlphaWeightTerm = %g, %v; want 0.5", v, err)
-	}
+	assert.NoError(t, err)
+	assert.InDeltaf(t, 0.5, v, 1e-15, "AlphaWeightTerm = %g; want 0.5", v)
 	// Two groups, w = (1/2, 1/2): b = (0.01/1 + 0.81/9, 0.25/4 + 0.25/4) = (0.1, 0.125);
 	// term = √(0.25·0.1 + 0.25·0.125) = √0.05625.
 	alpha := [][]float64{{.1, .9}, {.5, .5}}
 	n := [][]float64{{1, 9}, {4, 4}}
 	v, err = AlphaWeightTerm([]float64{.5, .5}, alpha, n)
-	if err != nil || math.Abs(v-math.Sqrt(0.05625)) > 1e-15 {
-		t.Errorf("AlphaWeightTerm = %g, %v; want √0.05625", v, err)
-	}
+	assert.NoError(t, err)
+	assert.InDeltaf(t, math.Sqrt(0.05625), v, 1e-15, "AlphaWeightTerm = %g; want √0.05625", v)
 	// Optimal: w ∝ (1/0.1, 1/0.125) = (10, 8) → (5/9, 4/9), value 1/√18.
 	w, val, err := AlphaOptimalWeights(alpha, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(w[0]-5./9) > 1e-15 || math.Abs(w[1]-4./9) > 1e-15 || math.Abs(val-1/math.Sqrt(18)) > 1e-15 {
-		t.Errorf("AlphaOptimalWeights = %v, %g; want (5/9, 4/9), 1/√18", w, val)
-	}
+	require.NoError(t, err)
+	assert.InDeltaf(t, 5./9, w[0], 1e-15, "AlphaOptimalWeights = %v, %g; want (5/9, 4/9), 1/√18", w, val)
+	assert.InDeltaf(t, 4./9, w[1], 1e-15, "AlphaOptimalWeights = %v, %g; want (5/9, 4/9), 1/√18", w, val)
+	assert.InDeltaf(t, 1/math.Sqrt(18), val, 1e-15, "AlphaOptimalWeights = %v, %g; want (5/9, 4/9), 1/√18", w, val)
 	at, _ := AlphaWeightTerm(w, alpha, n)
-	if math.Abs(at-val) > 1e-15 {
-		t.Errorf("AlphaWeightTerm at the optimum %g, want %g", at, val)
-	}
+	assert.InDeltaf(t, val, at, 1e-15, "AlphaWeightTerm at the optimum %g, want %g", at, val)
 	// Never above WeightTerm (α_i(c) ≤ 1).
 	wt, _ := WeightTerm([]float64{.5, .5}, n)
-	if v > wt {
-		t.Errorf("AlphaWeightTerm %g > WeightTerm %g", v, wt)
-	}
+	assert.LessOrEqualf(t, v, wt, "AlphaWeightTerm %g > WeightTerm %g", v, wt)
 }
 
 func TestWeightsErrors(t *testing.T) {
@@ -105,8 +88,6 @@ func TestWeightsErrors(t *testing.T) {
 			return err
 		}()},
 	} {
-		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want one containing %q", tc.name, tc.err, tc.want)
-		}
+		assert.ErrorContainsf(t, tc.err, tc.want, "%s: error %v, want one containing %q", tc.name, tc.err, tc.want)
 	}
 }

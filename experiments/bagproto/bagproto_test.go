@@ -3,7 +3,6 @@ package bagproto
 import (
 	"math"
 	"os"
-	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -13,6 +12,9 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/llpfc/llpfc/internal/rng"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // labels returns perClass[c] labels of each class c, interleaved so that the
@@ -49,28 +51,27 @@ func TestParse(t *testing.T) {
 		{"uniform", Protocol{}, true},
 	} {
 		got, err := ParseProtocol(c.in)
-		if (err != nil) != c.err || (!c.err && got != c.want) {
-			t.Errorf("ParseProtocol(%q) = %v, %v", c.in, got, err)
+		if c.err {
+			assert.Errorf(t, err, "ParseProtocol(%q) = %v, %v", c.in, got, err)
+		} else {
+			assert.NoErrorf(t, err, "ParseProtocol(%q) = %v, %v", c.in, got, err)
+			assert.Equalf(t, c.want, got, "ParseProtocol(%q) = %v, %v", c.in, got, err)
+			assert.Equalf(t, c.in, got.String(), "%v.String() = %q, want %q", got, got.String(), c.in)
 		}
-		if !c.err && got.String() != c.in {
-			t.Errorf("%v.String() = %q, want %q", got, got.String(), c.in)
-		}
 	}
-	if s, err := ParseShortfall("strict"); err != nil || s != Strict {
-		t.Errorf("strict: %v %v", s, err)
-	}
-	if s, err := ParseShortfall("restart"); err != nil || s != Restart || s.String() != "restart" {
-		t.Errorf("restart: %v %v", s, err)
-	}
-	if s, err := ParseShortfall("redraw"); err != nil || s != Redraw {
-		t.Errorf("redraw: %v %v", s, err)
-	}
-	if var0 := (Config{}).Shortfall; var0 != Restart {
-		t.Errorf("the default shortfall policy is %v, want restart (the documented default)", var0)
-	}
-	if _, err := ParseShortfall("skip"); err == nil {
-		t.Error("ParseShortfall accepted skip")
-	}
+	s, err := ParseShortfall("strict")
+	assert.NoError(t, err, "strict")
+	assert.Equal(t, Strict, s, "strict")
+	s, err = ParseShortfall("restart")
+	assert.NoError(t, err, "restart")
+	assert.Equal(t, Restart, s, "restart")
+	assert.Equal(t, "restart", s.String(), "restart")
+	s, err = ParseShortfall("redraw")
+	assert.NoError(t, err, "redraw")
+	assert.Equal(t, Redraw, s, "redraw")
+	assert.Equal(t, Restart, (Config{}).Shortfall, "the default shortfall policy should be restart (the documented default)")
+	_, err = ParseShortfall("skip")
+	assert.Error(t, err, "ParseShortfall accepted skip")
 }
 
 func TestConfigErrors(t *testing.T) {
@@ -93,9 +94,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad alpha", y, 2, Config{Protocol: Protocol{Kind: Dirichlet}, BagSize: 10, NumBags: 1}, "concentration"},
 	} {
 		_, err := Make(c.y, c.k, c.cfg)
-		if err == nil || !regexp.MustCompile(regexp.QuoteMeta(c.want)).MatchString(err.Error()) {
-			t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.want)
-		}
+		assert.ErrorContainsf(t, err, c.want, "%s: error %v, want one mentioning %q", c.name, err, c.want)
 	}
 }
 
@@ -105,31 +104,26 @@ func TestConfigErrors(t *testing.T) {
 func checkBags(t *testing.T, res *Result, y []int, numClasses, k, b int) {
 	t.Helper()
 	bs := res.Bags
-	if bs.NumClasses != numClasses || len(bs.Bags) != k || len(res.Redraws) != k {
-		t.Fatalf("%d classes, %d bags, %d redraw entries; want %d, %d, %d", bs.NumClasses, len(bs.Bags), len(res.Redraws), numClasses, k, k)
-	}
+	require.Equalf(t, numClasses, bs.NumClasses, "%d classes, %d bags, %d redraw entries; want %d, %d, %d", bs.NumClasses, len(bs.Bags), len(res.Redraws), numClasses, k, k)
+	require.Lenf(t, bs.Bags, k, "%d classes, %d bags, %d redraw entries; want %d, %d, %d", bs.NumClasses, len(bs.Bags), len(res.Redraws), numClasses, k, k)
+	require.Lenf(t, res.Redraws, k, "%d classes, %d bags, %d redraw entries; want %d, %d, %d", bs.NumClasses, len(bs.Bags), len(res.Redraws), numClasses, k, k)
 	seen := map[int]bool{}
 	for j, bag := range bs.Bags {
-		if bag.ID != j || bag.Size != b || len(bag.Indices) != b {
-			t.Fatalf("bag %d: id %d, size %d, %d indices", j, bag.ID, bag.Size, len(bag.Indices))
-		}
+		require.Equalf(t, j, bag.ID, "bag %d: id %d, size %d, %d indices", j, bag.ID, bag.Size, len(bag.Indices))
+		require.Equalf(t, b, bag.Size, "bag %d: id %d, size %d, %d indices", j, bag.ID, bag.Size, len(bag.Indices))
+		require.Lenf(t, bag.Indices, b, "bag %d: id %d, size %d, %d indices", j, bag.ID, bag.Size, len(bag.Indices))
 		n := make([]int, numClasses)
 		for _, i := range bag.Indices {
-			if seen[i] {
-				t.Fatalf("bag %d: instance %d already in an earlier bag", j, i)
-			}
+			require.Falsef(t, seen[i], "bag %d: instance %d already in an earlier bag", j, i)
 			seen[i] = true
 			n[y[i]]++
 		}
 		for c := range n {
-			if want := float64(n[c]) / float64(b); bag.Proportions[c] != want {
-				t.Fatalf("bag %d: proportion of class %d is %v, its labels give %v", j, c, bag.Proportions[c], want)
-			}
+			want := float64(n[c]) / float64(b)
+			require.Equalf(t, want, bag.Proportions[c], "bag %d: proportion of class %d is %v, its labels give %v", j, c, bag.Proportions[c], want)
 		}
 	}
-	if err := bs.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, bs.Validate())
 }
 
 func TestProtocolsMakeValidBags(t *testing.T) {
@@ -138,26 +132,21 @@ func TestProtocolsMakeValidBags(t *testing.T) {
 		t.Run(p, func(t *testing.T) {
 			proto, _ := ParseProtocol(p)
 			res, err := Make(y, 4, Config{Protocol: proto, BagSize: 64, NumPoints: 640, Seed: 3})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			checkBags(t, res, y, 4, 10, 64)
 		})
 	}
 	// Shuffle over all points uses each point exactly once.
 	res, err := Make(y, 4, Config{Protocol: Protocol{Kind: Shuffle}, BagSize: 29, NumBags: len(y) / 29, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	total := make([]float64, 4)
 	for _, b := range res.Bags.Bags {
 		for c, p := range b.Proportions {
 			total[c] += p * 29
 		}
 	}
-	if math.Round(total[0]) != 400 || math.Round(total[3]) != 250 {
-		t.Errorf("shuffle over all %d points: class totals %v, want 400 300 500 250", len(y), total)
-	}
+	assert.Equalf(t, 400.0, math.Round(total[0]), "shuffle over all %d points: class totals %v, want 400 300 500 250", len(y), total)
+	assert.Equalf(t, 250.0, math.Round(total[3]), "shuffle over all %d points: class totals %v, want 400 300 500 250", len(y), total)
 }
 
 func TestSameSeedSameBags(t *testing.T) {
@@ -169,15 +158,11 @@ func TestSameSeedSameBags(t *testing.T) {
 		b, err2 := Make(y, 3, cfg)
 		cfg.Seed = 12
 		c, err3 := Make(y, 3, cfg)
-		if err1 != nil || err2 != nil || err3 != nil {
-			t.Fatal(err1, err2, err3)
-		}
-		if !reflect.DeepEqual(a, b) {
-			t.Errorf("%s: same seed gave different bags", p)
-		}
-		if reflect.DeepEqual(a.Bags, c.Bags) {
-			t.Errorf("%s: seeds 11 and 12 gave the same bags", p)
-		}
+		require.NoError(t, err1)
+		require.NoError(t, err2)
+		require.NoError(t, err3)
+		assert.Equalf(t, a, b, "%s: same seed gave different bags", p)
+		assert.NotEqualf(t, a.Bags, c.Bags, "%s: seeds 11 and 12 gave the same bags", p)
 	}
 }
 
@@ -246,9 +231,8 @@ func TestMultinomialCounts(t *testing.T) {
 		draws[i] = make([]int, len(gamma))
 		multinomial(distuv.NewCategorical(gamma, r), n, draws[i])
 	}
-	if bad := multinomialMomentsOK(draws, n, gamma); len(bad) > 0 {
-		t.Errorf("counts are not Multinomial(%d, %v): %v", n, gamma, bad)
-	}
+	bad := multinomialMomentsOK(draws, n, gamma)
+	assert.Emptyf(t, bad, "counts are not Multinomial(%d, %v): %v", n, gamma, bad)
 	rounded := make([][]int, m)
 	poisson := make([][]int, m)
 	for i := range rounded {
@@ -259,12 +243,8 @@ func TestMultinomialCounts(t *testing.T) {
 			poisson[i][c] = int(distuv.Poisson{Lambda: n * g, Src: r}.Rand())
 		}
 	}
-	if len(multinomialMomentsOK(rounded, n, gamma)) == 0 {
-		t.Error("negative control: rounded counts passed the multinomial check")
-	}
-	if len(multinomialMomentsOK(poisson, n, gamma)) == 0 {
-		t.Error("negative control: Poisson counts passed the multinomial check")
-	}
+	assert.NotEmpty(t, multinomialMomentsOK(rounded, n, gamma), "negative control: rounded counts passed the multinomial check")
+	assert.NotEmpty(t, multinomialMomentsOK(poisson, n, gamma), "negative control: Poisson counts passed the multinomial check")
 }
 
 // ksBeta returns the one-sample Kolmogorov–Smirnov statistic of x against
@@ -298,21 +278,17 @@ func TestDirichletMarginalsKS(t *testing.T) {
 		marg := make([][]float64, C)
 		g := make([]float64, C)
 		for i := 0; i < M; i++ {
-			if err := drawGamma(dir, g); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, drawGamma(dir, g))
 			for c := range g {
 				marg[c] = append(marg[c], g[c])
 			}
 		}
 		for c := 0; c < C; c++ {
-			if d := ksBeta(marg[c], a, (C-1)*a); d > crit {
-				t.Errorf("a=%v class %d: KS distance %.4f to Beta(%v, %v) exceeds %.4f", a, c, d, a, (C-1)*a, crit)
-			}
+			d := ksBeta(marg[c], a, (C-1)*a)
+			assert.LessOrEqualf(t, d, crit, "a=%v class %d: KS distance %.4f to Beta(%v, %v) exceeds %.4f", a, c, d, a, (C-1)*a, crit)
 		}
-		if d := ksBeta(marg[0], 2*a, (C-1)*2*a); d <= crit {
-			t.Errorf("negative control: a=%v marginal passed as Beta(%v, %v) (KS %.4f)", a, 2*a, 2*(C-1)*a, d)
-		}
+		d := ksBeta(marg[0], 2*a, (C-1)*2*a)
+		assert.Greaterf(t, d, crit, "negative control: a=%v marginal passed as Beta(%v, %v) (KS %.4f)", a, 2*a, 2*(C-1)*a, d)
 	}
 }
 
@@ -325,9 +301,7 @@ func TestPaperEmpiricalProportionMoments(t *testing.T) {
 	const C, B, K = 5, 16, 3000
 	y := labels(K*B, K*B, K*B, K*B, K*B)
 	res, err := Make(y, C, Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: B, NumBags: K, Seed: 5, Shortfall: Strict})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	varG := float64(C-1) / (C * C * (C + 1))
 	eGG := 1.0/C - (varG + 1.0/(C*C)) // E[γ(1−γ)]
 	wantVar := varG + eGG/B
@@ -345,12 +319,10 @@ func TestPaperEmpiricalProportionMoments(t *testing.T) {
 		}
 		v := s2 / (K - 1)
 		m4 /= K
-		if z := (mean - 1.0/C) / math.Sqrt(wantVar/K); math.Abs(z) > 4 {
-			t.Errorf("class %d: mean γ̂ %.4f, want %.4f (z = %.2f)", c, mean, 1.0/C, z)
-		}
-		if z := (v - wantVar) / math.Sqrt((m4-v*v)/K); math.Abs(z) > 4 {
-			t.Errorf("class %d: Var γ̂ %.5f, want %.5f (z = %.2f)", c, v, wantVar, z)
-		}
+		zMean := (mean - 1.0/C) / math.Sqrt(wantVar/K)
+		assert.LessOrEqualf(t, math.Abs(zMean), 4.0, "class %d: mean γ̂ %.4f, want %.4f (z = %.2f)", c, mean, 1.0/C, zMean)
+		zVar := (v - wantVar) / math.Sqrt((m4-v*v)/K)
+		assert.LessOrEqualf(t, math.Abs(zVar), 4.0, "class %d: Var γ̂ %.5f, want %.5f (z = %.2f)", c, v, wantVar, zVar)
 	}
 	// Negative control: the shuffle protocol's γ̂ (hypergeometric around the
 	// class shares) has far smaller variance, which the test must notice.
@@ -360,9 +332,8 @@ func TestPaperEmpiricalProportionMoments(t *testing.T) {
 		d := b.Proportions[0] - 1.0/C
 		s2 += d * d
 	}
-	if v := s2 / K; v > wantVar/2 {
-		t.Errorf("negative control: shuffle γ̂ variance %.5f not below the paper's %.5f", v, wantVar)
-	}
+	v := s2 / K
+	assert.LessOrEqualf(t, v, wantVar/2, "negative control: shuffle γ̂ variance %.5f not below the paper's %.5f", v, wantVar)
 }
 
 var shortfallMsg = regexp.MustCompile(`^bag (\d+): class (\d+) needs (\d+) more points than remain \(have (\d+)\)$`)
@@ -380,19 +351,13 @@ func TestStrictShortfallError(t *testing.T) {
 		}
 		failed++
 		g := shortfallMsg.FindStringSubmatch(err.Error())
-		if g == nil {
-			t.Fatalf("seed %d: error %q does not match %v", seed, err, shortfallMsg)
-		}
+		require.NotNilf(t, g, "seed %d: error %q does not match %v", seed, err, shortfallMsg)
 		class, _ := strconv.Atoi(g[2])
 		need, _ := strconv.Atoi(g[3])
 		have, _ := strconv.Atoi(g[4])
-		if need < 1 || have < 0 || (class == 0 && have > 6) {
-			t.Errorf("seed %d: implausible numbers in %q", seed, err)
-		}
+		assert.Falsef(t, need < 1 || have < 0 || (class == 0 && have > 6), "seed %d: implausible numbers in %q", seed, err)
 	}
-	if failed == 0 {
-		t.Error("no seed ran short with 6 points of class 0 and 10 bags of 100")
-	}
+	assert.NotZero(t, failed, "no seed ran short with 6 points of class 0 and 10 bags of 100")
 }
 
 // TestRedrawExactlyWhenStrictFails checks the redraw policy against the
@@ -406,9 +371,7 @@ func TestRedrawExactlyWhenStrictFails(t *testing.T) {
 	for seed := int64(0); seed < 30; seed++ {
 		cfg := Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 100, NumBags: 9, Seed: seed, Shortfall: Redraw}
 		red, err := Make(y, 4, cfg)
-		if err != nil {
-			t.Fatalf("seed %d: redraw: %v", seed, err)
-		}
+		require.NoErrorf(t, err, "seed %d: redraw: %v", seed, err)
 		checkBags(t, red, y, 4, 9, 100)
 		cfg.Shortfall = Strict
 		str, serr := Make(y, 4, cfg)
@@ -419,22 +382,19 @@ func TestRedrawExactlyWhenStrictFails(t *testing.T) {
 				break
 			}
 		}
-		switch {
-		case serr == nil && first >= 0:
-			t.Errorf("seed %d: strict succeeded but bag %d was redrawn", seed, first)
-		case serr == nil && !reflect.DeepEqual(str, red):
-			t.Errorf("seed %d: no redraw, but the results differ", seed)
-		case serr != nil:
+		if serr == nil {
+			if assert.Lessf(t, first, 0, "seed %d: strict succeeded but bag %d was redrawn", seed, first) {
+				assert.Equalf(t, str, red, "seed %d: no redraw, but the results differ", seed)
+			}
+		} else {
 			redrawn++
 			g := shortfallMsg.FindStringSubmatch(serr.Error())
-			if g == nil || g[1] != strconv.Itoa(first) {
-				t.Errorf("seed %d: strict error %q, first redraw at bag %d", seed, serr, first)
+			if assert.NotNilf(t, g, "seed %d: strict error %q, first redraw at bag %d", seed, serr, first) {
+				assert.Equalf(t, strconv.Itoa(first), g[1], "seed %d: strict error %q, first redraw at bag %d", seed, serr, first)
 			}
 		}
 	}
-	if redrawn == 0 {
-		t.Error("no seed needed a redraw; the test checks nothing")
-	}
+	assert.NotZero(t, redrawn, "no seed needed a redraw; the test checks nothing")
 }
 
 func TestRedrawGivesUp(t *testing.T) {
@@ -442,12 +402,13 @@ func TestRedrawGivesUp(t *testing.T) {
 	// first left of each of 4 classes (about one chance in 6,500 per draw).
 	y := labels(20, 20, 20, 4)
 	_, err := Make(y, 4, Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 32, NumBags: 2, Seed: 1, Shortfall: Redraw, MaxRedraws: 10, MaxRestarts: 3})
-	if err == nil || !regexp.MustCompile(`^bag \d+: class \d+ needs \d+ more points than remain \(have \d+\); gave up after 10 redraws of the bag and 3 restarts of the whole draw`).MatchString(err.Error()) {
-		t.Errorf("error %v, want one giving up after 10 redraws and 3 restarts", err)
+	if assert.Errorf(t, err, "error %v, want one giving up after 10 redraws and 3 restarts", err) {
+		assert.Regexpf(t, `^bag \d+: class \d+ needs \d+ more points than remain \(have \d+\); gave up after 10 redraws of the bag and 3 restarts of the whole draw`,
+			err.Error(), "error %v, want one giving up after 10 redraws and 3 restarts", err)
 	}
 	_, err = Make(y, 4, Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 32, NumBags: 2, Seed: 1, Shortfall: Restart, MaxRestarts: 5})
-	if err == nil || !regexp.MustCompile(`; gave up after no redraws of the bag and 5 restarts`).MatchString(err.Error()) {
-		t.Errorf("restart policy: error %v, want one giving up after 5 restarts", err)
+	if assert.Errorf(t, err, "restart policy: error %v, want one giving up after 5 restarts", err) {
+		assert.Regexpf(t, `; gave up after no redraws of the bag and 5 restarts`, err.Error(), "restart policy: error %v, want one giving up after 5 restarts", err)
 	}
 }
 
@@ -460,27 +421,18 @@ func TestRestartPolicy(t *testing.T) {
 	for seed := int64(0); seed < 30; seed++ {
 		cfg := Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 100, NumBags: 9, Seed: seed, Shortfall: Restart}
 		res, err := Make(y, 4, cfg)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
+		require.NoErrorf(t, err, "seed %d: %v", seed, err)
 		checkBags(t, res, y, 4, 9, 100)
-		if res.TotalRedraws() != 0 {
-			t.Errorf("seed %d: restart policy redrew %d bags", seed, res.TotalRedraws())
-		}
+		assert.Zerof(t, res.TotalRedraws(), "seed %d: restart policy redrew %d bags", seed, res.TotalRedraws())
 		cfg.Shortfall = Strict
 		str, serr := Make(y, 4, cfg)
-		switch {
-		case serr == nil && !reflect.DeepEqual(str, res):
-			t.Errorf("seed %d: strict succeeded but restart gave other bags", seed)
-		case serr != nil && res.Restarts == 0:
-			t.Errorf("seed %d: strict failed (%v) but restart reports no restart", seed, serr)
-		case serr != nil:
+		if serr == nil {
+			assert.Equalf(t, res, str, "seed %d: strict succeeded but restart gave other bags", seed)
+		} else if assert.NotZerof(t, res.Restarts, "seed %d: strict failed (%v) but restart reports no restart", seed, serr) {
 			restarted++
 		}
 	}
-	if restarted == 0 {
-		t.Error("no seed needed a restart; the test checks nothing")
-	}
+	assert.NotZero(t, restarted, "no seed needed a restart; the test checks nothing")
 }
 
 // TestShortfallRate estimates how often the paper's protocol (20 bags of
@@ -511,9 +463,7 @@ func TestShortfallRate(t *testing.T) {
 		}
 		cfg.Shortfall = Redraw
 		res, err := Make(y, C, cfg)
-		if err != nil {
-			t.Fatalf("seed %d: redraw policy failed: %v", s, err)
-		}
+		require.NoErrorf(t, err, "seed %d: redraw policy failed: %v", s, err)
 		redraws += res.TotalRedraws()
 		restarts += res.Restarts
 		if res.TotalRedraws() > maxRedraw {
@@ -552,8 +502,8 @@ func TestShortfallRate(t *testing.T) {
 	}
 	p1, p2 := float64(fails)/float64(trials), float64(oracleFails)/float64(trials)
 	pp := (p1 + p2) / 2
-	if se := math.Sqrt(pp * (1 - pp) * 2 / float64(trials)); se > 0 && math.Abs(p1-p2)/se > 4 {
-		t.Errorf("strict shortfall rate %.3f, independent demand simulation %.3f (%d trials)", p1, p2, trials)
+	if se := math.Sqrt(pp * (1 - pp) * 2 / float64(trials)); se > 0 {
+		assert.LessOrEqualf(t, math.Abs(p1-p2)/se, 4.0, "strict shortfall rate %.3f, independent demand simulation %.3f (%d trials)", p1, p2, trials)
 	}
 	t.Logf("pools of %d, %d bags of %d: strict fails in %d/%d seeds (oracle %d/%d); redraw policy: %.2f redraws per run on average, at most %d; %d restarts in all",
 		pool, K, B, fails, trials, oracleFails, trials, float64(redraws)/float64(trials), maxRedraw, restarts)

@@ -6,6 +6,8 @@ import (
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training/kernel"
+
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkNystromOnOfflineTask measures the Nyström approximation on the
@@ -20,17 +22,13 @@ func BenchmarkNystromOnOfflineTask(b *testing.B) {
 	}
 	task, _ := src.Task(0, 1)
 	d, err := MakeBags(task.Pool, 40, 32, 0, 0.5, rng.New(1, "binary/bags"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	Xt, yt := testMatrix(task.Test, 1000, rng.New(1, "binary/test"))
 	Z := kernel.FitStandardizer(d.X, d.Cont).Apply(d.X)
 	g := kernel.ScaleGamma(Z)
 	auc := func(maxExact int) float64 {
 		s, err := kernel.LLPFC{Mode: estimators.ModeUniform, MaxExact: maxExact}.Fit(d, kernel.Params{Lambda: 1e-4}, 1)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		a, _ := kernel.AUC(s.Score(Xt), yt)
 		return a
 	}
@@ -39,9 +37,7 @@ func BenchmarkNystromOnOfflineTask(b *testing.B) {
 		b.ReportMetric(exact, "auc-exact")
 		for _, m := range []int{256, 1024} {
 			e, err := kernel.NystromError(kernel.RBF, g, Z, Z.Slice(0, m, 0, Z.RawMatrix().Cols))
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			b.ReportMetric(e, "relerr-m"+itoa(m))
 			b.ReportMetric(auc(m), "auc-m"+itoa(m))
 		}

@@ -6,6 +6,9 @@ import (
 
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/internal/rng"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func pool(n int, seed uint64) *data.BinarySet {
@@ -30,61 +33,48 @@ func TestMakeBagsFollowsUniformPropProtocol(t *testing.T) {
 	p := pool(2000, 1)
 	for _, iv := range []Interval{{0, 0.5}, {0.5, 1}} {
 		d, err := MakeBags(p, 40, 16, iv.Lo, iv.Hi, rng.New(3, "bags"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		used := map[float64]bool{}
 		mean := 0.0
 		for _, b := range d.Bags.Bags {
-			if b.Size != 16 || len(b.Indices) != 16 {
-				t.Fatalf("bag %d size %d", b.ID, b.Size)
-			}
+			require.Equalf(t, 16, b.Size, "bag %d size %d", b.ID, b.Size)
+			require.Lenf(t, b.Indices, 16, "bag %d size %d", b.ID, b.Size)
 			pos := 0
 			for _, i := range b.Indices {
 				id := d.X.At(i, 1)
-				if used[id] {
-					t.Fatalf("pool row %v used twice", id)
-				}
+				require.Falsef(t, used[id], "pool row %v used twice", id)
 				used[id] = true
 				if p.Positive[int(id)] {
 					pos++
 				}
 			}
-			if got := b.Proportions[1]; got != float64(pos)/16 || b.Proportions[0] != 1-got {
-				t.Fatalf("bag %d: proportions %v, members have %d/16 positives", b.ID, b.Proportions, pos)
-			}
+			require.Equalf(t, float64(pos)/16, b.Proportions[1], "bag %d: proportions %v, members have %d/16 positives", b.ID, b.Proportions, pos)
+			require.Equalf(t, 1-b.Proportions[1], b.Proportions[0], "bag %d: proportions %v, members have %d/16 positives", b.ID, b.Proportions, pos)
 			mean += b.Proportions[1] / 40
 		}
-		if mid := (iv.Lo + iv.Hi) / 2; mean < mid-0.08 || mean > mid+0.08 {
-			t.Errorf("%v: mean proportion %.3f, want ≈ %.2f", iv, mean, mid)
-		}
+		mid := (iv.Lo + iv.Hi) / 2
+		assert.GreaterOrEqualf(t, mean, mid-0.08, "%v: mean proportion %.3f, want ≈ %.2f", iv, mean, mid)
+		assert.LessOrEqualf(t, mean, mid+0.08, "%v: mean proportion %.3f, want ≈ %.2f", iv, mean, mid)
 		d2, _ := MakeBags(p, 40, 16, iv.Lo, iv.Hi, rng.New(3, "bags"))
 		for k := range d.Bags.Bags {
-			if d.Bags.Bags[k].Proportions[1] != d2.Bags.Bags[k].Proportions[1] || d.X.At(k, 1) != d2.X.At(k, 1) {
-				t.Fatal("same stream, different bags")
-			}
+			require.Equal(t, d.Bags.Bags[k].Proportions[1], d2.Bags.Bags[k].Proportions[1], "same stream, different bags")
+			require.Equal(t, d.X.At(k, 1), d2.X.At(k, 1), "same stream, different bags")
 		}
 	}
-	if _, err := MakeBags(pool(50, 2), 10, 16, 0, 1, rng.New(1, "b")); err == nil {
-		t.Error("pool too small: no error")
-	}
+	_, err := MakeBags(pool(50, 2), 10, 16, 0, 1, rng.New(1, "b"))
+	assert.Error(t, err, "pool too small: no error")
 }
 
 func TestSpecCellsAndSeeds(t *testing.T) {
 	s := PaperSpec()
-	if n := len(s.Cells()); n != 2*2*4*5*5 {
-		t.Errorf("paper grid has %d cells, want 400", n)
-	}
+	assert.Lenf(t, s.Cells(), 2*2*4*5*5, "paper grid has %d cells, want 400", len(s.Cells()))
 	c := s.Cells()
 	// The methods of one trial share the bag seed; trials differ.
-	if s.bagSeed(c[0]) != s.bagSeed(c[1]) || s.bagSeed(c[0]) == s.bagSeed(c[5]) {
-		t.Error("bag seeds: methods of a trial must share them, trials must not")
-	}
+	assert.Equal(t, s.bagSeed(c[0]), s.bagSeed(c[1]), "bag seeds: methods of a trial must share them")
+	assert.NotEqual(t, s.bagSeed(c[0]), s.bagSeed(c[5]), "bag seeds: trials must not share them")
 	seen := map[string]bool{}
 	for _, x := range c {
-		if seen[x.Key()] {
-			t.Fatalf("key %s repeats", x.Key())
-		}
+		require.Falsef(t, seen[x.Key()], "key %s repeats", x.Key())
 		seen[x.Key()] = true
 	}
 }

@@ -2,39 +2,34 @@ package data
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestReadCIFAR10Values(t *testing.T) {
 	d, err := ReadCIFAR10(nil, bytes.NewReader(cifarBytes([]byte{3, 9})), "b1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d, err = ReadCIFAR10(d, bytes.NewReader(cifarBytes([]byte{0})), "b2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d.N != 3 || d.D != 3072 || d.Channels != 3 || d.Height != 32 || d.Width != 32 {
-		t.Fatalf("shape N=%d D=%d %d×%d×%d", d.N, d.D, d.Channels, d.Height, d.Width)
-	}
+	require.NoError(t, err)
+	shape := fmt.Sprintf("shape N=%d D=%d %d×%d×%d", d.N, d.D, d.Channels, d.Height, d.Width)
+	require.Equal(t, 3, d.N, shape)
+	require.Equal(t, 3072, d.D, shape)
+	require.Equal(t, 3, d.Channels, shape)
+	require.Equal(t, 32, d.Height, shape)
+	require.Equal(t, 32, d.Width, shape)
 	want := []int{3, 9, 0}
 	for i := range want {
-		if d.Y[i] != want[i] {
-			t.Errorf("Y[%d] = %d, want %d", i, d.Y[i], want[i])
-		}
+		assert.Equalf(t, want[i], d.Y[i], "Y[%d] = %d, want %d", i, d.Y[i], want[i])
 	}
 	// Record i (within its batch) has byte(7i+p) at CHW position p; spot
 	// check channel 2, row 5, column 7 of image 1 and image 2 (first of b2).
 	p := 2*1024 + 5*32 + 7
-	if got, w := d.X[1*3072+p], float32(byte(7+p))/255; got != w {
-		t.Errorf("image 1 pixel %d = %v, want %v", p, got, w)
-	}
-	if got, w := d.X[2*3072+p], float32(byte(p))/255; got != w {
-		t.Errorf("image 2 pixel %d = %v, want %v", p, got, w)
-	}
-	if err := d.Validate(); err != nil {
-		t.Error(err)
-	}
+	assert.Equalf(t, float32(byte(7+p))/255, d.X[1*3072+p], "image 1 pixel %d", p)
+	assert.Equalf(t, float32(byte(p))/255, d.X[2*3072+p], "image 2 pixel %d", p)
+	assert.NoError(t, d.Validate())
 }
 
 func TestReadCIFAR10Corrupt(t *testing.T) {

@@ -3,15 +3,16 @@ package data
 import (
 	"math"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestDatasetValidate(t *testing.T) {
 	good := func() *Dataset {
 		return &Dataset{Name: "toy", X: []float32{0, 0.5, 1, 0.25}, Y: []int{1, 0}, N: 2, D: 2, NumClasses: 2, Channels: 1, Height: 1, Width: 2}
 	}
-	if err := good().Validate(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, good().Validate())
 	for _, c := range []struct {
 		name   string
 		mutate func(d *Dataset)
@@ -34,7 +35,5 @@ func TestDatasetValidate(t *testing.T) {
 	d := good()
 	d.Channels, d.Height, d.Width = 0, 0, 0
 	d.X[0] = -7
-	if err := d.Validate(); err != nil {
-		t.Errorf("tabular: %v", err)
-	}
+	assert.NoError(t, d.Validate(), "tabular")
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // The fuzz targets check that no input makes a reader panic, and that every
@@ -37,16 +39,12 @@ func FuzzIDX(f *testing.F) {
 		for _, d := range im.Dims {
 			n *= d
 		}
-		if n != len(im.Data) {
-			t.Fatalf("dims %v but %d data bytes", im.Dims, len(im.Data))
-		}
+		require.Lenf(t, im.Data, n, "dims %v but %d data bytes", im.Dims, len(im.Data))
 		// Use the array as labels of itself reshaped; accepted pairs must validate.
 		if len(im.Dims) == 3 {
 			lb := &IDX{Dims: []int{im.Dims[0]}, Data: im.Data[:im.Dims[0]]}
 			if d, err := IDXDataset("fuzz", im, "im", lb, "lb", 0, 10); err == nil {
-				if err := d.Validate(); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, d.Validate())
 			}
 		}
 	})
@@ -62,9 +60,7 @@ func FuzzCIFAR(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := d.Validate(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, d.Validate())
 	})
 }
 
@@ -86,9 +82,7 @@ func FuzzMAT(f *testing.F) {
 				for _, d := range a.Dims {
 					n *= d
 				}
-				if a.Len() != n {
-					t.Fatalf("array %q: dims %v but %d values", a.Name, a.Dims, a.Len())
-				}
+				require.Equalf(t, n, a.Len(), "array %q: dims %v but %d values", a.Name, a.Dims, a.Len())
 				for i := 0; i < n && i < 64; i++ {
 					_ = a.At(i)
 				}
@@ -98,9 +92,7 @@ func FuzzMAT(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := d.Validate(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, d.Validate())
 	})
 }
 
@@ -123,9 +115,7 @@ func FuzzCSV(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := d.Validate(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, d.Validate())
 	})
 }
 
@@ -149,8 +139,6 @@ func FuzzLIBSVM(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := d.Validate(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, d.Validate())
 	})
 }

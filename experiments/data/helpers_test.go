@@ -8,15 +8,16 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // idxBytes encodes an IDX file, gzip-compressed when gz.
 func idxBytes(t testing.TB, dims []int, payload []byte, gz bool) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := EncodeIDX(&buf, dims, payload); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, EncodeIDX(&buf, dims, payload))
 	if !gz {
 		return buf.Bytes()
 	}
@@ -167,12 +168,8 @@ func svhnVars(n int, ytyp uint32, labels []float64) []matVar {
 // wantErr fails unless err is non-nil and mentions every fragment.
 func wantErr(t *testing.T, err error, fragments ...string) {
 	t.Helper()
-	if err == nil {
-		t.Fatalf("got no error, want one mentioning %q", fragments)
-	}
+	require.Errorf(t, err, "got no error, want one mentioning %q", fragments)
 	for _, f := range fragments {
-		if !strings.Contains(err.Error(), f) {
-			t.Errorf("error %q does not mention %q", err, f)
-		}
+		assert.Containsf(t, err.Error(), f, "error %q does not mention %q", err, f)
 	}
 }

@@ -2,7 +2,11 @@ package data
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestReadIDXRoundTrip(t *testing.T) {
@@ -13,15 +17,9 @@ func TestReadIDXRoundTrip(t *testing.T) {
 	for _, gz := range []bool{false, true} {
 		b := idxBytes(t, []int{3, 4, 5}, payload, gz)
 		got, err := ReadIDX(bytes.NewReader(b), "t.idx")
-		if err != nil {
-			t.Fatalf("gz=%v: %v", gz, err)
-		}
-		if len(got.Dims) != 3 || got.Dims[0] != 3 || got.Dims[1] != 4 || got.Dims[2] != 5 {
-			t.Errorf("gz=%v: dims %v, want [3 4 5]", gz, got.Dims)
-		}
-		if !bytes.Equal(got.Data, payload) {
-			t.Errorf("gz=%v: data differ", gz)
-		}
+		require.NoErrorf(t, err, "gz=%v: %v", gz, err)
+		assert.Equalf(t, []int{3, 4, 5}, got.Dims, "gz=%v: dims %v, want [3 4 5]", gz, got.Dims)
+		assert.Equalf(t, payload, got.Data, "gz=%v: data differ", gz)
 	}
 }
 
@@ -31,23 +29,21 @@ func TestIDXDatasetValues(t *testing.T) {
 	im, _ := ReadIDX(bytes.NewReader(idxBytes(t, []int{2, 2, 3}, img, true)), "im")
 	lb, _ := ReadIDX(bytes.NewReader(idxBytes(t, []int{2}, []byte{1, 26}, false)), "lb")
 	d, err := IDXDataset("emnist-letters", im, "im", lb, "lb", 1, 26)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d.N != 2 || d.D != 6 || d.Channels != 1 || d.Height != 2 || d.Width != 3 || d.NumClasses != 26 {
-		t.Fatalf("shape N=%d D=%d C=%d H=%d W=%d K=%d", d.N, d.D, d.Channels, d.Height, d.Width, d.NumClasses)
-	}
+	require.NoError(t, err)
+	shape := fmt.Sprintf("shape N=%d D=%d C=%d H=%d W=%d K=%d", d.N, d.D, d.Channels, d.Height, d.Width, d.NumClasses)
+	require.Equal(t, 2, d.N, shape)
+	require.Equal(t, 6, d.D, shape)
+	require.Equal(t, 1, d.Channels, shape)
+	require.Equal(t, 2, d.Height, shape)
+	require.Equal(t, 3, d.Width, shape)
+	require.Equal(t, 26, d.NumClasses, shape)
 	for i, v := range img {
-		if want := float32(v) / 255; d.X[i] != want {
-			t.Errorf("X[%d] = %v, want %v", i, d.X[i], want)
-		}
+		want := float32(v) / 255
+		assert.Equalf(t, want, d.X[i], "X[%d] = %v, want %v", i, d.X[i], want)
 	}
-	if d.Y[0] != 0 || d.Y[1] != 25 {
-		t.Errorf("labels %v, want [0 25] (EMNIST 1…26 → 0…25)", d.Y)
-	}
-	if err := d.Validate(); err != nil {
-		t.Error(err)
-	}
+	assert.Equalf(t, 0, d.Y[0], "labels %v, want [0 25] (EMNIST 1…26 → 0…25)", d.Y)
+	assert.Equalf(t, 25, d.Y[1], "labels %v, want [0 25] (EMNIST 1…26 → 0…25)", d.Y)
+	assert.NoError(t, d.Validate())
 	// Label 0 is outside EMNIST's 1…26.
 	lb0, _ := ReadIDX(bytes.NewReader(idxBytes(t, []int{2}, []byte{0, 3}, false)), "lb0")
 	_, err = IDXDataset("emnist-letters", im, "im", lb0, "lb0", 1, 26)

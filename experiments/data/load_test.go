@@ -2,20 +2,20 @@ package data
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func write(t *testing.T, path string, b []byte) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, b, 0o644))
 }
 
 // writeIDXSet writes a four-file IDX data set with n train and n test 2×2
@@ -50,23 +50,22 @@ func TestResolveOrder(t *testing.T) {
 	writeIDXSet(t, filepath.Join(envDir, "mnist"), "", []byte{1, 2, 3}, false)
 
 	t.Setenv(EnvDataDir, envDir)
-	if got, err := Resolve("mnist", flagDir); err != nil || got != flagDir {
-		t.Errorf("flag: got %q, %v; want %q", got, err, flagDir)
-	}
-	if got, err := Resolve("mnist", ""); err != nil || got != filepath.Join(envDir, "mnist") {
-		t.Errorf("env root with sub-directory: got %q, %v", got, err)
-	}
+	got, err := Resolve("mnist", flagDir)
+	assert.NoError(t, err, "flag")
+	assert.Equal(t, flagDir, got, "flag")
+	got, err = Resolve("mnist", "")
+	assert.NoError(t, err, "env root with sub-directory")
+	assert.Equal(t, filepath.Join(envDir, "mnist"), got, "env root with sub-directory")
 	// A flag naming a directory without the files is an error, not a fallback.
 	empty := t.TempDir()
-	_, err := Resolve("mnist", empty)
+	_, err = Resolve("mnist", empty)
 	wantErr(t, err, "mnist", "--data-dir", empty, "train-images-idx3-ubyte[.gz]", "t10k-labels-idx1-ubyte[.gz]", "put these files")
 
 	// $LLPFC_DATA without Fashion-MNIST falls back to the Debian location.
-	got, err := Resolve("fashion-mnist", "")
+	got, err = Resolve("fashion-mnist", "")
 	if _, statErr := os.Stat(filepath.Join(DebianFashionMNIST, "train-images-idx3-ubyte.gz")); statErr == nil {
-		if err != nil || got != DebianFashionMNIST {
-			t.Errorf("env without fashion-mnist: got %q, %v; want the Debian location", got, err)
-		}
+		assert.NoError(t, err, "env without fashion-mnist")
+		assert.Equal(t, DebianFashionMNIST, got, "env without fashion-mnist: want the Debian location")
 	} else {
 		wantErr(t, err, "$LLPFC_DATA "+envDir+" lacks", "the Debian location")
 	}
@@ -77,16 +76,15 @@ func TestResolveOrder(t *testing.T) {
 	// fashion-mnist falls back to the Debian location.
 	got, err = Resolve("fashion-mnist", "")
 	if _, statErr := os.Stat(filepath.Join(DebianFashionMNIST, "train-images-idx3-ubyte.gz")); statErr == nil {
-		if err != nil || got != DebianFashionMNIST {
-			t.Errorf("Debian fallback: got %q, %v", got, err)
-		}
+		assert.NoError(t, err, "Debian fallback")
+		assert.Equal(t, DebianFashionMNIST, got, "Debian fallback")
 	} else {
 		wantErr(t, err, "the Debian location", DebianFashionMNIST)
 	}
 	for _, n := range []string{"fixture", "csv:x.csv", "libsvm:y"} {
-		if d, err := Resolve(n, ""); d != "" || err != nil {
-			t.Errorf("Resolve(%q) = %q, %v; want no directory", n, d, err)
-		}
+		d, err := Resolve(n, "")
+		assert.Emptyf(t, d, "Resolve(%q) = %q, %v; want no directory", n, d, err)
+		assert.NoErrorf(t, err, "Resolve(%q) = %q, %v; want no directory", n, d, err)
 	}
 	_, err = Resolve("imagenet", "")
 	wantErr(t, err, `unknown data set "imagenet"`, "fashion-mnist")
@@ -130,21 +128,16 @@ func TestLoadNamed(t *testing.T) {
 			rdir := ""
 			if !strings.Contains(c.name, ":") {
 				var err error
-				if rdir, err = Resolve(c.name, dir); err != nil {
-					t.Fatal(err)
-				}
+				rdir, err = Resolve(c.name, dir)
+				require.NoError(t, err)
 			}
 			d, err := Load(c.name, rdir, c.split)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.N != c.n || d.D != c.d || d.NumClasses != c.k {
-				t.Fatalf("N=%d D=%d K=%d, want %d %d %d", d.N, d.D, d.NumClasses, c.n, c.d, c.k)
-			}
+			require.NoError(t, err)
+			require.Equalf(t, c.n, d.N, "N=%d D=%d K=%d, want %d %d %d", d.N, d.D, d.NumClasses, c.n, c.d, c.k)
+			require.Equalf(t, c.d, d.D, "N=%d D=%d K=%d, want %d %d %d", d.N, d.D, d.NumClasses, c.n, c.d, c.k)
+			require.Equalf(t, c.k, d.NumClasses, "N=%d D=%d K=%d, want %d %d %d", d.N, d.D, d.NumClasses, c.n, c.d, c.k)
 			for i := range c.y {
-				if d.Y[i] != c.y[i] {
-					t.Fatalf("Y = %v, want %v", d.Y, c.y)
-				}
+				require.Equalf(t, c.y[i], d.Y[i], "Y = %v, want %v", d.Y, c.y)
 			}
 		})
 	}
@@ -163,24 +156,22 @@ func TestLoadFixture(t *testing.T) {
 		perClass int
 	}{{Train, 60000, 6000}, {Test, 4000, 400}} {
 		d, err := Load("fixture", "", c.split)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.N != c.n || d.D != 784 || d.Channels != 1 || d.Height != 28 || d.Width != 28 || d.NumClasses != 10 {
-			t.Fatalf("%v: N=%d D=%d %d×%d×%d K=%d", c.split, d.N, d.D, d.Channels, d.Height, d.Width, d.NumClasses)
-		}
+		require.NoError(t, err)
+		shape := fmt.Sprintf("%v: N=%d D=%d %d×%d×%d K=%d", c.split, d.N, d.D, d.Channels, d.Height, d.Width, d.NumClasses)
+		require.Equal(t, c.n, d.N, shape)
+		require.Equal(t, 784, d.D, shape)
+		require.Equal(t, 1, d.Channels, shape)
+		require.Equal(t, 28, d.Height, shape)
+		require.Equal(t, 28, d.Width, shape)
+		require.Equal(t, 10, d.NumClasses, shape)
 		// The first labels of Fashion-MNIST's train and t10k files, as published
 		// (9 = ankle boot, 0 = T-shirt/top, …); the fixture keeps the order.
 		first := map[Split][]int{Train: {9, 0, 0, 3, 0, 2, 7, 2, 5, 5}, Test: {9, 2, 1, 1, 6}}[c.split]
 		for i, want := range first {
-			if d.Y[i] != want {
-				t.Errorf("%v: label %d is %d, want %d", c.split, i, d.Y[i], want)
-			}
+			assert.Equalf(t, want, d.Y[i], "%v: label %d is %d, want %d", c.split, i, d.Y[i], want)
 		}
 		for k, n := range d.ClassCounts() {
-			if n != c.perClass {
-				t.Errorf("%v: class %d has %d images, want %d", c.split, k, n, c.perClass)
-			}
+			assert.Equalf(t, c.perClass, n, "%v: class %d has %d images, want %d", c.split, k, n, c.perClass)
 		}
 	}
 }

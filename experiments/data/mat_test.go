@@ -3,7 +3,11 @@ package data
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestReadSVHNValues(t *testing.T) {
@@ -22,23 +26,22 @@ func TestReadSVHNValues(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := matFile(tc.order, tc.compress, svhnVars(3, tc.ytyp, labels)...)
 			d, err := ReadSVHN(bytes.NewReader(b), "train_32x32.mat")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.N != 3 || d.D != 3072 || d.Channels != 3 || d.Height != 32 || d.Width != 32 || d.NumClasses != 10 {
-				t.Fatalf("shape N=%d D=%d %d×%d×%d K=%d", d.N, d.D, d.Channels, d.Height, d.Width, d.NumClasses)
-			}
-			if d.Y[0] != 0 || d.Y[1] != 1 || d.Y[2] != 7 {
-				t.Errorf("labels %v, want [0 1 7] (10 means digit 0)", d.Y)
-			}
+			require.NoError(t, err)
+			shape := fmt.Sprintf("shape N=%d D=%d %d×%d×%d K=%d", d.N, d.D, d.Channels, d.Height, d.Width, d.NumClasses)
+			require.Equal(t, 3, d.N, shape)
+			require.Equal(t, 3072, d.D, shape)
+			require.Equal(t, 3, d.Channels, shape)
+			require.Equal(t, 32, d.Height, shape)
+			require.Equal(t, 32, d.Width, shape)
+			require.Equal(t, 10, d.NumClasses, shape)
+			assert.Equalf(t, []int{0, 1, 7}, d.Y[:3], "labels %v, want [0 1 7] (10 means digit 0)", d.Y)
 			for i := 0; i < 3; i++ {
 				for c := 0; c < 3; c++ {
 					for h := 0; h < 32; h++ {
 						for w := 0; w < 32; w++ {
 							got := d.X[i*3072+c*1024+h*32+w]
-							if want := float32(svhnPixel(h, w, c, i)) / 255; got != want {
-								t.Fatalf("image %d channel %d row %d col %d = %v, want %v", i, c, h, w, got, want)
-							}
+							want := float32(svhnPixel(h, w, c, i)) / 255
+							require.Equalf(t, want, got, "image %d channel %d row %d col %d = %v, want %v", i, c, h, w, got, want)
 						}
 					}
 				}
@@ -56,21 +59,17 @@ func TestReadMATArrays(t *testing.T) {
 		matVar{name: "cell", class: 1, dims: []int32{1, 1}, typ: miUINT8, vals: []float64{1}},
 	)
 	arrays, err := ReadMAT(bytes.NewReader(b), "a.mat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(arrays) != 2 || arrays["cell"] != nil {
-		t.Fatalf("arrays %v, want weights and k", matNames(arrays))
-	}
+	require.NoError(t, err)
+	require.Lenf(t, arrays, 2, "arrays %v, want weights and k", matNames(arrays))
+	require.Nilf(t, arrays["cell"], "arrays %v, want weights and k", matNames(arrays))
 	w := arrays["weights"]
 	for i, want := range []float64{0.5, -1, 2, 3} {
-		if w.At(i) != want {
-			t.Errorf("weights(%d) = %v, want %v", i, w.At(i), want)
-		}
+		assert.Equalf(t, want, w.At(i), "weights(%d) = %v, want %v", i, w.At(i), want)
 	}
-	if k := arrays["k"]; k.Len() != 3 || k.At(0) != -3 || k.At(2) != 5 {
-		t.Errorf("k = %v %v %v", k.At(0), k.At(1), k.At(2))
-	}
+	k := arrays["k"]
+	assert.Equalf(t, 3, k.Len(), "k = %v %v %v", k.At(0), k.At(1), k.At(2))
+	assert.Equalf(t, -3.0, k.At(0), "k = %v %v %v", k.At(0), k.At(1), k.At(2))
+	assert.Equalf(t, 5.0, k.At(2), "k = %v %v %v", k.At(0), k.At(1), k.At(2))
 }
 
 func TestReadMATCorrupt(t *testing.T) {
@@ -115,19 +114,15 @@ func TestReadMATCorrupt(t *testing.T) {
 func TestReadSVHNScipyFiles(t *testing.T) {
 	for _, f := range []string{"testdata/svhn_scipy_compressed.mat", "testdata/svhn_scipy_plain.mat"} {
 		d, err := ReadSVHNFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.N != 3 || d.Y[0] != 0 || d.Y[1] != 1 || d.Y[2] != 7 {
-			t.Fatalf("%s: N=%d labels %v, want 3 images labelled [0 1 7]", f, d.N, d.Y)
-		}
+		require.NoError(t, err)
+		require.Equalf(t, 3, d.N, "%s: N=%d labels %v, want 3 images labelled [0 1 7]", f, d.N, d.Y)
+		require.Equalf(t, []int{0, 1, 7}, d.Y[:3], "%s: N=%d labels %v, want 3 images labelled [0 1 7]", f, d.N, d.Y)
 		for i := 0; i < 3; i++ {
 			for c := 0; c < 3; c++ {
 				for h := 0; h < 32; h++ {
 					for w := 0; w < 32; w++ {
-						if got, want := d.X[i*3072+c*1024+h*32+w], float32(svhnPixel(h, w, c, i))/255; got != want {
-							t.Fatalf("%s: image %d channel %d row %d col %d = %v, want %v", f, i, c, h, w, got, want)
-						}
+						want := float32(svhnPixel(h, w, c, i)) / 255
+						require.Equalf(t, want, d.X[i*3072+c*1024+h*32+w], "%s: image %d channel %d row %d col %d", f, i, c, h, w)
 					}
 				}
 			}

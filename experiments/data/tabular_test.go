@@ -3,6 +3,9 @@ package data
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestReadCSVValues(t *testing.T) {
@@ -28,30 +31,22 @@ func TestReadCSVValues(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d, err := ReadCSV(strings.NewReader(c.in), "t.csv", c.opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.D != c.d || d.N != len(c.y) || d.NumClasses != len(c.classes) {
-				t.Fatalf("N=%d D=%d K=%d", d.N, d.D, d.NumClasses)
-			}
+			require.NoError(t, err)
+			require.Equalf(t, c.d, d.D, "N=%d D=%d K=%d", d.N, d.D, d.NumClasses)
+			require.Lenf(t, c.y, d.N, "N=%d D=%d K=%d", d.N, d.D, d.NumClasses)
+			require.Lenf(t, c.classes, d.NumClasses, "N=%d D=%d K=%d", d.N, d.D, d.NumClasses)
 			for i := range c.x {
-				if d.X[i] != c.x[i] {
-					t.Errorf("X = %v, want %v", d.X, c.x)
+				if !assert.Equalf(t, c.x[i], d.X[i], "X = %v, want %v", d.X, c.x) {
 					break
 				}
 			}
 			for i := range c.y {
-				if d.Y[i] != c.y[i] {
-					t.Errorf("Y = %v, want %v", d.Y, c.y)
+				if !assert.Equalf(t, c.y[i], d.Y[i], "Y = %v, want %v", d.Y, c.y) {
 					break
 				}
 			}
-			if strings.Join(d.ClassNames, ",") != strings.Join(c.classes, ",") {
-				t.Errorf("classes %v, want %v", d.ClassNames, c.classes)
-			}
-			if err := d.Validate(); err != nil {
-				t.Error(err)
-			}
+			assert.Equalf(t, strings.Join(c.classes, ","), strings.Join(d.ClassNames, ","), "classes %v, want %v", d.ClassNames, c.classes)
+			assert.NoError(t, d.Validate())
 		})
 	}
 }
@@ -85,30 +80,22 @@ func TestReadCSVCorrupt(t *testing.T) {
 func TestReadLIBSVMValues(t *testing.T) {
 	in := "# a comment line\n+1 1:0.5 3:-2 # trailing comment\n\n-1 2:4\n1.0 3:1e-1\n"
 	d, err := ReadLIBSVM(strings.NewReader(in), "t.svm", TabularOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	wantX := []float32{0.5, 0, -2, 0, 4, 0, 0, 0, 0.1}
-	if d.N != 3 || d.D != 3 || d.NumClasses != 2 {
-		t.Fatalf("N=%d D=%d K=%d", d.N, d.D, d.NumClasses)
-	}
+	require.Equalf(t, 3, d.N, "N=%d D=%d K=%d", d.N, d.D, d.NumClasses)
+	require.Equalf(t, 3, d.D, "N=%d D=%d K=%d", d.N, d.D, d.NumClasses)
+	require.Equalf(t, 2, d.NumClasses, "N=%d D=%d K=%d", d.N, d.D, d.NumClasses)
 	for i := range wantX {
-		if d.X[i] != wantX[i] {
-			t.Fatalf("X = %v, want %v", d.X, wantX)
-		}
+		require.Equalf(t, wantX[i], d.X[i], "X = %v, want %v", d.X, wantX)
 	}
 	// −1 < +1: "-1" is class 0; "+1" and "1.0" are the same class 1.
-	if d.Y[0] != 1 || d.Y[1] != 0 || d.Y[2] != 1 {
-		t.Errorf("Y = %v, want [1 0 1]", d.Y)
-	}
+	assert.Equalf(t, []int{1, 0, 1}, d.Y[:3], "Y = %v, want [1 0 1]", d.Y)
 	// The test split is read with the training split's classes and D.
 	te, err := ReadLIBSVM(strings.NewReader("1 2:1\n"), "te.svm", TabularOptions{Classes: d.ClassNames, Dim: d.D})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if te.D != 3 || te.Y[0] != 1 || te.X[1] != 1 {
-		t.Errorf("test split D=%d Y=%v X=%v", te.D, te.Y, te.X)
-	}
+	require.NoError(t, err)
+	assert.Equalf(t, 3, te.D, "test split D=%d Y=%v X=%v", te.D, te.Y, te.X)
+	assert.Equalf(t, 1, te.Y[0], "test split D=%d Y=%v X=%v", te.D, te.Y, te.X)
+	assert.Equalf(t, float32(1), te.X[1], "test split D=%d Y=%v X=%v", te.D, te.Y, te.X)
 }
 
 func TestReadLIBSVMCorrupt(t *testing.T) {

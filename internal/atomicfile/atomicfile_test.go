@@ -6,37 +6,27 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestWriteReplacesOrLeavesIntact(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "r.json")
-	if err := WriteFile(p, []byte("old")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteFile(p, []byte("old")))
 	boom := errors.New("boom")
 	err := Write(p, func(w io.Writer) error {
 		w.Write([]byte("half-written"))
 		return boom
 	})
-	if !errors.Is(err, boom) {
-		t.Fatalf("got %v, want the fill error", err)
-	}
+	require.ErrorIsf(t, err, boom, "got %v, want the fill error", err)
 	got, _ := os.ReadFile(p)
-	if string(got) != "old" {
-		t.Fatalf("failed write changed the file to %q", got)
-	}
+	require.Equalf(t, "old", string(got), "failed write changed the file to %q", got)
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Fatalf("temporary file left behind: %v", entries)
-	}
-	if err := WriteFile(p, []byte("new")); err != nil {
-		t.Fatal(err)
-	}
+	require.Lenf(t, entries, 1, "temporary file left behind: %v", entries)
+	require.NoError(t, WriteFile(p, []byte("new")))
 	got, _ = os.ReadFile(p)
-	if string(got) != "new" {
-		t.Fatalf("got %q, want new", got)
-	}
+	require.Equalf(t, "new", string(got), "got %q, want new", got)
 }
 
 // Issue 17, item 10: writing over a directory fails with a message saying so
@@ -44,15 +34,10 @@ func TestWriteReplacesOrLeavesIntact(t *testing.T) {
 func TestWriteOverDirectory(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "out")
-	if err := os.Mkdir(target, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(target, 0o755))
 	err := WriteFile(target, []byte("x"))
-	if err == nil || err.Error() != target+" is a directory; name a file to write" {
-		t.Fatalf("got %v, want an error saying the target is a directory", err)
-	}
+	require.EqualErrorf(t, err, target+" is a directory; name a file to write",
+		"got %v, want an error saying the target is a directory", err)
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Fatalf("%d entries left in %s, want only the directory", len(entries), dir)
-	}
+	require.Lenf(t, entries, 1, "%d entries left in %s, want only the directory", len(entries), dir)
 }

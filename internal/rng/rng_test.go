@@ -1,6 +1,10 @@
 package rng
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestStreamsAreReproducibleAndDistinct(t *testing.T) {
 	a, b, c := New(7, "bags"), New(7, "bags"), New(7, "groups")
@@ -12,13 +16,7 @@ func TestStreamsAreReproducibleAndDistinct(t *testing.T) {
 		diffName = diffName || x != z
 		diffSeed = diffSeed || x != w
 	}
-	if !same {
-		t.Error("same seed and name gave different streams")
-	}
-	if !diffName {
-		t.Error("different names gave the same stream")
-	}
-	if !diffSeed {
-		t.Error("different seeds gave the same stream")
-	}
+	assert.True(t, same, "same seed and name gave different streams")
+	assert.True(t, diffName, "different names gave the same stream")
+	assert.True(t, diffSeed, "different seeds gave the same stream")
 }

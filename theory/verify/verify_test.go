@@ -3,8 +3,10 @@ package verify
 import (
 	"math"
 	"math/rand"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // uniform01 draws x ∈ [0,1).
@@ -16,12 +18,9 @@ func TestForAllPassesTrueBoundAndReportsWorstRatio(t *testing.T) {
 		x := v.(float64)
 		return Case{LHS: x * x, RHS: x, OK: x*x <= x}
 	})
-	if o.Failed || o.Cases != 500 {
-		t.Fatalf("got %+v, want 500 passing cases", o)
-	}
-	if !(o.WorstRatio > 0.99 && o.WorstRatio < 1) {
-		t.Errorf("worst ratio %v, want the largest x drawn, in (0.99, 1)", o.WorstRatio)
-	}
+	require.Falsef(t, o.Failed, "got %+v, want 500 passing cases", o)
+	require.Equalf(t, 500, o.Cases, "got %+v, want 500 passing cases", o)
+	assert.Truef(t, o.WorstRatio > 0.99 && o.WorstRatio < 1, "worst ratio %v, want the largest x drawn, in (0.99, 1)", o.WorstRatio)
 }
 
 func TestForAllFailsFalseClaimWithReplayableCounterexample(t *testing.T) {
@@ -32,19 +31,12 @@ func TestForAllFailsFalseClaimWithReplayableCounterexample(t *testing.T) {
 	}
 	a := ForAll(Config{Cases: 500, Seed: 7}, "le", Bound, uniform01, check)
 	b := ForAll(Config{Cases: 500, Seed: 7}, "le", Bound, uniform01, check)
-	if !a.Failed {
-		t.Fatal("a false claim passed")
-	}
-	if a.Counterexample != b.Counterexample || a.Cases != b.Cases {
-		t.Errorf("same seed gave different failures: %q vs %q", a.Counterexample, b.Counterexample)
-	}
-	if want := "stream seed"; !strings.Contains(a.Counterexample, want) {
-		t.Errorf("counterexample %q does not name the %s", a.Counterexample, want)
-	}
+	require.True(t, a.Failed, "a false claim passed")
+	assert.Equal(t, a.Counterexample, b.Counterexample, "same seed gave different failures")
+	assert.Equal(t, a.Cases, b.Cases, "same seed gave different failures")
+	assert.Contains(t, a.Counterexample, "stream seed", "the counterexample does not name the stream seed")
 	c := ForAll(Config{Cases: 500, Seed: 8}, "le", Bound, uniform01, check)
-	if c.Counterexample == a.Counterexample {
-		t.Error("different seeds gave the same counterexample")
-	}
+	assert.NotEqual(t, a.Counterexample, c.Counterexample, "different seeds gave the same counterexample")
 }
 
 func TestIdentityWorstRatioIsFarthestFromOne(t *testing.T) {
@@ -55,21 +47,19 @@ func TestIdentityWorstRatioIsFarthestFromOne(t *testing.T) {
 		i++
 		return Case{LHS: r, RHS: 1, OK: true}
 	})
-	if o.WorstRatio != 0.97 {
-		t.Errorf("worst ratio %v, want 0.97 (farthest from 1)", o.WorstRatio)
-	}
+	assert.Equal(t, 0.97, o.WorstRatio, "worst ratio: want 0.97 (farthest from 1)")
 }
 
 func TestMerge(t *testing.T) {
 	m := Merge(Bound, Outcome{Cases: 2, WorstRatio: 0.5}, Outcome{Cases: 3, WorstRatio: math.NaN()},
 		Outcome{Cases: 4, WorstRatio: 0.8, Failed: true, Counterexample: "b"}, Outcome{Cases: 1, WorstRatio: 0.9, Failed: true, Counterexample: "c"})
-	if m.Cases != 10 || m.WorstRatio != 0.9 || !m.Failed || m.Counterexample != "b" {
-		t.Errorf("got %+v, want 10 cases, worst 0.9, failed with the first counterexample b", m)
-	}
+	msg := "want 10 cases, worst 0.9, failed with the first counterexample b"
+	assert.Equal(t, 10, m.Cases, msg)
+	assert.Equal(t, 0.9, m.WorstRatio, msg)
+	assert.True(t, m.Failed, msg)
+	assert.Equal(t, "b", m.Counterexample, msg)
 	id := Merge(Identity, Outcome{WorstRatio: 1.1}, Outcome{WorstRatio: 0.8})
-	if id.WorstRatio != 0.8 {
-		t.Errorf("identity merge worst %v, want 0.8", id.WorstRatio)
-	}
+	assert.Equal(t, 0.8, id.WorstRatio, "identity merge worst")
 }
 
 func TestRunStatuses(t *testing.T) {
@@ -86,19 +76,16 @@ func TestRunStatuses(t *testing.T) {
 	}
 	for _, tc := range cases {
 		r := Run(tc.c, Config{Cases: 5})
-		if r.Status != tc.status || r.NegativeControl != tc.neg {
-			t.Errorf("%s: status %s, negative control %s; want %s, %s", tc.c.Label, r.Status, r.NegativeControl, tc.status, tc.neg)
-		}
+		assert.Equalf(t, tc.status, r.Status, "%s: status", tc.c.Label)
+		assert.Equalf(t, tc.neg, r.NegativeControl, "%s: negative control", tc.c.Label)
 	}
 }
 
 func TestStreamSeedDependsOnMasterAndName(t *testing.T) {
-	if StreamSeed(1, "a") == StreamSeed(1, "b") || StreamSeed(1, "a") == StreamSeed(2, "a") {
-		t.Error("stream seeds collide")
-	}
-	if StreamSeed(1, "a") != StreamSeed(1, "a") || StreamSeed(3, "x") < 0 {
-		t.Error("stream seed not deterministic or negative")
-	}
+	assert.NotEqual(t, StreamSeed(1, "a"), StreamSeed(1, "b"), "stream seeds collide")
+	assert.NotEqual(t, StreamSeed(1, "a"), StreamSeed(2, "a"), "stream seeds collide")
+	assert.Equal(t, StreamSeed(1, "a"), StreamSeed(1, "a"), "stream seed not deterministic")
+	assert.GreaterOrEqual(t, StreamSeed(3, "x"), int64(0), "stream seed negative")
 }
 
 // sqBound checks x² ≤ k·x on [0,1): tight (ratio → 1) for k = 1, loosened
@@ -116,20 +103,18 @@ func TestRunFailsALoosenedBoundBelowItsFloor(t *testing.T) {
 	cfg := Config{Cases: DefaultCases, Seed: 1}
 	tight := Claim{Label: "t", Check: sqBound("sq", 1), RatioFloor: 0.99, Negative: sqBound("sq", 2), NegativeName: "2x"}
 	r := Run(tight, cfg)
-	if r.Status != "pass" || r.Kind != Theorem || r.RatioFloor != 0.99 {
-		t.Fatalf("tight bound: %+v", r)
-	}
-	if r.NegativeControl != "caught" || !strings.Contains(r.NegativeDetail, "below floor") {
-		t.Errorf("the loosened control (RHS 2x) was not caught by the floor: %+v", r)
-	}
+	require.Equalf(t, "pass", r.Status, "tight bound: %+v", r)
+	require.Equalf(t, Theorem, r.Kind, "tight bound: %+v", r)
+	require.Equalf(t, 0.99, r.RatioFloor, "tight bound: %+v", r)
+	assert.Equalf(t, "caught", r.NegativeControl, "the loosened control (RHS 2x) was not caught by the floor: %+v", r)
+	assert.Containsf(t, r.NegativeDetail, "below floor", "the loosened control (RHS 2x) was not caught by the floor: %+v", r)
 	loose := Claim{Label: "l", Check: sqBound("sq", 2), RatioFloor: 0.99}
-	if r := Run(loose, cfg); r.Status != "fail" || len(r.BelowFloor) != 1 {
-		t.Errorf("a bound loosened by 2 passed its floor: %+v", r)
-	}
+	r = Run(loose, cfg)
+	assert.Equalf(t, "fail", r.Status, "a bound loosened by 2 passed its floor: %+v", r)
+	assert.Lenf(t, r.BelowFloor, 1, "a bound loosened by 2 passed its floor: %+v", r)
 	// Below DefaultCases the floors are not checked (they are calibrated there).
-	if r := Run(loose, Config{Cases: 10, Seed: 1}); r.Status != "pass" {
-		t.Errorf("floor checked at 10 cases: %+v", r)
-	}
+	r = Run(loose, Config{Cases: 10, Seed: 1})
+	assert.Equalf(t, "pass", r.Status, "floor checked at 10 cases: %+v", r)
 }
 
 func TestRunChecksEachMergedPartAgainstItsOwnFloor(t *testing.T) {
@@ -139,11 +124,12 @@ func TestRunChecksEachMergedPartAgainstItsOwnFloor(t *testing.T) {
 		return Merge(Bound, sqBound("a", 1)(cfg), sqBound("b", 1.5)(cfg))
 	}}
 	r := Run(c, Config{Cases: DefaultCases, Seed: 1})
-	if r.Status != "fail" || len(r.BelowFloor) != 1 || r.BelowFloor[0] != "b" || len(r.Parts) != 2 {
-		t.Errorf("merged claim with a loose part: %+v", r)
+	assert.Equalf(t, "fail", r.Status, "merged claim with a loose part: %+v", r)
+	if assert.Lenf(t, r.BelowFloor, 1, "merged claim with a loose part: %+v", r) {
+		assert.Equalf(t, "b", r.BelowFloor[0], "merged claim with a loose part: %+v", r)
 	}
+	assert.Lenf(t, r.Parts, 2, "merged claim with a loose part: %+v", r)
 	c.PartFloors = map[string]float64{"b": 0.6}
-	if r := Run(c, Config{Cases: DefaultCases, Seed: 1}); r.Status != "pass" {
-		t.Errorf("part floor 0.6 for the part reaching 1/1.5: %+v", r)
-	}
+	r = Run(c, Config{Cases: DefaultCases, Seed: 1})
+	assert.Equalf(t, "pass", r.Status, "part floor 0.6 for the part reaching 1/1.5: %+v", r)
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/theory"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestGeneratorsProduceValidInputs checks the shared generators' contracts:
@@ -16,20 +19,14 @@ func TestGeneratorsProduceValidInputs(t *testing.T) {
 	for it := 0; it < 2000; it++ {
 		C := 2 + r.Intn(9)
 		p := GenSimplex(r, C, it%2 == 0)
-		if err := theory.CheckSimplex("GenSimplex", p, theory.SimplexTol); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, theory.CheckSimplex("GenSimplex", p, theory.SimplexTol))
 		if it%2 == 1 {
 			for i, v := range p {
-				if v <= 0 {
-					t.Fatalf("GenSimplex(allowZeros=false) entry %d = %v", i, v)
-				}
+				require.Greaterf(t, v, 0.0, "GenSimplex(allowZeros=false) entry %d = %v", i, v)
 			}
 		}
 		tied := GenTiedSimplex(r, C)
-		if err := theory.CheckSimplex("GenTiedSimplex", tied, theory.SimplexTol); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, theory.CheckSimplex("GenTiedSimplex", tied, theory.SimplexTol))
 		k := theory.ArgMax(tied)
 		n := 0
 		for _, v := range tied {
@@ -37,9 +34,7 @@ func TestGeneratorsProduceValidInputs(t *testing.T) {
 				n++
 			}
 		}
-		if n < 2 {
-			t.Fatalf("GenTiedSimplex gave no tie: %v", tied)
-		}
+		require.GreaterOrEqualf(t, n, 2, "GenTiedSimplex gave no tie: %v", tied)
 		ext := GenExtremeSimplex(r, C)
 		small := 0
 		for _, v := range ext {
@@ -47,16 +42,13 @@ func TestGeneratorsProduceValidInputs(t *testing.T) {
 				small++
 			}
 		}
-		if err := theory.CheckSimplex("GenExtremeSimplex", ext, theory.SimplexTol); err != nil || small < C-2 {
-			t.Fatalf("GenExtremeSimplex = %v (%v)", ext, err)
-		}
+		require.NoErrorf(t, theory.CheckSimplex("GenExtremeSimplex", ext, theory.SimplexTol), "GenExtremeSimplex = %v", ext)
+		require.GreaterOrEqualf(t, small, C-2, "GenExtremeSimplex = %v", ext)
 		// Across the boundary: the prediction leaves the mode of η, or the
 		// change is an exact tie resolved to the mode.
 		eta := GenSimplex(r, C, false)
 		q := GenAcrossBoundary(r, eta)
-		if err := theory.CheckSimplex("GenAcrossBoundary", q, theory.SimplexTol); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, theory.CheckSimplex("GenAcrossBoundary", q, theory.SimplexTol))
 		i := theory.ArgMax(eta)
 		if j := theory.ArgMax(q); j == i {
 			// Only allowed for the exact tie q_i = q_j with j > i, or when η
@@ -67,55 +59,37 @@ func TestGeneratorsProduceValidInputs(t *testing.T) {
 					ties++
 				}
 			}
-			if ties == 0 {
-				t.Fatalf("GenAcrossBoundary(%v) = %v still predicts %d", eta, q, i)
-			}
+			require.NotZerof(t, ties, "GenAcrossBoundary(%v) = %v still predicts %d", eta, q, i)
 		}
-		if err := theory.CheckSimplex("GenNear", GenNear(r, eta), theory.SimplexTol); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, theory.CheckSimplex("GenNear", GenNear(r, eta), theory.SimplexTol))
 	}
 	for it := 0; it < 500; it++ {
 		C := 2 + r.Intn(9)
 		T, desc := GenT(r, C, 1e8)
-		if err := theory.CheckColumnStochastic("GenT "+desc, T, theory.SimplexTol); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := theory.InvNorm1(T); err != nil {
-			t.Fatalf("GenT %s not invertible: %v", desc, err)
-		}
+		require.NoError(t, theory.CheckColumnStochastic("GenT "+desc, T, theory.SimplexTol))
+		_, err := theory.InvNorm1(T)
+		require.NoErrorf(t, err, "GenT %s not invertible: %v", desc, err)
 		cond := math.Pow(10, 1+7*r.Float64())
 		S := GenNearSingularT(r, C, cond)
-		if err := theory.CheckColumnStochastic("GenNearSingularT", S, theory.SimplexTol); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, theory.CheckColumnStochastic("GenNearSingularT", S, theory.SimplexTol))
 		n, err := theory.InvNorm1(S)
-		if err != nil {
-			t.Fatalf("GenNearSingularT(cond=%g): %v", cond, err)
-		}
+		require.NoErrorf(t, err, "GenNearSingularT(cond=%g): %v", cond, err)
 		// κ₁ within two orders of magnitude of the request (random columns
 		// add their own conditioning).
-		if k := n * theory.Norm1(S); k < cond/100 || k > cond*1e4 {
-			t.Errorf("GenNearSingularT(cond=%.3g) has κ₁ = %.3g", cond, k)
-		}
+		k := n * theory.Norm1(S)
+		assert.Truef(t, k >= cond/100 && k <= cond*1e4, "GenNearSingularT(cond=%.3g) has κ₁ = %.3g", cond, k)
 	}
 	P := GenFiniteP(r, 5, 4, true)
-	if err := theory.CheckSimplex("PX", P.PX, theory.SimplexTol); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, theory.CheckSimplex("PX", P.PX, theory.SimplexTol))
 	sum := 0.0
 	for _, row := range P.Joint() {
 		for _, v := range row {
 			sum += v
 		}
 	}
-	if math.Abs(sum-1) > 1e-12 {
-		t.Errorf("joint sums to %v", sum)
-	}
+	assert.InDeltaf(t, 1, sum, 1e-12, "joint sums to %v", sum)
 	for x, f := range GenAdversarialF(r, P) {
-		if err := theory.CheckSimplex("f", f, theory.SimplexTol); err != nil {
-			t.Fatalf("f(%d): %v", x, err)
-		}
+		require.NoErrorf(t, theory.CheckSimplex("f", f, theory.SimplexTol), "f(%d)", x)
 	}
 }
 
@@ -138,12 +112,9 @@ func TestBiconjugate(t *testing.T) {
 		{1.5, math.Inf(1), math.Inf(1)},
 	}
 	for _, tt := range tests {
-		if got := step(tt.eps); math.Abs(got-tt.step) > 1e-15 && got != tt.step {
-			t.Errorf("δ(%v) = %v, want %v", tt.eps, got, tt.step)
-		}
-		if got := bi(tt.eps); math.Abs(got-tt.bi) > 1e-15 && got != tt.bi {
-			t.Errorf("δ**(%v) = %v, want %v", tt.eps, got, tt.bi)
-		}
+		// InDelta passes equal infinities, like the got == want of the original check.
+		assert.InDeltaf(t, tt.step, step(tt.eps), 1e-15, "δ(%v)", tt.eps)
+		assert.InDeltaf(t, tt.bi, bi(tt.eps), 1e-15, "δ**(%v)", tt.eps)
 	}
 }
 
@@ -156,13 +127,12 @@ func TestFrankWolfeCertificate(t *testing.T) {
 	eta := []float64{0.7, 0.3}
 	o := c2Oracle{square: true, T: T, eta: eta, w: mulVec(T, eta)}
 	lo, best := o.minOverRegion(1)
-	if math.Abs(lo-0.08) > 1e-12 || math.Abs(best[0]-0.5) > 1e-9 {
-		t.Errorf("D̲ = %v at %v, want 0.08 at (½,½)", lo, best)
-	}
+	assert.InDeltaf(t, 0.08, lo, 1e-12, "D̲ = %v at %v, want 0.08 at (½,½)", lo, best)
+	assert.InDeltaf(t, 0.5, best[0], 1e-9, "D̲ = %v at %v, want 0.08 at (½,½)", lo, best)
 	// Log loss: D = KL((0.7,0.3)‖(½,½)) = 0.7 log 1.4 + 0.3 log 0.6.
 	o.square = false
 	lo, _ = o.minOverRegion(1)
-	if want := 0.7*math.Log(1.4) + 0.3*math.Log(0.6); lo > want+1e-12 || lo < want-1e-9 {
-		t.Errorf("D̲(log) = %v, want %v (a lower bound within 1e-9)", lo, want)
-	}
+	want := 0.7*math.Log(1.4) + 0.3*math.Log(0.6)
+	assert.LessOrEqualf(t, lo, want+1e-12, "D̲(log) = %v, want %v (a lower bound within 1e-9)", lo, want)
+	assert.GreaterOrEqualf(t, lo, want-1e-9, "D̲(log) = %v, want %v (a lower bound within 1e-9)", lo, want)
 }
