@@ -185,7 +185,7 @@ func (o *poolGradOp) DiffWRT(n int) []bool { return make([]bool, n) }
 func (o *poolGradOp) SymDiff(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (gorgonia.Nodes, error) {
 	return nil, errors.New("the max pool's gradient has no gradient")
 }
-func (o *poolGradOp) String() string   { return o.fwd.String() + "Grad" }
+func (o *poolGradOp) String() string { return o.fwd.String() + "Grad" }
 func (o *poolGradOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	return o.UsePreallocDo(nil, vs...)
 }
