@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/require"
 	"math"
 	"slices"
 	"testing"
@@ -52,9 +53,7 @@ func TestCropFlipExactPixels(t *testing.T) {
 			src := tiny2x3()
 			dst := Batch{N: 1, C: 2, H: 2, W: 3, Data: make([]float32, 12)}
 			a := CropFlip{Pad: tc.pad, FlipProb: 0.5}
-			if err := a.ApplyDraw(dst, src, 0, tc.draw); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, a.ApplyDraw(dst, src, 0, tc.draw))
 			if got := dst.Data[:6]; !slices.Equal(got, tc.want) {
 				t.Errorf("channel 0 = %v, want %v", got, tc.want)
 			}
@@ -80,9 +79,7 @@ func TestCropFlipDrawsAreUniformAndReproducible(t *testing.T) {
 	out1 := Batch{N: n, C: 1, H: 2, W: 3, Data: make([]float32, n*6)}
 	out2 := Batch{N: n, C: 1, H: 2, W: 3, Data: make([]float32, n*6)}
 	draws, err := PaperCropFlip.Apply(out1, src, rng.New(3, "augment"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := PaperCropFlip.Apply(out2, src, rng.New(3, "augment")); err != nil {
 		t.Fatal(err)
 	}
@@ -100,9 +97,7 @@ func TestCropFlipDrawsAreUniformAndReproducible(t *testing.T) {
 		// Every image must equal ApplyDraw with its recorded draw.
 		if i < 20 {
 			one := Batch{N: n, C: 1, H: 2, W: 3, Data: make([]float32, n*6)}
-			if err := PaperCropFlip.ApplyDraw(one, src, i, d); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, PaperCropFlip.ApplyDraw(one, src, i, d))
 			if !slices.Equal(one.Data[i*6:i*6+6], out1.Data[i*6:i*6+6]) {
 				t.Errorf("image %d differs from its replayed draw %+v", i, d)
 			}
@@ -160,9 +155,7 @@ func TestCropFlipRejectsBadInput(t *testing.T) {
 func TestNormalizeExactAndStandardizes(t *testing.T) {
 	b := tiny2x3()
 	nz := Normalize{Mean: []float64{3.5, 35}, Std: []float64{2, 10}}
-	if err := nz.Apply(b); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, nz.Apply(b))
 	want := []float32{-1.25, -0.75, -0.25, 0.25, 0.75, 1.25, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5}
 	if !slices.Equal(b.Data, want) {
 		t.Errorf("normalized = %v, want %v", b.Data, want)
@@ -170,16 +163,12 @@ func TestNormalizeExactAndStandardizes(t *testing.T) {
 
 	c := tiny2x3()
 	m, s, err := ChannelStats(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Channel 0 is 1…6: mean 3.5, population variance 35/12.
 	if math.Abs(m[0]-3.5) > 1e-12 || math.Abs(s[0]-math.Sqrt(35.0/12)) > 1e-12 {
 		t.Errorf("channel 0 stats (%v, %v), want (3.5, %v)", m[0], s[0], math.Sqrt(35.0/12))
 	}
-	if err := (Normalize{Mean: m, Std: s}).Apply(c); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, (Normalize{Mean: m, Std: s}).Apply(c))
 	m2, s2, _ := ChannelStats(c)
 	for ch := range m2 {
 		if math.Abs(m2[ch]) > 1e-6 || math.Abs(s2[ch]-1) > 1e-6 {
@@ -208,17 +197,13 @@ func TestCropFlipHookAndPadValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := append([]float32(nil), src.Data...)
-	if err := a.Hook(2, 2, 3)(x, 1, rng.New(9, "augment")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, a.Hook(2, 2, 3)(x, 1, rng.New(9, "augment")))
 	if !slices.Equal(x, want.Data) {
 		t.Errorf("hook gave %v, Apply %v", x, want.Data)
 	}
 	// Corner crop (0, 0): the first row and column come from the padding.
 	dst := Batch{N: 1, C: 2, H: 2, W: 3, Data: make([]float32, 12)}
-	if err := a.ApplyDraw(dst, src, 0, CropFlipDraw{0, 0, false}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, a.ApplyDraw(dst, src, 0, CropFlipDraw{0, 0, false}))
 	if w := []float32{-7, -7, -7, -7, 1, 2, -8, -8, -8, -8, 10, 20}; !slices.Equal(dst.Data, w) {
 		t.Errorf("padded crop %v, want %v", dst.Data, w)
 	}

@@ -2,6 +2,7 @@ package training
 
 import (
 	"context"
+	"github.com/stretchr/testify/require"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,13 +16,9 @@ import (
 func TestRunStepBenchmark(t *testing.T) {
 	cfg := StepBenchConfig{Model: "mlp", BatchSize: 16, Steps: 3, Warmup: 1, Height: 8, Width: 8, Channels: 1, BagSize: 8, Seed: 4}
 	a, err := RunStepBenchmark(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := RunStepBenchmark(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if a.FinalLoss != b.FinalLoss {
 		t.Errorf("same seed: final losses %v and %v differ", a.FinalLoss, b.FinalLoss)
 	}

@@ -2,6 +2,7 @@ package training
 
 import (
 	"fmt"
+	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
 
@@ -40,29 +41,17 @@ func bnCase(t *testing.T, fused, relu bool, shape tensor.Shape, dt tensor.Dtype)
 	} else {
 		y, err = b.Forward(x, true, true)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	wy, err := gorgonia.HadamardProd(w, y)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cost, err := gorgonia.Sum(wy)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	grads, err := gorgonia.Grad(cost, x, b.Gamma, b.Beta)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	vm := gorgonia.NewTapeMachine(g)
 	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.update(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, vm.RunAll())
+	require.NoError(t, b.update())
 	return [][]float64{values(t, y), values(t, grads[0]), values(t, grads[1]), values(t, grads[2]), values(t, b.RunMean), values(t, b.RunVar)}
 }
 
@@ -110,17 +99,11 @@ func TestBatchNormReLUGradient(t *testing.T) {
 		x := randInput(g, dt, "x", shape, r)
 		w := randInput(g, dt, "w", shape, r)
 		y, err := b.ForwardReLU(x, true, false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		wy, err := gorgonia.HadamardProd(w, y)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		cost, err := gorgonia.Sum(wy)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		gradCheck(t, g, cost, gorgonia.Nodes{x, b.Gamma, b.Beta}, 24, 1e-6, 1e-6, nil)
 	}
 }
@@ -155,14 +138,10 @@ func TestBatchNormEvalFusedMatchesComposite(t *testing.T) {
 		} else {
 			y, err = b.Forward(x, false, false)
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		vm := gorgonia.NewTapeMachine(g)
 		defer vm.Close()
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, vm.RunAll())
 		return values(t, y)
 	}
 	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {

@@ -3,6 +3,7 @@ package training
 import (
 	"context"
 	"fmt"
+	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -47,19 +48,13 @@ func convGraph(t *testing.T, c convCase, ours bool, seed int64) (*gorgonia.ExprG
 			y, err = gorgonia.BroadcastAdd(y, b, nil, []byte{0, 2, 3})
 		}
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ho, wo := (c.h+2*c.pad-c.k)/c.stride+1, (c.w+2*c.pad-c.k)/c.stride+1
 	rr := constInput(g, "R", tensor.Shape{c.n, c.o, ho, wo}, randSlice(r, c.n*c.o*ho*wo, -1, 1))
 	prod, err := gorgonia.HadamardProd(y, rr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	loss, err := gorgonia.Sum(prod)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return g, y, loss, gorgonia.Nodes{x, w, b}
 }
 
@@ -75,13 +70,9 @@ func TestConv2dIm2colMatchesGorgonia(t *testing.T) {
 			for k, ours := range []bool{true, false} {
 				g, y, loss, params := convGraph(t, c, ours, int64(i))
 				gs, err := gorgonia.Grad(loss, params...)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				vm := gorgonia.NewTapeMachine(g)
-				if err := vm.RunAll(); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, vm.RunAll())
 				outs[k] = append([]float64(nil), y.Value().Data().([]float64)...)
 				for _, gn := range gs {
 					grads[k] = append(grads[k], append([]float64(nil), gn.Value().Data().([]float64)...))
@@ -131,16 +122,12 @@ func TestConv2dIm2colDeterministic(t *testing.T) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		g, y, loss, params := convGraph(t, c, true, 7)
 		gs, err := gorgonia.Grad(loss, params...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		vm := newTape(g)
 		defer vm.Close()
 		var out [][]float64
 		for k := 0; k < times; k++ {
-			if err := vm.RunAll(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, vm.RunAll())
 			out = [][]float64{append([]float64(nil), y.Value().Data().([]float64)...)}
 			for _, gn := range gs {
 				out = append(out, append([]float64(nil), gn.Value().Data().([]float64)...))
@@ -179,14 +166,10 @@ func TestConv2dIm2colFloat32(t *testing.T) {
 			return gorgonia.NewTensor(g, dt, len(s), gorgonia.WithShape(s...), gorgonia.WithName(name), gorgonia.WithValue(tensor.New(tensor.WithShape(s...), tensor.WithBacking(f))))
 		}
 		y, err := Conv2dIm2col(mk("x", tensor.Shape{c.n, c.c, c.h, c.w}, x), mk("W", tensor.Shape{c.o, c.c, c.k, c.k}, w), mk("b", tensor.Shape{1, c.o, 1, 1}, b), c.pad, c.stride)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		vm := gorgonia.NewTapeMachine(g)
 		defer vm.Close()
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, vm.RunAll())
 		switch d := y.Value().Data().(type) {
 		case []float32:
 			out := make([]float64, len(d))

@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -59,20 +60,14 @@ func randSlice(r *rand.Rand, n int, lo, hi float64) []float64 {
 func checkGradFD(t *testing.T, g *gorgonia.ExprGraph, loss *gorgonia.Node, params gorgonia.Nodes, h, tol float64) {
 	t.Helper()
 	grads, err := gorgonia.Grad(loss, params...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	vm := gorgonia.NewTapeMachine(g)
 	defer vm.Close()
 	run := func() float64 {
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, vm.RunAll())
 		defer vm.Reset()
 		v, err := scalarOf(loss.Value())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return v
 	}
 	run()

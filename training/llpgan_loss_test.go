@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
 
@@ -40,17 +41,11 @@ func ganFixture(t *testing.T) (g *gorgonia.ExprGraph, d *tinyNet, gen *Dense, x,
 func TestLLPGANDiscriminatorLossMatchesDefinition(t *testing.T) {
 	g, d, _, x, _, fakeIn, avg, props := ganFixture(t)
 	zr, err := d.Forward(x, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	zf, err := d.Forward(fakeIn, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	loss, err := LLPGANDiscriminatorLoss(zr, zf, avg, props)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	gradCheck(t, g, loss, d.Learnables(), 40, 1e-6, 1e-6, nil)
 
 	// Direct value.
@@ -96,28 +91,18 @@ func TestLLPGANDiscriminatorLossMatchesDefinition(t *testing.T) {
 func TestLLPGANGeneratorLossMatchesDefinition(t *testing.T) {
 	g, d, gen, x, z, _, _, _ := ganFixture(t)
 	fake, err := gen.Forward(z)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if fake, err = gorgonia.Tanh(fake); err != nil {
 		t.Fatal(err)
 	}
 	real4, err := gorgonia.Slice(x, gorgonia.S(0, 4))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, fr, err := d.ForwardFeatures(real4, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, ff, err := d.ForwardFeatures(fake, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	loss, err := LLPGANGeneratorLoss(fr, ff)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	gradCheck(t, g, loss, gen.Learnables(), 40, 1e-6, 1e-6, nil)
 	// Direct value from the parameters (intermediate node values may be
 	// reused registers after the run, so features are recomputed here).

@@ -2,6 +2,7 @@ package training
 
 import (
 	"context"
+	"github.com/stretchr/testify/require"
 	"path/filepath"
 	"testing"
 )
@@ -21,9 +22,7 @@ func TestLLPGANMethodReducesDiscriminatorLoss(t *testing.T) {
 	cfg.Optimizer = OptimizerConfig{Name: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999}
 	cfg.BatchSize, cfg.Epochs = 1, 3
 	res, err := Train(context.Background(), cfg, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	h := res.History
 	if !(h[1].Loss < h[0].Loss && h[2].Loss < h[1].Loss) {
 		t.Errorf("llpgan: epoch-mean L_D %v → %v → %v, want it to fall every epoch", h[0].Loss, h[1].Loss, h[2].Loss)
@@ -45,13 +44,9 @@ func TestLLPGANMethodResumeIsIdentical(t *testing.T) {
 	cfg.Optimizer = OptimizerConfig{Name: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999}
 	cfg.BatchSize, cfg.Epochs = 1, 2
 	straight, err := Train(context.Background(), cfg, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	again, err := Train(context.Background(), cfg, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sameParams(t, "llpgan same seed", straight.Params, again.Params)
 	ck := filepath.Join(t.TempDir(), "gan.ckpt")
 	first := cfg
@@ -62,9 +57,7 @@ func TestLLPGANMethodResumeIsIdentical(t *testing.T) {
 	rest := cfg
 	rest.Checkpoint, rest.Resume = ck, true
 	resumed, err := Train(context.Background(), rest, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sameParams(t, "llpgan resumed", straight.Params, resumed.Params)
 }
 

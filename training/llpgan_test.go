@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
 
@@ -28,9 +29,7 @@ func TestLLPGANDiscriminatorShapesAndParams(t *testing.T) {
 		g := m.Learnables()[0].Graph()
 		x := randInput(g, tensor.Float32, "x2", tensor.Shape{2, tc.c, tc.h, tc.w}, rng.New(7, "x"))
 		_, feat, err := m.(FeatureModel).ForwardFeatures(x, false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if !feat.Shape().Eq(tensor.Shape{2, 64}) {
 			t.Errorf("features shape %v, want 2×64", feat.Shape())
 		}
@@ -57,26 +56,20 @@ func TestLLPGANGeneratorShapesAndParams(t *testing.T) {
 	}{{3, 32, 32, 4933379}, {1, 28, 28, 697352}} {
 		g := gorgonia.NewGraph()
 		m, err := NewModel(g, ModelSpec{Name: "llpgan-g", Channels: tc.c, Height: tc.h, Width: tc.w, NumClasses: 10}, rng.New(1, "init"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if got := ParamCount(m); got != tc.want {
 			t.Errorf("%d×%d×%d generator: %d parameters, want %d", tc.c, tc.h, tc.w, got, tc.want)
 		}
 		z := randInput(g, tensor.Float32, "z", tensor.Shape{2, LLPGANNoiseDim}, rng.New(8, "z"))
 		for _, train := range []bool{true, false} {
 			img, err := m.Forward(z, train)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if want := (tensor.Shape{2, tc.c, tc.h, tc.w}); !img.Shape().Eq(want) {
 				t.Errorf("train=%v: image shape %v, want %v", train, img.Shape(), want)
 			}
 		}
 		vm := gorgonia.NewTapeMachine(g)
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, vm.RunAll())
 		vm.Close()
 	}
 }
@@ -94,17 +87,13 @@ func TestConvTransposeMatchesDefinition(t *testing.T) {
 	ct := NewConvTranspose(g, dt, "ct", in, out, true, rng.New(1, "init"))
 	x := randInput(g, dt, "x", tensor.Shape{n, in, h, w}, rng.New(2, "x"))
 	y, err := ct.Forward(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !y.Shape().Eq(tensor.Shape{n, out, 2 * h, 2 * w}) {
 		t.Fatalf("shape %v, want %v", y.Shape(), tensor.Shape{n, out, 2 * h, 2 * w})
 	}
 	vm := gorgonia.NewTapeMachine(g)
 	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, vm.RunAll())
 	xv, yv, B := values(t, x), values(t, y), values(t, ct.B)
 	H, Wd := 2*h, 2*w
 	want := make([]float64, n*out*H*Wd)
@@ -177,16 +166,10 @@ func TestConvTransposeGradient(t *testing.T) {
 	x := randInput(g, dt, "x", tensor.Shape{2, 2, 2, 3}, rng.New(2, "x"))
 	w := randInput(g, dt, "w", tensor.Shape{2, 2, 4, 6}, rng.New(3, "w"))
 	y, err := ct.Forward(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	wy, err := gorgonia.HadamardProd(w, y)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cost, err := gorgonia.Sum(wy)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	gradCheck(t, g, cost, append(ct.Learnables(), x), 8, 1e-6, 1e-6, nil)
 }

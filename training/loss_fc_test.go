@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
 
@@ -45,14 +46,10 @@ func TestFCLossValue(t *testing.T) {
 	rn := constInput(g, "r", tensor.Shape{n, c}, r)
 	wn := constInput(g, "w", tensor.Shape{n}, w)
 	loss, err := FCLoss(zn, rn, wn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	vm := gorgonia.NewTapeMachine(g)
 	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, vm.RunAll())
 	got, _ := scalarOf(loss.Value())
 	if math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
 		t.Errorf("FC loss %.15g, want %.15g", got, want)
@@ -62,9 +59,7 @@ func TestFCLossValue(t *testing.T) {
 		z[i] *= 1e3
 	}
 	vm.Reset()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, vm.RunAll())
 	if got, _ := scalarOf(loss.Value()); math.IsNaN(got) || math.IsInf(got, 0) {
 		t.Errorf("FC loss with logits up to 3e4: %v, want finite", got)
 	}
@@ -77,19 +72,13 @@ func TestFCLossGradFiniteDifference(t *testing.T) {
 	const n, d, c = 7, 4, 3
 	g := gorgonia.NewGraph()
 	m, err := NewModel(g, ModelSpec{Name: "test-tiny", Features: d, NumClasses: c, Dtype: tensor.Float64}, rng.New(4, "init"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	x := constInput(g, "x", tensor.Shape{n, d}, randSlice(rng.New(5, "x"), n*d, -2, 2))
 	r, w := fcRowsAndWeights(n, c, 6)
 	z, err := m.Forward(x, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	loss, err := FCLoss(z, constInput(g, "r", tensor.Shape{n, c}, r), constInput(g, "w", tensor.Shape{n}, w))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkGradFD(t, g, loss, m.Learnables(), 1e-6, 1e-7)
 }
 
@@ -112,18 +101,12 @@ func TestFCLossFloat32MatchesFloat64(t *testing.T) {
 		}
 		zn := mk("z", tensor.Shape{n, c}, z)
 		loss, err := FCLoss(zn, mk("r", tensor.Shape{n, c}, r), mk("w", tensor.Shape{n}, w))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		gr, err := gorgonia.Grad(loss, zn)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		vm := gorgonia.NewTapeMachine(g)
 		defer vm.Close()
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, vm.RunAll())
 		l, _ := scalarOf(loss.Value())
 		var out []float64
 		switch d := gr[0].Value().Data().(type) {

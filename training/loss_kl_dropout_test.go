@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -67,13 +68,9 @@ func TestKLChunkedDropoutFiniteDifference(t *testing.T) {
 	f.spec.Name = "test-tiny-dropout"
 	g := gorgonia.NewGraph()
 	m, err := NewModel(g, f.spec, rng.New(3, "init"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	k, err := NewKLChunked(g, m, f.spec, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer k.Close()
 	params := m.Learnables()
 	acc := make([][]float64, len(params))
@@ -89,9 +86,7 @@ func TestKLChunkedDropoutFiniteDifference(t *testing.T) {
 			}
 		}
 		l, _, err := k.Gradient(f.x, f.bags, into)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return l
 	}
 	l0 := lossAt(11, acc)

@@ -52,9 +52,7 @@ func (f klFixture) wholeBagGraph(t *testing.T, initSeed int64) (*gorgonia.ExprGr
 	t.Helper()
 	g := gorgonia.NewGraph()
 	m, err := NewModel(g, f.spec, rng.New(initSeed, "init"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d, c := f.spec.InputDim(), f.spec.NumClasses
 	var xs []float64
 	var n int
@@ -77,13 +75,9 @@ func (f klFixture) wholeBagGraph(t *testing.T, initSeed int64) (*gorgonia.ExprGr
 		copy(props[k*c:], b.Proportions)
 	}
 	z, err := m.Forward(constInput(g, "x", f.spec.InputShape(n), xs), true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	loss, err := KLLoss(z, constInput(g, "avg", tensor.Shape{len(f.bags), n}, avg), constInput(g, "props", tensor.Shape{len(f.bags), c}, props))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return g, loss, m
 }
 
@@ -103,13 +97,9 @@ func TestKLChunkedEqualsWholeBag(t *testing.T) {
 	f := newKLFixture([]int{5, 9, 3}, 4, 3, 3)
 	g, loss, m := f.wholeBagGraph(t, 4)
 	grads, err := gorgonia.Grad(loss, m.Learnables()...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	vm := gorgonia.NewTapeMachine(g)
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, vm.RunAll())
 	wantLoss, _ := scalarOf(loss.Value())
 	var want [][]float64
 	for _, gn := range grads {
@@ -119,13 +109,9 @@ func TestKLChunkedEqualsWholeBag(t *testing.T) {
 	for _, chunk := range []int{1, 4, 7, 17, 100} {
 		g2 := gorgonia.NewGraph()
 		m2, err := NewModel(g2, f.spec, rng.New(4, "init"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		k, err := NewKLChunked(g2, m2, f.spec, chunk)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		k.SetScale(KLScalePaper) // KLLoss is the paper's −1/(CB)·Σ
 		acc := make([][]float64, len(want))
 		for i := range acc {
@@ -133,9 +119,7 @@ func TestKLChunkedEqualsWholeBag(t *testing.T) {
 		}
 		got, n, err := k.Gradient(f.x, f.bags, acc)
 		k.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if n != 17 {
 			t.Errorf("chunk %d: %d instances, want 17", chunk, n)
 		}
@@ -160,9 +144,7 @@ func TestKLChunkedErrors(t *testing.T) {
 		t.Error("chunk 0: no error")
 	}
 	k, err := NewKLChunked(g, m, f.spec, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer k.Close()
 	acc := make([][]float64, len(m.Learnables()))
 	for i, p := range m.Learnables() {

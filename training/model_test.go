@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
 
@@ -35,9 +36,7 @@ func TestParamCounts(t *testing.T) {
 	for _, c := range cases {
 		g := gorgonia.NewGraph()
 		m, err := NewModel(g, c.spec, rng.New(1, "test"))
-		if err != nil {
-			t.Fatalf("%+v: %v", c.spec, err)
-		}
+		require.NoError(t, err, "%+v: %v", c.spec, err)
 		if got := ParamCount(m); got != c.want {
 			t.Errorf("%s %dx%dx%d/%d: %d parameters, want %d", c.spec.Name, c.spec.Channels, c.spec.Height, c.spec.Width, c.spec.Features, got, c.want)
 		}
@@ -52,19 +51,13 @@ func TestOutputShapes(t *testing.T) {
 			spec := ModelSpec{Name: name, Channels: in[0], Height: in[1], Width: in[2], NumClasses: 7}
 			g := gorgonia.NewGraph()
 			m, err := NewModel(g, spec, rng.New(1, "test"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			const batch = 3
 			x := gorgonia.NewTensor(g, tensor.Float32, 4, gorgonia.WithShape(spec.InputShape(batch)...), gorgonia.WithName("x"), gorgonia.WithInit(gorgonia.Uniform(0, 1)))
 			out, err := m.Forward(x, false)
-			if err != nil {
-				t.Fatalf("%s %v: %v", name, in, err)
-			}
+			require.NoError(t, err, "%s %v: %v", name, in, err)
 			vm := gorgonia.NewTapeMachine(g)
-			if err := vm.RunAll(); err != nil {
-				t.Fatalf("%s %v: %v", name, in, err)
-			}
+			require.NoError(t, vm.RunAll(), "%s %v: %v", name, in, err)
 			vm.Close()
 			if got := out.Value().Shape(); !got.Eq(tensor.Shape{batch, 7}) {
 				t.Errorf("%s %v: logits shape %v, want [%d 7]", name, in, got, batch)

@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
 )
@@ -50,14 +51,10 @@ func TestOptimizerStepsByHand(t *testing.T) {
 	}
 	for _, c := range cases {
 		o, err := NewOptimizer(c.cfg, []int{1})
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
+		require.NoError(t, err, "%s: %v", c.name, err)
 		p := [][]float32{{1}}
 		for s, g := range c.grads {
-			if err := o.Step(p, [][]float32{{g}}, c.cfg.LR); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, o.Step(p, [][]float32{{g}}, c.cfg.LR))
 			want := c.want1
 			if s == 1 {
 				want = c.want2
@@ -96,9 +93,7 @@ func TestOptimizerStateRoundTrip(t *testing.T) {
 		g := [][]float32{{0.3, -0.1, 0.7}}
 		a.Step(pa, g, cfg.LR)
 		b, _ := NewOptimizer(cfg, []int{3})
-		if err := b.SetState(*a.State()); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, b.SetState(*a.State()))
 		pb := [][]float32{append([]float32(nil), pa[0]...)}
 		a.Step(pa, g, cfg.LR)
 		b.Step(pb, g, cfg.LR)

@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -70,9 +71,7 @@ func checkModelShapes(t *testing.T, tc modelShapeCase) Model {
 	g := gorgonia.NewGraph()
 	spec := ModelSpec{Name: tc.name, Channels: tc.c, Height: tc.h, Width: tc.w, NumClasses: tc.classes, Dropout: tc.dropout}
 	m, err := NewModel(g, spec, rng.New(1, "init"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if got := ParamCount(m); tc.wantParams > 0 && got != tc.wantParams {
 		t.Errorf("%s %d×%d×%d, %d classes: %d parameters, want %d", tc.name, tc.c, tc.h, tc.w, tc.classes, got, tc.wantParams)
 	}
@@ -84,9 +83,7 @@ func checkModelShapes(t *testing.T, tc modelShapeCase) Model {
 			continue
 		}
 		y, err := m.Forward(x, train)
-		if err != nil {
-			t.Fatalf("forward (train=%v): %v", train, err)
-		}
+		require.NoError(t, err, "forward (train=%v): %v", train, err)
 		if !y.Shape().Eq(tensor.Shape{batch, tc.classes}) {
 			t.Errorf("train=%v: logits shape %v, want %v", train, y.Shape(), tensor.Shape{batch, tc.classes})
 		}
@@ -97,9 +94,7 @@ func checkModelShapes(t *testing.T, tc modelShapeCase) Model {
 	}
 	vm := gorgonia.NewTapeMachine(g)
 	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, vm.RunAll())
 	for _, y := range outs {
 		for _, v := range values(t, y) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -144,18 +139,14 @@ func TestResNet18ShapesAndParams(t *testing.T) {
 func gradCheck(t *testing.T, g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes, maxCoords int, h, tol float64, before func()) {
 	t.Helper()
 	grads, err := gorgonia.Grad(cost, wrt...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	vm := gorgonia.NewTapeMachine(g)
 	defer vm.Close()
 	run := func() float64 {
 		if before != nil {
 			before()
 		}
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, vm.RunAll())
 		vm.Reset()
 		return values(t, cost)[0]
 	}
@@ -212,18 +203,12 @@ func TestBatchNormMatchesDefinition(t *testing.T) {
 	copy(b.Beta.Value().Data().([]float64), []float64{0.25, 2})
 	x := randInput(g, dt, "x", tensor.Shape{N, C, H, W}, rng.New(4, "x"))
 	yTrain, err := b.Forward(x, true, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	yEval, err := b.Forward(x, false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	vm := gorgonia.NewTapeMachine(g)
 	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, vm.RunAll())
 	xv := values(t, x)
 	gamma, beta := []float64{1.5, -0.5}, []float64{0.25, 2}
 	at := func(n, c, i int) int { return (n*C+c)*H*W + i }
@@ -260,13 +245,9 @@ func TestBatchNormMatchesDefinition(t *testing.T) {
 			t.Fatalf("eval y[%d] = %v, want %v", k, ye[k], want)
 		}
 	}
-	if err := b.update(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.update())
 	// A second update without a new run folds nothing.
-	if err := b.update(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.update())
 	rm, rv := values(t, b.RunMean), values(t, b.RunVar)
 	n := float64(N * H * W)
 	for c := 0; c < C; c++ {
@@ -294,17 +275,11 @@ func TestBatchNormGradient(t *testing.T) {
 		x := randInput(g, dt, "x", shape, r)
 		w := randInput(g, dt, "w", shape, r)
 		y, err := b.Forward(x, true, false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		wy, err := gorgonia.HadamardProd(w, y)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		cost, err := gorgonia.Sum(wy)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		gradCheck(t, g, cost, gorgonia.Nodes{x, b.Gamma, b.Beta}, 24, 1e-6, 1e-6, nil)
 	}
 }
@@ -318,17 +293,11 @@ func TestGlobalAndAdaptivePoolMatchDefinition(t *testing.T) {
 		dt := tensor.Float64
 		x := randInput(g, dt, "x", tensor.Shape{2, 3, tc.h, tc.w}, rng.New(6, "x"))
 		y, err := adaptiveAvgPool(x, dt, tc.oh, tc.ow)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		gp, err := globalAvgPool(x, dt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		vm := gorgonia.NewTapeMachine(g)
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, vm.RunAll())
 		vm.Close()
 		xv, yv, gv := values(t, x), values(t, y), values(t, gp)
 		for nc := 0; nc < 6; nc++ {

@@ -2,6 +2,7 @@ package training
 
 import (
 	"context"
+	"github.com/stretchr/testify/require"
 	"math"
 	"path/filepath"
 	"strings"
@@ -89,9 +90,7 @@ func TestTrainLearns(t *testing.T) {
 		}
 		var events int
 		res, err := Train(context.Background(), cfg, data, func(ProgressEvent) { events++ })
-		if err != nil {
-			t.Fatalf("%s: %v", method, err)
-		}
+		require.NoError(t, err, "%s: %v", method, err)
 		if res.TestAccuracy < 0.8 {
 			t.Errorf("%s: test accuracy %.3f, want ≥ 0.8", method, res.TestAccuracy)
 		}
@@ -131,19 +130,13 @@ func TestTrainSameSeedSameResult(t *testing.T) {
 			cfg.BatchSize = 2
 		}
 		a, err := Train(context.Background(), cfg, data, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		b, err := Train(context.Background(), cfg, data, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		sameParams(t, method+" same seed", a.Params, b.Params)
 		cfg.Seed++
 		c, err := Train(context.Background(), cfg, data, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if c.Params[0][0] == a.Params[0][0] && c.Params[0][1] == a.Params[0][1] {
 			t.Errorf("%s: another seed gave the same parameters", method)
 		}
@@ -163,9 +156,7 @@ func TestTrainResumeIsIdentical(t *testing.T) {
 			cfg.BatchSize = 2
 		}
 		straight, err := Train(context.Background(), cfg, data, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		ck := filepath.Join(t.TempDir(), "run.ckpt")
 		first := cfg
 		first.Epochs, first.Checkpoint = 1, ck
@@ -182,9 +173,7 @@ func TestTrainResumeIsIdentical(t *testing.T) {
 				epochsRun = append(epochsRun, ev.Epoch)
 			}
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if len(epochsRun) != 2 || epochsRun[0] != 1 {
 			t.Fatalf("%s: resumed run trained epochs %v, want [1 2]", c.method, epochsRun)
 		}
@@ -259,9 +248,7 @@ func TestTrainAugmentDeterministic(t *testing.T) {
 			cfg.BatchSize = 2
 		}
 		plain, err := Train(context.Background(), cfg, data, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var res [2]*Result
 		for i := range res {
 			c := cfg

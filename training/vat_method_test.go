@@ -2,6 +2,7 @@ package training
 
 import (
 	"context"
+	"github.com/stretchr/testify/require"
 	"math/rand/v2"
 	"testing"
 
@@ -19,9 +20,7 @@ func TestLLPVATMethodLearns(t *testing.T) {
 	cfg.Epochs = 6
 	cfg.Optimizer.LR = 3e-3
 	res, err := Train(context.Background(), cfg, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if res.TestAccuracy < 0.8 {
 		t.Errorf("llpvat: test accuracy %.3f, want ≥ 0.8", res.TestAccuracy)
 	}
@@ -30,13 +29,9 @@ func TestLLPVATMethodLearns(t *testing.T) {
 	}
 	cfg.Epochs = 2
 	a, err := Train(context.Background(), cfg, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := Train(context.Background(), cfg, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sameParams(t, "llpvat same seed", a.Params, b.Params)
 }
 
@@ -66,13 +61,9 @@ func TestLLPVATMethodWithBatchNormAndDropout(t *testing.T) {
 	cfg.Model = ModelSpec{Name: "test-wrn-10-1", Dropout: 0.3}
 	cfg.BatchSize, cfg.Epochs, cfg.ChunkSize = 2, 1, 12
 	a, err := Train(context.Background(), cfg, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := Train(context.Background(), cfg, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sameParams(t, "llpvat wrn same seed", a.Params, b.Params)
 
 	// One step by hand, to look at the running statistics.
@@ -80,18 +71,12 @@ func TestLLPVATMethodWithBatchNormAndDropout(t *testing.T) {
 	spec.Channels, spec.Height, spec.Width, spec.NumClasses = 1, 8, 8, 3
 	g := gorgonia.NewGraph()
 	model, err := NewModel(g, spec, rng.New(1, "init"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cfg, err = cfg.withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	env := &MethodEnv{Config: &cfg, Data: data, Spec: spec, Graph: g, Model: model}
 	m, err := newVATMethod(env, LLPVATConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer m.Close()
 	if _, err := m.BeginEpoch(0); err != nil {
 		t.Fatal(err)

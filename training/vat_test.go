@@ -94,9 +94,7 @@ func vatFixture(t *testing.T, linear bool, cfg VATConfig, n, D, C int) (*VAT, Mo
 	net := newTinyNet(g, D, 5, C, linear, rng.New(1, "init"))
 	spec := ModelSpec{Name: "tiny", Features: D, NumClasses: C, Dtype: tensor.Float64}
 	v, err := NewVAT(g, net, spec, n, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	r := rng.New(2, "x")
 	x := make([]float32, n*D)
 	for i := range x {
@@ -121,9 +119,7 @@ func TestVATGradientMatchesFiniteDifferences(t *testing.T) {
 	}
 	const weight = 0.5
 	lcons, err := v.Gradient(x, weight, rng.New(3, "vat"), acc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Direct L_cons from the stored p and r_adv and the adversarial logits.
 	p, r := vatData(v.pT), vatData(v.rT)
 	rnorm := 0.0
@@ -134,9 +130,7 @@ func TestVATGradientMatchesFiniteDifferences(t *testing.T) {
 		t.Errorf("‖r_adv‖ of instance 0 = %v, want ε = %v", math.Sqrt(rnorm), cfg.Eps)
 	}
 	cost := func() float64 {
-		if err := v.adv.RunAll(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, v.adv.RunAll())
 		defer v.adv.Reset()
 		return valueData(v.cons.Value())[0]
 	}
@@ -178,9 +172,7 @@ func TestVATPowerIterationFollowsHessian(t *testing.T) {
 	for _, iters := range []int{1, 60} {
 		v, _, x := vatFixture(t, true, VATConfig{Xi: 1e-4, Eps: 1, PowerIters: iters}, n, D, C)
 		d, err := v.AdversarialDirection(x, rng.New(5, "vat"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		W := values(t, v.params[0]) // D×C
 		b := values(t, v.params[1])
 		d0r := rng.New(5, "vat")

@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
 
@@ -37,9 +38,7 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 		build := func(rewind bool) setup {
 			g := gorgonia.NewGraph()
 			m, err := NewModel(g, spec, rng.New(1, "init"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var s setup
 			s.model = m
 			var xn, rn, wn *gorgonia.Node
@@ -47,9 +46,7 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 			rn, s.r = newInputNode(g, tensor.Float32, "r", tensor.Shape{5, 4})
 			wn, s.w = newInputNode(g, tensor.Float32, "w", tensor.Shape{5})
 			z, err := m.Forward(xn, true)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if s.loss, err = FCLoss(z, rn, wn); err != nil {
 				t.Fatal(err)
 			}
@@ -91,13 +88,9 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 				if sm, ok := s.model.(StochasticModel); ok {
 					sm.Resample(rng.New(int64(run), "masks"))
 				}
-				if err := s.run(); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, s.run())
 				if bn, ok := s.model.(BatchNormModel); ok {
-					if err := bn.UpdateRunningStats(); err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, bn.UpdateRunningStats())
 				}
 			}
 			if bn, ok := a.model.(BatchNormModel); ok {
