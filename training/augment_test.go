@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"math"
 	"slices"
@@ -58,9 +59,7 @@ func TestCropFlipExactPixels(t *testing.T) {
 				t.Errorf("channel 0 = %v, want %v", got, tc.want)
 			}
 			for i, v := range tc.want {
-				if dst.Data[6+i] != 10*v {
-					t.Errorf("channel 1 pixel %d = %v, want %v (same draw as channel 0)", i, dst.Data[6+i], 10*v)
-				}
+				assert.Equal(t, 10*v, dst.Data[6+i], "channel 1 pixel %d = %v, want %v (same draw as channel 0)", i, dst.Data[6+i], 10*v)
 			}
 		})
 	}
@@ -112,16 +111,12 @@ func TestCropFlipDrawsAreUniformAndReproducible(t *testing.T) {
 		return s
 	}
 	// χ²(8) exceeds 45 with probability < 1e-6.
-	if c := chi2(top[:]); c > 45 {
-		t.Errorf("top offsets not uniform: χ² = %.1f, counts %v", c, top)
-	}
-	if c := chi2(left[:]); c > 45 {
-		t.Errorf("left offsets not uniform: χ² = %.1f, counts %v", c, left)
-	}
+	c := chi2(top[:])
+	assert.LessOrEqual(t, c, 45.0, "top offsets not uniform: χ² = %.1f, counts %v", c, top)
+	c = chi2(left[:])
+	assert.LessOrEqual(t, c, 45.0, "left offsets not uniform: χ² = %.1f, counts %v", c, left)
 	// Binomial(9000, 1/2): sd ≈ 47.4; 5 sd ≈ 237.
-	if math.Abs(flips-n/2) > 237 {
-		t.Errorf("%v flips out of %d, want about %d", flips, n, n/2)
-	}
+	assert.InDelta(t, n/2, flips, 237, "%v flips out of %d, want about %d", flips, n, n/2)
 }
 
 func TestCropFlipRejectsBadInput(t *testing.T) {

@@ -2,6 +2,7 @@ package training
 
 import (
 	"context"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"strings"
 	"syscall"
@@ -19,18 +20,14 @@ func TestRunStepBenchmark(t *testing.T) {
 	require.NoError(t, err)
 	b, err := RunStepBenchmark(context.Background(), cfg)
 	require.NoError(t, err)
-	if a.FinalLoss != b.FinalLoss {
-		t.Errorf("same seed: final losses %v and %v differ", a.FinalLoss, b.FinalLoss)
-	}
+	assert.Equal(t, b.FinalLoss, a.FinalLoss, "same seed: final losses %v and %v differ", a.FinalLoss, b.FinalLoss)
 	if !(a.FinalLoss > 0.5 && a.FinalLoss < 5) {
 		t.Errorf("final loss %v after 4 Adam steps, want near log 10 ≈ 2.3", a.FinalLoss)
 	}
 	if want := float64(3*16) / a.Seconds; a.ImagesPerSecond < want*0.999 || a.ImagesPerSecond > want*1.001 {
 		t.Errorf("images per second %v, want 48/%v", a.ImagesPerSecond, a.Seconds)
 	}
-	if a.ParamCount != 64*512+512+512*256+256+256*10+10 {
-		t.Errorf("param count %d", a.ParamCount)
-	}
+	assert.Equal(t, 64*512+512+512*256+256+256*10+10, a.ParamCount, "param count %d", a.ParamCount)
 }
 
 // TestRunStepBenchmarkBadConfig checks that bad configurations are errors

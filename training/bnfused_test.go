@@ -73,9 +73,8 @@ func TestBatchNormFusedMatchesComposite(t *testing.T) {
 					}
 					for i := range want {
 						for k := range want[i] {
-							if d := math.Abs(got[i][k] - want[i][k]); d > tol*(1+math.Abs(want[i][k])) {
-								t.Fatalf("%s[%d] = %v, composite %v", names[i], k, got[i][k], want[i][k])
-							}
+							d := math.Abs(got[i][k] - want[i][k])
+							require.LessOrEqual(t, d, tol*(1+math.Abs(want[i][k])), "%s[%d] = %v, composite %v", names[i], k, got[i][k], want[i][k])
 						}
 					}
 				})
@@ -153,9 +152,7 @@ func TestBatchNormEvalFusedMatchesComposite(t *testing.T) {
 					tol = 1e-5
 				}
 				for k := range want {
-					if math.Abs(got[k]-want[k]) > tol*(1+math.Abs(want[k])) {
-						t.Fatalf("%v %v relu=%t: y[%d] = %v, composite %v", dt, shape, relu, k, got[k], want[k])
-					}
+					require.LessOrEqual(t, math.Abs(got[k]-want[k]), tol*(1+math.Abs(want[k])), "%v %v relu=%t: y[%d] = %v, composite %v", dt, shape, relu, k, got[k], want[k])
 				}
 			}
 		}

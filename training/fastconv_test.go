@@ -3,6 +3,7 @@ package training
 import (
 	"context"
 	"fmt"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
@@ -79,13 +80,11 @@ func TestConv2dIm2colMatchesGorgonia(t *testing.T) {
 				}
 				vm.Close()
 			}
-			if d := maxAbsDiff(outs[0], outs[1]); d > 1e-12 {
-				t.Errorf("output differs from gorgonia.Conv2d by %g", d)
-			}
+			d := maxAbsDiff(outs[0], outs[1])
+			assert.LessOrEqual(t, d, 1e-12, "output differs from gorgonia.Conv2d by %g", d)
 			for p, name := range []string{"x", "W", "b"} {
-				if d := maxAbsDiff(grads[0][p], grads[1][p]); d > 1e-12 {
-					t.Errorf("∂/∂%s differs from gorgonia's by %g", name, d)
-				}
+				d := maxAbsDiff(grads[0][p], grads[1][p])
+				assert.LessOrEqual(t, d, 1e-12, "∂/∂%s differs from gorgonia's by %g", name, d)
 			}
 		})
 	}
@@ -139,9 +138,7 @@ func TestConv2dIm2colDeterministic(t *testing.T) {
 	one, many := run(1, 1), run(4, 3)
 	for k := range one {
 		for i := range one[k] {
-			if one[k][i] != many[k][i] {
-				t.Fatalf("value %d of output %d: %v with 1 goroutine, %v with 4 after 3 rewound runs", i, k, one[k][i], many[k][i])
-			}
+			require.Equal(t, many[k][i], one[k][i], "value %d of output %d: %v with 1 goroutine, %v with 4 after 3 rewound runs", i, k, one[k][i], many[k][i])
 		}
 	}
 }
@@ -181,9 +178,8 @@ func TestConv2dIm2colFloat32(t *testing.T) {
 			return append([]float64(nil), d.([]float64)...)
 		}
 	}
-	if d := maxAbsDiff(run(tensor.Float32), run(tensor.Float64)); d > 1e-5 {
-		t.Errorf("float32 output differs from float64 by %g", d)
-	}
+	d := maxAbsDiff(run(tensor.Float32), run(tensor.Float64))
+	assert.LessOrEqual(t, d, 1e-5, "float32 output differs from float64 by %g", d)
 }
 
 // TestConv2dIm2colBadInput checks that bad shapes are errors, not panics.
@@ -256,14 +252,11 @@ func TestIm2colCNNTrainsLikeCNN(t *testing.T) {
 		a, b := res[0].Params[i], res[1].Params[i]
 		for j := range a {
 			worst = math.Max(worst, math.Abs(float64(a[j]-b[j])))
-			if diff := math.Abs(float64(a[j] - b[j])); diff > 1e-4+1e-3*math.Abs(float64(a[j])) {
-				t.Fatalf("parameter %d[%d]: %v with gorgonia.Conv2d, %v with Conv2dIm2col", i, j, a[j], b[j])
-			}
+			diff := math.Abs(float64(a[j] - b[j]))
+			require.LessOrEqual(t, diff, 1e-4+1e-3*math.Abs(float64(a[j])), "parameter %d[%d]: %v with gorgonia.Conv2d, %v with Conv2dIm2col", i, j, a[j], b[j])
 		}
 	}
-	if res[0].TestAccuracy != res[1].TestAccuracy {
-		t.Errorf("test accuracy %v with gorgonia.Conv2d, %v with Conv2dIm2col", res[0].TestAccuracy, res[1].TestAccuracy)
-	}
+	assert.Equal(t, res[1].TestAccuracy, res[0].TestAccuracy, "test accuracy %v with gorgonia.Conv2d, %v with Conv2dIm2col", res[0].TestAccuracy, res[1].TestAccuracy)
 	if res[0].TestAccuracy < 0.4 || res[0].TestAccuracy > 0.99 {
 		t.Errorf("test accuracy %v: want a problem neither trivial nor hopeless (0.4…0.99) for the comparison to mean something", res[0].TestAccuracy)
 	}
@@ -360,14 +353,10 @@ func TestConv2dIm2colConcurrentMachines(t *testing.T) {
 	}
 	wg.Wait()
 	for ci := range cases {
-		if len(together[ci]) != len(alone[ci]) {
-			t.Fatalf("case %d: %d outputs together, %d alone", ci, len(together[ci]), len(alone[ci]))
-		}
+		require.Equal(t, len(alone[ci]), len(together[ci]), "case %d: %d outputs together, %d alone", ci, len(together[ci]), len(alone[ci]))
 		for k := range alone[ci] {
 			for i := range alone[ci][k] {
-				if alone[ci][k][i] != together[ci][k][i] {
-					t.Fatalf("case %d, value %d of output %d: %v alone, %v beside another machine", ci, i, k, alone[ci][k][i], together[ci][k][i])
-				}
+				require.Equal(t, together[ci][k][i], alone[ci][k][i], "case %d, value %d of output %d: %v alone, %v beside another machine", ci, i, k, alone[ci][k][i], together[ci][k][i])
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
@@ -87,13 +88,10 @@ func checkGradFD(t *testing.T, g *gorgonia.ExprGraph, loss *gorgonia.Node, param
 			data[i] = orig
 			fd := (fp - fm) / (2 * h)
 			a := analytic[k][i]
-			if d := math.Abs(a-fd) / math.Max(1, math.Max(math.Abs(a), math.Abs(fd))); d > tol {
-				t.Errorf("%s[%d]: gradient %.10g, finite difference %.10g", p.Name(), i, a, fd)
-			}
+			d := math.Abs(a-fd) / math.Max(1, math.Max(math.Abs(a), math.Abs(fd)))
+			assert.LessOrEqual(t, d, tol, "%s[%d]: gradient %.10g, finite difference %.10g", p.Name(), i, a, fd)
 			checked++
 		}
 	}
-	if checked == 0 {
-		t.Fatal("no parameter checked")
-	}
+	require.NotEqual(t, 0, checked, "no parameter checked")
 }

@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
@@ -79,9 +80,8 @@ func TestLLPGANDiscriminatorLossMatchesDefinition(t *testing.T) {
 	for j := 0; j < 4; j++ {
 		t2 -= math.Log(f(zfv[j*C : (j+1)*C])[C]) / 4
 	}
-	if want := t1 + t2 + t3; math.Abs(lv-want) > 1e-12 {
-		t.Errorf("L_D = %v, want %v (terms %v, %v, %v)", lv, want, t1, t2, t3)
-	}
+	want := t1 + t2 + t3
+	assert.InDelta(t, want, lv, 1e-12, "L_D = %v, want %v (terms %v, %v, %v)", lv, want, t1, t2, t3)
 }
 
 // TestLLPGANGeneratorLossMatchesDefinition: L_G = (1/n) Σ_j ‖f_conv(X_j) −
@@ -137,9 +137,7 @@ func TestLLPGANGeneratorLossMatchesDefinition(t *testing.T) {
 		}
 	}
 	// lv comes from gradCheck's last run, at one parameter minus h = 1e-6.
-	if math.Abs(lv-want) > 1e-6 {
-		t.Errorf("L_G = %v, want %v", lv, want)
-	}
+	assert.InDelta(t, want, lv, 1e-6, "L_G = %v, want %v", lv, want)
 }
 
 func TestLLPGANLossesRejectBadShapes(t *testing.T) {

@@ -1,8 +1,8 @@
 package training
 
 import (
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"math"
 	"testing"
 
 	"github.com/llpfc/llpfc/internal/rng"
@@ -57,9 +57,8 @@ func TestLLPGANGeneratorShapesAndParams(t *testing.T) {
 		g := gorgonia.NewGraph()
 		m, err := NewModel(g, ModelSpec{Name: "llpgan-g", Channels: tc.c, Height: tc.h, Width: tc.w, NumClasses: 10}, rng.New(1, "init"))
 		require.NoError(t, err)
-		if got := ParamCount(m); got != tc.want {
-			t.Errorf("%d×%d×%d generator: %d parameters, want %d", tc.c, tc.h, tc.w, got, tc.want)
-		}
+		got := ParamCount(m)
+		assert.Equal(t, tc.want, got, "%d×%d×%d generator: %d parameters, want %d", tc.c, tc.h, tc.w, got, tc.want)
 		z := randInput(g, tensor.Float32, "z", tensor.Shape{2, LLPGANNoiseDim}, rng.New(8, "z"))
 		for _, train := range []bool{true, false} {
 			img, err := m.Forward(z, train)
@@ -123,9 +122,7 @@ func TestConvTransposeMatchesDefinition(t *testing.T) {
 		}
 	}
 	for k := range want {
-		if math.Abs(yv[k]-want[k]) > 1e-12 {
-			t.Fatalf("output %d = %v, want %v", k, yv[k], want[k])
-		}
+		require.InDelta(t, want[k], yv[k], 1e-12, "output %d = %v, want %v", k, yv[k], want[k])
 	}
 	// Partition: number every sub-kernel entry; the 5×5 taps of each
 	// (c, o) must be 25 distinct numbers, all entries used once.

@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
@@ -51,9 +52,7 @@ func TestFCLossValue(t *testing.T) {
 	defer vm.Close()
 	require.NoError(t, vm.RunAll())
 	got, _ := scalarOf(loss.Value())
-	if math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
-		t.Errorf("FC loss %.15g, want %.15g", got, want)
-	}
+	assert.LessOrEqual(t, math.Abs(got-want), 1e-12*math.Max(1, math.Abs(want)), "FC loss %.15g, want %.15g", got, want)
 	// Huge logits: finite, and equal to the shifted computation.
 	for i := range z {
 		z[i] *= 1e3
@@ -121,13 +120,9 @@ func TestFCLossFloat32MatchesFloat64(t *testing.T) {
 	}
 	l64, g64 := eval(tensor.Float64)
 	l32, g32 := eval(tensor.Float32)
-	if math.Abs(l64-l32) > 1e-5*math.Max(1, math.Abs(l64)) {
-		t.Errorf("float32 loss %v, float64 %v", l32, l64)
-	}
+	assert.LessOrEqual(t, math.Abs(l64-l32), 1e-5*math.Max(1, math.Abs(l64)), "float32 loss %v, float64 %v", l32, l64)
 	for i := range g64 {
-		if math.Abs(g64[i]-g32[i]) > 1e-5 {
-			t.Errorf("dz[%d]: float32 %v, float64 %v", i, g32[i], g64[i])
-		}
+		assert.InDelta(t, g32[i], g64[i], 1e-5, "dz[%d]: float32 %v, float64 %v", i, g32[i], g64[i])
 	}
 }
 

@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
@@ -90,9 +91,8 @@ func TestKLChunkedDropoutFiniteDifference(t *testing.T) {
 		return l
 	}
 	l0 := lossAt(11, acc)
-	if l1 := lossAt(12, nil); l1 == l0 {
-		t.Fatal("another mask stream gave the same loss: dropout inactive")
-	}
+	l1 := lossAt(12, nil)
+	require.NotEqual(t, l0, l1, "another mask stream gave the same loss: dropout inactive")
 	const h = 1e-6
 	for i, p := range params {
 		d := p.Value().Data().([]float64)
@@ -104,9 +104,7 @@ func TestKLChunkedDropoutFiniteDifference(t *testing.T) {
 			lm := lossAt(11, nil)
 			d[j] = orig
 			fd := (lp - lm) / (2 * h)
-			if math.Abs(fd-acc[i][j]) > 1e-7*math.Max(1, math.Abs(fd)) {
-				t.Errorf("%s[%d]: chunked gradient %.10g, finite difference %.10g", p.Name(), j, acc[i][j], fd)
-			}
+			assert.LessOrEqual(t, math.Abs(fd-acc[i][j]), 1e-7*math.Max(1, math.Abs(fd)), "%s[%d]: chunked gradient %.10g, finite difference %.10g", p.Name(), j, acc[i][j], fd)
 		}
 	}
 }

@@ -120,12 +120,8 @@ func TestKLChunkedEqualsWholeBag(t *testing.T) {
 		got, n, err := k.Gradient(f.x, f.bags, acc)
 		k.Close()
 		require.NoError(t, err)
-		if n != 17 {
-			t.Errorf("chunk %d: %d instances, want 17", chunk, n)
-		}
-		if math.Abs(got-wantLoss) > 1e-12 {
-			t.Errorf("chunk %d: loss %.15g, whole-bag %.15g", chunk, got, wantLoss)
-		}
+		assert.Equal(t, 17, n, "chunk %d: %d instances, want 17", chunk, n)
+		assert.InDelta(t, wantLoss, got, 1e-12, "chunk %d: loss %.15g, whole-bag %.15g", chunk, got, wantLoss)
 		for i := range want {
 			for j := range want[i] {
 				if d := math.Abs(acc[i][j] - want[i][j]); d > 1e-5 || math.IsNaN(d) {

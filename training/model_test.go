@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
@@ -37,9 +38,8 @@ func TestParamCounts(t *testing.T) {
 		g := gorgonia.NewGraph()
 		m, err := NewModel(g, c.spec, rng.New(1, "test"))
 		require.NoError(t, err, "%+v: %v", c.spec, err)
-		if got := ParamCount(m); got != c.want {
-			t.Errorf("%s %dx%dx%d/%d: %d parameters, want %d", c.spec.Name, c.spec.Channels, c.spec.Height, c.spec.Width, c.spec.Features, got, c.want)
-		}
+		got := ParamCount(m)
+		assert.Equal(t, c.want, got, "%s %dx%dx%d/%d: %d parameters, want %d", c.spec.Name, c.spec.Channels, c.spec.Height, c.spec.Width, c.spec.Features, got, c.want)
 	}
 }
 
@@ -91,14 +91,10 @@ func TestNewLearnableKaimingUniform(t *testing.T) {
 	d := NewDense(g, tensor.Float32, "fc", 784, 512, rng.New(1, "init"))
 	w := d.W.Value().Data().([]float32)
 	bound := KaimingUniformBound(784)
-	if bound != 1.0/28 {
-		t.Fatalf("bound %v, want 1/28", bound)
-	}
+	require.Equal(t, 1.0/28, bound, "bound %v, want 1/28", bound)
 	var sum, sq float64
 	for _, v := range w {
-		if math.Abs(float64(v)) > bound {
-			t.Fatalf("weight %v outside ±%v", v, bound)
-		}
+		require.LessOrEqual(t, math.Abs(float64(v)), bound, "weight %v outside ±%v", v, bound)
 		sum += float64(v)
 		sq += float64(v) * float64(v)
 	}
@@ -108,7 +104,6 @@ func TestNewLearnableKaimingUniform(t *testing.T) {
 	if want := bound * bound / 3; math.Abs(vr/want-1) > 0.02 || math.Abs(mean) > 0.01*bound {
 		t.Errorf("mean %v, variance %v; want 0 and %v", mean, vr, want)
 	}
-	if b := d.B.Value().Data().([]float32); len(b) != 512 {
-		t.Errorf("bias has %d entries, want 512", len(b))
-	}
+	b := d.B.Value().Data().([]float32)
+	assert.Equal(t, 512, len(b), "bias has %d entries, want 512", len(b))
 }

@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
@@ -98,9 +99,7 @@ func TestOptimizerStateRoundTrip(t *testing.T) {
 		a.Step(pa, g, cfg.LR)
 		b.Step(pb, g, cfg.LR)
 		for i := range pa[0] {
-			if pa[0][i] != pb[0][i] {
-				t.Errorf("%s: resumed θ[%d] = %v, uninterrupted %v", name, i, pb[0][i], pa[0][i])
-			}
+			assert.Equal(t, pb[0][i], pa[0][i], "%s: resumed θ[%d] = %v, uninterrupted %v", name, i, pb[0][i], pa[0][i])
 		}
 		if err := b.SetState(OptimizerState{Buf: [][]float32{{1}}}); err == nil {
 			t.Errorf("%s: mis-shaped state accepted", name)
@@ -117,15 +116,13 @@ func TestOptimizerStateRoundTrip(t *testing.T) {
 func TestSchedules(t *testing.T) {
 	ms := MultiStep{Milestones: []int{60, 120, 160}, Gamma: 0.2}
 	for e, want := range map[int]float64{0: 0.01, 59: 0.01, 60: 0.002, 119: 0.002, 120: 0.0004, 160: 0.00008, 199: 0.00008} {
-		if got := ms.LR(0.01, e); math.Abs(got-want) > 1e-15 {
-			t.Errorf("multistep epoch %d: %v, want %v", e, got, want)
-		}
+		got := ms.LR(0.01, e)
+		assert.InDelta(t, want, got, 1e-15, "multistep epoch %d: %v, want %v", e, got, want)
 	}
 	cw := CosineWarmRestarts{T0: 10, TMult: 2}
 	for e, want := range map[int]float64{0: 1, 5: 0.5, 10: 1, 20: 0.5, 30: 1} {
-		if got := cw.LR(1, e); math.Abs(got-want) > 1e-12 {
-			t.Errorf("cosine epoch %d: %v, want %v", e, got, want)
-		}
+		got := cw.LR(1, e)
+		assert.InDelta(t, want, got, 1e-12, "cosine epoch %d: %v, want %v", e, got, want)
 	}
 	if got := cw.LR(1, 9); !(got > 0 && got < 0.05) {
 		t.Errorf("cosine epoch 9: %v, want near 0 at the end of the first cycle", got)

@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
@@ -162,9 +163,7 @@ func gradCheck(t *testing.T, g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gor
 		if !ok {
 			t.Fatalf("gradCheck needs a float64 graph; %v holds %T", n, n.Value().Data())
 		}
-		if len(analytic[i]) != len(data) {
-			t.Fatalf("%v: gradient has %d entries, value %d", n, len(analytic[i]), len(data))
-		}
+		require.Equal(t, len(data), len(analytic[i]), "%v: gradient has %d entries, value %d", n, len(analytic[i]), len(data))
 		idx := r.Perm(len(data))
 		if len(idx) > maxCoords {
 			idx = idx[:maxCoords]
@@ -177,15 +176,12 @@ func gradCheck(t *testing.T, g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gor
 			fm := run()
 			data[k] = orig
 			fd := (fp - fm) / (2 * h)
-			if d := math.Abs(fd - analytic[i][k]); d > tol*math.Max(1, math.Abs(fd)) {
-				t.Errorf("%v[%d]: symbolic gradient %.8g, central difference %.8g", n, k, analytic[i][k], fd)
-			}
+			d := math.Abs(fd - analytic[i][k])
+			assert.LessOrEqual(t, d, tol*math.Max(1, math.Abs(fd)), "%v[%d]: symbolic gradient %.8g, central difference %.8g", n, k, analytic[i][k], fd)
 			checked++
 		}
 	}
-	if checked == 0 {
-		t.Fatal("gradCheck checked no coordinate")
-	}
+	require.NotEqual(t, 0, checked, "gradCheck checked no coordinate")
 }
 
 // TestBatchNormMatchesDefinition checks BatchNorm against a direct
@@ -231,9 +227,8 @@ func TestBatchNormMatchesDefinition(t *testing.T) {
 		for c := 0; c < C; c++ {
 			for i := 0; i < H*W; i++ {
 				want := (xv[at(n, c, i)]-mu[c])/math.Sqrt(v[c]+1e-5)*gamma[c] + beta[c]
-				if got := yt[at(n, c, i)]; math.Abs(got-want) > 1e-12 {
-					t.Fatalf("train y[%d,%d,%d] = %v, want %v", n, c, i, got, want)
-				}
+				got := yt[at(n, c, i)]
+				require.InDelta(t, want, got, 1e-12, "train y[%d,%d,%d] = %v, want %v", n, c, i, got, want)
 			}
 		}
 	}
@@ -241,9 +236,8 @@ func TestBatchNormMatchesDefinition(t *testing.T) {
 	ye := values(t, yEval)
 	for k, xk := range xv {
 		c := (k / (H * W)) % C
-		if want := xk/math.Sqrt(1+1e-5)*gamma[c] + beta[c]; math.Abs(ye[k]-want) > 1e-12 {
-			t.Fatalf("eval y[%d] = %v, want %v", k, ye[k], want)
-		}
+		want := xk/math.Sqrt(1+1e-5)*gamma[c] + beta[c]
+		require.InDelta(t, want, ye[k], 1e-12, "eval y[%d] = %v, want %v", k, ye[k], want)
 	}
 	require.NoError(t, b.update())
 	// A second update without a new run folds nothing.
@@ -251,12 +245,10 @@ func TestBatchNormMatchesDefinition(t *testing.T) {
 	rm, rv := values(t, b.RunMean), values(t, b.RunVar)
 	n := float64(N * H * W)
 	for c := 0; c < C; c++ {
-		if want := 0.1 * mu[c]; math.Abs(rm[c]-want) > 1e-12 {
-			t.Errorf("running mean[%d] = %v, want %v", c, rm[c], want)
-		}
-		if want := 0.9 + 0.1*v[c]*n/(n-1); math.Abs(rv[c]-want) > 1e-12 {
-			t.Errorf("running var[%d] = %v, want %v", c, rv[c], want)
-		}
+		want := 0.1 * mu[c]
+		assert.InDelta(t, want, rm[c], 1e-12, "running mean[%d] = %v, want %v", c, rm[c], want)
+		want = 0.9 + 0.1*v[c]*n/(n-1)
+		assert.InDelta(t, want, rv[c], 1e-12, "running var[%d] = %v, want %v", c, rv[c], want)
 	}
 }
 
@@ -306,9 +298,7 @@ func TestGlobalAndAdaptivePoolMatchDefinition(t *testing.T) {
 			for _, v := range img {
 				all += v / float64(tc.h*tc.w)
 			}
-			if math.Abs(gv[nc]-all) > 1e-12 {
-				t.Errorf("%v: global pool %v, want %v", tc, gv[nc], all)
-			}
+			assert.InDelta(t, all, gv[nc], 1e-12, "%v: global pool %v, want %v", tc, gv[nc], all)
 			for i := 0; i < tc.oh; i++ {
 				r0 := int(math.Floor(float64(i*tc.h) / float64(tc.oh)))
 				r1 := int(math.Ceil(float64((i+1)*tc.h) / float64(tc.oh)))
@@ -322,9 +312,8 @@ func TestGlobalAndAdaptivePoolMatchDefinition(t *testing.T) {
 							k++
 						}
 					}
-					if got := yv[(nc*tc.oh+i)*tc.ow+j]; math.Abs(got-s/float64(k)) > 1e-12 {
-						t.Errorf("%v: cell (%d,%d) = %v, want %v", tc, i, j, got, s/float64(k))
-					}
+					got := yv[(nc*tc.oh+i)*tc.ow+j]
+					assert.InDelta(t, s/float64(k), got, 1e-12, "%v: cell (%d,%d) = %v, want %v", tc, i, j, got, s/float64(k))
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package training
 
 import (
 	"context"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"math"
 	"path/filepath"
@@ -91,9 +92,7 @@ func TestTrainLearns(t *testing.T) {
 		var events int
 		res, err := Train(context.Background(), cfg, data, func(ProgressEvent) { events++ })
 		require.NoError(t, err, "%s: %v", method, err)
-		if res.TestAccuracy < 0.8 {
-			t.Errorf("%s: test accuracy %.3f, want ≥ 0.8", method, res.TestAccuracy)
-		}
+		assert.GreaterOrEqual(t, res.TestAccuracy, 0.8, "%s: test accuracy %.3f, want ≥ 0.8", method, res.TestAccuracy)
 		if events < cfg.Epochs || len(res.History) != cfg.Epochs || res.Epochs != cfg.Epochs {
 			t.Errorf("%s: %d progress events, %d history rows for %d epochs", method, events, len(res.History), cfg.Epochs)
 		}
@@ -108,14 +107,10 @@ func TestTrainLearns(t *testing.T) {
 
 func sameParams(t *testing.T, what string, a, b [][]float32) {
 	t.Helper()
-	if len(a) != len(b) {
-		t.Fatalf("%s: %d vs %d tensors", what, len(a), len(b))
-	}
+	require.Equal(t, len(b), len(a), "%s: %d vs %d tensors", what, len(a), len(b))
 	for i := range a {
 		for j := range a[i] {
-			if math.Float32bits(a[i][j]) != math.Float32bits(b[i][j]) {
-				t.Fatalf("%s: parameter %d[%d]: %v vs %v", what, i, j, a[i][j], b[i][j])
-			}
+			require.Equal(t, math.Float32bits(b[i][j]), math.Float32bits(a[i][j]), "%s: parameter %d[%d]: %v vs %v", what, i, j, a[i][j], b[i][j])
 		}
 	}
 }

@@ -2,6 +2,7 @@ package training
 
 import (
 	"context"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"math/rand/v2"
 	"testing"
@@ -21,9 +22,7 @@ func TestLLPVATMethodLearns(t *testing.T) {
 	cfg.Optimizer.LR = 3e-3
 	res, err := Train(context.Background(), cfg, data, nil)
 	require.NoError(t, err)
-	if res.TestAccuracy < 0.8 {
-		t.Errorf("llpvat: test accuracy %.3f, want ≥ 0.8", res.TestAccuracy)
-	}
+	assert.GreaterOrEqual(t, res.TestAccuracy, 0.8, "llpvat: test accuracy %.3f, want ≥ 0.8", res.TestAccuracy)
 	if h := res.History; !(h[len(h)-1].Loss < h[0].Loss) {
 		t.Errorf("llpvat: loss went from %v to %v, want a decrease", h[0].Loss, h[len(h)-1].Loss)
 	}
@@ -89,9 +88,7 @@ func TestLLPVATMethodWithBatchNormAndDropout(t *testing.T) {
 		t.Fatal(err)
 	}
 	stats := model.(BatchNormModel).RunningStats()
-	if len(stats) == 0 {
-		t.Fatal("WRN reports no running statistics")
-	}
+	require.NotEqual(t, 0, len(stats), "WRN reports no running statistics")
 	for i, n := range stats {
 		init := 0.0 // means at even positions, variances (init 1) at odd
 		if i%2 == 1 {

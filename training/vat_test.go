@@ -60,20 +60,16 @@ func TestSigmoidRampupAndVATWeight(t *testing.T) {
 		{3, 0, 1},
 	}
 	for _, c := range cases {
-		if got := SigmoidRampup(c.t, c.T); math.Abs(got-c.want) > 1e-15 {
-			t.Errorf("SigmoidRampup(%v, %v) = %v, want %v", c.t, c.T, got, c.want)
-		}
+		got := SigmoidRampup(c.t, c.T)
+		assert.InDelta(t, c.want, got, 1e-15, "SigmoidRampup(%v, %v) = %v, want %v", c.t, c.T, got, c.want)
 	}
 	// Ramp-up length is 40% of the run's steps: 40 of 100.
-	if got, want := VATWeight(0, 100), 0.05*math.Exp(-5); math.Abs(got-want) > 1e-15 {
-		t.Errorf("VATWeight(0, 100) = %v, want %v", got, want)
-	}
-	if got, want := VATWeight(20, 100), 0.05*math.Exp(-1.25); math.Abs(got-want) > 1e-15 {
-		t.Errorf("VATWeight(20, 100) = %v, want %v", got, want)
-	}
-	if got := VATWeight(40, 100); got != 0.05 {
-		t.Errorf("VATWeight(40, 100) = %v, want 0.05", got)
-	}
+	got, want := VATWeight(0, 100), 0.05*math.Exp(-5)
+	assert.InDelta(t, want, got, 1e-15, "VATWeight(0, 100) = %v, want %v", got, want)
+	got, want = VATWeight(20, 100), 0.05*math.Exp(-1.25)
+	assert.InDelta(t, want, got, 1e-15, "VATWeight(20, 100) = %v, want %v", got, want)
+	got = VATWeight(40, 100)
+	assert.Equal(t, 0.05, got, "VATWeight(40, 100) = %v, want 0.05", got)
 	for _, bad := range []VATConfig{{Xi: 0, Eps: 1, PowerIters: 1}, {Xi: 1e-6, Eps: -1, PowerIters: 1}, {Xi: 1e-6, Eps: 1, PowerIters: 0}} {
 		if bad.Validate() == nil {
 			t.Errorf("%+v: no error", bad)
@@ -82,9 +78,8 @@ func TestSigmoidRampupAndVATWeight(t *testing.T) {
 	if c := PaperVATConfig("cifar10"); c.Eps != 6 || c.Xi != 1e-6 || c.PowerIters != 1 {
 		t.Errorf("cifar10 config %+v", c)
 	}
-	if c := PaperVATConfig("svhn"); c.Eps != 1 {
-		t.Errorf("svhn config %+v", c)
-	}
+	c := PaperVATConfig("svhn")
+	assert.Equal(t, 1.0, c.Eps, "svhn config %+v", c)
 }
 
 // vatFixture builds a VAT on a small float64 network and a chunk of inputs.
@@ -126,9 +121,7 @@ func TestVATGradientMatchesFiniteDifferences(t *testing.T) {
 	for j := 0; j < D; j++ {
 		rnorm += r[j] * r[j]
 	}
-	if math.Abs(math.Sqrt(rnorm)-cfg.Eps) > 1e-6 {
-		t.Errorf("‖r_adv‖ of instance 0 = %v, want ε = %v", math.Sqrt(rnorm), cfg.Eps)
-	}
+	assert.InDelta(t, cfg.Eps, math.Sqrt(rnorm), 1e-6, "‖r_adv‖ of instance 0 = %v, want ε = %v", math.Sqrt(rnorm), cfg.Eps)
 	cost := func() float64 {
 		require.NoError(t, v.adv.RunAll())
 		defer v.adv.Reset()
@@ -139,12 +132,8 @@ func TestVATGradientMatchesFiniteDifferences(t *testing.T) {
 	for i := 0; i < n*C; i++ {
 		ent += p[i] * math.Log(p[i]) / n
 	}
-	if math.Abs(lcons-(ce+ent)) > 1e-12 {
-		t.Errorf("L_cons %v, want CE + Σ p log p = %v", lcons, ce+ent)
-	}
-	if lcons < 0 {
-		t.Errorf("L_cons = %v < 0, a KL divergence", lcons)
-	}
+	assert.InDelta(t, (ce + ent), lcons, 1e-12, "L_cons %v, want CE + Σ p log p = %v", lcons, ce+ent)
+	assert.GreaterOrEqual(t, lcons, 0.0, "L_cons = %v < 0, a KL divergence", lcons)
 	const h = 1e-6
 	for k, pn := range v.params {
 		data := pn.Value().Data().([]float64)
@@ -156,9 +145,7 @@ func TestVATGradientMatchesFiniteDifferences(t *testing.T) {
 			fm := cost()
 			data[j] = orig
 			fd := weight * (fp - fm) / (2 * h)
-			if math.Abs(fd-acc[k][j]) > 1e-6*math.Max(1, math.Abs(fd)) {
-				t.Errorf("%v[%d]: accumulated %v, central difference %v", pn, j, acc[k][j], fd)
-			}
+			assert.LessOrEqual(t, math.Abs(fd-acc[k][j]), 1e-6*math.Max(1, math.Abs(fd)), "%v[%d]: accumulated %v, central difference %v", pn, j, acc[k][j], fd)
 		}
 	}
 }
@@ -234,9 +221,7 @@ func TestVATPowerIterationFollowsHessian(t *testing.T) {
 			for a := 0; a < D; a++ {
 				cos += u[a] * d[i*D+a]
 			}
-			if math.Abs(cos-1) > 1e-3 {
-				t.Errorf("%d iterations, instance %d: cos(direction, closed form) = %v, want 1", iters, i, cos)
-			}
+			assert.InDelta(t, 1, cos, 1e-3, "%d iterations, instance %d: cos(direction, closed form) = %v, want 1", iters, i, cos)
 		}
 		v.Close()
 	}

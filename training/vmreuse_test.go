@@ -98,9 +98,7 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 				for k := range sa {
 					va, vb := sa[k].Value().Data().([]float32), sb[k].Value().Data().([]float32)
 					for i := range va {
-						if va[i] != vb[i] {
-							t.Fatalf("%s run %d: running statistic %d[%d] %v (rewound) vs %v (reset)", name, run, k, i, va[i], vb[i])
-						}
+						require.Equal(t, vb[i], va[i], "%s run %d: running statistic %d[%d] %v (rewound) vs %v (reset)", name, run, k, i, va[i], vb[i])
 					}
 				}
 			}
@@ -112,9 +110,7 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 			for k := range a.grads {
 				ga, gb := a.grads[k].Value().Data().([]float32), b.grads[k].Value().Data().([]float32)
 				for i := range ga {
-					if math.Float32bits(ga[i]) != math.Float32bits(gb[i]) {
-						t.Fatalf("%s run %d: grad %d[%d] %v (rewound) vs %v (reset)", name, run, k, i, ga[i], gb[i])
-					}
+					require.Equal(t, math.Float32bits(gb[i]), math.Float32bits(ga[i]), "%s run %d: grad %d[%d] %v (rewound) vs %v (reset)", name, run, k, i, ga[i], gb[i])
 				}
 			}
 			a.reset()
@@ -122,9 +118,7 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 		}
 		after := a.params[0].Value().Data().([]float32)
 		for i := range before {
-			if before[i] != after[i] {
-				t.Fatalf("%s: running the machine changed parameter 0[%d]", name, i)
-			}
+			require.Equal(t, after[i], before[i], "%s: running the machine changed parameter 0[%d]", name, i)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -38,9 +40,7 @@ func TestAUCMatchesBruteForcePairCount(t *testing.T) {
 				}
 			}
 		}
-		if math.Abs(got-num/den) > 1e-12 {
-			t.Fatalf("trial %d: AUC %v, brute force %v", trial, got, num/den)
-		}
+		require.InDelta(t, num/den, got, 1e-12, "trial %d: AUC %v, brute force %v", trial, got, num/den)
 	}
 	if _, err := AUC([]float64{1, 2}, []bool{true, true}); err == nil {
 		t.Error("AUC with one class: no error")
@@ -49,9 +49,8 @@ func TestAUCMatchesBruteForcePairCount(t *testing.T) {
 
 func TestScaleGammaIsInverseOfDTimesVariance(t *testing.T) {
 	X := mat.NewDense(2, 2, []float64{0, 2, 4, 6}) // mean 3, var (9+1+1+9)/4 = 5
-	if got := ScaleGamma(X); math.Abs(got-1.0/10) > 1e-15 {
-		t.Errorf("ScaleGamma = %v, want 1/(2·5)", got)
-	}
+	got := ScaleGamma(X)
+	assert.InDelta(t, 1.0/10, got, 1e-15, "ScaleGamma = %v, want 1/(2·5)", got)
 }
 
 func TestGramMatchesDefinition(t *testing.T) {
@@ -66,9 +65,7 @@ func TestGramMatchesDefinition(t *testing.T) {
 				if kind == ExpDist {
 					want = math.Exp(-0.3 * math.Sqrt(d2))
 				}
-				if math.Abs(K.At(i, j)-want) > 1e-12 {
-					t.Errorf("%s K(%d,%d) = %v, want %v", kind, i, j, K.At(i, j), want)
-				}
+				assert.InDelta(t, want, K.At(i, j), 1e-12, "%s K(%d,%d) = %v, want %v", kind, i, j, K.At(i, j), want)
 			}
 		}
 	}
@@ -99,18 +96,16 @@ func TestLLPFCObjectiveValueAndGradient(t *testing.T) {
 			c := ft.noisy[i]
 			naive -= ft.weight[i] * math.Log(ft.T[i][2*c]*(1-s)+ft.T[i][2*c+1]*s)
 		}
-		if got := ft.loss(ts, nil); math.Abs(got-naive) > 1e-10*math.Max(1, math.Abs(naive)) {
-			t.Errorf("%s: FC loss %v, naive %v", mode, got, naive)
-		}
+		got := ft.loss(ts, nil)
+		assert.LessOrEqual(t, math.Abs(got-naive), 1e-10*math.Max(1, math.Abs(naive)), "%s: FC loss %v, naive %v", mode, got, naive)
 		Z := FitStandardizer(d.X, nil).Apply(rows(d.X, idx))
 		for _, maxExact := range []int{1000, 10} {
 			bs := NewBasis(RBF, ScaleGamma(Z), Z, maxExact, stream(1, "l"))
 			A, R := bs.Design(Z)
 			o := &Objective{A: A, R: R, Lambda: 0.1, Bias: true, Loss: ft.loss}
 			x := initTheta(o.dim(), stream(3, "x"))
-			if rel := fdCheck(o, x); rel > 1e-5 {
-				t.Errorf("%s exact=%v: gradient vs finite differences, max rel error %.2g", mode, bs.Exact, rel)
-			}
+			rel := fdCheck(o, x)
+			assert.LessOrEqual(t, rel, 1e-5, "%s exact=%v: gradient vs finite differences, max rel error %.2g", mode, bs.Exact, rel)
 		}
 	}
 	// Pure bags: T̂ = I and the loss is Σ w·log(1+e^{∓t}).
@@ -132,9 +127,8 @@ func TestLLPFCObjectiveValueAndGradient(t *testing.T) {
 		}
 		want += ft.weight[i] * math.Log(1+math.Exp(-y*ti))
 	}
-	if got := ft.loss(ts, nil); math.Abs(got-want) > 1e-12 {
-		t.Errorf("pure bags: FC loss %v, logistic loss %v", got, want)
-	}
+	got := ft.loss(ts, nil)
+	assert.InDelta(t, want, got, 1e-12, "pure bags: FC loss %v, logistic loss %v", got, want)
 }
 
 // The backward correction is unbiased: for a pair with proportions γ⁺ > γ⁻,
@@ -176,15 +170,12 @@ func TestLMMCMGradientAndPairs(t *testing.T) {
 	for _, w := range bt.omega {
 		sumW += w
 	}
-	if math.Abs(sumW-1) > 1e-12 {
-		t.Errorf("Σω = %v, want 1 (pair weights sum to 1, ω = w/|pair|)", sumW)
-	}
+	assert.InDelta(t, 1, sumW, 1e-12, "Σω = %v, want 1 (pair weights sum to 1, ω = w/|pair|)", sumW)
 	Z := FitStandardizer(d.X, nil).Apply(rows(d.X, bt.rows))
 	A := Gram(RBF, ScaleGamma(Z), Z, Z)
 	o := &Objective{A: A, R: A, Lambda: 0.01, Loss: bt.loss}
-	if rel := fdCheck(o, initTheta(o.dim(), stream(4, "x"))); rel > 1e-5 {
-		t.Errorf("LMMCM gradient vs finite differences: max rel error %.2g", rel)
-	}
+	rel := fdCheck(o, initTheta(o.dim(), stream(4, "x")))
+	assert.LessOrEqual(t, rel, 1e-5, "LMMCM gradient vs finite differences: max rel error %.2g", rel)
 }
 
 func TestNystromErrorVanishesWithAllLandmarksAndShrinks(t *testing.T) {
@@ -195,9 +186,7 @@ func TestNystromErrorVanishesWithAllLandmarksAndShrinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if full > 1e-6 {
-		t.Errorf("all landmarks: relative error %.2g, want ≈ 0", full)
-	}
+	assert.LessOrEqual(t, full, 1e-6, "all landmarks: relative error %.2g, want ≈ 0", full)
 	r := stream(5, "l")
 	prev := math.Inf(1)
 	for _, m := range []int{10, 40, 120} {
@@ -206,9 +195,7 @@ func TestNystromErrorVanishesWithAllLandmarksAndShrinks(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("m=%d: ‖K−K̃‖_F/‖K‖_F = %.3g", m, e)
-		if e >= prev {
-			t.Errorf("m=%d: error %.3g did not shrink from %.3g", m, e, prev)
-		}
+		assert.Less(t, e, prev, "m=%d: error %.3g did not shrink from %.3g", m, e, prev)
 		prev = e
 	}
 }
@@ -236,9 +223,7 @@ func TestSolveQPMeetsKKT(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range sol.A {
-		if sol.A[i] != sol2.A[i] {
-			t.Fatalf("Gram path: a[%d] = %v, function path %v", i, sol2.A[i], sol.A[i])
-		}
+		require.Equal(t, sol2.A[i], sol.A[i], "Gram path: a[%d] = %v, function path %v", i, sol2.A[i], sol.A[i])
 	}
 	// Decision values from scratch.
 	sumYA := 0.0
@@ -248,9 +233,7 @@ func TestSolveQPMeetsKKT(t *testing.T) {
 			t.Fatalf("a[%d] = %v outside [0, C]", i, sol.A[i])
 		}
 	}
-	if math.Abs(sumYA) > 1e-9 {
-		t.Errorf("yᵀa = %v, want 0", sumYA)
-	}
+	assert.LessOrEqual(t, math.Abs(sumYA), 1e-9, "yᵀa = %v, want 0", sumYA)
 	for i := 0; i < n; i++ {
 		f := -sol.Rho
 		for j := 0; j < n; j++ {
@@ -281,9 +264,7 @@ func TestSolveQPTwoPointClosedForm(t *testing.T) {
 		t.Errorf("a = %v, want (%v, %v)", sol.A, want, want)
 	}
 	// b = 1 − wᵀx₁, w = a(x₁−x₂) = (0.5, 0.5): wᵀx₁ = 1.5, b = −0.5.
-	if math.Abs(-sol.Rho-(-0.5)) > 1e-9 {
-		t.Errorf("b = %v, want −0.5", -sol.Rho)
-	}
+	assert.LessOrEqual(t, math.Abs(-sol.Rho-(-0.5)), 1e-9, "b = %v, want −0.5", -sol.Rho)
 }
 
 // With ε = 0 and a large C, InvCal interpolates: the mean score of each bag
@@ -305,9 +286,7 @@ func TestInvCalFitsBagLogits(t *testing.T) {
 			p := d.prop(k)
 			z := math.Log(p / (1 - p))
 			tube := eps / (p * (1 - p))
-			if math.Abs(mean-z) > tube+1e-2 {
-				t.Errorf("ε=%v bag %d: mean score %.4f, logit %.4f, tube %.3f", eps, k, mean, z, tube)
-			}
+			assert.LessOrEqual(t, math.Abs(mean-z), tube+1e-2, "ε=%v bag %d: mean score %.4f, logit %.4f, tube %.3f", eps, k, mean, z, tube)
 		}
 	}
 }
@@ -362,9 +341,8 @@ func TestLabelStepMatchesBruteForce(t *testing.T) {
 			}
 			best = math.Min(best, objOf(yy))
 		}
-		if got := objOf(y); got > best+1e-9 {
-			t.Fatalf("trial %d: label step objective %v, brute-force minimum %v", trial, got, best)
-		}
+		got := objOf(y)
+		require.LessOrEqual(t, got, best+1e-9, "trial %d: label step objective %v, brute-force minimum %v", trial, got, best)
 	}
 }
 
@@ -386,9 +364,7 @@ func TestFoldsPartitionBagsInEvenFolds(t *testing.T) {
 				seen[b] = true
 			}
 		}
-		if len(seen) != nb {
-			t.Errorf("nb=%d: folds cover %d bags", nb, len(seen))
-		}
+		assert.Equal(t, nb, len(seen), "nb=%d: folds cover %d bags", nb, len(seen))
 	}
 	if _, err := Folds(9, 5, 1); err == nil {
 		t.Error("9 bags, 5 folds: no error")
@@ -430,9 +406,7 @@ func TestCrossValidatePicksSmallestMeanLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Best.Lambda != 2 {
-		t.Errorf("chose %v, want λ=2 (first minimum)", res.Best)
-	}
+	assert.Equal(t, 2.0, res.Best.Lambda, "chose %v, want λ=2 (first minimum)", res.Best)
 	if res.Failed[2] != 5 || !math.IsInf(res.Loss[2], 1) {
 		t.Errorf("infinite losses: failed %d, loss %v", res.Failed[2], res.Loss[2])
 	}
@@ -464,9 +438,7 @@ func TestMethodsLearnToyTask(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%s: AUC %.4f", c.m.Name(), auc)
-		if auc < 0.85 {
-			t.Errorf("%s: AUC %.4f, want ≥ 0.85 (Bayes ≈ 0.98)", c.m.Name(), auc)
-		}
+		assert.GreaterOrEqual(t, auc, 0.85, "%s: AUC %.4f, want ≥ 0.85 (Bayes ≈ 0.98)", c.m.Name(), auc)
 	}
 }
 
@@ -490,15 +462,11 @@ func TestDistanceCacheIsTransparent(t *testing.T) {
 			}
 			sa, sb := a.Score(Xt), b.Score(Xt)
 			for i := range sa {
-				if math.Abs(sa[i]-sb[i]) > 1e-9 {
-					t.Fatalf("%s pass %d: score %d differs: %v vs %v", c.m.Name(), pass, i, sa[i], sb[i])
-				}
+				require.InDelta(t, sb[i], sa[i], 1e-9, "%s pass %d: score %d differs: %v vs %v", c.m.Name(), pass, i, sa[i], sb[i])
 			}
 		}
 	}
-	if len(dc.cache.entries) != 1 {
-		t.Errorf("cache holds %d entries, want 1", len(dc.cache.entries))
-	}
+	assert.Equal(t, 1, len(dc.cache.entries), "cache holds %d entries, want 1", len(dc.cache.entries))
 }
 
 // Alternating minimization never increases the ∝SVM objective at a fixed C
@@ -525,13 +493,9 @@ func TestAlternatingObjectiveDoesNotIncrease(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(objs) < 2 {
-			t.Fatalf("C=%v: %d rounds", C, len(objs))
-		}
+		require.GreaterOrEqual(t, len(objs), 2, "C=%v: %d rounds", C, len(objs))
 		for i := 1; i < len(objs); i++ {
-			if objs[i] > objs[i-1]+1e-2*C*float64(n)*DefaultQPTol+1e-6 {
-				t.Errorf("C=%v: objective rose from %v to %v at round %d", C, objs[i-1], objs[i], i)
-			}
+			assert.LessOrEqual(t, objs[i], objs[i-1]+1e-2*C*float64(n)*DefaultQPTol+1e-6, "C=%v: objective rose from %v to %v at round %d", C, objs[i-1], objs[i], i)
 		}
 	}
 }
@@ -557,9 +521,8 @@ func TestAlternationLabelsMinimizeObjective(t *testing.T) {
 			for i := range yy {
 				yy[i] = float64(2*(mask>>i&1) - 1)
 			}
-			if o := psvmObjective(K, m, yy, bags, props, C, 1); o < got-1e-9 {
-				t.Fatalf("C=%v: labels %v give %v < %v of the solver's %v", C, yy, o, got, y)
-			}
+			o := psvmObjective(K, m, yy, bags, props, C, 1)
+			require.GreaterOrEqual(t, o, got-1e-9, "C=%v: labels %v give %v < %v of the solver's %v", C, yy, o, got, y)
 		}
 	}
 }
