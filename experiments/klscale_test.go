@@ -16,7 +16,7 @@ func TestSpecKLScale(t *testing.T) {
 	cells, err := s.Cells()
 	require.NoError(t, err)
 	for _, c := range cells {
-		if usesKL(c.Config.Method) {
+		if UsesKL(c.Config.Method) {
 			assert.Equal(t, "authors", c.Config.Hyper.KLScale, "%s", c.Config.Method)
 		} else {
 			assert.Empty(t, c.Config.Hyper.KLScale, "%s", c.Config.Method)

@@ -42,9 +42,9 @@ func knownDataset(name string) bool {
 	return containsStr(data.Names, name)
 }
 
-// usesKL reports whether method trains with the KL proportion loss (kl and
+// UsesKL reports whether method trains with the KL proportion loss (kl and
 // llpvat), whose scale Hyper.KLScale sets.
-func usesKL(method string) bool {
+func UsesKL(method string) bool {
 	return method == training.MethodKL || method == training.MethodLLPVAT
 }
 
@@ -450,13 +450,13 @@ func (c Config) Validate() error {
 		return fmt.Errorf("normalize: %w", err)
 	}
 	switch {
-	case usesKL(c.Method) && h.KLScale != string(training.KLScaleAuthors) && h.KLScale != string(training.KLScalePaper):
+	case UsesKL(c.Method) && h.KLScale != string(training.KLScaleAuthors) && h.KLScale != string(training.KLScalePaper):
 		return fmt.Errorf("hyper.kl_scale: is %q, want authors or paper for method %s", h.KLScale, c.Method)
-	case !usesKL(c.Method) && h.KLScale != "":
+	case !UsesKL(c.Method) && h.KLScale != "":
 		return fmt.Errorf("hyper.kl_scale: is %q, but method %s has no KL proportion loss", h.KLScale, c.Method)
 	case c.Method == training.MethodLLPVAT && h.VATRampup != string(training.VATRampupAuthors) && h.VATRampup != string(training.VATRampupLLPVAT):
 		return fmt.Errorf("hyper.vat_rampup: is %q, want authors or llpvat", h.VATRampup)
-	case h.BNStats != "" && (h.BNStats != string(training.BNStatsChunk) || !usesKL(c.Method)):
+	case h.BNStats != "" && (h.BNStats != string(training.BNStatsChunk) || !UsesKL(c.Method)):
 		return fmt.Errorf("hyper.bn_stats: is %q, want empty (the minibatch's statistics) or chunk, and only for a method with a KL proportion loss (method %s)", h.BNStats, c.Method)
 	case c.Method != training.MethodLLPVAT && h.VATRampup != "":
 		return fmt.Errorf("hyper.vat_rampup: is %q, but method %s has no VAT term", h.VATRampup, c.Method)
@@ -553,7 +553,7 @@ func (s *Spec) expand() ([]Cell, error) {
 					if c.Normalize == "" {
 						c.Normalize = data.Standardize
 					}
-					if usesKL(m) && c.Hyper.KLScale == "" {
+					if UsesKL(m) && c.Hyper.KLScale == "" {
 						c.Hyper.KLScale = string(training.KLScaleAuthors)
 					}
 					if m == training.MethodLLPVAT && c.Hyper.VATRampup == "" {

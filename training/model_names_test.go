@@ -13,3 +13,25 @@ func TestModelNameConstants(t *testing.T) {
 		assert.Contains(t, ModelNames(), name)
 	}
 }
+
+// TestBatchNormLayers counts the batch-norm layers a bnSweep drives: none
+// in the mlp and the cnn, two in cnn-bn, 13 in WRN-16-4 (one per
+// pre-activation of its 6 blocks' two convolutions, and the final one) and
+// 13 in VGG16 with batch norm (one per convolution).
+func TestBatchNormLayers(t *testing.T) {
+	for _, tc := range []struct {
+		spec ModelSpec
+		want int
+	}{
+		{ModelSpec{Name: ModelMLP, Features: 8, NumClasses: 3}, 0},
+		{ModelSpec{Name: ModelCNN, Channels: 1, Height: 8, Width: 8, NumClasses: 3}, 0},
+		{ModelSpec{Name: ModelCNNBN, Channels: 1, Height: 8, Width: 8, NumClasses: 3}, 2},
+		{ModelSpec{Name: ModelWRN164, Channels: 3, Height: 8, Width: 8, NumClasses: 3}, 13},
+		{ModelSpec{Name: ModelVGG16, Channels: 3, Height: 32, Width: 32, NumClasses: 3}, 13},
+	} {
+		k, err := BatchNormLayers(tc.spec)
+		if assert.NoError(t, err, tc.spec.Name) {
+			assert.Equal(t, tc.want, k, tc.spec.Name)
+		}
+	}
+}

@@ -331,7 +331,8 @@ func (p *reproducePlan) report(stdout io.Writer, store *experiments.Store) error
 
 // planEstimate is the compute estimate of a grid's pending cells.
 type planEstimate struct {
-	// InstanceEpochs is Σ over the pending cells of epochs × training points.
+	// InstanceEpochs is Σ over the pending cells of epochs × training points,
+	// times exactBNFactor.
 	InstanceEpochs int64
 	// Rates holds one measured throughput per (model, input shape).
 	Rates []measuredRate
@@ -351,7 +352,7 @@ type measuredRate struct {
 }
 
 func (e planEstimate) print(w io.Writer) {
-	fmt.Fprintf(w, "  work: %d instance-epochs (Σ over the runs of epochs × training points)\n", e.InstanceEpochs)
+	fmt.Fprintf(w, "  work: %d instance-epochs (Σ over the runs of epochs × training points; kl and llpvat with K batch-norm layers and a bag minibatch larger than a chunk count K + 1 times: exact whole-minibatch statistics)\n", e.InstanceEpochs)
 	for _, r := range e.Rates {
 		fmt.Fprintf(w, "  measured on this machine: %s on %s inputs, LLPFC minibatch %d: %.1f training images/s, process peak RSS %.0f MiB (%d instance-epochs)\n",
 			r.Model, r.Shape, r.BatchSize, r.ImagesPerSec, float64(r.PeakRSS)/(1<<20), r.InstanceEpochs)
@@ -389,6 +390,7 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 		work  int64
 	}
 	groups := map[string]*group{}
+	bnLayers := map[string]int{}
 	var order []string
 	var est planEstimate
 	for _, c := range todo {
@@ -408,7 +410,11 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 		if !experiments.CountsInstances(g.cell.Config.Method) && experiments.CountsInstances(c.Config.Method) {
 			g.cell = c
 		}
-		w := int64(c.Config.Hyper.Epochs) * int64(c.Config.NumPoints)
+		f, err := exactBNFactor(c.Config, shape, bnLayers)
+		if err != nil {
+			return est, err
+		}
+		w := f * int64(c.Config.Hyper.Epochs) * int64(c.Config.NumPoints)
 		g.work += w
 		est.InstanceEpochs += w
 	}
@@ -435,6 +441,30 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 		est.Seconds += float64(g.work) / ips
 	}
 	return est, nil
+}
+
+// exactBNFactor is the cost of a cell's training relative to LLPFC's per
+// instance-epoch as the estimate counts it: K + 1 for kl and llpvat with a
+// model of K batch-norm layers when a minibatch of bags spans several chunks
+// and the statistics are the minibatch's (training.BatchNormLayers: the
+// statistics and adjoint sweeps), else 1. cache holds K per model and shape.
+func exactBNFactor(c experiments.Config, s inputShape, cache map[string]int) (int64, error) {
+	if !experiments.UsesKL(c.Method) || c.Hyper.BNStats == string(training.BNStatsChunk) ||
+		c.BagSize*c.Hyper.BatchSize <= training.DefaultChunkSize || s.C == 0 {
+		return 1, nil
+	}
+	key := c.Model + "\x00" + s.String()
+	k, ok := cache[key]
+	if !ok {
+		h, w := experiments.InputSide(c.Model, s.H, s.W)
+		var err error
+		k, err = training.BatchNormLayers(training.ModelSpec{Name: c.Model, Channels: s.C, Height: h, Width: w, NumClasses: s.Classes})
+		if err != nil {
+			return 0, fmt.Errorf("estimate for %s: %w", c.Model, err)
+		}
+		cache[key] = k
+	}
+	return int64(k + 1), nil
 }
 
 // inputShape is a data set's instance shape and number of classes.

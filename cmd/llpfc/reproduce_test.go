@@ -131,3 +131,32 @@ func TestReproduceBadUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestExactBNFactor: the plan's estimate counts a kl or llpvat cell with a
+// batch-norm network K + 1 times when its bag minibatch spans several chunks
+// (the statistics and adjoint sweeps of exact whole-minibatch batch norm),
+// once otherwise: with per-chunk statistics, within one chunk, without batch
+// norm, and for LLPFC.
+func TestExactBNFactor(t *testing.T) {
+	cifar := inputShape{C: 3, H: 32, W: 32, Classes: 10}
+	cell := func(method, model string, bag, batch int, stats string) experiments.Config {
+		return experiments.Config{Method: method, Model: model, BagSize: bag,
+			Hyper: experiments.Hyper{BatchSize: batch, BNStats: stats}}
+	}
+	cache := map[string]int{}
+	for _, tc := range []struct {
+		c    experiments.Config
+		want int64
+	}{
+		{cell("kl", "wrn-16-4", 256, 2, ""), 14},      // 512 instances > 256: 13 layers + 1
+		{cell("llpvat", "wrn-16-4", 1024, 2, ""), 14}, // likewise
+		{cell("kl", "wrn-16-4", 128, 2, ""), 1},       // 256 instances: one chunk
+		{cell("kl", "wrn-16-4", 256, 2, "chunk"), 1},  // per-chunk statistics
+		{cell("kl", "mlp", 2048, 2, ""), 1},           // no batch norm
+		{cell("llpfc-uniform", "wrn-16-4", 2048, 128, ""), 1},
+	} {
+		f, err := exactBNFactor(tc.c, cifar, cache)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, f, "%s %s bag %d × %d, stats %q", tc.c.Method, tc.c.Model, tc.c.BagSize, tc.c.Hyper.BatchSize, tc.c.Hyper.BNStats)
+	}
+}
