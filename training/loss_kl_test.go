@@ -164,6 +164,25 @@ func init() {
 	})
 }
 
+// wholeBagGrads runs f's whole-bag KL graph (wholeBagGraph) once and
+// returns the flattened parameter gradient, the loss and the model.
+func (f klFixture) wholeBagGrads(t *testing.T, initSeed int64) ([]float64, float64, Model) {
+	t.Helper()
+	g, l, m := f.wholeBagGraph(t, initSeed)
+	gn, err := gorgonia.Grad(l, m.Learnables()...)
+	require.NoError(t, err)
+	vm := gorgonia.NewTapeMachine(g)
+	defer vm.Close()
+	require.NoError(t, vm.RunAll())
+	var grads []float64
+	for _, n := range gn {
+		grads = append(grads, n.Value().Data().([]float64)...)
+	}
+	loss, err := scalarOf(l.Value())
+	require.NoError(t, err)
+	return grads, loss, m
+}
+
 // bnReference is one forward and backward pass of the whole minibatch
 // through a batch-norm model built with gorgonia's composite batch norm
 // (not the fused op the chunked loss drives): the gradient, the loss and
@@ -174,17 +193,7 @@ func bnReference(t *testing.T, f klFixture) (grads []float64, loss float64, runn
 	old := fusedBatchNorm
 	fusedBatchNorm = false
 	defer func() { fusedBatchNorm = old }()
-	g, l, m := f.wholeBagGraph(t, 4)
-	gn, err := gorgonia.Grad(l, m.Learnables()...)
-	require.NoError(t, err)
-	vm := gorgonia.NewTapeMachine(g)
-	defer vm.Close()
-	require.NoError(t, vm.RunAll())
-	for _, n := range gn {
-		grads = append(grads, n.Value().Data().([]float64)...)
-	}
-	loss, err = scalarOf(l.Value())
-	require.NoError(t, err)
+	grads, loss, m := f.wholeBagGrads(t, 4)
 	bn := m.(BatchNormModel)
 	require.NoError(t, bn.UpdateRunningStats())
 	for _, n := range bn.RunningStats() {
