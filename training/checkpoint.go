@@ -46,6 +46,16 @@ type Checkpoint struct {
 // is refused even when no setting names the change. Epochs is not among
 // them: a longer run may continue a shorter one.
 func runFields(cfg Config, data *TrainData) map[string]string {
+	return RunSettings(cfg, data)
+}
+
+// RunSettings returns a run's settings as its checkpoint keys them: every
+// Config field that changes the result (method, model and dropout,
+// optimizer, schedule, minibatch, regrouping, group weights, compat, seed,
+// chunk size, KL scale, batch-norm statistics, VAT schedule), the caller's
+// RunFields and hashes of the bags and the inputs. llpfc train prints them
+// with its result, so that two results can be compared field by field.
+func RunSettings(cfg Config, data *TrainData) map[string]string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	f := map[string]string{
 		"method": cfg.Method, "model": cfg.Model.Name, "dropout": g(cfg.Model.Dropout),

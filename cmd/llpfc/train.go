@@ -32,7 +32,8 @@ chunks of --chunk-size instances), llpvat and llpgan (when built in). --batch-si
 instances for LLPFC and bags for kl, llpvat and llpgan (the paper uses 2, 2 and 1).
 Training is float32 on the CPU (no GPU back end in this build). Progress goes to standard
 error; with --json the last line of standard output is one JSON object with test_accuracy,
-epochs, wall_seconds, train_images_per_second and peak_rss_bytes. With --out DIR the run
+epochs, wall_seconds, train_images_per_second, peak_rss_bytes and settings (every setting that
+makes two results incomparable, as the checkpoint keys them). With --out DIR the run
 writes a checkpoint DIR/checkpoint.gob after every epoch and DIR/result.json at the end (both
 atomically); --resume continues from the checkpoint, and is refused when any setting differs. Exit status 2 on bad flags or input, 1 if training fails.`
 
@@ -159,7 +160,7 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 		Seed: cfg.Seed, BatchSize: cfg.BatchSize, Optimizer: cfg.Optimizer.Name, LR: cfg.Optimizer.LR, Normalization: norm,
 		TestAccuracy: res.TestAccuracy, Epochs: res.Epochs, FinalLoss: res.FinalLoss,
 		WallSeconds: res.WallSeconds, TrainImagesPerSecond: res.TrainImagesPerSecond,
-		PeakRSSBytes: peakRSS(), ParamCount: res.ParamCount,
+		PeakRSSBytes: peakRSS(), ParamCount: res.ParamCount, Settings: training.RunSettings(cfg, td),
 	}
 	return r.report(stdout, stderr, summary, res.History)
 }
@@ -369,6 +370,9 @@ type trainSummary struct {
 	TrainImagesPerSecond float64              `json:"train_images_per_second"`
 	PeakRSSBytes         int64                `json:"peak_rss_bytes"`
 	ParamCount           int                  `json:"param_count"`
+	// Settings are every setting that makes two results incomparable
+	// (training.RunSettings: the checkpoint's key).
+	Settings map[string]string `json:"settings"`
 }
 
 // defaultDropout is the dropout of the table cell of the architecture and

@@ -49,6 +49,11 @@ func TestTrainJSONContract(t *testing.T) {
 				}
 			}
 			assert.Equal(t, 2.0, got["epochs"], "%s: epochs", method)
+			settings, ok := got["settings"].(map[string]any)
+			require.True(t, ok, "%s: settings missing", method)
+			for k, v := range map[string]string{"method": method, "bn_stats": "minibatch", "kl_scale": "authors", "chunk_size": "256", "run.bag_size": "16"} {
+				assert.Equal(t, v, settings[k], "%s: settings[%s]", method, k)
+			}
 			acc := got["test_accuracy"].(float64)
 			// 10 classes: better than chance after 2 epochs
 			assert.True(t, acc > 0.1 && acc <= 1, "%s: test accuracy %v, want in (0.1, 1]", method, acc)
