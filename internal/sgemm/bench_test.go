@@ -40,30 +40,45 @@ func BenchmarkSgemm(b *testing.B) {
 	}
 }
 
-// BenchmarkKernel reports the GFLOP/s of one goroutine running the 6×16
-// micro-kernel alone on packed panels that stay in L1 (kk = 256: 6 KB of A,
-// 16 KB of B): the ceiling the packed product can approach per core, to
-// set against the ≈ 107–115 GFLOP/s per core measured for an 8×32 AVX-512
-// kernel on this Zen 4 (the shared SGEMM notes), which decides whether
-// an AVX-512 kernel is worth its code (bench/NOTES.md, issue 12).
+// BenchmarkKernel reports the GFLOP/s of one goroutine running each
+// micro-kernel alone on packed panels that stay in L1 (kk = 256): the
+// ceiling the packed product can approach per core (bench/NOTES.md, issue
+// 12).
 func BenchmarkKernel(b *testing.B) {
 	r := rand.New(rand.NewPCG(2, 2))
 	const kk = 256
-	a, bb, c := randSlice(r, kk*MR), randSlice(r, kk*NR), make([]float32, MR*NR)
-	for _, tc := range []struct {
-		name string
-		asm  bool
-	}{{"asm", true}, {"go", false}} {
-		if tc.asm && !haveAsm {
-			continue
-		}
-		b.Run(tc.name, func(b *testing.B) {
-			defer func(u bool) { useAsm = u }(useAsm)
-			useAsm = tc.asm
+	for _, kern := range allKernels(b) {
+		a, bb, c := randSlice(r, kk*kern.MR), randSlice(r, kk*kern.NR), make([]float32, kern.MR*kern.NR)
+		b.Run(kern.Name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				kernel(kk, a, bb, c, NR)
+				kern.run(kk, a, bb, c, kern.NR, true)
 			}
-			b.ReportMetric(2*float64(kk*MR*NR)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			b.ReportMetric(2*float64(kk*kern.MR*kern.NR)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
+	}
+}
+
+// BenchmarkSgemmKernel reports GFLOP/s of the packed product on the models'
+// shapes with each assembly kernel this processor runs (the choice between
+// the AVX-512 and the AVX2 tile, bench/NOTES.md).
+func BenchmarkSgemmKernel(b *testing.B) {
+	defer SetKernel(Active())
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, s := range benchShapes {
+		m, n, k := s[0], s[1], s[2]
+		a, bb, c := randSlice(r, m*k), randSlice(r, k*n), make([]float32, m*n)
+		flops := 2 * float64(m) * float64(n) * float64(k)
+		for _, kern := range []Kernel{KernelAVX512, KernelAVX2} {
+			if !Supported(kern) {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/%dx%dx%d", kern.Name, m, n, k), func(b *testing.B) {
+				SetKernel(kern)
+				for i := 0; i < b.N; i++ {
+					Sgemm(false, false, m, n, k, 1, a, k, bb, n, 0, c, n)
+				}
+				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
 	}
 }

@@ -2,11 +2,23 @@ package sgemm
 
 import "golang.org/x/sys/cpu"
 
-// haveAsm reports whether the AVX2 + FMA micro-kernel can run here.
-var haveAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// haveAsm reports whether the AVX2 + FMA micro-kernel can run here;
+// haveAVX512 whether the AVX-512 one can (x/sys/cpu reports AVX-512 only
+// where the operating system saves the ZMM and mask registers).
+var (
+	haveAsm    = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	haveAVX512 = cpu.X86.HasAVX512F
+)
 
 // kernelAsm is the AVX2 + FMA micro-kernel (kernel_amd64.s): c[i*ldc+j] +=
-// Σ_p a[p*MR+i]·b[p*NR+j] for the 6×16 tile.
+// Σ_p a[p*6+i]·b[p*16+j] for the 6×16 tile (= with load false).
 //
 //go:noescape
-func kernelAsm(kk int, a, b, c *float32, ldc int)
+func kernelAsm(kk int, a, b, c *float32, ldc int, load bool)
+
+// kernelAVX512 is the AVX-512 micro-kernel (kernel_avx512_amd64.s):
+// c[i*ldc+j] += Σ_p a[p*8+i]·b[p*32+j] for the 8×32 tile (= with load
+// false).
+//
+//go:noescape
+func kernelAVX512(kk int, a, b, c *float32, ldc int, load bool)

@@ -1,14 +1,16 @@
 #include "textflag.h"
 
-// func kernelAsm(kk int, a, b, c *float32, ldc int)
-// C[6×16] += A(kk×6 packed) · B(kk×16 packed). Accumulators Y4–Y15 (row i
+// func kernelAsm(kk int, a, b, c *float32, ldc int, load bool)
+// C[6×16] += A(kk×6 packed) · B(kk×16 packed), or C = A·B when load is
+// false (C is not read). Accumulators Y4–Y15 (row i
 // in Y(4+2i), Y(5+2i)); Y0, Y1 hold one row of B, Y2, Y3 broadcasts of A.
-TEXT ·kernelAsm(SB), NOSPLIT, $0-40
+TEXT ·kernelAsm(SB), NOSPLIT, $0-41
 	MOVQ kk+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
+	MOVBQZX load+40(FP), R9
 	SHLQ $2, R8
 	VXORPS Y4, Y4, Y4
 	VXORPS Y5, Y5, Y5
@@ -52,6 +54,8 @@ loop:
 	JNZ loop
 
 store:
+	TESTQ R9, R9
+	JZ overwrite
 	VADDPS (DX), Y4, Y4
 	VMOVUPS Y4, (DX)
 	VADDPS 32(DX), Y5, Y5
@@ -80,6 +84,28 @@ store:
 	VADDPS (DX), Y14, Y14
 	VMOVUPS Y14, (DX)
 	VADDPS 32(DX), Y15, Y15
+	VMOVUPS Y15, 32(DX)
+	VZEROUPPER
+	RET
+
+// β = 0 on the first block of k: C is written, not read.
+overwrite:
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y10, (DX)
+	VMOVUPS Y11, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y12, (DX)
+	VMOVUPS Y13, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y14, (DX)
 	VMOVUPS Y15, 32(DX)
 	VZEROUPPER
 	RET

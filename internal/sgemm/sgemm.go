@@ -2,29 +2,108 @@ package sgemm
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
-// Tile and block sizes: the micro-kernel computes an MR×NR tile; kc values of
-// k are packed at a time (a 6×kc A strip and a kc×16 B strip stay in L1:
-// (6+16)·256·4 B = 22 KiB of the 32 KiB).
+// Block sizes: at most kc values of k are packed at a time (kBlock splits k
+// evenly): the mr×kc A strip (≤ 12 KiB) stays in L1 while the kc×nr B
+// strips stream from L2. kc = 384 rather than 256 keeps k = 288 (the 3×3
+// convolutions of 32 channels) in one block: 25088×64×288 ran at 78–83
+// GFLOP/s with two blocks of 144 and 120–126 with one (bench/NOTES.md,
+// issue 12).
 const (
-	MR = 6
-	NR = 16
-	kc = 256
-	// nc columns of B are packed at a time (a kc×nc panel: 256·4096·4 B =
-	// 4 MiB, shared by the workers), so the packing buffer no longer grows
+	kc = 384
+	// nc columns of B are packed at a time (a kc×nc panel: 384·4096·4 B =
+	// 6 MiB, shared by the workers), so the packing buffer no longer grows
 	// with n: an im2col product of a 32-image minibatch of 32×32 images has
 	// n = 32768 and needed a 32 MiB buffer per call before.
 	nc = 4096
 	// small is the m·n·k below which packing costs more than it saves.
 	small = 16 * 16 * 16
+	// maxTile bounds mr·nr over the kernels (the edge-tile scratch).
+	maxTile = 8 * 32
 )
 
-// useAsm selects the assembly micro-kernel (set at start-up from the CPU's
-// features; tests switch it off to check the Go kernel).
-var useAsm = haveAsm
+// Kernel is one micro-kernel: it adds the product of a packed A strip
+// (kk×MR, k-major) and a packed B strip (kk×NR) into an MR×NR tile of C.
+type Kernel struct {
+	Name   string
+	MR, NR int
+	asm    func(kk int, a, b, c *float32, ldc int, load bool) // nil: the portable Go kernel
+}
+
+// The kernels this package has: the AVX-512 8×32 and the AVX2+FMA 6×16 Go
+// assembly kernels (amd64), and the portable Go kernel with each tile.
+var (
+	KernelAVX512 = Kernel{Name: "avx512-8x32", MR: 8, NR: 32, asm: kernelAVX512}
+	KernelAVX2   = Kernel{Name: "avx2-6x16", MR: 6, NR: 16, asm: kernelAsm}
+	KernelGo     = Kernel{Name: "go-6x16", MR: 6, NR: 16}
+	KernelGo8x32 = Kernel{Name: "go-8x32", MR: 8, NR: 32}
+)
+
+// active is the kernel Sgemm uses: the widest the processor runs, chosen
+// at start-up from its features, or the one the environment variable
+// LLPFC_SGEMM_KERNEL names (avx512-8x32, avx2-6x16, go-6x16, go-8x32; for
+// benchmarks); SetKernel changes it.
+var active = fromEnv(os.Getenv("LLPFC_SGEMM_KERNEL"))
+
+// fromEnv returns the kernel named name, or Best() when name is empty,
+// unknown or not supported here (an unknown or unsupported name is reported
+// on standard error once).
+func fromEnv(name string) Kernel {
+	if name == "" {
+		return Best()
+	}
+	for _, k := range []Kernel{KernelAVX512, KernelAVX2, KernelGo, KernelGo8x32} {
+		if k.Name == name && Supported(k) {
+			return k
+		}
+	}
+	fmt.Fprintf(os.Stderr, "sgemm: LLPFC_SGEMM_KERNEL=%q is not a kernel this processor runs; using %s\n", name, Best().Name)
+	return Best()
+}
+
+// Best returns the fastest kernel this processor can run: AVX-512 where
+// the processor and the operating system support it, else AVX2+FMA, else
+// the portable Go kernel.
+func Best() Kernel {
+	switch {
+	case haveAVX512:
+		return KernelAVX512
+	case haveAsm:
+		return KernelAVX2
+	}
+	return KernelGo
+}
+
+// Supported reports whether this processor can run k.
+func Supported(k Kernel) bool {
+	switch k.Name {
+	case KernelAVX512.Name:
+		return haveAVX512
+	case KernelAVX2.Name:
+		return haveAsm
+	}
+	return true
+}
+
+// SetKernel makes Sgemm use k and returns the kernel it used before; it
+// panics if the processor cannot run k. It is not safe to call while
+// products run.
+func SetKernel(k Kernel) Kernel {
+	if !Supported(k) {
+		panic(fmt.Sprintf("sgemm: kernel %s is not supported by this processor", k.Name))
+	}
+	old := active
+	active = k
+	return old
+}
+
+// Active returns the kernel Sgemm uses.
+func Active() Kernel { return active }
 
 // Sgemm computes C = α·op(A)·op(B) + β·C for row-major matrices: op(A) is
 // m×k (A itself, m×k with row stride lda, or with tA the transpose of the
@@ -36,26 +115,17 @@ func Sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 	if m == 0 || n == 0 {
 		return
 	}
-	if beta != 1 {
-		for i := 0; i < m; i++ {
-			row := c[i*ldc : i*ldc+n]
-			if beta == 0 {
-				clear(row)
-			} else {
-				for j := range row {
-					row[j] *= beta
-				}
-			}
+	if k == 0 || alpha == 0 || m*n*k <= small {
+		scale(m, n, beta, c, ldc)
+		if k > 0 && alpha != 0 {
+			naive(tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc)
 		}
-	}
-	if k == 0 || alpha == 0 {
 		return
 	}
-	if m*n*k <= small {
-		naive(tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc)
-		return
+	if beta != 0 {
+		scale(m, n, beta, c, ldc)
 	}
-	blocked(tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc)
+	blocked(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta != 0, c, ldc)
 }
 
 func checkArgs(tA, tB bool, m, n, k, la, lda, lb, ldb, lc, ldc int) {
@@ -70,17 +140,26 @@ func checkArgs(tA, tB bool, m, n, k, la, lda, lb, ldb, lc, ldc int) {
 	if tB {
 		br, bc = n, k
 	}
-	check := func(name string, l, rows, cols, ld int) {
-		if ld < max(cols, 1) {
-			panic(fmt.Sprintf("sgemm: %s has stride %d, want ≥ %d", name, ld, max(cols, 1)))
+	checkOperand("A", la, ar, ac, lda)
+	checkOperand("B", lb, br, bc, ldb)
+	checkOperand("C", lc, m, n, ldc)
+}
+
+// scale multiplies C (m×n, stride ldc) by β; β = 0 clears it (NaN-free).
+func scale(m, n int, beta float32, c []float32, ldc int) {
+	if beta == 1 {
+		return
+	}
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(row)
+			continue
 		}
-		if rows > 0 && cols > 0 && l < (rows-1)*ld+cols {
-			panic(fmt.Sprintf("sgemm: %s has %d values, want ≥ %d for %d×%d with stride %d", name, l, (rows-1)*ld+cols, rows, cols, ld))
+		for j := range row {
+			row[j] *= beta
 		}
 	}
-	check("A", la, ar, ac, lda)
-	check("B", lb, br, bc, ldb)
-	check("C", lc, m, n, ldc)
 }
 
 // naive is the plain triple loop, for small products.
@@ -124,115 +203,180 @@ func getBuf(n int) *[]float32 {
 }
 
 // blocked is the packed product (the GotoBLAS loop order): for each panel of
-// nc columns and each kc-slice of k, B's block is packed once into
-// NR-column strips, then row blocks of C are shared out to the workers, each
-// packing its MR-row strips of A (times α) and running the micro-kernel over
-// every (A strip, B strip) pair.
-func blocked(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
-	for jc := 0; jc < n; jc += nc {
-		nn := min(nc, n-jc)
-		blockedPanel(tA, tB, m, nn, k, alpha, a, lda, b, ldb, jc, c[jc:], ldc)
+// nc columns and each k-block, B's block is packed once into NR-column
+// strips, then row blocks of C are shared out to the workers, each packing
+// its MR-row strips of A (times α) and running the micro-kernel over every
+// (A strip, B strip) pair. When C is wider than tall, the columns are split
+// instead (splitCols): each worker packs only its own strips of B and all of
+// A, so no worker waits while another packs B.
+func blocked(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, load bool, c []float32, ldc int) {
+	kern := active
+	workers := runtime.GOMAXPROCS(0)
+	nStrips := (n + kern.NR - 1) / kern.NR
+	if workers > 1 && n > m && nStrips > 1 {
+		splitCols(kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, load, c, ldc, min(workers, nStrips))
+		return
+	}
+	panels(kern, tA, tB, m, 0, n, k, alpha, a, lda, b, ldb, load, c, ldc, min(workers, (m+kern.MR-1)/kern.MR))
+}
+
+// splitCols gives each of w goroutines a contiguous run of B's NR-column
+// strips; each computes its columns of C alone.
+func splitCols(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, load bool, c []float32, ldc, w int) {
+	nStrips := (n + kern.NR - 1) / kern.NR
+	var wg sync.WaitGroup
+	for i := 0; i < w; i++ {
+		j0, j1 := i*nStrips/w*kern.NR, min((i+1)*nStrips/w*kern.NR, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			panels(kern, tA, tB, m, j0, j1, k, alpha, a, lda, b, ldb, load, c, ldc, 1)
+		}()
+	}
+	wg.Wait()
+}
+
+// panels computes the columns j0:j1 of C in panels of at most nc columns,
+// each with the given number of workers over its row blocks.
+func panels(kern Kernel, tA, tB bool, m, j0, j1, k int, alpha float32, a []float32, lda int, b []float32, ldb int, load bool, c []float32, ldc, workers int) {
+	for jc := j0; jc < j1; jc += nc {
+		nn := min(nc, j1-jc)
+		blockedPanel(kern, tA, tB, m, nn, k, alpha, a, lda, b, ldb, jc, load, c[jc:], ldc, workers)
 	}
 }
 
-// blockedPanel computes the columns jc:jc+n of C (c starts at column jc).
-func blockedPanel(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb, jc int, c []float32, ldc int) {
-	nStrips := (n + NR - 1) / NR
-	workers := min(runtime.GOMAXPROCS(0), (m+MR-1)/MR)
-	// Row blocks: about 4 per worker, a multiple of MR, at most 192 rows.
+// kBlock returns the k-block length: k split into ⌈k/kc⌉ blocks of equal
+// length (a multiple of 4), so that no block is a short remainder (k = 288
+// is two blocks of 144, not 256 + 32: a short block costs a full pass of
+// loads and stores over C for few multiply-adds).
+func kBlock(k int) int {
+	nb := (k + kc - 1) / kc
+	return min(kc, ((k+nb-1)/nb+3)/4*4)
+}
+
+// blockedPanel adds (load) or writes (!load: β = 0, C not read) the columns
+// jc:jc+n of the product into C (c starts at column jc), with the given
+// number of workers sharing its row blocks (1: this goroutine alone).
+func blockedPanel(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb, jc int, load bool, c []float32, ldc, workers int) {
+	mr, nr := kern.MR, kern.NR
+	nStrips := (n + nr - 1) / nr
+	// Row blocks: about 4 per worker, a multiple of mr, at most 192 rows.
 	mc := (m + 4*workers - 1) / (4 * workers)
-	mc = min(max((mc+MR-1)/MR*MR, MR), 192)
+	mc = min(max((mc+mr-1)/mr*mr, mr), 192)
 	nBlocks := (m + mc - 1) / mc
-	bp := getBuf(kc * nStrips * NR)
+	kb := kBlock(k)
+	bp := getBuf(kb * nStrips * nr)
 	defer bufs.Put(bp)
-	for pc := 0; pc < k; pc += kc {
-		kk := min(kc, k-pc)
-		packB(tB, b, ldb, pc, kk, jc, n, *bp)
-		var next int
-		var mu sync.Mutex
+	for pc := 0; pc < k; pc += kb {
+		kk := min(kb, k-pc)
+		packB(nr, tB, b, ldb, pc, kk, jc, n, *bp)
+		var next atomic.Int64
+		work := func() {
+			ap := getBuf(mc * kk)
+			defer bufs.Put(ap)
+			var tile [maxTile]float32
+			for {
+				blk := int(next.Add(1) - 1)
+				if blk >= nBlocks {
+					return
+				}
+				ic := blk * mc
+				rows := min(mc, m-ic)
+				packA(mr, tA, a, lda, alpha, ic, rows, pc, kk, *ap)
+				rowBlock(kern, rows, n, kk, *ap, *bp, load || pc > 0, c[ic*ldc:], ldc, tile[:mr*nr])
+			}
+		}
+		if workers == 1 {
+			work()
+			continue
+		}
 		var wg sync.WaitGroup
 		for w := 0; w < workers; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ap := getBuf(mc * kk)
-				defer bufs.Put(ap)
-				tile := make([]float32, MR*NR)
-				for {
-					mu.Lock()
-					blk := next
-					next++
-					mu.Unlock()
-					if blk >= nBlocks {
-						return
-					}
-					ic := blk * mc
-					rows := min(mc, m-ic)
-					packA(tA, a, lda, alpha, ic, rows, pc, kk, *ap)
-					for ir := 0; ir < rows; ir += MR {
-						mr := min(MR, rows-ir)
-						aStrip := (*ap)[ir*kk : ir*kk+MR*kk]
-						for js := 0; js < nStrips; js++ {
-							nr := min(NR, n-js*NR)
-							bStrip := (*bp)[js*kk*NR : (js+1)*kk*NR]
-							ci := (ic+ir)*ldc + js*NR
-							if mr == MR && nr == NR {
-								kernel(kk, aStrip, bStrip, c[ci:], ldc)
-								continue
-							}
-							clear(tile)
-							kernel(kk, aStrip, bStrip, tile, NR)
-							for i := 0; i < mr; i++ {
-								row := c[ci+i*ldc : ci+i*ldc+nr]
-								for j := range row {
-									row[j] += tile[i*NR+j]
-								}
-							}
-						}
-					}
-				}
+				work()
 			}()
 		}
 		wg.Wait()
 	}
 }
 
-// packB writes B(pc:pc+kk, jc:jc+n) as strips of NR columns, k-major within
-// a strip (strip s holds kk rows of NR values), zero-padded past n.
-func packB(tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32) {
-	nStrips := (n + NR - 1) / NR
-	for s := 0; s < nStrips; s++ {
-		strip := dst[s*kk*NR : (s+1)*kk*NR]
-		j0 := jc + s*NR
-		nr := min(NR, n-s*NR)
-		for p := 0; p < kk; p++ {
-			out := strip[p*NR : (p+1)*NR]
-			if tB {
-				for j := 0; j < nr; j++ {
-					out[j] = b[(j0+j)*ldb+pc+p]
-				}
-			} else {
-				copy(out[:nr], b[(pc+p)*ldb+j0:(pc+p)*ldb+j0+nr])
-			}
-			clear(out[nr:])
+// rowBlock multiplies a packed block of A (rows × kk, in MR-row strips) by
+// the packed B block (kk × n, in NR-column strips) and adds the product to
+// C's rows (load) or writes it there (!load), each A strip against every B
+// strip (the A strip stays in L1 while the B strips stream from L2); edge
+// tiles go through tile.
+func rowBlock(kern Kernel, rows, n, kk int, ap, bp []float32, load bool, c []float32, ldc int, tile []float32) {
+	mr, nr := kern.MR, kern.NR
+	for ir := 0; ir < rows; ir += mr {
+		for js := 0; js*nr < n; js++ {
+			tileProduct(kern, rows, n, kk, ir, js, ap, bp, load, c, ldc, tile)
 		}
 	}
 }
 
-// packA writes α·A(ic:ic+rows, pc:pc+kk) as strips of MR rows, k-major
-// within a strip (strip r holds kk columns of MR values), zero-padded past
+// tileProduct adds (or writes) the product of A strip ir/mr and B strip js
+// to C's tile (ir, js·nr), through tile where the C tile is cut by an edge.
+func tileProduct(kern Kernel, rows, n, kk, ir, js int, ap, bp []float32, load bool, c []float32, ldc int, tile []float32) {
+	mr, nr := kern.MR, kern.NR
+	h, w := min(mr, rows-ir), min(nr, n-js*nr)
+	aStrip := ap[ir*kk : ir*kk+mr*kk]
+	bStrip := bp[js*kk*nr : (js+1)*kk*nr]
+	ci := ir*ldc + js*nr
+	if h == mr && w == nr {
+		kern.run(kk, aStrip, bStrip, c[ci:], ldc, load)
+		return
+	}
+	kern.run(kk, aStrip, bStrip, tile, nr, false)
+	for i := 0; i < h; i++ {
+		row, t := c[ci+i*ldc:ci+i*ldc+w], tile[i*nr:i*nr+w]
+		if !load {
+			copy(row, t)
+			continue
+		}
+		for j := range row {
+			row[j] += t[j]
+		}
+	}
+}
+
+// packB writes B(pc:pc+kk, jc:jc+n) as strips of nr columns, k-major within
+// a strip (strip s holds kk rows of nr values), zero-padded past n.
+func packB(nr int, tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32) {
+	nStrips := (n + nr - 1) / nr
+	for s := 0; s < nStrips; s++ {
+		strip := dst[s*kk*nr : (s+1)*kk*nr]
+		j0 := jc + s*nr
+		w := min(nr, n-s*nr)
+		for p := 0; p < kk; p++ {
+			out := strip[p*nr : (p+1)*nr]
+			if tB {
+				for j := 0; j < w; j++ {
+					out[j] = b[(j0+j)*ldb+pc+p]
+				}
+			} else {
+				copy(out[:w], b[(pc+p)*ldb+j0:(pc+p)*ldb+j0+w])
+			}
+			clear(out[w:])
+		}
+	}
+}
+
+// packA writes α·A(ic:ic+rows, pc:pc+kk) as strips of mr rows, k-major
+// within a strip (strip r holds kk columns of mr values), zero-padded past
 // rows.
-func packA(tA bool, a []float32, lda int, alpha float32, ic, rows, pc, kk int, dst []float32) {
-	for ir := 0; ir < rows; ir += MR {
-		strip := dst[ir*kk : ir*kk+MR*kk]
-		mr := min(MR, rows-ir)
-		if mr < MR {
+func packA(mr int, tA bool, a []float32, lda int, alpha float32, ic, rows, pc, kk int, dst []float32) {
+	for ir := 0; ir < rows; ir += mr {
+		strip := dst[ir*kk : ir*kk+mr*kk]
+		h := min(mr, rows-ir)
+		if h < mr {
 			clear(strip) // the padding rows
 		}
-		if tA { // A is k×m: for each k the strip's mr values are contiguous
+		if tA { // A is k×m: for each k the strip's h values are contiguous
 			for p := 0; p < kk; p++ {
-				src := a[(pc+p)*lda+ic+ir : (pc+p)*lda+ic+ir+mr]
-				out := strip[p*MR : p*MR+mr]
+				src := a[(pc+p)*lda+ic+ir : (pc+p)*lda+ic+ir+h]
+				out := strip[p*mr : p*mr+h]
 				if alpha == 1 {
 					copy(out, src)
 					continue
@@ -243,54 +387,58 @@ func packA(tA bool, a []float32, lda int, alpha float32, ic, rows, pc, kk int, d
 			}
 			continue
 		}
-		for i := 0; i < mr; i++ { // one row of A at a time, written at stride MR
+		for i := 0; i < h; i++ { // one row of A at a time, written at stride mr
 			src := a[(ic+ir+i)*lda+pc : (ic+ir+i)*lda+pc+kk]
 			out := strip[i:]
 			if alpha == 1 {
 				for p, v := range src {
-					out[p*MR] = v
+					out[p*mr] = v
 				}
 				continue
 			}
 			for p, v := range src {
-				out[p*MR] = alpha * v
+				out[p*mr] = alpha * v
 			}
 		}
 	}
 }
 
-// kernel adds the product of a packed A strip (kk×MR) and a packed B strip
-// (kk×NR) into the MR×NR tile of c with row stride ldc.
-func kernel(kk int, a, b, c []float32, ldc int) {
-	if useAsm {
-		_ = a[kk*MR-1]
-		_ = b[kk*NR-1]
-		_ = c[(MR-1)*ldc+NR-1]
-		kernelAsm(kk, &a[0], &b[0], &c[0], ldc)
+// run adds the product of a packed A strip (kk×MR) and a packed B strip
+// (kk×NR) into the MR×NR tile of c with row stride ldc (load), or writes it
+// there without reading c (!load).
+func (kern Kernel) run(kk int, a, b, c []float32, ldc int, load bool) {
+	_ = a[kk*kern.MR-1]
+	_ = b[kk*kern.NR-1]
+	_ = c[(kern.MR-1)*ldc+kern.NR-1]
+	if kern.asm != nil {
+		kern.asm(kk, &a[0], &b[0], &c[0], ldc, load)
 		return
 	}
-	kernelGo(kk, a, b, c, ldc)
+	kernelGo(kern.MR, kern.NR, kk, a, b, c, ldc, load)
 }
 
-// kernelGo is the portable micro-kernel: the same tile, the same packed
-// layout and the same order of summation over k as the assembly one.
-func kernelGo(kk int, a, b, c []float32, ldc int) {
-	var acc [MR * NR]float32
+// kernelGo is the portable micro-kernel for any tile: the same packed
+// layout and the same order of summation over k as the assembly ones.
+func kernelGo(mr, nr, kk int, a, b, c []float32, ldc int, load bool) {
+	var acc [maxTile]float32
 	for p := 0; p < kk; p++ {
-		bs := b[p*NR : p*NR+NR]
-		as := a[p*MR : p*MR+MR]
-		for i := 0; i < MR; i++ {
-			ai := as[i]
-			row := acc[i*NR : i*NR+NR]
-			for j := range row {
-				row[j] += ai * bs[j]
+		bs := b[p*nr : p*nr+nr]
+		as := a[p*mr : p*mr+mr]
+		for i, ai := range as {
+			row := acc[i*nr : i*nr+nr]
+			for j, bv := range bs {
+				row[j] += ai * bv
 			}
 		}
 	}
-	for i := 0; i < MR; i++ {
-		row := c[i*ldc : i*ldc+NR]
+	for i := 0; i < mr; i++ {
+		row := c[i*ldc : i*ldc+nr]
+		if !load {
+			copy(row, acc[i*nr:i*nr+nr])
+			continue
+		}
 		for j := range row {
-			row[j] += acc[i*NR+j]
+			row[j] += acc[i*nr+j]
 		}
 	}
 }

@@ -77,31 +77,41 @@ func checkCase(t *testing.T, r *rand.Rand, tA, tB bool, m, n, k, pad int, alpha,
 	}
 }
 
-// Both micro-kernels (the AVX2+FMA assembly where the processor has it, and
-// the portable Go one) agree with the float64 reference on every transposed
-// form, on edge shapes (1×1, k = 1, sizes that are not multiples of the 6×16
-// tile or of the k-block, strides wider than the rows), large enough to take
-// the packed path and the row blocks of several workers, with α and β.
-func TestSgemmMatchesReference(t *testing.T) {
-	paths := []bool{false}
-	if haveAsm {
-		paths = append(paths, true)
-	} else {
-		t.Log("no AVX2+FMA here: checking the Go kernel only")
+// allKernels returns every kernel this processor runs: the assembly ones
+// it supports and the portable Go kernel with each tile.
+func allKernels(t testing.TB) []Kernel {
+	var ks []Kernel
+	for _, k := range []Kernel{KernelAVX512, KernelAVX2, KernelGo, KernelGo8x32} {
+		if Supported(k) {
+			ks = append(ks, k)
+		} else {
+			t.Logf("kernel %s not supported here: not checked", k.Name)
+		}
 	}
-	defer func(v bool) { useAsm = v }(useAsm)
-	shapes := [][3]int{{1, 1, 1}, {1, 17, 3}, {7, 1, 5}, {6, 16, 1}, {5, 15, 2}, {13, 33, 257}, {48, 64, 64}, {97, 31, 300}, {128, 100, 513}, {200, 17, 40}, {33, 160, 1}, {70, 200, 300},
+	return ks
+}
+
+// Every micro-kernel (AVX-512 and AVX2+FMA assembly where the processor has
+// them, and the portable Go one with both tiles) agrees with the float64
+// reference on every transposed form, on edge shapes (1×1, k = 1, sizes that
+// are not multiples of either tile or of the k-block, strides wider than
+// the rows), large enough to take the packed path, the row blocks of
+// several workers and the column split, with α and β.
+func TestSgemmMatchesReference(t *testing.T) {
+	defer SetKernel(Active())
+	shapes := [][3]int{{1, 1, 1}, {1, 17, 3}, {7, 1, 5}, {6, 16, 1}, {5, 15, 2}, {8, 32, 3}, {9, 33, 40}, {13, 33, 257}, {48, 64, 64},
+		{97, 31, 300}, {128, 100, 513}, {200, 17, 40}, {33, 160, 1}, {70, 200, 300}, {64, 1024, 30}, {17, 65, 800},
 		{7, nc + 37, 20}, {13, 2*nc + 5, 300}} // the last two span several nc-column panels
 	// At least 4 goroutines, so that the row split over workers runs here whatever the number of CPUs.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(4, runtime.GOMAXPROCS(0))))
-	for _, asm := range paths {
-		useAsm = asm
+	for _, kern := range allKernels(t) {
+		SetKernel(kern)
 		r := rand.New(rand.NewPCG(1, 2))
 		for _, s := range shapes {
 			for _, tA := range []bool{false, true} {
 				for _, tB := range []bool{false, true} {
 					for _, pad := range []int{0, 3} {
-						t.Run(fmt.Sprintf("asm=%v/%dx%dx%d/tA=%v/tB=%v/pad=%d", asm, s[0], s[1], s[2], tA, tB, pad), func(t *testing.T) {
+						t.Run(fmt.Sprintf("%s/%dx%dx%d/tA=%v/tB=%v/pad=%d", kern.Name, s[0], s[1], s[2], tA, tB, pad), func(t *testing.T) {
 							checkCase(t, r, tA, tB, s[0], s[1], s[2], pad, 1, 0)
 							checkCase(t, r, tA, tB, s[0], s[1], s[2], pad, 0.5, 1)
 							checkCase(t, r, tA, tB, s[0], s[1], s[2], pad, -2, 0.25)
@@ -110,6 +120,23 @@ func TestSgemmMatchesReference(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBestKernel: the kernel chosen at start-up is the widest the processor
+// runs (on this project's machine, an AMD EPYC with AVX-512, the 8×32 one).
+func TestBestKernel(t *testing.T) {
+	want := KernelGo.Name
+	switch {
+	case haveAVX512:
+		want = KernelAVX512.Name
+	case haveAsm:
+		want = KernelAVX2.Name
+	}
+	assert.Equal(t, want, Best().Name)
+	assert.Equal(t, want, Active().Name)
+	if !haveAVX512 {
+		assert.Panics(t, func() { SetKernel(KernelAVX512) })
 	}
 }
 

@@ -1,0 +1,229 @@
+package sgemm
+
+import "fmt"
+
+// Products with operands packed by the caller (issue 12, the convolutions'
+// lever): a convolution multiplies the same weights by every image of a
+// minibatch, and its other operand is an image unfolded by im2col, which
+// can be written straight into the packed layout. Sgemm would pack the
+// weights again for each image and copy each unfolded image a second time;
+// these functions take the packed operands instead and run in the calling
+// goroutine (the convolution already shares its images out to the cores).
+//
+// The packed layout is the one Sgemm uses internally: k is split into
+// kBlock(k)-long blocks; within a block starting at pc of length kk, A is
+// stored as strips of MR rows (strip r: kk columns of MR values, k-major)
+// and B as strips of NR columns (strip s: kk rows of NR values), both
+// zero-padded to whole strips; block pc starts at pc·(rows rounded up to
+// MR) for A and pc·(columns rounded up to NR) for B.
+
+// PackedA is α·op(A) (m×k) packed for one kernel, or rows r0:r0+m of such
+// a matrix (Rows).
+type PackedA struct {
+	kern     Kernel
+	m, k     int
+	mPad, r0 int // the packed matrix's rows rounded up to MR; the first row of this view
+	data     []float32
+}
+
+// Rows returns the rows r0:r1 of a as a packed operand of r1 − r0 rows,
+// sharing a's data; r0 must be a multiple of the kernel's MR.
+func (a PackedA) Rows(r0, r1 int) PackedA {
+	if r0%a.kern.MR != 0 || r0 < 0 || r1 < r0 || r1 > a.m {
+		panic(fmt.Sprintf("sgemm: rows %d:%d of a packed %d-row operand with MR = %d", r0, r1, a.m, a.kern.MR))
+	}
+	a.r0 += r0
+	a.m = r1 - r0
+	return a
+}
+
+// block returns the packed rows of the view in the k-block starting at pc,
+// of length kk.
+func (a PackedA) block(pc, kk int) []float32 {
+	start := pc*a.mPad + a.r0*kk
+	return a.data[start : start+roundUp(a.m, a.kern.MR)*kk]
+}
+
+// PackedB is op(B) (k×n) packed for one kernel.
+type PackedB struct {
+	kern Kernel
+	k, n int
+	data []float32
+}
+
+func roundUp(x, to int) int { return (x + to - 1) / to * to }
+
+// PackedASize is the length of the buffer PackA needs for an m×k operand
+// with the active kernel.
+func PackedASize(m, k int) int { return roundUp(m, active.MR) * k }
+
+// PackedBSize is the length of the buffer PackBRows and PackBCols need for a
+// k×n operand with the active kernel.
+func PackedBSize(k, n int) int { return roundUp(n, active.NR) * k }
+
+// PackA packs α·op(A) (op(A) = A, m×k with stride lda, or with tA the
+// transpose of the k×m matrix A) into buf for the active kernel.
+func PackA(tA bool, m, k int, alpha float32, a []float32, lda int, buf []float32) PackedA {
+	kern := active
+	ar, ac := m, k
+	if tA {
+		ar, ac = k, m
+	}
+	checkOperand("A", len(a), ar, ac, lda)
+	size := roundUp(m, kern.MR) * k
+	if len(buf) < size {
+		panic(fmt.Sprintf("sgemm: PackA buffer of %d values, want %d", len(buf), size))
+	}
+	mPad, kb := roundUp(m, kern.MR), kBlock(k)
+	for pc := 0; pc < k; pc += kb {
+		packA(kern.MR, tA, a, lda, alpha, 0, m, pc, min(kb, k-pc), buf[pc*mPad:])
+	}
+	return PackedA{kern: kern, m: m, k: k, mPad: mPad, data: buf[:size]}
+}
+
+// PackBRows packs the k×n matrix B into buf for the active kernel; row(p,
+// dst) writes row p of B (n values) into dst, a scratch row that the call
+// reuses.
+func PackBRows(k, n int, buf []float32, row func(p int, dst []float32)) PackedB {
+	kern := active
+	nr, nPad, kb := kern.NR, roundUp(n, kern.NR), kBlock(k)
+	b := newPackedB(kern, k, n, buf)
+	tmp := getBuf(nPad)
+	defer bufs.Put(tmp)
+	r := *tmp
+	clear(r[n:])
+	for pc := 0; pc < k; pc += kb {
+		kk := min(kb, k-pc)
+		blk := buf[pc*nPad : pc*nPad+kk*nPad]
+		for p := 0; p < kk; p++ {
+			row(pc+p, r[:n])
+			for s := 0; s < nPad/nr; s++ {
+				copy(blk[s*kk*nr+p*nr:s*kk*nr+(p+1)*nr], r[s*nr:(s+1)*nr])
+			}
+		}
+	}
+	return b
+}
+
+// PackBCols packs the k×n matrix B into buf for the active kernel; col(j,
+// dst) writes column j of B (k values) into dst, a scratch column that the
+// call reuses. (Gathering a strip's NR columns first and interleaving them
+// row by row, or packing the unfolding as A in strips of MR rows instead,
+// measured slower: bench/NOTES.md.)
+func PackBCols(k, n int, buf []float32, col func(j int, dst []float32)) PackedB {
+	kern := active
+	nr, nPad, kb := kern.NR, roundUp(n, kern.NR), kBlock(k)
+	b := newPackedB(kern, k, n, buf)
+	tmp := getBuf(k)
+	defer bufs.Put(tmp)
+	v := *tmp
+	for j := 0; j < nPad; j++ {
+		s, jj := j/nr, j%nr
+		if j < n {
+			col(j, v)
+		} else {
+			clear(v)
+		}
+		for pc := 0; pc < k; pc += kb {
+			kk := min(kb, k-pc)
+			strip := buf[pc*nPad+s*kk*nr : pc*nPad+(s+1)*kk*nr]
+			for p, x := range v[pc : pc+kk] {
+				strip[p*nr+jj] = x
+			}
+		}
+	}
+	return b
+}
+
+func newPackedB(kern Kernel, k, n int, buf []float32) PackedB {
+	size := roundUp(n, kern.NR) * k
+	if len(buf) < size {
+		panic(fmt.Sprintf("sgemm: packed B buffer of %d values, want %d", len(buf), size))
+	}
+	return PackedB{kern: kern, k: k, n: n, data: buf[:size]}
+}
+
+// GemmPacked computes C = A·B + β·C for packed A (m×k) and B (k×n), C m×n
+// with stride ldc, in the calling goroutine.
+func GemmPacked(a PackedA, b PackedB, beta float32, c []float32, ldc int) {
+	if a.kern.Name != b.kern.Name || a.k != b.k {
+		panic(fmt.Sprintf("sgemm: packed operands %s %d×%d and %s %d×%d do not match", a.kern.Name, a.m, a.k, b.kern.Name, b.k, b.n))
+	}
+	m, n, k := a.m, b.n, a.k
+	checkOperand("C", len(c), m, n, ldc)
+	nPad := roundUp(n, b.kern.NR)
+	packedProduct(a.kern, m, n, k, beta, c, ldc, a.block,
+		func(pc, kk int) []float32 { return b.data[pc*nPad : pc*nPad+kk*nPad] })
+}
+
+// GemmPackedA computes C = A·op(B) + β·C for packed A (m×k) and op(B) = B
+// (k×n with stride ldb) or with tB the transpose of the n×k matrix B,
+// packing B block by block, in the calling goroutine.
+func GemmPackedA(a PackedA, n int, tB bool, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	m, k := a.m, a.k
+	br, bc := k, n
+	if tB {
+		br, bc = n, k
+	}
+	checkOperand("B", len(b), br, bc, ldb)
+	checkOperand("C", len(c), m, n, ldc)
+	nr := a.kern.NR
+	bp := getBuf(kBlock(k) * roundUp(n, nr))
+	defer bufs.Put(bp)
+	packedProduct(a.kern, m, n, k, beta, c, ldc, a.block,
+		func(pc, kk int) []float32 { packB(nr, tB, b, ldb, pc, kk, 0, n, *bp); return *bp })
+}
+
+// GemmPackedB computes C = α·op(A)·B + β·C for op(A) = A (m×k with stride
+// lda) or with tA the transpose of the k×m matrix A, and packed B (k×n),
+// packing A block by block, in the calling goroutine.
+func GemmPackedB(tA bool, m int, alpha float32, a []float32, lda int, b PackedB, beta float32, c []float32, ldc int) {
+	n, k := b.n, b.k
+	ar, ac := m, k
+	if tA {
+		ar, ac = k, m
+	}
+	checkOperand("A", len(a), ar, ac, lda)
+	checkOperand("C", len(c), m, n, ldc)
+	nPad, mr := roundUp(n, b.kern.NR), b.kern.MR
+	ap := getBuf(kBlock(k) * roundUp(m, mr))
+	defer bufs.Put(ap)
+	packedProduct(b.kern, m, n, k, beta, c, ldc,
+		func(pc, kk int) []float32 { packA(mr, tA, a, lda, alpha, 0, m, pc, kk, *ap); return *ap },
+		func(pc, kk int) []float32 { return b.data[pc*nPad : pc*nPad+kk*nPad] })
+}
+
+// packedProduct computes C = A·B + β·C block by block of k, taking each
+// block's packed A and B from the two functions; with β = 0 the first block
+// writes C without reading it.
+func packedProduct(kern Kernel, m, n, k int, beta float32, c []float32, ldc int, aBlock, bBlock func(pc, kk int) []float32) {
+	if kern.Name != active.Name {
+		panic(fmt.Sprintf("sgemm: operands packed for %s, the active kernel is %s", kern.Name, active.Name))
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 || beta != 0 {
+		scale(m, n, beta, c, ldc)
+	}
+	var tile [maxTile]float32
+	kb := kBlock(k)
+	for pc := 0; pc < k; pc += kb {
+		kk := min(kb, k-pc)
+		rowBlock(kern, m, n, kk, aBlock(pc, kk), bBlock(pc, kk), beta != 0 || pc > 0, c, ldc, tile[:kern.MR*kern.NR])
+	}
+}
+
+// checkOperand panics, as BLAS routines do, when a slice is too short for a
+// rows×cols matrix with stride ld.
+func checkOperand(name string, l, rows, cols, ld int) {
+	if rows < 0 || cols < 0 {
+		panic(fmt.Sprintf("sgemm: %s has negative dimensions %d×%d", name, rows, cols))
+	}
+	if ld < max(cols, 1) {
+		panic(fmt.Sprintf("sgemm: %s has stride %d, want ≥ %d", name, ld, max(cols, 1)))
+	}
+	if rows > 0 && cols > 0 && l < (rows-1)*ld+cols {
+		panic(fmt.Sprintf("sgemm: %s has %d values, want ≥ %d for %d×%d with stride %d", name, l, (rows-1)*ld+cols, rows, cols, ld))
+	}
+}

@@ -1,0 +1,102 @@
+package sgemm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The products with packed operands (GemmPacked, GemmPackedA, GemmPackedB)
+// equal the float64 reference for every kernel, transposed form and β, on
+// shapes with edges against both tiles and several k-blocks; PackBRows and
+// PackBCols build the same packed B as rows or columns of the matrix.
+func TestPackedProductsMatchReference(t *testing.T) {
+	defer SetKernel(Active())
+	shapes := [][3]int{{1, 1, 1}, {8, 32, 7}, {9, 33, 40}, {64, 1024, 27}, {70, 50, 800}, {13, 5, 385}}
+	for _, kern := range allKernels(t) {
+		SetKernel(kern)
+		r := rand.New(rand.NewPCG(5, 6))
+		for _, s := range shapes {
+			m, n, k := s[0], s[1], s[2]
+			for _, tr := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%dx%dx%d/t=%v", kern.Name, m, n, k, tr), func(t *testing.T) {
+					a := randSlice(r, m*k) // A m×k (tr: stored k×m)
+					b := randSlice(r, k*n) // B k×n (tr: stored n×k)
+					lda, ldb := k, n
+					if tr {
+						lda, ldb = m, k
+					}
+					at := func(i, p int) float32 {
+						if tr {
+							return a[p*lda+i]
+						}
+						return a[i*lda+p]
+					}
+					bt := func(p, j int) float32 {
+						if tr {
+							return b[j*ldb+p]
+						}
+						return b[p*ldb+j]
+					}
+					pa := PackA(tr, m, k, 0.5, a, lda, make([]float32, PackedASize(m, k)))
+					rows := PackBRows(k, n, make([]float32, PackedBSize(k, n)), func(p int, dst []float32) {
+						for j := range dst {
+							dst[j] = bt(p, j)
+						}
+					})
+					cols := PackBCols(k, n, make([]float32, PackedBSize(k, n)), func(j int, dst []float32) {
+						for p := range dst {
+							dst[p] = bt(p, j)
+						}
+					})
+					require.Equal(t, rows.data, cols.data, "PackBRows and PackBCols pack the same B")
+					c0 := randSlice(r, m*n)
+					want := make([]float64, m*n)
+					for i := 0; i < m; i++ {
+						for j := 0; j < n; j++ {
+							var sum float64
+							for p := 0; p < k; p++ {
+								sum += float64(at(i, p)) * float64(bt(p, j))
+							}
+							want[i*n+j] = 0.5*sum + 0.25*float64(c0[i*n+j])
+						}
+					}
+					tol := 1e-5 * float64(k+2)
+					for name, run := range map[string]func(c []float32){
+						"GemmPacked":  func(c []float32) { GemmPacked(pa, rows, 0.25, c, n) },
+						"GemmPackedA": func(c []float32) { GemmPackedA(pa, n, tr, b, ldb, 0.25, c, n) },
+						"GemmPackedB": func(c []float32) { GemmPackedB(tr, m, 0.5, a, lda, cols, 0.25, c, n) },
+					} {
+						c := append([]float32(nil), c0...)
+						run(c)
+						for i := range c {
+							if d := math.Abs(float64(c[i]) - want[i]); d > tol {
+								require.Failf(t, "entry out of tolerance", "%s: c[%d] = %v, want %v", name, i, c[i], want[i])
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// Packed operands refuse a kernel change and mismatched shapes.
+func TestPackedRefusesMismatch(t *testing.T) {
+	defer SetKernel(Active())
+	pa := PackA(false, 4, 3, 1, make([]float32, 12), 3, make([]float32, PackedASize(4, 3)))
+	pb := PackBRows(5, 2, make([]float32, PackedBSize(5, 2)), func(int, []float32) {})
+	assert.Panics(t, func() { GemmPacked(pa, pb, 0, make([]float32, 8), 2) }, "k differs")
+	assert.Panics(t, func() { PackA(false, 4, 3, 1, make([]float32, 12), 3, make([]float32, 3)) }, "short buffer")
+	if Supported(KernelAVX2) && Supported(KernelAVX512) {
+		SetKernel(KernelAVX512)
+		pa := PackA(false, 4, 3, 1, make([]float32, 12), 3, make([]float32, PackedASize(4, 3)))
+		SetKernel(KernelAVX2)
+		pb := PackBRows(3, 2, make([]float32, PackedBSize(3, 2)), func(int, []float32) {})
+		assert.Panics(t, func() { GemmPacked(pa, pb, 0, make([]float32, 8), 2) }, "operands packed for different kernels")
+	}
+}
