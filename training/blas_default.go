@@ -25,6 +25,7 @@ func init() {
 	var b pureGoBLAS
 	gorgonia.Use(b) // also sets gorgonia.org/tensor's BLAS
 	blas32.Use(b)
+	usePackedConv = true
 }
 
 // Sgemm computes C = α·op(A)·op(B) + β·C with internal/sgemm; arguments

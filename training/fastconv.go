@@ -105,44 +105,45 @@ type float interface{ ~float32 | ~float64 }
 
 // im2col unfolds image x (c×h×w) into col ((c·k·k)×(ho·wo)).
 func im2col[F float](g convGeom, x, col []F) {
+	hw := g.hw()
+	for r := 0; r < g.ckk(); r++ {
+		im2colRow(g, x, r, col[r*hw:(r+1)*hw])
+	}
+}
+
+// im2colRow writes row r of image x's unfolding — channel r/(k·k), kernel
+// offset (r/k mod k, r mod k) — into dst (ho·wo values).
+func im2colRow[F float](g convGeom, x []F, r int, dst []F) {
 	ho, wo := g.outH(), g.outW()
-	row := 0
-	for c := 0; c < g.c; c++ {
-		img := x[c*g.h*g.w : (c+1)*g.h*g.w]
-		for ki := 0; ki < g.k; ki++ {
-			for kj := 0; kj < g.k; kj++ {
-				dst := col[row*ho*wo : (row+1)*ho*wo]
-				row++
-				for oh := 0; oh < ho; oh++ {
-					ih := oh*g.stride - g.pad + ki
-					d := dst[oh*wo : (oh+1)*wo]
-					if ih < 0 || ih >= g.h {
-						clear(d)
-						continue
-					}
-					src := img[ih*g.w : (ih+1)*g.w]
-					if g.stride == 1 {
-						// iw = ow − pad + kj: copy the valid run, zero the rest.
-						lo := max(0, g.pad-kj)
-						hi := min(wo, g.w+g.pad-kj)
-						if hi <= lo {
-							clear(d)
-							continue
-						}
-						clear(d[:lo])
-						copy(d[lo:hi], src[lo-g.pad+kj:hi-g.pad+kj])
-						clear(d[hi:])
-						continue
-					}
-					for ow := range d {
-						iw := ow*g.stride - g.pad + kj
-						if iw < 0 || iw >= g.w {
-							d[ow] = 0
-						} else {
-							d[ow] = src[iw]
-						}
-					}
-				}
+	c, ki, kj := r/(g.k*g.k), r/g.k%g.k, r%g.k
+	img := x[c*g.h*g.w : (c+1)*g.h*g.w]
+	for oh := 0; oh < ho; oh++ {
+		ih := oh*g.stride - g.pad + ki
+		d := dst[oh*wo : (oh+1)*wo]
+		if ih < 0 || ih >= g.h {
+			clear(d)
+			continue
+		}
+		src := img[ih*g.w : (ih+1)*g.w]
+		if g.stride == 1 {
+			// iw = ow − pad + kj: copy the valid run, zero the rest.
+			lo := max(0, g.pad-kj)
+			hi := min(wo, g.w+g.pad-kj)
+			if hi <= lo {
+				clear(d)
+				continue
+			}
+			clear(d[:lo])
+			copy(d[lo:hi], src[lo-g.pad+kj:hi-g.pad+kj])
+			clear(d[hi:])
+			continue
+		}
+		for ow := range d {
+			iw := ow*g.stride - g.pad + kj
+			if iw < 0 || iw >= g.w {
+				d[ow] = 0
+			} else {
+				d[ow] = src[iw]
 			}
 		}
 	}
@@ -151,38 +152,39 @@ func im2col[F float](g convGeom, x, col []F) {
 // col2imAdd folds col ((c·k·k)×(ho·wo)) back onto image dx (c×h×w),
 // adding overlapping patches (the adjoint of im2col).
 func col2imAdd[F float](g convGeom, col, dx []F) {
+	hw := g.hw()
+	for r := 0; r < g.ckk(); r++ {
+		col2imRowAdd(g, r, col[r*hw:(r+1)*hw], dx)
+	}
+}
+
+// col2imRowAdd adds row r of an unfolding (src, ho·wo values) onto image
+// dx: the adjoint of im2colRow.
+func col2imRowAdd[F float](g convGeom, r int, src, dx []F) {
 	ho, wo := g.outH(), g.outW()
-	row := 0
-	for c := 0; c < g.c; c++ {
-		img := dx[c*g.h*g.w : (c+1)*g.h*g.w]
-		for ki := 0; ki < g.k; ki++ {
-			for kj := 0; kj < g.k; kj++ {
-				src := col[row*ho*wo : (row+1)*ho*wo]
-				row++
-				for oh := 0; oh < ho; oh++ {
-					ih := oh*g.stride - g.pad + ki
-					if ih < 0 || ih >= g.h {
-						continue
-					}
-					s := src[oh*wo : (oh+1)*wo]
-					d := img[ih*g.w : (ih+1)*g.w]
-					if g.stride == 1 {
-						lo := max(0, g.pad-kj)
-						hi := min(wo, g.w+g.pad-kj)
-						if hi > lo {
-							dd := d[lo-g.pad+kj : hi-g.pad+kj]
-							for i, v := range s[lo:hi] {
-								dd[i] += v
-							}
-						}
-						continue
-					}
-					for ow, v := range s {
-						if iw := ow*g.stride - g.pad + kj; iw >= 0 && iw < g.w {
-							d[iw] += v
-						}
-					}
+	c, ki, kj := r/(g.k*g.k), r/g.k%g.k, r%g.k
+	img := dx[c*g.h*g.w : (c+1)*g.h*g.w]
+	for oh := 0; oh < ho; oh++ {
+		ih := oh*g.stride - g.pad + ki
+		if ih < 0 || ih >= g.h {
+			continue
+		}
+		s := src[oh*wo : (oh+1)*wo]
+		d := img[ih*g.w : (ih+1)*g.w]
+		if g.stride == 1 {
+			lo := max(0, g.pad-kj)
+			hi := min(wo, g.w+g.pad-kj)
+			if hi > lo {
+				dd := d[lo-g.pad+kj : hi-g.pad+kj]
+				for i, v := range s[lo:hi] {
+					dd[i] += v
 				}
+			}
+			continue
+		}
+		for ow, v := range s {
+			if iw := ow*g.stride - g.pad + kj; iw >= 0 && iw < g.w {
+				d[iw] += v
 			}
 		}
 	}
@@ -212,6 +214,7 @@ type scratch[F float] struct {
 	cols   [][]F // per worker: one image's im2col buffer
 	partW  [][]F // per chunk: partial ∂/∂W
 	partB  [][]F // per chunk: partial ∂/∂b
+	packW  []F   // the weights packed once per run (packed float32 path)
 	nchunk int
 }
 
@@ -392,6 +395,10 @@ func convForward[F float](g convGeom, n int, x, w, b, y []F, sc *scratch[F]) err
 	if len(x) != n*chw || len(w) != g.o*ckk || len(y) != n*ohw || (b != nil && len(b) != g.o) {
 		return errors.New("Conv2dIm2col: input sizes do not match the geometry")
 	}
+	if x32, ok := any(x).([]float32); ok && usePackedConv {
+		convForwardPacked(g, n, x32, any(w).([]float32), any(b).([]float32), any(y).([]float32), any(sc).(*scratch[float32]))
+		return nil
+	}
 	nc := min(n, convChunks)
 	sc.ensure(min(runtime.GOMAXPROCS(0), nc), nc, ckk*hw, 0, 0)
 	parallelChunks(nc, func(j, p int) {
@@ -502,6 +509,9 @@ func convBackward[F float](g convGeom, wrt, n int, in, dy, out []F, sc *scratch[
 	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
 	if len(dy) != n*ohw {
 		return fmt.Errorf("Conv2dIm2colGrad: gradient of %d values, want %d", len(dy), n*ohw)
+	}
+	if dy32, ok := any(dy).([]float32); ok && usePackedConv && wrt < 2 {
+		return convBackwardPacked(g, wrt, n, any(in).([]float32), dy32, any(out).([]float32), any(sc).(*scratch[float32]))
 	}
 	nc := min(n, convChunks)
 	workers := min(runtime.GOMAXPROCS(0), nc)
