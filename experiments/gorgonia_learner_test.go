@@ -154,7 +154,7 @@ func TestTrainingConfig(t *testing.T) {
 		}},
 		{name: "never regroup", edit: func(c *Config) { c.Hyper.RegroupEvery = 0 },
 			check: func(t *testing.T, tc training.Config) {
-				assert.Equalf(t, 4, tc.RegroupEvery, "regroup every %d, want the 4 epochs (groups drawn once)", tc.RegroupEvery)
+				assert.Equalf(t, 0, tc.RegroupEvery, "regroup every %d, want 0: never, training's zero too (groups drawn once)", tc.RegroupEvery)
 			}},
 		{name: "weights and compat", edit: func(c *Config) { c.Hyper.Weights, c.Hyper.Compat = "hm", "original" },
 			check: func(t *testing.T, tc training.Config) {
