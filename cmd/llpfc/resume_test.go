@@ -34,6 +34,10 @@ func TestTrainResumeRefusesOtherSettings(t *testing.T) {
 		{[]string{"--compat", "original"}, "compat"},
 		{[]string{"--group-weights", "hm"}, "group_weights"},
 		{[]string{"--kl-scale", "paper", "--method", "kl", "--batch-size", "2"}, "method"},
+		// Other data: a synthetic set of as many classes (the data set's
+		// name, and the hashes of its inputs and bags, are keyed).
+		{[]string{"--data", "gmm:classes=10,dim=8,train=1000,test=100"}, "run.dataset"},
+		{[]string{"--data", "gmm:classes=10,dim=8,train=1000,test=100"}, "inputs"},
 	} {
 		args := append(append(append([]string(nil), base...), "--epochs", "2", "--out", out, "--resume"), tc.flags...)
 		code, _, errs := runTrainCmd(args...)

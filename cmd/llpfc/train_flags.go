@@ -30,7 +30,7 @@ type trainFlags struct {
 // defineTrainFlags defines train's flags on fs.
 func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f := &trainFlags{}
-	f.name = fs.String("data", "", "data set: fixture, fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST], libsvm:TRAIN[,TEST], or a directory holding one of the named sets' files")
+	f.name = fs.String("data", "", "data set: fixture, fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST], libsvm:TRAIN[,TEST], gmm:classes=C,dim=D,train=N,test=M,sep=S (a synthetic Gaussian mixture, as a spec names it), or a directory holding one of the named sets' files")
 	f.dataDir = defineDataDir(fs)
 	f.bagsFile = fs.String("bags", "", "read the bags from this `FILE` (written by llpfc bags; indices into the training split) instead of drawing them; the file fixes the bag size, number of points and protocol")
 	f.method = fs.String("method", "llpfc-uniform", "training method: "+strings.Join(training.MethodNames(), ", "))
