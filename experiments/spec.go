@@ -140,8 +140,10 @@ type Hyper struct {
 	// BatchSize counts instances for the LLPFC methods and bags for kl,
 	// llpvat and llpgan (the appendix uses 128 or 256 instances; 2, 2 and 1
 	// bags); 0 is an error.
-	BatchSize int      `json:"batch_size"`
-	Schedule  Schedule `json:"schedule"`
+	BatchSize int `json:"batch_size"`
+	// Schedule is the learning-rate schedule; its empty Kind is an error
+	// in a spec (see Schedule).
+	Schedule Schedule `json:"schedule"`
 	// RegroupEvery re-partitions the bags into groups every r epochs for the
 	// LLPFC methods (App. "Implementation Details of LLPFC": 20, or 5 for
 	// VGG16); zero means never: the groups drawn at epoch 0 serve the whole
@@ -200,11 +202,16 @@ type Hyper struct {
 // means 1). An empty Kind is an error in a spec (Validate); Training reads
 // it as constant. The fields a kind does not use must be zero.
 type Schedule struct {
-	Kind       string  `json:"kind"`
+	// Kind is "constant", "multistep" or "cosine"; empty is an error in a
+	// spec, and constant for Training.
+	Kind string `json:"kind"`
+	// Milestones and Factor are multistep's; zero (empty) for the others.
 	Milestones []int   `json:"milestones,omitempty"`
 	Factor     float64 `json:"factor,omitempty"`
-	Period     int     `json:"period,omitempty"`
-	Mult       int     `json:"mult,omitempty"`
+	// Period is cosine's first period in epochs (zero for the others), and
+	// Mult the factor of each next period; zero Mult means 1.
+	Period int `json:"period,omitempty"`
+	Mult   int `json:"mult,omitempty"`
 }
 
 // LR returns the learning rate of epoch e (0-based) for base rate base: the
@@ -249,8 +256,11 @@ type Config struct {
 	// Dataset is a named set of package data, csv:…, libsvm:… or gmm:…;
 	// empty is an error.
 	Dataset string `json:"dataset"`
-	Model   string `json:"model"`
-	Method  string `json:"method"`
+	// Model is the network (training.ModelNames) or "linear" (logreg);
+	// empty is an error.
+	Model string `json:"model"`
+	// Method is one of Methods; empty is an error.
+	Method string `json:"method"`
 	// Protocol makes the bags: "paper", "shuffle" or "dirichlet:a"; empty
 	// is an error. `llpfc train --bags FILE` records "bags-file".
 	Protocol string `json:"protocol"`
