@@ -181,6 +181,26 @@ func TestTrainingConfig(t *testing.T) {
 	}
 }
 
+// TestConfigFields: the settings a checkpoint keys beside training's own
+// are every field of the cell's Config by its dotted path, strings
+// unquoted, but hyper.epochs (a longer run continues a shorter one).
+func TestConfigFields(t *testing.T) {
+	c := miniCell("kl").Config
+	c.Hyper.Augment = true
+	f := ConfigFields(c)
+	assert.Equal(t, c.Dataset, f["dataset"])
+	assert.Equal(t, "16", f["bag_size"])
+	assert.Equal(t, "true", f["hyper.augment"])
+	assert.Equal(t, "authors", f["hyper.kl_scale"])
+	assert.Equal(t, "constant", f["hyper.schedule.kind"])
+	assert.NotContains(t, f, "hyper.epochs")
+	d := c
+	d.Hyper.Epochs++
+	assert.Equal(t, f, ConfigFields(d), "epochs are not keyed")
+	d.Hyper.Compat = "original"
+	assert.Equal(t, "original", ConfigFields(d)["hyper.compat"])
+}
+
 // TestGorgoniaLearnerAugmentNeedsImages checks that augmentation of a
 // tabular data set is an error naming the field, not a panic.
 func TestGorgoniaLearnerAugmentNeedsImages(t *testing.T) {
