@@ -2,8 +2,8 @@ package experiments
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 
 	"github.com/llpfc/llpfc/estimators"
@@ -17,11 +17,10 @@ func init() { RegisterLearner("gorgonia", Gorgonia{}) }
 // (Algorithms `algo:LLPFC-uniform`, `algo:LLPFC-approx`, `algo:LLPFC`), KL
 // (App. `subsec:KL`), LLP-VAT and LLPGAN (App. `suppsec: exp`) — on the
 // cell's bags (LoadProblem: Section 6's protocol) and evaluates on the
-// labelled test split. Training is float32 on the CPU.
+// labelled test split, through RunCell, the path `llpfc train` runs its one
+// cell through too. Training is float32 on the CPU.
 //
-// The cell's Hyper maps onto training.Config field by field (TrainingConfig);
-// Hyper.RegroupEvery = 0 ("never regroup") becomes a regrouping period of
-// Epochs, so the groups are drawn once, at epoch 0.
+// The cell's Hyper maps onto training.Config field by field (TrainingConfig).
 type Gorgonia struct{}
 
 // vatMu serialises the cells that set training.LLPVATConfig, the package
@@ -29,7 +28,12 @@ type Gorgonia struct{}
 var vatMu sync.Mutex
 
 // TrainingConfig maps a cell's configuration onto a training.Config (every
-// field but Augment, which needs the data's image shape: see Gorgonia.Train).
+// field but Augment, which needs the data's image shape, and the settings of
+// a single run: see RunCell). The zero values that mean a default are
+// spelled out (uniform group weights, the paper's algorithms, the authors'
+// KL scale and VAT schedule, the whole minibatch's batch-norm statistics,
+// DefaultChunkSize), so training.RunSettings names what a run did;
+// RegroupEvery keeps its meaning (zero: never).
 func TrainingConfig(c Config) (training.Config, error) {
 	h := c.Hyper
 	if h.Optimizer == "gd" {
@@ -46,10 +50,6 @@ func TrainingConfig(c Config) (training.Config, error) {
 	if err != nil {
 		return training.Config{}, err
 	}
-	regroup := h.RegroupEvery
-	if regroup == 0 {
-		regroup = h.Epochs
-	}
 	cfg := training.Config{
 		Method:       c.Method,
 		Model:        training.ModelSpec{Name: c.Model, Dropout: h.Dropout},
@@ -57,14 +57,26 @@ func TrainingConfig(c Config) (training.Config, error) {
 		Schedule:     sched,
 		BatchSize:    h.BatchSize,
 		Epochs:       h.Epochs,
-		RegroupEvery: regroup,
+		RegroupEvery: h.RegroupEvery,
 		Seed:         c.Seed,
-		KLScale:      training.KLScale(h.KLScale),
-		VATRampup:    training.VATRampup(h.VATRampup),
+		KLScale:      training.KLScaleAuthors,
+		VATRampup:    training.VATRampupAuthors,
 		BNStats:      training.BNStatsMinibatch,
+		GroupWeights: estimators.WeightsUniform,
+		Compat:       estimators.CompatPaper,
+		ChunkSize:    training.DefaultChunkSize,
+	}
+	if h.KLScale != "" {
+		cfg.KLScale = training.KLScale(h.KLScale) // validated by Config.Validate
+	}
+	if h.VATRampup != "" {
+		cfg.VATRampup = training.VATRampup(h.VATRampup)
 	}
 	if h.BNStats != "" {
-		cfg.BNStats = training.BNStats(h.BNStats) // validated by Config.Validate
+		cfg.BNStats = training.BNStats(h.BNStats)
+	}
+	if h.ChunkSize > 0 {
+		cfg.ChunkSize = h.ChunkSize
 	}
 	if h.Weights != "" {
 		w, err := estimators.ParseWeights(h.Weights)
@@ -86,6 +98,41 @@ func TrainingConfig(c Config) (training.Config, error) {
 	return cfg, nil
 }
 
+// VATConfig returns the cell's LLP-VAT constants: the appendix's for its
+// data set (training.PaperVATConfig), with Hyper's ε, ξ and power iterations
+// where they are not zero.
+func VATConfig(c Config) training.VATConfig {
+	vc := training.PaperVATConfig(c.Dataset)
+	if c.Hyper.VATEps > 0 {
+		vc.Eps = c.Hyper.VATEps
+	}
+	if c.Hyper.VATXi > 0 {
+		vc.Xi = c.Hyper.VATXi
+	}
+	if c.Hyper.VATPowerIters > 0 {
+		vc.PowerIters = c.Hyper.VATPowerIters
+	}
+	return vc
+}
+
+// ConfigFields returns c's settings as a checkpoint keys them beside
+// training's own (training.Config.RunFields): every field of c's canonical
+// JSON by its dotted path (flatConfig: "dataset", "bag_size",
+// "hyper.augment", "hyper.schedule.kind", …; strings unquoted), but
+// hyper.epochs (a longer run may continue a shorter one). A field left out
+// of the JSON at its zero value is absent, which a comparison reads as "".
+func ConfigFields(c Config) map[string]string {
+	out := flatConfig(c)
+	delete(out, "hyper.epochs")
+	for k, v := range out {
+		var s string
+		if json.Unmarshal([]byte(v), &s) == nil {
+			out[k] = s
+		}
+	}
+	return out
+}
+
 // TrainingData wraps a cell's problem as training.TrainData: the whole
 // training split (the bags index into it) and the labelled test split.
 func TrainingData(p *Problem) *training.TrainData {
@@ -98,72 +145,18 @@ func TrainingData(p *Problem) *training.TrainData {
 	return td
 }
 
-// cropFlip returns the appendix's augmentation (zero-pad 4, random crop,
-// horizontal flip: training.PaperCropFlip) as a training.Config.Augment
-// function for C×H×W images; padValues (the normalized value of a raw 0
-// pixel per channel, nil for raw data) is the padding.
-func cropFlip(c, h, w int, padValues []float64) func(x []float32, rows int, r *rand.Rand) error {
-	aug := training.PaperCropFlip
-	aug.PadValues = padValues
-	var scratch []float32
-	return func(x []float32, rows int, r *rand.Rand) error {
-		n := rows * c * h * w
-		if len(x) < n {
-			return fmt.Errorf("augment: %d values for %d images of %d×%d×%d", len(x), rows, c, h, w)
-		}
-		scratch = append(scratch[:0], x[:n]...)
-		_, err := aug.Apply(training.Batch{N: rows, C: c, H: h, W: w, Data: x[:n]},
-			training.Batch{N: rows, C: c, H: h, W: w, Data: scratch}, r)
-		return err
-	}
-}
-
-// Train implements Learner: it loads the cell's problem, trains with
-// training.Train and reports the test accuracy, the epochs, the last epoch's
-// mean loss, the wall time of training, the training throughput
-// (instances per second of optimizer steps) and the process's peak RSS.
+// Train implements Learner: it loads the cell's problem (LoadProblem) and
+// runs it with RunCell, reporting each finished epoch to p.
 func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error) {
-	c := cell.Config
 	if p == nil {
 		p = NoProgress{}
 	}
-	cfg, err := TrainingConfig(c)
-	if err != nil {
-		return Metrics{}, err
+	if _, err := TrainingConfig(cell.Config); err != nil {
+		return Metrics{}, err // before reading any data
 	}
 	prob, err := LoadProblem(cell)
 	if err != nil {
 		return Metrics{}, err
-	}
-	td := TrainingData(prob)
-	if c.Method == training.Supervised {
-		td.Labels = prob.Train.Y // the ceiling only: the LLP methods never see labels
-	}
-	if H, W := InputSide(c.Model, td.Height, td.Width); td.Channels > 0 && (H != td.Height || W != td.Width) {
-		// A copy: prob's splits are the cached data set's, shared by cells.
-		td.X = ResizeBilinear(td.X, td.Channels, td.Height, td.Width, H, W)
-		td.TestX = ResizeBilinear(td.TestX, td.Channels, td.Height, td.Width, H, W)
-		td.Height, td.Width = H, W
-	}
-	if c.Hyper.Augment {
-		if td.Channels == 0 {
-			return Metrics{}, fmt.Errorf("hyper.augment: data set %s has no image shape to crop and flip", c.Dataset)
-		}
-		cfg.Augment = cropFlip(td.Channels, td.Height, td.Width, prob.Norm.PadValues())
-	}
-	if c.Method == training.MethodLLPVAT {
-		vatMu.Lock()
-		defer vatMu.Unlock()
-		vc := training.PaperVATConfig(c.Dataset)
-		if c.Hyper.VATEps > 0 {
-			vc.Eps = c.Hyper.VATEps
-		}
-		if c.Hyper.VATXi > 0 {
-			vc.Xi = c.Hyper.VATXi
-		}
-		old := training.LLPVATConfig
-		training.LLPVATConfig = vc
-		defer func() { training.LLPVATConfig = old }()
 	}
 	progress := func(ev training.ProgressEvent) {
 		if !ev.EpochDone {
@@ -175,15 +168,81 @@ func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, erro
 		}
 		p.Epoch(ev.Epoch+1, ev.Epochs, status)
 	}
-	res, err := training.Train(ctx, cfg, td, progress)
+	run, err := RunCell(ctx, cell, prob, RunOptions{Progress: progress})
 	if err != nil {
 		return Metrics{}, err
+	}
+	return run.Metrics, nil
+}
+
+// RunOptions are what a single run (`llpfc train`) adds to a grid cell's
+// run; none of them changes the result. The zero RunOptions is the grid's.
+type RunOptions struct {
+	// EvalEvery evaluates the test accuracy every that many epochs; zero
+	// means only after the last (training.Config.EvalEvery).
+	EvalEvery int
+	// Checkpoint is the checkpoint file, written after every epoch; empty
+	// means none. With Resume, training continues from it when it exists,
+	// and refuses a checkpoint written with any other setting of the cell
+	// (ConfigFields), other bags or other inputs, naming the field.
+	Checkpoint string
+	Resume     bool
+	// Progress receives training's progress events; nil means none.
+	Progress training.Progress
+}
+
+// CellRun is a run of RunCell.
+type CellRun struct {
+	// Metrics are what the store keeps of a grid cell (Result.Metrics), and
+	// what `llpfc train` prints.
+	Metrics Metrics
+	// History holds the statistics of every epoch.
+	History []training.EpochStats
+	// Settings are the run's settings as its checkpoint keys them
+	// (training.RunSettings).
+	Settings map[string]string
+}
+
+// RunCell trains cell on prob — LoadProblem's problem, or LoadSplits' splits
+// with the bags of a file — and measures it: the test accuracy, the epochs,
+// the last epoch's mean loss, the points, the groups of every regrouping,
+// the wall time of training, the training throughput (instances per second
+// of optimizer steps) and the process's peak RSS. It is the one path of a
+// training run (issue 19): the learner "gorgonia" runs every grid cell
+// through it and `llpfc train` its one cell, so the same Config gives the
+// same Metrics.
+func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*CellRun, error) {
+	c := cell.Config
+	cfg, err := TrainingConfig(c)
+	if err != nil {
+		return nil, err
+	}
+	cfg.EvalEvery, cfg.Checkpoint, cfg.Resume = opt.EvalEvery, opt.Checkpoint, opt.Resume
+	cfg.RunFields = ConfigFields(c)
+	td, err := cellData(c, prob, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	if c.Method == training.MethodLLPVAT {
+		vc := VATConfig(c)
+		if err := vc.Validate(); err != nil {
+			return nil, fmt.Errorf("hyper: %w", err)
+		}
+		vatMu.Lock()
+		defer vatMu.Unlock()
+		old := training.LLPVATConfig
+		training.LLPVATConfig = vc
+		defer func() { training.LLPVATConfig = old }()
+	}
+	res, err := training.Train(ctx, cfg, td, opt.Progress)
+	if err != nil {
+		return nil, err
 	}
 	trainPoints := 0
 	for _, b := range prob.Bags.Bags {
 		trainPoints += b.Size
 	}
-	return Metrics{
+	m := Metrics{
 		TestAccuracy:         res.TestAccuracy,
 		Epochs:               res.Epochs,
 		FinalLoss:            res.FinalLoss,
@@ -197,7 +256,37 @@ func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, erro
 		WallSeconds:          res.WallSeconds,
 		TrainImagesPerSecond: res.TrainImagesPerSecond,
 		PeakRSSBytes:         PeakRSSBytes(),
-	}, nil
+	}
+	return &CellRun{Metrics: m, History: res.History, Settings: training.RunSettings(cfg, td)}, nil
+}
+
+// cellData is training's input for cell c on prob: the splits and bags
+// (TrainingData), the labels for the supervised ceiling only, vgg16's resize
+// and the augmentation (set in cfg).
+func cellData(c Config, prob *Problem, cfg *training.Config) (*training.TrainData, error) {
+	td := TrainingData(prob)
+	if c.Method == training.Supervised {
+		td.Labels = prob.Train.Y // the ceiling only: the LLP methods never see labels
+	}
+	if H, W := InputSide(c.Model, td.Height, td.Width); td.Channels > 0 && (H != td.Height || W != td.Width) {
+		// A copy: prob's splits are the cached data set's, shared by cells.
+		// vgg16 takes EMNIST's 28×28 images resized to 32×32, as the authors'
+		// code does.
+		td.X = ResizeBilinear(td.X, td.Channels, td.Height, td.Width, H, W)
+		td.TestX = ResizeBilinear(td.TestX, td.Channels, td.Height, td.Width, H, W)
+		td.Height, td.Width = H, W
+	}
+	if c.Hyper.Augment {
+		if td.Channels == 0 {
+			return nil, fmt.Errorf("hyper.augment: data set %s has no image shape to crop and flip", c.Dataset)
+		}
+		// The appendix's augmentation (zero-pad 4, random crop, horizontal
+		// flip); the padding is a raw 0 pixel, normalized.
+		aug := training.PaperCropFlip
+		aug.PadValues = prob.Norm.PadValues()
+		cfg.Augment = training.CropFlipAugment(aug, td.Channels, td.Height, td.Width)
+	}
+	return td, nil
 }
 
 // vggMinSide is the smallest image side vgg16 takes (five 2×2 max-pools).

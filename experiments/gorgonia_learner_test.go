@@ -154,7 +154,7 @@ func TestTrainingConfig(t *testing.T) {
 		}},
 		{name: "never regroup", edit: func(c *Config) { c.Hyper.RegroupEvery = 0 },
 			check: func(t *testing.T, tc training.Config) {
-				assert.Equalf(t, 4, tc.RegroupEvery, "regroup every %d, want the 4 epochs (groups drawn once)", tc.RegroupEvery)
+				assert.Equalf(t, 0, tc.RegroupEvery, "regroup every %d, want 0: never, training's zero too (groups drawn once)", tc.RegroupEvery)
 			}},
 		{name: "weights and compat", edit: func(c *Config) { c.Hyper.Weights, c.Hyper.Compat = "hm", "original" },
 			check: func(t *testing.T, tc training.Config) {
@@ -179,6 +179,26 @@ func TestTrainingConfig(t *testing.T) {
 			tt.check(t, tc)
 		})
 	}
+}
+
+// TestConfigFields: the settings a checkpoint keys beside training's own
+// are every field of the cell's Config by its dotted path, strings
+// unquoted, but hyper.epochs (a longer run continues a shorter one).
+func TestConfigFields(t *testing.T) {
+	c := miniCell("kl").Config
+	c.Hyper.Augment = true
+	f := ConfigFields(c)
+	assert.Equal(t, c.Dataset, f["dataset"])
+	assert.Equal(t, "16", f["bag_size"])
+	assert.Equal(t, "true", f["hyper.augment"])
+	assert.Equal(t, "authors", f["hyper.kl_scale"])
+	assert.Equal(t, "constant", f["hyper.schedule.kind"])
+	assert.NotContains(t, f, "hyper.epochs")
+	d := c
+	d.Hyper.Epochs++
+	assert.Equal(t, f, ConfigFields(d), "epochs are not keyed")
+	d.Hyper.Compat = "original"
+	assert.Equal(t, "original", ConfigFields(d)["hyper.compat"])
 }
 
 // TestGorgoniaLearnerAugmentNeedsImages checks that augmentation of a

@@ -35,6 +35,25 @@ type Problem struct {
 // NumPoints/BagSize bags of size BagSize with the cell's protocol from the
 // random stream rng.New(seed, "bags").
 func LoadProblem(cell Cell) (*Problem, error) {
+	p, err := LoadSplits(cell)
+	if err != nil {
+		return nil, err
+	}
+	bags, err := MakeBags(p.Train, cell.Config)
+	if err != nil {
+		return nil, err
+	}
+	p.Bags, p.BagRedraws = *bags.Bags, bags.TotalRedraws()
+	return p, nil
+}
+
+// LoadSplits is LoadProblem without the bags: the cell's data set (both
+// splits; cell.DataDir is the --data-dir), normalized by Config.Normalize
+// (empty means standardize) with the constants of the whole training split,
+// and the first TestPoints test points when TestPoints > 0. The splits are
+// cached and shared: callers must treat them as read-only. `llpfc train`
+// calls it to size its default bags and to read a bags file's data.
+func LoadSplits(cell Cell) (*Problem, error) {
 	c := cell.Config
 	mode := c.Normalize
 	if mode == "" {
@@ -47,11 +66,7 @@ func LoadProblem(cell Cell) (*Problem, error) {
 	if c.TestPoints > 0 && c.TestPoints < test.N {
 		test = headRows(test, c.TestPoints)
 	}
-	bags, err := MakeBags(train, c)
-	if err != nil {
-		return nil, err
-	}
-	return &Problem{Train: train, Test: test, Bags: *bags.Bags, BagRedraws: bags.TotalRedraws(), Norm: norm}, nil
+	return &Problem{Train: train, Test: test, Norm: norm}, nil
 }
 
 // normCache keeps the last data set loaded, normalized: a grid runs data set
@@ -145,10 +160,19 @@ func loadNamed(name, flagDir string) (train, test *data.Dataset, err error) {
 		return nil, nil, err
 	}
 	if train.NumClasses != test.NumClasses || train.D != test.D {
-		return nil, nil, fmt.Errorf("dataset %s: train split has %d classes × %d features, test split %d × %d",
-			name, train.NumClasses, train.D, test.NumClasses, test.D)
+		// Name the files' place, not an internal count (issue 17, item 10).
+		return nil, nil, fmt.Errorf("%s in %s: the training split has %s inputs and %d classes, the test split %s and %d: they must match",
+			name, dir, shapeText(train), train.NumClasses, shapeText(test), test.NumClasses)
 	}
 	return train, test, nil
+}
+
+// shapeText describes a split's inputs: C×H×W for images, D features else.
+func shapeText(d *data.Dataset) string {
+	if d.Channels > 0 {
+		return fmt.Sprintf("%d×%d×%d", d.Channels, d.Height, d.Width)
+	}
+	return fmt.Sprintf("%d-feature", d.D)
 }
 
 // GaussianMixture generates the synthetic data set named

@@ -115,65 +115,103 @@ func (m Match) matches(c *Config) bool {
 
 // Hyper holds the training hyperparameters of a cell (App. `suppsec: exp`,
 // "Architecture and Hyperparameters" and "Implementation Details of LLPFC").
+// As in gonum's optimize.Settings, every field whose zero value has a meaning
+// says it; a field tagged omitempty is left out of the canonical encoding at
+// its zero value, so its zero must be the behaviour cells had before the
+// field existed (TestZeroValuesDocumented).
 type Hyper struct {
+	// Epochs is the number of passes over the bags; 0 is an error (Validate).
 	Epochs int `json:"epochs"`
 	// Optimizer is "sgd", "nesterov" (SGD with Nesterov momentum, dampening
 	// 0), "adam" or "adamw"; "gd" is full-batch gradient descent (logreg only).
-	Optimizer   string  `json:"optimizer"`
-	LR          float64 `json:"lr"`
-	Momentum    float64 `json:"momentum,omitempty"`
+	// Empty is an error.
+	Optimizer string `json:"optimizer"`
+	// LR is the base learning rate; 0 is an error.
+	LR float64 `json:"lr"`
+	// Momentum μ of sgd and nesterov; zero means none (plain SGD), and is an
+	// error with nesterov. Adam ignores it.
+	Momentum float64 `json:"momentum,omitempty"`
+	// WeightDecay λ; zero means no weight decay.
 	WeightDecay float64 `json:"weight_decay,omitempty"`
-	Beta1       float64 `json:"beta1,omitempty"`
-	Beta2       float64 `json:"beta2,omitempty"`
+	// Beta1 and Beta2 are Adam's and AdamW's β₁, β₂; zero means PyTorch's
+	// defaults 0.9 and 0.999 (training.OptimizerConfig).
+	Beta1 float64 `json:"beta1,omitempty"`
+	Beta2 float64 `json:"beta2,omitempty"`
 	// BatchSize counts instances for the LLPFC methods and bags for kl,
 	// llpvat and llpgan (the appendix uses 128 or 256 instances; 2, 2 and 1
-	// bags).
-	BatchSize int      `json:"batch_size"`
-	Schedule  Schedule `json:"schedule"`
+	// bags); 0 is an error.
+	BatchSize int `json:"batch_size"`
+	// Schedule is the learning-rate schedule; its empty Kind is an error
+	// in a spec (see Schedule).
+	Schedule Schedule `json:"schedule"`
 	// RegroupEvery re-partitions the bags into groups every r epochs for the
 	// LLPFC methods (App. "Implementation Details of LLPFC": 20, or 5 for
-	// VGG16); 0 never regroups.
-	RegroupEvery int     `json:"regroup_every,omitempty"`
-	Dropout      float64 `json:"dropout,omitempty"`
+	// VGG16); zero means never: the groups drawn at epoch 0 serve the whole
+	// run (training.Config.RegroupEvery's zero).
+	RegroupEvery int `json:"regroup_every,omitempty"`
+	// Dropout is the dropout probability of architectures that have dropout;
+	// zero means none.
+	Dropout float64 `json:"dropout,omitempty"`
 	// Augment applies the appendix's augmentation: zero-pad 4, random crop,
-	// random horizontal flip.
+	// random horizontal flip; false means none.
 	Augment bool `json:"augment,omitempty"`
-	// VATEps and VATXi are LLP-VAT's perturbation radius ε (App. LLPVAT: 6
-	// for CIFAR10, 1 for SVHN and EMNIST) and finite-difference step ξ.
+	// VATEps and VATXi are LLP-VAT's perturbation radius ε and
+	// finite-difference step ξ; zero means the appendix's ε (6 for CIFAR10, 1
+	// for the other data sets) and the authors' ξ = 1e-6
+	// (training.PaperVATConfig).
 	VATEps float64 `json:"vat_eps,omitempty"`
 	VATXi  float64 `json:"vat_xi,omitempty"`
-	// Weights is the LLPFC group weighting w ∈ Δ^N: "" or "uniform" (w_i =
-	// 1/N, Section 6), "hm" or "chvol" (see estimators.WeightScheme).
+	// VATPowerIters is LLP-VAT's number of power iterations; zero means the
+	// authors' 1.
+	VATPowerIters int `json:"vat_power_iters,omitempty"`
+	// Weights is the LLPFC group weighting w ∈ Δ^N: "uniform" (w_i = 1/N,
+	// Section 6; empty means uniform), "hm" or "chvol" (see
+	// estimators.WeightScheme).
 	Weights string `json:"weights,omitempty"`
-	// Compat is "" or "paper" (Algorithms 1–3) or "original" (the authors'
-	// code where it differs; see estimators.Compat).
+	// Compat is "paper" (Algorithms 1–3; empty means paper) or "original"
+	// (the authors' code where it differs; see estimators.Compat).
 	Compat string `json:"compat,omitempty"`
 	// KLScale is the scale of kl's and llpvat's proportion loss: "authors"
-	// (Σ over classes, mean over bags, as the authors' code trains; the
-	// default, filled into every kl and llpvat cell) or "paper" (the paper's
-	// 1/(C·B)); see training.KLScale. Empty for the other methods.
+	// (Σ over classes, mean over bags, as the authors' code trains) or
+	// "paper" (the paper's 1/(C·B)); see training.KLScale. Empty for the
+	// other methods; a spec's empty value is filled with "authors" in every
+	// kl and llpvat cell, and TrainingConfig reads empty as "authors".
 	KLScale string `json:"kl_scale,omitempty"`
-	// VATRampup is llpvat's consistency-weight schedule: "authors" (the
-	// default, filled into every llpvat cell: a constant 0.05, what the LLPFC
-	// authors' code computes) or "llpvat" (LLP-VAT's ramp-up over 40% of the
-	// steps); see training.VATRampup. Empty for the other methods.
+	// VATRampup is llpvat's consistency-weight schedule: "authors" (a
+	// constant 0.05, what the LLPFC authors' code computes) or "llpvat"
+	// (LLP-VAT's ramp-up over 40% of the steps); see training.VATRampup.
+	// Empty for the other methods; a spec's empty value is filled with
+	// "authors" in every llpvat cell, and TrainingConfig reads empty as
+	// "authors".
 	VATRampup string `json:"vat_rampup,omitempty"`
 	// BNStats is the batch-norm statistics of kl's and llpvat's proportion
-	// loss when a minibatch of bags spans several chunks: "" (the whole
-	// minibatch's, as the authors' code; see training.BNStats) or "chunk"
-	// (each chunk's own). Empty for the other methods.
+	// loss when a minibatch of bags spans several chunks: empty means the
+	// whole minibatch's (as the authors' code; see training.BNStats), or
+	// "chunk" (each chunk's own). Empty for the other methods.
 	BNStats string `json:"bn_stats,omitempty"`
+	// ChunkSize is the number of instances per forward pass of the bag
+	// methods' losses (kl, llpvat): it bounds their memory, and it changes
+	// the result with BNStats "chunk" (and the order of float32 sums
+	// otherwise); zero means training.DefaultChunkSize (256).
+	ChunkSize int `json:"chunk_size,omitempty"`
 }
 
 // Schedule is a learning-rate schedule: "constant"; "multistep" (multiply by
 // Factor at each epoch in Milestones); "cosine" (cosine annealing with warm
-// restarts, first period Period epochs, each next period ×Mult).
+// restarts, first period Period epochs, each next period ×Mult; zero Mult
+// means 1). An empty Kind is an error in a spec (Validate); Training reads
+// it as constant. The fields a kind does not use must be zero.
 type Schedule struct {
-	Kind       string  `json:"kind"`
+	// Kind is "constant", "multistep" or "cosine"; empty is an error in a
+	// spec, and constant for Training.
+	Kind string `json:"kind"`
+	// Milestones and Factor are multistep's; zero (empty) for the others.
 	Milestones []int   `json:"milestones,omitempty"`
 	Factor     float64 `json:"factor,omitempty"`
-	Period     int     `json:"period,omitempty"`
-	Mult       int     `json:"mult,omitempty"`
+	// Period is cosine's first period in epochs (zero for the others), and
+	// Mult the factor of each next period; zero Mult means 1.
+	Period int `json:"period,omitempty"`
+	Mult   int `json:"mult,omitempty"`
 }
 
 // LR returns the learning rate of epoch e (0-based) for base rate base: the
@@ -207,26 +245,44 @@ func (s Schedule) Training() (training.Schedule, error) {
 	return nil, fmt.Errorf("hyper.schedule.kind: is %q, want constant, multistep or cosine", s.Kind)
 }
 
-// Config is the full configuration of one cell. Its canonical encoding
-// (CanonicalJSON) determines the cell's key.
+// Config is the full configuration of one cell, the one description of a
+// training run: a grid's cells and `llpfc train`'s one run (issue 19). Its
+// canonical encoding (CanonicalJSON) determines the cell's key. Every field
+// whose zero value has a meaning says it (see Hyper).
 type Config struct {
-	Learner    string `json:"learner"`
-	Dataset    string `json:"dataset"`
-	Model      string `json:"model"`
-	Method     string `json:"method"`
-	Protocol   string `json:"protocol"`
-	BagSize    int    `json:"bag_size"`
-	NumPoints  int    `json:"num_points"`
-	TestPoints int    `json:"test_points,omitempty"`
+	// Learner names the registered Learner ("gorgonia", "logreg"); empty is
+	// an error.
+	Learner string `json:"learner"`
+	// Dataset is a named set of package data, csv:…, libsvm:… or gmm:…;
+	// empty is an error.
+	Dataset string `json:"dataset"`
+	// Model is the network (training.ModelNames) or "linear" (logreg);
+	// empty is an error.
+	Model string `json:"model"`
+	// Method is one of Methods; empty is an error.
+	Method string `json:"method"`
+	// Protocol makes the bags: "paper", "shuffle" or "dirichlet:a"; empty
+	// is an error. `llpfc train --bags FILE` records "bags-file".
+	Protocol string `json:"protocol"`
+	// BagSize and NumPoints: NumPoints/BagSize bags of BagSize instances;
+	// 0 is an error for both.
+	BagSize   int `json:"bag_size"`
+	NumPoints int `json:"num_points"`
+	// TestPoints caps the labelled test points evaluated; zero means the
+	// whole test split.
+	TestPoints int `json:"test_points,omitempty"`
 	// Shortfall is the bag protocol's policy when a class pool runs out:
-	// "" or "restart" (bagproto's default), "redraw", or "strict" (fail).
+	// "restart" (bagproto's default; empty means restart), "redraw", or
+	// "strict" (fail).
 	Shortfall string `json:"shortfall,omitempty"`
 	// Normalize is the input normalization, "standardize" or "none" (package
 	// experiments/data); always set in a cell, so two cells that differ in it
-	// never share a key.
+	// never share a key (LoadProblem reads empty as "standardize").
 	Normalize string `json:"normalize"`
-	Seed      int64  `json:"seed"`
-	Hyper     Hyper  `json:"hyper"`
+	// Seed drives every random stream of the cell; 0 is a seed like any
+	// other.
+	Seed  int64 `json:"seed"`
+	Hyper Hyper `json:"hyper"`
 }
 
 // NumBags is the number of bags of the cell, NumPoints/BagSize.
@@ -419,6 +475,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hyper.batch_size: is %d, want > 0", h.BatchSize)
 	case !CountsInstances(c.Method) && h.BatchSize > c.NumBags():
 		return fmt.Errorf("hyper.batch_size: %d bags, but method %s at bag size %d has only %d bags", h.BatchSize, c.Method, c.BagSize, c.NumBags())
+	case h.ChunkSize < 0:
+		return fmt.Errorf("hyper.chunk_size: is %d, want ≥ 0 (0 = %d)", h.ChunkSize, training.DefaultChunkSize)
+	case h.VATPowerIters < 0:
+		return fmt.Errorf("hyper.vat_power_iters: is %d, want ≥ 0 (0 = 1)", h.VATPowerIters)
 	case h.RegroupEvery < 0:
 		return fmt.Errorf("hyper.regroup_every: is %d, want ≥ 0 (0 = never)", h.RegroupEvery)
 	case !(h.Dropout >= 0 && h.Dropout < 1):

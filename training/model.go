@@ -37,7 +37,9 @@ type ModelSpec struct {
 	Channels, Height, Width int
 	Features                int
 	NumClasses              int
-	Dropout                 float64
+	// Dropout is the dropout probability of architectures that have
+	// dropout; zero means none.
+	Dropout float64
 	// Dtype of the parameters and activations. The zero value means
 	// tensor.Float32, the training default; tensor.Float64 is used by the
 	// finite-difference gradient checks. Use DType() to read it.

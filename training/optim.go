@@ -12,15 +12,16 @@ import (
 type OptimizerConfig struct {
 	// Name is "sgd", "nesterov" (SGD with Nesterov momentum), "adam"
 	// (weight decay as an L2 term added to the gradient) or "adamw"
-	// (decoupled weight decay).
+	// (decoupled weight decay); empty is an error.
 	Name string `json:"name"`
-	// LR is the base learning rate (a Schedule may scale it per epoch).
+	// LR is the base learning rate (a Schedule may scale it per epoch); 0
+	// is an error.
 	LR float64 `json:"lr"`
 	// Momentum μ and Dampening of SGD (the appendix uses μ = 0.9 and
-	// dampening 0).
+	// dampening 0); zero means none (zero momentum is plain SGD).
 	Momentum  float64 `json:"momentum"`
 	Dampening float64 `json:"dampening"`
-	// WeightDecay λ.
+	// WeightDecay λ; zero means none.
 	WeightDecay float64 `json:"weight_decay"`
 	// Beta1, Beta2 and Eps of Adam/AdamW (zero values mean PyTorch's
 	// defaults 0.9, 0.999, 1e-8).

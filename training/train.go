@@ -29,16 +29,21 @@ const (
 	DefaultEvalBatch = 256
 )
 
-// Config is one training run.
+// Config is one training run. As in gonum's optimize.Settings, every
+// field whose zero value has a meaning says it (TestZeroValuesDocumented);
+// experiments.TrainingConfig builds one from a cell's experiments.Config.
 type Config struct {
 	// Method is llpfc-uniform, llpfc-approx, llpfc-ideal (Algorithms
 	// `algo:LLPFC-uniform`, `algo:LLPFC-approx`, `algo:LLPFC`), kl
 	// (App. `subsec:KL`), or a method registered with RegisterMethod
-	// (llpvat, llpgan).
+	// (llpvat, llpgan); empty is an error.
 	Method string `json:"method"`
-	// Model names the architecture (and its dropout); the input size and
-	// the number of classes are taken from the data.
-	Model     ModelSpec       `json:"model"`
+	// Model names the architecture and its dropout (zero: none); the input
+	// size and the number of classes are taken from the data.
+	Model ModelSpec `json:"model"`
+	// Optimizer is the optimizer and its constants; a zero constant means
+	// none (momentum, dampening, weight decay) or PyTorch's default (Adam's
+	// β₁, β₂, ε): see OptimizerConfig.
 	Optimizer OptimizerConfig `json:"optimizer"`
 	// Schedule scales the learning rate per epoch; nil means constant.
 	Schedule Schedule `json:"-"`
@@ -54,12 +59,15 @@ type Config struct {
 	// experiments.Hyper.RegroupEvery gives it. DefaultRegroupEvery is the
 	// appendix's period.
 	RegroupEvery int `json:"regroup_every"`
-	// GroupWeights and Compat are passed to estimators.Build (zero values:
-	// uniform weights, the paper's algorithms).
+	// GroupWeights is LLPFC's group weighting, passed to estimators.Build;
+	// the zero value means uniform weights.
 	GroupWeights estimators.WeightScheme `json:"group_weights,omitempty"`
-	Compat       estimators.Compat       `json:"compat,omitempty"`
+	// Compat is passed to estimators.Build; the zero value means the
+	// paper's algorithms (estimators.CompatPaper).
+	Compat estimators.Compat `json:"compat,omitempty"`
 	// Seed drives every random stream (initialisation, groups, orders,
-	// augmentation), each derived with internal/rng from Seed and a name.
+	// augmentation), each derived with internal/rng from Seed and a name;
+	// 0 is a seed like any other.
 	Seed int64 `json:"seed"`
 	// KLScale is the scale of the KL proportion loss of kl and llpvat: the
 	// zero value is KLScaleAuthors (what the authors' code trains), or
@@ -81,18 +89,21 @@ type Config struct {
 	// EvalEvery evaluates the test accuracy every that many epochs; 0 means
 	// only after the last epoch.
 	EvalEvery int `json:"eval_every"`
-	// Checkpoint is the path of the checkpoint file ("" for none), written
-	// atomically after every CheckpointEvery epochs (0 means 1) and after
-	// the last. With Resume, training continues from it when it exists.
-	Checkpoint      string `json:"checkpoint,omitempty"`
-	CheckpointEvery int    `json:"checkpoint_every"`
-	Resume          bool   `json:"resume"`
+	// Checkpoint is the path of the checkpoint file (empty means none),
+	// written atomically after every CheckpointEvery epochs and after the
+	// last.
+	Checkpoint string `json:"checkpoint,omitempty"`
+	// CheckpointEvery is the checkpoint period in epochs; zero means 1.
+	CheckpointEvery int `json:"checkpoint_every"`
+	// Resume continues from Checkpoint when it exists; false means start
+	// afresh (and overwrite it).
+	Resume bool `json:"resume"`
 	// RunFields are the caller's settings of the run that Train does not
-	// see (data set, bag size, protocol, augmentation, normalization, …):
-	// a checkpoint records them and a resume with any of them changed is
-	// refused naming the field.
+	// see (data set, bag size, protocol, augmentation, normalization, …;
+	// experiments.ConfigFields): a checkpoint records them and a resume
+	// with any of them changed is refused naming the field. Nil means none.
 	RunFields map[string]string `json:"run_fields,omitempty"`
-	// Augment, if set, transforms each training minibatch in place (rows
+	// Augment, if not nil, transforms each training minibatch in place (rows
 	// instances of the model's input layout in x) with random numbers from
 	// r (App. `suppsec: exp`: zero-pad 4, random crop, horizontal flip; see
 	// CropFlipAugment). LLPFC draws from the epoch's "augment" stream; kl

@@ -11,7 +11,7 @@ import (
 // TestRegroupEveryZeroMeansNever (issue 19: one meaning of every zero
 // value): Config.RegroupEvery = 0 draws the groups once, at epoch 0, as
 // experiments.Hyper.RegroupEvery = 0 does — the same run, loss for loss, as
-// a period of Epochs (the grid's mapping), and a different one from the
+// a period of Epochs, and a different one from the
 // appendix's period when that period is shorter than the run. A negative
 // period is an error.
 func TestRegroupEveryZeroMeansNever(t *testing.T) {

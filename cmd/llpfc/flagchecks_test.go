@@ -101,6 +101,6 @@ func TestGivenDefaultsStayValid(t *testing.T) {
 
 	r, status := parseTrain([]string{"--data", "fixture", "--num-points", "0", "--eval-every", "0", "--vat-eps", "0", "--momentum", "0"}, &e)
 	require.NotNil(t, r, "status %d: %s", status, e.String())
-	assert.Equal(t, 0, r.numPoints, "--num-points 0: 3/4 of the training split")
-	assert.Equal(t, 128, r.cfg.BatchSize, "--batch-size left out: the method's default")
+	assert.Equal(t, 0, r.cell.NumPoints, "--num-points 0: 3/4 of the training split")
+	assert.Equal(t, 128, r.cell.Hyper.BatchSize, "--batch-size left out: the method's default")
 }

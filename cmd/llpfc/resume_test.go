@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llpfc/llpfc/experiments"
 )
 
 // Issue 17, item 1 (and issue 19): a resume with any setting that enters the
@@ -27,11 +29,15 @@ func TestTrainResumeRefusesOtherSettings(t *testing.T) {
 		{[]string{"--bag-size", "64"}, "run.bag_size"},
 		{[]string{"--num-points", "1280"}, "run.num_points"},
 		{[]string{"--protocol", "shuffle"}, "run.protocol"},
-		{[]string{"--augment", "crop-flip"}, "run.augment"},
+		{[]string{"--augment", "crop-flip"}, "run.hyper.augment"},
 		{[]string{"--normalize", "none"}, "inputs"},
 		{[]string{"--compat", "original"}, "compat"},
 		{[]string{"--group-weights", "hm"}, "group_weights"},
 		{[]string{"--kl-scale", "paper", "--method", "kl", "--batch-size", "2"}, "method"},
+		// Other data: a synthetic set of as many classes (the data set's
+		// name, and the hashes of its inputs and bags, are keyed).
+		{[]string{"--data", "gmm:classes=10,dim=8,train=1000,test=100"}, "run.dataset"},
+		{[]string{"--data", "gmm:classes=10,dim=8,train=1000,test=100"}, "inputs"},
 	} {
 		args := append(append(append([]string(nil), base...), "--epochs", "2", "--out", out, "--resume"), tc.flags...)
 		code, _, errs := runTrainCmd(args...)
@@ -58,14 +64,16 @@ func TestTrainBagsFileSettings(t *testing.T) {
 	require.Equal(t, exitOK, code, errs)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	var res struct {
-		BagSize   int `json:"bag_size"`
-		NumBags   int `json:"num_bags"`
-		NumPoints int `json:"num_points"`
+		Config      experiments.Config `json:"config"`
+		NumBags     int                `json:"num_bags"`
+		TrainPoints int                `json:"train_points"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &res))
-	assert.Equal(t, 16, res.BagSize, "the file's bag size, not the flag's default 64")
+	assert.Equal(t, 16, res.Config.BagSize, "the file's bag size, not the flag's default 64")
+	assert.Equal(t, "bags-file", res.Config.Protocol)
 	assert.Equal(t, 20, res.NumBags)
-	assert.Equal(t, 320, res.NumPoints)
+	assert.Equal(t, 320, res.Config.NumPoints)
+	assert.Equal(t, 320, res.TrainPoints)
 	for _, f := range [][]string{{"--bag-size", "16"}, {"--num-points", "320"}, {"--protocol", "paper"}} {
 		code, _, errs := runTrainCmd(append([]string{"--data", "fixture", "--bags", bags, "--epochs", "1"}, f...)...)
 		assert.Equal(t, exitBadUsage, code, "%v", f)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
-	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/internal/atomicfile"
 	"github.com/llpfc/llpfc/training"
@@ -38,22 +37,20 @@ writes a checkpoint DIR/checkpoint.gob after every epoch and DIR/result.json at 
 atomically); --resume continues from the checkpoint, and is refused when any setting differs. Exit status 2 on bad flags or input, 1 if training fails.`
 
 // trainRun is what `llpfc train` runs once its flags are parsed and checked:
-// the training configuration and the settings of the data and the output.
-// parseTrain builds it without reading any data, so a test can compare it
-// with the table cell a preset names (TestTrainPresetIsTheTableCell).
+// the run's configuration — a one-cell experiments.Config, the one
+// description of a run that a grid cell has too (issue 19) — and the
+// settings of the data and the output that only a single run has. parseTrain
+// builds it without reading any data, so a test can compare it with the
+// table cell a preset names (TestTrainPresetIsTheTableCell).
 type trainRun struct {
-	cfg                training.Config
-	vat                training.VATConfig
-	name, dataDir      string // --data as given and --data-dir
-	dsName, dir        string // the data set's name and directory (a directory --data resolved)
-	bagsFile           string
-	bagSize, numPoints int
-	protocol           bagproto.Protocol
-	protocolName       string
-	augment, normalize string
-	out                string
-	asJSON, quiet      bool
-	given              map[string]bool
+	cell          experiments.Config
+	dsName, dir   string // --data as the messages name it ("fixture", or the set a directory holds) and its directory
+	bagsFile      string
+	evalEvery     int
+	resume        bool
+	out           string
+	asJSON, quiet bool
+	given         map[string]bool
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) (status int) {
@@ -108,30 +105,18 @@ func parseTrain(args []string, stderr io.Writer) (*trainRun, int) {
 	return r, exitOK
 }
 
-// run loads the data, draws or reads the bags, trains and reports.
+// run loads the data, draws or reads the bags, trains the cell through
+// experiments.RunCell — the path every grid cell takes — and reports.
 func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "llpfc train: %v\n", err)
 		return exitBadUsage
 	}
-	cfg := r.cfg
-	train, test, norm, err := r.loadSplits()
+	prob, err := r.problem()
 	if err != nil {
 		return fail(err)
 	}
-	bags, err := r.bagsFor(train)
-	if err != nil {
-		return fail(err)
-	}
-	td, err := r.trainData(train, test, bags, norm, &cfg)
-	if err != nil {
-		return fail(err)
-	}
-	if cfg.Method == training.MethodLLPVAT {
-		old := training.LLPVATConfig
-		training.LLPVATConfig = r.vat
-		defer func() { training.LLPVATConfig = old }()
-	}
+	opt := experiments.RunOptions{EvalEvery: r.evalEvery, Resume: r.resume, Progress: r.progress(stderr)}
 	if r.out != "" {
 		if _, err := os.Stat(r.out); os.IsNotExist(err) {
 			// A run that fails leaves no empty --out behind (issue 17, item 10).
@@ -141,170 +126,103 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 				}
 			}()
 		}
-		if err := r.prepareOut(&cfg); err != nil {
+		if opt.Checkpoint, err = r.prepareOut(); err != nil {
 			return fail(err)
 		}
 	}
-	instances := r.setRunFields(&cfg, bags)
 	if !r.quiet {
-		r.announce(stderr, &cfg, len(bags.Bags), instances, test.N)
+		r.announce(stderr, prob)
 	}
+	cell := experiments.Cell{Key: r.cell.Key(), Config: r.cell, DataDir: r.dir}
 	ctx, stop := interruptible("train", stderr)
 	defer stop()
-	res, err := training.Train(ctx, cfg, td, r.progress(stderr))
+	run, err := experiments.RunCell(ctx, cell, prob, opt)
 	if err != nil {
 		return trainFailure(stderr, err, args, r.out)
 	}
-	summary := trainSummary{
-		Method: cfg.Method, Model: cfg.Model.Name, Data: r.dsName, BagSize: r.bagSize, NumBags: len(bags.Bags), NumPoints: instances,
-		Seed: cfg.Seed, BatchSize: cfg.BatchSize, Optimizer: cfg.Optimizer.Name, LR: cfg.Optimizer.LR, Normalization: norm,
-		TestAccuracy: res.TestAccuracy, Epochs: res.Epochs, FinalLoss: res.FinalLoss,
-		WallSeconds: res.WallSeconds, TrainImagesPerSecond: res.TrainImagesPerSecond,
-		PeakRSSBytes: peakRSS(), ParamCount: res.ParamCount, Settings: training.RunSettings(cfg, td),
-	}
-	return r.report(stdout, stderr, summary, res.History)
+	res := trainResult{Key: cell.Key, Config: cell.Config, Metrics: run.Metrics, NumBags: len(prob.Bags.Bags), Settings: run.Settings}
+	return r.report(stdout, stderr, res, run.History)
 }
 
 // announce prints the run's one-line plan to stderr.
-func (r *trainRun) announce(stderr io.Writer, cfg *training.Config, numBags, instances, testPoints int) {
+func (r *trainRun) announce(stderr io.Writer, prob *experiments.Problem) {
+	c := r.cell
 	unit := "instances"
-	if cfg.Method == training.MethodKL || cfg.Method == training.MethodLLPVAT || cfg.Method == training.MethodLLPGAN {
+	if !experiments.CountsInstances(c.Method) {
 		unit = "bags"
 	}
 	fmt.Fprintf(stderr, "llpfc train: %s on %s: %d bags (%d instances), %d test points; model %s; %s lr %g; batch %d %s; %d epochs; seed %d (CPU, float32)\n",
-		cfg.Method, r.dsName, numBags, instances, testPoints, cfg.Model.Name, cfg.Optimizer.Name, cfg.Optimizer.LR, cfg.BatchSize, unit, cfg.Epochs, cfg.Seed)
+		c.Method, r.dsName, len(prob.Bags.Bags), c.NumPoints, prob.Test.N, c.Model, c.Hyper.Optimizer, c.Hyper.LR, c.Hyper.BatchSize, unit, c.Hyper.Epochs, c.Seed)
 }
 
-// loadSplits reads the training and test splits and normalizes both with the
-// training split's constants.
-func (r *trainRun) loadSplits() (train, test *data.Dataset, norm data.Standardization, err error) {
-	resolved, err := data.Resolve(r.dsName, r.dir)
+// problem loads the splits and draws the bags exactly as a grid cell does
+// (experiments.LoadProblem), or reads the bags file, and settles what the
+// flags leave to the data: the default number of points, and a bags file's
+// bag size and points (recorded in the cell).
+func (r *trainRun) problem() (*experiments.Problem, error) {
+	c := &r.cell
+	splits, err := experiments.LoadSplits(experiments.Cell{Config: *c, DataDir: r.dir})
 	if err != nil {
-		return nil, nil, norm, err
+		return nil, err
 	}
-	if train, err = data.Load(r.dsName, resolved, data.Train); err != nil {
-		return nil, nil, norm, err
+	train := splits.Train
+	if c.Hyper.Augment && train.Channels == 0 {
+		return nil, fmt.Errorf("--augment crop-flip needs image data; %s is tabular", r.dsName)
 	}
-	if test, err = data.Load(r.dsName, resolved, data.Test); err != nil {
-		return nil, nil, norm, err
-	}
-	if train.D != test.D || train.NumClasses != test.NumClasses {
-		// Name the files' place, not an internal count (issue 17, item 10).
-		return nil, nil, norm, fmt.Errorf("%s in %s: the training split has %s inputs and %d classes, the test split %s and %d: they must match",
-			r.dsName, resolved, shapeText(train), train.NumClasses, shapeText(test), test.NumClasses)
-	}
-	if norm, err = data.Fit(r.normalize, train); err != nil {
-		return nil, nil, norm, fmt.Errorf("--normalize: %v", err)
-	}
-	if train, err = norm.Apply(train); err != nil {
-		return nil, nil, norm, fmt.Errorf("--normalize: %v", err)
-	}
-	if test, err = norm.Apply(test); err != nil {
-		return nil, nil, norm, fmt.Errorf("--normalize: %v", err)
-	}
-	return train, test, norm, nil
-}
-
-// bagsFor reads the bags file or draws the bags from the training split.
-func (r *trainRun) bagsFor(train *data.Dataset) (*estimators.BagSet, error) {
-	var bags *estimators.BagSet
 	if r.bagsFile != "" {
-		// The file fixes the bags: flags that would describe other bags
-		// conflict with it (issue 17, item 4).
-		for _, f := range []string{"bag-size", "num-points", "protocol"} {
-			if r.given[f] {
-				return nil, fmt.Errorf("--%s conflicts with --bags: the bags file fixes the bags (their sizes, number and protocol); drop --%s", f, f)
-			}
-		}
-		var err error
-		if bags, err = estimators.ReadBagSetFile(r.bagsFile); err != nil {
-			return nil, fmt.Errorf("--bags: %v", err)
-		}
-		r.bagSize = fileBagSize(bags)
-		r.protocolName = "bags-file"
-	} else {
-		np := r.numPoints
-		if np == 0 {
-			np = train.N * 3 / 4 / r.bagSize * r.bagSize // the paper protocol needs slack in the class pools
-		}
-		res, err := bagproto.Make(train.Y, train.NumClasses, bagproto.Config{Protocol: r.protocol, BagSize: r.bagSize, NumPoints: np, Seed: r.cfg.Seed})
-		if err != nil {
-			return nil, fmt.Errorf("bags from %s (%d training points): %v", r.dsName, train.N, err)
-		}
-		bags = res.Bags
+		return r.fileProblem(splits)
 	}
-	if bags.NumClasses != train.NumClasses {
-		return nil, fmt.Errorf("bags have %d classes, %s has %d", bags.NumClasses, r.dsName, train.NumClasses)
+	if c.NumPoints == 0 {
+		c.NumPoints = train.N * 3 / 4 / c.BagSize * c.BagSize // the paper protocol needs slack in the class pools
 	}
-	return bags, nil
+	prob, err := experiments.LoadProblem(experiments.Cell{Config: *c, DataDir: r.dir})
+	if err != nil {
+		return nil, fmt.Errorf("bags from %s (%d training points): %v", r.dsName, train.N, err)
+	}
+	return prob, nil
 }
 
-// trainData assembles training's input: the splits, the bags, the labels for
-// the supervised ceiling only, vgg16's resize and the augmentation (set in
-// cfg), and checks LLP-VAT's constants.
-func (r *trainRun) trainData(train, test *data.Dataset, bags *estimators.BagSet, norm data.Standardization, cfg *training.Config) (*training.TrainData, error) {
-	td := &training.TrainData{X: train.X, Channels: train.Channels, Height: train.Height, Width: train.Width,
-		Bags: bags, TestX: test.X, TestY: test.Y}
-	if train.Channels == 0 {
-		td.Features = train.D
-	}
-	if cfg.Method == training.Supervised {
-		td.Labels = train.Y // the fully supervised ceiling; LLP methods never see labels
-	}
-	if H, W := experiments.InputSide(cfg.Model.Name, td.Height, td.Width); td.Channels > 0 && (H != td.Height || W != td.Width) {
-		// vgg16 takes EMNIST's 28×28 images resized to 32×32, as the authors'
-		// code and the table's cells do.
-		td.X = experiments.ResizeBilinear(td.X, td.Channels, td.Height, td.Width, H, W)
-		td.TestX = experiments.ResizeBilinear(td.TestX, td.Channels, td.Height, td.Width, H, W)
-		td.Height, td.Width = H, W
-	}
-	if r.augment == "crop-flip" {
-		if train.Channels == 0 {
-			return nil, fmt.Errorf("--augment crop-flip needs image data; %s is tabular", r.dsName)
-		}
-		aug := training.PaperCropFlip
-		aug.PadValues = norm.PadValues() // a raw 0 pixel, normalized
-		cfg.Augment = training.CropFlipAugment(aug, td.Channels, td.Height, td.Width)
-	}
-	if cfg.Method == training.MethodLLPVAT {
-		if err := r.vat.Validate(); err != nil {
-			return nil, err
+// fileProblem is the problem of the bags file on the loaded splits; the
+// cell records the file's bag size (0 when the sizes differ), its points
+// and the protocol "bags-file" (the checkpoint also keys the bags' hash).
+func (r *trainRun) fileProblem(splits *experiments.Problem) (*experiments.Problem, error) {
+	// The file fixes the bags: flags that would describe other bags
+	// conflict with it (issue 17, item 4).
+	for _, f := range []string{"bag-size", "num-points", "protocol"} {
+		if r.given[f] {
+			return nil, fmt.Errorf("--%s conflicts with --bags: the bags file fixes the bags (their sizes, number and protocol); drop --%s", f, f)
 		}
 	}
-	return td, nil
+	bags, err := estimators.ReadBagSetFile(r.bagsFile)
+	if err != nil {
+		return nil, fmt.Errorf("--bags: %v", err)
+	}
+	if bags.NumClasses != splits.Train.NumClasses {
+		return nil, fmt.Errorf("bags have %d classes, %s has %d", bags.NumClasses, r.dsName, splits.Train.NumClasses)
+	}
+	r.cell.BagSize, r.cell.Protocol, r.cell.NumPoints = fileBagSize(bags), "bags-file", 0
+	for _, b := range bags.Bags {
+		r.cell.NumPoints += b.Size
+	}
+	p := *splits
+	p.Bags = *bags
+	return &p, nil
 }
 
 // prepareOut creates --out, checks that it can be written before the first
-// step rather than after an epoch (issue 17, item 8), and sets the checkpoint.
-func (r *trainRun) prepareOut(cfg *training.Config) error {
+// step rather than after an epoch (issue 17, item 8), and returns the
+// checkpoint's path.
+func (r *trainRun) prepareOut() (string, error) {
 	if err := os.MkdirAll(r.out, 0o755); err != nil {
-		return fmt.Errorf("--out: %v", err)
+		return "", fmt.Errorf("--out: %v", err)
 	}
 	probe, err := os.CreateTemp(r.out, ".llpfc-write-probe-*")
 	if err != nil {
-		return fmt.Errorf("--out %s: cannot write there: %v", r.out, err)
+		return "", fmt.Errorf("--out %s: cannot write there: %v", r.out, err)
 	}
 	probe.Close()
 	os.Remove(probe.Name())
-	cfg.Checkpoint = filepath.Join(r.out, "checkpoint.gob")
-	return nil
-}
-
-// setRunFields records every setting that enters the result and must match
-// on resume (issue 17, item 1; Train adds the training settings and hashes of
-// the bags and the inputs; a bags file counts by its content, not its path),
-// and returns the number of bagged instances.
-func (r *trainRun) setRunFields(cfg *training.Config, bags *estimators.BagSet) int {
-	instances := 0
-	for _, b := range bags.Bags {
-		instances += b.Size
-	}
-	cfg.RunFields = map[string]string{"data": r.dsName, "bag_size": fmt.Sprint(r.bagSize), "num_points": fmt.Sprint(instances),
-		"protocol": r.protocolName, "augment": r.augment, "normalize": r.normalize}
-	if cfg.Method == training.MethodLLPVAT {
-		cfg.RunFields["vat"] = fmt.Sprintf("eps=%g xi=%g power_iters=%d", r.vat.Eps, r.vat.Xi, r.vat.PowerIters)
-	}
-	return instances
+	return filepath.Join(r.out, "checkpoint.gob"), nil
 }
 
 // progress prints one line per progress event on stderr (nil with --quiet).
@@ -326,12 +244,12 @@ func (r *trainRun) progress(stderr io.Writer) training.Progress {
 }
 
 // report writes --out's result.json (atomically) and prints the result.
-func (r *trainRun) report(stdout, stderr io.Writer, summary trainSummary, history []training.EpochStats) int {
+func (r *trainRun) report(stdout, stderr io.Writer, res trainResult, history []training.EpochStats) int {
 	if r.out != "" {
 		full := struct {
-			trainSummary
+			trainResult
 			History []training.EpochStats `json:"history"`
-		}{summary, history}
+		}{res, history}
 		b, _ := json.MarshalIndent(full, "", "  ")
 		if err := atomicfile.WriteFile(filepath.Join(r.out, "result.json"), append(b, '\n')); err != nil {
 			fmt.Fprintf(stderr, "llpfc train: %v\n", err)
@@ -339,37 +257,30 @@ func (r *trainRun) report(stdout, stderr io.Writer, summary trainSummary, histor
 		}
 	}
 	if r.asJSON {
-		b, _ := json.Marshal(summary)
+		b, _ := json.Marshal(res)
 		fmt.Fprintln(stdout, string(b))
 		return exitOK
 	}
+	c := res.Config
 	fmt.Fprintf(stdout, "%s %s on %s (bag size %d, %d points, seed %d): test accuracy %.4f after %d epochs; %.1f s, %.0f train img/s, peak RSS %.0f MiB\n",
-		summary.Method, summary.Model, summary.Data, summary.BagSize, summary.NumPoints, summary.Seed, summary.TestAccuracy, summary.Epochs,
-		summary.WallSeconds, summary.TrainImagesPerSecond, float64(summary.PeakRSSBytes)/(1<<20))
+		c.Method, c.Model, r.dsName, c.BagSize, c.NumPoints, c.Seed, res.TestAccuracy, res.Epochs,
+		res.WallSeconds, res.TrainImagesPerSecond, float64(res.PeakRSSBytes)/(1<<20))
 	return exitOK
 }
 
-// trainSummary is the JSON result of `llpfc train`.
-type trainSummary struct {
-	Method    string  `json:"method"`
-	Model     string  `json:"model"`
-	Data      string  `json:"data"`
-	BagSize   int     `json:"bag_size"`
-	NumBags   int     `json:"num_bags"`
-	NumPoints int     `json:"num_points"`
-	Seed      int64   `json:"seed"`
-	BatchSize int     `json:"batch_size"`
-	Optimizer string  `json:"optimizer"`
-	LR        float64 `json:"lr"`
-	// Normalization is the input normalization and its constants.
-	Normalization        data.Standardization `json:"normalization"`
-	TestAccuracy         float64              `json:"test_accuracy"`
-	Epochs               int                  `json:"epochs"`
-	FinalLoss            float64              `json:"final_loss"`
-	WallSeconds          float64              `json:"wall_seconds"`
-	TrainImagesPerSecond float64              `json:"train_images_per_second"`
-	PeakRSSBytes         int64                `json:"peak_rss_bytes"`
-	ParamCount           int                  `json:"param_count"`
+// trainResult is the JSON result of `llpfc train`. Its key, configuration
+// and metrics are what a grid cell with the same settings stores
+// (experiments.Result's Key, Config and Metrics, made by the same code:
+// experiments.RunCell; TestTrainResultIsTheGridCellResult); the metrics sit
+// at the top level (test_accuracy, epochs, final_loss, wall_seconds,
+// train_images_per_second, peak_rss_bytes, …). A single run adds the number
+// of bags (a bags file's bags may differ in size) and its settings as the
+// checkpoint keys them.
+type trainResult struct {
+	Key    string             `json:"key"`
+	Config experiments.Config `json:"config"`
+	experiments.Metrics
+	NumBags int `json:"num_bags"`
 	// Settings are every setting that makes two results incomparable
 	// (training.RunSettings: the checkpoint's key).
 	Settings map[string]string `json:"settings"`
@@ -508,12 +419,4 @@ func resumeArgs(args []string) string {
 		out = append(out, "--resume")
 	}
 	return strings.Join(out, " ")
-}
-
-// shapeText describes a split's inputs: C×H×W for images, D features else.
-func shapeText(d *data.Dataset) string {
-	if d.Channels > 0 {
-		return fmt.Sprintf("%d×%d×%d", d.Channels, d.Height, d.Width)
-	}
-	return fmt.Sprintf("%d-feature", d.D)
 }

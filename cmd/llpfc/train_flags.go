@@ -22,12 +22,15 @@ type trainFlags struct {
 	bagSize, numPoints, epochs, batch, regroup, vatIters, chunk, evalEvery                                                                                      *int
 	seed                                                                                                                                                        *int64
 	resume, asJSON, quiet                                                                                                                                       *bool
+	// regroupNever is set by a preset whose cell never regroups
+	// (Hyper.RegroupEvery 0), which --regroup-every cannot say.
+	regroupNever bool
 }
 
 // defineTrainFlags defines train's flags on fs.
 func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f := &trainFlags{}
-	f.name = fs.String("data", "", "data set: fixture, fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST], libsvm:TRAIN[,TEST], or a directory holding one of the named sets' files")
+	f.name = fs.String("data", "", "data set: fixture, fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST], libsvm:TRAIN[,TEST], gmm:classes=C,dim=D,train=N,test=M,sep=S (a synthetic Gaussian mixture, as a spec names it), or a directory holding one of the named sets' files")
 	f.dataDir = defineDataDir(fs)
 	f.bagsFile = fs.String("bags", "", "read the bags from this `FILE` (written by llpfc bags; indices into the training split) instead of drawing them; the file fixes the bag size, number of points and protocol")
 	f.method = fs.String("method", "llpfc-uniform", "training method: "+strings.Join(training.MethodNames(), ", "))
@@ -104,7 +107,7 @@ func (f *trainFlags) applyPreset(given map[string]bool, dsName string) (*experim
 	set("batch-size", func() { *f.batch = h.BatchSize })
 	set("regroup-every", func() {
 		if *f.regroup = h.RegroupEvery; *f.regroup == 0 {
-			*f.regroup = h.Epochs // 0 in a spec: never regroup
+			*f.regroup, f.regroupNever = h.Epochs, true // 0 in a spec: never regroup
 		}
 	})
 	set("num-points", func() { *f.numPoints = cell.NumPoints })
@@ -207,18 +210,20 @@ func (f *trainFlags) schedule(preset *experiments.Schedule) (experiments.Schedul
 
 // names are the flags that name a choice, parsed.
 type trainNames struct {
-	proto bagproto.Protocol
-	gw    estimators.WeightScheme
-	cp    estimators.Compat
-	ks    training.KLScale
-	vr    training.VATRampup
-	bs    training.BNStats
+	gw estimators.WeightScheme
+	cp estimators.Compat
+	ks training.KLScale
+	vr training.VATRampup
+	bs training.BNStats
 }
 
 // parseNames parses the flags that name a choice; each error names its flag.
 func (f *trainFlags) parseNames() (n trainNames, err error) {
-	if n.proto, err = bagproto.ParseProtocol(*f.protocol); err != nil {
+	if _, err = bagproto.ParseProtocol(*f.protocol); err != nil {
 		return n, fmt.Errorf("--protocol: %v", err)
+	}
+	if _, err = data.ParseNormalize(*f.normalize); err != nil {
+		return n, fmt.Errorf("--normalize: %v", err)
 	}
 	if n.gw, err = estimators.ParseWeights(*f.groupWeights); err != nil {
 		return n, fmt.Errorf("--group-weights: %v", err)
@@ -244,10 +249,10 @@ func (f *trainFlags) parseNames() (n trainNames, err error) {
 }
 
 // build returns the run the flags describe, for the data set dsName in dir.
-// The flags state a table cell's configuration (experiments.Config), which
-// experiments.TrainingConfig maps onto training.Config exactly as for a grid
-// cell (issue 19: one description of a run); only what a cell does not
-// state — chunk size, evaluation period, resume — is set here.
+// The flags state a one-cell experiments.Config, which `llpfc train` runs
+// through experiments.RunCell exactly as the grid runs a cell (issue 19: one
+// description of a run); only what does not change the result — the
+// evaluation period, --out, --resume — is set beside it.
 func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched experiments.Schedule) (*trainRun, error) {
 	nm, err := f.parseNames()
 	if err != nil {
@@ -260,21 +265,54 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched expe
 	if drop < 0 {
 		drop = defaultDropout(*f.model, dsName)
 	}
-	r := &trainRun{dsName: dsName, dir: dir, bagsFile: *f.bagsFile,
-		bagSize: *f.bagSize, numPoints: *f.numPoints, protocol: nm.proto, protocolName: *f.protocol,
-		augment: *f.augment, normalize: *f.normalize, out: *f.out, asJSON: *f.asJSON, quiet: *f.quiet, given: given}
-	cell := experiments.Config{Dataset: dsName, Model: *f.model, Method: *f.method, Seed: *f.seed, Hyper: experiments.Hyper{
-		Epochs: *f.epochs, Optimizer: *f.optimizer, LR: *f.lr, Momentum: *f.momentum, WeightDecay: *f.wd,
-		Beta1: *f.beta1, Beta2: *f.beta2, BatchSize: *f.batch, Schedule: sched, RegroupEvery: *f.regroup,
-		Dropout: drop, Weights: string(nm.gw), Compat: string(nm.cp), KLScale: string(nm.ks),
-		VATRampup: string(nm.vr), BNStats: string(nm.bs),
-	}}
-	if r.cfg, err = experiments.TrainingConfig(cell); err != nil {
+	cellSet := dsName
+	if cellSet == "fixture" {
+		cellSet = experiments.FashionFixture // one name, one key: the built-in specs' name of the fixture
+	}
+	r := &trainRun{dsName: dsName, dir: dir, bagsFile: *f.bagsFile, evalEvery: *f.evalEvery, resume: *f.resume,
+		out: *f.out, asJSON: *f.asJSON, quiet: *f.quiet, given: given}
+	r.cell = experiments.Config{Learner: "gorgonia", Dataset: cellSet, Model: *f.model, Method: *f.method,
+		Protocol: *f.protocol, BagSize: *f.bagSize, NumPoints: *f.numPoints, Normalize: *f.normalize, Seed: *f.seed,
+		Hyper: f.hyper(nm, drop, sched)}
+	if _, err := experiments.TrainingConfig(r.cell); err != nil {
 		return nil, err
 	}
-	r.cfg.ChunkSize, r.cfg.EvalEvery, r.cfg.Resume = *f.chunk, *f.evalEvery, *f.resume
-	f.setVAT(r, dsName)
 	return r, nil
+}
+
+// hyper returns the cell's hyperparameters. A setting whose default a cell
+// states by its zero value (uniform weights, the paper's algorithms, the
+// minibatch's batch-norm statistics, the default chunk size) and a setting
+// the method does not have (the KL scale but for kl and llpvat, the VAT
+// schedule but for llpvat) stay zero, as in a spec's cells, so that a run
+// and the table cell of the same settings are one Config with one key.
+func (f *trainFlags) hyper(nm trainNames, dropout float64, sched experiments.Schedule) experiments.Hyper {
+	h := experiments.Hyper{Epochs: *f.epochs, Optimizer: *f.optimizer, LR: *f.lr, Momentum: *f.momentum,
+		WeightDecay: *f.wd, Beta1: *f.beta1, Beta2: *f.beta2, BatchSize: *f.batch, Schedule: sched,
+		RegroupEvery: *f.regroup, Dropout: dropout, Augment: *f.augment == "crop-flip",
+		VATEps: *f.vatEps, VATXi: *f.vatXi, VATPowerIters: *f.vatIters}
+	if f.regroupNever {
+		h.RegroupEvery = 0
+	}
+	if nm.gw != estimators.WeightsUniform {
+		h.Weights = string(nm.gw)
+	}
+	if nm.cp != estimators.CompatPaper {
+		h.Compat = string(nm.cp)
+	}
+	if experiments.UsesKL(*f.method) {
+		h.KLScale = string(nm.ks)
+		if nm.bs != training.BNStatsMinibatch {
+			h.BNStats = string(nm.bs)
+		}
+	}
+	if *f.method == training.MethodLLPVAT {
+		h.VATRampup = string(nm.vr)
+	}
+	if *f.chunk != training.DefaultChunkSize {
+		h.ChunkSize = *f.chunk
+	}
+	return h
 }
 
 // finishChecks checks the last flags, each error naming its flag.
@@ -284,19 +322,4 @@ func (f *trainFlags) finishChecks() error {
 	}
 	return checkFlags(atLeast("epochs", *f.epochs, 1), atLeast("batch-size", *f.batch, 1),
 		atLeast("regroup-every", *f.regroup, 1), atLeast("chunk-size", *f.chunk, 1))
-}
-
-// setVAT sets LLP-VAT's constants: the appendix's for the data set, unless
-// given.
-func (f *trainFlags) setVAT(r *trainRun, dsName string) {
-	r.vat = training.PaperVATConfig(dsName)
-	if *f.vatEps > 0 {
-		r.vat.Eps = *f.vatEps
-	}
-	if *f.vatXi > 0 {
-		r.vat.Xi = *f.vatXi
-	}
-	if *f.vatIters > 0 {
-		r.vat.PowerIters = *f.vatIters
-	}
 }

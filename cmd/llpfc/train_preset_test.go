@@ -5,44 +5,26 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
-	"github.com/llpfc/llpfc/training"
 )
 
-// withDefaults spells out the zero values that mean a default (the paper's
-// algorithms, uniform group weights, the authors' KL scale and VAT schedule),
-// so two configurations that train alike compare equal.
-func withDefaults(c training.Config) training.Config {
-	if c.GroupWeights == "" {
-		c.GroupWeights = estimators.WeightsUniform
-	}
-	if c.Compat == "" {
-		c.Compat = estimators.CompatPaper
-	}
-	if c.KLScale == "" {
-		c.KLScale = training.KLScaleAuthors
-	}
-	if c.VATRampup == "" {
-		c.VATRampup = training.VATRampupAuthors
-	}
-	return c
-}
-
-// TestTrainPresetIsTheTableCell (issue 20, "one definition per table
-// cell"): for every cell of every paper table, at one bag size,
+// TestTrainPresetIsTheTableCell (issues 19 and 20, "one definition per
+// table cell"): for every cell of every paper table, at one bag size,
 // `llpfc train --preset T --data D --method M --bag-size B --seed S` builds
-// exactly the training configuration the grid runs for that cell
-// (experiments.TrainingConfig), and the same data settings: points,
-// protocol, normalization, augmentation and LLP-VAT's constants.
+// exactly the configuration the grid runs for that cell — the same
+// experiments.Config, so the same key and the same training configuration
+// (experiments.TrainingConfig) — without reading any data.
 func TestTrainPresetIsTheTableCell(t *testing.T) {
-	for _, table := range []string{"wrn16-4", "resnet18", "vgg16", "llpgan", "fashion-mnist"} {
+	for _, table := range []string{"wrn16-4", "resnet18", "vgg16", "llpgan", "fashion-mnist", "quick"} {
 		spec, ok := experiments.BuiltinSpec(table)
 		require.True(t, ok, table)
 		for _, ds := range spec.Datasets {
@@ -51,34 +33,20 @@ func TestTrainPresetIsTheTableCell(t *testing.T) {
 				name := fmt.Sprintf("%s/%s/%s", table, ds, m)
 				cell, err := experiments.PresetCell(table, ds, m, bag, 3)
 				require.NoError(t, err, name)
-				want, err := experiments.TrainingConfig(cell)
-				require.NoError(t, err, name)
 				r, status := parseTrain([]string{"--preset", table, "--data", ds, "--method", m,
 					"--bag-size", fmt.Sprint(bag), "--seed", "3"}, io.Discard)
 				require.NotNil(t, r, "%s: status %d", name, status)
-				got := r.cfg
-				got.ChunkSize, got.EvalEvery = 0, 0
-				assert.Equal(t, withDefaults(want), withDefaults(got), name)
-				assert.Equal(t, cell.NumPoints, r.numPoints, name)
-				assert.Equal(t, cell.Protocol, r.protocolName, name)
-				assert.Equal(t, cell.Normalize, r.normalize, name)
-				assert.Equal(t, cell.Hyper.Augment, r.augment == "crop-flip", name)
-				if m == training.MethodLLPVAT {
-					vc := training.PaperVATConfig(ds)
-					if cell.Hyper.VATEps > 0 {
-						vc.Eps = cell.Hyper.VATEps
-					}
-					assert.Equal(t, vc, r.vat, name)
-				}
+				assert.Equal(t, cell, r.cell, name)
+				assert.Equal(t, cell.Key(), r.cell.Key(), name)
 			}
 		}
 	}
 	// A flag given explicitly wins over the cell.
 	r, _ := parseTrain([]string{"--preset", "wrn16-4-cifar", "--data", "cifar10", "--method", "kl", "--bag-size", "32", "--lr", "0.1", "--epochs", "3"}, io.Discard)
 	require.NotNil(t, r)
-	assert.Equal(t, 0.1, r.cfg.Optimizer.LR)
-	assert.Equal(t, 3, r.cfg.Epochs)
-	assert.Equal(t, "nesterov", r.cfg.Optimizer.Name, "the rest is the cell's")
+	assert.Equal(t, 0.1, r.cell.Hyper.LR)
+	assert.Equal(t, 3, r.cell.Hyper.Epochs)
+	assert.Equal(t, "nesterov", r.cell.Hyper.Optimizer, "the rest is the cell's")
 	var stderr strings.Builder
 	r, status := parseTrain([]string{"--preset", "wrn16-4", "--data", "mnist", "--method", "kl"}, &stderr)
 	assert.Nil(t, r)
@@ -86,28 +54,57 @@ func TestTrainPresetIsTheTableCell(t *testing.T) {
 	assert.Contains(t, stderr.String(), "--preset: preset wrn16-4 has no data set mnist")
 }
 
-// TestTrainEqualsGridCell (issue 19): `llpfc train` and the grid's learner
-// give the same result for the same settings — the same bags, groups,
-// initialization, minibatches and so the same test accuracy and final loss,
-// bit for bit — here for the quick table's LLPFC-uniform and KL cells cut
-// to 640 points and one epoch.
-func TestTrainEqualsGridCell(t *testing.T) {
+// TestTrainResultIsTheGridCellResult (issue 19: one description of a run,
+// one code path): `llpfc train --preset quick … --json` and the grid's
+// runner, for the quick table's LLPFC-uniform and KL cells cut to 640 points
+// and one epoch, give the same result JSON — the same key, the same config
+// object and the same metrics object (every field but the three that measure
+// the machine: wall time, throughput, peak RSS), field for field, bit for
+// bit. The grid's side is the cell file the runner stores.
+func TestTrainResultIsTheGridCellResult(t *testing.T) {
+	machine := []string{"wall_seconds", "train_images_per_second", "peak_rss_bytes"}
 	for _, method := range []string{"llpfc-uniform", "kl"} {
-		cell, err := experiments.PresetCell("quick", "", method, 64, 0)
+		spec, ok := experiments.BuiltinSpec("quick")
+		require.True(t, ok)
+		spec.Methods, spec.BagSizes, spec.Seeds, spec.NumPoints, spec.Hyper.Epochs = []string{method}, []int{64}, []int64{0}, 640, 1
+		store, err := experiments.OpenStore(t.TempDir())
 		require.NoError(t, err)
-		cell.NumPoints, cell.Hyper.Epochs = 640, 1
-		m, err := experiments.Gorgonia{}.Train(context.Background(), experiments.Cell{Config: cell}, nil)
+		sum, err := (&experiments.Runner{Store: store}).Run(context.Background(), spec)
 		require.NoError(t, err, method)
+		require.Equal(t, 1, sum.Finished, "%s: %v", method, sum.Failed)
+		cells, err := spec.Cells()
+		require.NoError(t, err)
+		stored, err := os.ReadFile(filepath.Join(store.Dir, "cells", cells[0].Key+".json"))
+		require.NoError(t, err)
+		var grid map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(stored, &grid))
+		var gridMetrics map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(grid["metrics"], &gridMetrics))
+
 		code, out, errOut := runTrainCmd("--data", "fixture", "--preset", "quick", "--method", method, "--bag-size", "64",
 			"--num-points", "640", "--epochs", "1", "--seed", "0", "--json", "--quiet")
 		require.Equal(t, exitOK, code, errOut)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
-		var got struct {
-			TestAccuracy float64 `json:"test_accuracy"`
-			FinalLoss    float64 `json:"final_loss"`
+		var train map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &train))
+
+		assert.JSONEq(t, string(grid["key"]), string(train["key"]), "%s: key", method)
+		assert.JSONEq(t, string(grid["config"]), string(train["config"]), "%s: config", method)
+		for _, k := range machine {
+			assert.Contains(t, train, k, "%s: train reports %s", method, k)
+			delete(gridMetrics, k)
 		}
-		require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &got))
-		assert.Equal(t, m.TestAccuracy, got.TestAccuracy, "%s: test accuracy, grid cell vs train", method)
-		assert.Equal(t, m.FinalLoss, got.FinalLoss, "%s: final loss, grid cell vs train", method)
+		if method == "llpfc-uniform" {
+			require.NotEmpty(t, gridMetrics["regroupings"], "the groups are compared too")
+		}
+		for k, v := range gridMetrics {
+			require.Contains(t, train, k, "%s: metrics.%s", method, k)
+			assert.JSONEq(t, string(v), string(train[k]), "%s: metrics.%s, grid cell vs train", method, k)
+		}
+		for k := range train {
+			_, shared := gridMetrics[k]
+			assert.True(t, shared || slices.Contains(append(machine, "key", "config", "num_bags", "settings"), k),
+				"%s: train's field %s is neither the grid cell's nor one of train's own", method, k)
+		}
 	}
 }

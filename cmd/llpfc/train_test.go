@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llpfc/llpfc/experiments"
 )
 
 func runTrainCmd(args ...string) (code int, stdout, stderr string) {
@@ -117,14 +119,18 @@ func TestTrainPreset(t *testing.T) {
 		"--bag-size", "64", "--num-points", "640", "--json", "--quiet")
 	require.Equal(t, exitOK, code, errOut)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	var got map[string]any
+	var got struct {
+		Config experiments.Config `json:"config"`
+		Epochs int                `json:"epochs"`
+	}
 	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &got))
-	assert.Equal(t, "adam", got["optimizer"], "the preset's optimizer")
-	assert.Equal(t, 0.05, got["lr"], "--lr given explicitly wins")
-	assert.Equal(t, 128.0, got["batch_size"], "the preset's minibatch")
-	assert.Equal(t, "mlp", got["model"], "the preset's model")
-	assert.Equal(t, 1.0, got["epochs"], "--epochs given explicitly wins")
-	assert.Equal(t, 640.0, got["num_points"], "--num-points given explicitly wins")
+	assert.Equal(t, "adam", got.Config.Hyper.Optimizer, "the preset's optimizer")
+	assert.Equal(t, 0.05, got.Config.Hyper.LR, "--lr given explicitly wins")
+	assert.Equal(t, 128, got.Config.Hyper.BatchSize, "the preset's minibatch")
+	assert.Equal(t, "mlp", got.Config.Model, "the preset's model")
+	assert.Equal(t, 1, got.Epochs, "--epochs given explicitly wins")
+	assert.Equal(t, 1, got.Config.Hyper.Epochs)
+	assert.Equal(t, 640, got.Config.NumPoints, "--num-points given explicitly wins")
 	code, _, _ = runTrainCmd("--data", "fixture", "--preset", "nope")
 	assert.Equal(t, exitBadUsage, code, "unknown preset")
 }
