@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -68,6 +69,11 @@ func (g convGeom) outH() int { return (g.h+2*g.pad-g.k)/g.stride + 1 }
 func (g convGeom) outW() int { return (g.w+2*g.pad-g.k)/g.stride + 1 }
 func (g convGeom) ckk() int  { return g.c * g.k * g.k }
 func (g convGeom) hw() int   { return g.outH() * g.outW() }
+
+// same reports a stride-1 convolution whose output has the input's size
+// (2·pad = k − 1): each row of its unfolding is the image shifted by a
+// kernel offset, one contiguous copy with the border zeroed.
+func (g convGeom) same() bool { return g.stride == 1 && 2*g.pad == g.k-1 }
 func (g convGeom) String() string {
 	return fmt.Sprintf("c%d_h%d_w%d_o%d_k%d_p%d_s%d", g.c, g.h, g.w, g.o, g.k, g.pad, g.stride)
 }
@@ -117,6 +123,10 @@ func im2colRow[F float](g convGeom, x []F, r int, dst []F) {
 	ho, wo := g.outH(), g.outW()
 	c, ki, kj := r/(g.k*g.k), r/g.k%g.k, r%g.k
 	img := x[c*g.h*g.w : (c+1)*g.h*g.w]
+	if g.same() {
+		im2colRowSame(g, img, ki-g.pad, kj-g.pad, dst)
+		return
+	}
 	for oh := 0; oh < ho; oh++ {
 		ih := oh*g.stride - g.pad + ki
 		d := dst[oh*wo : (oh+1)*wo]
@@ -159,11 +169,16 @@ func col2imAdd[F float](g convGeom, col, dx []F) {
 }
 
 // col2imRowAdd adds row r of an unfolding (src, ho·wo values) onto image
-// dx: the adjoint of im2colRow.
+// dx: the adjoint of im2colRow. src is scratch: its entries that fall
+// outside the image may be zeroed.
 func col2imRowAdd[F float](g convGeom, r int, src, dx []F) {
 	ho, wo := g.outH(), g.outW()
 	c, ki, kj := r/(g.k*g.k), r/g.k%g.k, r%g.k
 	img := dx[c*g.h*g.w : (c+1)*g.h*g.w]
+	if g.same() {
+		col2imRowAddSame(g, src, ki-g.pad, kj-g.pad, img)
+		return
+	}
 	for oh := 0; oh < ho; oh++ {
 		ih := oh*g.stride - g.pad + ki
 		if ih < 0 || ih >= g.h {
@@ -567,4 +582,69 @@ func convBackward[F float](g convGeom, wrt, n int, in, dy, out []F, sc *scratch[
 		}
 	}
 	return nil
+}
+
+// shiftRange returns, for an h×w image shifted by (dy, dx) (output (oh, ow)
+// reads input (oh+dy, ow+dx)), the output rows [oh0, oh1) that read inside
+// the image, and the flat output range [d0, d1) and input range [s0, s0+d1−d0)
+// of one contiguous copy covering them: its entries at the columns that
+// fall outside the image are wrong and must be fixed by the caller.
+func shiftRange(h, w, dy, dx int) (oh0, oh1, d0, d1, s0 int) {
+	oh0, oh1 = max(0, -dy), min(h, h-dy)
+	if oh1 <= oh0 {
+		return oh0, oh0, 0, 0, 0
+	}
+	d0, d1, s0 = oh0*w, oh1*w, (oh0+dy)*w+dx
+	if s0 < 0 { // dx < 0 on the image's first row: the first entries are border
+		d0, s0 = d0-s0, 0
+	}
+	if over := s0 + d1 - d0 - h*w; over > 0 { // dx > 0 on its last row
+		d1 -= over
+	}
+	return oh0, oh1, d0, d1, s0
+}
+
+// borderCols returns the output columns [lo, hi) that read inside a row of
+// width w shifted by dx.
+func borderCols(w, dx int) (lo, hi int) { return max(0, -dx), min(w, w-dx) }
+
+// im2colRowSame is im2colRow for a "same" convolution: one copy of the
+// shifted image, then the rows and columns that read outside it zeroed.
+func im2colRowSame[F float](g convGeom, img []F, dy, dx int, dst []F) {
+	h, w := g.h, g.w
+	oh0, oh1, d0, d1, s0 := shiftRange(h, w, dy, dx)
+	clear(dst[:oh0*w])
+	clear(dst[oh1*w:])
+	copy(dst[d0:d1], img[s0:s0+d1-d0])
+	lo, hi := borderCols(w, dx)
+	for oh := oh0; oh < oh1; oh++ {
+		row := dst[oh*w : (oh+1)*w]
+		clear(row[:lo])
+		clear(row[hi:])
+	}
+}
+
+// col2imRowAddSame is col2imRowAdd for a "same" convolution: src's entries
+// that read outside the image are zeroed, then src is added to the shifted
+// image in one contiguous run (a vector Saxpy for float32).
+func col2imRowAddSame[F float](g convGeom, src []F, dy, dx int, img []F) {
+	h, w := g.h, g.w
+	oh0, oh1, d0, d1, s0 := shiftRange(h, w, dy, dx)
+	if oh1 <= oh0 {
+		return
+	}
+	lo, hi := borderCols(w, dx)
+	for oh := oh0; oh < oh1; oh++ {
+		row := src[oh*w : (oh+1)*w]
+		clear(row[:lo])
+		clear(row[hi:])
+	}
+	from, to := src[d0:d1], img[s0:s0+d1-d0]
+	if f, ok := any(from).([]float32); ok {
+		gonum.Implementation{}.Saxpy(len(f), 1, f, 1, any(to).([]float32), 1)
+		return
+	}
+	for i, v := range from {
+		to[i] += v
+	}
 }
