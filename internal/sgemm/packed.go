@@ -114,21 +114,26 @@ func PackBCols(k, n int, buf []float32, col func(j int, dst []float32)) PackedB 
 	kern := active
 	nr, nPad, kb := kern.NR, roundUp(n, kern.NR), kBlock(k)
 	b := newPackedB(kern, k, n, buf)
-	tmp := getBuf(k)
+	ld := k + 16 // not a multiple of 4 KiB: nr rows read together would share L1 sets
+	tmp := getBuf(nr * ld)
 	defer bufs.Put(tmp)
-	v := *tmp
-	for j := 0; j < nPad; j++ {
-		s, jj := j/nr, j%nr
-		if j < n {
-			col(j, v)
-		} else {
-			clear(v)
+	cols := *tmp
+	for s := 0; s < nPad/nr; s++ {
+		for jj := 0; jj < nr; jj++ {
+			if j := s*nr + jj; j < n {
+				col(j, cols[jj*ld:jj*ld+k])
+			} else {
+				clear(cols[jj*ld : jj*ld+k])
+			}
 		}
 		for pc := 0; pc < k; pc += kb {
 			kk := min(kb, k-pc)
 			strip := buf[pc*nPad+s*kk*nr : pc*nPad+(s+1)*kk*nr]
-			for p, x := range v[pc : pc+kk] {
-				strip[p*nr+jj] = x
+			for p := 0; p < kk; p++ {
+				out := strip[p*nr : (p+1)*nr]
+				for jj := range out {
+					out[jj] = cols[jj*ld+pc+p]
+				}
 			}
 		}
 	}
