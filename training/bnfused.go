@@ -264,22 +264,44 @@ func bnForward[F float](o *bnOp, x, gamma, beta, y, a, b []F) {
 }
 
 // channelStats returns the mean and biased variance of channel c over the
-// first nv rows of x (two passes, float64 accumulators).
+// first nv rows of x (two passes, float64 accumulators, four per pass so
+// that the additions do not wait on each other).
 func channelStats[F float](x []F, c, nv, hw, chw int) (mu, variance float64) {
 	m := float64(nv * hw)
 	var s float64
 	for i := 0; i < nv; i++ {
-		for _, v := range x[i*chw+c*hw : i*chw+(c+1)*hw] {
-			s += float64(v)
+		xs := x[i*chw+c*hw : i*chw+(c+1)*hw]
+		var s0, s1, s2, s3 float64
+		k := 0
+		for ; k+3 < len(xs); k += 4 {
+			s0 += float64(xs[k])
+			s1 += float64(xs[k+1])
+			s2 += float64(xs[k+2])
+			s3 += float64(xs[k+3])
 		}
+		for ; k < len(xs); k++ {
+			s0 += float64(xs[k])
+		}
+		s += (s0 + s1) + (s2 + s3)
 	}
 	mu = s / m
 	var ss float64
 	for i := 0; i < nv; i++ {
-		for _, v := range x[i*chw+c*hw : i*chw+(c+1)*hw] {
-			d := float64(v) - mu
-			ss += d * d
+		xs := x[i*chw+c*hw : i*chw+(c+1)*hw]
+		var s0, s1, s2, s3 float64
+		k := 0
+		for ; k+3 < len(xs); k += 4 {
+			d0, d1, d2, d3 := float64(xs[k])-mu, float64(xs[k+1])-mu, float64(xs[k+2])-mu, float64(xs[k+3])-mu
+			s0 += d0 * d0
+			s1 += d1 * d1
+			s2 += d2 * d2
+			s3 += d3 * d3
 		}
+		for ; k < len(xs); k++ {
+			d := float64(xs[k]) - mu
+			s0 += d * d
+		}
+		ss += (s0 + s1) + (s2 + s3)
 	}
 	return mu, ss / m
 }
@@ -469,43 +491,50 @@ func keep[F float](z, g F) F {
 }
 
 // channelRowSums returns Σg and Σg·(x − μ) over one row of a channel (g =
-// dy, masked by the ReLU of a·x + b when relu is set), in float64 with two
+// dy, masked by the ReLU of a·x + b when relu is set), in float64 with four
 // accumulators each.
 func channelRowSums[F float](xs, ds []F, a, b F, relu bool, mu float64) (sg, sgd float64) {
 	ds = ds[:len(xs)]
-	var s0, s1, d0, d1 float64
+	var s [4]float64
+	var d [4]float64
 	k := 0
-	for ; k+1 < len(xs); k += 2 {
-		g0, g1 := ds[k], ds[k+1]
-		if relu {
-			g0, g1 = keep(xs[k]*a+b, g0), keep(xs[k+1]*a+b, g1)
+	for ; k+3 < len(xs); k += 4 {
+		for u := 0; u < 4; u++ {
+			g := ds[k+u]
+			if relu {
+				g = keep(xs[k+u]*a+b, g)
+			}
+			s[u] += float64(g)
+			d[u] += float64(g) * (float64(xs[k+u]) - mu)
 		}
-		s0 += float64(g0)
-		d0 += float64(g0) * (float64(xs[k]) - mu)
-		s1 += float64(g1)
-		d1 += float64(g1) * (float64(xs[k+1]) - mu)
 	}
-	if k < len(xs) {
+	for ; k < len(xs); k++ {
 		g := ds[k]
 		if relu {
 			g = keep(xs[k]*a+b, g)
 		}
-		s0 += float64(g)
-		d0 += float64(g) * (float64(xs[k]) - mu)
+		s[0] += float64(g)
+		d[0] += float64(g) * (float64(xs[k]) - mu)
 	}
-	return s0 + s1, d0 + d1
+	return (s[0] + s[1]) + (s[2] + s[3]), (d[0] + d[1]) + (d[2] + d[3])
 }
 
 // channelRowGrad writes dx = k0·g + q·(x − μ) + r over one row of a channel
-// (g as in channelRowSums).
+// (g as in channelRowSums) in the element type, with the constants rounded
+// once (a float32 row this way costs a third of the float64 arithmetic per
+// value; x − μ is formed first, as PyTorch's CPU kernel does, so a large
+// mean does not cancel).
 func channelRowGrad[F float](xs, ds, dx []F, a, b F, relu bool, mu, k0, q, r float64) {
 	ds, dx = ds[:len(xs)], dx[:len(xs)]
-	for k, v := range xs {
-		g := ds[k]
-		if relu {
-			g = keep(v*a+b, g)
+	kf, qf, rf, mf := F(k0), F(q), F(r), F(mu)
+	if !relu {
+		for k, v := range xs {
+			dx[k] = kf*ds[k] + qf*(v-mf) + rf
 		}
-		dx[k] = F(k0*float64(g) + q*(float64(v)-mu) + r)
+		return
+	}
+	for k, v := range xs {
+		dx[k] = kf*keep(v*a+b, ds[k]) + qf*(v-mf) + rf
 	}
 }
 

@@ -616,11 +616,22 @@ func im2colRowSame[F float](g convGeom, img []F, dy, dx int, dst []F) {
 	clear(dst[:oh0*w])
 	clear(dst[oh1*w:])
 	copy(dst[d0:d1], img[s0:s0+d1-d0])
+	zeroBorder(dst, oh0, oh1, w, dx)
+}
+
+// zeroBorder zeroes, in rows [oh0, oh1) of the w-wide rows of dst, the
+// columns that a shift by dx reads outside the image (|dx| of them, at most
+// the padding: single stores, not a clear call each).
+func zeroBorder[F float](dst []F, oh0, oh1, w, dx int) {
 	lo, hi := borderCols(w, dx)
 	for oh := oh0; oh < oh1; oh++ {
 		row := dst[oh*w : (oh+1)*w]
-		clear(row[:lo])
-		clear(row[hi:])
+		for i := 0; i < lo; i++ {
+			row[i] = 0
+		}
+		for i := hi; i < w; i++ {
+			row[i] = 0
+		}
 	}
 }
 
@@ -633,12 +644,7 @@ func col2imRowAddSame[F float](g convGeom, src []F, dy, dx int, img []F) {
 	if oh1 <= oh0 {
 		return
 	}
-	lo, hi := borderCols(w, dx)
-	for oh := oh0; oh < oh1; oh++ {
-		row := src[oh*w : (oh+1)*w]
-		clear(row[:lo])
-		clear(row[hi:])
-	}
+	zeroBorder(src, oh0, oh1, w, dx)
 	from, to := src[d0:d1], img[s0:s0+d1-d0]
 	if f, ok := any(from).([]float32); ok {
 		gonum.Implementation{}.Saxpy(len(f), 1, f, 1, any(to).([]float32), 1)
