@@ -148,15 +148,34 @@ func im2colRow[F float](g convGeom, x []F, r int, dst []F) {
 			clear(d[hi:])
 			continue
 		}
-		for ow := range d {
-			iw := ow*g.stride - g.pad + kj
-			if iw < 0 || iw >= g.w {
-				d[ow] = 0
-			} else {
-				d[ow] = src[iw]
-			}
+		// iw = ow·stride − pad + kj: the valid run [lo, hi) without a branch per value.
+		lo, hi := validRun(wo, g.w, g.stride, kj-g.pad)
+		for ow := 0; ow < lo; ow++ {
+			d[ow] = 0
+		}
+		for ow, iw := lo, lo*g.stride-g.pad+kj; ow < hi; ow, iw = ow+1, iw+g.stride {
+			d[ow] = src[iw]
+		}
+		for ow := max(hi, lo); ow < wo; ow++ {
+			d[ow] = 0
 		}
 	}
+}
+
+// validRun returns the output columns [lo, hi) whose input column
+// ow·stride + off lies in [0, w) (hi ≤ lo when none does).
+func validRun(wo, w, stride, off int) (lo, hi int) {
+	lo = 0
+	if off < 0 {
+		lo = (-off + stride - 1) / stride
+	}
+	hi = wo
+	if last := (w - 1 - off); last < 0 {
+		hi = 0
+	} else {
+		hi = min(wo, last/stride+1)
+	}
+	return min(lo, wo), hi
 }
 
 // col2imAdd folds col ((c·k·k)×(ho·wo)) back onto image dx (c×h×w),
@@ -197,10 +216,9 @@ func col2imRowAdd[F float](g convGeom, r int, src, dx []F) {
 			}
 			continue
 		}
-		for ow, v := range s {
-			if iw := ow*g.stride - g.pad + kj; iw >= 0 && iw < g.w {
-				d[iw] += v
-			}
+		lo, hi := validRun(wo, g.w, g.stride, kj-g.pad)
+		for ow, iw := lo, lo*g.stride-g.pad+kj; ow < hi; ow, iw = ow+1, iw+g.stride {
+			d[iw] += s[ow]
 		}
 	}
 }
@@ -570,16 +588,19 @@ func convBackward[F float](g convGeom, wrt, n int, in, dy, out []F, sc *scratch[
 		if len(out) != g.o {
 			return errors.New("Conv2dIm2colGrad: bias size does not match the geometry")
 		}
-		clear(out)
-		for i := 0; i < n; i++ {
-			for o := 0; o < g.o; o++ {
-				var s F
-				for _, v := range dy[i*ohw+o*hw : i*ohw+(o+1)*hw] {
-					s += v
+		parallelChannels(g.o, func(lo, hi int) {
+			for o := lo; o < hi; o++ {
+				var t F
+				for i := 0; i < n; i++ {
+					var s F
+					for _, v := range dy[i*ohw+o*hw : i*ohw+(o+1)*hw] {
+						s += v
+					}
+					t += s
 				}
-				out[o] += s
+				out[o] = t
 			}
-		}
+		})
 	}
 	return nil
 }

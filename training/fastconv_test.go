@@ -28,6 +28,9 @@ var convCases = []convCase{
 	{2, 1, 6, 6, 2, 5, 2, 1},
 	{9, 3, 5, 4, 4, 3, 1, 1},
 	{37, 2, 6, 5, 3, 3, 1, 2}, // chunks of 4–5 images, stride 2
+	{4, 3, 8, 8, 5, 1, 0, 2},  // 1×1 with stride 2 (WRN's shortcuts)
+	{2, 2, 9, 7, 3, 5, 2, 2},  // 5×5, padding 2, stride 2: runs cut on both sides
+	{2, 2, 6, 6, 3, 3, 2, 3},  // padding wider than the kernel's reach, stride 3
 }
 
 // convGraph builds y = conv(x, W) + b with both implementations in one
@@ -357,6 +360,24 @@ func TestConv2dIm2colConcurrentMachines(t *testing.T) {
 		for k := range alone[ci] {
 			for i := range alone[ci][k] {
 				require.Equal(t, together[ci][k][i], alone[ci][k][i], "case %d, value %d of output %d: %v alone, %v beside another machine", ci, i, k, alone[ci][k][i], together[ci][k][i])
+			}
+		}
+	}
+}
+
+// TestValidRun: the run of output columns that read inside the image
+// equals the brute-force set {ow : 0 ≤ ow·stride + off < w}.
+func TestValidRun(t *testing.T) {
+	for wo := 0; wo <= 9; wo++ {
+		for w := 1; w <= 9; w++ {
+			for stride := 1; stride <= 3; stride++ {
+				for off := -5; off <= 5; off++ {
+					lo, hi := validRun(wo, w, stride, off)
+					for ow := 0; ow < wo; ow++ {
+						in := ow*stride+off >= 0 && ow*stride+off < w
+						assert.Equal(t, in, ow >= lo && ow < hi, "wo=%d w=%d stride=%d off=%d ow=%d: run [%d, %d)", wo, w, stride, off, ow, lo, hi)
+					}
+				}
 			}
 		}
 	}

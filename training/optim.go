@@ -3,6 +3,7 @@ package training
 import (
 	"fmt"
 	"math"
+	"runtime"
 )
 
 // OptimizerConfig selects and parameterises an optimizer. The update rules
@@ -196,26 +197,30 @@ func (o *Optimizer) Step(params, grads [][]float32, lr float64) error {
 				return fmt.Errorf("optimizer step: parameter %d has %d entries, gradient %d", k, len(p), len(g))
 			}
 			if mu == 0 {
-				for i := range p {
-					p[i] -= lr32 * (g[i] + wd*p[i])
-				}
+				parallelRange(len(p), func(lo, hi int) {
+					for i := lo; i < hi; i++ {
+						p[i] -= lr32 * (g[i] + wd*p[i])
+					}
+				})
 				continue
 			}
 			b := o.state.Buf[k]
-			for i := range p {
-				d := g[i] + wd*p[i]
-				if first {
-					b[i] = d
-				} else {
-					b[i] = mu*b[i] + damp*d
+			parallelRange(len(p), func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					d := g[i] + wd*p[i]
+					if first {
+						b[i] = d
+					} else {
+						b[i] = mu*b[i] + damp*d
+					}
+					if nesterov {
+						d += mu * b[i]
+					} else {
+						d = b[i]
+					}
+					p[i] -= lr32 * d
 				}
-				if nesterov {
-					d += mu * b[i]
-				} else {
-					d = b[i]
-				}
-				p[i] -= lr32 * d
-			}
+			})
 		}
 	default:
 		b1, b2 := float32(c.Beta1), float32(c.Beta2)
@@ -230,18 +235,36 @@ func (o *Optimizer) Step(params, grads [][]float32, lr float64) error {
 				return fmt.Errorf("optimizer step: parameter %d has %d entries, gradient %d", k, len(p), len(g))
 			}
 			m, v := o.state.M[k], o.state.V[k]
-			for i := range p {
-				gi := g[i]
-				if decoupled {
-					p[i] *= 1 - lr32*wd
-				} else {
-					gi += wd * p[i]
+			parallelRange(len(p), func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					gi := g[i]
+					if decoupled {
+						p[i] *= 1 - lr32*wd
+					} else {
+						gi += wd * p[i]
+					}
+					m[i] = b1*m[i] + (1-b1)*gi
+					v[i] = b2*v[i] + (1-b2)*gi*gi
+					p[i] -= stepSize * m[i] / (float32(math.Sqrt(float64(v[i])))/bc2 + eps)
 				}
-				m[i] = b1*m[i] + (1-b1)*gi
-				v[i] = b2*v[i] + (1-b2)*gi*gi
-				p[i] -= stepSize * m[i] / (float32(math.Sqrt(float64(v[i])))/bc2 + eps)
-			}
+			})
 		}
 	}
 	return nil
+}
+
+// parallelRange runs f over [0, n) split into contiguous ranges on up to
+// GOMAXPROCS goroutines when n is large enough to pay for them (element-wise
+// updates: the result does not depend on the split).
+func parallelRange(n int, f func(lo, hi int)) {
+	const grain = 1 << 15
+	if n < 2*grain {
+		f(0, n)
+		return
+	}
+	nc := min(runtime.GOMAXPROCS(0), n/grain)
+	parallelChunks(nc, func(j, _ int) {
+		lo, hi := chunkBounds(j, nc, n)
+		f(lo, hi)
+	})
 }
