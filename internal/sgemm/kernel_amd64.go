@@ -22,3 +22,9 @@ func kernelAsm(kk int, a, b, c *float32, ldc int, load bool)
 //
 //go:noescape
 func kernelAVX512(kk int, a, b, c *float32, ldc int, load bool)
+
+// transpose8x8 writes dst[j*ldd+i] = src[i*lds+j] for i, j < 8 (AVX,
+// transpose_amd64.s).
+//
+//go:noescape
+func transpose8x8(dst *float32, ldd int, src *float32, lds int)

@@ -14,3 +14,7 @@ func kernelAsm(kk int, a, b, c *float32, ldc int, load bool) {
 func kernelAVX512(kk int, a, b, c *float32, ldc int, load bool) {
 	panic("sgemm: no assembly kernel on this architecture")
 }
+
+func transpose8x8(dst *float32, ldd int, src *float32, lds int) {
+	panic("sgemm: no assembly transpose on this architecture")
+}

@@ -128,16 +128,32 @@ func PackBCols(k, n int, buf []float32, col func(j int, dst []float32)) PackedB 
 		}
 		for pc := 0; pc < k; pc += kb {
 			kk := min(kb, k-pc)
-			strip := buf[pc*nPad+s*kk*nr : pc*nPad+(s+1)*kk*nr]
-			for p := 0; p < kk; p++ {
-				out := strip[p*nr : (p+1)*nr]
-				for jj := range out {
-					out[jj] = cols[jj*ld+pc+p]
-				}
-			}
+			transposeInto(buf[pc*nPad+s*kk*nr:pc*nPad+(s+1)*kk*nr], nr, cols[pc:], ld, kk)
 		}
 	}
 	return b
+}
+
+// transposeInto writes out[p*nr+jj] = cols[jj*ld+p] for p < kk, jj < nr:
+// by 8×8 blocks in AVX registers where the processor has AVX2, the rest
+// one value at a time.
+func transposeInto(out []float32, nr int, cols []float32, ld, kk int) {
+	p0 := 0
+	if haveAsm && nr%8 == 0 {
+		_ = out[kk*nr-1]
+		_ = cols[(nr-1)*ld+kk-1]
+		for ; p0+8 <= kk; p0 += 8 {
+			for j0 := 0; j0 < nr; j0 += 8 {
+				transpose8x8(&out[p0*nr+j0], nr, &cols[j0*ld+p0], ld)
+			}
+		}
+	}
+	for p := p0; p < kk; p++ {
+		row := out[p*nr : (p+1)*nr]
+		for jj := range row {
+			row[jj] = cols[jj*ld+p]
+		}
+	}
 }
 
 func newPackedB(kern Kernel, k, n int, buf []float32) PackedB {

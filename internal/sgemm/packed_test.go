@@ -100,3 +100,30 @@ func TestPackedRefusesMismatch(t *testing.T) {
 		assert.Panics(t, func() { GemmPacked(pa, pb, 0, make([]float32, 8), 2) }, "operands packed for different kernels")
 	}
 }
+
+// transposeInto (8×8 register blocks where AVX2 is there, the rest one value
+// at a time) equals the definition out[p·nr+jj] = cols[jj·ld+p] on every
+// block count and remainder, with both paths.
+func TestTransposeInto(t *testing.T) {
+	defer func(v bool) { haveAsm = v }(haveAsm)
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, asm := range []bool{false, true} {
+		if asm && !Supported(KernelAVX2) {
+			continue
+		}
+		haveAsm = asm
+		for _, nr := range []int{8, 16, 32} {
+			for _, kk := range []int{1, 7, 8, 9, 24, 37} {
+				ld := kk + 5
+				cols := randSlice(r, nr*ld)
+				out := make([]float32, kk*nr)
+				transposeInto(out, nr, cols, ld, kk)
+				for p := 0; p < kk; p++ {
+					for jj := 0; jj < nr; jj++ {
+						require.Equal(t, cols[jj*ld+p], out[p*nr+jj], "asm=%v nr=%d kk=%d p=%d jj=%d", asm, nr, kk, p, jj)
+					}
+				}
+			}
+		}
+	}
+}
