@@ -13,6 +13,8 @@ import (
 	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/llpfc/llpfc/internal/vec"
 )
 
 // fusedBatchNorm switches training-mode BatchNorm (with γ) to the fused op
@@ -245,6 +247,10 @@ func bnForward[F float](o *bnOp, x, gamma, beta, y, a, b []F) {
 				off := i*chw + c*o.hw
 				xs, ys := x[off:off+o.hw], y[off:off+o.hw]
 				ys = ys[:len(xs)]
+				if is32[F]() {
+					vec.Affine(as32(ys), as32(xs), float32(ac), float32(bc), o.relu)
+					continue
+				}
 				if !o.relu {
 					for k, v := range xs {
 						ys[k] = v*ac + bc
@@ -268,6 +274,19 @@ func bnForward[F float](o *bnOp, x, gamma, beta, y, a, b []F) {
 // that the additions do not wait on each other).
 func channelStats[F float](x []F, c, nv, hw, chw int) (mu, variance float64) {
 	m := float64(nv * hw)
+	if is32[F]() {
+		x32 := as32(x)
+		var s float64
+		for i := 0; i < nv; i++ {
+			s += vec.Sum(x32[i*chw+c*hw : i*chw+(c+1)*hw])
+		}
+		mu = s / m
+		var ss float64
+		for i := 0; i < nv; i++ {
+			ss += vec.SqDev(x32[i*chw+c*hw:i*chw+(c+1)*hw], mu)
+		}
+		return mu, ss / m
+	}
 	var s float64
 	for i := 0; i < nv; i++ {
 		xs := x[i*chw+c*hw : i*chw+(c+1)*hw]
@@ -304,6 +323,19 @@ func channelStats[F float](x []F, c, nv, hw, chw int) (mu, variance float64) {
 		ss += (s0 + s1) + (s2 + s3)
 	}
 	return mu, ss / m
+}
+
+// is32 reports whether F is float32 (a constant per instantiation).
+func is32[F float]() bool {
+	var f F
+	return unsafe.Sizeof(f) == 4
+}
+
+// as32 views a slice of a float32-sized F as []float32 (F's underlying
+// type is float32 then): the float32 rows go to internal/vec's AVX2
+// passes without a copy or an interface conversion.
+func as32[F float](s []F) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }
 
 // bnGradOp computes one gradient of bnOp (wrt 0: x, 1: γ, 2: β) from x, γ
@@ -495,6 +527,9 @@ func keep[F float](z, g F) F {
 // accumulators each.
 func channelRowSums[F float](xs, ds []F, a, b F, relu bool, mu float64) (sg, sgd float64) {
 	ds = ds[:len(xs)]
+	if is32[F]() {
+		return vec.MaskedSums(as32(xs), as32(ds), float32(a), float32(b), relu, mu)
+	}
 	var s [4]float64
 	var d [4]float64
 	k := 0
@@ -527,6 +562,10 @@ func channelRowSums[F float](xs, ds []F, a, b F, relu bool, mu float64) (sg, sgd
 func channelRowGrad[F float](xs, ds, dx []F, a, b F, relu bool, mu, k0, q, r float64) {
 	ds, dx = ds[:len(xs)], dx[:len(xs)]
 	kf, qf, rf, mf := F(k0), F(q), F(r), F(mu)
+	if is32[F]() {
+		vec.Grad(as32(dx), as32(xs), as32(ds), float32(a), float32(b), relu, float32(kf), float32(qf), float32(rf), float32(mf))
+		return
+	}
 	if !relu {
 		for k, v := range xs {
 			dx[k] = kf*ds[k] + qf*(v-mf) + rf

@@ -46,7 +46,7 @@ func Conv2dIm2col(x, w, b *gorgonia.Node, pad, stride int) (*gorgonia.Node, erro
 	if pad < 0 || stride < 1 {
 		return nil, fmt.Errorf("Conv2dIm2col: padding %d and stride %d, want ≥ 0 and ≥ 1", pad, stride)
 	}
-	g := convGeom{c: xs[1], h: xs[2], w: xs[3], o: ws[0], k: ws[2], pad: pad, stride: stride}
+	g := newConvGeom(xs[1], xs[2], xs[3], ws[0], ws[2], pad, stride)
 	if g.outH() < 1 || g.outW() < 1 {
 		return nil, fmt.Errorf("Conv2dIm2col: %d×%d input too small for a %d×%d filter with padding %d", g.h, g.w, g.k, g.k, pad)
 	}
@@ -62,11 +62,17 @@ func Conv2dIm2col(x, w, b *gorgonia.Node, pad, stride int) (*gorgonia.Node, erro
 	return gorgonia.ApplyOp(&convOp{geom: g, bias: true}, x, w, b)
 }
 
-// convGeom is the geometry of one convolution.
-type convGeom struct{ c, h, w, o, k, pad, stride int }
+// convGeom is the geometry of one convolution, with its output size
+// computed once (the unfolding asks for it for every row).
+type convGeom struct{ c, h, w, o, k, pad, stride, ho, wo int }
 
-func (g convGeom) outH() int { return (g.h+2*g.pad-g.k)/g.stride + 1 }
-func (g convGeom) outW() int { return (g.w+2*g.pad-g.k)/g.stride + 1 }
+func newConvGeom(c, h, w, o, k, pad, stride int) convGeom {
+	return convGeom{c: c, h: h, w: w, o: o, k: k, pad: pad, stride: stride,
+		ho: (h+2*pad-k)/stride + 1, wo: (w+2*pad-k)/stride + 1}
+}
+
+func (g convGeom) outH() int { return g.ho }
+func (g convGeom) outW() int { return g.wo }
 func (g convGeom) ckk() int  { return g.c * g.k * g.k }
 func (g convGeom) hw() int   { return g.outH() * g.outW() }
 

@@ -1,0 +1,23 @@
+// Package vec holds the training engine's element-wise passes over float32
+// rows in AVX2 assembly (issue 12): the affine map and ReLU of batch norm's
+// forward pass, the float64 sums of its statistics, and the masked sums and
+// element-wise gradient of its backward pass. Each has a portable Go twin
+// with the same meaning, used on processors without AVX2 and for the tails of
+// rows that are not a multiple of the vector width, and the tests compare the
+// two.
+//
+// It is hand-written because no Go library has these passes: github.com/
+// viterin/vek's AVX2 routines cover plain sums and products in float32, not
+// float32 data with float64 accumulators, nor the ReLU mask that batch norm's
+// backward pass applies on the fly (gonum's asm covers axpy and dot). Before
+// it the four passes cost 8 % of a WRN-16-4 training step at about six
+// cycles a value (bench/NOTES.md).
+//
+// Exactness: Affine and Grad compute, value by value, exactly what their Go
+// twins compute (a multiply and an add rounded separately, no fused
+// multiply-add), so the ReLU mask of the backward pass is the forward's bit
+// for bit whichever path ran. Sum, SqDev and MaskedSums add in another order
+// than their Go twins (four float64 lanes), so their results differ from a
+// machine without AVX2 in the last bits; within one machine they are the
+// same every run.
+package vec

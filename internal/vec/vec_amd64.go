@@ -1,0 +1,25 @@
+package vec
+
+import "golang.org/x/sys/cpu"
+
+// useAsm selects the AVX2 routines (tests switch it off to check the Go
+// twins).
+var useAsm = HasAVX2
+
+// HasAVX2 reports whether the assembly routines run on this processor.
+var HasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+//go:noescape
+func sumAsm(x *float32, n int) float64
+
+//go:noescape
+func sqDevAsm(x *float32, n int, mu float64) float64
+
+//go:noescape
+func affineAsm(y, x *float32, n int, a, b float32, relu bool)
+
+//go:noescape
+func maskedSumsAsm(x, dy *float32, n int, a, b float32, relu bool, mu float64) (sg, sgd float64)
+
+//go:noescape
+func gradAsm(dx, x, dy *float32, n int, a, b float32, relu bool, k, q, r, m float32)

@@ -1,0 +1,210 @@
+#include "textflag.h"
+
+// func sumAsm(x *float32, n int) float64
+// Σ x[i] for n a multiple of 16, in four float64 lanes of four.
+TEXT ·sumAsm(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+sumloop:
+	VCVTPS2PD (SI), Y4
+	VCVTPS2PD 16(SI), Y5
+	VCVTPS2PD 32(SI), Y6
+	VCVTPS2PD 48(SI), Y7
+	VADDPD Y4, Y0, Y0
+	VADDPD Y5, Y1, Y1
+	VADDPD Y6, Y2, Y2
+	VADDPD Y7, Y3, Y3
+	ADDQ $64, SI
+	SUBQ $16, CX
+	JNZ sumloop
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VPERMILPD $1, X0, X1
+	VADDSD X1, X0, X0
+	VMOVSD X0, ret+16(FP)
+	VZEROUPPER
+	RET
+
+// func sqDevAsm(x *float32, n int, mu float64) float64
+// Σ (x[i] − μ)² for n a multiple of 16, in four float64 lanes of four.
+TEXT ·sqDevAsm(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	VBROADCASTSD mu+16(FP), Y8
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+sqloop:
+	VCVTPS2PD (SI), Y4
+	VCVTPS2PD 16(SI), Y5
+	VCVTPS2PD 32(SI), Y6
+	VCVTPS2PD 48(SI), Y7
+	VSUBPD Y8, Y4, Y4
+	VSUBPD Y8, Y5, Y5
+	VSUBPD Y8, Y6, Y6
+	VSUBPD Y8, Y7, Y7
+	VFMADD231PD Y4, Y4, Y0
+	VFMADD231PD Y5, Y5, Y1
+	VFMADD231PD Y6, Y6, Y2
+	VFMADD231PD Y7, Y7, Y3
+	ADDQ $64, SI
+	SUBQ $16, CX
+	JNZ sqloop
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VPERMILPD $1, X0, X1
+	VADDSD X1, X0, X0
+	VMOVSD X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func affineAsm(y, x *float32, n int, a, b float32, relu bool)
+// y = x·a + b (each rounded), max(·, 0) with relu (NaN → 0), n a multiple
+// of 8.
+TEXT ·affineAsm(SB), NOSPLIT, $0-33
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS a+24(FP), Y6
+	VBROADCASTSS b+28(FP), Y7
+	VXORPS Y5, Y5, Y5
+	MOVBLZX relu+32(FP), AX
+	TESTL AX, AX
+	JZ plainloop
+
+reluloop:
+	VMULPS (SI), Y6, Y0
+	VADDPS Y7, Y0, Y0
+	VMAXPS Y5, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ reluloop
+	VZEROUPPER
+	RET
+
+plainloop:
+	VMULPS (SI), Y6, Y0
+	VADDPS Y7, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ plainloop
+	VZEROUPPER
+	RET
+
+// func maskedSumsAsm(x, dy *float32, n int, a, b float32, relu bool, mu float64) (sg, sgd float64)
+// Σ g and Σ g·(x − μ) for n a multiple of 8, g = dy masked by x·a + b > 0
+// with relu; float64 lanes.
+TEXT ·maskedSumsAsm(SB), NOSPLIT, $0-64
+	MOVQ x+0(FP), SI
+	MOVQ dy+8(FP), DI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS a+24(FP), Y12
+	VBROADCASTSS b+28(FP), Y13
+	MOVBLZX relu+32(FP), AX
+	VBROADCASTSD mu+40(FP), Y14
+	VXORPS Y15, Y15, Y15
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+msloop:
+	VMOVUPS (SI), Y4
+	VMOVUPS (DI), Y5
+	TESTL AX, AX
+	JZ msnomask
+	VMULPS Y12, Y4, Y6
+	VADDPS Y13, Y6, Y6
+	VCMPPS $14, Y15, Y6, Y7
+	VANDPS Y7, Y5, Y5
+
+msnomask:
+	VCVTPS2PD X5, Y8
+	VEXTRACTF128 $1, Y5, X9
+	VCVTPS2PD X9, Y9
+	VCVTPS2PD X4, Y10
+	VEXTRACTF128 $1, Y4, X11
+	VCVTPS2PD X11, Y11
+	VSUBPD Y14, Y10, Y10
+	VSUBPD Y14, Y11, Y11
+	VADDPD Y8, Y0, Y0
+	VADDPD Y9, Y1, Y1
+	VFMADD231PD Y10, Y8, Y2
+	VFMADD231PD Y11, Y9, Y3
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ msloop
+	VADDPD Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VPERMILPD $1, X0, X1
+	VADDSD X1, X0, X0
+	VMOVSD X0, sg+48(FP)
+	VADDPD Y3, Y2, Y2
+	VEXTRACTF128 $1, Y2, X3
+	VADDPD X3, X2, X2
+	VPERMILPD $1, X2, X3
+	VADDSD X3, X2, X2
+	VMOVSD X2, sgd+56(FP)
+	VZEROUPPER
+	RET
+
+// func gradAsm(dx, x, dy *float32, n int, a, b float32, relu bool, k, q, r, m float32)
+// dx = (k·g + q·(x − m)) + r, each operation rounded, g as in maskedSumsAsm;
+// n a multiple of 8.
+TEXT ·gradAsm(SB), NOSPLIT, $0-60
+	MOVQ dx+0(FP), DX
+	MOVQ x+8(FP), SI
+	MOVQ dy+16(FP), DI
+	MOVQ n+24(FP), CX
+	VBROADCASTSS a+32(FP), Y12
+	VBROADCASTSS b+36(FP), Y13
+	MOVBLZX relu+40(FP), AX
+	VBROADCASTSS k+44(FP), Y8
+	VBROADCASTSS q+48(FP), Y9
+	VBROADCASTSS r+52(FP), Y10
+	VBROADCASTSS m+56(FP), Y11
+	VXORPS Y15, Y15, Y15
+
+gloop:
+	VMOVUPS (SI), Y4
+	VMOVUPS (DI), Y5
+	TESTL AX, AX
+	JZ gnomask
+	VMULPS Y12, Y4, Y6
+	VADDPS Y13, Y6, Y6
+	VCMPPS $14, Y15, Y6, Y7
+	VANDPS Y7, Y5, Y5
+
+gnomask:
+	VMULPS Y8, Y5, Y5
+	VSUBPS Y11, Y4, Y4
+	VMULPS Y9, Y4, Y4
+	VADDPS Y4, Y5, Y5
+	VADDPS Y10, Y5, Y5
+	VMOVUPS Y5, (DX)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, DX
+	SUBQ $8, CX
+	JNZ gloop
+	VZEROUPPER
+	RET

@@ -1,0 +1,18 @@
+//go:build !amd64
+
+package vec
+
+var useAsm = false
+
+// HasAVX2 reports whether the assembly routines run on this processor.
+const HasAVX2 = false
+
+func sumAsm(x *float32, n int) float64                        { panic("vec: no assembly here") }
+func sqDevAsm(x *float32, n int, mu float64) float64          { panic("vec: no assembly here") }
+func affineAsm(y, x *float32, n int, a, b float32, relu bool) { panic("vec: no assembly here") }
+func maskedSumsAsm(x, dy *float32, n int, a, b float32, relu bool, mu float64) (sg, sgd float64) {
+	panic("vec: no assembly here")
+}
+func gradAsm(dx, x, dy *float32, n int, a, b float32, relu bool, k, q, r, m float32) {
+	panic("vec: no assembly here")
+}
