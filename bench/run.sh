@@ -75,7 +75,16 @@ elif command -v apt-get >/dev/null 2>&1; then
 else
 	echo "   SKIPPING the PyTorch peer: $PYTHON cannot import torch and apt-get is not available here"
 fi
-[ "$have_torch" = 1 ] && echo "   peer: PyTorch $("$PYTHON" -c 'import torch; print(torch.__version__)') ($PYTHON)"
+# Debian's numpy and PyTorch call the libblas.so.3 alternative, which is the slow reference BLAS
+# (6 GFLOP/s here) unless an optimised one is installed: the peer gets OpenBLAS, as a PyTorch user
+# would have it, and the SGEMM table's numpy column is then OpenBLAS's.
+blas_lib() { readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 2>/dev/null || echo "unknown"; }
+case "$(blas_lib)" in
+*openblas*) ;;
+*) echo "   libblas.so.3 is $(blas_lib): installing libopenblas0-pthread with apt-get"
+	apt_install libopenblas0-pthread || echo "   could not install OpenBLAS: PyTorch's linear layers and numpy use $(blas_lib)" ;;
+esac
+[ "$have_torch" = 1 ] && echo "   peer: PyTorch $("$PYTHON" -c 'import torch; print(torch.__version__)') ($PYTHON), BLAS $(blas_lib)"
 
 field() { # field NAME < json line → value
 	sed -n "s/.*\"$1\": *\([-0-9.eE+]*\).*/\1/p" | head -1
@@ -196,6 +205,7 @@ if [ "${BENCH_SGEMM:-1}" != 0 ]; then
 	GOMAXPROCS=$THREADS $GO test -run '^$' -bench 'BenchmarkSgemm$' -benchtime 1s -count "$RUNS" ./internal/sgemm 2>&1 |
 		awk '/^BenchmarkSgemm\// {split($1, p, "/"); sub(/-[0-9]+$/, "", p[3]); for (i = 2; i < NF; i++) if ($(i+1) == "GFLOP/s") print p[2], p[3], $i}' >"$tmp/sgemm"
 	if "$PYTHON" -c 'import numpy' 2>/dev/null; then
+		echo "   numpy's BLAS: $(blas_lib)"
 		OPENBLAS_NUM_THREADS=$THREADS "$PYTHON" bench/sgemm_numpy.py --runs "$RUNS" 2>/dev/null | sed 's#/# #' >>"$tmp/sgemm"
 	else
 		echo "   (no numpy for $PYTHON: no OpenBLAS column)"
