@@ -17,6 +17,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // methodOrder is the row order of the paper's tables (baselines first).
@@ -362,9 +364,26 @@ type errPoints struct {
 // method and ±std error bars; the paper's numbers, where they exist, are
 // drawn as dashed lines of the same colour. The plot is saved as PNG at path.
 func (t *Table) Plot(path string) error {
+	p, err := t.newPlot()
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	// gonum/plot puts the title at the canvas's top edge (Title.Padding is
+	// the gap below it), where its ascenders touched or were cut by the
+	// image's border: the plot is drawn in the canvas less a top margin.
+	c := vgimg.New(7*vg.Inch, 4.5*vg.Inch)
+	p.Draw(draw.Crop(draw.New(c), 0, 0, 0, -vg.Points(8)))
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
+		return err
+	})
+}
+
+// newPlot builds the plot that Plot draws.
+func (t *Table) newPlot() (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s: %s on %s, protocol %s", t.Spec, t.Model, t.Dataset, t.Protocol)
-	p.Title.Padding = vg.Points(10) // room above the title: it was clipped at the image's top edge
+	p.Title.Padding = vg.Points(10) // the gap between the title and the axes
 	p.X.Label.Text = "bag size"
 	p.Y.Label.Text = "test accuracy"
 	p.X.Scale = plot.LogScale{}
@@ -402,14 +421,14 @@ func (t *Table) Plot(path string) error {
 		col := plotutil.Color(i)
 		line, scatter, err := plotter.NewLinePoints(pts.XYs)
 		if err != nil {
-			return fmt.Errorf("plot %s: %w", path, err)
+			return nil, err
 		}
 		line.Color, scatter.Color = col, col
 		line.Width = vg.Points(1.5)
 		scatter.Shape = plotutil.Shape(i)
 		bars, err := plotter.NewYErrorBars(pts)
 		if err != nil {
-			return fmt.Errorf("plot %s: %w", path, err)
+			return nil, err
 		}
 		bars.Color = col
 		bars.CapWidth = vg.Points(6)
@@ -424,7 +443,7 @@ func (t *Table) Plot(path string) error {
 		if len(paperPts) > 0 {
 			pl, err := plotter.NewLine(paperPts)
 			if err != nil {
-				return fmt.Errorf("plot %s: %w", path, err)
+				return nil, err
 			}
 			pl.Color = col
 			pl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
@@ -432,14 +451,7 @@ func (t *Table) Plot(path string) error {
 			p.Legend.Add(methodLabel(m)+" (paper)", pl)
 		}
 	}
-	wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, "png")
-	if err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := wt.WriteTo(w)
-		return err
-	})
+	return p, nil
 }
 
 // ReportFiles are the files WriteReport made.

@@ -5,8 +5,11 @@ import (
 	"image/png"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
 
 	"github.com/llpfc/llpfc/fixtures/paper"
 
@@ -102,4 +105,50 @@ func TestReportRejectsMixedConfigurations(t *testing.T) {
 	_, err := BuildTables(rs, nil)
 	assert.ErrorContainsf(t, err, rs[0].Key, "err %v, want one naming both keys", err)
 	assert.ErrorContainsf(t, err, rs[1].Key, "err %v, want one naming both keys", err)
+}
+
+// Issue 13's plot mends: bag size on a log₂ axis (equal distances per
+// doubling) whose ticks are exactly the table's bag sizes, and a title with
+// room above it (the top rows of the image blank, the title drawn below).
+func TestPlotLogAxisTicksAndTitle(t *testing.T) {
+	tb := &Table{Spec: "quick", Model: "mlp", Dataset: "fashion-mnist-fixture", Protocol: "paper",
+		Methods: []string{"kl"}, BagSizes: []int{64, 512, 2048}, Ours: map[Slot]Stat{}}
+	for i, b := range tb.BagSizes {
+		tb.Ours[Slot{"kl", b}] = Stat{Mean: 0.8 - 0.1*float64(i), Std: 0.01}
+	}
+	p, err := tb.newPlot()
+	require.NoError(t, err)
+	_, isLog := p.X.Scale.(plot.LogScale)
+	assert.True(t, isLog, "bag size on a log scale")
+	var labels []string
+	for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		labels = append(labels, tk.Label)
+	}
+	assert.Equal(t, []string{"64", "512", "2048"}, labels, "the ticks are the bag sizes")
+	pos := func(b float64) float64 { return p.X.Norm(b) }
+	assert.InDelta(t, 1.5, (pos(512)-pos(64))/(pos(2048)-pos(512)), 1e-9, "3 doublings from 64 to 512, 2 from 512 to 2048")
+	path := filepath.Join(t.TempDir(), "p.png")
+	require.NoError(t, tb.Plot(path))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	img, err := png.Decode(f)
+	require.NoError(t, err)
+	dark := func(y int) bool { // a dark, opaque pixel in row y
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			if r, g, b, a := img.At(x, y).RGBA(); a > 0x8000 && r+g+b < 3*0x8000 {
+				return true
+			}
+		}
+		return false
+	}
+	top := img.Bounds().Min.Y
+	for y := top; y < top+5; y++ {
+		assert.False(t, dark(y), "row %d of the image has ink: the title touches the top edge", y)
+	}
+	drawn := false
+	for y := top + 5; y < top+60; y++ {
+		drawn = drawn || dark(y)
+	}
+	assert.True(t, drawn, "the title is drawn near the top")
 }

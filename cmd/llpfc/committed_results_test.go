@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,14 +61,15 @@ func TestCommittedReportsRegenerate(t *testing.T) {
 		}
 		require.Equal(t, exitOK, dispatch(append(args, "--out", out), &stdout, &stderr), stderr.String())
 		committed := filepath.Join(dir, "report")
+		remake := "llpfc " + strings.Join(append(args, "--out", committed), " ")
 		ents, err := os.ReadDir(out)
 		require.NoError(t, err)
 		for _, e := range ents {
 			got, err := os.ReadFile(filepath.Join(out, e.Name()))
 			require.NoError(t, err)
 			old, err := os.ReadFile(filepath.Join(committed, e.Name()))
-			if assert.NoError(t, err, "%s: the report file %s is not committed; run llpfc report --results %s", dir, e.Name(), dir) {
-				assert.True(t, bytes.Equal(old, got), "%s: %s differs from what llpfc report makes of the committed cells; run llpfc report --results %s", dir, e.Name(), dir)
+			if assert.NoError(t, err, "%s: the report file %s is not committed; run %s", dir, e.Name(), remake) {
+				assert.True(t, bytes.Equal(old, got), "%s: %s differs from what llpfc report makes of the committed cells; run %s", dir, e.Name(), remake)
 			}
 		}
 		olds, err := os.ReadDir(committed)
