@@ -7,15 +7,26 @@
 // shapes here), vek32's MatMul is row-major only with no transposed forms
 // (42–81), and Go's simd/archsimd needs GOEXPERIMENT=simd at build time. The
 // design is the Goto/BLIS one (see ../../../shared/notes/sgemm.md beside
-// the checkout, when present): B is packed into k-major strips of NR = 16
-// columns, A into strips of MR = 6 rows scaled by α, both zero-padded at the
-// edges, and a 6×16 micro-kernel in Go assembly (AVX2 + FMA, 12 YMM
-// accumulators) multiplies one A strip by one B strip; the transposed forms
-// op(X) = Xᵀ that back-propagation needs cost only a different packing. Row
-// blocks of C are shared out to GOMAXPROCS goroutines, each with its own
-// packing buffer, and each tile of C is summed in a fixed order, so the
-// result does not depend on scheduling. A portable Go micro-kernel with the
-// same packed layout serves processors without AVX2/FMA and other
-// architectures, and the tests check both paths against a float64
-// reference.
+// the checkout, when present): B is packed into k-major strips of NR
+// columns, A into strips of MR rows scaled by α, both zero-padded at the
+// edges, and a micro-kernel in Go assembly multiplies one A strip by one B
+// strip: 8×32 with AVX-512 (16 ZMM accumulators) or 6×16 with AVX2 + FMA
+// (12 YMM accumulators), chosen at start-up from the processor's features
+// (Best; LLPFC_SGEMM_KERNEL or SetKernel force one). The transposed forms
+// op(X) = Xᵀ that back-propagation needs cost only a different packing. k
+// is cut into equal blocks of at most 384; row blocks of C, or runs of its
+// columns when C is wider than tall, are shared out to GOMAXPROCS
+// goroutines, each with its own packing buffer, and each tile of C is
+// summed in a fixed order, so the result does not depend on scheduling —
+// nor on the kernel's tile, since every entry is summed over k in the same
+// order by fused multiply-adds (the portable Go kernel, a separate multiply
+// and add, differs in the last bits).
+//
+// A caller that multiplies the same operand many times, or can write an
+// operand straight into the packed layout, packs it itself (PackA,
+// PackBRows, PackBCols) and calls GemmPacked, GemmPackedA or GemmPackedB,
+// which run in the calling goroutine: the convolutions pack their weights
+// once per run and write im2col into the packed B. A portable Go
+// micro-kernel with either tile serves processors without AVX2/FMA, and the
+// tests check every kernel against a float64 reference.
 package sgemm
