@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -71,7 +72,10 @@ func convValuesDT(t *testing.T, c convCase, dt tensor.Dtype, seed int64) [][]flo
 // 2, and unfoldings of several row blocks (c·k·k = 72 and 144 rows of 1,024
 // and 256 columns).
 func TestConv2dIm2colPackedMatchesFloat64(t *testing.T) {
-	require.True(t, usePackedConv, "the default build sends float32 convolutions through the packed products")
+	// The default build sends float32 convolutions this way; the openblas
+	// build does not, but the path is checked there too.
+	defer func(v bool) { usePackedConv = v }(usePackedConv)
+	usePackedConv = true
 	defer sgemm.SetKernel(sgemm.Active())
 	cases := append([]convCase{{2, 8, 32, 32, 10, 3, 1, 1}, {3, 16, 16, 16, 6, 3, 1, 2}, {2, 16, 16, 16, 9, 3, 1, 1}}, convCases...)
 	names := []string{"y", "∂x", "∂W", "∂b"}
@@ -101,4 +105,10 @@ func TestConv2dIm2colPackedMatchesFloat64(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestDefaultBuildPacksConvolutions: the default build (no openblas tag)
+// sends float32 convolutions through the packed products.
+func TestDefaultBuildPacksConvolutions(t *testing.T) {
+	assert.Equal(t, BLASName == "gonum+sgemm", usePackedConv, "BLAS %s", BLASName)
 }
