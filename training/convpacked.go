@@ -28,16 +28,7 @@ func convForwardPacked(g convGeom, n int, x, w, b, y []float32, sc *scratch[floa
 		lo, hi := chunkBounds(j, nc, n)
 		for i := lo; i < hi; i++ {
 			yi, xi := y[i*ohw:(i+1)*ohw], x[i*chw:(i+1)*chw]
-			var beta float32
-			if b != nil {
-				for o := 0; o < g.o; o++ {
-					row := yi[o*hw : (o+1)*hw]
-					for k := range row {
-						row[k] = b[o]
-					}
-				}
-				beta = 1
-			}
+			beta := fillBias(yi, b, hw)
 			pb := sgemm.PackBRows(ckk, hw, buf, func(r int, dst []float32) { im2colRow(g, xi, r, dst) })
 			sgemm.GemmPacked(pa, pb, beta, yi, hw)
 		}

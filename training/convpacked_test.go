@@ -21,16 +21,7 @@ func convValuesDT(t *testing.T, c convCase, dt tensor.Dtype, seed int64) [][]flo
 	t.Helper()
 	r := rng.New(seed, "conv-packed")
 	g := gorgonia.NewGraph()
-	mk := func(name string, s tensor.Shape, v []float64) *gorgonia.Node {
-		if dt == tensor.Float64 {
-			return constInput(g, name, s, v)
-		}
-		f := make([]float32, len(v))
-		for i := range v {
-			f[i] = float32(v[i])
-		}
-		return gorgonia.NewTensor(g, dt, len(s), gorgonia.WithShape(s...), gorgonia.WithName(name), gorgonia.WithValue(tensor.New(tensor.WithShape(s...), tensor.WithBacking(f))))
-	}
+	mk := func(name string, s tensor.Shape, v []float64) *gorgonia.Node { return inputDT(g, dt, name, s, v) }
 	ho, wo := (c.h+2*c.pad-c.k)/c.stride+1, (c.w+2*c.pad-c.k)/c.stride+1
 	x := mk("x", tensor.Shape{c.n, c.c, c.h, c.w}, randSlice(r, c.n*c.c*c.h*c.w, -1, 1))
 	w := mk("W", tensor.Shape{c.o, c.c, c.k, c.k}, randSlice(r, c.o*c.c*c.k*c.k, -1, 1))

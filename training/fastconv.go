@@ -445,21 +445,28 @@ func convForward[F float](g convGeom, n int, x, w, b, y []F, sc *scratch[F]) err
 		lo, hi := chunkBounds(j, nc, n)
 		for i := lo; i < hi; i++ {
 			yi := y[i*ohw : (i+1)*ohw]
-			var beta F
-			if b != nil {
-				for o := 0; o < g.o; o++ {
-					row := yi[o*hw : (o+1)*hw]
-					for k := range row {
-						row[k] = b[o]
-					}
-				}
-				beta = 1
-			}
+			beta := fillBias(yi, b, hw)
 			im2col(g, x[i*chw:(i+1)*chw], col)
 			gemm(false, false, g.o, hw, ckk, 1, w, ckk, col, hw, beta, yi, hw)
 		}
 	})
 	return nil
+}
+
+// fillBias writes each channel's bias over its hw outputs in y (one image)
+// and returns the β with which the product is then added: 1, or 0 without a
+// bias (y is then overwritten).
+func fillBias[F float](y, b []F, hw int) F {
+	if b == nil {
+		return 0
+	}
+	for o, v := range b {
+		row := y[o*hw : (o+1)*hw]
+		for k := range row {
+			row[k] = v
+		}
+	}
+	return 1
 }
 
 // convGradOp computes one gradient of Conv2dIm2col: wrt 0 (∂/∂x from W and

@@ -155,16 +155,7 @@ func TestConv2dIm2colFloat32(t *testing.T) {
 	b := randSlice(r, c.o, -1, 1)
 	run := func(dt tensor.Dtype) []float64 {
 		g := gorgonia.NewGraph()
-		mk := func(name string, s tensor.Shape, v []float64) *gorgonia.Node {
-			if dt == tensor.Float64 {
-				return constInput(g, name, s, v)
-			}
-			f := make([]float32, len(v))
-			for i := range v {
-				f[i] = float32(v[i])
-			}
-			return gorgonia.NewTensor(g, dt, len(s), gorgonia.WithShape(s...), gorgonia.WithName(name), gorgonia.WithValue(tensor.New(tensor.WithShape(s...), tensor.WithBacking(f))))
-		}
+		mk := func(name string, s tensor.Shape, v []float64) *gorgonia.Node { return inputDT(g, dt, name, s, v) }
 		y, err := Conv2dIm2col(mk("x", tensor.Shape{c.n, c.c, c.h, c.w}, x), mk("W", tensor.Shape{c.o, c.c, c.k, c.k}, w), mk("b", tensor.Shape{1, c.o, 1, 1}, b), c.pad, c.stride)
 		require.NoError(t, err)
 		vm := gorgonia.NewTapeMachine(g)

@@ -95,3 +95,16 @@ func checkGradFD(t *testing.T, g *gorgonia.ExprGraph, loss *gorgonia.Node, param
 	}
 	require.NotEqual(t, 0, checked, "no parameter checked")
 }
+
+// inputDT adds a constant tensor of element type dt (float64 or float32)
+// holding v to g.
+func inputDT(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, shape tensor.Shape, v []float64) *gorgonia.Node {
+	if dt == tensor.Float64 {
+		return constInput(g, name, shape, v)
+	}
+	f := make([]float32, len(v))
+	for i := range v {
+		f[i] = float32(v[i])
+	}
+	return gorgonia.NewTensor(g, dt, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName(name), gorgonia.WithValue(tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))))
+}
