@@ -175,3 +175,40 @@ func FuzzSgemm(f *testing.F) {
 		checkCase(t, r, form&1 == 1, form&2 == 2, int(m)%80+1, int(n)%80+1, int(k)%700, int(pad)%4, 1.5, 0.5)
 	})
 }
+
+// The AVX-512 and AVX2 kernels give the same bits (README, bench/NOTES.md):
+// every entry of C is summed over k in the same order by fused
+// multiply-adds whatever the tile, and an edge tile is added to C with one
+// rounding as a full tile is; so are the packed products.
+func TestAssemblyKernelsBitIdentical(t *testing.T) {
+	if !Supported(KernelAVX512) || !Supported(KernelAVX2) {
+		t.Skip("needs both AVX-512 and AVX2 (this project's machine has both)")
+	}
+	defer SetKernel(Active())
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, s := range [][3]int{{37, 70, 500}, {128, 512, 784}, {9, 33, 1000}, {200, 17, 40}} {
+		m, n, k := s[0], s[1], s[2]
+		for _, tr := range []bool{false, true} {
+			a, b, c0 := randSlice(r, m*k), randSlice(r, k*n), randSlice(r, m*n)
+			lda, ldb := k, n
+			if tr {
+				lda, ldb = m, k
+			}
+			run := func(kern Kernel, beta float32) ([]float32, []float32) {
+				SetKernel(kern)
+				c := append([]float32(nil), c0...)
+				Sgemm(tr, tr, m, n, k, 1.5, a, lda, b, ldb, beta, c, n)
+				pc := append([]float32(nil), c0...)
+				pa := PackA(tr, m, k, 1.5, a, lda, make([]float32, PackedASize(m, k)))
+				GemmPackedA(pa, n, tr, b, ldb, beta, pc, n)
+				return c, pc
+			}
+			for _, beta := range []float32{0, 0.5} {
+				c512, p512 := run(KernelAVX512, beta)
+				c2, p2 := run(KernelAVX2, beta)
+				require.Equal(t, c2, c512, "Sgemm %v t=%v β=%v", s, tr, beta)
+				require.Equal(t, p2, p512, "GemmPackedA %v t=%v β=%v", s, tr, beta)
+			}
+		}
+	}
+}
