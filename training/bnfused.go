@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
@@ -246,21 +245,7 @@ func bnForward[F float](o *bnOp, x, gamma, beta, y, a, b []F) {
 			for i := 0; i < o.n; i++ {
 				off := i*chw + c*o.hw
 				xs, ys := x[off:off+o.hw], y[off:off+o.hw]
-				ys = ys[:len(xs)]
-				if is32[F]() {
-					vec.Affine(as32(ys), as32(xs), float32(ac), float32(bc), o.relu)
-					continue
-				}
-				if !o.relu {
-					for k, v := range xs {
-						ys[k] = v*ac + bc
-					}
-					continue
-				}
-				for k, v := range xs {
-					z := v*ac + bc
-					ys[k] = keep(z, z) // max(z, 0) without a branch; NaN → 0
-				}
+				vec.Affine(ys, xs, ac, bc, o.relu)
 			}
 		}
 	})
@@ -270,72 +255,20 @@ func bnForward[F float](o *bnOp, x, gamma, beta, y, a, b []F) {
 }
 
 // channelStats returns the mean and biased variance of channel c over the
-// first nv rows of x (two passes, float64 accumulators, four per pass so
-// that the additions do not wait on each other).
+// first nv rows of x (two passes, float64 accumulators; internal/vec's
+// AVX2 passes for float32).
 func channelStats[F float](x []F, c, nv, hw, chw int) (mu, variance float64) {
 	m := float64(nv * hw)
-	if is32[F]() {
-		x32 := as32(x)
-		var s float64
-		for i := 0; i < nv; i++ {
-			s += vec.Sum(x32[i*chw+c*hw : i*chw+(c+1)*hw])
-		}
-		mu = s / m
-		var ss float64
-		for i := 0; i < nv; i++ {
-			ss += vec.SqDev(x32[i*chw+c*hw:i*chw+(c+1)*hw], mu)
-		}
-		return mu, ss / m
-	}
 	var s float64
 	for i := 0; i < nv; i++ {
-		xs := x[i*chw+c*hw : i*chw+(c+1)*hw]
-		var s0, s1, s2, s3 float64
-		k := 0
-		for ; k+3 < len(xs); k += 4 {
-			s0 += float64(xs[k])
-			s1 += float64(xs[k+1])
-			s2 += float64(xs[k+2])
-			s3 += float64(xs[k+3])
-		}
-		for ; k < len(xs); k++ {
-			s0 += float64(xs[k])
-		}
-		s += (s0 + s1) + (s2 + s3)
+		s += vec.Sum(x[i*chw+c*hw : i*chw+(c+1)*hw])
 	}
 	mu = s / m
 	var ss float64
 	for i := 0; i < nv; i++ {
-		xs := x[i*chw+c*hw : i*chw+(c+1)*hw]
-		var s0, s1, s2, s3 float64
-		k := 0
-		for ; k+3 < len(xs); k += 4 {
-			d0, d1, d2, d3 := float64(xs[k])-mu, float64(xs[k+1])-mu, float64(xs[k+2])-mu, float64(xs[k+3])-mu
-			s0 += d0 * d0
-			s1 += d1 * d1
-			s2 += d2 * d2
-			s3 += d3 * d3
-		}
-		for ; k < len(xs); k++ {
-			d := float64(xs[k]) - mu
-			s0 += d * d
-		}
-		ss += (s0 + s1) + (s2 + s3)
+		ss += vec.SqDev(x[i*chw+c*hw:i*chw+(c+1)*hw], mu)
 	}
 	return mu, ss / m
-}
-
-// is32 reports whether F is float32 (a constant per instantiation).
-func is32[F float]() bool {
-	var f F
-	return unsafe.Sizeof(f) == 4
-}
-
-// as32 views a slice of a float32-sized F as []float32 (F's underlying
-// type is float32 then): the float32 rows go to internal/vec's AVX2
-// passes without a copy or an interface conversion.
-func as32[F float](s []F) []float32 {
-	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }
 
 // bnGradOp computes one gradient of bnOp (wrt 0: x, 1: γ, 2: β) from x, γ
@@ -465,7 +398,7 @@ func bnBackward[F float](f *bnOp, x, gamma, dy, dx, a, b []F, s *bnSums) {
 			var sg, sgd float64
 			for i := 0; i < f.n; i++ {
 				off := i*chw + c*f.hw
-				s0, d0 := channelRowSums(x[off:off+f.hw], dy[off:off+f.hw], ac, bc, f.relu, mu)
+				s0, d0 := vec.MaskedSums(x[off:off+f.hw], dy[off:off+f.hw], ac, bc, f.relu, mu)
 				sg += s0
 				sgd += d0
 			}
@@ -491,90 +424,19 @@ func bnBackward[F float](f *bnOp, x, gamma, dy, dx, a, b []F, s *bnSums) {
 			case !fixed:
 				r, q = -k0*sg/m, -k0*is*sgx/m
 			}
+			// In the element type with the constants rounded once; x − μ is
+			// formed first, as PyTorch's CPU kernel does, so a large mean does
+			// not cancel.
+			kf, qf, rf, mf := F(k0), F(q), F(r), F(mu)
 			for i := 0; i < f.n; i++ {
 				off := i*chw + c*f.hw
-				if i < nv {
-					channelRowGrad(x[off:off+f.hw], dy[off:off+f.hw], dx[off:off+f.hw], ac, bc, f.relu, mu, k0, q, r)
-				} else {
-					channelRowGrad(x[off:off+f.hw], dy[off:off+f.hw], dx[off:off+f.hw], ac, bc, f.relu, mu, k0, 0, 0)
+				if i >= nv {
+					qf, rf = 0, 0
 				}
+				vec.Grad(dx[off:off+f.hw], x[off:off+f.hw], dy[off:off+f.hw], ac, bc, f.relu, kf, qf, rf, mf)
 			}
 		}
 	})
-}
-
-// keep returns g where the ReLU let z through (z > 0) and 0 elsewhere, by
-// masking g's bits: no branch on the data, whose signs are random (a
-// branch mispredicted about half the time and made the backward pass of
-// batch norm a quarter of a WRN-16-4 step).
-func keep[F float](z, g F) F {
-	if unsafe.Sizeof(g) == 4 {
-		var m uint32
-		if z > 0 {
-			m = ^uint32(0)
-		}
-		return F(math.Float32frombits(math.Float32bits(float32(g)) & m))
-	}
-	var m uint64
-	if z > 0 {
-		m = ^uint64(0)
-	}
-	return F(math.Float64frombits(math.Float64bits(float64(g)) & m))
-}
-
-// channelRowSums returns Σg and Σg·(x − μ) over one row of a channel (g =
-// dy, masked by the ReLU of a·x + b when relu is set), in float64 with four
-// accumulators each.
-func channelRowSums[F float](xs, ds []F, a, b F, relu bool, mu float64) (sg, sgd float64) {
-	ds = ds[:len(xs)]
-	if is32[F]() {
-		return vec.MaskedSums(as32(xs), as32(ds), float32(a), float32(b), relu, mu)
-	}
-	var s [4]float64
-	var d [4]float64
-	k := 0
-	for ; k+3 < len(xs); k += 4 {
-		for u := 0; u < 4; u++ {
-			g := ds[k+u]
-			if relu {
-				g = keep(xs[k+u]*a+b, g)
-			}
-			s[u] += float64(g)
-			d[u] += float64(g) * (float64(xs[k+u]) - mu)
-		}
-	}
-	for ; k < len(xs); k++ {
-		g := ds[k]
-		if relu {
-			g = keep(xs[k]*a+b, g)
-		}
-		s[0] += float64(g)
-		d[0] += float64(g) * (float64(xs[k]) - mu)
-	}
-	return (s[0] + s[1]) + (s[2] + s[3]), (d[0] + d[1]) + (d[2] + d[3])
-}
-
-// channelRowGrad writes dx = k0·g + q·(x − μ) + r over one row of a channel
-// (g as in channelRowSums) in the element type, with the constants rounded
-// once (a float32 row this way costs a third of the float64 arithmetic per
-// value; x − μ is formed first, as PyTorch's CPU kernel does, so a large
-// mean does not cancel).
-func channelRowGrad[F float](xs, ds, dx []F, a, b F, relu bool, mu, k0, q, r float64) {
-	ds, dx = ds[:len(xs)], dx[:len(xs)]
-	kf, qf, rf, mf := F(k0), F(q), F(r), F(mu)
-	if is32[F]() {
-		vec.Grad(as32(dx), as32(xs), as32(ds), float32(a), float32(b), relu, float32(kf), float32(qf), float32(rf), float32(mf))
-		return
-	}
-	if !relu {
-		for k, v := range xs {
-			dx[k] = kf*ds[k] + qf*(v-mf) + rf
-		}
-		return
-	}
-	for k, v := range xs {
-		dx[k] = kf*keep(v*a+b, ds[k]) + qf*(v-mf) + rf
-	}
 }
 
 // batchNormEvalFused adds evaluation-mode y = x·s + t (ReLU'd when relu is

@@ -133,37 +133,26 @@ func im2colRow[F float](g convGeom, x []F, r int, dst []F) {
 		im2colRowSame(g, img, ki-g.pad, kj-g.pad, dst)
 		return
 	}
+	// iw = ow·stride + off: the valid run [lo, hi) of every output row, copied
+	// without a branch per value; the rest is zero.
+	off := kj - g.pad
+	lo, hi := validRun(wo, g.w, g.stride, off)
 	for oh := 0; oh < ho; oh++ {
 		ih := oh*g.stride - g.pad + ki
 		d := dst[oh*wo : (oh+1)*wo]
-		if ih < 0 || ih >= g.h {
+		if ih < 0 || ih >= g.h || hi <= lo {
 			clear(d)
 			continue
 		}
 		src := img[ih*g.w : (ih+1)*g.w]
+		clear(d[:lo])
+		clear(d[hi:])
 		if g.stride == 1 {
-			// iw = ow − pad + kj: copy the valid run, zero the rest.
-			lo := max(0, g.pad-kj)
-			hi := min(wo, g.w+g.pad-kj)
-			if hi <= lo {
-				clear(d)
-				continue
-			}
-			clear(d[:lo])
-			copy(d[lo:hi], src[lo-g.pad+kj:hi-g.pad+kj])
-			clear(d[hi:])
+			copy(d[lo:hi], src[lo+off:hi+off])
 			continue
 		}
-		// iw = ow·stride − pad + kj: the valid run [lo, hi) without a branch per value.
-		lo, hi := validRun(wo, g.w, g.stride, kj-g.pad)
-		for ow := 0; ow < lo; ow++ {
-			d[ow] = 0
-		}
-		for ow, iw := lo, lo*g.stride-g.pad+kj; ow < hi; ow, iw = ow+1, iw+g.stride {
+		for ow, iw := lo, lo*g.stride+off; ow < hi; ow, iw = ow+1, iw+g.stride {
 			d[ow] = src[iw]
-		}
-		for ow := max(hi, lo); ow < wo; ow++ {
-			d[ow] = 0
 		}
 	}
 }
@@ -204,6 +193,8 @@ func col2imRowAdd[F float](g convGeom, r int, src, dx []F) {
 		col2imRowAddSame(g, src, ki-g.pad, kj-g.pad, img)
 		return
 	}
+	off := kj - g.pad
+	lo, hi := validRun(wo, g.w, g.stride, off)
 	for oh := 0; oh < ho; oh++ {
 		ih := oh*g.stride - g.pad + ki
 		if ih < 0 || ih >= g.h {
@@ -211,19 +202,7 @@ func col2imRowAdd[F float](g convGeom, r int, src, dx []F) {
 		}
 		s := src[oh*wo : (oh+1)*wo]
 		d := img[ih*g.w : (ih+1)*g.w]
-		if g.stride == 1 {
-			lo := max(0, g.pad-kj)
-			hi := min(wo, g.w+g.pad-kj)
-			if hi > lo {
-				dd := d[lo-g.pad+kj : hi-g.pad+kj]
-				for i, v := range s[lo:hi] {
-					dd[i] += v
-				}
-			}
-			continue
-		}
-		lo, hi := validRun(wo, g.w, g.stride, kj-g.pad)
-		for ow, iw := lo, lo*g.stride-g.pad+kj; ow < hi; ow, iw = ow+1, iw+g.stride {
+		for ow, iw := lo, lo*g.stride+off; ow < hi; ow, iw = ow+1, iw+g.stride {
 			d[iw] += s[ow]
 		}
 	}

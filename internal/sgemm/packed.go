@@ -70,11 +70,11 @@ func PackA(tA bool, m, k int, alpha float32, a []float32, lda int, buf []float32
 		ar, ac = k, m
 	}
 	checkOperand("A", len(a), ar, ac, lda)
-	size := roundUp(m, kern.MR) * k
+	mPad, kb := roundUp(m, kern.MR), kBlock(k)
+	size := mPad * k
 	if len(buf) < size {
 		panic(fmt.Sprintf("sgemm: PackA buffer of %d values, want %d", len(buf), size))
 	}
-	mPad, kb := roundUp(m, kern.MR), kBlock(k)
 	for pc := 0; pc < k; pc += kb {
 		packA(kern.MR, tA, a, lda, alpha, 0, m, pc, min(kb, k-pc), buf[pc*mPad:])
 	}
@@ -106,10 +106,10 @@ func PackBRows(k, n int, buf []float32, row func(p int, dst []float32)) PackedB 
 }
 
 // PackBCols packs the k×n matrix B into buf for the active kernel; col(j,
-// dst) writes column j of B (k values) into dst, a scratch column that the
-// call reuses. (Gathering a strip's NR columns first and interleaving them
-// row by row, or packing the unfolding as A in strips of MR rows instead,
-// measured slower: bench/NOTES.md.)
+// dst) writes column j of B (k values) into dst. A strip's NR columns are
+// gathered into scratch rows, then interleaved by 8×8 transposes
+// (transposeInto): writing each column at stride NR touched a new cache line
+// per value (bench/NOTES.md).
 func PackBCols(k, n int, buf []float32, col func(j int, dst []float32)) PackedB {
 	kern := active
 	nr, nPad, kb := kern.NR, roundUp(n, kern.NR), kBlock(k)

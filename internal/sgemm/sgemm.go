@@ -42,6 +42,7 @@ var (
 	KernelAVX2   = Kernel{Name: "avx2-6x16", MR: 6, NR: 16, asm: kernelAsm}
 	KernelGo     = Kernel{Name: "go-6x16", MR: 6, NR: 16}
 	KernelGo8x32 = Kernel{Name: "go-8x32", MR: 8, NR: 32}
+	kernels      = []Kernel{KernelAVX512, KernelAVX2, KernelGo, KernelGo8x32}
 )
 
 // active is the kernel Sgemm uses: the widest the processor runs, chosen
@@ -57,7 +58,7 @@ func fromEnv(name string) Kernel {
 	if name == "" {
 		return Best()
 	}
-	for _, k := range []Kernel{KernelAVX512, KernelAVX2, KernelGo, KernelGo8x32} {
+	for _, k := range kernels {
 		if k.Name == name && Supported(k) {
 			return k
 		}

@@ -81,7 +81,7 @@ func checkCase(t *testing.T, r *rand.Rand, tA, tB bool, m, n, k, pad int, alpha,
 // it supports and the portable Go kernel with each tile.
 func allKernels(t testing.TB) []Kernel {
 	var ks []Kernel
-	for _, k := range []Kernel{KernelAVX512, KernelAVX2, KernelGo, KernelGo8x32} {
+	for _, k := range kernels {
 		if Supported(k) {
 			ks = append(ks, k)
 		} else {

@@ -2,9 +2,9 @@
 // rows in AVX2 assembly (issue 12): the affine map and ReLU of batch norm's
 // forward pass, the float64 sums of its statistics, and the masked sums and
 // element-wise gradient of its backward pass. Each has a portable Go twin
-// with the same meaning, used on processors without AVX2 and for the tails of
-// rows that are not a multiple of the vector width, and the tests compare the
-// two.
+// with the same meaning, generic over float32 and float64, used for float64
+// rows, on processors without AVX2 and for the tails of rows that are not a
+// multiple of the vector width, and the tests compare the two.
 //
 // It is hand-written because no Go library has these passes: github.com/
 // viterin/vek's AVX2 routines cover plain sums and products in float32, not
