@@ -44,13 +44,18 @@ func register(c command) {
 // Exit statuses shared by every command.
 const (
 	exitOK       = 0
-	exitFailed   = 1 // the command ran and found a failure (e.g. a claim failed)
-	exitBadUsage = 2 // invalid flags or invalid input
+	exitFailed   = 1 // the command ran and found a failure (e.g. a claim failed), or llpfc itself failed (a panic, out of memory: crash.go)
+	exitBadUsage = 2 // invalid flags or invalid input, and nothing else
 )
 
 func main() {
 	setGCPercent(os.Getenv("GOGC"))
-	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+	if status, supervised := supervise(); supervised {
+		os.Exit(status)
+	}
+	status := dispatch(os.Args[1:], os.Stdout, os.Stderr)
+	finished(status)
+	os.Exit(status)
 }
 
 // defaultGCPercent is the garbage collector's target when GOGC is not set:
@@ -71,7 +76,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 2 && args[0] == "help" {
 		// `llpfc help CMD` is `llpfc CMD -h` (issue 17, item 6).
 		if c, ok := commands[args[1]]; ok {
-			return c.run([]string{"-h"}, stdout, stderr)
+			return runCommand(c, []string{"-h"}, stdout, stderr)
 		}
 		fmt.Fprintf(stderr, "llpfc: unknown command %q; run `llpfc help` for the list\n", args[1])
 		return exitBadUsage
@@ -88,7 +93,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llpfc: unknown command %q; run `llpfc help` for the list\n", args[0])
 		return exitBadUsage
 	}
-	return c.run(args[1:], stdout, stderr)
+	return runCommand(c, args[1:], stdout, stderr)
 }
 
 func usage(w io.Writer) {
