@@ -82,8 +82,9 @@ func union(a, b map[string]string) map[string]bool {
 // must share every other setting (within a method even the per-method
 // ones), and every method must share the settings that are not per-method
 // (data, points, normalization, epochs, optimizer, schedule, …). The error
-// names the table, the two cells and the fields.
-func checkComparable(title string, rs []*Result) error {
+// names the table, the two cells, the fields, and where the cells come
+// from (from: the stores of each key; nil when unknown).
+func checkComparable(t *Table, rs []*Result, from map[string][]string) error {
 	if len(rs) == 0 {
 		return nil
 	}
@@ -94,13 +95,46 @@ func checkComparable(title string, rs []*Result) error {
 		if f, ok := first[m]; !ok {
 			first[m] = r
 		} else if d := configDiff(f.Config, r.Config, axisFields); len(d) > 0 {
-			return fmt.Errorf("table %q: %s cells %s and %s differ in %s; they are not comparable (keep different settings in different --results directories)",
-				title, methodLabel(m), f.Key, r.Key, strings.Join(d, ", "))
+			return incomparable(t, methodLabel(m)+" cells", f, r, d, from)
 		}
 		if d := configDiff(ref.Config, r.Config, axisFields, methodFields); len(d) > 0 {
-			return fmt.Errorf("table %q: cells %s (%s) and %s (%s) differ in %s; they are not comparable (keep different settings in different --results directories)",
-				title, ref.Key, methodLabel(ref.Config.Method), r.Key, methodLabel(m), strings.Join(d, ", "))
+			return incomparable(t, "cells", ref, r, d, from)
 		}
 	}
 	return nil
+}
+
+// incomparable is the error of two cells a, b of table t that differ in
+// fields. Its advice depends on where they come from: cells of one spec
+// name in two stores (issue 27: two stores whose grids share a name but not
+// their epochs were told to keep their settings in different directories,
+// which they were) are to be reported separately; cells of one store were
+// made by a spec edited between runs.
+func incomparable(t *Table, what string, a, b *Result, fields []string, from map[string][]string) error {
+	advice := "keep different settings in different --results directories"
+	if sa, sb := from[a.Key], from[b.Key]; len(sa) > 0 && len(sb) > 0 && disjoint(sa, sb) {
+		advice = fmt.Sprintf("the stores %s and %s hold cells of spec %q with different settings: report them separately (one --results and one --out each), or rename the spec of one grid and run it again",
+			strings.Join(sa, ", "), strings.Join(sb, ", "), t.Spec)
+	} else if len(sa) > 0 {
+		advice = fmt.Sprintf("the store %s holds cells of spec %q with different settings, as when a spec is edited between runs into one store: keep different settings in different --results directories", strings.Join(sa, ", "), t.Spec)
+	}
+	return &IncomparableError{fmt.Sprintf("table %q: %s %s (%s) and %s (%s) differ in %s; they are not comparable (%s)",
+		t.Title(), what, a.Key, methodLabel(a.Config.Method), b.Key, methodLabel(b.Config.Method), strings.Join(fields, ", "), advice)}
+}
+
+// IncomparableError is two cells that one table would set side by side
+// although their settings differ (checkComparable): a problem of the stores
+// read, not of the code.
+type IncomparableError struct{ msg string }
+
+func (e *IncomparableError) Error() string { return e.msg }
+
+// disjoint reports whether a and b have no element in common.
+func disjoint(a, b []string) bool {
+	for _, x := range a {
+		if containsStr(b, x) {
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,10 @@ package experiments
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -81,104 +85,79 @@ func (t *Table) Title() string {
 	return fmt.Sprintf("%s: %s on %s (learner %s, protocol %s)", t.Spec, t.Model, t.Dataset, t.Learner, t.Protocol)
 }
 
-// BuildTables groups results into tables and aggregates seeds. Within a
-// table each slot must hold results of one configuration (up to the seed);
-// results of two configurations in one slot — e.g. a spec edited between
-// runs into the same store — are an error naming both keys. entries are the
-// paper's numbers (paper.Entries), attached where model, data set and
-// protocol ("paper") match.
+// BuildTables groups results into tables and aggregates seeds: one table
+// per (spec, learner, model, data set, protocol), a cell in the table of
+// every spec it belongs to (Result.SpecNames). Within a table each slot
+// must hold results of one configuration (up to the seed), and the cells
+// must be comparable (checkComparable); otherwise the error names both
+// keys. entries are the paper's numbers (paper.Entries), attached where
+// model, data set and protocol ("paper") match.
 func BuildTables(results []*Result, entries []paper.Entry) ([]*Table, error) {
-	type tkey struct{ spec, learner, model, dataset, protocol string }
-	tables := map[tkey]*Table{}
-	proto := map[tkey]map[Slot]*Result{} // first result of each slot: its config up to the seed
+	return buildTables(results, entries, nil)
+}
+
+// tableKey identifies a table.
+type tableKey struct{ spec, learner, model, dataset, protocol string }
+
+// buildTables is BuildTables; from, when not nil, names the stores that
+// hold each key, for the errors (Collection.From).
+func buildTables(results []*Result, entries []paper.Entry, from map[string][]string) ([]*Table, error) {
+	tables := map[tableKey]*Table{}
+	proto := map[tableKey]map[Slot]*Result{} // first result of each slot: its config up to the seed
+	byTable := map[tableKey][]*Result{}
 	for _, r := range results {
 		c := r.Config
-		k := tkey{r.Spec, c.Learner, c.Model, c.Dataset, c.Protocol}
-		t := tables[k]
-		if t == nil {
-			t = &Table{Spec: r.Spec, Learner: c.Learner, Model: c.Model, Dataset: c.Dataset, Protocol: c.Protocol,
-				Ours: map[Slot]Stat{}, Paper: map[Slot]paper.Entry{}}
-			tables[k] = t
-			proto[k] = map[Slot]*Result{}
+		specs := r.SpecNames()
+		if len(specs) == 0 {
+			specs = []string{""}
 		}
-		s := Slot{c.Method, c.BagSize}
-		if p, ok := proto[k][s]; ok {
-			a, b := p.Config, c
-			a.Seed, b.Seed = 0, 0
-			if !reflect.DeepEqual(a, b) {
-				return nil, fmt.Errorf("table %q, %s at bag size %d: results of two configurations (cells %s and %s); keep different settings in different --results directories",
-					t.Title(), c.Method, c.BagSize, p.Key, r.Key)
+		for _, spec := range specs {
+			k := tableKey{spec, c.Learner, c.Model, c.Dataset, c.Protocol}
+			t := tables[k]
+			if t == nil {
+				t = &Table{Spec: spec, Learner: c.Learner, Model: c.Model, Dataset: c.Dataset, Protocol: c.Protocol,
+					Ours: map[Slot]Stat{}, Paper: map[Slot]paper.Entry{}, Settings: map[string]Config{}, Versions: map[string]int{}}
+				tables[k] = t
+				proto[k] = map[Slot]*Result{}
 			}
-		} else {
-			proto[k][s] = r
+			s := Slot{c.Method, c.BagSize}
+			if p, ok := proto[k][s]; ok {
+				a, b := p.Config, c
+				a.Seed, b.Seed = 0, 0
+				if !reflect.DeepEqual(a, b) {
+					return nil, incomparable(t, fmt.Sprintf("%s at bag size %d: results of two configurations,", c.Method, c.BagSize), p, r, configDiff(a, b), from)
+				}
+			} else {
+				proto[k][s] = r
+			}
+			if _, ok := t.Settings[c.Method]; !ok {
+				t.Settings[c.Method] = c
+			}
+			st := t.Ours[s]
+			st.Seeds = append(st.Seeds, r.Seed)
+			st.Keys = append(st.Keys, r.Key)
+			st.N++
+			t.Ours[s] = st
+			byTable[k] = append(byTable[k], r)
+			t.Versions[versionLabel(r.Provenance)]++
+			t.Normalization = c.Normalize
 		}
-		if t.Settings == nil {
-			t.Settings = map[string]Config{}
-		}
-		if _, ok := t.Settings[c.Method]; !ok {
-			t.Settings[c.Method] = c
-		}
-		st := t.Ours[s]
-		st.Seeds = append(st.Seeds, r.Seed)
-		st.Keys = append(st.Keys, r.Key)
-		st.N++
-		t.Ours[s] = st
 	}
 	// Only comparable cells share a table.
-	byTable := map[tkey][]*Result{}
-	for _, r := range results {
-		c := r.Config
-		k := tkey{r.Spec, c.Learner, c.Model, c.Dataset, c.Protocol}
-		byTable[k] = append(byTable[k], r)
-		t := tables[k]
-		if t.Versions == nil {
-			t.Versions = map[string]int{}
-		}
-		v := r.Provenance.CodeVersion
-		if v == "" {
-			v = "unknown"
-		}
-		if r.Provenance.Dirty {
-			v += " (uncommitted changes)"
-		}
-		t.Versions[v]++
-		t.Normalization = c.Normalize
-	}
 	for k, rs := range byTable {
-		if err := checkComparable(tables[k].Title(), rs); err != nil {
+		if err := checkComparable(tables[k], rs, from); err != nil {
 			return nil, err
 		}
 	}
 	// Aggregate in seed order so the output does not depend on file order.
-	acc := map[string]float64{}
 	byKey := map[string]*Result{}
 	for _, r := range results {
-		acc[r.Key] = r.Metrics.TestAccuracy
 		byKey[r.Key] = r
 	}
 	var out []*Table
 	for _, t := range tables {
 		for s, st := range t.Ours {
-			idx := make([]int, st.N)
-			for i := range idx {
-				idx[i] = i
-			}
-			sort.Slice(idx, func(a, b int) bool { return st.Seeds[idx[a]] < st.Seeds[idx[b]] })
-			xs := make([]float64, st.N)
-			seeds := make([]int64, st.N)
-			keys := make([]string, st.N)
-			for i, j := range idx {
-				xs[i], seeds[i], keys[i] = acc[st.Keys[j]], st.Seeds[j], st.Keys[j]
-			}
-			st.Seeds, st.Keys = seeds, keys
-			st.Mean, st.Std = stat.PopMeanStdDev(xs, nil)
-			for i, key := range keys {
-				m := byKey[key].Metrics
-				if steps := m.StepsPerEpoch * m.Epochs; i == 0 || steps < st.Steps {
-					st.Steps, st.StepsPerEpoch = steps, m.StepsPerEpoch
-				}
-			}
-			t.Ours[s] = st
+			t.Ours[s] = aggregate(st, byKey)
 			if !containsStr(t.Methods, s.Method) {
 				t.Methods = append(t.Methods, s.Method)
 			}
@@ -200,6 +179,43 @@ func BuildTables(results []*Result, entries []paper.Entry) ([]*Table, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Title() < out[j].Title() })
 	return out, nil
+}
+
+// versionLabel is the code version of a cell as a table counts it.
+func versionLabel(p Provenance) string {
+	v := p.CodeVersion
+	if v == "" {
+		v = "unknown"
+	}
+	if p.Dirty {
+		v += " (uncommitted changes)"
+	}
+	return v
+}
+
+// aggregate returns st with its seeds and keys in seed order, the mean and
+// population std of their accuracies, and the fewest optimizer steps.
+func aggregate(st Stat, byKey map[string]*Result) Stat {
+	idx := make([]int, st.N)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return st.Seeds[idx[a]] < st.Seeds[idx[b]] })
+	xs := make([]float64, st.N)
+	seeds := make([]int64, st.N)
+	keys := make([]string, st.N)
+	for i, j := range idx {
+		xs[i], seeds[i], keys[i] = byKey[st.Keys[j]].Metrics.TestAccuracy, st.Seeds[j], st.Keys[j]
+	}
+	st.Seeds, st.Keys = seeds, keys
+	st.Mean, st.Std = stat.PopMeanStdDev(xs, nil)
+	for i, key := range keys {
+		m := byKey[key].Metrics
+		if steps := m.StepsPerEpoch * m.Epochs; i == 0 || steps < st.Steps {
+			st.Steps, st.StepsPerEpoch = steps, m.StepsPerEpoch
+		}
+	}
+	return st
 }
 
 func methodRank(m string) int {
@@ -458,12 +474,14 @@ func (t *Table) newPlot() (*plot.Plot, error) {
 type ReportFiles struct {
 	Markdown string
 	Plots    []string
+	// Damaged are the damaged cell files left out of the report (Damage
+	// says how to repair each).
+	Damaged []Damage
 }
 
 // WriteReport reads every result of store, builds the tables (with the
 // paper's numbers from fixtures/paper), and writes outDir/report.md and one
-// PNG plot per table, outDir/<spec>-<model>-<dataset>.png. It returns the
-// markdown as well.
+// PNG plot per table (PlotNames). It returns the markdown as well.
 func WriteReport(store *Store, outDir string) (ReportFiles, []byte, error) {
 	return WriteReports([]*Store{store}, outDir)
 }
@@ -472,60 +490,145 @@ func WriteReport(store *Store, outDir string) (ReportFiles, []byte, error) {
 // example one per bag protocol): a table per spec as always, and, when any
 // LLPFC cell recorded its groups' diagnostics, the section of TroubleMarkdown
 // and the plot outDir/trouble.png over the cells of every store, so that the
-// protocols stand side by side (issue 16).
+// protocols stand side by side (issue 16). Each cell counts once however
+// many of the stores hold it (Collect); damaged cell files are left out and
+// listed (ReportFiles.Damaged, and a line of the report).
 func WriteReports(stores []*Store, outDir string) (ReportFiles, []byte, error) {
-	var results []*Result
-	var dirs []string
-	for _, st := range stores {
-		rs, err := st.All()
-		if err != nil {
-			return ReportFiles{}, nil, err
-		}
-		results = append(results, rs...)
-		dirs = append(dirs, "`"+st.Dir+"`")
+	return WriteReportsContext(context.Background(), stores, outDir)
+}
+
+// WriteReportsContext is WriteReports, stopping between two files when ctx
+// is cancelled (an interrupted report leaves whole files only: every file is
+// written atomically, and the temporary files of an earlier report that was
+// killed are removed first).
+func WriteReportsContext(ctx context.Context, stores []*Store, outDir string) (ReportFiles, []byte, error) {
+	col, err := Collect(stores...)
+	if err != nil {
+		return ReportFiles{}, nil, err
 	}
+	files := ReportFiles{Damaged: col.Damaged}
+	results := col.Results
 	if len(results) == 0 {
-		return ReportFiles{}, nil, fmt.Errorf("results directory %s: no finished cells (run `llpfc run SPEC --results %s` first)", stores[0].Dir, stores[0].Dir)
+		msg := fmt.Sprintf("results directory %s: no finished cells (run `llpfc run SPEC --results %s` first)", stores[0].Dir, stores[0].Dir)
+		if len(col.Damaged) > 0 {
+			msg += "; " + col.Damaged[0].Error()
+		}
+		return files, nil, errors.New(msg)
 	}
 	entries, err := paper.Entries()
 	if err != nil {
-		return ReportFiles{}, nil, err
+		return files, nil, err
 	}
-	tables, err := BuildTables(results, entries)
+	tables, err := buildTables(results, entries, col.From)
 	if err != nil {
-		return ReportFiles{}, nil, err
+		return files, nil, err
+	}
+	if st, err := os.Stat(outDir); err == nil && !st.IsDir() {
+		return files, nil, fmt.Errorf("report directory %s: is a file, want a directory", outDir)
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return ReportFiles{}, nil, fmt.Errorf("report directory %s: %w", outDir, err)
+		return files, nil, fmt.Errorf("report directory %s: %w", outDir, err)
 	}
+	names := PlotNames(tables)
+	removeTemps(outDir, append([]string{"report.md", troublePNG}, names...))
 	var md bytes.Buffer
-	fmt.Fprintf(&md, "# llpfc results\n\n%d finished cells from %s.\n\n", len(results), strings.Join(dirs, " and "))
-	var files ReportFiles
-	for _, t := range tables {
-		t.Markdown(&md)
-		name := sanitize(fmt.Sprintf("%s-%s-%s", t.Spec, t.Model, t.Dataset)) + ".png"
-		path := filepath.Join(outDir, name)
-		if err := t.Plot(path); err != nil {
-			return ReportFiles{}, nil, err
+	fmt.Fprintf(&md, "# llpfc results\n\n%d finished cells from %s.\n\n", len(results), storeList(stores))
+	if n := len(col.Damaged); n > 0 {
+		fmt.Fprintf(&md, "Left out: %d damaged cell file(s), e.g. `%s` (`llpfc run` sets them aside and runs their cells again).\n\n", n, col.Damaged[0].Path)
+	}
+	for i, t := range tables {
+		if err := ctx.Err(); err != nil {
+			return files, nil, err
 		}
-		fmt.Fprintf(&md, "![%s](%s)\n\n", t.Title(), name)
+		t.Markdown(&md)
+		path := filepath.Join(outDir, names[i])
+		if err := t.Plot(path); err != nil {
+			return files, nil, err
+		}
+		fmt.Fprintf(&md, "![%s](%s)\n\n", t.Title(), names[i])
 		files.Plots = append(files.Plots, path)
 	}
 	pts := TroublePoints(results)
 	if hasGroups(pts) {
-		TroubleMarkdown(&md, pts)
-		path := filepath.Join(outDir, "trouble.png")
-		if err := TroublePlot(path, pts); err != nil {
-			return ReportFiles{}, nil, err
+		if err := ctx.Err(); err != nil {
+			return files, nil, err
 		}
-		fmt.Fprintf(&md, "![LLPFC accuracy against ‖T̂⁻¹‖₁, and KL against bag size](trouble.png)\n\n")
+		TroubleMarkdown(&md, pts)
+		path := filepath.Join(outDir, troublePNG)
+		if err := TroublePlot(path, pts); err != nil {
+			return files, nil, err
+		}
+		fmt.Fprintf(&md, "![LLPFC accuracy against ‖T̂⁻¹‖₁, and KL against bag size](%s)\n\n", troublePNG)
 		files.Plots = append(files.Plots, path)
 	}
 	files.Markdown = filepath.Join(outDir, "report.md")
 	if err := atomicfile.WriteFile(files.Markdown, md.Bytes()); err != nil {
-		return ReportFiles{}, nil, err
+		return files, nil, err
 	}
 	return files, md.Bytes(), nil
+}
+
+// troublePNG is the file name of the trouble plot.
+const troublePNG = "trouble.png"
+
+// storeList names the stores, each once, as the report's first line does.
+func storeList(stores []*Store) string {
+	var dirs []string
+	seen := map[string]bool{}
+	for _, st := range stores {
+		if !seen[st.Dir] {
+			seen[st.Dir] = true
+			dirs = append(dirs, "`"+st.Dir+"`")
+		}
+	}
+	return strings.Join(dirs, " and ")
+}
+
+// PlotNames returns the file name of each table's plot (issue 27, item 4:
+// names must not collide): spec-model-dataset, with -protocol-learner
+// appended when tables share that, made portable (sanitize), shortened
+// with a hash when long, and numbered -2, -3, … when two still collide
+// (compared without case, as on case-insensitive file systems).
+// "trouble.png" is reserved.
+func PlotNames(tables []*Table) []string {
+	base := func(t *Table) string { return fmt.Sprintf("%s-%s-%s", t.Spec, t.Model, t.Dataset) }
+	count := map[string]int{}
+	for _, t := range tables {
+		count[base(t)]++
+	}
+	used := map[string]bool{troublePNG: true, "report.md": true}
+	out := make([]string, len(tables))
+	for i, t := range tables {
+		n := base(t)
+		if count[n] > 1 {
+			n += "-" + t.Protocol + "-" + t.Learner
+		}
+		name := sanitize(n)
+		if len(name) > 120 {
+			sum := sha256.Sum256([]byte(n))
+			name = name[:100] + "-" + hex.EncodeToString(sum[:4])
+		}
+		cand := name
+		for k := 2; used[strings.ToLower(cand+".png")]; k++ {
+			cand = fmt.Sprintf("%s-%d", name, k)
+		}
+		used[strings.ToLower(cand+".png")] = true
+		out[i] = cand + ".png"
+	}
+	return out
+}
+
+// removeTemps removes the temporary files that an atomic write of one of
+// names left in dir when its process was killed (".NAME.tmp-*").
+func removeTemps(dir string, names []string) {
+	for _, n := range names {
+		matches, _ := filepath.Glob(filepath.Join(dir, "."+n+".tmp-*"))
+		for _, m := range matches {
+			if st, err := os.Lstat(m); err == nil && st.Mode().IsRegular() {
+				os.Remove(m)
+			}
+		}
+	}
 }
 
 // hasGroups reports whether any point carries its groups' diagnostics.

@@ -117,9 +117,16 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 	sum.InShard = len(mine)
 	var todo []Cell
 	for _, c := range mine {
-		_, bad := r.Store.Get(c.Key)
+		done, bad := r.Store.Get(c.Key)
 		switch {
 		case bad == nil:
+			// Finished, perhaps by another spec with an identical cell: it
+			// belongs to this spec too (issue 27, item 6).
+			if named, added := done.withSpecs([]string{spec.Name}); added {
+				if err := r.Store.Put(named); err != nil {
+					return sum, err
+				}
+			}
 			sum.Skipped++
 			continue
 		case !errors.Is(bad, os.ErrNotExist):

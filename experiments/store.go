@@ -11,7 +11,6 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,9 +25,15 @@ const ResultFormat = "llpfc-result/1"
 
 // Result is one finished cell as the store keeps it: DIR/cells/<key>.json.
 type Result struct {
-	Format     string     `json:"format"`
-	Key        string     `json:"key"`
+	Format string `json:"format"`
+	Key    string `json:"key"`
+	// Spec is the name of the spec that ran the cell. A cell is keyed by its
+	// configuration alone, so a later spec with an identical cell finds it
+	// finished and adds its name to Specs rather than running it again;
+	// SpecNames lists them all (issue 27, item 6: the cell used to belong
+	// only to the spec that wrote it first).
 	Spec       string     `json:"spec"`
+	Specs      []string   `json:"specs,omitempty"`
 	Seed       int64      `json:"seed"`
 	Config     Config     `json:"config"`
 	Metrics    Metrics    `json:"metrics"`
@@ -199,76 +204,6 @@ func readResult(path string) (*Result, error) {
 		return nil, fmt.Errorf("%s: holds key %s, want the file's name %s", path, r.Key, want)
 	}
 	return &r, nil
-}
-
-// All reads every result, sorted by key. Hidden files (temporary files of an
-// interrupted write) are skipped.
-func (s *Store) All() ([]*Result, error) {
-	ents, err := os.ReadDir(filepath.Join(s.Dir, "cells"))
-	if err != nil {
-		return nil, fmt.Errorf("results directory %s: %w", s.Dir, err)
-	}
-	var out []*Result
-	for _, e := range ents {
-		n := e.Name()
-		if e.IsDir() || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".json") {
-			continue
-		}
-		r, err := readResult(filepath.Join(s.Dir, "cells", n))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out, nil
-}
-
-// Merge copies every result of the stores srcs into dst. A key present in
-// several stores (or already in dst) must have the same outcome everywhere
-// (Result.SameOutcome); otherwise Merge fails with an error naming the key and
-// the two places, before writing anything. It returns the number of results
-// written.
-func Merge(dst *Store, srcs ...*Store) (int, error) {
-	chosen := map[string]*Result{}
-	where := map[string]string{}
-	existing, err := dst.All()
-	if errors.Is(err, os.ErrNotExist) {
-		existing, err = nil, nil // a new store: created below, only once nothing conflicts
-	}
-	if err != nil {
-		return 0, err
-	}
-	for _, r := range existing {
-		chosen[r.Key], where[r.Key] = r, dst.Dir
-	}
-	var toWrite []*Result
-	for _, src := range srcs {
-		rs, err := src.All()
-		if err != nil {
-			return 0, err
-		}
-		for _, r := range rs {
-			if prev, ok := chosen[r.Key]; ok {
-				if !prev.SameOutcome(r) {
-					return 0, fmt.Errorf("cell %s: conflicting results in %s (test accuracy %v) and %s (test accuracy %v)",
-						r.Key, where[r.Key], prev.Metrics.TestAccuracy, src.Dir, r.Metrics.TestAccuracy)
-				}
-				continue
-			}
-			chosen[r.Key], where[r.Key] = r, src.Dir
-			toWrite = append(toWrite, r)
-		}
-	}
-	if _, err := OpenStore(dst.Dir); err != nil {
-		return 0, err
-	}
-	for _, r := range toWrite {
-		if err := dst.Put(r); err != nil {
-			return 0, err
-		}
-	}
-	return len(toWrite), nil
 }
 
 // PeakRSSBytes is the process's peak resident set size (getrusage

@@ -125,7 +125,7 @@ func TroubleMarkdown(w io.Writer, pts []TroublePoint) {
 		if p.InvNorm1 == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %.4f | %.4g |\n", p.Protocol, methodLabel(p.Method), p.BagSize, p.Seed, p.Accuracy, p.InvNorm1)
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %.4f | %s |\n", p.Protocol, methodLabel(p.Method), p.BagSize, p.Seed, p.Accuracy, fmtInvNorm(p.InvNorm1))
 		xs, ys = append(xs, p.InvNorm1), append(ys, p.Accuracy)
 		v := byProto[p.Protocol]
 		v[0], v[1] = append(v[0], p.InvNorm1), append(v[1], p.Accuracy)
@@ -181,21 +181,73 @@ func fmtMean(v []float64) string {
 	return fmt.Sprintf("mean accuracy %.4f over %d cells", stat.Mean(v, nil), len(v))
 }
 
-// TroublePlot saves a PNG of two panels side by side at path: left, the test
-// accuracy of every LLPFC cell against its ‖T̂⁻¹‖₁ (log scale, the warning
-// threshold as a vertical line), one colour per protocol and one marker per
-// method; right, the KL cells' accuracy against bag size (log₂ axis), one
-// colour per protocol.
-func TroublePlot(path string, pts []TroublePoint) error {
-	left, right := plot.New(), plot.New()
-	left.Title.Text = "LLPFC: accuracy vs ‖inv(T)‖₁ of its groups" // the plot font has no combining hat nor superscript minus
-	left.X.Label.Text, left.Y.Label.Text = "‖inv(T)‖₁ (median over groups, log scale)", "test accuracy"
+// fmtInvNorm formats a cell's ‖T̂⁻¹‖₁: "∞" when its groups' T̂ were
+// singular (issue 27, item 2).
+func fmtInvNorm(v float64) string {
+	if math.IsInf(v, 1) {
+		return "∞"
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+// TroublePlot saves a PNG at path: the test accuracy of every LLPFC cell
+// against its ‖T̂⁻¹‖₁ (log scale, the warning threshold as a vertical line),
+// one colour per protocol and one marker per method, the cells whose
+// ‖T̂⁻¹‖₁ is infinite (singular T̂) drawn at the right edge with a cross; and,
+// when there are KL cells, beside it a panel of their accuracy against bag
+// size (log₂ axis), one colour per protocol. Without KL cells the plot has
+// the left panel only (issue 27, item 1: an empty log-scale panel panicked).
+func TroublePlot(path string, pts []TroublePoint) (err error) {
+	defer recoverPlot(path, &err)
+	left := troubleLeft(pts)
+	right := troubleRight(pts)
+	const h = 4.8 * vg.Inch
+	w := 6 * vg.Inch
+	row := []*plot.Plot{left}
+	if right != nil {
+		w, row = 12*vg.Inch, append(row, right)
+	}
+	img := vgimg.New(w, h)
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: 1, Cols: len(row), PadX: vg.Points(12), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(12)}
+	canvases := plot.Align([][]*plot.Plot{row}, tiles, dc)
+	for i, pl := range row {
+		pl.Draw(canvases[0][i])
+	}
+	return atomicfile.Write(path, func(wr io.Writer) error {
+		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(wr)
+		return err
+	})
+}
+
+// recoverPlot turns a panic of the plotting library into the error of the
+// plot at path (a plot must never take the report down with it).
+func recoverPlot(path string, err *error) {
+	if v := recover(); v != nil {
+		*err = fmt.Errorf("plot %s: %v", path, v)
+	}
+}
+
+// newTroublePanel returns an empty panel with the style of both panels.
+func newTroublePanel(title, x string) *plot.Plot {
+	pl := plot.New()
+	pl.Title.Text = title
+	pl.X.Label.Text, pl.Y.Label.Text = x, "test accuracy"
+	pl.Title.Padding = vg.Points(10)
+	pl.Y.Min, pl.Y.Max = 0, 1
+	pl.Add(plotter.NewGrid())
+	pl.Legend.Top, pl.Legend.Left = false, true
+	return pl
+}
+
+// troubleLeft is the LLPFC panel of TroublePlot.
+func troubleLeft(pts []TroublePoint) *plot.Plot {
+	left := newTroublePanel("LLPFC: accuracy vs ‖inv(T)‖₁ of its groups", // the plot font has no combining hat nor superscript minus
+		"‖inv(T)‖₁ (median over groups, log scale)")
 	left.X.Scale, left.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	right.Title.Text = "KL: accuracy vs bag size"
-	right.X.Label.Text, right.Y.Label.Text = "bag size (log₂ scale)", "test accuracy"
-	right.X.Scale = plot.LogScale{}
 	protos, methods := map[string]int{}, map[string]int{}
-	var bags []int
+	lo, hi := float64(estimators.TroubleInvNorm1), float64(estimators.TroubleInvNorm1)
+	anyInf := false
 	for _, p := range pts {
 		if _, ok := protos[p.Protocol]; !ok {
 			protos[p.Protocol] = len(protos)
@@ -204,86 +256,108 @@ func TroublePlot(path string, pts []TroublePoint) error {
 			if _, ok := methods[p.Method]; !ok {
 				methods[p.Method] = len(methods)
 			}
-		} else if p.Method == training.MethodKL && !containsInt(bags, p.BagSize) {
-			bags = append(bags, p.BagSize)
+			if math.IsInf(p.InvNorm1, 1) {
+				anyInf = true
+			} else {
+				lo, hi = min(lo, p.InvNorm1), max(hi, p.InvNorm1)
+			}
 		}
 	}
-	sort.Ints(bags)
-	lo, hi := math.Inf(1), 0.0
-	for _, p := range pts {
-		if p.InvNorm1 > 0 {
-			lo, hi = min(lo, p.InvNorm1, estimators.TroubleInvNorm1), max(hi, p.InvNorm1, estimators.TroubleInvNorm1)
-		}
+	// A margin of a third of a decade on each side; the singular cells at
+	// the right edge, in a wider margin.
+	left.X.Min, left.X.Max = lo/2, hi*2
+	edge := hi * 2.5
+	if anyInf {
+		left.X.Max = hi * 4
 	}
-	if hi > 0 { // a margin of a third of a decade on each side
-		left.X.Min, left.X.Max = lo/2, hi*2
+	type series struct {
+		proto, method string
+		inf           bool
 	}
-	var ticks []plot.Tick
-	for _, b := range bags {
-		ticks = append(ticks, plot.Tick{Value: float64(b), Label: fmt.Sprint(b)})
-	}
-	right.X.Tick.Marker = plot.ConstantTicks(ticks)
-	if n := len(bags); n > 0 {
-		right.X.Min, right.X.Max = float64(bags[0])/1.25, float64(bags[n-1])*1.25
-	}
-	for _, pl := range []*plot.Plot{left, right} {
-		pl.Title.Padding = vg.Points(10)
-		pl.Y.Min, pl.Y.Max = 0, 1
-		pl.Add(plotter.NewGrid())
-		pl.Legend.Top, pl.Legend.Left = false, true
-	}
-	type series struct{ proto, method string }
 	groups := map[series]plotter.XYs{}
 	var order []series
 	for _, p := range pts {
-		if p.InvNorm1 == 0 && p.Method != training.MethodKL {
-			continue // the right panel is KL's: the other baselines and the ceiling stay in the tables
+		if p.InvNorm1 == 0 {
+			continue
 		}
-		s := series{p.Protocol, p.Method}
+		s := series{p.Protocol, p.Method, math.IsInf(p.InvNorm1, 1)}
 		if _, ok := groups[s]; !ok {
 			order = append(order, s)
 		}
-		x := float64(p.BagSize)
-		if p.InvNorm1 > 0 {
-			x = p.InvNorm1
+		x := p.InvNorm1
+		if s.inf {
+			x = edge
 		}
 		groups[s] = append(groups[s], plotter.XY{X: x, Y: p.Accuracy})
 	}
 	for _, s := range order {
 		sc, err := plotter.NewScatter(groups[s])
 		if err != nil {
-			return fmt.Errorf("plot %s: %w", path, err)
+			panic(err) // unreachable: finite points
 		}
 		sc.Color = plotutil.Color(protos[s.proto])
-		if m, ok := methods[s.method]; ok {
-			sc.Shape = plotutil.Shape(m)
-			left.Add(sc)
-			left.Legend.Add(fmt.Sprintf("%s, %s", methodLabel(s.method), s.proto), sc)
-		} else {
-			sc.Shape = draw.CircleGlyph{}
-			right.Add(sc)
-			right.Legend.Add(fmt.Sprintf("%s, %s", methodLabel(s.method), s.proto), sc)
+		sc.Shape = plotutil.Shape(methods[s.method])
+		label := fmt.Sprintf("%s, %s", methodLabel(s.method), s.proto)
+		if s.inf {
+			sc.Shape = draw.CrossGlyph{}
+			label += ": ∞ (singular T), at the edge"
 		}
+		left.Add(sc)
+		left.Legend.Add(label, sc)
 	}
-	if len(methods) > 0 {
-		line, err := plotter.NewLine(plotter.XYs{{X: estimators.TroubleInvNorm1, Y: 0}, {X: estimators.TroubleInvNorm1, Y: 1}})
+	line, err := plotter.NewLine(plotter.XYs{{X: estimators.TroubleInvNorm1, Y: 0}, {X: estimators.TroubleInvNorm1, Y: 1}})
+	if err != nil {
+		panic(err) // unreachable: finite points
+	}
+	line.Color = color.Gray{Y: 128}
+	line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	left.Add(line)
+	left.Legend.Add(fmt.Sprintf("warning threshold %d", estimators.TroubleInvNorm1), line)
+	return left
+}
+
+// troubleRight is the KL panel of TroublePlot, nil without KL cells.
+func troubleRight(pts []TroublePoint) *plot.Plot {
+	protos := map[string]int{}
+	var bags []int
+	groups := map[string]plotter.XYs{}
+	var order []string
+	for _, p := range pts {
+		if _, ok := protos[p.Protocol]; !ok {
+			protos[p.Protocol] = len(protos)
+		}
+		if p.InvNorm1 != 0 || p.Method != training.MethodKL {
+			continue // the other baselines and the ceiling stay in the tables
+		}
+		if !containsInt(bags, p.BagSize) {
+			bags = append(bags, p.BagSize)
+		}
+		if _, ok := groups[p.Protocol]; !ok {
+			order = append(order, p.Protocol)
+		}
+		groups[p.Protocol] = append(groups[p.Protocol], plotter.XY{X: float64(p.BagSize), Y: p.Accuracy})
+	}
+	if len(bags) == 0 {
+		return nil
+	}
+	sort.Ints(bags)
+	right := newTroublePanel("KL: accuracy vs bag size", "bag size (log₂ scale)")
+	right.X.Scale = plot.LogScale{}
+	var ticks []plot.Tick
+	for _, b := range bags {
+		ticks = append(ticks, plot.Tick{Value: float64(b), Label: fmt.Sprint(b)})
+	}
+	right.X.Tick.Marker = plot.ConstantTicks(ticks)
+	right.X.Min, right.X.Max = float64(bags[0])/1.25, float64(bags[len(bags)-1])*1.25
+	for _, proto := range order {
+		sc, err := plotter.NewScatter(groups[proto])
 		if err != nil {
-			return fmt.Errorf("plot %s: %w", path, err)
+			panic(err) // unreachable: finite points
 		}
-		line.Color = color.Gray{Y: 128}
-		line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		left.Add(line)
-		left.Legend.Add(fmt.Sprintf("warning threshold %d", estimators.TroubleInvNorm1), line)
+		sc.Color = plotutil.Color(protos[proto])
+		sc.Shape = draw.CircleGlyph{}
+		right.Add(sc)
+		right.Legend.Add(fmt.Sprintf("%s, %s", methodLabel(training.MethodKL), proto), sc)
 	}
-	const w, h = 12 * vg.Inch, 4.8 * vg.Inch
-	img := vgimg.New(w, h)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(12), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(12)}
-	canvases := plot.Align([][]*plot.Plot{{left, right}}, tiles, dc)
-	left.Draw(canvases[0][0])
-	right.Draw(canvases[0][1])
-	return atomicfile.Write(path, func(wr io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(wr)
-		return err
-	})
+	return right
 }

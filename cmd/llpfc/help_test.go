@@ -50,7 +50,8 @@ func TestMergeConflictAndListWriteNothing(t *testing.T) {
 	put("b", 0.6)
 	out := filepath.Join(dir, "merged")
 	var o, e bytes.Buffer
-	assert.Equal(t, exitFailed, dispatch([]string{"merge", "--out", out, filepath.Join(dir, "a"), filepath.Join(dir, "b")}, &o, &e))
+	// Stores that disagree are bad input (issue 27: exit status 2).
+	assert.Equal(t, exitBadUsage, dispatch([]string{"merge", "--out", out, filepath.Join(dir, "a"), filepath.Join(dir, "b")}, &o, &e))
 	assert.Contains(t, e.String(), "conflicting")
 	_, err := os.Stat(out)
 	assert.True(t, os.IsNotExist(err), "a refused merge creates no --out directory")

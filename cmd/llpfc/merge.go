@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/llpfc/llpfc/experiments"
 )
@@ -18,8 +17,11 @@ func init() {
 
 const mergeSynopsis = `Copies every finished cell of the stores SRC... into the store --out (created if
 missing). A cell present in several stores must have the same outcome in each (same
-configuration and metrics; wall time, memory and host may differ); otherwise nothing is
-written and the error names the cell's key and both stores.`
+configuration and metrics; wall time, memory and host may differ), and it belongs to every
+spec any of them names; the cells of one spec name must be comparable (as a report's table
+requires). Otherwise nothing is written, the error names the cell's key and both stores, and
+the exit status is 2. Damaged cell files are not merged: each is named, and the exit status
+is 1 ('llpfc run SPEC --results SRC' sets them aside and runs their cells again).`
 
 func runMerge(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("merge --out DIR SRC...", mergeSynopsis, stderr)
@@ -33,27 +35,30 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitBadUsage
 	}
-	var srcs []*experiments.Store
-	for _, p := range pos {
-		if st, err := os.Stat(p); err != nil || !st.IsDir() {
-			fmt.Fprintf(stderr, "llpfc merge: source %s: not a results directory\n", p)
-			return exitBadUsage
-		}
-		srcs = append(srcs, &experiments.Store{Dir: p})
-	}
-	// The store is created by Merge only once no cell conflicts, so a
-	// refused merge leaves nothing behind (issue 17, item 6).
-	dst := &experiments.Store{Dir: *out}
-	n, err := experiments.Merge(dst, srcs...)
+	srcs, err := resultStores("source", pos)
 	if err != nil {
-		fmt.Fprintf(stderr, "llpfc merge: %v\n", err)
-		return exitFailed
+		return exitWith(stderr, "llpfc merge", err)
+	}
+	if err := outDirFlag("--out", *out); err != nil {
+		return exitWith(stderr, "llpfc merge", err)
+	}
+	// The store is created only once no cell conflicts, so a refused merge
+	// leaves nothing behind (issue 17, item 6).
+	dst := &experiments.Store{Dir: *out}
+	sum, err := experiments.MergeStores(dst, srcs...)
+	if err != nil {
+		return exitWith(stderr, "llpfc merge", storeError(err))
 	}
 	all, err := dst.All()
 	if err != nil {
-		fmt.Fprintf(stderr, "llpfc merge: %v\n", err)
+		return exitWith(stderr, "llpfc merge", err)
+	}
+	fmt.Fprintf(stdout, "merged %d new results from %d stores into %s (%d results in all)\n", sum.Written, len(srcs), *out, len(all))
+	for _, d := range sum.Damaged {
+		fmt.Fprintf(stderr, "llpfc merge: not merged: %v\n", d)
+	}
+	if len(sum.Damaged) > 0 {
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "merged %d new results from %d stores into %s (%d results in all)\n", n, len(srcs), *out, len(all))
 	return exitOK
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,21 +41,28 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if len(results) == 0 {
 		results = stringList{"results"}
 	}
-	var stores []*experiments.Store
-	for _, dir := range results {
-		if st, err := os.Stat(filepath.Join(dir, "cells")); err != nil || !st.IsDir() {
-			fmt.Fprintf(stderr, "llpfc report: --results %s: not a results directory (no cells/ inside); run 'llpfc run SPEC --results %s' first\n", dir, dir)
-			return exitBadUsage
-		}
-		stores = append(stores, &experiments.Store{Dir: dir})
+	stores, err := resultStores("--results", results)
+	if err != nil {
+		return exitWith(stderr, "llpfc report", err)
 	}
 	if *out == "" {
 		*out = filepath.Join(results[0], "report")
 	}
-	files, md, err := experiments.WriteReports(stores, *out)
+	if err := outDirFlag("--out", *out); err != nil {
+		return exitWith(stderr, "llpfc report", err)
+	}
+	ctx, stop := interruptible("report", stderr)
+	defer stop()
+	files, md, err := experiments.WriteReportsContext(ctx, stores, *out)
+	for _, d := range files.Damaged {
+		fmt.Fprintf(stderr, "llpfc report: warning: left out a %v\n", d)
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "llpfc report: %v\n", err)
-		return exitFailed
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "llpfc report: interrupted; the files written in %s are whole; run the same command again\n", *out)
+			return exitFailed
+		}
+		return exitWith(stderr, "llpfc report", storeError(err))
 	}
 	stdout.Write(md)
 	fmt.Fprintf(stderr, "report: %s\n", files.Markdown)
@@ -61,6 +70,40 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "plot:   %s\n", p)
 	}
 	return exitOK
+}
+
+// resultStores returns the stores of dirs, each of which must be a results
+// directory (one with cells/ inside); the error names flag.
+func resultStores(flag string, dirs []string) ([]*experiments.Store, error) {
+	var stores []*experiments.Store
+	for _, dir := range dirs {
+		if st, err := os.Stat(filepath.Join(dir, "cells")); err != nil || !st.IsDir() {
+			return nil, usagef("%s %s: not a results directory (no cells/ inside); run 'llpfc run SPEC --results %s' first", flag, dir, dir)
+		}
+		stores = append(stores, &experiments.Store{Dir: dir})
+	}
+	return stores, nil
+}
+
+// outDirFlag checks that dir, named by flag, can be a directory: absent or
+// a directory (issue 27: report --out naming a file exited 1).
+func outDirFlag(flag, dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return usagef("%s %s: is a file, want a directory (created if missing)", flag, dir)
+	}
+	return nil
+}
+
+// storeError marks the errors that come from the stores' contents — one key
+// with two outcomes, cells of one spec that cannot share a table — as bad
+// input (exit status 2); other errors stay failures.
+func storeError(err error) error {
+	var conflict *experiments.ConflictError
+	var incomparable *experiments.IncomparableError
+	if errors.As(err, &conflict) || errors.As(err, &incomparable) {
+		return usageError{err}
+	}
+	return err
 }
 
 // stringList is a repeatable string flag.
