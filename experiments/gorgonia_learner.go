@@ -223,6 +223,11 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 	if err != nil {
 		return nil, err
 	}
+	shape := DataShape{Train: prob.Train.N, Test: len(td.TestY), Classes: prob.Bags.NumClasses,
+		Channels: td.Channels, Height: td.Height, Width: td.Width, Features: td.Features}
+	if err := CheckModelSize(c.Model, shape, instancesPerPass(c), dataText(c)); err != nil {
+		return nil, &InputError{err}
+	}
 	if c.Method == training.MethodLLPVAT {
 		vc := VATConfig(c)
 		if err := vc.Validate(); err != nil {
@@ -287,6 +292,14 @@ func cellData(c Config, prob *Problem, cfg *training.Config) (*training.TrainDat
 		cfg.Augment = training.CropFlipAugment(aug, td.Channels, td.Height, td.Width)
 	}
 	return td, nil
+}
+
+// dataText names the data of cell c for messages.
+func dataText(c Config) string {
+	if c.Protocol == "bags-file" {
+		return "data set " + c.Dataset + " (bags from a file)"
+	}
+	return "data set " + c.Dataset
 }
 
 // vggMinSide is the smallest image side vgg16 takes (five 2×2 max-pools).

@@ -268,6 +268,10 @@ func (LogReg) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error)
 		return Metrics{}, err
 	}
 	X := prob.Train
+	shape := DataShape{Train: X.N, Test: prob.Test.N, Classes: prob.Bags.NumClasses, Features: X.D}
+	if err := CheckModelSize(c.Model, shape, 1, "data set "+c.Dataset); err != nil {
+		return Metrics{}, &InputError{err}
+	}
 	m := &logregModel{D: X.D, C: prob.Bags.NumClasses}
 	m.theta = make([]float64, (m.D+1)*m.C)
 	grad := make([]float64, len(m.theta))

@@ -175,33 +175,60 @@ func shapeText(d *data.Dataset) string {
 	return fmt.Sprintf("%d-feature", d.D)
 }
 
-// GaussianMixture generates the synthetic data set named
-// "gmm:classes=C,dim=D,train=N,test=M,sep=S": C equiprobable classes in R^D,
-// class c ~ N(μ_c, I) with μ_c = S·u_c for u_c uniform on the unit sphere.
-// Every key is optional (defaults classes=3, dim=5, train=3000, test=1000,
-// sep=3). The data depend only on the name: the stream is
-// rng.New(0, name).
-func GaussianMixture(name string) (train, test *data.Dataset, err error) {
+// gmmParams are the parameters of a "gmm:…" data set.
+type gmmParams struct {
+	classes, dim, train, test int
+	sep                       float64
+}
+
+// parseGMM reads the parameters of the data set named
+// "gmm:classes=C,dim=D,train=N,test=M,sep=S" (every key optional: classes=3,
+// dim=5, train=3000, test=1000, sep=3). Config.Validate calls it, so a spec
+// with a bad one fails before any cell runs (issue 27).
+func parseGMM(name string) (gmmParams, error) {
 	p := map[string]float64{"classes": 3, "dim": 5, "train": 3000, "test": 1000, "sep": 3}
 	body := strings.TrimPrefix(name, "gmm:")
 	if body != "" {
 		for _, kv := range strings.Split(body, ",") {
 			k, v, ok := strings.Cut(kv, "=")
 			if _, known := p[k]; !ok || !known {
-				return nil, nil, fmt.Errorf("dataset %q: %q is not key=value with key classes, dim, train, test or sep", name, kv)
+				return gmmParams{}, fmt.Errorf("dataset %q: %q is not key=value with key classes, dim, train, test or sep", name, kv)
 			}
 			x, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
-				return nil, nil, fmt.Errorf("dataset %q: %s=%q, want a finite number ≥ 0", name, k, v)
+				return gmmParams{}, fmt.Errorf("dataset %q: %s=%q, want a finite number ≥ 0", name, k, v)
 			}
 			p[k] = x
 		}
 	}
-	C, D, N, M := int(p["classes"]), int(p["dim"]), int(p["train"]), int(p["test"])
-	if C < 2 || D < 1 || N < 1 || M < 1 || float64(C) != p["classes"] || float64(D) != p["dim"] ||
-		float64(N) != p["train"] || float64(M) != p["test"] {
-		return nil, nil, fmt.Errorf("dataset %q: want integers classes ≥ 2, dim ≥ 1, train ≥ 1, test ≥ 1", name)
+	const most = 1 << 40 // far above any memory: CheckSize bounds what fits
+	for _, k := range []string{"classes", "dim", "train", "test"} {
+		if p[k] != math.Trunc(p[k]) || p[k] > most {
+			return gmmParams{}, fmt.Errorf("dataset %q: %s=%v, want an integer", name, k, p[k])
+		}
 	}
+	g := gmmParams{classes: int(p["classes"]), dim: int(p["dim"]), train: int(p["train"]), test: int(p["test"]), sep: p["sep"]}
+	if g.classes < 2 || g.dim < 1 || g.train < 1 || g.test < 1 {
+		return gmmParams{}, fmt.Errorf("dataset %q: want integers classes ≥ 2, dim ≥ 1, train ≥ 1, test ≥ 1", name)
+	}
+	return g, nil
+}
+
+// GaussianMixture generates the synthetic data set named
+// "gmm:classes=C,dim=D,train=N,test=M,sep=S" (parseGMM): C equiprobable
+// classes in R^D, class c ~ N(μ_c, I) with μ_c = S·u_c for u_c uniform on
+// the unit sphere. The data depend only on the name: the stream is
+// rng.New(0, name). A set larger than MemoryBudget is an error.
+func GaussianMixture(name string) (train, test *data.Dataset, err error) {
+	g, err := parseGMM(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if need := 4 * float64(g.dim) * float64(g.train+g.test); need > float64(MemoryBudget()) {
+		return nil, nil, &SizeError{What: fmt.Sprintf("dataset %q: %d instances × %d features (float32)", name, g.train+g.test, g.dim),
+			Need: need, Limit: float64(MemoryBudget())}
+	}
+	C, D, N, M := g.classes, g.dim, g.train, g.test
 	r := rng.New(0, name)
 	mu := make([]float64, C*D)
 	for c := 0; c < C; c++ {
@@ -213,7 +240,7 @@ func GaussianMixture(name string) (train, test *data.Dataset, err error) {
 		}
 		norm = math.Sqrt(norm)
 		for j := 0; j < D; j++ {
-			mu[c*D+j] *= p["sep"] / norm
+			mu[c*D+j] *= g.sep / norm
 		}
 	}
 	gen := func(n int, split string) *data.Dataset {

@@ -103,16 +103,25 @@ type CellError struct {
 
 func (e CellError) Error() string { return fmt.Sprintf("cell %s: %v", e.Key, e.Err) }
 
-// Run expands spec, keeps the runner's shard, and trains every cell not yet
-// in the store with the spec's learner, storing each result as soon as it is
-// finished. A failing cell is reported in Summary.Failed and the grid goes
+// Run expands spec, checks it against its data (Spec.CheckData: an
+// *InputError when that fails), keeps the runner's shard, and trains every
+// cell not yet in the store with the spec's learner, storing each result as
+// soon as it is finished. A failing cell is reported in Summary.Failed and the grid goes
 // on; a cancelled ctx stops the grid at once (the cell in flight is lost).
 func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 	cells, err := spec.Cells()
 	if err != nil {
-		return Summary{}, err
+		return Summary{}, &InputError{err}
 	}
 	sum := Summary{Cells: len(cells)}
+	// What would fail every cell fails now, before any cell (issue 27).
+	missing, err := spec.CheckData(r.DataDir)
+	if err != nil {
+		return sum, &InputError{fmt.Errorf("spec %s: %w", spec.Name, err)}
+	}
+	if len(missing) > 0 {
+		return sum, &InputError{fmt.Errorf("spec %s: data not found, nothing was run: %w", spec.Name, errors.Join(missing...))}
+	}
 	mine := r.Shard.Select(cells)
 	sum.InShard = len(mine)
 	var todo []Cell

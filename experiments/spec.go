@@ -441,6 +441,8 @@ func (c Config) Validate() error {
 		return errors.New("dataset: is empty")
 	case !knownDataset(c.Dataset):
 		return fmt.Errorf("dataset: %q is unknown, want one of %s, or csv:…, libsvm:…, gmm:…", c.Dataset, strings.Join(data.Names, ", "))
+	case strings.HasPrefix(c.Dataset, "gmm:") && gmmError(c.Dataset) != nil:
+		return fmt.Errorf("dataset: %w", gmmError(c.Dataset))
 	case c.Model == "":
 		return errors.New("model: is empty")
 	case c.Learner == "gorgonia" && !containsStr(training.ModelNames(), c.Model):
@@ -521,7 +523,16 @@ func (c Config) Validate() error {
 	case c.Method != training.MethodLLPVAT && h.VATRampup != "":
 		return fmt.Errorf("hyper.vat_rampup: is %q, but method %s has no VAT term", h.VATRampup, c.Method)
 	}
-	return h.Schedule.validate(h.Epochs)
+	if err := h.Schedule.validate(h.Epochs); err != nil {
+		return err
+	}
+	return checkLearner(c)
+}
+
+// gmmError is parseGMM's error for a gmm:… name.
+func gmmError(name string) error {
+	_, err := parseGMM(name)
+	return err
 }
 
 func validateProtocol(p string) error {

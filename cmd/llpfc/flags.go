@@ -99,16 +99,21 @@ func parseShardFlag(s string) (experiments.Shard, error) {
 // runGrid trains the cells of spec (its shard's) that store does not hold
 // yet, as run and reproduce do. On an error it prints it — for an
 // interruption, how many cells (unit) finished and how to resume — and
-// returns ok=false.
-func runGrid(ctx context.Context, cmd, unit string, r *experiments.Runner, spec *experiments.Spec, stderr io.Writer) (experiments.Summary, bool) {
+// returns the exit status: exitBadUsage when the spec or its data fail
+// their checks before any cell (experiments.InputError), else exitFailed;
+// exitOK when the grid ran (its cells may have failed: Summary.Failed).
+func runGrid(ctx context.Context, cmd, unit string, r *experiments.Runner, spec *experiments.Spec, stderr io.Writer) (experiments.Summary, int) {
 	sum, err := r.Run(ctx, spec)
-	if err == nil {
-		return sum, true
-	}
-	if errors.Is(err, context.Canceled) {
+	switch {
+	case err == nil:
+		return sum, exitOK
+	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(stderr, "llpfc %s: interrupted after %d %s; run the same command again to resume\n", cmd, sum.Finished, unit)
-	} else {
+		return sum, exitFailed
+	case errors.As(err, new(*experiments.InputError)):
 		fmt.Fprintf(stderr, "llpfc %s: %v\n", cmd, err)
+		return sum, exitBadUsage
 	}
-	return sum, false
+	fmt.Fprintf(stderr, "llpfc %s: %v\n", cmd, err)
+	return sum, exitFailed
 }

@@ -291,11 +291,10 @@ func (p *reproducePlan) dataMissing(stderr io.Writer) bool {
 // report. Exit status 1 if a cell failed.
 func (p *reproducePlan) run(ctx context.Context, stdout, stderr io.Writer, store *experiments.Store) int {
 	r := &experiments.Runner{Store: store, Shard: p.shard, DataDir: p.dataDir, Log: stderr}
-	sum, ok := runGrid(ctx, "reproduce", "runs", r, p.spec, stderr)
-	if !ok {
-		return exitFailed
+	sum, status := runGrid(ctx, "reproduce", "runs", r, p.spec, stderr)
+	if status != exitOK {
+		return status
 	}
-	status := exitOK
 	for _, f := range sum.Failed {
 		fmt.Fprintf(stderr, "llpfc reproduce: %v\n", f)
 		status = exitFailed

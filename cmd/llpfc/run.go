@@ -69,6 +69,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitWith(stderr, "llpfc run", usageError{err})
 	}
 	if *f.printSpec {
+		if *f.list { // issue 27: --print-spec used to win silently
+			return exitWith(stderr, "llpfc run", usagef("--list and --print-spec exclude each other: --print-spec prints the spec, --list its cells"))
+		}
 		return printSpecJSON(stdout, stderr, spec)
 	}
 	shard, err := parseShardFlag(*f.shard)
@@ -76,7 +79,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitWith(stderr, "llpfc run", err)
 	}
 	if *f.list {
-		return listCells(stdout, stderr, spec, shard, *f.results)
+		return listCells(stdout, stderr, spec, shard, *f.results, *f.dataDir)
 	}
 	return f.run(stdout, stderr, spec, shard)
 }
@@ -93,12 +96,22 @@ func printSpecJSON(stdout, stderr io.Writer, spec *experiments.Spec) int {
 
 // listCells prints the shard's cells of spec with their keys and status in
 // the store at dir (--list). Listing only reads the store: it creates nothing
-// (issue 17, item 6).
-func listCells(stdout, stderr io.Writer, spec *experiments.Spec, shard experiments.Shard, dir string) int {
+// (issue 17, item 6). It first checks the spec against its data
+// (Spec.CheckData), so that what would fail every cell fails here (issue
+// 27); a named data set not found in dataDir is only noted, since a grid
+// can be listed without its data.
+func listCells(stdout, stderr io.Writer, spec *experiments.Spec, shard experiments.Shard, dir, dataDir string) int {
 	store := &experiments.Store{Dir: dir}
 	cells, err := spec.Cells()
 	if err != nil {
 		return exitWith(stderr, "llpfc run", usageError{err})
+	}
+	missing, err := spec.CheckData(dataDir)
+	if err != nil {
+		return exitWith(stderr, "llpfc run", usageError{err})
+	}
+	for _, m := range missing {
+		fmt.Fprintf(stderr, "llpfc run: note: %v (running the grid needs it)\n", m)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "key\tdataset\tmethod\tbag size\tseed\tstatus")
@@ -126,9 +139,9 @@ func (f *runFlags) run(stdout, stderr io.Writer, spec *experiments.Spec, shard e
 	ctx, stop := interruptible("run", stderr)
 	defer stop()
 	r := &experiments.Runner{Store: store, Shard: shard, DataDir: *f.dataDir, Log: stderr}
-	sum, ok := runGrid(ctx, "run", "cells", r, spec, stderr)
-	if !ok {
-		return exitFailed
+	sum, status := runGrid(ctx, "run", "cells", r, spec, stderr)
+	if status != exitOK {
+		return status
 	}
 	fmt.Fprintf(stdout, "spec %s, shard %s: %d of %d cells in this shard; %d run now, %d already finished, %d failed; results in %s\n",
 		spec.Name, shard, sum.InShard, sum.Cells, sum.Finished, sum.Skipped, len(sum.Failed), *f.results)

@@ -20,7 +20,15 @@ const maxLIBSVMDim = 1 << 24
 // feature index in a small file fails with a clear error instead of
 // exhausting the machine (issue 17, item 2). The fuzz target lowers it so
 // tiny inputs cannot ask for gigabytes.
-var denseLimit = availableBytes() / 2 / 4
+var denseLimit = availableAtLoad / 2 / 4
+
+// AvailableMemory returns the memory available for new allocations when
+// the package was loaded: MemAvailable of /proc/meminfo, or 4 GiB where it
+// cannot be read. The checks of sizes before allocation compare with a
+// fraction of it (issue 27).
+func AvailableMemory() int64 { return availableAtLoad }
+
+var availableAtLoad = availableBytes()
 
 // availableBytes returns the memory available for new allocations.
 func availableBytes() int64 {

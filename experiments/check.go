@@ -1,0 +1,250 @@
+package experiments
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/training"
+)
+
+// Checks that find, before any cell runs, what would fail every cell of a
+// grid (issue 27: such specs passed validation and `run --list`, then every
+// cell failed with exit status 1). Config.Validate makes the checks that
+// need no data (the learner's own, CellChecker; the model against the kind
+// of data); Spec.CheckData those that need the data set's shape (its size,
+// classes and inputs) and sizes (CheckSize).
+
+// InputError is an error of a run's input — a spec, its data, the sizes a
+// cell would allocate — found before training: a command reports it as bad
+// input (exit status 2).
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// CellChecker is implemented by a Learner that trains only some
+// configurations: CheckCell returns an error naming the field of c it
+// cannot train. Config.Validate calls it, so a spec naming such a cell
+// fails before any cell runs.
+type CellChecker interface {
+	CheckCell(c Config) error
+}
+
+// IsTabular reports whether the data set name denotes feature vectors
+// (csv:…, libsvm:…, gmm:…) rather than images (the named sets).
+func IsTabular(name string) bool {
+	for _, p := range []string{"csv:", "libsvm:", "gmm:"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// imageModels are the networks that need image inputs (C×H×W): every
+// registered classifier but the mlp.
+func imageModel(model string) bool {
+	return model != training.ModelMLP && model != "linear"
+}
+
+// classifierModels are the networks a cell may train: the registered
+// architectures but LLPGAN's generator (which makes images, it does not
+// classify them) and the architectures registered by tests.
+func classifierModels() []string {
+	var out []string
+	for _, n := range training.ModelNames() {
+		if n != training.ModelLLPGANG && !strings.HasPrefix(n, "test-") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// ClassifierModels lists the networks `llpfc train`, `llpfc bench` and the
+// gorgonia learner take (every registered architecture but LLPGAN's
+// generator).
+func ClassifierModels() []string { return classifierModels() }
+
+// CheckModelData checks that model can take the inputs of the data set
+// named dataset: a convolutional network needs images (issue 27: cnn on a
+// CSV file failed in every cell, printing a Go struct).
+func CheckModelData(model, dataset string) error {
+	if IsTabular(dataset) && imageModel(model) {
+		return fmt.Errorf("model %q needs images (channels × height × width), but data set %q holds feature vectors: use mlp (or the logreg learner's linear model)", model, dataset)
+	}
+	return nil
+}
+
+// CheckCell implements CellChecker: the gorgonia learner trains the
+// classifiers of training (not LLPGAN's generator) with sgd, nesterov, adam
+// or adamw; LLPGAN needs its discriminator llpgan-d and images; image
+// networks and augmentation need images.
+func (Gorgonia) CheckCell(c Config) error {
+	switch {
+	case !containsStr(classifierModels(), c.Model):
+		return fmt.Errorf("model: %q is not a classifier the gorgonia learner trains, want one of %s", c.Model, strings.Join(classifierModels(), ", "))
+	case c.Method == training.MethodLLPGAN && c.Model != training.ModelLLPGAND:
+		return fmt.Errorf("model: is %q, but method llpgan trains its discriminator llpgan-d (App. `suppsec: exp`, Table 4)", c.Model)
+	case c.Method == training.MethodLLPGAN && IsTabular(c.Dataset):
+		return fmt.Errorf("method: llpgan's generator makes images, but data set %q holds feature vectors", c.Dataset)
+	case c.Hyper.Augment && IsTabular(c.Dataset):
+		return fmt.Errorf("hyper.augment: crops and flips images, but data set %q holds feature vectors", c.Dataset)
+	}
+	if err := CheckModelData(c.Model, c.Dataset); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	if _, err := TrainingConfig(c); err != nil {
+		return err
+	}
+	if c.Method == training.MethodLLPVAT {
+		if err := VATConfig(c).Validate(); err != nil {
+			return fmt.Errorf("hyper: %w", err)
+		}
+	}
+	return nil
+}
+
+// CheckCell implements CellChecker: the logreg learner trains model
+// "linear" with llpfc-ideal, llpfc-uniform, llpfc-approx or kl.
+func (LogReg) CheckCell(c Config) error {
+	switch {
+	case c.Model != "linear":
+		return fmt.Errorf("model: is %q, but the logreg learner trains only model \"linear\" (the gorgonia learner trains %s)", c.Model, strings.Join(classifierModels(), ", "))
+	case c.Method != training.MethodKL && !IsLLPFC(c.Method):
+		return fmt.Errorf("method: is %q, but the logreg learner implements llpfc-ideal, llpfc-uniform, llpfc-approx and kl", c.Method)
+	case c.Hyper.Augment:
+		return errors.New("hyper.augment: the logreg learner does not augment")
+	}
+	return nil
+}
+
+// checkLearner checks c against its learner: registered, and willing to
+// train c (CellChecker).
+func checkLearner(c Config) error {
+	l, err := LookupLearner(c.Learner)
+	if err != nil {
+		return err // "learner …": names the field
+	}
+	if ck, ok := l.(CellChecker); ok {
+		return ck.CheckCell(c)
+	}
+	return nil
+}
+
+// DataShape is what the checks of Spec.CheckData need to know of a data
+// set: the sizes of its splits, its classes and its inputs (Channels,
+// Height, Width for images, else Features).
+type DataShape struct {
+	Train, Test, Classes              int
+	Channels, Height, Width, Features int
+}
+
+// Dim is the number of input values per instance.
+func (s DataShape) Dim() int {
+	if s.Channels > 0 {
+		return s.Channels * s.Height * s.Width
+	}
+	return s.Features
+}
+
+// namedShapes are the shapes of the standard files of the named data sets,
+// which are too large to read for a check.
+var namedShapes = map[string]DataShape{
+	"fashion-mnist":  {Train: 60000, Test: 10000, Classes: 10, Channels: 1, Height: 28, Width: 28},
+	"mnist":          {Train: 60000, Test: 10000, Classes: 10, Channels: 1, Height: 28, Width: 28},
+	"emnist-letters": {Train: 124800, Test: 20800, Classes: 26, Channels: 1, Height: 28, Width: 28},
+	"cifar10":        {Train: 50000, Test: 10000, Classes: 10, Channels: 3, Height: 32, Width: 32},
+	"svhn":           {Train: 73257, Test: 26032, Classes: 10, Channels: 3, Height: 32, Width: 32},
+}
+
+// MissingDataError is a named data set whose files are not found: listing a
+// grid needs no data, running it does.
+type MissingDataError struct{ Err error }
+
+func (e *MissingDataError) Error() string { return e.Err.Error() }
+func (e *MissingDataError) Unwrap() error { return e.Err }
+
+// ShapeOf returns the shape of the data set name: for csv:…, libsvm:… and
+// the fixture by reading both splits (which also checks the files), for
+// gmm:… from its name (without generating it), for the other named sets
+// the shape of their standard files once data.Resolve finds them (else a
+// *MissingDataError).
+func ShapeOf(name, dataDir string) (DataShape, error) {
+	if strings.HasPrefix(name, "gmm:") {
+		p, err := parseGMM(name)
+		if err != nil {
+			return DataShape{}, err
+		}
+		return DataShape{Train: p.train, Test: p.test, Classes: p.classes, Features: p.dim}, nil
+	}
+	if s, ok := namedShapes[name]; ok {
+		if _, err := data.Resolve(name, dataDir); err != nil {
+			return DataShape{}, &MissingDataError{err}
+		}
+		return s, nil
+	}
+	train, test, err := loadNamed(name, dataDir)
+	if err != nil {
+		return DataShape{}, err
+	}
+	return DataShape{Train: train.N, Test: test.N, Classes: train.NumClasses, Channels: train.Channels,
+		Height: train.Height, Width: train.Width, Features: train.D}, nil
+}
+
+// CheckData checks the spec's cells against their data sets, which
+// Validate does not read: the number of points against the training split,
+// enough bags for LLPFC's groups of C bags, a model that takes the data's
+// inputs, and the sizes of the model and of the data against the memory
+// (CheckSize). A data set that is not found is returned in missing (a
+// *MissingDataError each), apart from err: a grid can be listed without its
+// data but not run.
+func (s *Spec) CheckData(dataDir string) (missing []error, err error) {
+	cells, err := s.Cells()
+	if err != nil {
+		return nil, err
+	}
+	shapes := map[string]DataShape{}
+	bad := map[string]bool{}
+	for _, c := range cells {
+		cfg := c.Config
+		if bad[cfg.Dataset] {
+			continue
+		}
+		shape, ok := shapes[cfg.Dataset]
+		if !ok {
+			sh, err := ShapeOf(cfg.Dataset, dataDir)
+			var miss *MissingDataError
+			switch {
+			case errors.As(err, &miss):
+				missing = append(missing, err)
+				bad[cfg.Dataset] = true
+				continue
+			case err != nil:
+				return missing, fmt.Errorf("datasets: %s: %w", cfg.Dataset, err)
+			}
+			shape, shapes[cfg.Dataset] = sh, sh
+		}
+		if err := CheckCellData(cfg, shape); err != nil {
+			return missing, fmt.Errorf("cell (dataset %s, method %s, bag size %d, seed %d): %w",
+				cfg.Dataset, cfg.Method, cfg.BagSize, cfg.Seed, err)
+		}
+	}
+	return missing, nil
+}
+
+// CheckCellData checks one cell against its data set's shape (see
+// Spec.CheckData).
+func CheckCellData(c Config, s DataShape) error {
+	switch {
+	case c.NumPoints > s.Train:
+		return fmt.Errorf("num_points: is %d, but data set %s has %d training points", c.NumPoints, c.Dataset, s.Train)
+	case IsLLPFC(c.Method) && c.NumBags() < s.Classes:
+		return fmt.Errorf("bag_size: %d leaves %d bags of %d points, fewer than the %d classes of %s: LLPFC groups C bags (Section 5); use smaller bags or more points",
+			c.BagSize, c.NumBags(), c.NumPoints, s.Classes, c.Dataset)
+	case s.Classes < 2:
+		return fmt.Errorf("dataset: %s has %d class, want at least 2", c.Dataset, s.Classes)
+	}
+	return CheckSize(c, s)
+}
