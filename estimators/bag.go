@@ -33,7 +33,11 @@ type BagSet struct {
 // Validate checks the rules every consumer relies on and returns an error
 // naming the first bag that breaks one: C ≥ 2; at least one bag; unique ids;
 // size > 0; exactly C proportions, each finite and ≥ 0, summing to 1±1e-9;
-// when indices are given, exactly size of them, each ≥ 0.
+// when indices are given, exactly size of them, each ≥ 0, and no instance in
+// two places (a bag's instances are distinct and bags are disjoint, as every
+// protocol of Section 6 draws them: an instance counted twice would weigh
+// twice in one method and be refused by another). A bag is named by its
+// position in the file and its id, and a repeat by both places (issue 27).
 func (s *BagSet) Validate() error {
 	if s.NumClasses < 2 {
 		return fmt.Errorf("num_classes is %d, want ≥ 2", s.NumClasses)
@@ -42,11 +46,20 @@ func (s *BagSet) Validate() error {
 		return fmt.Errorf("no bags")
 	}
 	seen := make(map[int]int, len(s.Bags))
+	type place struct{ bag, pos int }
+	where := map[int]place{}
 	for k, b := range s.Bags {
 		if prev, dup := seen[b.ID]; dup {
-			return fmt.Errorf("bag %d: id repeats that of bag at position %d", b.ID, prev)
+			return fmt.Errorf("bags[%d]: id %d repeats the id of bags[%d]; ids must be unique", k, b.ID, prev)
 		}
 		seen[b.ID] = k
+		for j, ix := range b.Indices {
+			if p, dup := where[ix]; dup {
+				return fmt.Errorf("bags[%d] (id %d): instance index %d at position %d is also at position %d of bags[%d] (id %d); an instance belongs to one bag once",
+					k, b.ID, ix, j, p.pos, p.bag, s.Bags[p.bag].ID)
+			}
+			where[ix] = place{k, j}
+		}
 		if b.Size <= 0 {
 			return fmt.Errorf("bag %d: size is %d, want > 0", b.ID, b.Size)
 		}

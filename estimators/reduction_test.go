@@ -361,7 +361,10 @@ func TestBuildErrors(t *testing.T) {
 	}{
 		{"one class", func(s *BagSet) { s.NumClasses = 1 }, Options{Mode: ModeUniform}, "num_classes is 1, want ≥ 2"},
 		{"no bags", func(s *BagSet) { s.Bags = nil }, Options{Mode: ModeUniform}, "no bags"},
-		{"duplicate id", func(s *BagSet) { s.Bags[1].ID = 1 }, Options{Mode: ModeUniform}, "bag 1: id repeats"},
+		// Issue 27: a repeat names both places (the bag by its position and its id).
+		{"duplicate id", func(s *BagSet) { s.Bags[1].ID = 1 }, Options{Mode: ModeUniform}, "bags[1]: id 1 repeats the id of bags[0]"},
+		{"index in two bags", func(s *BagSet) { s.Bags[1].Indices = []int{1} }, Options{Mode: ModeUniform}, "bags[1] (id 2): instance index 1 at position 0 is also at position 1 of bags[0] (id 1)"},
+		{"index twice in a bag", func(s *BagSet) { s.Bags[0].Indices = []int{0, 0} }, Options{Mode: ModeUniform}, "bags[0] (id 1): instance index 0 at position 1 is also at position 0 of bags[0] (id 1)"},
 		{"size 0", func(s *BagSet) { s.Bags[1].Size = 0; s.Bags[1].Indices = nil }, Options{Mode: ModeUniform}, "bag 2: size is 0, want > 0"},
 		{"wrong class count", func(s *BagSet) { s.Bags[0].Proportions = []float64{1} }, Options{Mode: ModeUniform}, "bag 1: has 1 proportions, want num_classes=2"},
 		{"NaN", func(s *BagSet) { s.Bags[0].Proportions[0] = math.NaN() }, Options{Mode: ModeUniform}, "bag 1: proportion of class 0 is NaN"},
@@ -390,16 +393,10 @@ func TestBuildErrors(t *testing.T) {
 	assert.Error(t, err, "nil set: no error")
 	_, err = Build(good(), Options{Mode: ModeUniform}, nil)
 	assert.Error(t, err, "nil stream: no error")
-	// Instances: duplicate and missing indices.
+	// Instances: missing indices (a repeated index is refused by Validate above).
 	s := good()
-	s.Bags[1].Indices = []int{1}
-	red, err := BuildSeed(s, Options{Mode: ModeUniform}, 1)
-	require.NoError(t, err)
-	_, err = red.Instances()
-	assert.ErrorContainsf(t, err, "instance index 1 is also in bag", "duplicate index: error %v", err)
-	s = good()
 	s.Bags[0].Indices = nil
-	red, _ = BuildSeed(s, Options{Mode: ModeUniform}, 1)
+	red, _ := BuildSeed(s, Options{Mode: ModeUniform}, 1)
 	_, err = red.Instances()
 	assert.ErrorContainsf(t, err, "bag 1: has no instance indices", "missing indices: error %v", err)
 }

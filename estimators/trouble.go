@@ -116,16 +116,65 @@ const TroubleInvNorm1 = 150
 // Assumption `grouping assumption: ch` fails (with C bags of Dirichlet
 // proportions σ̂ is rarely inside their hull, so it fails almost everywhere,
 // on bags where LLPFC trains well), nor on singular T̂ alone (Algorithm 3's
-// α̂ often has zero entries, which make rows of T̂ zero by design).
-func (s GroupingSummary) Warning() string {
+// α̂ often has zero entries, which make rows of T̂ zero by design). It does
+// not know the bags, so it cannot say why T̂ is singular: WarningFor can.
+func (s GroupingSummary) Warning() string { return s.WarningFor(nil) }
+
+// WarningFor is Warning with its cause read from the bags of set (nil: not
+// known). When T̂ is singular in most groups (an infinite median) the cause
+// is one of two, with opposite remedies (issue 27: the warning for bag
+// sizes 1–2 and dirichlet:0.01 said the proportions were too alike and
+// suggested smaller bags): pure bags — each of one class, as with bags of
+// one or two instances or a Dirichlet of small concentration — where a
+// group repeats a class and misses another, which larger or more mixed bags
+// cure; or proportions so alike that the group's Γ̂ loses rank, which
+// smaller bags or proportions that differ more cure. When T̂ is singular in
+// every group, LLPFC cannot learn from the bags at all.
+func (s GroupingSummary) WarningFor(set *BagSet) string {
 	if !(s.InvNorm1Median > TroubleInvNorm1) {
 		return ""
 	}
-	return fmt.Sprintf("warning: LLPFC is likely to train poorly on these bags: the median ‖T̂⁻¹‖₁ of its groups is %s (above %d), "+
+	const head = "warning: LLPFC is likely to train poorly on these bags: "
+	tail := " A bag-level loss such as KL does not depend on T̂."
+	if s.Singular >= 1 {
+		tail = " With every group's T̂ singular, LLPFC cannot learn from these bags (its loss does not tell the classes apart); a bag-level loss such as KL does not depend on T̂."
+	}
+	level := fmt.Sprintf("the median ‖T̂⁻¹‖₁ of its groups is %s (above %d; T̂ singular in %.0f%% of them)",
+		fmtInf(s.InvNorm1Median), TroubleInvNorm1, 100*s.Singular)
+	if pure := pureFraction(set); pure >= 0.5 {
+		return head + level + fmt.Sprintf(", because %.0f%% of the bags are pure (one class each, as with bags of one or two instances, "+
+			"or a Dirichlet of small concentration): a group of C pure bags that repeats a class misses another, and its proportions "+
+			"cannot tell that class apart. Bags that mix the classes help — larger bags, or a Dirichlet concentration near 1 — "+
+			"smaller bags do not.", 100*pure) + tail
+	}
+	if math.IsInf(s.InvNorm1Median, 1) {
+		return head + level + ": the label proportions of a group's bags are linearly dependent (too alike, or identical), " +
+			"so its noise transition matrix cannot be inverted. Bags whose proportions differ more (smaller bags, or proportions drawn " +
+			"as in the paper from a Dirichlet) help." + tail
+	}
+	return fmt.Sprintf(head+"the median ‖T̂⁻¹‖₁ of its groups is %s (above %d), "+
 		"so the bags' label proportions are too alike, each group's noise transition matrix is close to singular, and the "+
 		"forward-corrected loss amplifies noise by that factor (Proposition 'theorem: cali_lowerb'). Bags whose proportions differ "+
-		"more (smaller bags, or proportions drawn as in the paper from a Dirichlet) help; a bag-level loss such as KL does not depend on T̂.",
-		fmtInf(s.InvNorm1Median), TroubleInvNorm1)
+		"more (smaller bags, or proportions drawn as in the paper from a Dirichlet) help.",
+		fmtInf(s.InvNorm1Median), TroubleInvNorm1) + tail
+}
+
+// pureFraction returns the fraction of the bags of set whose proportions
+// put all their mass on one class (0 for a nil or empty set).
+func pureFraction(set *BagSet) float64 {
+	if set == nil || len(set.Bags) == 0 {
+		return 0
+	}
+	pure := 0
+	for _, b := range set.Bags {
+		for _, p := range b.Proportions {
+			if p > 1-ProportionTol {
+				pure++
+				break
+			}
+		}
+	}
+	return float64(pure) / float64(len(set.Bags))
 }
 
 func fmtInf(v float64) string {

@@ -161,3 +161,17 @@ func instancesPerPass(c Config) int {
 	}
 	return max(n, training.DefaultEvalBatch)
 }
+
+// MinInputSide returns the smallest image height and width model takes: 4
+// for cnn and cnn-bn (two 2×2 pools), 32 for vgg16 (five 2×2 pools; the
+// learner resizes smaller images, InputSide, but `llpfc bench` feeds them
+// as they are), 1 for the others (padded convolutions and global pooling).
+func MinInputSide(model string) int {
+	switch model {
+	case training.ModelCNN, training.ModelCNNBN:
+		return 4
+	case training.ModelVGG16:
+		return vggMinSide
+	}
+	return 1
+}

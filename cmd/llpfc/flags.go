@@ -21,10 +21,10 @@ func defineDataDir(fs *flag.FlagSet) *string {
 	return fs.String("data-dir", "", "directory holding the data set's files (default: $LLPFC_DATA, then /usr/share/datasets/fashion-mnist for fashion-mnist)")
 }
 
-// defineModel defines --model as bench and train have it: any registered
-// architecture, mlp by default.
+// defineModel defines --model as bench and train have it: any classifier
+// (experiments.ClassifierModels: not LLPGAN's generator), mlp by default.
 func defineModel(fs *flag.FlagSet) *string {
-	return fs.String("model", training.ModelMLP, "architecture: "+strings.Join(training.ModelNames(), ", "))
+	return fs.String("model", training.ModelMLP, "architecture: "+strings.Join(experiments.ClassifierModels(), ", "))
 }
 
 // defineResultJSON defines --json as bench and train have it: the result as

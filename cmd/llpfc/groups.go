@@ -163,7 +163,7 @@ func printTrouble(w io.Writer, set *estimators.BagSet, opts estimators.Options, 
 	fmt.Fprintf(w, "predicted trouble over %d random groupings (%d groups, mode %s): ‖T̂⁻¹‖₁ median %s, 90th percentile %s, max %s; cond Γ̂ median %s, 90th percentile %s; assumption fails in %.0f%% of groups, T̂ singular in %.0f%%\n",
 		s.Partitions, s.Groups, opts.Mode, fmtNum(s.InvNorm1Median), fmtNum(s.InvNorm1P90), fmtNum(s.InvNorm1Max),
 		fmtNum(s.CondGammaMedian), fmtNum(s.CondGammaP90), 100*s.AssumptionFails, 100*s.Singular)
-	if warn := s.Warning(); warn != "" {
+	if warn := s.WarningFor(set); warn != "" {
 		fmt.Fprintln(w, warn)
 	}
 	fmt.Fprintln(w)

@@ -207,7 +207,7 @@ func TestGroupsInvalidInput(t *testing.T) {
 		{"negative", `{"num_classes": 2, "bags": [{"id": 4, "size": 3, "proportions": [-0.5, 1.5]}]}`, "bag 4: proportion of class 0 is -0.5, want ≥ 0"},
 		{"classes", `{"num_classes": 3, "bags": [{"id": 9, "size": 3, "proportions": [0.5, 0.5]}]}`, "bag 9: has 2 proportions, want num_classes=3"},
 		{"size", `{"num_classes": 2, "bags": [{"id": 2, "size": 0, "proportions": [0.5, 0.5]}]}`, "bag 2: size is 0, want > 0"},
-		{"dup", `{"num_classes": 2, "bags": [{"id": 2, "size": 1, "proportions": [0.5, 0.5]}, {"id": 2, "size": 1, "proportions": [0.5, 0.5]}]}`, "bag 2: id repeats"},
+		{"dup", `{"num_classes": 2, "bags": [{"id": 2, "size": 1, "proportions": [0.5, 0.5]}, {"id": 2, "size": 1, "proportions": [0.5, 0.5]}]}`, "bags[1]: id 2 repeats the id of bags[0]"},
 		{"indices", `{"num_classes": 2, "bags": [{"id": 5, "size": 2, "proportions": [0.5, 0.5], "indices": [1]}]}`, "bag 5: has 1 indices, want size=2"},
 		{"unknown key", `{"num_classes": 2, "bagz": []}`, `unknown field "bagz"`},
 		{"few bags", `{"num_classes": 3, "bags": [{"id": 1, "size": 1, "proportions": [1, 0, 0]}]}`, "1 bags, want at least C=3"},

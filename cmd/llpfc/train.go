@@ -48,6 +48,7 @@ type trainRun struct {
 	bagsFile      string
 	evalEvery     int
 	resume        bool
+	resumedEpochs int // the epochs the checkpoint held when --resume continued it
 	out           string
 	asJSON, quiet bool
 	given         map[string]bool
@@ -118,6 +119,13 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	}
 	opt := experiments.RunOptions{EvalEvery: r.evalEvery, Resume: r.resume, Progress: r.progress(stderr)}
 	if r.out != "" {
+		done, err := r.checkOut()
+		if err != nil {
+			return fail(err)
+		}
+		if done != nil {
+			return r.reportFinished(stdout, stderr, done)
+		}
 		if _, err := os.Stat(r.out); os.IsNotExist(err) {
 			// A run that fails leaves no empty --out behind (issue 17, item 10).
 			defer func() {
@@ -133,6 +141,7 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	if !r.quiet {
 		r.announce(stderr, prob)
 	}
+	r.warnTrouble(stderr, prob)
 	cell := experiments.Cell{Key: r.cell.Key(), Config: r.cell, DataDir: r.dir}
 	ctx, stop := interruptible("train", stderr)
 	defer stop()
@@ -141,6 +150,7 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 		return trainFailure(stderr, err, args, r.out)
 	}
 	res := trainResult{Key: cell.Key, Config: cell.Config, Metrics: run.Metrics, NumBags: len(prob.Bags.Bags), Settings: run.Settings}
+	r.resumedTiming(&res.Metrics, run.History)
 	return r.report(stdout, stderr, res, run.History)
 }
 
@@ -377,13 +387,14 @@ func fileBagSize(set *estimators.BagSet) int {
 
 // trainFailure reports a failed training run and returns the exit status: 2
 // for bad input (the configuration or the data: training.InputError,
-// estimators.InputError), 1 otherwise. An interrupted run says what was kept
+// estimators.InputError, experiments.InputError — a model larger than the
+// memory allows), 1 otherwise. An interrupted run says what was kept
 // and the command that resumes it (issue 17, items 5 and 7).
 func trainFailure(stderr io.Writer, err error, args []string, out string) int {
 	var tin *training.InputError
 	var ein *estimators.InputError
 	switch {
-	case errors.As(err, &tin) || errors.As(err, &ein):
+	case errors.As(err, &tin) || errors.As(err, &ein) || errors.As(err, new(*experiments.InputError)):
 		fmt.Fprintf(stderr, "llpfc train: %v\n", err)
 		return exitBadUsage
 	case errors.Is(err, context.Canceled):

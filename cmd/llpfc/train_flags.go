@@ -162,8 +162,8 @@ func (f *trainFlags) check(given map[string]bool) error {
 	if !contains(training.MethodNames(), *f.method) {
 		return fmt.Errorf("--method %q: unknown (want one of %s)", *f.method, strings.Join(training.MethodNames(), ", "))
 	}
-	if !contains(training.ModelNames(), *f.model) {
-		return fmt.Errorf("--model %q: unknown (want one of %s)", *f.model, strings.Join(training.ModelNames(), ", "))
+	if !contains(experiments.ClassifierModels(), *f.model) {
+		return fmt.Errorf("--model %q: unknown (want one of %s)", *f.model, strings.Join(experiments.ClassifierModels(), ", "))
 	}
 	f.defaultBatch()
 	return nil
@@ -276,6 +276,12 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched expe
 		Hyper: f.hyper(nm, drop, sched)}
 	if _, err := experiments.TrainingConfig(r.cell); err != nil {
 		return nil, err
+	}
+	// What the learner cannot train fails here, naming the flag (issue 27:
+	// llpgan with the mlp, llpgan or cnn on feature vectors exited 1 after
+	// loading the data, or printed a Go struct).
+	if err := (experiments.Gorgonia{}).CheckCell(r.cell); err != nil {
+		return nil, flagNamed(err)
 	}
 	return r, nil
 }

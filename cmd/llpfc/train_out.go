@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/training"
+)
+
+// cellFlags maps a cell field, as experiments' errors name it, to the flag
+// of `llpfc train` that sets it.
+var cellFlags = []struct{ field, flag string }{
+	{"model:", "--model:"}, {"method:", "--method:"}, {"hyper.augment:", "--augment:"},
+	{"hyper.optimizer:", "--optimizer:"}, {"dataset:", "--data:"},
+}
+
+// flagNamed returns err with the cell field it starts with renamed to its
+// flag.
+func flagNamed(err error) error {
+	msg := err.Error()
+	for _, m := range cellFlags {
+		if strings.HasPrefix(msg, m.field) {
+			return fmt.Errorf("%s%s", m.flag, strings.TrimPrefix(msg, m.field))
+		}
+	}
+	return err
+}
+
+// finishedRun is --out's result.json: the result and the history of every
+// epoch.
+type finishedRun struct {
+	trainResult
+	History []training.EpochStats `json:"history"`
+}
+
+// checkOut looks at what --out holds before training (issue 27): a
+// checkpoint is continued only with --resume (without it, another run's
+// checkpoint was overwritten silently); one that holds more epochs than
+// --epochs cannot be continued (the message said "next epoch 4 outside
+// 0..2"); a finished run whose result.json is this run's is returned, to be
+// reported as it is (item 8: a resume rewrote it with the resuming call's
+// wall time and 0 images/s). It records the epochs a resume continues.
+func (r *trainRun) checkOut() (*finishedRun, error) {
+	ckPath := filepath.Join(r.out, "checkpoint.gob")
+	if _, err := os.Stat(ckPath); err != nil {
+		return nil, nil
+	}
+	if !r.resume {
+		return nil, fmt.Errorf("--out %s holds the checkpoint of an earlier run (%s): pass --resume to continue it, or name another --out to start afresh", r.out, ckPath)
+	}
+	ck, err := training.ReadCheckpoint(ckPath)
+	if err != nil {
+		return nil, fmt.Errorf("--resume: %v", err)
+	}
+	r.resumedEpochs = ck.NextEpoch
+	if epochs := r.cell.Hyper.Epochs; ck.NextEpoch > epochs {
+		return nil, fmt.Errorf("--epochs %d: the checkpoint %s holds %d finished epochs; pass --epochs %d or more to continue it, or name another --out to start afresh",
+			epochs, ckPath, ck.NextEpoch, ck.NextEpoch)
+	} else if ck.NextEpoch < epochs {
+		return nil, nil
+	}
+	b, err := os.ReadFile(filepath.Join(r.out, "result.json"))
+	if err != nil {
+		return nil, nil // killed before writing it: the resume evaluates the checkpoint
+	}
+	var done finishedRun
+	if json.Unmarshal(b, &done) != nil || done.Key != r.cell.Key() {
+		return nil, nil // not this run's: the resume refuses the checkpoint, naming the field
+	}
+	return &done, nil
+}
+
+// reportFinished reports the finished run of --out without training or
+// rewriting its result.json.
+func (r *trainRun) reportFinished(stdout, stderr io.Writer, done *finishedRun) int {
+	fmt.Fprintf(stderr, "llpfc train: %s holds this run, finished (%d epochs); its result is reported as it is\n", r.out, done.Epochs)
+	saved := r.out
+	r.out = "" // report, do not rewrite
+	defer func() { r.out = saved }()
+	return r.report(stdout, stderr, done.trainResult, done.History)
+}
+
+// resumedTiming makes the time and throughput of a resumed run cover all its
+// epochs (issue 27, item 8): training times only the epochs of the call
+// that resumes, so the earlier epochs' training times, which the checkpoint
+// keeps in the history, are added to the wall time, and the throughput is
+// the history's images over its seconds.
+func (r *trainRun) resumedTiming(m *experiments.Metrics, hist []training.EpochStats) {
+	if r.resumedEpochs == 0 {
+		return
+	}
+	var secs, images float64
+	for i, e := range hist {
+		secs += e.Seconds
+		images += float64(e.Images)
+		if i < r.resumedEpochs {
+			m.WallSeconds += e.Seconds
+		}
+	}
+	if secs > 0 {
+		m.TrainImagesPerSecond = images / secs
+	}
+}
+
+// troubleRounds is the number of random groupings warnTrouble summarizes.
+const troubleRounds = 5
+
+// warnTrouble prints, for an LLPFC method, the warning `llpfc bags` and
+// `llpfc groups` print when the bags predict trouble for LLPFC (issue 27,
+// item 9: LLPFC trained on a bags file whose every group was singular, to
+// chance, without a word). It is not progress: --quiet keeps it.
+func (r *trainRun) warnTrouble(stderr io.Writer, prob *experiments.Problem) {
+	if !experiments.IsLLPFC(r.cell.Method) || len(prob.Bags.Bags) < prob.Bags.NumClasses {
+		return
+	}
+	s, err := estimators.PredictTrouble(&prob.Bags, estimators.Options{Mode: estimators.ModeUniform}, r.cell.Seed, troubleRounds)
+	if err != nil {
+		return // training reports it
+	}
+	if w := s.WarningFor(&prob.Bags); w != "" {
+		fmt.Fprintf(stderr, "llpfc train: %s\n", w)
+	}
+}
