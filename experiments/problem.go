@@ -131,6 +131,9 @@ func headRows(d *data.Dataset, n int) *data.Dataset {
 	h := *d
 	h.N = n
 	h.X = d.X[:n*d.D]
+	if d.Raw != nil {
+		h.Raw = d.Raw[:n*d.D]
+	}
 	h.Y = d.Y[:n]
 	return &h
 }

@@ -159,8 +159,11 @@ func (f *reproduceFlags) plan() (*reproducePlan, error) {
 	}
 	p := &reproducePlan{grid: grid, spec: reproduceSpecs[grid](), results: *f.results, out: *f.out, dataDir: *f.dataDir, dryRun: *f.dryRun}
 	if *f.model != "" {
-		if grid != "fashion-mnist" && grid != "fashion-mnist-shuffle" {
-			return nil, usagef("--model applies to the Fashion-MNIST tables; the paper's tables fix their networks")
+		switch {
+		case grid == "quick": // issue 27: the message spoke of the paper's tables
+			return nil, usagef("--model applies to --table fashion-mnist and --table fashion-mnist-shuffle; the quick grid trains the mlp (to change its model, print it with 'llpfc run quick --print-spec', edit the JSON and run the file with 'llpfc run')")
+		case grid != "fashion-mnist" && grid != "fashion-mnist-shuffle":
+			return nil, usagef("--model applies to --table fashion-mnist and --table fashion-mnist-shuffle; the paper's tables (--table %s) fix their networks", grid)
 		}
 		if *f.model != training.ModelMLP && *f.model != training.ModelCNN {
 			return nil, usagef("--model %q: want mlp or cnn", *f.model)

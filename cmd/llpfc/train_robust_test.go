@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,4 +157,26 @@ func TestTrainRefusesRepeatedIndices(t *testing.T) {
 		assert.Equal(t, exitBadUsage, code, "%s: %s", method, errs)
 		assert.Contains(t, errs, "bags[3] (id 3): instance index 10 at position 0 is also at position 0 of bags[1] (id 1)", method)
 	}
+}
+
+// Issue 27, item 7, end to end: features at 1e9 + N(0,1) against 1e9 +
+// N(2,1) trained `supervised` to chance (0.500) with exit status 0, since
+// they were narrowed to float32 before standardizing.
+func TestTrainOnLargeOffsetFeatures(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	b.WriteString("label,f\n")
+	for i := 0; i < 800; i++ {
+		fmt.Fprintf(&b, "%d,%.6f\n", i%2, 1e9+2*float64(i%2)+r.NormFloat64())
+	}
+	p := filepath.Join(dir, "offset.csv")
+	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+	code, out, errs := runTrainCmd("--data", "csv:"+p+","+p, "--method", "supervised", "--bag-size", "8", "--num-points", "512",
+		"--epochs", "10", "--lr", "0.01", "--batch-size", "32", "--json", "--quiet")
+	require.Equal(t, exitOK, code, errs)
+	var res trainResult
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &res))
+	assert.Greater(t, res.TestAccuracy, 0.75, "the Bayes accuracy is Φ(1) = 0.84")
 }

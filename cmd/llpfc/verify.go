@@ -56,7 +56,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		start := time.Now()
 		r := verify.Run(c, cfg)
 		if !*asJSON {
-			fmt.Fprintf(stderr, "  %-50s %-4s %6d cases  %s\n", c.Label, verdict(r), r.Cases, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(stderr, "  %-50s %-4s %6d cases  %s\n", c.Label, verdict(r, cfg), r.Cases, time.Since(start).Round(time.Millisecond))
 		}
 		results = append(results, r)
 	}
@@ -66,7 +66,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	failed := 0
 	for _, r := range results {
-		if verdict(r) != "pass" {
+		if verdict(r, cfg) != "pass" {
 			failed++
 		}
 	}
@@ -119,17 +119,20 @@ func printVerifyTable(w io.Writer, results []verify.Result, failed int, cfg veri
 	fmt.Fprintln(tw, "LABEL\tWHERE\tKIND\tCASES\tWORST LHS/RHS\tFLOOR\tSTATUS\tNEGATIVE CONTROL\tSTATEMENT")
 	for _, r := range results {
 		neg := r.NegativeControl
+		if neg == "missed" && !controlsChecked(cfg) {
+			neg = "not caught (too few cases)"
+		}
 		if r.NegativeName != "" {
 			neg += " (" + r.NegativeName + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.4g\t%s\t%s\t%s\t%s\n", r.Label, r.Section, r.Kind, r.Cases, r.WorstRatio, floorCell(r.RatioFloor), verdict(r), neg, r.Statement)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Label, r.Section, r.Kind, r.Cases, ratioCell(r.WorstRatio), floorCell(r.RatioFloor), verdict(r, cfg), neg, r.Statement)
 		if len(r.Parts) > 1 {
 			for _, p := range r.Parts {
 				ratio := math.NaN()
 				if p.WorstRatio != nil {
 					ratio = *p.WorstRatio
 				}
-				fmt.Fprintf(tw, "  part %s\t\t\t%d\t%.4g\t%s\t\t\t\n", p.Name, p.Cases, ratio, floorCell(p.Floor))
+				fmt.Fprintf(tw, "  part %s\t\t\t%d\t%s\t%s\t\t\t\n", p.Name, p.Cases, ratioCell(ratio), floorCell(p.Floor))
 			}
 		}
 	}
@@ -138,29 +141,53 @@ func printVerifyTable(w io.Writer, results []verify.Result, failed int, cfg veri
 		if r.Status != "pass" {
 			fmt.Fprintf(w, "\nFAIL %s: %s\n", r.Label, r.Counterexample)
 		}
-		if r.NegativeControl == "missed" {
+		if r.NegativeControl == "missed" && controlsChecked(cfg) {
 			fmt.Fprintf(w, "\nMISSED negative control of %s (%s): the checker passed a wrong implementation\n", r.Label, r.NegativeName)
 		}
 	}
 	kinds := map[verify.ClaimKind]int{}
+	uncaught := 0
 	for _, r := range results {
 		kinds[r.Kind]++
+		if r.NegativeControl == "missed" {
+			uncaught++
+		}
 	}
 	fmt.Fprintf(w, "\n%d claims, %d passed, %d failed (cases per property: %d, seed: %d); %d theorem, %d identity, %d definitional\n",
 		len(results), len(results)-failed, failed, cfg.Cases, cfg.Seed, kinds[verify.Theorem], kinds[verify.IdentityKind], kinds[verify.Definitional])
-	if cfg.Cases < verify.DefaultCases {
-		fmt.Fprintf(w, "ratio floors not checked: they are calibrated at %d cases or more\n", verify.DefaultCases)
+	if !controlsChecked(cfg) {
+		fmt.Fprintf(w, "ratio floors and negative controls not checked: they are calibrated at %d cases or more", verify.DefaultCases)
+		if uncaught > 0 {
+			fmt.Fprintf(w, " (%d negative controls went uncaught at %d cases per property, which is not a failure of the claims)", uncaught, cfg.Cases)
+		}
+		fmt.Fprintln(w)
 	}
 }
 
+// controlsChecked reports whether cfg's search is long enough for a missed
+// negative control to be a failure: the floors' calibration, DefaultCases
+// (issue 27: `verify --cases 1` reported "20 failed" and exited 1 although
+// every claim held; only tiny searches had missed the controls).
+func controlsChecked(cfg verify.Config) bool { return cfg.Cases >= verify.DefaultCases }
+
+// ratioCell prints a worst ratio, or "n/a" when no case had a finite one
+// (issue 27: the table printed NaN).
+func ratioCell(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
 // verdict is the row's STATUS: "pass" only when the claim held and its
-// negative control (if any) was caught — the rows the summary counts as
-// passed (issue 17, item 10: a row with a missed control said "pass").
-func verdict(r verify.Result) string {
+// negative control (if any) was caught, or the search was too short to
+// check controls (controlsChecked) — the rows the summary counts as passed
+// (issue 17, item 10: a row with a missed control said "pass").
+func verdict(r verify.Result, cfg verify.Config) string {
 	switch {
 	case r.Status != "pass":
 		return "fail"
-	case r.NegativeControl == "missed":
+	case r.NegativeControl == "missed" && controlsChecked(cfg):
 		return "fail (control missed)"
 	}
 	return "pass"

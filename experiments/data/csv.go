@@ -45,6 +45,9 @@ func ReadCSV(r io.Reader, name string, opt TabularOptions) (*Dataset, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	first = append([]string(nil), first...)
+	if len(first) > 0 { // a UTF-8 byte-order mark hid the first header (issue 27)
+		first[0] = strings.TrimPrefix(first[0], "\ufeff")
+	}
 	header := false
 	for _, f := range first {
 		if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err != nil {
@@ -86,7 +89,7 @@ func ReadCSV(r io.Reader, name string, opt TabularOptions) (*Dataset, error) {
 		labelCol = 0
 	}
 	d := len(first) - 1
-	var x []float32
+	var x []float64
 	var labels []string
 	var lines []int
 	row := func(rec []string, line int) error {
@@ -103,7 +106,7 @@ func ReadCSV(r io.Reader, name string, opt TabularOptions) (*Dataset, error) {
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > math.MaxFloat32 {
 				return fmt.Errorf("%s: line %d, column %d: feature %q is not a finite float32 number", name, line, j+1, f)
 			}
-			x = append(x, float32(v))
+			x = append(x, v)
 		}
 		lines = append(lines, line)
 		return nil
@@ -133,7 +136,16 @@ func ReadCSV(r io.Reader, name string, opt TabularOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Dataset{Name: name, X: x, Y: y, N: len(y), D: d, NumClasses: len(classes), ClassNames: classes}, nil
+	return &Dataset{Name: name, X: narrow(x), Raw: x, Y: y, N: len(y), D: d, NumClasses: len(classes), ClassNames: classes}, nil
+}
+
+// narrow returns x in float32.
+func narrow(x []float64) []float32 {
+	out := make([]float32, len(x))
+	for i, v := range x {
+		out[i] = float32(v)
+	}
+	return out
 }
 
 // ReadCSVFile reads the CSV file at path.

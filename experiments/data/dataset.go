@@ -27,6 +27,12 @@ type Dataset struct {
 	// Normalization is set on a normalized copy (Standardization.Apply): its
 	// values are then no longer pixels in [0,1].
 	Normalization *Standardization
+	// Raw, when set (tabular files: ReadCSV, ReadLIBSVM), holds the values
+	// of X as read, in float64: Fit and Apply standardize from them, so that
+	// features with a large offset keep the differences that float32 would
+	// round away (issue 27, item 7: features at 1e9 + N(0,1) against 1e9 +
+	// N(2,1) trained to chance). A normalized copy has none.
+	Raw []float64
 }
 
 // Split selects the training or the test part of a named data set.
@@ -58,6 +64,9 @@ func (d *Dataset) Validate() error {
 	}
 	if len(d.X) != d.N*d.D {
 		return fmt.Errorf("%s: len(X) = %d, want N·D = %d·%d", d.Name, len(d.X), d.N, d.D)
+	}
+	if d.Raw != nil && len(d.Raw) != len(d.X) {
+		return fmt.Errorf("%s: len(Raw) = %d, want len(X) = %d", d.Name, len(d.Raw), len(d.X))
 	}
 	if len(d.Y) != d.N {
 		return fmt.Errorf("%s: len(Y) = %d, want N = %d", d.Name, len(d.Y), d.N)

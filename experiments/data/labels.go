@@ -2,8 +2,10 @@ package data
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // classIndex maps the original labels of a tabular file to classes 0…K−1.
@@ -31,6 +33,9 @@ func classIndex(name string, labels []string, lines []int, classes []string) ([]
 			}
 			vals[c] = v
 		}
+		if err := continuousLabels(name, labels, lines, classes, vals, numeric); err != nil {
+			return nil, nil, err
+		}
 		if numeric {
 			sort.Slice(classes, func(i, j int) bool { return vals[classes[i]] < vals[classes[j]] })
 			// Distinct spellings of one number ("1", "1.0") would be two classes.
@@ -51,9 +56,41 @@ func classIndex(name string, labels []string, lines []int, classes []string) ([]
 	for i, l := range labels {
 		c, ok := idx[l]
 		if !ok {
-			return nil, nil, fmt.Errorf("%s: line %d: label %q is not one of the %d training classes %v", name, lines[i], l, len(classes), classes)
+			return nil, nil, fmt.Errorf("%s: line %d: label %q is not one of the %d training classes %s", name, lines[i], l, len(classes), listSome(classes))
 		}
 		y[i] = c
 	}
 	return y, classes, nil
+}
+
+// maxClasses is the most classes a label column may hold: a column with
+// more distinct values than this and than half its rows is not a label.
+const maxClasses = 100
+
+// continuousLabels returns an error when the labels of a training file
+// cannot be classes (issue 27: a continuous column was read as 256 classes
+// and listed them all): a number that is not an integer, or more distinct
+// values than maxClasses and than half the rows.
+func continuousLabels(name string, labels []string, lines []int, classes []string, vals map[string]float64, numeric bool) error {
+	const hint = "a label column holds classes; name it as csv:TRAIN[,TEST]@COLUMN (a header name or a 0-based index)"
+	if numeric {
+		for i, l := range labels {
+			if v := vals[l]; v != math.Trunc(v) {
+				return fmt.Errorf("%s: line %d: label %q is not an integer: the label column looks continuous; %s", name, lines[i], l, hint)
+			}
+		}
+	}
+	if len(classes) > maxClasses && 2*len(classes) > len(labels) {
+		return fmt.Errorf("%s: the label column has %d distinct values in %d rows (%s): it does not look like classes; %s",
+			name, len(classes), len(labels), listSome(classes), hint)
+	}
+	return nil
+}
+
+// listSome lists the first 10 of xs, and how many there are in all.
+func listSome(xs []string) string {
+	if len(xs) <= 10 {
+		return "[" + strings.Join(xs, " ") + "]"
+	}
+	return fmt.Sprintf("[%s … %d in all]", strings.Join(xs[:10], " "), len(xs))
 }

@@ -14,13 +14,18 @@ import (
 // stored densely.
 const maxLIBSVMDim = 1 << 24
 
-// denseLimit bounds N·D of a densely stored LIBSVM file, in float32 values:
+// denseLimit bounds N·D of a densely stored LIBSVM file, in values, each
+// held twice (float64 as read, Dataset.Raw, and float32: valueBytes):
 // half of the memory available when the package loads (MemAvailable of
 // /proc/meminfo; 4 GiB where it cannot be read), so that one far-off
 // feature index in a small file fails with a clear error instead of
 // exhausting the machine (issue 17, item 2). The fuzz target lowers it so
 // tiny inputs cannot ask for gigabytes.
-var denseLimit = availableAtLoad / 2 / 4
+var denseLimit = availableAtLoad / 2 / valueBytes
+
+// valueBytes is the memory of one value of a tabular file: float64 as read
+// and float32.
+const valueBytes = 12
 
 // AvailableMemory returns the memory available for new allocations when
 // the package was loaded: MemAvailable of /proc/meminfo, or 4 GiB where it
@@ -57,7 +62,7 @@ func ReadLIBSVM(r io.Reader, name string, opt TabularOptions) (*Dataset, error) 
 	sc.Buffer(make([]byte, 1<<16), 1<<28)
 	type entry struct {
 		i int
-		v float32
+		v float64
 	}
 	var rows [][]entry
 	var labels []string
@@ -67,6 +72,9 @@ func ReadLIBSVM(r io.Reader, name string, opt TabularOptions) (*Dataset, error) 
 	for sc.Scan() {
 		line++
 		text := sc.Text()
+		if line == 1 {
+			text = strings.TrimPrefix(text, "\ufeff")
+		}
 		if k := strings.IndexByte(text, '#'); k >= 0 {
 			text = text[:k]
 		}
@@ -104,7 +112,7 @@ func ReadLIBSVM(r io.Reader, name string, opt TabularOptions) (*Dataset, error) 
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > math.MaxFloat32 {
 				return nil, fmt.Errorf("%s: line %d, field %d: value %q is not a finite float32 number", name, line, fi+2, vs)
 			}
-			row = append(row, entry{idx, float32(x)})
+			row = append(row, entry{idx, x})
 		}
 		if prev > maxIdx {
 			maxIdx, maxLine = prev, line
@@ -132,19 +140,19 @@ func ReadLIBSVM(r io.Reader, name string, opt TabularOptions) (*Dataset, error) 
 			at = fmt.Sprintf(" (the largest feature index, %d, is on line %d)", maxIdx, maxLine)
 		}
 		return nil, fmt.Errorf("%s: %d instances × %d features%s would need %.3g GiB held densely, more than the %.3g GiB allowed (half the memory available); check that line's indices",
-			name, len(rows), d, at, float64(int64(d)*int64(len(rows))*4)/(1<<30), float64(denseLimit*4)/(1<<30))
+			name, len(rows), d, at, float64(int64(d)*int64(len(rows))*valueBytes)/(1<<30), float64(denseLimit*valueBytes)/(1<<30))
 	}
 	y, classes, err := classIndex(name, labels, lines, opt.Classes)
 	if err != nil {
 		return nil, err
 	}
-	x := make([]float32, len(rows)*d)
+	x := make([]float64, len(rows)*d)
 	for i, row := range rows {
 		for _, e := range row {
 			x[i*d+e.i-1] = e.v
 		}
 	}
-	return &Dataset{Name: name, X: x, Y: y, N: len(rows), D: d, NumClasses: len(classes), ClassNames: classes}, nil
+	return &Dataset{Name: name, X: narrow(x), Raw: x, Y: y, N: len(rows), D: d, NumClasses: len(classes), ClassNames: classes}, nil
 }
 
 // ReadLIBSVMFile reads the LIBSVM file at path.

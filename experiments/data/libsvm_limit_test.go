@@ -14,7 +14,7 @@ import (
 // memory it would need; the limit is below the memory available.
 func TestLIBSVMFarIndexFailsClearly(t *testing.T) {
 	require.Greater(t, denseLimit, int64(0))
-	assert.LessOrEqual(t, denseLimit*4, availableBytes(), "the limit is within the available memory")
+	assert.LessOrEqual(t, denseLimit*valueBytes, availableBytes(), "the limit is within the available memory")
 	var b strings.Builder
 	for i := 0; i < 240; i++ {
 		if i == 117 {
@@ -24,7 +24,7 @@ func TestLIBSVMFarIndexFailsClearly(t *testing.T) {
 		b.WriteString("1 1:0.5 2:0.25 3:1\n")
 	}
 	old := denseLimit
-	denseLimit = 1 << 30 // a machine with 8 GiB available: 241·2^24 values do not fit
+	denseLimit = 1 << 30 // a machine with 24 GiB available: 241·2^24 values do not fit
 	defer func() { denseLimit = old }()
 	_, err := ReadLIBSVM(strings.NewReader(b.String()), "sparse.libsvm", TabularOptions{})
 	require.Error(t, err)

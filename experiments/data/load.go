@@ -230,23 +230,52 @@ func loadFixture(split Split) (*Dataset, error) {
 	return IDXDataset("fixture", idx[0], "fixture "+files[0], idx[1], "fixture "+files[1], 0, 10)
 }
 
+// splitTabular splits the part of csv:TRAIN[,TEST][@LABEL] or
+// libsvm:TRAIN[,TEST] after the colon into its paths and label column (a
+// header name or a 0-based index, csv only; issue 17, item 6). A file name
+// may itself hold "," or "@" (issue 27: a comma split the path, and
+// csv:a@dir/tr.csv,a@dir/te.csv read "dir/te.csv" as a label column), so
+// every reading is tried and the first that names existing files wins:
+// with and without a label after the last "@" (a label holds no "/" or
+// ","), the whole as one file, or split at each ",". When none names
+// existing files, the plain reading — label after the last "@", test after
+// the first "," — stands, for the error to name.
+func splitTabular(kind, spec string) (train, test, label string, hasTest bool) {
+	type reading struct {
+		body, label string
+	}
+	readings := []reading{{spec, ""}}
+	if k := strings.LastIndexByte(spec, '@'); kind == "csv" && k >= 0 && !strings.ContainsAny(spec[k+1:], "/,") {
+		readings = []reading{{spec[:k], spec[k+1:]}, {spec, ""}}
+	}
+	exists := func(p string) bool {
+		st, err := os.Stat(p)
+		return err == nil && !st.IsDir()
+	}
+	for _, r := range readings {
+		for i := 0; i < len(r.body); i++ {
+			if r.body[i] == ',' && exists(r.body[:i]) && exists(r.body[i+1:]) {
+				return r.body[:i], r.body[i+1:], r.label, true
+			}
+		}
+		if exists(r.body) {
+			return r.body, "", r.label, false
+		}
+	}
+	r := readings[0]
+	train, test, hasTest = strings.Cut(r.body, ",")
+	return train, test, r.label, hasTest
+}
+
 // loadTabular reads csv:TRAIN[,TEST][@LABEL] or libsvm:TRAIN[,TEST]. The test split
 // is read with the training split's classes (and, for LIBSVM, its feature
 // count), so both splits agree on what class k means.
 func loadTabular(name string, split Split) (*Dataset, error) {
 	kind, spec, _ := strings.Cut(name, ":")
-	label := ""
-	if kind == "csv" {
-		// csv:TRAIN[,TEST][@LABEL] names the label column (a header name or
-		// a 0-based index; issue 17, item 6).
-		if k := strings.LastIndexByte(spec, '@'); k >= 0 {
-			spec, label = spec[:k], spec[k+1:]
-			if label == "" {
-				return nil, fmt.Errorf("%s: empty label column after @: want csv:TRAIN[,TEST]@COLUMN", name)
-			}
-		}
+	trainPath, testPath, label, hasTest := splitTabular(kind, spec)
+	if kind == "csv" && strings.HasSuffix(spec, "@") {
+		return nil, fmt.Errorf("%s: empty label column after @: want csv:TRAIN[,TEST]@COLUMN", name)
 	}
-	trainPath, testPath, hasTest := strings.Cut(spec, ",")
 	if trainPath == "" {
 		return nil, fmt.Errorf("%s: no file named: want %s:TRAIN[,TEST]", name, kind)
 	}

@@ -43,7 +43,8 @@ type Standardization struct {
 
 // Fit computes the normalization mode on train: the per-channel (images) or
 // per-feature (tabular) mean and population standard deviation, in float64
-// over the whole split. A constant channel or feature (std 0) gets std 1, so
+// over the whole split (from the values as read, Dataset.Raw, when the
+// split has them). A constant channel or feature (std 0) gets std 1, so
 // it is only centred.
 func Fit(mode string, train *Dataset) (Standardization, error) {
 	if _, err := ParseNormalize(mode); err != nil {
@@ -58,9 +59,8 @@ func Fit(mode string, train *Dataset) (Standardization, error) {
 	groups, size := train.normGroups()
 	sum, sq := make([]float64, groups), make([]float64, groups)
 	for i := 0; i < train.N; i++ {
-		row := train.X[i*train.D : (i+1)*train.D]
-		for j, v := range row {
-			sum[j/size%groups] += float64(v)
+		for j := 0; j < train.D; j++ {
+			sum[j/size%groups] += train.value(i*train.D + j)
 		}
 	}
 	count := float64(train.N * size)
@@ -69,10 +69,9 @@ func Fit(mode string, train *Dataset) (Standardization, error) {
 		mean[g] = sum[g] / count
 	}
 	for i := 0; i < train.N; i++ {
-		row := train.X[i*train.D : (i+1)*train.D]
-		for j, v := range row {
+		for j := 0; j < train.D; j++ {
 			g := j / size % groups
-			d := float64(v) - mean[g]
+			d := train.value(i*train.D+j) - mean[g]
 			sq[g] += d * d
 		}
 	}
@@ -110,14 +109,24 @@ func (s Standardization) Apply(d *Dataset) (*Dataset, error) {
 	}
 	out := *d
 	out.X = make([]float32, len(d.X))
+	out.Raw = nil
 	out.Normalization = &s
 	for i := 0; i < d.N; i++ {
 		for j := 0; j < d.D; j++ {
 			g := j / size % groups
-			out.X[i*d.D+j] = float32((float64(d.X[i*d.D+j]) - s.Mean[g]) / s.Std[g])
+			out.X[i*d.D+j] = float32((d.value(i*d.D+j) - s.Mean[g]) / s.Std[g])
 		}
 	}
 	return &out, nil
+}
+
+// value returns the k-th value of X, from Raw (float64, as read) when the
+// data set has it.
+func (d *Dataset) value(k int) float64 {
+	if d.Raw != nil {
+		return d.Raw[k]
+	}
+	return float64(d.X[k])
 }
 
 // PadValues returns, per channel, the value a raw pixel of 0 takes after
