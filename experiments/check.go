@@ -149,6 +149,10 @@ func (s DataShape) Dim() int {
 	return s.Features
 }
 
+// fixtureShape is the shape of the embedded Fashion-MNIST fixture
+// (TestNamedShapes reads it).
+var fixtureShape = DataShape{Train: 60000, Test: 4000, Classes: 10, Channels: 1, Height: 28, Width: 28}
+
 // namedShapes are the shapes of the standard files of the named data sets,
 // which are too large to read for a check.
 var namedShapes = map[string]DataShape{
@@ -166,11 +170,11 @@ type MissingDataError struct{ Err error }
 func (e *MissingDataError) Error() string { return e.Err.Error() }
 func (e *MissingDataError) Unwrap() error { return e.Err }
 
-// ShapeOf returns the shape of the data set name: for csv:…, libsvm:… and
-// the fixture by reading both splits (which also checks the files), for
-// gmm:… from its name (without generating it), for the other named sets
-// the shape of their standard files once data.Resolve finds them (else a
-// *MissingDataError).
+// ShapeOf returns the shape of the data set name: for csv:… and libsvm:…
+// by reading both splits (which also checks the files), for gmm:… from its
+// name (without generating it), for the embedded fixture its known shape,
+// for the other named sets the shape of their standard files once
+// data.Resolve finds them (else a *MissingDataError).
 func ShapeOf(name, dataDir string) (DataShape, error) {
 	if strings.HasPrefix(name, "gmm:") {
 		p, err := parseGMM(name)
@@ -178,6 +182,9 @@ func ShapeOf(name, dataDir string) (DataShape, error) {
 			return DataShape{}, err
 		}
 		return DataShape{Train: p.train, Test: p.test, Classes: p.classes, Features: p.dim}, nil
+	}
+	if name == "fixture" || name == FashionFixture {
+		return fixtureShape, nil
 	}
 	if s, ok := namedShapes[name]; ok {
 		if _, err := data.Resolve(name, dataDir); err != nil {
