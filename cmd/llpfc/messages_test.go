@@ -2,9 +2,18 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llpfc/llpfc/experiments"
 )
 
 // Issue 27, messages: `reproduce --quick --model cnn` was refused with a
@@ -17,4 +26,56 @@ func TestReproduceQuickModelMessage(t *testing.T) {
 	e.Reset()
 	assert.Equal(t, exitBadUsage, dispatch([]string{"reproduce", "--table", "vgg16", "--model", "cnn", "--dry-run"}, &o, &e))
 	assert.Contains(t, e.String(), "the paper's tables (--table vgg16) fix their networks")
+}
+
+// Issue 27, exit codes: `bench --model cnn --height 2 --width 2` and
+// `bench --model llpgan-g` exited 1 (the model could not be built), and an
+// image too large for the memory ran out of it. Each is bad input now,
+// refused before anything is allocated.
+func TestBenchRefusesWhatCannotRun(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", "cnn", "--height", "2", "--width", "2"}, "model cnn takes images of at least 4×4"},
+		{[]string{"--model", "vgg16", "--height", "28", "--width", "28"}, "at least 32×32"},
+		{[]string{"--model", "llpgan-g"}, `--model "llpgan-g": unknown`},
+		{[]string{"--model", "mlp", "--method", "llpgan"}, "--method llpgan trains its discriminator llpgan-d"},
+		{[]string{"--model", "cnn", "--height", "30000", "--width", "30000"}, "--channels, --height and --width"},
+	} {
+		var o, e bytes.Buffer
+		assert.Equal(t, exitBadUsage, dispatch(append([]string{"bench", "--steps", "1", "--warmup", "0"}, tc.args...), &o, &e), "%v: %s", tc.args, e.String())
+		assert.Contains(t, e.String(), tc.want, "%v", tc.args)
+	}
+}
+
+// Issue 27, messages: SIGINT during `report` left ".NAME.png.tmp-NNN"
+// files. The report now stops between two files at the first signal, and
+// whenever the signal comes, its directory holds whole files only.
+func TestReportInterruptedLeavesNoTemporaries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildLLPFC(t)
+	dir := t.TempDir()
+	store, err := experiments.OpenStore(filepath.Join(dir, "store"))
+	require.NoError(t, err)
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 40; i++ { // 40 tables: a report of a few seconds
+		c := storeConfig("s", fmt.Sprintf("csv:d%d.csv", i), "kl", "paper", 64, 0, false)
+		require.NoError(t, store.Put(storeResult(r, "s", c)))
+	}
+	out := filepath.Join(dir, "report")
+	for _, wait := range []time.Duration{300 * time.Millisecond, 900 * time.Millisecond} {
+		cmd := exec.Command(bin, "report", "--results", store.Dir, "--out", out)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		require.NoError(t, cmd.Start())
+		time.Sleep(wait)
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+		temps, _ := filepath.Glob(filepath.Join(out, ".*"))
+		assert.Empty(t, temps, "after SIGINT at %v: %s", wait, stderr.String())
+		assert.NotContains(t, stderr.String(), "internal error")
+	}
 }

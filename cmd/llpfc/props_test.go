@@ -25,15 +25,20 @@ import (
 // LLPFC_GRID_SEED changes the master seed.
 
 // documentedCellFailures are the ways a cell of a valid spec may fail (exit
-// status 1, the cell named), each a property of its bags rather than a bug:
-// Algorithm 1's assumption does not hold in a group (llpfc-ideal, Section
-// 5.3; with C Dirichlet bags it rarely does, PAPER_MAP.md "Findings"); the
-// bag protocol cannot draw the bags from the class pools; Dirichlet draws of
-// a tiny concentration underflow.
+// status 1, the cell named), each a property of its bags or its budget
+// rather than a bug: Algorithm 1's assumption does not hold in a group
+// (llpfc-ideal, Section 5.3; with C Dirichlet bags it rarely does,
+// PAPER_MAP.md "Findings"); the bag protocol cannot draw the bags from the
+// class pools; Dirichlet draws of a tiny concentration underflow; training
+// diverges — a non-finite loss or gradient, which training.Train stops at
+// before it reaches the parameters (seen with llpvat on unnormalized
+// features at bag size 2: the KL term of a saturated float32 softmax).
 var documentedCellFailures = []string{
 	"Assumption `grouping assumption: ch` fails",
 	"the data cannot supply",
 	"Dirichlet draws kept underflowing",
+	"loss is NaN", "loss is +Inf", "loss is -Inf", "is NaN; stopped before updating", "is +Inf; stopped before updating",
+	"the training loss is", // logreg's divergence
 }
 
 // documentedRefusals are the ways `run --list` refuses a spec built from
