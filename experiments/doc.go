@@ -22,7 +22,13 @@
 //     deterministically; Merge combines shard stores.
 //   - BuildTables, Table.Markdown, Table.Plot, WriteReport: tables in the
 //     paper's layout (mean ± std over seeds, method × bag size) beside the
-//     paper's own numbers (fixtures/paper), and PNG plots.
+//     paper's own numbers (fixtures/paper), and PNG plots; Collect reads
+//     several stores with each cell once, in the table of every spec that
+//     ran it (Result.SpecNames).
+//   - Checks before any cell (issue 27): the learners' rules
+//     (CellChecker), a spec against its data (Spec.CheckData), and sizes
+//     before allocation (CheckSize, MemoryBudget): what would fail every
+//     cell is an InputError, reported as bad input.
 //
 // The commands `llpfc run`, `llpfc merge` and `llpfc report` are thin
 // wrappers over Runner, Merge and WriteReport.

@@ -234,7 +234,7 @@ func loadFixture(split Split) (*Dataset, error) {
 // libsvm:TRAIN[,TEST] after the colon into its paths and label column (a
 // header name or a 0-based index, csv only; issue 17, item 6). A file name
 // may itself hold "," or "@" (issue 27: a comma split the path, and
-// csv:a@dir/tr.csv,a@dir/te.csv read "dir/te.csv" as a label column), so
+// csv:a@DIR/tr.csv,a@DIR/te.csv read "DIR/te.csv" as a label column), so
 // every reading is tried and the first that names existing files wins:
 // with and without a label after the last "@" (a label holds no "/" or
 // ","), the whole as one file, or split at each ",". When none names

@@ -13,7 +13,7 @@ import (
 )
 
 // Issue 27, messages: "," and "@" may be part of a file name. A comma split
-// the path of x,y.csv, and csv:a@dir/tr.csv,a@dir/te.csv read "dir/te.csv"
+// the path of x,y.csv, and csv:a@DIR/tr.csv,a@DIR/te.csv read "DIR/te.csv"
 // as a label column. A reading that names existing files now wins.
 func TestTabularNamesWithCommaAndAt(t *testing.T) {
 	dir := t.TempDir()
