@@ -13,7 +13,8 @@ import (
 // worker goroutine) is a failure of llpfc, never bad input: it exits 1 with
 // a one-line message and the stack written to a file. runCommand recovers a
 // panic of the command's own goroutine; supervise (supervise_linux.go)
-// catches what no recover can, by running the command in a child process.
+// catches what no recover can, by running the command in a child process
+// when no standard stream is a terminal.
 
 // crashFilePattern names the files a crash's stack is written to, in
 // os.TempDir.

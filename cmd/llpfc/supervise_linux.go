@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"syscall"
+
+	"golang.org/x/term"
 )
 
 // supervisedEnv is set in the environment of the child process that runs
@@ -35,8 +37,13 @@ const (
 // to a pipe just before a normal exit, so a child that ends without writing
 // it crashed: the parent then says so, keeps the runtime's report in a file
 // (debug.SetCrashOutput) and exits 1. The child runs in its own process
-// group, so a terminal's signals reach it once, through the parent; it is
-// killed if the parent dies.
+// group, so a signal sent to the parent's group reaches it once, through
+// the parent; it is killed if the parent dies.
+//
+// On a terminal (any standard stream one) the command runs in this process:
+// the exit status matters to the programs that run llpfc — scripts, CI, job
+// arrays — while a person reads the runtime's own message, and job control
+// (Ctrl-Z, a terminal's stops) stays the shell's.
 func supervise() (status int, supervised bool) {
 	if os.Getenv(supervisedEnv) != "" {
 		if f := os.NewFile(crashFD, "crash report"); f != nil {
@@ -44,6 +51,11 @@ func supervise() (status int, supervised bool) {
 			f.Close() // SetCrashOutput keeps its own duplicate
 		}
 		return 0, false
+	}
+	for _, f := range []*os.File{os.Stdin, os.Stdout, os.Stderr} {
+		if term.IsTerminal(int(f.Fd())) {
+			return 0, false
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -93,9 +105,9 @@ func supervise() (status int, supervised bool) {
 var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
 	syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGWINCH, syscall.SIGUSR1, syscall.SIGUSR2}
 
-// forward passes each signal on to the child until done. A terminal's stop
-// (SIGTSTP) stops the child and then the parent, so that the shell sees the
-// job stopped; the shell's SIGCONT to the parent resumes the child.
+// forward passes each signal on to the child until done. A stop (SIGTSTP)
+// stops the child and then the parent, so that whoever stopped the parent
+// sees it stopped; the SIGCONT that resumes the parent resumes the child.
 func forward(sig <-chan os.Signal, child *os.Process, done <-chan struct{}) {
 	for {
 		select {
