@@ -43,16 +43,17 @@ func IsTabular(name string) bool {
 	return false
 }
 
-// imageModels are the networks that need image inputs (C×H×W): every
-// registered classifier but the mlp.
+// imageModel reports whether model needs image inputs (C×H×W): every
+// registered classifier but the mlp (and logreg's linear model).
 func imageModel(model string) bool {
 	return model != training.ModelMLP && model != "linear"
 }
 
-// classifierModels are the networks a cell may train: the registered
-// architectures but LLPGAN's generator (which makes images, it does not
-// classify them) and the architectures registered by tests.
-func classifierModels() []string {
+// ClassifierModels lists the networks `llpfc train`, `llpfc bench` and the
+// gorgonia learner take: the registered architectures but LLPGAN's
+// generator (which makes images, it does not classify them) and the
+// architectures registered by tests.
+func ClassifierModels() []string {
 	var out []string
 	for _, n := range training.ModelNames() {
 		if n != training.ModelLLPGANG && !strings.HasPrefix(n, "test-") {
@@ -61,11 +62,6 @@ func classifierModels() []string {
 	}
 	return out
 }
-
-// ClassifierModels lists the networks `llpfc train`, `llpfc bench` and the
-// gorgonia learner take (every registered architecture but LLPGAN's
-// generator).
-func ClassifierModels() []string { return classifierModels() }
 
 // CheckModelData checks that model can take the inputs of the data set
 // named dataset: a convolutional network needs images (issue 27: cnn on a
@@ -83,8 +79,8 @@ func CheckModelData(model, dataset string) error {
 // networks and augmentation need images.
 func (Gorgonia) CheckCell(c Config) error {
 	switch {
-	case !containsStr(classifierModels(), c.Model):
-		return fmt.Errorf("model: %q is not a classifier the gorgonia learner trains, want one of %s", c.Model, strings.Join(classifierModels(), ", "))
+	case !containsStr(ClassifierModels(), c.Model):
+		return fmt.Errorf("model: %q is not a classifier the gorgonia learner trains, want one of %s", c.Model, strings.Join(ClassifierModels(), ", "))
 	case c.Method == training.MethodLLPGAN && c.Model != training.ModelLLPGAND:
 		return fmt.Errorf("model: is %q, but method llpgan trains its discriminator llpgan-d (App. `suppsec: exp`, Table 4)", c.Model)
 	case c.Method == training.MethodLLPGAN && IsTabular(c.Dataset):
@@ -111,7 +107,7 @@ func (Gorgonia) CheckCell(c Config) error {
 func (LogReg) CheckCell(c Config) error {
 	switch {
 	case c.Model != "linear":
-		return fmt.Errorf("model: is %q, but the logreg learner trains only model \"linear\" (the gorgonia learner trains %s)", c.Model, strings.Join(classifierModels(), ", "))
+		return fmt.Errorf("model: is %q, but the logreg learner trains only model \"linear\" (the gorgonia learner trains %s)", c.Model, strings.Join(ClassifierModels(), ", "))
 	case c.Method != training.MethodKL && !IsLLPFC(c.Method):
 		return fmt.Errorf("method: is %q, but the logreg learner implements llpfc-ideal, llpfc-uniform, llpfc-approx and kl", c.Method)
 	case c.Hyper.Augment:
