@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash"
 	"math"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -210,16 +209,6 @@ func (o *bnOp) rows() int {
 		return g.valid
 	}
 	return o.n
-}
-
-// parallelChannels runs f over channel ranges [lo, hi) on up to GOMAXPROCS
-// goroutines; each channel is handled by exactly one call.
-func parallelChannels(c int, f func(lo, hi int)) {
-	nc := min(c, 4*runtime.GOMAXPROCS(0))
-	parallelChunks(nc, func(j, _ int) {
-		lo, hi := chunkBounds(j, nc, c)
-		f(lo, hi)
-	})
 }
 
 func bnForward[F float](o *bnOp, x, gamma, beta, y, a, b []F) {

@@ -2,9 +2,10 @@ package training
 
 import (
 	"fmt"
-	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/llpfc/llpfc/internal/rng"
 	"gorgonia.org/gorgonia"

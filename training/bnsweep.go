@@ -3,7 +3,6 @@ package training
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 
 	"gorgonia.org/gorgonia"
 )
@@ -191,28 +190,4 @@ func (s *bnSweep) release() {
 	for _, g := range s.globs {
 		g.mode, g.collect, g.extra = bnChunk, false, false
 	}
-}
-
-// BatchNormLayers returns K, the number of batch-norm layers in spec's
-// training-mode forward pass that a bnSweep drives (0 for a model without
-// batch norm). It builds the model's graph for one instance and runs
-// nothing. With BNStatsMinibatch a bag loss whose minibatch spans several
-// chunks costs about K + 1 times a chunked step (see bnSweep); a plan's
-// estimate uses it.
-func BatchNormLayers(spec ModelSpec) (int, error) {
-	g := gorgonia.NewGraph()
-	m, err := NewModel(g, spec, rand.New(rand.NewPCG(0, 0)))
-	if err != nil {
-		return 0, err
-	}
-	x, _ := newInputNode(g, spec.DType(), "bn-count.x", spec.InputShape(1))
-	z, err := m.Forward(x, true)
-	if err != nil {
-		return 0, err
-	}
-	s, err := newBNSweep(g, z)
-	if err != nil {
-		return 0, err
-	}
-	return s.layers(), nil
 }

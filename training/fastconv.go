@@ -87,34 +87,6 @@ func (g convGeom) String() string {
 // convChunks is the fixed number of image chunks of a batch.
 const convChunks = 8
 
-// chunkBounds returns the image range of chunk j of n images in nc chunks.
-func chunkBounds(j, nc, n int) (int, int) { return j * n / nc, (j + 1) * n / nc }
-
-// parallelChunks runs f(j, worker) for chunks j = 0..nc−1 on up to
-// GOMAXPROCS goroutines; worker identifies the goroutine's scratch space.
-func parallelChunks(nc int, f func(j, worker int)) {
-	workers := min(runtime.GOMAXPROCS(0), nc)
-	if workers <= 1 {
-		for j := 0; j < nc; j++ {
-			f(j, 0)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	for p := 0; p < workers; p++ {
-		wg.Add(1)
-		go func(p int) {
-			defer wg.Done()
-			for j := p; j < nc; j += workers {
-				f(j, p)
-			}
-		}(p)
-	}
-	wg.Wait()
-}
-
-type float interface{ ~float32 | ~float64 }
-
 // im2col unfolds image x (c×h×w) into col ((c·k·k)×(ho·wo)).
 func im2col[F float](g convGeom, x, col []F) {
 	hw := g.hw()
@@ -286,28 +258,6 @@ func releaseConvScratch(sc *convScratch) {
 	convWorkspaces.mu.Lock()
 	defer convWorkspaces.mu.Unlock()
 	convWorkspaces.free = append(convWorkspaces.free, sc)
-}
-
-// outTensor returns prealloc if it is a dense tensor of the wanted type and shape
-// that shares no memory with the inputs, else a new tensor.
-func outTensor(prealloc gorgonia.Value, dt tensor.Dtype, shape tensor.Shape, inputs ...gorgonia.Value) *tensor.Dense {
-	if d, ok := prealloc.(*tensor.Dense); ok && d.Dtype() == dt && d.Shape().Eq(shape) && d.IsNativelyAccessible() && !d.IsView() {
-		p := d.Uintptr()
-		size := uintptr(d.MemSize())
-		overlap := false
-		for _, in := range inputs {
-			if t, ok := in.(tensor.Memory); ok && t.Uintptr() != 0 {
-				q, qs := t.Uintptr(), uintptr(t.MemSize())
-				if p < q+qs && q < p+size {
-					overlap = true
-				}
-			}
-		}
-		if !overlap {
-			return d
-		}
-	}
-	return tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
 }
 
 // convOp is the forward op of Conv2dIm2col.

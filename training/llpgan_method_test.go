@@ -2,9 +2,10 @@ package training
 
 import (
 	"context"
-	"github.com/stretchr/testify/require"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestLLPGANMethodReducesDiscriminatorLoss trains LLPGAN (llpgan-d, B = 1

@@ -1,9 +1,10 @@
 package training
 
 import (
+	"testing"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"testing"
 
 	"github.com/llpfc/llpfc/internal/rng"
 	"gorgonia.org/gorgonia"

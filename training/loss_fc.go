@@ -3,7 +3,6 @@ package training
 import (
 	"fmt"
 	"hash"
-	"hash/fnv"
 	"math"
 
 	"github.com/chewxy/hm"
@@ -252,29 +251,4 @@ func fcLossGrad[T float32 | float64](z, r, w, dz, p []T, gs float64, clamp bool)
 			row[j] = T(k * float64(p[j]) * (float64(rr[j]) - q))
 		}
 	}
-}
-
-// scalarOf reads a scalar value (a gorgonia scalar or a one-element tensor).
-func scalarOf(v gorgonia.Value) (float64, error) {
-	switch d := v.Data().(type) {
-	case float32:
-		return float64(d), nil
-	case float64:
-		return d, nil
-	case []float32:
-		if len(d) == 1 {
-			return float64(d[0]), nil
-		}
-	case []float64:
-		if len(d) == 1 {
-			return d[0], nil
-		}
-	}
-	return 0, fmt.Errorf("expected a scalar gradient, got %T", v.Data())
-}
-
-func opHash(o interface{ WriteHash(hash.Hash) }) uint32 {
-	h := fnv.New32a()
-	o.WriteHash(h)
-	return h.Sum32()
 }

@@ -58,13 +58,6 @@ func KLLoss(z, avg, props *gorgonia.Node) (*gorgonia.Node, error) {
 	return gorgonia.Mul(s, scale)
 }
 
-func castScalar(dt tensor.Dtype, v float64) any {
-	if dt == tensor.Float64 {
-		return v
-	}
-	return float32(v)
-}
-
 // BagRef is one bag of a minibatch of bags: the rows of its instances in the
 // training matrix and its label proportions γ̂.
 type BagRef struct {
@@ -452,14 +445,6 @@ func (k *KLChunked) fillCoef(start, end int) {
 	}
 }
 
-// newInputNode adds an input node of the given shape bound to a persistent
-// zero tensor that the caller fills in place before each run.
-func newInputNode(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, shape tensor.Shape) (*gorgonia.Node, *tensor.Dense) {
-	t := tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
-	n := gorgonia.NewTensor(g, dt, len(shape), gorgonia.WithShape(shape.Clone()...), gorgonia.WithName(name), gorgonia.WithValue(t))
-	return n, t
-}
-
 func resize2(m [][]float64, r, c int) [][]float64 {
 	if cap(m) < r {
 		m = make([][]float64, r)
@@ -473,36 +458,4 @@ func resize2(m [][]float64, r, c int) [][]float64 {
 		clear(m[i])
 	}
 	return m
-}
-
-// valuesF64 returns v's elements as float64, converting float32 into *buf.
-func valuesF64(v gorgonia.Value, buf *[]float64) []float64 {
-	switch d := v.Data().(type) {
-	case []float64:
-		return d
-	case []float32:
-		if cap(*buf) < len(d) {
-			*buf = make([]float64, len(d))
-		}
-		out := (*buf)[:len(d)]
-		for i, x := range d {
-			out[i] = float64(x)
-		}
-		return out
-	}
-	return nil
-}
-
-// addInto adds the elements of v to acc.
-func addInto(acc []float64, v gorgonia.Value) {
-	switch d := v.Data().(type) {
-	case []float64:
-		for i, x := range d {
-			acc[i] += x
-		}
-	case []float32:
-		for i, x := range d {
-			acc[i] += float64(x)
-		}
-	}
 }

@@ -1,7 +1,6 @@
 package training
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -16,8 +15,7 @@ import (
 // ReLU) gives the output and the input gradient of gorgonia's Rectify and
 // MaxPool2D, exactly, on shapes with odd sides (the last row or column is
 // dropped) and with negative windows (the ReLU's zero gradient), in float32
-// and float64; and a whole cnn's loss and parameter gradients are the same
-// with the fused op as with gorgonia's.
+// and float64 (TestMaxPool2CNNGradientsMatchGorgonia: a whole cnn's).
 func TestMaxPool2MatchesGorgonia(t *testing.T) {
 	for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
 		for _, shape := range []tensor.Shape{{2, 3, 5, 7}, {1, 2, 4, 4}, {3, 1, 2, 3}} {
@@ -30,18 +28,6 @@ func TestMaxPool2MatchesGorgonia(t *testing.T) {
 			}
 		}
 	}
-	spec := ModelSpec{Name: ModelCNN, Channels: 1, Height: 9, Width: 10, NumClasses: 3, Dtype: tensor.Float64}
-	f := newKLFixture([]int{4, 5}, spec.InputDim(), 3, 2)
-	f.spec = spec
-	grads := func(fused bool) []float64 {
-		old := fusedPool
-		fusedPool = fused
-		defer func() { fusedPool = old }()
-		grads, _, _ := f.wholeBagGrads(t, 4)
-		return grads
-	}
-	want := grads(false)
-	assert.Less(t, maxAbsDiff(grads(true), want), 1e-12, "cnn gradients, fused pool vs gorgonia's")
 }
 
 // poolRun builds y = maxPool2(x) (fused or gorgonia's) on a random x with
@@ -88,22 +74,4 @@ func denseOf(dt tensor.Dtype, shape tensor.Shape, v []float64) *tensor.Dense {
 		f[i] = float32(x)
 	}
 	return tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(f))
-}
-
-// BenchmarkStepPool times RunStepBenchmark's cnn step (batch 128, 1×28×28)
-// with the fused pool and with gorgonia's Rectify and MaxPool2D (issue 12,
-// bench/NOTES.md), interleaved by -count.
-func BenchmarkStepPool(b *testing.B) {
-	for _, fused := range []bool{true, false} {
-		b.Run(fmt.Sprintf("fused=%t", fused), func(b *testing.B) {
-			old := fusedPool
-			fusedPool = fused
-			defer func() { fusedPool = old }()
-			res, err := RunStepBenchmark(context.Background(), StepBenchConfig{Model: ModelCNN, Steps: b.N, Warmup: 2, CPUTime: cpuTime})
-			require.NoError(b, err)
-			b.ReportMetric(res.ImagesPerSecond, "img/s")
-			b.ReportMetric(res.ImagesPerCPUSecond, "img/CPU-s")
-			b.ReportMetric(res.AllocBytesPerStep, "alloc-B/step")
-		})
-	}
 }

@@ -1,57 +1,16 @@
 package training
 
 import (
+	"math"
+	"testing"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"math"
-	"math/rand/v2"
-	"testing"
 
 	"github.com/llpfc/llpfc/internal/rng"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
-
-// randInput adds an input node of the given shape filled with N(0,1) draws.
-func randInput(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, shape tensor.Shape, r *rand.Rand) *gorgonia.Node {
-	n := shape.TotalSize()
-	var t *tensor.Dense
-	if dt == tensor.Float64 {
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = r.NormFloat64()
-		}
-		t = tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(v))
-	} else {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(r.NormFloat64())
-		}
-		t = tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(v))
-	}
-	return gorgonia.NewTensor(g, dt, shape.Dims(), gorgonia.WithShape(shape.Clone()...), gorgonia.WithName(name), gorgonia.WithValue(t))
-}
-
-// values returns a node's value as float64s.
-func values(t *testing.T, n *gorgonia.Node) []float64 {
-	t.Helper()
-	switch d := n.Value().Data().(type) {
-	case []float32:
-		out := make([]float64, len(d))
-		for i, v := range d {
-			out[i] = float64(v)
-		}
-		return out
-	case []float64:
-		return append([]float64(nil), d...)
-	case float32:
-		return []float64{float64(d)}
-	case float64:
-		return []float64{d}
-	}
-	t.Fatalf("node %v: unexpected value type %T", n, n.Value().Data())
-	return nil
-}
 
 // modelShapeCase is one architecture × input shape whose logits must be
 // batch×NumClasses in both training and evaluation mode.
@@ -131,57 +90,6 @@ func TestResNet18ShapesAndParams(t *testing.T) {
 	} {
 		checkModelShapes(t, tc)
 	}
-}
-
-// gradCheck compares gorgonia's symbolic gradient of the scalar cost with
-// respect to each node in wrt against central finite differences
-// (f(θ+h) − f(θ−h))/2h on up to maxCoords coordinates per node, in a
-// float64 graph. The nodes' values are perturbed in place and restored.
-func gradCheck(t *testing.T, g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes, maxCoords int, h, tol float64, before func()) {
-	t.Helper()
-	grads, err := gorgonia.Grad(cost, wrt...)
-	require.NoError(t, err)
-	vm := gorgonia.NewTapeMachine(g)
-	defer vm.Close()
-	run := func() float64 {
-		if before != nil {
-			before()
-		}
-		require.NoError(t, vm.RunAll())
-		vm.Reset()
-		return values(t, cost)[0]
-	}
-	run()
-	analytic := make([][]float64, len(grads))
-	for i, gn := range grads {
-		analytic[i] = values(t, gn)
-	}
-	r := rng.New(99, "gradcheck")
-	checked := 0
-	for i, n := range wrt {
-		data, ok := n.Value().Data().([]float64)
-		if !ok {
-			t.Fatalf("gradCheck needs a float64 graph; %v holds %T", n, n.Value().Data())
-		}
-		require.Equal(t, len(data), len(analytic[i]), "%v: gradient has %d entries, value %d", n, len(analytic[i]), len(data))
-		idx := r.Perm(len(data))
-		if len(idx) > maxCoords {
-			idx = idx[:maxCoords]
-		}
-		for _, k := range idx {
-			orig := data[k]
-			data[k] = orig + h
-			fp := run()
-			data[k] = orig - h
-			fm := run()
-			data[k] = orig
-			fd := (fp - fm) / (2 * h)
-			d := math.Abs(fd - analytic[i][k])
-			assert.LessOrEqual(t, d, tol*math.Max(1, math.Abs(fd)), "%v[%d]: symbolic gradient %.8g, central difference %.8g", n, k, analytic[i][k], fd)
-			checked++
-		}
-	}
-	require.NotEqual(t, 0, checked, "gradCheck checked no coordinate")
 }
 
 // TestBatchNormMatchesDefinition checks BatchNorm against a direct

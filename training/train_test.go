@@ -2,12 +2,13 @@ package training
 
 import (
 	"context"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"

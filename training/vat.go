@@ -472,48 +472,5 @@ func normalizeRows(d, prev []float64, D int) {
 	}
 }
 
-func vatInput(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, shape tensor.Shape) (*gorgonia.Node, *tensor.Dense) {
-	t := tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
-	return gorgonia.NewTensor(g, dt, len(shape), gorgonia.WithShape(shape.Clone()...), gorgonia.WithName(name), gorgonia.WithValue(t)), t
-}
-
 // vatData copies a float32 or float64 tensor's values into a new []float64.
 func vatData(t *tensor.Dense) []float64 { return valueData(t) }
-
-// valueData copies a float32 or float64 value (tensor or scalar) into a new
-// []float64.
-func valueData(t gorgonia.Value) []float64 {
-	switch d := t.Data().(type) {
-	case []float64:
-		return append([]float64(nil), d...)
-	case []float32:
-		out := make([]float64, len(d))
-		for i, v := range d {
-			out[i] = float64(v)
-		}
-		return out
-	case float64:
-		return []float64{d}
-	case float32:
-		return []float64{float64(d)}
-	}
-	return nil
-}
-
-// vatStore writes v into t's backing array (converting to float32 if
-// needed); v may be shorter than t, the rest is zeroed.
-func vatStore(t *tensor.Dense, v []float64) {
-	switch d := t.Data().(type) {
-	case []float64:
-		n := copy(d, v)
-		clear(d[n:])
-	case []float32:
-		for i := range d {
-			if i < len(v) {
-				d[i] = float32(v[i])
-			} else {
-				d[i] = 0
-			}
-		}
-	}
-}

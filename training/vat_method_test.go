@@ -2,10 +2,11 @@ package training
 
 import (
 	"context"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/llpfc/llpfc/internal/rng"
 	"gorgonia.org/gorgonia"

@@ -1,9 +1,10 @@
 package training
 
 import (
-	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/llpfc/llpfc/internal/rng"
 	"gorgonia.org/gorgonia"
