@@ -12,6 +12,11 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/models"
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/llpfc/llpfc/training/optim"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -37,7 +42,7 @@ func benchData(numBags, m, c, h, w int) *TrainData {
 
 // benchMethod builds the method of cfg on data as Train does and returns
 // it with the parameter and gradient slices and the optimizer.
-func benchMethod(b *testing.B, cfg Config, data *TrainData) (Method, [][]float32, [][]float32, *Optimizer) {
+func benchMethod(b *testing.B, cfg Config, data *TrainData) (Method, [][]float32, [][]float32, *optim.Optimizer) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		b.Fatal(err)
@@ -45,7 +50,7 @@ func benchMethod(b *testing.B, cfg Config, data *TrainData) (Method, [][]float32
 	spec := cfg.Model
 	spec.Channels, spec.Height, spec.Width, spec.NumClasses = data.Channels, data.Height, data.Width, 10
 	g := gorgonia.NewGraph()
-	model, err := NewModel(g, spec, rng.New(1, "init"))
+	model, err := models.NewModel(g, spec, rng.New(1, "init"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -62,7 +67,7 @@ func benchMethod(b *testing.B, cfg Config, data *TrainData) (Method, [][]float32
 		grads = append(grads, make([]float32, len(d)))
 		sizes = append(sizes, len(d))
 	}
-	opt, err := NewOptimizer(cfg.Optimizer, sizes)
+	opt, err := optim.New(cfg.Optimizer, sizes)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,7 +78,7 @@ func benchMethod(b *testing.B, cfg Config, data *TrainData) (Method, [][]float32
 // backward, optimizer update) at batch 128 and reports images per second.
 func benchTrainStep(b *testing.B, model string) {
 	data := benchData(20, 128, 1, 28, 28)
-	cfg := Config{Method: "llpfc-uniform", Model: ModelSpec{Name: model}, Optimizer: OptimizerConfig{Name: "adam", LR: 1e-3}, BatchSize: 128, Epochs: 1, Seed: 1}
+	cfg := Config{Method: "llpfc-uniform", Model: nn.ModelSpec{Name: model}, Optimizer: optim.Config{Name: "adam", LR: 1e-3}, BatchSize: 128, Epochs: 1, Seed: 1}
 	m, params, grads, opt := benchMethod(b, cfg, data)
 	defer m.Close()
 	steps, err := m.BeginEpoch(0)
@@ -143,7 +148,7 @@ func BenchmarkKLChunked(b *testing.B) {
 			// The same 4096 instances for every bag size, so that the live
 			// heap (data, parameters, chunk graph) is the same.
 			data := benchData(4096/m, m, 1, 28, 28)
-			cfg := Config{Method: "kl", Model: ModelSpec{Name: "mlp"}, Optimizer: OptimizerConfig{Name: "adam", LR: 1e-3}, BatchSize: 2, Epochs: 1, Seed: 1, ChunkSize: 256}
+			cfg := Config{Method: "kl", Model: nn.ModelSpec{Name: "mlp"}, Optimizer: optim.Config{Name: "adam", LR: 1e-3}, BatchSize: 2, Epochs: 1, Seed: 1, ChunkSize: 256}
 			meth, params, grads, opt := benchMethod(b, cfg, data)
 			defer meth.Close()
 			steps, err := meth.BeginEpoch(0)
@@ -181,16 +186,16 @@ func BenchmarkKLChunked(b *testing.B) {
 func BenchmarkKLWholeBag(b *testing.B) {
 	for _, m := range []int{32, 128, 512, 2048} {
 		b.Run(fmt.Sprintf("bag=%d", m), func(b *testing.B) {
-			spec := ModelSpec{Name: "mlp", Channels: 1, Height: 28, Width: 28, NumClasses: 10}
+			spec := nn.ModelSpec{Name: "mlp", Channels: 1, Height: 28, Width: 28, NumClasses: 10}
 			g := gorgonia.NewGraph()
-			model, err := NewModel(g, spec, rng.New(1, "init"))
+			model, err := models.NewModel(g, spec, rng.New(1, "init"))
 			if err != nil {
 				b.Fatal(err)
 			}
 			n := 2 * m
-			x, xt := newInputNode(g, tensor.Float32, "x", spec.InputShape(n))
-			avg, at := newInputNode(g, tensor.Float32, "avg", tensor.Shape{2, n})
-			props, pt := newInputNode(g, tensor.Float32, "props", tensor.Shape{2, 10})
+			x, xt := nn.NewInputNode(g, tensor.Float32, "x", spec.InputShape(n))
+			avg, at := nn.NewInputNode(g, tensor.Float32, "avg", tensor.Shape{2, n})
+			props, pt := nn.NewInputNode(g, tensor.Float32, "props", tensor.Shape{2, 10})
 			r := rng.New(1, "bench")
 			for i, d := range [][]float32{xt.Data().([]float32), pt.Data().([]float32)} {
 				for j := range d {
@@ -210,14 +215,14 @@ func BenchmarkKLWholeBag(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			loss, err := KLLoss(z, avg, props)
+			loss, err := loss.KLLoss(z, avg, props)
 			if err != nil {
 				b.Fatal(err)
 			}
 			if _, err := gorgonia.Grad(loss, model.Learnables()...); err != nil {
 				b.Fatal(err)
 			}
-			vm := newTape(g)
+			vm := device.NewTape(g)
 			defer vm.Close()
 			defer debug.SetGCPercent(debug.SetGCPercent(5))
 			var peak uint64

@@ -10,6 +10,8 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/llpfc/llpfc/training/optim"
 	"gorgonia.org/tensor"
 )
 
@@ -35,7 +37,7 @@ type StepBenchConfig struct {
 	// Seed of the random data and initialisation.
 	Seed int64
 	// Optimizer (zero value: Adam with learning rate 1e-3).
-	Optimizer OptimizerConfig
+	Optimizer optim.Config
 	// CPUTime, if set, returns the process's CPU time so far (user +
 	// system); the result then reports CPU seconds per step as well, which
 	// is less sensitive to other processes on a shared machine than wall
@@ -93,7 +95,7 @@ func (c StepBenchConfig) withDefaults() (StepBenchConfig, error) {
 		c.BagSize = 128
 	}
 	if c.Optimizer.Name == "" {
-		c.Optimizer = OptimizerConfig{Name: "adam", LR: 1e-3}
+		c.Optimizer = optim.Config{Name: "adam", LR: 1e-3}
 	}
 	switch {
 	case c.BatchSize < 1:
@@ -147,7 +149,7 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	// Enough bags for 2·C groups of bags and at least 8 minibatches.
 	numBags := max(2*cfg.Classes, (8*cfg.BatchSize+cfg.BagSize-1)/cfg.BagSize)
 	data := benchBagData(cfg.Seed, numBags, cfg.BagSize, cfg.Channels, cfg.Height, cfg.Width, cfg.Classes)
-	tc := Config{Method: cfg.Method, Model: ModelSpec{Name: cfg.Model}, Optimizer: cfg.Optimizer, BatchSize: cfg.BatchSize, Epochs: 1, Seed: cfg.Seed}
+	tc := Config{Method: cfg.Method, Model: nn.ModelSpec{Name: cfg.Model}, Optimizer: cfg.Optimizer, BatchSize: cfg.BatchSize, Epochs: 1, Seed: cfg.Seed}
 	tc, err = tc.withDefaults()
 	if err != nil {
 		return nil, err
@@ -162,7 +164,7 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	}
 	defer st.method.Close()
 	model, method, params, grads, sizes := st.model, st.method, st.params, st.grads, st.sizes
-	opt, err := NewOptimizer(tc.Optimizer, sizes)
+	opt, err := optim.New(tc.Optimizer, sizes)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +215,7 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	dt := time.Since(t0)
 	res := &StepBenchResult{
 		Model: cfg.Model, Method: tc.Method, BatchSize: cfg.BatchSize, Steps: cfg.Steps,
-		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: BLASName,
+		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: nn.ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: nn.BLASName,
 	}
 	if cfg.CPUTime != nil {
 		cpu := (cfg.CPUTime() - cpu0).Seconds()

@@ -8,6 +8,8 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/models"
+	"github.com/llpfc/llpfc/training/nn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/gorgonia"
@@ -74,30 +76,41 @@ func TestIm2colCNNTrainsLikeCNN(t *testing.T) {
 	t.Logf("test accuracy %v (gorgonia.Conv2d) and %v (Conv2dIm2col); largest parameter difference %.2g", res[0].TestAccuracy, res[1].TestAccuracy, worst)
 }
 
-func init() { RegisterModel("test-cnn-gorgonia", newTestCNNGorgonia) }
+func init() { models.RegisterModel("test-cnn-gorgonia", newTestCNNGorgonia) }
 
-// testCNNGorgonia is the cnn architecture with gorgonia.Conv2d and a
-// broadcast bias add in place of Conv2dIm2col (what Conv.Forward computed
-// before issue 7): the reference of TestIm2colCNNTrainsLikeCNN and of the
-// benchmark BenchmarkStepLevers.
-type testCNNGorgonia struct{ *cnn }
+// testCNNGorgonia is models' cnn with gorgonia's Conv2d, Rectify and
+// MaxPool2D in place of the fused ops: its layers are built in cnn's order
+// and with cnn's names, so the same seed gives the same initial parameters
+// (the test fails if cnn's construction changes and this one does not).
+type testCNNGorgonia struct {
+	spec         nn.ModelSpec
+	conv1, conv2 *nn.Conv
+	fc1, fc2     *nn.Dense
+}
 
-func newTestCNNGorgonia(g *gorgonia.ExprGraph, spec ModelSpec, r *rand.Rand) (Model, error) {
-	m, err := newCNN(g, spec, r)
-	if err != nil {
-		return nil, err
-	}
-	return testCNNGorgonia{m.(*cnn)}, nil
+func newTestCNNGorgonia(g *gorgonia.ExprGraph, spec nn.ModelSpec, rng *rand.Rand) (nn.Model, error) {
+	h, w, dt := spec.Height/4, spec.Width/4, spec.DType()
+	return testCNNGorgonia{
+		spec:  spec,
+		conv1: nn.NewConv(g, dt, "cnn.conv1", spec.Channels, 32, 3, 1, 1, true, rng),
+		conv2: nn.NewConv(g, dt, "cnn.conv2", 32, 64, 3, 1, 1, true, rng),
+		fc1:   nn.NewDense(g, dt, "cnn.fc1", 64*h*w, 128, rng),
+		fc2:   nn.NewDense(g, dt, "cnn.fc2", 128, spec.NumClasses, rng),
+	}, nil
+}
+
+func (m testCNNGorgonia) Learnables() gorgonia.Nodes {
+	return append(append(m.conv1.Learnables(), m.conv2.Learnables()...), append(m.fc1.Learnables(), m.fc2.Learnables()...)...)
 }
 
 func (m testCNNGorgonia) Name() string { return "test-cnn-gorgonia" }
 
 func (m testCNNGorgonia) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
-	h, err := asImage(x, m.spec)
+	h, err := nn.AsImage(x, m.spec)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range []*Conv{m.conv1, m.conv2} {
+	for _, c := range []*nn.Conv{m.conv1, m.conv2} {
 		if h, err = gorgonia.Conv2d(h, c.W, tensor.Shape{c.Kernel, c.Kernel}, []int{c.Pad, c.Pad}, []int{c.Stride, c.Stride}, []int{1, 1}); err != nil {
 			return nil, err
 		}
@@ -111,7 +124,7 @@ func (m testCNNGorgonia) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, 
 			return nil, err
 		}
 	}
-	if h, err = flatten(h); err != nil {
+	if h, err = nn.Flatten(h); err != nil {
 		return nil, err
 	}
 	if h, err = m.fc1.Forward(h); err != nil {

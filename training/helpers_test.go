@@ -1,3 +1,8 @@
 package training
 
-func init() { RegisterModel("test-tiny", newFDTinyNet) }
+import (
+	"github.com/llpfc/llpfc/training/internal/testnet"
+	"github.com/llpfc/llpfc/training/models"
+)
+
+func init() { models.RegisterModel("test-tiny", testnet.NewFDTinyNet) }

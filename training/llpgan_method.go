@@ -7,6 +7,10 @@ import (
 	"math/rand/v2"
 
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/models"
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/llpfc/llpfc/training/optim"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -15,7 +19,7 @@ import (
 // rate 3e-4, β₁ = 0.5, β₂ = 0.999 (App. `suppsec: exp`, "LLPGAN's
 // discriminator", and LLP-GAN's code, which uses the same settings for both
 // networks). The discriminator's optimizer is Config.Optimizer.
-var LLPGANGeneratorOptimizer = OptimizerConfig{Name: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999}
+var LLPGANGeneratorOptimizer = optim.Config{Name: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999}
 
 func init() {
 	RegisterMethod(MethodLLPGAN, func(env *MethodEnv) (Method, error) { return newGANMethod(env) })
@@ -41,9 +45,9 @@ func init() {
 // "llpgan-augment", "llpgan-dropout".
 type ganMethod struct {
 	env     *MethodEnv
-	d       FeatureModel
-	gen     *LLPGANGenerator
-	genOpt  *Optimizer
+	d       models.FeatureModel
+	gen     *models.LLPGANGenerator
+	genOpt  *optim.Optimizer
 	genP    [][]float32
 	genG    [][]float32
 	B, m, n int
@@ -55,18 +59,18 @@ type ganMethod struct {
 	dGrads, gGrads                   gorgonia.Nodes
 	genVM, dVM, gVM                  gorgonia.VM
 
-	bags                 []BagRef
+	bags                 []loss.BagRef
 	order                []int
 	noiseR, augR, dropR  *rand.Rand
 	xbuf                 []float32
-	dStoch, gStoch       StochasticModel
+	dStoch, gStoch       nn.StochasticModel
 	hasDStoch, hasGStoch bool
-	dBN, gBN             BatchNormModel
+	dBN, gBN             nn.BatchNormModel
 	hasDBN, hasGBN       bool
 }
 
 func newGANMethod(env *MethodEnv) (*ganMethod, error) {
-	d, ok := env.Model.(FeatureModel)
+	d, ok := env.Model.(models.FeatureModel)
 	if !ok {
 		return nil, fmt.Errorf("llpgan: model %q exposes no features f_conv (use llpgan-d)", env.Model.Name())
 	}
@@ -82,30 +86,30 @@ func newGANMethod(env *MethodEnv) (*ganMethod, error) {
 		if len(b.Indices) != m.m {
 			return nil, fmt.Errorf("llpgan: bag %d has %d instances, bag %d has %d; LLPGAN needs bags of one size", b.ID, len(b.Indices), bs[0].ID, m.m)
 		}
-		m.bags = append(m.bags, BagRef{Indices: b.Indices, Proportions: b.Proportions})
+		m.bags = append(m.bags, loss.BagRef{Indices: b.Indices, Proportions: b.Proportions})
 	}
 	if m.B > len(bs) {
 		return nil, fmt.Errorf("llpgan: batch size %d bags, but only %d bags", m.B, len(bs))
 	}
 	m.n = m.B * m.m
 	g, dt := env.Graph, env.Spec.DType()
-	gen, err := NewLLPGANGenerator(g, env.Spec, rng.New(env.Config.Seed, "init-generator"))
+	gen, err := models.NewLLPGANGenerator(g, env.Spec, rng.New(env.Config.Seed, "init-generator"))
 	if err != nil {
 		return nil, err
 	}
 	m.gen = gen
-	m.xReal, m.xRealT = vatInput(g, dt, "llpgan.x", env.Spec.InputShape(m.n))
-	m.xFake, m.xFakeT = vatInput(g, dt, "llpgan.fake", env.Spec.InputShape(m.n))
-	m.z, m.zT = vatInput(g, dt, "llpgan.z", tensor.Shape{m.n, LLPGANNoiseDim})
-	m.avg, m.avgT = vatInput(g, dt, "llpgan.avg", tensor.Shape{m.B, m.n})
-	m.props, m.propsT = vatInput(g, dt, "llpgan.props", tensor.Shape{m.B, m.C})
+	m.xReal, m.xRealT = nn.NewInputNode(g, dt, "llpgan.x", env.Spec.InputShape(m.n))
+	m.xFake, m.xFakeT = nn.NewInputNode(g, dt, "llpgan.fake", env.Spec.InputShape(m.n))
+	m.z, m.zT = nn.NewInputNode(g, dt, "llpgan.z", tensor.Shape{m.n, models.LLPGANNoiseDim})
+	m.avg, m.avgT = nn.NewInputNode(g, dt, "llpgan.avg", tensor.Shape{m.B, m.n})
+	m.props, m.propsT = nn.NewInputNode(g, dt, "llpgan.props", tensor.Shape{m.B, m.C})
 	avg := make([]float64, m.B*m.n)
 	for k := 0; k < m.B; k++ {
 		for j := 0; j < m.m; j++ {
 			avg[k*m.n+k*m.m+j] = 1 / float64(m.m)
 		}
 	}
-	vatStore(m.avgT, avg)
+	nn.StoreFloat64(m.avgT, avg)
 
 	// Discriminator loss on real instances and fixed generated images. The
 	// batch statistics of the real pass (and of the generator's image pass)
@@ -122,7 +126,7 @@ func newGANMethod(env *MethodEnv) (*ganMethod, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.dLoss, err = LLPGANDiscriminatorLoss(zr, zf, m.avg, m.props); err != nil {
+	if m.dLoss, err = loss.LLPGANDiscriminatorLoss(zr, zf, m.avg, m.props); err != nil {
 		return nil, err
 	}
 	if m.dGrads, err = gorgonia.Grad(m.dLoss, d.Learnables()...); err != nil {
@@ -144,7 +148,7 @@ func newGANMethod(env *MethodEnv) (*ganMethod, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.gLoss, err = LLPGANGeneratorLoss(fr, ff); err != nil {
+	if m.gLoss, err = loss.LLPGANGeneratorLoss(fr, ff); err != nil {
 		return nil, err
 	}
 	if m.gGrads, err = gorgonia.Grad(m.gLoss, gen.Learnables()...); err != nil {
@@ -161,14 +165,14 @@ func newGANMethod(env *MethodEnv) (*ganMethod, error) {
 		sizes[i] = p.Shape().TotalSize()
 		m.genG = append(m.genG, make([]float32, sizes[i]))
 	}
-	if m.genOpt, err = NewOptimizer(LLPGANGeneratorOptimizer, sizes); err != nil {
+	if m.genOpt, err = optim.New(LLPGANGeneratorOptimizer, sizes); err != nil {
 		return nil, err
 	}
-	m.dStoch, m.hasDStoch = env.Model.(StochasticModel)
-	m.dBN, m.hasDBN = env.Model.(BatchNormModel)
-	var gm Model = gen
-	m.gStoch, m.hasGStoch = gm.(StochasticModel)
-	m.gBN, m.hasGBN = gm.(BatchNormModel)
+	m.dStoch, m.hasDStoch = env.Model.(nn.StochasticModel)
+	m.dBN, m.hasDBN = env.Model.(nn.BatchNormModel)
+	var gm nn.Model = gen
+	m.gStoch, m.hasGStoch = gm.(nn.StochasticModel)
+	m.gBN, m.hasGBN = gm.(nn.BatchNormModel)
 	return m, nil
 }
 
@@ -210,13 +214,13 @@ func (m *ganMethod) Step(s int, grads [][]float32) (float64, int, error) {
 	for i, v := range m.xbuf {
 		xs[i] = float64(v)
 	}
-	vatStore(m.xRealT, xs)
-	vatStore(m.propsT, props)
-	z := make([]float64, m.n*LLPGANNoiseDim)
+	nn.StoreFloat64(m.xRealT, xs)
+	nn.StoreFloat64(m.propsT, props)
+	z := make([]float64, m.n*models.LLPGANNoiseDim)
 	for i := range z {
 		z[i] = 2*m.noiseR.Float64() - 1
 	}
-	vatStore(m.zT, z)
+	nn.StoreFloat64(m.zT, z)
 	if m.hasDStoch {
 		m.dStoch.Resample(m.dropR)
 	}
@@ -229,7 +233,7 @@ func (m *ganMethod) Step(s int, grads [][]float32) (float64, int, error) {
 		m.genVM.Reset()
 		return 0, 0, fmt.Errorf("generator pass: %w", err)
 	}
-	vatStore(m.xFakeT, valueData(m.fake.Value()))
+	nn.StoreFloat64(m.xFakeT, nn.ValueData(m.fake.Value()))
 	m.genVM.Reset()
 
 	// 2. ∂L_D/∂θ_f, applied by the trainer.
@@ -237,9 +241,9 @@ func (m *ganMethod) Step(s int, grads [][]float32) (float64, int, error) {
 		m.dVM.Reset()
 		return 0, 0, fmt.Errorf("discriminator pass: %w", err)
 	}
-	loss := valueData(m.dLoss.Value())[0]
+	loss := nn.ValueData(m.dLoss.Value())[0]
 	for i, gn := range m.dGrads {
-		gv := valueData(gn.Value())
+		gv := nn.ValueData(gn.Value())
 		for j, v := range gv {
 			grads[i][j] = float32(v)
 		}
@@ -252,7 +256,7 @@ func (m *ganMethod) Step(s int, grads [][]float32) (float64, int, error) {
 		return 0, 0, fmt.Errorf("generator loss pass: %w", err)
 	}
 	for i, gn := range m.gGrads {
-		gv := valueData(gn.Value())
+		gv := nn.ValueData(gn.Value())
 		for j, v := range gv {
 			m.genG[i][j] = float32(v)
 		}
@@ -279,7 +283,7 @@ func (m *ganMethod) Step(s int, grads [][]float32) (float64, int, error) {
 type ganState struct {
 	Params  [][]float32
 	Running [][]float32
-	Opt     OptimizerState
+	Opt     optim.State
 }
 
 // SaveState encodes the generator and its optimizer.
@@ -333,16 +337,16 @@ func (m *ganMethod) LoadState(b []byte) error {
 
 // statRoots returns a model's batch-statistics Read nodes (none for models
 // without batch norm).
-func statRoots(m Model) gorgonia.Nodes {
-	if bn, ok := m.(BatchNormModel); ok {
+func statRoots(m nn.Model) gorgonia.Nodes {
+	if bn, ok := m.(nn.BatchNormModel); ok {
 		return bn.RunningStatRoots()
 	}
 	return nil
 }
 
 // setTracking switches batch-statistics recording of a BatchNormModel.
-func setTracking(m Model, on bool) {
-	if bn, ok := m.(BatchNormModel); ok {
+func setTracking(m nn.Model, on bool) {
+	if bn, ok := m.(nn.BatchNormModel); ok {
 		bn.SetTrackRunningStats(on)
 	}
 }

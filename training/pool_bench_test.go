@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/llpfc/llpfc/training/models"
+	"github.com/llpfc/llpfc/training/nn"
 	"github.com/stretchr/testify/require"
 )
 
@@ -14,10 +16,10 @@ import (
 func BenchmarkStepPool(b *testing.B) {
 	for _, fused := range []bool{true, false} {
 		b.Run(fmt.Sprintf("fused=%t", fused), func(b *testing.B) {
-			old := fusedPool
-			fusedPool = fused
-			defer func() { fusedPool = old }()
-			res, err := RunStepBenchmark(context.Background(), StepBenchConfig{Model: ModelCNN, Steps: b.N, Warmup: 2, CPUTime: cpuTime})
+			old := nn.FusedPool
+			nn.FusedPool = fused
+			defer func() { nn.FusedPool = old }()
+			res, err := RunStepBenchmark(context.Background(), StepBenchConfig{Model: models.ModelCNN, Steps: b.N, Warmup: 2, CPUTime: cpuTime})
 			require.NoError(b, err)
 			b.ReportMetric(res.ImagesPerSecond, "img/s")
 			b.ReportMetric(res.ImagesPerCPUSecond, "img/CPU-s")

@@ -13,6 +13,11 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/models"
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/llpfc/llpfc/training/optim"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -40,13 +45,13 @@ type Config struct {
 	Method string `json:"method"`
 	// Model names the architecture and its dropout (zero: none); the input
 	// size and the number of classes are taken from the data.
-	Model ModelSpec `json:"model"`
+	Model nn.ModelSpec `json:"model"`
 	// Optimizer is the optimizer and its constants; a zero constant means
 	// none (momentum, dampening, weight decay) or PyTorch's default (Adam's
 	// β₁, β₂, ε): see OptimizerConfig.
-	Optimizer OptimizerConfig `json:"optimizer"`
+	Optimizer optim.Config `json:"optimizer"`
 	// Schedule scales the learning rate per epoch; nil means constant.
-	Schedule Schedule `json:"-"`
+	Schedule optim.Schedule `json:"-"`
 	// BatchSize counts instances for LLPFC and bags for kl, llpvat, llpgan;
 	// it has no default (0 is an error).
 	BatchSize int `json:"batch_size"`
@@ -72,10 +77,10 @@ type Config struct {
 	// KLScale is the scale of the KL proportion loss of kl and llpvat: the
 	// zero value is KLScaleAuthors (what the authors' code trains), or
 	// KLScalePaper (the paper's 1/(CB)).
-	KLScale KLScale `json:"kl_scale,omitempty"`
+	KLScale loss.KLScale `json:"kl_scale,omitempty"`
 	// VATRampup is llpvat's consistency-weight schedule: the zero value is
 	// VATRampupAuthors (constant 0.05), or VATRampupLLPVAT.
-	VATRampup VATRampup `json:"vat_rampup,omitempty"`
+	VATRampup loss.VATRampup `json:"vat_rampup,omitempty"`
 	// ChunkSize is the number of instances per forward pass of bag losses
 	// (0 means DefaultChunkSize); it bounds their memory (KLChunked).
 	ChunkSize int `json:"chunk_size"`
@@ -83,7 +88,7 @@ type Config struct {
 	// loss when a minibatch spans several chunks: the zero value is
 	// BNStatsMinibatch (the whole minibatch's, as the authors' code; exact,
 	// at the cost of extra passes), or BNStatsChunk (each chunk's own).
-	BNStats BNStats `json:"bn_stats,omitempty"`
+	BNStats nn.BNStats `json:"bn_stats,omitempty"`
 	// EvalBatch is the test-set batch size (0 means DefaultEvalBatch).
 	EvalBatch int `json:"eval_batch"`
 	// EvalEvery evaluates the test accuracy every that many epochs; 0 means
@@ -220,9 +225,9 @@ type MethodEnv struct {
 	Config *Config
 	Data   *TrainData
 	// Spec is the model spec completed with the data's input size and C.
-	Spec  ModelSpec
+	Spec  nn.ModelSpec
 	Graph *gorgonia.ExprGraph
-	Model Model
+	Model nn.Model
 }
 
 // Stream returns the random stream name for epoch e:
@@ -317,7 +322,7 @@ type Result struct {
 }
 
 // saveCheckpoint writes the state after epoch next−1 to cfg.Checkpoint.
-func saveCheckpoint(cfg Config, fields map[string]string, next int, params, buffers [][]float32, opt *Optimizer, hist []EpochStats, method Method) error {
+func saveCheckpoint(cfg Config, fields map[string]string, next int, params, buffers [][]float32, opt *optim.Optimizer, hist []EpochStats, method Method) error {
 	ck := newCheckpoint(fields, next, params, buffers, opt, hist)
 	if sm, ok := method.(StatefulMethod); ok {
 		var err error
@@ -375,7 +380,7 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 
 	learn, params, grads, sizes := st.learn, st.params, st.grads, st.sizes
 	var buffers [][]float32
-	if bn, ok := model.(BatchNormModel); ok {
+	if bn, ok := model.(nn.BatchNormModel); ok {
 		for _, n := range bn.RunningStats() {
 			d, ok := n.Value().Data().([]float32)
 			if !ok {
@@ -384,11 +389,11 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 			buffers = append(buffers, d)
 		}
 	}
-	opt, err := NewOptimizer(cfg.Optimizer, sizes)
+	opt, err := optim.New(cfg.Optimizer, sizes)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{ParamCount: ParamCount(model)}
+	res := &Result{ParamCount: nn.ParamCount(model)}
 	first := 0
 	var fields map[string]string
 	if cfg.Checkpoint != "" {
@@ -553,17 +558,17 @@ func (c Config) withDefaults() (Config, error) {
 		c.CheckpointEvery = 1
 	}
 	if c.Schedule == nil {
-		c.Schedule = ConstantLR{}
+		c.Schedule = optim.ConstantLR{}
 	}
-	scale, err := ParseKLScale(string(c.KLScale))
+	scale, err := loss.ParseKLScale(string(c.KLScale))
 	if err != nil {
 		return c, fmt.Errorf("config: %w", err)
 	}
 	c.KLScale = scale
-	if c.VATRampup, err = ParseVATRampup(string(c.VATRampup)); err != nil {
+	if c.VATRampup, err = loss.ParseVATRampup(string(c.VATRampup)); err != nil {
 		return c, fmt.Errorf("config: %w", err)
 	}
-	if c.BNStats, err = ParseBNStats(string(c.BNStats)); err != nil {
+	if c.BNStats, err = nn.ParseBNStats(string(c.BNStats)); err != nil {
 		return c, fmt.Errorf("config: %w", err)
 	}
 	if c.Model.Dtype == tensor.Float64 {
@@ -585,7 +590,7 @@ func (c Config) withDefaults() (Config, error) {
 	case c.CheckpointEvery < 1:
 		return c, fmt.Errorf("config: checkpoint every %d epochs, want ≥ 1", c.CheckpointEvery)
 	}
-	if ms, ok := c.Schedule.(MultiStep); ok {
+	if ms, ok := c.Schedule.(optim.MultiStep); ok {
 		if err := ms.Validate(); err != nil {
 			return c, err
 		}
@@ -602,16 +607,16 @@ type evaluator struct {
 	batch, dim int
 	xT         *tensor.Dense
 	logits     *gorgonia.Node
-	vm         *tape
+	vm         *device.Tape
 }
 
-func newEvaluator(g *gorgonia.ExprGraph, m Model, spec ModelSpec, batch int) (*evaluator, error) {
-	x, xT := newInputNode(g, spec.DType(), "eval.x", spec.InputShape(batch))
+func newEvaluator(g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, batch int) (*evaluator, error) {
+	x, xT := nn.NewInputNode(g, spec.DType(), "eval.x", spec.InputShape(batch))
 	z, err := m.Forward(x, false)
 	if err != nil {
 		return nil, err
 	}
-	return &evaluator{batch: batch, dim: spec.InputDim(), xT: xT, logits: z, vm: newTape(g.SubgraphRoots(z))}, nil
+	return &evaluator{batch: batch, dim: spec.InputDim(), xT: xT, logits: z, vm: device.NewTape(g.SubgraphRoots(z))}, nil
 }
 
 func (e *evaluator) Close() { e.vm.Close() }
@@ -699,7 +704,7 @@ func CropFlipAugment(a CropFlip, c, h, w int) func(x []float32, rows int, r *ran
 // gradient buffers of the same shapes.
 type stepper struct {
 	graph  *gorgonia.ExprGraph
-	model  Model
+	model  nn.Model
 	method Method
 	learn  gorgonia.Nodes
 	params [][]float32 // views of the learnables' values
@@ -709,7 +714,7 @@ type stepper struct {
 
 // newStepper builds the model of spec and the loss of cfg.Method on one new
 // graph. The caller closes st.method.
-func newStepper(cfg *Config, data *TrainData, spec ModelSpec) (*stepper, error) {
+func newStepper(cfg *Config, data *TrainData, spec nn.ModelSpec) (*stepper, error) {
 	methodsMu.RLock()
 	factory, ok := methods[cfg.Method]
 	methodsMu.RUnlock()
@@ -717,7 +722,7 @@ func newStepper(cfg *Config, data *TrainData, spec ModelSpec) (*stepper, error) 
 		return nil, fmt.Errorf("method %q: unknown (known: %v)", cfg.Method, MethodNames())
 	}
 	g := gorgonia.NewGraph()
-	model, err := NewModel(g, spec, rng.New(cfg.Seed, "init"))
+	model, err := models.NewModel(g, spec, rng.New(cfg.Seed, "init"))
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package training
 
 import (
 	"fmt"
+
+	"github.com/llpfc/llpfc/training/loss"
 )
 
 func init() {
@@ -15,11 +17,11 @@ func init() {
 // may hold fewer bags (its loss is normalised by its own B).
 type klMethod struct {
 	env   *MethodEnv
-	k     *KLChunked
-	bags  []BagRef
+	k     *loss.KLChunked
+	bags  []loss.BagRef
 	order []int
 	acc   [][]float64
-	mb    []BagRef
+	mb    []loss.BagRef
 }
 
 func newKLMethod(env *MethodEnv) (*klMethod, error) {
@@ -32,11 +34,11 @@ func newKLMethod(env *MethodEnv) (*klMethod, error) {
 			return nil, fmt.Errorf("bag %d has no instance indices", b.ID)
 		}
 		maxBag = max(maxBag, len(b.Indices))
-		m.bags = append(m.bags, BagRef{Indices: b.Indices, Proportions: b.Proportions})
+		m.bags = append(m.bags, loss.BagRef{Indices: b.Indices, Proportions: b.Proportions})
 	}
 	// A chunk never needs to be larger than one minibatch of bags.
 	chunk := min(cfg.ChunkSize, maxBag*cfg.BatchSize)
-	k, err := NewKLChunked(env.Graph, env.Model, env.Spec, chunk)
+	k, err := loss.NewKLChunked(env.Graph, env.Model, env.Spec, chunk)
 	if err != nil {
 		return nil, err
 	}

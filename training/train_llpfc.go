@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -72,7 +75,7 @@ type fcGraph struct {
 	xT, rT, wT *tensor.Dense
 	loss       *gorgonia.Node
 	grads      gorgonia.Nodes
-	vm         *tape
+	vm         *device.Tape
 }
 
 // With authors set, the loss is FCLossClamped (the authors' loss_f).
@@ -80,28 +83,28 @@ func newFCGraph(env *MethodEnv, prefix string, authors bool) (*fcGraph, error) {
 	g, spec := env.Graph, env.Spec
 	dt, B, C := spec.DType(), env.Config.BatchSize, spec.NumClasses
 	f := &fcGraph{}
-	f.x, f.xT = newInputNode(g, dt, prefix+".x", spec.InputShape(B))
-	f.r, f.rT = newInputNode(g, dt, prefix+".R", tensor.Shape{B, C})
-	f.w, f.wT = newInputNode(g, dt, prefix+".w", tensor.Shape{B})
+	f.x, f.xT = nn.NewInputNode(g, dt, prefix+".x", spec.InputShape(B))
+	f.r, f.rT = nn.NewInputNode(g, dt, prefix+".R", tensor.Shape{B, C})
+	f.w, f.wT = nn.NewInputNode(g, dt, prefix+".w", tensor.Shape{B})
 	z, err := env.Model.Forward(f.x, true)
 	if err != nil {
 		return nil, err
 	}
-	loss := FCLoss
+	fc := loss.FCLoss
 	if authors {
-		loss = FCLossClamped
+		fc = loss.FCLossClamped
 	}
-	if f.loss, err = loss(z, f.r, f.w); err != nil {
+	if f.loss, err = fc(z, f.r, f.w); err != nil {
 		return nil, err
 	}
 	if f.grads, err = gorgonia.Grad(f.loss, env.Model.Learnables()...); err != nil {
 		return nil, err
 	}
 	roots := append(gorgonia.Nodes{f.loss}, f.grads...)
-	if bn, ok := env.Model.(BatchNormModel); ok {
+	if bn, ok := env.Model.(nn.BatchNormModel); ok {
 		roots = append(roots, bn.RunningStatRoots()...)
 	}
-	f.vm = newTape(g.SubgraphRoots(roots...))
+	f.vm = device.NewTape(g.SubgraphRoots(roots...))
 	return f, nil
 }
 
@@ -121,7 +124,7 @@ func (f *fcGraph) run(env *MethodEnv, n int, augRNG, dropRNG *rand.Rand, grads [
 			return 0, fmt.Errorf("augmentation: %w", err)
 		}
 	}
-	if sm, ok := env.Model.(StochasticModel); ok {
+	if sm, ok := env.Model.(nn.StochasticModel); ok {
 		sm.Resample(dropRNG)
 	}
 	if err := f.vm.RunAll(); err != nil {
@@ -129,12 +132,12 @@ func (f *fcGraph) run(env *MethodEnv, n int, augRNG, dropRNG *rand.Rand, grads [
 		return 0, err
 	}
 	defer f.vm.Rewind()
-	if bn, ok := env.Model.(BatchNormModel); ok {
+	if bn, ok := env.Model.(nn.BatchNormModel); ok {
 		if err := bn.UpdateRunningStats(); err != nil {
 			return 0, fmt.Errorf("batch-norm statistics: %w", err)
 		}
 	}
-	loss, err := scalarOf(f.loss.Value())
+	loss, err := nn.ScalarOf(f.loss.Value())
 	if err != nil {
 		return 0, err
 	}

@@ -4,6 +4,11 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/internal/rng"
+
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/models"
+	"github.com/llpfc/llpfc/training/nn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/gorgonia"
@@ -17,13 +22,13 @@ import (
 // theirs; a run after Release gives the bit-identical loss and gradients of
 // the run before it.
 func TestTapeReleaseFreesValues(t *testing.T) {
-	spec := ModelSpec{Name: "cnn-bn", Channels: 1, Height: 8, Width: 8, NumClasses: 4}
+	spec := nn.ModelSpec{Name: "cnn-bn", Channels: 1, Height: 8, Width: 8, NumClasses: 4}
 	g := gorgonia.NewGraph()
-	m, err := NewModel(g, spec, rng.New(1, "init"))
+	m, err := models.NewModel(g, spec, rng.New(1, "init"))
 	require.NoError(t, err)
-	xn, x := newInputNode(g, tensor.Float32, "x", spec.InputShape(5))
-	rn, r := newInputNode(g, tensor.Float32, "r", tensor.Shape{5, 4})
-	wn, w := newInputNode(g, tensor.Float32, "w", tensor.Shape{5})
+	xn, x := nn.NewInputNode(g, tensor.Float32, "x", spec.InputShape(5))
+	rn, r := nn.NewInputNode(g, tensor.Float32, "r", tensor.Shape{5, 4})
+	wn, w := nn.NewInputNode(g, tensor.Float32, "w", tensor.Shape{5})
 	for i, d := 0, x.Data().([]float32); i < len(d); i++ {
 		d[i] = float32(i%7) / 7
 	}
@@ -35,13 +40,13 @@ func TestTapeReleaseFreesValues(t *testing.T) {
 	}
 	z, err := m.Forward(xn, true)
 	require.NoError(t, err)
-	loss, err := FCLoss(z, rn, wn)
+	loss, err := loss.FCLoss(z, rn, wn)
 	require.NoError(t, err)
 	grads, err := gorgonia.Grad(loss, m.Learnables()...)
 	require.NoError(t, err)
-	tp := newTape(g.SubgraphRoots(append(gorgonia.Nodes{loss}, grads...)...))
+	tp := device.NewTape(g.SubgraphRoots(append(gorgonia.Nodes{loss}, grads...)...))
 	defer tp.Close()
-	require.NotNil(t, tp.mem, "tape: gorgonia's tapeMachine fields not found")
+	require.NotNil(t, tp.Mem, "tape: gorgonia's tapeMachine fields not found")
 	snapshot := func() []float32 {
 		out := append([]float32(nil), loss.Value().Data().(float32))
 		for _, gn := range grads {
@@ -51,20 +56,20 @@ func TestTapeReleaseFreesValues(t *testing.T) {
 	}
 	require.NoError(t, tp.RunAll())
 	first := snapshot()
-	require.NotEmpty(t, tp.computed)
+	require.NotEmpty(t, tp.Computed)
 	bound := 0
-	for _, n := range tp.computed {
+	for _, n := range tp.Computed {
 		if n.Value() != nil {
 			bound++
 		}
 	}
-	require.Equal(t, len(tp.computed), bound, "after a run every computed node is bound")
+	require.Equal(t, len(tp.Computed), bound, "after a run every computed node is bound")
 
 	tp.Release()
-	for _, n := range tp.computed {
+	for _, n := range tp.Computed {
 		assert.Nil(t, n.Value(), "computed node %v still bound after Release", n)
 	}
-	for i, v := range *tp.mem {
+	for i, v := range *tp.Mem {
 		assert.Nil(t, v, "register %d still holds a value after Release", i)
 	}
 	for _, p := range m.Learnables() {

@@ -4,9 +4,13 @@ import (
 	"math"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/llpfc/llpfc/internal/rng"
+
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/models"
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/stretchr/testify/require"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -18,18 +22,18 @@ import (
 // bit-equal losses, gradients and running statistics, and untouched
 // parameters.
 func TestTapeRewindMatchesReset(t *testing.T) {
-	specs := []ModelSpec{
+	specs := []nn.ModelSpec{
 		{Name: "mlp", Channels: 1, Height: 8, Width: 8, NumClasses: 4},
 		{Name: "cnn", Channels: 1, Height: 8, Width: 8, NumClasses: 4},
 		{Name: "wrn-16-4", Channels: 3, Height: 8, Width: 8, NumClasses: 4, Dropout: 0.3},
 	}
 	for _, spec := range specs {
 		name := spec.Name
-		if !contains(ModelNames(), name) {
+		if !contains(models.ModelNames(), name) {
 			t.Fatalf("model %s not registered", name)
 		}
 		type setup struct {
-			model      Model
+			model      nn.Model
 			x, r, w    *tensor.Dense
 			loss       *gorgonia.Node
 			grads      gorgonia.Nodes
@@ -38,17 +42,17 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 		}
 		build := func(rewind bool) setup {
 			g := gorgonia.NewGraph()
-			m, err := NewModel(g, spec, rng.New(1, "init"))
+			m, err := models.NewModel(g, spec, rng.New(1, "init"))
 			require.NoError(t, err)
 			var s setup
 			s.model = m
 			var xn, rn, wn *gorgonia.Node
-			xn, s.x = newInputNode(g, tensor.Float32, "x", spec.InputShape(5))
-			rn, s.r = newInputNode(g, tensor.Float32, "r", tensor.Shape{5, 4})
-			wn, s.w = newInputNode(g, tensor.Float32, "w", tensor.Shape{5})
+			xn, s.x = nn.NewInputNode(g, tensor.Float32, "x", spec.InputShape(5))
+			rn, s.r = nn.NewInputNode(g, tensor.Float32, "r", tensor.Shape{5, 4})
+			wn, s.w = nn.NewInputNode(g, tensor.Float32, "w", tensor.Shape{5})
 			z, err := m.Forward(xn, true)
 			require.NoError(t, err)
-			if s.loss, err = FCLoss(z, rn, wn); err != nil {
+			if s.loss, err = loss.FCLoss(z, rn, wn); err != nil {
 				t.Fatal(err)
 			}
 			s.params = m.Learnables()
@@ -56,8 +60,8 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 				t.Fatal(err)
 			}
 			if rewind {
-				tp := newTape(g)
-				if tp.pc == nil {
+				tp := device.NewTape(g)
+				if tp.Pc == nil {
 					t.Fatal("tape: gorgonia's tapeMachine fields not found; rewinding falls back to Reset")
 				}
 				s.run, s.reset = tp.RunAll, func() error { tp.Rewind(); return nil }
@@ -69,8 +73,8 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 		}
 		a, b := build(true), build(false)
 		if name == "wrn-16-4" {
-			_, st := a.model.(StochasticModel)
-			_, bn := a.model.(BatchNormModel)
+			_, st := a.model.(nn.StochasticModel)
+			_, bn := a.model.(nn.BatchNormModel)
 			if !st || !bn {
 				t.Fatalf("wrn-16-4: StochasticModel %v, BatchNormModel %v; the test needs both", st, bn)
 			}
@@ -86,16 +90,16 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 				}
 			}
 			for _, s := range []setup{a, b} {
-				if sm, ok := s.model.(StochasticModel); ok {
+				if sm, ok := s.model.(nn.StochasticModel); ok {
 					sm.Resample(rng.New(int64(run), "masks"))
 				}
 				require.NoError(t, s.run())
-				if bn, ok := s.model.(BatchNormModel); ok {
+				if bn, ok := s.model.(nn.BatchNormModel); ok {
 					require.NoError(t, bn.UpdateRunningStats())
 				}
 			}
-			if bn, ok := a.model.(BatchNormModel); ok {
-				sa, sb := bn.RunningStats(), b.model.(BatchNormModel).RunningStats()
+			if bn, ok := a.model.(nn.BatchNormModel); ok {
+				sa, sb := bn.RunningStats(), b.model.(nn.BatchNormModel).RunningStats()
 				for k := range sa {
 					va, vb := sa[k].Value().Data().([]float32), sb[k].Value().Data().([]float32)
 					for i := range va {
@@ -103,8 +107,8 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 					}
 				}
 			}
-			la, _ := scalarOf(a.loss.Value())
-			lb, _ := scalarOf(b.loss.Value())
+			la, _ := nn.ScalarOf(a.loss.Value())
+			lb, _ := nn.ScalarOf(b.loss.Value())
 			if la != lb || math.IsNaN(la) {
 				t.Fatalf("%s run %d: loss %v (rewound) vs %v (reset)", name, run, la, lb)
 			}
