@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/device/cpu"
 	"github.com/llpfc/llpfc/training/models"
 	"github.com/llpfc/llpfc/training/nn"
 	"github.com/stretchr/testify/assert"
@@ -22,7 +23,7 @@ func TestEvaluationStopsOnInterrupt(t *testing.T) {
 	spec := nn.ModelSpec{Name: "mlp", Features: 4, NumClasses: 3, Dtype: tensor.Float32}
 	m, err := models.NewModel(g, spec, rng.New(1, "init"))
 	require.NoError(t, err)
-	ev, err := newEvaluator(g, m, spec, 8)
+	ev, err := newEvaluator(cpu.New(), g, m, spec, 8)
 	require.NoError(t, err)
 	x := make([]float32, 40*4)
 	y := make([]int, 40)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
 	"github.com/llpfc/llpfc/training/models"
 	"github.com/llpfc/llpfc/training/nn"
@@ -47,9 +48,9 @@ type ganMethod struct {
 	env     *MethodEnv
 	d       models.FeatureModel
 	gen     *models.LLPGANGenerator
-	genOpt  *optim.Optimizer
-	genP    [][]float32
-	genG    [][]float32
+	genOpt  device.Optimizer
+	genP    [][]float32 // views of the generator's parameters' Go values
+	genG    device.Grads
 	B, m, n int
 	C, D    int
 
@@ -57,7 +58,7 @@ type ganMethod struct {
 	xRealT, xFakeT, zT, avgT, propsT *tensor.Dense
 	fake, dLoss, gLoss               *gorgonia.Node
 	dGrads, gGrads                   gorgonia.Nodes
-	genVM, dVM, gVM                  gorgonia.VM
+	genVM, dVM, gVM                  device.Program
 
 	bags                 []loss.BagRef
 	order                []int
@@ -154,18 +155,20 @@ func newGANMethod(env *MethodEnv) (*ganMethod, error) {
 	if m.gGrads, err = gorgonia.Grad(m.gLoss, gen.Learnables()...); err != nil {
 		return nil, fmt.Errorf("llpgan: generator gradient: %w", err)
 	}
-	m.genVM = gorgonia.NewTapeMachine(g.SubgraphRoots(append(gorgonia.Nodes{m.fake}, gRoots...)...))
-	dr := append(gorgonia.Nodes{m.dLoss}, m.dGrads...)
-	m.dVM = gorgonia.NewTapeMachine(g.SubgraphRoots(append(dr, dRoots...)...))
-	m.gVM = gorgonia.NewTapeMachine(g.SubgraphRoots(append(gorgonia.Nodes{m.gLoss}, m.gGrads...)...))
-
-	sizes := make([]int, len(gen.Learnables()))
-	for i, p := range gen.Learnables() {
-		m.genP = append(m.genP, p.Value().Data().([]float32))
-		sizes[i] = p.Shape().TotalSize()
-		m.genG = append(m.genG, make([]float32, sizes[i]))
+	if err := m.compile(env, gRoots, dRoots); err != nil {
+		return nil, err
 	}
-	if m.genOpt, err = optim.New(LLPGANGeneratorOptimizer, sizes); err != nil {
+	be := env.Backend
+	for _, p := range gen.Learnables() {
+		m.genP = append(m.genP, p.Value().Data().([]float32))
+	}
+	if err := be.Push(gen.Learnables()...); err != nil {
+		return nil, err
+	}
+	if m.genG, err = be.NewGrads(gen.Learnables()); err != nil {
+		return nil, err
+	}
+	if m.genOpt, err = be.NewOptimizer(LLPGANGeneratorOptimizer, gen.Learnables(), m.genG); err != nil {
 		return nil, err
 	}
 	m.dStoch, m.hasDStoch = env.Model.(nn.StochasticModel)
@@ -174,6 +177,31 @@ func newGANMethod(env *MethodEnv) (*ganMethod, error) {
 	m.gStoch, m.hasGStoch = gm.(nn.StochasticModel)
 	m.gBN, m.hasGBN = gm.(nn.BatchNormModel)
 	return m, nil
+}
+
+// compile compiles the method's three programs on env.Backend: the
+// generator's images, the discriminator's loss and gradient, the
+// generator's loss and gradient.
+func (m *ganMethod) compile(env *MethodEnv, gRoots, dRoots gorgonia.Nodes) error {
+	g, be := env.Graph, env.Backend
+	params := append(append(gorgonia.Nodes(nil), m.d.Learnables()...), m.gen.Learnables()...)
+	in := append(nn.Inputs(m.d, m.xReal, m.xFake, m.z, m.avg, m.props), nn.Inputs(m.gen)...)
+	opts := func(name string) device.Options { return device.Options{Name: name, Params: params, Inputs: in} }
+	var err error
+	if m.genVM, err = be.Compile(g, append(gorgonia.Nodes{m.fake}, gRoots...), opts("LLPGAN generator pass")); err != nil {
+		return err
+	}
+	dr := append(gorgonia.Nodes{m.dLoss}, m.dGrads...)
+	if m.dVM, err = be.Compile(g, append(dr, dRoots...), opts("LLPGAN discriminator pass")); err != nil {
+		m.genVM.Close()
+		return err
+	}
+	if m.gVM, err = be.Compile(g, append(gorgonia.Nodes{m.gLoss}, m.gGrads...), opts("LLPGAN generator loss pass")); err != nil {
+		m.genVM.Close()
+		m.dVM.Close()
+		return err
+	}
+	return nil
 }
 
 func (m *ganMethod) Close() {
@@ -190,7 +218,7 @@ func (m *ganMethod) BeginEpoch(e int) (int, error) {
 	return len(m.bags) / m.B, nil
 }
 
-func (m *ganMethod) Step(s int, grads [][]float32) (float64, int, error) {
+func (m *ganMethod) Step(s int, grads device.Grads) (float64, int, error) {
 	start, end := s*m.B, (s+1)*m.B
 	if end > len(m.order) {
 		return 0, 0, fmt.Errorf("step %d beyond the epoch's %d bags", s, len(m.order))
@@ -229,40 +257,27 @@ func (m *ganMethod) Step(s int, grads [][]float32) (float64, int, error) {
 	}
 
 	// 1. g(Z) with g fixed.
-	if err := m.genVM.RunAll(); err != nil {
-		m.genVM.Reset()
+	fake, err := runValue(m.genVM, m.fake, nil, nil)
+	if err != nil {
 		return 0, 0, fmt.Errorf("generator pass: %w", err)
 	}
-	nn.StoreFloat64(m.xFakeT, nn.ValueData(m.fake.Value()))
-	m.genVM.Reset()
+	nn.StoreFloat64(m.xFakeT, fake)
 
 	// 2. ∂L_D/∂θ_f, applied by the trainer.
-	if err := m.dVM.RunAll(); err != nil {
-		m.dVM.Reset()
+	dl, err := runValue(m.dVM, m.dLoss, m.dGrads, grads)
+	if err != nil {
 		return 0, 0, fmt.Errorf("discriminator pass: %w", err)
 	}
-	loss := nn.ValueData(m.dLoss.Value())[0]
-	for i, gn := range m.dGrads {
-		gv := nn.ValueData(gn.Value())
-		for j, v := range gv {
-			grads[i][j] = float32(v)
-		}
-	}
-	m.dVM.Reset()
+	loss := dl[0]
 
 	// 3. ∂L_G/∂θ_g, applied here.
-	if err := m.gVM.RunAll(); err != nil {
-		m.gVM.Reset()
+	if err := m.genG.Reset(); err != nil {
+		return 0, 0, err
+	}
+	if _, err := runValue(m.gVM, m.gLoss, m.gGrads, m.genG); err != nil {
 		return 0, 0, fmt.Errorf("generator loss pass: %w", err)
 	}
-	for i, gn := range m.gGrads {
-		gv := nn.ValueData(gn.Value())
-		for j, v := range gv {
-			m.genG[i][j] = float32(v)
-		}
-	}
-	m.gVM.Reset()
-	if err := m.genOpt.Step(m.genP, m.genG, LLPGANGeneratorOptimizer.LR); err != nil {
+	if err := m.genOpt.Step(LLPGANGeneratorOptimizer.LR); err != nil {
 		return 0, 0, fmt.Errorf("generator update: %w", err)
 	}
 	if m.hasDBN {
@@ -286,9 +301,36 @@ type ganState struct {
 	Opt     optim.State
 }
 
+// runValue runs p, returns out's value as float64 and, when gradNodes is
+// set, adds their values to grads; then it releases p's values (the
+// three passes are never resident together).
+func runValue(p device.Program, out *gorgonia.Node, gradNodes gorgonia.Nodes, grads device.Grads) ([]float64, error) {
+	defer p.Release()
+	if err := p.Run(); err != nil {
+		return nil, err
+	}
+	v, err := p.Value(out)
+	if err != nil {
+		return nil, err
+	}
+	if gradNodes != nil {
+		if err := grads.Add(p, gradNodes, 1); err != nil {
+			return nil, err
+		}
+	}
+	return nn.ValueData(v), nil
+}
+
 // SaveState encodes the generator and its optimizer.
 func (m *ganMethod) SaveState() ([]byte, error) {
-	st := ganState{Params: m.genP, Opt: *m.genOpt.State()}
+	if err := m.env.Backend.Pull(m.gen.Learnables()...); err != nil {
+		return nil, err
+	}
+	opt, err := m.genOpt.State()
+	if err != nil {
+		return nil, err
+	}
+	st := ganState{Params: m.genP, Opt: opt}
 	for _, n := range m.gen.RunningStats() {
 		st.Running = append(st.Running, valueF32(n))
 	}
@@ -332,7 +374,7 @@ func (m *ganMethod) LoadState(b []byte) error {
 	for i, n := range run {
 		copy(n.Value().Data().([]float32), st.Running[i])
 	}
-	return nil
+	return m.env.Backend.Push(m.gen.Learnables()...)
 }
 
 // statRoots returns a model's batch-statistics Read nodes (none for models

@@ -3,6 +3,7 @@ package training
 import (
 	"fmt"
 
+	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
 )
 
@@ -20,7 +21,6 @@ type klMethod struct {
 	k     *loss.KLChunked
 	bags  []loss.BagRef
 	order []int
-	acc   [][]float64
 	mb    []loss.BagRef
 }
 
@@ -38,7 +38,7 @@ func newKLMethod(env *MethodEnv) (*klMethod, error) {
 	}
 	// A chunk never needs to be larger than one minibatch of bags.
 	chunk := min(cfg.ChunkSize, maxBag*cfg.BatchSize)
-	k, err := loss.NewKLChunked(env.Graph, env.Model, env.Spec, chunk)
+	k, err := loss.NewKLChunked(env.Backend, env.Graph, env.Model, env.Spec, chunk)
 	if err != nil {
 		return nil, err
 	}
@@ -46,9 +46,6 @@ func newKLMethod(env *MethodEnv) (*klMethod, error) {
 	k.Augment = cfg.Augment
 	k.SetScale(cfg.KLScale)
 	k.SetBNStats(cfg.BNStats)
-	for _, p := range env.Model.Learnables() {
-		m.acc = append(m.acc, make([]float64, p.Shape().TotalSize()))
-	}
 	return m, nil
 }
 
@@ -64,7 +61,7 @@ func (m *klMethod) BeginEpoch(e int) (int, error) {
 	return (len(m.bags) + B - 1) / B, nil
 }
 
-func (m *klMethod) Step(s int, grads [][]float32) (float64, int, error) {
+func (m *klMethod) Step(s int, grads device.Grads) (float64, int, error) {
 	B := m.env.Config.BatchSize
 	start, end := s*B, min((s+1)*B, len(m.order))
 	if start >= end {
@@ -74,18 +71,9 @@ func (m *klMethod) Step(s int, grads [][]float32) (float64, int, error) {
 	for _, i := range m.order[start:end] {
 		m.mb = append(m.mb, m.bags[i])
 	}
-	for _, a := range m.acc {
-		clear(a)
-	}
-	loss, n, err := m.k.Gradient(m.env.Data.X, m.mb, m.acc)
+	loss, n, err := m.k.Gradient(m.env.Data.X, m.mb, grads)
 	if err != nil {
 		return loss, n, err
-	}
-	for i, a := range m.acc {
-		g := grads[i]
-		for j, v := range a {
-			g[j] = float32(v)
-		}
 	}
 	return loss, n, nil
 }

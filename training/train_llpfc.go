@@ -75,7 +75,7 @@ type fcGraph struct {
 	xT, rT, wT *tensor.Dense
 	loss       *gorgonia.Node
 	grads      gorgonia.Nodes
-	vm         *device.Tape
+	prog       device.Program
 }
 
 // With authors set, the loss is FCLossClamped (the authors' loss_f).
@@ -104,21 +104,24 @@ func newFCGraph(env *MethodEnv, prefix string, authors bool) (*fcGraph, error) {
 	if bn, ok := env.Model.(nn.BatchNormModel); ok {
 		roots = append(roots, bn.RunningStatRoots()...)
 	}
-	f.vm = device.NewTape(g.SubgraphRoots(roots...))
+	opts := device.Options{Name: prefix + " step", Params: env.Model.Learnables(), Inputs: nn.Inputs(env.Model, f.x, f.r, f.w)}
+	if f.prog, err = env.Backend.Compile(g, roots, opts); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
-// Close releases the graph's machine.
-func (f *fcGraph) Close() { f.vm.Close() }
+// Close releases the graph's program.
+func (f *fcGraph) Close() { f.prog.Close() }
 
-// ReleaseBuffers drops the values of the machine's last run (tape.Release).
-func (f *fcGraph) ReleaseBuffers() { f.vm.Release() }
+// ReleaseBuffers drops the values of the program's last run.
+func (f *fcGraph) ReleaseBuffers() { f.prog.Release() }
 
 // run trains on the inputs already filled for the minibatch's n real rows
 // (the rest zero): augmentation, dropout masks, forward and backward, the
-// batch-norm running statistics; it copies the gradients into grads and
+// batch-norm running statistics; it adds the gradients to grads and
 // returns the loss.
-func (f *fcGraph) run(env *MethodEnv, n int, augRNG, dropRNG *rand.Rand, grads [][]float32) (float64, error) {
+func (f *fcGraph) run(env *MethodEnv, n int, augRNG, dropRNG *rand.Rand, grads device.Grads) (float64, error) {
 	if env.Config.Augment != nil {
 		if err := env.Config.Augment(f.xT.Data().([]float32), n, augRNG); err != nil {
 			return 0, fmt.Errorf("augmentation: %w", err)
@@ -127,24 +130,23 @@ func (f *fcGraph) run(env *MethodEnv, n int, augRNG, dropRNG *rand.Rand, grads [
 	if sm, ok := env.Model.(nn.StochasticModel); ok {
 		sm.Resample(dropRNG)
 	}
-	if err := f.vm.RunAll(); err != nil {
-		f.vm.Reset()
+	if err := f.prog.Run(); err != nil {
 		return 0, err
 	}
-	defer f.vm.Rewind()
 	if bn, ok := env.Model.(nn.BatchNormModel); ok {
 		if err := bn.UpdateRunningStats(); err != nil {
 			return 0, fmt.Errorf("batch-norm statistics: %w", err)
 		}
 	}
-	loss, err := nn.ScalarOf(f.loss.Value())
+	lv, err := f.prog.Value(f.loss)
 	if err != nil {
 		return 0, err
 	}
-	for i, gn := range f.grads {
-		copy(grads[i], gn.Value().Data().([]float32))
+	loss, err := nn.ScalarOf(lv)
+	if err != nil {
+		return 0, err
 	}
-	return loss, nil
+	return loss, grads.Add(f.prog, f.grads, 1)
 }
 
 func (m *llpfcMethod) regroup(e int) error {
@@ -245,7 +247,7 @@ func (m *llpfcMethod) BeginEpoch(e int) (int, error) {
 	return (len(m.order) + m.batch - 1) / m.batch, nil
 }
 
-func (m *llpfcMethod) Step(s int, grads [][]float32) (float64, int, error) {
+func (m *llpfcMethod) Step(s int, grads device.Grads) (float64, int, error) {
 	start := s * m.batch
 	end := min(start+m.batch, len(m.order))
 	if start >= end {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
 	"github.com/llpfc/llpfc/training/nn"
 )
@@ -34,7 +35,6 @@ type vatMethod struct {
 	k     *loss.KLChunked
 	bags  []loss.BagRef
 	order []int
-	acc   [][]float64
 
 	epoch, steps         int
 	augR, dropR, dirR    *rand.Rand
@@ -63,19 +63,16 @@ func newVATMethod(env *MethodEnv, cfg loss.VATConfig) (*vatMethod, error) {
 	// VAT's graph must be differentiated before KLChunked's: KLChunked
 	// differentiates through gorgonia's SoftMax, after which no further Grad
 	// can be taken in the graph (see logSumExpRows).
-	if m.vat, err = loss.NewVAT(env.Graph, env.Model, env.Spec, chunk, cfg); err != nil {
+	if m.vat, err = loss.NewVAT(env.Backend, env.Graph, env.Model, env.Spec, chunk, cfg); err != nil {
 		return nil, err
 	}
-	if m.k, err = loss.NewKLChunked(env.Graph, env.Model, env.Spec, chunk); err != nil {
+	if m.k, err = loss.NewKLChunked(env.Backend, env.Graph, env.Model, env.Spec, chunk); err != nil {
 		m.vat.Close()
 		return nil, err
 	}
 	m.k.SetScale(env.Config.KLScale)
 	m.k.SetBNStats(env.Config.BNStats)
 	m.vat.SetBNStats(env.Config.BNStats)
-	for _, p := range env.Model.Learnables() {
-		m.acc = append(m.acc, make([]float64, p.Shape().TotalSize()))
-	}
 	m.stochastic, m.hasStoch = env.Model.(nn.StochasticModel)
 	m.batchNorm, m.hasBatchNm = env.Model.(nn.BatchNormModel)
 	return m, nil
@@ -103,7 +100,7 @@ func (m *vatMethod) BeginEpoch(e int) (int, error) {
 	return m.steps, nil
 }
 
-func (m *vatMethod) Step(s int, grads [][]float32) (float64, int, error) {
+func (m *vatMethod) Step(s int, grads device.Grads) (float64, int, error) {
 	B := m.env.Config.BatchSize
 	start, end := s*B, min((s+1)*B, len(m.order))
 	if start >= end {
@@ -130,27 +127,18 @@ func (m *vatMethod) Step(s int, grads [][]float32) (float64, int, error) {
 	if m.hasStoch {
 		m.stochastic.Resample(m.dropR)
 	}
-	for _, a := range m.acc {
-		clear(a)
-	}
-	prop, _, err := m.k.Gradient(m.xmb, m.local, m.acc)
+	prop, _, err := m.k.Gradient(m.xmb, m.local, grads)
 	if err != nil {
 		return prop, n, err
 	}
 	w := m.env.Config.VATRampup.Weight(m.epoch*m.steps+s, m.env.Config.Epochs*m.steps)
-	cons, err := m.vat.Gradient(m.xmb, w, m.dirR, m.acc)
+	cons, err := m.vat.Gradient(m.xmb, w, m.dirR, grads)
 	if err != nil {
 		return prop, n, err
 	}
 	if m.hasBatchNm {
 		if err := m.batchNorm.UpdateRunningStats(); err != nil {
 			return 0, n, err
-		}
-	}
-	for i, a := range m.acc {
-		g := grads[i]
-		for j, v := range a {
-			g[j] = float32(v)
 		}
 	}
 	return prop + w*cons, n, nil

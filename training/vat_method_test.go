@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/device/cpu"
 	"github.com/llpfc/llpfc/training/internal/testutil"
 	"github.com/llpfc/llpfc/training/models"
 	"github.com/llpfc/llpfc/training/nn"
@@ -76,17 +77,16 @@ func TestLLPVATMethodWithBatchNormAndDropout(t *testing.T) {
 	require.NoError(t, err)
 	cfg, err = cfg.withDefaults()
 	require.NoError(t, err)
-	env := &MethodEnv{Config: &cfg, Data: data, Spec: spec, Graph: g, Model: model}
+	be := cpu.New()
+	env := &MethodEnv{Config: &cfg, Data: data, Spec: spec, Graph: g, Model: model, Backend: be}
 	m, err := newVATMethod(env, LLPVATConfig)
 	require.NoError(t, err)
 	defer m.Close()
 	if _, err := m.BeginEpoch(0); err != nil {
 		t.Fatal(err)
 	}
-	grads := make([][]float32, len(model.Learnables()))
-	for i, p := range model.Learnables() {
-		grads[i] = make([]float32, p.Shape().TotalSize())
-	}
+	grads, err := be.NewGrads(model.Learnables())
+	require.NoError(t, err)
 	if _, _, err := m.Step(0, grads); err != nil {
 		t.Fatal(err)
 	}

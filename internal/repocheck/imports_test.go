@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"os"
 	"path"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -113,4 +116,30 @@ func TestFloorsCatchAnImportUp(t *testing.T) {
 	for _, c := range [][2]string{{"training", "training/nn"}, {"training/loss", "training/device"}, {"training/device/cpu", "training/device"}} {
 		assert.False(t, up(c[0], c[1]), fmt.Sprintf("%s → %s should be allowed", c[0], c[1]))
 	}
+}
+
+// TestMethodsRunOnTheDevice (issue 26): outside the compute back ends
+// (training/device/…) and the tests' support code (training/internal/…,
+// finite differences), no non-test code builds or holds a gorgonia machine
+// (NewTapeMachine, NewLispMachine, gorgonia.VM): the methods, losses and
+// the evaluator run their graphs as programs compiled on a device.Backend,
+// so a second back end runs all of them.
+func TestMethodsRunOnTheDevice(t *testing.T) {
+	machine := regexp.MustCompile(`\bgorgonia\.(NewTapeMachine|NewLispMachine|VM)\b`)
+	checked := 0
+	for _, f := range repoFiles(t) {
+		if !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go") || strings.HasPrefix(f, "training/device/") || strings.HasPrefix(f, "training/internal/") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, f))
+		require.NoError(t, err)
+		if strings.HasPrefix(f, "training/") {
+			checked++
+		}
+		for _, m := range machine.FindAllString(string(b), -1) {
+			t.Errorf("%s uses %s: compile a program on the run's device.Backend instead", f, m)
+		}
+	}
+	assert.Greater(t, checked, 30, "the walk should read training/'s files")
+	assert.True(t, machine.MatchString("m.vm = gorgonia.NewTapeMachine(g)"), "the pattern finds a machine")
 }

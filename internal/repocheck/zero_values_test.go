@@ -27,7 +27,7 @@ func TestZeroValuesDocumented(t *testing.T) {
 		{"experiments/spec.go", "Config"},
 		{"experiments/spec.go", "Hyper"},
 		{"experiments/spec.go", "Schedule"},
-		{"training/train.go", "Config"},
+		{"training/config.go", "Config"},
 		{"training/optim/optim.go", "Config"},
 	} {
 		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, tc.file), nil, parser.ParseComments)

@@ -20,7 +20,7 @@ func klChunkedRun(t *testing.T, f klFixture, initSeed int64, s KLScale) (float64
 	g := gorgonia.NewGraph()
 	m, err := models.NewModel(g, f.spec, rng.New(initSeed, "init"))
 	require.NoError(t, err)
-	k, err := NewKLChunked(g, m, f.spec, 4)
+	k, err := NewKLChunked(cpuBackend, g, m, f.spec, 4)
 	require.NoError(t, err)
 	defer k.Close()
 	if s != "" {
@@ -30,7 +30,7 @@ func klChunkedRun(t *testing.T, f klFixture, initSeed int64, s KLScale) (float64
 	for i, p := range m.Learnables() {
 		acc[i] = make([]float64, p.Shape().TotalSize())
 	}
-	loss, _, err := k.Gradient(f.x, f.bags, acc)
+	loss, _, err := k.Gradient(f.x, f.bags, hostAcc(acc))
 	require.NoError(t, err)
 	return loss, acc
 }

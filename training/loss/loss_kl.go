@@ -104,7 +104,7 @@ type KLChunked struct {
 	xT, coefT           *tensor.Dense
 	probs, surrogate    *gorgonia.Node
 	params, grads       gorgonia.Nodes
-	fwd, bwd            *device.Tape
+	fwd, bwd            device.Program
 	model               nn.Model
 	random              *rand.Rand // seeds of the chunks' dropout masks and augmentation
 	seeds               []uint64
@@ -127,9 +127,9 @@ type KLChunked struct {
 
 // NewKLChunked adds to g (the graph m was built in) the chunk graph: an
 // input of chunk instances, m's training-mode forward pass, the softmax and
-// the surrogate S; it compiles one machine for the forward pass and one for
-// forward and backward.
-func NewKLChunked(g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, chunk int) (*KLChunked, error) {
+// the surrogate S; it compiles on be one program for the forward pass and
+// one for forward and backward.
+func NewKLChunked(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, chunk int) (*KLChunked, error) {
 	if chunk < 1 {
 		return nil, fmt.Errorf("KL chunk size %d, want ≥ 1", chunk)
 	}
@@ -158,13 +158,18 @@ func NewKLChunked(g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, chunk in
 	if k.sweep, err = nn.NewBNSweep(g, k.probs); err != nil {
 		return nil, err
 	}
-	k.fwd = device.NewTape(g.SubgraphRoots(k.probs))
+	if k.fwd, err = be.Compile(g, gorgonia.Nodes{k.probs}, device.Options{Name: "KL forward", Params: k.params, Inputs: nn.Inputs(m, k.x)}); err != nil {
+		return nil, err
+	}
 	roots := append(gorgonia.Nodes{k.surrogate}, k.grads...)
 	if bn, ok := m.(nn.BatchNormModel); ok {
 		roots = append(roots, bn.RunningStatRoots()...)
 		k.unfusedBN = k.sweep.Layers() == 0 && len(bn.RunningStats()) > 0
 	}
-	k.bwd = device.NewTape(g.SubgraphRoots(roots...))
+	if k.bwd, err = be.Compile(g, roots, device.Options{Name: "KL backward", Params: k.params, Inputs: nn.Inputs(m, k.x, k.coef)}); err != nil {
+		k.fwd.Close()
+		return nil, err
+	}
 	return k, nil
 }
 
@@ -222,10 +227,10 @@ func (k *KLChunked) Release() {
 func (k *KLChunked) Chunk() int { return k.chunk }
 
 // Gradient computes L_prop of the minibatch bags (rows of x, an N×D
-// row-major matrix) and adds ∂L_prop/∂θ to acc (one slice per learnable, in
-// Learnables order). It returns L_prop and the number of instances.
-func (k *KLChunked) Gradient(x []float32, bags []BagRef, acc [][]float64) (float64, int, error) {
-	total, err := k.layout(x, bags, acc)
+// row-major matrix) and adds ∂L_prop/∂θ to grads (the model's Learnables,
+// in order). It returns L_prop and the number of instances.
+func (k *KLChunked) Gradient(x []float32, bags []BagRef, grads device.Grads) (float64, int, error) {
+	total, err := k.layout(x, bags)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -255,8 +260,8 @@ func (k *KLChunked) Gradient(x []float32, bags []BagRef, acc [][]float64) (float
 	}
 	bn, hasBN := k.model.(nn.BatchNormModel)
 	err = k.forEachChunk(x, total, k.backward, func(start, end int) error {
-		for i, gn := range k.grads {
-			nn.AddInto(acc[i], gn.Value())
+		if err := grads.Add(k.bwd, k.grads, 1); err != nil {
+			return err
 		}
 		if hasBN && !exact { // per chunk: each chunk's own statistics
 			return bn.UpdateRunningStats()
@@ -274,12 +279,9 @@ func (k *KLChunked) Gradient(x []float32, bags []BagRef, acc [][]float64) (float
 
 // layout checks the minibatch and lays its instances out in order, bag by
 // bag; it returns the number of instances.
-func (k *KLChunked) layout(x []float32, bags []BagRef, acc [][]float64) (int, error) {
+func (k *KLChunked) layout(x []float32, bags []BagRef) (int, error) {
 	if len(bags) == 0 {
 		return 0, fmt.Errorf("KL gradient: empty minibatch of bags")
-	}
-	if len(acc) != len(k.params) {
-		return 0, fmt.Errorf("KL gradient: %d accumulators for %d learnables", len(acc), len(k.params))
 	}
 	C := k.classes
 	k.rows, k.bagOf, k.sizes = k.rows[:0], k.bagOf[:0], k.sizes[:0]
@@ -318,8 +320,8 @@ func (k *KLChunked) drawSeeds(total int) {
 
 // forEachChunk loads every chunk of the minibatch in turn (inputs, dropout
 // masks, augmentation, instance rows), runs run on it, then after (if set)
-// with the chunk's range, and rewinds the machine.
-func (k *KLChunked) forEachChunk(x []float32, total int, run func() (*device.Tape, error), after func(start, end int) error) error {
+// with the chunk's range.
+func (k *KLChunked) forEachChunk(x []float32, total int, run func() error, after func(start, end int) error) error {
 	for start := 0; start < total; start += k.chunk {
 		end := min(start+k.chunk, total)
 		i := start / k.chunk
@@ -338,43 +340,32 @@ func (k *KLChunked) forEachChunk(x []float32, total int, run func() (*device.Tap
 		}
 		k.fillCoef(start, end)
 		k.sweep.SetValid(end - start)
-		t, err := run()
-		if err != nil {
+		if err := run(); err != nil {
 			return err
 		}
 		if after != nil {
-			err = after(start, end)
-		}
-		t.Rewind()
-		if err != nil {
-			return err
+			if err := after(start, end); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
 // forward runs the chunk's forward pass (the bag-mean probabilities).
-func (k *KLChunked) forward() (*device.Tape, error) {
-	if err := k.fwd.RunAll(); err != nil {
-		k.fwd.Reset()
-		return k.fwd, err
-	}
-	return k.fwd, nil
-}
+func (k *KLChunked) forward() error { return k.fwd.Run() }
 
 // backward runs the chunk's forward and backward pass of the surrogate.
-func (k *KLChunked) backward() (*device.Tape, error) {
-	if err := k.bwd.RunAll(); err != nil {
-		k.bwd.Reset()
-		return k.bwd, err
-	}
-	return k.bwd, nil
-}
+func (k *KLChunked) backward() error { return k.bwd.Run() }
 
 // addMeans adds the chunk's probabilities to its bags' sums.
 func (k *KLChunked) addMeans(start, end int) error {
 	C := k.classes
-	p := nn.ValuesF64(k.probs.Value(), &k.probsF)
+	v, err := k.fwd.Value(k.probs)
+	if err != nil {
+		return err
+	}
+	p := nn.ValuesF64(v, &k.probsF)
 	for i := start; i < end; i++ {
 		pb := k.pbar[k.bagOf[i]]
 		for c, v := range p[(i-start)*C : (i-start+1)*C] {

@@ -21,6 +21,7 @@ func init() { models.RegisterModel("test-tiny-dropout", newFDDropNet) }
 type fdDropNet struct {
 	l1, l2 *nn.Dense
 	masks  []*tensor.Dense
+	nodes  gorgonia.Nodes
 	g      *gorgonia.ExprGraph
 }
 
@@ -42,12 +43,15 @@ func (m *fdDropNet) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error
 	if train {
 		mask, mt := nn.NewInputNode(m.g, x.Dtype(), "drop.mask", h.Shape())
 		m.masks = append(m.masks, mt)
+		m.nodes = append(m.nodes, mask)
 		if h, err = gorgonia.HadamardProd(h, mask); err != nil {
 			return nil, err
 		}
 	}
 	return m.l2.Forward(h)
 }
+func (m *fdDropNet) Masks() gorgonia.Nodes { return m.nodes }
+
 func (m *fdDropNet) Resample(r *rand.Rand) {
 	for _, t := range m.masks {
 		d := t.Data().([]float64)
@@ -72,7 +76,7 @@ func TestKLChunkedDropoutFiniteDifference(t *testing.T) {
 	g := gorgonia.NewGraph()
 	m, err := models.NewModel(g, f.spec, rng.New(3, "init"))
 	require.NoError(t, err)
-	k, err := NewKLChunked(g, m, f.spec, 3)
+	k, err := NewKLChunked(cpuBackend, g, m, f.spec, 3)
 	require.NoError(t, err)
 	defer k.Close()
 	params := m.Learnables()
@@ -88,7 +92,7 @@ func TestKLChunkedDropoutFiniteDifference(t *testing.T) {
 				into[i] = make([]float64, len(acc[i]))
 			}
 		}
-		l, _, err := k.Gradient(f.x, f.bags, into)
+		l, _, err := k.Gradient(f.x, f.bags, hostAcc(into))
 		require.NoError(t, err)
 		return l
 	}
@@ -129,7 +133,7 @@ func TestKLChunkedExactBatchNormDropoutFiniteDifference(t *testing.T) {
 	require.NoError(t, err)
 	_, stochastic := m.(nn.StochasticModel)
 	require.True(t, stochastic, "WRN with dropout draws masks")
-	k, err := NewKLChunked(g, m, spec, 5)
+	k, err := NewKLChunked(cpuBackend, g, m, spec, 5)
 	require.NoError(t, err)
 	defer k.Close()
 	params := m.Learnables()
@@ -141,7 +145,7 @@ func TestKLChunkedExactBatchNormDropoutFiniteDifference(t *testing.T) {
 				into[i] = make([]float64, p.Shape().TotalSize())
 			}
 		}
-		l, _, err := k.Gradient(f.x, f.bags, into)
+		l, _, err := k.Gradient(f.x, f.bags, hostAcc(into))
 		require.NoError(t, err)
 		return l
 	}

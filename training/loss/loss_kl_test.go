@@ -113,14 +113,14 @@ func TestKLChunkedEqualsWholeBag(t *testing.T) {
 		g2 := gorgonia.NewGraph()
 		m2, err := models.NewModel(g2, f.spec, rng.New(4, "init"))
 		require.NoError(t, err)
-		k, err := NewKLChunked(g2, m2, f.spec, chunk)
+		k, err := NewKLChunked(cpuBackend, g2, m2, f.spec, chunk)
 		require.NoError(t, err)
 		k.SetScale(KLScalePaper) // KLLoss is the paper's −1/(CB)·Σ
 		acc := make([][]float64, len(want))
 		for i := range acc {
 			acc[i] = make([]float64, len(want[i]))
 		}
-		got, n, err := k.Gradient(f.x, f.bags, acc)
+		got, n, err := k.Gradient(f.x, f.bags, hostAcc(acc))
 		k.Close()
 		require.NoError(t, err)
 		assert.Equal(t, 17, n, "chunk %d: %d instances, want 17", chunk, n)
@@ -139,10 +139,10 @@ func TestKLChunkedErrors(t *testing.T) {
 	f := newKLFixture([]int{2}, 2, 2, 5)
 	g := gorgonia.NewGraph()
 	m, _ := models.NewModel(g, f.spec, rng.New(1, "init"))
-	if _, err := NewKLChunked(g, m, f.spec, 0); err == nil {
+	if _, err := NewKLChunked(cpuBackend, g, m, f.spec, 0); err == nil {
 		t.Error("chunk 0: no error")
 	}
-	k, err := NewKLChunked(g, m, f.spec, 2)
+	k, err := NewKLChunked(cpuBackend, g, m, f.spec, 2)
 	require.NoError(t, err)
 	defer k.Close()
 	acc := make([][]float64, len(m.Learnables()))
@@ -155,7 +155,7 @@ func TestKLChunkedErrors(t *testing.T) {
 		"bad row":     {{Indices: []int{99}, Proportions: []float64{1, 0}}},
 		"wrong props": {{Indices: []int{0}, Proportions: []float64{1}}},
 	} {
-		if _, _, err := k.Gradient(f.x, bags, acc); err == nil {
+		if _, _, err := k.Gradient(f.x, bags, hostAcc(acc)); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
@@ -213,7 +213,7 @@ func chunkedBN(t *testing.T, f klFixture, chunk int, stats nn.BNStats) (grads []
 	g := gorgonia.NewGraph()
 	m, err := models.NewModel(g, f.spec, rng.New(4, "init"))
 	require.NoError(t, err)
-	k, err := NewKLChunked(g, m, f.spec, chunk)
+	k, err := NewKLChunked(cpuBackend, g, m, f.spec, chunk)
 	require.NoError(t, err)
 	defer k.Close()
 	k.SetScale(KLScalePaper) // KLLoss is the paper's −1/(CB)·Σ
@@ -222,7 +222,7 @@ func chunkedBN(t *testing.T, f klFixture, chunk int, stats nn.BNStats) (grads []
 	for i, p := range m.Learnables() {
 		acc[i] = make([]float64, p.Shape().TotalSize())
 	}
-	loss, _, err = k.Gradient(f.x, f.bags, acc)
+	loss, _, err = k.Gradient(f.x, f.bags, hostAcc(acc))
 	require.NoError(t, err)
 	for _, a := range acc {
 		grads = append(grads, a...)
@@ -279,16 +279,16 @@ func TestKLChunkedExactBatchNormRefusesUnfused(t *testing.T) {
 	g := gorgonia.NewGraph()
 	m, err := models.NewModel(g, f.spec, rng.New(4, "init"))
 	require.NoError(t, err)
-	k, err := NewKLChunked(g, m, f.spec, 4)
+	k, err := NewKLChunked(cpuBackend, g, m, f.spec, 4)
 	require.NoError(t, err)
 	defer k.Close()
 	acc := make([][]float64, len(m.Learnables()))
 	for i, p := range m.Learnables() {
 		acc[i] = make([]float64, p.Shape().TotalSize())
 	}
-	_, _, err = k.Gradient(f.x, f.bags, acc)
+	_, _, err = k.Gradient(f.x, f.bags, hostAcc(acc))
 	require.ErrorIs(t, err, nn.ErrUnfusedBatchNorm)
 	k.SetBNStats(nn.BNStatsChunk)
-	_, _, err = k.Gradient(f.x, f.bags, acc)
+	_, _, err = k.Gradient(f.x, f.bags, hostAcc(acc))
 	assert.NoError(t, err, "chunk statistics need no sweep")
 }

@@ -180,7 +180,7 @@ type VAT struct {
 	gradD              *gorgonia.Node
 	cons               *gorgonia.Node
 	grads              gorgonia.Nodes
-	clean, probe, adv  *device.Tape
+	clean, probe, adv  device.Program
 
 	// Batch-norm statistics of the three passes (see SetBNStats).
 	bnStats                 nn.BNStats
@@ -189,8 +189,8 @@ type VAT struct {
 }
 
 // NewVAT adds the three passes for chunks of chunk instances to g (the
-// graph m was built in) and compiles their machines.
-func NewVAT(g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, chunk int, cfg VATConfig) (*VAT, error) {
+// graph m was built in) and compiles their programs on be.
+func NewVAT(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, chunk int, cfg VATConfig) (*VAT, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -272,9 +272,19 @@ func NewVAT(g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, chunk int, cfg
 		return nil, err
 	}
 	v.unfusedBN = hasBN && v.cleanBN.Layers() == 0 && len(bnm.RunningStats()) > 0
-	v.clean = device.NewTape(g.SubgraphRoots(cleanRoots...))
-	v.probe = device.NewTape(g.SubgraphRoots(v.gradD))
-	v.adv = device.NewTape(g.SubgraphRoots(append(gorgonia.Nodes{v.cons}, v.grads...)...))
+	in := nn.Inputs(m, v.x, v.d, v.r, v.p, v.w)
+	if v.clean, err = be.Compile(g, cleanRoots, device.Options{Name: "VAT clean pass", Params: v.params, Inputs: in}); err != nil {
+		return nil, err
+	}
+	if v.probe, err = be.Compile(g, gorgonia.Nodes{v.gradD}, device.Options{Name: "VAT power iteration", Params: v.params, Inputs: in}); err != nil {
+		v.clean.Close()
+		return nil, err
+	}
+	if v.adv, err = be.Compile(g, append(gorgonia.Nodes{v.cons}, v.grads...), device.Options{Name: "VAT adversarial pass", Params: v.params, Inputs: in}); err != nil {
+		v.clean.Close()
+		v.probe.Close()
+		return nil, err
+	}
 	return v, nil
 }
 
@@ -299,17 +309,14 @@ func (v *VAT) Close() {
 func (v *VAT) SetBNStats(s nn.BNStats) { v.bnStats = s }
 
 // Gradient computes L_cons for the n instances in x (n×D row-major, with
-// weights 1/n each) and adds weight·∂L_cons/∂θ to acc (one slice per
-// learnable, in Learnables order). The random directions come from rng (one
+// weights 1/n each) and adds weight·∂L_cons/∂θ to grads (the model's
+// Learnables, in order). The random directions come from rng (one
 // N(0,1) draw per input coordinate, instance by instance). It returns
 // L_cons. A StochasticModel's masks must be resampled by the caller before
 // the call.
-func (v *VAT) Gradient(x []float32, weight float64, rng *rand.Rand, acc [][]float64) (float64, error) {
+func (v *VAT) Gradient(x []float32, weight float64, rng *rand.Rand, grads device.Grads) (float64, error) {
 	if len(x) == 0 || len(x)%v.dim != 0 {
 		return 0, fmt.Errorf("VAT: %d input values, want a positive multiple of the instance size %d", len(x), v.dim)
-	}
-	if len(acc) != len(v.params) {
-		return 0, fmt.Errorf("VAT: %d accumulators for %d learnables", len(acc), len(v.params))
 	}
 	n := len(x) / v.dim
 	if v.bnStats != nn.BNStatsChunk && n > v.chunk {
@@ -317,13 +324,13 @@ func (v *VAT) Gradient(x []float32, weight float64, rng *rand.Rand, acc [][]floa
 			return 0, nn.ErrUnfusedBatchNorm
 		}
 		if v.cleanBN.Layers() > 0 {
-			return v.exactGradient(x, weight, rng, acc)
+			return v.exactGradient(x, weight, rng, grads)
 		}
 	}
 	var total float64
 	for start := 0; start < n; start += v.chunk {
 		end := min(start+v.chunk, n)
-		l, err := v.chunkGradient(x[start*v.dim:end*v.dim], end-start, 1/float64(n), weight, rng, acc)
+		l, err := v.chunkGradient(x[start*v.dim:end*v.dim], end-start, 1/float64(n), weight, rng, grads)
 		if err != nil {
 			return 0, err
 		}
@@ -332,7 +339,7 @@ func (v *VAT) Gradient(x []float32, weight float64, rng *rand.Rand, acc [][]floa
 	return total, nil
 }
 
-func (v *VAT) chunkGradient(x []float32, rows int, wi, weight float64, rng *rand.Rand, acc [][]float64) (float64, error) {
+func (v *VAT) chunkGradient(x []float32, rows int, wi, weight float64, rng *rand.Rand, grads device.Grads) (float64, error) {
 	D, C := v.dim, v.classes
 	xs := vatData(v.xT)
 	for i := range xs {
@@ -352,12 +359,10 @@ func (v *VAT) chunkGradient(x []float32, rows int, wi, weight float64, rng *rand
 	v.advBN.SetValid(rows)
 
 	// 1. Fixed predictions.
-	if err := v.clean.RunAll(); err != nil {
-		v.clean.Reset()
+	p, err := runRead(v.clean, v.probs)
+	if err != nil {
 		return 0, fmt.Errorf("VAT clean pass: %w", err)
 	}
-	p := nn.ValueData(v.probs.Value())
-	v.clean.Reset()
 	nn.StoreFloat64(v.pT, p)
 	var negEntropy float64 // Σ_i w_i Σ_c p log p
 	for i := 0; i < rows; i++ {
@@ -376,12 +381,10 @@ func (v *VAT) chunkGradient(x []float32, rows int, wi, weight float64, rng *rand
 	normalizeRows(d, nil, D)
 	for it := 0; it < v.cfg.PowerIters; it++ {
 		nn.StoreFloat64(v.dT, d)
-		if err := v.probe.RunAll(); err != nil {
-			v.probe.Reset()
+		next, err := runRead(v.probe, v.gradD)
+		if err != nil {
 			return 0, fmt.Errorf("VAT power iteration %d: %w", it, err)
 		}
-		next := nn.ValueData(v.gradD.Value())
-		v.probe.Reset()
 		normalizeRows(next, d, D)
 		d = next
 	}
@@ -391,19 +394,18 @@ func (v *VAT) chunkGradient(x []float32, rows int, wi, weight float64, rng *rand
 		d[i] *= v.cfg.Eps
 	}
 	nn.StoreFloat64(v.rT, d)
-	if err := v.adv.RunAll(); err != nil {
-		v.adv.Reset()
+	defer v.adv.Release()
+	if err := v.adv.Run(); err != nil {
 		return 0, fmt.Errorf("VAT adversarial pass: %w", err)
 	}
-	ce := nn.ValueData(v.cons.Value())[0]
-	for k, gn := range v.grads {
-		gv := nn.ValueData(gn.Value())
-		for j, val := range gv {
-			acc[k][j] += weight * val
-		}
+	cons, err := v.adv.Value(v.cons)
+	if err != nil {
+		return 0, err
 	}
-	v.adv.Reset()
-	return ce + negEntropy, nil
+	if err := grads.Add(v.adv, v.grads, weight); err != nil {
+		return 0, err
+	}
+	return nn.ValueData(cons)[0] + negEntropy, nil
 }
 
 // AdversarialDirection runs steps 1–2 of Gradient for one chunk and returns
@@ -423,12 +425,11 @@ func (v *VAT) AdversarialDirection(x []float32, rng *rand.Rand) ([]float64, erro
 		ws[i] = 1 / float64(v.chunk)
 	}
 	nn.StoreFloat64(v.wT, ws)
-	if err := v.clean.RunAll(); err != nil {
-		v.clean.Reset()
+	p, err := runRead(v.clean, v.probs)
+	if err != nil {
 		return nil, err
 	}
-	nn.StoreFloat64(v.pT, nn.ValueData(v.probs.Value()))
-	v.clean.Reset()
+	nn.StoreFloat64(v.pT, p)
 	d := make([]float64, len(x))
 	for i := range d {
 		d[i] = rng.NormFloat64()
@@ -436,16 +437,28 @@ func (v *VAT) AdversarialDirection(x []float32, rng *rand.Rand) ([]float64, erro
 	normalizeRows(d, nil, v.dim)
 	for it := 0; it < v.cfg.PowerIters; it++ {
 		nn.StoreFloat64(v.dT, d)
-		if err := v.probe.RunAll(); err != nil {
-			v.probe.Reset()
+		next, err := runRead(v.probe, v.gradD)
+		if err != nil {
 			return nil, err
 		}
-		next := nn.ValueData(v.gradD.Value())
-		v.probe.Reset()
 		normalizeRows(next, d, v.dim)
 		d = next
 	}
 	return d, nil
+}
+
+// runRead runs p, copies n's value out as float64 and releases p's values
+// (the three passes are never resident together).
+func runRead(p device.Program, n *gorgonia.Node) ([]float64, error) {
+	defer p.Release()
+	if err := p.Run(); err != nil {
+		return nil, err
+	}
+	v, err := p.Value(n)
+	if err != nil {
+		return nil, err
+	}
+	return nn.ValueData(v), nil
 }
 
 // normalizeRows divides each length-D row of d by its L2 norm; a row of

@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/nn"
-	"gorgonia.org/gorgonia"
 )
 
 // exactGradient is Gradient with every pass normalized by the whole
@@ -18,7 +18,7 @@ import (
 // parameters' gradient are those of one pass over the minibatch, in memory
 // bounded by the chunk plus the minibatch's n×C predictions and n×D
 // directions (TestVATExactBatchNorm).
-func (v *VAT) exactGradient(x []float32, weight float64, rng *rand.Rand, acc [][]float64) (float64, error) {
+func (v *VAT) exactGradient(x []float32, weight float64, rng *rand.Rand, grads device.Grads) (float64, error) {
 	n, D, C := len(x)/v.dim, v.dim, v.classes
 	defer func() {
 		v.cleanBN.Release()
@@ -33,8 +33,10 @@ func (v *VAT) exactGradient(x []float32, weight float64, rng *rand.Rand, acc [][
 	if err := v.cleanBN.Statistics(func() error { return v.sweepChunks(st, v.clean, v.cleanBN, nil) }); err != nil {
 		return 0, fmt.Errorf("VAT clean pass: %w", err)
 	}
-	err := v.sweepChunks(st, v.clean, v.cleanBN, func(start, end int) {
-		copy(st.p[start*C:end*C], nn.ValueData(v.probs.Value()))
+	err := v.sweepChunks(st, v.clean, v.cleanBN, func(start, end int) error {
+		p, err := v.clean.Value(v.probs)
+		copy(st.p[start*C:end*C], nn.ValueData(p))
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("VAT clean pass: %w", err)
@@ -52,8 +54,10 @@ func (v *VAT) exactGradient(x []float32, weight float64, rng *rand.Rand, acc [][
 	normalizeRows(st.d, nil, D)
 	for it := 0; it < v.cfg.PowerIters; it++ {
 		next := make([]float64, n*D)
-		err := v.exactPass(st, v.probe, v.probeBN, func(start, end int) {
-			copy(next[start*D:end*D], nn.ValueData(v.gradD.Value()))
+		err := v.exactPass(st, v.probe, v.probeBN, func(start, end int) error {
+			gd, err := v.probe.Value(v.gradD)
+			copy(next[start*D:end*D], nn.ValueData(gd))
+			return err
 		})
 		if err != nil {
 			return 0, fmt.Errorf("VAT power iteration %d: %w", it, err)
@@ -67,14 +71,13 @@ func (v *VAT) exactGradient(x []float32, weight float64, rng *rand.Rand, acc [][
 		st.r[i] *= v.cfg.Eps
 	}
 	var ce float64
-	err = v.exactPass(st, v.adv, v.advBN, func(start, end int) {
-		ce += nn.ValueData(v.cons.Value())[0]
-		for k, gn := range v.grads {
-			gv := nn.ValueData(gn.Value())
-			for j, val := range gv {
-				acc[k][j] += weight * val
-			}
+	err = v.exactPass(st, v.adv, v.advBN, func(start, end int) error {
+		c, err := v.adv.Value(v.cons)
+		if err != nil {
+			return err
 		}
+		ce += nn.ValueData(c)[0]
+		return grads.Add(v.adv, v.grads, weight)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("VAT adversarial pass: %w", err)
@@ -92,7 +95,7 @@ type vatState struct {
 // exactPass runs a differentiated pass (probe or adversarial) with the
 // minibatch's statistics: statistics sweeps, adjoint sweeps, then the
 // sweep whose gradients after reads.
-func (v *VAT) exactPass(st *vatState, vm gorgonia.VM, sw *nn.BNSweep, after func(start, end int)) error {
+func (v *VAT) exactPass(st *vatState, vm device.Program, sw *nn.BNSweep, after func(start, end int) error) error {
 	if err := sw.Statistics(func() error { return v.sweepChunks(st, vm, sw, nil) }); err != nil {
 		return err
 	}
@@ -104,8 +107,8 @@ func (v *VAT) exactPass(st *vatState, vm gorgonia.VM, sw *nn.BNSweep, after func
 
 // sweepChunks loads each chunk of the minibatch (inputs, weights 1/n on
 // its instance rows, predictions, direction, perturbation), runs vm, calls
-// after (if set) with the chunk's range, and resets vm.
-func (v *VAT) sweepChunks(st *vatState, vm gorgonia.VM, sw *nn.BNSweep, after func(start, end int)) error {
+// after (if set) with the chunk's range, and releases vm's values.
+func (v *VAT) sweepChunks(st *vatState, vm device.Program, sw *nn.BNSweep, after func(start, end int) error) error {
 	n, D, C := len(st.x)/v.dim, v.dim, v.classes
 	ws := make([]float64, v.chunk)
 	for start := 0; start < n; start += v.chunk {
@@ -124,14 +127,16 @@ func (v *VAT) sweepChunks(st *vatState, vm gorgonia.VM, sw *nn.BNSweep, after fu
 			nn.StoreFloat64(v.rT, st.r[start*D:end*D])
 		}
 		sw.SetValid(end - start)
-		if err := vm.RunAll(); err != nil {
-			vm.Reset()
+		if err := vm.Run(); err != nil {
 			return err
 		}
 		if after != nil {
-			after(start, end)
+			if err := after(start, end); err != nil {
+				vm.Release()
+				return err
+			}
 		}
-		vm.Reset()
+		vm.Release()
 	}
 	return nil
 }

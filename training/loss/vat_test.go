@@ -91,7 +91,7 @@ func vatFixture(t *testing.T, linear bool, cfg VATConfig, n, D, C int) (*VAT, nn
 	g := gorgonia.NewGraph()
 	net := newTinyNet(g, D, 5, C, linear, rng.New(1, "init"))
 	spec := nn.ModelSpec{Name: "tiny", Features: D, NumClasses: C, Dtype: tensor.Float64}
-	v, err := NewVAT(g, net, spec, n, cfg)
+	v, err := NewVAT(cpuBackend, g, net, spec, n, cfg)
 	require.NoError(t, err)
 	r := rng.New(2, "x")
 	x := make([]float32, n*D)
@@ -116,7 +116,7 @@ func TestVATGradientMatchesFiniteDifferences(t *testing.T) {
 		acc[i] = make([]float64, p.Shape().TotalSize())
 	}
 	const weight = 0.5
-	lcons, err := v.Gradient(x, weight, rng.New(3, "vat"), acc)
+	lcons, err := v.Gradient(x, weight, rng.New(3, "vat"), hostAcc(acc))
 	require.NoError(t, err)
 	// Direct L_cons from the stored p and r_adv and the adversarial logits.
 	p, r := vatData(v.pT), vatData(v.rT)
@@ -126,9 +126,9 @@ func TestVATGradientMatchesFiniteDifferences(t *testing.T) {
 	}
 	assert.InDelta(t, cfg.Eps, math.Sqrt(rnorm), 1e-6, "‖r_adv‖ of instance 0 = %v, want ε = %v", math.Sqrt(rnorm), cfg.Eps)
 	cost := func() float64 {
-		require.NoError(t, v.adv.RunAll())
-		defer v.adv.Reset()
-		return nn.ValueData(v.cons.Value())[0]
+		c, err := runRead(v.adv, v.cons)
+		require.NoError(t, err)
+		return c[0]
 	}
 	ce := cost()
 	ent := 0.0
@@ -251,7 +251,7 @@ func TestVATExactBatchNorm(t *testing.T) {
 		g := gorgonia.NewGraph()
 		m, err := models.NewModel(g, spec, rng.New(4, "init"))
 		require.NoError(t, err)
-		v, err := NewVAT(g, m, spec, chunk, cfg)
+		v, err := NewVAT(cpuBackend, g, m, spec, chunk, cfg)
 		require.NoError(t, err)
 		defer v.Close()
 		v.SetBNStats(stats)
@@ -259,7 +259,7 @@ func TestVATExactBatchNorm(t *testing.T) {
 		for i, p := range v.params {
 			acc[i] = make([]float64, p.Shape().TotalSize())
 		}
-		l, err := v.Gradient(x, 1, rng.New(3, "vat"), acc)
+		l, err := v.Gradient(x, 1, rng.New(3, "vat"), hostAcc(acc))
 		require.NoError(t, err)
 		var flat []float64
 		for _, a := range acc {

@@ -77,6 +77,15 @@ func (s *netState) dropout(x *gorgonia.Node, p float64, train bool) (*gorgonia.N
 	return gorgonia.HadamardProd(x, mask)
 }
 
+// Masks returns the dropout masks built so far, in creation order.
+func (s *netState) Masks() gorgonia.Nodes {
+	ns := make(gorgonia.Nodes, len(s.masks))
+	for i, m := range s.masks {
+		ns[i] = m.node
+	}
+	return ns
+}
+
 // SetTrackRunningStats switches the recording of batch statistics by later
 // training-mode Forward calls on or off.
 func (s *netState) SetTrackRunningStats(on bool) { s.noTrack = !on }

@@ -17,6 +17,20 @@ import (
 type StochasticModel interface {
 	Model
 	Resample(rng *rand.Rand)
+	// Masks returns the mask nodes Resample refills: inputs of every
+	// program that runs a training-mode Forward (device.Options.Inputs).
+	Masks() gorgonia.Nodes
+}
+
+// Inputs returns nodes followed by m's dropout masks when m is a
+// StochasticModel: the inputs of a program that runs m's training-mode
+// Forward on nodes (device.Options.Inputs).
+func Inputs(m Model, nodes ...*gorgonia.Node) gorgonia.Nodes {
+	out := append(gorgonia.Nodes(nil), nodes...)
+	if sm, ok := m.(StochasticModel); ok {
+		out = append(out, sm.Masks()...)
+	}
+	return out
 }
 
 // BatchNormModel is implemented by models with batch normalization.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -104,6 +105,15 @@ func (o *bnOp) String() string {
 	}
 	return fmt.Sprintf("BatchNorm(%d×%d×%d)", o.n, o.c, o.hw)
 }
+
+// Kind names the op for the compute back ends (device.OpKind).
+func (o *bnOp) Kind() string {
+	if o.relu {
+		return "llpfc.BatchNormReLU"
+	}
+	return "llpfc.BatchNorm"
+}
+
 func (o *bnOp) DiffWRT(n int) []bool {
 	d := make([]bool, n)
 	for i := range d {
@@ -319,6 +329,11 @@ func (o *bnGradOp) WriteHash(h hash.Hash) {
 func (o *bnGradOp) Hashcode() uint32 { return OpHash(o) }
 func (o *bnGradOp) String() string   { return fmt.Sprintf("%vGrad%d", o.fwd, o.wrt) }
 
+// Kind names the op and the input it differentiates (device.OpKind).
+func (o *bnGradOp) Kind() string {
+	return o.fwd.Kind() + "Grad(" + map[int]string{0: "x", 1: "γ", 2: "β"}[o.wrt] + ")"
+}
+
 func (o *bnGradOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	return o.UsePreallocDo(nil, vs...)
 }
@@ -456,8 +471,11 @@ func (o *bnEvalOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "eval:")
 	o.bnOp.WriteHash(h)
 }
-func (o *bnEvalOp) Hashcode() uint32     { return OpHash(o) }
-func (o *bnEvalOp) String() string       { return "Eval" + o.bnOp.String() }
+func (o *bnEvalOp) Hashcode() uint32 { return OpHash(o) }
+func (o *bnEvalOp) String() string   { return "Eval" + o.bnOp.String() }
+
+// Kind names the op for the compute back ends (device.OpKind).
+func (o *bnEvalOp) Kind() string         { return "llpfc.Eval" + strings.TrimPrefix(o.bnOp.Kind(), "llpfc.") }
 func (o *bnEvalOp) DiffWRT(n int) []bool { return make([]bool, n) }
 func (o *bnEvalOp) SymDiff(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (gorgonia.Nodes, error) {
 	return nil, errors.New("evaluation-mode batch norm has no gradient (train mode is differentiable)")

@@ -296,6 +296,9 @@ func (o *convOp) WriteHash(h hash.Hash) {
 }
 func (o *convOp) Hashcode() uint32 { return OpHash(o) }
 func (o *convOp) String() string   { return fmt.Sprintf("Conv2dIm2col(%v)", o.geom) }
+
+// Kind names the op for the compute back ends (device.OpKind).
+func (o *convOp) Kind() string { return "llpfc.Conv2dIm2col" }
 func (o *convOp) DiffWRT(n int) []bool {
 	d := make([]bool, n)
 	for i := range d {
@@ -442,6 +445,12 @@ func (o *convGradOp) Hashcode() uint32 { return OpHash(o) }
 func (o *convGradOp) String() string {
 	return fmt.Sprintf("Conv2dIm2colGrad%d(%v)", o.wrt, o.geom)
 }
+
+// Kind names the op and the input it differentiates (device.OpKind).
+func (o *convGradOp) Kind() string { return "llpfc.Conv2dIm2colGrad(" + convWRT[o.wrt] + ")" }
+
+// convWRT names the inputs of Conv2dIm2col.
+var convWRT = map[int]string{0: "x", 1: "W", 2: "b"}
 
 func (o *convGradOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	return o.UsePreallocDo(nil, vs...)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/device/cpu"
 	"github.com/llpfc/llpfc/training/internal/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -104,7 +105,8 @@ func TestConv2dIm2colGradFD(t *testing.T) {
 
 // TestConv2dIm2colDeterministic checks that the result does not depend on
 // the number of goroutines (the chunk partition is fixed) and that a kept
-// machine (tape.Rewind, buffers reused) repeats the first run exactly.
+// program (a CPU program rewinds its tape between runs, buffers reused)
+// repeats the first run exactly.
 func TestConv2dIm2colDeterministic(t *testing.T) {
 	c := convCase{13, 3, 8, 8, 4, 3, 1, 1}
 	run := func(procs, times int) [][]float64 {
@@ -112,16 +114,16 @@ func TestConv2dIm2colDeterministic(t *testing.T) {
 		g, y, loss, params := convGraph(t, c, true, 7)
 		gs, err := gorgonia.Grad(loss, params...)
 		require.NoError(t, err)
-		vm := device.NewTape(g)
+		vm, err := cpu.New().Compile(g, append(gorgonia.Nodes{y}, gs...), device.Options{Name: "conv test"})
+		require.NoError(t, err)
 		defer vm.Close()
 		var out [][]float64
 		for k := 0; k < times; k++ {
-			require.NoError(t, vm.RunAll())
+			require.NoError(t, vm.Run()) // rewinds the previous run: buffers reused
 			out = [][]float64{append([]float64(nil), y.Value().Data().([]float64)...)}
 			for _, gn := range gs {
 				out = append(out, append([]float64(nil), gn.Value().Data().([]float64)...))
 			}
-			vm.Rewind()
 		}
 		return out
 	}
@@ -199,11 +201,15 @@ func TestConv2dIm2colConcurrentMachines(t *testing.T) {
 			t.Error(err)
 			return nil
 		}
-		vm := device.NewTape(g)
+		vm, err := cpu.New().Compile(g, append(gorgonia.Nodes{y}, gs...), device.Options{Name: "conv test"})
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
 		defer vm.Close()
 		var out [][]float64
 		for k := 0; k < times; k++ {
-			if err := vm.RunAll(); err != nil {
+			if err := vm.Run(); err != nil {
 				t.Error(err)
 				return nil
 			}
@@ -211,7 +217,6 @@ func TestConv2dIm2colConcurrentMachines(t *testing.T) {
 			for _, gn := range gs {
 				out = append(out, append([]float64(nil), gn.Value().Data().([]float64)...))
 			}
-			vm.Rewind()
 		}
 		return out
 	}

@@ -83,6 +83,15 @@ func (o *poolOp) String() string {
 	}
 	return fmt.Sprintf("MaxPool2(%d×%d×%d×%d)", o.n, o.c, o.h, o.w)
 }
+
+// Kind names the op for the compute back ends (device.OpKind).
+func (o *poolOp) Kind() string {
+	if o.relu {
+		return "llpfc.MaxPool2ReLU"
+	}
+	return "llpfc.MaxPool2"
+}
+
 func (o *poolOp) DiffWRT(int) []bool { return []bool{true} }
 func (o *poolOp) SymDiff(inputs gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 	d, err := gorgonia.ApplyOp(&poolGradOp{fwd: o}, inputs[0], grad)
@@ -187,6 +196,9 @@ func (o *poolGradOp) SymDiff(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (go
 	return nil, errors.New("the max pool's gradient has no gradient")
 }
 func (o *poolGradOp) String() string { return o.fwd.String() + "Grad" }
+
+// Kind names the op for the compute back ends (device.OpKind).
+func (o *poolGradOp) Kind() string { return o.fwd.Kind() + "Grad" }
 func (o *poolGradOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	return o.UsePreallocDo(nil, vs...)
 }

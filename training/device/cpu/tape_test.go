@@ -1,4 +1,4 @@
-package training
+package cpu
 
 import (
 	"math"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/llpfc/llpfc/internal/rng"
 
-	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
 	"github.com/llpfc/llpfc/training/models"
 	"github.com/llpfc/llpfc/training/nn"
@@ -60,8 +59,8 @@ func TestTapeRewindMatchesReset(t *testing.T) {
 				t.Fatal(err)
 			}
 			if rewind {
-				tp := device.NewTape(g)
-				if tp.Pc == nil {
+				tp := newTape(g)
+				if tp.pc == nil {
 					t.Fatal("tape: gorgonia's tapeMachine fields not found; rewinding falls back to Reset")
 				}
 				s.run, s.reset = tp.RunAll, func() error { tp.Rewind(); return nil }

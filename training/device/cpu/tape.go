@@ -1,4 +1,4 @@
-package device
+package cpu
 
 import (
 	"reflect"
@@ -7,7 +7,7 @@ import (
 	"gorgonia.org/gorgonia"
 )
 
-// Tape wraps a gorgonia Tape machine so that it can run its program again
+// tape wraps a gorgonia tape machine so that it can run its program again
 // while keeping its register values: a step then reuses the previous step's
 // buffers instead of allocating every intermediate tensor afresh
 // (tapeMachine.Reset drops all registers, which costs megabytes of garbage
@@ -22,10 +22,10 @@ import (
 // are not found, Rewind falls back to Reset. TestTapeRewindMatchesReset
 // checks that rewound runs give the values of reset runs and leave the
 // parameters untouched.
-type Tape struct {
+type tape struct {
 	gorgonia.VM
-	Pc     *int
-	Mem    *[]gorgonia.Value
+	pc     *int
+	mem    *[]gorgonia.Value
 	inputs map[gorgonia.Value]bool
 	// shared lists the CPU registers written by more than one node (the
 	// compiler reuses registers of dead values); they are cleared before
@@ -34,31 +34,31 @@ type Tape struct {
 	// computed are the program's nodes that are neither inputs nor
 	// constants: after a run gorgonia binds each to its value (Release
 	// drops those bindings).
-	Computed gorgonia.Nodes
+	computed gorgonia.Nodes
 }
 
-func NewTape(g *gorgonia.ExprGraph) *Tape {
-	t := &Tape{VM: gorgonia.NewTapeMachine(g), inputs: map[gorgonia.Value]bool{}}
+func newTape(g *gorgonia.ExprGraph) *tape {
+	t := &tape{VM: gorgonia.NewTapeMachine(g), inputs: map[gorgonia.Value]bool{}}
 	v := reflect.ValueOf(t.VM)
 	if v.Kind() == reflect.Pointer && !v.IsNil() {
 		pc, mem := v.Elem().FieldByName("pc"), v.Elem().FieldByName("cpumem")
 		if pc.IsValid() && pc.Kind() == reflect.Int && mem.IsValid() && mem.Type() == reflect.TypeOf([]gorgonia.Value(nil)) {
-			t.Pc = (*int)(unsafe.Pointer(pc.UnsafeAddr()))
-			t.Mem = (*[]gorgonia.Value)(unsafe.Pointer(mem.UnsafeAddr()))
+			t.pc = (*int)(unsafe.Pointer(pc.UnsafeAddr()))
+			t.mem = (*[]gorgonia.Value)(unsafe.Pointer(mem.UnsafeAddr()))
 		}
 	}
 	for _, n := range g.AllNodes() {
 		if !isInputOrConstant(n) {
-			t.Computed = append(t.Computed, n)
+			t.computed = append(t.computed, n)
 		}
 		if isInputOrConstant(n) && n.Value() != nil {
 			t.inputs[n.Value()] = true
 		}
 	}
-	if t.Pc != nil {
+	if t.pc != nil {
 		lm := v.MethodByName("LocMap")
 		if !lm.IsValid() || lm.Type().NumIn() != 0 || lm.Type().NumOut() != 1 || lm.Type().Out(0).Kind() != reflect.Map {
-			t.Pc, t.Mem = nil, nil // unknown machine: always Reset
+			t.pc, t.mem = nil, nil // unknown machine: always Reset
 			return t
 		}
 		uses := map[int]int{}
@@ -67,7 +67,7 @@ func NewTape(g *gorgonia.ExprGraph) *Tape {
 			f := it.Value()
 			id, dev := f.FieldByName("id"), f.FieldByName("device")
 			if !id.IsValid() || !dev.IsValid() {
-				t.Pc, t.Mem = nil, nil
+				t.pc, t.mem = nil, nil
 				return t
 			}
 			if dev.Int() == int64(gorgonia.CPU) {
@@ -84,12 +84,12 @@ func NewTape(g *gorgonia.ExprGraph) *Tape {
 }
 
 // Rewind prepares the next run (instead of Reset).
-func (t *Tape) Rewind() {
-	if t.Pc == nil {
+func (t *tape) Rewind() {
+	if t.pc == nil {
 		t.VM.Reset()
 		return
 	}
-	mem := *t.Mem
+	mem := *t.mem
 	for i, v := range mem {
 		if v != nil && t.inputs[v] {
 			mem[i] = nil
@@ -100,7 +100,7 @@ func (t *Tape) Rewind() {
 			mem[id] = nil
 		}
 	}
-	*t.Pc = 0
+	*t.pc = 0
 }
 
 // Release drops every value the machine holds — its registers and the
@@ -112,9 +112,9 @@ func (t *Tape) Rewind() {
 // through reflection on gorgonia v0.9.18's unexported Node.boundTo; if the
 // field is not found only the registers are dropped
 // (TestTapeReleaseFreesValues).
-func (t *Tape) Release() {
+func (t *tape) Release() {
 	t.VM.Reset() // drops the registers
-	for _, n := range t.Computed {
+	for _, n := range t.computed {
 		f := reflect.ValueOf(n).Elem().FieldByName("boundTo")
 		if !f.IsValid() || f.Kind() != reflect.Interface {
 			return

@@ -1,11 +1,10 @@
-package training
+package cpu
 
 import (
 	"testing"
 
 	"github.com/llpfc/llpfc/internal/rng"
 
-	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
 	"github.com/llpfc/llpfc/training/models"
 	"github.com/llpfc/llpfc/training/nn"
@@ -44,9 +43,9 @@ func TestTapeReleaseFreesValues(t *testing.T) {
 	require.NoError(t, err)
 	grads, err := gorgonia.Grad(loss, m.Learnables()...)
 	require.NoError(t, err)
-	tp := device.NewTape(g.SubgraphRoots(append(gorgonia.Nodes{loss}, grads...)...))
+	tp := newTape(g.SubgraphRoots(append(gorgonia.Nodes{loss}, grads...)...))
 	defer tp.Close()
-	require.NotNil(t, tp.Mem, "tape: gorgonia's tapeMachine fields not found")
+	require.NotNil(t, tp.mem, "tape: gorgonia's tapeMachine fields not found")
 	snapshot := func() []float32 {
 		out := append([]float32(nil), loss.Value().Data().(float32))
 		for _, gn := range grads {
@@ -56,20 +55,20 @@ func TestTapeReleaseFreesValues(t *testing.T) {
 	}
 	require.NoError(t, tp.RunAll())
 	first := snapshot()
-	require.NotEmpty(t, tp.Computed)
+	require.NotEmpty(t, tp.computed)
 	bound := 0
-	for _, n := range tp.Computed {
+	for _, n := range tp.computed {
 		if n.Value() != nil {
 			bound++
 		}
 	}
-	require.Equal(t, len(tp.Computed), bound, "after a run every computed node is bound")
+	require.Equal(t, len(tp.computed), bound, "after a run every computed node is bound")
 
 	tp.Release()
-	for _, n := range tp.Computed {
+	for _, n := range tp.computed {
 		assert.Nil(t, n.Value(), "computed node %v still bound after Release", n)
 	}
-	for i, v := range *tp.Mem {
+	for i, v := range *tp.mem {
 		assert.Nil(t, v, "register %d still holds a value after Release", i)
 	}
 	for _, p := range m.Learnables() {
