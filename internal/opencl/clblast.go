@@ -30,11 +30,11 @@ func (c *Context) Sgemm(transA, transB bool, m, n, k int, alpha float32, a *Buff
 		br, bc = n, k
 	}
 	for _, mat := range []struct {
-		name         string
-		buf          *Buffer
-		off, ld      int
-		rows, cols   int
-		minLD int
+		name       string
+		buf        *Buffer
+		off, ld    int
+		rows, cols int
+		minLD      int
 	}{
 		{"A", a, aOff, lda, ar, ac, ac},
 		{"B", b, bOff, ldb, br, bc, bc},

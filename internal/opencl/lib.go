@@ -60,31 +60,31 @@ func libFile(env, def string) string {
 // clAPI holds the OpenCL functions, bound once per process. Pointer
 // arguments are unsafe.Pointer; handles are the opaque types above.
 type clAPI struct {
-	GetPlatformIDs           func(n uint32, platforms unsafe.Pointer, num *uint32) int32
-	GetPlatformInfo          func(p clPlatform, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
-	GetDeviceIDs             func(p clPlatform, typ uint64, n uint32, devices unsafe.Pointer, num *uint32) int32
-	GetDeviceInfo            func(d clDevice, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
-	CreateContext            func(props unsafe.Pointer, n uint32, devices unsafe.Pointer, notify uintptr, user uintptr, errcode *int32) clContext
-	ReleaseContext           func(c clContext) int32
-	CreateCommandQueue       func(c clContext, d clDevice, props uint64, errcode *int32) clQueue
-	ReleaseCommandQueue      func(q clQueue) int32
-	Finish                   func(q clQueue) int32
-	Flush                    func(q clQueue) int32
-	CreateBuffer             func(c clContext, flags uint64, size uintptr, host unsafe.Pointer, errcode *int32) clMem
-	ReleaseMemObject         func(m clMem) int32
-	EnqueueReadBuffer        func(q clQueue, m clMem, blocking uint32, offset, size uintptr, ptr unsafe.Pointer, nEvents uint32, events unsafe.Pointer, event unsafe.Pointer) int32
-	EnqueueWriteBuffer       func(q clQueue, m clMem, blocking uint32, offset, size uintptr, ptr unsafe.Pointer, nEvents uint32, events unsafe.Pointer, event unsafe.Pointer) int32
-	EnqueueCopyBuffer        func(q clQueue, src, dst clMem, srcOff, dstOff, size uintptr, nEvents uint32, events unsafe.Pointer, event unsafe.Pointer) int32
-	EnqueueFillBuffer        func(q clQueue, m clMem, pattern unsafe.Pointer, patternSize, offset, size uintptr, nEvents uint32, events unsafe.Pointer, event unsafe.Pointer) int32
-	CreateProgramWithSource  func(c clContext, n uint32, strings unsafe.Pointer, lengths unsafe.Pointer, errcode *int32) clProgram
-	BuildProgram             func(p clProgram, n uint32, devices unsafe.Pointer, options unsafe.Pointer, notify uintptr, user uintptr) int32
-	GetProgramBuildInfo      func(p clProgram, d clDevice, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
-	ReleaseProgram           func(p clProgram) int32
-	CreateKernel             func(p clProgram, name unsafe.Pointer, errcode *int32) clKernel
-	ReleaseKernel            func(k clKernel) int32
-	GetKernelWorkGroupInfo   func(k clKernel, d clDevice, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
-	SetKernelArg             func(k clKernel, index uint32, size uintptr, value unsafe.Pointer) int32
-	EnqueueNDRangeKernel     func(q clQueue, k clKernel, dims uint32, offset, global, local unsafe.Pointer, nEvents uint32, events unsafe.Pointer, event unsafe.Pointer) int32
+	GetPlatformIDs          func(n uint32, platforms unsafe.Pointer, num *uint32) int32
+	GetPlatformInfo         func(p clPlatform, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	GetDeviceIDs            func(p clPlatform, typ uint64, n uint32, devices unsafe.Pointer, num *uint32) int32
+	GetDeviceInfo           func(d clDevice, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	CreateContext           func(props unsafe.Pointer, n uint32, devices unsafe.Pointer, notify uintptr, user uintptr, errcode *int32) clContext
+	ReleaseContext          func(c clContext) int32
+	CreateCommandQueue      func(c clContext, d clDevice, props uint64, errcode *int32) clQueue
+	ReleaseCommandQueue     func(q clQueue) int32
+	Finish                  func(q clQueue) int32
+	Flush                   func(q clQueue) int32
+	CreateBuffer            func(c clContext, flags uint64, size uintptr, host unsafe.Pointer, errcode *int32) clMem
+	ReleaseMemObject        func(m clMem) int32
+	EnqueueReadBuffer       func(q clQueue, m clMem, blocking uint32, offset, size uintptr, ptr unsafe.Pointer, nEvents uint32, events unsafe.Pointer, event unsafe.Pointer) int32
+	EnqueueWriteBuffer      func(q clQueue, m clMem, blocking uint32, offset, size uintptr, ptr unsafe.Pointer, nEvents uint32, events unsafe.Pointer, event unsafe.Pointer) int32
+	EnqueueCopyBuffer       func(q clQueue, src, dst clMem, srcOff, dstOff, size uintptr, nEvents uint32, events unsafe.Pointer, event unsafe.Pointer) int32
+	EnqueueFillBuffer       func(q clQueue, m clMem, pattern unsafe.Pointer, patternSize, offset, size uintptr, nEvents uint32, events unsafe.Pointer, event unsafe.Pointer) int32
+	CreateProgramWithSource func(c clContext, n uint32, strings unsafe.Pointer, lengths unsafe.Pointer, errcode *int32) clProgram
+	BuildProgram            func(p clProgram, n uint32, devices unsafe.Pointer, options unsafe.Pointer, notify uintptr, user uintptr) int32
+	GetProgramBuildInfo     func(p clProgram, d clDevice, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	ReleaseProgram          func(p clProgram) int32
+	CreateKernel            func(p clProgram, name unsafe.Pointer, errcode *int32) clKernel
+	ReleaseKernel           func(k clKernel) int32
+	GetKernelWorkGroupInfo  func(k clKernel, d clDevice, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	SetKernelArg            func(k clKernel, index uint32, size uintptr, value unsafe.Pointer) int32
+	EnqueueNDRangeKernel    func(q clQueue, k clKernel, dims uint32, offset, global, local unsafe.Pointer, nEvents uint32, events unsafe.Pointer, event unsafe.Pointer) int32
 }
 
 // clblastAPI holds CLBlast's functions.
