@@ -13,6 +13,12 @@ import (
 // leak test checks that it returns to its start.
 var liveObjects atomic.Int64
 
+// LiveObjects is the number of OpenCL objects (contexts, queues,
+// buffers, programs, kernels) this package has created in the process and
+// not released: after every context is closed it is back where it
+// started (the leak tests check it).
+func LiveObjects() int64 { return liveObjects.Load() }
+
 // Context is one device with one in-order command queue. Its methods may be
 // called from several goroutines (launches are serialised); work runs in
 // the order it is enqueued. Close releases everything it created.

@@ -274,3 +274,24 @@ func (s Selector) Resolve(platforms []PlatformInfo) (DeviceInfo, error) {
 	}
 	return p.Devices[s.Device], nil
 }
+
+// Unavailable reports why device (a device string) cannot be used with
+// the kernel library here: the OpenCL loader, a platform with that
+// device, or CLBlast is missing. Nil means all three are present.
+func Unavailable(device string) error {
+	if err := loadOpenCL(); err != nil {
+		return err
+	}
+	sel, err := ParseDevice(device)
+	if err != nil {
+		return err
+	}
+	ps, err := Platforms()
+	if err != nil {
+		return err
+	}
+	if _, err := sel.Resolve(ps); err != nil {
+		return err
+	}
+	return loadCLBlast()
+}

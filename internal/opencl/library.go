@@ -40,7 +40,7 @@ var kernelNames = []string{
 	"reduce_axes", "softmax_axis", "softmax_grad_axis", "argmax_rows",
 	"fc_loss", "fc_loss_grad",
 	"conv_im2col", "conv_col2im", "rows_to_nchw", "nchw_to_rows", "g_im2col", "g_col2im",
-	"bn_stats", "bn_coeffs", "bn_affine", "bn_fold", "bn_finish", "bn_grad_sums", "bn_grad_dx", "bn_collect", "bn_running",
+	"bn_stats", "bn_coeffs", "bn_affine", "bn_eval", "bn_fold", "bn_finish", "bn_grad_sums", "bn_grad_dx", "bn_collect", "bn_running",
 	"pool2_fwd", "pool2_bwd", "maxpool_fwd", "maxpool_bwd",
 	"sgd_step", "adam_step",
 }
@@ -66,8 +66,9 @@ type Lib struct {
 	options string
 
 	mu     sync.Mutex // serialises multi-launch wrappers and guards the workspaces
-	wsA    *Buffer    // workspaces of the convolutions and split reductions
+	wsA    *Buffer    // workspaces of the convolutions
 	wsB    *Buffer
+	wsR    *Buffer // partial results of two-stage reductions
 	WSMax  int // the most elements a convolution workspace may hold (default 1<<24)
 	closed bool
 }
@@ -183,7 +184,7 @@ func (l *Lib) ReleaseWorkspaces() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var err error
-	for _, ws := range []**Buffer{&l.wsA, &l.wsB} {
+	for _, ws := range []**Buffer{&l.wsA, &l.wsB, &l.wsR} {
 		if *ws != nil {
 			if e := (*ws).Release(); e != nil && err == nil {
 				err = e

@@ -151,3 +151,18 @@ __kernel void bn_running(__global float *rm, __global float *rv, __global const 
 	rm[ch] = (float)((1 - mom) * (acc_t)rm[ch] + mom * (acc_t)mean[ch]);
 	rv[ch] = (float)((1 - mom) * (acc_t)rv[ch] + mom * (acc_t)var[ch] * unbias);
 }
+
+// bn_eval: evaluation mode (bnEval): y = x·s + t per channel with
+// s = γ/√(rv + ε), t = β − rm·s (acc_t, rounded once), replaced by 0 where
+// not > 0 when relu is set.
+__kernel void bn_eval(__global const float *x, __global float *y, __global const float *gamma, __global const float *beta,
+		__global const float *rm, __global const float *rv, int n, int c, int hw, int relu, acc_t eps) {
+	int t = get_global_id(0);
+	if (t >= n * c * hw) return;
+	int ch = (t / hw) % c;
+	acc_t sc = (acc_t)gamma[ch] / sqrt((acc_t)rv[ch] + eps);
+	float a = (float)sc, b = (float)((acc_t)beta[ch] - (acc_t)rm[ch] * sc);
+	float z = x[t] * a + b;
+	if (relu && !(z > 0.0f)) z = 0.0f;
+	y[t] = z;
+}

@@ -21,23 +21,7 @@ func InCI() bool { return os.Getenv("CI") == "true" }
 
 // Unavailable reports why OpenCL tests cannot run here (the loader, a
 // platform with the chosen device, or CLBlast is missing), or nil.
-func Unavailable() error {
-	if err := opencl.Available(); err != nil {
-		return err
-	}
-	ps, err := opencl.Platforms()
-	if err != nil {
-		return err
-	}
-	sel, err := opencl.ParseDevice(Device())
-	if err != nil {
-		return err
-	}
-	if _, err := sel.Resolve(ps); err != nil {
-		return err
-	}
-	return opencl.CLBlastAvailable()
-}
+func Unavailable() error { return opencl.Unavailable(Device()) }
 
 // Device is the device string the tests use.
 func Device() string {
