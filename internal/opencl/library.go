@@ -69,7 +69,7 @@ type Lib struct {
 	wsA    *Buffer    // workspaces of the convolutions
 	wsB    *Buffer
 	wsR    *Buffer // partial results of two-stage reductions
-	WSMax  int // the most elements a convolution workspace may hold (default 1<<24)
+	WSMax  int     // the most elements a convolution workspace may hold (default 1<<24)
 	closed bool
 }
 

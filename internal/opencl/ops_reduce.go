@@ -6,13 +6,17 @@ import "fmt"
 // most 8 axes) over the given axes, the kept axes in order (y holds their
 // product of elements; every axis reduced, or none given, is the full sum
 // to one element). Sums run in acc_t (double where the device has it).
-func (l *Lib) Sum(x, y *Buffer, shape, axes []int) error { return l.reduce(0, "sum", x, y, shape, axes) }
+func (l *Lib) Sum(x, y *Buffer, shape, axes []int) error {
+	return l.reduce(0, "sum", x, y, shape, axes)
+}
 
 // Max enqueues gorgonia's maxOp (MaxAlong): y = the maximum of x over the
 // axes, as Sum. Values compare with tensor's MaxF32 (a > b ? a : b); the
 // order of comparisons differs from the CPU's, which matters only for NaN
 // and the sign of zero.
-func (l *Lib) Max(x, y *Buffer, shape, axes []int) error { return l.reduce(1, "max", x, y, shape, axes) }
+func (l *Lib) Max(x, y *Buffer, shape, axes []int) error {
+	return l.reduce(1, "max", x, y, shape, axes)
+}
 
 // reduceShape merges adjacent axes that are both reduced or both kept and
 // drops axes of size 1, returning the merged sizes, the mask of reduced
