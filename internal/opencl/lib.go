@@ -82,6 +82,7 @@ type clAPI struct {
 	ReleaseProgram          func(p clProgram) int32
 	CreateKernel            func(p clProgram, name unsafe.Pointer, errcode *int32) clKernel
 	ReleaseKernel           func(k clKernel) int32
+	GetKernelInfo           func(k clKernel, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
 	GetKernelWorkGroupInfo  func(k clKernel, d clDevice, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
 	SetKernelArg            func(k clKernel, index uint32, size uintptr, value unsafe.Pointer) int32
 	EnqueueNDRangeKernel    func(q clQueue, k clKernel, dims uint32, offset, global, local unsafe.Pointer, nEvents uint32, events unsafe.Pointer, event unsafe.Pointer) int32
@@ -138,6 +139,7 @@ func loadOpenCL() error {
 			{"clReleaseProgram", &cl.ReleaseProgram},
 			{"clCreateKernel", &cl.CreateKernel},
 			{"clReleaseKernel", &cl.ReleaseKernel},
+			{"clGetKernelInfo", &cl.GetKernelInfo},
 			{"clGetKernelWorkGroupInfo", &cl.GetKernelWorkGroupInfo},
 			{"clSetKernelArg", &cl.SetKernelArg},
 			{"clEnqueueNDRangeKernel", &cl.EnqueueNDRangeKernel},

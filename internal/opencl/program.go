@@ -17,6 +17,7 @@ type Program struct {
 const (
 	clProgramBuildLog       = 0x1183
 	clKernelWorkGroupSize   = 0x11B0
+	clKernelNumArgs         = 0x1191
 	clBuildProgramFailure   = -11
 	clInvalidBuildOptions   = -43
 	clCompileProgramFailure = -15
@@ -87,6 +88,7 @@ type Kernel struct {
 	k     clKernel
 	name  string
 	maxWG int // CL_KERNEL_WORK_GROUP_SIZE on the context's device
+	nargs int // CL_KERNEL_NUM_ARGS
 }
 
 // Kernel looks up a kernel by name (once; later calls return the same).
@@ -108,12 +110,17 @@ func (p *Program) Kernel(name string) (*Kernel, error) {
 	}
 	liveObjects.Add(1)
 	var wg uintptr
-	if err := check(cl.GetKernelWorkGroupInfo(k, c.dev.id, clKernelWorkGroupSize, unsafe.Sizeof(wg), unsafe.Pointer(&wg), nil), "clGetKernelWorkGroupInfo", name); err != nil {
+	var nargs uint32
+	err := check(cl.GetKernelWorkGroupInfo(k, c.dev.id, clKernelWorkGroupSize, unsafe.Sizeof(wg), unsafe.Pointer(&wg), nil), "clGetKernelWorkGroupInfo", name)
+	if err == nil {
+		err = check(cl.GetKernelInfo(k, clKernelNumArgs, 4, unsafe.Pointer(&nargs), nil), "clGetKernelInfo", name)
+	}
+	if err != nil {
 		cl.ReleaseKernel(k)
 		liveObjects.Add(-1)
 		return nil, err
 	}
-	kn := &Kernel{p: p, k: k, name: name, maxWG: int(wg)}
+	kn := &Kernel{p: p, k: k, name: name, maxWG: int(wg), nargs: int(nargs)}
 	p.kernels[name] = kn
 	return kn, nil
 }
@@ -133,11 +140,15 @@ type Int8 [8]int32
 
 // Launch sets the kernel's arguments and enqueues it over global work
 // items in work-groups of local (one size per dimension, 1 to 3
-// dimensions; each global size is rounded up to a multiple of its local
+// dimensions; every argument must be given (OpenCL keeps the last
+// launch's otherwise); each global size is rounded up to a multiple of its local
 // size, so kernels check their bounds). Arguments may be *Buffer, int
 // (passed as a 32-bit int), int32, uint32, float32, float64 (a double
 // parameter), Local or Int8.
 func (k *Kernel) Launch(global, local []int, args ...any) error {
+	if len(args) != k.nargs {
+		return fmt.Errorf("opencl: launch %s: %d arguments, the kernel takes %d", k.name, len(args), k.nargs)
+	}
 	if len(global) == 0 || len(global) > 3 || len(local) != len(global) {
 		return fmt.Errorf("opencl: launch %s: %d global and %d local sizes, want 1 to 3 of each", k.name, len(global), len(local))
 	}
