@@ -3,6 +3,7 @@ package opencl
 import (
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -33,7 +34,9 @@ func (e *LibraryError) Error() string {
 	if e.Symbol != "" {
 		return fmt.Sprintf("%s has no function %s (%v); is it the library %s installs?", e.File, e.Symbol, e.Err, e.Package)
 	}
-	return fmt.Sprintf("cannot load %s: %v (install the Debian package %s, or set %s to the library's path)", e.File, e.Err, e.Package, e.Env)
+	// dlerror's message starts with the file name already
+	msg := strings.TrimPrefix(e.Err.Error(), e.File+": ")
+	return fmt.Sprintf("cannot load %s: %s (install the Debian package %s, or set %s to the library's path)", e.File, msg, e.Package, e.Env)
 }
 
 func (e *LibraryError) Unwrap() error { return e.Err }
