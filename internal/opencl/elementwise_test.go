@@ -32,6 +32,8 @@ func unaryRef(op opencl.UnaryOp, x float32) float64 {
 		return 1
 	case opencl.Exp:
 		return math.Exp(v)
+	case opencl.Log1p:
+		return math.Log1p(v)
 	case opencl.Ln:
 		return math.Log(v)
 	case opencl.Inv:
@@ -69,6 +71,8 @@ func unaryInputs(t *testing.T, op opencl.UnaryOp, n int) []float32 {
 	switch op {
 	case opencl.Ln, opencl.Sqrt:
 		return randn(rng, n, 1e-3, 50)
+	case opencl.Log1p:
+		return randn(rng, n, -0.9, 50)
 	case opencl.Exp:
 		return randn(rng, n, -20, 20)
 	case opencl.Inv:
@@ -95,7 +99,7 @@ func unaryInputs(t *testing.T, op opencl.UnaryOp, n int) []float32 {
 
 func TestUnaryOps(t *testing.T) {
 	l := testLib(t)
-	for op := opencl.Neg; op <= opencl.SignScalar; op++ {
+	for op := opencl.Neg; op <= opencl.Log1p; op++ {
 		for _, n := range oddSizes {
 			t.Run(fmt.Sprintf("%v/n=%d", op, n), func(t *testing.T) {
 				x := unaryInputs(t, op, n)

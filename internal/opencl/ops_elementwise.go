@@ -20,10 +20,11 @@ const (
 	Sigmoid                   // gorgonia's: 0 below −88, 1 above 15, else 1/(1+e^−x)
 	Softplus                  // gorgonia's: 0 below −103, x above 14, else log1p(eˣ)
 	SignScalar                // gorgonia's scalar sign (_signf32): −1 where the sign bit is set, else 1
+	Log1p                     // log(1 + x) (LLPGAN's softplus from elementary ops)
 	numUnary
 )
 
-var unaryNames = [...]string{"neg", "abs", "sign", "exp", "ln", "inv", "sqrt", "square", "tanh", "sigmoid", "softplus", "sign(scalar)"}
+var unaryNames = [...]string{"neg", "abs", "sign", "exp", "ln", "inv", "sqrt", "square", "tanh", "sigmoid", "softplus", "sign(scalar)", "log1p"}
 
 func (op UnaryOp) String() string {
 	if op < 0 || op >= numUnary {

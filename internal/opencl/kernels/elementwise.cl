@@ -14,6 +14,7 @@
 #define U_SIGMOID 9
 #define U_SOFTPLUS 10
 #define U_SIGN_SCALAR 11
+#define U_LOG1P 12
 
 float unary_f(int op, float x) {
 	switch (op) {
@@ -39,6 +40,7 @@ float unary_f(int op, float x) {
 		return (float)log1p(exp((acc_t)x));
 	// gorgonia's _signf32 (a scalar node's sign): -1 where the sign bit is set
 	case U_SIGN_SCALAR: return signbit(x) ? -1.0f : 1.0f;
+	case U_LOG1P: return log1p(x);
 	}
 	return NAN;
 }
