@@ -65,12 +65,11 @@ type Lib struct {
 	fp64    bool
 	options string
 
-	mu     sync.Mutex // serialises multi-launch wrappers and guards the workspaces
-	wsA    *Buffer    // workspaces of the convolutions
-	wsB    *Buffer
-	wsR    *Buffer // partial results of two-stage reductions
-	WSMax  int     // the most elements a convolution workspace may hold (default 1<<24)
-	closed bool
+	mu    sync.Mutex // serialises multi-launch wrappers and guards the workspaces
+	wsA   *Buffer    // workspaces of the convolutions
+	wsB   *Buffer
+	wsR   *Buffer // partial results of two-stage reductions
+	WSMax int     // the most elements a convolution workspace may hold (default 1<<24)
 }
 
 // BuildOptions returns the compiler options the library is built with on
