@@ -42,6 +42,25 @@
 // work is enqueued (Context.Finish waits), and errors carry the OpenCL
 // error's name.
 //
+// # Which op runs where
+//
+// gorgonia's element-wise unary ops → Lib.Unary (neg, abs, sign, exp, ln,
+// inv, sqrt, square, tanh, sigmoid, softplus, log1p); element-wise binary
+// ops and the comparisons with retSame (Rectify is x ⊙ (x ≥ 0)) →
+// Lib.Binary; repeatOp (the broadcasts) → Lib.Repeat; transposeOp →
+// Lib.Transpose; sumOp, maxOp → Lib.Sum, Lib.Max; softmaxOp, softmaxDiffOp
+// → Lib.Softmax, Lib.SoftmaxGrad; matMul and matVecMul → Context.Sgemm;
+// im2colOp, col2imOp → Lib.Im2col, Lib.Col2im; maxPoolOp, maxPoolDiffOp →
+// Lib.MaxPool, Lib.MaxPoolGrad. The project's fused ops: fcLossOp and its
+// gradient → Lib.FCLoss, Lib.FCLossGrad; Conv2dIm2col and its gradients →
+// Lib.Conv2d, Conv2dGradInput, Conv2dGradFilter, Conv2dGradBias; batch
+// norm (bnOp, bnGradOp, bnEvalOp, the sweep, the running averages) →
+// Lib.BNForward, BNForwardFixed, BNBackward, BNCollect, BNStats, BNFold,
+// BNFinish, BNEval, BNRunning; the 2×2 pool → Lib.MaxPool2, MaxPool2Grad;
+// the optimizers → Lib.SGDStep, Lib.AdamStep; and for the trainer
+// Context.Fill, Context.Copy, Lib.Axpy, Lib.Scale, Lib.NonFinite,
+// Lib.ArgmaxRows. Reshape is free (a buffer has no shape).
+//
 // What may import it: the training device seam's OpenCL back end and
 // cmd/llpfc (llpfc devices). It imports nothing of the project.
 package opencl
