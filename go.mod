@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/chewxy/hm v1.0.0
+	github.com/ebitengine/purego v0.11.3
 	github.com/leanovate/gopter v0.2.11
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/stretchr/testify v1.12.1
