@@ -101,7 +101,7 @@ func (l *Lib) BNForward(x, gamma, beta, y *Buffer, g BNGeom, rows int, eps float
 
 // BNForwardFixed enqueues batch norm with the statistics already in
 // st.Mean and st.Var (the minibatch's, held fixed by the chunked sweep of
-// training/bnsweep.go): InvStd, A and B into st, then y = A·x + B.
+// training/nn/bnsweep.go): InvStd, A and B into st, then y = A·x + B.
 func (l *Lib) BNForwardFixed(x, gamma, beta, y *Buffer, g BNGeom, eps float64, relu bool, st *BNState) error {
 	const op = "batch norm"
 	if err := g.check(op, g.N); err != nil {

@@ -2,7 +2,7 @@ package opencl
 
 import "fmt"
 
-// ConvGeom is the geometry of training/fastconv.go's Conv2dIm2col: N
+// ConvGeom is the geometry of training/nn/fastconv.go's Conv2dIm2col: N
 // images of C×H×W, O filters of C×K×K, zero padding Pad and stride Stride
 // on both axes; the output is N×O×OutH()×OutW().
 type ConvGeom struct{ N, C, H, W, O, K, Pad, Stride int }

@@ -1,6 +1,6 @@
 package opencl
 
-// FCLoss enqueues the forward-correction loss of training/loss_fc.go
+// FCLoss enqueues the forward-correction loss of training/nn/fcloss.go
 // (fcLossOp) into out[0]: z (logits) and r (the rows of T̂) are n×c, w holds
 // n weights, and
 //

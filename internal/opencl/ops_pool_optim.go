@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// MaxPool2 enqueues training/pool.go's fused 2×2 stride-2 max pool
+// MaxPool2 enqueues training/nn/pool.go's fused 2×2 stride-2 max pool
 // (poolOp), of ReLU(x) when relu is set: x holds planes (N·C) planes of
 // h×w, y planes of (h/2)×(w/2); arg (int32, y's size) receives, per output,
 // the index within its plane of the first maximum in row-major order, or
@@ -111,7 +111,7 @@ func (l *Lib) MaxPoolGrad(dy, mask, dx *Buffer, g PoolGeom) error {
 	return l.elem("maxpool_bwd", g.Planes*g.H*g.W, append([]any{dy, mask, dx}, g.args()...)...)
 }
 
-// SGD is one step of SGD as training/optim.go's Optimizer.Step applies it
+// SGD is one step of SGD as training/optim/optim.go's Optimizer.Step applies it
 // (PyTorch's rule): LR, WeightDecay, Momentum, Dampening, Nesterov; First
 // marks the step that initialises the momentum buffer.
 type SGD struct {

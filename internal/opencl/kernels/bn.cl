@@ -1,6 +1,6 @@
-// Batch normalisation of training/bnfused.go (bnOp, bnGradOp, bnEvalOp),
-// the running averages of training/resnet.go (BatchNorm.update) and the
-// minibatch statistics folded chunk by chunk (training/bnsweep.go). x is
+// Batch normalisation of training/nn/bnfused.go (bnOp, bnGradOp, bnEvalOp),
+// the running averages of training/models/resnet.go (BatchNorm.update) and the
+// minibatch statistics folded chunk by chunk (training/nn/bnsweep.go). x is
 // n×c×hw; per-channel state (mean, var, invstd, a, b, sums) is c floats.
 
 // bn_stats: one work-group per channel: the mean and biased variance over

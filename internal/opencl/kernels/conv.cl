@@ -1,4 +1,4 @@
-// Convolution: the unfolding of training/fastconv.go (Conv2dIm2col) for a
+// Convolution: the unfolding of training/nn/fastconv.go (Conv2dIm2col) for a
 // chunk of images laid side by side, the reorders between N×O×HW and
 // O×(N·HW), and gorgonia's own im2colOp and col2imOp.
 //

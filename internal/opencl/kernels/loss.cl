@@ -1,4 +1,4 @@
-// The forward-correction (FC) loss of training/loss_fc.go (fcLossOp,
+// The forward-correction (FC) loss of training/nn/fcloss.go (fcLossOp,
 // fcLossGradOp): z, r are n×c (logits, rows of T̂), w has n weights; rows
 // with w = 0 are skipped (padding), as the CPU op does.
 

@@ -1,4 +1,4 @@
-// The optimizer updates of training/optim.go (PyTorch's torch.optim
+// The optimizer updates of training/optim/optim.go (PyTorch's torch.optim
 // rules), in float32 with each operation rounded as in Go.
 
 // sgd_step: momentum 0: p −= lr·(g + wd·p). Otherwise d = g + wd·p;

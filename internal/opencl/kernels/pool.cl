@@ -1,4 +1,4 @@
-// Max pooling: the fused 2×2 stride-2 pool of training/pool.go (with and
+// Max pooling: the fused 2×2 stride-2 pool of training/nn/pool.go (with and
 // without ReLU) and gorgonia's maxPoolOp / maxPoolDiffOp.
 
 // pool2_fwd: planes of h×w → (h/2)×(w/2); arg holds, per output, the
