@@ -2,6 +2,7 @@ package training
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training/device"
@@ -101,3 +102,6 @@ func (st *stepper) step(s int, opt device.Optimizer, lr float64) (float64, int, 
 	}
 	return loss, n, opt.Step(lr)
 }
+
+// nonFinite reports whether v is NaN or ±Inf.
+func nonFinite(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }

@@ -3,7 +3,6 @@ package training
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"time"
 
@@ -11,68 +10,6 @@ import (
 	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/tensor"
 )
-
-// ProgressEvent reports training progress.
-type ProgressEvent struct {
-	Epoch, Epochs int // current epoch (0-based) and total
-	Step, Steps   int // steps done in this epoch and its total
-	// Loss is the mean minibatch loss of the epoch so far.
-	Loss float64
-	LR   float64
-	// ImagesPerSecond is the training throughput of the epoch so far.
-	ImagesPerSecond float64
-	// ETA estimates the time to the end of training.
-	ETA time.Duration
-	// EpochDone marks the end-of-epoch event; TestAccuracy is set (≥ 0) when
-	// the epoch was evaluated, −1 otherwise.
-	EpochDone    bool
-	TestAccuracy float64
-}
-
-// Progress receives progress events (at most about one per second within an
-// epoch, and one at the end of every epoch). It may be nil.
-type Progress func(ProgressEvent)
-
-// EpochStats summarises one epoch.
-type EpochStats struct {
-	Epoch   int     `json:"epoch"`
-	Loss    float64 `json:"loss"`
-	LR      float64 `json:"lr"`
-	Seconds float64 `json:"seconds"`
-	// Steps is the number of optimizer steps of the epoch; Images the
-	// training instances they used.
-	Steps        int     `json:"steps"`
-	Images       int     `json:"images"`
-	TestAccuracy float64 `json:"test_accuracy"` // −1 if not evaluated
-}
-
-// Result is the outcome of Train.
-type Result struct {
-	TestAccuracy float64 `json:"test_accuracy"`
-	Epochs       int     `json:"epochs"`
-	FinalLoss    float64 `json:"final_loss"`
-	// WallSeconds is the time of this call (a resumed run counts only its
-	// own epochs); TrainImagesPerSecond is instances per second of training
-	// steps (evaluation excluded).
-	WallSeconds          float64      `json:"wall_seconds"`
-	TrainImagesPerSecond float64      `json:"train_images_per_second"`
-	ParamCount           int          `json:"param_count"`
-	History              []EpochStats `json:"history"`
-	// Regroupings summarizes the groups of every regrouping of the LLPFC
-	// methods (see GroupingReporter); empty for the other methods.
-	Regroupings []Regrouping `json:"regroupings,omitempty"`
-	// Params are the final parameters (Learnables order).
-	Params [][]float32 `json:"-"`
-}
-
-// InputError is an error of Train's input — its configuration or its data
-// — rather than of training itself: callers report it as bad input (the
-// command's exit status 2). errors.As finds it, and estimators.InputError
-// (bags that cannot be grouped) likewise.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
 
 // Train trains cfg.Method on data and evaluates on its test split. The
 // graph is built once with fixed batch shapes and compiled on cfg.Device's
@@ -91,7 +28,7 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 		return nil, err
 	}
 	defer st.Close()
-	r := &run{cfg: cfg, data: data, st: st, progress: progress, res: &Result{ParamCount: nn.ParamCount(st.model)}}
+	r := &trainRun{cfg: cfg, data: data, st: st, progress: progress, res: &Result{ParamCount: nn.ParamCount(st.model)}}
 	if r.ev, err = newEvaluator(st.backend, st.graph, st.model, spec, cfg.EvalBatch); err != nil {
 		return nil, err
 	}
@@ -158,9 +95,9 @@ func runningStats(m nn.Model) ([][]float32, error) {
 	return out, nil
 }
 
-// run is one call of Train: its stepper, evaluator and optimizer, the
+// trainRun is one call of Train: its stepper, evaluator and optimizer, the
 // checkpoint fields, and the result so far.
-type run struct {
+type trainRun struct {
 	cfg      Config
 	data     *TrainData
 	st       *stepper
@@ -177,7 +114,7 @@ type run struct {
 }
 
 // resume restores cfg.Checkpoint when cfg.Resume is set and it exists.
-func (r *run) resume() error {
+func (r *trainRun) resume() error {
 	cfg := r.cfg
 	if cfg.Checkpoint != "" {
 		r.fields = runFields(cfg, r.data)
@@ -204,7 +141,7 @@ func (r *run) resume() error {
 }
 
 // epoch trains epoch e, evaluates it when due and checkpoints it.
-func (r *run) epoch(ctx context.Context, e int) error {
+func (r *trainRun) epoch(ctx context.Context, e int) error {
 	cfg, method := r.cfg, r.st.method
 	lr := cfg.Schedule.LR(cfg.Optimizer.LR, e)
 	steps, err := method.BeginEpoch(e)
@@ -268,7 +205,7 @@ func (r *run) epoch(ctx context.Context, e int) error {
 }
 
 // save writes the state after epoch next−1 to cfg.Checkpoint.
-func (r *run) save(next int, hist []EpochStats) error {
+func (r *trainRun) save(next int, hist []EpochStats) error {
 	if err := r.st.backend.Pull(r.st.learn...); err != nil {
 		return err
 	}
@@ -287,7 +224,7 @@ func (r *run) save(next int, hist []EpochStats) error {
 // finish completes the result: regroupings, the last epoch's loss and
 // accuracy (evaluating the restored state when nothing was left to train),
 // throughput and the final parameters.
-func (r *run) finish(ctx context.Context) error {
+func (r *trainRun) finish(ctx context.Context) error {
 	res, cfg := r.res, r.cfg
 	res.Epochs = cfg.Epochs
 	var err error
@@ -334,6 +271,3 @@ func progressAt(e, s, steps, epochs, first int, lossSum float64, images int, lr 
 	ev.ETA = perStep*time.Duration(steps-s) + epochTime*time.Duration(epochs-e-1)
 	return ev
 }
-
-// nonFinite reports whether v is NaN or ±Inf.
-func nonFinite(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
