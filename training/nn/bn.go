@@ -75,6 +75,10 @@ type BatchNorm struct {
 	RunMean, RunVar *gorgonia.Node
 	Momentum, Eps   float64
 	C, Dims         int
+	// Tracked counts the batches Update has folded into the running
+	// averages in this process (PyTorch's num_batches_tracked; it is not
+	// checkpointed, and no layer here reads it).
+	Tracked int64
 
 	g       *gorgonia.ExprGraph
 	dt      tensor.Dtype
@@ -321,6 +325,7 @@ func (b *BatchNorm) Update() error {
 		// Forget the folded batch: the next run's Read fills fresh values,
 		// and a record whose machine does not run again is not folded twice.
 		r.mean, r.variance = nil, nil
+		b.Tracked++
 	}
 	return nil
 }
