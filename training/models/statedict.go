@@ -310,3 +310,13 @@ func (m *VGG16) torchModules() []torchModule {
 	return append(mods, torchModule{name: "classifier.0", dense: m.fc[0]}, torchModule{name: "classifier.3", dense: m.fc[1]},
 		torchModule{name: "classifier.6", dense: m.fc[2]})
 }
+
+// prod returns the number of values of an array of the given shape (1 for
+// a scalar).
+func prod(s []int) int {
+	p := 1
+	for _, v := range s {
+		p *= v
+	}
+	return p
+}

@@ -80,14 +80,6 @@ func TestStateDictMatchesPyTorch(t *testing.T) {
 	assert.Error(t, err, "a network without a PyTorch equivalent")
 }
 
-func prod(s []int) int {
-	p := 1
-	for _, v := range s {
-		p *= v
-	}
-	return p
-}
-
 // TestStateDictLinearIsPyTorchs: the mlp's logits computed from the
 // exported tensors with PyTorch's definitions — Linear(x) = x·Wᵀ + b with
 // W out×in, ReLU between — equal the model's own evaluation-mode forward
