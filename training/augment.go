@@ -244,3 +244,21 @@ func ChannelStats(b Batch) (mean, std []float64, err error) {
 	}
 	return mean, std, nil
 }
+
+// CropFlipAugment adapts a CropFlip augmentation of c×h×w images to
+// Config.Augment. It keeps one scratch buffer (not safe for concurrent use).
+func CropFlipAugment(a CropFlip, c, h, w int) func(x []float32, rows int, r *rand.Rand) error {
+	var scratch []float32
+	return func(x []float32, rows int, r *rand.Rand) error {
+		n := rows * c * h * w
+		if rows == 0 {
+			return nil
+		}
+		if n > len(x) {
+			return fmt.Errorf("augmentation: %d rows of %d×%d×%d need %d values, the batch has %d", rows, c, h, w, n, len(x))
+		}
+		scratch = append(scratch[:0], x[:n]...)
+		_, err := a.Apply(Batch{N: rows, C: c, H: h, W: w, Data: x[:n]}, Batch{N: rows, C: c, H: h, W: w, Data: scratch}, r)
+		return err
+	}
+}

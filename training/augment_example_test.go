@@ -1,6 +1,10 @@
 package training
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/llpfc/llpfc/training/loss"
+)
 
 // A 1×2×3 image, zero-padded by 1, cropped at offset (1, 0) of the padded
 // image and mirrored.
@@ -23,7 +27,7 @@ func ExampleCropFlip_ApplyDraw() {
 // the first 40.
 func ExampleVATWeight() {
 	for _, step := range []int{0, 20, 40, 99} {
-		fmt.Printf("w(%d) = %.5f\n", step, VATWeight(step, 100))
+		fmt.Printf("w(%d) = %.5f\n", step, loss.VATWeight(step, 100))
 	}
 	// Output:
 	// w(0) = 0.00034

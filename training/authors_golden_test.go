@@ -6,12 +6,14 @@ import (
 	"os"
 	"testing"
 
+	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/training/internal/testutil"
+	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/nn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
-
-	"github.com/llpfc/llpfc/estimators"
 )
 
 // Golden outputs of the authors' own functions at commit 1d0cbc5, written by
@@ -71,7 +73,7 @@ func lossAndGrad(t *testing.T, z []float64, shape tensor.Shape, build func(g *go
 	vm := gorgonia.NewTapeMachine(g)
 	defer vm.Close()
 	require.NoError(t, vm.RunAll())
-	v, err := scalarOf(loss.Value())
+	v, err := nn.ScalarOf(loss.Value())
 	require.NoError(t, err)
 	return v, append([]float64(nil), grads[0].Value().Data().([]float64)...)
 }
@@ -102,12 +104,12 @@ func TestAuthorsGoldenFCLoss(t *testing.T) {
 		}
 		build := func(clamped bool) func(g *gorgonia.ExprGraph, zn *gorgonia.Node) (*gorgonia.Node, error) {
 			return func(g *gorgonia.ExprGraph, zn *gorgonia.Node) (*gorgonia.Node, error) {
-				rn := constInput(g, "r", tensor.Shape{B, C}, r)
-				wn := constInput(g, "w", tensor.Shape{B}, w)
+				rn := testutil.ConstInput(g, "r", tensor.Shape{B, C}, r)
+				wn := testutil.ConstInput(g, "w", tensor.Shape{B}, w)
 				if clamped {
-					return FCLossClamped(zn, rn, wn)
+					return loss.FCLossClamped(zn, rn, wn)
 				}
-				return FCLoss(zn, rn, wn)
+				return loss.FCLoss(zn, rn, wn)
 			}
 		}
 		loss, grad := lossAndGrad(t, z, tensor.Shape{B, C}, build(true))
@@ -149,7 +151,7 @@ func TestAuthorsGoldenKLLoss(t *testing.T) {
 			props = append(props, c.Proportions[k]...)
 		}
 		loss, grad := lossAndGrad(t, z, tensor.Shape{n, C}, func(g *gorgonia.ExprGraph, zn *gorgonia.Node) (*gorgonia.Node, error) {
-			l, err := KLLoss(zn, constInput(g, "avg", tensor.Shape{nb, n}, avg), constInput(g, "props", tensor.Shape{nb, C}, props))
+			l, err := loss.KLLoss(zn, testutil.ConstInput(g, "avg", tensor.Shape{nb, n}, avg), testutil.ConstInput(g, "props", tensor.Shape{nb, C}, props))
 			if err != nil {
 				return nil, err
 			}
@@ -174,7 +176,7 @@ func TestAuthorsGoldenVATWeight(t *testing.T) {
 	d := readAuthorsGolden(t)
 	require.NotEmpty(t, d.VAT.Iterations)
 	for k, it := range d.VAT.Iterations {
-		assert.Equal(t, d.VAT.AuthorsWeight[k], VATRampupAuthors.Weight(it, 1000), "step %d", it)
-		assert.InDelta(t, d.VAT.SigmoidRampup[k], SigmoidRampup(float64(it), d.VAT.RampupLength), 1e-15, "step %d", it)
+		assert.Equal(t, d.VAT.AuthorsWeight[k], loss.VATRampupAuthors.Weight(it, 1000), "step %d", it)
+		assert.InDelta(t, d.VAT.SigmoidRampup[k], loss.SigmoidRampup(float64(it), d.VAT.RampupLength), 1e-15, "step %d", it)
 	}
 }

@@ -12,6 +12,11 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/models"
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/llpfc/llpfc/training/optim"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -35,58 +40,43 @@ func benchData(numBags, m, c, h, w int) *TrainData {
 	return d
 }
 
-// benchMethod builds the method of cfg on data as Train does and returns
-// it with the parameter and gradient slices and the optimizer.
-func benchMethod(b *testing.B, cfg Config, data *TrainData) (Method, [][]float32, [][]float32, *Optimizer) {
+// benchMethod builds the stepper of cfg on data as Train does (the method's
+// programs compiled on the CPU back end) and its optimizer.
+func benchMethod(b *testing.B, cfg Config, data *TrainData) (*stepper, device.Optimizer) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		b.Fatal(err)
 	}
 	spec := cfg.Model
 	spec.Channels, spec.Height, spec.Width, spec.NumClasses = data.Channels, data.Height, data.Width, 10
-	g := gorgonia.NewGraph()
-	model, err := NewModel(g, spec, rng.New(1, "init"))
+	st, err := newStepper(&cfg, data, spec)
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := cfg
-	m, err := methods[cfg.Method](&MethodEnv{Config: &c, Data: data, Spec: spec, Graph: g, Model: model})
+	opt, err := st.backend.NewOptimizer(cfg.Optimizer, st.learn, st.grads)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var params, grads [][]float32
-	var sizes []int
-	for _, p := range model.Learnables() {
-		d := p.Value().Data().([]float32)
-		params = append(params, d)
-		grads = append(grads, make([]float32, len(d)))
-		sizes = append(sizes, len(d))
-	}
-	opt, err := NewOptimizer(cfg.Optimizer, sizes)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return m, params, grads, opt
+	return st, opt
 }
 
 // benchTrainStep measures one LLPFC training step (forward, FC loss,
 // backward, optimizer update) at batch 128 and reports images per second.
 func benchTrainStep(b *testing.B, model string) {
 	data := benchData(20, 128, 1, 28, 28)
-	cfg := Config{Method: "llpfc-uniform", Model: ModelSpec{Name: model}, Optimizer: OptimizerConfig{Name: "adam", LR: 1e-3}, BatchSize: 128, Epochs: 1, Seed: 1}
-	m, params, grads, opt := benchMethod(b, cfg, data)
-	defer m.Close()
-	steps, err := m.BeginEpoch(0)
+	cfg := Config{Method: "llpfc-uniform", Model: nn.ModelSpec{Name: model}, Optimizer: optim.Config{Name: "adam", LR: 1e-3}, BatchSize: 128, Epochs: 1, Seed: 1}
+	st, opt := benchMethod(b, cfg, data)
+	defer st.Close()
+	steps, err := st.method.BeginEpoch(0)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, _, err := m.Step(i%steps, grads); err != nil {
+		if _, _, err := st.step(i%steps, opt, 1e-3); err != nil {
 			b.Fatal(err)
 		}
-		opt.Step(params, grads, 1e-3)
 	}
 	b.ReportMetric(float64(b.N*128)/b.Elapsed().Seconds(), "img/s")
 }
@@ -143,15 +133,15 @@ func BenchmarkKLChunked(b *testing.B) {
 			// The same 4096 instances for every bag size, so that the live
 			// heap (data, parameters, chunk graph) is the same.
 			data := benchData(4096/m, m, 1, 28, 28)
-			cfg := Config{Method: "kl", Model: ModelSpec{Name: "mlp"}, Optimizer: OptimizerConfig{Name: "adam", LR: 1e-3}, BatchSize: 2, Epochs: 1, Seed: 1, ChunkSize: 256}
-			meth, params, grads, opt := benchMethod(b, cfg, data)
-			defer meth.Close()
-			steps, err := meth.BeginEpoch(0)
+			cfg := Config{Method: "kl", Model: nn.ModelSpec{Name: "mlp"}, Optimizer: optim.Config{Name: "adam", LR: 1e-3}, BatchSize: 2, Epochs: 1, Seed: 1, ChunkSize: 256}
+			st, opt := benchMethod(b, cfg, data)
+			defer st.Close()
+			steps, err := st.method.BeginEpoch(0)
 			if err != nil {
 				b.Fatal(err)
 			}
 			// warm up: the machines allocate their buffers on the first run
-			if _, _, err := meth.Step(0, grads); err != nil {
+			if _, _, err := st.step(0, opt, 1e-3); err != nil {
 				b.Fatal(err)
 			}
 			// Collect garbage eagerly, so that the peak measures what the
@@ -162,10 +152,9 @@ func BenchmarkKLChunked(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				p := peakHeap(func() {
-					if _, _, err := meth.Step(i%steps, grads); err != nil {
+					if _, _, err := st.step(i%steps, opt, 1e-3); err != nil {
 						b.Fatal(err)
 					}
-					opt.Step(params, grads, 1e-3)
 				})
 				peak = max(peak, p)
 			}
@@ -181,16 +170,16 @@ func BenchmarkKLChunked(b *testing.B) {
 func BenchmarkKLWholeBag(b *testing.B) {
 	for _, m := range []int{32, 128, 512, 2048} {
 		b.Run(fmt.Sprintf("bag=%d", m), func(b *testing.B) {
-			spec := ModelSpec{Name: "mlp", Channels: 1, Height: 28, Width: 28, NumClasses: 10}
+			spec := nn.ModelSpec{Name: "mlp", Channels: 1, Height: 28, Width: 28, NumClasses: 10}
 			g := gorgonia.NewGraph()
-			model, err := NewModel(g, spec, rng.New(1, "init"))
+			model, err := models.NewModel(g, spec, rng.New(1, "init"))
 			if err != nil {
 				b.Fatal(err)
 			}
 			n := 2 * m
-			x, xt := newInputNode(g, tensor.Float32, "x", spec.InputShape(n))
-			avg, at := newInputNode(g, tensor.Float32, "avg", tensor.Shape{2, n})
-			props, pt := newInputNode(g, tensor.Float32, "props", tensor.Shape{2, 10})
+			x, xt := nn.NewInputNode(g, tensor.Float32, "x", spec.InputShape(n))
+			avg, at := nn.NewInputNode(g, tensor.Float32, "avg", tensor.Shape{2, n})
+			props, pt := nn.NewInputNode(g, tensor.Float32, "props", tensor.Shape{2, 10})
 			r := rng.New(1, "bench")
 			for i, d := range [][]float32{xt.Data().([]float32), pt.Data().([]float32)} {
 				for j := range d {
@@ -210,14 +199,14 @@ func BenchmarkKLWholeBag(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			loss, err := KLLoss(z, avg, props)
+			loss, err := loss.KLLoss(z, avg, props)
 			if err != nil {
 				b.Fatal(err)
 			}
 			if _, err := gorgonia.Grad(loss, model.Learnables()...); err != nil {
 				b.Fatal(err)
 			}
-			vm := newTape(g)
+			vm := gorgonia.NewTapeMachine(g)
 			defer vm.Close()
 			defer debug.SetGCPercent(debug.SetGCPercent(5))
 			var peak uint64

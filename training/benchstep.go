@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"time"
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/llpfc/llpfc/training/optim"
 	"gorgonia.org/tensor"
 )
 
@@ -35,7 +36,9 @@ type StepBenchConfig struct {
 	// Seed of the random data and initialisation.
 	Seed int64
 	// Optimizer (zero value: Adam with learning rate 1e-3).
-	Optimizer OptimizerConfig
+	Optimizer optim.Config
+	// Device is the compute back end, as Config.Device ("" means cpu).
+	Device string
 	// CPUTime, if set, returns the process's CPU time so far (user +
 	// system); the result then reports CPU seconds per step as well, which
 	// is less sensitive to other processes on a shared machine than wall
@@ -71,6 +74,8 @@ type StepBenchResult struct {
 	// GOMAXPROCS at the time of the run and BLASName of the build.
 	GOMAXPROCS int    `json:"gomaxprocs"`
 	BLAS       string `json:"blas"`
+	// Device is the compute back end that ran the steps.
+	Device string `json:"device"`
 }
 
 func (c StepBenchConfig) withDefaults() (StepBenchConfig, error) {
@@ -93,7 +98,7 @@ func (c StepBenchConfig) withDefaults() (StepBenchConfig, error) {
 		c.BagSize = 128
 	}
 	if c.Optimizer.Name == "" {
-		c.Optimizer = OptimizerConfig{Name: "adam", LR: 1e-3}
+		c.Optimizer = optim.Config{Name: "adam", LR: 1e-3}
 	}
 	switch {
 	case c.BatchSize < 1:
@@ -147,7 +152,7 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	// Enough bags for 2·C groups of bags and at least 8 minibatches.
 	numBags := max(2*cfg.Classes, (8*cfg.BatchSize+cfg.BagSize-1)/cfg.BagSize)
 	data := benchBagData(cfg.Seed, numBags, cfg.BagSize, cfg.Channels, cfg.Height, cfg.Width, cfg.Classes)
-	tc := Config{Method: cfg.Method, Model: ModelSpec{Name: cfg.Model}, Optimizer: cfg.Optimizer, BatchSize: cfg.BatchSize, Epochs: 1, Seed: cfg.Seed}
+	tc := Config{Method: cfg.Method, Model: nn.ModelSpec{Name: cfg.Model}, Optimizer: cfg.Optimizer, BatchSize: cfg.BatchSize, Epochs: 1, Seed: cfg.Seed, Device: cfg.Device}
 	tc, err = tc.withDefaults()
 	if err != nil {
 		return nil, err
@@ -160,9 +165,9 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	if err != nil {
 		return nil, fmt.Errorf("step benchmark: %w", err)
 	}
-	defer st.method.Close()
-	model, method, params, grads, sizes := st.model, st.method, st.params, st.grads, st.sizes
-	opt, err := NewOptimizer(tc.Optimizer, sizes)
+	defer st.Close()
+	model, method := st.model, st.method
+	opt, err := st.backend.NewOptimizer(tc.Optimizer, st.learn, st.grads)
 	if err != nil {
 		return nil, err
 	}
@@ -179,16 +184,13 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 			epoch++
 			step = 0
 		}
-		l, _, err := method.Step(step, grads)
+		l, _, err := st.step(step, opt, tc.Optimizer.LR)
 		if err != nil {
 			return fmt.Errorf("step benchmark: step %d: %w", step, err)
 		}
-		if math.IsNaN(l) || math.IsInf(l, 0) {
-			return fmt.Errorf("step benchmark: step %d: loss %v", step, l)
-		}
 		loss = l
 		step++
-		return opt.Step(params, grads, tc.Optimizer.LR)
+		return nil
 	}
 	for i := 0; i < cfg.Warmup; i++ {
 		if err := one(); err != nil {
@@ -213,7 +215,7 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	dt := time.Since(t0)
 	res := &StepBenchResult{
 		Model: cfg.Model, Method: tc.Method, BatchSize: cfg.BatchSize, Steps: cfg.Steps,
-		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: BLASName,
+		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: nn.ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: nn.BLASName, Device: st.backend.Name(),
 	}
 	if cfg.CPUTime != nil {
 		cpu := (cfg.CPUTime() - cpu0).Seconds()

@@ -16,6 +16,8 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/atomicfile"
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/optim"
 )
 
 // checkpointVersion is bumped when the format changes (2: the run's settings
@@ -34,7 +36,7 @@ type Checkpoint struct {
 	// Buffers are non-trainable model state: the running batch-norm
 	// statistics of a BatchNormModel (RunningStats order).
 	Buffers     [][]float32
-	Optimizer   OptimizerState
+	Optimizer   optim.State
 	MethodState []byte
 	History     []EpochStats
 }
@@ -114,8 +116,12 @@ func fieldDiff(a, b map[string]string) []string {
 	return out
 }
 
-func newCheckpoint(fields map[string]string, next int, params, buffers [][]float32, opt *Optimizer, hist []EpochStats) *Checkpoint {
-	return &Checkpoint{Version: checkpointVersion, Fields: fields, NextEpoch: next, Params: params, Buffers: buffers, Optimizer: *opt.State(), History: hist}
+func newCheckpoint(fields map[string]string, next int, params, buffers [][]float32, opt device.Optimizer, hist []EpochStats) (*Checkpoint, error) {
+	st, err := opt.State()
+	if err != nil {
+		return nil, err
+	}
+	return &Checkpoint{Version: checkpointVersion, Fields: fields, NextEpoch: next, Params: params, Buffers: buffers, Optimizer: st, History: hist}, nil
 }
 
 // Write saves the checkpoint atomically (internal/atomicfile).
@@ -142,7 +148,7 @@ func ReadCheckpoint(path string) (*Checkpoint, error) {
 
 // restore copies the checkpoint into the run's parameters, optimizer and
 // method after checking it belongs to the same settings.
-func (c *Checkpoint) restore(cfg Config, fields map[string]string, params, buffers [][]float32, opt *Optimizer, m Method) error {
+func (c *Checkpoint) restore(cfg Config, fields map[string]string, params, buffers [][]float32, opt device.Optimizer, m Method) error {
 	if d := fieldDiff(c.Fields, fields); len(d) > 0 {
 		return fmt.Errorf("written by a run with other settings; they differ in %s", strings.Join(d, "; "))
 	}

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/device/cpu"
+	"github.com/llpfc/llpfc/training/models"
+	"github.com/llpfc/llpfc/training/nn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
-
-	"github.com/llpfc/llpfc/internal/rng"
 )
 
 // Issue 17, item 5: evaluation checks for an interrupt between its batches
@@ -18,10 +20,10 @@ import (
 // exited 0 with a full result).
 func TestEvaluationStopsOnInterrupt(t *testing.T) {
 	g := gorgonia.NewGraph()
-	spec := ModelSpec{Name: "mlp", Features: 4, NumClasses: 3, Dtype: tensor.Float32}
-	m, err := NewModel(g, spec, rng.New(1, "init"))
+	spec := nn.ModelSpec{Name: "mlp", Features: 4, NumClasses: 3, Dtype: tensor.Float32}
+	m, err := models.NewModel(g, spec, rng.New(1, "init"))
 	require.NoError(t, err)
-	ev, err := newEvaluator(g, m, spec, 8)
+	ev, err := newEvaluator(cpu.New(), g, m, spec, 8)
 	require.NoError(t, err)
 	x := make([]float32, 40*4)
 	y := make([]int, 40)

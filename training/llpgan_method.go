@@ -7,6 +7,11 @@ import (
 	"math/rand/v2"
 
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/models"
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/llpfc/llpfc/training/optim"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -15,7 +20,7 @@ import (
 // rate 3e-4, β₁ = 0.5, β₂ = 0.999 (App. `suppsec: exp`, "LLPGAN's
 // discriminator", and LLP-GAN's code, which uses the same settings for both
 // networks). The discriminator's optimizer is Config.Optimizer.
-var LLPGANGeneratorOptimizer = OptimizerConfig{Name: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999}
+var LLPGANGeneratorOptimizer = optim.Config{Name: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999}
 
 func init() {
 	RegisterMethod(MethodLLPGAN, func(env *MethodEnv) (Method, error) { return newGANMethod(env) })
@@ -41,11 +46,11 @@ func init() {
 // "llpgan-augment", "llpgan-dropout".
 type ganMethod struct {
 	env     *MethodEnv
-	d       FeatureModel
-	gen     *LLPGANGenerator
-	genOpt  *Optimizer
-	genP    [][]float32
-	genG    [][]float32
+	d       models.FeatureModel
+	gen     *models.LLPGANGenerator
+	genOpt  device.Optimizer
+	genP    [][]float32 // views of the generator's parameters' Go values
+	genG    device.Grads
 	B, m, n int
 	C, D    int
 
@@ -53,20 +58,20 @@ type ganMethod struct {
 	xRealT, xFakeT, zT, avgT, propsT *tensor.Dense
 	fake, dLoss, gLoss               *gorgonia.Node
 	dGrads, gGrads                   gorgonia.Nodes
-	genVM, dVM, gVM                  gorgonia.VM
+	genVM, dVM, gVM                  device.Program
 
-	bags                 []BagRef
+	bags                 []loss.BagRef
 	order                []int
 	noiseR, augR, dropR  *rand.Rand
 	xbuf                 []float32
-	dStoch, gStoch       StochasticModel
+	dStoch, gStoch       nn.StochasticModel
 	hasDStoch, hasGStoch bool
-	dBN, gBN             BatchNormModel
+	dBN, gBN             nn.BatchNormModel
 	hasDBN, hasGBN       bool
 }
 
 func newGANMethod(env *MethodEnv) (*ganMethod, error) {
-	d, ok := env.Model.(FeatureModel)
+	d, ok := env.Model.(models.FeatureModel)
 	if !ok {
 		return nil, fmt.Errorf("llpgan: model %q exposes no features f_conv (use llpgan-d)", env.Model.Name())
 	}
@@ -82,30 +87,30 @@ func newGANMethod(env *MethodEnv) (*ganMethod, error) {
 		if len(b.Indices) != m.m {
 			return nil, fmt.Errorf("llpgan: bag %d has %d instances, bag %d has %d; LLPGAN needs bags of one size", b.ID, len(b.Indices), bs[0].ID, m.m)
 		}
-		m.bags = append(m.bags, BagRef{Indices: b.Indices, Proportions: b.Proportions})
+		m.bags = append(m.bags, loss.BagRef{Indices: b.Indices, Proportions: b.Proportions})
 	}
 	if m.B > len(bs) {
 		return nil, fmt.Errorf("llpgan: batch size %d bags, but only %d bags", m.B, len(bs))
 	}
 	m.n = m.B * m.m
 	g, dt := env.Graph, env.Spec.DType()
-	gen, err := NewLLPGANGenerator(g, env.Spec, rng.New(env.Config.Seed, "init-generator"))
+	gen, err := models.NewLLPGANGenerator(g, env.Spec, rng.New(env.Config.Seed, "init-generator"))
 	if err != nil {
 		return nil, err
 	}
 	m.gen = gen
-	m.xReal, m.xRealT = vatInput(g, dt, "llpgan.x", env.Spec.InputShape(m.n))
-	m.xFake, m.xFakeT = vatInput(g, dt, "llpgan.fake", env.Spec.InputShape(m.n))
-	m.z, m.zT = vatInput(g, dt, "llpgan.z", tensor.Shape{m.n, LLPGANNoiseDim})
-	m.avg, m.avgT = vatInput(g, dt, "llpgan.avg", tensor.Shape{m.B, m.n})
-	m.props, m.propsT = vatInput(g, dt, "llpgan.props", tensor.Shape{m.B, m.C})
+	m.xReal, m.xRealT = nn.NewInputNode(g, dt, "llpgan.x", env.Spec.InputShape(m.n))
+	m.xFake, m.xFakeT = nn.NewInputNode(g, dt, "llpgan.fake", env.Spec.InputShape(m.n))
+	m.z, m.zT = nn.NewInputNode(g, dt, "llpgan.z", tensor.Shape{m.n, models.LLPGANNoiseDim})
+	m.avg, m.avgT = nn.NewInputNode(g, dt, "llpgan.avg", tensor.Shape{m.B, m.n})
+	m.props, m.propsT = nn.NewInputNode(g, dt, "llpgan.props", tensor.Shape{m.B, m.C})
 	avg := make([]float64, m.B*m.n)
 	for k := 0; k < m.B; k++ {
 		for j := 0; j < m.m; j++ {
 			avg[k*m.n+k*m.m+j] = 1 / float64(m.m)
 		}
 	}
-	vatStore(m.avgT, avg)
+	nn.StoreFloat64(m.avgT, avg)
 
 	// Discriminator loss on real instances and fixed generated images. The
 	// batch statistics of the real pass (and of the generator's image pass)
@@ -122,7 +127,7 @@ func newGANMethod(env *MethodEnv) (*ganMethod, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.dLoss, err = LLPGANDiscriminatorLoss(zr, zf, m.avg, m.props); err != nil {
+	if m.dLoss, err = loss.LLPGANDiscriminatorLoss(zr, zf, m.avg, m.props); err != nil {
 		return nil, err
 	}
 	if m.dGrads, err = gorgonia.Grad(m.dLoss, d.Learnables()...); err != nil {
@@ -144,32 +149,59 @@ func newGANMethod(env *MethodEnv) (*ganMethod, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.gLoss, err = LLPGANGeneratorLoss(fr, ff); err != nil {
+	if m.gLoss, err = loss.LLPGANGeneratorLoss(fr, ff); err != nil {
 		return nil, err
 	}
 	if m.gGrads, err = gorgonia.Grad(m.gLoss, gen.Learnables()...); err != nil {
 		return nil, fmt.Errorf("llpgan: generator gradient: %w", err)
 	}
-	m.genVM = gorgonia.NewTapeMachine(g.SubgraphRoots(append(gorgonia.Nodes{m.fake}, gRoots...)...))
-	dr := append(gorgonia.Nodes{m.dLoss}, m.dGrads...)
-	m.dVM = gorgonia.NewTapeMachine(g.SubgraphRoots(append(dr, dRoots...)...))
-	m.gVM = gorgonia.NewTapeMachine(g.SubgraphRoots(append(gorgonia.Nodes{m.gLoss}, m.gGrads...)...))
-
-	sizes := make([]int, len(gen.Learnables()))
-	for i, p := range gen.Learnables() {
-		m.genP = append(m.genP, p.Value().Data().([]float32))
-		sizes[i] = p.Shape().TotalSize()
-		m.genG = append(m.genG, make([]float32, sizes[i]))
-	}
-	if m.genOpt, err = NewOptimizer(LLPGANGeneratorOptimizer, sizes); err != nil {
+	if err := m.compile(env, gRoots, dRoots); err != nil {
 		return nil, err
 	}
-	m.dStoch, m.hasDStoch = env.Model.(StochasticModel)
-	m.dBN, m.hasDBN = env.Model.(BatchNormModel)
-	var gm Model = gen
-	m.gStoch, m.hasGStoch = gm.(StochasticModel)
-	m.gBN, m.hasGBN = gm.(BatchNormModel)
+	be := env.Backend
+	for _, p := range gen.Learnables() {
+		m.genP = append(m.genP, p.Value().Data().([]float32))
+	}
+	if err := be.Push(gen.Learnables()...); err != nil {
+		return nil, err
+	}
+	if m.genG, err = be.NewGrads(gen.Learnables()); err != nil {
+		return nil, err
+	}
+	if m.genOpt, err = be.NewOptimizer(LLPGANGeneratorOptimizer, gen.Learnables(), m.genG); err != nil {
+		return nil, err
+	}
+	m.dStoch, m.hasDStoch = env.Model.(nn.StochasticModel)
+	m.dBN, m.hasDBN = env.Model.(nn.BatchNormModel)
+	var gm nn.Model = gen
+	m.gStoch, m.hasGStoch = gm.(nn.StochasticModel)
+	m.gBN, m.hasGBN = gm.(nn.BatchNormModel)
 	return m, nil
+}
+
+// compile compiles the method's three programs on env.Backend: the
+// generator's images, the discriminator's loss and gradient, the
+// generator's loss and gradient.
+func (m *ganMethod) compile(env *MethodEnv, gRoots, dRoots gorgonia.Nodes) error {
+	g, be := env.Graph, env.Backend
+	params := append(append(gorgonia.Nodes(nil), m.d.Learnables()...), m.gen.Learnables()...)
+	in := append(nn.Inputs(m.d, m.xReal, m.xFake, m.z, m.avg, m.props), nn.Inputs(m.gen)...)
+	opts := func(name string) device.Options { return device.Options{Name: name, Params: params, Inputs: in} }
+	var err error
+	if m.genVM, err = be.Compile(g, append(gorgonia.Nodes{m.fake}, gRoots...), opts("LLPGAN generator pass")); err != nil {
+		return err
+	}
+	dr := append(gorgonia.Nodes{m.dLoss}, m.dGrads...)
+	if m.dVM, err = be.Compile(g, append(dr, dRoots...), opts("LLPGAN discriminator pass")); err != nil {
+		m.genVM.Close()
+		return err
+	}
+	if m.gVM, err = be.Compile(g, append(gorgonia.Nodes{m.gLoss}, m.gGrads...), opts("LLPGAN generator loss pass")); err != nil {
+		m.genVM.Close()
+		m.dVM.Close()
+		return err
+	}
+	return nil
 }
 
 func (m *ganMethod) Close() {
@@ -186,7 +218,7 @@ func (m *ganMethod) BeginEpoch(e int) (int, error) {
 	return len(m.bags) / m.B, nil
 }
 
-func (m *ganMethod) Step(s int, grads [][]float32) (float64, int, error) {
+func (m *ganMethod) Step(s int, grads device.Grads) (float64, int, error) {
 	start, end := s*m.B, (s+1)*m.B
 	if end > len(m.order) {
 		return 0, 0, fmt.Errorf("step %d beyond the epoch's %d bags", s, len(m.order))
@@ -210,13 +242,13 @@ func (m *ganMethod) Step(s int, grads [][]float32) (float64, int, error) {
 	for i, v := range m.xbuf {
 		xs[i] = float64(v)
 	}
-	vatStore(m.xRealT, xs)
-	vatStore(m.propsT, props)
-	z := make([]float64, m.n*LLPGANNoiseDim)
+	nn.StoreFloat64(m.xRealT, xs)
+	nn.StoreFloat64(m.propsT, props)
+	z := make([]float64, m.n*models.LLPGANNoiseDim)
 	for i := range z {
 		z[i] = 2*m.noiseR.Float64() - 1
 	}
-	vatStore(m.zT, z)
+	nn.StoreFloat64(m.zT, z)
 	if m.hasDStoch {
 		m.dStoch.Resample(m.dropR)
 	}
@@ -225,40 +257,27 @@ func (m *ganMethod) Step(s int, grads [][]float32) (float64, int, error) {
 	}
 
 	// 1. g(Z) with g fixed.
-	if err := m.genVM.RunAll(); err != nil {
-		m.genVM.Reset()
+	fake, err := runValue(m.genVM, m.fake, nil, nil)
+	if err != nil {
 		return 0, 0, fmt.Errorf("generator pass: %w", err)
 	}
-	vatStore(m.xFakeT, valueData(m.fake.Value()))
-	m.genVM.Reset()
+	nn.StoreFloat64(m.xFakeT, fake)
 
 	// 2. ∂L_D/∂θ_f, applied by the trainer.
-	if err := m.dVM.RunAll(); err != nil {
-		m.dVM.Reset()
+	dl, err := runValue(m.dVM, m.dLoss, m.dGrads, grads)
+	if err != nil {
 		return 0, 0, fmt.Errorf("discriminator pass: %w", err)
 	}
-	loss := valueData(m.dLoss.Value())[0]
-	for i, gn := range m.dGrads {
-		gv := valueData(gn.Value())
-		for j, v := range gv {
-			grads[i][j] = float32(v)
-		}
-	}
-	m.dVM.Reset()
+	loss := dl[0]
 
 	// 3. ∂L_G/∂θ_g, applied here.
-	if err := m.gVM.RunAll(); err != nil {
-		m.gVM.Reset()
+	if err := m.genG.Reset(); err != nil {
+		return 0, 0, err
+	}
+	if _, err := runValue(m.gVM, m.gLoss, m.gGrads, m.genG); err != nil {
 		return 0, 0, fmt.Errorf("generator loss pass: %w", err)
 	}
-	for i, gn := range m.gGrads {
-		gv := valueData(gn.Value())
-		for j, v := range gv {
-			m.genG[i][j] = float32(v)
-		}
-	}
-	m.gVM.Reset()
-	if err := m.genOpt.Step(m.genP, m.genG, LLPGANGeneratorOptimizer.LR); err != nil {
+	if err := m.genOpt.Step(LLPGANGeneratorOptimizer.LR); err != nil {
 		return 0, 0, fmt.Errorf("generator update: %w", err)
 	}
 	if m.hasDBN {
@@ -279,12 +298,39 @@ func (m *ganMethod) Step(s int, grads [][]float32) (float64, int, error) {
 type ganState struct {
 	Params  [][]float32
 	Running [][]float32
-	Opt     OptimizerState
+	Opt     optim.State
+}
+
+// runValue runs p, returns out's value as float64 and, when gradNodes is
+// set, adds their values to grads; then it releases p's values (the
+// three passes are never resident together).
+func runValue(p device.Program, out *gorgonia.Node, gradNodes gorgonia.Nodes, grads device.Grads) ([]float64, error) {
+	defer p.Release()
+	if err := p.Run(); err != nil {
+		return nil, err
+	}
+	v, err := p.Value(out)
+	if err != nil {
+		return nil, err
+	}
+	if gradNodes != nil {
+		if err := grads.Add(p, gradNodes, 1); err != nil {
+			return nil, err
+		}
+	}
+	return nn.ValueData(v), nil
 }
 
 // SaveState encodes the generator and its optimizer.
 func (m *ganMethod) SaveState() ([]byte, error) {
-	st := ganState{Params: m.genP, Opt: *m.genOpt.State()}
+	if err := m.env.Backend.Pull(m.gen.Learnables()...); err != nil {
+		return nil, err
+	}
+	opt, err := m.genOpt.State()
+	if err != nil {
+		return nil, err
+	}
+	st := ganState{Params: m.genP, Opt: opt}
 	for _, n := range m.gen.RunningStats() {
 		st.Running = append(st.Running, valueF32(n))
 	}
@@ -328,21 +374,21 @@ func (m *ganMethod) LoadState(b []byte) error {
 	for i, n := range run {
 		copy(n.Value().Data().([]float32), st.Running[i])
 	}
-	return nil
+	return m.env.Backend.Push(m.gen.Learnables()...)
 }
 
 // statRoots returns a model's batch-statistics Read nodes (none for models
 // without batch norm).
-func statRoots(m Model) gorgonia.Nodes {
-	if bn, ok := m.(BatchNormModel); ok {
+func statRoots(m nn.Model) gorgonia.Nodes {
+	if bn, ok := m.(nn.BatchNormModel); ok {
 		return bn.RunningStatRoots()
 	}
 	return nil
 }
 
 // setTracking switches batch-statistics recording of a BatchNormModel.
-func setTracking(m Model, on bool) {
-	if bn, ok := m.(BatchNormModel); ok {
+func setTracking(m nn.Model, on bool) {
+	if bn, ok := m.(nn.BatchNormModel); ok {
 		bn.SetTrackRunningStats(on)
 	}
 }

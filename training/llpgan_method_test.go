@@ -2,9 +2,12 @@ package training
 
 import (
 	"context"
-	"github.com/stretchr/testify/require"
 	"path/filepath"
 	"testing"
+
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/llpfc/llpfc/training/optim"
+	"github.com/stretchr/testify/require"
 )
 
 // TestLLPGANMethodReducesDiscriminatorLoss trains LLPGAN (llpgan-d, B = 1
@@ -18,8 +21,8 @@ import (
 func TestLLPGANMethodReducesDiscriminatorLoss(t *testing.T) {
 	data := imageLLP(t, 6, 8, 10, 5)
 	cfg := baseConfig("llpgan")
-	cfg.Model = ModelSpec{Name: "llpgan-d"}
-	cfg.Optimizer = OptimizerConfig{Name: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999}
+	cfg.Model = nn.ModelSpec{Name: "llpgan-d"}
+	cfg.Optimizer = optim.Config{Name: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999}
 	cfg.BatchSize, cfg.Epochs = 1, 3
 	res, err := Train(context.Background(), cfg, data, nil)
 	require.NoError(t, err)
@@ -40,8 +43,8 @@ func TestLLPGANMethodReducesDiscriminatorLoss(t *testing.T) {
 func TestLLPGANMethodResumeIsIdentical(t *testing.T) {
 	data := imageLLP(t, 6, 4, 8, 6)
 	cfg := baseConfig("llpgan")
-	cfg.Model = ModelSpec{Name: "llpgan-d"}
-	cfg.Optimizer = OptimizerConfig{Name: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999}
+	cfg.Model = nn.ModelSpec{Name: "llpgan-d"}
+	cfg.Optimizer = optim.Config{Name: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999}
 	cfg.BatchSize, cfg.Epochs = 1, 2
 	straight, err := Train(context.Background(), cfg, data, nil)
 	require.NoError(t, err)
@@ -66,12 +69,12 @@ func TestLLPGANMethodResumeIsIdentical(t *testing.T) {
 func TestLLPGANMethodNeedsFeaturesAndEqualBags(t *testing.T) {
 	data := imageLLP(t, 6, 4, 6, 7)
 	cfg := baseConfig("llpgan")
-	cfg.Model = ModelSpec{Name: "cnn"}
+	cfg.Model = nn.ModelSpec{Name: "cnn"}
 	cfg.BatchSize, cfg.Epochs = 1, 1
 	if _, err := Train(context.Background(), cfg, data, nil); err == nil {
 		t.Error("llpgan with cnn: no error")
 	}
-	cfg.Model = ModelSpec{Name: "llpgan-d"}
+	cfg.Model = nn.ModelSpec{Name: "llpgan-d"}
 	data.Bags.Bags[1].Indices = data.Bags.Bags[1].Indices[:5]
 	data.Bags.Bags[1].Size = 5
 	data.Bags.Bags[1].Proportions = []float64{1, 0, 0}

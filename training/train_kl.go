@@ -2,6 +2,9 @@ package training
 
 import (
 	"fmt"
+
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/loss"
 )
 
 func init() {
@@ -15,11 +18,10 @@ func init() {
 // may hold fewer bags (its loss is normalised by its own B).
 type klMethod struct {
 	env   *MethodEnv
-	k     *KLChunked
-	bags  []BagRef
+	k     *loss.KLChunked
+	bags  []loss.BagRef
 	order []int
-	acc   [][]float64
-	mb    []BagRef
+	mb    []loss.BagRef
 }
 
 func newKLMethod(env *MethodEnv) (*klMethod, error) {
@@ -32,11 +34,11 @@ func newKLMethod(env *MethodEnv) (*klMethod, error) {
 			return nil, fmt.Errorf("bag %d has no instance indices", b.ID)
 		}
 		maxBag = max(maxBag, len(b.Indices))
-		m.bags = append(m.bags, BagRef{Indices: b.Indices, Proportions: b.Proportions})
+		m.bags = append(m.bags, loss.BagRef{Indices: b.Indices, Proportions: b.Proportions})
 	}
 	// A chunk never needs to be larger than one minibatch of bags.
 	chunk := min(cfg.ChunkSize, maxBag*cfg.BatchSize)
-	k, err := NewKLChunked(env.Graph, env.Model, env.Spec, chunk)
+	k, err := loss.NewKLChunked(env.Backend, env.Graph, env.Model, env.Spec, chunk)
 	if err != nil {
 		return nil, err
 	}
@@ -44,9 +46,6 @@ func newKLMethod(env *MethodEnv) (*klMethod, error) {
 	k.Augment = cfg.Augment
 	k.SetScale(cfg.KLScale)
 	k.SetBNStats(cfg.BNStats)
-	for _, p := range env.Model.Learnables() {
-		m.acc = append(m.acc, make([]float64, p.Shape().TotalSize()))
-	}
 	return m, nil
 }
 
@@ -62,7 +61,7 @@ func (m *klMethod) BeginEpoch(e int) (int, error) {
 	return (len(m.bags) + B - 1) / B, nil
 }
 
-func (m *klMethod) Step(s int, grads [][]float32) (float64, int, error) {
+func (m *klMethod) Step(s int, grads device.Grads) (float64, int, error) {
 	B := m.env.Config.BatchSize
 	start, end := s*B, min((s+1)*B, len(m.order))
 	if start >= end {
@@ -72,18 +71,9 @@ func (m *klMethod) Step(s int, grads [][]float32) (float64, int, error) {
 	for _, i := range m.order[start:end] {
 		m.mb = append(m.mb, m.bags[i])
 	}
-	for _, a := range m.acc {
-		clear(a)
-	}
-	loss, n, err := m.k.Gradient(m.env.Data.X, m.mb, m.acc)
+	loss, n, err := m.k.Gradient(m.env.Data.X, m.mb, grads)
 	if err != nil {
 		return loss, n, err
-	}
-	for i, a := range m.acc {
-		g := grads[i]
-		for j, v := range a {
-			g[j] = float32(v)
-		}
 	}
 	return loss, n, nil
 }

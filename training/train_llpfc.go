@@ -5,8 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/llpfc/llpfc/estimators"
-	"gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
+	"github.com/llpfc/llpfc/training/device"
 )
 
 func init() {
@@ -61,87 +60,6 @@ func newLLPFC(env *MethodEnv, mode estimators.Mode) (*llpfcMethod, error) {
 		return nil, err
 	}
 	return m, nil
-}
-
-// fcGraph is the graph of the weighted FC loss of a minibatch of B
-// instances, shared by the LLPFC methods and the supervised ceiling: the
-// inputs x, R (row i: the row of T̂ of instance i's noisy label) and w (the
-// instances' weights), FCLoss, its gradients and the tape that runs them.
-type fcGraph struct {
-	x, r, w    *gorgonia.Node
-	xT, rT, wT *tensor.Dense
-	loss       *gorgonia.Node
-	grads      gorgonia.Nodes
-	vm         *tape
-}
-
-// With authors set, the loss is FCLossClamped (the authors' loss_f).
-func newFCGraph(env *MethodEnv, prefix string, authors bool) (*fcGraph, error) {
-	g, spec := env.Graph, env.Spec
-	dt, B, C := spec.DType(), env.Config.BatchSize, spec.NumClasses
-	f := &fcGraph{}
-	f.x, f.xT = newInputNode(g, dt, prefix+".x", spec.InputShape(B))
-	f.r, f.rT = newInputNode(g, dt, prefix+".R", tensor.Shape{B, C})
-	f.w, f.wT = newInputNode(g, dt, prefix+".w", tensor.Shape{B})
-	z, err := env.Model.Forward(f.x, true)
-	if err != nil {
-		return nil, err
-	}
-	loss := FCLoss
-	if authors {
-		loss = FCLossClamped
-	}
-	if f.loss, err = loss(z, f.r, f.w); err != nil {
-		return nil, err
-	}
-	if f.grads, err = gorgonia.Grad(f.loss, env.Model.Learnables()...); err != nil {
-		return nil, err
-	}
-	roots := append(gorgonia.Nodes{f.loss}, f.grads...)
-	if bn, ok := env.Model.(BatchNormModel); ok {
-		roots = append(roots, bn.RunningStatRoots()...)
-	}
-	f.vm = newTape(g.SubgraphRoots(roots...))
-	return f, nil
-}
-
-// Close releases the graph's machine.
-func (f *fcGraph) Close() { f.vm.Close() }
-
-// ReleaseBuffers drops the values of the machine's last run (tape.Release).
-func (f *fcGraph) ReleaseBuffers() { f.vm.Release() }
-
-// run trains on the inputs already filled for the minibatch's n real rows
-// (the rest zero): augmentation, dropout masks, forward and backward, the
-// batch-norm running statistics; it copies the gradients into grads and
-// returns the loss.
-func (f *fcGraph) run(env *MethodEnv, n int, augRNG, dropRNG *rand.Rand, grads [][]float32) (float64, error) {
-	if env.Config.Augment != nil {
-		if err := env.Config.Augment(f.xT.Data().([]float32), n, augRNG); err != nil {
-			return 0, fmt.Errorf("augmentation: %w", err)
-		}
-	}
-	if sm, ok := env.Model.(StochasticModel); ok {
-		sm.Resample(dropRNG)
-	}
-	if err := f.vm.RunAll(); err != nil {
-		f.vm.Reset()
-		return 0, err
-	}
-	defer f.vm.Rewind()
-	if bn, ok := env.Model.(BatchNormModel); ok {
-		if err := bn.UpdateRunningStats(); err != nil {
-			return 0, fmt.Errorf("batch-norm statistics: %w", err)
-		}
-	}
-	loss, err := scalarOf(f.loss.Value())
-	if err != nil {
-		return 0, err
-	}
-	for i, gn := range f.grads {
-		copy(grads[i], gn.Value().Data().([]float32))
-	}
-	return loss, nil
 }
 
 func (m *llpfcMethod) regroup(e int) error {
@@ -242,7 +160,7 @@ func (m *llpfcMethod) BeginEpoch(e int) (int, error) {
 	return (len(m.order) + m.batch - 1) / m.batch, nil
 }
 
-func (m *llpfcMethod) Step(s int, grads [][]float32) (float64, int, error) {
+func (m *llpfcMethod) Step(s int, grads device.Grads) (float64, int, error) {
 	start := s * m.batch
 	end := min(start+m.batch, len(m.order))
 	if start >= end {

@@ -3,6 +3,8 @@ package training
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/llpfc/llpfc/training/device"
 )
 
 // Supervised is the name of the fully supervised method: the ceiling row of
@@ -63,7 +65,7 @@ func (m *supervisedMethod) BeginEpoch(e int) (int, error) {
 	return (len(m.order) + m.batch - 1) / m.batch, nil
 }
 
-func (m *supervisedMethod) Step(s int, grads [][]float32) (float64, int, error) {
+func (m *supervisedMethod) Step(s int, grads device.Grads) (float64, int, error) {
 	start := s * m.batch
 	end := min(start+m.batch, len(m.order))
 	if start >= end {

@@ -2,8 +2,6 @@ package training
 
 import (
 	"context"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"math"
 	"path/filepath"
 	"strings"
@@ -11,6 +9,11 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/internal/testutil"
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/llpfc/llpfc/training/optim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // synthLLP draws a C-class Gaussian-cluster problem in D dimensions, forms
@@ -19,7 +22,7 @@ import (
 func synthLLP(t testing.TB, C, D, numBags, bagSize, nTest int, seed int64) *TrainData {
 	t.Helper()
 	r := rng.New(seed, "synth")
-	centers := randSlice(r, C*D, -3, 3)
+	centers := testutil.RandSlice(r, C*D, -3, 3)
 	draw := func(c int) []float32 {
 		x := make([]float32, D)
 		for j := range x {
@@ -67,8 +70,8 @@ func synthLLP(t testing.TB, C, D, numBags, bagSize, nTest int, seed int64) *Trai
 func baseConfig(method string) Config {
 	return Config{
 		Method:       method,
-		Model:        ModelSpec{Name: "mlp"},
-		Optimizer:    OptimizerConfig{Name: "adam", LR: 1e-3},
+		Model:        nn.ModelSpec{Name: "mlp"},
+		Optimizer:    optim.Config{Name: "adam", LR: 1e-3},
 		BatchSize:    32,
 		Epochs:       3,
 		RegroupEvery: 1,
@@ -145,8 +148,8 @@ func TestTrainResumeIsIdentical(t *testing.T) {
 	data := synthLLP(t, 3, 5, 12, 10, 30, 3)
 	for _, c := range []struct{ method, opt string }{{"llpfc-approx", "adam"}, {"kl", "nesterov"}} {
 		cfg := baseConfig(c.method)
-		cfg.Optimizer = OptimizerConfig{Name: c.opt, LR: 0.01, Momentum: 0.9, WeightDecay: 1e-4}
-		cfg.Schedule = MultiStep{Milestones: []int{2}, Gamma: 0.5}
+		cfg.Optimizer = optim.Config{Name: c.opt, LR: 0.01, Momentum: 0.9, WeightDecay: 1e-4}
+		cfg.Schedule = optim.MultiStep{Milestones: []int{2}, Gamma: 0.5}
 		if c.method == "kl" {
 			cfg.BatchSize = 2
 		}

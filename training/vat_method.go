@@ -3,13 +3,17 @@ package training
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/nn"
 )
 
 // LLPVATConfig holds the VAT constants the "llpvat" method uses. Config has
 // no VAT field yet, so callers set this before Train (for example
 // PaperVATConfig("cifar10") for ε = 6); the default is the paper's setting
 // for SVHN and EMNIST (ε = 1, ξ = 1e-6, one power iteration).
-var LLPVATConfig = PaperVATConfig("")
+var LLPVATConfig = loss.PaperVATConfig("")
 
 func init() {
 	RegisterMethod(MethodLLPVAT, func(env *MethodEnv) (Method, error) { return newVATMethod(env, LLPVATConfig) })
@@ -26,23 +30,22 @@ func init() {
 // folded in after every step from VAT's clean pass.
 type vatMethod struct {
 	env   *MethodEnv
-	cfg   VATConfig
-	vat   *VAT
-	k     *KLChunked
-	bags  []BagRef
+	cfg   loss.VATConfig
+	vat   *loss.VAT
+	k     *loss.KLChunked
+	bags  []loss.BagRef
 	order []int
-	acc   [][]float64
 
 	epoch, steps         int
 	augR, dropR, dirR    *rand.Rand
 	xmb                  []float32
-	local                []BagRef
-	stochastic           StochasticModel
-	batchNorm            BatchNormModel
+	local                []loss.BagRef
+	stochastic           nn.StochasticModel
+	batchNorm            nn.BatchNormModel
 	hasStoch, hasBatchNm bool
 }
 
-func newVATMethod(env *MethodEnv, cfg VATConfig) (*vatMethod, error) {
+func newVATMethod(env *MethodEnv, cfg loss.VATConfig) (*vatMethod, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -53,28 +56,25 @@ func newVATMethod(env *MethodEnv, cfg VATConfig) (*vatMethod, error) {
 			return nil, fmt.Errorf("bag %d has no instance indices", b.ID)
 		}
 		maxBag = max(maxBag, len(b.Indices))
-		m.bags = append(m.bags, BagRef{Indices: b.Indices, Proportions: b.Proportions})
+		m.bags = append(m.bags, loss.BagRef{Indices: b.Indices, Proportions: b.Proportions})
 	}
 	chunk := min(env.Config.ChunkSize, maxBag*env.Config.BatchSize)
 	var err error
 	// VAT's graph must be differentiated before KLChunked's: KLChunked
 	// differentiates through gorgonia's SoftMax, after which no further Grad
 	// can be taken in the graph (see logSumExpRows).
-	if m.vat, err = NewVAT(env.Graph, env.Model, env.Spec, chunk, cfg); err != nil {
+	if m.vat, err = loss.NewVAT(env.Backend, env.Graph, env.Model, env.Spec, chunk, cfg); err != nil {
 		return nil, err
 	}
-	if m.k, err = NewKLChunked(env.Graph, env.Model, env.Spec, chunk); err != nil {
+	if m.k, err = loss.NewKLChunked(env.Backend, env.Graph, env.Model, env.Spec, chunk); err != nil {
 		m.vat.Close()
 		return nil, err
 	}
 	m.k.SetScale(env.Config.KLScale)
 	m.k.SetBNStats(env.Config.BNStats)
 	m.vat.SetBNStats(env.Config.BNStats)
-	for _, p := range env.Model.Learnables() {
-		m.acc = append(m.acc, make([]float64, p.Shape().TotalSize()))
-	}
-	m.stochastic, m.hasStoch = env.Model.(StochasticModel)
-	m.batchNorm, m.hasBatchNm = env.Model.(BatchNormModel)
+	m.stochastic, m.hasStoch = env.Model.(nn.StochasticModel)
+	m.batchNorm, m.hasBatchNm = env.Model.(nn.BatchNormModel)
 	return m, nil
 }
 
@@ -100,7 +100,7 @@ func (m *vatMethod) BeginEpoch(e int) (int, error) {
 	return m.steps, nil
 }
 
-func (m *vatMethod) Step(s int, grads [][]float32) (float64, int, error) {
+func (m *vatMethod) Step(s int, grads device.Grads) (float64, int, error) {
 	B := m.env.Config.BatchSize
 	start, end := s*B, min((s+1)*B, len(m.order))
 	if start >= end {
@@ -111,7 +111,7 @@ func (m *vatMethod) Step(s int, grads [][]float32) (float64, int, error) {
 	m.xmb, m.local = m.xmb[:0], m.local[:0]
 	for _, i := range m.order[start:end] {
 		bag := m.bags[i]
-		ref := BagRef{Proportions: bag.Proportions}
+		ref := loss.BagRef{Proportions: bag.Proportions}
 		for _, r := range bag.Indices {
 			ref.Indices = append(ref.Indices, len(m.xmb)/D)
 			m.xmb = append(m.xmb, X[r*D:(r+1)*D]...)
@@ -127,27 +127,18 @@ func (m *vatMethod) Step(s int, grads [][]float32) (float64, int, error) {
 	if m.hasStoch {
 		m.stochastic.Resample(m.dropR)
 	}
-	for _, a := range m.acc {
-		clear(a)
-	}
-	prop, _, err := m.k.Gradient(m.xmb, m.local, m.acc)
+	prop, _, err := m.k.Gradient(m.xmb, m.local, grads)
 	if err != nil {
 		return prop, n, err
 	}
 	w := m.env.Config.VATRampup.Weight(m.epoch*m.steps+s, m.env.Config.Epochs*m.steps)
-	cons, err := m.vat.Gradient(m.xmb, w, m.dirR, m.acc)
+	cons, err := m.vat.Gradient(m.xmb, w, m.dirR, grads)
 	if err != nil {
 		return prop, n, err
 	}
 	if m.hasBatchNm {
 		if err := m.batchNorm.UpdateRunningStats(); err != nil {
 			return 0, n, err
-		}
-	}
-	for i, a := range m.acc {
-		g := grads[i]
-		for j, v := range a {
-			g[j] = float32(v)
 		}
 	}
 	return prop + w*cons, n, nil

@@ -2,12 +2,16 @@ package training
 
 import (
 	"context"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/device/cpu"
+	"github.com/llpfc/llpfc/training/internal/testutil"
+	"github.com/llpfc/llpfc/training/models"
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gorgonia.org/gorgonia"
 )
 
@@ -45,8 +49,8 @@ func imageLLP(t *testing.T, side, numBags, bagSize int, seed int64) *TrainData {
 
 func init() {
 	// A small batch-norm + dropout network for method tests: WRN-10-1.
-	RegisterModel("test-wrn-10-1", func(g *gorgonia.ExprGraph, spec ModelSpec, r *rand.Rand) (Model, error) {
-		return NewWideResNet(g, spec, 10, 1, r)
+	models.RegisterModel("test-wrn-10-1", func(g *gorgonia.ExprGraph, spec nn.ModelSpec, r *rand.Rand) (nn.Model, error) {
+		return models.NewWideResNet(g, spec, 10, 1, r)
 	})
 }
 
@@ -57,7 +61,7 @@ func init() {
 func TestLLPVATMethodWithBatchNormAndDropout(t *testing.T) {
 	data := imageLLP(t, 8, 4, 6, 4)
 	cfg := baseConfig("llpvat")
-	cfg.Model = ModelSpec{Name: "test-wrn-10-1", Dropout: 0.3}
+	cfg.Model = nn.ModelSpec{Name: "test-wrn-10-1", Dropout: 0.3}
 	cfg.BatchSize, cfg.Epochs, cfg.ChunkSize = 2, 1, 12
 	a, err := Train(context.Background(), cfg, data, nil)
 	require.NoError(t, err)
@@ -69,25 +73,24 @@ func TestLLPVATMethodWithBatchNormAndDropout(t *testing.T) {
 	spec := cfg.Model
 	spec.Channels, spec.Height, spec.Width, spec.NumClasses = 1, 8, 8, 3
 	g := gorgonia.NewGraph()
-	model, err := NewModel(g, spec, rng.New(1, "init"))
+	model, err := models.NewModel(g, spec, rng.New(1, "init"))
 	require.NoError(t, err)
 	cfg, err = cfg.withDefaults()
 	require.NoError(t, err)
-	env := &MethodEnv{Config: &cfg, Data: data, Spec: spec, Graph: g, Model: model}
+	be := cpu.New()
+	env := &MethodEnv{Config: &cfg, Data: data, Spec: spec, Graph: g, Model: model, Backend: be}
 	m, err := newVATMethod(env, LLPVATConfig)
 	require.NoError(t, err)
 	defer m.Close()
 	if _, err := m.BeginEpoch(0); err != nil {
 		t.Fatal(err)
 	}
-	grads := make([][]float32, len(model.Learnables()))
-	for i, p := range model.Learnables() {
-		grads[i] = make([]float32, p.Shape().TotalSize())
-	}
+	grads, err := be.NewGrads(model.Learnables())
+	require.NoError(t, err)
 	if _, _, err := m.Step(0, grads); err != nil {
 		t.Fatal(err)
 	}
-	stats := model.(BatchNormModel).RunningStats()
+	stats := model.(nn.BatchNormModel).RunningStats()
 	require.NotEqual(t, 0, len(stats), "WRN reports no running statistics")
 	for i, n := range stats {
 		init := 0.0 // means at even positions, variances (init 1) at odd
@@ -95,7 +98,7 @@ func TestLLPVATMethodWithBatchNormAndDropout(t *testing.T) {
 			init = 1
 		}
 		moved := false
-		for _, v := range values(t, n) {
+		for _, v := range testutil.Values(t, n) {
 			if v != init {
 				moved = true
 			}

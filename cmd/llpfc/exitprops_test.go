@@ -285,14 +285,14 @@ func badInput(t *testing.T, r *rand.Rand, dir string) (args, want []string) {
 		}
 		return args, []string{m.want}
 	}
-	names := []string{"bags", "train", "bench", "groups", "run", "reproduce", "verify", "report", "merge"}
+	names := []string{"bags", "train", "bench", "groups", "run", "reproduce", "verify", "report", "merge", "devices"}
 	switch r.Intn(3) {
 	case 0:
 		return []string{"nope"}, []string{`unknown command "nope"`}
 	case 1:
 		return []string{names[r.Intn(len(names))], "--no-such-flag"}, []string{"-no-such-flag"}
 	}
-	cmd := []string{"bags", "train", "bench", "groups", "reproduce", "verify", "report"}[r.Intn(7)]
+	cmd := []string{"bags", "train", "bench", "groups", "reproduce", "verify", "report", "devices"}[r.Intn(8)]
 	return []string{cmd, "stray"}, []string{`unexpected argument "stray"`}
 }
 
@@ -304,6 +304,24 @@ func setField(spec map[string]any, field string, v any) {
 		m = m[p].(map[string]any)
 	}
 	m[parts[len(parts)-1]] = v
+}
+
+// TestExitCodeTableCoversEveryCommand: every registered command has a row
+// of exitCodeTable or bad inputs in commandFlags, so a new command cannot
+// escape the rule unnoticed (devices, whose success depends on the
+// machine's OpenCL, gets only the generated unknown flag and stray
+// argument of badInput).
+func TestExitCodeTableCoversEveryCommand(t *testing.T) {
+	covered := map[string]bool{"devices": true}
+	for _, row := range exitCodeTable {
+		covered[strings.Fields(row.name)[0]] = true
+	}
+	for _, c := range commandFlags {
+		covered[c.base[0]] = true
+	}
+	for name := range commands {
+		assert.True(t, covered[name], "command %s has no row in exitCodeTable", name)
+	}
 }
 
 // TestEveryBadInputExit2 tries every bad value of commandFlags and every

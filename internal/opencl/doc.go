@@ -1,0 +1,66 @@
+// Package opencl is llpfc's OpenCL compute layer: the runtime binding
+// (platforms, devices, one context with one in-order queue, float32 buffers,
+// programs and kernels), CLBlast's SGEMM, and the kernel library that the
+// OpenCL back end of the device seam (issue 33) maps gorgonia's graphs onto.
+//
+// # Loading without cgo
+//
+// The OpenCL ICD loader (libOpenCL.so.1, Debian package ocl-icd-libopencl1)
+// and CLBlast (libclblast.so.1, package libclblast1) are opened at run time
+// with github.com/ebitengine/purego, so the package builds with
+// CGO_ENABLED=0 and a binary without OpenCL installed runs and reports the
+// missing file only when a device is asked for. LLPFC_OPENCL_LIB and
+// LLPFC_CLBLAST_LIB override the two file names (a path or a soname);
+// OCL_ICD_FILENAMES, read by the ICD loader itself, points it at a vendor's
+// driver without a vendors file. A machine with a C compiler and the default
+// CGO_ENABLED=1 links runtime/cgo instead of purego's fakecgo (purego
+// imports it); both work.
+//
+// # Why a hand-written binding
+//
+// No well-kept OpenCL binding for Go works without cgo and is served by the
+// module proxy: github.com/opencl-pure/pureCL and middleCL (purego-based
+// forks of github.com/Zyko0/go-opencl) are small single-author projects,
+// neither is served by proxy.golang.org (403 when asked), and none binds
+// CLBlast; the older bindings (github.com/samuel/go-opencl/cl and its
+// forks) need cgo and the OpenCL headers. The part of the API used here is
+// about thirty functions, declared in lib.go with their C signatures.
+//
+// # The kernel library
+//
+// The OpenCL C kernels (kernels/*.cl, embedded) are built once per Context
+// as one program: PoCL, the CPU implementation CI tests on, compiles every
+// program with LLVM on first use (tens of seconds) and caches the result
+// under POCL_CACHE_DIR (default ~/.cache/pocl). Every launch uses a fixed
+// work-group size (64 for element-wise kernels, 256 or the kernel's maximum
+// for reductions), because PoCL also compiles one work-group function per
+// kernel and local size. Accumulations run in double where the device has
+// cl_khr_fp64 (the CPU engine accumulates in float64) and in float
+// otherwise; floating-point contraction is off, so a·x + b is rounded twice
+// as in Go. Lib's methods are typed wrappers, one per operation, each
+// checking its shapes before it enqueues anything; they return when the
+// work is enqueued (Context.Finish waits), and errors carry the OpenCL
+// error's name.
+//
+// # Which op runs where
+//
+// gorgonia's element-wise unary ops → Lib.Unary (neg, abs, sign, exp, ln,
+// inv, sqrt, square, tanh, sigmoid, softplus, log1p); element-wise binary
+// ops and the comparisons with retSame (Rectify is x ⊙ (x ≥ 0)) →
+// Lib.Binary; repeatOp (the broadcasts) → Lib.Repeat; transposeOp →
+// Lib.Transpose; sumOp, maxOp → Lib.Sum, Lib.Max; softmaxOp, softmaxDiffOp
+// → Lib.Softmax, Lib.SoftmaxGrad; matMul and matVecMul → Context.Sgemm;
+// im2colOp, col2imOp → Lib.Im2col, Lib.Col2im; maxPoolOp, maxPoolDiffOp →
+// Lib.MaxPool, Lib.MaxPoolGrad. The project's fused ops: fcLossOp and its
+// gradient → Lib.FCLoss, Lib.FCLossGrad; Conv2dIm2col and its gradients →
+// Lib.Conv2d, Conv2dGradInput, Conv2dGradFilter, Conv2dGradBias; batch
+// norm (bnOp, bnGradOp, bnEvalOp, the sweep, the running averages) →
+// Lib.BNForward, BNForwardFixed, BNBackward, BNCollect, BNStats, BNFold,
+// BNFinish, BNEval, BNRunning; the 2×2 pool → Lib.MaxPool2, MaxPool2Grad;
+// the optimizers → Lib.SGDStep, Lib.AdamStep; and for the trainer
+// Context.Fill, Context.Copy, Lib.Axpy, Lib.Scale, Lib.NonFinite,
+// Lib.ArgmaxRows. Reshape is free (a buffer has no shape).
+//
+// What may import it: the training device seam's OpenCL back end and
+// cmd/llpfc (llpfc devices). It imports nothing of the project.
+package opencl

@@ -1,0 +1,68 @@
+// Common definitions of llpfc's OpenCL kernel library (built as one
+// program; the files are concatenated in name order).
+
+// Go rounds every product and sum separately: no fused multiply-add.
+#pragma OPENCL FP_CONTRACT OFF
+
+// Accumulators: double where the device has it (the CPU engine
+// accumulates in float64), float otherwise.
+#ifdef LLPFC_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double acc_t;
+#else
+typedef float acc_t;
+#endif
+
+// The largest work-group of the reduction kernels (a power of two; the
+// host launches them with a power of two no larger).
+#define RED_WG 256
+
+// group_sum returns the sum of v over the work-group (a power-of-two
+// size); every work item gets the result.
+acc_t group_sum(acc_t v, __local acc_t *s) {
+	int lid = get_local_id(0);
+	s[lid] = v;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int k = get_local_size(0) / 2; k > 0; k >>= 1) {
+		if (lid < k) {
+			s[lid] += s[lid + k];
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	acc_t r = s[0];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	return r;
+}
+
+// gorgonia's max of two values (tensor's MaxF32): a if a > b, else b.
+float max_g(float a, float b) { return a > b ? a : b; }
+
+// group_max returns max_g over the work-group.
+float group_max(float v, __local float *s) {
+	int lid = get_local_id(0);
+	s[lid] = v;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int k = get_local_size(0) / 2; k > 0; k >>= 1) {
+		if (lid < k) {
+			s[lid] = max_g(s[lid], s[lid + k]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	float r = s[0];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	return r;
+}
+
+// Go's built-in max for floats: NaN if either is NaN; +0 over -0.
+float max_go(float a, float b) {
+	if (isnan(a)) return a;
+	if (isnan(b)) return b;
+	if (a > b) return a;
+	if (b > a) return b;
+	return signbit(a) ? b : a;
+}
+
+// floor_div and ceil_div divide by d > 0 rounding down and up (n may be
+// negative).
+int floor_div(int n, int d) { return n >= 0 ? n / d : -((-n + d - 1) / d); }
+int ceil_div(int n, int d) { return n >= 0 ? (n + d - 1) / d : -((-n) / d); }

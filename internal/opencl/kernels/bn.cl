@@ -1,0 +1,168 @@
+// Batch normalisation of training/nn/bnfused.go (bnOp, bnGradOp, bnEvalOp),
+// the running averages of training/models/resnet.go (BatchNorm.update) and the
+// minibatch statistics folded chunk by chunk (training/nn/bnsweep.go). x is
+// n×c×hw; per-channel state (mean, var, invstd, a, b, sums) is c floats.
+
+// bn_stats: one work-group per channel: the mean and biased variance over
+// the first rows rows (two passes, acc_t accumulators, as channelStats).
+__kernel void bn_stats(__global const float *x, __global float *mean, __global float *var, int n, int c, int hw, int rows) {
+	__local acc_t s[RED_WG];
+	int ch = get_group_id(0);
+	int lid = get_local_id(0), ls = get_local_size(0);
+	int m = rows * hw;
+	acc_t sum = 0;
+	for (int t = lid; t < m; t += ls) {
+		sum += x[((t / hw) * c + ch) * hw + t % hw];
+	}
+	acc_t mu = group_sum(sum, s) / (acc_t)m;
+	acc_t ss = 0;
+	for (int t = lid; t < m; t += ls) {
+		acc_t d = (acc_t)x[((t / hw) * c + ch) * hw + t % hw] - mu;
+		ss += d * d;
+	}
+	ss = group_sum(ss, s);
+	if (lid == 0) {
+		mean[ch] = (float)mu;
+		var[ch] = (float)(ss / (acc_t)m);
+	}
+}
+
+// bn_coeffs: per channel, invstd = 1/√(var+ε), a = γ·invstd,
+// b = β − mean·a (in acc_t, rounded once), the affine map y = a·x + b.
+__kernel void bn_coeffs(__global const float *gamma, __global const float *beta, __global const float *mean, __global const float *var,
+		__global float *invstd, __global float *a, __global float *b, int c, acc_t eps) {
+	int ch = get_global_id(0);
+	if (ch >= c) return;
+	acc_t is = (acc_t)1 / sqrt((acc_t)var[ch] + eps);
+	acc_t sc = (acc_t)gamma[ch] * is;
+	invstd[ch] = (float)is;
+	a[ch] = (float)sc;
+	b[ch] = (float)((acc_t)beta[ch] - (acc_t)mean[ch] * sc);
+}
+
+// bn_affine: y = x·a + b per channel (rounded twice), replaced by 0 where
+// not > 0 when relu is set (NaN too), as internal/vec's Affine.
+__kernel void bn_affine(__global const float *x, __global float *y, __global const float *a, __global const float *b, int n, int c, int hw, int relu) {
+	int t = get_global_id(0);
+	if (t >= n * c * hw) return;
+	int ch = (t / hw) % c;
+	float z = x[t] * a[ch] + b[ch];
+	if (relu && !(z > 0.0f)) z = 0.0f;
+	y[t] = z;
+}
+
+// bn_fold: folds a chunk's statistics (mean, var over m values) into the
+// minibatch's (gmean, gm2 over n values before it): Chan et al.'s pairwise
+// update, as bnGlobal.fold.
+__kernel void bn_fold(__global float *gmean, __global float *gm2, __global const float *mean, __global const float *var, int c, acc_t n, acc_t m) {
+	int ch = get_global_id(0);
+	if (ch >= c) return;
+	acc_t gm = (acc_t)gmean[ch];
+	acc_t d = (acc_t)mean[ch] - gm;
+	gmean[ch] = (float)(gm + d * m / (n + m));
+	gm2[ch] = (float)((acc_t)gm2[ch] + (acc_t)var[ch] * m + d * d * n * m / (n + m));
+}
+
+// bn_finish: var = m2 / count.
+__kernel void bn_finish(__global const float *gm2, __global float *var, int c, acc_t count) {
+	int ch = get_global_id(0);
+	if (ch < c) var[ch] = (float)((acc_t)gm2[ch] / count);
+}
+
+// bn_grad_sums: one work-group per channel over all n rows: sg = Σ g and
+// sgx = invstd·Σ g·(x − mean), g = dy masked by the forward's ReLU
+// (x·a + b > 0) when relu is set (MaskedSums).
+__kernel void bn_grad_sums(__global const float *x, __global const float *dy, __global const float *a, __global const float *b,
+		__global const float *mean, __global const float *invstd, __global float *sg, __global float *sgx, int n, int c, int hw, int relu) {
+	__local acc_t s[RED_WG];
+	int ch = get_group_id(0);
+	int lid = get_local_id(0), ls = get_local_size(0);
+	float ac = a[ch], bc = b[ch];
+	acc_t mu = (acc_t)mean[ch];
+	acc_t s0 = 0, s1 = 0;
+	for (int t = lid; t < n * hw; t += ls) {
+		int k = ((t / hw) * c + ch) * hw + t % hw;
+		float v = x[k];
+		float g = dy[k];
+		if (relu && !(v * ac + bc > 0.0f)) g = 0.0f;
+		s0 += (acc_t)g;
+		s1 += (acc_t)g * ((acc_t)v - mu);
+	}
+	s0 = group_sum(s0, s);
+	s1 = group_sum(s1, s);
+	if (lid == 0) {
+		sg[ch] = (float)s0;
+		sgx[ch] = (float)(s1 * (acc_t)invstd[ch]);
+	}
+}
+
+// bn_grad_dx: dx = (k·g + q·(x − mean)) + r per value (each operation
+// rounded in float, as internal/vec's Grad), with k = γ·invstd and, by
+// mode: 0 (the batch's own statistics) r = −k·Σg/m, q = −k·invstd·Σg·x̂/m;
+// 1 (fixed statistics) q = r = 0; 2 (fixed, with the adjoints of the
+// minibatch statistics) r = adj_mean/count, q = 2·adj_var/count. Rows at
+// or after rows (a chunk's padding) take q = r = 0.
+__kernel void bn_grad_dx(__global const float *x, __global const float *dy, __global const float *a, __global const float *b,
+		__global const float *gamma, __global const float *mean, __global const float *invstd,
+		__global const float *sg, __global const float *sgx, __global const float *adj_mean, __global const float *adj_var,
+		__global float *dx, int n, int c, int hw, int rows, int relu, int mode, acc_t m, acc_t count) {
+	int t = get_global_id(0);
+	if (t >= n * c * hw) return;
+	int ch = (t / hw) % c, i = t / (hw * c);
+	acc_t is = (acc_t)invstd[ch];
+	acc_t k0 = (acc_t)gamma[ch] * is;
+	acc_t q = 0, r = 0;
+	if (mode == 0) {
+		r = -k0 * (acc_t)sg[ch] / m;
+		q = -k0 * is * (acc_t)sgx[ch] / m;
+	} else if (mode == 2) {
+		r = (acc_t)adj_mean[ch] / count;
+		q = 2 * (acc_t)adj_var[ch] / count;
+	}
+	if (i >= rows) {
+		q = 0;
+		r = 0;
+	}
+	float kf = (float)k0, qf = (float)q, rf = (float)r, mf = mean[ch];
+	float v = x[t];
+	float g = dy[t];
+	if (relu && !(v * a[ch] + b[ch] > 0.0f)) g = 0.0f;
+	dx[t] = kf * g + qf * (v - mf) + rf;
+}
+
+// bn_collect: the partial derivatives of the loss with respect to the
+// layer's fixed mean and variance, added to dmean, dvar:
+// −γ·invstd·Σg and −½·γ·invstd²·Σg·x̂ (bnBackward with collect set).
+__kernel void bn_collect(__global const float *gamma, __global const float *invstd, __global const float *sg, __global const float *sgx,
+		__global float *dmean, __global float *dvar, int c) {
+	int ch = get_global_id(0);
+	if (ch >= c) return;
+	acc_t is = (acc_t)invstd[ch];
+	acc_t k0 = (acc_t)gamma[ch] * is;
+	dmean[ch] = (float)((acc_t)dmean[ch] - k0 * (acc_t)sg[ch]);
+	dvar[ch] = (float)((acc_t)dvar[ch] - 0.5 * k0 * is * (acc_t)sgx[ch]);
+}
+
+// bn_running: the running averages, PyTorch's rule as BatchNorm.update:
+// rm = (1−mom)·rm + mom·mean, rv = (1−mom)·rv + mom·var·unbias.
+__kernel void bn_running(__global float *rm, __global float *rv, __global const float *mean, __global const float *var, int c, acc_t mom, acc_t unbias) {
+	int ch = get_global_id(0);
+	if (ch >= c) return;
+	rm[ch] = (float)((1 - mom) * (acc_t)rm[ch] + mom * (acc_t)mean[ch]);
+	rv[ch] = (float)((1 - mom) * (acc_t)rv[ch] + mom * (acc_t)var[ch] * unbias);
+}
+
+// bn_eval: evaluation mode (bnEval): y = x·s + t per channel with
+// s = γ/√(rv + ε), t = β − rm·s (acc_t, rounded once), replaced by 0 where
+// not > 0 when relu is set.
+__kernel void bn_eval(__global const float *x, __global float *y, __global const float *gamma, __global const float *beta,
+		__global const float *rm, __global const float *rv, int n, int c, int hw, int relu, acc_t eps) {
+	int t = get_global_id(0);
+	if (t >= n * c * hw) return;
+	int ch = (t / hw) % c;
+	acc_t sc = (acc_t)gamma[ch] / sqrt((acc_t)rv[ch] + eps);
+	float a = (float)sc, b = (float)((acc_t)beta[ch] - (acc_t)rm[ch] * sc);
+	float z = x[t] * a + b;
+	if (relu && !(z > 0.0f)) z = 0.0f;
+	y[t] = z;
+}

@@ -1,0 +1,278 @@
+package opencl
+
+import (
+	"errors"
+	"fmt"
+)
+
+// BNGeom is the shape of a batch-norm input: N rows (instances) of C
+// channels of HW values each (HW = H·W for images, 1 for N×C inputs).
+type BNGeom struct{ N, C, HW int }
+
+func (g BNGeom) check(op string, rows int) error {
+	if err := positive(op, ni("N", g.N), ni("C", g.C), ni("HW", g.HW)); err != nil {
+		return err
+	}
+	if rows < 1 || rows > g.N {
+		return fmt.Errorf("opencl: %s: %d statistics rows of %d, want 1 … N", op, rows, g.N)
+	}
+	return nil
+}
+
+// BNState is one batch-norm layer's per-channel state on the device (C
+// values each): what a training-mode forward pass leaves for the backward
+// pass, as bnOp keeps it on the CPU.
+type BNState struct {
+	C         int
+	Mean, Var *Buffer // the statistics the forward pass normalised with (biased variance)
+	InvStd    *Buffer // 1/√(Var + ε)
+	A, B      *Buffer // the affine map the output used: y = A·x + B (the ReLU mask is recomputed from it)
+	SumG      *Buffer // Σg of the last backward pass (g = ∂L/∂y masked by the ReLU): ∂L/∂β
+	SumGX     *Buffer // Σg·x̂ of the last backward pass: ∂L/∂γ
+}
+
+// NewBNState allocates the state of a layer of c channels.
+func (l *Lib) NewBNState(c int) (*BNState, error) {
+	if c < 1 {
+		return nil, fmt.Errorf("opencl: batch-norm state of %d channels", c)
+	}
+	s := &BNState{C: c}
+	for _, p := range []**Buffer{&s.Mean, &s.Var, &s.InvStd, &s.A, &s.B, &s.SumG, &s.SumGX} {
+		b, err := l.ctx.Alloc(c)
+		if err != nil {
+			s.Release()
+			return nil, err
+		}
+		*p = b
+	}
+	return s, nil
+}
+
+// Release frees the state's buffers.
+func (s *BNState) Release() error {
+	var errs []error
+	for _, b := range []*Buffer{s.Mean, s.Var, s.InvStd, s.A, s.B, s.SumG, s.SumGX} {
+		if b != nil {
+			errs = append(errs, b.Release())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s *BNState) check(op string, c int) error {
+	if s == nil {
+		return fmt.Errorf("opencl: %s: nil batch-norm state", op)
+	}
+	if s.C != c {
+		return fmt.Errorf("opencl: %s: state of %d channels for %d", op, s.C, c)
+	}
+	return nil
+}
+
+// BNStats enqueues the per-channel mean and biased variance of x over its
+// first rows rows (two passes, acc_t accumulators; channelStats).
+func (l *Lib) BNStats(x *Buffer, g BNGeom, rows int, mean, variance *Buffer) error {
+	const op = "batch-norm statistics"
+	if err := g.check(op, rows); err != nil {
+		return err
+	}
+	if err := need(op, g.N*g.C*g.HW, nb("x", x)); err != nil {
+		return err
+	}
+	if err := need(op, g.C, nb("mean", mean), nb("variance", variance)); err != nil {
+		return err
+	}
+	return l.groups("bn_stats", g.C, x, mean, variance, g.N, g.C, g.HW, rows)
+}
+
+// BNForward enqueues training-mode batch norm with the batch's own
+// statistics (bnOp): the mean and biased variance over the first rows
+// rows (N, or a chunk's instance rows) into st, then y = γ·(x − μ)/√(σ² + ε)
+// + β over all N rows as y = A·x + B (ReLU'd when relu is set).
+func (l *Lib) BNForward(x, gamma, beta, y *Buffer, g BNGeom, rows int, eps float64, relu bool, st *BNState) error {
+	if err := st.check("batch norm", g.C); err != nil {
+		return err
+	}
+	if err := l.BNStats(x, g, rows, st.Mean, st.Var); err != nil {
+		return err
+	}
+	return l.BNForwardFixed(x, gamma, beta, y, g, eps, relu, st)
+}
+
+// BNForwardFixed enqueues batch norm with the statistics already in
+// st.Mean and st.Var (the minibatch's, held fixed by the chunked sweep of
+// training/nn/bnsweep.go): InvStd, A and B into st, then y = A·x + B.
+func (l *Lib) BNForwardFixed(x, gamma, beta, y *Buffer, g BNGeom, eps float64, relu bool, st *BNState) error {
+	const op = "batch norm"
+	if err := g.check(op, g.N); err != nil {
+		return err
+	}
+	if err := st.check(op, g.C); err != nil {
+		return err
+	}
+	n := g.N * g.C * g.HW
+	if err := need(op, n, nb("x", x), nb("y", y)); err != nil {
+		return err
+	}
+	if err := need(op, g.C, nb("gamma", gamma), nb("beta", beta)); err != nil {
+		return err
+	}
+	if err := l.elem("bn_coeffs", g.C, gamma, beta, st.Mean, st.Var, st.InvStd, st.A, st.B, g.C, l.acc(eps)); err != nil {
+		return err
+	}
+	return l.elem("bn_affine", n, x, y, st.A, st.B, g.N, g.C, g.HW, b2i(relu))
+}
+
+// BNEval enqueues evaluation-mode batch norm (bnEvalOp): y = x·s + t with
+// s = γ/√(r_σ² + ε), t = β − r_μ·s per channel (ReLU'd when relu is set).
+func (l *Lib) BNEval(x, gamma, beta, runMean, runVar, y *Buffer, g BNGeom, eps float64, relu bool) error {
+	const op = "batch norm (evaluation)"
+	if err := g.check(op, g.N); err != nil {
+		return err
+	}
+	n := g.N * g.C * g.HW
+	if err := need(op, n, nb("x", x), nb("y", y)); err != nil {
+		return err
+	}
+	if err := need(op, g.C, nb("gamma", gamma), nb("beta", beta), nb("running mean", runMean), nb("running variance", runVar)); err != nil {
+		return err
+	}
+	return l.elem("bn_eval", n, x, y, gamma, beta, runMean, runVar, g.N, g.C, g.HW, b2i(relu), l.acc(eps))
+}
+
+// BNMode is which statistics a batch-norm backward pass differentiates
+// through.
+type BNMode int
+
+const (
+	// BNOwnStats: the batch's own statistics (over the first rows rows),
+	// with their coupling terms: ∂L/∂x = γ/√(σ²+ε)·(g − Σg/M − x̂·Σ(g·x̂)/M).
+	BNOwnStats BNMode = iota
+	// BNFixedStats: statistics held constant (∂L/∂x = γ/√(σ²+ε)·g).
+	BNFixedStats
+	// BNFixedAdjoint: fixed statistics plus the adjoints of the
+	// minibatch's statistics (bnsweep's exact gradient):
+	// + (ā_μ + 2·ā_σ²·(x − μ))/count on the first rows rows.
+	BNFixedAdjoint
+)
+
+// BNAdjoint holds the adjoints of a layer's minibatch statistics (C values
+// each) and the number of values behind them, for BNFixedAdjoint.
+type BNAdjoint struct {
+	Mean, Var *Buffer
+	Count     float64
+}
+
+// BNBackward enqueues the backward pass of training-mode batch norm
+// (bnGradOp) with the state of the forward pass: Σg and Σg·x̂ over all N
+// rows into st.SumG (∂L/∂β) and st.SumGX (∂L/∂γ), then ∂L/∂x into dx
+// (g = dy masked by the forward's ReLU when relu is set; rows from rows on
+// are a chunk's padding and get no coupling terms). adj is used by
+// BNFixedAdjoint only.
+func (l *Lib) BNBackward(x, gamma, dy, dx *Buffer, g BNGeom, rows int, relu bool, st *BNState, mode BNMode, adj *BNAdjoint) error {
+	const op = "batch-norm gradient"
+	if err := g.check(op, rows); err != nil {
+		return err
+	}
+	if err := st.check(op, g.C); err != nil {
+		return err
+	}
+	n := g.N * g.C * g.HW
+	if err := need(op, n, nb("x", x), nb("dy", dy), nb("dx", dx)); err != nil {
+		return err
+	}
+	if err := need(op, g.C, nb("gamma", gamma)); err != nil {
+		return err
+	}
+	adjMean, adjVar, count := st.Mean, st.Var, 1.0 // unused placeholders
+	switch mode {
+	case BNOwnStats, BNFixedStats:
+	case BNFixedAdjoint:
+		if adj == nil || !(adj.Count > 0) {
+			return fmt.Errorf("opencl: %s: fixed statistics with adjoints need the adjoints and a count > 0", op)
+		}
+		if err := need(op, g.C, nb("adjoint of the mean", adj.Mean), nb("adjoint of the variance", adj.Var)); err != nil {
+			return err
+		}
+		adjMean, adjVar, count = adj.Mean, adj.Var, adj.Count
+	default:
+		return fmt.Errorf("opencl: %s: unknown mode %d", op, mode)
+	}
+	l.mu.Lock() // the two launches belong together (the sums feed ∂L/∂x)
+	defer l.mu.Unlock()
+	if err := l.groups("bn_grad_sums", g.C, x, dy, st.A, st.B, st.Mean, st.InvStd, st.SumG, st.SumGX, g.N, g.C, g.HW, b2i(relu)); err != nil {
+		return err
+	}
+	m := float64(rows * g.HW)
+	return l.elem("bn_grad_dx", n, x, dy, st.A, st.B, gamma, st.Mean, st.InvStd, st.SumG, st.SumGX, adjMean, adjVar, dx,
+		g.N, g.C, g.HW, rows, b2i(relu), int(mode), l.acc(m), l.acc(count))
+}
+
+// BNCollect enqueues, after a backward pass with fixed statistics, the
+// partial derivatives of the loss with respect to the layer's mean and
+// variance, added into dMean and dVar: −γ·invstd·Σg and
+// −½·γ·invstd²·Σg·x̂ (bnBackward with collect set).
+func (l *Lib) BNCollect(gamma *Buffer, st *BNState, dMean, dVar *Buffer) error {
+	const op = "batch-norm adjoints"
+	if st == nil {
+		return fmt.Errorf("opencl: %s: nil state", op)
+	}
+	if err := need(op, st.C, nb("gamma", gamma), nb("dMean", dMean), nb("dVar", dVar)); err != nil {
+		return err
+	}
+	return l.elem("bn_collect", st.C, gamma, st.InvStd, st.SumG, st.SumGX, dMean, dVar, st.C)
+}
+
+// BNFold enqueues the fold of a chunk's statistics (mean and biased
+// variance over m values) into the minibatch's running mean gMean and sum
+// of squared deviations gM2 over count values so far (Chan et al.'s
+// pairwise update; bnGlobal.fold). The caller advances count by m.
+func (l *Lib) BNFold(gMean, gM2 *Buffer, count float64, mean, variance *Buffer, m float64, c int) error {
+	const op = "batch-norm fold"
+	if err := positive(op, ni("C", c)); err != nil {
+		return err
+	}
+	if count < 0 || !(m > 0) {
+		return fmt.Errorf("opencl: %s: count %v and chunk size %v, want ≥ 0 and > 0", op, count, m)
+	}
+	if err := need(op, c, nb("gMean", gMean), nb("gM2", gM2), nb("mean", mean), nb("variance", variance)); err != nil {
+		return err
+	}
+	return l.elem("bn_fold", c, gMean, gM2, mean, variance, c, l.acc(count), l.acc(m))
+}
+
+// BNFinish enqueues variance = gM2/count, the minibatch's biased variance
+// once every chunk is folded.
+func (l *Lib) BNFinish(gM2, variance *Buffer, count float64, c int) error {
+	const op = "batch-norm fold"
+	if err := positive(op, ni("C", c)); err != nil {
+		return err
+	}
+	if !(count > 0) {
+		return fmt.Errorf("opencl: %s: no instance in the minibatch (count %v)", op, count)
+	}
+	if err := need(op, c, nb("gM2", gM2), nb("variance", variance)); err != nil {
+		return err
+	}
+	return l.elem("bn_finish", c, gM2, variance, c, l.acc(count))
+}
+
+// BNRunning enqueues the running averages' update (BatchNorm.update,
+// PyTorch's rule): runMean = (1−momentum)·runMean + momentum·mean and
+// runVar = (1−momentum)·runVar + momentum·variance·count/(count−1), the
+// unbiasing factor 1 when count ≤ 1 (count: values per channel behind the
+// statistics).
+func (l *Lib) BNRunning(runMean, runVar, mean, variance *Buffer, c int, momentum float64, count int) error {
+	const op = "batch-norm running averages"
+	if err := positive(op, ni("C", c)); err != nil {
+		return err
+	}
+	if err := need(op, c, nb("running mean", runMean), nb("running variance", runVar), nb("mean", mean), nb("variance", variance)); err != nil {
+		return err
+	}
+	unbias := 1.0
+	if count > 1 {
+		unbias = float64(count) / float64(count-1)
+	}
+	return l.elem("bn_running", c, runMean, runVar, mean, variance, c, l.acc(momentum), l.acc(unbias))
+}

@@ -1,0 +1,11 @@
+// Package par holds the parallel loops the training engine shares: a fixed
+// number of chunks shared out to GOMAXPROCS goroutines (Chunks, with each
+// goroutine's index for its scratch space), channel ranges (Channels) and
+// element ranges (Range). Every loop gives each index to exactly one call,
+// so a result computed per chunk, channel or element does not depend on the
+// number of cores.
+//
+// It sits below training/nn and training/optim (issue 26: the loops were
+// defined in the convolution file and borrowed by the optimizer and batch
+// norm).
+package par

@@ -1,0 +1,146 @@
+package repocheck
+
+import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const modulePath = "github.com/llpfc/llpfc/"
+
+// floors places every Go package of the repository on a floor: a package
+// may import only packages on lower floors, so imports run one way and two
+// packages on one floor never import each other (ARCHITECTURE.md, "The
+// layers"; issue 26 for the rooms of training/). A new package must be
+// given a floor here.
+var floors = map[string]int{
+	"internal/par": 0, "internal/rng": 0, "internal/atomicfile": 0, "internal/sgemm": 0, "internal/vec": 0,
+	"internal/repocheck": 0, "proofs_tests": 0, "scripts/assertcount": 0, "fixtures": 0, "fixtures/paper": 0,
+	"internal/opencl": 0, "internal/opencl/ocltest": 1,
+	"theory":                       1,
+	"training/internal/testutil":   1,
+	"theory/verify":                2,
+	"theory/verify/claims":         3,
+	"estimators":                   3,
+	"estimators/algclaims":         4,
+	"experiments/data":             4,
+	"experiments/bagproto":         4,
+	"training/kernel":              4,
+	"training/optim":               4, // optimizers and schedules
+	"training/nn":                  4, // the engine: layers, fused ops, values
+	"training/device":              5, // the seam: what a compute back end implements
+	"training/internal/testnet":    5,
+	"fixtures/internal/fixturegen": 5,
+	"training/models":              6, // the architectures
+	"training/loss":                6, // the LLP losses (not the architectures)
+	"training/device/cpu":          6, // the CPU back end
+	"training/device/opencl":       6, // the OpenCL back end
+	"fixtures/gen":                 6,
+	"training":                     7, // methods, the loop, checkpoints
+	"experiments":                  8,
+	"experiments/binary":           9,
+	"cmd/llpfc":                    10,
+	"cmd/mutate":                   10,
+}
+
+// moduleImports maps each package of the repository (its path inside the
+// module) to the repository packages its non-test files import, with the
+// file that imports each.
+func moduleImports(t *testing.T) map[string]map[string]string {
+	t.Helper()
+	out := map[string]map[string]string{}
+	for _, f := range repoFiles(t) {
+		if !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go") || strings.Contains(f, "/testdata/") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), root+"/"+f, nil, parser.ImportsOnly)
+		require.NoError(t, err)
+		pkg := path.Dir(f)
+		if out[pkg] == nil {
+			out[pkg] = map[string]string{}
+		}
+		for _, im := range af.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if rel, ok := strings.CutPrefix(p, modulePath); ok {
+				out[pkg][rel] = f
+			}
+		}
+	}
+	return out
+}
+
+// TestImportsOneWay: every package has a floor and imports only packages on
+// floors below its own; in particular the rooms of training/ (nn, optim ←
+// device ← models, loss, the back ends ← training) import one way.
+func TestImportsOneWay(t *testing.T) {
+	imports := moduleImports(t)
+	var pkgs []string
+	for p := range imports {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		fp, ok := floors[p]
+		if !assert.True(t, ok, "package %s has no floor in internal/repocheck/imports_test.go: give it one", p) {
+			continue
+		}
+		for q, file := range imports[p] {
+			fq, ok := floors[q]
+			if !ok {
+				continue // reported as a package of its own
+			}
+			assert.Less(t, fq, fp, "%s (floor %d) imports %s (floor %d) in %s: imports must run down", p, fp, q, fq, file)
+		}
+	}
+	require.Greater(t, len(pkgs), 20, "the walk should find the repository's packages")
+}
+
+// TestFloorsCatchAnImportUp: the floor rule rejects an import from a room
+// to one above it (training/nn importing training/models, the kind of
+// arrow issue 26 removed) and from a room to its sibling.
+func TestFloorsCatchAnImportUp(t *testing.T) {
+	up := func(p, q string) bool { return floors[q] >= floors[p] }
+	for _, c := range [][2]string{{"training/nn", "training/models"}, {"training/loss", "training/models"}, {"training/models", "training"}, {"training/nn", "training/device"}} {
+		assert.True(t, up(c[0], c[1]), fmt.Sprintf("%s → %s should be refused", c[0], c[1]))
+	}
+	for _, c := range [][2]string{{"training", "training/nn"}, {"training/loss", "training/device"}, {"training/device/cpu", "training/device"}} {
+		assert.False(t, up(c[0], c[1]), fmt.Sprintf("%s → %s should be allowed", c[0], c[1]))
+	}
+}
+
+// TestMethodsRunOnTheDevice (issue 26): outside the compute back ends
+// (training/device/…) and the tests' support code (training/internal/…,
+// finite differences), no non-test code builds or holds a gorgonia machine
+// (NewTapeMachine, NewLispMachine, gorgonia.VM): the methods, losses and
+// the evaluator run their graphs as programs compiled on a device.Backend,
+// so a second back end runs all of them.
+func TestMethodsRunOnTheDevice(t *testing.T) {
+	machine := regexp.MustCompile(`\bgorgonia\.(NewTapeMachine|NewLispMachine|VM)\b`)
+	checked := 0
+	for _, f := range repoFiles(t) {
+		if !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go") || strings.HasPrefix(f, "training/device/") || strings.HasPrefix(f, "training/internal/") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, f))
+		require.NoError(t, err)
+		if strings.HasPrefix(f, "training/") {
+			checked++
+		}
+		for _, m := range machine.FindAllString(string(b), -1) {
+			t.Errorf("%s uses %s: compile a program on the run's device.Backend instead", f, m)
+		}
+	}
+	assert.Greater(t, checked, 30, "the walk should read training/'s files")
+	assert.True(t, machine.MatchString("m.vm = gorgonia.NewTapeMachine(g)"), "the pattern finds a machine")
+}

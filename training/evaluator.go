@@ -1,0 +1,108 @@
+package training
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/nn"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// evaluator computes test accuracy with the model's evaluation-mode forward
+// pass on fixed-size batches (the last one padded), compiled on the run's
+// back end.
+type evaluator struct {
+	batch, dim int
+	xT         *tensor.Dense
+	logits     *gorgonia.Node
+	prog       device.Program
+}
+
+func newEvaluator(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, batch int) (*evaluator, error) {
+	x, xT := nn.NewInputNode(g, spec.DType(), "eval.x", spec.InputShape(batch))
+	z, err := m.Forward(x, false)
+	if err != nil {
+		return nil, err
+	}
+	// The running statistics are the host's (BatchNormModel updates them
+	// after each step): inputs of the evaluation.
+	in := gorgonia.Nodes{x}
+	if bn, ok := m.(nn.BatchNormModel); ok {
+		in = append(in, bn.RunningStats()...)
+	}
+	prog, err := be.Compile(g, gorgonia.Nodes{z}, device.Options{Name: "evaluation", Params: m.Learnables(), Inputs: in})
+	if err != nil {
+		return nil, err
+	}
+	return &evaluator{batch: batch, dim: spec.InputDim(), xT: xT, logits: z, prog: prog}, nil
+}
+
+func (e *evaluator) Close() { e.prog.Close() }
+
+// Predict writes the argmax class of each row of x into out.
+func (e *evaluator) Predict(ctx context.Context, x []float32, out []int) error {
+	n := len(x) / e.dim
+	buf := e.xT.Data().([]float32)
+	for start := 0; start < n; start += e.batch {
+		if err := ctx.Err(); err != nil { // an interrupt stops evaluation too (issue 17, item 5)
+			return err
+		}
+		end := min(start+e.batch, n)
+		copy(buf, x[start*e.dim:end*e.dim])
+		clear(buf[(end-start)*e.dim:])
+		if err := e.prog.Run(); err != nil {
+			return err
+		}
+		v, err := e.prog.Value(e.logits)
+		if err != nil {
+			return err
+		}
+		z, ok := v.Data().([]float32)
+		if !ok {
+			return fmt.Errorf("evaluation: logits of type %T, want float32", v.Data())
+		}
+		C := len(z) / e.batch
+		for i := start; i < end; i++ {
+			row := z[(i-start)*C : (i-start+1)*C]
+			best := 0
+			for c, v := range row {
+				if v > row[best] {
+					best = c
+				}
+			}
+			out[i] = best
+		}
+	}
+	return nil
+}
+
+// bufferReleaser is implemented by methods whose programs can drop the
+// values of their last run (device.Program.Release); Train calls it before
+// each evaluation, so that the step's and the evaluator's activations are
+// never resident together (issue 12).
+type bufferReleaser interface {
+	ReleaseBuffers()
+}
+
+// Accuracy returns the fraction of rows of x whose predicted class is y;
+// the evaluator's program drops its values afterwards.
+func (e *evaluator) Accuracy(ctx context.Context, x []float32, y []int) (float64, error) {
+	if len(y) == 0 {
+		return 0, errors.New("evaluation: empty test split")
+	}
+	defer e.prog.Release()
+	pred := make([]int, len(y))
+	if err := e.Predict(ctx, x, pred); err != nil {
+		return 0, err
+	}
+	right := 0
+	for i := range y {
+		if pred[i] == y[i] {
+			right++
+		}
+	}
+	return float64(right) / float64(len(y)), nil
+}

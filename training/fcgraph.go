@@ -1,0 +1,95 @@
+package training
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/nn"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// fcGraph is the graph of the weighted FC loss of a minibatch of B
+// instances, shared by the LLPFC methods and the supervised ceiling: the
+// inputs x, R (row i: the row of T̂ of instance i's noisy label) and w (the
+// instances' weights), FCLoss, its gradients and the tape that runs them.
+type fcGraph struct {
+	x, r, w    *gorgonia.Node
+	xT, rT, wT *tensor.Dense
+	loss       *gorgonia.Node
+	grads      gorgonia.Nodes
+	prog       device.Program
+}
+
+// With authors set, the loss is FCLossClamped (the authors' loss_f).
+func newFCGraph(env *MethodEnv, prefix string, authors bool) (*fcGraph, error) {
+	g, spec := env.Graph, env.Spec
+	dt, B, C := spec.DType(), env.Config.BatchSize, spec.NumClasses
+	f := &fcGraph{}
+	f.x, f.xT = nn.NewInputNode(g, dt, prefix+".x", spec.InputShape(B))
+	f.r, f.rT = nn.NewInputNode(g, dt, prefix+".R", tensor.Shape{B, C})
+	f.w, f.wT = nn.NewInputNode(g, dt, prefix+".w", tensor.Shape{B})
+	z, err := env.Model.Forward(f.x, true)
+	if err != nil {
+		return nil, err
+	}
+	fc := loss.FCLoss
+	if authors {
+		fc = loss.FCLossClamped
+	}
+	if f.loss, err = fc(z, f.r, f.w); err != nil {
+		return nil, err
+	}
+	if f.grads, err = gorgonia.Grad(f.loss, env.Model.Learnables()...); err != nil {
+		return nil, err
+	}
+	roots := append(gorgonia.Nodes{f.loss}, f.grads...)
+	if bn, ok := env.Model.(nn.BatchNormModel); ok {
+		roots = append(roots, bn.RunningStatRoots()...)
+	}
+	opts := device.Options{Name: prefix + " step", Params: env.Model.Learnables(), Inputs: nn.Inputs(env.Model, f.x, f.r, f.w)}
+	if f.prog, err = env.Backend.Compile(g, roots, opts); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Close releases the graph's program.
+func (f *fcGraph) Close() { f.prog.Close() }
+
+// ReleaseBuffers drops the values of the program's last run.
+func (f *fcGraph) ReleaseBuffers() { f.prog.Release() }
+
+// run trains on the inputs already filled for the minibatch's n real rows
+// (the rest zero): augmentation, dropout masks, forward and backward, the
+// batch-norm running statistics; it adds the gradients to grads and
+// returns the loss.
+func (f *fcGraph) run(env *MethodEnv, n int, augRNG, dropRNG *rand.Rand, grads device.Grads) (float64, error) {
+	if env.Config.Augment != nil {
+		if err := env.Config.Augment(f.xT.Data().([]float32), n, augRNG); err != nil {
+			return 0, fmt.Errorf("augmentation: %w", err)
+		}
+	}
+	if sm, ok := env.Model.(nn.StochasticModel); ok {
+		sm.Resample(dropRNG)
+	}
+	if err := f.prog.Run(); err != nil {
+		return 0, err
+	}
+	if bn, ok := env.Model.(nn.BatchNormModel); ok {
+		if err := bn.UpdateRunningStats(); err != nil {
+			return 0, fmt.Errorf("batch-norm statistics: %w", err)
+		}
+	}
+	lv, err := f.prog.Value(f.loss)
+	if err != nil {
+		return 0, err
+	}
+	loss, err := nn.ScalarOf(lv)
+	if err != nil {
+		return 0, err
+	}
+	return loss, grads.Add(f.prog, f.grads, 1)
+}

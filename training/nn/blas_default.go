@@ -1,0 +1,40 @@
+//go:build !(openblas && cgo)
+
+package nn
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/gonum"
+	"gorgonia.org/gorgonia"
+
+	"github.com/llpfc/llpfc/internal/sgemm"
+)
+
+// BLASName names the BLAS behind the matrix products of training: in the
+// default pure-Go build, gonum's BLAS with the single-precision matrix
+// product replaced by internal/sgemm (packed, AVX2+FMA assembly micro-kernel,
+// all cores; issue 12). Build with -tags openblas (and libopenblas-dev) for
+// OpenBLAS; see bench/NOTES.md.
+const BLASName = "gonum+sgemm"
+
+// pureGoBLAS is gonum's BLAS with Sgemm from internal/sgemm.
+type pureGoBLAS struct{ gonum.Implementation }
+
+func init() {
+	var b pureGoBLAS
+	gorgonia.Use(b) // also sets gorgonia.org/tensor's BLAS
+	blas32.Use(b)
+	usePackedConv = true
+}
+
+// Sgemm computes C = α·op(A)·op(B) + β·C with internal/sgemm; arguments
+// that describe no product, or misuse, go to gonum, which handles the empty
+// cases and panics with its own message.
+func (b pureGoBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, bb []float32, ldb int, beta float32, c []float32, ldc int) {
+	if !gemmArgsOK(tA, tB, m, n, k, len(a), lda, len(bb), ldb, len(c), ldc) {
+		b.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, bb, ldb, beta, c, ldc)
+		return
+	}
+	sgemm.Sgemm(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, bb, ldb, beta, c, ldc)
+}

@@ -1,0 +1,113 @@
+package nn
+
+import (
+	"errors"
+	"runtime"
+
+	"github.com/llpfc/llpfc/internal/par"
+	"github.com/llpfc/llpfc/internal/sgemm"
+)
+
+// usePackedConv sends float32 convolutions through internal/sgemm's packed
+// products (set in the default build, blas_default.go; the openblas build
+// keeps im2col and its BLAS's Sgemm for every product). Tests switch it off
+// to compare the two paths.
+var usePackedConv = false
+
+// convForwardPacked is convForward's float32 path with operands packed once
+// (issue 12): W is packed once per run instead of once per image, and each
+// image is unfolded by im2col straight into the packed layout of B instead
+// of into a column buffer that Sgemm then copies again. The images are
+// shared out to the cores; each product runs in its worker.
+func convForwardPacked(g convGeom, n int, x, w, b, y []float32, sc *scratch[float32]) {
+	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
+	nc := min(n, convChunks)
+	sc.ensure(min(runtime.GOMAXPROCS(0), nc), nc, sgemm.PackedBSize(ckk, hw), 0, 0)
+	pa := sgemm.PackA(false, g.o, ckk, 1, w, ckk, sc.packedW(sgemm.PackedASize(g.o, ckk)))
+	par.Chunks(nc, func(j, p int) {
+		buf := sc.cols[p]
+		lo, hi := par.ChunkBounds(j, nc, n)
+		for i := lo; i < hi; i++ {
+			yi, xi := y[i*ohw:(i+1)*ohw], x[i*chw:(i+1)*chw]
+			beta := fillBias(yi, b, hw)
+			pb := sgemm.PackBRows(ckk, hw, buf, func(r int, dst []float32) { im2colRow(g, xi, r, dst) })
+			sgemm.GemmPacked(pa, pb, beta, yi, hw)
+		}
+	})
+}
+
+// convBackwardPacked is convBackward's float32 path for ∂/∂x (wrt 0: Wᵀ
+// packed once, times each image's output gradient, folded by col2im) and
+// ∂/∂W (wrt 1: each image's output gradient times its unfolding, written by
+// im2col straight into the packed layout of the transposed B).
+func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scratch[float32]) error {
+	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
+	nc := min(n, convChunks)
+	workers := min(runtime.GOMAXPROCS(0), nc)
+	if wrt == 0 {
+		if len(in) != g.o*ckk || len(out) != n*chw {
+			return errors.New("Conv2dIm2colGrad: sizes do not match the geometry")
+		}
+		// The unfolding's gradient is made and folded back a block of rows at
+		// a time (about 64 Ki values, in L2), not whole (up to 2.4 MB for
+		// WRN-16-4, written to memory and read back by col2im).
+		rows := convRowBlock(ckk, hw)
+		sc.ensure(workers, nc, rows*hw+sgemm.PackedBSize(g.o, hw), 0, 0)
+		pa := sgemm.PackA(true, ckk, g.o, 1, in, ckk, sc.packedW(sgemm.PackedASize(ckk, g.o)))
+		par.Chunks(nc, func(j, p int) {
+			col, buf := sc.cols[p][:rows*hw], sc.cols[p][rows*hw:]
+			lo, hi := par.ChunkBounds(j, nc, n)
+			for i := lo; i < hi; i++ {
+				dx, dyi := out[i*chw:(i+1)*chw], dy[i*ohw:(i+1)*ohw]
+				clear(dx)
+				pb := sgemm.PackBRows(g.o, hw, buf, func(r int, dst []float32) { copy(dst, dyi[r*hw:(r+1)*hw]) })
+				for r0 := 0; r0 < ckk; r0 += rows {
+					r1 := min(r0+rows, ckk)
+					sgemm.GemmPacked(pa.Rows(r0, r1), pb, 0, col, hw)
+					for r := r0; r < r1; r++ {
+						col2imRowAdd(g, r, col[(r-r0)*hw:(r-r0+1)*hw], dx)
+					}
+				}
+			}
+		})
+		return nil
+	}
+	if len(in) != n*chw || len(out) != g.o*ckk {
+		return errors.New("Conv2dIm2colGrad: sizes do not match the geometry")
+	}
+	sc.ensure(workers, nc, sgemm.PackedBSize(hw, ckk), g.o*ckk, 0)
+	par.Chunks(nc, func(j, p int) {
+		buf, part := sc.cols[p], sc.partW[j]
+		clear(part)
+		lo, hi := par.ChunkBounds(j, nc, n)
+		for i := lo; i < hi; i++ {
+			xi := in[i*chw : (i+1)*chw]
+			pb := sgemm.PackBCols(hw, ckk, buf, func(r int, dst []float32) { im2colRow(g, xi, r, dst) })
+			sgemm.GemmPackedB(false, g.o, 1, dy[i*ohw:(i+1)*ohw], hw, pb, 1, part, ckk)
+		}
+	})
+	copy(out, sc.partW[0])
+	for j := 1; j < nc; j++ {
+		for i, v := range sc.partW[j] {
+			out[i] += v
+		}
+	}
+	return nil
+}
+
+// packedW returns the scratch's buffer for packed weights, at least size
+// values long.
+func (s *scratch[F]) packedW(size int) []F {
+	if cap(s.packW) < size {
+		s.packW = make([]F, size)
+	}
+	return s.packW[:size]
+}
+
+// convRowBlock is the number of rows of an unfolding (of hw columns) made
+// at a time for ∂/∂x: about 64 Ki values, a multiple of 24 (so of every
+// kernel's MR), at least 24 and at most ckk.
+func convRowBlock(ckk, hw int) int {
+	rows := max(24, (1<<16)/max(hw, 1)/24*24)
+	return min(rows, ckk)
+}

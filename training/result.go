@@ -1,0 +1,68 @@
+package training
+
+import (
+	"time"
+)
+
+// ProgressEvent reports training progress.
+type ProgressEvent struct {
+	Epoch, Epochs int // current epoch (0-based) and total
+	Step, Steps   int // steps done in this epoch and its total
+	// Loss is the mean minibatch loss of the epoch so far.
+	Loss float64
+	LR   float64
+	// ImagesPerSecond is the training throughput of the epoch so far.
+	ImagesPerSecond float64
+	// ETA estimates the time to the end of training.
+	ETA time.Duration
+	// EpochDone marks the end-of-epoch event; TestAccuracy is set (≥ 0) when
+	// the epoch was evaluated, −1 otherwise.
+	EpochDone    bool
+	TestAccuracy float64
+}
+
+// Progress receives progress events (at most about one per second within an
+// epoch, and one at the end of every epoch). It may be nil.
+type Progress func(ProgressEvent)
+
+// EpochStats summarises one epoch.
+type EpochStats struct {
+	Epoch   int     `json:"epoch"`
+	Loss    float64 `json:"loss"`
+	LR      float64 `json:"lr"`
+	Seconds float64 `json:"seconds"`
+	// Steps is the number of optimizer steps of the epoch; Images the
+	// training instances they used.
+	Steps        int     `json:"steps"`
+	Images       int     `json:"images"`
+	TestAccuracy float64 `json:"test_accuracy"` // −1 if not evaluated
+}
+
+// Result is the outcome of Train.
+type Result struct {
+	TestAccuracy float64 `json:"test_accuracy"`
+	Epochs       int     `json:"epochs"`
+	FinalLoss    float64 `json:"final_loss"`
+	// WallSeconds is the time of this call (a resumed run counts only its
+	// own epochs); TrainImagesPerSecond is instances per second of training
+	// steps (evaluation excluded).
+	WallSeconds          float64      `json:"wall_seconds"`
+	TrainImagesPerSecond float64      `json:"train_images_per_second"`
+	ParamCount           int          `json:"param_count"`
+	History              []EpochStats `json:"history"`
+	// Regroupings summarizes the groups of every regrouping of the LLPFC
+	// methods (see GroupingReporter); empty for the other methods.
+	Regroupings []Regrouping `json:"regroupings,omitempty"`
+	// Params are the final parameters (Learnables order).
+	Params [][]float32 `json:"-"`
+}
+
+// InputError is an error of Train's input — its configuration or its data
+// — rather than of training itself: callers report it as bad input (the
+// command's exit status 2). errors.As finds it, and estimators.InputError
+// (bags that cannot be grouped) likewise.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+
+func (e *InputError) Unwrap() error { return e.Err }
