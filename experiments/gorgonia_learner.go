@@ -168,7 +168,7 @@ func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, erro
 		}
 		p.Epoch(ev.Epoch+1, ev.Epochs, status)
 	}
-	run, err := RunCell(ctx, cell, prob, RunOptions{Progress: progress})
+	run, err := RunCell(ctx, cell, prob, RunOptions{Progress: progress, Device: cell.Device})
 	if err != nil {
 		return Metrics{}, err
 	}
@@ -189,6 +189,10 @@ type RunOptions struct {
 	Resume     bool
 	// Progress receives training's progress events; nil means none.
 	Progress training.Progress
+	// Device is the compute back end (training.Config.Device; "" means
+	// cpu). It changes where the arithmetic runs, so the last bits of the
+	// numbers, not the experiment; Metrics.Device records it.
+	Device string
 }
 
 // CellRun is a run of RunCell.
@@ -217,7 +221,7 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 	if err != nil {
 		return nil, err
 	}
-	cfg.EvalEvery, cfg.Checkpoint, cfg.Resume = opt.EvalEvery, opt.Checkpoint, opt.Resume
+	cfg.EvalEvery, cfg.Checkpoint, cfg.Resume, cfg.Device = opt.EvalEvery, opt.Checkpoint, opt.Resume, opt.Device
 	cfg.RunFields = ConfigFields(c)
 	td, err := cellData(c, prob, &cfg)
 	if err != nil {
@@ -261,6 +265,7 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 		WallSeconds:          res.WallSeconds,
 		TrainImagesPerSecond: res.TrainImagesPerSecond,
 		PeakRSSBytes:         PeakRSSBytes(),
+		Device:               res.Device,
 	}
 	return &CellRun{Metrics: m, History: res.History, Settings: training.RunSettings(cfg, td)}, nil
 }

@@ -71,6 +71,11 @@ type Metrics struct {
 	WallSeconds          float64 `json:"wall_seconds"`
 	TrainImagesPerSecond float64 `json:"train_images_per_second"`
 	PeakRSSBytes         int64   `json:"peak_rss_bytes"`
+	// Device is the compute back end that trained the cell, with its
+	// device's name for OpenCL ("cpu", "opencl:0:0 (…)"); empty in results
+	// written before issue 33 (the CPU) and for the learners that train
+	// without one. Like the wall time it is not an outcome (SameOutcome).
+	Device string `json:"device,omitempty"`
 }
 
 var (

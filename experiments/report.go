@@ -76,6 +76,9 @@ type Table struct {
 	Settings map[string]Config
 	// Versions counts the table's cells by the code version that made them.
 	Versions map[string]int
+	// Devices counts the table's cells by the compute back end that trained
+	// them (Metrics.Device; "cpu" for results that name none).
+	Devices map[string]int
 	// Normalization is the input normalization of the table's cells.
 	Normalization string
 }
@@ -116,7 +119,7 @@ func buildTables(results []*Result, entries []paper.Entry, from map[string][]str
 			t := tables[k]
 			if t == nil {
 				t = &Table{Spec: spec, Learner: c.Learner, Model: c.Model, Dataset: c.Dataset, Protocol: c.Protocol,
-					Ours: map[Slot]Stat{}, Paper: map[Slot]paper.Entry{}, Settings: map[string]Config{}, Versions: map[string]int{}}
+					Ours: map[Slot]Stat{}, Paper: map[Slot]paper.Entry{}, Settings: map[string]Config{}, Versions: map[string]int{}, Devices: map[string]int{}}
 				tables[k] = t
 				proto[k] = map[Slot]*Result{}
 			}
@@ -140,6 +143,7 @@ func buildTables(results []*Result, entries []paper.Entry, from map[string][]str
 			t.Ours[s] = st
 			byTable[k] = append(byTable[k], r)
 			t.Versions[versionLabel(r.Provenance)]++
+			t.Devices[deviceLabel(r.Metrics.Device)]++
 			t.Normalization = c.Normalize
 		}
 	}
@@ -320,6 +324,16 @@ func (t *Table) Markdown(w io.Writer) {
 		}
 		sort.Strings(vs)
 		fmt.Fprintf(w, " Code versions: %s.", strings.Join(vs, ", "))
+	}
+	if _, onlyCPU := t.Devices["cpu"]; len(t.Devices) > 1 || (len(t.Devices) == 1 && !onlyCPU) {
+		// Said when any cell ran elsewhere than the CPU (a report of CPU
+		// cells reads as it did before devices existed).
+		ds := make([]string, 0, len(t.Devices))
+		for d, n := range t.Devices {
+			ds = append(ds, fmt.Sprintf("%s (%d cells)", d, n))
+		}
+		sort.Strings(ds)
+		fmt.Fprintf(w, " Devices: %s.", strings.Join(ds, ", "))
 	}
 	fmt.Fprint(w, "\n\n")
 }
@@ -650,4 +664,13 @@ func sanitize(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// deviceLabel names the device of a result for the report ("" is the CPU:
+// results written before devices existed ran there).
+func deviceLabel(d string) string {
+	if d == "" {
+		return "cpu"
+	}
+	return d
 }

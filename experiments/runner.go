@@ -76,6 +76,9 @@ type Runner struct {
 	Store   *Store
 	Shard   Shard
 	DataDir string
+	// Device, when set, is the compute back end of every cell, in place of
+	// the spec's Device ("" leaves the spec's; see Spec.Device).
+	Device string
 	// Log receives progress: bars when it is a terminal, plain lines
 	// otherwise. Nil discards progress.
 	Log io.Writer
@@ -166,6 +169,10 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 			return sum, err
 		}
 		c.DataDir = r.DataDir
+		c.Device = spec.Device
+		if r.Device != "" {
+			c.Device = r.Device
+		}
 		l, _ := LookupLearner(c.Config.Learner)
 		pr.startCell(i, c)
 		start := now()

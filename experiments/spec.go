@@ -87,6 +87,13 @@ type Spec struct {
 	// training split, as the authors do for every data set) or "none".
 	Normalize string `json:"normalize,omitempty"`
 	Hyper     Hyper  `json:"hyper"`
+	// Device is the compute back end that trains the gorgonia learner's
+	// cells: "cpu" (the meaning of the zero value), "opencl" or
+	// "opencl:P:D" (training.Config.Device). It is where a cell runs, not
+	// what it is: it is not part of the cells' Config or key (a grid may run
+	// its shards on different machines), and every result records it
+	// (Metrics.Device). `run --device` overrides it.
+	Device string `json:"device,omitempty"`
 
 	Overrides []Override `json:"overrides,omitempty"`
 }
@@ -323,6 +330,9 @@ type Cell struct {
 	Key     string
 	Config  Config
 	DataDir string
+	// Device is the compute back end that trains the cell (Spec.Device or
+	// Runner.Device; "" means cpu): not part of Config or Key.
+	Device string
 }
 
 // ParseSpec reads a spec from JSON, rejecting unknown fields, and validates
@@ -366,6 +376,9 @@ func LoadSpec(nameOrPath string) (*Spec, error) {
 func (s *Spec) Validate() error {
 	if s.Name == "" {
 		return errors.New("name: is empty, want a name")
+	}
+	if err := training.CheckDevice(s.Device); err != nil {
+		return fmt.Errorf("device: %w", err)
 	}
 	if len(s.Datasets) == 0 {
 		return errors.New("datasets: is empty, want at least one data set")

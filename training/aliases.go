@@ -1,6 +1,7 @@
 package training
 
 import (
+	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
 	"github.com/llpfc/llpfc/training/models"
 	"github.com/llpfc/llpfc/training/nn"
@@ -72,4 +73,7 @@ var (
 	ParseBNStats = nn.ParseBNStats
 	// PaperVATConfig returns LLP-VAT's constants for a data set.
 	PaperVATConfig = loss.PaperVATConfig
+	// CheckDevice checks a Config.Device string's back-end name
+	// (training/device) without opening it.
+	CheckDevice = device.ParseName
 )

@@ -53,6 +53,9 @@ type Result struct {
 	// Regroupings summarizes the groups of every regrouping of the LLPFC
 	// methods (see GroupingReporter); empty for the other methods.
 	Regroupings []Regrouping `json:"regroupings,omitempty"`
+	// Device is the compute back end that trained (device.Backend.Name:
+	// "cpu", or "opencl:P:D (device name)").
+	Device string `json:"device"`
 	// Params are the final parameters (Learnables order).
 	Params [][]float32 `json:"-"`
 }

@@ -36,8 +36,8 @@ func newStepper(cfg *Config, data *TrainData, spec nn.ModelSpec) (*stepper, erro
 		return nil, fmt.Errorf("method %q: unknown (known: %v)", cfg.Method, MethodNames())
 	}
 	be, err := device.Open(cfg.Device)
-	if err != nil {
-		return nil, err
+	if err != nil { // a back end this machine cannot open: the run's input
+		return nil, &InputError{err}
 	}
 	st, err := buildStepper(be, factory, cfg, data, spec)
 	if err != nil {

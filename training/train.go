@@ -28,7 +28,7 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 		return nil, err
 	}
 	defer st.Close()
-	r := &trainRun{cfg: cfg, data: data, st: st, progress: progress, res: &Result{ParamCount: nn.ParamCount(st.model)}}
+	r := &trainRun{cfg: cfg, data: data, st: st, progress: progress, res: &Result{ParamCount: nn.ParamCount(st.model), Device: st.backend.Name()}}
 	if r.ev, err = newEvaluator(st.backend, st.graph, st.model, spec, cfg.EvalBatch); err != nil {
 		return nil, err
 	}

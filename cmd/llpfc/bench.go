@@ -30,7 +30,7 @@ param_count and gomaxprocs. bench/run.sh (make bench) compares it with the same 
 
 // benchFlags are `llpfc bench`'s flags.
 type benchFlags struct {
-	model, method                                                            *string
+	model, method, device                                                    *string
 	batch, steps, warmup, channels, height, width, classes, bagSize, threads *int
 	seed                                                                     *int64
 	asJSON                                                                   *bool
@@ -50,6 +50,7 @@ func defineBenchFlags(fs *flag.FlagSet) *benchFlags {
 	f.bagSize = fs.Int("bag-size", 128, "size of the random bags")
 	f.threads = fs.Int("threads", 0, "GOMAXPROCS for the run (0: leave it as it is, normally the number of CPUs)")
 	f.seed = fs.Int64("seed", 1, "seed of the random data and the initialisation")
+	f.device = defineDevice(fs)
 	f.asJSON = defineResultJSON(fs)
 	return f
 }
@@ -68,6 +69,9 @@ func (f *benchFlags) check() error {
 	}
 	if *f.method == training.MethodLLPGAN && *f.model != training.ModelLLPGAND {
 		return fmt.Errorf("--model %q: --method llpgan trains its discriminator llpgan-d", *f.model)
+	}
+	if err := training.CheckDevice(*f.device); err != nil {
+		return fmt.Errorf("--device: %w", err)
 	}
 	if err := checkFlags(atLeast("batch-size", *f.batch, 1), atLeast("steps", *f.steps, 1), atLeast("warmup", *f.warmup, 0),
 		atLeast("channels", *f.channels, 1), atLeast("height", *f.height, 1), atLeast("width", *f.width, 1),
@@ -106,7 +110,7 @@ func (f *benchFlags) config() training.StepBenchConfig {
 	return training.StepBenchConfig{
 		Model: *f.model, Method: *f.method, BatchSize: *f.batch, Steps: *f.steps, Warmup: *f.warmup,
 		Channels: *f.channels, Height: *f.height, Width: *f.width, Classes: *f.classes, BagSize: *f.bagSize,
-		Seed: *f.seed, CPUTime: processCPUTime,
+		Seed: *f.seed, CPUTime: processCPUTime, Device: *f.device,
 	}
 }
 

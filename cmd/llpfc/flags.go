@@ -21,6 +21,12 @@ func defineDataDir(fs *flag.FlagSet) *string {
 	return fs.String("data-dir", "", "directory holding the data set's files (default: $LLPFC_DATA, then /usr/share/datasets/fashion-mnist for fashion-mnist)")
 }
 
+// defineDevice defines --device (issue 33), shared by train, bench, run
+// and reproduce.
+func defineDevice(fs *flag.FlagSet) *string {
+	return fs.String("device", "", "compute back end that trains: cpu (the default), opencl (the first OpenCL device) or opencl:P:D (platform P, device D, as 'llpfc devices' lists them); every result records it")
+}
+
 // defineModel defines --model as bench and train have it: any classifier
 // (experiments.ClassifierModels: not LLPGAN's generator), mlp by default.
 func defineModel(fs *flag.FlagSet) *string {

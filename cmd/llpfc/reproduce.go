@@ -108,8 +108,8 @@ Progress goes to standard error, the table to standard output. Exit status 1 if 
 // reproduceFlags are `llpfc reproduce`'s flags (but --table binary's:
 // reproduce_binary.go).
 type reproduceFlags struct {
-	quick, dryRun, asJSON                      *bool
-	table, results, out, dataDir, shard, model *string
+	quick, dryRun, asJSON                              *bool
+	table, results, out, dataDir, shard, model, device *string
 }
 
 // tableNames are the --table choices.
@@ -132,6 +132,7 @@ func defineReproduceFlags(fs *flag.FlagSet) *reproduceFlags {
 	f.model = fs.String("model", "", "the network of the Fashion-MNIST tables (--table fashion-mnist or fashion-mnist-shuffle): mlp (their default) or cnn; a cell's model is part of its key, so the two never mix in one store")
 	f.dryRun = fs.Bool("dry-run", false, "print the plan (number of runs, the measured throughput and the compute-time estimate) and exit without training")
 	f.asJSON = fs.Bool("json", false, "with --dry-run: print every cell of the grid (this shard's) as JSON — its key and full configuration — instead of the plan, without measuring anything")
+	f.device = defineDevice(fs)
 	return f
 }
 
@@ -170,6 +171,10 @@ func (f *reproduceFlags) plan() (*reproducePlan, error) {
 		}
 		p.spec.Model = *f.model
 	}
+	if err := training.CheckDevice(*f.device); err != nil {
+		return nil, usagef("--device: %v", err)
+	}
+	p.spec.Device = *f.device
 	var err error
 	if p.shard, err = parseShardFlag(*f.shard); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/training"
 )
 
 func init() {
@@ -38,8 +39,8 @@ To change a built-in grid, print it with --print-spec, edit the JSON and pass th
 
 // runFlags are `llpfc run`'s flags.
 type runFlags struct {
-	shard, results, dataDir *string
-	list, printSpec         *bool
+	shard, results, dataDir, device *string
+	list, printSpec                 *bool
 }
 
 func defineRunFlags(fs *flag.FlagSet) *runFlags {
@@ -49,6 +50,7 @@ func defineRunFlags(fs *flag.FlagSet) *runFlags {
 		dataDir:   fs.String("data-dir", "", "directory holding the data sets' files, or a root with one sub-directory per data set (default: $LLPFC_DATA; for fashion-mnist then /usr/share/datasets/fashion-mnist); not part of a cell's key"),
 		list:      fs.Bool("list", false, "list the cells of the spec (shard) with their keys and whether they are finished, and exit without training"),
 		printSpec: fs.Bool("print-spec", false, "print the spec as JSON (e.g. a built-in one, to copy and edit) and exit"),
+		device:    defineDevice(fs),
 	}
 }
 
@@ -77,6 +79,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	shard, err := parseShardFlag(*f.shard)
 	if err != nil {
 		return exitWith(stderr, "llpfc run", err)
+	}
+	if err := training.CheckDevice(*f.device); err != nil {
+		return exitWith(stderr, "llpfc run", usagef("--device: %v", err))
 	}
 	if *f.list {
 		return listCells(stdout, stderr, spec, shard, *f.results, *f.dataDir)
@@ -138,7 +143,7 @@ func (f *runFlags) run(stdout, stderr io.Writer, spec *experiments.Spec, shard e
 	}
 	ctx, stop := interruptible("run", stderr)
 	defer stop()
-	r := &experiments.Runner{Store: store, Shard: shard, DataDir: *f.dataDir, Log: stderr}
+	r := &experiments.Runner{Store: store, Shard: shard, DataDir: *f.dataDir, Log: stderr, Device: *f.device}
 	sum, status := runGrid(ctx, "run", "cells", r, spec, stderr)
 	if status != exitOK {
 		return status

@@ -47,6 +47,7 @@ type trainRun struct {
 	dsName, dir   string // --data as the messages name it ("fixture", or the set a directory holds) and its directory
 	bagsFile      string
 	evalEvery     int
+	device        string // --device: the compute back end
 	resume        bool
 	resumedEpochs int // the epochs the checkpoint held when --resume continued it
 	out           string
@@ -117,7 +118,7 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	if err != nil {
 		return fail(err)
 	}
-	opt := experiments.RunOptions{EvalEvery: r.evalEvery, Resume: r.resume, Progress: r.progress(stderr)}
+	opt := experiments.RunOptions{EvalEvery: r.evalEvery, Resume: r.resume, Progress: r.progress(stderr), Device: r.device}
 	if r.out != "" {
 		done, err := r.checkOut()
 		if err != nil {

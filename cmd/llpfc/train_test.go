@@ -51,6 +51,7 @@ func TestTrainJSONContract(t *testing.T) {
 				}
 			}
 			assert.Equal(t, 2.0, got["epochs"], "%s: epochs", method)
+			assert.Equal(t, "cpu", got["device"], "%s: the device that trained (issue 33)", method)
 			settings, ok := got["settings"].(map[string]any)
 			require.True(t, ok, "%s: settings missing", method)
 			for k, v := range map[string]string{"method": method, "bn_stats": "minibatch", "kl_scale": "authors", "chunk_size": "256", "run.bag_size": "16"} {
@@ -133,4 +134,14 @@ func TestTrainPreset(t *testing.T) {
 	assert.Equal(t, 640, got.Config.NumPoints, "--num-points given explicitly wins")
 	code, _, _ = runTrainCmd("--data", "fixture", "--preset", "nope")
 	assert.Equal(t, exitBadUsage, code, "unknown preset")
+}
+
+// TestTrainDeviceFlag (issue 33): --device names a registered back end or
+// is refused with exit 2 before anything is read; the CPU is the default.
+func TestTrainDeviceFlag(t *testing.T) {
+	code, _, errOut := runTrainCmd("--data", "fixture", "--device", "tpu", "--epochs", "1")
+	assert.Equal(t, exitBadUsage, code, errOut)
+	assert.Contains(t, errOut, "--device")
+	assert.Contains(t, errOut, `"tpu"`)
+	assert.Contains(t, errOut, "cpu", "the message lists the known back ends")
 }

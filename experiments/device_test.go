@@ -1,0 +1,75 @@
+package experiments
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestReportNamesDevicesOffTheCPU (issue 33): a table whose cells all ran on
+// the CPU (or predate devices) reads as before; one with a cell trained
+// elsewhere lists every device with its cell count.
+func TestReportNamesDevicesOffTheCPU(t *testing.T) {
+	md := func(rs []*Result) string {
+		tables, err := BuildTables(rs, nil)
+		require.NoError(t, err)
+		require.Len(t, tables, 1)
+		var sb strings.Builder
+		tables[0].Markdown(&sb)
+		return sb.String()
+	}
+	cpu := []*Result{tableCell("kl", 32, 0, nil), tableCell("kl", 32, 1, nil)}
+	cpu[1].Metrics.Device = "cpu"
+	assert.NotContains(t, md(cpu), "Devices:", "CPU cells, one of them from before devices")
+	gpu := tableCell("kl", 32, 2, nil)
+	gpu.Metrics.Device = "opencl:0:0 (NVIDIA H100)"
+	assert.Contains(t, md(append(cpu, gpu)), "Devices: cpu (2 cells), opencl:0:0 (NVIDIA H100) (1 cells).")
+}
+
+// TestRunnerDevice: the learner gets the spec's device, or the runner's
+// when set; the device is not part of a cell's key; a spec naming an
+// unknown back end is refused at validation.
+func TestRunnerDevice(t *testing.T) {
+	got := map[string]int{}
+	RegisterLearner("test-device", LearnerFunc(func(ctx context.Context, c Cell, p Progress) (Metrics, error) {
+		got[c.Device]++
+		m, err := LogReg{}.Train(ctx, c, p)
+		m.Device = c.Device
+		return m, err
+	}))
+	s := gridSpec(t)
+	s.Learner = "test-device"
+	keys := func() []string {
+		cells, err := s.Cells()
+		require.NoError(t, err)
+		var ks []string
+		for _, c := range cells {
+			ks = append(ks, c.Key)
+		}
+		return ks
+	}
+	before := keys()
+	s.Device = "cpu"
+	assert.Equal(t, before, keys(), "the device is not part of the key")
+	st, _ := OpenStore(t.TempDir())
+	_, err := (&Runner{Store: st}).Run(context.Background(), s)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"cpu": 12}, got)
+	st2, _ := OpenStore(t.TempDir())
+	_, err = (&Runner{Store: st2, Device: "test-elsewhere"}).Run(context.Background(), s)
+	require.NoError(t, err)
+	assert.Equal(t, 12, got["test-elsewhere"], "the runner's device wins")
+	rs, err := st2.All()
+	require.NoError(t, err)
+	require.NotEmpty(t, rs)
+	assert.Equal(t, "test-elsewhere", rs[0].Metrics.Device, "the result records the device")
+
+	s.Device = "tpu"
+	err = s.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "device")
+	assert.Contains(t, err.Error(), "tpu")
+}
