@@ -1,7 +1,10 @@
 package experiments_test
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/llpfc/llpfc/experiments"
@@ -69,4 +72,46 @@ func ExampleShard_Select() {
 	// shard 3/4: 52 cells
 	// shard 4/4: 52 cells
 	// total 210 of 210
+}
+
+// Train a cell keeping its network, save it as weights PyTorch loads and a
+// manifest, read it back and score a data set with it (issue 29).
+func ExampleLoadModel() {
+	cfg := experiments.Config{Learner: "gorgonia", Dataset: "gmm:classes=3,dim=4,train=400,test=90,sep=4", Model: "mlp",
+		Method: "llpfc-uniform", Protocol: "paper", BagSize: 8, NumPoints: 160, Seed: 1,
+		Hyper: experiments.Hyper{Epochs: 2, Optimizer: "adam", LR: 1e-3, BatchSize: 32, Schedule: experiments.Schedule{Kind: "constant"}}}
+	cell := experiments.Cell{Key: cfg.Key(), Config: cfg}
+	prob, err := experiments.LoadProblem(cell)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	run, err := experiments.RunCell(context.Background(), cell, prob, experiments.RunOptions{KeepModel: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	dir, _ := os.MkdirTemp("", "llpfc-model")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "model")
+	if err := experiments.SaveModel(path, run.Model, run.Manifest); err != nil {
+		fmt.Println(err)
+		return
+	}
+	m, err := experiments.LoadModel(path)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, test, _ := experiments.LoadRaw(cfg.Dataset, "")
+	p, err := m.Predict(context.Background(), test, "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(m.Manifest.Architecture, m.Manifest.NumClasses, "classes,", p.N, "instances scored")
+	fmt.Println("same accuracy as training reported:", p.Scores.Accuracy == run.Metrics.TestAccuracy)
+	// Output:
+	// mlp 3 classes, 90 instances scored
+	// same accuracy as training reported: true
 }

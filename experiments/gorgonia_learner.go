@@ -193,6 +193,9 @@ type RunOptions struct {
 	// cpu). It changes where the arithmetic runs, so the last bits of the
 	// numbers, not the experiment; Metrics.Device records it.
 	Device string
+	// KeepModel makes CellRun.Model hold the trained network, for
+	// SaveModel (`train --save-model`); false means none.
+	KeepModel bool
 }
 
 // CellRun is a run of RunCell.
@@ -205,6 +208,10 @@ type CellRun struct {
 	// Settings are the run's settings as its checkpoint keys them
 	// (training.RunSettings).
 	Settings map[string]string
+	// Model is the trained network with the manifest's description of its
+	// inputs (RunOptions.KeepModel), else nil.
+	Model    *training.SavedModel
+	Manifest Manifest
 }
 
 // RunCell trains cell on prob — LoadProblem's problem, or LoadSplits' splits
@@ -221,7 +228,7 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 	if err != nil {
 		return nil, err
 	}
-	cfg.EvalEvery, cfg.Checkpoint, cfg.Resume, cfg.Device = opt.EvalEvery, opt.Checkpoint, opt.Resume, opt.Device
+	cfg.EvalEvery, cfg.Checkpoint, cfg.Resume, cfg.Device, cfg.KeepModel = opt.EvalEvery, opt.Checkpoint, opt.Resume, opt.Device, opt.KeepModel
 	cfg.RunFields = ConfigFields(c)
 	td, err := cellData(c, prob, &cfg)
 	if err != nil {
@@ -267,7 +274,12 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 		PeakRSSBytes:         PeakRSSBytes(),
 		Device:               res.Device,
 	}
-	return &CellRun{Metrics: m, History: res.History, Settings: training.RunSettings(cfg, td)}, nil
+	run := &CellRun{Metrics: m, History: res.History, Settings: training.RunSettings(cfg, td), Model: res.Model}
+	if res.Model != nil {
+		rev, _ := CodeVersion()
+		run.Manifest = Manifest{Normalization: prob.Norm, ClassNames: prob.Train.ClassNames, Key: c.Key(), Config: c, CodeVersion: rev}
+	}
+	return run, nil
 }
 
 // cellData is training's input for cell c on prob: the splits and bags

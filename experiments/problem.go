@@ -141,6 +141,12 @@ func headRows(d *data.Dataset, n int) *data.Dataset {
 // loadDataset returns the training and test splits of a named data set. The
 // synthetic "gmm:…" sets are generated here; the others are read by package
 // experiments/data.
+// LoadRaw reads both splits of the data set name as a cell would (named
+// sets through data.Resolve, csv:, libsvm:, gmm:), without normalizing
+// them: what `llpfc predict` scores after applying a model's own
+// normalization.
+func LoadRaw(name, dir string) (train, test *data.Dataset, err error) { return loadDataset(name, dir) }
+
 func loadDataset(name, dir string) (train, test *data.Dataset, err error) {
 	if strings.HasPrefix(name, "gmm:") {
 		return GaussianMixture(name)

@@ -76,4 +76,7 @@ var (
 	// CheckDevice checks a Config.Device string's back-end name
 	// (training/device) without opening it.
 	CheckDevice = device.ParseName
+	// CanExport reports whether an architecture's weights can be saved
+	// (models.StateDict).
+	CanExport = models.CanExport
 )

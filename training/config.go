@@ -99,6 +99,9 @@ type Config struct {
 	// Resume continues from Checkpoint when it exists; false means start
 	// afresh (and overwrite it).
 	Resume bool `json:"resume"`
+	// KeepModel makes Result.Model hold the trained network (its spec and
+	// PyTorch-style state dict) for export (issue 29); false means none.
+	KeepModel bool `json:"-"`
 	// RunFields are the caller's settings of the run that Train does not
 	// see (data set, bag size, protocol, augmentation, normalization, …;
 	// experiments.ConfigFields): a checkpoint records them and a resume

@@ -44,6 +44,25 @@ func (e *evaluator) Close() { e.prog.Close() }
 
 // Predict writes the argmax class of each row of x into out.
 func (e *evaluator) Predict(ctx context.Context, x []float32, out []int) error {
+	return e.forEachBatch(ctx, x, func(start, end int, z []float32) {
+		C := len(z) / e.batch
+		for i := start; i < end; i++ {
+			row := z[(i-start)*C : (i-start+1)*C]
+			best := 0
+			for c, v := range row {
+				if v > row[best] {
+					best = c
+				}
+			}
+			out[i] = best
+		}
+	})
+}
+
+// forEachBatch runs the rows of x through the network a batch at a time and
+// calls use with each batch's range of rows and its logits (batch×C, the
+// rows past end being padding).
+func (e *evaluator) forEachBatch(ctx context.Context, x []float32, use func(start, end int, z []float32)) error {
 	n := len(x) / e.dim
 	buf := e.xT.Data().([]float32)
 	for start := 0; start < n; start += e.batch {
@@ -64,17 +83,7 @@ func (e *evaluator) Predict(ctx context.Context, x []float32, out []int) error {
 		if !ok {
 			return fmt.Errorf("evaluation: logits of type %T, want float32", v.Data())
 		}
-		C := len(z) / e.batch
-		for i := start; i < end; i++ {
-			row := z[(i-start)*C : (i-start+1)*C]
-			best := 0
-			for c, v := range row {
-				if v > row[best] {
-					best = c
-				}
-			}
-			out[i] = best
-		}
+		use(start, end, z)
 	}
 	return nil
 }

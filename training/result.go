@@ -2,6 +2,8 @@ package training
 
 import (
 	"time"
+
+	"github.com/llpfc/llpfc/training/models"
 )
 
 // ProgressEvent reports training progress.
@@ -56,6 +58,8 @@ type Result struct {
 	// Device is the compute back end that trained (device.Backend.Name:
 	// "cpu", or "opencl:P:D (device name)").
 	Device string `json:"device"`
+	// Model is the trained network when Config.KeepModel is set, else nil.
+	Model *SavedModel `json:"-"`
 	// Params are the final parameters (Learnables order).
 	Params [][]float32 `json:"-"`
 }
@@ -69,3 +73,12 @@ type InputError struct{ Err error }
 func (e *InputError) Error() string { return e.Err.Error() }
 
 func (e *InputError) Unwrap() error { return e.Err }
+
+// SavedModel is a trained network as it leaves training (issue 29): the
+// spec it was built from (architecture, input shape, classes) and its
+// parameters and batch-norm buffers as the state dict of the equivalent
+// PyTorch module (models.StateDict). NewPredictor runs it.
+type SavedModel struct {
+	Spec  ModelSpec
+	State []models.StateTensor
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/models"
 	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/tensor"
 )
@@ -23,12 +24,17 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 	if err != nil {
 		return nil, err
 	}
+	if cfg.KeepModel {
+		if err := models.CanExport(spec.Name); err != nil {
+			return nil, &InputError{err}
+		}
+	}
 	st, err := newStepper(&cfg, data, spec)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	r := &trainRun{cfg: cfg, data: data, st: st, progress: progress, res: &Result{ParamCount: nn.ParamCount(st.model), Device: st.backend.Name()}}
+	r := &trainRun{cfg: cfg, spec: spec, data: data, st: st, progress: progress, res: &Result{ParamCount: nn.ParamCount(st.model), Device: st.backend.Name()}}
 	if r.ev, err = newEvaluator(st.backend, st.graph, st.model, spec, cfg.EvalBatch); err != nil {
 		return nil, err
 	}
@@ -99,6 +105,7 @@ func runningStats(m nn.Model) ([][]float32, error) {
 // checkpoint fields, and the result so far.
 type trainRun struct {
 	cfg      Config
+	spec     nn.ModelSpec
 	data     *TrainData
 	st       *stepper
 	ev       *evaluator
@@ -251,6 +258,13 @@ func (r *trainRun) finish(ctx context.Context) error {
 	res.Params = make([][]float32, len(r.st.params))
 	for i, p := range r.st.params {
 		res.Params[i] = append([]float32(nil), p...)
+	}
+	if cfg.KeepModel {
+		state, err := models.StateDict(r.st.model)
+		if err != nil {
+			return err
+		}
+		res.Model = &SavedModel{Spec: r.spec, State: state}
 	}
 	return nil
 }

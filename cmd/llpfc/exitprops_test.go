@@ -94,6 +94,12 @@ var exitCodeTable = []exitRow{
 		return []string{"report", "--results", storeWithCell(t, dir, "a"), "--out", dir + "/rep"}, nil
 	}},
 	{"reproduce", exitOK, static("reproduce", "--quick", "--dry-run", "--json", "--results", "{dir}/q")},
+	{"predict", exitOK, func(t *testing.T, _ *rand.Rand, dir string) ([]string, []string) {
+		code, _, stderr := runCmd("train", "--data", "gmm:classes=3,dim=2,train=200,test=20", "--bag-size", "8", "--num-points", "64",
+			"--epochs", "1", "--batch-size", "16", "--quiet", "--save-model", dir+"/m")
+		require.Equal(t, exitOK, code, stderr)
+		return []string{"predict", "--model", dir + "/m", "--data", "gmm:classes=3,dim=2,train=200,test=20", "--out", dir + "/p.csv"}, nil
+	}},
 	{"reproduce --table binary", exitOK, static("reproduce", "--table", "binary", "--offline", "--dry-run", "--results", "{dir}/b")},
 	// 1: documented failures.
 	{"run: a cell fails (Algorithm 1's assumption)", exitFailed, func(t *testing.T, _ *rand.Rand, dir string) ([]string, []string) {

@@ -48,6 +48,7 @@ type trainRun struct {
 	bagsFile      string
 	evalEvery     int
 	device        string // --device: the compute back end
+	saveModel     string // --save-model: where the trained network goes
 	resume        bool
 	resumedEpochs int // the epochs the checkpoint held when --resume continued it
 	out           string
@@ -118,7 +119,7 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	if err != nil {
 		return fail(err)
 	}
-	opt := experiments.RunOptions{EvalEvery: r.evalEvery, Resume: r.resume, Progress: r.progress(stderr), Device: r.device}
+	opt := experiments.RunOptions{EvalEvery: r.evalEvery, Resume: r.resume, Progress: r.progress(stderr), Device: r.device, KeepModel: r.saveModel != ""}
 	if r.out != "" {
 		done, err := r.checkOut()
 		if err != nil {
@@ -150,6 +151,15 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	if err != nil {
 		return trainFailure(stderr, err, args, r.out)
 	}
+	if r.saveModel != "" {
+		if err := experiments.SaveModel(r.saveModel, run.Model, run.Manifest); err != nil {
+			fmt.Fprintf(stderr, "llpfc train: %v\n", err)
+			return exitFailed
+		}
+		if !r.quiet {
+			fmt.Fprintf(stderr, "llpfc train: model saved to %s (weights PyTorch loads, with its manifest beside them; 'llpfc predict --model %s' scores new data)\n", r.saveModel, r.saveModel)
+		}
+	}
 	res := trainResult{Key: cell.Key, Config: cell.Config, Metrics: run.Metrics, NumBags: len(prob.Bags.Bags), Settings: run.Settings}
 	r.resumedTiming(&res.Metrics, run.History)
 	return r.report(stdout, stderr, res, run.History)
@@ -162,8 +172,12 @@ func (r *trainRun) announce(stderr io.Writer, prob *experiments.Problem) {
 	if !experiments.CountsInstances(c.Method) {
 		unit = "bags"
 	}
-	fmt.Fprintf(stderr, "llpfc train: %s on %s: %d bags (%d instances), %d test points; model %s; %s lr %g; batch %d %s; %d epochs; seed %d (CPU, float32)\n",
-		c.Method, r.dsName, len(prob.Bags.Bags), c.NumPoints, prob.Test.N, c.Model, c.Hyper.Optimizer, c.Hyper.LR, c.Hyper.BatchSize, unit, c.Hyper.Epochs, c.Seed)
+	dev := r.device
+	if dev == "" {
+		dev = "cpu"
+	}
+	fmt.Fprintf(stderr, "llpfc train: %s on %s: %d bags (%d instances), %d test points; model %s; %s lr %g; batch %d %s; %d epochs; seed %d (%s, float32)\n",
+		c.Method, r.dsName, len(prob.Bags.Bags), c.NumPoints, prob.Test.N, c.Model, c.Hyper.Optimizer, c.Hyper.LR, c.Hyper.BatchSize, unit, c.Hyper.Epochs, c.Seed, dev)
 }
 
 // problem loads the splits and draws the bags exactly as a grid cell does

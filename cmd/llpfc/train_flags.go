@@ -17,11 +17,11 @@ import (
 // trainFlags are `llpfc train`'s flags (defineTrainFlags); parseTrain turns
 // them into a trainRun through applyPreset, check, schedule and build.
 type trainFlags struct {
-	name, dataDir, bagsFile, method, model, protocol, optimizer, milestones, groupWeights, compat, klScale, vatRampup, bnStats, normalize, augment, out, preset, device *string
-	dropout, lr, wd, momentum, beta1, beta2, gamma, vatEps, vatXi                                                                                                       *float64
-	bagSize, numPoints, epochs, batch, regroup, vatIters, chunk, evalEvery                                                                                              *int
-	seed                                                                                                                                                                *int64
-	resume, asJSON, quiet                                                                                                                                               *bool
+	name, dataDir, bagsFile, method, model, protocol, optimizer, milestones, groupWeights, compat, klScale, vatRampup, bnStats, normalize, augment, out, preset, device, saveModel *string
+	dropout, lr, wd, momentum, beta1, beta2, gamma, vatEps, vatXi                                                                                                                  *float64
+	bagSize, numPoints, epochs, batch, regroup, vatIters, chunk, evalEvery                                                                                                         *int
+	seed                                                                                                                                                                           *int64
+	resume, asJSON, quiet                                                                                                                                                          *bool
 	// regroupNever is set by a preset whose cell never regroups
 	// (Hyper.RegroupEvery 0), which --regroup-every cannot say.
 	regroupNever bool
@@ -67,6 +67,7 @@ func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.resume = fs.Bool("resume", false, "continue from --out's checkpoint.gob if it exists (the other flags must match the checkpointed run)")
 	f.preset = fs.String("preset", "", "run the cell of a built-in table: "+strings.Join(experiments.PresetNames(), ", ")+" (the cell of --data, --method and --bag-size; flags given explicitly win): its model, optimizer, learning-rate schedule, epochs, minibatch, regrouping, dropout, augmentation, number of points, protocol, normalization and LLP-VAT constants, exactly as `llpfc reproduce --table T` runs it")
 	f.device = defineDevice(fs)
+	f.saveModel = fs.String("save-model", "", "write the trained network to `FILE`.npz (its parameters and batch-norm statistics as the state_dict of the equivalent PyTorch module: the authors' classes for wrn-16-4, resnet18, vgg16; a documented Sequential for mlp, cnn, cnn-bn) and its manifest (architecture, input shape, classes, the training split's normalization, the cell's key) to FILE.json; 'llpfc predict --model FILE' scores new data with it")
 	f.asJSON = defineResultJSON(fs)
 	f.quiet = fs.Bool("quiet", false, "no progress lines on standard error")
 	return f
@@ -162,6 +163,11 @@ func (f *trainFlags) check(given map[string]bool) error {
 	}
 	if err := training.CheckDevice(*f.device); err != nil {
 		return fmt.Errorf("--device: %w", err)
+	}
+	if *f.saveModel != "" {
+		if err := training.CanExport(*f.model); err != nil {
+			return fmt.Errorf("--save-model: %w", err)
+		}
 	}
 	if !contains(training.MethodNames(), *f.method) {
 		return fmt.Errorf("--method %q: unknown (want one of %s)", *f.method, strings.Join(training.MethodNames(), ", "))
@@ -274,7 +280,7 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched expe
 		cellSet = experiments.FashionFixture // one name, one key: the built-in specs' name of the fixture
 	}
 	r := &trainRun{dsName: dsName, dir: dir, bagsFile: *f.bagsFile, evalEvery: *f.evalEvery, resume: *f.resume,
-		out: *f.out, asJSON: *f.asJSON, quiet: *f.quiet, given: given, device: *f.device}
+		out: *f.out, asJSON: *f.asJSON, quiet: *f.quiet, given: given, device: *f.device, saveModel: *f.saveModel}
 	r.cell = experiments.Config{Learner: "gorgonia", Dataset: cellSet, Model: *f.model, Method: *f.method,
 		Protocol: *f.protocol, BagSize: *f.bagSize, NumPoints: *f.numPoints, Normalize: *f.normalize, Seed: *f.seed,
 		Hyper: f.hyper(nm, drop, sched)}

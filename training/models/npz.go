@@ -3,28 +3,22 @@ package models
 import (
 	"archive/zip"
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 
 	"codeberg.org/sbinet/npyio/npz"
+	"github.com/llpfc/llpfc/internal/npy"
 )
 
 // WriteNPZ writes a state dict as a NumPy .npz archive, one member
 // "KEY.npy" per key in the order given (numpy.savez's layout): float32
 // arrays of the entries' shapes in C order and an int64 scalar for each
-// num_batches_tracked, so that
+// num_batches_tracked (internal/npy), so that
 //
 //	sd = {k: torch.from_numpy(v) for k, v in np.load(F).items()}
 //
-// is what model.load_state_dict takes. The .npy members are written here
-// (format 1.0: the magic, a header dict padded to 64 bytes, the raw
-// little-endian values) because npyio's writer takes N-d arrays only as
-// nested slices, which it walks value by value by reflection: writing a
-// VGG16 state dict (134M values) took minutes. ReadNPZ reads with npyio.
+// is what model.load_state_dict takes. ReadNPZ reads with npyio.
 func WriteNPZ(w io.Writer, ts []StateTensor) error {
 	zw := zip.NewWriter(w)
 	for _, t := range ts {
@@ -44,40 +38,12 @@ func WriteNPZ(w io.Writer, ts []StateTensor) error {
 	return zw.Close()
 }
 
-// writeNPY writes one .npy array (NumPy format 1.0).
+// writeNPY writes one entry as a .npy array.
 func writeNPY(w io.Writer, t StateTensor) error {
-	descr, dims := "<f4", make([]string, len(t.Shape))
 	if t.Count != nil {
-		descr = "<i8"
+		return npy.WriteInt64Scalar(w, *t.Count)
 	}
-	for i, d := range t.Shape {
-		dims[i] = strconv.Itoa(d)
-	}
-	shape := strings.Join(dims, ", ")
-	if len(dims) == 1 {
-		shape += ","
-	}
-	h := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape)
-	pad := 64 - (10+len(h)+1)%64
-	h += strings.Repeat(" ", pad%64) + "\n"
-	head := append([]byte("\x93NUMPY\x01\x00"), byte(len(h)), byte(len(h)>>8))
-	if _, err := w.Write(append(head, h...)); err != nil {
-		return err
-	}
-	if t.Count != nil {
-		return binary.Write(w, binary.LittleEndian, *t.Count)
-	}
-	buf := make([]byte, 4*min(len(t.Data), 1<<16))
-	for start := 0; start < len(t.Data); start += len(buf) / 4 {
-		part := t.Data[start:min(start+len(buf)/4, len(t.Data))]
-		for i, v := range part {
-			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(v))
-		}
-		if _, err := w.Write(buf[:4*len(part)]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return npy.WriteFloat32(w, t.Shape, t.Data)
 }
 
 // ReadNPZ reads an archive written by WriteNPZ (or by numpy.savez from a

@@ -75,6 +75,18 @@ func StateDict(m nn.Model) ([]StateTensor, error) {
 	return out, nil
 }
 
+// CanExport reports, without building it, whether the architecture name
+// has a PyTorch equivalent StateDict writes (every registered one but
+// LLP-GAN's networks).
+func CanExport(name string) error {
+	switch name {
+	case ModelMLP, ModelCNN, ModelCNNBN, ModelWRN164, ModelResNet18, ModelVGG16:
+		return nil
+	}
+	return fmt.Errorf("model %s: no PyTorch equivalent to export its weights to (exportable: %s, %s, %s, %s, %s, %s)", name,
+		ModelMLP, ModelCNN, ModelCNNBN, ModelWRN164, ModelResNet18, ModelVGG16)
+}
+
 // LoadStateDict sets m's parameters and batch-norm buffers from a
 // state_dict laid out as StateDict writes it: every key must be present
 // with its shape, and no other key (a file of another architecture or

@@ -182,3 +182,20 @@ func TestLoadStateDictRoundTrip(t *testing.T) {
 	_, mlp10, _ := buildFor(t, ModelMLP, 3, 32, 10, 1)
 	assert.ErrorContains(t, LoadStateDict(mlp10, sd), "5.weight has shape [4 256], model mlp wants [10 256]")
 }
+
+// TestCanExportIsStateDict: CanExport, which answers from the name alone,
+// agrees with StateDict on every registered architecture.
+func TestCanExportIsStateDict(t *testing.T) {
+	for _, name := range ModelNames() {
+		g := gorgonia.NewGraph()
+		spec := nn.ModelSpec{Name: name, Channels: 3, Height: 32, Width: 32, NumClasses: 4, Dtype: tensor.Float32}
+		m, err := NewModel(g, spec, rng.New(1, "init"))
+		if err != nil {
+			t.Logf("%s: not built on 3×32×32 (%v); CanExport says %v", name, err, CanExport(name))
+			assert.Error(t, CanExport(name), name)
+			continue
+		}
+		_, err = StateDict(m)
+		assert.Equal(t, err == nil, CanExport(name) == nil, "%s: StateDict error %v, CanExport %v", name, err, CanExport(name))
+	}
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"codeberg.org/sbinet/npyio"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func runPredictCmd(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = dispatch(append([]string{"predict"}, args...), &o, &e)
+	return code, o.String(), e.String()
+}
+
+// lastJSON decodes the last line of out.
+func lastJSON(t *testing.T, out string) map[string]any {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &got), "last line %q", lines[len(lines)-1])
+	return got
+}
+
+// TestTrainSaveModelPredictRoundTrip (issue 29): a model trained with
+// --save-model and scored by predict on the same test split gives the test
+// accuracy train printed, bit for bit (the same normalization, the same
+// evaluation-mode network); the CSV and .npy predictions hold one row per
+// test instance whose probabilities sum to 1 and whose argmax is the
+// predicted class, the CSV's labels agree with the printed accuracy.
+func TestTrainSaveModelPredictRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m")
+	for _, arch := range []string{"mlp", "cnn-bn"} {
+		code, out, errOut := runTrainCmd("--data", "fixture", "--method", "llpfc-uniform", "--model", arch, "--bag-size", "16", "--num-points", "640",
+			"--epochs", "1", "--batch-size", "32", "--seed", "2", "--save-model", model+"-"+arch, "--json", "--quiet")
+		require.Equal(t, exitOK, code, errOut)
+		trained := lastJSON(t, out)["test_accuracy"].(float64)
+		for _, name := range []string{model + "-" + arch + ".npz", model + "-" + arch + ".json"} {
+			_, err := os.Stat(name)
+			require.NoError(t, err, "%s written", name)
+		}
+		csvPath, npyPath := filepath.Join(dir, arch+".csv"), filepath.Join(dir, arch+".npy")
+		code, out, errOut = runPredictCmd("--model", model+"-"+arch, "--data", "fixture", "--out", csvPath, "--json")
+		require.Equal(t, exitOK, code, errOut)
+		got := lastJSON(t, out)
+		scores := got["scores"].(map[string]any)
+		assert.Equal(t, trained, scores["accuracy"], "%s: predict's accuracy vs train's", arch)
+		rows := readCSV(t, csvPath)
+		n := int(got["n"].(float64))
+		require.Len(t, rows, n+1, "%s: a header and one row per instance", arch)
+		right := 0
+		for _, r := range rows[1:] {
+			var sum float64
+			best, pred := -1.0, 0
+			for c := 0; c < 10; c++ {
+				p, err := strconv.ParseFloat(r[2+c], 64)
+				require.NoError(t, err)
+				sum += p
+				if p > best {
+					best, pred = p, c
+				}
+			}
+			assert.InDelta(t, 1, sum, 1e-6)
+			assert.Equal(t, strconv.Itoa(pred), r[1], "argmax is the predicted class")
+			if r[1] == r[12] {
+				right++
+			}
+		}
+		assert.InDelta(t, trained, float64(right)/float64(n), 1e-12, "%s: the CSV's labels", arch)
+		code, _, errOut = runPredictCmd("--model", model+"-"+arch+".json", "--data", "fixture", "--out", npyPath)
+		require.Equal(t, exitOK, code, errOut)
+		f, err := os.Open(npyPath)
+		require.NoError(t, err)
+		var probs []float32
+		require.NoError(t, npyio.Read(f, &probs))
+		f.Close()
+		assert.Len(t, probs, n*10)
+	}
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	return rows
+}
+
+// TestPredictRefusesBadModels: a missing model, a truncated weights file,
+// weights of another architecture under a manifest, a manifest of another
+// format, data of another shape and bad flags exit 2 with a message naming
+// the file or flag.
+func TestPredictRefusesBadModels(t *testing.T) {
+	dir := t.TempDir()
+	m := filepath.Join(dir, "m")
+	code, _, errOut := runTrainCmd("--data", "fixture", "--model", "mlp", "--bag-size", "16", "--num-points", "320", "--epochs", "1", "--save-model", m, "--quiet")
+	require.Equal(t, exitOK, code, errOut)
+	w, err := os.ReadFile(m + ".npz")
+	require.NoError(t, err)
+	man, err := os.ReadFile(m + ".json")
+	require.NoError(t, err)
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p+".npz", w, 0o644))
+		require.NoError(t, os.WriteFile(p+".json", man, 0o644))
+		if strings.HasSuffix(name, "truncated") {
+			require.NoError(t, os.WriteFile(p+".npz", w[:len(w)/2], 0o644))
+		} else if b != nil {
+			require.NoError(t, os.WriteFile(p+".json", b, 0o644))
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", filepath.Join(dir, "none"), "--data", "fixture"}, "none.json"},
+		{[]string{"--model", write("truncated", nil), "--data", "fixture"}, "truncated.npz"},
+		{[]string{"--model", write("cnn", bytes.Replace(man, []byte(`"architecture": "mlp"`), []byte(`"architecture": "cnn"`), 1)), "--data", "fixture"}, "no 0.weight"},
+		{[]string{"--model", write("classes", bytes.Replace(man, []byte(`"num_classes": 10`), []byte(`"num_classes": 7`), 1)), "--data", "fixture"}, "5.weight has shape [10 256], model mlp wants [7 256]"},
+		{[]string{"--model", write("format", bytes.Replace(man, []byte(`llpfc-model/1`), []byte(`llpfc-model/9`), 1)), "--data", "fixture"}, `format "llpfc-model/9"`},
+		{[]string{"--model", m, "--data", "gmm:classes=10,dim=5,train=50,test=20,sep=2"}, "feature vectors of 5 values, the model takes 1×28×28 images"},
+		{[]string{"--model", m}, "--data is required"},
+		{[]string{"--model", m, "--data", "fixture", "--split", "val"}, "--split"},
+		{[]string{"--model", m, "--data", "fixture", "--out", "x.txt"}, "--out"},
+		{[]string{"--model", m, "--data", "fixture", "--device", "tpu"}, "--device"},
+	} {
+		code, _, errOut := runPredictCmd(tc.args...)
+		assert.Equal(t, exitBadUsage, code, "%v: %s", tc.args, errOut)
+		assert.Contains(t, errOut, tc.want, "%v", tc.args)
+	}
+	code, _, errOut = runTrainCmd("--data", "fixture", "--model", "llpgan-d", "--method", "llpgan", "--save-model", m)
+	assert.Equal(t, exitBadUsage, code)
+	assert.Contains(t, errOut, "--save-model")
+}

@@ -1,0 +1,243 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/internal/atomicfile"
+	"github.com/llpfc/llpfc/training"
+	"github.com/llpfc/llpfc/training/models"
+)
+
+// ModelFormat names the format of a saved model's manifest.
+const ModelFormat = "llpfc-model/1"
+
+// Manifest describes a saved model (issue 29): what `llpfc predict` needs
+// besides the weights to score new data — the architecture, the input
+// shape, the classes and the input normalization of training — and where
+// the model came from. It is FILE.json beside the weights FILE.npz.
+type Manifest struct {
+	Format string `json:"format"`
+	// Architecture is the registered model name (mlp, cnn, cnn-bn,
+	// wrn-16-4, resnet18, vgg16); Torch says which PyTorch module the
+	// weights load into (models.StateDict).
+	Architecture string `json:"architecture"`
+	Torch        string `json:"torch_module"`
+	NumClasses   int    `json:"num_classes"`
+	// The input: Channels×Height×Width images, or Features values.
+	Channels int `json:"channels,omitempty"`
+	Height   int `json:"height,omitempty"`
+	Width    int `json:"width,omitempty"`
+	Features int `json:"features,omitempty"`
+	// Normalization is the training split's input normalization, applied
+	// to every input before the network (as in training); ClassNames the
+	// original labels of classes 0…C−1, when the data named them.
+	Normalization data.Standardization `json:"normalization"`
+	ClassNames    []string             `json:"class_names,omitempty"`
+	// Key and Config are the training cell's; CodeVersion the code that
+	// trained it; Weights the name of the .npz file.
+	Key         string `json:"cell_key"`
+	Config      Config `json:"config"`
+	CodeVersion string `json:"code_version"`
+	Weights     string `json:"weights"`
+}
+
+// torchModules says, per architecture, which PyTorch module the weights
+// load into (models.StateDict's doc comment).
+var torchModules = map[string]string{
+	training.ModelWRN164:   "the authors' models/WideRes.py wide_resnet_d_w(16, 4, dropout_rate, num_classes, in_channel, image_size) at 1d0cbc5",
+	training.ModelResNet18: "the authors' models/ResNet.py resnet18(num_classes, in_channel) at 1d0cbc5",
+	training.ModelVGG16:    "the authors' models/vgg.py vgg16_bn(num_classes, in_channel) at 1d0cbc5",
+	training.ModelMLP:      "Sequential(Flatten(), Linear(D, 512), ReLU(), Linear(512, 256), ReLU(), Linear(256, C))",
+	training.ModelCNN:      "Sequential(Conv2d(Ch, 32, 3, padding=1), ReLU(), MaxPool2d(2), Conv2d(32, 64, 3, padding=1), ReLU(), MaxPool2d(2), Flatten(), Linear(64·⌊H/4⌋·⌊W/4⌋, 128), ReLU(), Linear(128, C))",
+	training.ModelCNNBN:    "the cnn's Sequential with BatchNorm2d(32) and BatchNorm2d(64) before the two convolutions' ReLUs: indices 0 conv, 1 bn, 4 conv, 5 bn, 9 and 11 linear",
+}
+
+// modelPaths returns the weights and manifest paths of a model file given
+// as FILE.npz, FILE.json or FILE.
+func modelPaths(path string) (npz, manifest string) {
+	stem := strings.TrimSuffix(strings.TrimSuffix(path, ".npz"), ".json")
+	return stem + ".npz", stem + ".json"
+}
+
+// SaveModel writes sm's weights to path (FILE.npz; the extension is added
+// when missing) and its manifest, m completed from sm, beside it
+// (FILE.json), each atomically.
+func SaveModel(path string, sm *training.SavedModel, m Manifest) error {
+	if sm == nil {
+		return errors.New("save model: no model (training.Config.KeepModel was not set)")
+	}
+	npzPath, manPath := modelPaths(path)
+	m.Format, m.Architecture, m.NumClasses = ModelFormat, sm.Spec.Name, sm.Spec.NumClasses
+	m.Channels, m.Height, m.Width, m.Features = sm.Spec.Channels, sm.Spec.Height, sm.Spec.Width, sm.Spec.Features
+	if sm.Spec.IsImage() {
+		m.Features = 0
+	}
+	m.Torch = torchModules[m.Architecture]
+	m.Weights = npzPath[strings.LastIndex(npzPath, "/")+1:]
+	if err := atomicfile.Write(npzPath, func(w io.Writer) error { return models.WriteNPZ(w, sm.State) }); err != nil {
+		return fmt.Errorf("save model: %w", err)
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(manPath, append(b, '\n'))
+}
+
+// SavedModel is a model file read back: its manifest and its network.
+type SavedModel struct {
+	Manifest Manifest
+	Model    *training.SavedModel
+}
+
+// LoadModel reads a model written by SaveModel (path FILE.npz, FILE.json or
+// FILE). A missing or truncated file, a manifest of another format, or
+// weights that are not the manifest's architecture and class count are
+// errors naming the file.
+func LoadModel(path string) (*SavedModel, error) {
+	npzPath, manPath := modelPaths(path)
+	b, err := os.ReadFile(manPath)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: the manifest: %w", path, err)
+	}
+	var m Manifest
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("model %s: %w", manPath, err)
+	}
+	if m.Format != ModelFormat {
+		return nil, fmt.Errorf("model %s: format %q, want %q", manPath, m.Format, ModelFormat)
+	}
+	if err := models.CanExport(m.Architecture); err != nil {
+		return nil, fmt.Errorf("model %s: %w", manPath, err)
+	}
+	w, err := os.ReadFile(npzPath)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: the weights: %w", path, err)
+	}
+	state, err := models.ReadNPZBytes(w)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", npzPath, err)
+	}
+	spec := training.ModelSpec{Name: m.Architecture, Channels: m.Channels, Height: m.Height, Width: m.Width, Features: m.Features, NumClasses: m.NumClasses}
+	sm := &SavedModel{Manifest: m, Model: &training.SavedModel{Spec: spec, State: state}}
+	// Check the weights against the manifest's network now, not at the
+	// first prediction.
+	p, err := training.NewPredictor(sm.Model, "", 1)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", npzPath, err)
+	}
+	p.Close()
+	return sm, nil
+}
+
+// Predictions are a model's class probabilities for the rows of a data
+// set, their argmax, and, when the rows have labels, how well they agree.
+type Predictions struct {
+	// Probs is N×C row-major; Class the argmax of each row.
+	Probs []float64
+	Class []int
+	N, C  int
+	// Scores are set when the data set has labels.
+	Scores *Scores
+}
+
+// Predict scores the rows of ds (read as training read them: images as
+// pixels in [0,1], tabular values as in the file) with the model on device
+// ("" means cpu): ds is normalized with the manifest's constants — the
+// training split's, never refitted — and must have the network's input
+// shape.
+func (s *SavedModel) Predict(ctx context.Context, ds *data.Dataset, device string) (*Predictions, error) {
+	m := s.Manifest
+	D := m.Features
+	if m.Channels > 0 {
+		H, W := InputSide(m.Architecture, ds.Height, ds.Width)
+		D = m.Channels * ds.Height * ds.Width
+		if ds.Channels == 0 {
+			return nil, &InputError{fmt.Errorf("data %s: feature vectors of %d values, the model takes %d×%d×%d images", ds.Name, ds.D, m.Channels, m.Height, m.Width)}
+		}
+		if ds.Channels != m.Channels || H != m.Height || W != m.Width {
+			return nil, &InputError{fmt.Errorf("data %s: images %d×%d×%d, the model takes %d×%d×%d", ds.Name, ds.Channels, ds.Height, ds.Width, m.Channels, m.Height, m.Width)}
+		}
+	}
+	if ds.D != D {
+		return nil, &InputError{fmt.Errorf("data %s: %d values per row, the model takes %d", ds.Name, ds.D, D)}
+	}
+	y, err := s.labels(ds)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	norm, err := m.Normalization.Apply(ds)
+	if err != nil {
+		return nil, &InputError{fmt.Errorf("data %s: %w", ds.Name, err)}
+	}
+	if H, W := InputSide(m.Architecture, ds.Height, ds.Width); m.Channels > 0 && (H != ds.Height || W != ds.Width) {
+		norm = &data.Dataset{Name: norm.Name, N: norm.N, D: m.Channels * H * W, Channels: m.Channels, Height: H, Width: W,
+			X: ResizeBilinear(norm.X, m.Channels, ds.Height, ds.Width, H, W)} // vgg16 on 28×28 images, as in training
+	}
+	p, err := training.NewPredictor(s.Model, device, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	probs, err := p.Probabilities(ctx, norm.X)
+	if err != nil {
+		return nil, err
+	}
+	out := &Predictions{Probs: probs, N: ds.N, C: m.NumClasses, Class: make([]int, ds.N)}
+	for i := range out.Class {
+		out.Class[i] = argmax(probs[i*out.C : (i+1)*out.C])
+	}
+	if len(y) == ds.N && ds.N > 0 {
+		sc := Score(y, out.Class, probs, out.C)
+		out.Scores = &sc
+	}
+	return out, nil
+}
+
+// labels returns ds's labels as the model's class indices: a data set
+// whose labels came with names (CSV, LIBSVM) is mapped by name onto the
+// classes of the model's training data, which may be numbered otherwise;
+// a label the model never saw is an error naming it.
+func (s *SavedModel) labels(ds *data.Dataset) ([]int, error) {
+	names := s.Manifest.ClassNames
+	if len(ds.Y) == 0 || len(names) == 0 || len(ds.ClassNames) == 0 {
+		for _, y := range ds.Y {
+			if y < 0 || y >= s.Manifest.NumClasses {
+				return nil, fmt.Errorf("data %s: label %d outside the model's %d classes", ds.Name, y, s.Manifest.NumClasses)
+			}
+		}
+		return ds.Y, nil
+	}
+	index := map[string]int{}
+	for c, n := range names {
+		index[n] = c
+	}
+	y := make([]int, len(ds.Y))
+	for i, v := range ds.Y {
+		c, ok := index[ds.ClassNames[v]]
+		if !ok {
+			return nil, fmt.Errorf("data %s: row %d has label %q, not a class of the model (classes %s)", ds.Name, i, ds.ClassNames[v], strings.Join(names, ", "))
+		}
+		y[i] = c
+	}
+	return y, nil
+}
+
+func argmax(p []float64) int {
+	best := 0
+	for c, v := range p {
+		if v > p[best] {
+			best = c
+		}
+	}
+	return best
+}
