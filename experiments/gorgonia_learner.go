@@ -273,6 +273,15 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 		TrainImagesPerSecond: res.TrainImagesPerSecond,
 		PeakRSSBytes:         PeakRSSBytes(),
 		Device:               res.Device,
+		BagProportionError:   res.BagProportionError,
+	}
+	if C := prob.Bags.NumClasses; len(res.TestProbs) == len(td.TestY)*C && len(td.TestY) > 0 {
+		pred := make([]int, len(td.TestY))
+		for i := range pred {
+			pred[i] = argmax(res.TestProbs[i*C : (i+1)*C])
+		}
+		sc := Score(td.TestY, pred, res.TestProbs, C)
+		m.Scores = &sc
 	}
 	run := &CellRun{Metrics: m, History: res.History, Settings: training.RunSettings(cfg, td), Model: res.Model}
 	if res.Model != nil {

@@ -68,6 +68,14 @@ type Metrics struct {
 	// condition numbers, issue 16); empty for the other methods.
 	Regroupings []training.Regrouping `json:"regroupings,omitempty"`
 
+	// Scores are the test split's macro-F1, per-class accuracy, confusion
+	// matrix and, for two classes, AUC (Score); BagProportionError is the
+	// training bags' mean ‖p̄ − γ‖₁ under the final network (issue 29).
+	// Both are absent from results written before them and from learners
+	// that do not compute them.
+	Scores             *Scores `json:"scores,omitempty"`
+	BagProportionError float64 `json:"bag_proportion_error,omitempty"`
+
 	WallSeconds          float64 `json:"wall_seconds"`
 	TrainImagesPerSecond float64 `json:"train_images_per_second"`
 	PeakRSSBytes         int64   `json:"peak_rss_bytes"`

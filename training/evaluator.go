@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
+	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/gorgonia"
@@ -114,4 +116,110 @@ func (e *evaluator) Accuracy(ctx context.Context, x []float32, y []int) (float64
 		}
 	}
 	return float64(right) / float64(len(y)), nil
+}
+
+// rowProbabilities runs the rows of x listed in rows (each the input size)
+// through the network a batch at a time, in order, and calls use with each
+// row's position in rows and its softmax probabilities (float64, from the
+// float32 logits; the slice is reused).
+func (e *evaluator) rowProbabilities(ctx context.Context, x []float32, rows []int, use func(k int, p []float64)) error {
+	var z []float32
+	buf := make([]float32, 0, e.batch*e.dim)
+	var p []float64
+	for start := 0; start < len(rows); start += e.batch {
+		end := min(start+e.batch, len(rows))
+		buf = buf[:0]
+		for _, r := range rows[start:end] {
+			buf = append(buf, x[r*e.dim:(r+1)*e.dim]...)
+		}
+		err := e.forEachBatch(ctx, buf, func(_, _ int, logits []float32) { z = logits })
+		if err != nil {
+			return err
+		}
+		C := len(z) / e.batch
+		if p == nil {
+			p = make([]float64, C)
+		}
+		for k := start; k < end; k++ {
+			softmaxRow(z[(k-start)*C:(k-start+1)*C], p)
+			use(k, p)
+		}
+	}
+	return nil
+}
+
+// evaluate returns the accuracy of the rows of x against y (the argmax of
+// the float32 logits, as Predict) and every row's class probabilities
+// (N×C); the program drops its values afterwards.
+func (e *evaluator) evaluate(ctx context.Context, x []float32, y []int) (float64, []float64, error) {
+	if len(y) == 0 {
+		return 0, nil, errors.New("evaluation: empty test split")
+	}
+	defer e.prog.Release()
+	rows := make([]int, len(y))
+	for i := range rows {
+		rows[i] = i
+	}
+	var C int
+	var probs []float64
+	right := 0
+	err := e.rowProbabilities(ctx, x, rows, func(k int, p []float64) {
+		if probs == nil {
+			C = len(p)
+			probs = make([]float64, len(y)*C)
+		}
+		copy(probs[k*C:], p)
+		best := 0
+		for c, v := range p {
+			if v > p[best] {
+				best = c
+			}
+		}
+		if best == y[k] {
+			right++
+		}
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return float64(right) / float64(len(y)), probs, nil
+}
+
+// bagProportionError returns the mean over bags of ‖p̄_b − γ_b‖₁, p̄_b the
+// mean predicted class probabilities over bag b's instances: how well the
+// network reproduces the training bags' label proportions (issue 29; no
+// instance label is used).
+func (e *evaluator) bagProportionError(ctx context.Context, x []float32, bags []estimators.Bag) (float64, error) {
+	if len(bags) == 0 {
+		return 0, errors.New("bag proportion error: no bags")
+	}
+	defer e.prog.Release()
+	var rows, bagOf []int
+	for b, bag := range bags {
+		rows = append(rows, bag.Indices...)
+		for range bag.Indices {
+			bagOf = append(bagOf, b)
+		}
+	}
+	sums := make([][]float64, len(bags))
+	err := e.rowProbabilities(ctx, x, rows, func(k int, p []float64) {
+		s := sums[bagOf[k]]
+		if s == nil {
+			s = make([]float64, len(p))
+			sums[bagOf[k]] = s
+		}
+		for c, v := range p {
+			s[c] += v
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	var total float64
+	for b, bag := range bags {
+		for c, g := range bag.Proportions {
+			total += math.Abs(sums[b][c]/float64(len(bag.Indices)) - g)
+		}
+	}
+	return total / float64(len(bags)), nil
 }

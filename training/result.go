@@ -58,6 +58,13 @@ type Result struct {
 	// Device is the compute back end that trained (device.Backend.Name:
 	// "cpu", or "opencl:P:D (device name)").
 	Device string `json:"device"`
+	// TestProbs are the class probabilities (N×C, row-major) the final
+	// network gives the test split's rows, whose argmax TestAccuracy scores.
+	TestProbs []float64 `json:"-"`
+	// BagProportionError is the mean over the training bags of ‖p̄ − γ‖₁,
+	// p̄ the final network's mean predicted probabilities over a bag's
+	// instances (evaluation mode) and γ its label proportions (issue 29).
+	BagProportionError float64 `json:"bag_proportion_error"`
 	// Model is the trained network when Config.KeepModel is set, else nil.
 	Model *SavedModel `json:"-"`
 	// Params are the final parameters (Learnables order).

@@ -115,7 +115,8 @@ type trainRun struct {
 	progress Progress
 	res      *Result
 
-	first       int // the first epoch this call trains
+	lastProbs   []float64 // the test probabilities of the last evaluation
+	first       int       // the first epoch this call trains
 	trainImages int
 	trainTime   time.Duration
 }
@@ -186,7 +187,7 @@ func (r *trainRun) epoch(ctx context.Context, e int) error {
 		if rel, ok := method.(bufferReleaser); ok {
 			rel.ReleaseBuffers() // the step's activations are not needed while evaluating
 		}
-		acc, err := r.ev.Accuracy(ctx, r.data.TestX, r.data.TestY)
+		acc, probs, err := r.ev.evaluate(ctx, r.data.TestX, r.data.TestY)
 		if err != nil {
 			if ctx.Err() != nil && cfg.Checkpoint != "" {
 				// Interrupted while evaluating: keep the epoch just trained
@@ -197,7 +198,7 @@ func (r *trainRun) epoch(ctx context.Context, e int) error {
 			}
 			return fmt.Errorf("epoch %d: evaluation: %w", e, err)
 		}
-		st.TestAccuracy = acc
+		st.TestAccuracy, r.lastProbs = acc, probs
 	}
 	r.res.History = append(r.res.History, st)
 	if r.progress != nil {
@@ -244,10 +245,14 @@ func (r *trainRun) finish(ctx context.Context) error {
 		res.FinalLoss = res.History[n-1].Loss
 		res.TestAccuracy = res.History[n-1].TestAccuracy
 	}
-	if res.TestAccuracy < 0 || r.first >= cfg.Epochs { // nothing left to train: evaluate the restored state
-		if res.TestAccuracy, err = r.ev.Accuracy(ctx, r.data.TestX, r.data.TestY); err != nil {
+	if res.TestAccuracy < 0 || r.first >= cfg.Epochs || r.lastProbs == nil { // nothing left to train: evaluate the restored state
+		if res.TestAccuracy, r.lastProbs, err = r.ev.evaluate(ctx, r.data.TestX, r.data.TestY); err != nil {
 			return err
 		}
+	}
+	res.TestProbs = r.lastProbs
+	if res.BagProportionError, err = r.ev.bagProportionError(ctx, r.data.X, r.data.Bags.Bags); err != nil {
+		return err
 	}
 	if r.trainTime > 0 {
 		res.TrainImagesPerSecond = float64(r.trainImages) / r.trainTime.Seconds()
