@@ -112,6 +112,8 @@ func (LogReg) CheckCell(c Config) error {
 		return fmt.Errorf("method: is %q, but the logreg learner implements llpfc-ideal, llpfc-uniform, llpfc-approx and kl", c.Method)
 	case c.Hyper.Augment:
 		return errors.New("hyper.augment: the logreg learner does not augment")
+	case c.Hyper.ValBags != 0 || c.Hyper.Select != "":
+		return errors.New("hyper.val_bags, hyper.select: the logreg learner holds no bags out (the gorgonia learner does)")
 	}
 	return nil
 }

@@ -65,6 +65,8 @@ func TrainingConfig(c Config) (training.Config, error) {
 		GroupWeights: estimators.WeightsUniform,
 		Compat:       estimators.CompatPaper,
 		ChunkSize:    training.DefaultChunkSize,
+		ValBags:      h.ValBags,
+		Select:       h.Select,
 	}
 	if h.KLScale != "" {
 		cfg.KLScale = training.KLScale(h.KLScale) // validated by Config.Validate
@@ -274,6 +276,13 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 		PeakRSSBytes:         PeakRSSBytes(),
 		Device:               res.Device,
 		BagProportionError:   res.BagProportionError,
+	}
+	if c.Hyper.Select == training.SelectBestVal {
+		sel := res.SelectedEpoch
+		m.SelectedEpoch = &sel
+	}
+	if c.Hyper.ValBags > 0 && res.SelectedEpoch < len(res.History) {
+		m.ValKL = res.History[res.SelectedEpoch].ValKL
 	}
 	if C := prob.Bags.NumClasses; len(res.TestProbs) == len(td.TestY)*C && len(td.TestY) > 0 {
 		pred := make([]int, len(td.TestY))

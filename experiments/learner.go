@@ -75,6 +75,12 @@ type Metrics struct {
 	// that do not compute them.
 	Scores             *Scores `json:"scores,omitempty"`
 	BagProportionError float64 `json:"bag_proportion_error,omitempty"`
+	// SelectedEpoch is the epoch whose network the result reports when
+	// hyper.select is best-val (0-based); absent otherwise.
+	SelectedEpoch *int `json:"selected_epoch,omitempty"`
+	// ValKL is the held-out bags' validation KL of the reported network
+	// (hyper.val_bags); absent without held-out bags.
+	ValKL *float64 `json:"val_kl,omitempty"`
 
 	WallSeconds          float64 `json:"wall_seconds"`
 	TrainImagesPerSecond float64 `json:"train_images_per_second"`

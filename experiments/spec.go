@@ -201,6 +201,14 @@ type Hyper struct {
 	// the result with BNStats "chunk" (and the order of float32 sums
 	// otherwise); zero means training.DefaultChunkSize (256).
 	ChunkSize int `json:"chunk_size,omitempty"`
+	// ValBags holds bags out of training for model selection
+	// (training.Config.ValBags: a fraction in (0, 1) or a number of bags);
+	// zero means none, as the paper's tables (the authors' -v defaults to 0).
+	ValBags float64 `json:"val_bags,omitempty"`
+	// Select chooses the reported network: empty or "last" (the last
+	// epoch's, the paper's) or "best-val" (the lowest validation KL of the
+	// held-out bags; needs ValBags).
+	Select string `json:"select,omitempty"`
 }
 
 // Schedule is a learning-rate schedule: "constant"; "multistep" (multiply by
@@ -488,6 +496,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hyper.beta2: is %v, want in [0, 1)", h.Beta2)
 	case h.BatchSize <= 0:
 		return fmt.Errorf("hyper.batch_size: is %d, want > 0", h.BatchSize)
+	case !(h.ValBags >= 0) || math.IsInf(h.ValBags, 0) || (h.ValBags >= 1 && h.ValBags != math.Trunc(h.ValBags)):
+		return fmt.Errorf("hyper.val_bags: is %v, want a fraction in (0, 1), a whole number of bags, or 0 for none", h.ValBags)
+	case h.Select != "" && h.Select != training.SelectLast && h.Select != training.SelectBestVal:
+		return fmt.Errorf("hyper.select: is %q, want %s or %s", h.Select, training.SelectLast, training.SelectBestVal)
+	case h.Select == training.SelectBestVal && h.ValBags == 0:
+		return errors.New("hyper.select: best-val needs hyper.val_bags > 0 (bags held out to select on)")
 	case !CountsInstances(c.Method) && h.BatchSize > c.NumBags():
 		return fmt.Errorf("hyper.batch_size: %d bags, but method %s at bag size %d has only %d bags", h.BatchSize, c.Method, c.BagSize, c.NumBags())
 	case h.ChunkSize < 0:

@@ -39,6 +39,18 @@ type Checkpoint struct {
 	Optimizer   optim.State
 	MethodState []byte
 	History     []EpochStats
+	// Best is the network of the epoch best-val selection holds so far
+	// (nil for other runs and in checkpoints written before issue 29).
+	Best *Snapshot
+}
+
+// Snapshot is a network's parameters and running statistics after an
+// epoch, with that epoch's validation KL (Config.Select best-val).
+type Snapshot struct {
+	Epoch   int
+	ValKL   float64
+	Params  [][]float32
+	Buffers [][]float32
 }
 
 // runFields names every setting of a run that a resume must keep: the
@@ -69,6 +81,17 @@ func RunSettings(cfg Config, data *TrainData) map[string]string {
 		"bn_stats":      string(cfg.BNStats),
 		"group_weights": string(cfg.GroupWeights), "compat": string(cfg.Compat),
 		"bags": hashBags(data.Bags), "inputs": hashFloats(data.X),
+	}
+	// Settings added after checkpoints existed enter only when set, so
+	// that older checkpoints (which lack them) still match runs without.
+	if cfg.ValBags != 0 {
+		f["val_bags"] = g(cfg.ValBags)
+	}
+	if cfg.Select != "" && cfg.Select != SelectLast {
+		f["select"] = cfg.Select
+	}
+	if cfg.Device != "" && cfg.Device != "cpu" {
+		f["device"] = cfg.Device
 	}
 	for k, v := range cfg.RunFields {
 		f["run."+k] = v

@@ -3,9 +3,11 @@ package training
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
 	"github.com/llpfc/llpfc/training/nn"
@@ -99,6 +101,17 @@ type Config struct {
 	// Resume continues from Checkpoint when it exists; false means start
 	// afresh (and overwrite it).
 	Resume bool `json:"resume"`
+	// ValBags holds training bags out of training for model selection
+	// (issue 29): a fraction of the bags when in (0, 1), a number of bags
+	// when ≥ 1 (a whole number); zero means none. The held-out bags are
+	// drawn with the stream "val-bags" and never trained on; after every
+	// epoch their validation KL and proportion error are recorded in the
+	// history (EpochStats.ValKL, ValPropError).
+	ValBags float64 `json:"val_bags,omitempty"`
+	// Select chooses the reported network: "last", also what empty means
+	// (the last epoch's, what the paper's tables report), or "best-val"
+	// (the epoch with the lowest validation KL; needs ValBags).
+	Select string `json:"select,omitempty"`
 	// KeepModel makes Result.Model hold the trained network (its spec and
 	// PyTorch-style state dict) for export (issue 29); false means none.
 	KeepModel bool `json:"-"`
@@ -206,6 +219,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.BNStats, err = nn.ParseBNStats(string(c.BNStats)); err != nil {
 		return c, fmt.Errorf("config: %w", err)
 	}
+	if err := c.checkSelection(); err != nil {
+		return c, err
+	}
 	if c.Model.Dtype == tensor.Float64 {
 		return c, errors.New("config: training runs in float32 (Model.Dtype float64 is for gradient checks only)")
 	}
@@ -237,4 +253,59 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("config: %w", err)
 	}
 	return c, nil
+}
+
+// The model selections of Config.Select.
+const (
+	SelectLast    = "last"
+	SelectBestVal = "best-val"
+)
+
+// checkSelection validates ValBags and Select.
+func (c Config) checkSelection() error {
+	switch {
+	case c.ValBags < 0 || math.IsNaN(c.ValBags) || math.IsInf(c.ValBags, 0):
+		return fmt.Errorf("config: val bags %v, want a fraction in (0, 1), a number of bags ≥ 1, or 0 for none", c.ValBags)
+	case c.ValBags >= 1 && c.ValBags != math.Trunc(c.ValBags):
+		return fmt.Errorf("config: val bags %v, want a whole number of bags (or a fraction below 1)", c.ValBags)
+	case c.Select != "" && c.Select != SelectLast && c.Select != SelectBestVal:
+		return fmt.Errorf("config: select %q, want %s or %s", c.Select, SelectLast, SelectBestVal)
+	case c.Select == SelectBestVal && c.ValBags == 0:
+		return fmt.Errorf("config: select %s needs held-out bags (val bags > 0) to select on", SelectBestVal)
+	}
+	return nil
+}
+
+// splitValidation draws the held-out bags of cfg.ValBags from data's bags
+// (stream "val-bags") and returns the training data without them and the
+// held-out bags, in their original order.
+func splitValidation(cfg Config, data *TrainData) (*TrainData, []estimators.Bag, error) {
+	if cfg.ValBags == 0 {
+		return data, nil, nil
+	}
+	bags := data.Bags.Bags
+	k := int(cfg.ValBags)
+	if cfg.ValBags < 1 {
+		k = int(math.Round(cfg.ValBags * float64(len(bags))))
+	}
+	if k < 1 || k >= len(bags) {
+		return nil, nil, fmt.Errorf("val bags %v of %d bags: want at least one bag held out and one left to train on", cfg.ValBags, len(bags))
+	}
+	held := map[int]bool{}
+	for _, i := range rng.New(cfg.Seed, "val-bags").Perm(len(bags))[:k] {
+		held[i] = true
+	}
+	train := *data
+	set := *data.Bags
+	set.Bags = nil
+	var val []estimators.Bag
+	for i, b := range bags {
+		if held[i] {
+			val = append(val, b)
+		} else {
+			set.Bags = append(set.Bags, b)
+		}
+	}
+	train.Bags = &set
+	return &train, val, nil
 }

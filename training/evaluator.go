@@ -8,6 +8,7 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/loss"
 	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -185,13 +186,11 @@ func (e *evaluator) evaluate(ctx context.Context, x []float32, y []int) (float64
 	return float64(right) / float64(len(y)), probs, nil
 }
 
-// bagProportionError returns the mean over bags of ‖p̄_b − γ_b‖₁, p̄_b the
-// mean predicted class probabilities over bag b's instances: how well the
-// network reproduces the training bags' label proportions (issue 29; no
-// instance label is used).
-func (e *evaluator) bagProportionError(ctx context.Context, x []float32, bags []estimators.Bag) (float64, error) {
+// bagMeans returns, for each bag, the mean of the class probabilities the
+// network gives its instances (evaluation mode).
+func (e *evaluator) bagMeans(ctx context.Context, x []float32, bags []estimators.Bag) ([][]float64, error) {
 	if len(bags) == 0 {
-		return 0, errors.New("bag proportion error: no bags")
+		return nil, errors.New("bag scores: no bags")
 	}
 	defer e.prog.Release()
 	var rows, bagOf []int
@@ -212,14 +211,40 @@ func (e *evaluator) bagProportionError(ctx context.Context, x []float32, bags []
 			s[c] += v
 		}
 	})
-	if err != nil {
-		return 0, err
-	}
-	var total float64
 	for b, bag := range bags {
-		for c, g := range bag.Proportions {
-			total += math.Abs(sums[b][c]/float64(len(bag.Indices)) - g)
+		for c := range sums[b] {
+			sums[b][c] /= float64(len(bag.Indices))
 		}
 	}
-	return total / float64(len(bags)), nil
+	return sums, err
+}
+
+// bagProportionError returns the mean over bags of ‖p̄_b − γ_b‖₁, p̄_b the
+// mean predicted class probabilities over bag b's instances: how well the
+// network reproduces the bags' label proportions (issue 29; no instance
+// label is used).
+func (e *evaluator) bagProportionError(ctx context.Context, x []float32, bags []estimators.Bag) (float64, error) {
+	_, pe, err := e.bagScores(ctx, x, bags)
+	return pe, err
+}
+
+// bagScores returns the bags' mean KL divergence KL(γ_b ‖ p̄_b + ε) =
+// Σ_c γ_c log(γ_c/(p̄_c + ε)) (ε = loss.KLFloor, 0·log 0 = 0) — the
+// validation loss of held-out bags whatever the training method — and their
+// mean proportion error ‖p̄_b − γ_b‖₁.
+func (e *evaluator) bagScores(ctx context.Context, x []float32, bags []estimators.Bag) (kl, propErr float64, err error) {
+	means, err := e.bagMeans(ctx, x, bags)
+	if err != nil {
+		return 0, 0, err
+	}
+	for b, bag := range bags {
+		for c, g := range bag.Proportions {
+			propErr += math.Abs(means[b][c] - g)
+			if g > 0 {
+				kl += g * math.Log(g/(means[b][c]+loss.KLFloor))
+			}
+		}
+	}
+	n := float64(len(bags))
+	return kl / n, propErr / n, nil
 }

@@ -38,6 +38,11 @@ type EpochStats struct {
 	Steps        int     `json:"steps"`
 	Images       int     `json:"images"`
 	TestAccuracy float64 `json:"test_accuracy"` // −1 if not evaluated
+	// ValKL and ValPropError are the held-out bags' mean KL(γ ‖ p̄) and
+	// mean ‖p̄ − γ‖₁ after the epoch (Config.ValBags); absent without
+	// held-out bags.
+	ValKL        *float64 `json:"val_kl,omitempty"`
+	ValPropError *float64 `json:"val_prop_error,omitempty"`
 }
 
 // Result is the outcome of Train.
@@ -65,6 +70,13 @@ type Result struct {
 	// p̄ the final network's mean predicted probabilities over a bag's
 	// instances (evaluation mode) and γ its label proportions (issue 29).
 	BagProportionError float64 `json:"bag_proportion_error"`
+	// SelectedEpoch is the epoch whose network the result reports: the
+	// last, or with Config.Select best-val the one with the lowest
+	// validation KL.
+	SelectedEpoch int `json:"selected_epoch"`
+	// ValBagIDs are the ids of the bags held out (Config.ValBags), in the
+	// order given; empty without.
+	ValBagIDs []int `json:"val_bag_ids,omitempty"`
 	// Model is the trained network when Config.KeepModel is set, else nil.
 	Model *SavedModel `json:"-"`
 	// Params are the final parameters (Learnables order).

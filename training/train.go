@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/models"
 	"github.com/llpfc/llpfc/training/nn"
@@ -29,12 +30,21 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 			return nil, &InputError{err}
 		}
 	}
+	all := data
+	data, val, err := splitValidation(cfg, data)
+	if err != nil {
+		return nil, &InputError{err}
+	}
 	st, err := newStepper(&cfg, data, spec)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	r := &trainRun{cfg: cfg, spec: spec, data: data, st: st, progress: progress, res: &Result{ParamCount: nn.ParamCount(st.model), Device: st.backend.Name()}}
+	r := &trainRun{cfg: cfg, spec: spec, data: data, all: all, val: val, st: st, progress: progress,
+		res: &Result{ParamCount: nn.ParamCount(st.model), Device: st.backend.Name()}}
+	for _, b := range val {
+		r.res.ValBagIDs = append(r.res.ValBagIDs, b.ID)
+	}
 	if r.ev, err = newEvaluator(st.backend, st.graph, st.model, spec, cfg.EvalBatch); err != nil {
 		return nil, err
 	}
@@ -106,7 +116,10 @@ func runningStats(m nn.Model) ([][]float32, error) {
 type trainRun struct {
 	cfg      Config
 	spec     nn.ModelSpec
-	data     *TrainData
+	data     *TrainData       // the bags trained on
+	all      *TrainData       // every bag given (data and val)
+	val      []estimators.Bag // the held-out bags (Config.ValBags)
+	best     *Snapshot        // best-val: the lowest validation KL so far
 	st       *stepper
 	ev       *evaluator
 	opt      device.Optimizer
@@ -125,7 +138,7 @@ type trainRun struct {
 func (r *trainRun) resume() error {
 	cfg := r.cfg
 	if cfg.Checkpoint != "" {
-		r.fields = runFields(cfg, r.data)
+		r.fields = runFields(cfg, r.all)
 	}
 	if !cfg.Resume || cfg.Checkpoint == "" {
 		return nil
@@ -145,6 +158,7 @@ func (r *trainRun) resume() error {
 	}
 	r.first = ck.NextEpoch
 	r.res.History = ck.History
+	r.best = ck.Best
 	return nil
 }
 
@@ -200,6 +214,9 @@ func (r *trainRun) epoch(ctx context.Context, e int) error {
 		}
 		st.TestAccuracy, r.lastProbs = acc, probs
 	}
+	if err := r.validate(ctx, e, &st); err != nil {
+		return err
+	}
 	r.res.History = append(r.res.History, st)
 	if r.progress != nil {
 		ev := progressAt(e, steps, steps, cfg.Epochs, r.first, lossSum, images, lr, epochStart, r.trainTime-dt, r.trainImages-images)
@@ -221,6 +238,7 @@ func (r *trainRun) save(next int, hist []EpochStats) error {
 	if err != nil {
 		return err
 	}
+	ck.Best = r.best
 	if sm, ok := r.st.method.(StatefulMethod); ok {
 		if ck.MethodState, err = sm.SaveState(); err != nil {
 			return fmt.Errorf("epoch %d: method state: %w", next-1, err)
@@ -245,7 +263,11 @@ func (r *trainRun) finish(ctx context.Context) error {
 		res.FinalLoss = res.History[n-1].Loss
 		res.TestAccuracy = res.History[n-1].TestAccuracy
 	}
-	if res.TestAccuracy < 0 || r.first >= cfg.Epochs || r.lastProbs == nil { // nothing left to train: evaluate the restored state
+	res.SelectedEpoch = cfg.Epochs - 1
+	if err := r.restoreBest(); err != nil {
+		return err
+	}
+	if res.TestAccuracy < 0 || r.first >= cfg.Epochs || r.lastProbs == nil { // nothing left to train, or another epoch selected: evaluate
 		if res.TestAccuracy, r.lastProbs, err = r.ev.evaluate(ctx, r.data.TestX, r.data.TestY); err != nil {
 			return err
 		}
@@ -289,4 +311,55 @@ func progressAt(e, s, steps, epochs, first int, lossSum float64, images int, lr 
 	}
 	ev.ETA = perStep*time.Duration(steps-s) + epochTime*time.Duration(epochs-e-1)
 	return ev
+}
+
+// validate scores the held-out bags after epoch e (Config.ValBags) into
+// st and, for best-val selection, keeps the network when its validation
+// KL is the lowest so far.
+func (r *trainRun) validate(ctx context.Context, e int, st *EpochStats) error {
+	if len(r.val) == 0 {
+		return nil
+	}
+	if rel, ok := r.st.method.(bufferReleaser); ok {
+		rel.ReleaseBuffers()
+	}
+	kl, pe, err := r.ev.bagScores(ctx, r.all.X, r.val)
+	if err != nil {
+		return fmt.Errorf("epoch %d: validation: %w", e, err)
+	}
+	st.ValKL, st.ValPropError = &kl, &pe
+	if r.cfg.Select != SelectBestVal || (r.best != nil && !(kl < r.best.ValKL)) {
+		return nil
+	}
+	if err := r.st.backend.Pull(r.st.learn...); err != nil {
+		return err
+	}
+	r.best = &Snapshot{Epoch: e, ValKL: kl, Params: cloneAll(r.st.params), Buffers: cloneAll(r.buffers)}
+	return nil
+}
+
+// restoreBest puts the best-val network back when an earlier epoch than
+// the last was selected; the test evaluation that follows then scores it.
+func (r *trainRun) restoreBest() error {
+	b := r.best
+	if r.cfg.Select != SelectBestVal || b == nil || b.Epoch == r.cfg.Epochs-1 {
+		return nil
+	}
+	for i := range r.st.params {
+		copy(r.st.params[i], b.Params[i])
+	}
+	for i := range r.buffers {
+		copy(r.buffers[i], b.Buffers[i])
+	}
+	r.res.SelectedEpoch, r.res.TestAccuracy, r.lastProbs = b.Epoch, -1, nil
+	return r.st.backend.Push(r.st.learn...)
+}
+
+// cloneAll copies every slice of s.
+func cloneAll(s [][]float32) [][]float32 {
+	out := make([][]float32, len(s))
+	for i, v := range s {
+		out[i] = append([]float32(nil), v...)
+	}
+	return out
 }

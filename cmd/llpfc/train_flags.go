@@ -17,11 +17,11 @@ import (
 // trainFlags are `llpfc train`'s flags (defineTrainFlags); parseTrain turns
 // them into a trainRun through applyPreset, check, schedule and build.
 type trainFlags struct {
-	name, dataDir, bagsFile, method, model, protocol, optimizer, milestones, groupWeights, compat, klScale, vatRampup, bnStats, normalize, augment, out, preset, device, saveModel *string
-	dropout, lr, wd, momentum, beta1, beta2, gamma, vatEps, vatXi                                                                                                                  *float64
-	bagSize, numPoints, epochs, batch, regroup, vatIters, chunk, evalEvery                                                                                                         *int
-	seed                                                                                                                                                                           *int64
-	resume, asJSON, quiet                                                                                                                                                          *bool
+	name, dataDir, bagsFile, method, model, protocol, optimizer, milestones, groupWeights, compat, klScale, vatRampup, bnStats, normalize, augment, out, preset, device, saveModel, sel *string
+	dropout, lr, wd, momentum, beta1, beta2, gamma, vatEps, vatXi, valBags                                                                                                              *float64
+	bagSize, numPoints, epochs, batch, regroup, vatIters, chunk, evalEvery                                                                                                              *int
+	seed                                                                                                                                                                                *int64
+	resume, asJSON, quiet                                                                                                                                                               *bool
 	// regroupNever is set by a preset whose cell never regroups
 	// (Hyper.RegroupEvery 0), which --regroup-every cannot say.
 	regroupNever bool
@@ -66,6 +66,8 @@ func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.out = fs.String("out", "", "directory for result.json and checkpoint.gob (created if missing)")
 	f.resume = fs.Bool("resume", false, "continue from --out's checkpoint.gob if it exists (the other flags must match the checkpointed run)")
 	f.preset = fs.String("preset", "", "run the cell of a built-in table: "+strings.Join(experiments.PresetNames(), ", ")+" (the cell of --data, --method and --bag-size; flags given explicitly win): its model, optimizer, learning-rate schedule, epochs, minibatch, regrouping, dropout, augmentation, number of points, protocol, normalization and LLP-VAT constants, exactly as `llpfc reproduce --table T` runs it")
+	f.valBags = fs.Float64("val-bags", 0, "hold bags out of training for model selection: a fraction (e.g. 0.1) or a number of bags; after every epoch their validation KL and proportion error are recorded (0: none, as the paper's tables)")
+	f.sel = fs.String("select", "last", "the network the result reports: last (the last epoch's, the paper's) or best-val (the epoch with the lowest validation KL of the --val-bags bags)")
 	f.device = defineDevice(fs)
 	f.saveModel = fs.String("save-model", "", "write the trained network to `FILE`.npz (its parameters and batch-norm statistics as the state_dict of the equivalent PyTorch module: the authors' classes for wrn-16-4, resnet18, vgg16; a documented Sequential for mlp, cnn, cnn-bn) and its manifest (architecture, input shape, classes, the training split's normalization, the cell's key) to FILE.json; 'llpfc predict --model FILE' scores new data with it")
 	f.asJSON = defineResultJSON(fs)
@@ -309,6 +311,10 @@ func (f *trainFlags) hyper(nm trainNames, dropout float64, sched experiments.Sch
 		VATEps: *f.vatEps, VATXi: *f.vatXi, VATPowerIters: *f.vatIters}
 	if f.regroupNever {
 		h.RegroupEvery = 0
+	}
+	h.ValBags = *f.valBags
+	if *f.sel != training.SelectLast {
+		h.Select = *f.sel
 	}
 	if nm.gw != estimators.WeightsUniform {
 		h.Weights = string(nm.gw)

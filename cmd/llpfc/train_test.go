@@ -145,3 +145,25 @@ func TestTrainDeviceFlag(t *testing.T) {
 	assert.Contains(t, errOut, `"tpu"`)
 	assert.Contains(t, errOut, "cpu", "the message lists the known back ends")
 }
+
+// TestTrainValBagsSelect (issue 29): --val-bags and --select best-val put
+// the selected epoch and its validation KL in the result, beside the
+// scores every result has; a selection without held-out bags, a
+// fractional count and an unknown selection exit 2.
+func TestTrainValBagsSelect(t *testing.T) {
+	code, out, errOut := runTrainCmd("--data", "fixture", "--bag-size", "16", "--num-points", "640", "--epochs", "3", "--batch-size", "32",
+		"--val-bags", "0.2", "--select", "best-val", "--json", "--quiet")
+	require.Equal(t, exitOK, code, errOut)
+	got := lastJSON(t, out)
+	sel, ok := got["selected_epoch"].(float64)
+	require.True(t, ok, "selected_epoch in %v", got)
+	assert.True(t, sel >= 0 && sel <= 2)
+	assert.Greater(t, got["val_kl"].(float64), 0.0)
+	scores := got["scores"].(map[string]any)
+	assert.Equal(t, got["test_accuracy"], scores["accuracy"])
+	assert.Greater(t, got["bag_proportion_error"].(float64), 0.0)
+	for _, args := range [][]string{{"--select", "best-val"}, {"--val-bags", "2.5"}, {"--select", "best"}, {"--val-bags", "-1"}} {
+		code, _, errOut := runTrainCmd(append([]string{"--data", "fixture", "--epochs", "1"}, args...)...)
+		assert.Equal(t, exitBadUsage, code, "%v: %s", args, errOut)
+	}
+}
