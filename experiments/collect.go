@@ -237,6 +237,6 @@ func MergeStores(dst *Store, srcs ...*Store) (MergeSummary, error) {
 // checkSpecs checks that the cells of each spec, table by table, are
 // comparable (checkComparable), as a report requires of them.
 func (col *Collection) checkSpecs() error {
-	_, err := buildTables(col.Results, nil, col.From)
+	_, err := buildTables(col.Results, nil, col.From, "")
 	return err
 }

@@ -81,6 +81,9 @@ type Table struct {
 	Devices map[string]int
 	// Normalization is the input normalization of the table's cells.
 	Normalization string
+	// Metric is what the table's cells show (ReportMetrics; "" means
+	// test_accuracy); the paper's rows appear only beside test accuracy.
+	Metric string
 }
 
 // Title names the table.
@@ -96,7 +99,7 @@ func (t *Table) Title() string {
 // keys. entries are the paper's numbers (paper.Entries), attached where
 // model, data set and protocol ("paper") match.
 func BuildTables(results []*Result, entries []paper.Entry) ([]*Table, error) {
-	return buildTables(results, entries, nil)
+	return buildTables(results, entries, nil, "")
 }
 
 // tableKey identifies a table.
@@ -104,7 +107,10 @@ type tableKey struct{ spec, learner, model, dataset, protocol string }
 
 // buildTables is BuildTables; from, when not nil, names the stores that
 // hold each key, for the errors (Collection.From).
-func buildTables(results []*Result, entries []paper.Entry, from map[string][]string) ([]*Table, error) {
+func buildTables(results []*Result, entries []paper.Entry, from map[string][]string, metric string) ([]*Table, error) {
+	if _, ok := reportMetrics[metric]; !ok && metric != "" {
+		return nil, fmt.Errorf("metric %q: want one of %s", metric, strings.Join(ReportMetrics(), ", "))
+	}
 	tables := map[tableKey]*Table{}
 	proto := map[tableKey]map[Slot]*Result{} // first result of each slot: its config up to the seed
 	byTable := map[tableKey][]*Result{}
@@ -160,8 +166,12 @@ func buildTables(results []*Result, entries []paper.Entry, from map[string][]str
 	}
 	var out []*Table
 	for _, t := range tables {
+		t.Metric = metric
 		for s, st := range t.Ours {
-			t.Ours[s] = aggregate(st, byKey)
+			var err error
+			if t.Ours[s], err = aggregate(st, byKey, metric); err != nil {
+				return nil, err
+			}
 			if !containsStr(t.Methods, s.Method) {
 				t.Methods = append(t.Methods, s.Method)
 			}
@@ -169,7 +179,7 @@ func buildTables(results []*Result, entries []paper.Entry, from map[string][]str
 				t.BagSizes = append(t.BagSizes, s.BagSize)
 			}
 		}
-		if t.Protocol == "paper" {
+		if t.Protocol == "paper" && (metric == "" || metric == MetricTestAccuracy) {
 			for _, e := range entries {
 				if e.Model == t.Model && e.Dataset == t.Dataset {
 					t.Paper[Slot{e.Method, e.BagSize}] = e
@@ -198,8 +208,10 @@ func versionLabel(p Provenance) string {
 }
 
 // aggregate returns st with its seeds and keys in seed order, the mean and
-// population std of their accuracies, and the fewest optimizer steps.
-func aggregate(st Stat, byKey map[string]*Result) Stat {
+// population std of their metric (test accuracy by default), and the
+// fewest optimizer steps; a cell that did not record the metric is an
+// error naming it.
+func aggregate(st Stat, byKey map[string]*Result, metric string) (Stat, error) {
 	idx := make([]int, st.N)
 	for i := range idx {
 		idx[i] = i
@@ -209,7 +221,11 @@ func aggregate(st Stat, byKey map[string]*Result) Stat {
 	seeds := make([]int64, st.N)
 	keys := make([]string, st.N)
 	for i, j := range idx {
-		xs[i], seeds[i], keys[i] = byKey[st.Keys[j]].Metrics.TestAccuracy, st.Seeds[j], st.Keys[j]
+		v, ok := metricValue(byKey[st.Keys[j]].Metrics, metric)
+		if !ok {
+			return st, &MissingMetricError{Key: st.Keys[j], Method: byKey[st.Keys[j]].Config.Method, BagSize: byKey[st.Keys[j]].Config.BagSize, Seed: st.Seeds[j], Metric: metric}
+		}
+		xs[i], seeds[i], keys[i] = v, st.Seeds[j], st.Keys[j]
 	}
 	st.Seeds, st.Keys = seeds, keys
 	st.Mean, st.Std = stat.PopMeanStdDev(xs, nil)
@@ -219,7 +235,7 @@ func aggregate(st Stat, byKey map[string]*Result) Stat {
 			st.Steps, st.StepsPerEpoch = steps, m.StepsPerEpoch
 		}
 	}
-	return st
+	return st, nil
 }
 
 func methodRank(m string) int {
@@ -245,7 +261,7 @@ func (t *Table) Markdown(w io.Writer) {
 	if maxN == 1 {
 		seeds = "seed"
 	}
-	fmt.Fprintf(w, "Test accuracy, mean ± population std over %d %s", maxN, seeds)
+	fmt.Fprintf(w, "%s, mean ± population std over %d %s", metricLabel(t.Metric), maxN, seeds)
 	if t.PaperTable != "" {
 		fmt.Fprintf(w, "; paper rows from Table `%s` (5 runs, the paper's full budgets on a GPU)", t.PaperTable)
 	}
@@ -415,7 +431,7 @@ func (t *Table) newPlot() (*plot.Plot, error) {
 	p.Title.Text = fmt.Sprintf("%s: %s on %s, protocol %s", t.Spec, t.Model, t.Dataset, t.Protocol)
 	p.Title.Padding = vg.Points(10) // the gap between the title and the axes
 	p.X.Label.Text = "bag size"
-	p.Y.Label.Text = "test accuracy"
+	p.Y.Label.Text = strings.ToLower(metricLabel(t.Metric))
 	p.X.Scale = plot.LogScale{}
 	var ticks []plot.Tick
 	for _, b := range t.BagSizes {
@@ -516,6 +532,13 @@ func WriteReports(stores []*Store, outDir string) (ReportFiles, []byte, error) {
 // written atomically, and the temporary files of an earlier report that was
 // killed are removed first).
 func WriteReportsContext(ctx context.Context, stores []*Store, outDir string) (ReportFiles, []byte, error) {
+	return WriteReportsMetric(ctx, stores, outDir, "")
+}
+
+// WriteReportsMetric is WriteReportsContext with the tables showing metric
+// (ReportMetrics; "" is test accuracy) instead of test accuracy (issue 29:
+// `llpfc report --metric`).
+func WriteReportsMetric(ctx context.Context, stores []*Store, outDir, metric string) (ReportFiles, []byte, error) {
 	col, err := Collect(stores...)
 	if err != nil {
 		return ReportFiles{}, nil, err
@@ -533,7 +556,7 @@ func WriteReportsContext(ctx context.Context, stores []*Store, outDir string) (R
 	if err != nil {
 		return files, nil, err
 	}
-	tables, err := buildTables(results, entries, col.From)
+	tables, err := buildTables(results, entries, col.From, metric)
 	if err != nil {
 		return files, nil, err
 	}
@@ -673,4 +696,76 @@ func deviceLabel(d string) string {
 		return "cpu"
 	}
 	return d
+}
+
+// The metrics a report can tabulate (report --metric).
+const (
+	MetricTestAccuracy       = "test_accuracy"
+	MetricMacroF1            = "macro_f1"
+	MetricAUC                = "auc"
+	MetricBagProportionError = "bag_proportion_error"
+	MetricValKL              = "val_kl"
+)
+
+// reportMetrics labels each metric of ReportMetrics.
+var reportMetrics = map[string]string{
+	MetricTestAccuracy:       "Test accuracy",
+	MetricMacroF1:            "Test macro-F1",
+	MetricAUC:                "Test AUC",
+	MetricBagProportionError: "Training bags' proportion error ‖p̄ − γ‖₁",
+	MetricValKL:              "Held-out bags' validation KL",
+}
+
+// ReportMetrics returns the metrics a report can tabulate, sorted.
+func ReportMetrics() []string {
+	var ms []string
+	for m := range reportMetrics {
+		ms = append(ms, m)
+	}
+	sort.Strings(ms)
+	return ms
+}
+
+// metricLabel names a metric in a table's caption and plot.
+func metricLabel(metric string) string {
+	if metric == "" {
+		metric = MetricTestAccuracy
+	}
+	return reportMetrics[metric]
+}
+
+// metricValue reads a metric from a cell's metrics, and whether the cell
+// recorded it.
+func metricValue(m Metrics, metric string) (float64, bool) {
+	switch metric {
+	case "", MetricTestAccuracy:
+		return m.TestAccuracy, true
+	case MetricMacroF1:
+		if m.Scores != nil {
+			return m.Scores.MacroF1, true
+		}
+	case MetricAUC:
+		if m.Scores != nil && m.Scores.AUC != nil {
+			return *m.Scores.AUC, true
+		}
+	case MetricBagProportionError:
+		return m.BagProportionError, m.BagProportionError != 0
+	case MetricValKL:
+		if m.ValKL != nil {
+			return *m.ValKL, true
+		}
+	}
+	return 0, false
+}
+
+// MissingMetricError is a report of a metric that a cell did not record.
+type MissingMetricError struct {
+	Key, Method, Metric string
+	BagSize             int
+	Seed                int64
+}
+
+func (e *MissingMetricError) Error() string {
+	return fmt.Sprintf("cell %s (%s, bag size %d, seed %d) did not record %s (results written before it, or by a learner that does not compute it); report another metric",
+		e.Key, e.Method, e.BagSize, e.Seed, e.Metric)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/internal/atomicfile"
 )
 
 func init() {
@@ -35,6 +36,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	var results stringList
 	fs.Var(&results, "results", "results store directory written by 'llpfc run' or 'llpfc merge' (default results); repeat it to read several stores into one report, e.g. one per bag protocol, whose LLPFC cells are then plotted together against ‖T̂⁻¹‖₁")
 	out := fs.String("out", "", "directory for report.md and the plots (default: the first --results DIR/report)")
+	metric := fs.String("metric", experiments.MetricTestAccuracy, "what the tables show: "+strings.Join(experiments.ReportMetrics(), ", ")+" (the paper's rows only beside test_accuracy; a cell that did not record the metric is an error naming it)")
+	csvPath := fs.String("csv", "", "also write every cell to `FILE` in long format, one row per cell (spec, key, data set, model, method, protocol, bag size, seed, test accuracy, macro-F1, AUC, bag proportion error, selected epoch, validation KL, device, …), for pandas")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
@@ -51,9 +54,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err := outDirFlag("--out", *out); err != nil {
 		return exitWith(stderr, "llpfc report", err)
 	}
+	if !contains(experiments.ReportMetrics(), *metric) {
+		return exitWith(stderr, "llpfc report", usagef("--metric %q: want one of %s", *metric, strings.Join(experiments.ReportMetrics(), ", ")))
+	}
 	ctx, stop := interruptible("report", stderr)
 	defer stop()
-	files, md, err := experiments.WriteReportsContext(ctx, stores, *out)
+	files, md, err := experiments.WriteReportsMetric(ctx, stores, *out, *metric)
 	for _, d := range files.Damaged {
 		fmt.Fprintf(stderr, "llpfc report: warning: left out a %v\n", d)
 	}
@@ -63,6 +69,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 			return exitFailed
 		}
 		return exitWith(stderr, "llpfc report", storeError(err))
+	}
+	if *csvPath != "" {
+		if err := writeReportCSV(*csvPath, stores); err != nil {
+			return exitWith(stderr, "llpfc report", err)
+		}
+		fmt.Fprintf(stderr, "csv:    %s\n", *csvPath)
 	}
 	stdout.Write(md)
 	fmt.Fprintf(stderr, "report: %s\n", files.Markdown)
@@ -100,7 +112,8 @@ func outDirFlag(flag, dir string) error {
 func storeError(err error) error {
 	var conflict *experiments.ConflictError
 	var incomparable *experiments.IncomparableError
-	if errors.As(err, &conflict) || errors.As(err, &incomparable) {
+	var missing *experiments.MissingMetricError
+	if errors.As(err, &conflict) || errors.As(err, &incomparable) || errors.As(err, &missing) {
 		return usageError{err}
 	}
 	return err
@@ -115,4 +128,14 @@ func (l *stringList) String() string { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error {
 	*l = append(*l, v)
 	return nil
+}
+
+// writeReportCSV writes every cell of the stores (each once) to path in
+// long format (experiments.WriteCSV), atomically.
+func writeReportCSV(path string, stores []*experiments.Store) error {
+	col, err := experiments.Collect(stores...)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return experiments.WriteCSV(w, col.Results) })
 }
