@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/llpfc/llpfc/estimators"
@@ -170,9 +172,18 @@ func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, erro
 		}
 		p.Epoch(ev.Epoch+1, ev.Epochs, status)
 	}
-	run, err := RunCell(ctx, cell, prob, RunOptions{Progress: progress, Device: cell.Device})
+	keep := cell.ModelPath != "" && training.CanExport(cell.Config.Model) == nil
+	run, err := RunCell(ctx, cell, prob, RunOptions{Progress: progress, Device: cell.Device, KeepModel: keep})
 	if err != nil {
 		return Metrics{}, err
+	}
+	if keep {
+		if err := os.MkdirAll(filepath.Dir(cell.ModelPath), 0o755); err != nil {
+			return Metrics{}, err
+		}
+		if err := SaveModel(cell.ModelPath, run.Model, run.Manifest); err != nil {
+			return Metrics{}, err
+		}
 	}
 	return run.Metrics, nil
 }

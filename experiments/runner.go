@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,6 +80,10 @@ type Runner struct {
 	// Device, when set, is the compute back end of every cell, in place of
 	// the spec's Device ("" leaves the spec's; see Spec.Device).
 	Device string
+	// SaveModels keeps every cell's trained network in the store, as
+	// STORE/models/KEY.npz with its manifest KEY.json (SaveModel; learners
+	// that cannot export skip it); false keeps none.
+	SaveModels bool
 	// Log receives progress: bars when it is a terminal, plain lines
 	// otherwise. Nil discards progress.
 	Log io.Writer
@@ -172,6 +177,9 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 		c.Device = spec.Device
 		if r.Device != "" {
 			c.Device = r.Device
+		}
+		if r.SaveModels {
+			c.ModelPath = filepath.Join(r.Store.Dir, "models", c.Key)
 		}
 		l, _ := LookupLearner(c.Config.Learner)
 		pr.startCell(i, c)

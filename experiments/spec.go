@@ -341,6 +341,10 @@ type Cell struct {
 	// Device is the compute back end that trains the cell (Spec.Device or
 	// Runner.Device; "" means cpu): not part of Config or Key.
 	Device string
+	// ModelPath, when set, is where the learner saves the trained network
+	// (SaveModel: PATH.npz and PATH.json; Runner.SaveModels); empty means
+	// not saved. Not part of Config or Key.
+	ModelPath string
 }
 
 // ParseSpec reads a spec from JSON, rejecting unknown fields, and validates

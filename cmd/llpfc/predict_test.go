@@ -142,3 +142,28 @@ func TestPredictRefusesBadModels(t *testing.T) {
 	assert.Equal(t, exitBadUsage, code)
 	assert.Contains(t, errOut, "--save-model")
 }
+
+// TestRunSaveModels (issue 29): run --save-models keeps each cell's
+// network in the store under models/KEY, and predict on the cell's data
+// gives the cell's stored test accuracy.
+func TestRunSaveModels(t *testing.T) {
+	dir := t.TempDir()
+	spec := strings.NewReplacer(`"learner": "logreg"`, `"learner": "gorgonia"`, `"model": "linear"`, `"model": "mlp"`).Replace(tinySpec)
+	code, _, errOut := runCmd("run", writeFile(t, dir, "s.json", spec), "--results", dir+"/r", "--save-models")
+	require.Equal(t, exitOK, code, errOut)
+	cells, err := filepath.Glob(filepath.Join(dir, "r", "cells", "*.json"))
+	require.NoError(t, err)
+	require.Len(t, cells, 1)
+	b, err := os.ReadFile(cells[0])
+	require.NoError(t, err)
+	var cell struct {
+		Key     string `json:"key"`
+		Metrics struct {
+			TestAccuracy float64 `json:"test_accuracy"`
+		} `json:"metrics"`
+	}
+	require.NoError(t, json.Unmarshal(b, &cell))
+	code, out, errOut := runPredictCmd("--model", filepath.Join(dir, "r", "models", cell.Key), "--data", "gmm:classes=3,dim=4,train=600,test=100", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, cell.Metrics.TestAccuracy, lastJSON(t, out)["scores"].(map[string]any)["accuracy"])
+}

@@ -40,17 +40,18 @@ To change a built-in grid, print it with --print-spec, edit the JSON and pass th
 // runFlags are `llpfc run`'s flags.
 type runFlags struct {
 	shard, results, dataDir, device *string
-	list, printSpec                 *bool
+	list, printSpec, saveModels     *bool
 }
 
 func defineRunFlags(fs *flag.FlagSet) *runFlags {
 	return &runFlags{
-		shard:     fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n), e.g. 2/8; cells are dealt to shards by key, the same on every machine"),
-		results:   fs.String("results", "results", "results store directory (created if missing); finished cells go to DIR/cells/<key>.json"),
-		dataDir:   fs.String("data-dir", "", "directory holding the data sets' files, or a root with one sub-directory per data set (default: $LLPFC_DATA; for fashion-mnist then /usr/share/datasets/fashion-mnist); not part of a cell's key"),
-		list:      fs.Bool("list", false, "list the cells of the spec (shard) with their keys and whether they are finished, and exit without training"),
-		printSpec: fs.Bool("print-spec", false, "print the spec as JSON (e.g. a built-in one, to copy and edit) and exit"),
-		device:    defineDevice(fs),
+		shard:      fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n), e.g. 2/8; cells are dealt to shards by key, the same on every machine"),
+		results:    fs.String("results", "results", "results store directory (created if missing); finished cells go to DIR/cells/<key>.json"),
+		dataDir:    fs.String("data-dir", "", "directory holding the data sets' files, or a root with one sub-directory per data set (default: $LLPFC_DATA; for fashion-mnist then /usr/share/datasets/fashion-mnist); not part of a cell's key"),
+		list:       fs.Bool("list", false, "list the cells of the spec (shard) with their keys and whether they are finished, and exit without training"),
+		printSpec:  fs.Bool("print-spec", false, "print the spec as JSON (e.g. a built-in one, to copy and edit) and exit"),
+		device:     defineDevice(fs),
+		saveModels: fs.Bool("save-models", false, "keep every cell's trained network in the store, as DIR/models/KEY.npz (weights PyTorch loads) with its manifest KEY.json, for 'llpfc predict --model DIR/models/KEY'"),
 	}
 }
 
@@ -143,7 +144,7 @@ func (f *runFlags) run(stdout, stderr io.Writer, spec *experiments.Spec, shard e
 	}
 	ctx, stop := interruptible("run", stderr)
 	defer stop()
-	r := &experiments.Runner{Store: store, Shard: shard, DataDir: *f.dataDir, Log: stderr, Device: *f.device}
+	r := &experiments.Runner{Store: store, Shard: shard, DataDir: *f.dataDir, Log: stderr, Device: *f.device, SaveModels: *f.saveModels}
 	sum, status := runGrid(ctx, "run", "cells", r, spec, stderr)
 	if status != exitOK {
 		return status
