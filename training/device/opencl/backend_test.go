@@ -2,9 +2,12 @@ package opencl_test
 
 import (
 	"errors"
+	"fmt"
 	"hash"
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -330,4 +333,33 @@ func TestOpenErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(be.Name(), "opencl:0:0 ("), be.Name())
 	require.NoError(t, be.Close())
+}
+
+// TestOpenWithoutTheLibraries runs this test binary again with the OpenCL
+// loader, then CLBlast, pointed at files that do not exist: opening the
+// back end fails naming the file and the Debian package (no OpenCL needed).
+func TestOpenWithoutTheLibraries(t *testing.T) {
+	if os.Getenv("LLPFC_TEST_OPEN_MISSING") == "1" {
+		_, err := device.Open("opencl")
+		fmt.Println("OPEN:", err)
+		return
+	}
+	for _, c := range []struct {
+		env, file, pkg string
+	}{
+		{"LLPFC_OPENCL_LIB", "/nonexistent/libOpenCL.so.1", "ocl-icd-libopencl1"},
+		{"LLPFC_CLBLAST_LIB", "/nonexistent/libclblast.so.1", "libclblast1"},
+	} {
+		if c.env == "LLPFC_CLBLAST_LIB" && ocltest.Unavailable() != nil {
+			continue // the loader itself is missing: the first case covers it
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestOpenWithoutTheLibraries$", "-test.v")
+		cmd.Env = append(os.Environ(), "LLPFC_TEST_OPEN_MISSING=1", c.env+"="+c.file)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		s := string(out)
+		for _, want := range []string{"OPEN: device opencl: cannot load " + c.file, c.pkg, c.env} {
+			assert.Contains(t, s, want)
+		}
+	}
 }
