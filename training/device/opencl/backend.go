@@ -1,0 +1,215 @@
+package opencl
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/llpfc/llpfc/internal/opencl"
+	"github.com/llpfc/llpfc/training/device"
+	"gorgonia.org/gorgonia"
+)
+
+// Name is the back end's registered name.
+const Name = "opencl"
+
+func init() {
+	device.Register(Name, func(spec string) (device.Backend, error) {
+		dev := Name
+		if spec != "" {
+			dev += ":" + spec
+		}
+		return Open(dev)
+	})
+}
+
+// Backend runs graphs on one OpenCL device. Parameters live in device
+// buffers shared by every Program it compiles; Push and Pull copy them
+// between the nodes' Go values and the device.
+type Backend struct {
+	ctx   *opencl.Context
+	lib   *opencl.Lib
+	exact *exactBN
+	name  string
+
+	prof *profiler // LLPFC_OPENCL_PROFILE
+
+	mu     sync.Mutex
+	params map[*gorgonia.Node]*opencl.Buffer
+	progs  map[*program]struct{}
+	// inputs are the nodes some program of the back end declared as
+	// inputs: another program that reads one without declaring it
+	// (gorgonia shares nodes between graphs built on one ExprGraph) uploads
+	// it before every run too, as the CPU, which reads the Go value, would
+	// see it.
+	inputs map[*gorgonia.Node]bool
+	closed bool
+}
+
+// Open opens the device a device string names ("opencl" for platform 0
+// device 0, or "opencl:P:D") and builds the kernel library on it. A
+// missing OpenCL loader, device or CLBlast is an error naming what is
+// missing.
+func Open(dev string) (*Backend, error) {
+	if err := opencl.Unavailable(dev); err != nil {
+		return nil, fmt.Errorf("device %s: %w", dev, err)
+	}
+	ctx, err := opencl.Open(dev)
+	if err != nil {
+		return nil, fmt.Errorf("device %s: %w", dev, err)
+	}
+	lib, err := ctx.Library()
+	if err != nil {
+		ctx.Close()
+		return nil, fmt.Errorf("device %s: %w", dev, err)
+	}
+	exact, err := buildExactBN(ctx)
+	if err != nil {
+		ctx.Close()
+		return nil, fmt.Errorf("device %s: %w", dev, err)
+	}
+	d := ctx.Device()
+	sel := opencl.Selector{Platform: d.Platform, Device: d.Index}
+	return &Backend{
+		ctx: ctx, lib: lib, exact: exact,
+		name:   fmt.Sprintf("%v (%s, %s)", sel, d.Name, d.PlatformName),
+		params: map[*gorgonia.Node]*opencl.Buffer{},
+		progs:  map[*program]struct{}{},
+		inputs: map[*gorgonia.Node]bool{},
+		prof:   newProfiler(),
+	}, nil
+}
+
+// Name returns "opencl:P:D (device, platform)".
+func (b *Backend) Name() string { return b.name }
+
+// Context is the back end's OpenCL context (tests and diagnostics).
+func (b *Backend) Context() *opencl.Context { return b.ctx }
+
+var errClosed = errors.New("device opencl: the back end is closed")
+
+// float32Data returns the float32 values of a node's Go value.
+func float32Data(n *gorgonia.Node) ([]float32, error) {
+	v := n.Value()
+	if v == nil {
+		return nil, fmt.Errorf("device opencl: node %s has no value", n.Name())
+	}
+	switch d := v.Data().(type) {
+	case []float32:
+		return d, nil
+	case float32:
+		return []float32{d}, nil
+	}
+	return nil, fmt.Errorf("device opencl: node %s holds %T; the OpenCL back end runs float32 graphs", n.Name(), v.Data())
+}
+
+// param returns the device buffer of parameter n, uploading its Go value
+// the first time. The caller holds b.mu.
+func (b *Backend) param(n *gorgonia.Node) (*opencl.Buffer, error) {
+	if buf, ok := b.params[n]; ok {
+		return buf, nil
+	}
+	d, err := float32Data(n)
+	if err != nil {
+		return nil, err
+	}
+	buf, err := b.ctx.AllocFloat32(d)
+	if err != nil {
+		return nil, fmt.Errorf("device opencl: parameter %s: %w", n.Name(), err)
+	}
+	b.params[n] = buf
+	return buf, nil
+}
+
+// Push copies the Go values of parameter nodes to the device.
+func (b *Backend) Push(nodes ...*gorgonia.Node) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return errClosed
+	}
+	for _, n := range nodes {
+		if buf, ok := b.params[n]; ok {
+			d, err := float32Data(n)
+			if err != nil {
+				return err
+			}
+			if len(d) != buf.Len() {
+				return fmt.Errorf("device opencl: parameter %s has %d values, its device copy %d", n.Name(), len(d), buf.Len())
+			}
+			if err := buf.Write(d); err != nil {
+				return fmt.Errorf("device opencl: parameter %s: %w", n.Name(), err)
+			}
+			continue
+		}
+		if _, err := b.param(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Pull copies the device's values of parameter nodes into their Go values.
+func (b *Backend) Pull(nodes ...*gorgonia.Node) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return errClosed
+	}
+	for _, n := range nodes {
+		buf, ok := b.params[n]
+		if !ok {
+			return fmt.Errorf("device opencl: %s is not a parameter of this device (never pushed or compiled)", n.Name())
+		}
+		d, err := float32Data(n)
+		if err != nil {
+			return err
+		}
+		if _, isScalar := n.Value().Data().(float32); isScalar {
+			return fmt.Errorf("device opencl: parameter %s is a scalar; pull needs a tensor", n.Name())
+		}
+		if err := buf.Read(d); err != nil {
+			return fmt.Errorf("device opencl: parameter %s: %w", n.Name(), err)
+		}
+	}
+	return nil
+}
+
+// Close releases every program, parameter, gradient and optimizer buffer
+// and the context; the back end cannot be used afterwards.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	progs := make([]*program, 0, len(b.progs))
+	for p := range b.progs {
+		progs = append(progs, p)
+	}
+	b.mu.Unlock()
+	var errs []error
+	for _, p := range progs {
+		errs = append(errs, p.Close())
+	}
+	if b.prof != nil {
+		b.prof.write(os.Stderr, b.name)
+	}
+	errs = append(errs, b.ctx.Close())
+	return errors.Join(errs...)
+}
+
+func (b *Backend) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}
+
+// declaredInput reports whether some program declared n as an input.
+func (b *Backend) declaredInput(n *gorgonia.Node) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.inputs[n]
+}

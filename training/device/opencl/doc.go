@@ -1,0 +1,49 @@
+// Package opencl is the OpenCL compute back end of the device seam
+// (training/device, issue 33), registered as "opencl": Config.Device
+// "opencl" runs on platform 0, device 0, "opencl:P:D" on platform P,
+// device D (as `llpfc devices` lists them). It runs the training graphs on
+// any OpenCL 1.2+ device through internal/opencl's kernel library and
+// CLBlast's SGEMM, loaded without cgo; CI runs it on PoCL.
+//
+// # What lives on the device
+//
+// Parameters live in device buffers shared by every Program of a Backend
+// (Push uploads the nodes' Go values, Pull downloads them); a Program's
+// inputs (minibatch, T̂ rows, weights, dropout masks, running statistics)
+// are uploaded from their Go values once per Run, its constants once at
+// Compile; activations live in a pool of device buffers that Compile
+// assigns by liveness (two values never live together share one) and
+// Release frees. Grads are device buffers that Add fills from a program's
+// outputs (a copy, a scale or an axpy); NonFinite downloads one flag.
+// The Optimizer runs optim.Optimizer's rules on the device, its state
+// there (State and SetState move it for checkpoints, which the CPU and
+// the OpenCL back end read alike). Value downloads an output.
+//
+// # How a graph is compiled
+//
+// Compile walks device.Subgraph and maps every node's device.OpKind to its
+// kernels (lower.go, bn.go); a kind it cannot run is a
+// *device.MissingOpError before anything is allocated. gorgonia's op types
+// are unexported, so their fields (axes, permutations, kernel geometry)
+// are read by reflection, pinned to gorgonia v0.9.18 (go.mod), with an
+// error naming any field that is not there; the project's fused ops export
+// what a back end needs (training/nn/backend.go). Reshape aliases its
+// input's buffer; gorgonia.Read delivers its value to the host after the
+// run, as the tape machine does.
+//
+// # Batch normalization
+//
+// The fused training-mode batch norm keeps its host-side state exactly as
+// its CPU Do: before each run the back end asks the op what to do
+// (nn.BatchNormOp.NextRun: the rows behind the statistics, a BNSweep's
+// fixed minibatch statistics, the adjoints to add, whether to collect
+// ∂L/∂μ and ∂L/∂σ²), and after it hands the op the statistics the run used
+// (SetStats: recorded for UpdateRunningStats, or folded into the sweep's
+// minibatch statistics) and the collected partial derivatives
+// (AddStatGrads). So the running averages, the chunked KL and LLP-VAT
+// sweeps and the evaluator behave as on the CPU, with per-channel
+// downloads of a few floats.
+//
+// Imports internal/opencl, training/device, training/nn, training/optim,
+// gorgonia. Imported by training (backends.go) for its registration.
+package opencl

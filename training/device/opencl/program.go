@@ -1,0 +1,269 @@
+package opencl
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/llpfc/llpfc/internal/opencl"
+	"github.com/llpfc/llpfc/training/device"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// slotKind is where a node's value lives.
+type slotKind int
+
+const (
+	slotParam    slotKind = iota // the back end's parameter buffer
+	slotInput                    // a program buffer uploaded before every run
+	slotConst                    // a program buffer uploaded once, at compile
+	slotComputed                 // a pooled activation buffer (value.store)
+	slotAlias                    // another slot's buffer (a reshape)
+	slotStmt                     // no value (gorgonia.Read)
+)
+
+// slot is a node's value in a program.
+type slot struct {
+	node  *gorgonia.Node
+	kind  slotKind
+	size  int // elements
+	shape tensor.Shape
+	buf   *opencl.Buffer // param, input, const
+	val   *value         // computed
+	// target is the slot an alias reads (never itself an alias).
+	target *slot
+	// host holds a constant's values until the program is allocated.
+	host []float32
+}
+
+// root returns the slot that owns the buffer.
+func (s *slot) root() *slot {
+	if s.kind == slotAlias {
+		return s.target
+	}
+	return s
+}
+
+// value is a device buffer of the activation pool: defined by step def,
+// last read by step last (pinned: kept to the end of the run), stored in
+// the program's store.
+type value struct {
+	size      int
+	def, last int
+	pinned    bool
+	store     int
+}
+
+// step is one node's kernels.
+type step struct {
+	node *gorgonia.Node
+	run  func(p *program) error
+}
+
+// program is a compiled part of a graph on the device.
+type program struct {
+	be     *Backend
+	name   string
+	ops    []string
+	slots  map[*gorgonia.Node]*slot
+	outs   map[*gorgonia.Node]bool
+	inputs []*slot
+	// leafConsts are the constants that are nodes without an operation:
+	// one another program declares as an input is uploaded before every
+	// run (Backend.inputs).
+	leafConsts []*slot
+	owned      []*opencl.Buffer // inputs, constants, batch-norm state
+	bn         []*opencl.BNState
+	steps      []step
+	// post runs after the steps: downloads to the host (gorgonia.Read,
+	// the batch-norm statistics) in program order.
+	post       []func(p *program) error
+	storeSizes []int
+	stores     []*opencl.Buffer // nil until a run (after Release)
+
+	// per run
+	ran     bool
+	version int
+	host    map[*gorgonia.Node]hostValue
+	closed  bool
+}
+
+// hostValue is a value downloaded in run version.
+type hostValue struct {
+	v       gorgonia.Value
+	version int
+}
+
+func (p *program) lib() *opencl.Lib     { return p.be.lib }
+func (p *program) ctx() *opencl.Context { return p.be.ctx }
+func (p *program) buf(s *slot) *opencl.Buffer {
+	s = s.root()
+	if s.kind == slotComputed {
+		return p.stores[s.val.store]
+	}
+	return s.buf
+}
+
+// store returns the pooled buffer of an auxiliary value.
+func (p *program) store(v *value) *opencl.Buffer { return p.stores[v.store] }
+
+func (p *program) errorf(format string, args ...any) error {
+	return fmt.Errorf("device opencl: program %q: "+format, append([]any{p.name}, args...)...)
+}
+
+// Run executes the program once on the current inputs and parameters.
+func (p *program) Run() error {
+	if p.closed {
+		return p.errorf("closed")
+	}
+	if p.be.isClosed() {
+		return errClosed
+	}
+	p.ran = false
+	if p.stores == nil {
+		p.stores = make([]*opencl.Buffer, len(p.storeSizes))
+		for i, n := range p.storeSizes {
+			b, err := p.ctx().Alloc(n)
+			if err != nil {
+				p.Release()
+				return p.errorf("activations: %w", err)
+			}
+			p.stores[i] = b
+		}
+	}
+	for _, s := range p.leafConsts {
+		if p.be.declaredInput(s.node) {
+			if err := p.upload(s); err != nil {
+				return err
+			}
+		}
+	}
+	for _, s := range p.inputs {
+		if err := p.upload(s); err != nil {
+			return err
+		}
+	}
+	p.version++
+	for _, st := range p.steps {
+		var t0 time.Time
+		prof := p.be.prof
+		if prof != nil {
+			t0 = time.Now()
+		}
+		if err := st.run(p); err != nil {
+			return p.errorf("node %s (%s): %w", st.node.Name(), device.OpKind(st.node.Op()), err)
+		}
+		if prof != nil {
+			if err := p.ctx().Finish(); err != nil {
+				return err
+			}
+			prof.add(device.OpKind(st.node.Op()), time.Since(t0))
+		}
+	}
+	for _, f := range p.post {
+		if err := f(p); err != nil {
+			return p.errorf("%w", err)
+		}
+	}
+	p.ran = true
+	return nil
+}
+
+// upload copies an input's Go value to its buffer.
+func (p *program) upload(s *slot) error {
+	d, err := float32Data(s.node)
+	if err != nil {
+		return err
+	}
+	if len(d) != s.size {
+		return p.errorf("input %s holds %d values, compiled for %d", s.node.Name(), len(d), s.size)
+	}
+	if err := s.buf.Write(d); err != nil {
+		return p.errorf("input %s: %w", s.node.Name(), err)
+	}
+	return nil
+}
+
+// Value downloads n's value after the last run: an output the program was
+// compiled for, or one of its inputs (its Go value).
+func (p *program) Value(n *gorgonia.Node) (gorgonia.Value, error) {
+	s, ok := p.slots[n]
+	if !ok {
+		return nil, p.errorf("node %s is not part of the program", n.Name())
+	}
+	if s.kind == slotInput {
+		return n.Value(), nil
+	}
+	if !p.outs[n] {
+		return nil, p.errorf("node %s is not an output of the program (the device keeps only the outputs it was compiled for)", n.Name())
+	}
+	if s.kind == slotStmt {
+		return nil, p.errorf("node %s has no value", n.Name())
+	}
+	if !p.ran {
+		return nil, p.errorf("node %s has no value (the program has not run since it was compiled or released)", n.Name())
+	}
+	if h, ok := p.host[n]; ok && h.version == p.version {
+		return h.v, nil
+	}
+	data := make([]float32, s.size)
+	if err := p.buf(s).Read(data); err != nil {
+		return nil, p.errorf("reading %s: %w", n.Name(), err)
+	}
+	var v gorgonia.Value
+	if s.shape.IsScalar() {
+		v = gorgonia.NewF32(data[0])
+	} else {
+		v = tensor.New(tensor.WithShape(s.shape.Clone()...), tensor.WithBacking(data))
+	}
+	p.host[n] = hostValue{v: v, version: p.version}
+	return v, nil
+}
+
+// outBuffer returns the device buffer holding output n after the last run.
+func (p *program) outBuffer(n *gorgonia.Node) (*opencl.Buffer, int, error) {
+	s, ok := p.slots[n]
+	if !ok || !p.outs[n] || s.kind == slotStmt {
+		return nil, 0, p.errorf("node %s is not an output of the program", n.Name())
+	}
+	if !p.ran {
+		return nil, 0, p.errorf("node %s has no value (the program has not run since it was compiled or released)", n.Name())
+	}
+	return p.buf(s), s.size, nil
+}
+
+func (p *program) Ops() []string { return append([]string(nil), p.ops...) }
+
+// Release frees the activation buffers; the next run allocates them again.
+func (p *program) Release() {
+	for _, b := range p.stores {
+		if b != nil {
+			b.Release()
+		}
+	}
+	p.stores = nil
+	p.ran = false
+	clear(p.host)
+}
+
+// Close frees everything the program holds.
+func (p *program) Close() error {
+	if p.closed {
+		return nil
+	}
+	p.Release()
+	p.closed = true
+	var errs []error
+	for _, b := range p.owned {
+		errs = append(errs, b.Release())
+	}
+	for _, st := range p.bn {
+		errs = append(errs, st.Release())
+	}
+	p.owned, p.bn = nil, nil
+	p.be.mu.Lock()
+	delete(p.be.progs, p)
+	p.be.mu.Unlock()
+	return errors.Join(errs...)
+}
