@@ -42,7 +42,7 @@ func newFCGraph(env *MethodEnv, prefix string, authors bool) (*fcGraph, error) {
 	if f.loss, err = fc(z, f.r, f.w); err != nil {
 		return nil, err
 	}
-	if f.grads, err = gorgonia.Grad(f.loss, env.Model.Learnables()...); err != nil {
+	if f.grads, err = nn.Grad(f.loss, env.Model.Learnables()...); err != nil {
 		return nil, err
 	}
 	roots := append(gorgonia.Nodes{f.loss}, f.grads...)

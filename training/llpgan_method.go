@@ -130,7 +130,7 @@ func newGANMethod(env *MethodEnv) (*ganMethod, error) {
 	if m.dLoss, err = loss.LLPGANDiscriminatorLoss(zr, zf, m.avg, m.props); err != nil {
 		return nil, err
 	}
-	if m.dGrads, err = gorgonia.Grad(m.dLoss, d.Learnables()...); err != nil {
+	if m.dGrads, err = nn.Grad(m.dLoss, d.Learnables()...); err != nil {
 		return nil, fmt.Errorf("llpgan: discriminator gradient: %w", err)
 	}
 	// Generator: images for the discriminator step, and feature matching.
@@ -152,7 +152,7 @@ func newGANMethod(env *MethodEnv) (*ganMethod, error) {
 	if m.gLoss, err = loss.LLPGANGeneratorLoss(fr, ff); err != nil {
 		return nil, err
 	}
-	if m.gGrads, err = gorgonia.Grad(m.gLoss, gen.Learnables()...); err != nil {
+	if m.gGrads, err = nn.Grad(m.gLoss, gen.Learnables()...); err != nil {
 		return nil, fmt.Errorf("llpgan: generator gradient: %w", err)
 	}
 	if err := m.compile(env, gRoots, dRoots); err != nil {

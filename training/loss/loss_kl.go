@@ -152,7 +152,7 @@ func NewKLChunked(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.
 	if k.surrogate, err = gorgonia.Sum(prod); err != nil {
 		return nil, err
 	}
-	if k.grads, err = gorgonia.Grad(k.surrogate, k.params...); err != nil {
+	if k.grads, err = nn.Grad(k.surrogate, k.params...); err != nil {
 		return nil, err
 	}
 	if k.sweep, err = nn.NewBNSweep(g, k.probs); err != nil {

@@ -241,7 +241,7 @@ func NewVAT(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelS
 	if err != nil {
 		return nil, err
 	}
-	gd, err := gorgonia.Grad(probeCost, v.d)
+	gd, err := nn.Grad(probeCost, v.d)
 	if err != nil {
 		return nil, fmt.Errorf("VAT: gradient with respect to the direction: %w", err)
 	}
@@ -259,7 +259,7 @@ func NewVAT(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelS
 	if v.cons, err = VATConsistency(za, v.p, v.w); err != nil {
 		return nil, err
 	}
-	if v.grads, err = gorgonia.Grad(v.cons, v.params...); err != nil {
+	if v.grads, err = nn.Grad(v.cons, v.params...); err != nil {
 		return nil, fmt.Errorf("VAT: gradient with respect to the parameters: %w", err)
 	}
 	if v.cleanBN, err = nn.NewBNSweep(g, v.probs); err != nil {

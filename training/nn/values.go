@@ -1,9 +1,12 @@
 package nn
 
 import (
+	"errors"
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"reflect"
+	"unsafe"
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -189,4 +192,36 @@ func outTensor(prealloc gorgonia.Value, dt tensor.Dtype, shape tensor.Shape, inp
 		}
 	}
 	return tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
+}
+
+// Grad is gorgonia.Grad for a graph that may already hold the gradients of
+// another loss. gorgonia v0.9.18's Backpropagate takes a node that has a
+// derivative from an earlier Grad as "previously differentiated" and hands
+// that derivative back instead of differentiating the new loss through
+// it; a node the two losses share — the repeat that broadcasts a dense
+// layer's bias, hash-consed across forward passes of the same size — then
+// carried the first loss's gradient into the second's (LLP-VAT's KL
+// gradient of every dense bias was its adversarial pass's:
+// TestLLPVATGradientIsKLPlusWeightedVAT). Grad first forgets every node's
+// derivative pointer (Node.deriv, reached by reflection as tape.go reaches
+// the tape's registers; the gradient nodes keep their derivOf links, which
+// the compiler's liveness analysis reads), so each loss is differentiated
+// on its own.
+func Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
+	if err := forgetDerivatives(cost.Graph()); err != nil {
+		return nil, err
+	}
+	return gorgonia.Grad(cost, wrt...)
+}
+
+// forgetDerivatives sets every node's deriv pointer of g to nil.
+func forgetDerivatives(g *gorgonia.ExprGraph) error {
+	for _, n := range g.AllNodes() {
+		f := reflect.ValueOf(n).Elem().FieldByName("deriv")
+		if !f.IsValid() || f.Type() != reflect.TypeOf(n) {
+			return errors.New("nn.Grad: gorgonia's Node has no deriv field of type *Node (a gorgonia other than v0.9.18?)")
+		}
+		reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Set(reflect.Zero(f.Type()))
+	}
+	return nil
 }
