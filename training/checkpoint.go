@@ -90,9 +90,9 @@ func RunSettings(cfg Config, data *TrainData) map[string]string {
 	if cfg.Select != "" && cfg.Select != SelectLast {
 		f["select"] = cfg.Select
 	}
-	if cfg.Device != "" && cfg.Device != "cpu" {
-		f["device"] = cfg.Device
-	}
+	// The device is not a setting: a checkpoint moves between back ends
+	// (TestOpenCLCheckpointResume), and the result records the one that
+	// finished the run.
 	for k, v := range cfg.RunFields {
 		f["run."+k] = v
 	}

@@ -75,7 +75,7 @@ func gpuTable(grid string) bool {
 }
 
 const gpuStatement = `The paper's runs used a GPU ("All models are trained on a single Nvidia Tesla v100 GPU
-with 16GB RAM", Section 6); this build trains in float32 on the CPU (gorgonia, no GPU back end).`
+with 16GB RAM", Section 6); llpfc trains in float32 on the CPU unless --device opencl names a GPU.`
 
 const reproduceSynopsis = `Runs the paper's experiment end to end: bags drawn by the paper's protocol (Section 6),
 LLPFC against the baselines across bag sizes, then a markdown table (test accuracy mean ± std

@@ -29,7 +29,7 @@ llpfc-ideal (Algorithms 1–3 of the paper, FC loss with groups re-drawn every -
 epochs), kl (the KL proportion loss, App. A "KL Loss", memory-bounded: bags are evaluated in
 chunks of --chunk-size instances), llpvat and llpgan (when built in). --batch-size counts
 instances for LLPFC and bags for kl, llpvat and llpgan (the paper uses 2, 2 and 1).
-Training is float32 on the CPU (no GPU back end in this build). Progress goes to standard
+Training is float32, on the CPU unless --device names an OpenCL device. Progress goes to standard
 error; with --json the last line of standard output is one JSON object with test_accuracy,
 epochs, wall_seconds, train_images_per_second, peak_rss_bytes and settings (every setting that
 makes two results incomparable, as the checkpoint keys them). With --out DIR the run
