@@ -1,6 +1,7 @@
 package data
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -49,6 +50,9 @@ func readParquetTable(r io.ReaderAt, size int64, name string, text csvTextColumn
 			t, err = nil, fmt.Errorf("%s: the Parquet decoder failed (%v): the file is damaged or not a Parquet file", name, p)
 		}
 	}()
+	if err := checkParquetFrame(r, size, name); err != nil {
+		return nil, err
+	}
 	f, err := parquet.OpenFile(r, size, parquetOptions...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Parquet file: %v", name, err)
@@ -100,6 +104,29 @@ func readParquetTable(r io.ReaderAt, size int64, name string, text csvTextColumn
 		}
 	}
 	return t, nil
+}
+
+// checkParquetFrame checks the magic "PAR1" at both ends and that the
+// footer's length fits in the file, before parquet-go reads the footer (it
+// allocates the length it is told).
+func checkParquetFrame(r io.ReaderAt, size int64, name string) error {
+	var head, tail [8]byte
+	if size < 12 {
+		return fmt.Errorf("%s: not a readable Parquet file: %d bytes, want the magic PAR1 at both ends and a footer", name, size)
+	}
+	if _, err := r.ReadAt(head[:4], 0); err != nil {
+		return fmt.Errorf("%s: %v", name, err)
+	}
+	if _, err := r.ReadAt(tail[:], size-8); err != nil {
+		return fmt.Errorf("%s: %v", name, err)
+	}
+	if string(head[:4]) != "PAR1" || string(tail[4:]) != "PAR1" {
+		return fmt.Errorf("%s: not a readable Parquet file: want the magic PAR1 at both ends", name)
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("%s: not a readable Parquet file: a footer of %d bytes in a file of %d (damaged or truncated)", name, n, size)
+	}
+	return nil
 }
 
 // parquetColumnKind returns how field is read, or an error for a field that
