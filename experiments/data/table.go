@@ -392,3 +392,91 @@ func columnNames(columns []Column) string {
 	}
 	return listSome(names)
 }
+
+// FeatureKeys returns, for the feature protocol (bagproto "feature:COL…"),
+// the value combination of the columns cols of every instance as a small
+// integer: equal combinations, equal keys, numbered in increasing order of
+// the combination. A column is named by its name (Columns, case-insensitive)
+// or by its 0-based index among the columns (a feature index when the data
+// set has no Columns). A categorical column's value is its category (the
+// one-hot block's set feature; none, for a test value unseen in training);
+// a numeric column's value is the feature as held in X.
+func (d *Dataset) FeatureKeys(cols []string) ([]int, error) {
+	type span struct{ off, width int }
+	var spans []span
+	for _, ref := range cols {
+		s, ok := span{}, false
+		for _, c := range d.Columns {
+			if strings.EqualFold(c.Name, ref) {
+				s, ok = span{c.Offset, c.Width}, true
+				if !c.Categorical() {
+					s.width = 0
+				}
+				break
+			}
+		}
+		if !ok {
+			k, err := strconv.Atoi(ref)
+			switch {
+			case err == nil && d.Columns != nil && k >= 0 && k < len(d.Columns):
+				c := d.Columns[k]
+				s, ok = span{c.Offset, c.Width}, true
+				if !c.Categorical() {
+					s.width = 0
+				}
+			case err == nil && d.Columns == nil && k >= 0 && k < d.D:
+				s, ok = span{k, 0}, true
+			}
+		}
+		if !ok {
+			names := "features 0…" + strconv.Itoa(d.D-1)
+			if d.Columns != nil {
+				names = columnNames(d.Columns)
+			}
+			return nil, fmt.Errorf("%s: no column %q for the feature protocol (columns: %s)", d.Name, ref, names)
+		}
+		spans = append(spans, s)
+	}
+	vals := make([][]float64, d.N)
+	for i := range vals {
+		row := d.Row(i)
+		vals[i] = make([]float64, len(spans))
+		for k, s := range spans {
+			if s.width == 0 {
+				vals[i][k] = float64(row[s.off])
+				continue
+			}
+			vals[i][k] = -1
+			for h := 0; h < s.width; h++ {
+				if row[s.off+h] == 1 {
+					vals[i][k] = float64(h)
+				}
+			}
+		}
+	}
+	order := make([]int, d.N)
+	for i := range order {
+		order[i] = i
+	}
+	less := func(a, b []float64) int {
+		for k := range a {
+			if a[k] != b[k] {
+				if a[k] < b[k] {
+					return -1
+				}
+				return 1
+			}
+		}
+		return 0
+	}
+	sort.SliceStable(order, func(a, b int) bool { return less(vals[order[a]], vals[order[b]]) < 0 })
+	keys := make([]int, d.N)
+	key := 0
+	for p, i := range order {
+		if p > 0 && less(vals[order[p-1]], vals[i]) != 0 {
+			key++
+		}
+		keys[i] = key
+	}
+	return keys, nil
+}
