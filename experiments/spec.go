@@ -73,8 +73,8 @@ type Spec struct {
 	Methods  []string `json:"methods"`
 	// BagSizes is the grid's bag sizes; left out (empty) when the protocol
 	// makes bags of varying sizes.
-	BagSizes []int `json:"bag_sizes,omitempty"`
-	Seeds    []int64  `json:"seeds"`
+	BagSizes []int   `json:"bag_sizes,omitempty"`
+	Seeds    []int64 `json:"seeds"`
 	// Protocol makes the bags: "paper", "shuffle", "dirichlet:a",
 	// "feature:COL[,COL…][,min=M][,max=M]" or "kmeans:K" (package
 	// bagproto), or "given" for a bag-only data set's own bags (the
