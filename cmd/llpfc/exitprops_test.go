@@ -94,6 +94,14 @@ var exitCodeTable = []exitRow{
 		return []string{"report", "--results", storeWithCell(t, dir, "a"), "--out", dir + "/rep"}, nil
 	}},
 	{"reproduce", exitOK, static("reproduce", "--quick", "--dry-run", "--json", "--results", "{dir}/q")},
+	{"train: a bag-only set", exitOK, static("train", "--data", "bags:"+fixturePath, "--epochs", "1", "--quiet")},
+	{"groups: a bag-only set", exitOK, static("groups", "--data", "bags:"+fixturePath, "--mode", "uniform")},
+	{"run: a bag-only set", exitOK, func(t *testing.T, _ *rand.Rand, dir string) ([]string, []string) {
+		writeBagOnlyInputs(t, dir)
+		spec := strings.Replace(tinySpec, `"gmm:classes=3,dim=4,train=600,test=100"`, `"bags:`+dir+`/bo"`, 1)
+		spec = strings.Replace(strings.Replace(spec, `"bag_sizes": [8], `, "", 1), `"protocol": "paper", "num_points": 256,`, "", 1)
+		return []string{"run", writeFile(t, dir, "s.json", spec), "--results", dir + "/r"}, nil
+	}},
 	{"reproduce --table binary", exitOK, static("reproduce", "--table", "binary", "--offline", "--dry-run", "--results", "{dir}/b")},
 	// 1: documented failures.
 	{"run: a cell fails (Algorithm 1's assumption)", exitFailed, func(t *testing.T, _ *rand.Rand, dir string) ([]string, []string) {
@@ -189,6 +197,13 @@ var commandFlags = []struct {
 		{"--warmup", []string{"-1"}}, {"--channels", []string{"0"}}, {"--height", []string{"0", "100000"}}, {"--width", []string{"0"}},
 		{"--classes", []string{"1"}}, {"--bag-size", []string{"0"}}, {"--threads", []string{"-1"}},
 	}},
+	{[]string{"train", "--data", "bags:{dir}/bo", "--epochs", "1", "--quiet"}, []badFlag{
+		{"--method", []string{"supervised"}}, {"--protocol", []string{"paper", "kmeans:3"}}, {"--bag-size", []string{"8"}},
+		{"--num-points", []string{"64"}}, {"--bags", []string{"{dir}/b.json"}}, {"--data", badBagOnlyTrain},
+	}},
+	{[]string{"groups", "--data", "bags:{dir}/bo", "--mode", "uniform"}, []badFlag{
+		{"--data", badBagOnly}, {"--bags", []string{"{dir}/b.json"}},
+	}},
 	{[]string{"groups", "--bags", "{dir}/b.json", "--mode", "uniform"}, []badFlag{
 		{"--mode", []string{"nope"}}, {"--weights", []string{"nope"}}, {"--compat", []string{"nope"}}, {"--trouble-rounds", []string{"-1"}},
 		{"--bags", []string{"{dir}/missing.json", "{dir}/garbage.json", "{dir}/dup.json", "{dir}/trailing.json"}},
@@ -235,6 +250,8 @@ var specMutations = []struct {
 	{"hyper.schedule.kind", "multistep", "hyper.schedule.milestones"}, {"hyper.dropout", 1, "hyper.dropout"}, {"hyper.augment", true, "hyper.augment"},
 	{"overrides", []any{map[string]any{"set": map[string]any{"nope": 1}}}, "overrides[0].set"},
 	{"overrides", []any{map[string]any{"set": map[string]any{"method": "kl"}}}, "overrides"},
+	{"protocol", "given", "protocol"}, {"protocol", "kmeans:0", "protocol"}, {"protocol", "feature:", "protocol"},
+	{"datasets", []any{"bags:/no/such.npz"}, "bag-only"},
 }
 
 // badInput draws a bad command line: a flag of a command set to a value it
@@ -248,6 +265,7 @@ func badInput(t *testing.T, r *rand.Rand, dir string) (args, want []string) {
 	writeFile(t, dir, "garbage.json", "{not json")
 	writeFile(t, dir, "dup.json", `{"num_classes": 2, "bags": [{"id": 1, "size": 1, "proportions": [1, 0]}, {"id": 1, "size": 1, "proportions": [0, 1]}]}`)
 	writeFile(t, dir, "trailing.json", `{"num_classes": 2, "bags": [{"id": 1, "size": 1, "proportions": [1, 0]}]} {}`)
+	writeBagOnlyInputs(t, dir)
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "not-a-store"), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "store", "cells"), 0o755))
 	expand := func(xs []string) []string {

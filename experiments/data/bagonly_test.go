@@ -113,7 +113,7 @@ func TestBagOnlyBadInput(t *testing.T) {
 		{"negative", map[string]string{"train.csv": train, "proportions.csv": "bag,0,1\n0,1.5,-0.5\n1,0.25,0.75\n"},
 			"", []string{"proportions.csv: line 2, class 1: -0.5, want a proportion or count ≥ 0"}},
 		{"NaN", map[string]string{"train.csv": train, "proportions.csv": "bag,0,1\n0,NaN,0.5\n1,0.25,0.75\n"},
-			"", []string{"proportions.csv: line 2, column 2: feature \"NaN\" is not a finite"}},
+			"", []string{"proportions.csv: line 2, column 2: value \"NaN\" is not a finite"}},
 		{"counts off", map[string]string{"train.csv": train, "proportions.csv": "bag,0,1\n0,1,1\n1,2,1\n"},
 			"", []string{"proportions.csv: line 3 (bag \"1\"): counts sum to 3, but the bag has 2 instances"}},
 		{"mixed column", map[string]string{"train.csv": "x,bag\n1,0\nred,0\n3,1\n4,1\n", "proportions.csv": props},

@@ -216,7 +216,11 @@ func (t *table) addCSVRow(rec []string, line int, isText map[int]colMode) error 
 				t.name, t.at(i, j), f, t.colText(j), t.where(c.firstRow), c.firstText)
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > math.MaxFloat32 {
-			return fmt.Errorf("%s: %s: feature %q is not a finite float32 number", t.name, t.at(i, j), f)
+			what := "feature"
+			if isText[j] == asNumber {
+				what = "value"
+			}
+			return fmt.Errorf("%s: %s: %s %q is not a finite float32 number", t.name, t.at(i, j), what, f)
 		}
 		c.num = append(c.num, v)
 	}
