@@ -361,12 +361,22 @@ func writeBagOnlyInputs(t *testing.T, dir string) {
 	set("bo", func(map[string]string) {})
 	set("bo-nobag", func(f map[string]string) { f["train.csv"] += "9,9,77\n" })
 	set("bo-norow", func(f map[string]string) { f["proportions.csv"] += "55,0.5,0.5\n" })
-	set("bo-sum", func(f map[string]string) { f["proportions.csv"] = strings.Replace(f["proportions.csv"], "0,0,1\n", "0,0,0.9\n", 1) })
-	set("bo-neg", func(f map[string]string) { f["proportions.csv"] = strings.Replace(f["proportions.csv"], "0,0,1\n", "0,-0.5,1.5\n", 1) })
-	set("bo-nan", func(f map[string]string) { f["proportions.csv"] = strings.Replace(f["proportions.csv"], "0,0,1\n", "0,NaN,1\n", 1) })
-	set("bo-counts", func(f map[string]string) { f["proportions.csv"] = "bag,no,yes\n" + strings.Repeat("", 0) + countsRows(10, 3) })
+	set("bo-sum", func(f map[string]string) {
+		f["proportions.csv"] = strings.Replace(f["proportions.csv"], "0,0,1\n", "0,0,0.9\n", 1)
+	})
+	set("bo-neg", func(f map[string]string) {
+		f["proportions.csv"] = strings.Replace(f["proportions.csv"], "0,0,1\n", "0,-0.5,1.5\n", 1)
+	})
+	set("bo-nan", func(f map[string]string) {
+		f["proportions.csv"] = strings.Replace(f["proportions.csv"], "0,0,1\n", "0,NaN,1\n", 1)
+	})
+	set("bo-counts", func(f map[string]string) {
+		f["proportions.csv"] = "bag,no,yes\n" + strings.Repeat("", 0) + countsRows(10, 3)
+	})
 	set("bo-mixed", func(f map[string]string) { f["train.csv"] = strings.Replace(f["train.csv"], "\n3,", "\nthree,", 1) })
-	set("bo-labels", func(f map[string]string) { f["train.csv"] = strings.Replace(f["train.csv"], "x1,x2,bag", "x1,label,bag", 1) })
+	set("bo-labels", func(f map[string]string) {
+		f["train.csv"] = strings.Replace(f["train.csv"], "x1,x2,bag", "x1,label,bag", 1)
+	})
 	set("bo-notest", func(f map[string]string) { delete(f, "test.csv") })
 	npz := func(name string, arrays ...data.NPYArray) {
 		var b bytes.Buffer
