@@ -36,6 +36,9 @@ func VariableBags(protocol string) bool {
 // validateBagShape checks the bag size and points of a cell against its
 // protocol and data set; each error names its field.
 func (c Config) validateBagShape() error {
+	if err := validateProtocol(c.Protocol); err != nil {
+		return err // a bad protocol first: it decides the rules below
+	}
 	switch {
 	case IsBagOnly(c.Dataset) && c.Protocol != GivenProtocol:
 		return fmt.Errorf("protocol: is %q, but data set %s is bag-only: its bags are given (protocol %q); a protocol draws bags from labels, which it has none of", c.Protocol, c.Dataset, GivenProtocol)

@@ -189,7 +189,7 @@ var commandFlags = []struct {
 		{"--protocol", []string{"nope"}}, {"--normalize", []string{"minmax"}}, {"--augment", []string{"mixup", "crop-flip"}},
 		{"--kl-scale", []string{"x"}}, {"--vat-rampup", []string{"x"}}, {"--bn-stats", []string{"x"}}, {"--group-weights", []string{"x"}},
 		{"--compat", []string{"x"}}, {"--milestones", []string{"x", "0", "5,3"}}, {"--preset", []string{"nope"}},
-		{"--data", []string{"nope", "csv:{dir}/missing.csv", "gmm:dim=0"}}, {"--bags", []string{"{dir}/missing.json"}},
+		{"--data", []string{"nope", "csv:{dir}/missing.csv", "gmm:dim=0", "csv:{dir}/mixed.csv"}}, {"--bags", []string{"{dir}/missing.json"}},
 		{"--out", []string{"/proc/self"}}, {"--seed", []string{"1.5"}}, {"--nope", []string{"1"}},
 	}},
 	{[]string{"bench", "--steps", "1", "--warmup", "0"}, []badFlag{
@@ -266,6 +266,7 @@ func badInput(t *testing.T, r *rand.Rand, dir string) (args, want []string) {
 	writeFile(t, dir, "dup.json", `{"num_classes": 2, "bags": [{"id": 1, "size": 1, "proportions": [1, 0]}, {"id": 1, "size": 1, "proportions": [0, 1]}]}`)
 	writeFile(t, dir, "trailing.json", `{"num_classes": 2, "bags": [{"id": 1, "size": 1, "proportions": [1, 0]}]} {}`)
 	writeBagOnlyInputs(t, dir)
+	writeFile(t, dir, "mixed.csv", "label,a\n0,1\n1,2\n0,three\n")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "not-a-store"), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "store", "cells"), 0o755))
 	expand := func(xs []string) []string {

@@ -24,16 +24,17 @@ const groupsUsage = `groups (--bags FILE | --data bags:PATH) --mode {ideal,unifo
 
 const groupsSynopsis = `Reads a bags file ({"num_classes": C, "bags": [{"id", "size", "proportions", "indices"}...]}),
 or the bags of a bag-only data set (--data bags:PATH: instances, a bag id per instance and a
-row of proportions per bag, no instance labels; see llpfc train -h), partitions the bags uniformly at random into groups of C bags (Algorithm 1, line 2; the
-leftover bags are reported), and for every group computes Γ̂_i, the noisy prior α̂_i by the
-chosen mode, σ̂_i = Γ̂_iᵀα̂_i and the noise transition matrix T̂_i (Algorithms 1–3 of Zhang,
-Wang, Scott 2022), the group weight, and diagnostics: rank and condition number of Γ̂ and T̂,
-‖T̂⁻¹‖₁, the calibration factor √2‖T̂⁻¹‖₁, |λ|₀, and whether Assumption
-'grouping assumption: ch' holds. First it predicts trouble: the distribution of ‖T̂⁻¹‖₁ over
-R random groupings (T̂ of the uniform noisy prior whatever --mode is: the bags' conditioning,
-since approx's zero entries of α̂ make its T̂ singular by design), with a warning when the
-median is large (near-uniform bags, where LLPFC breaks). Exit status 2 on invalid input (one line naming the bag and
-the rule), 1 when mode ideal meets a group where the Assumption fails.`
+row of proportions per bag, no instance labels; see llpfc train -h), partitions the bags
+uniformly at random into groups of C bags (Algorithm 1, line 2; the leftover bags are
+reported), and for every group computes Γ̂_i, the noisy prior α̂_i by the chosen mode, σ̂_i =
+Γ̂_iᵀα̂_i and the noise transition matrix T̂_i (Algorithms 1–3 of Zhang, Wang, Scott 2022), the
+group weight, and diagnostics: rank and condition number of Γ̂ and T̂, ‖T̂⁻¹‖₁, the calibration
+factor √2‖T̂⁻¹‖₁, |λ|₀, and whether Assumption 'grouping assumption: ch' holds. First it
+predicts trouble: the distribution of ‖T̂⁻¹‖₁ over R random groupings (T̂ of the uniform noisy
+prior whatever --mode is: the bags' conditioning, since approx's zero entries of α̂ make its T̂
+singular by design), with a warning when the median is large (near-uniform bags, where LLPFC
+breaks). Exit status 2 on invalid input (one line naming the bag and the rule), 1 when mode
+ideal meets a group where the Assumption fails.`
 
 // groupsOptions parses --mode, --weights and --compat; each error names its
 // flag.

@@ -3,6 +3,7 @@ package data
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -147,4 +148,31 @@ func TestBagOnlyBadInput(t *testing.T) {
 		require.NoError(t, err)
 		assert.InDelta(t, 1, tr.Bags.Bags[0].Proportions[0]+tr.Bags.Bags[0].Proportions[1], 1e-15)
 	})
+}
+
+// TestFeatureKeys: the feature protocol's keys group the instances by the
+// value combination of the named columns (categorical by category, numeric
+// by value; by name or 0-based index), numbered in increasing order.
+func TestFeatureKeys(t *testing.T) {
+	d, err := ReadCSV(strings.NewReader("label,colour,x,size\n0,red,1,s\n1,blue,2,s\n0,red,1,l\n1,red,2,s\n0,blue,2,s\n"), "t.csv", TabularOptions{})
+	require.NoError(t, err)
+	for _, c := range []struct {
+		cols []string
+		want []int
+	}{
+		{[]string{"colour"}, []int{1, 0, 1, 1, 0}},
+		{[]string{"COLOUR", "x"}, []int{1, 0, 1, 2, 0}},
+		{[]string{"0", "2"}, []int{2, 0, 1, 2, 0}},
+		{[]string{"x"}, []int{0, 1, 0, 1, 1}},
+	} {
+		keys, err := d.FeatureKeys(c.cols)
+		require.NoError(t, err, c.cols)
+		assert.Equal(t, c.want, keys, c.cols)
+	}
+	_, err = d.FeatureKeys([]string{"weight"})
+	wantErr(t, err, `t.csv: no column "weight" for the feature protocol (columns: [colour x size])`)
+	img := &Dataset{Name: "img", N: 2, D: 2, X: []float32{0, 1, 0, 0.5}}
+	keys, err := img.FeatureKeys([]string{"1"})
+	require.NoError(t, err)
+	assert.Equal(t, []int{1, 0}, keys, "no columns: a feature by index")
 }
