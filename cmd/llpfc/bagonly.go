@@ -63,7 +63,7 @@ func trainInstances(prob *experiments.Problem) int {
 // "varying".
 func bagSizeText(b int) string {
 	if b == 0 {
-		return "varying sizes"
+		return "varying"
 	}
 	return fmt.Sprint(b)
 }
