@@ -115,3 +115,17 @@ func cellExtra(prob *Problem, params int) map[string]float64 {
 	}
 	return extra
 }
+
+// pointsText describes a cell's training points for a report: the number,
+// or for bags of varying sizes over the whole split what they are.
+func pointsText(c Config) string {
+	switch {
+	case c.NumPoints > 0:
+		return fmt.Sprintf("%d training points", c.NumPoints)
+	case c.Protocol == GivenProtocol:
+		return "the data set's own bags"
+	case VariableBags(c.Protocol):
+		return "the whole training split in " + c.Protocol + " bags"
+	}
+	return "0 training points"
+}

@@ -297,8 +297,8 @@ func (t *Table) Markdown(w io.Writer) {
 		if !CountsInstances(m) {
 			unit = "bags"
 		}
-		fmt.Fprintf(w, "- %s: %d training points, %d epochs, %s lr %g (%s), batch %d %s",
-			methodLabel(m), c.NumPoints, h.Epochs, h.Optimizer, h.LR, h.Schedule.Kind, h.BatchSize, unit)
+		fmt.Fprintf(w, "- %s: %s, %d epochs, %s lr %g (%s), batch %d %s",
+			methodLabel(m), pointsText(c), h.Epochs, h.Optimizer, h.LR, h.Schedule.Kind, h.BatchSize, unit)
 		if h.WeightDecay != 0 {
 			fmt.Fprintf(w, ", weight decay %g", h.WeightDecay)
 		}
