@@ -176,3 +176,47 @@ func TestFeatureKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int{1, 0}, keys, "no columns: a feature by index")
 }
+
+// TestBagOnlyNPZBadInput: the NumPy layout's bad inputs, each an error
+// naming the archive and its array (and index), and what was expected.
+func TestBagOnlyNPZBadInput(t *testing.T) {
+	x := NPYArray{Key: "X", Shape: []int{4, 2}, F64: []float64{1, 2, 3, 4, 5, 6, 7, 8}}
+	bag := NPYArray{Key: "bag", Shape: []int{4}, I64: []int64{0, 1, 0, 1}}
+	p := NPYArray{Key: "proportions", Shape: []int{2, 2}, F64: []float64{0.5, 0.5, 1, 0}}
+	img := NPYArray{Key: "X", Shape: []int{4, 1, 2, 2}, F32: make([]float32, 16)}
+	cases := []struct {
+		name   string
+		arrays []NPYArray
+		want   []string
+	}{
+		{"bag length", []NPYArray{x, {Key: "bag", Shape: []int{3}, I64: []int64{0, 1, 0}}, p}, []string{"array bag: shape (3,), want (4,): one bag id per instance of X"}},
+		{"float bag ids", []NPYArray{x, {Key: "bag", Shape: []int{4}, F64: []float64{0, 1, 0, 1}}, p}, []string{"array bag: dtype <f8, want an integer type"}},
+		{"instance labels", []NPYArray{x, bag, p, {Key: "y", Shape: []int{4}, I64: []int64{0, 1, 1, 0}}}, []string{`array "y" is not part of a bag-only set (instance labels are not LLP training data`}},
+		{"no proportions", []NPYArray{x, bag}, []string{"no array proportions (a row of label proportions per bag); it holds arrays X, bag"}},
+		{"NaN feature", []NPYArray{{Key: "X", Shape: []int{4, 2}, F64: []float64{1, 2, 3, nanValue(), 5, 6, 7, 8}}, bag, p}, []string{"array X: row 1, column 1 is NaN, want a finite float32 number"}},
+		{"image out of range", []NPYArray{{Key: "X", Shape: []int{4, 1, 2, 2}, F32: append(make([]float32, 15), 2)}, bag, p}, []string{"array X: image value 2 at [3, 0, 1, 1], want a float in [0, 1]"}},
+		{"int images", []NPYArray{{Key: "X", Shape: []int{4, 2, 2}, I64: make([]int64, 16)}, bag, p}, []string{"images of dtype <i8: want uint8 (0…255) or floats in [0, 1]"}},
+		{"channels last", []NPYArray{{Key: "X", Shape: []int{4, 8, 8, 3}, U8: make([]uint8, 768)}, bag, p}, []string{"shape (4, 8, 8, 3) looks channels-last", "X.transpose(0, 3, 1, 2)"}},
+		{"1-D X", []NPYArray{{Key: "X", Shape: []int{4}, F64: make([]float64, 4)}, bag, p}, []string{"array X: shape (4,): want N×D feature vectors, N×H×W or N×C×H×W images"}},
+		{"proportions 1-D", []NPYArray{x, bag, {Key: "proportions", Shape: []int{4}, F64: []float64{1, 0, 1, 0}}}, []string{"array proportions: shape (4,): want K×C"}},
+		{"bag_ids length", []NPYArray{x, bag, p, {Key: "bag_ids", Shape: []int{3}, I64: []int64{0, 1, 2}}}, []string{"array bag_ids: shape (3,), want (2,): one bag id per row of"}},
+		{"bag_ids repeat", []NPYArray{x, bag, p, {Key: "bag_ids", Shape: []int{2}, I64: []int64{1, 1}}}, []string{"array proportions: row 1 (bag_ids[1] = 1) repeats bag 1 of row 0 (bag_ids[0] = 1)"}},
+		{"NaN proportion", []NPYArray{x, bag, {Key: "proportions", Shape: []int{2, 2}, F64: []float64{nanValue(), 1, 1, 0}}}, []string{"array proportions: row 0, class 0: NaN, want a finite number"}},
+		{"integer counts off", []NPYArray{x, bag, {Key: "proportions", Shape: []int{2, 2}, I64: []int64{1, 0, 2, 0}}}, []string{"array proportions: row 0 (bag 0): counts sum to 1, but the bag has 2 instances"}},
+		{"test_y length", []NPYArray{img, bag, p, {Key: "test_X", Shape: []int{1, 1, 2, 2}, F32: make([]float32, 4)}, {Key: "test_y", Shape: []int{2}, I64: []int64{0, 1}}}, []string{"array test_y: shape (2,), want (1,): one label per test instance"}},
+		{"test_y range", []NPYArray{img, bag, p, {Key: "test_X", Shape: []int{1, 1, 2, 2}, F32: make([]float32, 4)}, {Key: "test_y", Shape: []int{1}, I64: []int64{2}}}, []string{"array test_y[0]: label 2, want a class 0…1"}},
+		{"test shape", []NPYArray{img, bag, p, {Key: "test_X", Shape: []int{1, 1, 3, 3}, F32: make([]float32, 9)}, {Key: "test_y", Shape: []int{1}, I64: []int64{0}}}, []string{"instances of 1×3×3 images, but X's are 1×2×2 images"}},
+		{"test_X alone", []NPYArray{img, bag, p, {Key: "test_X", Shape: []int{1, 1, 2, 2}, F32: make([]float32, 4)}}, []string{"a test split needs both test_X and test_y"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "b.npz")
+			f, err := os.Create(path)
+			require.NoError(t, err)
+			require.NoError(t, WriteNPZ(f, c.arrays))
+			require.NoError(t, f.Close())
+			_, _, err = ReadBagOnly("bags:" + path)
+			wantErr(t, err, append([]string{"b.npz"}, c.want...)...)
+		})
+	}
+}
