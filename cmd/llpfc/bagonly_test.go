@@ -318,6 +318,17 @@ func TestTrainFeatureAndKMeansProtocols(t *testing.T) {
 		assert.Equal(t, 240.0, res["train_points"], proto)
 		assert.Equal(t, 12.0, res["num_bags"], proto)
 	}
+	spec := `{"name": "km", "learner": "gorgonia", "model": "mlp", "datasets": ["` + name + `"], "methods": ["llpfc-uniform", "kl"],
+	  "seeds": [1], "protocol": "kmeans:12", "hyper": {"epochs": 1, "optimizer": "adam", "lr": 0.001, "batch_size": 32, "schedule": {"kind": "constant"}},
+	  "overrides": [{"when": {"methods": ["kl"]}, "set": {"hyper": {"batch_size": 2}}}]}`
+	store := filepath.Join(dir, "store")
+	code, _, errOut := runCmd("run", writeFile(t, dir, "km.json", spec), "--results", store)
+	require.Equal(t, exitOK, code, errOut)
+	code, out, errOut := runCmd("report", "--results", store, "--out", filepath.Join(dir, "rep"))
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "protocol kmeans:12")
+	assert.Contains(t, out, "| Method | varying |")
+	assert.Contains(t, out, "the whole training split in kmeans:12 bags")
 }
 
 // badBagOnly are the bad bag-only sets writeBagOnlyInputs makes, one per
