@@ -33,12 +33,18 @@ type CellChecker interface {
 }
 
 // IsTabular reports whether the data set name denotes feature vectors
-// (csv:…, libsvm:…, gmm:…) rather than images (the named sets).
+// (csv:…, parquet:…, libsvm:…, gmm:…, and bags:… of CSV or Parquet files)
+// rather than images (the named sets). A bag-only .npz file or directory
+// may hold either: its shape decides (CheckCellData).
 func IsTabular(name string) bool {
-	for _, p := range []string{"csv:", "libsvm:", "gmm:"} {
+	for _, p := range []string{"csv:", "parquet:", "libsvm:", "gmm:"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
+	}
+	if IsBagOnly(name) {
+		lower := strings.ToLower(name)
+		return strings.Contains(lower, ".csv") || strings.Contains(lower, ".parquet") || strings.Contains(lower, ".pq")
 	}
 	return false
 }
@@ -137,6 +143,9 @@ func checkLearner(c Config) error {
 type DataShape struct {
 	Train, Test, Classes              int
 	Channels, Height, Width, Features int
+	// Bags is the number of bags a bag-only data set gives (0 for a
+	// labelled set).
+	Bags int
 }
 
 // Dim is the number of input values per instance.
@@ -194,8 +203,12 @@ func ShapeOf(name, dataDir string) (DataShape, error) {
 	if err != nil {
 		return DataShape{}, err
 	}
-	return DataShape{Train: train.N, Test: test.N, Classes: train.NumClasses, Channels: train.Channels,
-		Height: train.Height, Width: train.Width, Features: train.D}, nil
+	s := DataShape{Train: train.N, Test: test.N, Classes: train.NumClasses, Channels: train.Channels,
+		Height: train.Height, Width: train.Width, Features: train.D}
+	if train.Bags != nil {
+		s.Bags = len(train.Bags.Bags)
+	}
+	return s, nil
 }
 
 // CheckData checks the spec's cells against their data sets, which
@@ -242,10 +255,20 @@ func (s *Spec) CheckData(dataDir string) (missing []error, err error) {
 // CheckCellData checks one cell against its data set's shape (see
 // Spec.CheckData).
 func CheckCellData(c Config, s DataShape) error {
+	bags := c.NumBags()
+	if c.Protocol == GivenProtocol {
+		bags = s.Bags
+	}
 	switch {
+	case s.Channels == 0 && imageModel(c.Model):
+		return fmt.Errorf("model: %q needs images (channels × height × width), but data set %q holds feature vectors (%d features): use mlp (or the logreg learner's linear model)", c.Model, c.Dataset, s.Features)
+	case c.Protocol == GivenProtocol && IsLLPFC(c.Method) && bags < s.Classes:
+		return fmt.Errorf("dataset: %s gives %d bags, fewer than its %d classes: LLPFC groups C bags (Section 5)", c.Dataset, bags, s.Classes)
+	case c.Protocol == GivenProtocol && !CountsInstances(c.Method) && c.Hyper.BatchSize > bags:
+		return fmt.Errorf("hyper.batch_size: %d bags, but data set %s gives only %d bags", c.Hyper.BatchSize, c.Dataset, bags)
 	case c.NumPoints > s.Train:
 		return fmt.Errorf("num_points: is %d, but data set %s has %d training points", c.NumPoints, c.Dataset, s.Train)
-	case IsLLPFC(c.Method) && c.NumBags() < s.Classes:
+	case IsLLPFC(c.Method) && bags > 0 && bags < s.Classes:
 		return fmt.Errorf("bag_size: %d leaves %d bags of %d points, fewer than the %d classes of %s: LLPFC groups C bags (Section 5); use smaller bags or more points",
 			c.BagSize, c.NumBags(), c.NumPoints, s.Classes, c.Dataset)
 	case s.Classes < 2:

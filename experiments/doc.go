@@ -5,7 +5,10 @@
 // beside the paper's.
 //
 // The sub-packages data (readers and named data sets) and bagproto (the bag
-// protocols) supply a cell's LLP data set (LoadProblem). This package holds
+// protocols) supply a cell's LLP data set (LoadProblem). A bag-only data set
+// (bags:…, issue 28) gives its own bags, the cell's protocol "given"
+// (GivenProtocol); like the feature and kmeans protocols it makes bags of
+// varying sizes, recorded as bag size 0 (bagonly.go). This package holds
 // the rest of the pipeline:
 //
 //   - Spec: a declarative grid (JSON; ParseSpec, LoadSpec, BuiltinSpec for

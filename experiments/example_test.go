@@ -74,6 +74,33 @@ func ExampleShard_Select() {
 	// total 210 of 210
 }
 
+// A bag-only data set — instances, a bag id per instance and a row of label
+// proportions per bag, no instance label — trains like any cell: its bags
+// are the protocol "given" (here the committed fixture, made from
+// Fashion-MNIST by dropping the labels; README, "Your own data").
+func ExampleRunCell_bagOnly() {
+	cell := experiments.Cell{Config: experiments.Config{Learner: "gorgonia", Dataset: "bags:../fixtures/bagonly/fashion-mnist-bags.npz",
+		Model: "mlp", Method: "llpfc-uniform", Protocol: experiments.GivenProtocol, Normalize: "standardize", Seed: 1,
+		Hyper: experiments.Hyper{Epochs: 3, Optimizer: "adam", LR: 1e-3, BatchSize: 128, RegroupEvery: 1,
+			Schedule: experiments.Schedule{Kind: "constant"}}}}
+	prob, err := experiments.LoadProblem(cell)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d bags over %d images without labels (%v); %d labelled test images\n",
+		len(prob.Bags.Bags), prob.Train.N, prob.Train.Y == nil, prob.Test.N)
+	run, err := experiments.RunCell(context.Background(), cell, prob, experiments.RunOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("test accuracy above chance (0.1):", run.Metrics.TestAccuracy > 0.3)
+	// Output:
+	// 32 bags over 1024 images without labels (true); 500 labelled test images
+	// test accuracy above chance (0.1): true
+}
+
 // Train a cell keeping its network, save it as weights PyTorch loads and a
 // manifest, read it back and score a data set with it (issue 29).
 func ExampleLoadModel() {

@@ -277,7 +277,7 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 		FinalLoss:            res.FinalLoss,
 		TrainPoints:          trainPoints,
 		TestPoints:           len(td.TestY),
-		Extra:                map[string]float64{"bag_redraws": float64(prob.BagRedraws), "param_count": float64(res.ParamCount)},
+		Extra:                cellExtra(prob, res.ParamCount),
 		Regroupings:          res.Regroupings,
 		Normalization:        &prob.Norm,
 		StepsPerEpoch:        stepsPerEpoch(res.History),
@@ -317,6 +317,9 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 func cellData(c Config, prob *Problem, cfg *training.Config) (*training.TrainData, error) {
 	td := TrainingData(prob)
 	if c.Method == training.Supervised {
+		if !prob.Train.Labelled() {
+			return nil, &InputError{fmt.Errorf("method %s needs instance labels; data set %s is bag-only", c.Method, c.Dataset)}
+		}
 		td.Labels = prob.Train.Y // the ceiling only: the LLP methods never see labels
 	}
 	if H, W := InputSide(c.Model, td.Height, td.Width); td.Channels > 0 && (H != td.Height || W != td.Width) {

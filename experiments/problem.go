@@ -24,6 +24,9 @@ type Problem struct {
 	// BagRedraws counts the bags redrawn because a class pool ran out
 	// (bagproto's Restart policy).
 	BagRedraws int
+	// BagsDropped counts the instances the feature protocol's size bounds
+	// left out of every bag.
+	BagsDropped int
 	// Norm is the input normalization fitted on the whole training split and
 	// applied to Train and Test (issue 10).
 	Norm data.Standardization
@@ -43,7 +46,7 @@ func LoadProblem(cell Cell) (*Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Bags, p.BagRedraws = *bags.Bags, bags.TotalRedraws()
+	p.Bags, p.BagRedraws, p.BagsDropped = *bags.Bags, bags.TotalRedraws(), bags.Dropped
 	return p, nil
 }
 
@@ -108,10 +111,27 @@ func loadNormalized(name, dir, mode string) (train, test *data.Dataset, norm dat
 // with the cell's protocol, shortfall policy and seed (package bagproto:
 // "paper" is Section 6's protocol, γ ~ Dirichlet(1,…,1), counts ~
 // Multinomial(B, γ), instances drawn without replacement per class).
+//
+// The protocol "given" returns a bag-only split's own bags; the feature and
+// kmeans protocols make bags from d's features (featureBags). Every other
+// protocol needs labels, which a bag-only split has none of.
 func MakeBags(d *data.Dataset, c Config) (*bagproto.Result, error) {
+	if c.Protocol == GivenProtocol {
+		return givenBags(d, c)
+	}
+	if !d.Labelled() {
+		return nil, fmt.Errorf("dataset %s is bag-only: protocol %s draws bags from labels; its cells take the bags it gives (protocol %s)", c.Dataset, c.Protocol, GivenProtocol)
+	}
 	proto, err := bagproto.ParseProtocol(c.Protocol)
 	if err != nil {
 		return nil, err
+	}
+	if proto.VariableSize() {
+		res, err := featureBags(d, c, proto)
+		if err != nil {
+			return nil, fmt.Errorf("dataset %s, protocol %s, seed %d: %w", c.Dataset, c.Protocol, c.Seed, err)
+		}
+		return res, nil
 	}
 	sf := bagproto.Restart
 	if c.Shortfall != "" {
@@ -134,7 +154,9 @@ func headRows(d *data.Dataset, n int) *data.Dataset {
 	if d.Raw != nil {
 		h.Raw = d.Raw[:n*d.D]
 	}
-	h.Y = d.Y[:n]
+	if d.Y != nil {
+		h.Y = d.Y[:n]
+	}
 	return &h
 }
 

@@ -267,7 +267,7 @@ func (t *Table) Markdown(w io.Writer) {
 	}
 	fmt.Fprint(w, ".\n\n| Method |")
 	for _, b := range t.BagSizes {
-		fmt.Fprintf(w, " %d |", b)
+		fmt.Fprintf(w, " %s |", bagSizeText(b))
 	}
 	fmt.Fprint(w, "\n|---|")
 	for range t.BagSizes {
@@ -313,8 +313,8 @@ func (t *Table) Markdown(w io.Writer) {
 		if !CountsInstances(m) {
 			unit = "bags"
 		}
-		fmt.Fprintf(w, "- %s: %d training points, %d epochs, %s lr %g (%s), batch %d %s",
-			methodLabel(m), c.NumPoints, h.Epochs, h.Optimizer, h.LR, h.Schedule.Kind, h.BatchSize, unit)
+		fmt.Fprintf(w, "- %s: %s, %d epochs, %s lr %g (%s), batch %d %s",
+			methodLabel(m), pointsText(c), h.Epochs, h.Optimizer, h.LR, h.Schedule.Kind, h.BatchSize, unit)
 		if h.WeightDecay != 0 {
 			fmt.Fprintf(w, ", weight decay %g", h.WeightDecay)
 		}
@@ -435,11 +435,11 @@ func (t *Table) newPlot() (*plot.Plot, error) {
 	p.X.Scale = plot.LogScale{}
 	var ticks []plot.Tick
 	for _, b := range t.BagSizes {
-		ticks = append(ticks, plot.Tick{Value: float64(b), Label: fmt.Sprint(b)})
+		ticks = append(ticks, plot.Tick{Value: bagSizeX(b), Label: bagSizeText(b)})
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	if n := len(t.BagSizes); n > 0 { // a margin of a third of a doubling on each side
-		p.X.Min, p.X.Max = float64(t.BagSizes[0])/1.25, float64(t.BagSizes[n-1])*1.25
+		p.X.Min, p.X.Max = bagSizeX(t.BagSizes[0])/1.25, bagSizeX(t.BagSizes[n-1])*1.25
 	}
 	lo, hi := 1.0, 0.0
 	for s, st := range t.Ours {
@@ -457,7 +457,7 @@ func (t *Table) newPlot() (*plot.Plot, error) {
 		var pts errPoints
 		for _, b := range t.BagSizes {
 			if s, ok := t.Ours[Slot{m, b}]; ok {
-				pts.XYs = append(pts.XYs, plotter.XY{X: float64(b), Y: s.Mean})
+				pts.XYs = append(pts.XYs, plotter.XY{X: bagSizeX(b), Y: s.Mean})
 				pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{s.Std, s.Std})
 			}
 		}
@@ -483,7 +483,7 @@ func (t *Table) newPlot() (*plot.Plot, error) {
 		var paperPts plotter.XYs
 		for _, b := range t.BagSizes {
 			if e, ok := t.Paper[Slot{m, b}]; ok && !e.OutOfRAM {
-				paperPts = append(paperPts, plotter.XY{X: float64(b), Y: e.Mean})
+				paperPts = append(paperPts, plotter.XY{X: bagSizeX(b), Y: e.Mean})
 			}
 		}
 		if len(paperPts) > 0 {

@@ -31,10 +31,11 @@ var Methods = []string{training.MethodLLPFCIdeal, training.MethodLLPFCUniform, t
 func IsLLPFC(method string) bool { return strings.HasPrefix(method, "llpfc-") }
 
 // knownDataset reports whether name is a data set the learners can load: a
-// named set of package data or a csv:, libsvm: or synthetic gmm: one. A spec
-// naming another fails before any cell runs (issue 17, item 8).
+// named set of package data, a csv:, parquet:, libsvm: or bag-only bags:
+// one, or a synthetic gmm: one. A spec naming another fails before any cell
+// runs (issue 17, item 8).
 func knownDataset(name string) bool {
-	for _, p := range []string{"csv:", "libsvm:", "gmm:"} {
+	for _, p := range []string{"csv:", "parquet:", "libsvm:", "bags:", "gmm:"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
@@ -70,14 +71,22 @@ type Spec struct {
 	Model    string   `json:"model"`
 	Datasets []string `json:"datasets"`
 	Methods  []string `json:"methods"`
-	BagSizes []int    `json:"bag_sizes"`
-	Seeds    []int64  `json:"seeds"`
-	// Protocol makes the bags: "paper", "shuffle" or "dirichlet:a".
+	// BagSizes is the grid's bag sizes; left out (empty) when the protocol
+	// makes bags of varying sizes.
+	BagSizes []int   `json:"bag_sizes,omitempty"`
+	Seeds    []int64 `json:"seeds"`
+	// Protocol makes the bags: "paper", "shuffle", "dirichlet:a",
+	// "feature:COL[,COL…][,min=M][,max=M]" or "kmeans:K" (package
+	// bagproto), or "given" for a bag-only data set's own bags (the
+	// default when every data set is bags:…). The last three make bags of
+	// varying sizes: bag_sizes is then left out (one cell per seed and
+	// method, bag size 0).
 	Protocol string `json:"protocol"`
 	// NumPoints is the number of training points put in bags; it must be a
 	// multiple of every bag size (App. `suppsec: exp`: 32×1280 = 40960 for
-	// CIFAR10 and SVHN, 32×3328 = 106496 for EMNIST).
-	NumPoints int `json:"num_points"`
+	// CIFAR10 and SVHN, 32×3328 = 106496 for EMNIST). For feature and
+	// kmeans bags 0 means the whole training split; for given bags it is 0.
+	NumPoints int `json:"num_points,omitempty"`
 	// TestPoints caps the labelled test points evaluated (0: the whole split).
 	TestPoints int `json:"test_points,omitempty"`
 	// Shortfall is "" or "restart" (the default), "redraw" or "strict": see bagproto.
@@ -276,11 +285,14 @@ type Config struct {
 	Model string `json:"model"`
 	// Method is one of Methods; empty is an error.
 	Method string `json:"method"`
-	// Protocol makes the bags: "paper", "shuffle" or "dirichlet:a"; empty
-	// is an error. `llpfc train --bags FILE` records "bags-file".
+	// Protocol makes the bags: "paper", "shuffle", "dirichlet:a",
+	// "feature:…" or "kmeans:K", or "given" (a bag-only data set's bags);
+	// empty is an error. `llpfc train --bags FILE` records "bags-file".
 	Protocol string `json:"protocol"`
 	// BagSize and NumPoints: NumPoints/BagSize bags of BagSize instances;
-	// 0 is an error for both.
+	// 0 is an error for both, but for the protocols of bags of varying
+	// sizes (VariableBags), whose BagSize is 0 and whose NumPoints 0 means
+	// the whole training split.
 	BagSize   int `json:"bag_size"`
 	NumPoints int `json:"num_points"`
 	// TestPoints caps the labelled test points evaluated; zero means the
@@ -300,8 +312,14 @@ type Config struct {
 	Hyper Hyper `json:"hyper"`
 }
 
-// NumBags is the number of bags of the cell, NumPoints/BagSize.
-func (c Config) NumBags() int { return c.NumPoints / c.BagSize }
+// NumBags is the number of bags of the cell, NumPoints/BagSize; 0 when the
+// protocol makes bags of varying sizes (known once they are made).
+func (c Config) NumBags() int {
+	if c.BagSize <= 0 {
+		return 0
+	}
+	return c.NumPoints / c.BagSize
+}
 
 // canonicalPrefix versions the canonical encoding: a change of encoding must
 // change the prefix.
@@ -403,7 +421,7 @@ func (s *Spec) Validate() error {
 	if len(s.Methods) == 0 {
 		return errors.New("methods: is empty, want at least one of " + strings.Join(Methods, ", "))
 	}
-	if len(s.BagSizes) == 0 {
+	if len(s.BagSizes) == 0 && !s.variableBags() {
 		return errors.New("bag_sizes: is empty, want at least one bag size")
 	}
 	if len(s.Seeds) == 0 {
@@ -445,6 +463,20 @@ func (s *Spec) Validate() error {
 	return nil
 }
 
+// variableBags reports whether the spec's protocol makes bags of varying
+// sizes (or is left empty for bag-only data sets, whose bags are given).
+func (s *Spec) variableBags() bool {
+	if s.Protocol == "" {
+		for _, d := range s.Datasets {
+			if !IsBagOnly(d) {
+				return false
+			}
+		}
+		return len(s.Datasets) > 0
+	}
+	return VariableBags(s.Protocol)
+}
+
 func dupCheck[T comparable](field string, xs []T) error {
 	seen := map[T]int{}
 	for i, x := range xs {
@@ -465,7 +497,7 @@ func (c Config) Validate() error {
 	case c.Dataset == "":
 		return errors.New("dataset: is empty")
 	case !knownDataset(c.Dataset):
-		return fmt.Errorf("dataset: %q is unknown, want one of %s, or csv:…, libsvm:…, gmm:…", c.Dataset, strings.Join(data.Names, ", "))
+		return fmt.Errorf("dataset: %q is unknown, want one of %s, or csv:…, parquet:…, libsvm:…, bags:…, gmm:…", c.Dataset, strings.Join(data.Names, ", "))
 	case strings.HasPrefix(c.Dataset, "gmm:") && gmmError(c.Dataset) != nil:
 		return fmt.Errorf("dataset: %w", gmmError(c.Dataset))
 	case c.Model == "":
@@ -474,12 +506,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("model: %q is unknown to the gorgonia learner, want one of %s", c.Model, strings.Join(training.ModelNames(), ", "))
 	case !containsStr(Methods, c.Method):
 		return fmt.Errorf("method: is %q, want one of %s", c.Method, strings.Join(Methods, ", "))
-	case c.BagSize <= 0:
-		return fmt.Errorf("bag_size: is %d, want > 0", c.BagSize)
-	case c.NumPoints <= 0:
-		return fmt.Errorf("num_points: is %d, want > 0", c.NumPoints)
-	case c.NumPoints%c.BagSize != 0:
-		return fmt.Errorf("num_points: %d is not a multiple of bag size %d (bags have equal sizes, Section 6)", c.NumPoints, c.BagSize)
+	case c.validateBagShape() != nil:
+		return c.validateBagShape()
 	case c.TestPoints < 0:
 		return fmt.Errorf("test_points: is %d, want ≥ 0 (0 = the whole test split)", c.TestPoints)
 	case h.Epochs <= 0:
@@ -506,7 +534,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hyper.select: is %q, want %s or %s", h.Select, training.SelectLast, training.SelectBestVal)
 	case h.Select == training.SelectBestVal && h.ValBags == 0:
 		return errors.New("hyper.select: best-val needs hyper.val_bags > 0 (bags held out to select on)")
-	case !CountsInstances(c.Method) && h.BatchSize > c.NumBags():
+	case !CountsInstances(c.Method) && c.NumBags() > 0 && h.BatchSize > c.NumBags():
 		return fmt.Errorf("hyper.batch_size: %d bags, but method %s at bag size %d has only %d bags", h.BatchSize, c.Method, c.BagSize, c.NumBags())
 	case h.ChunkSize < 0:
 		return fmt.Errorf("hyper.chunk_size: is %d, want ≥ 0 (0 = %d)", h.ChunkSize, training.DefaultChunkSize)
@@ -568,7 +596,12 @@ func gmmError(name string) error {
 
 func validateProtocol(p string) error {
 	switch {
-	case p == "paper" || p == "shuffle":
+	case p == "paper" || p == "shuffle" || p == GivenProtocol:
+		return nil
+	case strings.HasPrefix(p, "feature:") || strings.HasPrefix(p, "kmeans:"):
+		if _, err := bagproto.ParseProtocol(p); err != nil {
+			return fmt.Errorf("protocol: %w", err)
+		}
 		return nil
 	case strings.HasPrefix(p, "dirichlet:"):
 		a, err := strconv.ParseFloat(strings.TrimPrefix(p, "dirichlet:"), 64)
@@ -577,7 +610,7 @@ func validateProtocol(p string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("protocol: is %q, want paper, shuffle or dirichlet:a", p)
+	return fmt.Errorf("protocol: is %q, want %s, or %s for a bag-only data set", p, bagproto.ProtocolSyntax, GivenProtocol)
 }
 
 func (s Schedule) validate(epochs int) error {
@@ -643,13 +676,21 @@ func (s *Spec) InstanceEpochs() (int64, error) {
 func (s *Spec) expand() ([]Cell, error) {
 	var cells []Cell
 	keys := map[string]int{}
+	sizes := s.BagSizes
+	if len(sizes) == 0 && s.variableBags() {
+		sizes = []int{0} // bags of varying sizes: one cell per seed and method
+	}
 	for _, d := range s.Datasets {
+		protocol := s.Protocol
+		if protocol == "" && IsBagOnly(d) {
+			protocol = GivenProtocol
+		}
 		for _, seed := range s.Seeds {
-			for _, b := range s.BagSizes {
+			for _, b := range sizes {
 				for _, m := range s.Methods {
 					c := Config{
 						Learner: s.Learner, Dataset: d, Model: s.Model, Method: m,
-						Protocol: s.Protocol, BagSize: b, NumPoints: s.NumPoints,
+						Protocol: protocol, BagSize: b, NumPoints: s.NumPoints,
 						TestPoints: s.TestPoints, Shortfall: s.Shortfall, Normalize: s.Normalize, Seed: seed, Hyper: s.Hyper,
 					}
 					if c.Normalize == "" {

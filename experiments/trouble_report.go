@@ -326,8 +326,8 @@ func troubleRight(pts []TroublePoint) *plot.Plot {
 		if _, ok := protos[p.Protocol]; !ok {
 			protos[p.Protocol] = len(protos)
 		}
-		if p.InvNorm1 != 0 || p.Method != training.MethodKL {
-			continue // the other baselines and the ceiling stay in the tables
+		if p.InvNorm1 != 0 || p.Method != training.MethodKL || p.BagSize == 0 {
+			continue // the other baselines, the ceiling and bags of varying sizes stay in the tables
 		}
 		if !containsInt(bags, p.BagSize) {
 			bags = append(bags, p.BagSize)

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/internal/atomicfile"
@@ -25,7 +26,11 @@ read by ` + "`llpfc groups`" + `: {"num_classes": C, "bags": [{"id", "size", "pr
 where proportions are each bag's empirical label proportions and indices index the split.
 Protocols (Appendix A of the paper): paper = per bag γ ~ Dirichlet(1,…,1), counts ~
 Multinomial(B, γ), drawn without replacement from the class pools; dirichlet:a = the same with
-concentration a; shuffle = the prior work's shuffle-and-cut. The same flags and seed always
+concentration a; shuffle = the prior work's shuffle-and-cut. Bags of varying sizes (no
+--bag-size; --num-points, if given, a random subset): feature:COL[,COL…][,min=M][,max=M] =
+one bag per value combination of the columns (LLP-Bench); kmeans:K = the K k-means clusters of
+the standardized inputs (LLP-VAT), as train and the grid make them. A bag-only data set
+(bags:…) has its bags already: read them with llpfc groups --data. The same flags and seed always
 give a byte-identical file. Prints a one-line summary, then the predicted trouble for LLPFC:
 the distribution of ‖T̂⁻¹‖₁ over random groupings of the bags (uniform mode), with a warning
 when its median is large (near-uniform bags, where LLPFC breaks). Exit status 2 on any error.`
@@ -59,13 +64,13 @@ type bagsFlags struct {
 
 func defineBagsFlags(fs *flag.FlagSet) *bagsFlags {
 	f := &bagsFlags{}
-	f.name = fs.String("data", "", "data set: fixture (embedded Fashion-MNIST subset), fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST] or libsvm:TRAIN[,TEST]")
+	f.name = fs.String("data", "", "labelled data set: fixture (embedded Fashion-MNIST subset), fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST][@LABEL][@categorical=COL+COL], parquet:TRAIN[,TEST][@LABEL][@categorical=COL+COL] or libsvm:TRAIN[,TEST]")
 	f.dir = defineDataDir(fs)
 	f.split = fs.String("split", "train", "which split to draw bags from: train or test")
 	f.bagSize = fs.Int("bag-size", 0, "B, the number of instances in every bag (the paper uses 32…2048)")
 	f.numBags = fs.Int("num-bags", 0, "K, the number of bags (give this or --num-points)")
 	f.numPoints = fs.Int("num-points", 0, "N, the total number of instances to put in bags, a multiple of --bag-size (the paper: 40960 for CIFAR10 and SVHN, 106496 for EMNIST)")
-	f.protocol = fs.String("protocol", "paper", "bag protocol: paper, shuffle or dirichlet:a (a > 0)")
+	f.protocol = fs.String("protocol", "paper", "bag protocol: paper, shuffle, dirichlet:a (a > 0), feature:COL[,COL…][,min=M][,max=M] or kmeans:K")
 	f.shortfall = fs.String("shortfall", "restart", "when a class pool runs out: restart (draw the whole set of bags again; bags keep the paper protocol's distribution conditioned on fitting, as in the authors' code), redraw (only that bag's proportions, then restart) or strict (fail naming the bag and class)")
 	f.seed = fs.Int64("seed", 1, "random seed; the same seed gives the same bags")
 	f.out = fs.String("out", "", "path of the bags file to write (written atomically)")
@@ -85,6 +90,12 @@ func (f *bagsFlags) check(given map[string]bool) error {
 	}
 	if *f.rounds < 0 {
 		return fmt.Errorf("--trouble-rounds is %d, want ≥ 0", *f.rounds)
+	}
+	if experiments.IsBagOnly(*f.name) {
+		return fmt.Errorf("--data %s is a bag-only data set: it gives its own bags; read them with llpfc groups --data %s, or train on them with llpfc train --data %s", *f.name, *f.name, *f.name)
+	}
+	if experiments.VariableBags(*f.protocol) {
+		return f.checkVariable(given)
 	}
 	if *f.bagSize < 1 {
 		return fmt.Errorf("--bag-size is %d, want ≥ 1", *f.bagSize)
@@ -133,18 +144,23 @@ func (f *bagsFlags) run(stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := bagproto.Make(ds.Y, ds.NumClasses, bagproto.Config{
-		Protocol: proto, BagSize: *f.bagSize, NumBags: *f.numBags, NumPoints: *f.numPoints,
-		Shortfall: policy, Seed: *f.seed,
-	})
+	var res *bagproto.Result
+	if proto.VariableSize() {
+		res, err = f.variableBags(ds, sp)
+	} else {
+		res, err = bagproto.Make(ds.Y, ds.NumClasses, bagproto.Config{
+			Protocol: proto, BagSize: *f.bagSize, NumBags: *f.numBags, NumPoints: *f.numPoints,
+			Shortfall: policy, Seed: *f.seed,
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("%s (%s split, %d points): %v", *f.name, sp, ds.N, err)
 	}
 	if err := atomicfile.Write(*f.out, res.Bags.Write); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %d bags of %d from %s (%s split, %d points, %d classes) to %s: protocol %v, seed %d, %d redraws, %d restarts\n",
-		len(res.Bags.Bags), *f.bagSize, *f.name, sp, ds.N, ds.NumClasses, *f.out, proto, *f.seed, res.TotalRedraws(), res.Restarts)
+	fmt.Fprintf(stdout, "wrote %d bags of %s from %s (%s split, %d points, %d classes) to %s: protocol %v, seed %d, %d redraws, %d restarts%s\n",
+		len(res.Bags.Bags), bagsSizeText(proto, *f.bagSize), *f.name, sp, ds.N, ds.NumClasses, *f.out, proto, *f.seed, res.TotalRedraws(), res.Restarts, droppedText(res))
 	if *f.rounds > 0 && len(res.Bags.Bags) >= ds.NumClasses {
 		if err := printTrouble(stdout, res.Bags, estimators.Options{Mode: estimators.ModeUniform}, *f.seed, *f.rounds); err != nil {
 			return fmt.Errorf("predicting trouble: %v", err)

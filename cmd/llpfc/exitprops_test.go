@@ -100,6 +100,14 @@ var exitCodeTable = []exitRow{
 		require.Equal(t, exitOK, code, stderr)
 		return []string{"predict", "--model", dir + "/m", "--data", "gmm:classes=3,dim=2,train=200,test=20", "--out", dir + "/p.csv"}, nil
 	}},
+	{"train: a bag-only set", exitOK, static("train", "--data", "bags:"+fixturePath, "--epochs", "1", "--quiet")},
+	{"groups: a bag-only set", exitOK, static("groups", "--data", "bags:"+fixturePath, "--mode", "uniform")},
+	{"run: a bag-only set", exitOK, func(t *testing.T, _ *rand.Rand, dir string) ([]string, []string) {
+		writeBagOnlyInputs(t, dir)
+		spec := strings.Replace(tinySpec, `"gmm:classes=3,dim=4,train=600,test=100"`, `"bags:`+dir+`/bo"`, 1)
+		spec = strings.Replace(strings.Replace(spec, `"bag_sizes": [8], `, "", 1), `"protocol": "paper", "num_points": 256,`, "", 1)
+		return []string{"run", writeFile(t, dir, "s.json", spec), "--results", dir + "/r"}, nil
+	}},
 	{"reproduce --table binary", exitOK, static("reproduce", "--table", "binary", "--offline", "--dry-run", "--results", "{dir}/b")},
 	// 1: documented failures.
 	{"run: a cell fails (Algorithm 1's assumption)", exitFailed, func(t *testing.T, _ *rand.Rand, dir string) ([]string, []string) {
@@ -187,13 +195,20 @@ var commandFlags = []struct {
 		{"--protocol", []string{"nope"}}, {"--normalize", []string{"minmax"}}, {"--augment", []string{"mixup", "crop-flip"}},
 		{"--kl-scale", []string{"x"}}, {"--vat-rampup", []string{"x"}}, {"--bn-stats", []string{"x"}}, {"--group-weights", []string{"x"}},
 		{"--compat", []string{"x"}}, {"--milestones", []string{"x", "0", "5,3"}}, {"--preset", []string{"nope"}},
-		{"--data", []string{"nope", "csv:{dir}/missing.csv", "gmm:dim=0"}}, {"--bags", []string{"{dir}/missing.json"}},
+		{"--data", []string{"nope", "csv:{dir}/missing.csv", "gmm:dim=0", "csv:{dir}/mixed.csv"}}, {"--bags", []string{"{dir}/missing.json"}},
 		{"--out", []string{"/proc/self"}}, {"--seed", []string{"1.5"}}, {"--nope", []string{"1"}},
 	}},
 	{[]string{"bench", "--steps", "1", "--warmup", "0"}, []badFlag{
 		{"--model", []string{"nope", "llpgan-g"}}, {"--method", []string{"nope"}}, {"--batch-size", []string{"0"}}, {"--steps", []string{"0"}},
 		{"--warmup", []string{"-1"}}, {"--channels", []string{"0"}}, {"--height", []string{"0", "100000"}}, {"--width", []string{"0"}},
 		{"--classes", []string{"1"}}, {"--bag-size", []string{"0"}}, {"--threads", []string{"-1"}},
+	}},
+	{[]string{"train", "--data", "bags:{dir}/bo", "--epochs", "1", "--quiet"}, []badFlag{
+		{"--method", []string{"supervised"}}, {"--protocol", []string{"paper", "kmeans:3"}}, {"--bag-size", []string{"8"}},
+		{"--num-points", []string{"64"}}, {"--bags", []string{"{dir}/b.json"}}, {"--data", badBagOnlyTrain},
+	}},
+	{[]string{"groups", "--data", "bags:{dir}/bo", "--mode", "uniform"}, []badFlag{
+		{"--data", badBagOnly}, {"--bags", []string{"{dir}/b.json"}},
 	}},
 	{[]string{"groups", "--bags", "{dir}/b.json", "--mode", "uniform"}, []badFlag{
 		{"--mode", []string{"nope"}}, {"--weights", []string{"nope"}}, {"--compat", []string{"nope"}}, {"--trouble-rounds", []string{"-1"}},
@@ -241,6 +256,8 @@ var specMutations = []struct {
 	{"hyper.schedule.kind", "multistep", "hyper.schedule.milestones"}, {"hyper.dropout", 1, "hyper.dropout"}, {"hyper.augment", true, "hyper.augment"},
 	{"overrides", []any{map[string]any{"set": map[string]any{"nope": 1}}}, "overrides[0].set"},
 	{"overrides", []any{map[string]any{"set": map[string]any{"method": "kl"}}}, "overrides"},
+	{"protocol", "given", "protocol"}, {"protocol", "kmeans:0", "protocol"}, {"protocol", "feature:", "protocol"},
+	{"datasets", []any{"bags:/no/such.npz"}, "bag-only"},
 }
 
 // badInput draws a bad command line: a flag of a command set to a value it
@@ -254,6 +271,8 @@ func badInput(t *testing.T, r *rand.Rand, dir string) (args, want []string) {
 	writeFile(t, dir, "garbage.json", "{not json")
 	writeFile(t, dir, "dup.json", `{"num_classes": 2, "bags": [{"id": 1, "size": 1, "proportions": [1, 0]}, {"id": 1, "size": 1, "proportions": [0, 1]}]}`)
 	writeFile(t, dir, "trailing.json", `{"num_classes": 2, "bags": [{"id": 1, "size": 1, "proportions": [1, 0]}]} {}`)
+	writeBagOnlyInputs(t, dir)
+	writeFile(t, dir, "mixed.csv", "label,a\n0,1\n1,2\n0,three\n")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "not-a-store"), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "store", "cells"), 0o755))
 	expand := func(xs []string) []string {

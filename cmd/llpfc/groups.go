@@ -20,19 +20,21 @@ func init() {
 	})
 }
 
-const groupsUsage = `groups --bags FILE --mode {ideal,uniform,approx,merge} [--weights {uniform,hm,chvol}] [--seed S] [--json] [--compat {paper,original}] [--trouble-rounds R]`
+const groupsUsage = `groups (--bags FILE | --data bags:PATH) --mode {ideal,uniform,approx,merge} [--weights {uniform,hm,chvol}] [--seed S] [--json] [--compat {paper,original}] [--trouble-rounds R]`
 
 const groupsSynopsis = `Reads a bags file ({"num_classes": C, "bags": [{"id", "size", "proportions", "indices"}...]}),
-partitions the bags uniformly at random into groups of C bags (Algorithm 1, line 2; the
-leftover bags are reported), and for every group computes Γ̂_i, the noisy prior α̂_i by the
-chosen mode, σ̂_i = Γ̂_iᵀα̂_i and the noise transition matrix T̂_i (Algorithms 1–3 of Zhang,
-Wang, Scott 2022), the group weight, and diagnostics: rank and condition number of Γ̂ and T̂,
-‖T̂⁻¹‖₁, the calibration factor √2‖T̂⁻¹‖₁, |λ|₀, and whether Assumption
-'grouping assumption: ch' holds. First it predicts trouble: the distribution of ‖T̂⁻¹‖₁ over
-R random groupings (T̂ of the uniform noisy prior whatever --mode is: the bags' conditioning,
-since approx's zero entries of α̂ make its T̂ singular by design), with a warning when the
-median is large (near-uniform bags, where LLPFC breaks). Exit status 2 on invalid input (one line naming the bag and
-the rule), 1 when mode ideal meets a group where the Assumption fails.`
+or the bags of a bag-only data set (--data bags:PATH: instances, a bag id per instance and a
+row of proportions per bag, no instance labels; see llpfc train -h), partitions the bags
+uniformly at random into groups of C bags (Algorithm 1, line 2; the leftover bags are
+reported), and for every group computes Γ̂_i, the noisy prior α̂_i by the chosen mode, σ̂_i =
+Γ̂_iᵀα̂_i and the noise transition matrix T̂_i (Algorithms 1–3 of Zhang, Wang, Scott 2022), the
+group weight, and diagnostics: rank and condition number of Γ̂ and T̂, ‖T̂⁻¹‖₁, the calibration
+factor √2‖T̂⁻¹‖₁, |λ|₀, and whether Assumption 'grouping assumption: ch' holds. First it
+predicts trouble: the distribution of ‖T̂⁻¹‖₁ over R random groupings (T̂ of the uniform noisy
+prior whatever --mode is: the bags' conditioning, since approx's zero entries of α̂ make its T̂
+singular by design), with a warning when the median is large (near-uniform bags, where LLPFC
+breaks). Exit status 2 on invalid input (one line naming the bag and the rule), 1 when mode
+ideal meets a group where the Assumption fails.`
 
 // groupsOptions parses --mode, --weights and --compat; each error names its
 // flag.
@@ -54,7 +56,8 @@ func groupsOptions(mode, weights, compat string) (estimators.Options, error) {
 
 func runGroups(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet(groupsUsage, groupsSynopsis, stderr)
-	bagsPath := fs.String("bags", "", "path of the bags file (JSON, see above); required")
+	bagsPath := fs.String("bags", "", "path of the bags file (JSON, see above); this or --data is required")
+	dataName := fs.String("data", "", "a bag-only data set, bags:PATH (an .npz file or directory with X, bag and proportions arrays, or TRAIN,PROPORTIONS[,TEST] CSV or Parquet tables), whose bags are read instead of a bags file")
 	mode := fs.String("mode", "", "how the noisy prior α̂ of a group is set: ideal (α = Γ̂⁻ᵀσ̂, Algorithm 1; fails if not in the open simplex), uniform (α̂(c) = |b|/n_i, Algorithm 2), approx (argmin over the simplex of ‖σ̂ − Γ̂ᵀα‖², Algorithm 3), merge (all bags merged into C mega-bags, the authors' code); required")
 	weights := fs.String("weights", "uniform", "group weights: uniform (1/N), hm (∝ harmonic mean of the group's bag sizes, optimal for the generalization term of Theorem 'thm: geb'), chvol (∝ volume of the convex hull of the group's proportions)")
 	seed := fs.Int64("seed", 1, "seed of the random partition (stream \"groups\"); the same seed gives the same groups")
@@ -68,9 +71,6 @@ func runGroups(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llpfc groups: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
 		return status
 	}
-	if *bagsPath == "" {
-		return fail(exitBadUsage, errors.New("--bags is required"))
-	}
 	opts, err := groupsOptions(*mode, *weights, *compat)
 	if err != nil {
 		return fail(exitBadUsage, err)
@@ -78,10 +78,11 @@ func runGroups(args []string, stdout, stderr io.Writer) int {
 	if *rounds < 0 {
 		return fail(exitBadUsage, fmt.Errorf("--trouble-rounds is %d, want ≥ 0", *rounds))
 	}
-	set, err := estimators.ReadBagSetFile(*bagsPath)
+	set, source, err := groupsSet(*bagsPath, *dataName)
 	if err != nil {
 		return fail(exitBadUsage, err)
 	}
+	*bagsPath = source
 	if *rounds > 0 && !*asJSON { // --json prints one JSON document and nothing else
 		if err := printTrouble(stdout, set, estimators.Options{Mode: estimators.ModeUniform, Weights: opts.Weights, Compat: opts.Compat}, *seed, *rounds); err != nil {
 			return fail(exitBadUsage, fmt.Errorf("%s: %w", *bagsPath, err))
@@ -105,6 +106,22 @@ func runGroups(args []string, stdout, stderr io.Writer) int {
 	}
 	printGroupsTable(stdout, red)
 	return exitOK
+}
+
+// groupsSet reads the bags of --bags FILE or --data bags:PATH (exactly one
+// must be given) and returns them with their source for messages.
+func groupsSet(bagsPath, dataName string) (*estimators.BagSet, string, error) {
+	switch {
+	case bagsPath == "" && dataName == "":
+		return nil, "", errors.New("--bags FILE or --data bags:PATH is required")
+	case bagsPath != "" && dataName != "":
+		return nil, "", errors.New("--bags and --data both name bags: give one")
+	case dataName != "":
+		set, err := bagOnlySet(dataName)
+		return set, dataName, err
+	}
+	set, err := estimators.ReadBagSetFile(bagsPath)
+	return set, bagsPath, err
 }
 
 func fmtVec(v []float64) string {

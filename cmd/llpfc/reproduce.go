@@ -108,8 +108,8 @@ Progress goes to standard error, the table to standard output. Exit status 1 if 
 // reproduceFlags are `llpfc reproduce`'s flags (but --table binary's:
 // reproduce_binary.go).
 type reproduceFlags struct {
-	quick, dryRun, asJSON                              *bool
-	table, results, out, dataDir, shard, model, device *string
+	quick, dryRun, asJSON                                    *bool
+	table, results, out, dataDir, shard, model, device, data *string
 }
 
 // tableNames are the --table choices.
@@ -133,6 +133,7 @@ func defineReproduceFlags(fs *flag.FlagSet) *reproduceFlags {
 	f.dryRun = fs.Bool("dry-run", false, "print the plan (number of runs, the measured throughput and the compute-time estimate) and exit without training")
 	f.asJSON = fs.Bool("json", false, "with --dry-run: print every cell of the grid (this shard's) as JSON — its key and full configuration — instead of the plan, without measuring anything")
 	f.device = defineDevice(fs)
+	f.data = fs.String("data", "", "run the grid's methods on your own data instead (--quick and the Fashion-MNIST tables): a bag-only set bags:PATH (its own bags: one run per seed and method; the supervised ceiling is left out) or a labelled set (the grid's protocol, bag sizes and points); see llpfc train -h for the names. Default results and reports: results/<grid>-data, reports/<grid>-data")
 	return f
 }
 
@@ -143,6 +144,8 @@ type reproducePlan struct {
 	shard                 experiments.Shard
 	results, out, dataDir string
 	dryRun                bool
+	// custom is set by --data: the grid runs on the user's data set.
+	custom bool
 }
 
 // plan checks the flags and returns the grid they name, with the default
@@ -175,15 +178,22 @@ func (f *reproduceFlags) plan() (*reproducePlan, error) {
 		return nil, usagef("--device: %v", err)
 	}
 	p.spec.Device = *f.device
+	if err := p.ownData(*f.data); err != nil {
+		return nil, err
+	}
 	var err error
 	if p.shard, err = parseShardFlag(*f.shard); err != nil {
 		return nil, err
 	}
+	suffix := ""
+	if p.custom {
+		suffix = "-data"
+	}
 	if p.results == "" {
-		p.results = filepath.Join("results", grid)
+		p.results = filepath.Join("results", grid+suffix)
 	}
 	if p.out == "" {
-		p.out = filepath.Join("reports", grid)
+		p.out = filepath.Join("reports", grid+suffix)
 	}
 	return p, nil
 }
@@ -256,8 +266,12 @@ func pendingCells(cells []experiments.Cell, store *experiments.Store) []experime
 func (p *reproducePlan) announce(ctx context.Context, stderr io.Writer, total, mine int, todo []experiments.Cell) (status int, ok bool) {
 	spec := p.spec
 	fmt.Fprintf(stderr, "llpfc reproduce %s: %s\n", p.grid, spec.Description)
-	fmt.Fprintf(stderr, "  %d runs (%s × %d seeds × %d bag sizes × %d methods)", total,
-		strings.Join(spec.Datasets, ", "), len(spec.Seeds), len(spec.BagSizes), len(spec.Methods))
+	sizes := fmt.Sprintf("%d bag sizes", len(spec.BagSizes))
+	if len(spec.BagSizes) == 0 {
+		sizes = "its own bags"
+	}
+	fmt.Fprintf(stderr, "  %d runs (%s × %d seeds × %s × %d methods)", total,
+		strings.Join(spec.Datasets, ", "), len(spec.Seeds), sizes, len(spec.Methods))
 	if p.shard.Count > 1 {
 		fmt.Fprintf(stderr, "; shard %s holds %d", p.shard, mine)
 	}
@@ -319,6 +333,9 @@ func (p *reproducePlan) run(ctx context.Context, stdout, stderr io.Writer, store
 func (p *reproducePlan) report(stdout io.Writer, store *experiments.Store) error {
 	stores := []*experiments.Store{store}
 	for _, c := range reportCompanions(p.grid, filepath.Dir(p.results)) {
+		if p.custom {
+			break // the companions hold the grid's own data set
+		}
 		stores = append(stores, &experiments.Store{Dir: c})
 	}
 	files, md, err := experiments.WriteReports(stores, p.out)

@@ -23,8 +23,9 @@ func init() {
 	register(command{name: "train", summary: "train one LLP method on a data set and report test accuracy", run: runTrain})
 }
 
-const trainSynopsis = `Draws bags from the training split of a data set (or reads a bags file), trains one method
-and reports the accuracy on the labelled test split. Methods: llpfc-uniform, llpfc-approx,
+const trainSynopsis = `Draws bags from the training split of a data set (or reads a bags file, or takes the bags of a
+bag-only data set: --data bags:PATH), trains one method and reports the accuracy on the labelled
+test split. Methods: llpfc-uniform, llpfc-approx,
 llpfc-ideal (Algorithms 1–3 of the paper, FC loss with groups re-drawn every --regroup-every
 epochs), kl (the KL proportion loss, App. A "KL Loss", memory-bounded: bags are evaluated in
 chunks of --chunk-size instances), llpvat and llpgan (when built in). --batch-size counts
@@ -177,7 +178,7 @@ func (r *trainRun) announce(stderr io.Writer, prob *experiments.Problem) {
 		dev = "cpu"
 	}
 	fmt.Fprintf(stderr, "llpfc train: %s on %s: %d bags (%d instances), %d test points; model %s; %s lr %g; batch %d %s; %d epochs; seed %d (%s, float32)\n",
-		c.Method, r.dsName, len(prob.Bags.Bags), c.NumPoints, prob.Test.N, c.Model, c.Hyper.Optimizer, c.Hyper.LR, c.Hyper.BatchSize, unit, c.Hyper.Epochs, c.Seed, dev)
+		c.Method, r.dsName, len(prob.Bags.Bags), trainInstances(prob), prob.Test.N, c.Model, c.Hyper.Optimizer, c.Hyper.LR, c.Hyper.BatchSize, unit, c.Hyper.Epochs, c.Seed, dev)
 }
 
 // problem loads the splits and draws the bags exactly as a grid cell does
@@ -197,7 +198,7 @@ func (r *trainRun) problem() (*experiments.Problem, error) {
 	if r.bagsFile != "" {
 		return r.fileProblem(splits)
 	}
-	if c.NumPoints == 0 {
+	if c.NumPoints == 0 && c.BagSize > 0 {
 		c.NumPoints = train.N * 3 / 4 / c.BagSize * c.BagSize // the paper protocol needs slack in the class pools
 	}
 	prob, err := experiments.LoadProblem(experiments.Cell{Config: *c, DataDir: r.dir})
@@ -287,8 +288,8 @@ func (r *trainRun) report(stdout, stderr io.Writer, res trainResult, history []t
 		return exitOK
 	}
 	c := res.Config
-	fmt.Fprintf(stdout, "%s %s on %s (bag size %d, %d points, seed %d): test accuracy %.4f after %d epochs; %.1f s, %.0f train img/s, peak RSS %.0f MiB\n",
-		c.Method, c.Model, r.dsName, c.BagSize, c.NumPoints, c.Seed, res.TestAccuracy, res.Epochs,
+	fmt.Fprintf(stdout, "%s %s on %s (bag size %s, %d points, seed %d): test accuracy %.4f after %d epochs; %.1f s, %.0f train img/s, peak RSS %.0f MiB\n",
+		c.Method, c.Model, r.dsName, bagSizeText(c.BagSize), res.TrainPoints, c.Seed, res.TestAccuracy, res.Epochs,
 		res.WallSeconds, res.TrainImagesPerSecond, float64(res.PeakRSSBytes)/(1<<20))
 	return exitOK
 }

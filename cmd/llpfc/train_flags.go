@@ -30,7 +30,7 @@ type trainFlags struct {
 // defineTrainFlags defines train's flags on fs.
 func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f := &trainFlags{}
-	f.name = fs.String("data", "", "data set: fixture, fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST], libsvm:TRAIN[,TEST], gmm:classes=C,dim=D,train=N,test=M,sep=S (a synthetic Gaussian mixture, as a spec names it), or a directory holding one of the named sets' files")
+	f.name = fs.String("data", "", dataHelp)
 	f.dataDir = defineDataDir(fs)
 	f.bagsFile = fs.String("bags", "", "read the bags from this `FILE` (written by llpfc bags; indices into the training split) instead of drawing them; the file fixes the bag size, number of points and protocol")
 	f.method = fs.String("method", "llpfc-uniform", "training method: "+strings.Join(training.MethodNames(), ", "))
@@ -38,7 +38,7 @@ func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.dropout = fs.Float64("dropout", -1, "dropout probability of architectures that have dropout (default: the appendix's value, for wrn-16-4 0.3 on CIFAR10 and 0.4 on SVHN/EMNIST, for vgg16 0.5; else 0)")
 	f.bagSize = fs.Int("bag-size", 64, "B, the number of instances in every bag (the paper: 32…2048)")
 	f.numPoints = fs.Int("num-points", 0, "N, the number of training instances put in bags, a multiple of --bag-size (default: whole bags covering 3/4 of the training split, since the paper protocol draws without replacement and needs slack in the class pools; the paper: 40960 for CIFAR10/SVHN)")
-	f.protocol = fs.String("protocol", "paper", "bag protocol: paper (γ ~ uniform on the simplex, counts ~ Multinomial), shuffle or dirichlet:a")
+	f.protocol = fs.String("protocol", "paper", protocolHelp)
 	f.epochs = fs.Int("epochs", 10, "number of training epochs")
 	f.optimizer = fs.String("optimizer", "adam", "optimizer: sgd, nesterov (SGD with Nesterov momentum), adam or adamw (PyTorch semantics)")
 	f.lr = fs.Float64("lr", 1e-3, "base learning rate")
@@ -231,7 +231,7 @@ type trainNames struct {
 
 // parseNames parses the flags that name a choice; each error names its flag.
 func (f *trainFlags) parseNames() (n trainNames, err error) {
-	if _, err = bagproto.ParseProtocol(*f.protocol); err != nil {
+	if _, err = bagproto.ParseProtocol(*f.protocol); err != nil && *f.protocol != experiments.GivenProtocol {
 		return n, fmt.Errorf("--protocol: %v", err)
 	}
 	if _, err = data.ParseNormalize(*f.normalize); err != nil {
@@ -273,6 +273,10 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched expe
 	if err := f.finishChecks(); err != nil {
 		return nil, err
 	}
+	protocol, bagSize, numPoints, err := f.bagShape(given, dsName)
+	if err != nil {
+		return nil, err
+	}
 	drop := *f.dropout
 	if drop < 0 {
 		drop = defaultDropout(*f.model, dsName)
@@ -284,7 +288,7 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched expe
 	r := &trainRun{dsName: dsName, dir: dir, bagsFile: *f.bagsFile, evalEvery: *f.evalEvery, resume: *f.resume,
 		out: *f.out, asJSON: *f.asJSON, quiet: *f.quiet, given: given, device: *f.device, saveModel: *f.saveModel}
 	r.cell = experiments.Config{Learner: "gorgonia", Dataset: cellSet, Model: *f.model, Method: *f.method,
-		Protocol: *f.protocol, BagSize: *f.bagSize, NumPoints: *f.numPoints, Normalize: *f.normalize, Seed: *f.seed,
+		Protocol: protocol, BagSize: bagSize, NumPoints: numPoints, Normalize: *f.normalize, Seed: *f.seed,
 		Hyper: f.hyper(nm, drop, sched)}
 	if _, err := experiments.TrainingConfig(r.cell); err != nil {
 		return nil, err

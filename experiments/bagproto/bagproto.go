@@ -24,10 +24,17 @@ const (
 	Shuffle               // Section 6, the prior work's protocol: shuffle, cut every B points
 )
 
-// Protocol is a bag protocol with its parameter.
+// Protocol is a bag protocol with its parameters.
 type Protocol struct {
 	Kind  Kind
 	Alpha float64 // the Dirichlet concentration a (1 for Paper; unused by Shuffle)
+	// Columns, MinSize and MaxSize are the feature protocol's: the columns
+	// whose value combinations make the bags, and the sizes kept (0: no
+	// bound).
+	Columns          []string
+	MinSize, MaxSize int
+	// K is the number of bags of the kmeans protocol.
+	K int
 }
 
 // String gives the protocol's name as ParseProtocol reads it.
@@ -39,11 +46,16 @@ func (p Protocol) String() string {
 		return "shuffle"
 	case Dirichlet:
 		return "dirichlet:" + strconv.FormatFloat(p.Alpha, 'g', -1, 64)
+	case FeatureKind:
+		return p.featureString()
+	case KMeansKind:
+		return "kmeans:" + strconv.Itoa(p.K)
 	}
 	return fmt.Sprintf("Protocol(%d)", int(p.Kind))
 }
 
-// ParseProtocol reads "paper", "shuffle" or "dirichlet:a" with a finite a > 0.
+// ParseProtocol reads "paper", "shuffle", "dirichlet:a" with a finite
+// a > 0, "feature:COL[,COL…][,min=M][,max=M]" or "kmeans:K" with K ≥ 1.
 func ParseProtocol(s string) (Protocol, error) {
 	switch {
 	case s == "paper":
@@ -56,9 +68,16 @@ func ParseProtocol(s string) (Protocol, error) {
 			return Protocol{}, fmt.Errorf("protocol %q: concentration must be a finite number > 0", s)
 		}
 		return Protocol{Kind: Dirichlet, Alpha: a}, nil
+	case strings.HasPrefix(s, "feature:"):
+		return parseFeature(s)
+	case strings.HasPrefix(s, "kmeans:"):
+		return parseKMeans(s)
 	}
-	return Protocol{}, fmt.Errorf("unknown bag protocol %q: want paper, shuffle or dirichlet:a (a > 0)", s)
+	return Protocol{}, fmt.Errorf("unknown bag protocol %q: want %s", s, ProtocolSyntax)
 }
+
+// ProtocolSyntax lists the protocols ParseProtocol reads, for messages.
+const ProtocolSyntax = "paper, shuffle, dirichlet:a (a > 0), feature:COL[,COL…][,min=M][,max=M] or kmeans:K"
 
 // Shortfall is what to do when a bag's counts exceed what remains of a
 // class pool.
@@ -125,6 +144,9 @@ type Result struct {
 	// Restarts is how many times the whole draw was started again because a
 	// bag could not be made to fit (Redraw after MaxRedraws, or Restart).
 	Restarts int
+	// Dropped and DroppedBags count the instances and the bags the feature
+	// protocol left out for their size (min=, max=).
+	Dropped, DroppedBags int
 }
 
 // TotalRedraws sums Redraws.
@@ -165,6 +187,9 @@ func (cfg Config) numBags(n int) (int, error) {
 // Shuffle. Each bag's Indices index y and its Proportions are the empirical
 // proportions γ̂ of the labels drawn (counts / B, Section 5.1).
 func Make(y []int, numClasses int, cfg Config) (*Result, error) {
+	if cfg.Protocol.VariableSize() {
+		return nil, fmt.Errorf("protocol %v makes bags from the instances' features: use MakeFeature or MakeKMeans", cfg.Protocol)
+	}
 	if numClasses < 2 {
 		return nil, fmt.Errorf("%d classes, want ≥ 2", numClasses)
 	}

@@ -41,9 +41,19 @@ func TestParse(t *testing.T) {
 		want Protocol
 		err  bool
 	}{
-		{"paper", Protocol{Paper, 1}, false},
+		{"paper", Protocol{Kind: Paper, Alpha: 1}, false},
 		{"shuffle", Protocol{Kind: Shuffle}, false},
-		{"dirichlet:0.5", Protocol{Dirichlet, 0.5}, false},
+		{"dirichlet:0.5", Protocol{Kind: Dirichlet, Alpha: 0.5}, false},
+		{"feature:C14,C15,min=50,max=2500", Protocol{Kind: FeatureKind, Columns: []string{"C14", "C15"}, MinSize: 50, MaxSize: 2500}, false},
+		{"feature:colour", Protocol{Kind: FeatureKind, Columns: []string{"colour"}}, false},
+		{"kmeans:20", Protocol{Kind: KMeansKind, K: 20}, false},
+		{"feature:", Protocol{}, true},
+		{"feature:a,,b", Protocol{}, true},
+		{"feature:a,min=0", Protocol{}, true},
+		{"feature:a,min=9,max=3", Protocol{}, true},
+		{"feature:a,size=3", Protocol{}, true},
+		{"kmeans:0", Protocol{}, true},
+		{"kmeans:x", Protocol{}, true},
 		{"dirichlet:0", Protocol{}, true},
 		{"dirichlet:-1", Protocol{}, true},
 		{"dirichlet:NaN", Protocol{}, true},

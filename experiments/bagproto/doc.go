@@ -13,6 +13,14 @@
 //   - shuffle: the protocol of the prior work the paper compares against
 //     (DulacArnold2019, Tsai20LLPVAT, Liu19LLPGAN): shuffle all points and cut
 //     every B consecutive points into a bag.
+//   - feature:COL[,COL…][,min=M][,max=M] (MakeFeature): one bag per distinct
+//     combination of the values of the named columns, the bags of fewer than
+//     min or more than max instances dropped (LLP-Bench's feature bags).
+//   - kmeans:K (MakeKMeans): the K clusters of k-means over the feature
+//     vectors, seeded (LLP-VAT's k-means bags).
+//
+// The last two make bags of varying sizes from the instances' features
+// (features.go); the others draw bags of one size B from the labels.
 //
 // # Shortfall
 //
@@ -42,5 +50,8 @@
 // a crash.
 //
 // The same seed gives the same BagSet: all randomness comes from
-// internal/rng stream "bags" of the seed.
+// internal/rng stream "bags" of the seed. Every protocol records each bag's
+// empirical proportions and puts an instance in at most one bag
+// (TestPropertyFeatureProtocol, TestPropertyKMeansProtocol and the tests of
+// the others).
 package bagproto

@@ -1,11 +1,8 @@
 package data
 
 import (
-	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -24,119 +21,176 @@ type TabularOptions struct {
 	// Dim, when > 0, fixes the LIBSVM feature count (pass the training
 	// split's D for its test split); an index above it is an error.
 	Dim int
+	// Categorical names the CSV or Parquet columns read as categories
+	// whatever their values (header names or 0-based indices); columns
+	// whose values are not numbers are categorical without being named.
+	Categorical []string
+	// Columns, when set, are the training file's feature columns (its
+	// Dataset.Columns): a test file is encoded with them, so that both
+	// splits have the same features and categories.
+	Columns []Column
 }
 
 var defaultLabelNames = []string{"label", "class", "y", "target"}
 
-// ReadCSV decodes comma-separated numeric data with one label column. The
-// first row is a header when any of its fields is not a number. Every row
-// must have the same number of fields; features must be finite numbers;
-// labels are mapped to classes 0…K−1 as TabularOptions.Classes says. Errors
-// name the line (and column) that broke a rule.
+// ReadCSV decodes comma-separated data with one label column. The first row
+// is a header when any of its fields is not a number. Every row must have
+// the same number of fields. A feature column whose values are all numbers
+// (finite float32) is numeric; one whose values are all non-numbers, or
+// that TabularOptions.Categorical declares, is categorical and becomes a
+// one-hot block (Column; the categories of this file, or of
+// TabularOptions.Columns for a test file); a column mixing both is an
+// error. Labels are mapped to classes 0…K−1 as TabularOptions.Classes says.
+// Errors name the line (and column) that broke a rule.
 func ReadCSV(r io.Reader, name string, opt TabularOptions) (*Dataset, error) {
-	cr := csv.NewReader(r)
-	cr.ReuseRecord = true
-	cr.TrimLeadingSpace = true
-	first, err := cr.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: line 1: empty CSV file", name)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	first = append([]string(nil), first...)
-	if len(first) > 0 { // a UTF-8 byte-order mark hid the first header (issue 27)
-		first[0] = strings.TrimPrefix(first[0], "\ufeff")
-	}
-	header := false
-	for _, f := range first {
-		if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err != nil {
-			header = true
-			break
-		}
-	}
-	if len(first) < 2 {
-		return nil, fmt.Errorf("%s: line 1: %d column(s), want a label column and at least one feature", name, len(first))
-	}
 	labelCol := -1
-	if opt.LabelColumn != "" {
-		if k, err := strconv.Atoi(opt.LabelColumn); err == nil {
-			labelCol = k
-		} else if header {
-			for j, f := range first {
-				if strings.EqualFold(strings.TrimSpace(f), opt.LabelColumn) {
-					labelCol = j
-				}
-			}
+	t, err := readCSVTable(r, name, func(header []string, ncols int) (map[int]colMode, error) {
+		if ncols < 2 {
+			return nil, fmt.Errorf("%s: line 1: %d column(s), want a label column and at least one feature", name, ncols)
 		}
-		if labelCol < 0 || labelCol >= len(first) {
-			return nil, fmt.Errorf("%s: line 1: no label column %q among %d columns", name, opt.LabelColumn, len(first))
-		}
-	} else if header {
-	search:
-		for _, want := range defaultLabelNames {
-			for j, f := range first {
-				if strings.EqualFold(strings.TrimSpace(f), want) {
-					labelCol = j
-					break search
-				}
-			}
-		}
-		if labelCol < 0 {
-			return nil, fmt.Errorf("%s: line 1: header has no column named %s; name the label column as csv:TRAIN[,TEST]@COLUMN (a header name or a 0-based index)", name, strings.Join(defaultLabelNames, ", "))
-		}
-	} else {
-		labelCol = 0
-	}
-	d := len(first) - 1
-	var x []float64
-	var labels []string
-	var lines []int
-	row := func(rec []string, line int) error {
-		for j, f := range rec {
-			f = strings.TrimSpace(f)
-			if j == labelCol {
-				if f == "" {
-					return fmt.Errorf("%s: line %d, column %d: empty label", name, line, j+1)
-				}
-				labels = append(labels, f)
-				continue
-			}
-			v, err := strconv.ParseFloat(f, 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > math.MaxFloat32 {
-				return fmt.Errorf("%s: line %d, column %d: feature %q is not a finite float32 number", name, line, j+1, f)
-			}
-			x = append(x, v)
-		}
-		lines = append(lines, line)
-		return nil
-	}
-	if !header {
-		if err := row(first, 1); err != nil {
+		var err error
+		if labelCol, err = labelColumn(name+": line 1", "csv", header, ncols, opt.LabelColumn); err != nil {
 			return nil, err
 		}
-	}
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+		text, err := declaredText(name+": line 1", header, ncols, opt)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err) // csv.ParseError names line and column
-		}
-		line, _ := cr.FieldPos(0)
-		if err := row(rec, line); err != nil {
 			return nil, err
 		}
-	}
-	if len(labels) == 0 {
-		return nil, fmt.Errorf("%s: no data rows after the header", name)
-	}
-	y, classes, err := classIndex(name, labels, lines, opt.Classes)
+		text[labelCol] = asText
+		return text, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &Dataset{Name: name, X: narrow(x), Raw: x, Y: y, N: len(y), D: d, NumClasses: len(classes), ClassNames: classes}, nil
+	return t.labelled(labelCol, opt)
+}
+
+// labelColumn finds the label column of a CSV or Parquet (kind) file: want
+// (a header name or a 0-based index), else the header column called label,
+// class, y or target, else column 0 of a file without a header. where
+// starts the messages (the file, and for CSV its line 1).
+func labelColumn(where, kind string, header []string, ncols int, want string) (int, error) {
+	labelCol := -1
+	if want != "" {
+		if k, err := strconv.Atoi(want); err == nil {
+			labelCol = k
+		} else {
+			for j, f := range header {
+				if strings.EqualFold(f, want) {
+					labelCol = j
+				}
+			}
+		}
+		if labelCol < 0 || labelCol >= ncols {
+			return -1, fmt.Errorf("%s: no label column %q among %d columns", where, want, ncols)
+		}
+		return labelCol, nil
+	}
+	if header == nil {
+		return 0, nil
+	}
+	for _, w := range defaultLabelNames {
+		for j, f := range header {
+			if strings.EqualFold(f, w) {
+				return j, nil
+			}
+		}
+	}
+	return -1, fmt.Errorf("%s: header has no column named %s; name the label column as %s:TRAIN[,TEST]@COLUMN (a header name or a 0-based index)", where, strings.Join(defaultLabelNames, ", "), kind)
+}
+
+// declaredText returns the columns read as categories whatever their
+// values: those TabularOptions.Categorical names, and, for a test file,
+// the training file's categorical columns (TabularOptions.Columns).
+func declaredText(where string, header []string, ncols int, opt TabularOptions) (map[int]colMode, error) {
+	text := map[int]colMode{}
+	for _, ref := range opt.Categorical {
+		j := columnRef(header, ncols, ref)
+		if j < 0 {
+			return nil, fmt.Errorf("%s: no column %q to read as categorical (among %d columns)", where, ref, ncols)
+		}
+		text[j] = asText
+	}
+	for _, c := range opt.Columns {
+		if c.Categorical() {
+			if j := columnRef(header, ncols, c.Name); j >= 0 {
+				text[j] = asText
+			}
+		}
+	}
+	return text, nil
+}
+
+// columnRef finds a column by header name (case-insensitive) or 0-based
+// index; -1 when there is none.
+func columnRef(header []string, ncols int, ref string) int {
+	for j, f := range header {
+		if strings.EqualFold(f, ref) {
+			return j
+		}
+	}
+	if k, err := strconv.Atoi(ref); err == nil && k >= 0 && k < ncols {
+		return k
+	}
+	return -1
+}
+
+// labelled turns a table into a labelled Dataset: column labelCol gives the
+// labels (mapped to classes as opt.Classes says), every other column is a
+// feature, encoded with opt.Columns (a test file) or with columns fitted on
+// this table.
+func (t *table) labelled(labelCol int, opt TabularOptions) (*Dataset, error) {
+	if t.rows == 0 {
+		return nil, fmt.Errorf("%s: no data rows after the header", t.name)
+	}
+	lc := t.cols[labelCol]
+	labels := make([]string, t.rows)
+	lines := make([]int, t.rows)
+	for i := range labels {
+		labels[i] = lc.value(i)
+		if labels[i] == "" {
+			return nil, fmt.Errorf("%s: %s: empty label", t.name, t.at(i, labelCol))
+		}
+		lines[i] = i + 1
+		if t.lines != nil {
+			lines[i] = t.lines[i]
+		}
+	}
+	y, classes, err := classIndex(t.name, labels, lines, opt.Classes)
+	if err != nil {
+		return nil, err
+	}
+	var feats []int
+	for j := range t.cols {
+		if j != labelCol {
+			feats = append(feats, j)
+		}
+	}
+	columns := opt.Columns
+	if columns == nil {
+		columns = fitColumns(t, feats)
+	} else if feats, err = matchColumns(t, feats, columns, "test file"); err != nil {
+		return nil, err
+	}
+	x, err := encode(t, feats, columns)
+	if err != nil {
+		return nil, err
+	}
+	d := &Dataset{Name: t.name, X: narrow(x), Raw: x, Y: y, N: len(y), D: width(columns), NumClasses: len(classes), ClassNames: classes}
+	if hasCategorical(columns) || t.header || t.parquet {
+		d.Columns = columns
+	}
+	return d, nil
+}
+
+// hasCategorical reports whether any column is categorical.
+func hasCategorical(columns []Column) bool {
+	for _, c := range columns {
+		if c.Categorical() {
+			return true
+		}
+	}
+	return false
 }
 
 // narrow returns x in float32.

@@ -3,6 +3,8 @@ package data
 import (
 	"fmt"
 	"math"
+
+	"github.com/llpfc/llpfc/estimators"
 )
 
 // Dataset is a labelled data set held in memory: N instances with D features
@@ -33,6 +35,17 @@ type Dataset struct {
 	// round away (issue 27, item 7: features at 1e9 + N(0,1) against 1e9 +
 	// N(2,1) trained to chance). A normalized copy has none.
 	Raw []float64
+	// Columns, when set (CSV and Parquet files with named or categorical
+	// columns), describe the features of X column by column: a numeric
+	// column is one feature, a categorical one a one-hot block (Column).
+	// Fit leaves one-hot features as they are; the feature protocol
+	// (bagproto, "feature:COL") finds its columns here.
+	Columns []Column
+	// Bags, when set, are the bags a bag-only data set gives (ReadBagOnly):
+	// its training split then has no labels (Y is nil) and the bags, with
+	// their label proportions, are all that is known of the classes
+	// (Section 5.1's LLP data). Nil for a labelled data set.
+	Bags *estimators.BagSet
 }
 
 // Split selects the training or the test part of a named data set.
@@ -68,8 +81,15 @@ func (d *Dataset) Validate() error {
 	if d.Raw != nil && len(d.Raw) != len(d.X) {
 		return fmt.Errorf("%s: len(Raw) = %d, want len(X) = %d", d.Name, len(d.Raw), len(d.X))
 	}
-	if len(d.Y) != d.N {
+	if d.Bags != nil {
+		if err := d.validateBags(); err != nil {
+			return err
+		}
+	} else if len(d.Y) != d.N {
 		return fmt.Errorf("%s: len(Y) = %d, want N = %d", d.Name, len(d.Y), d.N)
+	}
+	if err := d.validateColumns(); err != nil {
+		return err
 	}
 	if d.NumClasses < 1 {
 		return fmt.Errorf("%s: NumClasses = %d, want ≥ 1", d.Name, d.NumClasses)
@@ -94,8 +114,64 @@ func (d *Dataset) Validate() error {
 	return nil
 }
 
+// validateBags checks a bag-only split: no labels, and bags over its rows
+// with NumClasses classes, every row in exactly one bag.
+func (d *Dataset) validateBags() error {
+	if d.Y != nil {
+		return fmt.Errorf("%s: a bag-only split has bags and %d labels; want no labels", d.Name, len(d.Y))
+	}
+	if d.Bags.NumClasses != d.NumClasses {
+		return fmt.Errorf("%s: bags of %d classes, NumClasses = %d", d.Name, d.Bags.NumClasses, d.NumClasses)
+	}
+	if err := d.Bags.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", d.Name, err)
+	}
+	n := 0
+	for _, b := range d.Bags.Bags {
+		if len(b.Indices) != b.Size {
+			return fmt.Errorf("%s: bag %d has %d indices, want its size %d", d.Name, b.ID, len(b.Indices), b.Size)
+		}
+		for _, i := range b.Indices {
+			if i < 0 || i >= d.N {
+				return fmt.Errorf("%s: bag %d holds instance %d, want 0…%d", d.Name, b.ID, i, d.N-1)
+			}
+		}
+		n += b.Size
+	}
+	if n != d.N {
+		return fmt.Errorf("%s: the bags hold %d instances of %d; want every instance in one bag", d.Name, n, d.N)
+	}
+	return nil
+}
+
+// validateColumns checks that Columns, when set, tile the D features.
+func (d *Dataset) validateColumns() error {
+	if d.Columns == nil {
+		return nil
+	}
+	off := 0
+	for _, c := range d.Columns {
+		want := 1
+		if c.Categorical() {
+			want = len(c.Categories)
+		}
+		if c.Offset != off || c.Width != want {
+			return fmt.Errorf("%s: column %q at features %d+%d, want %d+%d", d.Name, c.Name, c.Offset, c.Width, off, want)
+		}
+		off += c.Width
+	}
+	if off != d.D {
+		return fmt.Errorf("%s: columns describe %d features, D = %d", d.Name, off, d.D)
+	}
+	return nil
+}
+
 // Row returns instance i's features (a view into X, not a copy).
 func (d *Dataset) Row(i int) []float32 { return d.X[i*d.D : (i+1)*d.D] }
+
+// Labelled reports whether the split has instance labels (a bag-only
+// training split has none).
+func (d *Dataset) Labelled() bool { return d.Bags == nil }
 
 // ClassCounts returns the number of instances of each class.
 func (d *Dataset) ClassCounts() []int {

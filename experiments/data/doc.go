@@ -1,6 +1,8 @@
 // Package data reads the labelled data sets of the experiments (Appendix
 // `suppsec: exp`, "Datasets": EMNIST letters, SVHN, CIFAR10; plus MNIST,
-// Fashion-MNIST, CSV and LIBSVM text) into one in-memory form, Dataset.
+// Fashion-MNIST, CSV, Parquet and LIBSVM files) and bag-only LLP data sets
+// (NumPy or tables: instances, bag ids, proportions; ReadBagOnly) into one
+// in-memory form, Dataset.
 //
 // Every reader checks magic numbers, shapes and label ranges and fails with an
 // error naming the file and the byte offset (binary formats) or line (text
@@ -31,9 +33,16 @@
 //	                (directly in the directory or in cifar-10-batches-bin/)
 //	svhn            train_32x32.mat, test_32x32.mat (label 10 means digit 0)
 //	csv:TRAIN[,TEST][@L] a CSV file with a label column, chosen by name or index L (see ReadCSV)
+//	parquet:TRAIN[,TEST][@L] a Parquet file, the same (see ReadParquet)
+//	                (both take @categorical=COL[+COL…]: columns one-hot whatever their values)
 //	libsvm:TRAIN[,TEST]  a LIBSVM text file (see ReadLIBSVM)
-//	                (paths are used as given; a path may not contain a comma;
-//	                the test file is read with the training file's classes)
+//	                (paths are used as given; the test file is read with the
+//	                training file's classes and columns)
+//	bags:PATH[@normalize][@bag=COL][@label=COL][@categorical=…]
+//	                a bag-only set: an .npz file, a directory of .npy files or
+//	                of tables, or TRAIN,PROPORTIONS[,TEST] CSV or Parquet tables
+//	                (see ReadBagOnly and bagonly.go; its training split has no
+//	                labels and carries its bags, Dataset.Bags)
 //	fixture         the embedded Fashion-MNIST subset of package fixtures
 //	                (also "fashion-mnist-fixture"; needs no directory)
 package data

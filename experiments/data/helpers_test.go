@@ -173,3 +173,9 @@ func wantErr(t *testing.T, err error, fragments ...string) {
 		assert.Containsf(t, err.Error(), f, "error %q does not mention %q", err, f)
 	}
 }
+
+// nanValue returns a NaN (a constant expression cannot).
+func nanValue() float64 {
+	zero := 0.0
+	return zero / zero
+}

@@ -18,7 +18,8 @@ const EnvDataDir = "LLPFC_DATA"
 // Fashion-MNIST; Resolve falls back to it for "fashion-mnist".
 const DebianFashionMNIST = "/usr/share/datasets/fashion-mnist"
 
-// Names lists the named data sets Load knows (besides csv:… and libsvm:…).
+// Names lists the named data sets Load knows (besides the sets named by
+// their files: csv:…, parquet:…, libsvm:… and bags:…).
 var Names = []string{"fashion-mnist", "mnist", "emnist-letters", "cifar10", "svhn", "fixture", "fashion-mnist-fixture"}
 
 // fileSet is the file layout of a directory-based named data set.
@@ -95,7 +96,7 @@ func (fs fileSet) missing(dir string) []string {
 // sub-directory (D/fashion-mnist, D/mnist, D/emnist, D/cifar-10-batches-bin,
 // D/svhn), so $LLPFC_DATA can be a root for all sets. The error names the
 // places tried, the files missing and where to put them. Names that need no
-// directory (fixture, csv:…, libsvm:…) resolve to "".
+// directory (fixture, csv:…, parquet:…, libsvm:…, bags:…) resolve to "".
 func Resolve(name, flagDir string) (string, error) {
 	if isFileless(name) {
 		return "", nil
@@ -134,11 +135,11 @@ func Resolve(name, flagDir string) (string, error) {
 }
 
 func isFileless(name string) bool {
-	return name == "fixture" || name == "fashion-mnist-fixture" || strings.HasPrefix(name, "csv:") || strings.HasPrefix(name, "libsvm:")
+	return name == "fixture" || name == "fashion-mnist-fixture" || isFileKind(name)
 }
 
 func unknownName(name string) error {
-	return fmt.Errorf("unknown data set %q: want one of %s, csv:TRAIN[,TEST] or libsvm:TRAIN[,TEST]", name, strings.Join(Names, ", "))
+	return fmt.Errorf("unknown data set %q: want one of %s, csv:TRAIN[,TEST], parquet:TRAIN[,TEST], libsvm:TRAIN[,TEST] or bags:PATH", name, strings.Join(Names, ", "))
 }
 
 // Load reads one split of the named data set (see the package comment for
@@ -162,7 +163,9 @@ func load(name, dir string, split Split) (*Dataset, error) {
 	switch {
 	case name == "fixture" || name == "fashion-mnist-fixture":
 		return loadFixture(split)
-	case strings.HasPrefix(name, "csv:"), strings.HasPrefix(name, "libsvm:"):
+	case strings.HasPrefix(name, "bags:"):
+		return loadBagOnly(name, split)
+	case isFileKind(name):
 		return loadTabular(name, split)
 	}
 	fs, ok := fileSets[name]
@@ -230,62 +233,27 @@ func loadFixture(split Split) (*Dataset, error) {
 	return IDXDataset("fixture", idx[0], "fixture "+files[0], idx[1], "fixture "+files[1], 0, 10)
 }
 
-// splitTabular splits the part of csv:TRAIN[,TEST][@LABEL] or
-// libsvm:TRAIN[,TEST] after the colon into its paths and label column (a
-// header name or a 0-based index, csv only; issue 17, item 6). A file name
-// may itself hold "," or "@" (issue 27: a comma split the path, and
-// csv:a@DIR/tr.csv,a@DIR/te.csv read "DIR/te.csv" as a label column), so
-// every reading is tried and the first that names existing files wins:
-// with and without a label after the last "@" (a label holds no "/" or
-// ","), the whole as one file, or split at each ",". When none names
-// existing files, the plain reading — label after the last "@", test after
-// the first "," — stands, for the error to name.
-func splitTabular(kind, spec string) (train, test, label string, hasTest bool) {
-	type reading struct {
-		body, label string
-	}
-	readings := []reading{{spec, ""}}
-	if k := strings.LastIndexByte(spec, '@'); kind == "csv" && k >= 0 && !strings.ContainsAny(spec[k+1:], "/,") {
-		readings = []reading{{spec[:k], spec[k+1:]}, {spec, ""}}
-	}
-	exists := func(p string) bool {
-		st, err := os.Stat(p)
-		return err == nil && !st.IsDir()
-	}
-	for _, r := range readings {
-		for i := 0; i < len(r.body); i++ {
-			if r.body[i] == ',' && exists(r.body[:i]) && exists(r.body[i+1:]) {
-				return r.body[:i], r.body[i+1:], r.label, true
-			}
-		}
-		if exists(r.body) {
-			return r.body, "", r.label, false
-		}
-	}
-	r := readings[0]
-	train, test, hasTest = strings.Cut(r.body, ",")
-	return train, test, r.label, hasTest
-}
-
-// loadTabular reads csv:TRAIN[,TEST][@LABEL] or libsvm:TRAIN[,TEST]. The test split
-// is read with the training split's classes (and, for LIBSVM, its feature
-// count), so both splits agree on what class k means.
+// loadTabular reads csv:…, parquet:… or libsvm:… (parseSource). The test
+// split is read with the training split's classes and feature columns (for
+// LIBSVM, its feature count), so both splits agree on what class k and
+// feature j mean; a categorical value the training split lacks gets an
+// all-zero block (Column).
 func loadTabular(name string, split Split) (*Dataset, error) {
-	kind, spec, _ := strings.Cut(name, ":")
-	trainPath, testPath, label, hasTest := splitTabular(kind, spec)
-	if kind == "csv" && strings.HasSuffix(spec, "@") {
-		return nil, fmt.Errorf("%s: empty label column after @: want csv:TRAIN[,TEST]@COLUMN", name)
-	}
-	if trainPath == "" {
-		return nil, fmt.Errorf("%s: no file named: want %s:TRAIN[,TEST]", name, kind)
+	src, err := parseSource(name)
+	if err != nil {
+		return nil, err
 	}
 	read := func(path string, opt TabularOptions) (*Dataset, error) {
-		if kind == "csv" {
+		switch src.kind {
+		case "csv":
 			return ReadCSVFile(path, opt)
+		case "parquet":
+			return ReadParquetFile(path, opt)
 		}
 		return ReadLIBSVMFile(path, opt)
 	}
-	train, err := read(trainPath, TabularOptions{LabelColumn: label})
+	opt := TabularOptions{LabelColumn: src.label, Categorical: src.categorical}
+	train, err := read(src.paths[0], opt)
 	if err != nil {
 		return nil, err
 	}
@@ -293,19 +261,19 @@ func loadTabular(name string, split Split) (*Dataset, error) {
 		train.Name = name
 		return train, nil
 	}
-	if !hasTest || testPath == "" {
-		return nil, errors.New(name + ": no test file: name it as " + kind + ":TRAIN,TEST")
+	if len(src.paths) < 2 || src.paths[1] == "" {
+		return nil, errors.New(name + ": no test file: name it as " + src.kind + ":TRAIN,TEST")
 	}
-	opt := TabularOptions{Classes: train.ClassNames, LabelColumn: label}
-	if kind == "libsvm" {
+	opt.Classes, opt.Columns = train.ClassNames, train.Columns
+	if src.kind == "libsvm" {
 		opt.Dim = train.D
 	}
-	test, err := read(testPath, opt)
+	test, err := read(src.paths[1], opt)
 	if err != nil {
 		return nil, err
 	}
 	if test.D != train.D {
-		return nil, fmt.Errorf("%s: test file %s has %d features, training file %s has %d", name, testPath, test.D, trainPath, train.D)
+		return nil, fmt.Errorf("%s: test file %s has %d features, training file %s has %d", name, src.paths[1], test.D, src.paths[0], train.D)
 	}
 	test.Name = name
 	test.NumClasses = train.NumClasses

@@ -45,7 +45,8 @@ type Standardization struct {
 // per-feature (tabular) mean and population standard deviation, in float64
 // over the whole split (from the values as read, Dataset.Raw, when the
 // split has them). A constant channel or feature (std 0) gets std 1, so
-// it is only centred.
+// it is only centred. The one-hot features of a categorical column
+// (Dataset.Columns) get mean 0 and std 1: they stay 0 and 1.
 func Fit(mode string, train *Dataset) (Standardization, error) {
 	if _, err := ParseNormalize(mode); err != nil {
 		return Standardization{}, err
@@ -80,6 +81,13 @@ func Fit(mode string, train *Dataset) (Standardization, error) {
 		std[g] = math.Sqrt(sq[g] / count)
 		if !(std[g] > 0) {
 			std[g] = 1
+		}
+	}
+	if groups == train.D { // tabular: one-hot features stay 0/1
+		for _, c := range train.Columns {
+			for j := c.Offset; c.Categorical() && j < c.Offset+c.Width; j++ {
+				mean[j], std[j] = 0, 1
+			}
 		}
 	}
 	return Standardization{Mode: mode, Mean: mean, Std: std}, nil

@@ -42,6 +42,7 @@ var floors = map[string]int{
 	"training/device":              5, // the seam: what a compute back end implements
 	"training/internal/testnet":    5,
 	"fixtures/internal/fixturegen": 5,
+	"fixtures/bagonly":             5, // the bag-only fixture, from the embedded one
 	"training/models":              6, // the architectures
 	"training/loss":                6, // the LLP losses (not the architectures)
 	"training/device/cpu":          6, // the CPU back end

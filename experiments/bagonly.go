@@ -1,0 +1,131 @@
+package experiments
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/llpfc/llpfc/experiments/bagproto"
+	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/training"
+)
+
+// Cells whose bags are not B-sized draws (issue 28): a bag-only data set
+// (bags:…, data.ReadBagOnly) gives its own bags, recorded as the protocol
+// "given"; the feature and kmeans protocols make bags of varying sizes from
+// a labelled set's features. Such a cell has bag size 0 (a report's column
+// "varying"); its NumPoints is the instances the protocol takes (0: all of
+// the training split; always 0 for given bags).
+
+// GivenProtocol is the protocol of a bag-only data set's cells: the bags the
+// data set gives.
+const GivenProtocol = "given"
+
+// IsBagOnly reports whether the data set name is a bag-only set (bags:…).
+func IsBagOnly(name string) bool { return strings.HasPrefix(name, "bags:") }
+
+// VariableBags reports whether protocol makes bags of varying sizes: given
+// bags, feature:… and kmeans:K.
+func VariableBags(protocol string) bool {
+	if protocol == GivenProtocol {
+		return true
+	}
+	p, err := bagproto.ParseProtocol(protocol)
+	return err == nil && p.VariableSize()
+}
+
+// validateBagShape checks the bag size and points of a cell against its
+// protocol and data set; each error names its field.
+func (c Config) validateBagShape() error {
+	if err := validateProtocol(c.Protocol); err != nil {
+		return err // a bad protocol first: it decides the rules below
+	}
+	switch {
+	case IsBagOnly(c.Dataset) && c.Protocol != GivenProtocol:
+		return fmt.Errorf("protocol: is %q, but data set %s is bag-only: its bags are given (protocol %q); a protocol draws bags from labels, which it has none of", c.Protocol, c.Dataset, GivenProtocol)
+	case c.Protocol == GivenProtocol && !IsBagOnly(c.Dataset):
+		return fmt.Errorf("protocol: %q takes the bags of a bag-only data set (bags:…), but data set %s is labelled: draw its bags with paper, shuffle, dirichlet:a, feature:… or kmeans:K", GivenProtocol, c.Dataset)
+	case c.Protocol == GivenProtocol && (c.BagSize != 0 || c.NumPoints != 0):
+		return fmt.Errorf("bag_size, num_points: are %d and %d, but bag-only data set %s gives its bags: want 0 (leave bag_sizes and num_points out)", c.BagSize, c.NumPoints, c.Dataset)
+	case VariableBags(c.Protocol) && c.BagSize != 0:
+		return fmt.Errorf("bag_size: is %d, but protocol %s makes bags of varying sizes: want 0 (leave bag_sizes out)", c.BagSize, c.Protocol)
+	case VariableBags(c.Protocol) && c.NumPoints < 0:
+		return fmt.Errorf("num_points: is %d, want ≥ 0 (0: the whole training split)", c.NumPoints)
+	case IsBagOnly(c.Dataset) && c.Method == training.Supervised:
+		return fmt.Errorf("method: %s trains on instance labels, and bag-only data set %s has none (only its bags' proportions)", training.Supervised, c.Dataset)
+	case VariableBags(c.Protocol):
+		return nil
+	case c.BagSize <= 0:
+		return fmt.Errorf("bag_size: is %d, want > 0", c.BagSize)
+	case c.NumPoints <= 0:
+		return fmt.Errorf("num_points: is %d, want > 0", c.NumPoints)
+	case c.NumPoints%c.BagSize != 0:
+		return fmt.Errorf("num_points: %d is not a multiple of bag size %d (bags have equal sizes, Section 6)", c.NumPoints, c.BagSize)
+	}
+	return nil
+}
+
+// featureBags makes the bags of the feature and kmeans protocols from the
+// labelled split d.
+func featureBags(d *data.Dataset, c Config, proto bagproto.Protocol) (*bagproto.Result, error) {
+	cfg := bagproto.Config{Protocol: proto, NumPoints: c.NumPoints, Seed: c.Seed}
+	if proto.Kind == bagproto.KMeansKind {
+		return bagproto.MakeKMeans(d.Y, d.NumClasses, d.X, d.D, cfg)
+	}
+	keys, err := d.FeatureKeys(proto.Columns)
+	if err != nil {
+		return nil, err
+	}
+	return bagproto.MakeFeature(d.Y, d.NumClasses, keys, cfg)
+}
+
+// givenBags returns the bags of a bag-only training split.
+func givenBags(d *data.Dataset, c Config) (*bagproto.Result, error) {
+	if d.Bags == nil {
+		return nil, fmt.Errorf("dataset %s: protocol %s, but the data set has no bags of its own", c.Dataset, GivenProtocol)
+	}
+	set := *d.Bags
+	return &bagproto.Result{Bags: &set, Redraws: make([]int, len(set.Bags))}, nil
+}
+
+// bagSizeText is a report's name of a bag size: the number, or "varying"
+// for the cells of given bags and of the feature and kmeans protocols.
+func bagSizeText(b int) string {
+	if b == 0 {
+		return "varying"
+	}
+	return fmt.Sprint(b)
+}
+
+// bagSizeX is where a bag size sits on a plot's logarithmic axis: 1 for
+// "varying".
+func bagSizeX(b int) float64 {
+	if b == 0 {
+		return 1
+	}
+	return float64(b)
+}
+
+// cellExtra is a cell's Metrics.Extra: the bags redrawn, the parameter
+// count, and the instances the feature protocol's size bounds dropped (only
+// when some were).
+func cellExtra(prob *Problem, params int) map[string]float64 {
+	extra := map[string]float64{"bag_redraws": float64(prob.BagRedraws), "param_count": float64(params)}
+	if prob.BagsDropped > 0 {
+		extra["bag_dropped_instances"] = float64(prob.BagsDropped)
+	}
+	return extra
+}
+
+// pointsText describes a cell's training points for a report: the number,
+// or for bags of varying sizes over the whole split what they are.
+func pointsText(c Config) string {
+	switch {
+	case c.NumPoints > 0:
+		return fmt.Sprintf("%d training points", c.NumPoints)
+	case c.Protocol == GivenProtocol:
+		return "the data set's own bags"
+	case VariableBags(c.Protocol):
+		return "the whole training split in " + c.Protocol + " bags"
+	}
+	return "0 training points"
+}

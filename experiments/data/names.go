@@ -1,0 +1,197 @@
+package data
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Data sets read from files are named by a kind, their paths and options:
+//
+//	csv:TRAIN[,TEST][@LABEL][@categorical=COL[+COL…]]
+//	parquet:TRAIN[,TEST][@LABEL][@categorical=COL[+COL…]]
+//	libsvm:TRAIN[,TEST]
+//	bags:PATH[@normalize][@bag=COL][@label=COL][@categorical=COL[+COL…]]
+//
+// where a bag-only PATH is an .npz file, a directory, or
+// TRAIN,PROPORTIONS[,TEST] (CSV or Parquet files; ReadBagOnly). LABEL (or
+// label=COL) is the label column; a column is named by its header name or
+// its 0-based index. A file name may itself hold "," or "@" (issue 27), so
+// every reading of the name is tried, the one with the most options first,
+// and the first whose paths all exist wins; when none does, the reading
+// with the most options stands, for the error to name its missing file.
+
+// sourceSpec is a parsed csv:, parquet:, libsvm: or bags: name.
+type sourceSpec struct {
+	kind  string
+	paths []string
+	// label is the label column (of the test file, for bags:); bag the bag
+	// id column of a bag-only table; categorical the columns read as
+	// categories whatever their values.
+	label, bag  string
+	categorical []string
+	// normalize rescales a bag-only set's proportion rows that do not sum
+	// to 1 (bags: only; otherwise such a row is an error).
+	normalize bool
+}
+
+// fileKinds are the kinds of data set named by files.
+var fileKinds = []string{"csv", "parquet", "libsvm", "bags"}
+
+// isFileKind reports whether name is KIND:… for a kind of fileKinds.
+func isFileKind(name string) bool {
+	kind, _, ok := strings.Cut(name, ":")
+	return ok && contains(fileKinds, kind)
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// maxPaths is how many comma-separated paths a kind takes.
+func maxPaths(kind string) int {
+	if kind == "bags" {
+		return 3
+	}
+	return 2
+}
+
+// parseSource parses a csv:, parquet:, libsvm: or bags: data set name (see
+// the comment above).
+func parseSource(name string) (sourceSpec, error) {
+	kind, body, ok := strings.Cut(name, ":")
+	if !ok || !contains(fileKinds, kind) {
+		return sourceSpec{}, fmt.Errorf("%q is not a file data set: want csv:, parquet:, libsvm: or bags:", name)
+	}
+	type reading struct {
+		base string
+		opts []string
+	}
+	readings := []reading{{body, nil}}
+	base := body
+	var opts []string
+	for kind != "libsvm" {
+		k := strings.LastIndexByte(base, '@')
+		if k < 0 || strings.ContainsAny(base[k+1:], "/,") {
+			break
+		}
+		opts = append([]string{base[k+1:]}, opts...)
+		base = base[:k]
+		readings = append([]reading{{base, append([]string(nil), opts...)}}, readings...)
+	}
+	var first *sourceSpec
+	var firstErr error
+	for _, r := range readings {
+		spec, err := parseOptions(name, kind, r.opts)
+		if err != nil {
+			if firstErr == nil && first == nil {
+				firstErr = err
+			}
+			continue
+		}
+		spec.kind = kind
+		if paths, ok := existingPaths(r.base, maxPaths(kind)); ok {
+			spec.paths = paths
+			return spec, nil
+		}
+		if first == nil {
+			spec.paths = strings.SplitN(r.base, ",", maxPaths(kind))
+			first = &spec
+		}
+	}
+	if firstErr != nil {
+		return sourceSpec{}, firstErr
+	}
+	if first.paths[0] == "" {
+		return sourceSpec{}, fmt.Errorf("%s: no file named: want %s", name, kindSyntax(kind))
+	}
+	return *first, nil
+}
+
+// kindSyntax is the syntax of a kind's names, for messages.
+func kindSyntax(kind string) string {
+	switch kind {
+	case "bags":
+		return "bags:PATH (an .npz file, a directory, or TRAIN,PROPORTIONS[,TEST] tables)"
+	case "libsvm":
+		return "libsvm:TRAIN[,TEST]"
+	}
+	return kind + ":TRAIN[,TEST][@LABEL]"
+}
+
+// parseOptions reads the @-options of a name of kind.
+func parseOptions(name, kind string, opts []string) (sourceSpec, error) {
+	var s sourceSpec
+	for _, o := range opts {
+		key, val, hasVal := strings.Cut(o, "=")
+		switch {
+		case o == "":
+			if kind == "bags" {
+				return s, fmt.Errorf("%s: empty option after @: want normalize, bag=COL, label=COL or categorical=COL[+COL…]", name)
+			}
+			return s, fmt.Errorf("%s: empty label column after @: want %s:TRAIN[,TEST]@COLUMN", name, kind)
+		case o == "normalize" && kind == "bags":
+			s.normalize = true
+		case hasVal && key == "categorical" && val != "":
+			s.categorical = append(s.categorical, strings.Split(val, "+")...)
+		case hasVal && key == "label" && val != "":
+			s.label = val
+		case hasVal && key == "bag" && val != "" && kind == "bags":
+			s.bag = val
+		case !hasVal && kind != "bags" && s.label == "":
+			s.label = o // csv:…@COLUMN, as before
+		default:
+			want := "LABEL, label=COL or categorical=COL[+COL…]"
+			if kind == "bags" {
+				want = "normalize, bag=COL, label=COL or categorical=COL[+COL…]"
+			}
+			return s, fmt.Errorf("%s: option %q: want %s", name, o, want)
+		}
+	}
+	return s, nil
+}
+
+// existingPaths splits base into at most max comma-separated paths that all
+// exist (a file, or for a single path also a directory), trying the whole
+// first, then every split.
+func existingPaths(base string, max int) ([]string, bool) {
+	exists := func(p string) bool {
+		_, err := os.Stat(p)
+		return p != "" && err == nil
+	}
+	if exists(base) {
+		return []string{base}, true
+	}
+	var try func(rest string, left int) []string
+	try = func(rest string, left int) []string {
+		if exists(rest) {
+			if st, _ := os.Stat(rest); !st.IsDir() {
+				return []string{rest}
+			}
+		}
+		if left == 1 {
+			return nil
+		}
+		for i := 0; i < len(rest); i++ {
+			if rest[i] != ',' || !exists(rest[:i]) {
+				continue
+			}
+			if st, _ := os.Stat(rest[:i]); st.IsDir() {
+				continue
+			}
+			if tail := try(rest[i+1:], left-1); tail != nil {
+				return append([]string{rest[:i]}, tail...)
+			}
+		}
+		return nil
+	}
+	if p := try(base, max); len(p) > 1 {
+		return p, true
+	}
+	return nil, false
+}

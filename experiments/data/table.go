@@ -1,0 +1,486 @@
+package data
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A table is a tabular file as read, before its columns become features: a
+// CSV file (every value text; a column whose values are all numbers is
+// numeric) or a Parquet file (typed columns). ReadCSV, ReadParquet and the
+// bag-only readers turn tables into Datasets: numeric columns as they are,
+// categorical columns one-hot (Column).
+
+// table holds a file's columns.
+type table struct {
+	name   string
+	header bool     // CSV: whether the first line named the columns
+	names  []string // column names (a headerless CSV: "0", "1", …)
+	cols   []*tcol
+	rows   int
+	lines  []int // CSV: the line of each row; nil for Parquet (row i is "row i+1")
+	// parquet marks a Parquet table (its messages name rows, not lines).
+	parquet bool
+}
+
+// tcol is one column: numbers or text.
+type tcol struct {
+	text bool
+	num  []float64
+	str  []string
+	// firstRow is the row whose value fixed the column's kind, and
+	// firstText that value as written (for the message of a mixed column).
+	firstRow  int
+	firstText string
+}
+
+// value returns row i of a column as text: the text as read, or a number
+// in Go's shortest form.
+func (c *tcol) value(i int) string {
+	if c.text {
+		return c.str[i]
+	}
+	return strconv.FormatFloat(c.num[i], 'g', -1, 64)
+}
+
+// where names row i for a message: "line L" (CSV) or "row R" (Parquet,
+// 1-based).
+func (t *table) where(i int) string {
+	if t.lines != nil {
+		return fmt.Sprintf("line %d", t.lines[i])
+	}
+	return fmt.Sprintf("row %d", i+1)
+}
+
+// at names row i and column j: "line L, column J" (1-based, as the CSV
+// readers always have) or `row R, column "name"`.
+func (t *table) at(i, j int) string {
+	if t.parquet {
+		return fmt.Sprintf("row %d, column %q", i+1, t.names[j])
+	}
+	return fmt.Sprintf("%s, column %d", t.where(i), j+1)
+}
+
+// colText names column j: its header name, or its 0-based index.
+func (t *table) colText(j int) string {
+	if t.header || t.parquet {
+		return fmt.Sprintf("column %q", t.names[j])
+	}
+	return fmt.Sprintf("column %d", j)
+}
+
+// find returns the column named ref (case-insensitive) or, when ref is an
+// integer, the column of that 0-based index; -1 when there is none.
+func (t *table) find(ref string) int {
+	if t.header || t.parquet {
+		for j, n := range t.names {
+			if strings.EqualFold(n, ref) {
+				return j
+			}
+		}
+	}
+	if k, err := strconv.Atoi(ref); err == nil && k >= 0 && k < len(t.names) {
+		return k
+	}
+	return -1
+}
+
+// colMode is how a column is read: by its values (auto), as text whatever
+// its values (labels, bag ids, declared categorical columns), or as numbers
+// only (a proportions table's class columns).
+type colMode int
+
+const (
+	auto colMode = iota
+	asText
+	asNumber
+)
+
+// csvTextColumns says how each column of a table is read (columns it does
+// not name are auto), given the header names (nil without a header) and
+// the column count.
+type csvTextColumns func(header []string, ncols int) (map[int]colMode, error)
+
+// readCSVTable reads a CSV file into a table. The first line is a header
+// when any of its fields is not a number. A column is text when text(…)
+// says so; otherwise its first value fixes its kind — a number (a finite
+// float32) makes a numeric column, anything else a categorical one — and a
+// later value of the other kind is an error naming both places (mixed
+// dtypes; declare such a column categorical). Every row must have the same
+// number of fields. Errors name the line and column.
+func readCSVTable(r io.Reader, name string, text csvTextColumns) (*table, error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	cr.TrimLeadingSpace = true
+	first, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: line 1: empty CSV file", name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	first = append([]string(nil), first...)
+	if len(first) > 0 { // a UTF-8 byte-order mark hid the first header (issue 27)
+		first[0] = strings.TrimPrefix(first[0], "\ufeff")
+	}
+	t := &table{name: name}
+	for _, f := range first {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err != nil {
+			t.header = true
+			break
+		}
+	}
+	for j, f := range first {
+		if t.header {
+			t.names = append(t.names, strings.TrimSpace(f))
+		} else {
+			t.names = append(t.names, strconv.Itoa(j))
+		}
+	}
+	var hdr []string
+	if t.header {
+		hdr = t.names
+	}
+	isText, err := text(hdr, len(first))
+	if err != nil {
+		return nil, err
+	}
+	t.cols = make([]*tcol, len(first))
+	for j := range t.cols {
+		t.cols[j] = &tcol{text: isText[j] == asText, firstRow: -1}
+	}
+	if !t.header {
+		if err := t.addCSVRow(first, 1, isText); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err) // csv.ParseError names line and column
+		}
+		line, _ := cr.FieldPos(0)
+		if err := t.addCSVRow(rec, line, isText); err != nil {
+			return nil, err
+		}
+	}
+	if t.header {
+		if err := t.headerLooksLikeData(); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// addCSVRow appends one record at line to the table.
+func (t *table) addCSVRow(rec []string, line int, isText map[int]colMode) error {
+	i := t.rows
+	t.lines = append(t.lines, line)
+	t.rows++
+	for j, f := range rec {
+		f = strings.TrimSpace(f)
+		c := t.cols[j]
+		if c.firstRow < 0 {
+			c.firstRow, c.firstText = i, f
+			if isText[j] == auto {
+				if _, err := strconv.ParseFloat(f, 64); err != nil {
+					c.text = true
+				}
+			}
+		}
+		if c.text {
+			c.str = append(c.str, f)
+			if isText[j] == auto {
+				if _, err := strconv.ParseFloat(f, 64); err == nil {
+					return fmt.Errorf("%s: %s: %q is a number, but %s holds categories (%s: %q); a column holds numbers or categories: declare it categorical to read every value as a category",
+						t.name, t.at(i, j), f, t.colText(j), t.where(c.firstRow), c.firstText)
+				}
+			}
+			continue
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil && isText[j] == asNumber {
+			return fmt.Errorf("%s: %s: %q is not a number, want a number in %s", t.name, t.at(i, j), f, t.colText(j))
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %s: %q is not a number, but %s holds numbers (%s: %q); a column holds numbers or categories: declare it categorical to read every value as a category",
+				t.name, t.at(i, j), f, t.colText(j), t.where(c.firstRow), c.firstText)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > math.MaxFloat32 {
+			what := "feature"
+			if isText[j] == asNumber {
+				what = "value"
+			}
+			return fmt.Errorf("%s: %s: %s %q is not a finite float32 number", t.name, t.at(i, j), what, f)
+		}
+		c.num = append(c.num, v)
+	}
+	return nil
+}
+
+// headerLooksLikeData refuses a first line read as a header that is in
+// fact a row of data: a header name that is also a value of its own
+// categorical column (a headerless file with categorical columns would
+// otherwise lose its first row without a word).
+func (t *table) headerLooksLikeData() error {
+	for j, c := range t.cols {
+		if !c.text || t.names[j] == "" {
+			continue
+		}
+		for i, v := range c.str {
+			if v == t.names[j] {
+				return fmt.Errorf("%s: line 1 is read as a header, but its field %q (column %d) is also a value of that column at %s: give the file a header line naming its columns",
+					t.name, v, j+1, t.where(i))
+			}
+		}
+	}
+	return nil
+}
+
+// Column describes one column of a tabular file as it enters X: a numeric
+// column is one feature; a categorical column is a block of one-hot
+// features, one per category of the training split (in Categories' order).
+// A test value outside the training categories gets an all-zero block: the
+// network sees "none of the known categories" rather than a guess.
+type Column struct {
+	Name string `json:"name"`
+	// Categories are a categorical column's categories, sorted (in numeric
+	// order when every category is a number, else lexicographically); nil
+	// for a numeric column.
+	Categories []string `json:"categories,omitempty"`
+	// Offset and Width place the column in a row of X: features
+	// Offset…Offset+Width−1.
+	Offset int `json:"offset"`
+	Width  int `json:"width"`
+}
+
+// Categorical reports whether the column is one-hot encoded.
+func (c Column) Categorical() bool { return c.Categories != nil }
+
+// fitColumns describes the feature columns feats of a training table: a
+// text column's categories are its distinct values.
+func fitColumns(t *table, feats []int) []Column {
+	var out []Column
+	off := 0
+	for _, j := range feats {
+		c := Column{Name: t.names[j], Offset: off, Width: 1}
+		if t.cols[j].text {
+			c.Categories = sortedCategories(t.cols[j].str)
+			c.Width = len(c.Categories)
+		}
+		out = append(out, c)
+		off += c.Width
+	}
+	return out
+}
+
+// sortedCategories returns the distinct values of vals in increasing order:
+// numeric when every value is a number, else lexicographic.
+func sortedCategories(vals []string) []string {
+	seen := map[string]bool{}
+	var cats []string
+	for _, v := range vals {
+		if !seen[v] {
+			seen[v] = true
+			cats = append(cats, v)
+		}
+	}
+	num := map[string]float64{}
+	for _, c := range cats {
+		v, err := strconv.ParseFloat(c, 64)
+		if err != nil {
+			sort.Strings(cats)
+			return cats
+		}
+		num[c] = v
+	}
+	sort.Slice(cats, func(a, b int) bool {
+		if num[cats[a]] != num[cats[b]] {
+			return num[cats[a]] < num[cats[b]]
+		}
+		return cats[a] < cats[b]
+	})
+	return cats
+}
+
+// width is the number of features of columns.
+func width(columns []Column) int {
+	w := 0
+	for _, c := range columns {
+		w += c.Width
+	}
+	return w
+}
+
+// encode writes the feature columns feats of t, described by columns, into
+// a row-major N×width(columns) float64 matrix: numbers as they are, a
+// category as a one-hot block (all zeros for a category the columns do not
+// know). A numeric column given text is an error naming the place.
+func encode(t *table, feats []int, columns []Column) ([]float64, error) {
+	d := width(columns)
+	if int64(t.rows)*int64(d) > denseLimit {
+		return nil, fmt.Errorf("%s: %d rows × %d features would need %.3g GiB, more than the %.3g GiB allowed (half the memory available)",
+			t.name, t.rows, d, float64(int64(t.rows)*int64(d)*valueBytes)/(1<<30), float64(denseLimit*valueBytes)/(1<<30))
+	}
+	x := make([]float64, t.rows*d)
+	for k, j := range feats {
+		col, c := columns[k], t.cols[j]
+		if !col.Categorical() {
+			if c.text {
+				return nil, fmt.Errorf("%s: %s: %q is not a number, but %s is numeric in the training file", t.name, t.at(c.firstRow, j), c.firstText, t.colText(j))
+			}
+			for i, v := range c.num {
+				x[i*d+col.Offset] = v
+			}
+			continue
+		}
+		index := make(map[string]int, len(col.Categories))
+		for h, cat := range col.Categories {
+			index[cat] = h
+		}
+		for i := 0; i < t.rows; i++ {
+			if h, ok := index[c.value(i)]; ok {
+				x[i*d+col.Offset+h] = 1
+			}
+		}
+	}
+	return x, nil
+}
+
+// matchColumns returns the columns of t that hold the features columns
+// describes (a test file's, for the training file's columns): by name when
+// both files name their columns, else by position among feats. Every
+// feature must be present once, and t may hold no other column.
+func matchColumns(t *table, feats []int, columns []Column, what string) ([]int, error) {
+	if len(feats) != len(columns) {
+		return nil, fmt.Errorf("%s: %d feature columns, the training file has %d (%s)", t.name, len(feats), len(columns), columnNames(columns))
+	}
+	named := t.header || t.parquet
+	for _, c := range columns {
+		if _, err := strconv.Atoi(c.Name); err == nil {
+			named = false // the training file had no header
+		}
+	}
+	if !named {
+		return feats, nil
+	}
+	out := make([]int, len(columns))
+	for k, c := range columns {
+		out[k] = -1
+		for _, j := range feats {
+			if strings.EqualFold(t.names[j], c.Name) {
+				out[k] = j
+			}
+		}
+		if out[k] < 0 {
+			return nil, fmt.Errorf("%s: no column %q; the %s has the training file's feature columns (%s)", t.name, c.Name, what, columnNames(columns))
+		}
+	}
+	return out, nil
+}
+
+// columnNames lists the names of columns.
+func columnNames(columns []Column) string {
+	names := make([]string, len(columns))
+	for i, c := range columns {
+		names[i] = c.Name
+	}
+	return listSome(names)
+}
+
+// FeatureKeys returns, for the feature protocol (bagproto "feature:COL…"),
+// the value combination of the columns cols of every instance as a small
+// integer: equal combinations, equal keys, numbered in increasing order of
+// the combination. A column is named by its name (Columns, case-insensitive)
+// or by its 0-based index among the columns (a feature index when the data
+// set has no Columns). A categorical column's value is its category (the
+// one-hot block's set feature; none, for a test value unseen in training);
+// a numeric column's value is the feature as held in X.
+func (d *Dataset) FeatureKeys(cols []string) ([]int, error) {
+	type span struct{ off, width int }
+	var spans []span
+	for _, ref := range cols {
+		s, ok := span{}, false
+		for _, c := range d.Columns {
+			if strings.EqualFold(c.Name, ref) {
+				s, ok = span{c.Offset, c.Width}, true
+				if !c.Categorical() {
+					s.width = 0
+				}
+				break
+			}
+		}
+		if !ok {
+			k, err := strconv.Atoi(ref)
+			switch {
+			case err == nil && d.Columns != nil && k >= 0 && k < len(d.Columns):
+				c := d.Columns[k]
+				s, ok = span{c.Offset, c.Width}, true
+				if !c.Categorical() {
+					s.width = 0
+				}
+			case err == nil && d.Columns == nil && k >= 0 && k < d.D:
+				s, ok = span{k, 0}, true
+			}
+		}
+		if !ok {
+			names := "features 0…" + strconv.Itoa(d.D-1)
+			if d.Columns != nil {
+				names = columnNames(d.Columns)
+			}
+			return nil, fmt.Errorf("%s: no column %q for the feature protocol (columns: %s)", d.Name, ref, names)
+		}
+		spans = append(spans, s)
+	}
+	vals := make([][]float64, d.N)
+	for i := range vals {
+		row := d.Row(i)
+		vals[i] = make([]float64, len(spans))
+		for k, s := range spans {
+			if s.width == 0 {
+				vals[i][k] = float64(row[s.off])
+				continue
+			}
+			vals[i][k] = -1
+			for h := 0; h < s.width; h++ {
+				if row[s.off+h] == 1 {
+					vals[i][k] = float64(h)
+				}
+			}
+		}
+	}
+	order := make([]int, d.N)
+	for i := range order {
+		order[i] = i
+	}
+	less := func(a, b []float64) int {
+		for k := range a {
+			if a[k] != b[k] {
+				if a[k] < b[k] {
+					return -1
+				}
+				return 1
+			}
+		}
+		return 0
+	}
+	sort.SliceStable(order, func(a, b int) bool { return less(vals[order[a]], vals[order[b]]) < 0 })
+	keys := make([]int, d.N)
+	key := 0
+	for p, i := range order {
+		if p > 0 && less(vals[order[p-1]], vals[i]) != 0 {
+			key++
+		}
+		keys[i] = key
+	}
+	return keys, nil
+}
