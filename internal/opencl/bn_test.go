@@ -268,6 +268,90 @@ func TestBatchNormFixedStats(t *testing.T) {
 	}
 }
 
+// TestBatchNormSplitStats: BNStatsSplit keeps the statistics to the
+// accumulator's precision (to 1e-12 of the float64 reference where the
+// device has doubles: a split that dropped the low halves would miss by
+// float rounding, ~1e-8), and BNForwardSplit's affine map is bnForward's,
+// bit for bit: a and b computed from the unrounded statistics (the CPU's
+// float64 ones), rounded once.
+func TestBatchNormSplitStats(t *testing.T) {
+	l := testLib(t)
+	rng := newRNG(t)
+	tol := 1e-12
+	if !l.FP64() {
+		tol = 1e-5
+	}
+	for _, g := range bnGeoms {
+		for _, rows := range []int{g.N, max(1, g.N-2)} {
+			for _, relu := range []bool{false, true} {
+				name := fmt.Sprintf("%+v rows=%d relu=%t", g, rows, relu)
+				x, gamma, beta := bnInput(rng, g)
+				xb, split, yb := upload(t, l, x), alloc(t, l, 4*g.C), alloc(t, l, len(x))
+				st, err := l.NewBNState(g.C)
+				must(t, err)
+				defer st.Release()
+				must(t, l.BNStatsSplit(xb, g, rows, split))
+				must(t, l.BNForwardSplit(xb, upload(t, l, gamma), upload(t, l, beta), split, yb, g, bnEps, relu, st))
+				host := download(t, split, 4*g.C)
+				mean, variance := bnStatsRef(x, g, rows, false)
+				gotMean, gotVar := opencl.JoinPairs(host[:2*g.C], g.C), opencl.JoinPairs(host[2*g.C:], g.C)
+				for c := 0; c < g.C; c++ {
+					for _, v := range []struct {
+						what      string
+						got, want float64
+					}{{"mean", gotMean[c], mean[c]}, {"variance", gotVar[c], variance[c]}} {
+						if d := math.Abs(v.got - v.want); d > tol*(math.Abs(v.want)+1) {
+							t.Errorf("%s: split %s of channel %d = %.17g, want %.17g (off by %.3g)", name, v.what, c, v.got, v.want, d)
+						}
+					}
+				}
+				if !l.FP64() {
+					continue
+				}
+				a, b := make([]float32, g.C), make([]float32, g.C)
+				for c := range a {
+					is := 1 / math.Sqrt(variance[c]+bnEps)
+					sc := float64(gamma[c]) * is
+					a[c], b[c] = float32(sc), float32(float64(beta[c])-mean[c]*sc)
+				}
+				checkExact(t, "split batch norm a "+name, download(t, st.A, g.C), a)
+				checkExact(t, "split batch norm b "+name, download(t, st.B, g.C), b)
+				y := make([]float32, len(x))
+				for i, v := range x {
+					c := (i / g.HW) % g.C
+					y[i] = v*a[c] + b[c]
+					if relu && !(y[i] > 0) {
+						y[i] = 0
+					}
+				}
+				checkExact(t, "split batch norm "+name, download(t, yb, len(x)), y)
+			}
+		}
+	}
+}
+
+// TestSplitPairsRoundTrip: a float64 survives SplitPairs and JoinPairs to
+// float's precision squared (what the device's pairs carry).
+func TestSplitPairsRoundTrip(t *testing.T) {
+	rng := newRNG(t)
+	v := make([]float64, 257)
+	for i := range v {
+		v[i] = (rng.Float64() - 0.5) * math.Pow(10, float64(rng.IntN(20)-10))
+	}
+	v[0] = 0
+	pairs := make([]float32, 2*len(v))
+	opencl.SplitPairs(pairs, v)
+	back := opencl.JoinPairs(pairs, len(v))
+	for i := range v {
+		if d := math.Abs(back[i] - v[i]); d > 0x1p-46*math.Abs(v[i]) {
+			t.Errorf("value %d: %.17g came back as %.17g", i, v[i], back[i])
+		}
+		if pairs[i] != float32(v[i]) {
+			t.Errorf("value %d: high half %v, want float32(v) = %v", i, pairs[i], float32(v[i]))
+		}
+	}
+}
+
 // TestBatchNormFoldRunning: statistics folded chunk by chunk equal those
 // of the whole minibatch; the running averages follow PyTorch's rule.
 func TestBatchNormFoldRunning(t *testing.T) {

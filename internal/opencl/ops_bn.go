@@ -123,6 +123,76 @@ func (l *Lib) BNForwardFixed(x, gamma, beta, y *Buffer, g BNGeom, eps float64, r
 	return l.elem("bn_affine", n, x, y, st.A, st.B, g.N, g.C, g.HW, b2i(relu))
 }
 
+// BNStatsSplit enqueues the per-channel mean and biased variance of x over
+// its first rows rows, as BNStats, kept in the kernels' accumulator type:
+// split (4·C floats) holds [mean hi | mean lo | var hi | var lo], each
+// statistic the float pair whose sum is the accumulated value (a double
+// where the device has one, as the CPU's channelStats). SplitPairs and
+// JoinPairs convert on the host.
+func (l *Lib) BNStatsSplit(x *Buffer, g BNGeom, rows int, split *Buffer) error {
+	const op = "batch-norm statistics (split)"
+	if err := g.check(op, rows); err != nil {
+		return err
+	}
+	if err := need(op, g.N*g.C*g.HW, nb("x", x)); err != nil {
+		return err
+	}
+	if err := need(op, 4*g.C, nb("split", split)); err != nil {
+		return err
+	}
+	return l.groups("bn_stats_split", g.C, x, split, g.N, g.C, g.HW, rows)
+}
+
+// BNForwardSplit enqueues batch norm with the statistics in split
+// (BNStatsSplit's layout): the float mean and variance, InvStd, A and B
+// into st, the coefficients computed from the unrounded statistics as
+// training/nn/bnfused.go's bnForward computes them from float64 ones (the
+// affine map decides the ReLU mask, forward and backward), then
+// y = A·x + B (ReLU'd when relu is set).
+func (l *Lib) BNForwardSplit(x, gamma, beta, split, y *Buffer, g BNGeom, eps float64, relu bool, st *BNState) error {
+	const op = "batch norm (split statistics)"
+	if err := g.check(op, g.N); err != nil {
+		return err
+	}
+	if err := st.check(op, g.C); err != nil {
+		return err
+	}
+	n := g.N * g.C * g.HW
+	if err := need(op, n, nb("x", x), nb("y", y)); err != nil {
+		return err
+	}
+	if err := need(op, g.C, nb("gamma", gamma), nb("beta", beta)); err != nil {
+		return err
+	}
+	if err := need(op, 4*g.C, nb("split", split)); err != nil {
+		return err
+	}
+	if err := l.elem("bn_coeffs_split", g.C, gamma, beta, split, st.Mean, st.Var, st.InvStd, st.A, st.B, g.C, l.acc(eps)); err != nil {
+		return err
+	}
+	return l.elem("bn_affine", n, x, y, st.A, st.B, g.N, g.C, g.HW, b2i(relu))
+}
+
+// SplitPairs writes v as float pairs: dst[:len(v)] the float values,
+// dst[len(v):2·len(v)] what each misses (BNStatsSplit's layout for one
+// statistic).
+func SplitPairs(dst []float32, v []float64) {
+	c := len(v)
+	for i, x := range v {
+		h := float32(x)
+		dst[i], dst[c+i] = h, float32(x-float64(h))
+	}
+}
+
+// JoinPairs is SplitPairs' inverse for c values.
+func JoinPairs(src []float32, c int) []float64 {
+	out := make([]float64, c)
+	for i := range out {
+		out[i] = float64(src[i]) + float64(src[c+i])
+	}
+	return out
+}
+
 // BNEval enqueues evaluation-mode batch norm (bnEvalOp): y = x·s + t with
 // s = γ/√(r_σ² + ε), t = β − r_μ·s per channel (ReLU'd when relu is set).
 func (l *Lib) BNEval(x, gamma, beta, runMean, runVar, y *Buffer, g BNGeom, eps float64, relu bool) error {

@@ -51,6 +51,54 @@ __kernel void bn_affine(__global const float *x, __global float *y, __global con
 	y[t] = z;
 }
 
+// bn_stats_split: bn_stats with the statistics kept in acc_t: one
+// work-group per channel, the mean and biased variance over the first rows
+// rows into split = [mean hi | mean lo | var hi | var lo] (4·c floats),
+// each value the float pair (hi, lo) whose sum is the acc_t one.
+__kernel void bn_stats_split(__global const float *x, __global float *split, int n, int c, int hw, int rows) {
+	__local acc_t s[RED_WG];
+	int ch = get_group_id(0);
+	int lid = get_local_id(0), ls = get_local_size(0);
+	int m = rows * hw;
+	acc_t sum = 0;
+	for (int t = lid; t < m; t += ls) {
+		sum += x[((t / hw) * c + ch) * hw + t % hw];
+	}
+	acc_t mu = group_sum(sum, s) / (acc_t)m;
+	acc_t ss = 0;
+	for (int t = lid; t < m; t += ls) {
+		acc_t d = (acc_t)x[((t / hw) * c + ch) * hw + t % hw] - mu;
+		ss += d * d;
+	}
+	acc_t var = group_sum(ss, s) / (acc_t)m;
+	if (lid == 0) {
+		float mh = (float)mu, vh = (float)var;
+		split[ch] = mh;
+		split[c + ch] = (float)(mu - (acc_t)mh);
+		split[2 * c + ch] = vh;
+		split[3 * c + ch] = (float)(var - (acc_t)vh);
+	}
+}
+
+// bn_coeffs_split: bn_coeffs from the statistics in split (bn_stats_split's
+// layout), as bnForward computes them from float64 statistics: the affine
+// map decides the forward ReLU and its backward mask, so a and b must round
+// as the CPU's do. Also the float mean and variance, for the backward pass.
+__kernel void bn_coeffs_split(__global const float *gamma, __global const float *beta, __global const float *split,
+		__global float *mean, __global float *var, __global float *invstd, __global float *a, __global float *b, int c, acc_t eps) {
+	int ch = get_global_id(0);
+	if (ch >= c) return;
+	acc_t mu = (acc_t)split[ch] + (acc_t)split[c + ch];
+	acc_t vr = (acc_t)split[2 * c + ch] + (acc_t)split[3 * c + ch];
+	acc_t is = (acc_t)1 / sqrt(vr + eps);
+	acc_t sc = (acc_t)gamma[ch] * is;
+	mean[ch] = (float)mu;
+	var[ch] = (float)vr;
+	invstd[ch] = (float)is;
+	a[ch] = (float)sc;
+	b[ch] = (float)((acc_t)beta[ch] - mu * sc);
+}
+
 // bn_fold: folds a chunk's statistics (mean, var over m values) into the
 // minibatch's (gmean, gm2 over n values before it): Chan et al.'s pairwise
 // update, as bnGlobal.fold.

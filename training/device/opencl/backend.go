@@ -28,10 +28,9 @@ func init() {
 // buffers shared by every Program it compiles; Push and Pull copy them
 // between the nodes' Go values and the device.
 type Backend struct {
-	ctx   *opencl.Context
-	lib   *opencl.Lib
-	exact *exactBN
-	name  string
+	ctx  *opencl.Context
+	lib  *opencl.Lib
+	name string
 
 	prof *profiler // LLPFC_OPENCL_PROFILE
 
@@ -64,15 +63,10 @@ func Open(dev string) (*Backend, error) {
 		ctx.Close()
 		return nil, fmt.Errorf("device %s: %w", dev, err)
 	}
-	exact, err := buildExactBN(ctx)
-	if err != nil {
-		ctx.Close()
-		return nil, fmt.Errorf("device %s: %w", dev, err)
-	}
 	d := ctx.Device()
 	sel := opencl.Selector{Platform: d.Platform, Device: d.Index}
 	return &Backend{
-		ctx: ctx, lib: lib, exact: exact,
+		ctx: ctx, lib: lib,
 		name:   fmt.Sprintf("%v (%s, %s)", sel, d.Name, d.PlatformName),
 		params: map[*gorgonia.Node]*opencl.Buffer{},
 		progs:  map[*program]struct{}{},

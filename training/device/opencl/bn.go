@@ -21,7 +21,8 @@ type bnNode struct {
 	// adjoints uploaded for BNFixedAdjoint; dMean, dVar collect ∂L/∂μ and
 	// ∂L/∂σ² of one backward run (BNRun.Collect).
 	adjMean, adjVar, dMean, dVar **opencl.Buffer
-	// split holds the run's statistics as float pairs (exactBN).
+	// split holds the run's statistics as float pairs (opencl.Lib's
+	// BNStatsSplit layout).
 	split **opencl.Buffer
 
 	run       nn.BNRun // this run's, read by the forward step
@@ -88,24 +89,21 @@ func lowerBN(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*progra
 	c.p.post = append(c.p.post, bn.after)
 	return func(p *program) error {
 		bn.run, bn.ran, bn.collected = op.NextRun(), true, false
-		e, geom, split := p.be.exact, bn.bnGeom(), *bn.split
+		lib, geom, split := p.be.lib, bn.bnGeom(), *bn.split
 		if bn.run.Fixed {
 			if len(bn.run.Mean) != g.C || len(bn.run.Variance) != g.C {
 				return fmt.Errorf("fixed statistics of %d and %d channels for %d", len(bn.run.Mean), len(bn.run.Variance), g.C)
 			}
 			host := make([]float32, 4*g.C)
-			splitPairs(host[:2*g.C], bn.run.Mean)
-			splitPairs(host[2*g.C:], bn.run.Variance)
+			opencl.SplitPairs(host[:2*g.C], bn.run.Mean)
+			opencl.SplitPairs(host[2*g.C:], bn.run.Variance)
 			if err := split.Write(host); err != nil {
 				return err
 			}
-		} else if err := e.statistics(p.buf(x), split, geom, bn.run.Rows); err != nil {
+		} else if err := lib.BNStatsSplit(p.buf(x), geom, bn.run.Rows, split); err != nil {
 			return err
 		}
-		if err := e.coefficients(p.buf(gamma), p.buf(beta), split, bn.st, g.Eps); err != nil {
-			return err
-		}
-		return e.apply(p.buf(x), p.buf(out), bn.st, geom, g.ReLU)
+		return lib.BNForwardSplit(p.buf(x), p.buf(gamma), p.buf(beta), split, p.buf(out), geom, g.Eps, g.ReLU, bn.st)
 	}, nil
 }
 
@@ -128,7 +126,7 @@ func (bn *bnNode) after(*program) error {
 				return err
 			}
 			c := bn.geom.C
-			if err := bn.op.SetStats(joinPairs(host[:2*c], c), joinPairs(host[2*c:], c)); err != nil {
+			if err := bn.op.SetStats(opencl.JoinPairs(host[:2*c], c), opencl.JoinPairs(host[2*c:], c)); err != nil {
 				return err
 			}
 		}
