@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/llpfc/llpfc/experiments"
@@ -90,12 +91,17 @@ func exitWith(stderr io.Writer, prefix string, err error) int {
 	return exitFailed
 }
 
-// parseShardFlag parses --shard ("" is the whole grid).
+// parseShardFlag parses --shard ("" is the whole grid): i/n, or auto and
+// auto/N inside a Slurm job array (experiments.ParseShardAuto).
 func parseShardFlag(s string) (experiments.Shard, error) {
 	if s == "" {
 		return experiments.Shard{}, nil
 	}
-	shard, err := experiments.ParseShard(s)
+	parse := experiments.ParseShard
+	if strings.HasPrefix(s, "auto") {
+		parse = func(s string) (experiments.Shard, error) { return experiments.ParseShardAuto(s, os.Getenv) }
+	}
+	shard, err := parse(s)
 	if err != nil {
 		return shard, usagef("--shard: %v", err)
 	}

@@ -103,6 +103,9 @@ Every finished cell is stored at once (DIR/cells/<key>.json, atomically), so an 
 resumes where it stopped and a second invocation only prints the report. --shard i/n runs a
 deterministic part of the grid; merge the shard stores with 'llpfc merge' and render them with
 'llpfc report' (or run 'llpfc reproduce' on the merged store: it finds every cell finished).
+On a Slurm cluster, --sbatch prints a job script for the table (a job array of --shards tasks
+and a merge + report job after it; save it and run it with bash), with a time limit from the
+dry run's estimate; inside a job array, --shard auto takes the shard from Slurm's variables.
 Progress goes to standard error, the table to standard output. Exit status 1 if a cell failed.`
 
 // reproduceFlags are `llpfc reproduce`'s flags (but --table binary's:
@@ -128,7 +131,7 @@ func defineReproduceFlags(fs *flag.FlagSet) *reproduceFlags {
 	f.results = fs.String("results", "", "results store directory, created if missing; finished cells are kept there and skipped on the next run (default results/<grid>, e.g. results/quick)")
 	f.out = fs.String("out", "", "directory for report.md and the PNG plot (default reports/<grid>, e.g. reports/quick)")
 	f.dataDir = fs.String("data-dir", "", "directory holding the data sets' files, or a root with one sub-directory per data set (default $LLPFC_DATA; --quick needs none)")
-	f.shard = fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n, e.g. 3/8): the cells are dealt to shards by key, the same way on every machine; combine the stores with 'llpfc merge'")
+	f.shard = fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n, e.g. 3/8): the cells are dealt to shards by key, the same way on every machine; combine the stores with 'llpfc merge'. In a Slurm job array: auto (the shard from $SLURM_ARRAY_TASK_ID, _MIN and _COUNT) or auto/N (the task ID is the shard number of N)")
 	f.model = fs.String("model", "", "the network of the Fashion-MNIST tables (--table fashion-mnist or fashion-mnist-shuffle): mlp (their default) or cnn; a cell's model is part of its key, so the two never mix in one store")
 	f.dryRun = fs.Bool("dry-run", false, "print the plan (number of runs, the measured throughput and the compute-time estimate) and exit without training")
 	f.asJSON = fs.Bool("json", false, "with --dry-run: print every cell of the grid (this shard's) as JSON — its key and full configuration — instead of the plan, without measuring anything")
@@ -202,8 +205,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	if isBinaryTable(args) { // the kernel experiment: reproduce_binary.go
 		return runReproduceBinary(args, stdout, stderr)
 	}
-	fs := newFlagSet("reproduce [--quick | --table T] [--results DIR] [--out DIR] [--data-dir DIR] [--shard i/n] [--dry-run [--json]]", reproduceSynopsis, stderr)
+	fs := newFlagSet("reproduce [--quick | --table T] [--results DIR] [--out DIR] [--data-dir DIR] [--shard i/n|auto|auto/N] [--dry-run [--json] | --check | --sbatch]", reproduceSynopsis, stderr)
 	f := defineReproduceFlags(fs)
+	sf := defineSlurmFlags(fs)
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
@@ -214,6 +218,12 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	cells, err := p.spec.Cells()
 	if err != nil {
 		return exitWith(stderr, "llpfc reproduce", err)
+	}
+	if *sf.check || *sf.sbatch {
+		return sf.runSlurm(fs, args, stdout, stderr, slurmGrid{
+			name: p.grid, head: []string{"reproduce"}, reproduce: true, spec: p.spec, shard: p.shard,
+			results: p.results, device: *f.device,
+		})
 	}
 	mine := p.shard.Select(cells)
 	if *f.asJSON {
@@ -365,6 +375,9 @@ type planEstimate struct {
 	// Failed lists the (model, shape) groups whose measurement failed; their
 	// cells are not in Seconds.
 	Failed []string
+	// CellSeconds is each measured cell's share of Seconds, by key (the
+	// Slurm job script's time limit is its slowest shard's sum: sbatch.go).
+	CellSeconds map[string]float64
 }
 
 type measuredRate struct {
@@ -412,6 +425,7 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 		cell  experiments.Cell // a representative cell
 		shape inputShape
 		work  int64
+		cells map[string]int64 // each cell's instance-epochs, by key
 	}
 	groups := map[string]*group{}
 	bnLayers := map[string]int{}
@@ -425,7 +439,7 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 		k := c.Config.Model + "\x00" + shape.String()
 		g := groups[k]
 		if g == nil {
-			g = &group{cell: c, shape: shape}
+			g = &group{cell: c, shape: shape, cells: map[string]int64{}}
 			groups[k] = g
 			order = append(order, k)
 		}
@@ -440,9 +454,11 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 		}
 		w := f * int64(c.Config.Hyper.Epochs) * int64(c.Config.NumPoints)
 		g.work += w
+		g.cells[c.Key] += w
 		est.InstanceEpochs += w
 	}
 	sort.Strings(order)
+	est.CellSeconds = map[string]float64{}
 	for _, k := range order {
 		g := groups[k]
 		ips, batch, err := measureRate(ctx, g.cell.Config, g.shape)
@@ -454,17 +470,25 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 			est.Failed = append(est.Failed, fmt.Sprintf("%s on %s inputs (%d instance-epochs): %v", g.cell.Config.Model, g.shape, g.work, err))
 			continue
 		}
-		fed := g.shape
-		fed.H, fed.W = experiments.InputSide(g.cell.Config.Model, fed.H, fed.W)
-		shape := fed.String()
-		if fed != g.shape {
-			shape = g.shape.String() + " resized to " + shape
-		}
-		est.Rates = append(est.Rates, measuredRate{Model: g.cell.Config.Model, Shape: shape,
+		est.Rates = append(est.Rates, measuredRate{Model: g.cell.Config.Model, Shape: fedShape(g.cell.Config.Model, g.shape),
 			BatchSize: batch, ImagesPerSec: ips, PeakRSS: experiments.PeakRSSBytes(), InstanceEpochs: g.work})
 		est.Seconds += float64(g.work) / ips
+		for key, w := range g.cells {
+			est.CellSeconds[key] += float64(w) / ips
+		}
 	}
 	return est, nil
+}
+
+// fedShape names the shape the model is fed: s, or s resized to what the
+// model takes (experiments.InputSide).
+func fedShape(model string, s inputShape) string {
+	fed := s
+	fed.H, fed.W = experiments.InputSide(model, fed.H, fed.W)
+	if fed != s {
+		return s.String() + " resized to " + fed.String()
+	}
+	return fed.String()
 }
 
 // exactBNFactor is the cost of a cell's training relative to LLPFC's per

@@ -30,10 +30,13 @@ combine the shard stores with 'llpfc merge'. Shards may also share one results d
 (their cells are disjoint and every write is atomic). Progress with ETAs goes to standard
 error. Exit status 1 if a cell failed or the run was interrupted.
 
-A Slurm job array of 8 tasks sharing Table 1, then the merge:
+On a Slurm cluster, --sbatch prints a job script (a job array, one task per shard, and a merge +
+report job after it; run it with bash); inside any job array --shard auto takes the shard from
+$SLURM_ARRAY_TASK_ID, _MIN and _COUNT, so one job line serves any array size:
 
-  sbatch --array=1-8 --wrap 'llpfc run wrn16-4 --shard $SLURM_ARRAY_TASK_ID/8 --results res-$SLURM_ARRAY_TASK_ID --data-dir $HOME/data'
-  llpfc merge --out res res-*  &&  llpfc report --results res
+  llpfc run wrn16-4 --sbatch --shards 16 --results res --data-dir $HOME/data > job.sh && bash job.sh
+  sbatch --array=1-8 --wrap 'llpfc run wrn16-4 --shard auto --results res/$SLURM_ARRAY_TASK_ID'
+  llpfc merge --out res/all res/*  &&  llpfc run wrn16-4 --results res/all --check  &&  llpfc report --results res/all
 
 To change a built-in grid, print it with --print-spec, edit the JSON and pass the file.`
 
@@ -45,7 +48,7 @@ type runFlags struct {
 
 func defineRunFlags(fs *flag.FlagSet) *runFlags {
 	return &runFlags{
-		shard:      fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n), e.g. 2/8; cells are dealt to shards by key, the same on every machine"),
+		shard:      fs.String("shard", "", "run only shard i of n (1 ≤ i ≤ n), e.g. 2/8; cells are dealt to shards by key, the same on every machine. In a Slurm job array: auto (the shard from $SLURM_ARRAY_TASK_ID, _MIN and _COUNT) or auto/N (the task ID is the shard number of N)"),
 		results:    fs.String("results", "results", "results store directory (created if missing); finished cells go to DIR/cells/<key>.json"),
 		dataDir:    fs.String("data-dir", "", "directory holding the data sets' files, or a root with one sub-directory per data set (default: $LLPFC_DATA; for fashion-mnist then /usr/share/datasets/fashion-mnist); not part of a cell's key"),
 		list:       fs.Bool("list", false, "list the cells of the spec (shard) with their keys and whether they are finished, and exit without training"),
@@ -56,8 +59,9 @@ func defineRunFlags(fs *flag.FlagSet) *runFlags {
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run SPEC [--shard i/n] [--results DIR] [--data-dir DIR] [--list | --print-spec]", runSynopsis, stderr)
+	fs := newFlagSet("run SPEC [--shard i/n|auto|auto/N] [--results DIR] [--data-dir DIR] [--list | --print-spec | --check | --sbatch]", runSynopsis, stderr)
 	f := defineRunFlags(fs)
+	sf := defineSlurmFlags(fs)
 	pos, ok, status := parsePositional(fs, args)
 	if !ok {
 		return status
@@ -86,6 +90,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if *f.list {
 		return listCells(stdout, stderr, spec, shard, *f.results, *f.dataDir)
+	}
+	if *sf.check || *sf.sbatch {
+		return sf.runSlurm(fs, args, stdout, stderr, slurmGrid{
+			name: spec.Name, head: []string{"run", pos[0]}, spec: spec, shard: shard,
+			results: *f.results, device: *f.device,
+		})
 	}
 	return f.run(stdout, stderr, spec, shard)
 }
