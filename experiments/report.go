@@ -16,6 +16,7 @@ import (
 
 	"github.com/llpfc/llpfc/fixtures/paper"
 	"github.com/llpfc/llpfc/internal/atomicfile"
+	"github.com/llpfc/llpfc/training"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -44,6 +45,10 @@ type Stat struct {
 	// StepsPerEpoch and Steps are the optimizer steps per epoch and in the
 	// whole run (the fewest over the seeds; 0 when the results do not say).
 	StepsPerEpoch, Steps int
+	// SelectedEpochs are the 0-based epochs whose networks the seeds'
+	// results report under hyper.select best-val, in seed order (empty
+	// under select last, where every result reports its last epoch).
+	SelectedEpochs []int
 }
 
 // MinSteps is the number of optimizer steps below which a cell of a
@@ -229,10 +234,14 @@ func aggregate(st Stat, byKey map[string]*Result, metric string) (Stat, error) {
 	}
 	st.Seeds, st.Keys = seeds, keys
 	st.Mean, st.Std = stat.PopMeanStdDev(xs, nil)
+	st.SelectedEpochs = nil
 	for i, key := range keys {
 		m := byKey[key].Metrics
 		if steps := m.StepsPerEpoch * m.Epochs; i == 0 || steps < st.Steps {
 			st.Steps, st.StepsPerEpoch = steps, m.StepsPerEpoch
+		}
+		if m.SelectedEpoch != nil {
+			st.SelectedEpochs = append(st.SelectedEpochs, *m.SelectedEpoch)
 		}
 	}
 	return st, nil
@@ -263,7 +272,7 @@ func (t *Table) Markdown(w io.Writer) {
 	}
 	fmt.Fprintf(w, "%s, mean ± population std over %d %s", metricLabel(t.Metric), maxN, seeds)
 	if t.PaperTable != "" {
-		fmt.Fprintf(w, "; paper rows from Table `%s` (5 runs, the paper's full budgets on a GPU)", t.PaperTable)
+		fmt.Fprintf(w, "; paper rows from Table `%s` (5 runs, the paper's full budgets on a GPU; the paper does not say which epoch's accuracy it reports, see PAPER_MAP)", t.PaperTable)
 	}
 	fmt.Fprint(w, ".\n\n| Method |")
 	for _, b := range t.BagSizes {
@@ -313,8 +322,8 @@ func (t *Table) Markdown(w io.Writer) {
 		if !CountsInstances(m) {
 			unit = "bags"
 		}
-		fmt.Fprintf(w, "- %s: %s, %d epochs, %s lr %g (%s), batch %d %s",
-			methodLabel(m), pointsText(c), h.Epochs, h.Optimizer, h.LR, h.Schedule.Kind, h.BatchSize, unit)
+		fmt.Fprintf(w, "- %s: %s, %d epochs, %s, %s lr %g (%s), batch %d %s",
+			methodLabel(m), pointsText(c), h.Epochs, t.reportedEpoch(m), h.Optimizer, h.LR, h.Schedule.Kind, h.BatchSize, unit)
 		if h.WeightDecay != 0 {
 			fmt.Fprintf(w, ", weight decay %g", h.WeightDecay)
 		}
@@ -352,6 +361,44 @@ func (t *Table) Markdown(w io.Writer) {
 		fmt.Fprintf(w, " Devices: %s.", strings.Join(ds, ", "))
 	}
 	fmt.Fprint(w, "\n\n")
+}
+
+// reportedEpoch says which epoch's network method m's accuracies are of:
+// "accuracy of the last epoch" under hyper.select last (the default, and
+// what the authors' code logs last), or under best-val the epoch of lowest
+// validation KL on the held-out bags, with the epochs the seeds' results
+// chose (1-based) over every bag size.
+func (t *Table) reportedEpoch(m string) string {
+	h := t.Settings[m].Hyper
+	if h.Select != training.SelectBestVal {
+		return "accuracy of the last epoch"
+	}
+	seen := map[int]bool{}
+	var eps []int
+	for sl, s := range t.Ours {
+		if sl.Method != m {
+			continue
+		}
+		for _, e := range s.SelectedEpochs {
+			if !seen[e] {
+				seen[e] = true
+				eps = append(eps, e)
+			}
+		}
+	}
+	sort.Ints(eps)
+	txt := make([]string, len(eps))
+	for i, e := range eps {
+		txt[i] = fmt.Sprint(e + 1)
+	}
+	held := fmt.Sprintf("%g held-out bags", h.ValBags)
+	if h.ValBags < 1 {
+		held = fmt.Sprintf("%g%% of the bags held out", 100*h.ValBags)
+	}
+	if len(txt) == 0 {
+		return fmt.Sprintf("accuracy of the epoch of lowest validation KL on %s", held)
+	}
+	return fmt.Sprintf("accuracy of the epoch of lowest validation KL on %s (epochs chosen: %s)", held, strings.Join(txt, ", "))
 }
 
 // fewSteps returns the marker "†" for a cell of a bag-level baseline that

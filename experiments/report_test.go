@@ -6,12 +6,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
 
 	"github.com/llpfc/llpfc/fixtures/paper"
+	"github.com/llpfc/llpfc/training"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -151,4 +153,52 @@ func TestPlotLogAxisTicksAndTitle(t *testing.T) {
 		drawn = drawn || dark(y)
 	}
 	assert.True(t, drawn, "the title is drawn near the top")
+}
+
+// Every method's line in a report says which epoch's accuracy its cells
+// report (issue 30: the paper and the authors' scripts do not say which
+// epoch their tables give; ours must): the last epoch under hyper.select
+// last, or under best-val the epoch of lowest validation KL on the held-out
+// bags, with the epochs the seeds chose, 1-based.
+func TestReportStatesTheReportedEpoch(t *testing.T) {
+	bestVal := func(bags float64, epochs ...int) []*Result {
+		var rs []*Result
+		for i, e := range epochs {
+			r := tableCell("llpfc-uniform", 32, int64(i), func(c *Config) {
+				c.Hyper.Select, c.Hyper.ValBags = training.SelectBestVal, bags
+			})
+			e := e
+			r.Metrics.SelectedEpoch = &e
+			rs = append(rs, r)
+		}
+		return rs
+	}
+	cases := []struct {
+		name string
+		rs   []*Result
+		want string
+	}{
+		{"default select", []*Result{tableCell("kl", 32, 0, nil), tableCell("llpfc-uniform", 32, 0, nil)},
+			"10 epochs, accuracy of the last epoch, adam"},
+		{"select last", []*Result{tableCell("llpfc-uniform", 32, 0, func(c *Config) { c.Hyper.Select = training.SelectLast })},
+			"- LLPFC-uniform: 40960 training points, 10 epochs, accuracy of the last epoch, adam"},
+		{"best-val, a number of bags", bestVal(4, 7, 3, 7),
+			"10 epochs, accuracy of the epoch of lowest validation KL on 4 held-out bags (epochs chosen: 4, 8), adam"},
+		{"best-val, a fraction", bestVal(0.1, 9),
+			"10 epochs, accuracy of the epoch of lowest validation KL on 10% of the bags held out (epochs chosen: 10), adam"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tables, err := BuildTables(c.rs, nil)
+			require.NoError(t, err)
+			require.Len(t, tables, 1)
+			var sb strings.Builder
+			tables[0].Markdown(&sb)
+			md := sb.String()
+			assert.Contains(t, md, c.want)
+			for _, m := range tables[0].Methods {
+				assert.Regexpf(t, "(?m)^- "+regexp.QuoteMeta(methodLabel(m))+": .*, accuracy of the (last epoch|epoch of lowest validation KL)", md, "%s's line states no reported epoch", m)
+			}
+		})
+	}
 }
