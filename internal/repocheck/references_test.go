@@ -35,7 +35,7 @@ var rootDoc = regexp.MustCompile(`^[A-Z_]+\.md$`)
 // that commands write (reports/, a user's DIR/OUT).
 var external = map[string]bool{
 	"shared": true, "models": true, "llpfclib": true, "llplib": true, "llpganlib": true,
-	"kllib": true, "llpvatlib": true, "reports": true, "outDir": true,
+	"kllib": true, "llpvatlib": true, "llp_vat": true, "reports": true, "outDir": true,
 	"utils": true, "pSVM": true, // the LMMCM authors' code (issue 14)
 }
 
