@@ -102,3 +102,23 @@ func TestFailLineReadsTopLevelFailures(t *testing.T) {
 	assert.Equal(t, "TestBatchNormRunningStats", m[1])
 	assert.Nil(t, failLine.FindStringSubmatch("ok  	github.com/llpfc/llpfc/training/nn	0.1s"))
 }
+
+// TestNonCompilingMutationIsInvalid: a mutation that breaks the build is
+// reported as invalid with the compiler's reason, never as caught (a
+// failing build would otherwise look like a failing test), and the module's
+// own file is left untouched (the mutation goes through an overlay).
+func TestNonCompilingMutationIsInvalid(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	before, err := os.ReadFile(filepath.Join(root, "internal/rng/rng.go"))
+	require.NoError(t, err)
+	m := mutation{ID: "broken", File: "internal/rng/rng.go", Bug: "does not compile",
+		Old: "func New(seed int64, name string) *rand.Rand {", New: "func New(seed int64, name string) *rand.Rand { undefinedName++;",
+		Pkg: "internal/rng", Tests: []string{"TestNoSuchTest"}}
+	r := judge(root, t.TempDir(), m)
+	assert.Equal(t, "invalid", r.Verdict, "by: %s", r.By)
+	assert.Contains(t, r.By, "does not compile")
+	after, err := os.ReadFile(filepath.Join(root, "internal/rng/rng.go"))
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "the module's file was written")
+}

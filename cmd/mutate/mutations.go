@@ -195,7 +195,7 @@ var mutations = []mutation{
 		Old: "d.Residual = math.Sqrt(res)", New: "d.Residual = res",
 		Pkg: "estimators", Tests: []string{"TestDiagnostics", "TestDiagnosticsResidualIsEuclidean"}},
 	{ID: "est-compat-weight-index", File: "estimators/reduction.go", Bug: "compat-original normaliser z = Σ_k α̂_k/n_{i,c} (index c of the weighted class in place of k)",
-		Old: "z += a / float64(g.Sizes[k])", New: "z += a / float64(g.Sizes[c])",
+		Old: "for k, a := range g.Alpha {\n\t\tz += a / float64(g.Sizes[k])", New: "for _, a := range g.Alpha {\n\t\tz += a / float64(g.Sizes[c])",
 		Pkg: "estimators", Tests: []string{"TestCompatInstanceWeights"}},
 	{ID: "est-quantile-floor", File: "estimators/trouble.go", Bug: "nearest-rank quantile ⌊pn⌋-th (0-based) in place of ⌈pn⌉-th (1-based): one rank too high",
 		Old: "k := int(math.Ceil(p*float64(len(v)))) - 1", New: "k := int(p * float64(len(v)))",
