@@ -37,7 +37,9 @@ vet:
 fmt:
 	gofmt -l -w .
 
-## mutate: apply each of a fixed list of realistic bugs to a copy of theory/ and estimators/, run the
-## verify claims, and report which claims caught it; ends with `mutations: N caught of M` (issue 11)
+## mutate: apply each of a fixed list of realistic bugs (theory/, estimators/, training/, experiments/;
+## listed in MUTATIONS.md) through go's -overlay, judge it by the verify claims or by the Go tests it
+## names, and report what caught it; ends with `mutations: N caught of M` and a per-folder count
+## (issues 11, 31). MUTATE_FLAGS: e.g. -j 4, or -only ID,ID
 mutate:
-	$(GO) run ./cmd/mutate
+	$(GO) run ./cmd/mutate $(MUTATE_FLAGS)

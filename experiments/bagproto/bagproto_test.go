@@ -518,3 +518,19 @@ func TestShortfallRate(t *testing.T) {
 	t.Logf("pools of %d, %d bags of %d: strict fails in %d/%d seeds (oracle %d/%d); redraw policy: %.2f redraws per run on average, at most %d; %d restarts in all",
 		pool, K, B, fails, trials, oracleFails, trials, float64(redraws)/float64(trials), maxRedraw, restarts)
 }
+
+// TestRestartUsesEveryPoint: bags that use every point of the data set
+// (k·b = n) are possible exactly when the draws' class counts add up to the
+// data's, so the last bag takes the last m points of each class — a class
+// with m = remaining points is not short (short means m > remaining). With
+// 2 + 2 points of two classes in 2 bags of 2, a few restarts find such
+// draws; every seed must succeed and use each point once.
+func TestRestartUsesEveryPoint(t *testing.T) {
+	y := labels(2, 2)
+	for seed := int64(0); seed < 10; seed++ {
+		cfg := Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 2, NumBags: 2, Seed: seed, Shortfall: Restart}
+		res, err := Make(y, 2, cfg)
+		require.NoErrorf(t, err, "seed %d: %v", seed, err)
+		checkBags(t, res, y, 2, 2, 2)
+	}
+}

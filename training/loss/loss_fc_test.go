@@ -84,6 +84,34 @@ func TestFCLossGradFiniteDifference(t *testing.T) {
 	testutil.CheckGradFD(t, g, loss, m.Learnables(), 1e-6, 1e-7)
 }
 
+// TestFCLossGradThroughAScaledRoot checks the FC gradient when the loss is
+// not the root of the graph — cost = 2.5·FCLoss + Σz², so the upstream
+// gradient handed to the op is 2.5, not 1 — against central finite
+// differences of cost, for every parameter of a tiny tanh network (a
+// gradient op that ignored its upstream gradient would be right only at
+// the root).
+func TestFCLossGradThroughAScaledRoot(t *testing.T) {
+	const n, d, c = 7, 4, 3
+	g := gorgonia.NewGraph()
+	m, err := models.NewModel(g, nn.ModelSpec{Name: "test-tiny", Features: d, NumClasses: c, Dtype: tensor.Float64}, rng.New(8, "init"))
+	require.NoError(t, err)
+	x := testutil.ConstInput(g, "x", tensor.Shape{n, d}, testutil.RandSlice(rng.New(9, "x"), n*d, -2, 2))
+	r, w := fcRowsAndWeights(n, c, 10)
+	z, err := m.Forward(x, true)
+	require.NoError(t, err)
+	loss, err := FCLoss(z, testutil.ConstInput(g, "r", tensor.Shape{n, c}, r), testutil.ConstInput(g, "w", tensor.Shape{n}, w))
+	require.NoError(t, err)
+	scaled, err := gorgonia.Mul(loss, nn.ScalarConst(tensor.Float64, 2.5))
+	require.NoError(t, err)
+	sq, err := gorgonia.Square(z)
+	require.NoError(t, err)
+	reg, err := gorgonia.Sum(sq)
+	require.NoError(t, err)
+	cost, err := gorgonia.Add(scaled, reg)
+	require.NoError(t, err)
+	testutil.CheckGradFD(t, g, cost, m.Learnables(), 1e-6, 1e-7)
+}
+
 // TestFCLossFloat32MatchesFloat64 checks the float32 op against float64.
 func TestFCLossFloat32MatchesFloat64(t *testing.T) {
 	const n, c = 5, 3

@@ -172,3 +172,36 @@ func TestKLChunkedExactBatchNormDropoutFiniteDifference(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, checked, 6)
 }
+
+// TestKLChunkedDrawsAMaskPerChunk: PyTorch's dropout draws an independent
+// mask for every row of a forward pass, so a minibatch that runs in chunks
+// must draw each chunk's masks from its own seed. Sixteen one-instance bags
+// of the same instance, in chunks of one, give that instance sixteen
+// independent masks (6 units, ½ each): their sixteen bag means must take
+// many different values. Reusing one chunk's seed gives one value.
+func TestKLChunkedDrawsAMaskPerChunk(t *testing.T) {
+	f := newKLFixture([]int{4, 5}, 3, 3, 9)
+	f.spec.Name = "test-tiny-dropout"
+	g := gorgonia.NewGraph()
+	m, err := models.NewModel(g, f.spec, rng.New(3, "init"))
+	require.NoError(t, err)
+	k, err := NewKLChunked(cpuBackend, g, m, f.spec, 1)
+	require.NoError(t, err)
+	defer k.Close()
+	k.SetRandom(rand.New(rand.NewPCG(21, 1)))
+	bags := make([]BagRef, 16)
+	for i := range bags {
+		bags[i] = BagRef{Indices: []int{0}, Proportions: f.bags[0].Proportions}
+	}
+	acc := make([][]float64, len(m.Learnables()))
+	for i, p := range m.Learnables() {
+		acc[i] = make([]float64, p.Shape().TotalSize())
+	}
+	_, _, err = k.Gradient(f.x, bags, hostAcc(acc))
+	require.NoError(t, err)
+	distinct := map[float64]bool{}
+	for b := range bags {
+		distinct[k.pbar[b][0]] = true
+	}
+	assert.GreaterOrEqual(t, len(distinct), 8, "16 chunks of the same instance gave %d distinct outputs: the chunks share their dropout masks", len(distinct))
+}

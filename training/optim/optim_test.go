@@ -35,6 +35,15 @@ import (
 //
 // AdamW, λ 0.01: step 1 θ = 1·(1 − 0.001) − 0.1 = 0.899.
 // Adam with L2 λ 0.01: step 1 g = 0.51, m̂/√v̂ = 1, θ = 0.9.
+//
+// Adam with ε 0.1 (large enough to matter; PyTorch adds ε outside the root,
+// √v̂ + ε, not √(v̂ + ε)): step 1 θ = 1 − 0.1·0.5/(0.5 + 0.1) = 0.91666667;
+// step 2 (m̂, v̂ as above) θ = 0.91666667 − 0.1·0.36842105/(0.39522538 + 0.1)
+// = 0.84227204.
+//
+// SGD with dampening 0.5, lr 0.1, μ 0.9, λ 0 (PyTorch's first step sets
+// b = d, undamped): step 1 b = 0.5, θ = 0.95; step 2 b = 0.9·0.5 + 0.5·0.5 =
+// 0.7, θ = 0.95 − 0.07 = 0.88.
 func TestOptimizerStepsByHand(t *testing.T) {
 	cases := []struct {
 		name       string
@@ -50,6 +59,8 @@ func TestOptimizerStepsByHand(t *testing.T) {
 		{"adam", Config{Name: "adam", LR: 0.1}, []float32{0.5, 0.25}, 0.9, 0.80678204, true},
 		{"adamw", Config{Name: "adamw", LR: 0.1, WeightDecay: 0.01}, []float32{0.5}, 0.899, 0, false},
 		{"adam-l2", Config{Name: "adam", LR: 0.1, WeightDecay: 0.01}, []float32{0.5}, 0.9, 0, false},
+		{"adam-eps", Config{Name: "adam", LR: 0.1, Eps: 0.1}, []float32{0.5, 0.25}, 0.91666667, 0.84227204, true},
+		{"sgd-dampening", Config{Name: "sgd", LR: 0.1, Momentum: 0.9, Dampening: 0.5}, []float32{0.5, 0.5}, 0.95, 0.88, true},
 	}
 	for _, c := range cases {
 		o, err := New(c.cfg, []int{1})
@@ -114,6 +125,8 @@ func TestOptimizerStateRoundTrip(t *testing.T) {
 // 60, 0.0004 from 120, 0.00008 from 160.
 // Cosine restarts T0 = 10, TMult = 2, base 1, min 0: 1 at epochs 0, 10 and
 // 30 (restarts; cycles of 10 then 20), 0.5 at 5 (cos π/2) and 20 (10 of 20).
+// With η_min = 0.1 (PyTorch's η_min + (η_max − η_min)(1 + cos(πT_cur/T_i))/2)
+// and base 1: 1 at 0, 0.55 at 5 and 20, 0.1 + 0.9(1 + cos(0.9π))/2 at 9.
 func TestSchedules(t *testing.T) {
 	ms := MultiStep{Milestones: []int{60, 120, 160}, Gamma: 0.2}
 	for e, want := range map[int]float64{0: 0.01, 59: 0.01, 60: 0.002, 119: 0.002, 120: 0.0004, 160: 0.00008, 199: 0.00008} {
@@ -127,6 +140,11 @@ func TestSchedules(t *testing.T) {
 	}
 	if got := cw.LR(1, 9); !(got > 0 && got < 0.05) {
 		t.Errorf("cosine epoch 9: %v, want near 0 at the end of the first cycle", got)
+	}
+	cm := CosineWarmRestarts{T0: 10, TMult: 2, EtaMin: 0.1}
+	for e, want := range map[int]float64{0: 1, 5: 0.55, 9: 0.1 + 0.9*(1+math.Cos(0.9*math.Pi))/2, 10: 1, 20: 0.55} {
+		got := cm.LR(1, e)
+		assert.InDelta(t, want, got, 1e-12, "cosine with η_min 0.1, epoch %d: %v, want %v", e, got, want)
 	}
 	if err := (MultiStep{Milestones: []int{5, 5}, Gamma: 0.1}).Validate(); err == nil {
 		t.Error("repeated milestone accepted")
