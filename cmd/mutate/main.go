@@ -160,6 +160,13 @@ func run(only string, jobs int, keep bool, stdout, stderr io.Writer) error {
 		mu.Unlock()
 	})
 
+	return summarize(todo, results, jobs, start, stdout)
+}
+
+// summarize prints one line per mutation, the count overall and per folder
+// and the wall time; it returns an error when a mutation was invalid or not
+// caught.
+func summarize(todo []mutation, results []result, jobs int, start time.Time, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%-28s %-36s %-8s %s\n", "MUTATION", "FILE", "VERDICT", "CAUGHT BY (claims or tests)")
 	caught := 0
 	type tally struct{ caught, total int }
