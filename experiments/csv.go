@@ -71,13 +71,17 @@ func WriteCSV(w io.Writer, results []*Result) error {
 		if m.ValKL != nil {
 			val = f(*m.ValKL)
 		}
+		testAcc := "" // no test split: no accuracy (Metrics.HasTest)
+		if m.HasTest() {
+			testAcc = f(m.TestAccuracy)
+		}
 		bagErr := ""
 		if m.BagProportionError != 0 {
 			bagErr = f(m.BagProportionError)
 		}
 		rec := []string{x.spec, x.r.Key, c.Learner, c.Dataset, c.Model, c.Method, c.Protocol, strconv.Itoa(c.BagSize),
 			strconv.Itoa(c.NumPoints), strconv.Itoa(m.Epochs), strconv.FormatInt(x.r.Seed, 10),
-			f(m.TestAccuracy), f1, auc, bagErr, sel, val, f(m.FinalLoss),
+			testAcc, f1, auc, bagErr, sel, val, f(m.FinalLoss),
 			deviceLabel(m.Device), versionLabel(x.r.Provenance), f(m.WallSeconds), f(m.TrainImagesPerSecond)}
 		if err := cw.Write(rec); err != nil {
 			return err

@@ -272,11 +272,12 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 		trainPoints += b.Size
 	}
 	m := Metrics{
-		TestAccuracy:         res.TestAccuracy,
+		TestAccuracy:         max(res.TestAccuracy, 0), // −1 without a test split: TestPoints 0 says so
 		Epochs:               res.Epochs,
 		FinalLoss:            res.FinalLoss,
 		TrainPoints:          trainPoints,
 		TestPoints:           len(td.TestY),
+		NoTestSplit:          len(td.TestY) == 0,
 		Extra:                cellExtra(prob, res.ParamCount),
 		Regroupings:          res.Regroupings,
 		Normalization:        &prob.Norm,

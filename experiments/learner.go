@@ -46,12 +46,19 @@ func (NoProgress) Epoch(int, int, string) {}
 // outcome (deterministic for a given cell); the second is performance, which
 // varies with the machine.
 type Metrics struct {
+	// TestAccuracy is the accuracy on the TestPoints labelled test
+	// instances. A bag-only set without a test split (data.NoTestSplit)
+	// records NoTestSplit, TestPoints 0 and TestAccuracy 0, which is no
+	// measurement: reports and CSV tables leave every test metric of such a
+	// cell out (HasTest).
 	TestAccuracy float64 `json:"test_accuracy"`
 	Epochs       int     `json:"epochs"`
 	// FinalLoss is the training objective in the last epoch.
 	FinalLoss   float64 `json:"final_loss"`
 	TrainPoints int     `json:"train_points"`
 	TestPoints  int     `json:"test_points"`
+	// NoTestSplit marks a run on data without a labelled test split.
+	NoTestSplit bool `json:"no_test_split,omitempty"`
 	// Extra holds learner-specific outcome figures (e.g. the number of groups).
 	Extra map[string]float64 `json:"extra,omitempty"`
 	// Normalization is the input normalization the cell's data got (mode and
@@ -138,3 +145,7 @@ func learnerNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+// HasTest reports whether the cell was evaluated on labelled test
+// instances: TestAccuracy and Scores mean something only then.
+func (m Metrics) HasTest() bool { return !m.NoTestSplit }

@@ -366,7 +366,9 @@ func (LogReg) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error)
 	if red != nil {
 		met.Extra["groups"], met.Extra["leftover_bags"] = float64(len(red.T)), float64(red.Leftover)
 	}
-	met.TestAccuracy = m.accuracy(prob.Test)
-	met.TestPoints = prob.Test.N
+	if prob.Test.N > 0 { // a bag-only set may have no test split
+		met.TestAccuracy = m.accuracy(prob.Test)
+	}
+	met.TestPoints, met.NoTestSplit = prob.Test.N, prob.Test.N == 0
 	return met, nil
 }

@@ -228,7 +228,9 @@ func aggregate(st Stat, byKey map[string]*Result, metric string) (Stat, error) {
 	for i, j := range idx {
 		v, ok := metricValue(byKey[st.Keys[j]].Metrics, metric)
 		if !ok {
-			return st, &MissingMetricError{Key: st.Keys[j], Method: byKey[st.Keys[j]].Config.Method, BagSize: byKey[st.Keys[j]].Config.BagSize, Seed: st.Seeds[j], Metric: metric}
+			r := byKey[st.Keys[j]]
+			return st, &MissingMetricError{Key: st.Keys[j], Method: r.Config.Method, BagSize: r.Config.BagSize, Seed: st.Seeds[j], Metric: metricName(metric),
+				NoTestSplit: !r.Metrics.HasTest() && testMetric(metric)}
 		}
 		xs[i], seeds[i], keys[i] = v, st.Seeds[j], st.Keys[j]
 	}
@@ -603,6 +605,10 @@ func WriteReportsMetric(ctx context.Context, stores []*Store, outDir, metric str
 	if err != nil {
 		return files, nil, err
 	}
+	noTest := metric == "" && !anyTest(results)
+	if noTest { // the default, test accuracy, exists in no cell: show what they hold
+		metric = MetricBagProportionError
+	}
 	tables, err := buildTables(results, entries, col.From, metric)
 	if err != nil {
 		return files, nil, err
@@ -617,6 +623,9 @@ func WriteReportsMetric(ctx context.Context, stores []*Store, outDir, metric str
 	removeTemps(outDir, append([]string{"report.md", troublePNG}, names...))
 	var md bytes.Buffer
 	fmt.Fprintf(&md, "# llpfc results\n\n%d finished cells from %s.\n\n", len(results), storeList(stores))
+	if noTest {
+		fmt.Fprintf(&md, "No cell had a labelled test split (bag-only data without one), so the tables show a bag-level figure: the training bags' proportion error ‖p̄ − γ‖₁ under the final network (lower is better).\n\n")
+	}
 	if n := len(col.Damaged); n > 0 {
 		fmt.Fprintf(&md, "Left out: %d damaged cell file(s), e.g. `%s` (`llpfc run` sets them aside and runs their cells again).\n\n", n, col.Damaged[0].Path)
 	}
@@ -786,13 +795,13 @@ func metricLabel(metric string) string {
 func metricValue(m Metrics, metric string) (float64, bool) {
 	switch metric {
 	case "", MetricTestAccuracy:
-		return m.TestAccuracy, true
+		return m.TestAccuracy, m.HasTest()
 	case MetricMacroF1:
-		if m.Scores != nil {
+		if m.Scores != nil && m.HasTest() {
 			return m.Scores.MacroF1, true
 		}
 	case MetricAUC:
-		if m.Scores != nil && m.Scores.AUC != nil {
+		if m.Scores != nil && m.Scores.AUC != nil && m.HasTest() {
 			return *m.Scores.AUC, true
 		}
 	case MetricBagProportionError:
@@ -805,14 +814,44 @@ func metricValue(m Metrics, metric string) (float64, bool) {
 	return 0, false
 }
 
+// anyTest reports whether some result was evaluated on a test split.
+func anyTest(results []*Result) bool {
+	for _, r := range results {
+		if r.Metrics.HasTest() {
+			return true
+		}
+	}
+	return false
+}
+
+// testMetric reports whether metric is measured on the labelled test split.
+func testMetric(metric string) bool {
+	return metric == "" || metric == MetricTestAccuracy || metric == MetricMacroF1 || metric == MetricAUC
+}
+
+// metricName is metric with "" spelled out.
+func metricName(metric string) string {
+	if metric == "" {
+		return MetricTestAccuracy
+	}
+	return metric
+}
+
 // MissingMetricError is a report of a metric that a cell did not record.
 type MissingMetricError struct {
 	Key, Method, Metric string
 	BagSize             int
 	Seed                int64
+	// NoTestSplit: the cell's data had no labelled test split (a bag-only
+	// set without one), so it has no test metric at all.
+	NoTestSplit bool
 }
 
 func (e *MissingMetricError) Error() string {
+	if e.NoTestSplit {
+		return fmt.Sprintf("cell %s (%s, bag size %d, seed %d) has no %s: its data set had no labelled test split; report a bag-level metric (--metric %s, or %s with held-out bags)",
+			e.Key, e.Method, e.BagSize, e.Seed, e.Metric, MetricBagProportionError, MetricValKL)
+	}
 	return fmt.Sprintf("cell %s (%s, bag size %d, seed %d) did not record %s (results written before it, or by a learner that does not compute it); report another metric",
 		e.Key, e.Method, e.BagSize, e.Seed, e.Metric)
 }

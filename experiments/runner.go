@@ -393,8 +393,12 @@ func (g *gridProgress) endCell(c Cell, m Metrics, d time.Duration) {
 		g.bar.Finish()
 		g.bar = nil
 	}
-	fmt.Fprintf(g.w, "cell %d/%d done: %s test accuracy %.4f in %s; grid ETA %s\n",
-		g.idx+1, g.total, describe(c), m.TestAccuracy, fmtDur(d), g.gridETA())
+	outcome := fmt.Sprintf("test accuracy %.4f", m.TestAccuracy)
+	if !m.HasTest() {
+		outcome = fmt.Sprintf("no test split, bags' proportion error %.4f", m.BagProportionError)
+	}
+	fmt.Fprintf(g.w, "cell %d/%d done: %s %s in %s; grid ETA %s\n",
+		g.idx+1, g.total, describe(c), outcome, fmtDur(d), g.gridETA())
 }
 
 func (g *gridProgress) failCell(c Cell, err error) {

@@ -40,6 +40,9 @@ type TroublePoint struct {
 func TroublePoints(results []*Result) []TroublePoint {
 	var out []TroublePoint
 	for _, r := range results {
+		if !r.Metrics.HasTest() {
+			continue // no accuracy to set against the groups (a bag-only set without a test split)
+		}
 		p := TroublePoint{Key: r.Key, Method: r.Config.Method, Protocol: r.Config.Protocol,
 			BagSize: r.Config.BagSize, Seed: r.Seed, Accuracy: r.Metrics.TestAccuracy}
 		if n := len(r.Metrics.Regroupings); n > 0 {

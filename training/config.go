@@ -137,7 +137,9 @@ type TrainData struct {
 	Channels, Height, Width, Features int
 	// Bags are the LLP bags over the rows of X (Indices required).
 	Bags *estimators.BagSet
-	// TestX (row-major) and TestY are the labelled test split.
+	// TestX (row-major) and TestY are the labelled test split. Both may be
+	// empty (a bag-only set without one): nothing is then evaluated on
+	// instances, Result.TestAccuracy is −1 and TestProbs nil.
 	TestX []float32
 	TestY []int
 	// Labels are the true classes of the rows of X. Only the method

@@ -47,7 +47,7 @@ type EpochStats struct {
 
 // Result is the outcome of Train.
 type Result struct {
-	TestAccuracy float64 `json:"test_accuracy"`
+	TestAccuracy float64 `json:"test_accuracy"` // −1 without a test split (TrainData.TestY empty)
 	Epochs       int     `json:"epochs"`
 	FinalLoss    float64 `json:"final_loss"`
 	// WallSeconds is the time of this call (a resumed run counts only its

@@ -197,7 +197,7 @@ func (r *trainRun) epoch(ctx context.Context, e int) error {
 	r.trainImages += images
 	st := EpochStats{Epoch: e, Loss: lossSum / float64(steps), LR: lr, Seconds: dt.Seconds(), Steps: steps, Images: images, TestAccuracy: -1}
 	last := e == cfg.Epochs-1
-	if last || (cfg.EvalEvery > 0 && (e+1)%cfg.EvalEvery == 0) {
+	if len(r.data.TestY) > 0 && (last || (cfg.EvalEvery > 0 && (e+1)%cfg.EvalEvery == 0)) {
 		if rel, ok := method.(bufferReleaser); ok {
 			rel.ReleaseBuffers() // the step's activations are not needed while evaluating
 		}
@@ -267,7 +267,10 @@ func (r *trainRun) finish(ctx context.Context) error {
 	if err := r.restoreBest(); err != nil {
 		return err
 	}
-	if res.TestAccuracy < 0 || r.first >= cfg.Epochs || r.lastProbs == nil { // nothing left to train, or another epoch selected: evaluate
+	switch {
+	case len(r.data.TestY) == 0: // no test split (a bag-only set without one)
+		res.TestAccuracy, r.lastProbs = -1, nil
+	case res.TestAccuracy < 0 || r.first >= cfg.Epochs || r.lastProbs == nil: // nothing left to train, or another epoch selected: evaluate
 		if res.TestAccuracy, r.lastProbs, err = r.ev.evaluate(ctx, r.data.TestX, r.data.TestY); err != nil {
 			return err
 		}

@@ -340,9 +340,10 @@ var badBagOnly = []string{
 	"bags:{dir}/bo-missing.npz",
 }
 
-// badBagOnlyTrain adds the sets only training refuses: groups reads the
-// bags of a set without a test split, training needs one.
-var badBagOnlyTrain = append(append([]string(nil), badBagOnly...), "bags:{dir}/bo-notest")
+// badBagOnlyTrain are the sets training refuses: those of badBagOnly. (A
+// set without a test split, bo-notest, is not among them: it trains and is
+// judged by bag-level figures, TestBagOnlyWithoutTestSplit.)
+var badBagOnlyTrain = badBagOnly
 
 // writeBagOnlyInputs writes, in dir, a valid bag-only set bo (CSV tables,
 // 2 classes, 10 bags of 4) and the bad sets of badBagOnly.
@@ -388,7 +389,6 @@ func writeBagOnlyInputs(t *testing.T, dir string) {
 	set("bo-labels", func(f map[string]string) {
 		f["train.csv"] = strings.Replace(f["train.csv"], "x1,x2,bag", "x1,label,bag", 1)
 	})
-	set("bo-notest", func(f map[string]string) { delete(f, "test.csv") })
 	npz := func(name string, arrays ...data.NPYArray) {
 		var b bytes.Buffer
 		require.NoError(t, data.WriteNPZ(&b, arrays))
@@ -435,4 +435,81 @@ func countsRows(k, n int) string {
 		fmt.Fprintf(&b, "%d,%d,%d\n", i, n, 2)
 	}
 	return b.String()
+}
+
+// A bag-only set with no labelled test split — LLP data as it often comes,
+// no instance label anywhere — still trains, gives a model out and is
+// reported by a bag-level figure (issue 28: "test data, when given,
+// labelled"). The oracle: training never reads the test split, so the run
+// without it has the final loss and the bags' proportion error of the same
+// run with it, bit for bit; only the test metrics are absent (test_points 0),
+// and the commands that need them say so.
+func TestBagOnlyWithoutTestSplit(t *testing.T) {
+	f, err := bagonly.Make()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	var b bytes.Buffer
+	require.NoError(t, data.WriteNPZ(&b, f.Arrays()[:3])) // X, bag, proportions: no test_X, test_y
+	noTest := writeFile(t, dir, "notest.npz", b.String())
+	set := "bags:" + noTest
+
+	with := trainJSON(t, append([]string{"--data", "bags:" + fixturePath}, sameRun...)...)
+	model := filepath.Join(dir, "m")
+	without := trainJSON(t, append([]string{"--data", set, "--save-model", model}, sameRun...)...)
+	for _, k := range []string{"final_loss", "bag_proportion_error", "train_points"} {
+		assert.Equal(t, with[k], without[k], "%s with and without the test split", k)
+	}
+	assert.EqualValues(t, 0, without["test_points"])
+	assert.Nil(t, without["scores"], "no test scores without test instances")
+	assert.Positive(t, without["bag_proportion_error"])
+	code, out, errOut := runCmd(append([]string{"train", "--data", set, "--quiet"}, sameRun...)...)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "no labelled test split; training bags' proportion error")
+
+	// The model comes out and scores the training instances; the test split
+	// it does not have is refused by name.
+	code, _, errOut = runCmd("predict", "--model", model, "--data", set)
+	assert.Equal(t, exitBadUsage, code)
+	assert.Contains(t, errOut, "has no test split")
+	code, out, errOut = runCmd("predict", "--model", model, "--data", set, "--split", "train")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, fmt.Sprintf("train split: %d instances", f.N()))
+
+	// A grid on it: the report shows the bags' proportion error, and a test
+	// metric asked for by name is refused with the reason.
+	spec := map[string]any{"name": "own", "learner": "gorgonia", "model": "mlp", "datasets": []string{set},
+		"methods": []string{"llpfc-uniform", "llpfc-approx"}, "seeds": []int{3},
+		"hyper": map[string]any{"epochs": 2, "optimizer": "adam", "lr": 0.001, "beta1": 0.9, "beta2": 0.999,
+			"batch_size": 128, "schedule": map[string]any{"kind": "constant"}, "regroup_every": 1}}
+	js, _ := json.Marshal(spec)
+	store := filepath.Join(dir, "store")
+	code, _, errOut = runCmd("run", writeFile(t, dir, "own.json", string(js)), "--results", store)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, errOut, "no test split, bags' proportion error")
+	code, out, errOut = runCmd("report", "--results", store, "--out", filepath.Join(dir, "rep"))
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "No cell had a labelled test split")
+	assert.Contains(t, out, "Training bags' proportion error")
+	for _, metric := range []string{"test_accuracy", "macro_f1"} {
+		code, _, errOut = runCmd("report", "--results", store, "--out", filepath.Join(dir, "rep2"), "--metric", metric)
+		assert.Equal(t, exitBadUsage, code, metric)
+		assert.Contains(t, errOut, "had no labelled test split", metric)
+	}
+	csvPath := filepath.Join(dir, "cells.csv")
+	code, _, errOut = runCmd("report", "--results", store, "--out", filepath.Join(dir, "rep3"), "--csv", csvPath)
+	require.Equal(t, exitOK, code, errOut)
+	raw, err := os.ReadFile(csvPath)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	require.Len(t, lines, 3, "a header and two cells")
+	col := -1
+	for i, h := range strings.Split(lines[0], ",") {
+		if h == "test_accuracy" {
+			col = i
+		}
+	}
+	require.NotEqual(t, -1, col, "the CSV has a test_accuracy column: %s", lines[0])
+	for _, l := range lines[1:] {
+		assert.Empty(t, strings.Split(l, ",")[col], "no test accuracy without a test split: %s", l)
+	}
 }

@@ -141,6 +141,9 @@ func (f *predictFlags) dataset() (*data.Dataset, error) {
 	if *f.split == "train" {
 		return train, nil
 	}
+	if test.N == 0 {
+		return nil, usagef("--data %s has no test split (a bag-only set without test_X and test_y): score its training instances with --split train, or give labelled data", *f.name)
+	}
 	return test, nil
 }
 

@@ -36,7 +36,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	var results stringList
 	fs.Var(&results, "results", "results store directory written by 'llpfc run' or 'llpfc merge' (default results); repeat it to read several stores into one report, e.g. one per bag protocol, whose LLPFC cells are then plotted together against ‖T̂⁻¹‖₁")
 	out := fs.String("out", "", "directory for report.md and the plots (default: the first --results DIR/report)")
-	metric := fs.String("metric", experiments.MetricTestAccuracy, "what the tables show: "+strings.Join(experiments.ReportMetrics(), ", ")+" (the paper's rows only beside test_accuracy; a cell that did not record the metric is an error naming it)")
+	metric := fs.String("metric", experiments.MetricTestAccuracy, "what the tables show: "+strings.Join(experiments.ReportMetrics(), ", ")+" (the paper's rows only beside test_accuracy; a cell that did not record the metric is an error naming it). Unless given, bag_proportion_error when no cell had a labelled test split (bag-only data without one)")
 	csvPath := fs.String("csv", "", "also write every cell to `FILE` in long format, one row per cell (spec, key, data set, model, method, protocol, bag size, seed, test accuracy, macro-F1, AUC, bag proportion error, selected epoch, validation KL, device, …), for pandas")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
@@ -59,7 +59,11 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interruptible("report", stderr)
 	defer stop()
-	files, md, err := experiments.WriteReportsMetric(ctx, stores, *out, *metric)
+	m := *metric
+	if !isSet(fs, "metric") {
+		m = "" // the default: test accuracy, or a bag-level figure when no cell has one
+	}
+	files, md, err := experiments.WriteReportsMetric(ctx, stores, *out, m)
 	for _, d := range files.Damaged {
 		fmt.Fprintf(stderr, "llpfc report: warning: left out a %v\n", d)
 	}

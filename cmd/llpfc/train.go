@@ -288,8 +288,12 @@ func (r *trainRun) report(stdout, stderr io.Writer, res trainResult, history []t
 		return exitOK
 	}
 	c := res.Config
-	fmt.Fprintf(stdout, "%s %s on %s (bag size %s, %d points, seed %d): test accuracy %.4f after %d epochs; %.1f s, %.0f train img/s, peak RSS %.0f MiB\n",
-		c.Method, c.Model, r.dsName, bagSizeText(c.BagSize), res.TrainPoints, c.Seed, res.TestAccuracy, res.Epochs,
+	outcome := fmt.Sprintf("test accuracy %.4f", res.TestAccuracy)
+	if !res.HasTest() {
+		outcome = fmt.Sprintf("no labelled test split; training bags' proportion error %.4f", res.BagProportionError)
+	}
+	fmt.Fprintf(stdout, "%s %s on %s (bag size %s, %d points, seed %d): %s after %d epochs; %.1f s, %.0f train img/s, peak RSS %.0f MiB\n",
+		c.Method, c.Model, r.dsName, bagSizeText(c.BagSize), res.TrainPoints, c.Seed, outcome, res.Epochs,
 		res.WallSeconds, res.TrainImagesPerSecond, float64(res.PeakRSSBytes)/(1<<20))
 	return exitOK
 }

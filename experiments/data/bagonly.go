@@ -544,6 +544,18 @@ func (s bagSource[K]) proportions(row propRow[K], size int, counts bool) ([]floa
 	return p, nil
 }
 
+// NoTestSplit is the test split of a bag-only set that has none: no
+// instances (N = 0), the training split's shape, classes and columns. LLP
+// data often hold no instance label at all; such a set still trains, and its
+// model is judged by bag-level figures only (the training bags' proportion
+// error, held-out bags' validation KL): a run on it records test_points 0 and
+// no test metric. Callers that need labelled instances check N.
+func NoTestSplit(train *Dataset) *Dataset {
+	return &Dataset{Name: train.Name, Y: []int{}, D: train.D, NumClasses: train.NumClasses,
+		Channels: train.Channels, Height: train.Height, Width: train.Width,
+		ClassNames: train.ClassNames, Columns: train.Columns}
+}
+
 // bagOnlyCache keeps the last bag-only set read: Load reads the training and
 // the test split by two calls.
 var bagOnlyCache struct {
@@ -554,7 +566,7 @@ var bagOnlyCache struct {
 }
 
 // loadBagOnly returns one split of a bag-only set (the training split has
-// no labels; the test split is an error when the set has none).
+// no labels; the test split is NoTestSplit when the set has none).
 func loadBagOnly(name string, split Split) (*Dataset, error) {
 	bagOnlyCache.Lock()
 	defer bagOnlyCache.Unlock()
@@ -570,7 +582,7 @@ func loadBagOnly(name string, split Split) (*Dataset, error) {
 		return bagOnlyCache.train, nil
 	}
 	if bagOnlyCache.test == nil {
-		return nil, fmt.Errorf("%s has no test split: a bag-only set is evaluated on a labelled test split (test_X and test_y arrays, or a TEST table: bags:TRAIN,PROPORTIONS,TEST)", name)
+		return NoTestSplit(bagOnlyCache.train), nil
 	}
 	return bagOnlyCache.test, nil
 }

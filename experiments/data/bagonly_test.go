@@ -40,8 +40,16 @@ func TestReadBagOnlyNumpyFiles(t *testing.T) {
 			assert.Equal(t, []float32{0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 2.75}, train.X)
 			if !c.test {
 				assert.Nil(t, test)
-				_, err := Load("bags:"+c.path, "", Test)
-				wantErr(t, err, "has no test split", "test_X and test_y")
+				// Load gives the empty split NoTestSplit: no instance, the
+				// training split's shape and classes.
+				empty, err := Load("bags:"+c.path, "", Test)
+				require.NoError(t, err)
+				assert.Equal(t, 0, empty.N)
+				assert.Empty(t, empty.X)
+				assert.Equal(t, []int{}, empty.Y)
+				assert.Equal(t, train.D, empty.D)
+				assert.Equal(t, train.NumClasses, empty.NumClasses)
+				assert.NoError(t, empty.Validate())
 				return
 			}
 			require.NotNil(t, test)
