@@ -307,7 +307,7 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 	run := &CellRun{Metrics: m, History: res.History, Settings: training.RunSettings(cfg, td), Model: res.Model}
 	if res.Model != nil {
 		rev, _ := CodeVersion()
-		run.Manifest = Manifest{Normalization: prob.Norm, ClassNames: prob.Train.ClassNames, Key: c.Key(), Config: c, CodeVersion: rev}
+		run.Manifest = Manifest{Normalization: prob.Norm, ClassNames: prob.Train.ClassNames, Columns: prob.Train.Columns, Key: c.Key(), Config: c, CodeVersion: rev}
 	}
 	return run, nil
 }

@@ -40,6 +40,11 @@ type Manifest struct {
 	// original labels of classes 0…C−1, when the data named them.
 	Normalization data.Standardization `json:"normalization"`
 	ClassNames    []string             `json:"class_names,omitempty"`
+	// Columns are the training table's feature columns (CSV and Parquet
+	// data: names, categorical columns' categories, their places in a row),
+	// so that predict lays a new table out as the model read it
+	// (data.Dataset.AlignColumns). Nil for arrays and images.
+	Columns []data.Column `json:"columns,omitempty"`
 	// Key and Config are the training cell's; CodeVersion the code that
 	// trained it; Weights the name of the .npz file.
 	Key         string `json:"cell_key"`
@@ -157,6 +162,12 @@ type Predictions struct {
 // shape.
 func (s *SavedModel) Predict(ctx context.Context, ds *data.Dataset, device string) (*Predictions, error) {
 	m := s.Manifest
+	if len(m.Columns) > 0 && len(ds.Columns) > 0 { // a table: its columns as the model read them
+		var err error
+		if ds, err = ds.AlignColumns(m.Columns); err != nil {
+			return nil, &InputError{err}
+		}
+	}
 	D := m.Features
 	if m.Channels > 0 {
 		H, W := InputSide(m.Architecture, ds.Height, ds.Width)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -166,4 +167,57 @@ func TestRunSaveModels(t *testing.T) {
 	code, out, errOut := runPredictCmd("--model", filepath.Join(dir, "r", "models", cell.Key), "--data", "gmm:classes=3,dim=4,train=600,test=100", "--json")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Equal(t, cell.Metrics.TestAccuracy, lastJSON(t, out)["scores"].(map[string]any)["accuracy"])
+}
+
+// A table's categorical columns reach the model as it read them in
+// training (Manifest.Columns, data.Dataset.AlignColumns): a new table read
+// on its own is one-hot over its own categories — here green, red, yellow
+// against the training file's blue, green, red, the same width, so nothing
+// but the columns' names could tell them apart. The oracle: the same rows
+// read as the test file of the training table (encoded with the training
+// file's categories, yellow an all-zero block) give the same probabilities.
+// A column the model was trained on and the table lacks is refused by name.
+func TestPredictAlignsCategoricalColumns(t *testing.T) {
+	dir := t.TempDir()
+	colours := []string{"blue", "green", "red"}
+	var train, test strings.Builder
+	train.WriteString("label,colour,x\n")
+	test.WriteString("label,colour,x\n")
+	for i := 0; i < 240; i++ {
+		c := colours[i%3]
+		y := 0
+		if c == "red" || (c == "green" && i%2 == 0) {
+			y = 1
+		}
+		fmt.Fprintf(&train, "%d,%s,%.3f\n", y, c, float64(i%17)/4)
+		if i < 30 {
+			fmt.Fprintf(&test, "%d,%s,%.3f\n", y, c, float64(i%5)/2)
+		}
+	}
+	trainCSV := writeFile(t, dir, "train.csv", train.String())
+	testCSV := writeFile(t, dir, "test.csv", test.String())
+	newCSV := writeFile(t, dir, "new.csv", "label,colour,x\n1,red,0.5\n0,yellow,1.5\n1,green,2\n0,green,3.25\n1,red,4\n0,yellow,0\n")
+	model := filepath.Join(dir, "m")
+	code, _, errOut := runTrainCmd("--data", "csv:"+trainCSV+","+testCSV, "--method", "llpfc-uniform", "--bag-size", "8",
+		"--epochs", "3", "--batch-size", "32", "--seed", "1", "--save-model", model, "--quiet")
+	require.Equal(t, exitOK, code, errOut)
+	manifest, err := os.ReadFile(model + ".json")
+	require.NoError(t, err)
+	assert.Contains(t, string(manifest), `"categories": [`, "the manifest keeps the columns")
+
+	probs := func(data string) [][]string {
+		out := filepath.Join(dir, strconv.Itoa(len(data))+".csv")
+		code, _, errOut := runPredictCmd("--model", model, "--data", data, "--out", out)
+		require.Equal(t, exitOK, code, "%s: %s", data, errOut)
+		return readCSV(t, out)
+	}
+	reference := probs("csv:" + trainCSV + "," + newCSV) // new.csv encoded with the training file's categories
+	alone := probs("csv:" + newCSV + "," + newCSV)       // new.csv with its own categories, aligned to the model's
+	require.Len(t, reference, 7, "a header and six rows")
+	assert.Equal(t, reference, alone, "the same rows, however the table's categories were read")
+
+	noColour := writeFile(t, dir, "nocolour.csv", "label,x\n1,0.5\n0,1.5\n")
+	code, _, errOut = runPredictCmd("--model", model, "--data", "csv:"+noColour+","+noColour)
+	assert.Equal(t, exitBadUsage, code)
+	assert.Contains(t, errOut, `no column "colour", which the model was trained on`)
 }

@@ -484,3 +484,84 @@ func (d *Dataset) FeatureKeys(cols []string) ([]int, error) {
 	}
 	return keys, nil
 }
+
+// AlignColumns lays d's feature columns out as cols, the columns of the
+// training table a model was fitted on (Manifest.Columns): each column of
+// cols is found in d by name; a numeric column is copied; a categorical
+// one is one-hot over cols' categories, each of d's categories moved to the
+// position of the same category there, and a category cols lacks becomes an
+// all-zero block — what a test table's unseen category becomes in training
+// (readTables). Without it a table read on its own is one-hot over its own
+// categories, and a model fitted on other categories would read the wrong
+// features, quietly, whenever the widths agree. A column of cols missing
+// from d, or numeric in one and categorical in the other, is an error
+// naming it; d's other columns are not used. d needs Columns.
+func (d *Dataset) AlignColumns(cols []Column) (*Dataset, error) {
+	if len(d.Columns) == 0 {
+		return nil, fmt.Errorf("%s: no named columns to align with the model's", d.Name)
+	}
+	byName := map[string]Column{}
+	for _, c := range d.Columns {
+		byName[c.Name] = c
+	}
+	width := 0
+	for _, c := range cols {
+		width += c.Width
+	}
+	src := d.Raw
+	if src == nil {
+		src = make([]float64, len(d.X))
+		for i, v := range d.X {
+			src[i] = float64(v)
+		}
+	}
+	raw := make([]float64, d.N*width)
+	for _, want := range cols {
+		have, ok := byName[want.Name]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%s: no column %q, which the model was trained on (its columns: %s)", d.Name, want.Name, columnNames(cols))
+		case want.Categorical() != have.Categorical():
+			return nil, fmt.Errorf("%s: column %q is %s here but was %s in training", d.Name, want.Name, columnKind(have), columnKind(want))
+		}
+		to := make([]int, have.Width) // d's feature → cols' position, −1 for an unseen category
+		for j := range to {
+			to[j] = j
+		}
+		if want.Categorical() {
+			pos := map[string]int{}
+			for j, cat := range want.Categories {
+				pos[cat] = j
+			}
+			for j, cat := range have.Categories {
+				if p, ok := pos[cat]; ok {
+					to[j] = p
+				} else {
+					to[j] = -1
+				}
+			}
+		}
+		for i := 0; i < d.N; i++ {
+			row, out := src[i*d.D:(i+1)*d.D], raw[i*width:(i+1)*width]
+			for j, p := range to {
+				if p >= 0 {
+					out[want.Offset+p] = row[have.Offset+j]
+				}
+			}
+		}
+	}
+	a := *d
+	a.D, a.Raw, a.Columns = width, raw, cols
+	a.X = make([]float32, len(raw))
+	for i, v := range raw {
+		a.X[i] = float32(v)
+	}
+	return &a, a.Validate()
+}
+
+func columnKind(c Column) string {
+	if c.Categorical() {
+		return "categorical"
+	}
+	return "numeric"
+}
