@@ -47,15 +47,9 @@ func buildLLPFC(t *testing.T) string {
 
 func storeKeys(t *testing.T, dir string) []string {
 	t.Helper()
-	ents, err := os.ReadDir(filepath.Join(dir, "cells"))
+	_, err := os.ReadDir(filepath.Join(dir, "cells"))
 	require.NoError(t, err)
-	var keys []string
-	for _, e := range ents {
-		if n := e.Name(); !strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".json") {
-			keys = append(keys, strings.TrimSuffix(n, ".json"))
-		}
-	}
-	return keys
+	return storeKeysIfAny(dir)
 }
 
 var runLine = regexp.MustCompile(`(\d+) of (\d+) cells in this shard; (\d+) run now, (\d+) already finished, (\d+) failed`)
