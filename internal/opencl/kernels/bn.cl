@@ -3,10 +3,10 @@
 // minibatch statistics folded chunk by chunk (training/nn/bnsweep.go). x is
 // n×c×hw; per-channel state (mean, var, invstd, a, b, sums) is c floats.
 
-// bn_stats: one work-group per channel: the mean and biased variance over
-// the first rows rows (two passes, acc_t accumulators, as channelStats).
-__kernel void bn_stats(__global const float *x, __global float *mean, __global float *var, int n, int c, int hw, int rows) {
-	__local acc_t s[RED_WG];
+// channel_moments: the mean and biased variance of this work-group's
+// channel (one work-group per channel) over the first rows rows, two passes
+// in acc_t accumulators, as channelStats; every work item gets both.
+void channel_moments(__global const float *x, int c, int hw, int rows, __local acc_t *s, acc_t *mu, acc_t *var) {
 	int ch = get_group_id(0);
 	int lid = get_local_id(0), ls = get_local_size(0);
 	int m = rows * hw;
@@ -14,16 +14,33 @@ __kernel void bn_stats(__global const float *x, __global float *mean, __global f
 	for (int t = lid; t < m; t += ls) {
 		sum += x[((t / hw) * c + ch) * hw + t % hw];
 	}
-	acc_t mu = group_sum(sum, s) / (acc_t)m;
+	acc_t mean = group_sum(sum, s) / (acc_t)m;
 	acc_t ss = 0;
 	for (int t = lid; t < m; t += ls) {
-		acc_t d = (acc_t)x[((t / hw) * c + ch) * hw + t % hw] - mu;
+		acc_t d = (acc_t)x[((t / hw) * c + ch) * hw + t % hw] - mean;
 		ss += d * d;
 	}
-	ss = group_sum(ss, s);
-	if (lid == 0) {
-		mean[ch] = (float)mu;
-		var[ch] = (float)(ss / (acc_t)m);
+	*mu = mean;
+	*var = group_sum(ss, s) / (acc_t)m;
+}
+
+// affine_coeffs: invstd = 1/√(var+ε), a = γ·invstd, b = β − mean·a in
+// acc_t, the affine map y = a·x + b of batch norm.
+void affine_coeffs(acc_t mu, acc_t vr, float gamma, float beta, acc_t eps, acc_t *is, acc_t *a, acc_t *b) {
+	*is = (acc_t)1 / sqrt(vr + eps);
+	*a = (acc_t)gamma * *is;
+	*b = (acc_t)beta - mu * *a;
+}
+
+// bn_stats: one work-group per channel: the mean and biased variance over
+// the first rows rows (channel_moments), rounded to float.
+__kernel void bn_stats(__global const float *x, __global float *mean, __global float *var, int n, int c, int hw, int rows) {
+	__local acc_t s[RED_WG];
+	acc_t mu, vr;
+	channel_moments(x, c, hw, rows, s, &mu, &vr);
+	if (get_local_id(0) == 0) {
+		mean[get_group_id(0)] = (float)mu;
+		var[get_group_id(0)] = (float)vr;
 	}
 }
 
@@ -33,11 +50,11 @@ __kernel void bn_coeffs(__global const float *gamma, __global const float *beta,
 		__global float *invstd, __global float *a, __global float *b, int c, acc_t eps) {
 	int ch = get_global_id(0);
 	if (ch >= c) return;
-	acc_t is = (acc_t)1 / sqrt((acc_t)var[ch] + eps);
-	acc_t sc = (acc_t)gamma[ch] * is;
+	acc_t is, sc, sh;
+	affine_coeffs((acc_t)mean[ch], (acc_t)var[ch], gamma[ch], beta[ch], eps, &is, &sc, &sh);
 	invstd[ch] = (float)is;
 	a[ch] = (float)sc;
-	b[ch] = (float)((acc_t)beta[ch] - (acc_t)mean[ch] * sc);
+	b[ch] = (float)sh;
 }
 
 // bn_affine: y = x·a + b per channel (rounded twice), replaced by 0 where
@@ -57,21 +74,10 @@ __kernel void bn_affine(__global const float *x, __global float *y, __global con
 // each value the float pair (hi, lo) whose sum is the acc_t one.
 __kernel void bn_stats_split(__global const float *x, __global float *split, int n, int c, int hw, int rows) {
 	__local acc_t s[RED_WG];
-	int ch = get_group_id(0);
-	int lid = get_local_id(0), ls = get_local_size(0);
-	int m = rows * hw;
-	acc_t sum = 0;
-	for (int t = lid; t < m; t += ls) {
-		sum += x[((t / hw) * c + ch) * hw + t % hw];
-	}
-	acc_t mu = group_sum(sum, s) / (acc_t)m;
-	acc_t ss = 0;
-	for (int t = lid; t < m; t += ls) {
-		acc_t d = (acc_t)x[((t / hw) * c + ch) * hw + t % hw] - mu;
-		ss += d * d;
-	}
-	acc_t var = group_sum(ss, s) / (acc_t)m;
-	if (lid == 0) {
+	acc_t mu, var;
+	channel_moments(x, c, hw, rows, s, &mu, &var);
+	if (get_local_id(0) == 0) {
+		int ch = get_group_id(0);
 		float mh = (float)mu, vh = (float)var;
 		split[ch] = mh;
 		split[c + ch] = (float)(mu - (acc_t)mh);
@@ -90,13 +96,13 @@ __kernel void bn_coeffs_split(__global const float *gamma, __global const float 
 	if (ch >= c) return;
 	acc_t mu = (acc_t)split[ch] + (acc_t)split[c + ch];
 	acc_t vr = (acc_t)split[2 * c + ch] + (acc_t)split[3 * c + ch];
-	acc_t is = (acc_t)1 / sqrt(vr + eps);
-	acc_t sc = (acc_t)gamma[ch] * is;
+	acc_t is, sc, sh;
+	affine_coeffs(mu, vr, gamma[ch], beta[ch], eps, &is, &sc, &sh);
 	mean[ch] = (float)mu;
 	var[ch] = (float)vr;
 	invstd[ch] = (float)is;
 	a[ch] = (float)sc;
-	b[ch] = (float)((acc_t)beta[ch] - mu * sc);
+	b[ch] = (float)sh;
 }
 
 // bn_fold: folds a chunk's statistics (mean, var over m values) into the
