@@ -99,24 +99,29 @@ func (l *Lib) BNForward(x, gamma, beta, y *Buffer, g BNGeom, rows int, eps float
 	return l.BNForwardFixed(x, gamma, beta, y, g, eps, relu, st)
 }
 
-// BNForwardFixed enqueues batch norm with the statistics already in
-// st.Mean and st.Var (the minibatch's, held fixed by the chunked sweep of
-// training/nn/bnsweep.go): InvStd, A and B into st, then y = A·x + B.
-func (l *Lib) BNForwardFixed(x, gamma, beta, y *Buffer, g BNGeom, eps float64, relu bool, st *BNState) error {
-	const op = "batch norm"
+// checkForward checks a batch-norm forward's geometry, state and buffers.
+func checkForward(op string, x, gamma, beta, y *Buffer, g BNGeom, st *BNState) error {
 	if err := g.check(op, g.N); err != nil {
 		return err
 	}
 	if err := st.check(op, g.C); err != nil {
 		return err
 	}
+	if err := need(op, g.N*g.C*g.HW, nb("x", x), nb("y", y)); err != nil {
+		return err
+	}
+	return need(op, g.C, nb("gamma", gamma), nb("beta", beta))
+}
+
+// BNForwardFixed enqueues batch norm with the statistics already in
+// st.Mean and st.Var (the minibatch's, held fixed by the chunked sweep of
+// training/nn/bnsweep.go): InvStd, A and B into st, then y = A·x + B.
+func (l *Lib) BNForwardFixed(x, gamma, beta, y *Buffer, g BNGeom, eps float64, relu bool, st *BNState) error {
+	const op = "batch norm"
+	if err := checkForward(op, x, gamma, beta, y, g, st); err != nil {
+		return err
+	}
 	n := g.N * g.C * g.HW
-	if err := need(op, n, nb("x", x), nb("y", y)); err != nil {
-		return err
-	}
-	if err := need(op, g.C, nb("gamma", gamma), nb("beta", beta)); err != nil {
-		return err
-	}
 	if err := l.elem("bn_coeffs", g.C, gamma, beta, st.Mean, st.Var, st.InvStd, st.A, st.B, g.C, l.acc(eps)); err != nil {
 		return err
 	}
@@ -151,19 +156,10 @@ func (l *Lib) BNStatsSplit(x *Buffer, g BNGeom, rows int, split *Buffer) error {
 // y = A·x + B (ReLU'd when relu is set).
 func (l *Lib) BNForwardSplit(x, gamma, beta, split, y *Buffer, g BNGeom, eps float64, relu bool, st *BNState) error {
 	const op = "batch norm (split statistics)"
-	if err := g.check(op, g.N); err != nil {
-		return err
-	}
-	if err := st.check(op, g.C); err != nil {
+	if err := checkForward(op, x, gamma, beta, y, g, st); err != nil {
 		return err
 	}
 	n := g.N * g.C * g.HW
-	if err := need(op, n, nb("x", x), nb("y", y)); err != nil {
-		return err
-	}
-	if err := need(op, g.C, nb("gamma", gamma), nb("beta", beta)); err != nil {
-		return err
-	}
 	if err := need(op, 4*g.C, nb("split", split)); err != nil {
 		return err
 	}
