@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/llpfc/llpfc/experiments"
 )
@@ -69,6 +68,8 @@ type jobScript struct {
 	Binary     string
 	Estimate   []string // comment lines: how the limits were reached
 	Generation string   // the command that printed the script
+
+	shards [][]experiments.Cell // each shard's cells (place)
 }
 
 // gridCommand rebuilds the grid's command line from the flags set on fs
@@ -163,9 +164,10 @@ func (js *jobScript) place(results string, cells []experiments.Cell, stderr io.W
 	} else {
 		fmt.Fprintln(stderr, "llpfc: this is a 'go run' build: the script runs llpfc from $PATH; build it (go build ./cmd/llpfc) or set LLPFC=/path/to/llpfc when you submit")
 	}
-	js.Cells = make([]int, js.Shards)
-	for i := range js.Cells {
-		js.Cells[i] = len(experiments.Shard{Index: i + 1, Count: js.Shards}.Select(cells))
+	js.shards, js.Cells = make([][]experiments.Cell, js.Shards), make([]int, js.Shards)
+	for i := range js.shards {
+		js.shards[i] = experiments.Shard{Index: i + 1, Count: js.Shards}.Select(cells)
+		js.Cells[i] = len(js.shards[i])
 	}
 	return nil
 }
@@ -181,8 +183,7 @@ func (js *jobScript) limits(ctx context.Context, cells []experiments.Cell, stder
 	here := runtime.NumCPU()
 	if js.Time == "" {
 		slowest, slowestShard := 0.0, 0
-		for i := range js.Cells {
-			cs := experiments.Shard{Index: i + 1, Count: js.Shards}.Select(cells)
+		for i, cs := range js.shards {
 			sec := 0.0
 			for _, c := range cs {
 				sec += est.CellSeconds[c.Key]
@@ -192,9 +193,9 @@ func (js *jobScript) limits(ctx context.Context, cells []experiments.Cell, stder
 			}
 		}
 		scaled := slowest * float64(here) / float64(js.CPUs)
-		limit := time.Duration(2*scaled*float64(time.Second)) + 10*time.Minute
+		limit := 2*scaled + 600 // seconds
 		js.Time = slurmDuration(limit)
-		if limit > 7*24*time.Hour {
+		if limit > 7*24*3600 {
 			fmt.Fprintf(stderr, "llpfc: the slowest shard needs %s on %d cores; clusters cap jobs at days: more --shards, more --cpus-per-task or a GPU (--device opencl)\n", fmtHours(scaled/3600), js.CPUs)
 		}
 		js.Estimate = append(js.Estimate,
@@ -217,10 +218,10 @@ func (js *jobScript) limits(ctx context.Context, cells []experiments.Cell, stder
 	return nil
 }
 
-// slurmDuration formats d as Slurm's [days-]hours:minutes:seconds, rounded
-// up to the minute.
-func slurmDuration(d time.Duration) string {
-	m := int64(math.Ceil(d.Minutes()))
+// slurmDuration formats sec seconds as Slurm's [days-]hours:minutes:seconds,
+// rounded up to the minute.
+func slurmDuration(sec float64) string {
+	m := int64(math.Ceil(sec / 60))
 	days, h, min := m/(24*60), m/60%24, m%60
 	if days > 0 {
 		return fmt.Sprintf("%d-%02d:%02d:00", days, h, min)

@@ -112,7 +112,7 @@ func TestSlurmDuration(t *testing.T) {
 		{25*time.Hour + 30*time.Minute, "1-01:30:00"},
 		{72 * time.Hour, "3-00:00:00"},
 	} {
-		assert.Equal(t, tc.want, slurmDuration(tc.d), "%v", tc.d)
+		assert.Equal(t, tc.want, slurmDuration(tc.d.Seconds()), "%v", tc.d)
 	}
 }
 
