@@ -74,6 +74,25 @@ func ExampleShard_Select() {
 	// total 210 of 210
 }
 
+// Inside a Slurm job array, --shard auto reads the shard from the task's
+// variables: task 7 of sbatch --array=1-31:2 is shard 4 of 16, and with
+// auto/N the task ID is the shard number, so --array=3 reruns shard 3.
+func ExampleParseShardAuto() {
+	env := map[string]string{"SLURM_ARRAY_TASK_ID": "7", "SLURM_ARRAY_TASK_MIN": "1",
+		"SLURM_ARRAY_TASK_MAX": "31", "SLURM_ARRAY_TASK_COUNT": "16", "SLURM_ARRAY_TASK_STEP": "2"}
+	sh, _ := experiments.ParseShardAuto("auto", func(k string) string { return env[k] })
+	fmt.Println(sh)
+	rerun := map[string]string{"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "3", "SLURM_ARRAY_TASK_COUNT": "1"}
+	sh, _ = experiments.ParseShardAuto("auto/16", func(k string) string { return rerun[k] })
+	fmt.Println(sh)
+	_, err := experiments.ParseShardAuto("auto", func(string) string { return "" })
+	fmt.Println(err)
+	// Output:
+	// 4/16
+	// 3/16
+	// shard "auto": $SLURM_ARRAY_TASK_ID is not set (not inside a Slurm job array? submit with sbatch --array, or give --shard i/n)
+}
+
 // A bag-only data set — instances, a bag id per instance and a row of label
 // proportions per bag, no instance label — trains like any cell: its bags
 // are the protocol "given" (here the committed fixture, made from
