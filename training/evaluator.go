@@ -248,3 +248,19 @@ func (e *evaluator) bagScores(ctx context.Context, x []float32, bags []estimator
 	n := float64(len(bags))
 	return kl / n, propErr / n, nil
 }
+
+// softmaxRow writes softmax(z) into p, shifted by the row's maximum.
+func softmaxRow(z []float32, p []float64) {
+	m := math.Inf(-1)
+	for _, v := range z {
+		m = math.Max(m, float64(v))
+	}
+	var s float64
+	for c, v := range z {
+		p[c] = math.Exp(float64(v) - m)
+		s += p[c]
+	}
+	for c := range p {
+		p[c] /= s
+	}
+}

@@ -3,7 +3,6 @@ package training
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training/device"
@@ -90,20 +89,4 @@ func (p *Predictor) Probabilities(ctx context.Context, x []float32) ([]float64, 
 		}
 	})
 	return out, err
-}
-
-// softmaxRow writes softmax(z) into p, shifted by the row's maximum.
-func softmaxRow(z []float32, p []float64) {
-	m := math.Inf(-1)
-	for _, v := range z {
-		m = math.Max(m, float64(v))
-	}
-	var s float64
-	for c, v := range z {
-		p[c] = math.Exp(float64(v) - m)
-		s += p[c]
-	}
-	for c := range p {
-		p[c] /= s
-	}
 }
