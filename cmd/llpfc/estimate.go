@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+
+	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training"
+)
+
+// The compute estimate of a grid: reproduce's plan and --dry-run print it,
+// and --sbatch takes a job script's time limit and memory from it
+// (sbatch.go, issue 32), so it sits below both.
+
+// pendingCells returns the cells store does not hold yet.
+func pendingCells(cells []experiments.Cell, store *experiments.Store) []experiments.Cell {
+	var todo []experiments.Cell
+	for _, c := range cells {
+		if !store.Has(c.Key) {
+			todo = append(todo, c)
+		}
+	}
+	return todo
+}
+
+// planEstimate is the compute estimate of a grid's pending cells.
+type planEstimate struct {
+	// InstanceEpochs is Σ over the pending cells of epochs × training points,
+	// times exactBNFactor.
+	InstanceEpochs int64
+	// Rates holds one measured throughput per (model, input shape).
+	Rates []measuredRate
+	// Seconds is the estimated training time on this machine.
+	Seconds float64
+	// Failed lists the (model, shape) groups whose measurement failed; their
+	// cells are not in Seconds.
+	Failed []string
+	// CellSeconds is each measured cell's share of Seconds, by key (the
+	// Slurm job script's time limit is its slowest shard's sum: sbatch.go).
+	CellSeconds map[string]float64
+}
+
+type measuredRate struct {
+	Model, Shape   string
+	BatchSize      int
+	ImagesPerSec   float64
+	PeakRSS        int64
+	InstanceEpochs int64
+}
+
+func (e planEstimate) print(w io.Writer) {
+	fmt.Fprintf(w, "  work: %d instance-epochs (Σ over the runs of epochs × training points; kl and llpvat with K batch-norm layers and a bag minibatch larger than a chunk count K + 1 times: exact whole-minibatch statistics)\n", e.InstanceEpochs)
+	for _, r := range e.Rates {
+		fmt.Fprintf(w, "  measured on this machine: %s on %s inputs, LLPFC minibatch %d: %.1f training images/s, process peak RSS %.0f MiB (%d instance-epochs)\n",
+			r.Model, r.Shape, r.BatchSize, r.ImagesPerSec, float64(r.PeakRSS)/(1<<20), r.InstanceEpochs)
+	}
+	for _, f := range e.Failed {
+		fmt.Fprintf(w, "  cannot train %s; those runs are left out of the estimate and will fail\n", f)
+	}
+	h := e.Seconds / 3600
+	cores := runtime.NumCPU()
+	fmt.Fprintf(w, "  estimate: %s of this machine (%d cores), i.e. %.3g CPU-hours; KL and LLP-VAT take more time per instance than LLPFC, so read it as a lower bound\n",
+		fmtHours(h), cores, h*float64(cores))
+}
+
+func fmtHours(h float64) string {
+	switch {
+	case h < 1.0/60:
+		return fmt.Sprintf("%.0f seconds", h*3600)
+	case h < 1:
+		return fmt.Sprintf("%.1f minutes", h*60)
+	case h < 48:
+		return fmt.Sprintf("%.1f hours", h)
+	case h < 24*365:
+		return fmt.Sprintf("%.0f hours (%.1f days)", h, h/24)
+	}
+	return fmt.Sprintf("%.0f hours (%.1f years)", h, h/24/365)
+}
+
+// estimate measures, for every model and input shape of the pending cells,
+// the training throughput of a few LLPFC minibatches on this machine
+// (measureRate) and divides each cell's instance-epochs by it.
+func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error) {
+	type group struct {
+		cell  experiments.Cell // a representative cell
+		shape inputShape
+		work  int64
+		cells map[string]int64 // each cell's instance-epochs, by key
+	}
+	groups := map[string]*group{}
+	bnLayers := map[string]int{}
+	var order []string
+	var est planEstimate
+	for _, c := range todo {
+		shape, err := shapeOf(c.Config.Dataset, c.DataDir)
+		if err != nil {
+			return est, err
+		}
+		k := c.Config.Model + "\x00" + shape.String()
+		g := groups[k]
+		if g == nil {
+			g = &group{cell: c, shape: shape, cells: map[string]int64{}}
+			groups[k] = g
+			order = append(order, k)
+		}
+		// Prefer an LLPFC cell as the representative: its batch size counts
+		// instances.
+		if !experiments.CountsInstances(g.cell.Config.Method) && experiments.CountsInstances(c.Config.Method) {
+			g.cell = c
+		}
+		f, err := exactBNFactor(c.Config, shape, bnLayers)
+		if err != nil {
+			return est, err
+		}
+		w := f * int64(c.Config.Hyper.Epochs) * int64(c.Config.NumPoints)
+		g.work += w
+		g.cells[c.Key] += w
+		est.InstanceEpochs += w
+	}
+	sort.Strings(order)
+	est.CellSeconds = map[string]float64{}
+	for _, k := range order {
+		g := groups[k]
+		ips, batch, err := measureRate(ctx, g.cell.Config, g.shape)
+		if err != nil {
+			if ctx.Err() != nil {
+				return est, err
+			}
+			// The plan goes on: the cells of this group will fail the same way.
+			est.Failed = append(est.Failed, fmt.Sprintf("%s on %s inputs (%d instance-epochs): %v", g.cell.Config.Model, g.shape, g.work, err))
+			continue
+		}
+		est.Rates = append(est.Rates, measuredRate{Model: g.cell.Config.Model, Shape: fedShape(g.cell.Config.Model, g.shape),
+			BatchSize: batch, ImagesPerSec: ips, PeakRSS: experiments.PeakRSSBytes(), InstanceEpochs: g.work})
+		est.Seconds += float64(g.work) / ips
+		for key, w := range g.cells {
+			est.CellSeconds[key] += float64(w) / ips
+		}
+	}
+	return est, nil
+}
+
+// fedShape names the shape the model is fed: s, or s resized to what the
+// model takes (experiments.InputSide).
+func fedShape(model string, s inputShape) string {
+	fed := s
+	fed.H, fed.W = experiments.InputSide(model, fed.H, fed.W)
+	if fed != s {
+		return s.String() + " resized to " + fed.String()
+	}
+	return fed.String()
+}
+
+// exactBNFactor is the cost of a cell's training relative to LLPFC's per
+// instance-epoch as the estimate counts it: K + 1 for kl and llpvat with a
+// model of K batch-norm layers when a minibatch of bags spans several chunks
+// and the statistics are the minibatch's (training.BatchNormLayers: the
+// statistics and adjoint sweeps), else 1. cache holds K per model and shape.
+func exactBNFactor(c experiments.Config, s inputShape, cache map[string]int) (int64, error) {
+	if !experiments.UsesKL(c.Method) || c.Hyper.BNStats == string(training.BNStatsChunk) ||
+		c.BagSize*c.Hyper.BatchSize <= training.DefaultChunkSize || s.C == 0 {
+		return 1, nil
+	}
+	key := c.Model + "\x00" + s.String()
+	k, ok := cache[key]
+	if !ok {
+		h, w := experiments.InputSide(c.Model, s.H, s.W)
+		var err error
+		k, err = training.BatchNormLayers(training.ModelSpec{Name: c.Model, Channels: s.C, Height: h, Width: w, NumClasses: s.Classes})
+		if err != nil {
+			return 0, fmt.Errorf("estimate for %s: %w", c.Model, err)
+		}
+		cache[key] = k
+	}
+	return int64(k + 1), nil
+}
+
+// inputShape is a data set's instance shape and number of classes.
+type inputShape struct{ C, H, W, Features, Classes int }
+
+func (s inputShape) String() string {
+	if s.C > 0 {
+		return fmt.Sprintf("%d×%d×%d", s.C, s.H, s.W)
+	}
+	return fmt.Sprintf("%d-feature", s.Features)
+}
+
+// knownShapes are the shapes of the named data sets, so that a plan can be
+// estimated before the data are downloaded.
+var knownShapes = map[string]inputShape{
+	"cifar10":               {C: 3, H: 32, W: 32, Classes: 10},
+	"svhn":                  {C: 3, H: 32, W: 32, Classes: 10},
+	"emnist-letters":        {C: 1, H: 28, W: 28, Classes: 26},
+	"fashion-mnist":         {C: 1, H: 28, W: 28, Classes: 10},
+	"mnist":                 {C: 1, H: 28, W: 28, Classes: 10},
+	"fixture":               {C: 1, H: 28, W: 28, Classes: 10},
+	"fashion-mnist-fixture": {C: 1, H: 28, W: 28, Classes: 10},
+}
+
+// shapeOf returns the input shape of a data set: known for the named sets,
+// else read from the data.
+func shapeOf(name, dataDir string) (inputShape, error) {
+	if s, ok := knownShapes[name]; ok {
+		return s, nil
+	}
+	dir, err := data.Resolve(name, dataDir)
+	if err != nil {
+		return inputShape{}, err
+	}
+	d, err := data.Load(name, dir, data.Test)
+	if err != nil {
+		return inputShape{}, err
+	}
+	s := inputShape{C: d.Channels, H: d.Height, W: d.Width, Classes: d.NumClasses}
+	if d.Channels == 0 {
+		s.Features = d.D
+	}
+	return s, nil
+}
+
+// measureBatch caps the minibatch of measureRate for the deep networks
+// (the small mlp and cnn are timed at the cell's own minibatch, where the
+// per-step overhead would dominate a tiny one).
+const measureBatch = 8
+
+// measureRate trains cell c's model with llpfc-uniform and c's
+// hyperparameters for one epoch of two minibatches (of at most measureBatch
+// instances for the deep networks) on random inputs of the given shape, and returns the measured training throughput (instances per
+// second of optimizer steps, as training.Result reports it) and the
+// minibatch size. The numbers are random: only the time counts.
+func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float64, int, error) {
+	if !experiments.CountsInstances(c.Method) {
+		c.Hyper.BatchSize = 128 // a baseline's batch counts bags; LLPFC's (App.) is 128 instances
+	}
+	c.Method = training.MethodLLPFCUniform
+	c.Hyper.Epochs = 1
+	c.Hyper.Schedule = experiments.Schedule{Kind: "constant"}
+	c.Hyper.Augment = false
+	cfg, err := experiments.TrainingConfig(c)
+	if err != nil {
+		return 0, 0, err
+	}
+	// The time of a step is linear in the minibatch size, but gorgonia's
+	// memory for a deep network at the appendix's 128 or 256 images is tens
+	// of GB: measure with at most measureBatch images per step, and
+	// evaluate in batches as small.
+	batch := cfg.BatchSize
+	if c.Model != training.ModelMLP && c.Model != training.ModelCNN {
+		batch = min(batch, measureBatch)
+	}
+	cfg.BatchSize, cfg.EvalBatch = batch, batch
+	s.H, s.W = experiments.InputSide(c.Model, s.H, s.W)
+	res, err := training.Train(ctx, cfg, throughputData(s, batch), nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !(res.TrainImagesPerSecond > 0) {
+		return 0, 0, fmt.Errorf("no throughput measured (%v images/s)", res.TrainImagesPerSecond)
+	}
+	return res.TrainImagesPerSecond, batch, nil
+}
+
+// throughputData returns measureRate's random training data of shape s:
+// Classes bags (one LLPFC group) of equal size covering two minibatches of
+// batch instances.
+func throughputData(s inputShape, batch int) *training.TrainData {
+	per := (2*batch + s.Classes - 1) / s.Classes
+	n := per * s.Classes
+	dim := s.Features
+	if s.C > 0 {
+		dim = s.C * s.H * s.W
+	}
+	r := rng.New(0, "reproduce/throughput")
+	td := &training.TrainData{X: make([]float32, n*dim), Channels: s.C, Height: s.H, Width: s.W, Features: s.Features,
+		TestX: make([]float32, dim), TestY: []int{0}}
+	for i := range td.X {
+		td.X[i] = r.Float32()
+	}
+	td.Bags = &estimators.BagSet{NumClasses: s.Classes}
+	for k := 0; k < s.Classes; k++ {
+		// Bag k is 1/2 class k and 1/2 uniform, so the bags' proportion
+		// matrix is invertible.
+		p := make([]float64, s.Classes)
+		for j := range p {
+			p[j] = 0.5 / float64(s.Classes)
+		}
+		p[k] += 0.5
+		idx := make([]int, per)
+		for i := range idx {
+			idx[i] = k*per + i
+		}
+		td.Bags.Bags = append(td.Bags.Bags, estimators.Bag{ID: k, Size: per, Proportions: p, Indices: idx})
+	}
+	return td
+}
