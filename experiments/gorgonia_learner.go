@@ -3,12 +3,14 @@ package experiments
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -264,6 +266,9 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 		defer func() { training.LLPVATConfig = old }()
 	}
 	res, err := training.Train(ctx, cfg, td, opt.Progress)
+	if nf := new(training.NonFiniteError); errors.As(err, &nf) && c.Normalize == data.NoNormalization {
+		return nil, fmt.Errorf("%w (the inputs are not standardized, normalize %q: features far from unit scale overflow the network's logits; the default, %q, fits every feature to the training split)", err, c.Normalize, data.Standardize)
+	}
 	if err != nil {
 		return nil, err
 	}

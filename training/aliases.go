@@ -46,12 +46,14 @@ type (
 	CosineWarmRestarts = optim.CosineWarmRestarts
 )
 
-// Loss options (training/loss, training/nn).
+// Loss options (training/loss, training/nn); a step's non-finite loss or
+// gradient.
 type (
-	KLScale   = loss.KLScale
-	VATRampup = loss.VATRampup
-	VATConfig = loss.VATConfig
-	BNStats   = nn.BNStats
+	NonFiniteError = loss.NonFiniteError
+	KLScale        = loss.KLScale
+	VATRampup      = loss.VATRampup
+	VATConfig      = loss.VATConfig
+	BNStats        = nn.BNStats
 )
 
 // The options' values.

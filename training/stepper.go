@@ -91,14 +91,14 @@ func (st *stepper) step(s int, opt device.Optimizer, lr float64) (float64, int, 
 		return loss, n, err
 	}
 	if nonFinite(loss) {
-		return loss, n, fmt.Errorf("loss is %v; stopped before updating the parameters", loss)
+		return loss, n, fmt.Errorf("%w; stopped before updating the parameters", &NonFiniteError{What: "loss", Value: loss})
 	}
 	i, j, v, bad, err := st.grads.NonFinite()
 	if err != nil {
 		return loss, n, err
 	}
 	if bad {
-		return loss, n, fmt.Errorf("gradient of %s[%d] is %v; stopped before updating the parameters", st.learn[i].Name(), j, v)
+		return loss, n, fmt.Errorf("%w; stopped before updating the parameters", &NonFiniteError{What: fmt.Sprintf("gradient of %s[%d]", st.learn[i].Name(), j), Value: v})
 	}
 	return loss, n, opt.Step(lr)
 }

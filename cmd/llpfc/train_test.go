@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,4 +167,21 @@ func TestTrainValBagsSelect(t *testing.T) {
 		code, _, errOut := runTrainCmd(append([]string{"--data", "fixture", "--epochs", "1"}, args...)...)
 		assert.Equal(t, exitBadUsage, code, "%v: %s", args, errOut)
 	}
+}
+
+// Features of scale 1e4 fed unstandardized (--normalize none) overflow
+// the network at the first step: training stops before any update, exit 1,
+// and the message says why and what fixes it (training.NonFiniteError).
+func TestNonFiniteLossNamesTheNormalization(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("label,a,b\n")
+	for i := 0; i < 400; i++ {
+		y := i % 2
+		fmt.Fprintf(&b, "%d,%.1f,%.1f\n", y, 1e4*(float64(y)+float64(i%7)/7), 3e3*float64(i%5)/5)
+	}
+	f := writeFile(t, t.TempDir(), "big.csv", b.String())
+	code, _, errOut := runTrainCmd("--data", "csv:"+f+","+f, "--method", "kl", "--bag-size", "2", "--epochs", "1", "--normalize", "none", "--quiet")
+	assert.Equal(t, exitFailed, code, errOut)
+	assert.Contains(t, errOut, "KL loss is NaN")
+	assert.Contains(t, errOut, `the inputs are not standardized, normalize "none"`)
 }

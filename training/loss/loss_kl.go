@@ -394,7 +394,7 @@ func (k *KLChunked) coefficients(bags []BagRef) (float64, error) {
 		}
 	}
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
-		return loss, fmt.Errorf("KL loss is %v", loss)
+		return loss, &NonFiniteError{What: "KL loss", Value: loss}
 	}
 	return loss, nil
 }
