@@ -43,6 +43,38 @@ func (l *Lib) unfold(g ConvGeom, x, col *Buffer, img0, nb int) error {
 	return l.elem("conv_im2col", ckk*nb*hw, x, col, img0, nb, g.C, g.H, g.W, g.K, g.Pad, g.Stride, g.OutH(), g.OutW())
 }
 
+// convCheck checks a convolution's geometry and the sizes of its image
+// buffer (N×C×H×W), its output-shaped buffer (N×O×OutH×OutW) and its
+// filter-shaped one (O×C×K×K).
+func convCheck(op string, g ConvGeom, img, out, filt namedBuf) error {
+	if err := g.check(op); err != nil {
+		return err
+	}
+	ckk, _, chw, ohw := g.dims()
+	if err := need(op, g.N*chw, img); err != nil {
+		return err
+	}
+	if err := need(op, g.N*ohw, out); err != nil {
+		return err
+	}
+	return need(op, g.O*ckk, filt)
+}
+
+// convWorkspaces returns the number of images a chunk holds and the two
+// workspaces for a chunk: the unfolded columns, (C·K·K)×(images·OutH·OutW),
+// and the output rows, O×(images·OutH·OutW). l.mu must be held.
+func (l *Lib) convWorkspaces(g ConvGeom) (step int, col, rows *Buffer, err error) {
+	ckk, hw, _, _ := g.dims()
+	step = l.chunk(g, max(ckk, g.O))
+	if col, err = l.workspace(&l.wsA, ckk*step*hw); err != nil {
+		return 0, nil, nil, err
+	}
+	if rows, err = l.workspace(&l.wsB, g.O*step*hw); err != nil {
+		return 0, nil, nil, err
+	}
+	return step, col, rows, nil
+}
+
 // Conv2d enqueues Conv2dIm2col's forward pass: y (N×O×OutH×OutW) = the
 // cross-correlation of x (N×C×H×W) with w (O×C×K×K) plus the bias b (O
 // values; nil for none). Each chunk of images is unfolded into a
@@ -50,19 +82,10 @@ func (l *Lib) unfold(g ConvGeom, x, col *Buffer, img0, nb int) error {
 // SGEMM and reordered into y with the bias added.
 func (l *Lib) Conv2d(x, w, b, y *Buffer, g ConvGeom) error {
 	const op = "conv2d"
-	if err := g.check(op); err != nil {
+	if err := convCheck(op, g, nb("x", x), nb("y", y), nb("w", w)); err != nil {
 		return err
 	}
-	ckk, hw, chw, ohw := g.dims()
-	if err := need(op, g.N*chw, nb("x", x)); err != nil {
-		return err
-	}
-	if err := need(op, g.O*ckk, nb("w", w)); err != nil {
-		return err
-	}
-	if err := need(op, g.N*ohw, nb("y", y)); err != nil {
-		return err
-	}
+	ckk, hw, _, ohw := g.dims()
 	hasBias, bias := 0, y
 	if b != nil {
 		if err := need(op, g.O, nb("b", b)); err != nil {
@@ -72,12 +95,7 @@ func (l *Lib) Conv2d(x, w, b, y *Buffer, g ConvGeom) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	step := l.chunk(g, max(ckk, g.O))
-	col, err := l.workspace(&l.wsA, ckk*step*hw)
-	if err != nil {
-		return err
-	}
-	rows, err := l.workspace(&l.wsB, g.O*step*hw)
+	step, col, rows, err := l.convWorkspaces(g)
 	if err != nil {
 		return err
 	}
@@ -100,27 +118,13 @@ func (l *Lib) Conv2d(x, w, b, y *Buffer, g ConvGeom) error {
 // (Grad0): dx (N×C×H×W) = the fold (col2im) of wᵀ·dy, chunk by chunk.
 func (l *Lib) Conv2dGradInput(w, dy, dx *Buffer, g ConvGeom) error {
 	const op = "conv2d gradient (input)"
-	if err := g.check(op); err != nil {
+	if err := convCheck(op, g, nb("dx", dx), nb("dy", dy), nb("w", w)); err != nil {
 		return err
 	}
 	ckk, hw, chw, ohw := g.dims()
-	if err := need(op, g.O*ckk, nb("w", w)); err != nil {
-		return err
-	}
-	if err := need(op, g.N*ohw, nb("dy", dy)); err != nil {
-		return err
-	}
-	if err := need(op, g.N*chw, nb("dx", dx)); err != nil {
-		return err
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	step := l.chunk(g, max(ckk, g.O))
-	col, err := l.workspace(&l.wsA, ckk*step*hw)
-	if err != nil {
-		return err
-	}
-	rows, err := l.workspace(&l.wsB, g.O*step*hw)
+	step, col, rows, err := l.convWorkspaces(g)
 	if err != nil {
 		return err
 	}
@@ -144,27 +148,13 @@ func (l *Lib) Conv2dGradInput(w, dy, dx *Buffer, g ConvGeom) error {
 // (β = 1 after the first).
 func (l *Lib) Conv2dGradFilter(x, dy, dw *Buffer, g ConvGeom) error {
 	const op = "conv2d gradient (filter)"
-	if err := g.check(op); err != nil {
+	if err := convCheck(op, g, nb("x", x), nb("dy", dy), nb("dw", dw)); err != nil {
 		return err
 	}
-	ckk, hw, chw, ohw := g.dims()
-	if err := need(op, g.N*chw, nb("x", x)); err != nil {
-		return err
-	}
-	if err := need(op, g.N*ohw, nb("dy", dy)); err != nil {
-		return err
-	}
-	if err := need(op, g.O*ckk, nb("dw", dw)); err != nil {
-		return err
-	}
+	ckk, hw, _, ohw := g.dims()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	step := l.chunk(g, max(ckk, g.O))
-	col, err := l.workspace(&l.wsA, ckk*step*hw)
-	if err != nil {
-		return err
-	}
-	rows, err := l.workspace(&l.wsB, g.O*step*hw)
+	step, col, rows, err := l.convWorkspaces(g)
 	if err != nil {
 		return err
 	}
