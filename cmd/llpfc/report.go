@@ -60,7 +60,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := interruptible("report", stderr)
 	defer stop()
 	m := *metric
-	if !isSet(fs, "metric") {
+	if !givenFlags(fs)["metric"] {
 		m = "" // the default: test accuracy, or a bag-level figure when no cell has one
 	}
 	files, md, err := experiments.WriteReportsMetric(ctx, stores, *out, m)

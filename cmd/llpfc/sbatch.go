@@ -382,7 +382,7 @@ func (sf *slurmFlags) runSlurm(fs *flag.FlagSet, args []string, stdout, stderr i
 	}
 	if *sf.check {
 		shards := 0
-		if isSet(fs, "shards") {
+		if givenFlags(fs)["shards"] {
 			shards = *sf.shards
 		}
 		return checkCells(stdout, stderr, g.name, g.shard.Select(cells), g.results, shards)
@@ -402,11 +402,4 @@ func (sf *slurmFlags) runSlurm(fs *flag.FlagSet, args []string, stdout, stderr i
 	}
 	js.write(stdout)
 	return exitOK
-}
-
-// isSet reports whether the flag name was given on the command line.
-func isSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

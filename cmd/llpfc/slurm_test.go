@@ -59,13 +59,18 @@ func requireSlurm(t *testing.T) {
 	t.Skip(msg)
 }
 
-// freePort returns a TCP port nothing listens on now.
-func freePort(t *testing.T) int {
+// freePorts returns n distinct TCP ports nothing listens on now (all n
+// held open together, so none is handed out twice).
+func freePorts(t *testing.T, n int) []int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	var ports []int
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
 }
 
 // upCluster starts the single-node cluster in dir (scripts/slurm-cluster.sh)
@@ -82,7 +87,8 @@ func upCluster(t *testing.T, dir string) string {
 		}
 	})
 	start := time.Now()
-	out, err := exec.Command("bash", script, "up", dir, fmt.Sprint(freePort(t)), fmt.Sprint(freePort(t)), fmt.Sprint(os.Getpid())).CombinedOutput()
+	ports := freePorts(t, 2)
+	out, err := exec.Command("bash", script, "up", dir, fmt.Sprint(ports[0]), fmt.Sprint(ports[1]), fmt.Sprint(os.Getpid())).CombinedOutput()
 	require.NoError(t, err, "starting the single-node cluster (a failure, not a skip: Slurm is installed):\n%s", out)
 	t.Logf("cluster up in %v", time.Since(start).Round(time.Millisecond))
 	return filepath.Join(dir, "slurm.conf")
