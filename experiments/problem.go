@@ -119,6 +119,9 @@ func MakeBags(d *data.Dataset, c Config) (*bagproto.Result, error) {
 	if c.Protocol == GivenProtocol {
 		return givenBags(d, c)
 	}
+	if d.Unlabelled {
+		return nil, fmt.Errorf("dataset %s has no labels (no y): protocol %s draws bags from labels; for LLP data give the bags and their proportions (bags:PATH)", c.Dataset, c.Protocol)
+	}
 	if !d.Labelled() {
 		return nil, fmt.Errorf("dataset %s is bag-only: protocol %s draws bags from labels; its cells take the bags it gives (protocol %s)", c.Dataset, c.Protocol, GivenProtocol)
 	}

@@ -142,7 +142,7 @@ func (f *predictFlags) dataset() (*data.Dataset, error) {
 		return train, nil
 	}
 	if test.N == 0 {
-		return nil, usagef("--data %s has no test split (a bag-only set without test_X and test_y): score its training instances with --split train, or give labelled data", *f.name)
+		return nil, usagef("--data %s has no test split (no test_X): score its instances (X) with --split train, or give a test split", *f.name)
 	}
 	return test, nil
 }

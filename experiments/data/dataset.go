@@ -46,6 +46,10 @@ type Dataset struct {
 	// their label proportions, are all that is known of the classes
 	// (Section 5.1's LLP data). Nil for a labelled data set.
 	Bags *estimators.BagSet
+	// Unlabelled marks a split of instances alone (an npz: set without
+	// labels, ReadNPZSet): Y is nil, NumClasses is 0 and there are no Bags.
+	// `llpfc predict` scores it; nothing trains on it (Labelled is false).
+	Unlabelled bool
 }
 
 // Split selects the training or the test part of a named data set.
@@ -81,17 +85,22 @@ func (d *Dataset) Validate() error {
 	if d.Raw != nil && len(d.Raw) != len(d.X) {
 		return fmt.Errorf("%s: len(Raw) = %d, want len(X) = %d", d.Name, len(d.Raw), len(d.X))
 	}
-	if d.Bags != nil {
+	switch {
+	case d.Unlabelled:
+		if d.Y != nil || d.Bags != nil || d.NumClasses != 0 {
+			return fmt.Errorf("%s: an unlabelled split has %d labels, bags %v and %d classes; want none", d.Name, len(d.Y), d.Bags != nil, d.NumClasses)
+		}
+	case d.Bags != nil:
 		if err := d.validateBags(); err != nil {
 			return err
 		}
-	} else if len(d.Y) != d.N {
+	case len(d.Y) != d.N:
 		return fmt.Errorf("%s: len(Y) = %d, want N = %d", d.Name, len(d.Y), d.N)
 	}
 	if err := d.validateColumns(); err != nil {
 		return err
 	}
-	if d.NumClasses < 1 {
+	if d.NumClasses < 1 && !d.Unlabelled {
 		return fmt.Errorf("%s: NumClasses = %d, want ≥ 1", d.Name, d.NumClasses)
 	}
 	for i, y := range d.Y {
@@ -171,7 +180,7 @@ func (d *Dataset) Row(i int) []float32 { return d.X[i*d.D : (i+1)*d.D] }
 
 // Labelled reports whether the split has instance labels (a bag-only
 // training split has none).
-func (d *Dataset) Labelled() bool { return d.Bags == nil }
+func (d *Dataset) Labelled() bool { return d.Bags == nil && !d.Unlabelled }
 
 // ClassCounts returns the number of instances of each class.
 func (d *Dataset) ClassCounts() []int {

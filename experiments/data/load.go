@@ -165,6 +165,8 @@ func load(name, dir string, split Split) (*Dataset, error) {
 		return loadFixture(split)
 	case strings.HasPrefix(name, "bags:"):
 		return loadBagOnly(name, split)
+	case strings.HasPrefix(name, "npz:"):
+		return loadNPZSet(name, split)
 	case isFileKind(name):
 		return loadTabular(name, split)
 	}

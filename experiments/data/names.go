@@ -12,6 +12,7 @@ import (
 //	parquet:TRAIN[,TEST][@LABEL][@categorical=COL[+COL…]]
 //	libsvm:TRAIN[,TEST]
 //	bags:PATH[@normalize][@bag=COL][@label=COL][@categorical=COL[+COL…]]
+//	npz:PATH
 //
 // where a bag-only PATH is an .npz file, a directory, or
 // TRAIN,PROPORTIONS[,TEST] (CSV or Parquet files; ReadBagOnly). LABEL (or
@@ -36,7 +37,7 @@ type sourceSpec struct {
 }
 
 // fileKinds are the kinds of data set named by files.
-var fileKinds = []string{"csv", "parquet", "libsvm", "bags"}
+var fileKinds = []string{"csv", "parquet", "libsvm", "bags", "npz"}
 
 // isFileKind reports whether name is KIND:… for a kind of fileKinds.
 func isFileKind(name string) bool {
@@ -55,8 +56,11 @@ func contains(xs []string, x string) bool {
 
 // maxPaths is how many comma-separated paths a kind takes.
 func maxPaths(kind string) int {
-	if kind == "bags" {
+	switch kind {
+	case "bags":
 		return 3
+	case "npz":
+		return 1
 	}
 	return 2
 }
@@ -75,7 +79,7 @@ func parseSource(name string) (sourceSpec, error) {
 	readings := []reading{{body, nil}}
 	base := body
 	var opts []string
-	for kind != "libsvm" {
+	for kind != "libsvm" && kind != "npz" {
 		k := strings.LastIndexByte(base, '@')
 		if k < 0 || strings.ContainsAny(base[k+1:], "/,") {
 			break
@@ -120,6 +124,8 @@ func kindSyntax(kind string) string {
 		return "bags:PATH (an .npz file, a directory, or TRAIN,PROPORTIONS[,TEST] tables)"
 	case "libsvm":
 		return "libsvm:TRAIN[,TEST]"
+	case "npz":
+		return "npz:PATH (an .npz file or a directory of .npy files)"
 	}
 	return kind + ":TRAIN[,TEST][@LABEL]"
 }

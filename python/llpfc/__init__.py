@@ -1,0 +1,19 @@
+"""llpfc from Python: learning from label proportions by learning with label
+noise (Zhang, Wang, Scott, NeurIPS 2022), with the field's other methods,
+through the llpfc binary.
+
+    >>> from llpfc import LLPClassifier
+    >>> clf = LLPClassifier(method="llpfc-uniform", model="mlp", epochs=10)
+    >>> clf.fit(X, bags, proportions)          # doctest: +SKIP
+    >>> clf.predict(X_new)                     # doctest: +SKIP
+
+``llpfc.run(spec, results=…)`` runs a grid and ``llpfc.report(results)``
+returns its long table. The binary is found by :func:`find_binary`. NumPy
+only; scikit-learn and pandas optional.
+"""
+
+from ._binary import LLPFCError, LLPFCRuntimeError, LLPFCValueError, find_binary
+from ._classifier import LLPClassifier
+from ._grid import report, run
+
+__all__ = ["LLPClassifier", "run", "report", "find_binary", "LLPFCError", "LLPFCValueError", "LLPFCRuntimeError"]
