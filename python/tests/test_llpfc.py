@@ -230,6 +230,7 @@ class KilledFitTest(unittest.TestCase):
 
     def run_and_kill(self, sig):
         tmp = tempfile.mkdtemp()
+        p = None
         try:
             env = dict(os.environ, TMPDIR=tmp)
             p = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT % {"python": os.path.join(ROOT, "python")}],
@@ -249,14 +250,21 @@ class KilledFitTest(unittest.TestCase):
             if sig != signal.SIGKILL:
                 self.assertIn("KeyboardInterrupt", err)
             deadline = time.time() + 30
-            while time.time() < deadline and self.children_alive(p.pid):
+            while time.time() < deadline and self.children_alive(tmp):
                 time.sleep(0.1)
-            self.assertFalse(self.children_alive(p.pid), "the binary outlived its Python")
+            self.assertFalse(self.children_alive(tmp), "the binary outlived its Python")
             if sig == signal.SIGKILL:
                 subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, %r); import llpfc._classifier as c; c._sweep_stale()"
                                 % os.path.join(ROOT, "python")], env=env, check=True)
             self.assertEqual(os.listdir(tmp), [])
         finally:
+            # A failed check must not leave a fit running (it trains for
+            # 100,000 epochs): the Python and, re-parented, its binary.
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+            for pid in self.binaries_of(tmp):
+                os.kill(pid, signal.SIGKILL)
             shutil.rmtree(tmp, ignore_errors=True)
 
     def binary_running(self, ppid):
@@ -276,10 +284,13 @@ class KilledFitTest(unittest.TestCase):
                 kids.append(int(pid))
         return kids
 
-    def children_alive(self, ppid):
-        # After its parent dies the binary is re-parented: look for it by its
-        # command line instead.
-        me = os.path.realpath(binary())
+    def children_alive(self, tmp):
+        return bool(self.binaries_of(tmp))
+
+    def binaries_of(self, tmp):
+        """The llpfc processes working in tmp (after its Python dies the
+        binary is re-parented, so it is found by its command line)."""
+        me, pids = os.path.realpath(binary()), []
         for pid in os.listdir("/proc"):
             if not pid.isdigit():
                 continue
@@ -289,9 +300,9 @@ class KilledFitTest(unittest.TestCase):
                     cmd = f.read()
             except OSError:
                 continue
-            if exe == me and b"llpfc-py-" in cmd:
-                return True
-        return False
+            if exe == me and tmp.encode() in cmd:
+                pids.append(int(pid))
+        return pids
 
     @unittest.skipUnless(sys.platform.startswith("linux"), "reads /proc")
     def test_sigint(self):
