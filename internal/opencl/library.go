@@ -43,6 +43,7 @@ var kernelNames = []string{
 	"bn_stats", "bn_coeffs", "bn_stats_split", "bn_coeffs_split", "bn_affine", "bn_eval", "bn_fold", "bn_finish", "bn_grad_sums", "bn_grad_dx", "bn_collect", "bn_running",
 	"pool2_fwd", "pool2_bwd", "maxpool_fwd", "maxpool_bwd",
 	"sgd_step", "adam_step",
+	"guard_check", "loss_tally", "bn_running_split",
 }
 
 // Work-group sizes: element-wise kernels run in groups of elemWG, the
@@ -70,6 +71,8 @@ type Lib struct {
 	wsB   *Buffer
 	wsR   *Buffer // partial results of two-stage reductions
 	WSMax int     // the most elements a convolution workspace may hold (default 1<<24)
+	// noFlag is the never-set step flag of unguarded optimizer updates.
+	noFlag *StepFlag
 }
 
 // BuildOptions returns the compiler options the library is built with on
@@ -109,6 +112,9 @@ func buildLib(c *Context) (*Lib, error) {
 			return nil, err
 		}
 		l.k[n] = k
+	}
+	if l.noFlag, err = l.NewStepFlag(); err != nil {
+		return nil, err
 	}
 	return l, nil
 }
@@ -173,8 +179,24 @@ func (l *Lib) workspace(ws **Buffer, n int) (*Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.SetRole(RoleWorkspace)
 	*ws = b
 	return b, nil
+}
+
+// WorkspaceBytes is the device memory the library's workspaces take
+// after running convolutions of the given geometries (each workspace
+// grows to the largest chunk any of them needs), for planning before a
+// run; reductions' partial results are not counted (a few values per
+// output).
+func (l *Lib) WorkspaceBytes(gs []ConvGeom) int64 {
+	var a, b int
+	for _, g := range gs {
+		ckk, hw, _, _ := g.dims()
+		step := l.chunk(g, max(ckk, g.O))
+		a, b = max(a, ckk*step*hw), max(b, g.O*step*hw)
+	}
+	return 4 * int64(a+b)
 }
 
 // ReleaseWorkspaces frees the library's workspaces (they are allocated
