@@ -656,6 +656,7 @@ func lowerConv(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*prog
 	if cg.Bias {
 		b = in[2]
 	}
+	c.p.convs = append(c.p.convs, g)
 	out.kind = slotComputed
 	return func(p *program) error {
 		var bb *opencl.Buffer
@@ -678,6 +679,7 @@ func lowerConvGrad(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*
 		return nil, c.errorf(n, "input shape %v", xs)
 	}
 	g := convGeom(cg, xs[0])
+	c.p.convs = append(c.p.convs, g)
 	out.kind = slotComputed
 	switch wrt {
 	case 0:

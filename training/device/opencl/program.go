@@ -81,6 +81,9 @@ type program struct {
 	post       []func(p *program) error
 	storeSizes []int
 	stores     []*opencl.Buffer // nil until a run (after Release)
+	// convs are the geometries of the program's convolutions (for the
+	// workspaces, CheckMemory).
+	convs []opencl.ConvGeom
 
 	// per run
 	ran     bool
@@ -103,6 +106,16 @@ func (p *program) buf(s *slot) *opencl.Buffer {
 		return p.stores[s.val.store]
 	}
 	return s.buf
+}
+
+// activationBytes is the device memory the program's activations take
+// while it runs.
+func (p *program) activationBytes() int64 {
+	var n int64
+	for _, s := range p.storeSizes {
+		n += 4 * int64(s)
+	}
+	return n
 }
 
 // store returns the pooled buffer of an auxiliary value.
@@ -129,6 +142,7 @@ func (p *program) Run() error {
 				p.Release()
 				return p.errorf("activations: %w", err)
 			}
+			b.SetRole(opencl.RoleActivation)
 			p.stores[i] = b
 		}
 	}
