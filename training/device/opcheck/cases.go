@@ -71,6 +71,20 @@ func Cases() []Case {
 			cost := Must(gorgonia.Add(WeightedSum(g, r, ab), WeightedSum(g, r, av)))
 			return append(gorgonia.Nodes{ab, av}, Grads(cost, a, b)...), device.Options{Params: gorgonia.Nodes{a, b}, Inputs: gorgonia.Nodes{v}}, nil
 		}},
+		Case{Name: "dense layers: bias and ReLU (fused on the device) and their gradients", Build: func(g *gorgonia.ExprGraph, r *rand.Rand) (gorgonia.Nodes, device.Options, After) {
+			// what nn.Dense and gorgonia.Rectify build: Repeat(b) + x·W, then
+			// (a ≥ 0) ⊙ a; a second layer whose pre-activation is also read
+			// elsewhere (not inlined) and a bias without an activation
+			x := Tensor(g, r, "x", -1, 1, 6, 5)
+			w1, b1 := Tensor(g, r, "w1", -1, 1, 5, 7), Tensor(g, r, "b1", -0.5, 0.5, 1, 7)
+			w2, b2 := Tensor(g, r, "w2", -1, 1, 7, 4), Tensor(g, r, "b2", -0.5, 0.5, 1, 4)
+			h := Must(gorgonia.Rectify(Must(gorgonia.BroadcastAdd(Must(gorgonia.Mul(x, w1)), b1, nil, []byte{0}))))
+			a2 := Must(gorgonia.BroadcastAdd(Must(gorgonia.Mul(h, w2)), b2, nil, []byte{0}))
+			h2 := Must(gorgonia.Rectify(a2))
+			z := Must(gorgonia.Add(h2, Must(gorgonia.Square(a2))))
+			params := gorgonia.Nodes{w1, b1, w2, b2}
+			return append(gorgonia.Nodes{z}, Grads(WeightedSum(g, r, z), params...)...), device.Options{Params: params, Inputs: gorgonia.Nodes{x}}, nil
+		}},
 		Case{Name: "sum and max along axes", Build: func(g *gorgonia.ExprGraph, r *rand.Rand) (gorgonia.Nodes, device.Options, After) {
 			// (gorgonia v0.9.18's own Σ[2] of a 4-D tensor whose last axis is
 			// longer than 1 is wrong: TestSumAlongAMiddleAxis)

@@ -31,6 +31,8 @@ type compiler struct {
 	// running: the program's tracked batch norms fold their statistics
 	// into running averages kept on the device (Options.RunningOnDevice).
 	running bool
+	// fus are the fused bias and activation patterns (fuse.go).
+	fus *fusions
 }
 
 // Compile prepares the part of g that computes outs for the device. An
@@ -68,6 +70,7 @@ func (b *Backend) Compile(g *gorgonia.ExprGraph, outs gorgonia.Nodes, opts devic
 	for _, n := range outs {
 		p.outs[n] = true
 	}
+	c.findFusions()
 	if err := c.lower(); err != nil {
 		return nil, err
 	}
@@ -119,8 +122,10 @@ func (c *compiler) lower() error {
 			}
 			in = append(in, cs)
 		}
-		kind := device.OpKind(n.Op())
-		run, err := lowererOf(kind)(c, n, s, in)
+		run, fused, err := c.lowerFused(n, s, in, i)
+		if !fused && err == nil {
+			run, err = lowererOf(device.OpKind(n.Op()))(c, n, s, in)
+		}
 		if err != nil {
 			return err
 		}

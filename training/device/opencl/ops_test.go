@@ -173,3 +173,38 @@ func TestSumAlongAMiddleAxis(t *testing.T) {
 		}
 	}
 }
+
+// TestDenseBiasReLUIsOneLaunch: a dense layer's forward pass (x·W, the
+// repeated bias added, gorgonia's Rectify) runs as one CLBlast call and
+// one kernel (the repeat folded into the addition and the addition into
+// the ReLU, fuse.go), and the second layer's bias alone as one kernel;
+// the values are the CPU's (the op check's dense case holds the
+// gradients too).
+func TestDenseBiasReLUIsOneLaunch(t *testing.T) {
+	be := openBackend(t)
+	g := gorgonia.NewGraph()
+	r := rand.New(rand.NewPCG(3, 4))
+	x := tensorOf(g, r, "x", -1, 1, 8, 5)
+	w1, b1 := tensorOf(g, r, "w1", -1, 1, 5, 7), tensorOf(g, r, "b1", -1, 1, 1, 7)
+	w2, b2 := tensorOf(g, r, "w2", -1, 1, 7, 3), tensorOf(g, r, "b2", -1, 1, 1, 3)
+	h := must(gorgonia.Rectify(must(gorgonia.BroadcastAdd(must(gorgonia.Mul(x, w1)), b1, nil, []byte{0}))))
+	z := must(gorgonia.BroadcastAdd(must(gorgonia.Mul(h, w2)), b2, nil, []byte{0}))
+	p, err := be.Compile(g, gorgonia.Nodes{z}, device.Options{Name: "dense", Params: gorgonia.Nodes{w1, b1, w2, b2}, Inputs: gorgonia.Nodes{x}})
+	require.NoError(t, err)
+	defer p.Close()
+	require.NoError(t, p.Run()) // uploads
+	before := be.Costs()
+	require.NoError(t, p.Run())
+	c := be.Costs().Sub(before)
+	assert.Equal(t, int64(2), c.BLASCalls)
+	assert.Equal(t, int64(2), c.Kernels, "the two layers' bias, ReLU and bias: two kernels")
+	got, err := p.Value(z)
+	require.NoError(t, err)
+	cp, err := cpu.New().Compile(g, gorgonia.Nodes{z}, device.Options{Name: "dense"})
+	require.NoError(t, err)
+	require.NoError(t, cp.Run())
+	want, err := cp.Value(z)
+	require.NoError(t, err)
+	w, at := closeEnough(nn.ValueData(got), nn.ValueData(want))
+	assert.LessOrEqual(t, w, opcheck.Tol, "entry %d", at)
+}

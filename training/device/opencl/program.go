@@ -21,6 +21,7 @@ const (
 	slotComputed                 // a pooled activation buffer (value.store)
 	slotAlias                    // another slot's buffer (a reshape)
 	slotStmt                     // no value (gorgonia.Read)
+	slotFused                    // no buffer: computed inside another node's kernel (fuse.go)
 )
 
 // slot is a node's value in a program.
@@ -161,9 +162,10 @@ func (p *program) Run() error {
 	p.version++
 	for _, st := range p.steps {
 		var t0 time.Time
+		var c0 int64
 		prof := p.be.prof
 		if prof != nil {
-			t0 = time.Now()
+			t0, c0 = time.Now(), p.ctx().Counts().Launches()
 		}
 		if err := st.run(p); err != nil {
 			return p.errorf("node %s (%s): %w", st.node.Name(), device.OpKind(st.node.Op()), err)
@@ -172,7 +174,7 @@ func (p *program) Run() error {
 			if err := p.ctx().Finish(); err != nil {
 				return err
 			}
-			prof.add(device.OpKind(st.node.Op()), time.Since(t0))
+			prof.add(device.OpKind(st.node.Op()), time.Since(t0), p.ctx().Counts().Launches()-c0)
 		}
 	}
 	for _, f := range p.post {
