@@ -80,6 +80,9 @@ type StepBenchResult struct {
 	// StepCosts are the device's work per timed step (the step costs that
 	// decide a GPU's speed; zeros on the CPU, which has no device).
 	StepCosts *StepCosts `json:"step_costs"`
+	// DevicePeakBytes is the most device memory the run's buffers held at
+	// once (0 on the CPU).
+	DevicePeakBytes int64 `json:"device_peak_bytes"`
 }
 
 // StepCosts are a back end's counts (device.Costs) over the timed steps,
@@ -289,7 +292,7 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	res := &StepBenchResult{
 		Model: cfg.Model, Method: tc.Method, BatchSize: cfg.BatchSize, Steps: cfg.Steps,
 		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: nn.ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: nn.BLASName, Device: st.backend.Name(),
-		StepCosts: perStep(costs1.Sub(costs0), cfg.Steps, note),
+		StepCosts: perStep(costs1.Sub(costs0), cfg.Steps, note), DevicePeakBytes: costs1.PeakBytes,
 	}
 	if cfg.CPUTime != nil {
 		cpu := (cfg.CPUTime() - cpu0).Seconds()

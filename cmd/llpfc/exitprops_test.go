@@ -73,6 +73,10 @@ func storeWithCell(t *testing.T, dir, name string) string {
 var exitCodeTable = []exitRow{
 	// 0: success, one per command.
 	{"help", exitOK, static("help")},
+	// devices: --parity and --json go with --check; a DEVICE that is no device string (no OpenCL needed
+	// for either: both are refused before a device is opened)
+	{"devices: --json without --check", exitBadUsage, static("devices", "--json")},
+	{"devices: --check of no device string", exitBadUsage, static("devices", "--check", "nope:1")},
 	{"verify", exitOK, static("verify", "--cases", "5", "--only", "Pinsker")},
 	{"bags", exitOK, func(t *testing.T, _ *rand.Rand, dir string) ([]string, []string) {
 		return []string{"bags", "--data", "csv:" + writeTable(t, dir, 200), "--bag-size", "8", "--num-points", "64", "--out", dir + "/b.json"}, nil
@@ -197,6 +201,9 @@ var commandFlags = []struct {
 		{"--compat", []string{"x"}}, {"--milestones", []string{"x", "0", "5,3"}}, {"--preset", []string{"nope"}},
 		{"--data", []string{"nope", "csv:{dir}/missing.csv", "gmm:dim=0", "csv:{dir}/mixed.csv"}}, {"--bags", []string{"{dir}/missing.json"}},
 		{"--out", []string{"/proc/self"}}, {"--seed", []string{"1.5"}}, {"--nope", []string{"1"}},
+	}},
+	{[]string{"devices", "--check", "--parity", "none"}, []badFlag{
+		{"--parity", []string{"nope", "mlp/nope", "mlp/llpfc-uniform,x"}},
 	}},
 	{[]string{"bench", "--steps", "1", "--warmup", "0"}, []badFlag{
 		{"--model", []string{"nope", "llpgan-g"}}, {"--method", []string{"nope"}}, {"--batch-size", []string{"0"}}, {"--steps", []string{"0"}},

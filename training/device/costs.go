@@ -42,13 +42,16 @@ type Costs struct {
 	Allocs     int64               `json:"allocations"`
 	AllocBytes int64               `json:"device_bytes_allocated"`
 	Transfers  map[string]Transfer `json:"transfers,omitempty"`
+	// PeakBytes is the most device memory the back end's buffers held at
+	// once since it was opened (not a count: Sub keeps c's).
+	PeakBytes int64 `json:"device_peak_bytes"`
 }
 
 // Sub returns c − b (the costs of the work between two snapshots).
 func (c Costs) Sub(b Costs) Costs {
 	d := Costs{Launches: c.Launches - b.Launches, Kernels: c.Kernels - b.Kernels, BLASCalls: c.BLASCalls - b.BLASCalls,
 		Copies: c.Copies - b.Copies, Fills: c.Fills - b.Fills, BytesHtoD: c.BytesHtoD - b.BytesHtoD, BytesDtoH: c.BytesDtoH - b.BytesDtoH,
-		Reads: c.Reads - b.Reads, Waits: c.Waits - b.Waits, Allocs: c.Allocs - b.Allocs, AllocBytes: c.AllocBytes - b.AllocBytes}
+		Reads: c.Reads - b.Reads, Waits: c.Waits - b.Waits, Allocs: c.Allocs - b.Allocs, AllocBytes: c.AllocBytes - b.AllocBytes, PeakBytes: c.PeakBytes}
 	for k, t := range c.Transfers {
 		if u := b.Transfers[k]; t != u {
 			if d.Transfers == nil {

@@ -14,7 +14,8 @@ import (
 func (b *Backend) Costs() device.Costs {
 	c := b.ctx.Counts()
 	out := device.Costs{Launches: c.Launches(), Kernels: c.Kernels, BLASCalls: c.BLASCalls, Copies: c.Copies, Fills: c.Fills,
-		BytesHtoD: c.BytesHtoD, BytesDtoH: c.BytesDtoH, Reads: c.Reads, Waits: c.Waits, Allocs: c.Allocs, AllocBytes: c.AllocBytes}
+		BytesHtoD: c.BytesHtoD, BytesDtoH: c.BytesDtoH, Reads: c.Reads, Waits: c.Waits, Allocs: c.Allocs, AllocBytes: c.AllocBytes,
+		PeakBytes: b.ctx.PeakBytes()}
 	for r, t := range c.Transfers {
 		if out.Transfers == nil {
 			out.Transfers = map[string]device.Transfer{}
