@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -132,6 +133,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*f.threads))
 	}
 	res, err := training.RunStepBenchmark(context.Background(), f.config())
+	if errors.As(err, new(*training.InputError)) {
+		err = usageError{err} // the flags ask for more than the device holds (device.MemoryError)
+	}
 	if err != nil {
 		return exitWith(stderr, "llpfc bench", err)
 	}

@@ -16,29 +16,29 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 GO=${GO:-go}
-out=dist/gpu-kit
+OUT=dist/gpu-kit
 limit=$((28 * 1024 * 1024))
-stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage/kit/bin" "$stage/kit/lib" "$stage/kit/licenses" "$stage/deb"
+STAGE=$(mktemp -d)
+trap 'rm -rf "$STAGE"' EXIT
+mkdir -p "$STAGE/kit/bin" "$STAGE/kit/lib" "$STAGE/kit/licenses" "$STAGE/deb"
 
 echo "gpu-kit: building llpfc (CGO_ENABLED=0, -tags llpfc_nofixture, stripped)"
-CGO_ENABLED=0 $GO build -tags llpfc_nofixture -ldflags="-s -w" -o "$stage/kit/bin/llpfc" ./cmd/llpfc
+CGO_ENABLED=0 $GO build -tags llpfc_nofixture -ldflags="-s -w" -o "$STAGE/kit/bin/llpfc" ./cmd/llpfc
 
 # lib PACKAGE FILE: FILE of the Debian package, from `apt-get download` (or the installed package),
 # with the package's copyright file; prints "PACKAGE VERSION SOURCE".
 lib() {
 	local pkg=$1 file=$2 deb src path
-	if (cd "$stage/deb" && apt-get download "$pkg" >/dev/null 2>&1); then
-		deb=$(ls "$stage/deb/${pkg}"_*.deb | head -1)
-		dpkg -x "$deb" "$stage/deb/x"
-		path=$(find "$stage/deb/x" -name "$file" | head -1)
-		cp -L "$path" "$stage/kit/lib/$file"
-		cp "$stage/deb/x/usr/share/doc/$pkg/copyright" "$stage/kit/licenses/$pkg.copyright"
+	if (cd "$STAGE/deb" && apt-get download "$pkg" >/dev/null 2>&1); then
+		deb=$(ls "$STAGE/deb/${pkg}"_*.deb | head -1)
+		dpkg -x "$deb" "$STAGE/deb/x"
+		path=$(find "$STAGE/deb/x" -name "$file" | head -1)
+		cp -L "$path" "$STAGE/kit/lib/$file"
+		cp "$STAGE/deb/x/usr/share/doc/$pkg/copyright" "$STAGE/kit/licenses/$pkg.copyright"
 		echo "$pkg $(dpkg-deb -f "$deb" Version) apt-get-download"
 	elif path=$(dpkg -L "$pkg" 2>/dev/null | grep "/$file\$" | head -1) && [ -n "$path" ]; then
-		cp -L "$path" "$stage/kit/lib/$file"
-		cp "/usr/share/doc/$pkg/copyright" "$stage/kit/licenses/$pkg.copyright"
+		cp -L "$path" "$STAGE/kit/lib/$file"
+		cp "/usr/share/doc/$pkg/copyright" "$STAGE/kit/licenses/$pkg.copyright"
 		echo "$pkg $(dpkg-query -W -f='${Version}' "$pkg") installed-files"
 	else
 		echo "gpu-kit: cannot get $file: apt-get download $pkg failed and $pkg is not installed (apt-get install $pkg)" >&2
@@ -52,22 +52,22 @@ lib() {
 	echo "packages (name, version, from):"
 	lib ocl-icd-libopencl1 libOpenCL.so.1
 	lib libclblast1 libclblast.so.1
-	echo "glibc symbol versions the libraries need: $(objdump -T "$stage/kit/lib/"*.so.1 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1 || echo unknown)"
+	echo "glibc symbol versions the libraries need: $(objdump -T "$STAGE/kit/lib/"*.so.1 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1 || echo unknown)"
 	echo "sha256:"
-	(cd "$stage/kit" && sha256sum bin/llpfc lib/*)
-} >"$stage/kit/MANIFEST.txt"
+	(cd "$STAGE/kit" && sha256sum bin/llpfc lib/*)
+} >"$STAGE/kit/MANIFEST.txt"
 
-rm -rf "$out"
-mkdir -p "$out"
+rm -rf "$OUT"
+mkdir -p "$OUT"
 echo "gpu-kit: compressing (xz -${XZ_LEVEL:-4})"
-tar -C "$stage/kit" -cf - . | xz "-${XZ_LEVEL:-4}" -T0 >"$out/llpfc.tar.xz"
-cp scripts/gpu-kit/run.sh scripts/gpu-kit/kit.py bench/torch_step.py "$out/"
-cp "$stage/kit/MANIFEST.txt" "$out/"
-chmod +x "$out/run.sh"
-size=$(du -cb "$out"/* | tail -1 | cut -f1)
-echo "gpu-kit: $out is $size bytes ($(awk "BEGIN{printf \"%.1f\", $size/1048576}") MiB; the limit is 28 MiB):"
-ls -l "$out"
+tar -C "$STAGE/kit" -cf - . | xz "-${XZ_LEVEL:-4}" -T0 >"$OUT/llpfc.tar.xz"
+cp scripts/gpu-kit/run.sh scripts/gpu-kit/kit.py bench/torch_step.py "$OUT/"
+cp "$STAGE/kit/MANIFEST.txt" "$OUT/"
+chmod +x "$OUT/run.sh"
+size=$(du -cb "$OUT"/* | tail -1 | cut -f1)
+echo "gpu-kit: $OUT is $size bytes ($(awk "BEGIN{printf \"%.1f\", $size/1048576}") MiB; the limit is 28 MiB):"
+ls -l "$OUT"
 if [ "$size" -ge "$limit" ]; then
-	echo "gpu-kit: $out is $size bytes, over the 28 MiB the checkout leaves (64 MiB in all)" >&2
+	echo "gpu-kit: $OUT is $size bytes, over the 28 MiB the checkout leaves (64 MiB in all)" >&2
 	exit 1
 fi
