@@ -12,6 +12,7 @@
                                        BUDGET seconds at the throughput bench.log measured
     kit.py summarize OUT               write OUT/results.json and OUT/summary.md from the logs
 """
+import fnmatch
 import glob
 import json
 import os
@@ -71,7 +72,7 @@ def find_libs(pattern, extra_dirs=()):
         out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, timeout=10).stdout
         for line in out.splitlines():
             name = line.strip().split(" ", 1)[0]
-            if glob.fnmatch.fnmatch(name, pattern) and "=>" in line:
+            if fnmatch.fnmatch(name, pattern) and "=>" in line:
                 found.append(line.split("=>")[-1].strip())
     except (OSError, subprocess.SubprocessError):
         pass
@@ -147,7 +148,12 @@ def discover(out, libdir, icd_dir):
     print(f"export OCL_ICD_VENDORS={icd_dir}")
     print(f"export LLPFC_OPENCL_LIB={os.path.join(libdir, 'libOpenCL.so.1')}")
     print(f"export LLPFC_CLBLAST_LIB={os.path.join(libdir, 'libclblast.so.1')}")
-    print(f"export LD_LIBRARY_PATH={libdir}{':' + os.environ['LD_LIBRARY_PATH'] if os.environ.get('LD_LIBRARY_PATH') else ''}")
+    # the kit's libraries first, then the driver's folders (libnvidia-opencl loads libcuda and the
+    # driver's other libraries from beside it)
+    dirs = [libdir] + sorted({os.path.dirname(p) for p in d["libnvidia_opencl"][:1] + d["libcuda"][:1]})
+    if os.environ.get("LD_LIBRARY_PATH"):
+        dirs.append(os.environ["LD_LIBRARY_PATH"])
+    print(f"export LD_LIBRARY_PATH={':'.join(dirs)}")
     print(f"KIT_HAVE_DRIVER={1 if written else 0}")
 
 
@@ -259,7 +265,24 @@ def summarize(out):
         json.dump(res, f, indent=1)
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(markdown(res))
+    return consistent(res)
 
+
+def consistent(res):
+    """Every part that passed left the results the summary reads (a parsing slip fails the run
+    here, in CI, rather than showing an empty table on the GPU)."""
+    ok = lambda prefix: sum(1 for p in res["parts"] if p["part"].startswith(prefix) and p["status"] == "ok")
+    problems = []
+    for prefix, found, what in [("bench ", len(res["bench"]), "bench results"), ("fixture", len(res["fixture"]), "fixture results"),
+                                ("epoch", 1 if res["projection"].get("train_images_per_second") else 0, "an epoch projection"),
+                                ("cpu bench", len([r for r in res["cpu"] if r.get("impl") != "pytorch"]), "CPU bench results")]:
+        if ok(prefix) != found:
+            problems.append(f"{ok(prefix)} {prefix.strip()} parts passed but the logs gave {found} {what}")
+    if ok("check") and not res["check"]["verdict"].startswith("verdict: ok"):
+        problems.append("the check passed but its verdict line says otherwise: " + res["check"]["verdict"])
+    for p in problems:
+        print("kit.py summarize: " + p, file=sys.stderr)
+    return 1 if problems else 0
 
 def projection(epochs):
     if not epochs:
@@ -346,7 +369,7 @@ def main():
     if cmd == "epoch-points":
         return epoch_points(args[0], float(args[1]), int(args[2]))
     if cmd == "summarize":
-        return summarize(args[0])
+        sys.exit(summarize(args[0]))
     sys.exit("kit.py: unknown command " + cmd)
 
 
