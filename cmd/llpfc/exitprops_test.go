@@ -42,6 +42,14 @@ func static(args ...string) func(*testing.T, *rand.Rand, string) ([]string, []st
 	}
 }
 
+// naming is a static row whose message must name each of want.
+func naming(want []string, args ...string) func(*testing.T, *rand.Rand, string) ([]string, []string) {
+	return func(t *testing.T, r *rand.Rand, dir string) ([]string, []string) {
+		a, _ := static(args...)(t, r, dir)
+		return a, want
+	}
+}
+
 // tinySpec is a valid spec of one cell of the logistic learner on a small
 // synthetic set: it runs in milliseconds.
 const tinySpec = `{"name": "t", "learner": "logreg", "model": "linear", "datasets": ["gmm:classes=3,dim=4,train=600,test=100"],
@@ -75,8 +83,8 @@ var exitCodeTable = []exitRow{
 	{"help", exitOK, static("help")},
 	// devices: --parity and --json go with --check; a DEVICE that is no device string (no OpenCL needed
 	// for either: both are refused before a device is opened)
-	{"devices: --json without --check", exitBadUsage, static("devices", "--json")},
-	{"devices: --check of no device string", exitBadUsage, static("devices", "--check", "nope:1")},
+	{"devices: --json without --check", exitBadUsage, naming([]string{"--json", "--check"}, "devices", "--json")},
+	{"devices: --check of no device string", exitBadUsage, naming([]string{`"nope:1"`}, "devices", "--check", "nope:1")},
 	{"verify", exitOK, static("verify", "--cases", "5", "--only", "Pinsker")},
 	{"bags", exitOK, func(t *testing.T, _ *rand.Rand, dir string) ([]string, []string) {
 		return []string{"bags", "--data", "csv:" + writeTable(t, dir, 200), "--bag-size", "8", "--num-points", "64", "--out", dir + "/b.json"}, nil
