@@ -5,7 +5,7 @@ GO      ?= go
 CASES   ?= 500
 PKGS    := ./...
 
-.PHONY: test test-long verify mutate reproduce bench fuzz vet fmt
+.PHONY: test test-long verify mutate reproduce bench fuzz vet fmt gpu-kit
 
 ## test: vet, then every unit, property and end-to-end test (the CI command)
 test:
@@ -30,6 +30,12 @@ reproduce:
 bench:
 	GO=$(GO) bash bench/run.sh
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## gpu-kit: dist/gpu-kit/ (git-ignored, under 28 MiB): llpfc without the embedded fixture, the OpenCL
+## loader and CLBlast from Debian's packages, the PyTorch peer, and run.sh OUTDIR [--quick], the one
+## command that checks and measures --device opencl on a GPU machine (issue 37; README "On a GPU")
+gpu-kit:
+	GO=$(GO) bash scripts/gpu-kit/build.sh
 
 vet:
 	$(GO) vet $(PKGS)

@@ -1,15 +1,26 @@
 #!/usr/bin/python3
-"""The llpfc training step in PyTorch, for `make bench` (issue 7).
+"""The llpfc training step in PyTorch: the peer of `llpfc bench` for `make bench` (issue 7) and
+for the GPU kit (issue 37, scripts/gpu-kit/run.sh).
 
 One step = forward pass, the forward-correction (FC) loss
     loss = -sum_i w_i * log(sum_j R_ij * softmax(z_i)_j + 1e-12),
-backward pass, Adam update; batch 128, float32, CPU. The models match
-training/mlp.go and training/cnn.go:
+backward pass, Adam update; float32. The models match training/models:
 
   mlp: input -> 512 -> ReLU -> 256 -> ReLU -> C
-  wrn-16-4: training/wrn.go (pre-activation Wide ResNet, dropout 0)
+  wrn-16-4: training/models/wrn.go (pre-activation Wide ResNet, dropout 0)
   cnn: conv3x3(32, padding 1) -> ReLU -> maxpool2 -> conv3x3(64, padding 1)
        -> ReLU -> maxpool2 -> fc128 -> ReLU -> fc C
+  resnet18: training/models/resnet.go (torchvision's resnet18: 7x7 stride-2 stem, 3x3 max-pool,
+       four stages of two BasicBlocks, global average pooling, linear)
+  vgg16: training/models/vgg.go (torchvision's vgg16_bn: thirteen conv3x3+BN+ReLU, five max-pools,
+       adaptive average pooling to 7x7, classifier 25088 -> 4096 -> 4096 -> C with dropout 0.5)
+
+--device cuda runs on a GPU: the clock stops after torch.cuda.synchronize(), and the result
+reports torch.cuda.max_memory_allocated(). --tf32 off (the like-for-like float32 figure) turns
+off TF32 in matrix products and cuDNN convolutions; --tf32 default leaves PyTorch's defaults
+(in 2.x: off for matrix products, on for cuDNN convolutions) and records them. --configs runs
+several models in one process (one JSON line each, after one import), e.g.
+    --configs mlp:128:1x28x28,wrn-16-4:32:3x32x32 --tf32 off,default
 
 Initialisation: PyTorch's default for nn.Linear/nn.Conv2d, U(+-1/sqrt(fan_in))
 for weights and biases, which is what training.NewDense/NewConv draw.
@@ -78,6 +89,51 @@ def wrn(ch, c, depth=16, width=4):
     return nn.Sequential(*layers)
 
 
+class BasicBlock(nn.Module):
+    """torchvision's ResNet BasicBlock: conv3x3(stride)-BN-ReLU-conv3x3-BN, plus the input
+    (through a 1x1 stride convolution and BN when the shape changes), then ReLU."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride=stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        h = F.relu(self.bn1(self.conv1(x)))
+        h = self.bn2(self.conv2(h))
+        return F.relu(h + (x if self.down is None else self.down(x)))
+
+
+def resnet18(ch, c):
+    layers = [nn.Conv2d(ch, 64, 7, stride=2, padding=3, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
+              nn.MaxPool2d(3, stride=2, padding=1)]
+    cin = 64
+    for stage, planes in enumerate([64, 128, 256, 512]):
+        for i in range(2):
+            layers.append(BasicBlock(cin, planes, 2 if stage > 0 and i == 0 else 1))
+            cin = planes
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, c)]
+    return nn.Sequential(*layers)
+
+
+def vgg16(ch, c):
+    layers, cin = [], ch
+    for v in [64, 64, 0, 128, 128, 0, 256, 256, 256, 0, 512, 512, 512, 0, 512, 512, 512, 0]:
+        if v == 0:
+            layers.append(nn.MaxPool2d(2))
+        else:
+            layers += [nn.Conv2d(cin, v, 3, padding=1), nn.BatchNorm2d(v), nn.ReLU()]
+            cin = v
+    layers += [nn.AdaptiveAvgPool2d(7), nn.Flatten(), nn.Linear(512 * 49, 4096), nn.ReLU(), nn.Dropout(0.5),
+               nn.Linear(4096, 4096), nn.ReLU(), nn.Dropout(0.5), nn.Linear(4096, c)]
+    return nn.Sequential(*layers)
+
+
 def fc_loss(z, r, w):
     # numerically stable: softmax via log_softmax, then the row product.
     p = F.softmax(z, dim=1)
@@ -85,9 +141,118 @@ def fc_loss(z, r, w):
     return -(w * torch.log(q + 1e-12)).sum()
 
 
+def build(model, ch, h, w, c):
+    d = ch * h * w
+    if model == "mlp":
+        return mlp(d, c)
+    if model == "cnn":
+        return cnn(ch, h, w, c)
+    if model == "wrn-16-4":
+        return wrn(ch, c)
+    if model == "resnet18":
+        return resnet18(ch, c)
+    return vgg16(ch, c)
+
+
+def set_tf32(mode):
+    """Sets IEEE float32 (no TF32) in matrix products and cuDNN convolutions for mode "off";
+    "default" keeps PyTorch's. Uses the fp32_precision settings where PyTorch has them (2.9 and
+    later, where the allow_tf32 flags are deprecated and must not be mixed with them), else the
+    allow_tf32 flags. Returns the settings in force."""
+    try:  # (torch 1.x's backends answer an unknown attribute with an AssertionError)
+        new_api = isinstance(torch.backends.cuda.matmul.fp32_precision, str)
+    except (AttributeError, AssertionError):
+        new_api = False
+    if mode not in ("off", "default"):
+        raise SystemExit("--tf32: want off or default, got " + mode)
+    if new_api:
+        m, c = torch.backends.cuda.matmul, torch.backends.cudnn.conv
+        DEFAULTS.setdefault("new", (m.fp32_precision, c.fp32_precision))
+        m.fp32_precision, c.fp32_precision = ("ieee", "ieee") if mode == "off" else DEFAULTS["new"]
+        return {"matmul_fp32_precision": m.fp32_precision, "cudnn_conv_fp32_precision": c.fp32_precision}
+    m, c = torch.backends.cuda.matmul, torch.backends.cudnn
+    DEFAULTS.setdefault("legacy", (m.allow_tf32, c.allow_tf32))
+    m.allow_tf32, c.allow_tf32 = (False, False) if mode == "off" else DEFAULTS["legacy"]
+    return {"matmul_tf32": m.allow_tf32, "cudnn_tf32": c.allow_tf32}
+
+
+DEFAULTS = {}  # PyTorch's TF32 settings at start, restored for --tf32 default
+
+
+def run_one(a, model, B, ch, h, w, tf32):
+    """Times a.steps steps of model at batch B on a.device; returns the result object."""
+    dev = torch.device(a.device)
+    cuda = dev.type == "cuda"
+    torch.manual_seed(a.seed)
+    C = a.classes
+    settings = set_tf32(tf32) if cuda else {}
+    net = build(model, ch, h, w, C).to(dev)
+    net.train()
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    x = torch.rand(B, ch, h, w, dtype=torch.float32, device=dev)
+    t = torch.rand(C, C)
+    t = t / t.sum(dim=0, keepdim=True)  # column-stochastic like T-hat
+    r = t[torch.randint(0, C, (B,))].contiguous().to(dev)
+    wt = torch.full((B,), 1.0 / B, device=dev)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = fc_loss(net(x), r, wt)
+        loss.backward()
+        opt.step()
+        return loss
+
+    for _ in range(a.warmup):
+        step()
+    if cuda:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+    t0, c0 = time.perf_counter(), time.process_time()
+    for _ in range(a.steps):
+        loss = step()
+    final = float(loss)  # waits for the device
+    if cuda:
+        torch.cuda.synchronize()
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+    out = {
+        "images_per_second": a.steps * B / dt,
+        "model": model,
+        "impl": "pytorch",
+        "torch": torch.__version__,
+        "device": a.device,
+        "threads": torch.get_num_threads(),
+        "batch_size": B,
+        "shape": [ch, h, w],
+        "steps": a.steps,
+        "seconds": dt,
+        "cpu_seconds_per_step": cpu / a.steps,
+        "images_per_cpu_second": a.steps * B / cpu if cpu > 0 else 0,
+        "final_loss": final,
+        "params": sum(p.numel() for p in net.parameters()),
+        # peak resident set size of the whole process (getrusage, KiB on Linux)
+        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+    }
+    if cuda:
+        out.update({"tf32": tf32, "cuda_max_memory_allocated": torch.cuda.max_memory_allocated(),
+                    "gpu": torch.cuda.get_device_name(dev), **settings})
+    return out
+
+
+def parse_configs(spec, a):
+    """MODEL:BATCH:CxHxW,… (or the single --model configuration)."""
+    if not spec:
+        return [(a.model, a.batch_size, a.channels, a.height, a.width)]
+    out = []
+    for item in spec.split(","):
+        model, batch, shape = item.split(":")
+        ch, h, w = (int(v) for v in shape.split("x"))
+        out.append((model, int(batch), ch, h, w))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", choices=["mlp", "cnn", "wrn-16-4"], default="mlp")
+    ap.add_argument("--model", choices=MODELS, default="mlp")
     ap.add_argument("--batch-size", type=int, default=128)
     ap.add_argument("--steps", type=int, default=50, help="timed steps")
     ap.add_argument("--warmup", type=int, default=5, help="untimed steps first")
@@ -97,54 +262,28 @@ def main():
     ap.add_argument("--height", type=int, default=28)
     ap.add_argument("--width", type=int, default=28)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    ap.add_argument("--tf32", default="off", help="on CUDA: off, default, or both as off,default")
+    ap.add_argument("--configs", default="", help="MODEL:BATCH:CxHxW,… run in this process, one JSON line each")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    torch.manual_seed(a.seed)
-    B, C = a.batch_size, a.classes
-    d = a.channels * a.height * a.width
-    if a.model == "mlp":
-        net = mlp(d, C)
-    elif a.model == "cnn":
-        net = cnn(a.channels, a.height, a.width, C)
-    else:
-        net = wrn(a.channels, C)
-    net.train()
-    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
-    x = torch.rand(B, a.channels, a.height, a.width, dtype=torch.float32)
-    t = torch.rand(C, C)
-    t = t / t.sum(dim=0, keepdim=True)  # column-stochastic like T-hat
-    r = t[torch.randint(0, C, (B,))].contiguous()
-    w = torch.full((B,), 1.0 / B)
+    configs = parse_configs(a.configs, a)
+    for model, *_ in configs:
+        if model not in MODELS:
+            raise SystemExit(f"--configs: unknown model {model} (want one of {', '.join(MODELS)})")
+    modes = a.tf32.split(",") if a.device.startswith("cuda") else ["off"]
+    for model, B, ch, h, w in configs:
+        for mode in modes:
+            try:
+                print(json.dumps(run_one(a, model, B, ch, h, w, mode)), flush=True)
+            except RuntimeError as e:  # out of memory on the device: say so and go on
+                print(json.dumps({"model": model, "batch_size": B, "shape": [ch, h, w], "tf32": mode, "device": a.device,
+                                  "error": str(e).splitlines()[0]}), flush=True)
+                if a.device.startswith("cuda"):
+                    torch.cuda.empty_cache()
 
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = fc_loss(net(x), r, w)
-        loss.backward()
-        opt.step()
-        return loss
 
-    for _ in range(a.warmup):
-        step()
-    t0, c0 = time.perf_counter(), time.process_time()
-    for _ in range(a.steps):
-        loss = step()
-    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
-    print(json.dumps({
-        "images_per_second": a.steps * B / dt,
-        "model": a.model,
-        "impl": "pytorch",
-        "torch": torch.__version__,
-        "threads": torch.get_num_threads(),
-        "batch_size": B,
-        "steps": a.steps,
-        "seconds": dt,
-        "cpu_seconds_per_step": cpu / a.steps,
-        "images_per_cpu_second": a.steps * B / cpu if cpu > 0 else 0,
-        "final_loss": float(loss),
-        "params": sum(p.numel() for p in net.parameters()),
-        # peak resident set size of the whole process (getrusage, KiB on Linux)
-        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-    }))
+MODELS = ["mlp", "cnn", "wrn-16-4", "resnet18", "vgg16"]
 
 
 if __name__ == "__main__":

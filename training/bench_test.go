@@ -74,7 +74,7 @@ func benchTrainStep(b *testing.B, model string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, _, err := st.step(i%steps, opt, 1e-3); err != nil {
+		if _, err := st.step(i%steps, opt, 1e-3); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -141,7 +141,7 @@ func BenchmarkKLChunked(b *testing.B) {
 				b.Fatal(err)
 			}
 			// warm up: the machines allocate their buffers on the first run
-			if _, _, err := st.step(0, opt, 1e-3); err != nil {
+			if _, err := st.step(0, opt, 1e-3); err != nil {
 				b.Fatal(err)
 			}
 			// Collect garbage eagerly, so that the peak measures what the
@@ -152,7 +152,7 @@ func BenchmarkKLChunked(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				p := peakHeap(func() {
-					if _, _, err := st.step(i%steps, opt, 1e-3); err != nil {
+					if _, err := st.step(i%steps, opt, 1e-3); err != nil {
 						b.Fatal(err)
 					}
 				})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/nn"
 	"github.com/llpfc/llpfc/training/optim"
 	"gorgonia.org/tensor"
@@ -76,6 +77,58 @@ type StepBenchResult struct {
 	BLAS       string `json:"blas"`
 	// Device is the compute back end that ran the steps.
 	Device string `json:"device"`
+	// StepCosts are the device's work per timed step (the step costs that
+	// decide a GPU's speed; zeros on the CPU, which has no device).
+	StepCosts *StepCosts `json:"step_costs"`
+	// DevicePeakBytes is the most device memory the run's buffers held at
+	// once (0 on the CPU).
+	DevicePeakBytes int64 `json:"device_peak_bytes"`
+}
+
+// StepCosts are a back end's counts (device.Costs) over the timed steps,
+// divided by their number: what one steady-state step launches, moves,
+// waits for and allocates on its device. The timed steps end with one
+// blocking read (the loss of the last step, as a training step that logs
+// reads it), so BlockingWaits is 1/Steps where nothing else waits.
+type StepCosts struct {
+	Launches     float64 `json:"launches"`
+	Kernels      float64 `json:"kernels"`
+	BLASCalls    float64 `json:"blas_calls"`
+	Copies       float64 `json:"copies"`
+	Fills        float64 `json:"fills"`
+	BytesHtoD    float64 `json:"bytes_host_to_device"`
+	BytesDtoH    float64 `json:"bytes_device_to_host"`
+	Reads        float64 `json:"reads"`
+	Waits        float64 `json:"blocking_waits"`
+	DeviceAllocs float64 `json:"device_allocations"`
+	DeviceBytes  float64 `json:"device_bytes_allocated"`
+	// Transfers are the bytes per step moved each way per kind of buffer.
+	Transfers map[string]device.Transfer `json:"transfers,omitempty"`
+	// Note says what the counts cover on this back end.
+	Note string `json:"note"`
+}
+
+// perStep divides a back end's counts over steps steps.
+func perStep(c device.Costs, steps int, note string) *StepCosts {
+	n := float64(steps)
+	sc := &StepCosts{Launches: float64(c.Launches) / n, Kernels: float64(c.Kernels) / n, BLASCalls: float64(c.BLASCalls) / n,
+		Copies: float64(c.Copies) / n, Fills: float64(c.Fills) / n, BytesHtoD: float64(c.BytesHtoD) / n, BytesDtoH: float64(c.BytesDtoH) / n,
+		Reads: float64(c.Reads) / n, Waits: float64(c.Waits) / n, DeviceAllocs: float64(c.Allocs) / n, DeviceBytes: float64(c.AllocBytes) / n, Note: note}
+	for k, t := range c.Transfers {
+		if sc.Transfers == nil {
+			sc.Transfers = map[string]device.Transfer{}
+		}
+		sc.Transfers[k] = device.Transfer{HtoD: t.HtoD / int64(steps), DtoH: t.DtoH / int64(steps)}
+	}
+	return sc
+}
+
+// costsOf returns the back end's counts (zeros if it keeps none).
+func costsOf(be device.Backend) (device.Costs, string) {
+	if cc, ok := be.(device.CostCounter); ok {
+		return cc.Costs(), cc.CostsNote()
+	}
+	return device.Costs{}, "this back end keeps no counts"
 }
 
 func (c StepBenchConfig) withDefaults() (StepBenchConfig, error) {
@@ -171,8 +224,10 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	if err != nil {
 		return nil, err
 	}
+	if err := checkDeviceMemory(st.backend); err != nil {
+		return nil, err
+	}
 	epoch, step, steps := 0, 0, 0
-	var loss float64
 	one := func() error {
 		if step == steps {
 			if steps, err = method.BeginEpoch(epoch); err != nil {
@@ -181,14 +236,15 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 			if steps < 1 {
 				return errors.New("step benchmark: epoch without a minibatch")
 			}
+			if err := st.beginEpoch(epoch); err != nil {
+				return err
+			}
 			epoch++
 			step = 0
 		}
-		l, _, err := st.step(step, opt, tc.Optimizer.LR)
-		if err != nil {
+		if _, err := st.step(step, opt, tc.Optimizer.LR); err != nil {
 			return fmt.Errorf("step benchmark: step %d: %w", step, err)
 		}
-		loss = l
 		step++
 		return nil
 	}
@@ -197,25 +253,46 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 			return nil, err
 		}
 	}
+	// The warm-up's work ends before the clock starts (and its loss is
+	// read, as a step that logs reads it).
+	if _, err := st.lossSum(); err != nil {
+		return nil, fmt.Errorf("step benchmark: %w", err)
+	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	var cpu0 time.Duration
 	if cfg.CPUTime != nil {
 		cpu0 = cfg.CPUTime()
 	}
+	costs0, note := costsOf(st.backend)
 	t0 := time.Now()
+	var loss float64
 	for i := 0; i < cfg.Steps; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if i == cfg.Steps-1 {
+			// The last step's loss alone: its tally starts afresh.
+			if err := st.beginEpoch(st.epoch); err != nil {
+				return nil, err
+			}
+		}
 		if err := one(); err != nil {
 			return nil, err
 		}
+		if i == cfg.Steps-1 {
+			// One read: the last loss, and the end of the timed work.
+			if loss, err = st.lossSum(); err != nil {
+				return nil, fmt.Errorf("step benchmark: %w", err)
+			}
+		}
 	}
 	dt := time.Since(t0)
+	costs1, _ := costsOf(st.backend)
 	res := &StepBenchResult{
 		Model: cfg.Model, Method: tc.Method, BatchSize: cfg.BatchSize, Steps: cfg.Steps,
 		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: nn.ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: nn.BLASName, Device: st.backend.Name(),
+		StepCosts: perStep(costs1.Sub(costs0), cfg.Steps, note), DevicePeakBytes: costs1.PeakBytes,
 	}
 	if cfg.CPUTime != nil {
 		cpu := (cfg.CPUTime() - cpu0).Seconds()

@@ -49,7 +49,7 @@ func newFCGraph(env *MethodEnv, prefix string, authors bool) (*fcGraph, error) {
 	if bn, ok := env.Model.(nn.BatchNormModel); ok {
 		roots = append(roots, bn.RunningStatRoots()...)
 	}
-	opts := device.Options{Name: prefix + " step", Params: env.Model.Learnables(), Inputs: nn.Inputs(env.Model, f.x, f.r, f.w)}
+	opts := device.Options{Name: prefix + " step", Params: env.Model.Learnables(), Inputs: nn.Inputs(env.Model, f.x, f.r, f.w), RunningOnDevice: true}
 	if f.prog, err = env.Backend.Compile(g, roots, opts); err != nil {
 		return nil, err
 	}
@@ -65,7 +65,9 @@ func (f *fcGraph) ReleaseBuffers() { f.prog.Release() }
 // run trains on the inputs already filled for the minibatch's n real rows
 // (the rest zero): augmentation, dropout masks, forward and backward, the
 // batch-norm running statistics; it adds the gradients to grads and
-// returns the loss.
+// returns the loss — or, on a back end whose device runs ahead
+// (device.Deferred), tallies the loss there and returns 0, so that the
+// step does not wait for the device.
 func (f *fcGraph) run(env *MethodEnv, n int, augRNG, dropRNG *rand.Rand, grads device.Grads) (float64, error) {
 	if env.Config.Augment != nil {
 		if err := env.Config.Augment(f.xT.Data().([]float32), n, augRNG); err != nil {
@@ -82,6 +84,12 @@ func (f *fcGraph) run(env *MethodEnv, n int, augRNG, dropRNG *rand.Rand, grads d
 		if err := bn.UpdateRunningStats(); err != nil {
 			return 0, fmt.Errorf("batch-norm statistics: %w", err)
 		}
+	}
+	if d, ok := grads.(device.Deferred); ok {
+		if err := d.AddLoss(f.prog, f.loss); err != nil {
+			return 0, err
+		}
+		return 0, grads.Add(f.prog, f.grads, 1)
 	}
 	lv, err := f.prog.Value(f.loss)
 	if err != nil {

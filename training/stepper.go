@@ -23,6 +23,15 @@ type stepper struct {
 	learn   gorgonia.Nodes
 	params  [][]float32 // views of the learnables' Go values
 	grads   device.Grads
+
+	// The epoch's losses: hostLoss sums those read on the host; pending
+	// says some step tallied its loss on the device (device.Deferred),
+	// whose sum lossSum adds. tag is the next step's tag, epochTag the
+	// epoch's first, epoch the epoch (to name a step the device flags).
+	hostLoss      float64
+	pending       bool
+	tag, epochTag int
+	epoch         int
 }
 
 // newStepper opens cfg.Device, builds the model of spec and the loss of
@@ -79,29 +88,94 @@ func (st *stepper) Close() {
 	st.backend.Close()
 }
 
+// beginEpoch starts epoch e's sum of losses.
+func (st *stepper) beginEpoch(e int) error {
+	st.epoch, st.epochTag, st.hostLoss, st.pending = e, st.tag, 0, false
+	if d, ok := st.grads.(device.Deferred); ok {
+		return d.ClearTally()
+	}
+	return nil
+}
+
 // step computes minibatch s's gradient with the method and applies it: the
 // loss and the gradient are checked for NaN and ±Inf before the parameters
-// change.
-func (st *stepper) step(s int, opt device.Optimizer, lr float64) (float64, int, error) {
+// change. On a back end whose device runs ahead (device.Deferred) a
+// method that tallies its loss there leaves both checks to the device and
+// the step does not wait for it: lossSum reports a flagged step, and the
+// device's optimizer leaves the parameters as they were before it.
+func (st *stepper) step(s int, opt device.Optimizer, lr float64) (int, error) {
 	if err := st.grads.Reset(); err != nil {
-		return 0, 0, err
+		return 0, err
 	}
+	d, deferred := st.grads.(device.Deferred)
+	if deferred {
+		d.BeginStep(st.tag)
+	}
+	st.tag++
 	loss, n, err := st.method.Step(s, st.grads)
 	if err != nil {
-		return loss, n, err
+		return n, err
+	}
+	if deferred && d.LossAdded() {
+		st.pending = true
+		if err := d.Check(); err != nil {
+			return n, err
+		}
+		return n, opt.Step(lr)
 	}
 	if nonFinite(loss) {
-		return loss, n, fmt.Errorf("%w; stopped before updating the parameters", &NonFiniteError{What: "loss", Value: loss})
+		return n, fmt.Errorf("%w; stopped before updating the parameters", &NonFiniteError{What: "loss", Value: loss})
 	}
 	i, j, v, bad, err := st.grads.NonFinite()
 	if err != nil {
-		return loss, n, err
+		return n, err
 	}
 	if bad {
-		return loss, n, fmt.Errorf("%w; stopped before updating the parameters", &NonFiniteError{What: fmt.Sprintf("gradient of %s[%d]", st.learn[i].Name(), j), Value: v})
+		return n, fmt.Errorf("%w; stopped before updating the parameters", &NonFiniteError{What: fmt.Sprintf("gradient of %s[%d]", st.learn[i].Name(), j), Value: v})
 	}
-	return loss, n, opt.Step(lr)
+	st.hostLoss += loss
+	return n, opt.Step(lr)
 }
+
+// lossSum returns the sum of the losses of the epoch's steps so far. When
+// the device tallied some, it waits for it once (the one blocking read of
+// a step that logs), and a step the device flagged is the error the eager
+// checks would have returned, naming its epoch and step.
+func (st *stepper) lossSum() (float64, error) {
+	if !st.pending {
+		return st.hostLoss, nil
+	}
+	t, err := st.grads.(device.Deferred).Sync()
+	if err != nil {
+		return 0, err
+	}
+	if t.Flagged {
+		what := "loss"
+		if !t.Loss {
+			what = fmt.Sprintf("gradient of %s[%d]", st.learn[t.Param].Name(), t.Index)
+		}
+		return 0, fmt.Errorf("epoch %d step %d: %w; stopped before updating the parameters", st.epoch, t.Tag-st.epochTag, &NonFiniteError{What: what, Value: t.Value})
+	}
+	return st.hostLoss + t.LossSum, nil
+}
+
+// stateNodes are the nodes whose values are the model's state: the
+// learnables, and the batch-norm running averages the back end keeps on
+// its device (device.Held).
+func (st *stepper) stateNodes() gorgonia.Nodes {
+	ns := append(gorgonia.Nodes(nil), st.learn...)
+	if bn, ok := st.model.(nn.BatchNormModel); ok {
+		ns = append(ns, device.Held(st.backend, bn.RunningStats())...)
+	}
+	return ns
+}
+
+// pull brings the model's state to the host (before reading the Go values).
+func (st *stepper) pull() error { return st.backend.Pull(st.stateNodes()...) }
+
+// push sends the model's state to the device (after changing the Go
+// values).
+func (st *stepper) push() error { return st.backend.Push(st.stateNodes()...) }
 
 // nonFinite reports whether v is NaN or ±Inf.
 func nonFinite(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }

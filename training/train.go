@@ -55,6 +55,9 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 	if r.opt, err = st.backend.NewOptimizer(cfg.Optimizer, st.learn, st.grads); err != nil {
 		return nil, err
 	}
+	if err := checkDeviceMemory(st.backend); err != nil {
+		return nil, err
+	}
 	if err := r.resume(); err != nil {
 		return nil, err
 	}
@@ -68,6 +71,20 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 	}
 	r.res.WallSeconds = time.Since(start).Seconds()
 	return r.res, nil
+}
+
+// checkDeviceMemory refuses, before the first step, a run that does not
+// fit its device's memory (device.MemoryChecker): the run's input, as a
+// model too large for the host's memory is.
+func checkDeviceMemory(be device.Backend) error {
+	mc, ok := be.(device.MemoryChecker)
+	if !ok {
+		return nil
+	}
+	if err := mc.CheckMemory(); err != nil {
+		return &InputError{err}
+	}
+	return nil
 }
 
 // prepare validates the data and the configuration (an InputError) and
@@ -153,7 +170,7 @@ func (r *trainRun) resume() error {
 	if err := ck.restore(cfg, r.fields, r.st.params, r.buffers, r.opt, r.st.method); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", cfg.Checkpoint, err)
 	}
-	if err := r.st.backend.Push(r.st.learn...); err != nil {
+	if err := r.st.push(); err != nil {
 		return err
 	}
 	r.first = ck.NextEpoch
@@ -173,24 +190,33 @@ func (r *trainRun) epoch(ctx context.Context, e int) error {
 	if steps < 1 {
 		return fmt.Errorf("epoch %d: method %s has no minibatch (batch size %d)", e, cfg.Method, cfg.BatchSize)
 	}
+	if err := r.st.beginEpoch(e); err != nil {
+		return err
+	}
 	epochStart := time.Now()
 	lastReport := epochStart
-	var lossSum float64
 	var images int
 	for s := 0; s < steps; s++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		loss, n, err := r.st.step(s, r.opt, lr)
+		n, err := r.st.step(s, r.opt, lr)
 		if err != nil {
 			return fmt.Errorf("epoch %d step %d: %w", e, s, err)
 		}
-		lossSum += loss
 		images += n
 		if r.progress != nil && time.Since(lastReport) >= time.Second && s+1 < steps {
+			lossSum, err := r.st.lossSum()
+			if err != nil {
+				return err
+			}
 			lastReport = time.Now()
 			r.progress(progressAt(e, s+1, steps, cfg.Epochs, r.first, lossSum, images, lr, epochStart, r.trainTime, r.trainImages))
 		}
+	}
+	lossSum, err := r.st.lossSum()
+	if err != nil {
+		return err
 	}
 	dt := time.Since(epochStart)
 	r.trainTime += dt
@@ -231,7 +257,7 @@ func (r *trainRun) epoch(ctx context.Context, e int) error {
 
 // save writes the state after epoch next−1 to cfg.Checkpoint.
 func (r *trainRun) save(next int, hist []EpochStats) error {
-	if err := r.st.backend.Pull(r.st.learn...); err != nil {
+	if err := r.st.pull(); err != nil {
 		return err
 	}
 	ck, err := newCheckpoint(r.fields, next, r.st.params, r.buffers, r.opt, hist)
@@ -282,7 +308,7 @@ func (r *trainRun) finish(ctx context.Context) error {
 	if r.trainTime > 0 {
 		res.TrainImagesPerSecond = float64(r.trainImages) / r.trainTime.Seconds()
 	}
-	if err := r.st.backend.Pull(r.st.learn...); err != nil {
+	if err := r.st.pull(); err != nil {
 		return err
 	}
 	res.Params = make([][]float32, len(r.st.params))
@@ -334,7 +360,7 @@ func (r *trainRun) validate(ctx context.Context, e int, st *EpochStats) error {
 	if r.cfg.Select != SelectBestVal || (r.best != nil && !(kl < r.best.ValKL)) {
 		return nil
 	}
-	if err := r.st.backend.Pull(r.st.learn...); err != nil {
+	if err := r.st.pull(); err != nil {
 		return err
 	}
 	r.best = &Snapshot{Epoch: e, ValKL: kl, Params: cloneAll(r.st.params), Buffers: cloneAll(r.buffers)}
@@ -355,7 +381,7 @@ func (r *trainRun) restoreBest() error {
 		copy(r.buffers[i], b.Buffers[i])
 	}
 	r.res.SelectedEpoch, r.res.TestAccuracy, r.lastProbs = b.Epoch, -1, nil
-	return r.st.backend.Push(r.st.learn...)
+	return r.st.push()
 }
 
 // cloneAll copies every slice of s.

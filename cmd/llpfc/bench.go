@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,7 +27,12 @@ bags, forward pass, FC loss (llpfc-uniform, Algorithm 2), backward pass and an A
 be shared, CPU seconds per step and images per CPU second. With --json the last line of
 standard output is one JSON object with images_per_second, model, method, batch_size, steps,
 seconds, cpu_seconds_per_step, images_per_cpu_second, alloc_bytes_per_step, final_loss,
-param_count and gomaxprocs. bench/run.sh (make bench) compares it with the same step in PyTorch.`
+param_count, gomaxprocs and step_costs: per timed step, the device's launches (kernels,
+blas_calls, copies, fills), bytes_host_to_device and bytes_device_to_host (and per kind of
+buffer: transfers), blocking_waits (the one read of the last step's loss, divided over the
+steps) and device_bytes_allocated — zeros on the CPU back end, which has no device (its note
+says so). A model, optimizer and activations that do not fit the device's memory are refused
+before the first step. bench/run.sh (make bench) compares it with the same step in PyTorch.`
 
 // benchFlags are `llpfc bench`'s flags.
 type benchFlags struct {
@@ -127,6 +133,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*f.threads))
 	}
 	res, err := training.RunStepBenchmark(context.Background(), f.config())
+	if errors.As(err, new(*training.InputError)) {
+		err = usageError{err} // the flags ask for more than the device holds (device.MemoryError)
+	}
 	if err != nil {
 		return exitWith(stderr, "llpfc bench", err)
 	}
@@ -151,6 +160,10 @@ func printBench(w io.Writer, res *training.StepBenchResult, asJSON bool) error {
 	fmt.Fprintf(w, "%s %s batch %d: %.1f images/s (%d steps in %.2f s), %.4f CPU s/step (%.1f images per CPU second), %.0f bytes allocated per step, peak RSS %.0f MiB, loss %.4f, %d parameters, GOMAXPROCS %d\n",
 		res.Model, res.Method, res.BatchSize, res.ImagesPerSecond, res.Steps, res.Seconds, res.CPUSecondsPerStep, res.ImagesPerCPUSecond,
 		res.AllocBytesPerStep, float64(res.PeakRSSBytes)/(1<<20), res.FinalLoss, res.ParamCount, res.GOMAXPROCS)
+	if c := res.StepCosts; c != nil && c.Launches > 0 {
+		fmt.Fprintf(w, "  per step on %s: %.1f launches (%.1f kernels, %.1f CLBlast calls, %.1f copies, %.1f fills), %.0f bytes to the device, %.0f from it, %.2f blocking waits, %.0f device bytes allocated\n",
+			res.Device, c.Launches, c.Kernels, c.BLASCalls, c.Copies, c.Fills, c.BytesHtoD, c.BytesDtoH, c.Waits, c.DeviceBytes)
+	}
 	return nil
 }
 

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/llpfc/llpfc/internal/opencl"
+	"github.com/llpfc/llpfc/internal/opencl/ocltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -55,4 +58,66 @@ func TestBenchBadFlags(t *testing.T) {
 		assert.Equal(t, exitBadUsage, dispatch(append([]string{"bench"}, c.args...), &o, &e), "%v", c.args)
 		assert.Contains(t, e.String(), c.want, "%v: stderr does not name %s", c.args, c.want)
 	}
+}
+
+// TestBenchRefusesAModelLargerThanTheDevice: a real case, without a lowered
+// limit — VGG16 at a batch whose activations alone exceed the test
+// device's global memory is refused before the first step with exit status
+// 2 and a message naming the device, the sizes and the remedy.
+func TestBenchRefusesAModelLargerThanTheDevice(t *testing.T) {
+	ocltest.Require(t)
+	ps, err := opencl.Platforms()
+	require.NoError(t, err)
+	sel, err := opencl.ParseDevice(ocltest.Device())
+	require.NoError(t, err)
+	dev, err := sel.Resolve(ps)
+	require.NoError(t, err)
+	// about 5 MB of activations per 3×32×32 image (40.4 GiB at batch 8000, measured)
+	batch := max(8000, int(2*dev.GlobalMemBytes/5e6))
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"bench", "--model", "vgg16", "--device", ocltest.Device(), "--batch-size", fmt.Sprint(batch),
+		"--channels", "3", "--height", "32", "--width", "32", "--steps", "1", "--warmup", "0"}, &out, &errb)
+	assert.Equal(t, exitBadUsage, code, errb.String())
+	for _, s := range []string{"needs at least", "activations of the largest program", "parameters", "CL_DEVICE_GLOBAL_MEM_SIZE", "--batch-size"} {
+		assert.Contains(t, errb.String(), s)
+	}
+}
+
+// TestBenchJSONStepCosts: `bench --json` reports step_costs on every back
+// end — zeros with a note saying why on the CPU; on the OpenCL device the
+// step's launches, no device allocation after the warm-up, no parameter or
+// gradient transfer, and one blocking wait over the timed steps (the last
+// loss).
+func TestBenchJSONStepCosts(t *testing.T) {
+	type costs struct {
+		Launches  float64                                 `json:"launches"`
+		Waits     float64                                 `json:"blocking_waits"`
+		Allocated float64                                 `json:"device_bytes_allocated"`
+		Transfers map[string]struct{ HtoD, DtoH float64 } `json:"transfers"`
+		Note      string                                  `json:"note"`
+	}
+	run := func(device string) costs {
+		var o, e bytes.Buffer
+		args := []string{"bench", "--model", "mlp", "--batch-size", "16", "--steps", "4", "--warmup", "1", "--height", "8", "--width", "8", "--json", "--device", device}
+		require.Equal(t, exitOK, dispatch(args, &o, &e), e.String())
+		var res struct {
+			StepCosts *costs `json:"step_costs"`
+		}
+		require.NoError(t, json.Unmarshal(o.Bytes(), &res))
+		require.NotNil(t, res.StepCosts, o.String())
+		return *res.StepCosts
+	}
+	c := run("cpu")
+	assert.Zero(t, c.Launches)
+	assert.Zero(t, c.Waits)
+	assert.Contains(t, c.Note, "no device")
+	ocltest.Require(t)
+	c = run(ocltest.Device())
+	assert.Positive(t, c.Launches)
+	assert.Equal(t, 0.25, c.Waits, "one wait in 4 timed steps")
+	assert.Zero(t, c.Allocated)
+	for _, role := range []string{"parameter", "gradient", "optimizer state"} {
+		assert.NotContains(t, c.Transfers, role)
+	}
+	assert.Contains(t, c.Transfers, "input")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 
@@ -20,12 +21,37 @@ matrix products of the OpenCL back end) can be loaded.
 The OpenCL loader (libOpenCL.so.1, Debian package ocl-icd-libopencl1) and CLBlast
 (libclblast.so.1, package libclblast1) are opened at run time; LLPFC_OPENCL_LIB and
 LLPFC_CLBLAST_LIB override their paths, and OCL_ICD_FILENAMES points the loader at a
-vendor's driver. A missing library or no platform at all exits with status 1.`
+vendor's driver. A missing library or no platform at all exits with status 1.
+
+With --check [DEVICE] it checks a device instead (what to run first on a new GPU): one small
+graph per operation of the kernel library against the CPU back end's Go operations, with a
+verdict per case and per operation kind, then the first training steps of every model ×
+method of the op list (tiny inputs) against the CPU back end, with a verdict per case — the
+checks the tests TestEveryOpKindMatchesTheCPU and TestOpenCLParity run on PoCL. Exit status 1
+if any check fails.`
 
 func runDevices(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("devices", devicesSynopsis, stderr)
-	if ok, status := parseFlags(fs, args); !ok {
-		return status
+	fs := newFlagSet("devices [--check [--parity all|none|full|MODEL/METHOD,…] [--json] [DEVICE]]", devicesSynopsis, stderr)
+	cf := defineCheckFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitBadUsage
+	}
+	if *cf.check && fs.NArg() <= 1 {
+		dev := "opencl"
+		if fs.NArg() == 1 {
+			dev = fs.Arg(0)
+		}
+		return runDeviceCheck(dev, cf, stdout, stderr)
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "llpfc: unexpected argument %q\n", fs.Arg(fs.NArg()-1))
+		return exitBadUsage
+	}
+	if *cf.parity != "all" || *cf.asJSON {
+		return exitWith(stderr, "llpfc devices", usagef("--parity and --json go with --check"))
 	}
 	ps, err := opencl.Platforms()
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llpfc/llpfc/internal/opencl/ocltest"
+	"github.com/llpfc/llpfc/training/device/opcheck"
 )
 
 // TestDevicesLists: `llpfc devices` lists every device with the index
@@ -44,4 +46,53 @@ func TestDevicesMissingLibrary(t *testing.T) {
 	for _, want := range []string{"llpfc devices: OpenCL is not available", "/nonexistent/libOpenCL.so.1", "ocl-icd-libopencl1", "LLPFC_OPENCL_LIB"} {
 		assert.True(t, strings.Contains(s, want), "output lacks %q:\n%s", want, s)
 	}
+}
+
+// TestDevicesCheck: `llpfc devices --check --json` on the test device runs
+// every op case and the chosen parity case against the CPU and says ok,
+// with a verdict for every operation kind of training/testdata/ops.golden
+// (the checks of TestEveryOpKindMatchesTheCPU and TestOpenCLParity, by the
+// same code); the text form ends with the verdict line.
+func TestDevicesCheck(t *testing.T) {
+	ocltest.Require(t)
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"devices", "--check", "--parity", "mlp/llpfc-uniform", "--json", ocltest.Device()}, &out, &errb)
+	require.Equal(t, exitOK, code, errb.String())
+	var rep struct {
+		Device string
+		Ops    []struct {
+			Case string
+			OK   bool
+		}
+		Kinds  map[string]bool `json:"op_kinds"`
+		Models []struct {
+			Model, Method string
+			OK            bool
+		}
+		OK bool
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	assert.True(t, rep.OK)
+	assert.Len(t, rep.Ops, len(opcheck.Cases()))
+	require.Len(t, rep.Models, 1)
+	assert.Equal(t, "mlp", rep.Models[0].Model)
+	golden, err := os.ReadFile("../../training/testdata/ops.golden")
+	require.NoError(t, err)
+	in := false
+	for _, line := range strings.Split(string(golden), "\n") {
+		switch {
+		case strings.HasPrefix(line, "all ("):
+			in = true
+		case in && strings.HasPrefix(line, "  "):
+			k := strings.TrimSpace(line)
+			assert.True(t, rep.Kinds[k], "no ok verdict for %s", k)
+		case in:
+			in = false
+		}
+	}
+	out.Reset()
+	code = dispatch([]string{"devices", "--check", "--parity", "none"}, &out, &errb)
+	require.Equal(t, exitOK, code, errb.String())
+	assert.Contains(t, out.String(), "verdict: ok (")
+	assert.Contains(t, out.String(), "op kinds: ")
 }

@@ -42,6 +42,14 @@ func static(args ...string) func(*testing.T, *rand.Rand, string) ([]string, []st
 	}
 }
 
+// naming is a static row whose message must name each of want.
+func naming(want []string, args ...string) func(*testing.T, *rand.Rand, string) ([]string, []string) {
+	return func(t *testing.T, r *rand.Rand, dir string) ([]string, []string) {
+		a, _ := static(args...)(t, r, dir)
+		return a, want
+	}
+}
+
 // tinySpec is a valid spec of one cell of the logistic learner on a small
 // synthetic set: it runs in milliseconds.
 const tinySpec = `{"name": "t", "learner": "logreg", "model": "linear", "datasets": ["gmm:classes=3,dim=4,train=600,test=100"],
@@ -73,6 +81,10 @@ func storeWithCell(t *testing.T, dir, name string) string {
 var exitCodeTable = []exitRow{
 	// 0: success, one per command.
 	{"help", exitOK, static("help")},
+	// devices: --parity and --json go with --check; a DEVICE that is no device string (no OpenCL needed
+	// for either: both are refused before a device is opened)
+	{"devices: --json without --check", exitBadUsage, naming([]string{"--json", "--check"}, "devices", "--json")},
+	{"devices: --check of no device string", exitBadUsage, naming([]string{`"nope:1"`}, "devices", "--check", "nope:1")},
 	{"verify", exitOK, static("verify", "--cases", "5", "--only", "Pinsker")},
 	{"bags", exitOK, func(t *testing.T, _ *rand.Rand, dir string) ([]string, []string) {
 		return []string{"bags", "--data", "csv:" + writeTable(t, dir, 200), "--bag-size", "8", "--num-points", "64", "--out", dir + "/b.json"}, nil
@@ -197,6 +209,9 @@ var commandFlags = []struct {
 		{"--compat", []string{"x"}}, {"--milestones", []string{"x", "0", "5,3"}}, {"--preset", []string{"nope"}},
 		{"--data", []string{"nope", "csv:{dir}/missing.csv", "gmm:dim=0", "csv:{dir}/mixed.csv"}}, {"--bags", []string{"{dir}/missing.json"}},
 		{"--out", []string{"/proc/self"}}, {"--seed", []string{"1.5"}}, {"--nope", []string{"1"}},
+	}},
+	{[]string{"devices", "--check", "--parity", "none"}, []badFlag{
+		{"--parity", []string{"nope", "mlp/nope", "mlp/llpfc-uniform,x"}},
 	}},
 	{[]string{"bench", "--steps", "1", "--warmup", "0"}, []badFlag{
 		{"--model", []string{"nope", "llpgan-g"}}, {"--method", []string{"nope"}}, {"--batch-size", []string{"0"}}, {"--steps", []string{"0"}},

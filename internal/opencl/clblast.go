@@ -65,9 +65,7 @@ func (c *Context) Sgemm(transA, transB bool, m, n, k int, alpha float32, a *Buff
 	c.usedBLAS = true
 	blastUsers.Lock()
 	defer blastUsers.Unlock()
-	q := c.queue
-	code := blast.Sgemm(clblastRowMajor, ta, tb, uintptr(m), uintptr(n), uintptr(k), alpha,
-		a.mem, uintptr(aOff), uintptr(lda), b.mem, uintptr(bOff), uintptr(ldb), beta,
-		cm.mem, uintptr(cOff), uintptr(ldc), &q, nil)
-	return check(code, "CLBlastSgemm", fmt.Sprintf("%d×%d×%d", m, n, k))
+	return c.enqueueSgemm(sgemmArgs{transA: ta, transB: tb, m: uintptr(m), n: uintptr(n), k: uintptr(k), alpha: alpha, beta: beta,
+		a: a.mem, b: b.mem, cm: cm.mem, aOff: uintptr(aOff), bOff: uintptr(bOff), cOff: uintptr(cOff),
+		lda: uintptr(lda), ldb: uintptr(ldb), ldc: uintptr(ldc)})
 }

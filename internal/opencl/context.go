@@ -34,6 +34,13 @@ type Context struct {
 	peak     int64
 	usedBLAS bool
 	closed   bool
+	// counts, the staged writes in flight and their bytes (queue.go).
+	counts      Counts
+	pending     []staged
+	stagedBytes int64
+	// globalMem is the device memory the back end plans against
+	// (GlobalMemBytes unless SetGlobalMemory overrode it).
+	globalMem uint64
 
 	libOnce sync.Once
 	lib     *Lib
@@ -77,7 +84,7 @@ func newContext(dev DeviceInfo) (*Context, error) {
 		return nil, check(code, "clCreateCommandQueue", dev.Name)
 	}
 	liveObjects.Add(1)
-	return &Context{dev: dev, ctx: ctx, queue: q, buffers: map[*Buffer]struct{}{}}, nil
+	return &Context{dev: dev, ctx: ctx, queue: q, buffers: map[*Buffer]struct{}{}, globalMem: dev.GlobalMemBytes}, nil
 }
 
 // Device describes the context's device.
@@ -102,18 +109,22 @@ var errClosed = errors.New("opencl: the context is closed")
 
 // Finish waits until all enqueued work has run.
 func (c *Context) Finish() error {
-	if c.isClosed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
 		return errClosed
 	}
-	return check(cl.Finish(c.queue), "clFinish", "")
+	return c.finish()
 }
 
 // Flush submits the enqueued work to the device without waiting.
 func (c *Context) Flush() error {
-	if c.isClosed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
 		return errClosed
 	}
-	return check(cl.Flush(c.queue), "clFlush", "")
+	return c.flush()
 }
 
 func (c *Context) isClosed() bool {
@@ -133,7 +144,8 @@ func (c *Context) Close() error {
 		return nil
 	}
 	c.closed = true
-	errs := []error{check(cl.Finish(c.queue), "clFinish", "")}
+	errs := []error{c.finish()}
+	c.drained()
 	if c.usedBLAS {
 		blastUsers.Lock()
 		errs = append(errs, check(blast.ClearCache(), "CLBlastClearCache", ""))
@@ -154,12 +166,20 @@ func (c *Context) Close() error {
 }
 
 // Buffer is device memory of Len 4-byte elements (float32, or int32 for
-// the index buffers of pooling and argmax).
+// the index buffers of pooling and argmax). A buffer of a group
+// (AllocGroup) is a sub-buffer of the group's one allocation.
 type Buffer struct {
 	ctx      *Context
 	mem      clMem
 	n        int
 	released bool
+	role     Role
+	// group and off: the group's parent buffer and this buffer's first
+	// element in it (nil for a buffer of its own); parts counts a
+	// parent's live sub-buffers.
+	group *Buffer
+	off   int
+	parts int
 }
 
 // Alloc allocates a buffer of n ≥ 1 four-byte elements (contents
@@ -177,14 +197,12 @@ func (c *Context) Alloc(n int) (*Buffer, error) {
 	if c.closed {
 		return nil, errClosed
 	}
-	var code int32
-	const clMemReadWrite = 1
-	mem := cl.CreateBuffer(c.ctx, clMemReadWrite, uintptr(size), nil, &code)
-	if code != 0 {
-		return nil, check(code, "clCreateBuffer", fmt.Sprintf("%d bytes", size))
+	mem, err := c.createBuffer(size)
+	if err != nil {
+		return nil, err
 	}
 	liveObjects.Add(1)
-	b := &Buffer{ctx: c, mem: mem, n: n}
+	b := &Buffer{ctx: c, mem: mem, n: n, role: RoleUnlabelled}
 	c.buffers[b] = struct{}{}
 	c.bytes += size
 	c.peak = max(c.peak, c.bytes)
@@ -224,10 +242,39 @@ func (b *Buffer) releaseLocked() error {
 	}
 	b.released = true
 	delete(b.ctx.buffers, b)
-	b.ctx.bytes -= int64(b.n) * 4
 	liveObjects.Add(-1)
-	return check(cl.ReleaseMemObject(b.mem), "clReleaseMemObject", "")
+	err := check(cl.ReleaseMemObject(b.mem), "clReleaseMemObject", "")
+	if g := b.group; g != nil {
+		if g.parts--; g.parts == 0 {
+			g.released = true
+			b.ctx.bytes -= int64(g.n) * 4
+			liveObjects.Add(-1)
+			err = errors.Join(err, check(cl.ReleaseMemObject(g.mem), "clReleaseMemObject", "a group's buffer"))
+		}
+		return err
+	}
+	b.ctx.bytes -= int64(b.n) * 4
+	return err
 }
+
+// SetRole labels what the buffer holds (the transfers of Counts are
+// summed per role).
+func (b *Buffer) SetRole(r Role) {
+	b.ctx.mu.Lock()
+	defer b.ctx.mu.Unlock()
+	b.role = r
+}
+
+// Role is the buffer's label.
+func (b *Buffer) Role() Role {
+	b.ctx.mu.Lock()
+	defer b.ctx.mu.Unlock()
+	return b.role
+}
+
+// Group returns the parent buffer of a buffer made by AllocGroup and the
+// buffer's first element in it, or nil and 0.
+func (b *Buffer) Group() (*Buffer, int) { return b.group, b.off }
 
 // span checks that [off, off+n) lies in the buffer and that it is usable.
 func (b *Buffer) span(off, n int, what string) error {
@@ -260,17 +307,19 @@ func (b *Buffer) transfer(write bool, off int, ptr unsafe.Pointer, n int) error 
 	if c.closed {
 		return errClosed
 	}
-	const blocking = 1
 	if write {
-		return check(cl.EnqueueWriteBuffer(c.queue, b.mem, blocking, uintptr(off)*4, uintptr(n)*4, ptr, 0, nil, nil), "clEnqueueWriteBuffer", "")
+		return c.enqueueWrite(b, uintptr(off)*4, ptr, uintptr(n)*4)
 	}
-	return check(cl.EnqueueReadBuffer(c.queue, b.mem, blocking, uintptr(off)*4, uintptr(n)*4, ptr, 0, nil, nil), "clEnqueueReadBuffer", "")
+	return c.enqueueRead(b, uintptr(off)*4, ptr, uintptr(n)*4)
 }
 
-// Write copies src into the buffer's first len(src) elements (blocking).
+// Write enqueues the copy of src into the buffer's first len(src)
+// elements. It does not wait: src is copied to the host memory the
+// transfer reads, so the caller may change it at once.
 func (b *Buffer) Write(src []float32) error { return b.WriteAt(src, 0) }
 
-// WriteAt copies src into elements [off, off+len(src)) (blocking).
+// WriteAt enqueues the copy of src into elements [off, off+len(src)), as
+// Write.
 func (b *Buffer) WriteAt(src []float32, off int) error {
 	if len(src) == 0 {
 		return b.span(off, 0, "write")
@@ -332,7 +381,7 @@ func (c *Context) Copy(dst *Buffer, dstOff int, src *Buffer, srcOff, n int) erro
 	if c.closed {
 		return errClosed
 	}
-	return check(cl.EnqueueCopyBuffer(c.queue, src.mem, dst.mem, uintptr(srcOff)*4, uintptr(dstOff)*4, uintptr(n)*4, 0, nil, nil), "clEnqueueCopyBuffer", "")
+	return c.enqueueCopy(dst, src, uintptr(dstOff)*4, uintptr(srcOff)*4, uintptr(n)*4)
 }
 
 // Fill enqueues b[i] = v for every element.
@@ -351,5 +400,79 @@ func (c *Context) FillRange(b *Buffer, off, n int, v float32) error {
 	if c.closed {
 		return errClosed
 	}
-	return check(cl.EnqueueFillBuffer(c.queue, b.mem, unsafe.Pointer(&v), 4, uintptr(off)*4, uintptr(n)*4, 0, nil, nil), "clEnqueueFillBuffer", "")
+	return c.enqueueFill(b, unsafe.Pointer(&v), 4, uintptr(off)*4, uintptr(n)*4)
+}
+
+// AllocGroup allocates buffers of the given sizes (elements, each ≥ 1) as
+// sub-buffers of one allocation, each starting at the device's base
+// alignment, zero-filled (the gaps too), labelled role. A kernel may then
+// run over the whole group at once (the parent, Buffer.Group) where the
+// sizes would take a launch each. The group's memory is freed when its
+// last buffer is released. A group larger than the device's largest
+// allocation is an error (allocate the buffers one by one instead).
+func (c *Context) AllocGroup(sizes []int, role Role) ([]*Buffer, error) {
+	if len(sizes) == 0 {
+		return nil, errors.New("opencl: a group of no buffers")
+	}
+	align := max(c.dev.BaseAlignBytes/4, 1)
+	offs := make([]int, len(sizes))
+	total := 0
+	for i, n := range sizes {
+		if n < 1 {
+			return nil, fmt.Errorf("opencl: buffer %d of a group has %d elements, want ≥ 1", i, n)
+		}
+		offs[i] = total
+		total += (n + align - 1) / align * align
+	}
+	parent, err := c.Alloc(total)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Fill(parent, 0); err != nil {
+		parent.Release()
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.buffers, parent) // freed with its last part
+	parent.role = role
+	parts := make([]*Buffer, len(sizes))
+	for i, n := range sizes {
+		mem, err := c.createSubBuffer(parent.mem, uintptr(offs[i])*4, uintptr(n)*4)
+		if err != nil {
+			for _, p := range parts[:i] {
+				p.releaseLocked()
+			}
+			if !parent.released {
+				parent.released = true
+				c.bytes -= int64(total) * 4
+				liveObjects.Add(-1)
+				cl.ReleaseMemObject(parent.mem)
+			}
+			return nil, err
+		}
+		liveObjects.Add(1)
+		parts[i] = &Buffer{ctx: c, mem: mem, n: n, role: role, group: parent, off: offs[i]}
+		parent.parts++
+		c.buffers[parts[i]] = struct{}{}
+	}
+	return parts, nil
+}
+
+// GlobalMemory is the device memory the back end plans against:
+// CL_DEVICE_GLOBAL_MEM_SIZE unless SetGlobalMemory lowered it.
+func (c *Context) GlobalMemory() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.globalMem
+}
+
+// SetGlobalMemory makes the context plan against bytes of device memory
+// instead of the device's own (tests give a small limit to see a model
+// refused; LLPFC_OPENCL_GLOBAL_MEM sets it for a whole process). It never
+// raises the limit above the device's.
+func (c *Context) SetGlobalMemory(bytes uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.globalMem = min(bytes, c.dev.GlobalMemBytes)
 }

@@ -61,6 +61,19 @@
 // Context.Fill, Context.Copy, Lib.Axpy, Lib.Scale, Lib.NonFinite,
 // Lib.ArgmaxRows. Reshape is free (a buffer has no shape).
 //
+// # What a step costs the device
+//
+// Every command the package enqueues, every wait of the host and every
+// buffer it allocates goes through queue.go, which counts them
+// (Context.Counts: kernels, CLBlast calls, copies, fills, bytes each way
+// per buffer Role, blocking waits, allocations; issue 37). Writes do not
+// block: the data are staged on the host until the device has them. A
+// StepFlag keeps a training run's NaN checks and loss sum on the device
+// (CheckFinite, TallyLoss, the optimizers' Guard), read with one blocking
+// read; AllocGroup makes one allocation of many buffers so one launch
+// covers them all; BiasAdd and ReLUMask are a dense layer's bias and
+// ReLU in one launch.
+//
 // What may import it: the training device seam's OpenCL back end and
 // cmd/llpfc (llpfc devices). It imports nothing of the project.
 package opencl

@@ -18,6 +18,7 @@ const (
 	clDeviceMaxComputeUnits    = 0x1002
 	clDeviceMaxWorkGroupSize   = 0x1004
 	clDeviceMaxMemAllocSize    = 0x1010
+	clDeviceMemBaseAddrAlign   = 0x1019
 	clDeviceSingleFPConfig     = 0x101B
 	clDeviceGlobalMemSize      = 0x101F
 	clDeviceLocalMemSize       = 0x1023
@@ -34,14 +35,17 @@ const (
 
 // DeviceInfo describes one OpenCL device.
 type DeviceInfo struct {
-	Platform, Index  int    // the indices of --device opencl:PLATFORM:DEVICE
-	PlatformName     string // the platform's name
-	Name, Vendor     string
-	Version          string // CL_DEVICE_VERSION, e.g. "OpenCL 3.0 PoCL …"
-	DriverVersion    string
-	Type             string // "GPU", "CPU", "accelerator", … (several joined by "+")
-	GlobalMemBytes   uint64
-	MaxAllocBytes    uint64 // the largest single buffer
+	Platform, Index int    // the indices of --device opencl:PLATFORM:DEVICE
+	PlatformName    string // the platform's name
+	Name, Vendor    string
+	Version         string // CL_DEVICE_VERSION, e.g. "OpenCL 3.0 PoCL …"
+	DriverVersion   string
+	Type            string // "GPU", "CPU", "accelerator", … (several joined by "+")
+	GlobalMemBytes  uint64
+	MaxAllocBytes   uint64 // the largest single buffer
+	// BaseAlignBytes is CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: where a
+	// sub-buffer may start (AllocGroup).
+	BaseAlignBytes   int
 	LocalMemBytes    uint64
 	ComputeUnits     int
 	MaxWorkGroupSize int
@@ -145,7 +149,7 @@ func deviceInfo(id clDevice) (DeviceInfo, error) {
 	d.Name, d.Vendor, d.Version, d.DriverVersion = strings.TrimSpace(d.Name), strings.TrimSpace(d.Vendor), strings.TrimSpace(d.Version), strings.TrimSpace(d.DriverVersion)
 	d.FP64 = strings.Contains(" "+ext+" ", " cl_khr_fp64 ")
 	var typ, global, alloc, local, fp uint64
-	var units uint32
+	var units, align uint32
 	var wg uintptr
 	for _, q := range []struct {
 		param uint32
@@ -158,6 +162,7 @@ func deviceInfo(id clDevice) (DeviceInfo, error) {
 		{clDeviceLocalMemSize, 8, unsafe.Pointer(&local)},
 		{clDeviceSingleFPConfig, 8, unsafe.Pointer(&fp)},
 		{clDeviceMaxComputeUnits, 4, unsafe.Pointer(&units)},
+		{clDeviceMemBaseAddrAlign, 4, unsafe.Pointer(&align)},
 		{clDeviceMaxWorkGroupSize, unsafe.Sizeof(wg), unsafe.Pointer(&wg)},
 	} {
 		if err := check(cl.GetDeviceInfo(id, q.param, q.size, q.ptr, nil), "clGetDeviceInfo", d.Name); err != nil {
@@ -167,6 +172,7 @@ func deviceInfo(id clDevice) (DeviceInfo, error) {
 	d.Type = deviceTypeName(typ)
 	d.GlobalMemBytes, d.MaxAllocBytes, d.LocalMemBytes = global, alloc, local
 	d.ComputeUnits, d.MaxWorkGroupSize = int(units), int(wg)
+	d.BaseAlignBytes = max(int(align)/8, 4)
 	d.CorrectDivSqrt = fp&clFPCorrectlyRoundedDivSqr != 0
 	return d, nil
 }

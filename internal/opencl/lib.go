@@ -17,6 +17,7 @@ type (
 	clMem      uintptr
 	clProgram  uintptr
 	clKernel   uintptr
+	clEvent    uintptr
 )
 
 // LibraryError reports a shared library that could not be opened or lacks a
@@ -89,6 +90,10 @@ type clAPI struct {
 	GetKernelWorkGroupInfo  func(k clKernel, d clDevice, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
 	SetKernelArg            func(k clKernel, index uint32, size uintptr, value unsafe.Pointer) int32
 	EnqueueNDRangeKernel    func(q clQueue, k clKernel, dims uint32, offset, global, local unsafe.Pointer, nEvents uint32, events unsafe.Pointer, event unsafe.Pointer) int32
+	CreateSubBuffer         func(m clMem, flags uint64, typ uint32, info unsafe.Pointer, errcode *int32) clMem
+	GetEventInfo            func(e clEvent, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	WaitForEvents           func(n uint32, events unsafe.Pointer) int32
+	ReleaseEvent            func(e clEvent) int32
 }
 
 // clblastAPI holds CLBlast's functions.
@@ -146,6 +151,10 @@ func loadOpenCL() error {
 			{"clGetKernelWorkGroupInfo", &cl.GetKernelWorkGroupInfo},
 			{"clSetKernelArg", &cl.SetKernelArg},
 			{"clEnqueueNDRangeKernel", &cl.EnqueueNDRangeKernel},
+			{"clCreateSubBuffer", &cl.CreateSubBuffer},
+			{"clGetEventInfo", &cl.GetEventInfo},
+			{"clWaitForEvents", &cl.WaitForEvents},
+			{"clReleaseEvent", &cl.ReleaseEvent},
 		}
 		clErr = bindLibrary(file, openCLLibEnv, openCLPackage, syms)
 	})

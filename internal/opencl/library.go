@@ -43,6 +43,8 @@ var kernelNames = []string{
 	"bn_stats", "bn_coeffs", "bn_stats_split", "bn_coeffs_split", "bn_affine", "bn_eval", "bn_fold", "bn_finish", "bn_grad_sums", "bn_grad_dx", "bn_collect", "bn_running",
 	"pool2_fwd", "pool2_bwd", "maxpool_fwd", "maxpool_bwd",
 	"sgd_step", "adam_step",
+	"guard_check", "loss_tally", "bn_running_split",
+	"bias_add", "relu_mask",
 }
 
 // Work-group sizes: element-wise kernels run in groups of elemWG, the
@@ -69,7 +71,9 @@ type Lib struct {
 	wsA   *Buffer    // workspaces of the convolutions
 	wsB   *Buffer
 	wsR   *Buffer // partial results of two-stage reductions
-	WSMax int     // the most elements a convolution workspace may hold (default 1<<24)
+	WSMax int     // the most elements a convolution workspace may hold (workspaceElems)
+	// noFlag is the never-set step flag of unguarded optimizer updates.
+	noFlag *StepFlag
 }
 
 // BuildOptions returns the compiler options the library is built with on
@@ -102,7 +106,7 @@ func buildLib(c *Context) (*Lib, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the OpenCL kernel library for %s: %w", c.dev.Name, err)
 	}
-	l := &Lib{ctx: c, prog: p, k: map[string]*Kernel{}, fp64: c.dev.FP64, options: opts, WSMax: 1 << 24}
+	l := &Lib{ctx: c, prog: p, k: map[string]*Kernel{}, fp64: c.dev.FP64, options: opts, WSMax: workspaceElems(c.dev)}
 	for _, n := range kernelNames {
 		k, err := p.Kernel(n)
 		if err != nil {
@@ -110,7 +114,20 @@ func buildLib(c *Context) (*Lib, error) {
 		}
 		l.k[n] = k
 	}
+	if l.noFlag, err = l.NewStepFlag(); err != nil {
+		return nil, err
+	}
 	return l, nil
+}
+
+// workspaceElems is the default size limit of a convolution workspace: a
+// 64th of the device's global memory, at least 2^24 elements (64 MiB) and
+// at most 2^28 (1 GiB). A convolution whose unfolded images exceed it runs
+// in chunks of images, each chunk a few more launches, so a GPU's memory
+// buys fewer launches per step (issue 37: WRN-16-4 at batch 128 unfolds
+// 75M values in its widest convolution).
+func workspaceElems(d DeviceInfo) int {
+	return int(min(max(d.GlobalMemBytes/64/4, 1<<24), 1<<28))
 }
 
 // Context is the library's context.
@@ -173,8 +190,24 @@ func (l *Lib) workspace(ws **Buffer, n int) (*Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.SetRole(RoleWorkspace)
 	*ws = b
 	return b, nil
+}
+
+// WorkspaceBytes is the device memory the library's workspaces take
+// after running convolutions of the given geometries (each workspace
+// grows to the largest chunk any of them needs), for planning before a
+// run; reductions' partial results are not counted (a few values per
+// output).
+func (l *Lib) WorkspaceBytes(gs []ConvGeom) int64 {
+	var a, b int
+	for _, g := range gs {
+		ckk, hw, _, _ := g.dims()
+		step := l.chunk(g, max(ckk, g.O))
+		a, b = max(a, ckk*step*hw), max(b, g.O*step*hw)
+	}
+	return 4 * int64(a+b)
 }
 
 // ReleaseWorkspaces frees the library's workspaces (they are allocated

@@ -43,6 +43,7 @@ func (l *Lib) NewBNState(c int) (*BNState, error) {
 			s.Release()
 			return nil, err
 		}
+		b.SetRole(RoleBNState)
 		*p = b
 	}
 	return s, nil
@@ -336,9 +337,14 @@ func (l *Lib) BNRunning(runMean, runVar, mean, variance *Buffer, c int, momentum
 	if err := need(op, c, nb("running mean", runMean), nb("running variance", runVar), nb("mean", mean), nb("variance", variance)); err != nil {
 		return err
 	}
-	unbias := 1.0
+	return l.elem("bn_running", c, runMean, runVar, mean, variance, c, l.acc(momentum), l.acc(unbiasFactor(count)))
+}
+
+// unbiasFactor is the running variance's unbiasing factor count/(count−1),
+// 1 when count ≤ 1.
+func unbiasFactor(count int) float64 {
 	if count > 1 {
-		unbias = float64(count) / float64(count-1)
+		return float64(count) / float64(count-1)
 	}
-	return l.elem("bn_running", c, runMean, runVar, mean, variance, c, l.acc(momentum), l.acc(unbias))
+	return 1
 }

@@ -117,6 +117,7 @@ func (l *Lib) MaxPoolGrad(dy, mask, dx *Buffer, g PoolGeom) error {
 type SGD struct {
 	LR, WeightDecay, Momentum, Dampening float64
 	Nesterov, First                      bool
+	Guard                                *Guard // nil: unguarded
 }
 
 // SGDStep enqueues one SGD update of p (n values) from g, with the
@@ -135,8 +136,12 @@ func (l *Lib) SGDStep(p, g, buf *Buffer, n int, h SGD) error {
 	} else {
 		buf = p // never read or written
 	}
-	return l.elem("sgd_step", n, p, g, buf, n, float32(h.LR), float32(h.WeightDecay), float32(h.Momentum),
-		float32(1-h.Dampening), b2i(h.Nesterov), b2i(h.First))
+	guard, err := l.guardArgs(h.Guard)
+	if err != nil {
+		return err
+	}
+	return l.elem("sgd_step", n, append([]any{p, g, buf, n, float32(h.LR), float32(h.WeightDecay), float32(h.Momentum),
+		float32(1 - h.Dampening), b2i(h.Nesterov), b2i(h.First)}, guard...)...)
 }
 
 // Adam is one step of Adam or AdamW (Decoupled) as Optimizer.Step applies
@@ -146,6 +151,7 @@ type Adam struct {
 	LR, WeightDecay, Beta1, Beta2, Eps float64
 	Decoupled                          bool
 	Step                               int64
+	Guard                              *Guard // nil: unguarded
 }
 
 // AdamStep enqueues one Adam/AdamW update of p (n values) from g with the
@@ -163,6 +169,10 @@ func (l *Lib) AdamStep(p, g, m, v *Buffer, n int, h Adam) error {
 	t := float64(h.Step)
 	stepSize := float32(h.LR / (1 - math.Pow(h.Beta1, t)))
 	bc2 := float32(math.Sqrt(1 - math.Pow(h.Beta2, t)))
-	return l.elem("adam_step", n, p, g, m, v, n, float32(h.LR), float32(h.WeightDecay), float32(h.Beta1), float32(h.Beta2),
-		float32(h.Eps), stepSize, bc2, b2i(h.Decoupled))
+	guard, err := l.guardArgs(h.Guard)
+	if err != nil {
+		return err
+	}
+	return l.elem("adam_step", n, append([]any{p, g, m, v, n, float32(h.LR), float32(h.WeightDecay), float32(h.Beta1), float32(h.Beta2),
+		float32(h.Eps), stepSize, bc2, b2i(h.Decoupled)}, guard...)...)
 }

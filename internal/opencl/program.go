@@ -179,7 +179,7 @@ func (k *Kernel) Launch(global, local []int, args ...any) error {
 			return err
 		}
 	}
-	return check(cl.EnqueueNDRangeKernel(c.queue, k.k, uint32(len(global)), nil, unsafe.Pointer(&gs[0]), unsafe.Pointer(&ls[0]), 0, nil, nil), "clEnqueueNDRangeKernel", k.name)
+	return c.enqueueKernel(k, len(global), &gs, &ls)
 }
 
 func (k *Kernel) setArg(i uint32, a any) error {

@@ -49,6 +49,7 @@ var floors = map[string]int{
 	"training/device/opencl":       6, // the OpenCL back end
 	"fixtures/gen":                 6,
 	"training":                     7, // methods, the loop, checkpoints
+	"training/device/opcheck":      7, // the back ends' ops against the CPU's (llpfc devices --check)
 	"experiments":                  8,
 	"experiments/binary":           9,
 	"cmd/llpfc":                    10,

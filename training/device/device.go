@@ -63,6 +63,11 @@ type Options struct {
 	// Nodes without an operation that are neither Params nor Inputs are
 	// constants.
 	Inputs gorgonia.Nodes
+	// RunningOnDevice: the program's tracked batch-norm layers fold their
+	// statistics into their running averages where the program runs (no
+	// chunked sweep ever sets their statistics), so a back end with a
+	// device may keep the averages there (StateHolder); the CPU ignores it.
+	RunningOnDevice bool
 }
 
 // Program is a compiled part of a graph.

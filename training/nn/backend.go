@@ -84,6 +84,12 @@ type BNRun struct {
 	// SetStats (they are recorded for the running averages, or folded into
 	// the minibatch's).
 	NeedStats bool
+	// Running: the run's statistics only feed the layer's running
+	// averages (tracked, no sweep), from RunningCount values per channel;
+	// a back end that keeps the averages (RunningAverages) may fold them
+	// itself instead of calling SetStats.
+	Running      bool
+	RunningCount int
 	// Collect: the backward pass with respect to x adds the partial
 	// derivatives of the loss with respect to the fixed mean and variance,
 	// −γ/√(σ²+ε)·Σg and −½·γ/(σ²+ε)·Σg·x̂ per channel, through
@@ -112,6 +118,10 @@ type BatchNormOp interface {
 	// AddStatGrads adds a backward run's partial derivatives with respect
 	// to the fixed mean and variance (BNRun.Collect) to the sweep's.
 	AddStatGrads(dMean, dVar []float64) error
+	// RunningAverages returns the running mean and variance nodes of the
+	// op's layer and its momentum (BatchNorm.Update's rule), ok false when
+	// the op does not track them.
+	RunningAverages() (mean, variance *gorgonia.Node, momentum float64, ok bool)
 }
 
 // BNGeometry returns the op's geometry (also of the evaluation-mode op,
@@ -125,6 +135,7 @@ func (o *bnOp) NextRun() BNRun {
 	r := BNRun{Rows: o.rows(), NeedStats: o.rec != nil}
 	g := o.glob
 	if g == nil {
+		r.Running, r.RunningCount = o.rec != nil, o.rows()*o.hw
 		return r
 	}
 	switch g.mode {
@@ -180,6 +191,14 @@ func (o *bnOp) AddStatGrads(dMean, dVar []float64) error {
 		g.dVar[c] += dVar[c]
 	}
 	return nil
+}
+
+// RunningAverages returns the op's layer's running averages and momentum.
+func (o *bnOp) RunningAverages() (mean, variance *gorgonia.Node, momentum float64, ok bool) {
+	if o.rec == nil || o.layer == nil {
+		return nil, nil, 0, false
+	}
+	return o.layer.RunMean, o.layer.RunVar, o.layer.Momentum, true
 }
 
 // BNGrad returns the forward op the gradient op differentiates and which

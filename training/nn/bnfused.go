@@ -54,6 +54,7 @@ func (b *BatchNorm) batchNormFused(x *gorgonia.Node, relu, track bool) (*gorgoni
 	}
 	if track {
 		op.rec = &bnRecord{count: s.TotalSize() / s[1], roots: gorgonia.Nodes{y}}
+		op.layer = b
 		b.records = append(b.records, op.rec)
 	}
 	return y, nil
@@ -65,7 +66,8 @@ type bnOp struct {
 	eps            float64
 	relu           bool
 	id             int64
-	rec            *bnRecord // nil: statistics not recorded
+	rec            *bnRecord  // nil: statistics not recorded
+	layer          *BatchNorm // the layer whose running averages rec feeds
 	// glob, when set, is the op's state in a loss evaluated chunk by chunk
 	// (bnSweep): which rows of the chunk are instances, and in exact mode
 	// the minibatch's statistics and their adjoints.

@@ -206,6 +206,17 @@ __kernel void bn_running(__global float *rm, __global float *rv, __global const 
 	rv[ch] = (float)((1 - mom) * (acc_t)rv[ch] + mom * (acc_t)var[ch] * unbias);
 }
 
+// bn_running_split: bn_running with the statistics of a BNStatsSplit
+// buffer (the float mean in split[0:c], the float variance in
+// split[2c:3c]): the running averages updated on the device, from the
+// float statistics the host would record.
+__kernel void bn_running_split(__global float *rm, __global float *rv, __global const float *split, int c, acc_t mom, acc_t unbias) {
+	int ch = get_global_id(0);
+	if (ch >= c) return;
+	rm[ch] = (float)((1 - mom) * (acc_t)rm[ch] + mom * (acc_t)split[ch]);
+	rv[ch] = (float)((1 - mom) * (acc_t)rv[ch] + mom * (acc_t)split[2 * c + ch] * unbias);
+}
+
 // bn_eval: evaluation mode (bnEval): y = x·s + t per channel with
 // s = γ/√(rv + ε), t = β − rm·s (acc_t, rounded once), replaced by 0 where
 // not > 0 when relu is set.

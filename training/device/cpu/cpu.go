@@ -56,6 +56,15 @@ func (*Backend) Pull(...*gorgonia.Node) error { return nil }
 // Close has nothing to release.
 func (*Backend) Close() error { return nil }
 
+// Costs are zero: the CPU back end has no device, so nothing is launched,
+// transferred or waited for (device.CostCounter).
+func (*Backend) Costs() device.Costs { return device.Costs{} }
+
+// CostsNote says why the counts are zero.
+func (*Backend) CostsNote() string {
+	return "the CPU back end has no device: no launches, transfers or waits (zeros); its memory is the process heap (alloc_bytes_per_step)"
+}
+
 // program is a tape that keeps its buffers between runs (tape.Rewind).
 type program struct {
 	name string

@@ -58,6 +58,10 @@ func Open(dev string) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("device %s: %w", dev, err)
 	}
+	if err := applyMemoryEnv(ctx); err != nil {
+		ctx.Close()
+		return nil, fmt.Errorf("device %s: %w", dev, err)
+	}
 	lib, err := ctx.Library()
 	if err != nil {
 		ctx.Close()
@@ -101,6 +105,13 @@ func float32Data(n *gorgonia.Node) ([]float32, error) {
 // param returns the device buffer of parameter n, uploading its Go value
 // the first time. The caller holds b.mu.
 func (b *Backend) param(n *gorgonia.Node) (*opencl.Buffer, error) {
+	return b.held(n, opencl.RoleParam)
+}
+
+// held returns the device buffer of n (a parameter, or state such as a
+// running average: role), uploading its Go value the first time. The
+// caller holds b.mu.
+func (b *Backend) held(n *gorgonia.Node, role opencl.Role) (*opencl.Buffer, error) {
 	if buf, ok := b.params[n]; ok {
 		return buf, nil
 	}
@@ -108,22 +119,82 @@ func (b *Backend) param(n *gorgonia.Node) (*opencl.Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	buf, err := b.ctx.AllocFloat32(d)
+	buf, err := b.ctx.Alloc(len(d))
 	if err != nil {
-		return nil, fmt.Errorf("device opencl: parameter %s: %w", n.Name(), err)
+		return nil, fmt.Errorf("device opencl: %s %s: %w", role, n.Name(), err)
+	}
+	buf.SetRole(role)
+	if err := buf.Write(d); err != nil {
+		buf.Release()
+		return nil, fmt.Errorf("device opencl: %s %s: %w", role, n.Name(), err)
 	}
 	b.params[n] = buf
 	return buf, nil
 }
 
-// Push copies the Go values of parameter nodes to the device.
+// Holds reports whether n's value lives on the device (a parameter, or
+// running averages kept there): device.StateHolder.
+func (b *Backend) Holds(n *gorgonia.Node) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, ok := b.params[n]
+	return ok
+}
+
+// pushGroup allocates the parameters of nodes that have no buffer yet as
+// one group (opencl.Context.AllocGroup), so the optimizer can update them
+// all in one launch; where a group cannot be allocated (larger than the
+// device's largest buffer) they are allocated one by one. The caller
+// holds b.mu.
+func (b *Backend) pushGroup(nodes []*gorgonia.Node) (map[*gorgonia.Node]bool, error) {
+	var fresh []*gorgonia.Node
+	var sizes []int
+	seen := map[*gorgonia.Node]bool{}
+	for _, n := range nodes {
+		if _, ok := b.params[n]; ok || seen[n] {
+			continue
+		}
+		d, err := float32Data(n)
+		if err != nil {
+			return nil, err
+		}
+		seen[n] = true
+		fresh = append(fresh, n)
+		sizes = append(sizes, len(d))
+	}
+	if len(fresh) < 2 {
+		return nil, nil
+	}
+	bufs, err := b.ctx.AllocGroup(sizes, opencl.RoleParam)
+	if err != nil {
+		return nil, nil // one by one (param)
+	}
+	for i, n := range fresh {
+		d, _ := float32Data(n)
+		if err := bufs[i].Write(d); err != nil {
+			return nil, fmt.Errorf("device opencl: parameter %s: %w", n.Name(), err)
+		}
+		b.params[n] = bufs[i]
+	}
+	return seen, nil
+}
+
+// Push copies the Go values of parameter nodes (and of state the back end
+// holds) to the device; parameters new to it are allocated as one group.
 func (b *Backend) Push(nodes ...*gorgonia.Node) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return errClosed
 	}
+	grouped, err := b.pushGroup(nodes)
+	if err != nil {
+		return err
+	}
 	for _, n := range nodes {
+		if grouped[n] {
+			continue
+		}
 		if buf, ok := b.params[n]; ok {
 			d, err := float32Data(n)
 			if err != nil {
@@ -144,7 +215,8 @@ func (b *Backend) Push(nodes ...*gorgonia.Node) error {
 	return nil
 }
 
-// Pull copies the device's values of parameter nodes into their Go values.
+// Pull copies the device's values of parameter nodes (and of state the
+// back end holds) into their Go values.
 func (b *Backend) Pull(nodes ...*gorgonia.Node) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()

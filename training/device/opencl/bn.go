@@ -25,8 +25,15 @@ type bnNode struct {
 	// BNStatsSplit layout).
 	split **opencl.Buffer
 
+	// rm and rv are the layer's running averages kept on the device
+	// (Options.RunningOnDevice; nil otherwise), updated with momentum by
+	// the forward step itself.
+	rm, rv   *opencl.Buffer
+	momentum float64
+
 	run       nn.BNRun // this run's, read by the forward step
 	ran       bool     // the forward step ran in this run
+	folded    bool     // the forward step folded the statistics into rm, rv
 	collected bool     // the backward step collected partial derivatives
 	gradX     bool     // the program differentiates with respect to x
 }
@@ -76,6 +83,12 @@ func lowerBN(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*progra
 	}
 	bn.split = c.fixedBuffer(4 * g.C)
 	c.bnFwd[n] = bn
+	if c.running {
+		if rm, rv, mom, ok := op.RunningAverages(); ok {
+			bn.momentum = mom
+			c.allocs = append(c.allocs, func() error { return bn.holdRunning(c.be, rm, rv) })
+		}
+	}
 	c.allocs = append(c.allocs, func() error {
 		st, err := c.be.lib.NewBNState(g.C)
 		if err != nil {
@@ -88,7 +101,7 @@ func lowerBN(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*progra
 	out.kind = slotComputed
 	c.p.post = append(c.p.post, bn.after)
 	return func(p *program) error {
-		bn.run, bn.ran, bn.collected = op.NextRun(), true, false
+		bn.run, bn.ran, bn.collected, bn.folded = op.NextRun(), true, false, false
 		lib, geom, split := p.be.lib, bn.bnGeom(), *bn.split
 		if bn.run.Fixed {
 			if len(bn.run.Mean) != g.C || len(bn.run.Variance) != g.C {
@@ -103,8 +116,33 @@ func lowerBN(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*progra
 		} else if err := lib.BNStatsSplit(p.buf(x), geom, bn.run.Rows, split); err != nil {
 			return err
 		}
-		return lib.BNForwardSplit(p.buf(x), p.buf(gamma), p.buf(beta), split, p.buf(out), geom, g.Eps, g.ReLU, bn.st)
+		if err := lib.BNForwardSplit(p.buf(x), p.buf(gamma), p.buf(beta), split, p.buf(out), geom, g.Eps, g.ReLU, bn.st); err != nil {
+			return err
+		}
+		if bn.rm != nil && bn.run.Running && !bn.run.Fixed {
+			bn.folded = true
+			return lib.BNRunningSplit(bn.rm, bn.rv, split, g.C, bn.momentum, bn.run.RunningCount)
+		}
+		return nil
 	}, nil
+}
+
+// holdRunning makes the layer's running averages device state of the back
+// end (uploaded once; Pull and Push move them).
+func (bn *bnNode) holdRunning(be *Backend, rm, rv *gorgonia.Node) error {
+	be.mu.Lock()
+	defer be.mu.Unlock()
+	var err error
+	if bn.rm, err = be.held(rm, opencl.RoleRunning); err != nil {
+		return err
+	}
+	if bn.rv, err = be.held(rv, opencl.RoleRunning); err != nil {
+		return err
+	}
+	if bn.rm.Len() != bn.geom.C || bn.rv.Len() != bn.geom.C {
+		return fmt.Errorf("running averages %s, %s of %d and %d values for %d channels", rm.Name(), rv.Name(), bn.rm.Len(), bn.rv.Len(), bn.geom.C)
+	}
+	return nil
 }
 
 // after hands the op the statistics of the run (recorded for the running
@@ -115,7 +153,7 @@ func (bn *bnNode) after(*program) error {
 		return nil
 	}
 	bn.ran = false
-	if bn.run.NeedStats {
+	if bn.run.NeedStats && !bn.folded {
 		if bn.run.Fixed {
 			if err := bn.op.SetStats(bn.run.Mean, bn.run.Variance); err != nil {
 				return err

@@ -1,7 +1,6 @@
 package opencl_test
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -13,81 +12,6 @@ import (
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
-
-// bnUnderTest is the layer of the batch-norm case being run, for its
-// after function (the running averages).
-var bnUnderTest *nn.BatchNorm
-
-// runningAfterUpdate folds the recorded statistics into the running
-// averages, as UpdateRunningStats after a step, and returns them.
-func runningAfterUpdate() [][]float64 {
-	if err := bnUnderTest.Update(); err != nil {
-		panic(err)
-	}
-	return [][]float64{nn.ValueData(bnUnderTest.RunMean.Value()), nn.ValueData(bnUnderTest.RunVar.Value())}
-}
-
-// bnCases: the fused training-mode batch norm (with and without ReLU,
-// 4-D and 2-D), its gradients and recorded statistics; the evaluation
-// mode; the unfused layer without γ (gorgonia.Read records its statistics).
-func bnCases() []graphCase {
-	var cs []graphCase
-	for _, dims := range []int{4, 2} {
-		for _, relu := range []bool{false, true} {
-			cs = append(cs, graphCase{name: fmt.Sprintf("batch norm %d-D (relu %t) and its gradients", dims, relu),
-				build: func(g *gorgonia.ExprGraph, r *rand.Rand) (gorgonia.Nodes, device.Options) {
-					shape := []int{3, 4, 3, 5}
-					if dims == 2 {
-						shape = []int{5, 4}
-					}
-					x := tensorOf(g, r, "x", -2, 3, shape...)
-					b := nn.NewBatchNorm(g, tensor.Float32, "bn", 4, dims, 0.1, true)
-					randomize(r, b.Gamma, 0.5, 1.5)
-					randomize(r, b.Beta, -0.5, 0.5)
-					bnUnderTest = b
-					f := b.Forward
-					if relu {
-						f = b.ForwardReLU
-					}
-					y := must(f(x, true, true))
-					gs := grads(weightedSum(g, r, y), x, b.Gamma, b.Beta)
-					return append(gorgonia.Nodes{y}, gs...), device.Options{Params: gorgonia.Nodes{x, b.Gamma, b.Beta}}
-				}, after: runningAfterUpdate})
-		}
-	}
-	for _, relu := range []bool{false, true} {
-		cs = append(cs, graphCase{name: fmt.Sprintf("batch norm evaluation (relu %t)", relu), build: func(g *gorgonia.ExprGraph, r *rand.Rand) (gorgonia.Nodes, device.Options) {
-			x := tensorOf(g, r, "x", -2, 3, 3, 4, 3, 5)
-			b := nn.NewBatchNorm(g, tensor.Float32, "bn", 4, 4, 0.1, true)
-			randomize(r, b.Gamma, 0.5, 1.5)
-			randomize(r, b.Beta, -0.5, 0.5)
-			randomize(r, b.RunMean, -1, 1)
-			randomize(r, b.RunVar, 0.2, 2)
-			f := b.Forward
-			if relu {
-				f = b.ForwardReLU
-			}
-			return gorgonia.Nodes{must(f(x, false, false))}, device.Options{Params: gorgonia.Nodes{b.Gamma, b.Beta}, Inputs: gorgonia.Nodes{x, b.RunMean, b.RunVar}}
-		}})
-	}
-	cs = append(cs, graphCase{name: "batch norm without γ (gorgonia.Read records the statistics)", build: func(g *gorgonia.ExprGraph, r *rand.Rand) (gorgonia.Nodes, device.Options) {
-		x := tensorOf(g, r, "x", -2, 3, 3, 4, 3, 5)
-		b := nn.NewBatchNorm(g, tensor.Float32, "bn", 4, 4, 0.1, false)
-		randomize(r, b.Beta, -0.5, 0.5)
-		bnUnderTest = b
-		y := must(b.Forward(x, true, true))
-		outs := append(gorgonia.Nodes{y}, grads(weightedSum(g, r, y), x, b.Beta)...)
-		return append(outs, b.RecordRoots()...), device.Options{Params: gorgonia.Nodes{x, b.Beta}}
-	}, after: runningAfterUpdate})
-	return cs
-}
-
-func randomize(r *rand.Rand, n *gorgonia.Node, lo, hi float64) {
-	d := n.Value().Data().([]float32)
-	for i := range d {
-		d[i] = float32(lo + (hi-lo)*r.Float64())
-	}
-}
 
 // sweepNet is a two-layer network with fused batch norm evaluated in
 // chunks of 3 rows over a minibatch of 5 (a padded last chunk), with a

@@ -28,6 +28,11 @@ type compiler struct {
 	bnFwd map[*gorgonia.Node]*bnNode
 	// poolMask maps a max-pool node to its positions' value.
 	poolMask poolMasks
+	// running: the program's tracked batch norms fold their statistics
+	// into running averages kept on the device (Options.RunningOnDevice).
+	running bool
+	// fus are the fused bias and activation patterns (fuse.go).
+	fus *fusions
 }
 
 // Compile prepares the part of g that computes outs for the device. An
@@ -55,7 +60,7 @@ func (b *Backend) Compile(g *gorgonia.ExprGraph, outs gorgonia.Nodes, opts devic
 	p := &program{be: b, name: opts.Name, ops: device.Kinds(nodes), slots: map[*gorgonia.Node]*slot{},
 		outs: map[*gorgonia.Node]bool{}, host: map[*gorgonia.Node]hostValue{}}
 	c := &compiler{be: b, p: p, nodes: nodes, index: map[*gorgonia.Node]int{}, params: map[*gorgonia.Node]bool{},
-		inputs: map[*gorgonia.Node]bool{}, bnFwd: map[*gorgonia.Node]*bnNode{}}
+		inputs: map[*gorgonia.Node]bool{}, bnFwd: map[*gorgonia.Node]*bnNode{}, running: opts.RunningOnDevice}
 	for _, n := range opts.Params {
 		c.params[n] = true
 	}
@@ -65,6 +70,7 @@ func (b *Backend) Compile(g *gorgonia.ExprGraph, outs gorgonia.Nodes, opts devic
 	for _, n := range outs {
 		p.outs[n] = true
 	}
+	c.findFusions()
 	if err := c.lower(); err != nil {
 		return nil, err
 	}
@@ -116,8 +122,10 @@ func (c *compiler) lower() error {
 			}
 			in = append(in, cs)
 		}
-		kind := device.OpKind(n.Op())
-		run, err := lowererOf(kind)(c, n, s, in)
+		run, fused, err := c.lowerFused(n, s, in, i)
+		if !fused && err == nil {
+			run, err = lowererOf(device.OpKind(n.Op()))(c, n, s, in)
+		}
 		if err != nil {
 			return err
 		}
@@ -144,7 +152,7 @@ func (c *compiler) lower() error {
 func (c *compiler) leaf(s *slot) error {
 	n := s.node
 	switch {
-	case c.params[n]:
+	case c.params[n] || c.be.Holds(n): // a parameter, or state the back end keeps (running averages)
 		s.kind = slotParam
 	case c.inputs[n]:
 		s.kind = slotInput
@@ -270,17 +278,22 @@ func (c *compiler) allocate() error {
 			if err != nil {
 				return fmt.Errorf("device opencl: program %q: input %s: %w", p.name, n.Name(), err)
 			}
+			buf.SetRole(opencl.RoleInput)
 			p.owned = append(p.owned, buf)
 			s.buf = buf
 		case slotConst:
 			if len(s.host) != s.size {
 				return fmt.Errorf("device opencl: program %q: constant %s holds %d values for shape %v", p.name, n.Name(), len(s.host), s.shape)
 			}
-			buf, err := b.ctx.AllocFloat32(s.host)
+			buf, err := b.ctx.Alloc(max(s.size, 1))
 			if err != nil {
 				return fmt.Errorf("device opencl: program %q: constant %s: %w", p.name, n.Name(), err)
 			}
+			buf.SetRole(opencl.RoleConst)
 			p.owned = append(p.owned, buf)
+			if err := buf.Write(s.host); err != nil {
+				return fmt.Errorf("device opencl: program %q: constant %s: %w", p.name, n.Name(), err)
+			}
 			s.buf, s.host = buf, nil
 		}
 	}
@@ -301,6 +314,7 @@ func (c *compiler) fixedBuffer(n int) **opencl.Buffer {
 		if err != nil {
 			return err
 		}
+		b.SetRole(opencl.RoleBNState)
 		c.p.owned = append(c.p.owned, b)
 		*h = b
 		return c.be.ctx.Fill(b, 0)

@@ -17,7 +17,23 @@
 // outputs (a copy, a scale or an axpy); NonFinite downloads one flag.
 // The Optimizer runs optim.Optimizer's rules on the device, its state
 // there (State and SetState move it for checkpoints, which the CPU and
-// the OpenCL back end read alike). Value downloads an output.
+// the OpenCL back end read alike). Value downloads an output. Parameters
+// pushed together, the gradients and the optimizer state are each one
+// allocation (opencl.Context.AllocGroup), so the optimizer's update and
+// the NaN check are one launch each.
+//
+// # A step that does not wait (issue 37)
+//
+// Grads implements device.Deferred: a method that hands its loss to
+// AddLoss has it summed on the device, where the loss and the gradients
+// are checked for NaN and ±Inf (opencl.StepFlag) and the guarded
+// optimizer skips a flagged step; the trainer reads the sum and the flag
+// once, when it logs. Inputs are written without blocking. Costs reports
+// the context's counts (device.CostCounter); CheckMemory refuses what
+// does not fit the device's memory before the first step
+// (device.MemoryChecker; GlobalMemEnv lowers the limit for tests).
+// fuse.go runs a dense layer's repeated bias, addition and ReLU as one
+// kernel.
 //
 // # How a graph is compiled
 //
@@ -42,7 +58,11 @@
 // minibatch statistics) and the collected partial derivatives
 // (AddStatGrads). So the running averages, the chunked KL and LLP-VAT
 // sweeps and the evaluator behave as on the CPU, with per-channel
-// downloads of a few floats.
+// downloads of a few floats. In a program compiled with
+// Options.RunningOnDevice (the FC-loss methods' step) a plain run's
+// statistics are instead folded into running averages the back end holds
+// on the device (device.StateHolder; opencl.Lib.BNRunningSplit), so a
+// step downloads nothing.
 //
 // Imports internal/opencl, training/device, training/nn, training/optim,
 // gorgonia. Imported by training (backends.go) for its registration.

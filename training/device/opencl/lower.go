@@ -261,13 +261,29 @@ func lowerRepeat(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*pr
 	if len(in) != 2 {
 		return nil, c.errorf(n, "%d inputs, want 2", len(in))
 	}
+	g, x, err := c.repeatGeom(n, out, c.p.slots)
+	if err != nil {
+		return nil, err
+	}
+	out.kind = slotComputed
+	return func(p *program) error { return p.lib().Repeat(p.buf(x), p.buf(out), g.Outer, g.Dim, g.Inner, g.Rep) }, nil
+}
+
+// repeatGeom reads a repeatOp node's geometry (its output slot out) and
+// returns it with the slot of the repeated input.
+func (c *compiler) repeatGeom(n *gorgonia.Node, out *slot, slots map[*gorgonia.Node]*slot) (opencl.RepeatGeom, *slot, error) {
+	var g opencl.RepeatGeom
+	ch := children(n)
+	if len(ch) != 2 {
+		return g, nil, c.errorf(n, "%d inputs, want 2", len(ch))
+	}
 	along, err := intField(n.Op(), "along")
 	if err != nil {
-		return nil, c.errorf(n, "%v", err)
+		return g, nil, c.errorf(n, "%v", err)
 	}
-	x, os := in[0], out.shape
+	x, os := slots[ch[0]], out.shape
 	if along < 0 || along >= os.Dims() {
-		return nil, c.errorf(n, "axis %d of output shape %v", along, os)
+		return g, nil, c.errorf(n, "axis %d of output shape %v", along, os)
 	}
 	ext := make([]int, os.Dims())
 	for i := range ext {
@@ -278,20 +294,18 @@ func lowerRepeat(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*pr
 	}
 	for i := range ext {
 		if i != along && ext[i] != os[i] {
-			return nil, c.errorf(n, "input shape %v, output shape %v", x.shape, os)
+			return g, nil, c.errorf(n, "input shape %v, output shape %v", x.shape, os)
 		}
 	}
 	dim := ext[along]
 	if dim < 1 || os[along]%dim != 0 {
-		return nil, c.errorf(n, "input shape %v, output shape %v", x.shape, os)
+		return g, nil, c.errorf(n, "input shape %v, output shape %v", x.shape, os)
 	}
-	rep := os[along] / dim
-	outer, inner := size(os[:along]), size(os[along+1:])
-	if outer*dim*inner != x.size {
-		return nil, c.errorf(n, "input shape %v, output shape %v", x.shape, os)
+	g = opencl.RepeatGeom{Outer: size(os[:along]), Dim: dim, Inner: size(os[along+1:]), Rep: os[along] / dim}
+	if g.Outer*g.Dim*g.Inner != x.size {
+		return g, nil, c.errorf(n, "input shape %v, output shape %v", x.shape, os)
 	}
-	out.kind = slotComputed
-	return func(p *program) error { return p.lib().Repeat(p.buf(x), p.buf(out), outer, dim, inner, rep) }, nil
+	return g, x, nil
 }
 
 func lowerTranspose(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*program) error, error) {
@@ -656,6 +670,7 @@ func lowerConv(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*prog
 	if cg.Bias {
 		b = in[2]
 	}
+	c.p.convs = append(c.p.convs, g)
 	out.kind = slotComputed
 	return func(p *program) error {
 		var bb *opencl.Buffer
@@ -678,6 +693,7 @@ func lowerConvGrad(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*
 		return nil, c.errorf(n, "input shape %v", xs)
 	}
 	g := convGeom(cg, xs[0])
+	c.p.convs = append(c.p.convs, g)
 	out.kind = slotComputed
 	switch wrt {
 	case 0:

@@ -25,6 +25,9 @@ type optimizer struct {
 	step   int64
 	buf    []*opencl.Buffer // SGD momentum
 	m, v   []*opencl.Buffer // Adam moments
+	// fused: the parameters, gradients and state are groups of one
+	// layout, so a step is one launch over the groups' parents.
+	fused bool
 }
 
 // NewOptimizer makes cfg's optimizer over params with its state on the
@@ -63,33 +66,80 @@ func (b *Backend) NewOptimizer(cfg optim.Config, params gorgonia.Nodes, gr devic
 	}
 	b.mu.Unlock()
 	st := host.State()
-	alloc := func(n int) ([]*opencl.Buffer, error) {
-		if n == 0 {
-			return nil, nil
-		}
-		out := make([]*opencl.Buffer, n)
-		for i := range out {
-			buf, err := b.ctx.Alloc(sizes[i])
-			if err != nil {
-				return nil, err
-			}
-			if err := b.ctx.Fill(buf, 0); err != nil {
-				return nil, err
-			}
-			out[i] = buf
-		}
-		return out, nil
-	}
-	if o.buf, err = alloc(len(st.Buf)); err != nil {
+	if o.buf, err = o.allocState(len(st.Buf)); err != nil {
 		return nil, err
 	}
-	if o.m, err = alloc(len(st.M)); err != nil {
+	if o.m, err = o.allocState(len(st.M)); err != nil {
 		return nil, err
 	}
-	if o.v, err = alloc(len(st.V)); err != nil {
+	if o.v, err = o.allocState(len(st.V)); err != nil {
 		return nil, err
 	}
+	o.fused = o.sameLayout()
 	return o, nil
+}
+
+// allocState allocates n zeroed state buffers of the parameters' sizes: a
+// group when the gradients are one, else one by one.
+func (o *optimizer) allocState(n int) ([]*opencl.Buffer, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	ctx := o.be.ctx
+	if o.grads.group != nil {
+		if bufs, err := ctx.AllocGroup(o.sizes[:n], opencl.RoleOptimizer); err == nil {
+			return bufs, nil
+		}
+	}
+	out := make([]*opencl.Buffer, n)
+	for i := range out {
+		buf, err := ctx.Alloc(o.sizes[i])
+		if err != nil {
+			return nil, err
+		}
+		buf.SetRole(opencl.RoleOptimizer)
+		if err := ctx.Fill(buf, 0); err != nil {
+			return nil, err
+		}
+		out[i] = buf
+	}
+	return out, nil
+}
+
+// sameLayout reports whether the parameters, gradients and every state
+// tensor are groups of one layout (the same offsets, parents of one
+// length): then one launch over the parents updates them all, the gaps
+// being zeros that stay zero.
+func (o *optimizer) sameLayout() bool {
+	if o.grads.group == nil || len(o.params) == 0 {
+		return false
+	}
+	for _, set := range [][]*opencl.Buffer{o.params, o.buf, o.m, o.v} {
+		if set == nil {
+			continue
+		}
+		var parent *opencl.Buffer
+		for i, b := range set {
+			p, off := b.Group()
+			if p == nil || off != o.grads.offs[i] || (parent != nil && p != parent) {
+				return false
+			}
+			parent = p
+		}
+		if parent.Len() != o.grads.group.Len() {
+			return false
+		}
+	}
+	return true
+}
+
+// parentOf returns the group parent of a set of buffers (nil for nil).
+func parentOf(set []*opencl.Buffer) *opencl.Buffer {
+	if set == nil {
+		return nil
+	}
+	p, _ := set[0].Group()
+	return p
 }
 
 func (o *optimizer) Step(lr float64) error {
@@ -100,25 +150,40 @@ func (o *optimizer) Step(lr float64) error {
 		return err
 	}
 	o.step++
-	c, lib := o.cfg, o.be.lib
+	if o.fused {
+		g := o.grads.group
+		return o.update(parentOf(o.params), g, parentOf(o.buf), parentOf(o.m), parentOf(o.v), g.Len(), 0, lr)
+	}
+	at := func(set []*opencl.Buffer, k int) *opencl.Buffer {
+		if set == nil {
+			return nil
+		}
+		return set[k]
+	}
 	for k, p := range o.params {
-		g, n := o.grads.bufs[k], o.sizes[k]
-		var err error
-		switch c.Name {
-		case "sgd", "nesterov":
-			var buf *opencl.Buffer
-			if o.buf != nil {
-				buf = o.buf[k]
-			}
-			err = lib.SGDStep(p, g, buf, n, opencl.SGD{LR: lr, WeightDecay: c.WeightDecay, Momentum: c.Momentum,
-				Dampening: c.Dampening, Nesterov: c.Name == "nesterov", First: o.step == 1})
-		default:
-			err = lib.AdamStep(p, g, o.m[k], o.v[k], n, opencl.Adam{LR: lr, WeightDecay: c.WeightDecay, Beta1: c.Beta1,
-				Beta2: c.Beta2, Eps: c.Eps, Decoupled: c.Name == "adamw", Step: o.step})
+		if err := o.update(p, o.grads.bufs[k], at(o.buf, k), at(o.m, k), at(o.v, k), o.sizes[k], o.grads.offs[k], lr); err != nil {
+			return err
 		}
-		if err != nil {
-			return fmt.Errorf("device opencl: optimizer step: %w", err)
-		}
+	}
+	return nil
+}
+
+// update enqueues the rule's update of n values from flat index base,
+// guarded by the gradients' step flag.
+func (o *optimizer) update(p, g, buf, m, v *opencl.Buffer, n, base int, lr float64) error {
+	c, lib := o.cfg, o.be.lib
+	guard := &opencl.Guard{Flag: o.grads.flag, Tag: o.grads.tag, Base: base}
+	var err error
+	switch c.Name {
+	case "sgd", "nesterov":
+		err = lib.SGDStep(p, g, buf, n, opencl.SGD{LR: lr, WeightDecay: c.WeightDecay, Momentum: c.Momentum,
+			Dampening: c.Dampening, Nesterov: c.Name == "nesterov", First: o.step == 1, Guard: guard})
+	default:
+		err = lib.AdamStep(p, g, m, v, n, opencl.Adam{LR: lr, WeightDecay: c.WeightDecay, Beta1: c.Beta1,
+			Beta2: c.Beta2, Eps: c.Eps, Decoupled: c.Name == "adamw", Step: o.step, Guard: guard})
+	}
+	if err != nil {
+		return fmt.Errorf("device opencl: optimizer step: %w", err)
 	}
 	return nil
 }

@@ -21,6 +21,7 @@ const (
 	slotComputed                 // a pooled activation buffer (value.store)
 	slotAlias                    // another slot's buffer (a reshape)
 	slotStmt                     // no value (gorgonia.Read)
+	slotFused                    // no buffer: computed inside another node's kernel (fuse.go)
 )
 
 // slot is a node's value in a program.
@@ -81,6 +82,9 @@ type program struct {
 	post       []func(p *program) error
 	storeSizes []int
 	stores     []*opencl.Buffer // nil until a run (after Release)
+	// convs are the geometries of the program's convolutions (for the
+	// workspaces, CheckMemory).
+	convs []opencl.ConvGeom
 
 	// per run
 	ran     bool
@@ -103,6 +107,16 @@ func (p *program) buf(s *slot) *opencl.Buffer {
 		return p.stores[s.val.store]
 	}
 	return s.buf
+}
+
+// activationBytes is the device memory the program's activations take
+// while it runs.
+func (p *program) activationBytes() int64 {
+	var n int64
+	for _, s := range p.storeSizes {
+		n += 4 * int64(s)
+	}
+	return n
 }
 
 // store returns the pooled buffer of an auxiliary value.
@@ -129,6 +143,7 @@ func (p *program) Run() error {
 				p.Release()
 				return p.errorf("activations: %w", err)
 			}
+			b.SetRole(opencl.RoleActivation)
 			p.stores[i] = b
 		}
 	}
@@ -147,9 +162,10 @@ func (p *program) Run() error {
 	p.version++
 	for _, st := range p.steps {
 		var t0 time.Time
+		var c0 int64
 		prof := p.be.prof
 		if prof != nil {
-			t0 = time.Now()
+			t0, c0 = time.Now(), p.ctx().Counts().Launches()
 		}
 		if err := st.run(p); err != nil {
 			return p.errorf("node %s (%s): %w", st.node.Name(), device.OpKind(st.node.Op()), err)
@@ -158,7 +174,7 @@ func (p *program) Run() error {
 			if err := p.ctx().Finish(); err != nil {
 				return err
 			}
-			prof.add(device.OpKind(st.node.Op()), time.Since(t0))
+			prof.add(device.OpKind(st.node.Op()), time.Since(t0), p.ctx().Counts().Launches()-c0)
 		}
 	}
 	for _, f := range p.post {

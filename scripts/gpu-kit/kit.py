@@ -1,0 +1,377 @@
+#!/usr/bin/env python3
+"""The GPU kit's helpers (issue 37), called by run.sh; python3's standard library only.
+
+    kit.py run LOG SECONDS -- CMD...   run CMD with a time-out (its process group killed after it),
+                                       its output appended to LOG; exit status CMD's, 124 on time-out
+    kit.py unpack KIT DEST             unpack KIT/llpfc.tar.xz (lzma) into DEST
+    kit.py discover OUT LIBDIR ICD     find the GPU, its driver and OpenCL, CUDA's libraries; write
+                                       the ICD folder ICD and OUT/discovery.json; print the
+                                       environment for run.sh
+    kit.py cifar DIR NTRAIN NTEST      write a CIFAR-10-shaped binary set of random images
+    kit.py epoch-points OUT BUDGET FULL  the number of training points of the epoch run that fits
+                                       BUDGET seconds at the throughput bench.log measured
+    kit.py summarize OUT               write OUT/results.json and OUT/summary.md from the logs
+"""
+import fnmatch
+import glob
+import json
+import os
+import platform
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+
+LOGS = ["discovery.log", "check.log", "train.log", "bench.log", "torch.log", "cpu.log"]
+# The Table 1 cell the epoch projects (App. `suppsec: exp`, "Wide ResNet-16-4", CIFAR10: 200
+# epochs; PAPER_MAP.md; the paper's 40,960 training points, experiments.PaperPointsColour) and
+# Table 1's instance-epochs (README: `reproduce --table wrn16-4 --dry-run`).
+TABLE1_EPOCHS, CELL_POINTS, TABLE1_INSTANCE_EPOCHS = 200, 40960, 2.10e10
+
+
+def run(log, seconds, cmd):
+    t0 = time.time()
+    with open(log, "a") as f:
+        f.write(f"### {' '.join(cmd)}   (time-out {seconds:.0f} s)\n")
+        f.flush()
+        try:
+            p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
+        except OSError as e:
+            f.write(f"### cannot start: {e}\n")
+            return 127
+        try:
+            rc = p.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            rc = 124
+        f.write(f"### exit {rc} after {time.time() - t0:.1f} s\n")
+    return rc
+
+
+def unpack(kit, dest):
+    os.makedirs(dest, exist_ok=True)
+    with tarfile.open(os.path.join(kit, "llpfc.tar.xz"), "r:xz") as t:
+        t.extractall(dest)
+    os.chmod(os.path.join(dest, "bin", "llpfc"), 0o755)
+
+
+LIB_DIRS = ["/usr/local/nvidia/lib64", "/usr/local/nvidia/lib", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib",
+            "/lib/x86_64-linux-gnu", "/lib64", "/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib"]
+
+
+def find_libs(pattern, extra_dirs=()):
+    """Paths matching pattern in the usual library folders, ldconfig's cache and extra_dirs."""
+    found = []
+    for d in list(LIB_DIRS) + list(extra_dirs):
+        found += sorted(glob.glob(os.path.join(d, pattern)))
+    try:
+        out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, timeout=10).stdout
+        for line in out.splitlines():
+            name = line.strip().split(" ", 1)[0]
+            if fnmatch.fnmatch(name, pattern) and "=>" in line:
+                found.append(line.split("=>")[-1].strip())
+    except (OSError, subprocess.SubprocessError):
+        pass
+    seen, out = set(), []
+    for p in found:
+        if p not in seen and os.path.exists(p):
+            seen.add(p)
+            out.append(p)
+    return out
+
+
+def sh(cmd, timeout=20):
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return (r.stdout + r.stderr).strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"({e})"
+
+
+def python_lib_dirs():
+    """site-packages folders of this python (torch's CUDA libraries live under nvidia/ and torch/lib)."""
+    dirs = []
+    try:
+        import site
+        dirs = list(site.getsitepackages()) + [site.getusersitepackages()]
+    except Exception:
+        pass
+    out = []
+    for d in dirs:
+        for sub in ["torch/lib", "nvidia/*/lib", "nvidia/cu*/lib", "nvidia/*/lib64"]:
+            out += glob.glob(os.path.join(d, sub))
+    return out
+
+
+def discover(out, libdir, icd_dir):
+    d = {"host": platform.node(), "kernel": platform.release(), "cpus": os.cpu_count(),
+         "libc": " ".join(platform.libc_ver()), "python": sys.version.split()[0]}
+    smi = shutil.which("nvidia-smi") or ("/usr/local/nvidia/bin/nvidia-smi" if os.path.exists("/usr/local/nvidia/bin/nvidia-smi") else "")
+    d["nvidia_smi"] = smi
+    if smi:
+        d["gpu"] = sh([smi, "--query-gpu=name,driver_version,memory.total,compute_cap", "--format=csv,noheader"])
+        d["nvidia_smi_output"] = sh([smi])
+    d["libnvidia_opencl"] = find_libs("libnvidia-opencl.so*")
+    vendors = {}
+    for icd in sorted(glob.glob("/etc/OpenCL/vendors/*.icd")):
+        try:
+            vendors[icd] = open(icd).read().strip()
+        except OSError as e:
+            vendors[icd] = f"({e})"
+    d["icd_files"] = vendors
+    d["libcuda"] = find_libs("libcuda.so*")
+    pydirs = python_lib_dirs()
+    d["cublas"] = find_libs("libcublas.so*", pydirs) + find_libs("libcublasLt.so*", pydirs)
+    d["nvrtc"] = find_libs("libnvrtc*.so*", pydirs)
+    d["kit_library_deps"] = sh(["ldd", os.path.join(libdir, "libclblast.so.1")]) if shutil.which("ldd") else "(no ldd)"
+    os.makedirs(icd_dir, exist_ok=True)
+    written = []
+    if d["libnvidia_opencl"]:
+        lib = next((p for p in d["libnvidia_opencl"] if p.endswith(".so.1")), d["libnvidia_opencl"][0])
+        with open(os.path.join(icd_dir, "nvidia.icd"), "w") as f:
+            f.write(lib + "\n")
+        written.append(lib)
+    for icd, lib in vendors.items():
+        name = os.path.basename(icd)
+        if name == "nvidia.icd" and written:
+            continue
+        with open(os.path.join(icd_dir, name), "w") as f:
+            f.write(lib + "\n")
+        written.append(lib)
+    d["icd_folder"] = {"path": icd_dir, "drivers": written}
+    with open(os.path.join(out, "discovery.json"), "w") as f:
+        json.dump(d, f, indent=1)
+    print(f"export OCL_ICD_VENDORS={icd_dir}")
+    print(f"export LLPFC_OPENCL_LIB={os.path.join(libdir, 'libOpenCL.so.1')}")
+    print(f"export LLPFC_CLBLAST_LIB={os.path.join(libdir, 'libclblast.so.1')}")
+    # the kit's libraries first, then the driver's folders (libnvidia-opencl loads libcuda and the
+    # driver's other libraries from beside it)
+    dirs = [libdir] + sorted({os.path.dirname(p) for p in d["libnvidia_opencl"][:1] + d["libcuda"][:1]})
+    if os.environ.get("LD_LIBRARY_PATH"):
+        dirs.append(os.environ["LD_LIBRARY_PATH"])
+    print(f"export LD_LIBRARY_PATH={':'.join(dirs)}")
+    print(f"KIT_HAVE_DRIVER={1 if written else 0}")
+
+
+def cifar(d, ntrain, ntest):
+    """CIFAR-10 binary batches (a label byte 0..9, 3072 pixel bytes per record) of random images:
+    the shape and size of CIFAR-10 for timing, not its content."""
+    os.makedirs(d, exist_ok=True)
+    rng = random.Random(1)
+    files = [(f"data_batch_{k}.bin", ntrain // 5 + (1 if k <= ntrain % 5 else 0)) for k in range(1, 6)]
+    files.append(("test_batch.bin", ntest))
+    for name, n in files:
+        with open(os.path.join(d, name), "wb") as f:
+            for _ in range(max(n, 1)):
+                f.write(bytes([rng.randrange(10)]))
+                f.write(os.urandom(3072))
+
+
+def json_lines(path):
+    """The JSON objects printed one per line in a log."""
+    out = []
+    try:
+        lines = open(path, errors="replace").read().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        line = line.strip()
+        if line.startswith("{") and line.endswith("}"):
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                pass
+    return out
+
+
+def epoch_points(out, budget, full):
+    """Training points of the epoch run: all of them (full) when the wrn-16-4 batch-128 throughput
+    bench.log measured on the device fits budget seconds, else as many as fit (multiples of 640)."""
+    ips = 0
+    for r in json_lines(os.path.join(out, "bench.log")):
+        if r.get("model") == "wrn-16-4" and r.get("batch_size") == 128 and str(r.get("device", "")).startswith("opencl"):
+            ips = r.get("images_per_second", 0)
+    n = full
+    if ips > 0 and full / ips > 0.6 * budget:
+        n = max(640, int(ips * 0.6 * budget) // 640 * 640)
+    print(min(n, full))
+
+
+def parts(out):
+    rows = []
+    try:
+        for line in open(os.path.join(out, "parts.tsv")):
+            name, status, secs, note = (line.rstrip("\n").split("\t") + ["", "", "", ""])[:4]
+            rows.append({"part": name, "status": status, "seconds": float(secs or 0), "note": note})
+    except OSError:
+        pass
+    return rows
+
+
+def fmt(v, nd=1):
+    if v is None or v == "":
+        return "–"
+    if isinstance(v, float):
+        return f"{v:.{nd}f}"
+    return str(v)
+
+
+def check_summary(out):
+    text = open(os.path.join(out, "check.log"), errors="replace").read() if os.path.exists(os.path.join(out, "check.log")) else ""
+    lines = text.splitlines()
+    verdict = next((l for l in lines if l.startswith("verdict:")), "no verdict (the check did not finish: see check.log)")
+    failed = [l.strip() for l in lines if l.strip().startswith("FAIL")]
+    platform_lines = [l for l in lines if l.startswith("platform ") or l.strip().startswith("opencl:") or "global memory" in l]
+    models = [l.strip() for l in lines if " × " in l and (l.strip().startswith("ok") or l.strip().startswith("FAIL"))]
+    return {"verdict": verdict, "failed": failed, "devices": platform_lines, "model_cases": len(models)}
+
+
+def summarize(out):
+    disc = {}
+    try:
+        disc = json.load(open(os.path.join(out, "discovery.json")))
+    except (OSError, ValueError):
+        pass
+    res = {"discovery": disc, "parts": parts(out), "check": check_summary(out)}
+    train = json_lines(os.path.join(out, "train.log"))
+    dataset = lambda r: (r.get("config") or {}).get("dataset", "")
+    res["fixture"] = [r for r in train if dataset(r).startswith("fashion-mnist") or dataset(r) == "fixture"]
+    res["epoch"] = [r for r in train if dataset(r) == "cifar10"]
+    bench = json_lines(os.path.join(out, "bench.log"))
+    torch = json_lines(os.path.join(out, "torch.log"))
+    cpu = json_lines(os.path.join(out, "cpu.log"))
+    res["bench"], res["torch"], res["cpu"] = bench, torch, cpu
+    rows = []
+    for b in bench:
+        key = (b.get("model"), b.get("batch_size"))
+        t = {r.get("tf32"): r for r in torch if (r.get("model"), r.get("batch_size")) == key and "images_per_second" in r}
+        sc = b.get("step_costs") or {}
+        row = {"model": key[0], "batch": key[1], "ours_ips": b.get("images_per_second"), "ours_launches": sc.get("launches"),
+               "ours_waits": sc.get("blocking_waits"), "ours_device_peak_bytes": b.get("device_peak_bytes"),
+               "torch_ips_tf32_off": t.get("off", {}).get("images_per_second"),
+               "torch_ips_default": t.get("default", {}).get("images_per_second"),
+               "torch_max_memory_allocated": t.get("off", {}).get("cuda_max_memory_allocated")}
+        if row["ours_ips"] and row["torch_ips_tf32_off"]:
+            row["ratio_tf32_off"] = row["ours_ips"] / row["torch_ips_tf32_off"]
+        rows.append(row)
+    res["table"] = rows
+    res["projection"] = projection(res["epoch"])
+    res["cpu_table"] = cpu_rows(cpu)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write(markdown(res))
+    return consistent(res)
+
+
+def consistent(res):
+    """Every part that passed left the results the summary reads (a parsing slip fails the run
+    here, in CI, rather than showing an empty table on the GPU)."""
+    ok = lambda prefix: sum(1 for p in res["parts"] if p["part"].startswith(prefix) and p["status"] == "ok")
+    problems = []
+    for prefix, found, what in [("bench ", len(res["bench"]), "bench results"), ("fixture", len(res["fixture"]), "fixture results"),
+                                ("epoch", 1 if res["projection"].get("train_images_per_second") else 0, "an epoch projection"),
+                                ("cpu bench", len([r for r in res["cpu"] if r.get("impl") != "pytorch"]), "CPU bench results")]:
+        if ok(prefix) != found:
+            problems.append(f"{ok(prefix)} {prefix.strip()} parts passed but the logs gave {found} {what}")
+    if ok("check") and not res["check"]["verdict"].startswith("verdict: ok"):
+        problems.append("the check passed but its verdict line says otherwise: " + res["check"]["verdict"])
+    for p in problems:
+        print("kit.py summarize: " + p, file=sys.stderr)
+    return 1 if problems else 0
+
+def projection(epochs):
+    if not epochs:
+        return {}
+    r = epochs[-1]
+    ips, wall, points = r.get("train_images_per_second"), r.get("wall_seconds"), r.get("train_points")
+    model = (r.get("config") or {}).get("model")
+    if not ips:
+        return {"note": "the epoch run reported no throughput", "model": model}
+    epoch_s = CELL_POINTS / ips
+    return {"model": model, "train_images_per_second": ips, "points": points, "wall_seconds": wall, "epoch_seconds_cell": epoch_s,
+            "table1_cell_hours": TABLE1_EPOCHS * epoch_s / 3600, "table1_hours": TABLE1_INSTANCE_EPOCHS / ips / 3600}
+
+
+def cpu_rows(cpu):
+    rows = []
+    for r in cpu:
+        if r.get("impl") == "pytorch":
+            continue
+        peer = next((p for p in cpu if p.get("impl") == "pytorch" and p.get("model") == r.get("model")
+                     and p.get("batch_size") == r.get("batch_size")), {})
+        rows.append({"model": r.get("model"), "batch": r.get("batch_size"), "threads": r.get("gomaxprocs"),
+                     "ours_ips": r.get("images_per_second"), "torch_ips": peer.get("images_per_second"), "torch_threads": peer.get("threads")})
+    return rows
+
+
+def markdown(res):
+    d, L = res["discovery"], []
+    L.append("# llpfc GPU kit: summary\n")
+    L.append(f"- GPU (nvidia-smi): {d.get('gpu') or 'no nvidia-smi'}")
+    L.append(f"- NVIDIA OpenCL driver: {', '.join(d.get('libnvidia_opencl') or []) or 'libnvidia-opencl.so* not found'}; "
+             f"ICD files: {', '.join(f'{k} → {v}' for k, v in (d.get('icd_files') or {}).items()) or 'none in /etc/OpenCL/vendors'}")
+    L.append(f"- ICD folder used: {((d.get('icd_folder') or {}).get('drivers')) or 'empty'}")
+    L.append(f"- libcuda: {', '.join(d.get('libcuda') or []) or 'not found'}; cuBLAS: {', '.join(d.get('cublas') or [])[:400] or 'not found'}; "
+             f"NVRTC: {', '.join(d.get('nvrtc') or [])[:400] or 'not found'}")
+    L.append(f"- host: {d.get('cpus')} CPUs, {d.get('libc')}, kernel {d.get('kernel')}, python {d.get('python')}\n")
+    c = res["check"]
+    L.append("## OpenCL devices and `llpfc devices --check`\n")
+    L += [f"    {l}" for l in c["devices"]] or ["    (llpfc devices listed no device: see check.log)"]
+    L.append(f"\n{c['verdict']}\n")
+    if c["failed"]:
+        L.append("Failed:\n")
+        L += [f"- {l}" for l in c["failed"][:40]]
+        L.append("")
+    L.append("## Parts\n\n| part | status | seconds | note |\n|---|---|---|---|")
+    L += [f"| {p['part']} | {p['status']} | {p['seconds']:.0f} | {p['note']} |" for p in res["parts"]]
+    L.append("\n## Training step: ours (`--device opencl`) beside PyTorch fp32 on CUDA\n")
+    L.append("| model | batch | ours img/s | ours launches/step | ours waits/step | ours device peak MiB | PyTorch TF32 off img/s | PyTorch defaults img/s | PyTorch max allocated MiB | ours / PyTorch (TF32 off) |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|")
+    for r in res["table"]:
+        mib = lambda v: f"{v / 1048576:.0f}" if v else "–"
+        L.append(f"| {r['model']} | {r['batch']} | {fmt(r['ours_ips'])} | {fmt(r['ours_launches'])} | {fmt(r['ours_waits'], 2)} | {mib(r['ours_device_peak_bytes'])} | "
+                 f"{fmt(r['torch_ips_tf32_off'])} | {fmt(r['torch_ips_default'])} | {mib(r['torch_max_memory_allocated'])} | {fmt(r.get('ratio_tf32_off'), 3)} |")
+    p = res["projection"]
+    L.append(f"\n## One epoch of {p.get('model') or 'WRN-16-4'} (llpfc-uniform, the Table 1 cell's settings) on a CIFAR-shaped set, and the projection\n")
+    if p.get("train_images_per_second"):
+        L.append(f"- {p.get('points')} training points, {fmt(p.get('wall_seconds'))} s of wall time, {fmt(p['train_images_per_second'])} training images/s")
+        L.append(f"- one epoch of the cell's {CELL_POINTS:,} training images: {fmt(p['epoch_seconds_cell'])} s of training; one Table 1 cell (CIFAR10, {TABLE1_EPOCHS} epochs): "
+                 f"**{fmt(p['table1_cell_hours'], 2)} h**; all of Table 1 ({TABLE1_INSTANCE_EPOCHS:.3g} instance-epochs at this throughput): {fmt(p['table1_hours'], 0)} h")
+    else:
+        L.append(f"- no result: {p.get('note', 'the part did not run or failed (see train.log)')}")
+    L.append("\n## The pure-Go build on this machine's CPUs beside PyTorch CPU\n")
+    L.append("| model | batch | threads | ours img/s | PyTorch img/s | PyTorch threads |\n|---|---|---|---|---|---|")
+    L += [f"| {r['model']} | {r['batch']} | {r['threads']} | {fmt(r['ours_ips'])} | {fmt(r['torch_ips'])} | {fmt(r['torch_threads'])} |" for r in res["cpu_table"]]
+    L.append("\n## Fixture training on the device and on the CPU\n")
+    for r in res["fixture"]:
+        L.append(f"- {(r.get('config') or {}).get('model')} on {r.get('device')}: test accuracy {r.get('test_accuracy')}, final loss {r.get('final_loss')}, "
+                 f"{fmt(r.get('wall_seconds'))} s, {fmt(r.get('train_images_per_second'))} training images/s")
+    L.append("")
+    return "\n".join(L) + "\n"
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "run":
+        i = args.index("--")
+        sys.exit(run(args[0], float(args[1]), args[i + 1:]))
+    if cmd == "unpack":
+        return unpack(args[0], args[1])
+    if cmd == "discover":
+        return discover(args[0], args[1], args[2])
+    if cmd == "cifar":
+        return cifar(args[0], int(args[1]), int(args[2]))
+    if cmd == "epoch-points":
+        return epoch_points(args[0], float(args[1]), int(args[2]))
+    if cmd == "summarize":
+        sys.exit(summarize(args[0]))
+    sys.exit("kit.py: unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# run.sh OUTDIR [--quick] — the GPU kit's one command (issue 37; `make gpu-kit` builds the kit,
+# README "On a GPU"). On a bare Linux x86-64 machine with a GPU driver and python3 (with PyTorch for
+# the peer figures), from the kit's folder in the checkout (dist/gpu-kit; the Fashion-MNIST fixture
+# is read from the checkout):
+#   1. unpacks llpfc, the OpenCL ICD loader and CLBlast with python3's lzma; finds the vendor's
+#      OpenCL driver (libnvidia-opencl.so.1 under /usr/local/nvidia, the usual library folders, or
+#      /etc/OpenCL/vendors/*.icd), writes an ICD folder of its own for OCL_ICD_VENDORS, and records
+#      nvidia-smi's GPU and driver and where libcuda.so.1, cuBLAS and NVRTC are;
+#   2. llpfc devices, and llpfc devices --check (the kernel library and every parity case against
+#      the CPU back end);
+#   3. the fixture training on the device and on the CPU;
+#   4. llpfc bench --device opencl for mlp, cnn, wrn-16-4 (3×32×32, batch 32 and 128), resnet18 and
+#      vgg16, and the same steps in PyTorch fp32 on CUDA (TF32 off, and PyTorch's defaults);
+#   5. one epoch of WRN-16-4 with llpfc-uniform (the Table 1 cell's settings: its 40,960 training
+#      points in bags of 64) on a CIFAR-shaped set of 50,000 random images made here (fewer points
+#      when the measured throughput would not fit the part's time), and from it the projected wall
+#      time of one Table 1 cell (200 epochs);
+#   6. the pure-Go build at all the CPUs beside PyTorch CPU (mlp, cnn, wrn-16-4).
+# Each part has its own time-out and the whole run a budget (KIT_BUDGET seconds, default 450), so
+# one hang does not eat the rest. OUTDIR gets summary.md, results.json and at most 6 logs
+# (discovery, check, train, bench, torch, cpu). --quick: small sizes for CI on PoCL (the PyTorch
+# parts run only where python3 imports torch, else they say they were skipped; the epoch trains
+# cnn-bn on 80 points). Exit status 0 when
+# every part that ran passed, 1 otherwise.
+set -u
+usage() { echo "usage: run.sh OUTDIR [--quick]" >&2; exit 2; }
+[ $# -ge 1 ] || usage
+OUT=$1
+QUICK=0
+[ "${2:-}" = "--quick" ] && QUICK=1
+[ $# -le 2 ] || usage
+KIT=$(cd "$(dirname "$0")" && pwd)
+PY=${PYTHON:-python3}
+mkdir -p "$OUT" || exit 2
+OUT=$(cd "$OUT" && pwd)
+BUDGET=${KIT_BUDGET:-450}
+START=$(date +%s)
+: >"$OUT/parts.tsv"
+for l in discovery check train bench torch cpu; do : >"$OUT/$l.log"; done
+FAILED=0
+
+# part NAME LIMIT LOG CMD...: runs CMD with time-out min(LIMIT, what is left of the budget),
+# its output appended to LOG, and records the part in parts.tsv.
+part() {
+	local name=$1 limit=$2 log=$3 left t0 rc status
+	shift 3
+	left=$((BUDGET - ($(date +%s) - START)))
+	[ "$limit" -gt "$left" ] && limit=$left
+	if [ "$limit" -lt 5 ]; then
+		printf '%s\tskipped\t0\tthe run'"'"'s %s s budget was spent\n' "$name" "$BUDGET" >>"$OUT/parts.tsv"
+		return 0
+	fi
+	t0=$(date +%s)
+	"$PY" "$KIT/kit.py" run "$OUT/$log" "$limit" -- "$@"
+	rc=$?
+	case $rc in
+	0) status=ok ;;
+	124) status=timeout FAILED=1 ;;
+	*) status="failed ($rc)" FAILED=1 ;;
+	esac
+	printf '%s\t%s\t%s\t%s\n' "$name" "$status" "$(($(date +%s) - t0))" "$log, limit ${limit} s" >>"$OUT/parts.tsv"
+	return $rc
+}
+skip() { printf '%s\tskipped\t0\t%s\n' "$1" "$2" >>"$OUT/parts.tsv"; }
+
+# 1. Unpack and discover.
+X=$(mktemp -d)
+trap 'rm -rf "$X"' EXIT
+"$PY" "$KIT/kit.py" unpack "$KIT" "$X" >>"$OUT/discovery.log" 2>&1 || { echo "run.sh: cannot unpack $KIT/llpfc.tar.xz (see $OUT/discovery.log)" >&2; exit 1; }
+LLPFC=$X/bin/llpfc
+cat "$X/MANIFEST.txt" >>"$OUT/discovery.log"
+ENVS=$("$PY" "$KIT/kit.py" discover "$OUT" "$X/lib" "$X/icd" 2>>"$OUT/discovery.log") || { echo "run.sh: discovery failed (see $OUT/discovery.log)" >&2; exit 1; }
+eval "$ENVS"
+echo "$ENVS" >>"$OUT/discovery.log"
+REPO=$(cd "$KIT/../.." 2>/dev/null && pwd)
+[ -d "$REPO/fixtures/fashion-mnist" ] || REPO=$(pwd)
+export LLPFC_FIXTURE_DIR=$REPO/fixtures/fashion-mnist
+printf 'discovery\tok\t%s\tdiscovery.log (and results.json); OpenCL drivers found: %s\n' "$(($(date +%s) - START))" "$KIT_HAVE_DRIVER" >>"$OUT/parts.tsv"
+
+if [ $QUICK = 1 ]; then
+	PARITY=mlp/llpfc-uniform
+	FIX="--num-points 1024"
+	BENCH="mlp:32:1x28x28:2:1 cnn:16:1x28x28:1:1 wrn-16-4:2:3x32x32:1:0"
+	# cnn-bn, not WRN-16-4: the evaluation's batches of 256 WRN-16-4 images take minutes on PoCL
+	EPOCH_FULL=80 EPOCH_IMAGES=1000 EPOCH_TEST=32 EPOCH_MODEL=cnn-bn EPOCH_ARGS="--model cnn-bn --bag-size 8 --batch-size 16"
+	CPU_BENCH="mlp:32:1x28x28:2:1"
+	THREADS=$(nproc)
+else
+	PARITY=all
+	FIX="--num-points 40960"
+	BENCH="mlp:128:1x28x28:20:3 cnn:128:1x28x28:20:3 wrn-16-4:32:3x32x32:10:2 wrn-16-4:128:3x32x32:10:2 resnet18:128:3x32x32:10:2 vgg16:128:3x32x32:5:2"
+	EPOCH_FULL=40960 EPOCH_IMAGES=50000 EPOCH_TEST=10000 EPOCH_MODEL=wrn-16-4 EPOCH_ARGS="--preset wrn16-4 --bag-size 64" # the Table 1 cell (CIFAR10, bags of 64)
+	CPU_BENCH="mlp:128:1x28x28:10:2 cnn:128:1x28x28:5:1 wrn-16-4:32:3x32x32:3:1"
+	THREADS=$(nproc)
+fi
+
+# 2. The devices and their check.
+part devices 20 check.log "$LLPFC" devices
+if [ "$KIT_HAVE_DRIVER" = 1 ]; then
+	part check 130 check.log "$LLPFC" devices --check --parity "$PARITY" opencl
+else
+	skip check "no OpenCL driver found (see discovery.json)"
+fi
+
+# 3. The fixture training on the device and on the CPU.
+for dev in opencl cpu; do
+	[ "$KIT_HAVE_DRIVER" = 1 ] || [ $dev = cpu ] || { skip "fixture ($dev)" "no OpenCL driver"; continue; }
+	part "fixture ($dev)" 40 train.log "$LLPFC" train --data fixture --model mlp --method llpfc-uniform --bag-size 64 $FIX \
+		--epochs 1 --device $dev --quiet --json
+done
+
+# 4. Our training step on the device, then PyTorch's on CUDA.
+configs=""
+for c in $BENCH; do
+	IFS=: read -r model batch shape steps warmup <<<"$c"
+	IFS=x read -r ch h w <<<"$shape"
+	configs="$configs${configs:+,}$model:$batch:$shape"
+	if [ "$KIT_HAVE_DRIVER" = 1 ]; then
+		part "bench $model $batch (opencl)" 40 bench.log "$LLPFC" bench --device opencl --model "$model" --batch-size "$batch" \
+			--channels "$ch" --height "$h" --width "$w" --steps "$steps" --warmup "$warmup" --json
+	else
+		skip "bench $model $batch (opencl)" "no OpenCL driver"
+	fi
+done
+if "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 3)' >>"$OUT/torch.log" 2>&1; then
+	part "pytorch cuda" 75 torch.log "$PY" "$KIT/torch_step.py" --device cuda --tf32 off,default --configs "$configs" \
+		--steps 10 --warmup 3 --threads "$THREADS"
+else
+	skip "pytorch cuda" "python3 has no torch with CUDA (torch.log)"
+fi
+
+# 5. One epoch of WRN-16-4 on a CIFAR-shaped set, sized to what fits.
+DATA=$X/cifar
+EPOCH_LIMIT=100
+N=$("$PY" "$KIT/kit.py" epoch-points "$OUT" "$EPOCH_LIMIT" "$EPOCH_FULL")
+if [ "$KIT_HAVE_DRIVER" = 1 ] && "$PY" "$KIT/kit.py" cifar "$DATA/cifar-10-batches-bin" "$EPOCH_IMAGES" "$EPOCH_TEST" >>"$OUT/train.log" 2>&1; then
+	# shellcheck disable=SC2086
+	part "epoch $EPOCH_MODEL ($N points)" "$EPOCH_LIMIT" train.log "$LLPFC" train $EPOCH_ARGS --data cifar10 --data-dir "$DATA" \
+		--method llpfc-uniform --num-points "$N" --epochs 1 --device opencl --quiet --json
+else
+	skip "epoch $EPOCH_MODEL" "no OpenCL driver, or the data could not be written"
+fi
+rm -rf "$DATA"
+
+# 6. The pure-Go build at all the CPUs beside PyTorch CPU.
+cpu_configs=""
+for c in $CPU_BENCH; do
+	IFS=: read -r model batch shape steps warmup <<<"$c"
+	IFS=x read -r ch h w <<<"$shape"
+	cpu_configs="$cpu_configs${cpu_configs:+,}$model:$batch:$shape"
+	part "cpu bench $model $batch ($THREADS threads)" 40 cpu.log "$LLPFC" bench --device cpu --threads "$THREADS" --model "$model" \
+		--batch-size "$batch" --channels "$ch" --height "$h" --width "$w" --steps "$steps" --warmup "$warmup" --json
+done
+if "$PY" -c 'import torch' >>"$OUT/cpu.log" 2>&1; then
+	part "pytorch cpu ($THREADS threads)" 60 cpu.log "$PY" "$KIT/torch_step.py" --device cpu --configs "$cpu_configs" \
+		--steps 3 --warmup 1 --threads "$THREADS"
+else
+	skip "pytorch cpu" "python3 has no torch"
+fi
+
+"$PY" "$KIT/kit.py" summarize "$OUT" || FAILED=1
+rm -f "$OUT/parts.tsv" "$OUT/discovery.json" # both are in results.json
+echo "run.sh: $(($(date +%s) - START)) s; $OUT/summary.md, $OUT/results.json and the logs"
+exit $FAILED

@@ -1,0 +1,207 @@
+package training
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/llpfc/llpfc/internal/opencl/ocltest"
+	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/models"
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/llpfc/llpfc/training/optim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// modelState are the buffer roles (opencl.Role) of a model's state: none of
+// them may cross the bus in a training step.
+var modelState = []string{"parameter", "gradient", "optimizer state", "running statistics"}
+
+// deviceStepper builds model's llpfc-uniform stepper on the OpenCL test
+// device as RunStepBenchmark does, with its optimizer.
+func deviceStepper(t *testing.T, model string, side, batch int, opt optim.Config) (*stepper, device.Optimizer) {
+	t.Helper()
+	ocltest.Require(t)
+	data := benchBagData(1, max(20, (8*batch+7)/8), 8, 3, side, side, 10)
+	cfg, err := Config{Method: MethodLLPFCUniform, Model: nn.ModelSpec{Name: model}, Optimizer: opt, BatchSize: batch, Epochs: 1, Seed: 1,
+		Device: ocltest.Device()}.withDefaults()
+	require.NoError(t, err)
+	spec := cfg.Model
+	spec.Channels, spec.Height, spec.Width, spec.NumClasses = 3, side, side, 10
+	st, err := newStepper(&cfg, data, spec)
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	o, err := st.backend.NewOptimizer(cfg.Optimizer, st.learn, st.grads)
+	require.NoError(t, err)
+	return st, o
+}
+
+// steadySteps runs steps training steps of st (beginning epoch 0) and
+// returns the device's costs over them, with no loss read.
+func steadySteps(t *testing.T, st *stepper, opt device.Optimizer, steps int) device.Costs {
+	t.Helper()
+	n, err := st.method.BeginEpoch(0)
+	require.NoError(t, err)
+	require.NoError(t, st.beginEpoch(0))
+	before := st.backend.(device.CostCounter).Costs()
+	for s := 0; s < steps; s++ {
+		_, err := st.step(s%n, opt, 1e-3)
+		require.NoError(t, err)
+	}
+	return st.backend.(device.CostCounter).Costs().Sub(before)
+}
+
+// TestStepCostsOnTheDevice: on the OpenCL device, steady-state training
+// steps (after a first one that allocates) move no parameter, gradient,
+// optimizer state or running statistic across the bus in either
+// direction, read nothing back, never make the host wait and allocate no
+// device memory; the one blocking read is the loss sum of a step that
+// logs (stepper.lossSum), which reads the step flag and nothing else. For
+// the mlp, cnn, cnn-bn and WRN-16-4 (batch norm with running averages on
+// the device) with Adam, and cnn-bn with Nesterov momentum.
+func TestStepCostsOnTheDevice(t *testing.T) {
+	ocltest.Require(t)
+	for _, c := range []struct {
+		model string
+		side  int
+		opt   optim.Config
+	}{
+		{ModelMLP, 8, optim.Config{Name: "adam", LR: 1e-3}},
+		{ModelCNN, 8, optim.Config{Name: "adam", LR: 1e-3}},
+		{ModelCNNBN, 8, optim.Config{Name: "adam", LR: 1e-3}},
+		{ModelCNNBN, 8, optim.Config{Name: "nesterov", LR: 1e-2, Momentum: 0.9, WeightDecay: 5e-4}},
+		{ModelWRN164, 8, optim.Config{Name: "adam", LR: 1e-3}},
+	} {
+		t.Run(c.model+"/"+c.opt.Name, func(t *testing.T) {
+			st, opt := deviceStepper(t, c.model, c.side, 8, c.opt)
+			steadySteps(t, st, opt, 1) // allocates the activations and workspaces
+			_, err := st.lossSum()
+			require.NoError(t, err)
+			costs := steadySteps(t, st, opt, 3)
+			for _, role := range modelState {
+				assert.Zero(t, costs.Transfers[role], "%s: %s crossed the bus in 3 steps", c.model, role)
+			}
+			assert.Zero(t, costs.Reads, "%s: reads in 3 steps that log nothing", c.model)
+			assert.Zero(t, costs.Waits, "%s: blocking waits in 3 steps that log nothing", c.model)
+			assert.Zero(t, costs.Allocs, "%s: device allocations after the first step", c.model)
+			assert.Positive(t, costs.Launches, "%s: the steps launched nothing", c.model)
+			before := st.backend.(device.CostCounter).Costs()
+			sum, err := st.lossSum()
+			require.NoError(t, err)
+			assert.True(t, sum > 0 && !math.IsInf(sum, 0), "%s: loss sum %v", c.model, sum)
+			read := st.backend.(device.CostCounter).Costs().Sub(before)
+			assert.Equal(t, int64(1), read.Reads, "%s: the logging step's reads", c.model)
+			assert.Equal(t, int64(1), read.Waits, "%s: the logging step's waits", c.model)
+			assert.Equal(t, map[string]device.Transfer{"step flag": {DtoH: 32}}, read.Transfers, "%s: what the logging step read", c.model)
+		})
+	}
+}
+
+// TestDeviceLossSumIsTheCPUs: the epoch loss tallied on the device is the
+// host's sum of the same steps' losses (the eager path of the same back
+// end), to the last bit where the device sums in double.
+func TestDeviceLossSumIsTheCPUs(t *testing.T) {
+	ocltest.Require(t)
+	sums := make([]float64, 2)
+	for i, deferred := range []bool{true, false} {
+		st, opt := deviceStepper(t, ModelMLP, 8, 8, optim.Config{Name: "adam", LR: 1e-3})
+		if !deferred {
+			st.grads = eagerGrads{st.grads} // hides device.Deferred: the loss is read every step
+		}
+		steadySteps(t, st, opt, 5)
+		var err error
+		sums[i], err = st.lossSum()
+		require.NoError(t, err)
+	}
+	assert.InDelta(t, sums[1], sums[0], 1e-12*math.Abs(sums[1]), "device tally %v, host sum %v", sums[0], sums[1])
+}
+
+// eagerGrads hides a back end's device.Deferred.
+type eagerGrads struct{ device.Grads }
+
+// TestDeviceFlagsANonFiniteStep: a NaN in the training data makes the
+// deferred checks flag the step: lossSum returns the NonFiniteError of
+// that epoch and step (a loss, as the eager check names it first), and the
+// parameters are those before the step (the guarded optimizer skipped it
+// and every step after).
+func TestDeviceFlagsANonFiniteStep(t *testing.T) {
+	st, opt := deviceStepper(t, ModelMLP, 8, 8, optim.Config{Name: "adam", LR: 1e-3})
+	n, err := st.method.BeginEpoch(0)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, n, 4)
+	require.NoError(t, st.beginEpoch(0))
+	for s := 0; s < 2; s++ {
+		_, err := st.step(s, opt, 1e-3)
+		require.NoError(t, err)
+	}
+	require.NoError(t, st.pull())
+	before := cloneAll(st.params)
+	st.method.(*llpfcMethod).env.Data.X[st.method.(*llpfcMethod).inst[st.method.(*llpfcMethod).order[2*8]].Index*3*8*8] = float32(math.NaN())
+	for s := 2; s < 4; s++ {
+		_, err := st.step(s, opt, 1e-3)
+		require.NoError(t, err, "a deferred step does not wait to learn of its NaN")
+	}
+	_, err = st.lossSum()
+	var nf *NonFiniteError
+	require.True(t, errors.As(err, &nf), "lossSum: %v", err)
+	assert.Contains(t, err.Error(), "epoch 0 step 2: ")
+	assert.Equal(t, "loss", nf.What)
+	assert.True(t, math.IsNaN(nf.Value))
+	require.NoError(t, st.pull())
+	for i := range before {
+		assert.Equal(t, before[i], st.params[i], "parameter %s changed after the flagged step", st.learn[i].Name())
+	}
+}
+
+// TestDeviceMemoryRefusesBeforeStep1: with the device's memory set below
+// what a model needs (LLPFC_OPENCL_GLOBAL_MEM), Train and the step
+// benchmark refuse before the first step with an InputError naming the
+// device, what the run needs and the parts (parameters, activations);
+// with the device's own memory the same run trains.
+func TestDeviceMemoryRefusesBeforeStep1(t *testing.T) {
+	ocltest.Require(t)
+	cfg := StepBenchConfig{Model: ModelCNN, BatchSize: 64, Steps: 1, Channels: 1, Height: 28, Width: 28, Device: ocltest.Device()}
+	t.Setenv("LLPFC_OPENCL_GLOBAL_MEM", "4M")
+	_, err := RunStepBenchmark(context.Background(), cfg)
+	var ie *InputError
+	require.True(t, errors.As(err, &ie), "want an InputError, got %v", err)
+	var me *device.MemoryError
+	require.True(t, errors.As(err, &me), "want a MemoryError, got %v", err)
+	assert.Equal(t, int64(4<<20), me.Limit)
+	assert.Greater(t, me.Need, me.Limit)
+	for _, s := range []string{"needs at least", "parameters", "activations of the largest program", "4 MiB", "CL_DEVICE_GLOBAL_MEM_SIZE"} {
+		assert.Contains(t, err.Error(), s)
+	}
+	// The need is an account of its parts, and at least the parameters,
+	// their gradients and Adam's two moments (4 copies of the model).
+	var sum int64
+	for _, p := range me.Parts {
+		sum += p.Bytes
+	}
+	assert.Equal(t, me.Need, sum, "the parts add up to the need")
+	params := int64(nn.ParamCount(mustModel(t, ModelCNN))) * 4
+	assert.GreaterOrEqual(t, me.Need, 4*params, "parameters, gradients and two moments")
+	t.Setenv("LLPFC_OPENCL_GLOBAL_MEM", fmt.Sprint(me.Need))
+	_, err = RunStepBenchmark(context.Background(), cfg)
+	require.NoError(t, err, "with exactly the memory it needs the run is not refused")
+	t.Setenv("LLPFC_OPENCL_GLOBAL_MEM", "")
+	_, err = RunStepBenchmark(context.Background(), cfg)
+	require.NoError(t, err)
+	assert.False(t, strings.Contains(fmt.Sprint(err), "device memory"))
+}
+
+// mustModel builds model for 1×28×28 images in a graph of its own.
+func mustModel(t *testing.T, model string) nn.Model {
+	t.Helper()
+	spec := nn.ModelSpec{Name: model, Channels: 1, Height: 28, Width: 28, NumClasses: 10, Dtype: tensor.Float32}
+	m, err := models.NewModel(gorgonia.NewGraph(), spec, rng.New(1, "init"))
+	require.NoError(t, err)
+	return m
+}
