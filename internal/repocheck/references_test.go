@@ -92,6 +92,11 @@ func resolves(ref, from string, set map[string]bool, files []string) bool {
 	if set[ref] || set[filepath.ToSlash(filepath.Join(filepath.Dir(from), ref))] {
 		return true
 	}
+	if kit, ok := strings.CutPrefix(ref, "dist/gpu-kit/"); ok {
+		// make gpu-kit's output (git-ignored) is built from scripts/gpu-kit:
+		// whether or not it has been built, it names the file it copies.
+		return set["scripts/gpu-kit/"+kit]
+	}
 	for _, f := range files {
 		if strings.HasSuffix(f, "/"+ref) {
 			return true
