@@ -64,9 +64,10 @@ var torchModules = map[string]string{
 	training.ModelCNNBN:    "the cnn's Sequential with BatchNorm2d(32) and BatchNorm2d(64) before the two convolutions' ReLUs: indices 0 conv, 1 bn, 4 conv, 5 bn, 9 and 11 linear",
 }
 
-// modelPaths returns the weights and manifest paths of a model file given
-// as FILE.npz, FILE.json or FILE.
-func modelPaths(path string) (npz, manifest string) {
+// ModelFiles returns the weights and manifest paths of a model file given
+// as FILE.npz, FILE.json or FILE (what --save-model writes and predict
+// --model reads).
+func ModelFiles(path string) (npz, manifest string) {
 	stem := strings.TrimSuffix(strings.TrimSuffix(path, ".npz"), ".json")
 	return stem + ".npz", stem + ".json"
 }
@@ -78,7 +79,7 @@ func SaveModel(path string, sm *training.SavedModel, m Manifest) error {
 	if sm == nil {
 		return errors.New("save model: no model (training.Config.KeepModel was not set)")
 	}
-	npzPath, manPath := modelPaths(path)
+	npzPath, manPath := ModelFiles(path)
 	m.Format, m.Architecture, m.NumClasses = ModelFormat, sm.Spec.Name, sm.Spec.NumClasses
 	m.Channels, m.Height, m.Width, m.Features = sm.Spec.Channels, sm.Spec.Height, sm.Spec.Width, sm.Spec.Features
 	if sm.Spec.IsImage() {
@@ -107,7 +108,7 @@ type SavedModel struct {
 // weights that are not the manifest's architecture and class count are
 // errors naming the file.
 func LoadModel(path string) (*SavedModel, error) {
-	npzPath, manPath := modelPaths(path)
+	npzPath, manPath := ModelFiles(path)
 	b, err := os.ReadFile(manPath)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: the manifest: %w", path, err)

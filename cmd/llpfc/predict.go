@@ -74,6 +74,9 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	if err := f.check(); err != nil {
 		return exitWith(stderr, "llpfc predict", usageError{err})
 	}
+	if err := guardIO(f.ioPlan()); err != nil {
+		return exitWith(stderr, "llpfc predict", err)
+	}
 	m, err := experiments.LoadModel(*f.model)
 	if err != nil {
 		return exitWith(stderr, "llpfc predict", usageError{err})
@@ -120,6 +123,23 @@ func (f *predictFlags) check() error {
 		return fmt.Errorf("--device: %w", err)
 	}
 	return nil
+}
+
+// ioPlan is what predict reads (the model's two files, --data) and
+// writes (--out), for the output guard.
+func (f *predictFlags) ioPlan() ioPlan {
+	var p ioPlan
+	npz, manifest := experiments.ModelFiles(*f.model)
+	p.read("--model", npz, manifest)
+	name, dir := *f.name, *f.dataDir
+	if st, err := os.Stat(name); err == nil && st.IsDir() {
+		if n, d, err := namedSetIn(name); err == nil {
+			name, dir = n, d
+		}
+	}
+	p.readData("--data", name, dir)
+	p.write("--out", *f.out)
+	return p
 }
 
 // dataset reads the split of --data to score, as train reads it but not

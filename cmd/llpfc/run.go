@@ -97,7 +97,24 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			results: *f.results, device: *f.device,
 		})
 	}
+	if err := guardIO(f.ioPlan(pos[0], spec)); err != nil {
+		return exitWith(stderr, "llpfc run", err)
+	}
 	return f.run(stdout, stderr, spec, shard)
+}
+
+// ioPlan is what a grid run reads (the spec file, its data sets) and
+// writes (the store's cells and models), for the output guard.
+func (f *runFlags) ioPlan(specArg string, spec *experiments.Spec) ioPlan {
+	var p ioPlan
+	if _, builtin := experiments.BuiltinSpec(specArg); !builtin {
+		p.read("SPEC", specArg)
+	}
+	for _, d := range spec.Datasets {
+		p.readData("the spec's data set", d, *f.dataDir)
+	}
+	p.makeDir("--results", *f.results, nil, "cells", "models")
+	return p
 }
 
 // printSpecJSON prints spec as indented JSON (--print-spec).
@@ -183,10 +200,12 @@ func parsePositional(fs *flag.FlagSet, args []string) (pos []string, ok bool, st
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return pos, true, exitOK
+			ok, status := finiteFlags(fs)
+			return pos, ok, status
 		}
 		if rest[0] == "--" {
-			return append(pos, rest[1:]...), true, exitOK
+			ok, status := finiteFlags(fs)
+			return append(pos, rest[1:]...), ok, status
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]

@@ -116,6 +116,9 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 		fmt.Fprintf(stderr, "llpfc train: %v\n", err)
 		return exitBadUsage
 	}
+	if err := guardIO(r.ioPlan()); err != nil {
+		return fail(err)
+	}
 	prob, err := r.problem()
 	if err != nil {
 		return fail(err)

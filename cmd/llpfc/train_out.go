@@ -32,6 +32,20 @@ func flagNamed(err error) error {
 	return err
 }
 
+// ioPlan is what the run reads (--data, --data-dir, --bags) and writes
+// (--save-model's two files, --out's folder), for the output guard.
+func (r *trainRun) ioPlan() ioPlan {
+	var p ioPlan
+	p.readData("--data", r.cell.Dataset, r.dir)
+	p.read("--bags", r.bagsFile)
+	if r.saveModel != "" {
+		npz, manifest := experiments.ModelFiles(r.saveModel)
+		p.write("--save-model", npz, manifest)
+	}
+	p.makeDir("--out", r.out, []string{"checkpoint.gob", "result.json"})
+	return p
+}
+
 // finishedRun is --out's result.json: the result and the history of every
 // epoch.
 type finishedRun struct {

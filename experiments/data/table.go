@@ -146,6 +146,9 @@ func readCSVTable(r io.Reader, name string, text csvTextColumns) (*table, error)
 	var hdr []string
 	if t.header {
 		hdr = t.names
+		if err := t.checkHeader(); err != nil {
+			return nil, err
+		}
 	}
 	isText, err := text(hdr, len(first))
 	if err != nil {
@@ -179,6 +182,45 @@ func readCSVTable(r io.Reader, name string, text csvTextColumns) (*table, error)
 		}
 	}
 	return t, nil
+}
+
+// pandasIndexHint is what an empty header name usually is.
+const pandasIndexHint = "a pandas index column (DataFrame.to_csv writes the index as a first column with an empty name unless index=False): write the file with index=False, or give the column a name"
+
+// checkHeader refuses the header names that would make a column ambiguous
+// (issue 38): an empty name (a pandas index column read as a feature, or
+// as a class of a proportions table) and a name given twice, compared as
+// the readers look columns up (case-insensitively; items 2 and 3: with
+// "f0,f0,label" the training split read columns by position and the test
+// split and predict by name, feeding the second f0 twice). Every table —
+// CSV or Parquet, labelled, bag-only training, proportions or test — is
+// read through it.
+func (t *table) checkHeader() error {
+	seen := map[string]int{}
+	for j, n := range t.names {
+		col := fmt.Sprintf("column %d", j+1)
+		if t.parquet {
+			col = fmt.Sprintf("field %d", j+1)
+		}
+		if strings.TrimSpace(n) == "" {
+			hint := "name it"
+			if j == 0 {
+				hint = pandasIndexHint
+			}
+			return fmt.Errorf("%s: the header's %s has an empty name; %s", t.name, col, hint)
+		}
+		key := strings.ToLower(n)
+		if k, dup := seen[key]; dup {
+			same := fmt.Sprintf("two columns %q", n)
+			if t.names[k] != n {
+				same = fmt.Sprintf("columns %q and %q, one name without case,", t.names[k], n)
+			}
+			return fmt.Errorf("%s: the header names %s (columns %d and %d): which one a reader means is ambiguous; give each column its own name",
+				t.name, same, k+1, j+1)
+		}
+		seen[key] = j
+	}
+	return nil
 }
 
 // addCSVRow appends one record at line to the table.
@@ -364,13 +406,22 @@ func matchColumns(t *table, feats []int, columns []Column, what string) ([]int, 
 	if len(feats) != len(columns) {
 		return nil, fmt.Errorf("%s: %d feature columns, the training file has %d (%s)", t.name, len(feats), len(columns), columnNames(columns))
 	}
-	named := t.header || t.parquet
+	// By name when the test file names its columns and holds every
+	// training column's name; by position when the training file had no
+	// header (its columns are called by their indices) and the names do
+	// not match. (Issue 38: a header naming a column "2" was taken for a
+	// headerless file, and its columns were laid out by position.)
+	found, indices := true, true
 	for _, c := range columns {
-		if _, err := strconv.Atoi(c.Name); err == nil {
-			named = false // the training file had no header
+		hit := false
+		for _, j := range feats {
+			hit = hit || strings.EqualFold(t.names[j], c.Name)
 		}
+		found = found && hit
+		_, err := strconv.Atoi(c.Name)
+		indices = indices && err == nil
 	}
-	if !named {
+	if !(t.header || t.parquet) || !found && indices {
 		return feats, nil
 	}
 	out := make([]int, len(columns))
