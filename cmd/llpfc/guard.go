@@ -59,6 +59,12 @@ func (p *ioPlan) readData(flag, name, dataDir string) {
 			flag string
 			dir  data.InputDir
 		}{flag, d})
+		entries, _ := os.ReadDir(d.Dir)
+		for _, e := range entries {
+			if d.Matches(e.Name()) {
+				p.reads = append(p.reads, ioPath{flag, filepath.Join(d.Dir, e.Name())}) // a hard link to it elsewhere
+			}
+		}
 	}
 }
 
