@@ -45,7 +45,7 @@ type Stat struct {
 	// StepsPerEpoch and Steps are the optimizer steps per epoch and in the
 	// whole run (the fewest over the seeds; 0 when the results do not say).
 	StepsPerEpoch, Steps int
-	// SelectedEpochs are the 0-based epochs whose networks the seeds'
+	// SelectedEpochs are the epochs (from 1) whose networks the seeds'
 	// results report under hyper.select best-val, in seed order (empty
 	// under select last, where every result reports its last epoch).
 	SelectedEpochs []int
@@ -391,7 +391,7 @@ func (t *Table) reportedEpoch(m string) string {
 	sort.Ints(eps)
 	txt := make([]string, len(eps))
 	for i, e := range eps {
-		txt[i] = fmt.Sprint(e + 1)
+		txt[i] = fmt.Sprint(e)
 	}
 	held := fmt.Sprintf("%g held-out bags", h.ValBags)
 	if h.ValBags < 1 {

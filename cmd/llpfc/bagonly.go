@@ -50,13 +50,28 @@ func (f *trainFlags) bagShape(given map[string]bool, dsName string) (protocol st
 	return *f.protocol, *f.bagSize, *f.numPoints, nil
 }
 
-// trainInstances is the number of instances in the problem's bags.
-func trainInstances(prob *experiments.Problem) int {
-	n := 0
-	for _, b := range prob.Bags.Bags {
-		n += b.Size
+// bagsText describes the bags a run trains on for its plan: the bags and
+// instances trained on, and those held out for validation (issue 38, item
+// 8: "20 bags (600 instances)" for a run that trained on 15 bags and 451).
+func bagsText(c experiments.Config, prob *experiments.Problem) string {
+	count := func(bags []estimators.Bag) (int, int) {
+		n := 0
+		for _, b := range bags {
+			n += b.Size
+		}
+		return len(bags), n
 	}
-	return n
+	trained, held, err := training.HeldOut(c.Hyper.ValBags, c.Seed, prob.Bags.Bags)
+	if err != nil {
+		trained = prob.Bags.Bags // training refuses it, naming --val-bags
+	}
+	k, n := count(trained)
+	text := fmt.Sprintf("%d bags (%d instances)", k, n)
+	if len(held) > 0 {
+		hk, hn := count(held)
+		text += fmt.Sprintf(" to train on and %d held out for validation (%d instances)", hk, hn)
+	}
+	return text
 }
 
 // bagSizeText describes a cell's bag size for a message: the size, or

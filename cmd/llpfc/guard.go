@@ -242,7 +242,7 @@ func writableDir(d ioPath, create bool) error {
 func probeWrite(d ioPath, dir string) error {
 	f, err := os.CreateTemp(dir, ".llpfc-write-probe-*")
 	if err != nil {
-		return fmt.Errorf("%s: cannot write in %s: %v", named(d), dir, err)
+		return fmt.Errorf("%s: cannot write there (in %s): %v", named(d), dir, err)
 	}
 	f.Close()
 	os.Remove(f.Name())

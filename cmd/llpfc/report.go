@@ -51,14 +51,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		*out = filepath.Join(results[0], "report")
 	}
-	var plan ioPlan
-	for _, st := range stores {
-		cells, _ := filepath.Glob(filepath.Join(st.Dir, "cells", "*.json"))
-		plan.read("--results", cells...)
-	}
-	plan.makeDir("--out", *out, []string{"report.md"})
-	plan.write("--csv", *csvPath)
-	if err := guardIO(plan); err != nil {
+	if err := guardIO(reportPlan(stores, *out, *csvPath)); err != nil {
 		return exitWith(stderr, "llpfc report", err)
 	}
 	if !contains(experiments.ReportMetrics(), *metric) {
@@ -93,6 +86,19 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "plot:   %s\n", p)
 	}
 	return exitOK
+}
+
+// reportPlan is what report reads (the stores' cells) and writes (--out's
+// report, --csv), for the output guard.
+func reportPlan(stores []*experiments.Store, out, csvPath string) ioPlan {
+	var plan ioPlan
+	for _, st := range stores {
+		cells, _ := filepath.Glob(filepath.Join(st.Dir, "cells", "*.json"))
+		plan.read("--results", cells...)
+	}
+	plan.makeDir("--out", out, []string{"report.md"})
+	plan.write("--csv", csvPath)
+	return plan
 }
 
 // resultStores returns the stores of dirs, each of which must be a results

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/llpfc/llpfc/experiments"
@@ -178,6 +179,13 @@ func (f *runFlags) run(stdout, stderr io.Writer, spec *experiments.Spec, shard e
 	}
 	fmt.Fprintf(stdout, "spec %s, shard %s: %d of %d cells in this shard; %d run now, %d already finished, %d failed; results in %s\n",
 		spec.Name, shard, sum.InShard, sum.Cells, sum.Finished, sum.Skipped, len(sum.Failed), *f.results)
+	if sum.Remodelled > 0 {
+		fmt.Fprintf(stdout, "--save-models: %d finished cells had no saved model and were trained again to save it (their stored results unchanged); models in %s\n",
+			sum.Remodelled, filepath.Join(*f.results, "models"))
+	}
+	if sum.Unsaved > 0 {
+		fmt.Fprintf(stderr, "llpfc run: note: --save-models keeps no model of %d of the cells: their learner or network has no PyTorch state dict to save (the logreg learner's linear model, llpgan-d)\n", sum.Unsaved)
+	}
 	if len(sum.Failed) > 0 {
 		for _, e := range sum.Failed {
 			fmt.Fprintf(stderr, "llpfc run: %v\n", e)

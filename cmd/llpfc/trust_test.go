@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/training/models"
 )
 
@@ -117,4 +120,250 @@ func TestPredictNeverScoresNonFinite(t *testing.T) {
 	assert.Equal(t, exitBadUsage, code, stderr)
 	assert.Contains(t, stderr, "num_classes")
 	assert.NotContains(t, stderr, "Go struct")
+}
+
+// writeBagOnlyNPZ writes a bag-only set of n instances of d features in k
+// bags of 3 classes (counts), with a test split of 60 instances drawn with
+// testSeed, to path.
+func writeBagOnlyNPZ(t *testing.T, path string, testSeed int64) {
+	t.Helper()
+	const n, d, k, C, m = 400, 4, 20, 3, 60
+	r := rand.New(rand.NewSource(1))
+	x, bag, props := make([]float64, n*d), make([]int64, n), make([]int64, k*C)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x[i*d+j] = r.NormFloat64()
+		}
+		bag[i] = int64(r.Intn(k))
+		y := 0
+		if x[i*d] > 0 {
+			y++
+		}
+		if x[i*d+1] > 0.5 {
+			y++
+		}
+		props[bag[i]*C+int64(y)]++
+	}
+	rt := rand.New(rand.NewSource(testSeed))
+	tx, ty := make([]float64, m*d), make([]int64, m)
+	for i := range ty {
+		for j := 0; j < d; j++ {
+			tx[i*d+j] = rt.NormFloat64()
+		}
+		ty[i] = int64(rt.Intn(C))
+	}
+	var b bytes.Buffer
+	require.NoError(t, data.WriteNPZ(&b, []data.NPYArray{{Key: "X", Shape: []int{n, d}, F64: x}, {Key: "bag", Shape: []int{n}, I64: bag},
+		{Key: "proportions", Shape: []int{k, C}, I64: props}, {Key: "test_X", Shape: []int{m, d}, F64: tx}, {Key: "test_y", Shape: []int{m}, I64: ty}}))
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+}
+
+// Item 6: a run's identity is its whole input, the test split included. A
+// finished --out run is served as it is only on the data it ran on: after
+// its test split changed, --resume is refused naming the test split and
+// the data set (exit 2), and so is continuing its checkpoint.
+func TestFinishedRunNotServedOnOtherData(t *testing.T) {
+	dir := t.TempDir()
+	set, out := filepath.Join(dir, "v.npz"), filepath.Join(dir, "o")
+	writeBagOnlyNPZ(t, set, 1)
+	args := []string{"train", "--data", "bags:" + set, "--out", out, "--epochs", "1", "--quiet"}
+	code, _, stderr := runCmd(args...)
+	require.Equal(t, exitOK, code, stderr)
+	code, _, stderr = runCmd(append(args, "--resume")...)
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stderr, "finished", "the same data: served as it is")
+	result := readString(t, filepath.Join(out, "result.json"))
+
+	writeBagOnlyNPZ(t, set, 2) // the same training data, another test split
+	for _, extra := range [][]string{{"--resume"}, {"--resume", "--epochs", "2"}} {
+		a := append(append([]string(nil), args...), extra...)
+		code, stdout, stderr := runCmd(a...)
+		assert.Equal(t, exitBadUsage, code, "llpfc %q: %s%s", a, stdout, stderr)
+		for _, w := range []string{"test", "--data bags:" + set, "test_X"} {
+			assert.Contains(t, stderr, w, "llpfc %q", a)
+		}
+		assert.NotContains(t, stdout, "test accuracy", "llpfc %q: a result was served", a)
+	}
+	assert.Equal(t, result, readString(t, filepath.Join(out, "result.json")), "the finished result was rewritten")
+}
+
+// Item 8: the counts a result reports are what was trained on. With
+// --val-bags 0.25 of 20 bags, 5 bags are held out; train_points, the plan
+// line and num_bags count the 15 trained on, which the training loop's own
+// count of instances per epoch (instance_epochs / epochs) confirms, and
+// the held-out ones are reported apart.
+func TestValBagsCountWhatWasTrained(t *testing.T) {
+	dir := t.TempDir()
+	set := filepath.Join(dir, "v.npz")
+	writeBagOnlyNPZ(t, set, 1)
+	code, stdout, stderr := runCmd("train", "--data", "bags:"+set, "--val-bags", "0.25", "--epochs", "2", "--json")
+	require.Equal(t, exitOK, code, stderr)
+	got := lastJSON(t, stdout)
+	num := func(k string) int { v, _ := got[k].(float64); return int(v) }
+	assert.Equal(t, 15, num("num_bags"))
+	assert.Equal(t, 5, num("val_bags"))
+	assert.Equal(t, 400, num("train_points")+num("val_points"))
+	assert.Equal(t, num("instance_epochs")/num("epochs"), num("train_points"), "train_points is not what each epoch trained on")
+	assert.Contains(t, stderr, fmt.Sprintf("15 bags (%d instances) to train on and 5 held out for validation (%d instances)", num("train_points"), num("val_points")))
+}
+
+// Items 2, 3, 4 and 7 and the two crashes: input that would be misread is
+// refused, exit 2, naming what is at fault — never read by position here
+// and by name there, never a class twice, never a ghost column, never one
+// of two arrays ignored, never a panic.
+func TestAmbiguousInputRefused(t *testing.T) {
+	dir := t.TempDir()
+	rows := func(head string, n int, row func(i int) string) string {
+		var b strings.Builder
+		b.WriteString(head + "\n")
+		for i := 0; i < n; i++ {
+			b.WriteString(row(i) + "\n")
+		}
+		return b.String()
+	}
+	feat := func(i int) string { return fmt.Sprintf("%d,%d", i%7, (i*3)%5) }
+	lab := writeFile(t, dir, "lab.csv", rows("f0,f0,label", 80, func(i int) string { return feat(i) + fmt.Sprint(",", i%2) }))
+	idx := writeFile(t, dir, "idx.csv", rows(",f0,f1,label", 80, func(i int) string { return fmt.Sprint(i, ",", feat(i), ",", i%2) }))
+	tr := writeFile(t, dir, "tr.csv", rows("f0,f1,bag", 80, func(i int) string { return feat(i) + fmt.Sprint(",", i%8) }))
+	props := func(head string) string {
+		return writeFile(t, dir, strings.NewReplacer(",", "_").Replace(head)+".csv", rows(head, 8, func(k int) string {
+			return fmt.Sprintf("%d,%d,%d,%d", k, 10-(k%3), k%3, 0)
+		}))
+	}
+	te := writeFile(t, dir, "te.csv", rows("f0,f1,label", 10, func(i int) string { return feat(i) + ",a" }))
+	npz := func(name string, extra ...data.NPYArray) string {
+		arrays := append([]data.NPYArray{{Key: "X", Shape: []int{4, 2}, F64: []float64{1, 2, 3, 4, 5, 6, 7, 8}},
+			{Key: "bag", Shape: []int{4}, I64: []int64{0, 1, 0, 1}}, {Key: "proportions", Shape: []int{2, 2}, F64: []float64{0.5, 0.5, 1, 0}},
+			{Key: "test_X", Shape: []int{1, 2}, F64: []float64{1, 2}}, {Key: "test_y", Shape: []int{1}, I64: []int64{0}}}, extra...)
+		var b bytes.Buffer
+		require.NoError(t, data.WriteNPZ(&b, arrays))
+		return writeFile(t, dir, name, b.String())
+	}
+	set := npz("ok.npz")
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"2: a column name twice", []string{"--data", "csv:" + lab + "," + lab, "--bag-size", "8"}, []string{"lab.csv", `"f0"`}},
+		{"3: a class name twice", []string{"--data", "bags:" + tr + "," + props("bag,a,a,b") + "," + te}, []string{"bag_a_a_b.csv", `"a"`}},
+		{"3: one class as 1 and 1.0", []string{"--data", "bags:" + tr + "," + props("bag,1,1.0,2")}, []string{"bag_1_1.0_2.csv", `"1" and "1.0"`}},
+		{"4: a pandas index column, labelled", []string{"--data", "csv:" + idx + "," + idx, "--bag-size", "8"}, []string{"idx.csv", "empty name", "index=False"}},
+		{"4: a pandas index column, proportions", []string{"--data", "bags:" + tr + "," + props(",bag,a,b")}, []string{"empty name", "index=False"}},
+		{"7: X and x", []string{"--data", "bags:" + npz("x.npz", data.NPYArray{Key: "x", Shape: []int{4, 2}, F64: make([]float64, 8)})}, []string{`"X" and "x"`}},
+		{"7: bag and bags", []string{"--data", "bags:" + npz("b.npz", data.NPYArray{Key: "bags", Shape: []int{4}, I64: []int64{1, 0, 1, 0}})}, []string{`"bag" and "bags"`}},
+		{"7: proportions and label_proportions", []string{"--data", "bags:" + npz("p.npz", data.NPYArray{Key: "label_proportions", Shape: []int{2, 2}, F64: []float64{1, 0, 0, 1}})}, []string{`"label_proportions"`}},
+		{"7: test_X and X_test", []string{"--data", "bags:" + npz("t.npz", data.NPYArray{Key: "X_test", Shape: []int{1, 2}, F64: []float64{9, 9}})}, []string{`"test_X" and "X_test"`}},
+		{"crash: --val-bags nan", []string{"--data", "bags:" + set, "--val-bags", "nan"}, []string{"--val-bags", "NaN"}},
+		{"crash: --val-bags inf", []string{"--data", "bags:" + set, "--val-bags", "inf"}, []string{"--val-bags", "Inf"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"train", "--epochs", "1", "--quiet"}, c.args...)
+			code, stdout, stderr := runCmd(args...)
+			require.NoError(t, noCrash(args, stderr))
+			assert.Equal(t, exitBadUsage, code, "llpfc %q: %s%s", args, stdout, stderr)
+			for _, w := range c.want {
+				assert.Contains(t, stderr, w)
+			}
+		})
+	}
+}
+
+// Item 9: run --save-models on a store whose cells finished without it
+// trains those cells again to save their models, keeps the stored results
+// as they are, and says so; each model predicts the cell's stored test
+// accuracy (the oracle: the result file, written by the first run). A
+// learner that saves no network is named in a note, not passed over.
+func TestSaveModelsOnFinishedStore(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeFile(t, dir, "s.json", strings.NewReplacer(`"learner": "logreg"`, `"learner": "gorgonia"`, `"model": "linear"`, `"model": "mlp"`).Replace(tinySpec))
+	store := filepath.Join(dir, "r")
+	code, _, stderr := runCmd("run", spec, "--results", store)
+	require.Equal(t, exitOK, code, stderr)
+	cells, _ := filepath.Glob(filepath.Join(store, "cells", "*.json"))
+	require.Len(t, cells, 1)
+	before := readString(t, cells[0])
+	var cell struct {
+		Key     string `json:"key"`
+		Metrics struct {
+			TestAccuracy float64 `json:"test_accuracy"`
+		} `json:"metrics"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(before), &cell))
+
+	code, stdout, stderr := runCmd("run", spec, "--results", store, "--save-models")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "1 finished cells had no saved model and were trained again")
+	assert.Equal(t, before, readString(t, cells[0]), "the stored result was rewritten")
+	model := filepath.Join(store, "models", cell.Key)
+	code, out, stderr := runCmd("predict", "--model", model, "--data", "gmm:classes=3,dim=4,train=600,test=100", "--json")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, cell.Metrics.TestAccuracy, lastJSON(t, out)["scores"].(map[string]any)["accuracy"])
+
+	code, stdout, _ = runCmd("run", spec, "--results", store, "--save-models")
+	require.Equal(t, exitOK, code)
+	assert.NotContains(t, stdout, "trained again", "a model already saved is not made again")
+
+	code, _, stderr = runCmd("run", writeFile(t, dir, "l.json", tinySpec), "--results", filepath.Join(dir, "l"), "--save-models")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "--save-models keeps no model of 1 of the cells")
+}
+
+// Item 10: `run --list` runs every check a cell would fail on, so a grid in
+// which every cell would fail is refused before any cell, naming the field:
+// k-means with fewer clusters than classes or more than points, a feature
+// column the data lack, more validation bags than bags, a network whose
+// pooling the images are too small for. The oracle that each grid is bad:
+// `llpfc train` with the same cell's settings fails too (it reads the data
+// and makes the bags).
+func TestListChecksWhatEveryCellFails(t *testing.T) {
+	dir := t.TempDir()
+	var x []float64
+	for i := 0; i < 200; i++ {
+		x = append(x, float64(i%3)/2)
+	}
+	var b bytes.Buffer
+	require.NoError(t, data.WriteNPZ(&b, []data.NPYArray{{Key: "X", Shape: []int{200, 1, 1, 1}, F64: x},
+		{Key: "bag", Shape: []int{200}, I64: func() []int64 {
+			ids := make([]int64, 200)
+			for i := range ids {
+				ids[i] = int64(i % 10)
+			}
+			return ids
+		}()}, {Key: "proportions", Shape: []int{10, 2}, F64: []float64{.5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5, .5}}}))
+	tiny := writeFile(t, dir, "img1.npz", b.String())
+	const gmm = "gmm:classes=3,dim=4,train=800,test=100"
+	spec := func(dataset, model, protocol, extra string) string {
+		p := ""
+		if protocol != "" {
+			p = `"protocol": "` + protocol + `", `
+		}
+		return `{"name": "t", "learner": "gorgonia", "model": "` + model + `", "datasets": ["` + dataset + `"], "methods": ["llpfc-uniform"], "seeds": [0], ` + p +
+			`"hyper": {"epochs": 1, "optimizer": "adam", "lr": 0.001, "batch_size": 32, "schedule": {"kind": "constant"}` + extra + `}}`
+	}
+	for _, c := range []struct {
+		name, spec, want string
+		train            []string
+	}{
+		{"kmeans:1 on 3 classes", spec(gmm, "mlp", "kmeans:1", ""), "protocol", []string{"--data", gmm, "--protocol", "kmeans:1"}},
+		{"kmeans:5000 on 800 points", spec(gmm, "mlp", "kmeans:5000", ""), "kmeans:5000", []string{"--data", gmm, "--protocol", "kmeans:5000"}},
+		{"feature:nosuch", spec(gmm, "mlp", "feature:nosuch", ""), "nosuch", []string{"--data", gmm, "--protocol", "feature:nosuch"}},
+		{"val_bags 25 of 20 bags", spec(gmm, "mlp", "kmeans:20", `, "val_bags": 25`), "val_bags", []string{"--data", gmm, "--protocol", "kmeans:20", "--val-bags", "25"}},
+		{"cnn on 1×1 images", spec("bags:"+tiny, "cnn", "", ""), "1×1", []string{"--data", "bags:" + tiny, "--model", "cnn"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := writeFile(t, dir, "s.json", c.spec)
+			store := filepath.Join(dir, "r-"+strings.ReplaceAll(c.name, " ", "-"))
+			for _, args := range [][]string{{"run", p, "--list", "--results", store}, {"run", p, "--results", store}} {
+				code, _, stderr := runCmd(args...)
+				assert.Equal(t, exitBadUsage, code, "llpfc %q: %s", args, stderr)
+				assert.Contains(t, stderr, c.want)
+			}
+			cells, _ := filepath.Glob(filepath.Join(store, "cells", "*.json"))
+			assert.Empty(t, cells, "a cell ran")
+			args := append([]string{"train", "--epochs", "1", "--quiet", "--batch-size", "32"}, c.train...)
+			code, _, stderr := runCmd(args...)
+			assert.NotEqual(t, exitOK, code, "the oracle: llpfc %q trains, so the grid is not bad: %s", args, stderr)
+		})
+	}
 }

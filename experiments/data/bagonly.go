@@ -593,8 +593,13 @@ func loadBagOnly(name string, split Split) (*Dataset, error) {
 	return bagOnlyCache.test, nil
 }
 
-// sourceStamp identifies the files of a file data set by their paths,
-// sizes and modification times ("" when one cannot be read).
+// SourceStamp identifies the files of a file data set (csv:, parquet:,
+// libsvm:, bags:) by their paths, sizes and modification times, for the
+// caches of data read from them: a file changed on disk is read again, not
+// served stale ("" when one cannot be read, or for a named set).
+func SourceStamp(name string) string { return sourceStamp(name) }
+
+// sourceStamp is SourceStamp.
 func sourceStamp(name string) string {
 	src, err := parseSource(name)
 	if err != nil {

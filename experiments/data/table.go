@@ -448,6 +448,46 @@ func columnNames(columns []Column) string {
 	return listSome(names)
 }
 
+// featureColumn finds the column ref of the feature protocol among columns
+// (by name, case-insensitive, or by 0-based index) or, without columns,
+// the feature of that index among dim: its offset in a row and, for a
+// categorical column, its one-hot width (0 for a numeric one).
+func featureColumn(columns []Column, dim int, ref string) (off, width int, ok bool) {
+	pick := func(c Column) (int, int, bool) {
+		if !c.Categorical() {
+			return c.Offset, 0, true
+		}
+		return c.Offset, c.Width, true
+	}
+	for _, c := range columns {
+		if strings.EqualFold(c.Name, ref) {
+			return pick(c)
+		}
+	}
+	k, err := strconv.Atoi(ref)
+	switch {
+	case err == nil && columns != nil && k >= 0 && k < len(columns):
+		return pick(columns[k])
+	case err == nil && columns == nil && k >= 0 && k < dim:
+		return k, 0, true
+	}
+	return 0, 0, false
+}
+
+// NoFeatureColumn returns the error of a feature-protocol column ref that
+// the data (its columns, or dim features without) do not have, or nil when
+// they do: a check before any bag is made (llpfc run --list).
+func NoFeatureColumn(columns []Column, dim int, ref string) error {
+	if _, _, ok := featureColumn(columns, dim, ref); ok {
+		return nil
+	}
+	names := "features 0…" + strconv.Itoa(dim-1)
+	if columns != nil {
+		names = columnNames(columns)
+	}
+	return fmt.Errorf("no column %q for the feature protocol (columns: %s)", ref, names)
+}
+
 // FeatureKeys returns, for the feature protocol (bagproto "feature:COL…"),
 // the value combination of the columns cols of every instance as a small
 // integer: equal combinations, equal keys, numbered in increasing order of
@@ -460,36 +500,11 @@ func (d *Dataset) FeatureKeys(cols []string) ([]int, error) {
 	type span struct{ off, width int }
 	var spans []span
 	for _, ref := range cols {
-		s, ok := span{}, false
-		for _, c := range d.Columns {
-			if strings.EqualFold(c.Name, ref) {
-				s, ok = span{c.Offset, c.Width}, true
-				if !c.Categorical() {
-					s.width = 0
-				}
-				break
-			}
-		}
+		off, width, ok := featureColumn(d.Columns, d.D, ref)
 		if !ok {
-			k, err := strconv.Atoi(ref)
-			switch {
-			case err == nil && d.Columns != nil && k >= 0 && k < len(d.Columns):
-				c := d.Columns[k]
-				s, ok = span{c.Offset, c.Width}, true
-				if !c.Categorical() {
-					s.width = 0
-				}
-			case err == nil && d.Columns == nil && k >= 0 && k < d.D:
-				s, ok = span{k, 0}, true
-			}
+			return nil, fmt.Errorf("%s: %s", d.Name, NoFeatureColumn(d.Columns, d.D, ref))
 		}
-		if !ok {
-			names := "features 0…" + strconv.Itoa(d.D-1)
-			if d.Columns != nil {
-				names = columnNames(d.Columns)
-			}
-			return nil, fmt.Errorf("%s: no column %q for the feature protocol (columns: %s)", d.Name, ref, names)
-		}
+		s := span{off, width}
 		spans = append(spans, s)
 	}
 	vals := make([][]float64, d.N)
