@@ -43,15 +43,15 @@ type Provenance struct {
 	// its source differed from that revision (CodeVersion(): the binary's
 	// own build information, else its module's source tree; never the
 	// working directory's).
-	CodeVersion string `json:"code_version"`
-	Dirty       bool   `json:"dirty"`
-	GoVersion string    `json:"go_version"`
-	Host      string    `json:"host"`
-	GOOS      string    `json:"goos"`
-	GOARCH    string    `json:"goarch"`
-	NumCPU    int       `json:"num_cpu"`
-	Start     time.Time `json:"start"`
-	End       time.Time `json:"end"`
+	CodeVersion string    `json:"code_version"`
+	Dirty       bool      `json:"dirty"`
+	GoVersion   string    `json:"go_version"`
+	Host        string    `json:"host"`
+	GOOS        string    `json:"goos"`
+	GOARCH      string    `json:"goarch"`
+	NumCPU      int       `json:"num_cpu"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
 	// WallSeconds is End−Start as measured by the runner.
 	WallSeconds float64 `json:"wall_seconds"`
 	// PeakRSSBytes is the process's peak resident set size when the cell
