@@ -254,6 +254,9 @@ func (s *SavedModel) Predict(ctx context.Context, ds *data.Dataset, device strin
 	}
 	p, err := training.NewPredictor(s.Model, device, 0)
 	if err != nil {
+		if errors.As(err, new(*training.InputError)) {
+			return nil, &InputError{err} // --device names no back end this machine has: exit 2, as train
+		}
 		return nil, err
 	}
 	defer p.Close()

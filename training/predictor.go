@@ -47,8 +47,8 @@ func NewPredictor(sm *SavedModel, dev string, batch int) (*Predictor, error) {
 		return nil, err
 	}
 	be, err := device.Open(dev)
-	if err != nil {
-		return nil, err
+	if err != nil { // a back end this machine cannot open: the input's, as in training (newStepper)
+		return nil, &InputError{err}
 	}
 	p := &Predictor{spec: spec, backend: be}
 	if err := be.Push(m.Learnables()...); err != nil {

@@ -154,6 +154,19 @@ func (f *predictFlags) dataset() (*data.Dataset, error) {
 	if name == "fixture" {
 		name = experiments.FashionFixture
 	}
+	if lower := strings.ToLower(name); strings.HasPrefix(lower, "csv:") || strings.HasPrefix(lower, "parquet:") {
+		// A table is read on its own, labelled or not: the model lays its
+		// columns out by name.
+		split := data.Train
+		if *f.split == "test" {
+			split = data.Test
+		}
+		ds, err := data.LoadTable(name, split)
+		if err != nil {
+			return nil, fmt.Errorf("--data %s: %w", *f.name, err)
+		}
+		return ds, nil
+	}
 	train, test, err := experiments.LoadRaw(name, dir)
 	if err != nil {
 		return nil, fmt.Errorf("--data %s: %w", *f.name, err)

@@ -166,7 +166,7 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	}
 	res := trainResult{Key: cell.Key, Config: cell.Config, Metrics: run.Metrics, NumBags: len(prob.Bags.Bags) - run.Metrics.ValBags, Settings: run.Settings}
 	r.resumedTiming(&res.Metrics, run.History)
-	return r.report(stdout, stderr, res, run.History)
+	return lateInterrupt(ctx, stderr, "train", "the run finished and its result is the one reported", r.report(stdout, stderr, res, run.History))
 }
 
 // announce prints the run's one-line plan to stderr.

@@ -169,6 +169,9 @@ const troubleRounds = 5
 // item 9: LLPFC trained on a bags file whose every group was singular, to
 // chance, without a word). It is not progress: --quiet keeps it.
 func (r *trainRun) warnTrouble(stderr io.Writer, prob *experiments.Problem) {
+	if w := absentClassWarning(&prob.Bags, prob.Train.ClassNames); w != "" {
+		fmt.Fprintf(stderr, "llpfc train: %s\n", w)
+	}
 	if !experiments.IsLLPFC(r.cell.Method) || len(prob.Bags.Bags) < prob.Bags.NumClasses {
 		return
 	}

@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -365,5 +368,230 @@ func TestListChecksWhatEveryCellFails(t *testing.T) {
 			code, _, stderr := runCmd(args...)
 			assert.NotEqual(t, exitOK, code, "the oracle: llpfc %q trains, so the grid is not bad: %s", args, stderr)
 		})
+	}
+}
+
+// triggerWriter is a standard error that calls fire once, synchronously,
+// when a line containing at is written: an interrupt at a known point.
+type triggerWriter struct {
+	syncBuffer
+	at    string
+	fire  func()
+	fired bool
+}
+
+func (w *triggerWriter) Write(p []byte) (int, error) {
+	n, err := w.syncBuffer.Write(p)
+	if !w.fired && strings.Contains(string(p), w.at) {
+		w.fired = true
+		w.fire()
+	}
+	return n, err
+}
+
+// An interrupt that comes after the last step — while the model is saved,
+// or once the grid's last cell is stored — still exits 1, saying the work
+// finished, never 0 as if none had come. The interrupt is the command's own
+// context, cancelled from its standard error at a line written after the
+// last step (interruptible replaced; no signal is sent to the test).
+func TestLateInterruptExits1(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeFile(t, dir, "s.json", tinySpec)
+	for _, c := range []struct {
+		at   string
+		args []string
+	}{
+		{"model saved to", []string{"train", "--data", gmmSet, "--bag-size", "8", "--num-points", "64", "--epochs", "1", "--batch-size", "16", "--save-model", filepath.Join(dir, "m")}},
+		{"cell 1/1 done", []string{"run", spec, "--results", filepath.Join(dir, "r")}},
+	} {
+		var cancel context.CancelFunc
+		old := interruptible
+		interruptible = func(string, io.Writer) (context.Context, context.CancelFunc) {
+			var ctx context.Context
+			ctx, cancel = context.WithCancel(context.Background())
+			return ctx, cancel
+		}
+		w := &triggerWriter{at: c.at}
+		w.fire = func() { cancel() }
+		var stdout bytes.Buffer
+		code := dispatch(c.args, &stdout, w)
+		interruptible = old
+		require.True(t, w.fired, "llpfc %q never wrote %q: %s", c.args, c.at, w.String())
+		assert.Equal(t, exitFailed, code, "llpfc %q: %s", c.args, w.String())
+		assert.Contains(t, w.String(), "interrupted, but only after the last step")
+	}
+}
+
+// The report of a grid over bag-only sets with and without a labelled test
+// split shows each table what its cells hold — test accuracy where there
+// is a test split, the training bags' proportion error where there is none
+// (said in a note) — instead of refusing the whole; and --metric auc on
+// three classes names the reason the cells lack it (the AUC is measured
+// for two classes), not the results' age.
+func TestReportMixesTestAndNoTestSets(t *testing.T) {
+	dir := t.TempDir()
+	withTest := filepath.Join(dir, "v.npz")
+	writeBagOnlyNPZ(t, withTest, 1)
+	writeBagOnlyInputs(t, dir)
+	noTest := "bags:" + dir + "/bo/train.csv," + dir + "/bo/proportions.csv"
+	spec := strings.NewReplacer(`"learner": "logreg"`, `"learner": "gorgonia"`, `"model": "linear"`, `"model": "mlp"`,
+		`"gmm:classes=3,dim=4,train=600,test=100"`, `"bags:`+withTest+`", "`+noTest+`"`, `"bag_sizes": [8], `, "", `"protocol": "paper", "num_points": 256,`, "").Replace(tinySpec)
+	store := filepath.Join(dir, "r")
+	code, _, stderr := runCmd("run", writeFile(t, dir, "s.json", spec), "--results", store)
+	require.Equal(t, exitOK, code, stderr)
+	code, stdout, stderr := runCmd("report", "--results", store, "--out", filepath.Join(dir, "rep"))
+	require.Equal(t, exitOK, code, stderr)
+	sections := strings.Split(stdout, "### ")
+	require.Len(t, sections, 3, stdout)
+	for _, sec := range sections[1:] {
+		switch {
+		case strings.HasPrefix(sec, "t: mlp on bags:"+withTest):
+			assert.Contains(t, sec, "Test accuracy, mean")
+		case strings.HasPrefix(sec, "t: mlp on "+noTest):
+			assert.Contains(t, sec, "proportion error ‖p̄ − γ‖₁, mean")
+		default:
+			t.Errorf("a table of neither set: %s", sec)
+		}
+	}
+	assert.Contains(t, sections[0], "without a labelled test split")
+
+	only := strings.Replace(spec, `, "`+noTest+`"`, "", 1)
+	store = filepath.Join(dir, "r3")
+	code, _, stderr = runCmd("run", writeFile(t, dir, "s3.json", only), "--results", store)
+	require.Equal(t, exitOK, code, stderr)
+	code, _, stderr = runCmd("report", "--results", store, "--out", filepath.Join(dir, "rep2"), "--metric", "auc")
+	assert.Equal(t, exitBadUsage, code, stderr)
+	assert.Contains(t, stderr, "measured for two classes, and its data set has 3")
+}
+
+// predict scores an unlabelled table (no label, class, y or target column):
+// every row gets the probabilities the same rows get with their labels in
+// a column of their own and the columns in another order (the oracle: the
+// labelled read, laid out by name), and no score is printed.
+func TestPredictScoresAnUnlabelledTable(t *testing.T) {
+	dir := t.TempDir()
+	writeBagOnlyInputs(t, dir)
+	model := filepath.Join(dir, "m")
+	code, _, stderr := runCmd("train", "--data", "bags:"+dir+"/bo", "--epochs", "2", "--quiet", "--save-model", model)
+	require.Equal(t, exitOK, code, stderr)
+	var plain, labelled strings.Builder
+	plain.WriteString("x2,x1\n")
+	labelled.WriteString("x1,label,x2\n")
+	for i := 0; i < 12; i++ {
+		fmt.Fprintf(&plain, "%d,%d\n", (i*3)%5, i%7)
+		fmt.Fprintf(&labelled, "%d,%s,%d\n", i%7, []string{"no", "yes"}[i%2], (i*3)%5)
+	}
+	outs := map[string][][]string{}
+	for name, body := range map[string]string{"plain": plain.String(), "labelled": labelled.String()} {
+		p := writeFile(t, dir, name+".csv", body)
+		out := filepath.Join(dir, name+"-p.csv")
+		code, stdout, stderr := runCmd("predict", "--model", model, "--data", "csv:"+p, "--out", out)
+		require.Equal(t, exitOK, code, stderr)
+		if name == "plain" {
+			assert.Contains(t, stdout, "no labels: no scores")
+		} else {
+			assert.Contains(t, stdout, "accuracy")
+		}
+		outs[name] = readCSV(t, out)
+	}
+	require.Len(t, outs["plain"], 13)
+	for i, row := range outs["plain"] {
+		assert.Equal(t, row, outs["labelled"][i][:len(row)], "row %d", i)
+	}
+}
+
+// repeatedPrefix returns a message prefix said twice in a row ("model
+// cnn-bn: model cnn: …", "npz: npz: …"): two consecutive prefixes of at
+// most two words that begin with the same word; "" when there is none.
+func repeatedPrefix(msg string) string {
+	for _, line := range strings.Split(msg, "\n") {
+		seg := strings.Split(line, ": ")
+		for i := 0; i+2 < len(seg); i++ {
+			a, b := strings.Fields(seg[i]), strings.Fields(seg[i+1])
+			if len(a) > 0 && len(a) <= 2 && len(b) > 0 && len(b) <= 2 && a[0] == b[0] {
+				return seg[i] + ": " + seg[i+1] + ": "
+			}
+		}
+	}
+	return ""
+}
+
+// The exit statuses and words of the issue's list: each case exits as the
+// rule says (2 for bad input, found before any work; 0 for a run that
+// warns), its message names what is at fault, says it once, and prints no
+// Go struct.
+func TestWordsAndStatuses(t *testing.T) {
+	dir := t.TempDir()
+	set := filepath.Join(dir, "v.npz")
+	writeBagOnlyNPZ(t, set, 1)
+	writeBagOnlyInputs(t, dir)
+	var zero strings.Builder
+	zero.WriteString("bag,no,yes,never\n")
+	for k := 0; k < 10; k++ {
+		fmt.Fprintf(&zero, "%d,2,2,0\n", k)
+	}
+	zeroProps := writeFile(t, dir, "zero.csv", zero.String())
+	model := filepath.Join(dir, "m")
+	saveGMMModel(t, model, "1")
+	old := filepath.Join(dir, "old")
+	writeFile(t, dir, "old.npz", readString(t, model+".npz")[:300]) // truncated weights
+	var man map[string]any
+	require.NoError(t, json.Unmarshal([]byte(readString(t, model+".json")), &man))
+	man["format"] = "llpfc-model/1"
+	delete(man, "weights_sha256")
+	b, _ := json.Marshal(man)
+	writeFile(t, dir, "old.json", string(b))
+	for _, c := range []struct {
+		name   string
+		args   []string
+		status int
+		want   []string
+	}{
+		{"a network for images on feature vectors", []string{"train", "--data", "bags:" + set, "--model", "cnn-bn", "--epochs", "1", "--quiet"}, exitBadUsage, []string{`"cnn-bn" needs images`}},
+		{"llpgan-d on feature vectors", []string{"train", "--data", "bags:" + set, "--model", "llpgan-d", "--method", "llpgan", "--epochs", "1", "--quiet"}, exitBadUsage, []string{"llpgan", "feature vectors"}},
+		{"a model in a missing folder", []string{"train", "--data", "bags:" + set, "--epochs", "1", "--quiet", "--save-model", dir + "/no/m"}, exitBadUsage, []string{"--save-model", "does not exist"}},
+		{"predictions in a missing folder", []string{"predict", "--model", model, "--data", gmmSet, "--out", dir + "/no/p.csv"}, exitBadUsage, []string{"--out", "does not exist"}},
+		{"weights truncated under an old manifest", []string{"predict", "--model", old, "--data", gmmSet}, exitBadUsage, []string{"old.npz"}},
+		{"too few bags after --val-bags", []string{"train", "--data", "bags:" + set, "--val-bags", "18", "--epochs", "1", "--quiet"}, exitBadUsage, []string{"--val-bags", "2 bags to train on"}},
+		{"a class at 0 in every bag", []string{"train", "--data", "bags:" + dir + "/bo/train.csv," + zeroProps + "@normalize", "--epochs", "1", "--quiet"}, exitOK, []string{`class 2 ("never") has proportion 0 in every bag`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(c.args...)
+			require.NoError(t, noCrash(c.args, stderr))
+			assert.Equal(t, c.status, code, "llpfc %q: %s%s", c.args, stdout, stderr)
+			for _, w := range c.want {
+				assert.Contains(t, stderr, w)
+			}
+			assert.Empty(t, repeatedPrefix(stderr), "a prefix said twice: %s", stderr)
+			assert.NotContains(t, stderr, "{Name:", "a Go struct")
+		})
+	}
+
+	// reproduce --data announces the user's data, not the grid's own.
+	code, _, stderr := runCmd("reproduce", "--quick", "--data", "bags:"+set, "--dry-run", "--results", dir+"/q")
+	require.Equal(t, exitOK, code, stderr)
+	first := strings.SplitN(stderr, "\n", 2)[0]
+	assert.Contains(t, first, "bags:"+set)
+	assert.NotContains(t, first, "Fashion-MNIST")
+	assert.NotContains(t, first, "2048")
+}
+
+// predict --device with no OpenCL platform is bad input (exit 2) naming
+// the device, as train's is (a subprocess: the test binary may have loaded
+// a platform already).
+func TestPredictWithoutAPlatformExits2(t *testing.T) {
+	bin := buildLLPFC(t)
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m")
+	saveGMMModel(t, model, "1")
+	for _, args := range [][]string{{"predict", "--model", model, "--data", gmmSet, "--device", "opencl"},
+		{"train", "--data", gmmSet, "--bag-size", "8", "--num-points", "64", "--epochs", "1", "--quiet", "--device", "opencl"}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "OCL_ICD_VENDORS="+t.TempDir(), "OCL_ICD_FILENAMES=")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, "llpfc %q: %s", args, out)
+		assert.Equal(t, exitBadUsage, ee.ExitCode(), "llpfc %q: %s", args, out)
+		assert.Contains(t, string(out), "opencl")
 	}
 }

@@ -622,6 +622,9 @@ func (d *Dataset) AlignColumns(cols []Column) (*Dataset, error) {
 	for i, v := range raw {
 		a.X[i] = float32(v)
 	}
+	if a.Y == nil && a.Bags == nil {
+		return &a, nil // an unlabelled table (LoadTable): no labels to check
+	}
 	return &a, a.Validate()
 }
 
