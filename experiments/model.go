@@ -195,8 +195,8 @@ func (m *Manifest) check() error {
 		}
 	}
 	for i, v := range n.Std {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("normalization.std[%d]: is %v, want a finite number > 0 (inputs are divided by it)", i, v)
+		if !(v >= 1/math.MaxFloat32) || math.IsInf(v, 0) { // 1/std must be a float32: inputs are divided by it
+			return fmt.Errorf("normalization.std[%d]: is %v, want a finite number ≥ %.3g (inputs are divided by it)", i, v, 1/math.MaxFloat32)
 		}
 	}
 	return nil

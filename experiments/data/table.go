@@ -568,7 +568,7 @@ func (d *Dataset) AlignColumns(cols []Column) (*Dataset, error) {
 	}
 	byName := map[string]Column{}
 	for _, c := range d.Columns {
-		byName[c.Name] = c
+		byName[strings.ToLower(c.Name)] = c // as every table reader looks columns up: without case
 	}
 	width := 0
 	for _, c := range cols {
@@ -583,7 +583,7 @@ func (d *Dataset) AlignColumns(cols []Column) (*Dataset, error) {
 	}
 	raw := make([]float64, d.N*width)
 	for _, want := range cols {
-		have, ok := byName[want.Name]
+		have, ok := byName[strings.ToLower(want.Name)]
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("%s: no column %q, which the model was trained on (its columns: %s)", d.Name, want.Name, columnNames(cols))
