@@ -73,7 +73,7 @@ func TestCodeVersionFromTheSourceTree(t *testing.T) {
 		"results/q/cells/k.json": "{}\n", "README.md": "# x\n", "fixtures/f.bin": "x"}
 	src, head := gitRepo(t, files)
 	other, otherHead := gitRepo(t, map[string]string{"b.go": "package b\n"})
-	require.NoError(t, os.WriteFile(filepath.Join(other, "b.go"), []byte("package b // changed\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(other, "b.go"), []byte("package b\n\nvar changed = 1\n"), 0o644))
 	t.Chdir(other)
 	file := filepath.Join(src, "experiments", "provenance.go")
 	version := func() (string, bool) { return codeVersionFrom(map[string]string{"-compiler": "gc"}, "", file, runGit) }
@@ -90,9 +90,9 @@ func TestCodeVersionFromTheSourceTree(t *testing.T) {
 		{"a new result", "results/q/cells/new.json", "{}", false},
 		{"a new report", "reports/q/report.md", "#", false},
 		{"the README edited", "README.md", "# y\n", false},
-		{"a Go file edited", "experiments/a.go", "package experiments // x\n", true},
+		{"a Go file edited", "experiments/a.go", "package experiments\n\nvar x = 1\n", true},
 		{"a new Go file", "experiments/b.go", "package experiments\n", true},
-		{"go.mod edited", "go.mod", "module " + modulePath + "\n\ngo 1.26\n// x\n", true},
+		{"go.mod edited", "go.mod", "module " + modulePath + "\n\ngo 1.25\n", true},
 		{"an embedded fixture edited", "fixtures/f.bin", "y", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

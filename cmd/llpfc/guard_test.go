@@ -90,7 +90,8 @@ func guardFixture(t *testing.T) string {
 	writeFile(t, dir, "d/v.npz", string(b))
 	writeTable(t, dir, 200)
 	writeFile(t, dir, "d/tr.csv", "label,x1,x2\nno,1,2\nyes,3,4\nno,0,1\n")
-	writeFile(t, dir, "d/te.csv", "label,x1,x2\nno,1,2\nyes,3,4\n") // the columns and classes of bo, which m was trained on
+	// The columns and classes of bo, which m is trained on.
+	writeFile(t, dir, "d/te.csv", "label,x1,x2\nno,1,2\nyes,3,4\n")
 	writeFile(t, dir, "d/t2.csv", strings.Replace(readString(t, filepath.Join(dir, "t.csv")), "label,a,b", "label,p,q", 1))
 	writeBagOnlyInputs(t, dir)
 	writeFile(t, dir, "bonpy/X.npy", string(npyRaw("<f8", "(4, 2)", make([]byte, 64))))

@@ -190,7 +190,7 @@ var oddFamilies = []oddFamily{
 		p := oddTable(dir, "in.csv", []string{"label", "p", "q"}, 80)
 		os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
 		os.Symlink(dir, filepath.Join(dir, "self"))
-		forms := []string{p, dir + "/./in.csv", dir + "/sub/../in.csv", dir + "/self/in.csv", dir + "/self/self/sub/../in.csv", dir + "//in.csv"}
+		forms := []string{p, dir + "/./in.csv", dir + "/sub/../in.csv", dir + "/self/in.csv", dir + "/self/self/sub/../in.csv", dir + strings.Repeat("/", 2) + "in.csv"}
 		out := pickOf(r, forms...)
 		if r.Intn(2) == 0 {
 			return oddCase{Args: []string{"bags", "--data", "csv:" + p, "--bag-size", "8", "--num-points", "64", "--out", out}, Bad: true, Why: "bags --out onto its table"}

@@ -56,7 +56,7 @@ func TestProvenanceIsTheBinarys(t *testing.T) {
 	gitIn("add", "-A")
 	gitIn("commit", "-q", "-m", "x")
 	otherHead := gitIn("rev-parse", "HEAD")
-	writeFile(t, other, "x.go", "package x // uncommitted\n")
+	writeFile(t, other, "x.go", "package x\n\nvar uncommitted = 1\n")
 	spec := writeFile(t, other, "s.json", tinySpec)
 
 	for _, c := range []struct {
