@@ -366,6 +366,9 @@ func CheckBags(c Config, classes, bags int) error {
 		why = fmt.Sprintf("%s, less the %d that hyper.val_bags %v holds out", why, held, c.Hyper.ValBags)
 	}
 	switch {
+	case IsLLPFC(c.Method) && trained < classes && bagsField(c, held) == "bag_size":
+		return fmt.Errorf("bag_size: %d leaves %d bags of %d points, fewer than the %d classes of %s: LLPFC groups C bags (Section 5); use smaller bags or more points",
+			c.BagSize, trained, c.NumPoints, classes, c.Dataset)
 	case IsLLPFC(c.Method) && trained < classes:
 		return fmt.Errorf("%s: %d bags to train on (%s), fewer than the %d classes: LLPFC groups C bags (Section 5)", bagsField(c, held), trained, why, classes)
 	case !CountsInstances(c.Method) && c.Hyper.BatchSize > trained:

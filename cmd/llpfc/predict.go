@@ -29,10 +29,13 @@ normalized with the constants of the model's training split, kept in its manifes
 never refitted; vgg16 gets 28×28 images resized to 32×32 as in training.
 
 --data takes what 'llpfc train --data' takes (a named set, fixture, csv:TRAIN[,TEST],
-libsvm:TRAIN[,TEST], gmm:…, a directory); --split picks the split (default test). When the
-split has labels, the accuracy, macro-F1, per-class accuracy, the confusion matrix and, for two
-classes, the AUC are printed (with --json, as one JSON object on the last line of standard
-output). --out writes the predictions: FILE.csv (one row per instance: index, predicted class,
+libsvm:TRAIN[,TEST], gmm:…, a directory); --split picks the split (default test). A table,
+csv:FILE or parquet:FILE, is read on its own and may have no label column: every column is then a
+feature, laid out by name as the model read them. When the split has labels, the accuracy,
+macro-F1, per-class accuracy, the confusion matrix and, for two classes, the AUC are printed (with
+--json, as one JSON object on the last line of standard output). Probabilities that are not
+finite (a NaN weight) stop it with exit status 1, naming the instance. --out writes the
+predictions: FILE.csv (one row per instance: index, predicted class,
 then the probability of each class, then the label when known) or FILE.npy (the N×C float32
 probabilities).`
 
