@@ -303,6 +303,9 @@ func (c headerCase) check(dir string) error {
 func TestPropertyTableHeaders(t *testing.T) {
 	params := gopter.DefaultTestParametersWithSeed(38)
 	params.MinSuccessfulTests = 300
+	if n, err := strconv.Atoi(os.Getenv("LLPFC_GRID_CASES")); err == nil && n > 0 {
+		params.MinSuccessfulTests = n // as cmd/llpfc's properties
+	}
 	props := gopter.NewProperties(params)
 	refused := 0
 	props.Property("a header is read one way or refused by name", prop.ForAll(func(seed int64) string {
