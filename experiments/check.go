@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/training"
 )
@@ -146,6 +147,9 @@ type DataShape struct {
 	// Bags is the number of bags a bag-only data set gives (0 for a
 	// labelled set).
 	Bags int
+	// Columns are a table's feature columns (the feature protocol names
+	// them); nil for arrays and images.
+	Columns []data.Column
 }
 
 // Dim is the number of input values per instance.
@@ -204,7 +208,7 @@ func ShapeOf(name, dataDir string) (DataShape, error) {
 		return DataShape{}, err
 	}
 	s := DataShape{Train: train.N, Test: test.N, Classes: train.NumClasses, Channels: train.Channels,
-		Height: train.Height, Width: train.Width, Features: train.D}
+		Height: train.Height, Width: train.Width, Features: train.D, Columns: train.Columns}
 	if train.Bags != nil {
 		s.Bags = len(train.Bags.Bags)
 	}
@@ -252,27 +256,151 @@ func (s *Spec) CheckData(dataDir string) (missing []error, err error) {
 	return missing, nil
 }
 
-// CheckCellData checks one cell against its data set's shape (see
-// Spec.CheckData).
-func CheckCellData(c Config, s DataShape) error {
-	bags := c.NumBags()
-	if c.Protocol == GivenProtocol {
-		bags = s.Bags
-	}
+// minImageSide is the smallest image side an architecture takes (cnn and
+// cnn-bn: two 2×2 max-pools); vgg16's smaller images are resized
+// (InputSide).
+var minImageSide = map[string]int{training.ModelCNN: 4, training.ModelCNNBN: 4}
+
+// checkModelInput checks that the cell's network takes its data's inputs:
+// images for every network but the mlp (and logreg's linear model), of at
+// least the architecture's smallest side. RunCell calls it once the data
+// are read (issue 38: a bag-only .npz of feature vectors under cnn, or of
+// 1×1 images, failed inside training with exit status 1 and a Go struct).
+func checkModelInput(c Config, s DataShape) error {
 	switch {
 	case s.Channels == 0 && imageModel(c.Model):
 		return fmt.Errorf("model: %q needs images (channels × height × width), but data set %q holds feature vectors (%d features): use mlp (or the logreg learner's linear model)", c.Model, c.Dataset, s.Features)
-	case c.Protocol == GivenProtocol && IsLLPFC(c.Method) && bags < s.Classes:
-		return fmt.Errorf("dataset: %s gives %d bags, fewer than its %d classes: LLPFC groups C bags (Section 5)", c.Dataset, bags, s.Classes)
-	case c.Protocol == GivenProtocol && !CountsInstances(c.Method) && c.Hyper.BatchSize > bags:
-		return fmt.Errorf("hyper.batch_size: %d bags, but data set %s gives only %d bags", c.Hyper.BatchSize, c.Dataset, bags)
+	case s.Channels > 0 && (s.Height < minImageSide[c.Model] || s.Width < minImageSide[c.Model]):
+		return fmt.Errorf("model: %q takes images of at least %d×%d, but data set %q holds %d×%d images", c.Model, minImageSide[c.Model], minImageSide[c.Model], c.Dataset, s.Height, s.Width)
+	}
+	return nil
+}
+
+// CheckCellData checks one cell against its data set's shape (see
+// Spec.CheckData).
+func CheckCellData(c Config, s DataShape) error {
+	bags := protocolBags(c, s)
+	if err := checkModelInput(c, s); err != nil {
+		return err
+	}
+	switch {
 	case c.NumPoints > s.Train:
 		return fmt.Errorf("num_points: is %d, but data set %s has %d training points", c.NumPoints, c.Dataset, s.Train)
-	case IsLLPFC(c.Method) && bags > 0 && bags < s.Classes:
-		return fmt.Errorf("bag_size: %d leaves %d bags of %d points, fewer than the %d classes of %s: LLPFC groups C bags (Section 5); use smaller bags or more points",
-			c.BagSize, c.NumBags(), c.NumPoints, s.Classes, c.Dataset)
 	case s.Classes < 2:
 		return fmt.Errorf("dataset: %s has %d class, want at least 2", c.Dataset, s.Classes)
 	}
+	if err := checkProtocolData(c, s); err != nil {
+		return err
+	}
+	if err := CheckBags(c, s.Classes, bags); err != nil {
+		return err
+	}
 	return CheckSize(c, s)
+}
+
+// checkProtocolData checks the parameters of the feature and kmeans
+// protocols against the data (issue 38, item 10: kmeans:5000 on 800 points
+// and feature:nosuch passed --list, then failed every cell): k-means
+// clusters no more than the points it clusters, and every column the
+// feature protocol names exists.
+func checkProtocolData(c Config, s DataShape) error {
+	if !VariableBags(c.Protocol) || c.Protocol == GivenProtocol {
+		return nil
+	}
+	p, err := bagproto.ParseProtocol(c.Protocol)
+	if err != nil {
+		return fmt.Errorf("protocol: %w", err)
+	}
+	points := s.Train
+	if c.NumPoints > 0 {
+		points = c.NumPoints
+	}
+	if p.Kind == bagproto.KMeansKind && p.K > points {
+		return fmt.Errorf("protocol: %s asks for %d clusters of %d points of data set %s: want K ≤ the points", c.Protocol, p.K, points, c.Dataset)
+	}
+	for _, col := range p.Columns {
+		if err := data.NoFeatureColumn(s.Columns, s.Dim(), col); err != nil {
+			return fmt.Errorf("protocol: %s: data set %s has %w", c.Protocol, c.Dataset, err)
+		}
+	}
+	return nil
+}
+
+// protocolBags is the number of bags the cell's protocol makes from a data
+// set of shape s (0 when only making them tells: the feature protocol).
+func protocolBags(c Config, s DataShape) int {
+	switch {
+	case c.Protocol == GivenProtocol:
+		return s.Bags
+	case VariableBags(c.Protocol):
+		if p, err := bagproto.ParseProtocol(c.Protocol); err == nil && p.Kind == bagproto.KMeansKind {
+			return p.K
+		}
+		return 0
+	}
+	return c.NumBags()
+}
+
+// CheckBags checks that a cell's bags (bags of them, 0 when unknown) leave
+// what its method needs once hyper.val_bags holds some out: at least one
+// bag held out and one trained on, C bags for LLPFC's groups (Section 5),
+// a minibatch of bags for the bag-level methods. The error names the
+// setting that decides (issue 38: "partition: 2 bags, want at least C=3"
+// named neither --val-bags, nor --protocol, nor the data set). RunCell
+// calls it with the bags actually made; CheckCellData with the bags the
+// protocol makes.
+func CheckBags(c Config, classes, bags int) error {
+	if bags <= 0 {
+		return nil
+	}
+	trained, held := bags, 0
+	if c.Hyper.ValBags > 0 {
+		k, err := training.HeldOutCount(c.Hyper.ValBags, bags)
+		if err != nil {
+			return fmt.Errorf("hyper.val_bags: %v of the %d bags %s: want at least one bag held out and one left to train on", c.Hyper.ValBags, bags, bagsSource(c))
+		}
+		trained, held = bags-k, k
+	}
+	why := bagsSource(c)
+	if held > 0 {
+		why = fmt.Sprintf("%s, less the %d that hyper.val_bags %v holds out", why, held, c.Hyper.ValBags)
+	}
+	switch {
+	case IsLLPFC(c.Method) && trained < classes && bagsField(c, held) == "bag_size":
+		return fmt.Errorf("bag_size: %d leaves %d bags of %d points, fewer than the %d classes of %s: LLPFC groups C bags (Section 5); use smaller bags or more points",
+			c.BagSize, trained, c.NumPoints, classes, c.Dataset)
+	case IsLLPFC(c.Method) && trained < classes:
+		return fmt.Errorf("%s: %d bags to train on (%s), fewer than the %d classes: LLPFC groups C bags (Section 5)", bagsField(c, held), trained, why, classes)
+	case !CountsInstances(c.Method) && c.Hyper.BatchSize > trained:
+		return fmt.Errorf("hyper.batch_size: %d bags, but there are %d bags to train on (%s)", c.Hyper.BatchSize, trained, why)
+	}
+	return nil
+}
+
+// bagsSource says where a cell's bags come from, for messages.
+func bagsSource(c Config) string {
+	switch {
+	case c.Protocol == GivenProtocol:
+		return "data set " + c.Dataset + " gives"
+	case c.Protocol == "bags-file":
+		return "from the bags file"
+	case VariableBags(c.Protocol):
+		return "protocol " + c.Protocol + " makes of data set " + c.Dataset
+	}
+	return fmt.Sprintf("that num_points %d in bags of bag_size %d make", c.NumPoints, c.BagSize)
+}
+
+// bagsField is the setting a shortage of bags is named by.
+func bagsField(c Config, held int) string {
+	switch {
+	case held > 0:
+		return "hyper.val_bags"
+	case c.Protocol == "bags-file":
+		return "bags file"
+	case c.Protocol == GivenProtocol:
+		return "dataset"
+	case VariableBags(c.Protocol):
+		return "protocol"
+	}
+	return "bag_size"
 }

@@ -239,18 +239,21 @@ type CellRun struct {
 // same Metrics.
 func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*CellRun, error) {
 	c := cell.Config
-	cfg, err := TrainingConfig(c)
-	if err != nil {
-		return nil, err
-	}
-	cfg.EvalEvery, cfg.Checkpoint, cfg.Resume, cfg.Device, cfg.KeepModel = opt.EvalEvery, opt.Checkpoint, opt.Resume, opt.Device, opt.KeepModel
-	cfg.RunFields = ConfigFields(c)
-	td, err := cellData(c, prob, &cfg)
+	cfg, td, err := cellTraining(c, prob, opt)
 	if err != nil {
 		return nil, err
 	}
 	shape := DataShape{Train: prob.Train.N, Test: len(td.TestY), Classes: prob.Bags.NumClasses,
 		Channels: td.Channels, Height: td.Height, Width: td.Width, Features: td.Features}
+	if err := checkModelInput(c, shape); err != nil {
+		return nil, &InputError{err}
+	}
+	if err := td.Validate(); err != nil {
+		return nil, &InputError{err} // before counting bags that may not fit the data
+	}
+	if err := CheckBags(c, prob.Bags.NumClasses, len(prob.Bags.Bags)); err != nil {
+		return nil, &InputError{err}
+	}
 	if err := CheckModelSize(c.Model, shape, instancesPerPass(c), dataText(c)); err != nil {
 		return nil, &InputError{err}
 	}
@@ -272,15 +275,17 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 	if err != nil {
 		return nil, err
 	}
-	trainPoints := 0
-	for _, b := range prob.Bags.Bags {
-		trainPoints += b.Size
+	trained, held, err := training.HeldOut(c.Hyper.ValBags, c.Seed, prob.Bags.Bags)
+	if err != nil {
+		return nil, &InputError{err}
 	}
 	m := Metrics{
 		TestAccuracy:         max(res.TestAccuracy, 0), // −1 without a test split: TestPoints 0 says so
 		Epochs:               res.Epochs,
 		FinalLoss:            res.FinalLoss,
-		TrainPoints:          trainPoints,
+		TrainPoints:          bagInstances(trained),
+		ValBags:              len(held),
+		ValPoints:            bagInstances(held),
 		TestPoints:           len(td.TestY),
 		NoTestSplit:          len(td.TestY) == 0,
 		Extra:                cellExtra(prob, res.ParamCount),
@@ -295,7 +300,7 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 		BagProportionError:   res.BagProportionError,
 	}
 	if c.Hyper.Select == training.SelectBestVal {
-		sel := res.SelectedEpoch
+		sel := res.SelectedEpoch + 1 // counted from 1, as progress counts
 		m.SelectedEpoch = &sel
 	}
 	if c.Hyper.ValBags > 0 && res.SelectedEpoch < len(res.History) {
@@ -315,6 +320,40 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 		run.Manifest = Manifest{Normalization: prob.Norm, ClassNames: prob.Train.ClassNames, Columns: prob.Train.Columns, Key: c.Key(), Config: c, CodeVersion: rev}
 	}
 	return run, nil
+}
+
+// bagInstances is the number of instances of bags.
+func bagInstances(bags []estimators.Bag) int {
+	n := 0
+	for _, b := range bags {
+		n += b.Size
+	}
+	return n
+}
+
+// cellTraining is training's configuration and input for cell c on prob
+// with the options of a single run.
+func cellTraining(c Config, prob *Problem, opt RunOptions) (training.Config, *training.TrainData, error) {
+	cfg, err := TrainingConfig(c)
+	if err != nil {
+		return cfg, nil, err
+	}
+	cfg.EvalEvery, cfg.Checkpoint, cfg.Resume, cfg.Device, cfg.KeepModel = opt.EvalEvery, opt.Checkpoint, opt.Resume, opt.Device, opt.KeepModel
+	cfg.RunFields = ConfigFields(c)
+	td, err := cellData(c, prob, &cfg)
+	return cfg, td, err
+}
+
+// CellSettings returns the settings a run of cell c on prob records
+// (CellRun.Settings: training.RunSettings, hashes of its bags, inputs and
+// test split included), without training: what a finished run's result
+// must match to be this run's (issue 38, item 6).
+func CellSettings(c Config, prob *Problem) (map[string]string, error) {
+	cfg, td, err := cellTraining(c, prob, RunOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return training.RunSettings(cfg, td), nil
 }
 
 // cellData is training's input for cell c on prob: the splits and bags

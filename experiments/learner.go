@@ -54,9 +54,14 @@ type Metrics struct {
 	TestAccuracy float64 `json:"test_accuracy"`
 	Epochs       int     `json:"epochs"`
 	// FinalLoss is the training objective in the last epoch.
-	FinalLoss   float64 `json:"final_loss"`
-	TrainPoints int     `json:"train_points"`
-	TestPoints  int     `json:"test_points"`
+	FinalLoss float64 `json:"final_loss"`
+	// TrainPoints are the instances of the bags trained on: with
+	// hyper.val_bags, the held-out bags' ValPoints instances (in ValBags
+	// bags) are not among them (issue 38, item 8: they were counted).
+	TrainPoints int `json:"train_points"`
+	ValBags     int `json:"val_bags,omitempty"`
+	ValPoints   int `json:"val_points,omitempty"`
+	TestPoints  int `json:"test_points"`
 	// NoTestSplit marks a run on data without a labelled test split.
 	NoTestSplit bool `json:"no_test_split,omitempty"`
 	// Extra holds learner-specific outcome figures (e.g. the number of groups).
@@ -83,7 +88,9 @@ type Metrics struct {
 	Scores             *Scores `json:"scores,omitempty"`
 	BagProportionError float64 `json:"bag_proportion_error,omitempty"`
 	// SelectedEpoch is the epoch whose network the result reports when
-	// hyper.select is best-val (0-based); absent otherwise.
+	// hyper.select is best-val, counted from 1 as the progress lines count
+	// epochs (issue 38: it was 0-based, beside progress's 1-based "epoch
+	// 2/4"); absent otherwise.
 	SelectedEpoch *int `json:"selected_epoch,omitempty"`
 	// ValKL is the held-out bags' validation KL of the reported network
 	// (hyper.val_bags); absent without held-out bags.

@@ -1,12 +1,16 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/llpfc/llpfc/experiments/data"
@@ -15,8 +19,12 @@ import (
 	"github.com/llpfc/llpfc/training/models"
 )
 
-// ModelFormat names the format of a saved model's manifest.
-const ModelFormat = "llpfc-model/1"
+// ModelFormat names the format of a saved model's manifest: /2 records the
+// weights' SHA-256 (issue 38); a /1 manifest, without it, is still read.
+const (
+	ModelFormat   = "llpfc-model/2"
+	modelFormatV1 = "llpfc-model/1"
+)
 
 // Manifest describes a saved model (issue 29): what `llpfc predict` needs
 // besides the weights to score new data — the architecture, the input
@@ -46,11 +54,15 @@ type Manifest struct {
 	// (data.Dataset.AlignColumns). Nil for arrays and images.
 	Columns []data.Column `json:"columns,omitempty"`
 	// Key and Config are the training cell's; CodeVersion the code that
-	// trained it; Weights the name of the .npz file.
-	Key         string `json:"cell_key"`
-	Config      Config `json:"config"`
-	CodeVersion string `json:"code_version"`
-	Weights     string `json:"weights"`
+	// trained it; Weights the name of the .npz file and WeightsSHA256 the
+	// SHA-256 of its bytes, which LoadModel checks: the two files are one
+	// model (issue 38: a crash between their two writes, or a copy of one
+	// of them, would pair weights with another run's manifest).
+	Key           string `json:"cell_key"`
+	Config        Config `json:"config"`
+	CodeVersion   string `json:"code_version"`
+	Weights       string `json:"weights"`
+	WeightsSHA256 string `json:"weights_sha256,omitempty"`
 }
 
 // torchModules says, per architecture, which PyTorch module the weights
@@ -64,29 +76,39 @@ var torchModules = map[string]string{
 	training.ModelCNNBN:    "the cnn's Sequential with BatchNorm2d(32) and BatchNorm2d(64) before the two convolutions' ReLUs: indices 0 conv, 1 bn, 4 conv, 5 bn, 9 and 11 linear",
 }
 
-// modelPaths returns the weights and manifest paths of a model file given
-// as FILE.npz, FILE.json or FILE.
-func modelPaths(path string) (npz, manifest string) {
+// ModelFiles returns the weights and manifest paths of a model file given
+// as FILE.npz, FILE.json or FILE (what --save-model writes and predict
+// --model reads).
+func ModelFiles(path string) (npz, manifest string) {
 	stem := strings.TrimSuffix(strings.TrimSuffix(path, ".npz"), ".json")
 	return stem + ".npz", stem + ".json"
 }
 
 // SaveModel writes sm's weights to path (FILE.npz; the extension is added
-// when missing) and its manifest, m completed from sm, beside it
-// (FILE.json), each atomically.
+// when missing) and its manifest, m completed from sm and the weights'
+// SHA-256, beside it (FILE.json), each atomically. The manifest is
+// written after the weights: a crash between the two writes leaves new
+// weights beside an old manifest whose checksum refuses them (LoadModel),
+// never a pair that loads.
 func SaveModel(path string, sm *training.SavedModel, m Manifest) error {
 	if sm == nil {
 		return errors.New("save model: no model (training.Config.KeepModel was not set)")
 	}
-	npzPath, manPath := modelPaths(path)
+	npzPath, manPath := ModelFiles(path)
 	m.Format, m.Architecture, m.NumClasses = ModelFormat, sm.Spec.Name, sm.Spec.NumClasses
 	m.Channels, m.Height, m.Width, m.Features = sm.Spec.Channels, sm.Spec.Height, sm.Spec.Width, sm.Spec.Features
 	if sm.Spec.IsImage() {
 		m.Features = 0
 	}
 	m.Torch = torchModules[m.Architecture]
-	m.Weights = npzPath[strings.LastIndex(npzPath, "/")+1:]
-	if err := atomicfile.Write(npzPath, func(w io.Writer) error { return models.WriteNPZ(w, sm.State) }); err != nil {
+	m.Weights = filepath.Base(npzPath)
+	var w bytes.Buffer
+	if err := models.WriteNPZ(&w, sm.State); err != nil {
+		return fmt.Errorf("save model: %w", err)
+	}
+	sum := sha256.Sum256(w.Bytes())
+	m.WeightsSHA256 = hex.EncodeToString(sum[:])
+	if err := atomicfile.WriteFile(npzPath, w.Bytes()); err != nil {
 		return fmt.Errorf("save model: %w", err)
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
@@ -103,30 +125,32 @@ type SavedModel struct {
 }
 
 // LoadModel reads a model written by SaveModel (path FILE.npz, FILE.json or
-// FILE). A missing or truncated file, a manifest of another format, or
-// weights that are not the manifest's architecture and class count are
-// errors naming the file.
+// FILE). A missing or truncated file, a manifest of another format or whose
+// fields do not hold (LoadModel names the field), weights whose SHA-256 is
+// not the manifest's, or weights that are not the manifest's architecture
+// and class count are errors naming the file.
 func LoadModel(path string) (*SavedModel, error) {
-	npzPath, manPath := modelPaths(path)
+	npzPath, manPath := ModelFiles(path)
 	b, err := os.ReadFile(manPath)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: the manifest: %w", path, err)
 	}
 	var m Manifest
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("model %s: %w", manPath, err)
+		return nil, fmt.Errorf("model %s: %w", manPath, JSONError(err))
 	}
-	if m.Format != ModelFormat {
-		return nil, fmt.Errorf("model %s: format %q, want %q", manPath, m.Format, ModelFormat)
-	}
-	if err := models.CanExport(m.Architecture); err != nil {
+	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("model %s: %w", manPath, err)
 	}
 	w, err := os.ReadFile(npzPath)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: the weights: %w", path, err)
+	}
+	if sum := sha256.Sum256(w); m.Format == ModelFormat && hex.EncodeToString(sum[:]) != m.WeightsSHA256 {
+		return nil, fmt.Errorf("model %s: the weights %s are not the ones its manifest %s describes (their SHA-256 is %x…, the manifest records %.12s…): the two files come from different saves, or one was edited; save the model again",
+			path, npzPath, manPath, sum[:6], m.WeightsSHA256)
 	}
 	state, err := models.ReadNPZBytes(w)
 	if err != nil {
@@ -142,6 +166,40 @@ func LoadModel(path string) (*SavedModel, error) {
 	}
 	p.Close()
 	return sm, nil
+}
+
+// check validates a manifest's fields, each error naming its field: the
+// format, the architecture, the class count, the checksum of a /2
+// manifest, and the normalization's constants — a standard deviation of 0
+// or a non-finite constant would make every input, and every probability,
+// NaN (issue 38, item 5).
+func (m *Manifest) check() error {
+	switch {
+	case m.Format != ModelFormat && m.Format != modelFormatV1:
+		return fmt.Errorf("format: is %q, want %q", m.Format, ModelFormat)
+	case m.NumClasses < 2:
+		return fmt.Errorf("num_classes: is %d, want at least 2", m.NumClasses)
+	case m.Format == ModelFormat && len(m.WeightsSHA256) != 64:
+		return fmt.Errorf("weights_sha256: is %q, want the 64 hex digits of the weights' SHA-256", m.WeightsSHA256)
+	}
+	if err := models.CanExport(m.Architecture); err != nil {
+		return fmt.Errorf("architecture: %w", err)
+	}
+	n := m.Normalization
+	if n.Mode == data.Standardize && len(n.Mean) != len(n.Std) {
+		return fmt.Errorf("normalization: %d means and %d standard deviations, want one of each per channel or feature", len(n.Mean), len(n.Std))
+	}
+	for i, v := range n.Mean {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("normalization.mean[%d]: is %v, want a finite number", i, v)
+		}
+	}
+	for i, v := range n.Std {
+		if !(v >= 1/math.MaxFloat32) || math.IsInf(v, 0) { // 1/std must be a float32: inputs are divided by it
+			return fmt.Errorf("normalization.std[%d]: is %v, want a finite number ≥ %.3g (inputs are divided by it)", i, v, 1/math.MaxFloat32)
+		}
+	}
+	return nil
 }
 
 // Predictions are a model's class probabilities for the rows of a data
@@ -196,12 +254,15 @@ func (s *SavedModel) Predict(ctx context.Context, ds *data.Dataset, device strin
 	}
 	p, err := training.NewPredictor(s.Model, device, 0)
 	if err != nil {
+		if errors.As(err, new(*training.InputError)) {
+			return nil, &InputError{err} // --device names no back end this machine has: exit 2, as train
+		}
 		return nil, err
 	}
 	defer p.Close()
 	probs, err := p.Probabilities(ctx, norm.X)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("data %s: %w", ds.Name, err)
 	}
 	out := &Predictions{Probs: probs, N: ds.N, C: m.NumClasses, Class: make([]int, ds.N)}
 	for i := range out.Class {

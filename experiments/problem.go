@@ -87,7 +87,7 @@ var normCache struct {
 func loadNormalized(name, dir, mode string) (train, test *data.Dataset, norm data.Standardization, err error) {
 	normCache.Lock()
 	defer normCache.Unlock()
-	key := name + "\x00" + dir + "\x00" + mode
+	key := name + "\x00" + dir + "\x00" + mode + "\x00" + data.SourceStamp(name) // a file changed on disk is read again
 	if normCache.key == key {
 		return normCache.train, normCache.test, normCache.norm, nil
 	}

@@ -45,7 +45,7 @@ type Stat struct {
 	// StepsPerEpoch and Steps are the optimizer steps per epoch and in the
 	// whole run (the fewest over the seeds; 0 when the results do not say).
 	StepsPerEpoch, Steps int
-	// SelectedEpochs are the 0-based epochs whose networks the seeds'
+	// SelectedEpochs are the epochs (from 1) whose networks the seeds'
 	// results report under hyper.select best-val, in seed order (empty
 	// under select last, where every result reports its last epoch).
 	SelectedEpochs []int
@@ -171,10 +171,10 @@ func buildTables(results []*Result, entries []paper.Entry, from map[string][]str
 	}
 	var out []*Table
 	for _, t := range tables {
-		t.Metric = metric
+		t.Metric = tableMetric(t, byKey, metric)
 		for s, st := range t.Ours {
 			var err error
-			if t.Ours[s], err = aggregate(st, byKey, metric); err != nil {
+			if t.Ours[s], err = aggregate(st, byKey, t.Metric); err != nil {
 				return nil, err
 			}
 			if !containsStr(t.Methods, s.Method) {
@@ -184,7 +184,7 @@ func buildTables(results []*Result, entries []paper.Entry, from map[string][]str
 				t.BagSizes = append(t.BagSizes, s.BagSize)
 			}
 		}
-		if t.Protocol == "paper" && (metric == "" || metric == MetricTestAccuracy) {
+		if t.Protocol == "paper" && (t.Metric == "" || t.Metric == MetricTestAccuracy) {
 			for _, e := range entries {
 				if e.Model == t.Model && e.Dataset == t.Dataset {
 					t.Paper[Slot{e.Method, e.BagSize}] = e
@@ -198,6 +198,24 @@ func buildTables(results []*Result, entries []paper.Entry, from map[string][]str
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Title() < out[j].Title() })
 	return out, nil
+}
+
+// tableMetric is the metric table t shows: metric, or for the default
+// ("", test accuracy) on a table none of whose cells had a labelled test
+// split, the training bags' proportion error (issue 38: a report of a grid
+// over bag-only sets with and without a test split was refused whole).
+func tableMetric(t *Table, byKey map[string]*Result, metric string) string {
+	if metric != "" {
+		return metric
+	}
+	for _, st := range t.Ours {
+		for _, k := range st.Keys {
+			if byKey[k].Metrics.HasTest() {
+				return metric
+			}
+		}
+	}
+	return MetricBagProportionError
 }
 
 // versionLabel is the code version of a cell as a table counts it.
@@ -229,8 +247,12 @@ func aggregate(st Stat, byKey map[string]*Result, metric string) (Stat, error) {
 		v, ok := metricValue(byKey[st.Keys[j]].Metrics, metric)
 		if !ok {
 			r := byKey[st.Keys[j]]
-			return st, &MissingMetricError{Key: st.Keys[j], Method: r.Config.Method, BagSize: r.Config.BagSize, Seed: st.Seeds[j], Metric: metricName(metric),
+			e := &MissingMetricError{Key: st.Keys[j], Method: r.Config.Method, BagSize: r.Config.BagSize, Seed: st.Seeds[j], Metric: metricName(metric),
 				NoTestSplit: !r.Metrics.HasTest() && testMetric(metric)}
+			if sc := r.Metrics.Scores; metric == MetricAUC && sc != nil && len(sc.Confusion) != 2 {
+				e.Classes = len(sc.Confusion)
+			}
+			return st, e
 		}
 		xs[i], seeds[i], keys[i] = v, st.Seeds[j], st.Keys[j]
 	}
@@ -391,7 +413,7 @@ func (t *Table) reportedEpoch(m string) string {
 	sort.Ints(eps)
 	txt := make([]string, len(eps))
 	for i, e := range eps {
-		txt[i] = fmt.Sprint(e + 1)
+		txt[i] = fmt.Sprint(e)
 	}
 	held := fmt.Sprintf("%g held-out bags", h.ValBags)
 	if h.ValBags < 1 {
@@ -625,6 +647,8 @@ func WriteReportsMetric(ctx context.Context, stores []*Store, outDir, metric str
 	fmt.Fprintf(&md, "# llpfc results\n\n%d finished cells from %s.\n\n", len(results), storeList(stores))
 	if noTest {
 		fmt.Fprintf(&md, "No cell had a labelled test split (bag-only data without one), so the tables show a bag-level figure: the training bags' proportion error ‖p̄ − γ‖₁ under the final network (lower is better).\n\n")
+	} else if metric == "" && anyBagLevel(tables) {
+		fmt.Fprintf(&md, "The tables of data sets without a labelled test split (bag-only data without one) show a bag-level figure instead of test accuracy: the training bags' proportion error ‖p̄ − γ‖₁ under the final network (lower is better).\n\n")
 	}
 	if n := len(col.Damaged); n > 0 {
 		fmt.Fprintf(&md, "Left out: %d damaged cell file(s), e.g. `%s` (`llpfc run` sets them aside and runs their cells again).\n\n", n, col.Damaged[0].Path)
@@ -814,6 +838,17 @@ func metricValue(m Metrics, metric string) (float64, bool) {
 	return 0, false
 }
 
+// anyBagLevel reports whether a table shows the bag-level default
+// (tableMetric).
+func anyBagLevel(tables []*Table) bool {
+	for _, t := range tables {
+		if t.Metric == MetricBagProportionError {
+			return true
+		}
+	}
+	return false
+}
+
 // anyTest reports whether some result was evaluated on a test split.
 func anyTest(results []*Result) bool {
 	for _, r := range results {
@@ -845,9 +880,17 @@ type MissingMetricError struct {
 	// NoTestSplit: the cell's data had no labelled test split (a bag-only
 	// set without one), so it has no test metric at all.
 	NoTestSplit bool
+	// Classes, set for the AUC of a cell of other than two classes: the
+	// AUC is measured for two (issue 38: "--metric auc" on three classes
+	// blamed the results' age).
+	Classes int
 }
 
 func (e *MissingMetricError) Error() string {
+	if e.Classes > 0 {
+		return fmt.Sprintf("cell %s (%s, bag size %d, seed %d) has no %s: the AUC is measured for two classes, and its data set has %d; report %s or %s",
+			e.Key, e.Method, e.BagSize, e.Seed, e.Metric, e.Classes, MetricTestAccuracy, MetricMacroF1)
+	}
 	if e.NoTestSplit {
 		return fmt.Sprintf("cell %s (%s, bag size %d, seed %d) has no %s: its data set had no labelled test split; report a bag-level metric (--metric %s, or %s with held-out bags)",
 			e.Key, e.Method, e.BagSize, e.Seed, e.Metric, MetricBagProportionError, MetricValKL)

@@ -182,9 +182,9 @@ func TestReportStatesTheReportedEpoch(t *testing.T) {
 			"10 epochs, accuracy of the last epoch, adam"},
 		{"select last", []*Result{tableCell("llpfc-uniform", 32, 0, func(c *Config) { c.Hyper.Select = training.SelectLast })},
 			"- LLPFC-uniform: 40960 training points, 10 epochs, accuracy of the last epoch, adam"},
-		{"best-val, a number of bags", bestVal(4, 7, 3, 7),
+		{"best-val, a number of bags", bestVal(4, 8, 4, 8),
 			"10 epochs, accuracy of the epoch of lowest validation KL on 4 held-out bags (epochs chosen: 4, 8), adam"},
-		{"best-val, a fraction", bestVal(0.1, 9),
+		{"best-val, a fraction", bestVal(0.1, 10),
 			"10 epochs, accuracy of the epoch of lowest validation KL on 10% of the bags held out (epochs chosen: 10), adam"},
 	}
 	for _, c := range cases {

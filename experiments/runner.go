@@ -14,6 +14,8 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/llpfc/llpfc/training"
 )
 
 // Shard selects part of a grid: shard Index of Count (1 ≤ Index ≤ Count).
@@ -185,6 +187,48 @@ type Summary struct {
 	// Damaged lists where damaged result files were moved (DIR/damaged/…);
 	// their cells were run again.
 	Damaged []string
+	// With Runner.SaveModels: Remodelled counts the finished cells trained
+	// again to save the model they lacked (their stored results kept), and
+	// Unsaved the cells whose learner or model saves no network (issue 38,
+	// item 9: --save-models on a finished store wrote nothing and said
+	// nothing).
+	Remodelled, Unsaved int
+}
+
+// ModelSaver is implemented by a Learner that saves a cell's trained
+// network when Cell.ModelPath is set: SavesModel reports whether it does
+// for c.
+type ModelSaver interface {
+	SavesModel(c Config) bool
+}
+
+// SavesModel implements ModelSaver: every network that exports a state
+// dict (training.CanExport).
+func (Gorgonia) SavesModel(c Config) bool { return training.CanExport(c.Model) == nil }
+
+// savesModel reports whether c's learner saves its network.
+func savesModel(c Config) bool {
+	l, err := LookupLearner(c.Learner)
+	if err != nil {
+		return false
+	}
+	ms, ok := l.(ModelSaver)
+	return ok && ms.SavesModel(c)
+}
+
+// modelPath is where the store keeps cell key's network (Runner.SaveModels).
+func (r *Runner) modelPath(key string) string { return filepath.Join(r.Store.Dir, "models", key) }
+
+// lacksModel reports whether the finished cell c should have a saved model
+// that the store does not hold.
+func (r *Runner) lacksModel(c Cell) bool {
+	if !r.SaveModels || !savesModel(c.Config) {
+		return false
+	}
+	npz, manifest := ModelFiles(r.modelPath(c.Key))
+	_, e1 := os.Stat(npz)
+	_, e2 := os.Stat(manifest)
+	return e1 != nil || e2 != nil
 }
 
 // CellError is a cell whose learner failed.
@@ -216,8 +260,11 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 	}
 	mine := r.Shard.Select(cells)
 	sum.InShard = len(mine)
-	var todo []Cell
+	var todo, remodel []Cell
 	for _, c := range mine {
+		if r.SaveModels && !savesModel(c.Config) {
+			sum.Unsaved++
+		}
 		done, bad := r.Store.Get(c.Key)
 		switch {
 		case bad == nil:
@@ -227,6 +274,9 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 				if err := r.Store.Put(named); err != nil {
 					return sum, err
 				}
+			}
+			if r.lacksModel(c) {
+				remodel = append(remodel, c)
 			}
 			sum.Skipped++
 			continue
@@ -263,7 +313,7 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 			c.Device = r.Device
 		}
 		if r.SaveModels {
-			c.ModelPath = filepath.Join(r.Store.Dir, "models", c.Key)
+			c.ModelPath = r.modelPath(c.Key)
 		}
 		l, _ := LookupLearner(c.Config.Learner)
 		pr.startCell(i, c)
@@ -294,7 +344,71 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 		pr.endCell(c, m, end.Sub(start))
 	}
 	pr.finish()
-	return sum, nil
+	return sum, r.remodel(ctx, spec, remodel, &sum)
+}
+
+// remodel trains the finished cells again whose saved model the store
+// lacks (Runner.SaveModels on a store filled without it), and keeps the
+// network only when the run's outcome is the stored result's
+// (Result.SameOutcome): a model beside a result it did not make would be
+// a model of another run. A cell whose outcome differs (other code made
+// its result) is a failure naming both; its result stays as stored.
+func (r *Runner) remodel(ctx context.Context, spec *Spec, cells []Cell, sum *Summary) error {
+	for _, c := range cells {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		stored, err := r.Store.Get(c.Key)
+		if err != nil {
+			return err
+		}
+		c.DataDir, c.Device = r.DataDir, spec.Device
+		if r.Device != "" {
+			c.Device = r.Device
+		}
+		tmp, err := os.MkdirTemp(r.Store.Dir, ".remodel-")
+		if err != nil {
+			return err
+		}
+		c.ModelPath = filepath.Join(tmp, c.Key)
+		if r.Log != nil {
+			fmt.Fprintf(r.Log, "cell %s: finished, but the store has no saved model of it (--save-models): training it again to save it\n", c.Key)
+		}
+		l, _ := LookupLearner(c.Config.Learner)
+		m, err := l.Train(ctx, c, NoProgress{})
+		again := &Result{Key: c.Key, Config: c.Config, Metrics: m}
+		switch {
+		case err != nil && ctx.Err() != nil:
+			os.RemoveAll(tmp)
+			return ctx.Err()
+		case err != nil:
+			sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: fmt.Errorf("trained again to save its model: %w", err)})
+		case !stored.SameOutcome(again):
+			sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: fmt.Errorf("trained again to save its model, but this code's run differs from the stored result (test accuracy %v, stored %v; the stored result was made by %s): the model was not kept; run the grid into a new store to have models and results of one code",
+				m.TestAccuracy, stored.Metrics.TestAccuracy, stored.Provenance.CodeVersion)})
+		default:
+			if err := r.keepModel(tmp, c.Key); err != nil {
+				os.RemoveAll(tmp)
+				return err
+			}
+			sum.Remodelled++
+		}
+		os.RemoveAll(tmp)
+	}
+	return nil
+}
+
+// keepModel moves the model saved in tmp into the store's models/.
+func (r *Runner) keepModel(tmp, key string) error {
+	if err := os.MkdirAll(filepath.Join(r.Store.Dir, "models"), 0o755); err != nil {
+		return err
+	}
+	srcNPZ, srcMan := ModelFiles(filepath.Join(tmp, key))
+	dstNPZ, dstMan := ModelFiles(r.modelPath(key))
+	if err := os.Rename(srcNPZ, dstNPZ); err != nil {
+		return err
+	}
+	return os.Rename(srcMan, dstMan)
 }
 
 // gridProgress shows the grid's progress (cells, ETA from the mean time per

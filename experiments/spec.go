@@ -372,7 +372,7 @@ func ParseSpec(name string, r io.Reader) (*Spec, error) {
 	dec.DisallowUnknownFields()
 	var s Spec
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("spec %s: %w", name, err)
+		return nil, fmt.Errorf("spec %s: %w", name, JSONError(err))
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("spec %s: trailing data after the spec object", name)
@@ -447,7 +447,7 @@ func (s *Spec) Validate() error {
 		dec := json.NewDecoder(bytes.NewReader(o.Set))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&probe); err != nil {
-			return fmt.Errorf("overrides[%d].set: %w", i, err)
+			return fmt.Errorf("overrides[%d].set: %w", i, JSONError(err))
 		}
 	}
 	cells, err := s.expand()
@@ -708,7 +708,7 @@ func (s *Spec) expand() ([]Cell, error) {
 							continue
 						}
 						if err := json.Unmarshal(o.Set, &c); err != nil {
-							return nil, fmt.Errorf("overrides[%d].set: %w", i, err)
+							return nil, fmt.Errorf("overrides[%d].set: %w", i, JSONError(err))
 						}
 					}
 					// The swept axes are the grid's; an override may not move a cell.

@@ -158,7 +158,7 @@ func TestSpecInvalid(t *testing.T) {
 		{"dup seeds", `"seeds": [1, 2]`, `"seeds": [1, 1]`, "seeds[1]: repeats seeds[0]"},
 		{"no name", `"name": "tiny"`, `"name": ""`, "name: is empty"},
 		{"bad schedule", `{"kind": "constant"}`, `{"kind": "multistep", "milestones": [5], "factor": 0.1}`, "hyper.schedule.milestones[0]: is 5"},
-		{"bad override", `{"hyper": {"batch_size": 2}}`, `{"hyper": {"batchsize": 2}}`, `overrides[0].set: json: unknown field "batchsize"`},
+		{"bad override", `{"hyper": {"batch_size": 2}}`, `{"hyper": {"batchsize": 2}}`, `overrides[0].set: unknown field "batchsize"`},
 		{"override moves a cell", `{"hyper": {"batch_size": 2}}`, `{"method": "llpfc-uniform"}`, "overrides: may not set"},
 		{"too many bags per batch", `"batch_size": 2}}`, `"batch_size": 100}}`, "hyper.batch_size: 100 bags"},
 		{"negative bag size", `[8, 32]`, `[8, -32]`, "bag_size: is -32"},

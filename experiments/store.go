@@ -6,13 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"runtime/debug"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -42,19 +39,19 @@ type Result struct {
 
 // Provenance records where, when and by which code a result was made.
 type Provenance struct {
-	// CodeVersion is the VCS revision of the binary (runtime/debug build
-	// info), else `git describe --always --dirty` in the working directory or
-	// the source directory the binary was built from, else "unknown".
-	CodeVersion string `json:"code_version"`
-	// Dirty reports uncommitted changes in the build's working tree.
-	Dirty     bool      `json:"dirty"`
-	GoVersion string    `json:"go_version"`
-	Host      string    `json:"host"`
-	GOOS      string    `json:"goos"`
-	GOARCH    string    `json:"goarch"`
-	NumCPU    int       `json:"num_cpu"`
-	Start     time.Time `json:"start"`
-	End       time.Time `json:"end"`
+	// CodeVersion is the revision of the code that ran and Dirty whether
+	// its source differed from that revision (CodeVersion(): the binary's
+	// own build information, else its module's source tree; never the
+	// working directory's).
+	CodeVersion string    `json:"code_version"`
+	Dirty       bool      `json:"dirty"`
+	GoVersion   string    `json:"go_version"`
+	Host        string    `json:"host"`
+	GOOS        string    `json:"goos"`
+	GOARCH      string    `json:"goarch"`
+	NumCPU      int       `json:"num_cpu"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
 	// WallSeconds is End−Start as measured by the runner.
 	WallSeconds float64 `json:"wall_seconds"`
 	// PeakRSSBytes is the process's peak resident set size when the cell
@@ -217,56 +214,6 @@ func PeakRSSBytes() int64 {
 		return int64(ru.Maxrss)
 	}
 	return int64(ru.Maxrss) * 1024
-}
-
-var (
-	versionOnce  sync.Once
-	versionRev   string
-	versionDirty bool
-)
-
-// CodeVersion returns the VCS revision of the running binary and whether its
-// tree was dirty: from runtime/debug.ReadBuildInfo (vcs.revision,
-// vcs.modified) when the build recorded them, else from `git describe
-// --always --dirty --abbrev=40` run in the working directory or else in the
-// source directory the binary was compiled from (the tree's state now, not at
-// build time), else "unknown".
-func CodeVersion() (rev string, dirty bool) {
-	versionOnce.Do(func() {
-		if bi, ok := debug.ReadBuildInfo(); ok {
-			for _, s := range bi.Settings {
-				switch s.Key {
-				case "vcs.revision":
-					versionRev = s.Value
-				case "vcs.modified":
-					versionDirty = s.Value == "true"
-				}
-			}
-		}
-		if versionRev != "" {
-			return
-		}
-		// Try the working directory, then the directory this file was
-		// compiled from (absent with -trimpath).
-		dirs := []string{""}
-		if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
-			dirs = append(dirs, filepath.Dir(file))
-		}
-		versionRev = "unknown"
-		for _, dir := range dirs {
-			cmd := exec.Command("git", "describe", "--always", "--dirty", "--abbrev=40")
-			cmd.Dir = dir
-			out, err := cmd.Output()
-			if err != nil {
-				continue
-			}
-			d := strings.TrimSpace(string(out))
-			versionDirty = strings.HasSuffix(d, "-dirty")
-			versionRev = strings.TrimSuffix(d, "-dirty")
-			return
-		}
-	})
-	return versionRev, versionDirty
 }
 
 func newProvenance(start, end time.Time) Provenance {

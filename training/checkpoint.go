@@ -82,6 +82,11 @@ func RunSettings(cfg Config, data *TrainData) map[string]string {
 		"group_weights": string(cfg.GroupWeights), "compat": string(cfg.Compat),
 		"bags": hashBags(data.Bags), "inputs": hashFloats(data.X),
 	}
+	// The test split is part of what a result reports (issue 38, item 6: a
+	// finished run was served after its test split changed).
+	if len(data.TestY) > 0 {
+		f["test"] = hashTest(data.TestX, data.TestY)
+	}
 	// Settings added after checkpoints existed enter only when set, so
 	// that older checkpoints (which lack them) still match runs without.
 	if cfg.ValBags != 0 {
@@ -122,21 +127,77 @@ func hashFloats(x []float32) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// fieldDiff lists the fields in which a and b differ, sorted, as
-// "name: checkpoint A, this run B".
-func fieldDiff(a, b map[string]string) []string {
+// hashTest hashes the test split's inputs and labels.
+func hashTest(x []float32, y []int) string {
+	h := sha256.New()
+	h.Write([]byte(hashFloats(x)))
+	fmt.Fprint(h, y)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// hashedFields say, for the settings that are hashes of data, what they
+// hash: a difference is named in these words (issue 38: a resume after
+// the data changed named only two hashes).
+var hashedFields = map[string]string{
+	"bags":   "the bags (their ids, sizes, proportions and members)",
+	"inputs": "the training split's inputs (as normalized)",
+	"test":   "the test split's inputs and labels",
+}
+
+// DataFields are the settings that hash the run's data (RunSettings).
+func DataFields() []string { return []string{"bags", "inputs", "test"} }
+
+// SettingsDiff lists the settings in which a (a checkpoint's, or a finished
+// result's) and b (this run's) differ, sorted, as "name: checkpoint A,
+// this run B", a hash of the data in words.
+func SettingsDiff(a, b map[string]string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, m := range []map[string]string{a, b} {
 		for k := range m {
+			if k == "test" && a[k] == "" {
+				seen[k] = true // written before the test split was keyed: it cannot tell, and old checkpoints stay readable (issue 26)
+				continue
+			}
 			if !seen[k] && a[k] != b[k] {
-				out = append(out, fmt.Sprintf("%s: checkpoint %q, this run %q", k, a[k], b[k]))
+				if what, ok := hashedFields[k]; ok {
+					out = append(out, fmt.Sprintf("%s: %s differ (hash %s when written, %s now)", k, what, orNone(a[k]), orNone(b[k])))
+				} else {
+					out = append(out, fmt.Sprintf("%s: checkpoint %q, this run %q", k, a[k], b[k]))
+				}
 			}
 			seen[k] = true
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// SettingsError is a checkpoint written by a run with other settings or
+// data than the one that resumes it (an InputError: the resume's input is
+// at fault); Diff is SettingsDiff's list.
+type SettingsError struct{ Diff []string }
+
+func (e *SettingsError) Error() string {
+	return "written by a run with other settings or data; they differ in " + strings.Join(e.Diff, "; ")
+}
+
+// Data reports whether only the data differ (hashed fields): the same
+// settings on data that changed since the checkpoint was written.
+func (e *SettingsError) Data() bool {
+	for _, d := range e.Diff {
+		if k, _, _ := strings.Cut(d, ":"); hashedFields[k] == "" {
+			return false
+		}
+	}
+	return len(e.Diff) > 0
+}
+
+func orNone(h string) string {
+	if h == "" {
+		return "none"
+	}
+	return h
 }
 
 func newCheckpoint(fields map[string]string, next int, params, buffers [][]float32, opt device.Optimizer, hist []EpochStats) (*Checkpoint, error) {
@@ -172,8 +233,8 @@ func ReadCheckpoint(path string) (*Checkpoint, error) {
 // restore copies the checkpoint into the run's parameters, optimizer and
 // method after checking it belongs to the same settings.
 func (c *Checkpoint) restore(cfg Config, fields map[string]string, params, buffers [][]float32, opt device.Optimizer, m Method) error {
-	if d := fieldDiff(c.Fields, fields); len(d) > 0 {
-		return fmt.Errorf("written by a run with other settings; they differ in %s", strings.Join(d, "; "))
+	if d := SettingsDiff(c.Fields, fields); len(d) > 0 {
+		return &InputError{&SettingsError{Diff: d}}
 	}
 	if c.NextEpoch < 0 || c.NextEpoch > cfg.Epochs {
 		return fmt.Errorf("next epoch %d outside 0..%d", c.NextEpoch, cfg.Epochs)

@@ -278,36 +278,60 @@ func (c Config) checkSelection() error {
 	return nil
 }
 
-// splitValidation draws the held-out bags of cfg.ValBags from data's bags
-// (stream "val-bags") and returns the training data without them and the
-// held-out bags, in their original order.
-func splitValidation(cfg Config, data *TrainData) (*TrainData, []estimators.Bag, error) {
-	if cfg.ValBags == 0 {
-		return data, nil, nil
+// HeldOut splits bags as Config.ValBags holds them out of training (stream
+// "val-bags" of seed): the bags trained on and the held-out ones, each in
+// their original order. valBags is a fraction below 1 or a number of bags;
+// 0 holds none out. Callers that count what a run trains on (its points,
+// its bags) use it, so that the counts are training's.
+func HeldOut(valBags float64, seed int64, bags []estimators.Bag) (train, val []estimators.Bag, err error) {
+	if valBags == 0 {
+		return bags, nil, nil
 	}
-	bags := data.Bags.Bags
-	k := int(cfg.ValBags)
-	if cfg.ValBags < 1 {
-		k = int(math.Round(cfg.ValBags * float64(len(bags))))
-	}
-	if k < 1 || k >= len(bags) {
-		return nil, nil, fmt.Errorf("val bags %v of %d bags: want at least one bag held out and one left to train on", cfg.ValBags, len(bags))
+	k, err := HeldOutCount(valBags, len(bags))
+	if err != nil {
+		return nil, nil, err
 	}
 	held := map[int]bool{}
-	for _, i := range rng.New(cfg.Seed, "val-bags").Perm(len(bags))[:k] {
+	for _, i := range rng.New(seed, "val-bags").Perm(len(bags))[:k] {
 		held[i] = true
 	}
-	train := *data
-	set := *data.Bags
-	set.Bags = nil
-	var val []estimators.Bag
 	for i, b := range bags {
 		if held[i] {
 			val = append(val, b)
 		} else {
-			set.Bags = append(set.Bags, b)
+			train = append(train, b)
 		}
 	}
+	return train, val, nil
+}
+
+// HeldOutCount is the number of bags of n that valBags holds out (HeldOut),
+// or an error when it holds none or all of them.
+func HeldOutCount(valBags float64, n int) (int, error) {
+	k := int(valBags)
+	if valBags < 1 {
+		k = int(math.Round(valBags * float64(n)))
+	}
+	if k < 1 || k >= n {
+		return 0, fmt.Errorf("val bags %v of %d bags: want at least one bag held out and one left to train on", valBags, n)
+	}
+	return k, nil
+}
+
+// splitValidation draws the held-out bags of cfg.ValBags from data's bags
+// (HeldOut) and returns the training data without them and the held-out
+// bags.
+func splitValidation(cfg Config, data *TrainData) (*TrainData, []estimators.Bag, error) {
+	if cfg.ValBags == 0 {
+		return data, nil, nil
+	}
+	trainBags, val, err := HeldOut(cfg.ValBags, cfg.Seed, data.Bags.Bags)
+	if err != nil {
+		return nil, nil, err
+	}
+	train := *data
+	set := *data.Bags
+	set.Bags = trainBags
 	train.Bags = &set
 	return &train, val, nil
 }

@@ -143,6 +143,9 @@ func (e *evaluator) rowProbabilities(ctx context.Context, x []float32, rows []in
 		}
 		for k := start; k < end; k++ {
 			softmaxRow(z[(k-start)*C:(k-start+1)*C], p)
+			if err := finiteRow(rows[k], p); err != nil {
+				return err
+			}
 			use(k, p)
 		}
 	}
@@ -250,6 +253,32 @@ func (e *evaluator) bagScores(ctx context.Context, x []float32, bags []estimator
 }
 
 // softmaxRow writes softmax(z) into p, shifted by the row's maximum.
+// NonFiniteOutputError is an instance whose class probabilities are not
+// finite (issue 38, item 5: one NaN weight, or a saved model's standard
+// deviation of 0, made every probability NaN, and the argmax of NaNs —
+// class 0 — was scored as an accuracy of 0.3450 with exit status 0).
+// Nothing is scored once one is found: evaluation and prediction stop with
+// it.
+type NonFiniteOutputError struct {
+	Row   int // the instance's index in the rows given
+	Probs []float64
+}
+
+func (e *NonFiniteOutputError) Error() string {
+	return fmt.Sprintf("instance %d: the network's class probabilities %v are not finite (a NaN or infinite weight, or an input normalized by a zero or non-finite constant, makes the logits NaN); nothing was scored", e.Row, e.Probs)
+}
+
+// finiteRow returns a NonFiniteOutputError when a probability of row is
+// NaN or infinite.
+func finiteRow(row int, p []float64) error {
+	for _, v := range p {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return &NonFiniteOutputError{Row: row, Probs: append([]float64(nil), p...)}
+		}
+	}
+	return nil
+}
+
 func softmaxRow(z []float32, p []float64) {
 	m := math.Inf(-1)
 	for _, v := range z {

@@ -47,8 +47,8 @@ func NewPredictor(sm *SavedModel, dev string, batch int) (*Predictor, error) {
 		return nil, err
 	}
 	be, err := device.Open(dev)
-	if err != nil {
-		return nil, err
+	if err != nil { // a back end this machine cannot open: the input's, as in training (newStepper)
+		return nil, &InputError{err}
 	}
 	p := &Predictor{spec: spec, backend: be}
 	if err := be.Push(m.Learnables()...); err != nil {
@@ -83,10 +83,18 @@ func (p *Predictor) Probabilities(ctx context.Context, x []float32) ([]float64, 
 	n, C := len(x)/d, p.spec.NumClasses
 	out := make([]float64, n*C)
 	defer p.ev.prog.Release()
+	var bad error // the first instance whose probabilities are not finite
 	err := p.ev.forEachBatch(ctx, x, func(start, end int, z []float32) {
-		for i := start; i < end; i++ {
+		for i := start; i < end && bad == nil; i++ {
 			softmaxRow(z[(i-start)*C:(i-start+1)*C], out[i*C:(i+1)*C])
+			bad = finiteRow(i, out[i*C:(i+1)*C])
 		}
 	})
-	return out, err
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -60,7 +60,7 @@ func buildStepper(be device.Backend, factory MethodFactory, cfg *Config, data *T
 	g := gorgonia.NewGraph()
 	model, err := models.NewModel(g, spec, rng.New(cfg.Seed, "init"))
 	if err != nil {
-		return nil, err
+		return nil, &InputError{err} // the architecture cannot take the data's inputs
 	}
 	st := &stepper{backend: be, graph: g, model: model, learn: model.Learnables()}
 	for _, p := range st.learn {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
@@ -50,13 +51,28 @@ func (f *trainFlags) bagShape(given map[string]bool, dsName string) (protocol st
 	return *f.protocol, *f.bagSize, *f.numPoints, nil
 }
 
-// trainInstances is the number of instances in the problem's bags.
-func trainInstances(prob *experiments.Problem) int {
-	n := 0
-	for _, b := range prob.Bags.Bags {
-		n += b.Size
+// bagsText describes the bags a run trains on for its plan: the bags and
+// instances trained on, and those held out for validation (issue 38, item
+// 8: "20 bags (600 instances)" for a run that trained on 15 bags and 451).
+func bagsText(c experiments.Config, prob *experiments.Problem) string {
+	count := func(bags []estimators.Bag) (int, int) {
+		n := 0
+		for _, b := range bags {
+			n += b.Size
+		}
+		return len(bags), n
 	}
-	return n
+	trained, held, err := training.HeldOut(c.Hyper.ValBags, c.Seed, prob.Bags.Bags)
+	if err != nil {
+		trained = prob.Bags.Bags // training refuses it, naming --val-bags
+	}
+	k, n := count(trained)
+	text := fmt.Sprintf("%d bags (%d instances)", k, n)
+	if len(held) > 0 {
+		hk, hn := count(held)
+		text += fmt.Sprintf(" to train on and %d held out for validation (%d instances)", hk, hn)
+	}
+	return text
 }
 
 // bagSizeText describes a cell's bag size for a message: the size, or
@@ -148,17 +164,33 @@ func (p *reproducePlan) ownData(name string) error {
 	p.custom = true
 	s := p.spec
 	s.Datasets = []string{name}
-	s.Description += "; on " + name
-	if !experiments.IsBagOnly(name) {
-		return nil
-	}
-	s.Protocol, s.BagSizes, s.NumPoints, s.Shortfall = experiments.GivenProtocol, nil, 0, ""
-	var methods []string
-	for _, m := range s.Methods {
-		if m != training.Supervised {
-			methods = append(methods, m)
+	if experiments.IsBagOnly(name) {
+		s.Protocol, s.BagSizes, s.NumPoints, s.Shortfall = experiments.GivenProtocol, nil, 0, ""
+		var methods []string
+		for _, m := range s.Methods {
+			if m != training.Supervised {
+				methods = append(methods, m)
+			}
 		}
+		s.Methods = methods
 	}
-	s.Methods = methods
+	s.Description = ownDataDescription(p.grid, s)
 	return nil
+}
+
+// ownDataDescription describes a grid put on the user's data (--data) from
+// the spec itself: the grid's name stands for its methods and settings,
+// never for its own data set (issue 38: reproduce --quick --data bags:…
+// announced the Fashion-MNIST fixture and its bag sizes).
+func ownDataDescription(grid string, s *experiments.Spec) string {
+	bags := "its own bags (protocol given)"
+	if len(s.BagSizes) > 0 {
+		sizes := make([]string, len(s.BagSizes))
+		for i, b := range s.BagSizes {
+			sizes[i] = fmt.Sprint(b)
+		}
+		bags = fmt.Sprintf("bags of %s by protocol %s", strings.Join(sizes, ", "), s.Protocol)
+	}
+	return fmt.Sprintf("the %s grid's methods on %s: %s, %s, %s, %d seeds, %d epochs of %s",
+		grid, s.Datasets[0], s.Model, strings.Join(s.Methods, ", "), bags, len(s.Seeds), s.Hyper.Epochs, s.Hyper.Optimizer)
 }

@@ -123,6 +123,12 @@ func runBags(args []string, stdout, stderr io.Writer) int {
 	if err := f.check(givenFlags(fs)); err != nil {
 		return exitWith(stderr, "llpfc bags", usageError{err})
 	}
+	var plan ioPlan
+	plan.readData("--data", *f.name, *f.dir)
+	plan.write("--out", *f.out)
+	if err := guardIO(plan); err != nil {
+		return exitWith(stderr, "llpfc bags", err)
+	}
 	if err := f.run(stdout); err != nil {
 		return exitWith(stderr, "llpfc bags", usageError{err})
 	}

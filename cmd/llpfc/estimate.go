@@ -9,7 +9,6 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
-	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training"
 )
@@ -209,17 +208,13 @@ func shapeOf(name, dataDir string) (inputShape, error) {
 	if s, ok := knownShapes[name]; ok {
 		return s, nil
 	}
-	dir, err := data.Resolve(name, dataDir)
+	d, err := experiments.ShapeOf(name, dataDir) // the generated sets (gmm:…) too, from their names
 	if err != nil {
 		return inputShape{}, err
 	}
-	d, err := data.Load(name, dir, data.Test)
-	if err != nil {
-		return inputShape{}, err
-	}
-	s := inputShape{C: d.Channels, H: d.Height, W: d.Width, Classes: d.NumClasses}
+	s := inputShape{C: d.Channels, H: d.Height, W: d.Width, Classes: d.Classes}
 	if d.Channels == 0 {
-		s.Features = d.D
+		s.Features = d.Features
 	}
 	return s, nil
 }

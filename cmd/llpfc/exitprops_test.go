@@ -199,10 +199,12 @@ var commandFlags = []struct {
 	}},
 	{[]string{"train", "--data", "gmm:classes=3,dim=2,train=200,test=20", "--bag-size", "8", "--num-points", "64", "--epochs", "1", "--quiet"}, []badFlag{
 		{"--epochs", []string{"0", "-1"}}, {"--batch-size", []string{"-1"}}, {"--lr", []string{"0", "-1", "NaN", "+Inf"}},
-		{"--weight-decay", []string{"-1", "Inf"}}, {"--momentum", []string{"1", "-0.1"}}, {"--beta1", []string{"1"}}, {"--beta2", []string{"1.5"}},
-		{"--gamma", []string{"0", "1"}}, {"--dropout", []string{"1", "-0.5"}}, {"--eval-every", []string{"-1"}},
-		{"--num-points", []string{"-1", "63", "1000000"}}, {"--bag-size", []string{"0"}}, {"--vat-eps", []string{"-1"}},
-		{"--vat-xi", []string{"-1"}}, {"--vat-power-iters", []string{"-1"}}, {"--regroup-every", []string{"0"}}, {"--chunk-size", []string{"0"}},
+		{"--weight-decay", []string{"-1", "Inf", "NaN"}}, {"--momentum", []string{"1", "-0.1", "NaN"}}, {"--beta1", []string{"1", "-Inf"}}, {"--beta2", []string{"1.5", "NaN"}},
+		{"--gamma", []string{"0", "1", "NaN"}}, {"--dropout", []string{"1", "-0.5", "NaN"}}, {"--eval-every", []string{"-1"}},
+		{"--num-points", []string{"-1", "63", "1000000"}}, {"--bag-size", []string{"0"}}, {"--vat-eps", []string{"-1", "Inf"}},
+		{"--vat-xi", []string{"-1", "NaN"}}, {"--vat-power-iters", []string{"-1"}}, {"--regroup-every", []string{"0"}}, {"--chunk-size", []string{"0"}},
+		{"--val-bags", []string{"NaN", "Inf", "-Inf", "-1", "2.5"}}, {"--select", []string{"best-val", "best"}},
+		{"--save-model", []string{"{dir}/no/such/dir/m", "{dir}/a-file/m"}},
 		{"--optimizer", []string{"rmsprop", "gd"}}, {"--method", []string{"nope"}}, {"--model", []string{"nope", "llpgan-g", "cnn", "vgg16"}},
 		{"--protocol", []string{"nope"}}, {"--normalize", []string{"minmax"}}, {"--augment", []string{"mixup", "crop-flip"}},
 		{"--kl-scale", []string{"x"}}, {"--vat-rampup", []string{"x"}}, {"--bn-stats", []string{"x"}}, {"--group-weights", []string{"x"}},
@@ -230,7 +232,14 @@ var commandFlags = []struct {
 		{"--bags", []string{"{dir}/missing.json", "{dir}/garbage.json", "{dir}/dup.json", "{dir}/trailing.json"}},
 	}},
 	{[]string{"run", "{dir}/tiny.json", "--results", "{dir}/r"}, []badFlag{
-		{"--shard", []string{"0/2", "3/2", "x", "1/0"}}, {"--results", []string{"{dir}/a-file/x"}}, {"--print-spec", []string{"--list"}},
+		{"--shard", []string{"0/2", "3/2", "x", "1/0"}}, {"--results", []string{"{dir}/a-file/x", "{dir}/tiny.json"}}, {"--print-spec", []string{"--list"}},
+	}},
+	{[]string{"run", "{dir}/tiny.json", "--results", "{dir}/r", "--sbatch"}, []badFlag{
+		{"--time-limit", []string{"banana", "1:2:3:4", "-5", "12h"}}, {"--mem", []string{"lots", "4GB", "-1", "1.5G"}},
+		{"--cpus-per-task", []string{"0", "-2"}}, {"--shards", []string{"0", "-1"}},
+	}},
+	{[]string{"run", "{dir}/tiny.json", "--results", "{dir}/r", "--check"}, []badFlag{
+		{"--shards", []string{"0", "-3"}},
 	}},
 	{[]string{"reproduce", "--results", "{dir}/q", "--out", "{dir}/qo"}, []badFlag{
 		{"--table", []string{"nope"}}, {"--shard", []string{"x", "2/1"}}, {"--model", []string{"cnn", "resnet18"}},
@@ -273,6 +282,8 @@ var specMutations = []struct {
 	{"overrides", []any{map[string]any{"set": map[string]any{"method": "kl"}}}, "overrides"},
 	{"protocol", "given", "protocol"}, {"protocol", "kmeans:0", "protocol"}, {"protocol", "feature:", "protocol"},
 	{"datasets", []any{"bags:/no/such.npz"}, "bag-only"},
+	{"hyper.lr", json.RawMessage("1e999"), "hyper.lr"}, {"hyper.val_bags", json.RawMessage("-1e999"), "hyper.val_bags"},
+	{"hyper.momentum", "NaN", "hyper.momentum"}, {"hyper.val_bags", 2.5, "hyper.val_bags"},
 }
 
 // badInput draws a bad command line: a flag of a command set to a value it

@@ -118,7 +118,7 @@ func runGrid(ctx context.Context, cmd, unit string, r *experiments.Runner, spec 
 	sum, err := r.Run(ctx, spec)
 	switch {
 	case err == nil:
-		return sum, exitOK
+		return sum, lateInterrupt(ctx, stderr, cmd, fmt.Sprintf("every cell of the grid finished (%d now) and is stored", sum.Finished), exitOK)
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(stderr, "llpfc %s: interrupted after %d %s; run the same command again to resume\n", cmd, sum.Finished, unit)
 		return sum, exitFailed

@@ -183,6 +183,36 @@ func printTrouble(w io.Writer, set *estimators.BagSet, opts estimators.Options, 
 	if warn := s.WarningFor(set); warn != "" {
 		fmt.Fprintln(w, warn)
 	}
+	if warn := absentClassWarning(set, nil); warn != "" {
+		fmt.Fprintln(w, warn)
+	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// absentClassWarning warns of the classes whose proportion is 0 in every
+// bag (issue 38: such a set trained without a word): no bag says the class
+// exists, so no LLP method can learn it — every instance of it will be
+// given another class. names are the classes' names, when the data named
+// them. "" when every class has a bag.
+func absentClassWarning(set *estimators.BagSet, names []string) string {
+	var absent []string
+	for c := 0; c < set.NumClasses; c++ {
+		seen := false
+		for _, b := range set.Bags {
+			seen = seen || (c < len(b.Proportions) && b.Proportions[c] > 0)
+		}
+		if !seen {
+			name := fmt.Sprint(c)
+			if c < len(names) {
+				name = fmt.Sprintf("%d (%q)", c, names[c])
+			}
+			absent = append(absent, name)
+		}
+	}
+	if len(absent) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("warning: class %s has proportion 0 in every bag: no bag says it exists, so no method can learn it from these bags, and every instance of it will be given another class (check the proportions' columns)",
+		strings.Join(absent, ", "))
 }

@@ -17,7 +17,12 @@ import (
 // default handling: a second signal stops the process at once. Checkpoints
 // and result cells are written atomically between steps, so nothing
 // finished is lost either way.
-func interruptible(name string, stderr io.Writer) (context.Context, context.CancelFunc) {
+// (A variable, so that a test can interrupt a command at a point of its
+// choosing without a signal.)
+var interruptible = signalContext
+
+// signalContext is interruptible's implementation.
+func signalContext(name string, stderr io.Writer) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
@@ -39,4 +44,16 @@ func interruptible(name string, stderr io.Writer) (context.Context, context.Canc
 			cancel()
 		})
 	}
+}
+
+// lateInterrupt returns exitFailed, saying so, when the command was
+// interrupted after its last step (the work finished, but the interrupt
+// came: issue 38, an interrupt during the last step exited 0 as if none
+// had come), else status. what says what was finished and kept.
+func lateInterrupt(ctx context.Context, stderr io.Writer, name, what string, status int) int {
+	if status != exitOK || ctx.Err() == nil {
+		return status
+	}
+	fmt.Fprintf(stderr, "llpfc %s: interrupted, but only after the last step: %s; exit status 1 records the interrupt\n", name, what)
+	return exitFailed
 }

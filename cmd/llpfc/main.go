@@ -16,9 +16,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"sort"
+	"strings"
 )
 
 // command is one subcommand. Each lives in its own file and registers itself
@@ -134,6 +136,27 @@ func parseFlags(fs *flag.FlagSet, args []string) (ok bool, status int) {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "llpfc: unexpected argument %q\n", fs.Arg(0))
+		return false, exitBadUsage
+	}
+	return finiteFlags(fs)
+}
+
+// finiteFlags refuses a NaN or infinite value of any number flag given on
+// the command line (issue 38: --val-bags nan passed every check and
+// crashed the cell's JSON encoding): no flag of llpfc means anything by
+// them. It is called by every command's parse (parseFlags,
+// parsePositional), so a new flag cannot escape it.
+func finiteFlags(fs *flag.FlagSet) (ok bool, status int) {
+	var bad *flag.Flag
+	fs.Visit(func(fl *flag.Flag) {
+		if g, isGetter := fl.Value.(flag.Getter); isGetter && bad == nil {
+			if v, isFloat := g.Get().(float64); isFloat && (math.IsNaN(v) || math.IsInf(v, 0)) {
+				bad = fl
+			}
+		}
+	})
+	if bad != nil {
+		fmt.Fprintf(fs.Output(), "%s: --%s is %s, want a finite number\n", strings.Join(strings.Fields(fs.Name())[:2], " "), bad.Name, bad.Value)
 		return false, exitBadUsage
 	}
 	return true, exitOK

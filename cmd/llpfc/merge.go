@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/llpfc/llpfc/experiments"
 )
@@ -39,7 +40,14 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitWith(stderr, "llpfc merge", err)
 	}
-	if err := outDirFlag("--out", *out); err != nil {
+	var plan ioPlan
+	for _, src := range pos {
+		plan.read("SRC", src)
+		cells, _ := filepath.Glob(filepath.Join(src, "cells", "*.json"))
+		plan.read("SRC", cells...)
+	}
+	plan.makeDir("--out", *out, nil, "cells")
+	if err := guardIO(plan); err != nil {
 		return exitWith(stderr, "llpfc merge", err)
 	}
 	// The store is created only once no cell conflicts, so a refused merge

@@ -29,10 +29,13 @@ normalized with the constants of the model's training split, kept in its manifes
 never refitted; vgg16 gets 28×28 images resized to 32×32 as in training.
 
 --data takes what 'llpfc train --data' takes (a named set, fixture, csv:TRAIN[,TEST],
-libsvm:TRAIN[,TEST], gmm:…, a directory); --split picks the split (default test). When the
-split has labels, the accuracy, macro-F1, per-class accuracy, the confusion matrix and, for two
-classes, the AUC are printed (with --json, as one JSON object on the last line of standard
-output). --out writes the predictions: FILE.csv (one row per instance: index, predicted class,
+libsvm:TRAIN[,TEST], gmm:…, a directory); --split picks the split (default test). A table,
+csv:FILE or parquet:FILE, is read on its own and may have no label column: every column is then a
+feature, laid out by name as the model read them. When the split has labels, the accuracy,
+macro-F1, per-class accuracy, the confusion matrix and, for two classes, the AUC are printed (with
+--json, as one JSON object on the last line of standard output). Probabilities that are not
+finite (a NaN weight) stop it with exit status 1, naming the instance. --out writes the
+predictions: FILE.csv (one row per instance: index, predicted class,
 then the probability of each class, then the label when known) or FILE.npy (the N×C float32
 probabilities).`
 
@@ -73,6 +76,9 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := f.check(); err != nil {
 		return exitWith(stderr, "llpfc predict", usageError{err})
+	}
+	if err := guardIO(f.ioPlan()); err != nil {
+		return exitWith(stderr, "llpfc predict", err)
 	}
 	m, err := experiments.LoadModel(*f.model)
 	if err != nil {
@@ -122,6 +128,23 @@ func (f *predictFlags) check() error {
 	return nil
 }
 
+// ioPlan is what predict reads (the model's two files, --data) and
+// writes (--out), for the output guard.
+func (f *predictFlags) ioPlan() ioPlan {
+	var p ioPlan
+	npz, manifest := experiments.ModelFiles(*f.model)
+	p.read("--model", npz, manifest)
+	name, dir := *f.name, *f.dataDir
+	if st, err := os.Stat(name); err == nil && st.IsDir() {
+		if n, d, err := namedSetIn(name); err == nil {
+			name, dir = n, d
+		}
+	}
+	p.readData("--data", name, dir)
+	p.write("--out", *f.out)
+	return p
+}
+
 // dataset reads the split of --data to score, as train reads it but not
 // normalized.
 func (f *predictFlags) dataset() (*data.Dataset, error) {
@@ -133,6 +156,19 @@ func (f *predictFlags) dataset() (*data.Dataset, error) {
 	}
 	if name == "fixture" {
 		name = experiments.FashionFixture
+	}
+	if lower := strings.ToLower(name); strings.HasPrefix(lower, "csv:") || strings.HasPrefix(lower, "parquet:") {
+		// A table is read on its own, labelled or not: the model lays its
+		// columns out by name.
+		split := data.Train
+		if *f.split == "test" {
+			split = data.Test
+		}
+		ds, err := data.LoadTable(name, split)
+		if err != nil {
+			return nil, fmt.Errorf("--data %s: %w", *f.name, err)
+		}
+		return ds, nil
 	}
 	train, test, err := experiments.LoadRaw(name, dir)
 	if err != nil {

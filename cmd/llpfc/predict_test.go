@@ -128,7 +128,7 @@ func TestPredictRefusesBadModels(t *testing.T) {
 		{[]string{"--model", write("truncated", nil), "--data", "fixture"}, "truncated.npz"},
 		{[]string{"--model", write("cnn", bytes.Replace(man, []byte(`"architecture": "mlp"`), []byte(`"architecture": "cnn"`), 1)), "--data", "fixture"}, "no 0.weight"},
 		{[]string{"--model", write("classes", bytes.Replace(man, []byte(`"num_classes": 10`), []byte(`"num_classes": 7`), 1)), "--data", "fixture"}, "5.weight has shape [10 256], model mlp wants [7 256]"},
-		{[]string{"--model", write("format", bytes.Replace(man, []byte(`llpfc-model/1`), []byte(`llpfc-model/9`), 1)), "--data", "fixture"}, `format "llpfc-model/9"`},
+		{[]string{"--model", write("format", bytes.Replace(man, []byte(`llpfc-model/2`), []byte(`llpfc-model/9`), 1)), "--data", "fixture"}, `format: is "llpfc-model/9"`},
 		{[]string{"--model", m, "--data", "gmm:classes=10,dim=5,train=50,test=20,sep=2"}, "feature vectors of 5 values, the model takes 1×28×28 images"},
 		{[]string{"--model", m}, "--data is required"},
 		{[]string{"--model", m, "--data", "fixture", "--split", "val"}, "--split"},

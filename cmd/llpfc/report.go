@@ -51,7 +51,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		*out = filepath.Join(results[0], "report")
 	}
-	if err := outDirFlag("--out", *out); err != nil {
+	if err := guardIO(reportPlan(stores, *out, *csvPath)); err != nil {
 		return exitWith(stderr, "llpfc report", err)
 	}
 	if !contains(experiments.ReportMetrics(), *metric) {
@@ -88,6 +88,19 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// reportPlan is what report reads (the stores' cells) and writes (--out's
+// report, --csv), for the output guard.
+func reportPlan(stores []*experiments.Store, out, csvPath string) ioPlan {
+	var plan ioPlan
+	for _, st := range stores {
+		cells, _ := filepath.Glob(filepath.Join(st.Dir, "cells", "*.json"))
+		plan.read("--results", cells...)
+	}
+	plan.makeDir("--out", out, []string{"report.md"})
+	plan.write("--csv", csvPath)
+	return plan
+}
+
 // resultStores returns the stores of dirs, each of which must be a results
 // directory (one with cells/ inside); the error names flag.
 func resultStores(flag string, dirs []string) ([]*experiments.Store, error) {
@@ -99,15 +112,6 @@ func resultStores(flag string, dirs []string) ([]*experiments.Store, error) {
 		stores = append(stores, &experiments.Store{Dir: dir})
 	}
 	return stores, nil
-}
-
-// outDirFlag checks that dir, named by flag, can be a directory: absent or
-// a directory (issue 27: report --out naming a file exited 1).
-func outDirFlag(flag, dir string) error {
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return usagef("%s %s: is a file, want a directory (created if missing)", flag, dir)
-	}
-	return nil
 }
 
 // storeError marks the errors that come from the stores' contents — one key

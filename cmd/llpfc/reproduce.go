@@ -228,6 +228,11 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		}
 		return printCells(stdout, mine)
 	}
+	if !p.dryRun {
+		if err := guardIO(p.ioPlan()); err != nil {
+			return exitWith(stderr, "llpfc reproduce", err)
+		}
+	}
 	store, err := p.openStore()
 	if err != nil {
 		return exitWith(stderr, "llpfc reproduce", err)
@@ -239,6 +244,22 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	return p.run(ctx, stdout, stderr, store)
+}
+
+// ioPlan is what the grid reads (its data sets) and writes (the store's
+// cells and models, the report), for the output guard.
+func (p *reproducePlan) ioPlan() ioPlan {
+	var plan ioPlan
+	for _, d := range p.spec.Datasets {
+		flag := "the grid's data set"
+		if p.custom {
+			flag = "--data"
+		}
+		plan.readData(flag, d, p.dataDir)
+	}
+	plan.makeDir("--results", p.results, nil, "cells", "models")
+	plan.makeDir("--out", p.out, []string{"report.md"})
+	return plan
 }
 
 // openStore opens (creates) the results store; on --dry-run it only looks

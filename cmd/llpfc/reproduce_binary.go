@@ -152,6 +152,14 @@ func runReproduceBinary(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bad(err)
 	}
+	if !*f.dryRun {
+		var plan ioPlan
+		plan.makeDir("--results", *f.results, nil, "cells")
+		plan.makeDir("--out", *f.out, []string{"report.md"})
+		if err := guardIO(plan); err != nil {
+			return exitWith(stderr, "llpfc reproduce --table binary", err)
+		}
+	}
 	st := binary.Store{Dir: *f.results}
 	todo, err := binaryPending(spec, st)
 	if err != nil {

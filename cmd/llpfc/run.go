@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/llpfc/llpfc/experiments"
@@ -97,7 +98,24 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			results: *f.results, device: *f.device,
 		})
 	}
+	if err := guardIO(f.ioPlan(pos[0], spec)); err != nil {
+		return exitWith(stderr, "llpfc run", err)
+	}
 	return f.run(stdout, stderr, spec, shard)
+}
+
+// ioPlan is what a grid run reads (the spec file, its data sets) and
+// writes (the store's cells and models), for the output guard.
+func (f *runFlags) ioPlan(specArg string, spec *experiments.Spec) ioPlan {
+	var p ioPlan
+	if _, builtin := experiments.BuiltinSpec(specArg); !builtin {
+		p.read("SPEC", specArg)
+	}
+	for _, d := range spec.Datasets {
+		p.readData("the spec's data set", d, *f.dataDir)
+	}
+	p.makeDir("--results", *f.results, nil, "cells", "models")
+	return p
 }
 
 // printSpecJSON prints spec as indented JSON (--print-spec).
@@ -161,6 +179,13 @@ func (f *runFlags) run(stdout, stderr io.Writer, spec *experiments.Spec, shard e
 	}
 	fmt.Fprintf(stdout, "spec %s, shard %s: %d of %d cells in this shard; %d run now, %d already finished, %d failed; results in %s\n",
 		spec.Name, shard, sum.InShard, sum.Cells, sum.Finished, sum.Skipped, len(sum.Failed), *f.results)
+	if sum.Remodelled > 0 {
+		fmt.Fprintf(stdout, "--save-models: %d finished cells had no saved model and were trained again to save it (their stored results unchanged); models in %s\n",
+			sum.Remodelled, filepath.Join(*f.results, "models"))
+	}
+	if sum.Unsaved > 0 {
+		fmt.Fprintf(stderr, "llpfc run: note: --save-models keeps no model of %d of the cells: their learner or network has no PyTorch state dict to save (the logreg learner's linear model, llpgan-d)\n", sum.Unsaved)
+	}
 	if len(sum.Failed) > 0 {
 		for _, e := range sum.Failed {
 			fmt.Fprintf(stderr, "llpfc run: %v\n", e)
@@ -183,10 +208,12 @@ func parsePositional(fs *flag.FlagSet, args []string) (pos []string, ok bool, st
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return pos, true, exitOK
+			ok, status := finiteFlags(fs)
+			return pos, ok, status
 		}
 		if rest[0] == "--" {
-			return append(pos, rest[1:]...), true, exitOK
+			ok, status := finiteFlags(fs)
+			return append(pos, rest[1:]...), ok, status
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]

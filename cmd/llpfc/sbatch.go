@@ -96,6 +96,33 @@ func shellWord(s string) string {
 
 var safeWord = regexp.MustCompile(`^[A-Za-z0-9_./:=+,@%-]+$`)
 
+// Slurm's own syntax for --time and --mem (sbatch(1)): a time limit is
+// minutes, minutes:seconds, hours:minutes:seconds, days-hours,
+// days-hours:minutes or days-hours:minutes:seconds, or UNLIMITED; memory is
+// a whole number with an optional unit K, M, G or T (megabytes without).
+var (
+	slurmTime = regexp.MustCompile(`^(\d+(:\d{1,2}){0,2}|\d+-\d{1,2}(:\d{1,2}){0,2}|(?i:unlimited|infinite))$`)
+	slurmMem  = regexp.MustCompile(`^\d+[KMGTkmgt]?$`)
+)
+
+// checkValues checks the Slurm flags given, in Slurm's syntax, before any
+// measurement (issue 38: --time-limit banana and --mem lots went into the
+// script, --cpus-per-task 0 was replaced by this machine's cores, --check
+// --shards 0 was taken): each error names its flag.
+func (sf *slurmFlags) checkValues(given map[string]bool) error {
+	switch {
+	case given["shards"] && *sf.shards < 1:
+		return usagef("--shards %d: want at least 1", *sf.shards)
+	case given["cpus-per-task"] && *sf.cpus < 1:
+		return usagef("--cpus-per-task %d: want at least 1 (leave it out for this machine's %d cores)", *sf.cpus, runtime.NumCPU())
+	case *sf.timeLimit != "" && !slurmTime.MatchString(*sf.timeLimit):
+		return usagef("--time-limit %q: want Slurm's time syntax: minutes, hours:minutes:seconds or days-hours:minutes:seconds (e.g. 90, 12:00:00, 2-00:00:00)", *sf.timeLimit)
+	case *sf.mem != "" && !slurmMem.MatchString(*sf.mem):
+		return usagef("--mem %q: want Slurm's memory syntax: a whole number with an optional unit K, M, G or T (e.g. 16G, 4000M)", *sf.mem)
+	}
+	return nil
+}
+
 // planJobScript fills a jobScript for the cells of a grid: it checks the
 // flags, deals the cells to shards and, unless --time-limit and --mem are
 // both given, measures the grid's throughput on this machine (as --dry-run
@@ -379,6 +406,9 @@ func (sf *slurmFlags) runSlurm(fs *flag.FlagSet, args []string, stdout, stderr i
 	cells, err := g.spec.Cells()
 	if err != nil {
 		return exitWith(stderr, cmd, usageError{err})
+	}
+	if err := sf.checkValues(givenFlags(fs)); err != nil {
+		return exitWith(stderr, cmd, err)
 	}
 	if *sf.check {
 		shards := 0

@@ -116,13 +116,16 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 		fmt.Fprintf(stderr, "llpfc train: %v\n", err)
 		return exitBadUsage
 	}
+	if err := guardIO(r.ioPlan()); err != nil {
+		return fail(err)
+	}
 	prob, err := r.problem()
 	if err != nil {
 		return fail(err)
 	}
 	opt := experiments.RunOptions{EvalEvery: r.evalEvery, Resume: r.resume, Progress: r.progress(stderr), Device: r.device, KeepModel: r.saveModel != ""}
 	if r.out != "" {
-		done, err := r.checkOut()
+		done, err := r.checkOut(prob)
 		if err != nil {
 			return fail(err)
 		}
@@ -150,7 +153,7 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	defer stop()
 	run, err := experiments.RunCell(ctx, cell, prob, opt)
 	if err != nil {
-		return trainFailure(stderr, err, args, r.out)
+		return r.failure(stderr, err, args)
 	}
 	if r.saveModel != "" {
 		if err := experiments.SaveModel(r.saveModel, run.Model, run.Manifest); err != nil {
@@ -161,9 +164,9 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 			fmt.Fprintf(stderr, "llpfc train: model saved to %s (weights PyTorch loads, with its manifest beside them; 'llpfc predict --model %s' scores new data)\n", r.saveModel, r.saveModel)
 		}
 	}
-	res := trainResult{Key: cell.Key, Config: cell.Config, Metrics: run.Metrics, NumBags: len(prob.Bags.Bags), Settings: run.Settings}
+	res := trainResult{Key: cell.Key, Config: cell.Config, Metrics: run.Metrics, NumBags: len(prob.Bags.Bags) - run.Metrics.ValBags, Settings: run.Settings}
 	r.resumedTiming(&res.Metrics, run.History)
-	return r.report(stdout, stderr, res, run.History)
+	return lateInterrupt(ctx, stderr, "train", "the run finished and its result is the one reported", r.report(stdout, stderr, res, run.History))
 }
 
 // announce prints the run's one-line plan to stderr.
@@ -177,8 +180,8 @@ func (r *trainRun) announce(stderr io.Writer, prob *experiments.Problem) {
 	if dev == "" {
 		dev = "cpu"
 	}
-	fmt.Fprintf(stderr, "llpfc train: %s on %s: %d bags (%d instances), %d test points; model %s; %s lr %g; batch %d %s; %d epochs; seed %d (%s, float32)\n",
-		c.Method, r.dsName, len(prob.Bags.Bags), trainInstances(prob), prob.Test.N, c.Model, c.Hyper.Optimizer, c.Hyper.LR, c.Hyper.BatchSize, unit, c.Hyper.Epochs, c.Seed, dev)
+	fmt.Fprintf(stderr, "llpfc train: %s on %s: %s, %d test points; model %s; %s lr %g; batch %d %s; %d epochs; seed %d (%s, float32)\n",
+		c.Method, r.dsName, bagsText(c, prob), prob.Test.N, c.Model, c.Hyper.Optimizer, c.Hyper.LR, c.Hyper.BatchSize, unit, c.Hyper.Epochs, c.Seed, dev)
 }
 
 // problem loads the splits and draws the bags exactly as a grid cell does
@@ -292,8 +295,12 @@ func (r *trainRun) report(stdout, stderr io.Writer, res trainResult, history []t
 	if !res.HasTest() {
 		outcome = fmt.Sprintf("no labelled test split; training bags' proportion error %.4f", res.BagProportionError)
 	}
-	fmt.Fprintf(stdout, "%s %s on %s (bag size %s, %d points, seed %d): %s after %d epochs; %.1f s, %.0f train img/s, peak RSS %.0f MiB\n",
-		c.Method, c.Model, r.dsName, bagSizeText(c.BagSize), res.TrainPoints, c.Seed, outcome, res.Epochs,
+	epochs := fmt.Sprintf("after %d epochs", res.Epochs)
+	if res.SelectedEpoch != nil { // issue 38: "after 4 epochs" was printed for the epoch-1 network
+		epochs = fmt.Sprintf("of the epoch-%d network, the lowest validation KL of %d epochs", *res.SelectedEpoch, res.Epochs)
+	}
+	fmt.Fprintf(stdout, "%s %s on %s (bag size %s, %d points, seed %d): %s %s; %.1f s, %.0f train img/s, peak RSS %.0f MiB\n",
+		c.Method, c.Model, r.dsName, bagSizeText(c.BagSize), res.TrainPoints, c.Seed, outcome, epochs,
 		res.WallSeconds, res.TrainImagesPerSecond, float64(res.PeakRSSBytes)/(1<<20))
 	return exitOK
 }
@@ -405,17 +412,22 @@ func fileBagSize(set *estimators.BagSet) int {
 	return size
 }
 
-// trainFailure reports a failed training run and returns the exit status: 2
+// failure reports a failed training run and returns the exit status: 2
 // for bad input (the configuration or the data: training.InputError,
 // estimators.InputError, experiments.InputError — a model larger than the
 // memory allows), 1 otherwise. An interrupted run says what was kept
 // and the command that resumes it (issue 17, items 5 and 7).
-func trainFailure(stderr io.Writer, err error, args []string, out string) int {
+func (r *trainRun) failure(stderr io.Writer, err error, args []string) int {
+	out := r.out
 	var tin *training.InputError
 	var ein *estimators.InputError
+	var changed *training.SettingsError
 	switch {
+	case errors.As(err, &changed) && changed.Data():
+		fmt.Fprintf(stderr, "llpfc train: --resume: %v; %s\n", err, r.dataChanged(changed.Diff))
+		return exitBadUsage
 	case errors.As(err, &tin) || errors.As(err, &ein) || errors.As(err, new(*experiments.InputError)):
-		fmt.Fprintf(stderr, "llpfc train: %v\n", err)
+		fmt.Fprintf(stderr, "llpfc train: %v\n", flagNamed(err))
 		return exitBadUsage
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "llpfc train: interrupted")

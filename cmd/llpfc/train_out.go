@@ -17,7 +17,9 @@ import (
 // of `llpfc train` that sets it.
 var cellFlags = []struct{ field, flag string }{
 	{"model:", "--model:"}, {"method:", "--method:"}, {"hyper.augment:", "--augment:"},
-	{"hyper.optimizer:", "--optimizer:"}, {"dataset:", "--data:"},
+	{"hyper.optimizer:", "--optimizer:"}, {"dataset:", "--data:"}, {"hyper.val_bags:", "--val-bags:"},
+	{"protocol:", "--protocol:"}, {"bag_size:", "--bag-size:"}, {"hyper.batch_size:", "--batch-size:"},
+	{"num_points:", "--num-points:"}, {"bags file:", "--bags:"},
 }
 
 // flagNamed returns err with the cell field it starts with renamed to its
@@ -30,6 +32,20 @@ func flagNamed(err error) error {
 		}
 	}
 	return err
+}
+
+// ioPlan is what the run reads (--data, --data-dir, --bags) and writes
+// (--save-model's two files, --out's folder), for the output guard.
+func (r *trainRun) ioPlan() ioPlan {
+	var p ioPlan
+	p.readData("--data", r.cell.Dataset, r.dir)
+	p.read("--bags", r.bagsFile)
+	if r.saveModel != "" {
+		npz, manifest := experiments.ModelFiles(r.saveModel)
+		p.write("--save-model", npz, manifest)
+	}
+	p.makeDir("--out", r.out, []string{"checkpoint.gob", "result.json"})
+	return p
 }
 
 // finishedRun is --out's result.json: the result and the history of every
@@ -46,7 +62,7 @@ type finishedRun struct {
 // 0..2"); a finished run whose result.json is this run's is returned, to be
 // reported as it is (item 8: a resume rewrote it with the resuming call's
 // wall time and 0 images/s). It records the epochs a resume continues.
-func (r *trainRun) checkOut() (*finishedRun, error) {
+func (r *trainRun) checkOut(prob *experiments.Problem) (*finishedRun, error) {
 	ckPath := filepath.Join(r.out, "checkpoint.gob")
 	if _, err := os.Stat(ckPath); err != nil {
 		return nil, nil
@@ -73,7 +89,44 @@ func (r *trainRun) checkOut() (*finishedRun, error) {
 	if json.Unmarshal(b, &done) != nil || done.Key != r.cell.Key() {
 		return nil, nil // not this run's: the resume refuses the checkpoint, naming the field
 	}
+	// The key is the settings; the data are the run's too (issue 38, item
+	// 6: a finished run was served after its test split changed).
+	now, err := experiments.CellSettings(r.cell, prob)
+	if err != nil {
+		return nil, err
+	}
+	if d := training.SettingsDiff(done.Settings, now); len(d) > 0 {
+		return nil, fmt.Errorf("--resume: %s holds this run, finished, but not on these data: %s; %s", r.out, strings.Join(d, "; "), r.dataChanged(d))
+	}
 	return &done, nil
+}
+
+// dataChanged says what to do when --data changed since --out's
+// checkpoint or result was written: diff (training.SettingsDiff) names the
+// data that changed, and the message where they live.
+func (r *trainRun) dataChanged(diff []string) string {
+	name := r.cell.Dataset
+	var parts []string
+	for _, d := range diff {
+		switch k, _, _ := strings.Cut(d, ":"); k {
+		case "inputs", "bags":
+			if !contains(parts, "its training split") {
+				parts = append(parts, "its training split")
+			}
+		case "test":
+			test := "its test split"
+			switch lower := strings.ToLower(name); {
+			case experiments.IsBagOnly(name) && experiments.IsTabular(name):
+				test = "its test split (the TEST table)"
+			case experiments.IsBagOnly(name):
+				test = "its test split (the test_X and test_y arrays, or the test table)"
+			case strings.HasPrefix(lower, "csv:") || strings.HasPrefix(lower, "parquet:") || strings.HasPrefix(lower, "libsvm:"):
+				test = "its test split (the TEST file)"
+			}
+			parts = append(parts, test)
+		}
+	}
+	return fmt.Sprintf("%s of --data %s changed since then: restore it, or name another --out to train on these data afresh", strings.Join(parts, " and "), name)
 }
 
 // reportFinished reports the finished run of --out without training or
@@ -116,6 +169,9 @@ const troubleRounds = 5
 // item 9: LLPFC trained on a bags file whose every group was singular, to
 // chance, without a word). It is not progress: --quiet keeps it.
 func (r *trainRun) warnTrouble(stderr io.Writer, prob *experiments.Problem) {
+	if w := absentClassWarning(&prob.Bags, prob.Train.ClassNames); w != "" {
+		fmt.Fprintf(stderr, "llpfc train: %s\n", w)
+	}
 	if !experiments.IsLLPFC(r.cell.Method) || len(prob.Bags.Bags) < prob.Bags.NumClasses {
 		return
 	}

@@ -158,7 +158,7 @@ func TestTrainValBagsSelect(t *testing.T) {
 	got := lastJSON(t, out)
 	sel, ok := got["selected_epoch"].(float64)
 	require.True(t, ok, "selected_epoch in %v", got)
-	assert.True(t, sel >= 0 && sel <= 2)
+	assert.True(t, sel >= 1 && sel <= 3, "selected_epoch %v, want an epoch 1…3 as progress counts them", sel)
 	assert.Greater(t, got["val_kl"].(float64), 0.0)
 	scores := got["scores"].(map[string]any)
 	assert.Equal(t, got["test_accuracy"], scores["accuracy"])

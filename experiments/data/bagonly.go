@@ -168,7 +168,10 @@ func readBagNPY(s *npySource, normalize bool) (train, test *Dataset, err error) 
 		return nil, nil, err
 	}
 	need := func(role string, names []string) (*npyArray, error) {
-		k := s.find(names...)
+		k, err := s.find(role, names...)
+		if err != nil {
+			return nil, err
+		}
 		if k == "" {
 			return nil, fmt.Errorf("%s: no array %s (%s); it holds %s; a bag-only set holds X, bag and proportions (and optionally bag_ids, test_X and test_y)",
 				s.name, names[0], role, s.list())
@@ -192,7 +195,11 @@ func readBagNPY(s *npySource, normalize bool) (train, test *Dataset, err error) 
 		return nil, nil, err
 	}
 	var ids *npyArray
-	if k := s.find(npyBagIDsNames...); k != "" {
+	k, err := s.find("the bag ids of the rows of proportions", npyBagIDsNames...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if k != "" {
 		if ids, err = s.read(k); err != nil {
 			return nil, nil, err
 		}
@@ -208,15 +215,7 @@ func readBagNPY(s *npySource, normalize bool) (train, test *Dataset, err error) 
 // checkKeys refuses arrays a bag-only set does not read (instance labels
 // above all): nothing in the file is silently ignored.
 func (s *npySource) checkKeys(known map[string]bool) error {
-	var keys []string
-	if s.npz != nil {
-		keys = s.npz.keys()
-	} else {
-		m, _ := filepath.Glob(filepath.Join(s.dir, "*.npy"))
-		for _, p := range m {
-			keys = append(keys, strings.TrimSuffix(filepath.Base(p), ".npy"))
-		}
-	}
+	keys := s.keys()
 	for _, k := range keys {
 		if !known[k] {
 			hint := ""
@@ -359,7 +358,14 @@ func npyIntVector(a *npyArray, want int, what string) error {
 
 // npyTest reads the optional labelled test split.
 func npyTest(s *npySource, train *Dataset) (*Dataset, error) {
-	kx, ky := s.find(npyTestXNames...), s.find(npyTestYNames...)
+	kx, err := s.find("the test split's instances", npyTestXNames...)
+	if err != nil {
+		return nil, err
+	}
+	ky, err := s.find("the test split's labels", npyTestYNames...)
+	if err != nil {
+		return nil, err
+	}
 	if kx == "" && ky == "" {
 		return nil, nil
 	}
@@ -587,8 +593,13 @@ func loadBagOnly(name string, split Split) (*Dataset, error) {
 	return bagOnlyCache.test, nil
 }
 
-// sourceStamp identifies the files of a file data set by their paths,
-// sizes and modification times ("" when one cannot be read).
+// SourceStamp identifies the files of a file data set (csv:, parquet:,
+// libsvm:, bags:) by their paths, sizes and modification times, for the
+// caches of data read from them: a file changed on disk is read again, not
+// served stale ("" when one cannot be read, or for a named set).
+func SourceStamp(name string) string { return sourceStamp(name) }
+
+// sourceStamp is SourceStamp.
 func sourceStamp(name string) string {
 	src, err := parseSource(name)
 	if err != nil {

@@ -142,6 +142,9 @@ func tableBags(src sourceSpec, tr *table, bagCol int, propPath string, train *Da
 		classes = append(classes, pt.names[j])
 		classCols = append(classCols, j)
 	}
+	if err := distinctClasses(propPath, classes); err != nil {
+		return nil, err
+	}
 	if pt.rows == 0 {
 		return nil, fmt.Errorf("%s: no data rows", propPath)
 	}
@@ -168,6 +171,26 @@ func tableBags(src sourceSpec, tr *table, bagCol int, propPath string, train *Da
 	}
 	train.NumClasses = len(classes)
 	return classes, nil
+}
+
+// distinctClasses refuses class names of a proportions header that name
+// one class twice as the test labels are looked up (classLookup): the same
+// number written two ways ("1" and "1.0"; issue 38, item 3: both were
+// accepted as two classes, and the test labels went to one of them).
+// Names repeated as written are refused with the header (checkHeader).
+func distinctClasses(path string, classes []string) error {
+	num := map[float64]string{}
+	for _, c := range classes {
+		v, err := strconv.ParseFloat(c, 64)
+		if err != nil {
+			continue
+		}
+		if prev, dup := num[v]; dup {
+			return fmt.Errorf("%s: class columns %q and %q are the same number, so a test label %q would match both: write each class once", path, prev, c, c)
+		}
+		num[v] = c
+	}
+	return nil
 }
 
 // canonicalID writes an integer bag id in decimal ("007" and "7" are one

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -96,8 +97,17 @@ func labelColumn(where, kind string, header []string, ncols int, want string) (i
 			}
 		}
 	}
-	return -1, fmt.Errorf("%s: header has no column named %s; name the label column as %s:TRAIN[,TEST]@COLUMN (a header name or a 0-based index)", where, strings.Join(defaultLabelNames, ", "), kind)
+	return -1, &noLabelColumnError{fmt.Sprintf("%s: header has no column named %s; name the label column as %s:TRAIN[,TEST]@COLUMN (a header name or a 0-based index)", where, strings.Join(defaultLabelNames, ", "), kind)}
 }
+
+// ErrNoLabelColumn is the error (errors.Is) of a table whose header names
+// no label column.
+var ErrNoLabelColumn = errors.New("no label column")
+
+type noLabelColumnError struct{ msg string }
+
+func (e *noLabelColumnError) Error() string        { return e.msg }
+func (e *noLabelColumnError) Is(target error) bool { return target == ErrNoLabelColumn }
 
 // declaredText returns the columns read as categories whatever their
 // values: those TabularOptions.Categorical names, and, for a test file,

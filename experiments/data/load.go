@@ -281,3 +281,71 @@ func loadTabular(name string, split Split) (*Dataset, error) {
 	test.NumClasses = train.NumClasses
 	return test, nil
 }
+
+// LoadTable reads one file of a csv: or parquet: data set as `llpfc
+// predict` scores it: split Train its first file, Test its second (or its
+// only one: csv:FILE is the data to score). It is
+// labelled when the name gives a label column or the header has one
+// (label, class, y, target), with its own classes; otherwise every column
+// is a feature and the rows have no labels (issue 38: predict could not
+// score an unlabelled table). Its columns are its own: the caller lays them
+// out as a model read them (Dataset.AlignColumns).
+func LoadTable(name string, split Split) (*Dataset, error) {
+	src, err := parseSource(name)
+	if err != nil {
+		return nil, err
+	}
+	if src.kind != "csv" && src.kind != "parquet" {
+		return nil, fmt.Errorf("%s: not a csv: or parquet: data set", name)
+	}
+	i := 0
+	if split == Test && len(src.paths) > 1 {
+		i = 1
+	}
+	if src.paths[i] == "" {
+		return nil, fmt.Errorf("%s: no %s file: name it as %s:TRAIN,TEST", name, split, src.kind)
+	}
+	path := src.paths[i]
+	opt := TabularOptions{LabelColumn: src.label, Categorical: src.categorical}
+	var d *Dataset
+	if src.kind == "csv" {
+		d, err = ReadCSVFile(path, opt)
+	} else {
+		d, err = ReadParquetFile(path, opt)
+	}
+	if errors.Is(err, ErrNoLabelColumn) {
+		if d, err = readUnlabelledTable(path, opt); err == nil {
+			d.Name = name
+		}
+		return d, err // every value finite: the reader checks each
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.Name = name
+	return d, d.Validate()
+}
+
+// readUnlabelledTable reads a CSV or Parquet file whose every column is a
+// feature.
+func readUnlabelledTable(path string, opt TabularOptions) (*Dataset, error) {
+	t, err := readTableFile(path, func(header []string, ncols int) (map[int]colMode, error) {
+		return declaredText(path, header, ncols, opt)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if t.rows == 0 {
+		return nil, fmt.Errorf("%s: no data rows", path)
+	}
+	feats := make([]int, len(t.cols))
+	for j := range feats {
+		feats[j] = j
+	}
+	cols := fitColumns(t, feats)
+	raw, err := encode(t, feats, cols)
+	if err != nil {
+		return nil, err
+	}
+	return &Dataset{Name: path, N: t.rows, D: width(cols), Raw: raw, X: narrow(raw), Columns: cols}, nil
+}

@@ -596,24 +596,46 @@ func openNPYSource(path string) (*npySource, func(), error) {
 	return &npySource{name: path, npz: z}, func() { f.Close() }, nil
 }
 
-// has reports whether the source holds the array key.
-func (s *npySource) has(key string) bool {
+// keys are the names of the source's arrays: an archive's members, or a
+// directory's .npy files as the directory lists them (never by Stat, which
+// on a case-insensitive file system finds X.npy under x.npy too).
+func (s *npySource) keys() []string {
 	if s.npz != nil {
-		_, ok := s.npz.members[key]
-		return ok
+		return s.npz.keys()
 	}
-	st, err := os.Stat(filepath.Join(s.dir, key+".npy"))
-	return err == nil && !st.IsDir()
-}
-
-// find returns the first of keys the source holds, or "".
-func (s *npySource) find(keys ...string) string {
-	for _, k := range keys {
-		if s.has(k) {
-			return k
+	var keys []string
+	entries, _ := os.ReadDir(s.dir)
+	for _, e := range entries {
+		if n := e.Name(); strings.HasSuffix(n, ".npy") && e.Type().IsRegular() {
+			keys = append(keys, strings.TrimSuffix(n, ".npy"))
 		}
 	}
-	return ""
+	return keys
+}
+
+// find returns the one array of a role (its accepted names, keys) the
+// source holds, or "" when it holds none. Two arrays of one role (X and x,
+// bag and bags, test_X and X_test) are an error naming both (issue 38: one
+// of them was silently ignored).
+func (s *npySource) find(role string, keys ...string) (string, error) {
+	held := map[string]bool{}
+	for _, k := range s.keys() {
+		held[k] = true
+	}
+	var found []string
+	for _, k := range keys {
+		if held[k] {
+			found = append(found, k)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", nil
+	case 1:
+		return found[0], nil
+	}
+	return "", fmt.Errorf("%s: arrays %q and %q are both %s: which one to read is ambiguous; keep one (names accepted for it: %s)",
+		s.name, found[0], found[1], role, strings.Join(keys, ", "))
 }
 
 // read reads the array key.

@@ -73,6 +73,9 @@ func readParquetTable(r io.ReaderAt, size int64, name string, text csvTextColumn
 			return nil, err
 		}
 	}
+	if err := t.checkHeader(); err != nil {
+		return nil, err
+	}
 	isText, err := text(t.names, len(fields))
 	if err != nil {
 		return nil, err

@@ -146,6 +146,9 @@ func readCSVTable(r io.Reader, name string, text csvTextColumns) (*table, error)
 	var hdr []string
 	if t.header {
 		hdr = t.names
+		if err := t.checkHeader(); err != nil {
+			return nil, err
+		}
 	}
 	isText, err := text(hdr, len(first))
 	if err != nil {
@@ -179,6 +182,45 @@ func readCSVTable(r io.Reader, name string, text csvTextColumns) (*table, error)
 		}
 	}
 	return t, nil
+}
+
+// pandasIndexHint is what an empty header name usually is.
+const pandasIndexHint = "a pandas index column (DataFrame.to_csv writes the index as a first column with an empty name unless index=False): write the file with index=False, or give the column a name"
+
+// checkHeader refuses the header names that would make a column ambiguous
+// (issue 38): an empty name (a pandas index column read as a feature, or
+// as a class of a proportions table) and a name given twice, compared as
+// the readers look columns up (case-insensitively; items 2 and 3: with
+// "f0,f0,label" the training split read columns by position and the test
+// split and predict by name, feeding the second f0 twice). Every table —
+// CSV or Parquet, labelled, bag-only training, proportions or test — is
+// read through it.
+func (t *table) checkHeader() error {
+	seen := map[string]int{}
+	for j, n := range t.names {
+		col := fmt.Sprintf("column %d", j+1)
+		if t.parquet {
+			col = fmt.Sprintf("field %d", j+1)
+		}
+		if strings.TrimSpace(n) == "" {
+			hint := "name it"
+			if j == 0 {
+				hint = pandasIndexHint
+			}
+			return fmt.Errorf("%s: the header's %s has an empty name; %s", t.name, col, hint)
+		}
+		key := strings.ToLower(n)
+		if k, dup := seen[key]; dup {
+			same := fmt.Sprintf("two columns %q", n)
+			if t.names[k] != n {
+				same = fmt.Sprintf("columns %q and %q, one name without case,", t.names[k], n)
+			}
+			return fmt.Errorf("%s: the header names %s (columns %d and %d): which one a reader means is ambiguous; give each column its own name",
+				t.name, same, k+1, j+1)
+		}
+		seen[key] = j
+	}
+	return nil
 }
 
 // addCSVRow appends one record at line to the table.
@@ -364,13 +406,22 @@ func matchColumns(t *table, feats []int, columns []Column, what string) ([]int, 
 	if len(feats) != len(columns) {
 		return nil, fmt.Errorf("%s: %d feature columns, the training file has %d (%s)", t.name, len(feats), len(columns), columnNames(columns))
 	}
-	named := t.header || t.parquet
+	// By name when the test file names its columns and holds every
+	// training column's name; by position when the training file had no
+	// header (its columns are called by their indices) and the names do
+	// not match. (Issue 38: a header naming a column "2" was taken for a
+	// headerless file, and its columns were laid out by position.)
+	found, indices := true, true
 	for _, c := range columns {
-		if _, err := strconv.Atoi(c.Name); err == nil {
-			named = false // the training file had no header
+		hit := false
+		for _, j := range feats {
+			hit = hit || strings.EqualFold(t.names[j], c.Name)
 		}
+		found = found && hit
+		_, err := strconv.Atoi(c.Name)
+		indices = indices && err == nil
 	}
-	if !named {
+	if !(t.header || t.parquet) || !found && indices {
 		return feats, nil
 	}
 	out := make([]int, len(columns))
@@ -397,6 +448,46 @@ func columnNames(columns []Column) string {
 	return listSome(names)
 }
 
+// featureColumn finds the column ref of the feature protocol among columns
+// (by name, case-insensitive, or by 0-based index) or, without columns,
+// the feature of that index among dim: its offset in a row and, for a
+// categorical column, its one-hot width (0 for a numeric one).
+func featureColumn(columns []Column, dim int, ref string) (off, width int, ok bool) {
+	pick := func(c Column) (int, int, bool) {
+		if !c.Categorical() {
+			return c.Offset, 0, true
+		}
+		return c.Offset, c.Width, true
+	}
+	for _, c := range columns {
+		if strings.EqualFold(c.Name, ref) {
+			return pick(c)
+		}
+	}
+	k, err := strconv.Atoi(ref)
+	switch {
+	case err == nil && columns != nil && k >= 0 && k < len(columns):
+		return pick(columns[k])
+	case err == nil && columns == nil && k >= 0 && k < dim:
+		return k, 0, true
+	}
+	return 0, 0, false
+}
+
+// NoFeatureColumn returns the error of a feature-protocol column ref that
+// the data (its columns, or dim features without) do not have, or nil when
+// they do: a check before any bag is made (llpfc run --list).
+func NoFeatureColumn(columns []Column, dim int, ref string) error {
+	if _, _, ok := featureColumn(columns, dim, ref); ok {
+		return nil
+	}
+	names := "features 0…" + strconv.Itoa(dim-1)
+	if columns != nil {
+		names = columnNames(columns)
+	}
+	return fmt.Errorf("no column %q for the feature protocol (columns: %s)", ref, names)
+}
+
 // FeatureKeys returns, for the feature protocol (bagproto "feature:COL…"),
 // the value combination of the columns cols of every instance as a small
 // integer: equal combinations, equal keys, numbered in increasing order of
@@ -409,36 +500,11 @@ func (d *Dataset) FeatureKeys(cols []string) ([]int, error) {
 	type span struct{ off, width int }
 	var spans []span
 	for _, ref := range cols {
-		s, ok := span{}, false
-		for _, c := range d.Columns {
-			if strings.EqualFold(c.Name, ref) {
-				s, ok = span{c.Offset, c.Width}, true
-				if !c.Categorical() {
-					s.width = 0
-				}
-				break
-			}
-		}
+		off, width, ok := featureColumn(d.Columns, d.D, ref)
 		if !ok {
-			k, err := strconv.Atoi(ref)
-			switch {
-			case err == nil && d.Columns != nil && k >= 0 && k < len(d.Columns):
-				c := d.Columns[k]
-				s, ok = span{c.Offset, c.Width}, true
-				if !c.Categorical() {
-					s.width = 0
-				}
-			case err == nil && d.Columns == nil && k >= 0 && k < d.D:
-				s, ok = span{k, 0}, true
-			}
+			return nil, fmt.Errorf("%s: %s", d.Name, NoFeatureColumn(d.Columns, d.D, ref))
 		}
-		if !ok {
-			names := "features 0…" + strconv.Itoa(d.D-1)
-			if d.Columns != nil {
-				names = columnNames(d.Columns)
-			}
-			return nil, fmt.Errorf("%s: no column %q for the feature protocol (columns: %s)", d.Name, ref, names)
-		}
+		s := span{off, width}
 		spans = append(spans, s)
 	}
 	vals := make([][]float64, d.N)
@@ -502,7 +568,7 @@ func (d *Dataset) AlignColumns(cols []Column) (*Dataset, error) {
 	}
 	byName := map[string]Column{}
 	for _, c := range d.Columns {
-		byName[c.Name] = c
+		byName[strings.ToLower(c.Name)] = c // as every table reader looks columns up: without case
 	}
 	width := 0
 	for _, c := range cols {
@@ -517,7 +583,7 @@ func (d *Dataset) AlignColumns(cols []Column) (*Dataset, error) {
 	}
 	raw := make([]float64, d.N*width)
 	for _, want := range cols {
-		have, ok := byName[want.Name]
+		have, ok := byName[strings.ToLower(want.Name)]
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("%s: no column %q, which the model was trained on (its columns: %s)", d.Name, want.Name, columnNames(cols))
@@ -555,6 +621,9 @@ func (d *Dataset) AlignColumns(cols []Column) (*Dataset, error) {
 	a.X = make([]float32, len(raw))
 	for i, v := range raw {
 		a.X[i] = float32(v)
+	}
+	if a.Y == nil && a.Bags == nil {
+		return &a, nil // an unlabelled table (LoadTable): no labels to check
 	}
 	return &a, a.Validate()
 }

@@ -29,11 +29,11 @@ type cnn struct {
 
 func newCNN(g *gorgonia.ExprGraph, spec nn.ModelSpec, rng *rand.Rand) (nn.Model, error) {
 	if !spec.IsImage() {
-		return nil, fmt.Errorf("model cnn: needs image inputs (Channels, Height, Width), got spec %+v", spec)
+		return nil, fmt.Errorf("model %s: needs images (channels × height × width), got feature vectors of %d values", spec.Name, spec.Features)
 	}
 	h, w := spec.Height/4, spec.Width/4
 	if h < 1 || w < 1 {
-		return nil, fmt.Errorf("model cnn: image %d×%d too small, want at least 4×4", spec.Height, spec.Width)
+		return nil, fmt.Errorf("model %s: image %d×%d too small, want at least 4×4 (two 2×2 max-pools)", spec.Name, spec.Height, spec.Width)
 	}
 	dt := spec.DType()
 	m := &cnn{spec: spec}

@@ -1,7 +1,6 @@
 package models
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/llpfc/llpfc/training/nn"
@@ -29,7 +28,7 @@ type cnnBN struct {
 func newCNNBN(g *gorgonia.ExprGraph, spec nn.ModelSpec, rng *rand.Rand) (nn.Model, error) {
 	base, err := newCNN(g, spec, rng)
 	if err != nil {
-		return nil, fmt.Errorf("model cnn-bn: %w", err)
+		return nil, err // names the model (newCNN uses spec.Name)
 	}
 	m := &cnnBN{cnn: base.(*cnn), netState: netState{g: g, dt: spec.DType()}}
 	m.norms[0] = m.newBatchNorm("cnn-bn.bn1", 32, 4, 0.1, true)
