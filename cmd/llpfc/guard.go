@@ -30,7 +30,7 @@ type ioPath struct {
 // ioPlan is what a command reads and writes.
 type ioPlan struct {
 	// reads are input files; readDirs directories in which the files
-	// matching the patterns are read (a bag-only directory).
+	// matching the patterns are read (a bag-only or npz: directory).
 	reads    []ioPath
 	readDirs []struct {
 		flag string
@@ -199,7 +199,7 @@ func (p ioPlan) clashes(w ioPath) error {
 	}
 	for _, r := range p.readDirs {
 		if filepath.Dir(resolvePath(w.path)) == resolvePath(r.dir.Dir) && r.dir.Matches(filepath.Base(w.path)) {
-			return fmt.Errorf("%s is in the bag-only directory %s %s, which reads %s: the output would overwrite or add to the data set; name another output",
+			return fmt.Errorf("%s is in the data directory %s %s, which reads %s: the output would overwrite or add to the data set; name another output",
 				named(w), r.flag, r.dir.Dir, strings.Join(r.dir.Patterns, ", "))
 		}
 		if sameFile(w.path, r.dir.Dir) {

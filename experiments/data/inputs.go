@@ -37,8 +37,8 @@ var bagDirPatterns = func() []string {
 }()
 
 // InputsOf returns the inputs of the data set name with the data directory
-// dataDir (as Load reads them): the files of csv:, parquet:, libsvm: and
-// bags: names, the files of a named set in the directory Resolve finds.
+// dataDir (as Load reads them): the files of csv:, parquet:, libsvm:,
+// bags: and npz: names, the files of a named set in the directory Resolve finds.
 // The embedded fixture and generated sets have none; a name that does not
 // parse, or a named set not found, has none either (reading it fails with
 // its own error).
@@ -50,8 +50,12 @@ func InputsOf(name, dataDir string) Inputs {
 			return in
 		}
 		for _, p := range src.paths {
-			if st, err := os.Stat(p); err == nil && st.IsDir() && src.kind == "bags" {
-				in.Dirs = append(in.Dirs, InputDir{Dir: p, Patterns: bagDirPatterns})
+			if st, err := os.Stat(p); err == nil && st.IsDir() && (src.kind == "bags" || src.kind == "npz") {
+				patterns := bagDirPatterns
+				if src.kind == "npz" {
+					patterns = []string{"*.npy"} // an npz: directory's arrays (ReadNPZSet)
+				}
+				in.Dirs = append(in.Dirs, InputDir{Dir: p, Patterns: patterns})
 				continue
 			}
 			in.Files = append(in.Files, p)

@@ -646,19 +646,6 @@ func (s *npySource) read(key string) (*npyArray, error) {
 	return readNPYFile(filepath.Join(s.dir, key+".npy"))
 }
 
-// keys lists the source's arrays.
-func (s *npySource) keys() []string {
-	if s.npz != nil {
-		return s.npz.keys()
-	}
-	var keys []string
-	m, _ := filepath.Glob(filepath.Join(s.dir, "*.npy"))
-	for _, p := range m {
-		keys = append(keys, strings.TrimSuffix(filepath.Base(p), ".npy"))
-	}
-	return keys
-}
-
 // list names the source's arrays for messages.
 func (s *npySource) list() string {
 	keys := s.keys()

@@ -55,14 +55,25 @@ func ReadNPZSet(name string) (train, test *Dataset, err error) {
 	if err := s.checkNPZKeys(known); err != nil {
 		return nil, nil, err
 	}
-	kx := s.find(npyXNames...)
+	var kx, ky, ktx, kty string
+	for _, a := range []struct {
+		key   *string
+		role  string
+		names []string
+	}{
+		{&kx, "the instances", npyXNames}, {&ky, "the instances' labels", npyYNames},
+		{&ktx, "the test split's instances", npyTestXNames}, {&kty, "the test split's labels", npyTestYNames},
+	} {
+		if *a.key, err = s.find(a.role, a.names...); err != nil {
+			return nil, nil, err
+		}
+	}
 	if kx == "" {
 		return nil, nil, fmt.Errorf("%s: no array X (the instances); it holds %s", path, s.list())
 	}
-	if train, err = npzSplit(s, kx, s.find(npyYNames...)); err != nil {
+	if train, err = npzSplit(s, kx, ky); err != nil {
 		return nil, nil, err
 	}
-	ktx, kty := s.find(npyTestXNames...), s.find(npyTestYNames...)
 	if ktx == "" && kty != "" {
 		return nil, nil, fmt.Errorf("%s: %s without test_X: the test labels need their instances", path, kty)
 	}
