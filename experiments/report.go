@@ -27,10 +27,11 @@ import (
 )
 
 // methodOrder is the row order of the paper's tables (baselines first).
-var methodOrder = []string{"kl", "llpvat", "llpgan", "llpfc-ideal", "llpfc-uniform", "llpfc-approx", "supervised"}
+var methodOrder = []string{"kl", "llpvat", "llpgan", "easyllp", "mixbag", "llppvc", "llpfc-ideal", "llpfc-uniform", "llpfc-approx", "supervised"}
 
 // methodNames are the paper's spellings.
 var methodNames = map[string]string{"kl": "KL", "llpvat": "LLPVAT", "llpgan": "LLPGAN",
+	"easyllp": "EasyLLP", "mixbag": "MixBag", "llppvc": "LLP-PVC",
 	"llpfc-ideal": "LLPFC-ideal", "llpfc-uniform": "LLPFC-uniform", "llpfc-approx": "LLPFC-approx",
 	"supervised": "Supervised (ceiling)"}
 

@@ -23,9 +23,12 @@ import (
 // algorithms (Algorithms 1–3) and the baselines of Appendix `suppsec: exp`
 // (KL, `subsec:KL`; LLP-VAT; LLPGAN).
 // "supervised" is the fully supervised ceiling: the same instances with their
-// true labels.
+// true labels. easyllp, mixbag and llppvc are the newer methods of issue 39
+// (EasyLLP, NeurIPS 2023; MixBag, ICCV 2023; LLP-PVC, ICLR 2026), each
+// trained on minibatches of bags.
 var Methods = []string{training.MethodLLPFCIdeal, training.MethodLLPFCUniform, training.MethodLLPFCApprox,
-	training.MethodKL, training.MethodLLPVAT, training.MethodLLPGAN, training.Supervised}
+	training.MethodKL, training.MethodLLPVAT, training.MethodLLPGAN, training.Supervised,
+	training.MethodEasyLLP, training.MethodMixBag, training.MethodLLPPVC}
 
 // IsLLPFC reports whether method is one of the LLPFC algorithms.
 func IsLLPFC(method string) bool { return strings.HasPrefix(method, "llpfc-") }

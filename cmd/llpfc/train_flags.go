@@ -182,7 +182,8 @@ func (f *trainFlags) check(given map[string]bool) error {
 }
 
 // defaultBatch sets the method's minibatch when --batch-size was left out:
-// 128 instances for LLPFC, 2 bags for kl and llpvat, 1 for llpgan.
+// 128 instances for LLPFC, 2 bags for kl and llpvat, 1 for llpgan, the
+// authors' bags for easyllp (8), mixbag (32) and llppvc (4).
 func (f *trainFlags) defaultBatch() {
 	if *f.batch == 0 {
 		switch *f.method {
@@ -190,6 +191,8 @@ func (f *trainFlags) defaultBatch() {
 			*f.batch = 1
 		case training.MethodKL, training.MethodLLPVAT:
 			*f.batch = 2
+		case training.MethodEasyLLP, training.MethodMixBag, training.MethodLLPPVC:
+			*f.batch = experiments.AuthorsBagBatch(*f.method)
 		default:
 			*f.batch = 128
 		}
