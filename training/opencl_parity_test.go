@@ -161,6 +161,12 @@ func parityCases(full bool) []parityCase {
 			cs = append(cs, c)
 		}
 	}
+	// the newer methods (issue 39): the mlp, and cnn-bn with two chunks a
+	// minibatch (the exact batch-norm sweep under their heads)
+	for _, method := range []string{MethodEasyLLP, MethodMixBag, MethodLLPPVC} {
+		cs = append(cs, parityCase{model: ModelMLP, method: method, batch: 2, chunk: 4, bagSize: 2, side: 32},
+			parityCase{model: ModelCNNBN, method: method, batch: 2, chunk: 3, bagSize: 2, side: 32})
+	}
 	return append(cs, parityCase{model: ModelLLPGAND, method: MethodLLPGAN, batch: 2, chunk: 4, bagSize: 2, side: 16})
 }
 

@@ -54,8 +54,11 @@ func PVCCounts(dst []int, alpha []float64, s int) {
 // It multiplies the polynomials pairwise, level by level, by real FFTs, a
 // pad polynomial 1 joining an odd one out, and divides each level by its
 // largest coefficient, as coeff_product_fast_norm and
-// batch_fft_convolve_one_pass (LLP-PVC.py@fe11a00:300-359). The result has
-// 2^⌈log₂ s⌉ + 1 coefficients, those above s being round-off.
+// batch_fft_convolve_one_pass (LLP-PVC.py@fe11a00:300-359), except for the
+// scale: theirs counts each level's divisor once, ours once per polynomial
+// divided, so that exp(logScale) is the true scale
+// (TestPoissonBinomialSumsToOne; the loss, renormalised, is the same). The
+// result has 2^⌈log₂ s⌉ + 1 coefficients, those above s being round-off.
 func PoissonBinomialFFT(p []float64) (coef []float64, logScale float64) {
 	var t pvcTree
 	t.forward(p)
@@ -262,7 +265,11 @@ func (t *pvcTree) forward(p []float64) {
 			}
 		}
 		t.scales = append(t.scales, m)
-		t.logScale += math.Log(m)
+		// every one of the level's polynomials was divided by m, and all
+		// of them multiply into the product: m^len(next). The authors add
+		// log m once per level (LLP-PVC.py@fe11a00:352), which their
+		// logsumexp renormalisation (:397-399) cancels (PAPER_MAP).
+		t.logScale += float64(len(next)) * math.Log(m)
 		cur = 2*cur - 1
 		t.levels = append(t.levels, next)
 		polys = next
