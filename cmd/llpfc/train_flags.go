@@ -48,7 +48,7 @@ func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.beta2 = fs.Float64("beta2", 0.999, "β₂ of adam/adamw")
 	f.milestones = fs.String("milestones", "", "comma-separated epochs at which the learning rate is multiplied by --gamma (e.g. 60,120,160); empty for a constant rate")
 	f.gamma = fs.Float64("gamma", 0.1, "learning-rate factor at each milestone (the appendix: 0.2 for WRN on CIFAR10, else 0.1)")
-	f.batch = fs.Int("batch-size", 0, "minibatch size: instances for LLPFC (default 128), bags for kl/llpvat (default 2) and llpgan (default 1)")
+	f.batch = fs.Int("batch-size", 0, "minibatch size: instances for LLPFC (default 128), bags for kl/llpvat (default 2), llpgan (default 1), easyllp (8), mixbag (32) and llppvc (4)")
 	f.regroup = fs.Int("regroup-every", training.DefaultRegroupEvery, "LLPFC: re-partition the bags into groups every R epochs (the appendix: 20, 5 for VGG16)")
 	f.groupWeights = fs.String("group-weights", "uniform", "LLPFC group weights w: uniform, hm (harmonic mean of bag sizes) or chvol (convex-hull volume)")
 	f.compat = fs.String("compat", "paper", "paper (Algorithms 1–3) or original (the authors' code at commit 1d0cbc5 where it differs: their grouping, weights and minibatch loss — weights divided by each minibatch's sum, probabilities clamped at 1e-8; see PAPER_MAP.md, \"Paper vs original code\")")

@@ -445,3 +445,60 @@ func sumF(v []float64) float64 {
 	}
 	return s
 }
+
+// TestPVCCounts: the counts are torch.round's (half to even) of α·s, the
+// difference to s given to the first largest proportion, as the authors'
+// proportions_to_counts_exact_vmap.
+func TestPVCCounts(t *testing.T) {
+	for _, c := range []struct {
+		alpha []float64
+		s     int
+		want  []int
+	}{
+		{[]float64{0.25, 0.75}, 2, []int{0, 2}},                    // 0.5 → 0, 1.5 → 2 (half to even)
+		{[]float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, 10, []int{4, 3, 3}}, // 3+3+3 = 9: the first largest gets 1
+		{[]float64{0.29, 0.71}, 100, []int{29, 71}},                // 28.999999999999996 rounds, not truncates
+		{[]float64{0.1, 0.2, 0.7}, 10, []int{1, 2, 7}},
+		{[]float64{0.125, 0.375, 0.5}, 4, []int{0, 2, 2}}, // 0.5→0, 1.5→2, 2 = 4
+	} {
+		got := make([]int, len(c.alpha))
+		PVCCounts(got, c.alpha, c.s)
+		assert.Equal(t, c.want, got, "α %v, s %d", c.alpha, c.s)
+	}
+}
+
+// TestMixBagPairSizes: a mixed bag of two bags of m instances holds m
+// instances, ni from the first uniform over 1..m−1 (numpy's randint(1, m);
+// χ² over 6000 draws below the 0.999 quantile), each sub-bag drawn without
+// replacement; a bag of one instance is returned as it is.
+func TestMixBagPairSizes(t *testing.T) {
+	const m = 8
+	r := rand.New(rand.NewPCG(8, 8))
+	labels := make([]int, 2*m)
+	bi, bj := labelledBag(r, labels, 0, m, 2), labelledBag(r, labels, m, m, 2)
+	count := make([]float64, m)
+	const N = 6000
+	for n := 0; n < N; n++ {
+		mb := MixBagPair(r, bi, bj, MixBagCI)
+		require.Len(t, mb.Indices, m)
+		seen := map[int]bool{}
+		ni := 0
+		for _, i := range mb.Indices {
+			require.False(t, seen[i], "instance %d drawn twice", i)
+			seen[i] = true
+			if i < m {
+				ni++
+			}
+		}
+		require.True(t, ni >= 1 && ni <= m-1, "ni %d", ni)
+		count[ni]++
+	}
+	chi2 := 0.0
+	for ni := 1; ni < m; ni++ {
+		e := float64(N) / (m - 1)
+		chi2 += (count[ni] - e) * (count[ni] - e) / e
+	}
+	assert.Less(t, chi2, 22.46, "χ² with 6 degrees of freedom: %v", count) // 0.999 quantile
+	one := BagRef{Indices: []int{3}, Proportions: []float64{1, 0}}
+	assert.Equal(t, one, MixBagPair(r, one, bj, MixBagCI))
+}
