@@ -203,6 +203,10 @@ type Hyper struct {
 	// "authors" in every llpvat cell, and TrainingConfig reads empty as
 	// "authors".
 	VATRampup string `json:"vat_rampup,omitempty"`
+	// Flood is easyllp's flooding level b: the loss trained is |L − b| + b
+	// (the authors' easyllp_flood.py; training.Config.Flood); zero means none,
+	// EasyLLP's plain loss. Zero for the other methods.
+	Flood float64 `json:"flood,omitempty"`
 	// BNStats is the batch-norm statistics of kl's and llpvat's proportion
 	// loss when a minibatch of bags spans several chunks: empty means the
 	// whole minibatch's (as the authors' code; see training.BNStats), or
@@ -582,6 +586,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hyper.vat_rampup: is %q, want authors or llpvat", h.VATRampup)
 	case h.BNStats != "" && (h.BNStats != string(training.BNStatsChunk) || !UsesKL(c.Method)):
 		return fmt.Errorf("hyper.bn_stats: is %q, want empty (the minibatch's statistics) or chunk, and only for a method with a KL proportion loss (method %s)", h.BNStats, c.Method)
+	case !(h.Flood >= 0) || math.IsInf(h.Flood, 0) || (h.Flood != 0 && c.Method != training.MethodEasyLLP):
+		return fmt.Errorf("hyper.flood: is %v, want a finite level ≥ 0, and only for method easyllp (method %s)", h.Flood, c.Method)
 	case c.Method != training.MethodLLPVAT && h.VATRampup != "":
 		return fmt.Errorf("hyper.vat_rampup: is %q, but method %s has no VAT term", h.VATRampup, c.Method)
 	}

@@ -16,9 +16,10 @@ func init() {
 // proportions give: the paper's known prior, estimated once. The authors'
 // code takes the mean proportion of each minibatch's bags instead
 // (easyllp.py@fe11a00:225), which makes the soft labels depend on the bag's
-// own proportions twice and the estimate biased (PAPER_MAP).
+// own proportions twice and the estimate biased (PAPER_MAP). Config.Flood
+// bounds the loss from below as the authors' easyllp_flood.py does.
 func newEasyLLP(env *MethodEnv) (Method, error) {
-	return newBagMethod(env, MethodEasyLLP, loss.HeadLogits, &loss.EasyLLP{Prior: bagPrior(env)})
+	return newBagMethod(env, MethodEasyLLP, loss.HeadLogits, &loss.EasyLLP{Prior: bagPrior(env), Flood: env.Config.Flood})
 }
 
 // bagPrior is the class frequency of the training bags: their proportions

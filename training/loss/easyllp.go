@@ -37,6 +37,10 @@ func EasyLLPSoftLabels(dst, alpha, p []float64, k int) {
 // the training bags instead (see training's easyllp).
 type EasyLLP struct {
 	Prior []float64
+	// Flood, when positive, is the flooding level b of the authors'
+	// easyllp_flood.py@fe11a00:280-281: the loss returned is |L − b| + b and
+	// its gradient sign(L − b)·∂L (below b the step climbs back).
+	Flood float64
 
 	soft, prior, lsm []float64
 }
@@ -84,6 +88,12 @@ func (e *EasyLLP) Loss(out []float64, C int, bags []BagRef, grad []float64) (flo
 	}
 	if nonFiniteF(loss) {
 		return loss, &NonFiniteError{What: "EasyLLP loss", Value: loss}
+	}
+	if e.Flood > 0 && loss < e.Flood {
+		for i := range grad {
+			grad[i] = -grad[i]
+		}
+		loss = 2*e.Flood - loss
 	}
 	return loss, nil
 }

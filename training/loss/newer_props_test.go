@@ -502,3 +502,27 @@ func TestMixBagPairSizes(t *testing.T) {
 	one := BagRef{Indices: []int{3}, Proportions: []float64{1, 0}}
 	assert.Equal(t, one, MixBagPair(r, one, bj, MixBagCI))
 }
+
+// TestEasyLLPFlood: with Flood b the loss is |L − b| + b and the gradient
+// sign(L − b)·∂L, the authors' (loss − b).abs() + b: below b both flip,
+// above b nothing changes.
+func TestEasyLLPFlood(t *testing.T) {
+	out := []float64{2, -1, 0.5, 0.1, 0.3, -0.2}
+	bags := []BagRef{{Indices: []int{0, 1}, Proportions: []float64{0.5, 0.5}}, {Indices: []int{2}, Proportions: []float64{1, 0}}}
+	g0 := make([]float64, len(out))
+	l0, err := (&EasyLLP{Prior: []float64{0.6, 0.4}}).Loss(out, 2, bags, g0)
+	require.NoError(t, err)
+	for _, b := range []float64{l0 - 0.25, l0 + 0.25} {
+		g := make([]float64, len(out))
+		l, err := (&EasyLLP{Prior: []float64{0.6, 0.4}, Flood: b}).Loss(out, 2, bags, g)
+		require.NoError(t, err)
+		assert.InDelta(t, math.Abs(l0-b)+b, l, 1e-12, "b %v", b)
+		s := 1.0
+		if l0 < b {
+			s = -1
+		}
+		for i := range g {
+			assert.InDelta(t, s*g0[i], g[i], 1e-15, "b %v", b)
+		}
+	}
+}
