@@ -153,7 +153,7 @@ func fashionMNISTSpec() *Spec {
 			{When: Match{Methods: []string{"llpvat"}}, Set: set(obj{"hyper": obj{"vat_eps": 1}})},
 		},
 	}
-	s.Overrides = append(s.Overrides, newerOverrides(s.NumPoints, s.BagSizes)...)
+	s.Overrides = append(s.Overrides, newerOverrides()...)
 	return s
 }
 
@@ -169,7 +169,7 @@ func fashionMNISTShuffleSpec() *Spec {
 	s.Protocol = "shuffle"
 	s.BagSizes = []int{16, 64, 256, 1024}
 	s.Methods = []string{"kl", "llpfc-uniform", "llpfc-approx", "easyllp", "mixbag", "llppvc"}
-	s.Overrides = append(s.Overrides[:1], newerOverrides(s.NumPoints, s.BagSizes)...)
+	s.Overrides = append(s.Overrides[:1], newerOverrides()...)
 	return s
 }
 

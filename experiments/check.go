@@ -264,7 +264,7 @@ func CheckCellData(c Config, s DataShape) error {
 		return fmt.Errorf("model: %q needs images (channels × height × width), but data set %q holds feature vectors (%d features): use mlp (or the logreg learner's linear model)", c.Model, c.Dataset, s.Features)
 	case c.Protocol == GivenProtocol && IsLLPFC(c.Method) && bags < s.Classes:
 		return fmt.Errorf("dataset: %s gives %d bags, fewer than its %d classes: LLPFC groups C bags (Section 5)", c.Dataset, bags, s.Classes)
-	case c.Protocol == GivenProtocol && !CountsInstances(c.Method) && c.Hyper.BatchSize > bags:
+	case c.Protocol == GivenProtocol && !CountsInstances(c.Method) && !isNewer(c.Method) && c.Hyper.BatchSize > bags:
 		return fmt.Errorf("hyper.batch_size: %d bags, but data set %s gives only %d bags", c.Hyper.BatchSize, c.Dataset, bags)
 	case c.NumPoints > s.Train:
 		return fmt.Errorf("num_points: is %d, but data set %s has %d training points", c.NumPoints, c.Dataset, s.Train)

@@ -54,10 +54,11 @@ func AuthorsBagBatch(method string) int {
 }
 
 // newerOverrides sets each newer method's authors' settings in a table
-// (AuthorsHyper; easyllp flooded at EasyLLPFlood), and caps a minibatch of bags at the bags there are at
-// each of bagSizes (numPoints/bag size bags): MixBag's 32 bags at bag size
-// 2048 of 40,960 points, where there are 20.
-func newerOverrides(numPoints int, bagSizes []int) []Override {
+// (AuthorsHyper; easyllp flooded at EasyLLPFlood). A minibatch larger than
+// the bags there are (MixBag's 32 at bag size 2048 of 40,960 points, where
+// there are 20) is one minibatch of all the bags, as the authors' PyTorch
+// DataLoader makes it; Config validation allows it for these methods only.
+func newerOverrides() []Override {
 	var out []Override
 	for _, m := range NewerMethods {
 		h, _ := AuthorsHyper(m)
@@ -67,11 +68,6 @@ func newerOverrides(numPoints int, bagSizes []int) []Override {
 			set1["flood"] = EasyLLPFlood
 		}
 		out = append(out, Override{When: Match{Methods: []string{m}}, Set: set(obj{"hyper": set1})})
-		for _, b := range bagSizes {
-			if bags := numPoints / b; bags < h.BatchSize {
-				out = append(out, Override{When: Match{Methods: []string{m}, BagSizes: []int{b}}, Set: set(obj{"hyper": obj{"batch_size": bags}})})
-			}
-		}
 	}
 	return out
 }

@@ -541,7 +541,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hyper.select: is %q, want %s or %s", h.Select, training.SelectLast, training.SelectBestVal)
 	case h.Select == training.SelectBestVal && h.ValBags == 0:
 		return errors.New("hyper.select: best-val needs hyper.val_bags > 0 (bags held out to select on)")
-	case !CountsInstances(c.Method) && c.NumBags() > 0 && h.BatchSize > c.NumBags():
+	case !CountsInstances(c.Method) && !isNewer(c.Method) && c.NumBags() > 0 && h.BatchSize > c.NumBags():
 		return fmt.Errorf("hyper.batch_size: %d bags, but method %s at bag size %d has only %d bags", h.BatchSize, c.Method, c.BagSize, c.NumBags())
 	case h.ChunkSize < 0:
 		return fmt.Errorf("hyper.chunk_size: is %d, want ≥ 0 (0 = %d)", h.ChunkSize, training.DefaultChunkSize)

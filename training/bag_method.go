@@ -13,7 +13,9 @@ import (
 // loss.BagObjective: EasyLLP, MixBag's CILoss, LLP-PVC), by the chunked two
 // passes of loss.KLChunked.GradientOf, so that memory does not grow with the
 // bag size. The bag order of epoch e comes from the stream
-// "NAME-order/epoch-e"; the last minibatch may hold fewer bags. With mix set
+// "NAME-order/epoch-e"; the last minibatch may hold fewer bags, and a
+// minibatch larger than the bags there are is all of them (as PyTorch's
+// DataLoader, which the authors train with, makes it). With mix set
 // (MixBag) each bag of a minibatch is, with probability 1/2, replaced by its
 // mixed bag with a bag drawn uniformly (the authors' random.choice and
 // randint), from the stream "NAME-mix/epoch-e".
