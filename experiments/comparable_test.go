@@ -101,3 +101,18 @@ func TestNewerMethodsTakeAllBagsWhenFewer(t *testing.T) {
 		assert.NoError(t, err, m)
 	}
 }
+
+// TestReportStatesTheNewerMethodsSettings: a newer method's line states its
+// own optimizer, rate, weight decay and EasyLLP's flooding level.
+func TestReportStatesTheNewerMethodsSettings(t *testing.T) {
+	rs := []*Result{tableCell("kl", 32, 0, nil), tableCell("easyllp", 32, 0, func(c *Config) {
+		c.Hyper.Optimizer, c.Hyper.LR, c.Hyper.Momentum, c.Hyper.WeightDecay, c.Hyper.Flood, c.Hyper.BatchSize = "nesterov", 1e-4, 0.9, 5e-5, 0.3, 8
+		c.Hyper.KLScale = ""
+	})}
+	tables, err := BuildTables(rs, nil)
+	require.NoError(t, err)
+	var sb strings.Builder
+	tables[0].Markdown(&sb)
+	assert.Contains(t, sb.String(), "- EasyLLP: ")
+	assert.Contains(t, sb.String(), "nesterov lr 0.0001 (constant), batch 8 bags, weight decay 5e-05, flooding b = 0.3")
+}

@@ -330,6 +330,9 @@ func (t *Table) Markdown(w io.Writer) {
 		if h.WeightDecay != 0 {
 			fmt.Fprintf(w, ", weight decay %g", h.WeightDecay)
 		}
+		if h.Flood != 0 {
+			fmt.Fprintf(w, ", flooding b = %g", h.Flood)
+		}
 		if IsLLPFC(m) && h.RegroupEvery > 0 {
 			fmt.Fprintf(w, ", regroup every %d epochs", h.RegroupEvery)
 		}
