@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
 )
@@ -34,13 +35,10 @@ type bagMethod struct {
 func newBagMethod(env *MethodEnv, name string, head loss.Head, obj loss.BagObjective) (*bagMethod, error) {
 	cfg := env.Config
 	m := &bagMethod{env: env, name: name, obj: obj}
-	maxBag := 0
-	for _, b := range env.Data.Bags.Bags {
-		if len(b.Indices) == 0 {
-			return nil, fmt.Errorf("bag %d has no instance indices", b.ID)
-		}
-		maxBag = max(maxBag, len(b.Indices))
-		m.bags = append(m.bags, loss.BagRef{Indices: b.Indices, Proportions: b.Proportions})
+	var maxBag int
+	var err error
+	if m.bags, maxBag, err = bagRefs(env.Data.Bags); err != nil {
+		return nil, err
 	}
 	chunk := min(cfg.ChunkSize, maxBag*cfg.BatchSize)
 	k, err := loss.NewBagChunked(env.Backend, env.Graph, env.Model, env.Spec, chunk, head, name)
@@ -68,18 +66,43 @@ func (m *bagMethod) BeginEpoch(e int) (int, error) {
 }
 
 func (m *bagMethod) Step(s int, grads device.Grads) (float64, int, error) {
-	B := m.env.Config.BatchSize
-	start, end := s*B, min((s+1)*B, len(m.order))
-	if start >= end {
-		return 0, 0, fmt.Errorf("step %d beyond the epoch's %d bags", s, len(m.order))
+	var err error
+	if m.mb, err = minibatchOf(m.mb, m.bags, m.order, s, m.env.Config.BatchSize); err != nil {
+		return 0, 0, err
 	}
-	m.mb = m.mb[:0]
-	for _, i := range m.order[start:end] {
-		b := m.bags[i]
+	for i := range m.mb { // bag by bag, in order: the draws of one stream
 		if m.mix && m.mixR.IntN(2) == 0 {
-			b = loss.MixBagPair(m.mixR, b, m.bags[m.mixR.IntN(len(m.bags))], loss.MixBagCI)
+			m.mb[i] = loss.MixBagPair(m.mixR, m.mb[i], m.bags[m.mixR.IntN(len(m.bags))], loss.MixBagCI)
 		}
-		m.mb = append(m.mb, b)
 	}
 	return m.k.GradientOf(m.env.Data.X, m.mb, m.obj, grads)
+}
+
+// bagRefs returns the training bags as loss.BagRefs and the largest one's
+// size; a bag without instances is an error.
+func bagRefs(set *estimators.BagSet) ([]loss.BagRef, int, error) {
+	var out []loss.BagRef
+	maxBag := 0
+	for _, b := range set.Bags {
+		if len(b.Indices) == 0 {
+			return nil, 0, fmt.Errorf("bag %d has no instance indices", b.ID)
+		}
+		maxBag = max(maxBag, len(b.Indices))
+		out = append(out, loss.BagRef{Indices: b.Indices, Proportions: b.Proportions})
+	}
+	return out, maxBag, nil
+}
+
+// minibatchOf returns dst[:0] with the bags of minibatch s of B in order
+// (the last may hold fewer; a B above the bags there are takes all).
+func minibatchOf(dst, bags []loss.BagRef, order []int, s, B int) ([]loss.BagRef, error) {
+	start, end := s*B, min((s+1)*B, len(order))
+	if start >= end {
+		return dst, fmt.Errorf("step %d beyond the epoch's %d bags", s, len(order))
+	}
+	dst = dst[:0]
+	for _, i := range order[start:end] {
+		dst = append(dst, bags[i])
+	}
+	return dst, nil
 }
