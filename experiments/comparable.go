@@ -18,6 +18,18 @@ var methodFields = map[string]bool{
 	"hyper.vat_rampup": true,
 }
 
+// newerFields are the settings each newer method (NewerMethods: EasyLLP,
+// MixBag, LLP-PVC) takes from its authors' code (AuthorsHyper, issue 39):
+// its optimizer and rate may differ from the table's, and the other methods
+// must still agree among themselves on them.
+var newerFields = map[string]bool{
+	"hyper.optimizer": true, "hyper.lr": true, "hyper.momentum": true, "hyper.weight_decay": true,
+	"hyper.beta1": true, "hyper.beta2": true, "hyper.flood": true,
+}
+
+// isNewer reports whether method is one of NewerMethods.
+func isNewer(method string) bool { return containsStr(NewerMethods, method) }
+
 // axisFields are the grid's own axes, which vary across a table's cells.
 var axisFields = map[string]bool{"method": true, "bag_size": true, "seed": true}
 
@@ -78,7 +90,8 @@ func union(a, b map[string]string) map[string]bool {
 
 // checkComparable refuses to put a table's cells side by side unless they
 // differ only in the grid's axes (method, bag size, seed) and, between
-// methods, in the per-method settings of methodFields: one method's cells
+// methods, in the per-method settings of methodFields (and, for a newer
+// method, its authors' optimizer of newerFields): one method's cells
 // must share every other setting (within a method even the per-method
 // ones), and every method must share the settings that are not per-method
 // (data, points, normalization, epochs, optimizer, schedule, …). The error
@@ -90,6 +103,12 @@ func checkComparable(t *Table, rs []*Result, from map[string][]string) error {
 	}
 	first := map[string]*Result{}
 	ref := rs[0]
+	for _, r := range rs { // the reference is a cell of an older method, when there is one
+		if !isNewer(r.Config.Method) {
+			ref = r
+			break
+		}
+	}
 	for _, r := range rs {
 		m := r.Config.Method
 		if f, ok := first[m]; !ok {
@@ -97,7 +116,11 @@ func checkComparable(t *Table, rs []*Result, from map[string][]string) error {
 		} else if d := configDiff(f.Config, r.Config, axisFields); len(d) > 0 {
 			return incomparable(t, methodLabel(m)+" cells", f, r, d, from)
 		}
-		if d := configDiff(ref.Config, r.Config, axisFields, methodFields); len(d) > 0 {
+		skip := []map[string]bool{axisFields, methodFields}
+		if isNewer(m) || isNewer(ref.Config.Method) {
+			skip = append(skip, newerFields)
+		}
+		if d := configDiff(ref.Config, r.Config, skip...); len(d) > 0 {
 			return incomparable(t, "cells", ref, r, d, from)
 		}
 	}

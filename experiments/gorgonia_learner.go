@@ -71,6 +71,7 @@ func TrainingConfig(c Config) (training.Config, error) {
 		ChunkSize:    training.DefaultChunkSize,
 		ValBags:      h.ValBags,
 		Select:       h.Select,
+		Flood:        h.Flood,
 	}
 	if h.KLScale != "" {
 		cfg.KLScale = training.KLScale(h.KLScale) // validated by Config.Validate

@@ -27,10 +27,11 @@ import (
 )
 
 // methodOrder is the row order of the paper's tables (baselines first).
-var methodOrder = []string{"kl", "llpvat", "llpgan", "llpfc-ideal", "llpfc-uniform", "llpfc-approx", "supervised"}
+var methodOrder = []string{"kl", "llpvat", "llpgan", "easyllp", "mixbag", "llppvc", "llpfc-ideal", "llpfc-uniform", "llpfc-approx", "supervised"}
 
 // methodNames are the paper's spellings.
 var methodNames = map[string]string{"kl": "KL", "llpvat": "LLPVAT", "llpgan": "LLPGAN",
+	"easyllp": "EasyLLP", "mixbag": "MixBag", "llppvc": "LLP-PVC",
 	"llpfc-ideal": "LLPFC-ideal", "llpfc-uniform": "LLPFC-uniform", "llpfc-approx": "LLPFC-approx",
 	"supervised": "Supervised (ceiling)"}
 
@@ -350,6 +351,9 @@ func (t *Table) Markdown(w io.Writer) {
 			methodLabel(m), pointsText(c), h.Epochs, t.reportedEpoch(m), h.Optimizer, h.LR, h.Schedule.Kind, h.BatchSize, unit)
 		if h.WeightDecay != 0 {
 			fmt.Fprintf(w, ", weight decay %g", h.WeightDecay)
+		}
+		if h.Flood != 0 {
+			fmt.Fprintf(w, ", flooding b = %g", h.Flood)
 		}
 		if IsLLPFC(m) && h.RegroupEvery > 0 {
 			fmt.Fprintf(w, ", regroup every %d epochs", h.RegroupEvery)

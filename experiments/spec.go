@@ -23,9 +23,12 @@ import (
 // algorithms (Algorithms 1–3) and the baselines of Appendix `suppsec: exp`
 // (KL, `subsec:KL`; LLP-VAT; LLPGAN).
 // "supervised" is the fully supervised ceiling: the same instances with their
-// true labels.
+// true labels. easyllp, mixbag and llppvc are the newer methods of issue 39
+// (EasyLLP, NeurIPS 2023; MixBag, ICCV 2023; LLP-PVC, ICLR 2026), each
+// trained on minibatches of bags.
 var Methods = []string{training.MethodLLPFCIdeal, training.MethodLLPFCUniform, training.MethodLLPFCApprox,
-	training.MethodKL, training.MethodLLPVAT, training.MethodLLPGAN, training.Supervised}
+	training.MethodKL, training.MethodLLPVAT, training.MethodLLPGAN, training.Supervised,
+	training.MethodEasyLLP, training.MethodMixBag, training.MethodLLPPVC}
 
 // IsLLPFC reports whether method is one of the LLPFC algorithms.
 func IsLLPFC(method string) bool { return strings.HasPrefix(method, "llpfc-") }
@@ -200,6 +203,10 @@ type Hyper struct {
 	// "authors" in every llpvat cell, and TrainingConfig reads empty as
 	// "authors".
 	VATRampup string `json:"vat_rampup,omitempty"`
+	// Flood is easyllp's flooding level b: the loss trained is |L − b| + b
+	// (the authors' easyllp_flood.py; training.Config.Flood); zero means none,
+	// EasyLLP's plain loss. Zero for the other methods.
+	Flood float64 `json:"flood,omitempty"`
 	// BNStats is the batch-norm statistics of kl's and llpvat's proportion
 	// loss when a minibatch of bags spans several chunks: empty means the
 	// whole minibatch's (as the authors' code; see training.BNStats), or
@@ -534,7 +541,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hyper.select: is %q, want %s or %s", h.Select, training.SelectLast, training.SelectBestVal)
 	case h.Select == training.SelectBestVal && h.ValBags == 0:
 		return errors.New("hyper.select: best-val needs hyper.val_bags > 0 (bags held out to select on)")
-	case !CountsInstances(c.Method) && c.NumBags() > 0 && h.BatchSize > c.NumBags():
+	case !CountsInstances(c.Method) && !isNewer(c.Method) && c.NumBags() > 0 && h.BatchSize > c.NumBags():
 		return fmt.Errorf("hyper.batch_size: %d bags, but method %s at bag size %d has only %d bags", h.BatchSize, c.Method, c.BagSize, c.NumBags())
 	case h.ChunkSize < 0:
 		return fmt.Errorf("hyper.chunk_size: is %d, want ≥ 0 (0 = %d)", h.ChunkSize, training.DefaultChunkSize)
@@ -579,6 +586,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hyper.vat_rampup: is %q, want authors or llpvat", h.VATRampup)
 	case h.BNStats != "" && (h.BNStats != string(training.BNStatsChunk) || !UsesKL(c.Method)):
 		return fmt.Errorf("hyper.bn_stats: is %q, want empty (the minibatch's statistics) or chunk, and only for a method with a KL proportion loss (method %s)", h.BNStats, c.Method)
+	case !(h.Flood >= 0) || math.IsInf(h.Flood, 0) || (h.Flood != 0 && c.Method != training.MethodEasyLLP):
+		return fmt.Errorf("hyper.flood: is %v, want a finite level ≥ 0, and only for method easyllp (method %s)", h.Flood, c.Method)
 	case c.Method != training.MethodLLPVAT && h.VATRampup != "":
 		return fmt.Errorf("hyper.vat_rampup: is %q, but method %s has no VAT term", h.VATRampup, c.Method)
 	}

@@ -102,6 +102,7 @@ func TestSpecKeyChangesWithEverySetting(t *testing.T) {
 		"hyper.augment":         func(c *Config) { c.Hyper.Augment = true },
 		"hyper.vat_eps":         func(c *Config) { c.Hyper.VATEps = 1 },
 		"hyper.vat_xi":          func(c *Config) { c.Hyper.VATXi = 1e-6 },
+		"hyper.flood":           func(c *Config) { c.Hyper.Flood = 0.3 },
 		"hyper.weights":         func(c *Config) { c.Hyper.Weights = "hm" },
 		"hyper.compat":          func(c *Config) { c.Hyper.Compat = "original" },
 		"normalize":             func(c *Config) { c.Normalize = "none" },
@@ -180,7 +181,7 @@ func TestSpecInvalid(t *testing.T) {
 func TestBuiltinSpecs(t *testing.T) {
 	want := map[string]int{ // cells: datasets × methods × 7 bag sizes × 5 seeds
 		"wrn16-4": 3 * 4 * 7 * 5, "resnet18": 3 * 4 * 7 * 5, "vgg16": 3 * 4 * 7 * 5, "llpgan": 2 * 3 * 7 * 5,
-		"quick": 3 * 3 * 2, "fashion-mnist": 6 * 4 * 3, "fashion-mnist-shuffle": 3 * 4 * 3,
+		"quick": 3 * 3 * 2, "fashion-mnist": 9 * 4 * 3, "fashion-mnist-shuffle": 6 * 4 * 3,
 	}
 	for _, name := range BuiltinNames() {
 		s, _ := BuiltinSpec(name)

@@ -79,6 +79,12 @@ type Config struct {
 	// VATRampup is llpvat's consistency-weight schedule: the zero value is
 	// VATRampupAuthors (constant 0.05), or VATRampupLLPVAT.
 	VATRampup loss.VATRampup `json:"vat_rampup,omitempty"`
+	// Flood is easyllp's flooding level b (Ishida et al., ICML 2020): the
+	// loss trained is |L − b| + b, as the authors' easyllp_flood.py
+	// (easyllp_flood.py@fe11a00:280-281) bounds EasyLLP's loss, which
+	// negative soft labels leave unbounded below; the zero value means none
+	// (EasyLLP's plain loss).
+	Flood float64 `json:"flood,omitempty"`
 	// ChunkSize is the number of instances per forward pass of bag losses
 	// (0 means DefaultChunkSize); it bounds their memory (KLChunked).
 	ChunkSize int `json:"chunk_size"`
@@ -236,6 +242,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("config: regroup every %d epochs, want ≥ 1, or 0 for never", c.RegroupEvery)
 	case c.ChunkSize < 1:
 		return c, fmt.Errorf("config: chunk size %d, want ≥ 1", c.ChunkSize)
+	case !(c.Flood >= 0) || math.IsInf(c.Flood, 0) || (c.Flood != 0 && c.Method != MethodEasyLLP):
+		return c, fmt.Errorf("config: flood %v, want a finite level ≥ 0, and only for easyllp (method %s)", c.Flood, c.Method)
 	case c.EvalBatch < 1:
 		return c, fmt.Errorf("config: eval batch %d, want ≥ 1", c.EvalBatch)
 	case c.EvalEvery < 0:

@@ -12,7 +12,8 @@ import (
 	"gorgonia.org/gorgonia"
 )
 
-// Method is a training objective (LLPFC, KL, LLP-VAT, LLPGAN): it owns its
+// Method is a training objective (LLPFC, KL, LLP-VAT, LLPGAN, EasyLLP,
+// MixBag, LLP-PVC): it owns its
 // inputs and loss nodes in the model's graph and computes minibatch
 // gradients; the trainer owns the parameters, optimizer, schedule,
 // evaluation and checkpoints.
@@ -51,6 +52,9 @@ const (
 	MethodKL           = "kl"            // App. `subsec:KL`
 	MethodLLPVAT       = "llpvat"        // App. "LLPVAT"
 	MethodLLPGAN       = "llpgan"        // App. "LLPGAN"
+	MethodEasyLLP      = "easyllp"       // EasyLLP (Busa-Fekete et al., NeurIPS 2023)
+	MethodMixBag       = "mixbag"        // MixBag (Asanomi et al., ICCV 2023)
+	MethodLLPPVC       = "llppvc"        // LLP-PVC (Ma et al., ICLR 2026)
 )
 
 // MethodEnv is what a method factory gets.

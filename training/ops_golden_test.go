@@ -50,6 +50,11 @@ func opCases() []opCase {
 			cs = append(cs, opCase{model, method})
 		}
 	}
+	for _, model := range []string{ModelMLP, ModelCNN, ModelCNNBN, ModelWRN164, ModelResNet18, ModelVGG16} {
+		for _, method := range []string{MethodEasyLLP, MethodMixBag, MethodLLPPVC} { // issue 39
+			cs = append(cs, opCase{model, method})
+		}
+	}
 	return append(cs, opCase{ModelLLPGAND, MethodLLPGAN})
 }
 

@@ -163,6 +163,12 @@ func ParityCases(full bool) []ParityCase {
 			cs = append(cs, c)
 		}
 	}
+	// the newer methods (issue 39): the mlp, and cnn-bn with two chunks a
+	// minibatch (the exact batch-norm sweep under their heads)
+	for _, method := range []string{MethodEasyLLP, MethodMixBag, MethodLLPPVC} {
+		cs = append(cs, ParityCase{Model: ModelMLP, Method: method, Batch: 2, Chunk: 4, BagSize: 2, Side: 32},
+			ParityCase{Model: ModelCNNBN, Method: method, Batch: 2, Chunk: 3, BagSize: 2, Side: 32})
+	}
 	return append(cs, ParityCase{Model: ModelLLPGAND, Method: MethodLLPGAN, Batch: 2, Chunk: 4, BagSize: 2, Side: 16})
 }
 

@@ -1,8 +1,6 @@
 package training
 
 import (
-	"fmt"
-
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
 )
@@ -26,15 +24,11 @@ type klMethod struct {
 
 func newKLMethod(env *MethodEnv) (*klMethod, error) {
 	cfg := env.Config
-	set := env.Data.Bags
-	maxBag := 0
 	m := &klMethod{env: env}
-	for _, b := range set.Bags {
-		if len(b.Indices) == 0 {
-			return nil, fmt.Errorf("bag %d has no instance indices", b.ID)
-		}
-		maxBag = max(maxBag, len(b.Indices))
-		m.bags = append(m.bags, loss.BagRef{Indices: b.Indices, Proportions: b.Proportions})
+	var maxBag int
+	var err error
+	if m.bags, maxBag, err = bagRefs(env.Data.Bags); err != nil {
+		return nil, err
 	}
 	// A chunk never needs to be larger than one minibatch of bags.
 	chunk := min(cfg.ChunkSize, maxBag*cfg.BatchSize)
@@ -62,14 +56,9 @@ func (m *klMethod) BeginEpoch(e int) (int, error) {
 }
 
 func (m *klMethod) Step(s int, grads device.Grads) (float64, int, error) {
-	B := m.env.Config.BatchSize
-	start, end := s*B, min((s+1)*B, len(m.order))
-	if start >= end {
-		return 0, 0, fmt.Errorf("step %d beyond the epoch's %d bags", s, len(m.order))
-	}
-	m.mb = m.mb[:0]
-	for _, i := range m.order[start:end] {
-		m.mb = append(m.mb, m.bags[i])
+	var err error
+	if m.mb, err = minibatchOf(m.mb, m.bags, m.order, s, m.env.Config.BatchSize); err != nil {
+		return 0, 0, err
 	}
 	loss, n, err := m.k.Gradient(m.env.Data.X, m.mb, grads)
 	if err != nil {

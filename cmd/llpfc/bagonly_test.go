@@ -303,13 +303,7 @@ func TestBagOnlyCommands(t *testing.T) {
 // kmeans bags, whose cells record bag size 0 and the protocol.
 func TestTrainFeatureAndKMeansProtocols(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString("label,g,x,y\n")
-	for i := 0; i < 240; i++ {
-		fmt.Fprintf(&b, "%d,g%d,%d,%d\n", i%3, i%12, i%7, (i*5)%11)
-	}
-	tr := writeFile(t, dir, "tr.csv", b.String())
-	name := "csv:" + tr + "," + tr
+	name := featureTable(t, dir)
 	for _, proto := range []string{"feature:g", "kmeans:12"} {
 		res := trainJSON(t, "--data", name, "--protocol", proto, "--epochs", "1", "--batch-size", "32")
 		cfg := res["config"].(map[string]any)
@@ -512,4 +506,38 @@ func TestBagOnlyWithoutTestSplit(t *testing.T) {
 	for _, l := range lines[1:] {
 		assert.Empty(t, strings.Split(l, ",")[col], "no test accuracy without a test split: %s", l)
 	}
+}
+
+// TestNewerMethodsOnOwnBags (issue 39): EasyLLP, MixBag and LLP-PVC need no
+// instance label: each trains on the bag-only fixture (bags:, protocol
+// given) and on feature and kmeans bags of a labelled table (bags of
+// varying sizes), with its authors' minibatch of bags by default.
+func TestNewerMethodsOnOwnBags(t *testing.T) {
+	name := featureTable(t, t.TempDir())
+	for _, method := range []string{"easyllp", "mixbag", "llppvc"} {
+		res := trainJSON(t, "--data", "bags:"+fixturePath, "--method", method, "--epochs", "1", "--batch-size", "2")
+		assert.Equal(t, "given", res["config"].(map[string]any)["protocol"], method)
+		assert.Greater(t, res["test_accuracy"].(float64), 0.0, method)
+		for _, proto := range []string{"feature:g", "kmeans:12"} {
+			res := trainJSON(t, "--data", name, "--protocol", proto, "--method", method, "--epochs", "1")
+			cfg := res["config"].(map[string]any)
+			assert.Equal(t, proto, cfg["protocol"], method)
+			assert.Equal(t, 12.0, res["num_bags"], method+" "+proto)
+			assert.Equal(t, 240.0, res["train_points"], method+" "+proto)
+		}
+	}
+}
+
+// featureTable writes a labelled CSV of 240 rows, 3 classes and a
+// categorical column g of 12 groups into dir, and returns its data-set name
+// (the same table as training and test split).
+func featureTable(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("label,g,x,y\n")
+	for i := 0; i < 240; i++ {
+		fmt.Fprintf(&b, "%d,g%d,%d,%d\n", i%3, i%12, i%7, (i*5)%11)
+	}
+	tr := writeFile(t, dir, "tr.csv", b.String())
+	return "csv:" + tr + "," + tr
 }

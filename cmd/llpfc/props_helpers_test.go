@@ -164,7 +164,8 @@ func expectedSlots(cells map[string]*cellFile) map[slotKey]int {
 // methodByLabel maps the report's method labels (the paper's spellings) to
 // method names.
 var methodByLabel = map[string]string{"KL": "kl", "LLPVAT": "llpvat", "LLPGAN": "llpgan", "LLPFC-ideal": "llpfc-ideal",
-	"LLPFC-uniform": "llpfc-uniform", "LLPFC-approx": "llpfc-approx", "Supervised (ceiling)": "supervised"}
+	"LLPFC-uniform": "llpfc-uniform", "LLPFC-approx": "llpfc-approx", "Supervised (ceiling)": "supervised",
+	"EasyLLP": "easyllp", "MixBag": "mixbag", "LLP-PVC": "llppvc"}
 
 var (
 	overSeeds = regexp.MustCompile(`mean ± population std over (\d+) seeds?`)

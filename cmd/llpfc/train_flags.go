@@ -18,7 +18,7 @@ import (
 // them into a trainRun through applyPreset, check, schedule and build.
 type trainFlags struct {
 	name, dataDir, bagsFile, method, model, protocol, optimizer, milestones, groupWeights, compat, klScale, vatRampup, bnStats, normalize, augment, out, preset, device, saveModel, sel *string
-	dropout, lr, wd, momentum, beta1, beta2, gamma, vatEps, vatXi, valBags                                                                                                              *float64
+	dropout, lr, wd, momentum, beta1, beta2, gamma, vatEps, vatXi, valBags, flood                                                                                                       *float64
 	bagSize, numPoints, epochs, batch, regroup, vatIters, chunk, evalEvery                                                                                                              *int
 	seed                                                                                                                                                                                *int64
 	resume, asJSON, quiet                                                                                                                                                               *bool
@@ -48,12 +48,13 @@ func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.beta2 = fs.Float64("beta2", 0.999, "β₂ of adam/adamw")
 	f.milestones = fs.String("milestones", "", "comma-separated epochs at which the learning rate is multiplied by --gamma (e.g. 60,120,160); empty for a constant rate")
 	f.gamma = fs.Float64("gamma", 0.1, "learning-rate factor at each milestone (the appendix: 0.2 for WRN on CIFAR10, else 0.1)")
-	f.batch = fs.Int("batch-size", 0, "minibatch size: instances for LLPFC (default 128), bags for kl/llpvat (default 2) and llpgan (default 1)")
+	f.batch = fs.Int("batch-size", 0, "minibatch size: instances for LLPFC (default 128), bags for kl/llpvat (default 2), llpgan (default 1), easyllp (8), mixbag (32) and llppvc (4)")
 	f.regroup = fs.Int("regroup-every", training.DefaultRegroupEvery, "LLPFC: re-partition the bags into groups every R epochs (the appendix: 20, 5 for VGG16)")
 	f.groupWeights = fs.String("group-weights", "uniform", "LLPFC group weights w: uniform, hm (harmonic mean of bag sizes) or chvol (convex-hull volume)")
 	f.compat = fs.String("compat", "paper", "paper (Algorithms 1–3) or original (the authors' code at commit 1d0cbc5 where it differs: their grouping, weights and minibatch loss — weights divided by each minibatch's sum, probabilities clamped at 1e-8; see PAPER_MAP.md, \"Paper vs original code\")")
 	f.klScale = fs.String("kl-scale", "authors", "kl and llpvat: scale of the KL proportion loss of a minibatch of B bags over C classes: authors (−1/B·Σ_bags Σ_classes, what the authors' code trains, kllib/train_fun.py) or paper (−1/(C·B)·Σ, the paper's App. A text; under SGD a C-times smaller step)")
 	f.vatRampup = fs.String("vat-rampup", "authors", "llpvat: schedule of the consistency weight: authors (a constant 0.05, what the LLPFC authors' llpvat.py computes) or llpvat (sigmoid ramp-up over the first 40% of the steps, as LLP-VAT's own code)")
+	f.flood = fs.Float64("flood", 0, "easyllp: flooding level b, the loss trained being |L − b| + b (the authors' easyllp_flood.py uses 0.3; 0: none, EasyLLP's plain loss)")
 	f.vatEps = fs.Float64("vat-eps", 0, "llpvat: radius ε of the adversarial perturbation (default: the appendix's, 6 for cifar10 and 1 for the other data sets)")
 	f.vatXi = fs.Float64("vat-xi", 0, "llpvat: finite-difference step ξ of the power iteration (default 1e-6, the authors')")
 	f.vatIters = fs.Int("vat-power-iters", 0, "llpvat: power iterations (default 1, the authors')")
@@ -121,6 +122,7 @@ func (f *trainFlags) applyPreset(given map[string]bool, dsName string) (*experim
 		setStr("augment", f.augment, "crop-flip")
 	}
 	set("vat-eps", func() { *f.vatEps = h.VATEps })
+	set("flood", func() { *f.flood = h.Flood })
 	set("vat-xi", func() { *f.vatXi = h.VATXi })
 	setStr("kl-scale", f.klScale, h.KLScale)
 	setStr("vat-rampup", f.vatRampup, h.VATRampup)
@@ -155,6 +157,7 @@ func (f *trainFlags) check(given map[string]bool) error {
 		flagCheck{"num-points", *f.numPoints >= 0, "≥ 0 (0: 3/4 of the training split)", *f.numPoints},
 		flagCheck{"bag-size", *f.bagSize >= 1, "≥ 1", *f.bagSize},
 		flagCheck{"vat-eps", *f.vatEps >= 0 && !math.IsInf(*f.vatEps, 0), "a finite number > 0 (0: the appendix's value)", *f.vatEps},
+		flagCheck{"flood", *f.flood >= 0 && !math.IsInf(*f.flood, 0) && (*f.flood == 0 || *f.method == training.MethodEasyLLP), "a finite level ≥ 0, and only with --method easyllp", *f.flood},
 		flagCheck{"vat-xi", *f.vatXi >= 0 && !math.IsInf(*f.vatXi, 0), "a finite number > 0 (0: 1e-6)", *f.vatXi},
 		flagCheck{"vat-power-iters", *f.vatIters >= 0, "≥ 1 (0: 1)", *f.vatIters},
 	); err != nil {
@@ -182,7 +185,8 @@ func (f *trainFlags) check(given map[string]bool) error {
 }
 
 // defaultBatch sets the method's minibatch when --batch-size was left out:
-// 128 instances for LLPFC, 2 bags for kl and llpvat, 1 for llpgan.
+// 128 instances for LLPFC, 2 bags for kl and llpvat, 1 for llpgan, the
+// authors' bags for easyllp (8), mixbag (32) and llppvc (4).
 func (f *trainFlags) defaultBatch() {
 	if *f.batch == 0 {
 		switch *f.method {
@@ -190,6 +194,8 @@ func (f *trainFlags) defaultBatch() {
 			*f.batch = 1
 		case training.MethodKL, training.MethodLLPVAT:
 			*f.batch = 2
+		case training.MethodEasyLLP, training.MethodMixBag, training.MethodLLPPVC:
+			*f.batch = experiments.AuthorsBagBatch(*f.method)
 		default:
 			*f.batch = 128
 		}
@@ -312,7 +318,7 @@ func (f *trainFlags) hyper(nm trainNames, dropout float64, sched experiments.Sch
 	h := experiments.Hyper{Epochs: *f.epochs, Optimizer: *f.optimizer, LR: *f.lr, Momentum: *f.momentum,
 		WeightDecay: *f.wd, Beta1: *f.beta1, Beta2: *f.beta2, BatchSize: *f.batch, Schedule: sched,
 		RegroupEvery: *f.regroup, Dropout: dropout, Augment: *f.augment == "crop-flip",
-		VATEps: *f.vatEps, VATXi: *f.vatXi, VATPowerIters: *f.vatIters}
+		VATEps: *f.vatEps, VATXi: *f.vatXi, VATPowerIters: *f.vatIters, Flood: *f.flood}
 	if f.regroupNever {
 		h.RegroupEvery = 0
 	}

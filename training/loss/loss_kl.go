@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/nn"
@@ -61,10 +62,13 @@ func KLLoss(z, avg, props *gorgonia.Node) (*gorgonia.Node, error) {
 }
 
 // BagRef is one bag of a minibatch of bags: the rows of its instances in the
-// training matrix and its label proportions γ̂.
+// training matrix and its label proportions γ̂. Lo and Hi, when set (C
+// values each), are a confidence interval of the proportions (MixBag's mixed
+// bags, CILoss); nil for a bag whose proportions are exact.
 type BagRef struct {
 	Indices     []int
 	Proportions []float64
+	Lo, Hi      []float64
 }
 
 // KLChunked computes the exact gradient of the KL proportion loss L_prop
@@ -98,6 +102,7 @@ type BagRef struct {
 // after each pass-2 chunk). Either way a chunk's zero padding is kept out
 // of the statistics.
 type KLChunked struct {
+	head                Head
 	chunk, dim, classes int
 	dt                  tensor.Dtype
 	x, coef             *gorgonia.Node
@@ -116,6 +121,13 @@ type KLChunked struct {
 	// instances); pass 2 replays pass 1's draws (same per-chunk seed).
 	Augment func(x []float32, rows int, r *rand.Rand) error
 
+	// obj, when set, is the objective of the current GradientOf call: pass 1
+	// keeps every instance's head output (out), obj turns them into the loss
+	// and its gradient (grad, per instance), pass 2 uses those as the
+	// surrogate's coefficients.
+	obj       BagObjective
+	out, grad []float64
+
 	// scratch, reused across calls
 	rows   []int // instance row per position in the concatenated minibatch
 	bagOf  []int
@@ -130,20 +142,52 @@ type KLChunked struct {
 // the surrogate S; it compiles on be one program for the forward pass and
 // one for forward and backward.
 func NewKLChunked(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, chunk int) (*KLChunked, error) {
+	return NewBagChunked(be, g, m, spec, chunk, HeadSoftmax, "KL")
+}
+
+// Head is what the chunked bag losses see of each instance: the softmax of
+// the logits (the proportion losses: KL, MixBag's CILoss) or the logits
+// themselves (EasyLLP and LLP-PVC, whose losses are computed in float64 on
+// the host from the logits).
+type Head int
+
+// The heads.
+const (
+	HeadSoftmax Head = iota
+	HeadLogits
+)
+
+// BagObjective is a loss of a minibatch of bags computed on the host from
+// the head outputs of its instances (GradientOf): Loss gets out (n×C,
+// row-major, the instances of bags laid out bag by bag in order), fills grad
+// (n×C) with ∂L/∂out and returns L.
+type BagObjective interface {
+	Loss(out []float64, classes int, bags []BagRef, grad []float64) (float64, error)
+}
+
+// NewBagChunked is NewKLChunked with the head and the programs' name
+// prefix chosen: the chunk graph's surrogate is S = Σ coef ⊙ head(z), so
+// GradientOf computes the exact gradient of any BagObjective of the head
+// outputs by the two passes KLChunked's doc describes.
+func NewBagChunked(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, chunk int, head Head, name string) (*KLChunked, error) {
 	if chunk < 1 {
-		return nil, fmt.Errorf("KL chunk size %d, want ≥ 1", chunk)
+		return nil, fmt.Errorf("%s chunk size %d, want ≥ 1", name, chunk)
 	}
 	dt := spec.DType()
-	k := &KLChunked{chunk: chunk, dim: spec.InputDim(), classes: spec.NumClasses, dt: dt, params: m.Learnables(), model: m,
+	k := &KLChunked{head: head, chunk: chunk, dim: spec.InputDim(), classes: spec.NumClasses, dt: dt, params: m.Learnables(), model: m,
 		random: rand.New(rand.NewPCG(0, 0))}
-	k.x, k.xT = nn.NewInputNode(g, dt, "kl.x", spec.InputShape(chunk))
-	k.coef, k.coefT = nn.NewInputNode(g, dt, "kl.coef", tensor.Shape{chunk, spec.NumClasses})
+	prefix := strings.ToLower(name)
+	k.x, k.xT = nn.NewInputNode(g, dt, prefix+".x", spec.InputShape(chunk))
+	k.coef, k.coefT = nn.NewInputNode(g, dt, prefix+".coef", tensor.Shape{chunk, spec.NumClasses})
 	z, err := m.Forward(k.x, true)
 	if err != nil {
 		return nil, err
 	}
-	if k.probs, err = gorgonia.SoftMax(z); err != nil {
-		return nil, err
+	k.probs = z
+	if head == HeadSoftmax {
+		if k.probs, err = gorgonia.SoftMax(z); err != nil {
+			return nil, err
+		}
 	}
 	prod, err := gorgonia.HadamardProd(k.coef, k.probs)
 	if err != nil {
@@ -158,7 +202,7 @@ func NewKLChunked(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.
 	if k.sweep, err = nn.NewBNSweep(g, k.probs); err != nil {
 		return nil, err
 	}
-	if k.fwd, err = be.Compile(g, gorgonia.Nodes{k.probs}, device.Options{Name: "KL forward", Params: k.params, Inputs: nn.Inputs(m, k.x)}); err != nil {
+	if k.fwd, err = be.Compile(g, gorgonia.Nodes{k.probs}, device.Options{Name: name + " forward", Params: k.params, Inputs: nn.Inputs(m, k.x)}); err != nil {
 		return nil, err
 	}
 	roots := append(gorgonia.Nodes{k.surrogate}, k.grads...)
@@ -166,7 +210,7 @@ func NewKLChunked(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.
 		roots = append(roots, bn.RunningStatRoots()...)
 		k.unfusedBN = k.sweep.Layers() == 0 && len(bn.RunningStats()) > 0
 	}
-	if k.bwd, err = be.Compile(g, roots, device.Options{Name: "KL backward", Params: k.params, Inputs: nn.Inputs(m, k.x, k.coef)}); err != nil {
+	if k.bwd, err = be.Compile(g, roots, device.Options{Name: name + " backward", Params: k.params, Inputs: nn.Inputs(m, k.x, k.coef)}); err != nil {
 		k.fwd.Close()
 		return nil, err
 	}
@@ -230,6 +274,26 @@ func (k *KLChunked) Chunk() int { return k.chunk }
 // row-major matrix) and adds ∂L_prop/∂θ to grads (the model's Learnables,
 // in order). It returns L_prop and the number of instances.
 func (k *KLChunked) Gradient(x []float32, bags []BagRef, grads device.Grads) (float64, int, error) {
+	if k.head != HeadSoftmax {
+		return 0, 0, fmt.Errorf("KL gradient: the chunk graph's head is not the softmax")
+	}
+	return k.gradient(x, bags, nil, grads)
+}
+
+// GradientOf computes obj's loss of the minibatch bags from the head outputs
+// of their instances and adds its gradient ∂L/∂θ to grads, by the two passes
+// of Gradient: pass 1 keeps every instance's head output, obj gives the loss
+// and ∂L/∂out, pass 2 backpropagates the surrogate Σ (∂L/∂out) ⊙ head(z).
+func (k *KLChunked) GradientOf(x []float32, bags []BagRef, obj BagObjective, grads device.Grads) (float64, int, error) {
+	if obj == nil {
+		return 0, 0, fmt.Errorf("bag gradient: no objective")
+	}
+	return k.gradient(x, bags, obj, grads)
+}
+
+func (k *KLChunked) gradient(x []float32, bags []BagRef, obj BagObjective, grads device.Grads) (float64, int, error) {
+	k.obj = obj
+	defer func() { k.obj = nil }()
 	total, err := k.layout(x, bags)
 	if err != nil {
 		return 0, 0, err
@@ -249,7 +313,12 @@ func (k *KLChunked) Gradient(x []float32, bags []BagRef, grads device.Grads) (fl
 	if err := k.forEachChunk(x, total, k.forward, k.addMeans); err != nil {
 		return 0, 0, fmt.Errorf("KL pass 1: %w", err)
 	}
-	loss, err := k.coefficients(bags)
+	var loss float64
+	if obj != nil {
+		loss, err = obj.Loss(k.out, k.classes, bags, k.grad)
+	} else {
+		loss, err = k.coefficients(bags)
+	}
 	if err != nil {
 		return loss, total, err
 	}
@@ -304,6 +373,10 @@ func (k *KLChunked) layout(x []float32, bags []BagRef) (int, error) {
 	}
 	k.pbar = resize2(k.pbar, len(bags), C)
 	k.coefs = resize2(k.coefs, len(bags), C)
+	if k.obj != nil {
+		k.out = resize1(k.out, len(k.rows)*C)
+		k.grad = resize1(k.grad, len(k.rows)*C)
+	}
 	return len(k.rows), nil
 }
 
@@ -366,6 +439,10 @@ func (k *KLChunked) addMeans(start, end int) error {
 		return err
 	}
 	p := nn.ValuesF64(v, &k.probsF)
+	if k.obj != nil { // keep every instance's output for the objective
+		copy(k.out[start*C:end*C], p[:(end-start)*C])
+		return nil
+	}
 	for i := start; i < end; i++ {
 		pb := k.pbar[k.bagOf[i]]
 		for c, v := range p[(i-start)*C : (i-start+1)*C] {
@@ -422,6 +499,10 @@ func (k *KLChunked) fillX(x []float32, start, end int) {
 
 func (k *KLChunked) fillCoef(start, end int) {
 	C := k.classes
+	if k.obj != nil {
+		k.fillInstanceCoef(start, end)
+		return
+	}
 	switch buf := k.coefT.Data().(type) {
 	case []float32:
 		for i := start; i < end; i++ {
@@ -436,6 +517,33 @@ func (k *KLChunked) fillCoef(start, end int) {
 		}
 		clear(buf[(end-start)*C:])
 	}
+}
+
+// fillInstanceCoef loads the objective's per-instance gradient rows of the
+// chunk as the surrogate's coefficients.
+func (k *KLChunked) fillInstanceCoef(start, end int) {
+	C := k.classes
+	src := k.grad[start*C : end*C]
+	switch buf := k.coefT.Data().(type) {
+	case []float32:
+		for i, v := range src {
+			buf[i] = float32(v)
+		}
+		clear(buf[len(src):])
+	case []float64:
+		copy(buf, src)
+		clear(buf[len(src):])
+	}
+}
+
+// resize1 returns v with length n, zeroed, reusing its storage.
+func resize1(v []float64, n int) []float64 {
+	if cap(v) < n {
+		return make([]float64, n)
+	}
+	v = v[:n]
+	clear(v)
+	return v
 }
 
 func resize2(m [][]float64, r, c int) [][]float64 {

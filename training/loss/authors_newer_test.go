@@ -1,0 +1,235 @@
+package loss
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Golden outputs of the newer methods' authors' own functions, written by
+// fixtures/authors/newer_golden.py: LLP-PVC's compute_CC_loss_fft_precise and
+// compute_CC_loss_dp_precise (TianhaoMa5/ICLR2026_LLP-PVC at fe11a00), the
+// inline EasyLLP loss of easyllp.py (transcribed), MixBag's ci_loss_interval
+// and ConfidentialIntervalLoss (asanomitakanori/Mixbag at ac6ceb9), each with
+// its gradient by PyTorch's autograd, in float64.
+type newerGolden struct {
+	PVCCommit    string `json:"pvc_commit"`
+	MixBagCommit string `json:"mixbag_commit"`
+	PVC          []struct {
+		Name        string      `json:"name"`
+		P           [][]float64 `json:"p"`
+		Proportions []float64   `json:"proportions"`
+		Loss        float64     `json:"loss"`
+		Grad        [][]float64 `json:"grad"`
+		DPLoss      *float64    `json:"dp_loss"`
+		DPGrad      [][]float64 `json:"dp_grad"`
+	} `json:"pvc"`
+	EasyLLP []struct {
+		Name        string      `json:"name"`
+		BagSize     int         `json:"bag_size"`
+		Logits      [][]float64 `json:"logits"`
+		Proportions [][]float64 `json:"proportions"`
+		Loss        float64     `json:"loss"`
+		Grad        [][]float64 `json:"grad"`
+	} `json:"easyllp"`
+	Interval []struct {
+		Name string    `json:"name"`
+		Pi   []float64 `json:"pi"`
+		Pj   []float64 `json:"pj"`
+		Ni   int       `json:"ni"`
+		Nj   int       `json:"nj"`
+		Q    float64   `json:"q"`
+		Lo   []float64 `json:"lo"`
+		Hi   []float64 `json:"hi"`
+		Mix  []float64 `json:"mix"`
+	} `json:"mixbag_interval"`
+	MixBagLoss []struct {
+		Name        string      `json:"name"`
+		BagSize     int         `json:"bag_size"`
+		Probs       [][]float64 `json:"probs"`
+		Proportions [][]float64 `json:"proportions"`
+		Lo          [][]float64 `json:"lo"`
+		Hi          [][]float64 `json:"hi"`
+		Loss        float64     `json:"loss"`
+		Grad        [][]float64 `json:"grad"`
+	} `json:"mixbag_loss"`
+}
+
+func readNewerGolden(t *testing.T) newerGolden {
+	t.Helper()
+	b, err := os.ReadFile("../../fixtures/authors/newer.json")
+	require.NoError(t, err)
+	var d newerGolden
+	require.NoError(t, json.Unmarshal(b, &d))
+	require.Equal(t, "fe11a007f5f7953666370129105aa2a0c3a6d6a2", d.PVCCommit)
+	require.Equal(t, "ac6ceb9b694e30859dee979c8e2da72e3ee20f3e", d.MixBagCommit)
+	require.NotEmpty(t, d.PVC)
+	require.NotEmpty(t, d.EasyLLP)
+	require.NotEmpty(t, d.Interval)
+	require.NotEmpty(t, d.MixBagLoss)
+	return d
+}
+
+// near checks |got − want| ≤ tol·max(1, |want|).
+func near(t *testing.T, what string, want, got, tol float64) {
+	t.Helper()
+	require.LessOrEqualf(t, math.Abs(got-want), tol*math.Max(1, math.Abs(want)), "%s: got %.17g, want %.17g", what, got, want)
+}
+
+// flat returns the rows of m one after another.
+func flat(m [][]float64) []float64 {
+	var out []float64
+	for _, r := range m {
+		out = append(out, r...)
+	}
+	return out
+}
+
+// pvcLogits returns the logits whose float64 sigmoids are p.
+func pvcLogits(p []float64) []float64 {
+	z := make([]float64, len(p))
+	for i, v := range p {
+		z[i] = math.Log(v) - math.Log1p(-v)
+	}
+	return z
+}
+
+// TestAuthorsGoldenPVC: loss.PVC with the FFT product for every bag
+// (ExactMax −1) gives the loss and the gradient in the probabilities of the
+// authors' compute_CC_loss_fft_precise, and with the exact DP (bags up to
+// 100) those of compute_CC_loss_dp_precise, apart from the 1e-12 (of the
+// largest coefficient) their DP adds inside its logarithm (PAPER_MAP): a
+// class's gradient there is held to 1e-8 plus 1e-11 over its target
+// coefficient. The FFT's
+// round-off is an absolute 1e-16 or so of the largest coefficient, and two
+// FFT libraries (PyTorch's pocketfft, gonum's fftpack) round differently: a
+// class's gradient is held to 1e-9 plus 1e-14 over its target coefficient
+// (relative to the largest), the loss (a sum over classes) to 1e-9 plus
+// the sum of those.
+func TestAuthorsGoldenPVC(t *testing.T) {
+	for _, c := range readNewerGolden(t).PVC {
+		t.Run(c.Name, func(t *testing.T) {
+			s, C := len(c.P), len(c.Proportions)
+			p := flat(c.P)
+			for _, tc := range []struct {
+				name     string
+				exactMax int
+				loss     *float64
+				grad     [][]float64
+				tol      float64
+			}{{"fft", -1, &c.Loss, c.Grad, 1e-9}, {"dp", 1 << 20, c.DPLoss, c.DPGrad, 1e-8}} {
+				if tc.loss == nil {
+					continue
+				}
+				v := &PVC{ExactMax: tc.exactMax}
+				counts := make([]int, C)
+				PVCCounts(counts, c.Proportions, s)
+				tols := make([]float64, C) // per class
+				lossTol := tc.tol
+				for c2 := range tols {
+					col := make([]float64, s)
+					for i := range col {
+						col[i] = p[i*C+c2]
+					}
+					tols[c2] = tc.tol
+					if tc.exactMax < 0 { // FFT: round-off near 1e-16 of the largest coefficient
+						coef, _ := PoissonBinomialFFT(col)
+						tols[c2] += 1e-14 / coef[counts[c2]]
+					} else { // the authors' DP adds 1e-12 of the largest to every coefficient
+						coef, _ := PoissonBinomialDP(col)
+						tols[c2] += 1e-11 / coef[counts[c2]]
+					}
+					lossTol += tols[c2] - tc.tol
+					_, dp := v.classLoss(col, counts[c2])
+					for i := range col {
+						near(t, tc.name+" grad", tc.grad[i][c2], dp[i], tols[c2])
+					}
+				}
+				// the whole objective, from the logits of these probabilities
+				out := pvcLogits(p)
+				grad := make([]float64, len(out))
+				bag := BagRef{Indices: make([]int, s), Proportions: c.Proportions}
+				l, err := v.Loss(out, C, []BagRef{bag}, grad)
+				require.NoError(t, err)
+				near(t, tc.name+" loss", *tc.loss, l, lossTol)
+				for i := range grad {
+					q := p[i]
+					near(t, tc.name+" logit grad", tc.grad[i/C][i%C]*q*(1-q), grad[i], tols[i%C])
+				}
+			}
+		})
+	}
+}
+
+// TestAuthorsGoldenEasyLLP: loss.EasyLLP with the minibatch's mean
+// proportion as the prior (its nil Prior) is the authors' inline loss
+// (easyllp.py lines 221-227 and 276, transcribed in newer_golden.py), value
+// and gradient in the logits.
+func TestAuthorsGoldenEasyLLP(t *testing.T) {
+	for _, c := range readNewerGolden(t).EasyLLP {
+		t.Run(c.Name, func(t *testing.T) {
+			C := len(c.Proportions[0])
+			var bags []BagRef
+			for _, pr := range c.Proportions {
+				bags = append(bags, BagRef{Indices: make([]int, c.BagSize), Proportions: pr})
+			}
+			out := flat(c.Logits)
+			grad := make([]float64, len(out))
+			l, err := (&EasyLLP{}).Loss(out, C, bags, grad)
+			require.NoError(t, err)
+			near(t, "loss", c.Loss, l, 1e-12)
+			for i, g := range flat(c.Grad) {
+				near(t, "grad", g, grad[i], 1e-12)
+			}
+		})
+	}
+}
+
+// TestAuthorsGoldenMixBagInterval: MixBagInterval is the authors'
+// ci_loss_interval (scipy's norm.isf for the quantile).
+func TestAuthorsGoldenMixBagInterval(t *testing.T) {
+	for _, c := range readNewerGolden(t).Interval {
+		t.Run(c.Name, func(t *testing.T) {
+			C := len(c.Pi)
+			mix, lo, hi := make([]float64, C), make([]float64, C), make([]float64, C)
+			MixBagInterval(mix, lo, hi, c.Pi, c.Pj, c.Ni, c.Nj, c.Q)
+			for k := 0; k < C; k++ {
+				near(t, "mix", c.Mix[k], mix[k], 1e-14)
+				near(t, "lo", c.Lo[k], lo[k], 1e-12)
+				near(t, "hi", c.Hi[k], hi[k], 1e-12)
+			}
+		})
+	}
+}
+
+// TestAuthorsGoldenMixBagLoss: CILoss is the authors'
+// ConfidentialIntervalLoss on the bags' mean softmax (calculate_prop), value
+// and gradient in every instance's softmax output; bag 0 of each case has
+// the authors' −1 interval (an original bag), the others about half their
+// classes inside.
+func TestAuthorsGoldenMixBagLoss(t *testing.T) {
+	for _, c := range readNewerGolden(t).MixBagLoss {
+		t.Run(c.Name, func(t *testing.T) {
+			C := len(c.Proportions[0])
+			var bags []BagRef
+			for b, pr := range c.Proportions {
+				bag := BagRef{Indices: make([]int, c.BagSize), Proportions: pr}
+				if c.Lo[b][0] != -1 {
+					bag.Lo, bag.Hi = c.Lo[b], c.Hi[b]
+				}
+				bags = append(bags, bag)
+			}
+			out := flat(c.Probs)
+			grad := make([]float64, len(out))
+			l, err := (&CILoss{}).Loss(out, C, bags, grad)
+			require.NoError(t, err)
+			near(t, "loss", c.Loss, l, 1e-12)
+			for i, g := range flat(c.Grad) {
+				near(t, "grad", g, grad[i], 1e-12)
+			}
+		})
+	}
+}
