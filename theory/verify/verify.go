@@ -345,6 +345,14 @@ func ForAll(cfg Config, name string, kind Kind, gen gopter.Gen, check func(v any
 	return o
 }
 
+// Property is ForAll over inputs of one type T: gen draws an input from
+// the stream's random source and gopter's size parameter (as Gen), check
+// judges it.
+func Property[T any](cfg Config, name string, kind Kind, gen func(r *rand.Rand, size int) T, check func(T) Case) Outcome {
+	return ForAll(cfg, name, kind, Gen(func(r *rand.Rand, size int) any { return gen(r, size) }),
+		func(v any) Case { return check(v.(T)) })
+}
+
 // Merge combines the outcomes of several properties that together check one
 // claim: cases add up, the worst ratio is the worst of the parts (for a
 // Bound), and the claim fails if any part failed.

@@ -289,32 +289,20 @@ func init() {
 		},
 		NegativeName: "‖M‖₁ in place of ‖M⁻¹‖₁",
 	})
-	verify.Register(verify.Claim{
-		Label:     "eq: uniform noise inverse norm",
-		Kind:      verify.IdentityKind,
-		Section:   "§3",
-		Statement: "for T = (1−α)I + αN: T⁻¹ = (1−α)⁻¹(I − αN) and ‖T⁻¹‖₁ = (1−α)⁻¹(1 + (1−2/C)α)",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return checkUniformNoise(cfg, "uniformNoise", theory.UniformNoiseInvNorm1)
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkUniformNoise(cfg, "uniformNoise", uniformNoiseWrong)
-		},
+	register(tested(verify.Claim{
+		Label:        "eq: uniform noise inverse norm",
+		Kind:         verify.IdentityKind,
+		Section:      "§3",
+		Statement:    "for T = (1−α)I + αN: T⁻¹ = (1−α)⁻¹(I − αN) and ‖T⁻¹‖₁ = (1−α)⁻¹(1 + (1−2/C)α)",
 		NegativeName: "(1−α)⁻¹(1 + (1−1/C)α)",
-	})
-	verify.Register(verify.Claim{
-		Label:     "equation-definition: Bayes risk - zo loss",
-		Kind:      verify.Definitional,
-		Section:   "App. B.2",
-		Statement: "ℓ̲^{01}(q,p) = Σ_c p_c 1{c ≠ min argmax q} = 1 − p_{min argmax q} (ties to the smallest index)",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return checkZOInnerRisk(cfg, "zoRisk", theory.ZeroOneLoss)
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkZOInnerRisk(cfg, "zoRisk", zeroOneMaxTie{})
-		},
+	}, checkUniformNoise, "uniformNoise", theory.UniformNoiseInvNorm1, uniformNoiseWrong))
+	register(tested(verify.Claim{
+		Label:        "equation-definition: Bayes risk - zo loss",
+		Kind:         verify.Definitional,
+		Section:      "App. B.2",
+		Statement:    "ℓ̲^{01}(q,p) = Σ_c p_c 1{c ≠ min argmax q} = 1 − p_{min argmax q} (ties to the smallest index)",
 		NegativeName: "ties broken to the largest index",
-	})
+	}, checkZOInnerRisk, "zoRisk", theory.ZeroOneLoss, theory.ProperLoss(zeroOneMaxTie{})))
 }
 
 // checkZOMinRisk checks `equation-definition: Bayes minimum risk - zo loss`:
@@ -391,30 +379,18 @@ func zoExcessMaxTie(eta, q []float64) (float64, error) {
 }
 
 func init() {
-	verify.Register(verify.Claim{
-		Label:     "equation-definition: Bayes minimum risk - zo loss",
-		Kind:      verify.Definitional,
-		Section:   "App. B.2",
-		Statement: "inf_q ℓ̲^{01}(q,p) = ℓ̲^{01}(p,p) = 1 − max_c p_c",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return checkZOMinRisk(cfg, "zoMin", func(p []float64) (float64, error) { return theory.MinInnerRisk(theory.ZeroOneLoss, p) })
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkZOMinRisk(cfg, "zoMin", func(p []float64) (float64, error) { return theory.MinInnerRisk(theory.SquareLoss, p) })
-		},
+	register(tested(verify.Claim{
+		Label:        "equation-definition: Bayes minimum risk - zo loss",
+		Kind:         verify.Definitional,
+		Section:      "App. B.2",
+		Statement:    "inf_q ℓ̲^{01}(q,p) = ℓ̲^{01}(p,p) = 1 − max_c p_c",
 		NegativeName: "the square-loss Bayes risk 1 − ‖p‖² in place of 1 − max p",
-	})
-	verify.Register(verify.Claim{
-		Label:     "equation: calibration function - lower",
-		Kind:      verify.Definitional,
-		Section:   "App. B.2",
-		Statement: "C_{L,P,x}(q) − C*_{L,P,x} = ℓ̲^{01}(q,p) − ℓ̲^{01}(p,p) = max p − p_{min argmax q}",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return checkCalFnLower(cfg, "calFnLower", theory.ExcessZeroOneInnerRisk)
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkCalFnLower(cfg, "calFnLower", zoExcessMaxTie)
-		},
+	}, checkZOMinRisk, "zoMin", func(p []float64) (float64, error) { return theory.MinInnerRisk(theory.ZeroOneLoss, p) }, func(p []float64) (float64, error) { return theory.MinInnerRisk(theory.SquareLoss, p) }))
+	register(tested(verify.Claim{
+		Label:        "equation: calibration function - lower",
+		Kind:         verify.Definitional,
+		Section:      "App. B.2",
+		Statement:    "C_{L,P,x}(q) − C*_{L,P,x} = ℓ̲^{01}(q,p) − ℓ̲^{01}(p,p) = max p − p_{min argmax q}",
 		NegativeName: "ties in argmax q broken to the largest index",
-	})
+	}, checkCalFnLower, "calFnLower", theory.ExcessZeroOneInnerRisk, zoExcessMaxTie))
 }

@@ -143,11 +143,11 @@ func genTBiased(r *rand.Rand, C int, maxCond float64) (*mat.Dense, string) {
 
 // checkConvexLB checks θ(C1) ≤ C2 for the FC log loss at every generated
 // point (Proposition `theorem: convex LB - calib func - FC log loss`).
-func checkConvexLB(cfg verify.Config, name string, theta thetaFunc, fcExcess fcExcessFunc, zo zoExcessFunc) verify.Outcome {
+func checkConvexLB(cfg verify.Config, name string, theta thetaFunc) verify.Outcome {
 	return verify.ForAll(cfg, name, verify.Bound, genPointCase(1e8, true), func(v any) verify.Case {
 		pc := v.(pointCase)
-		c1, err1 := zo(pc.Eta, pc.Q)
-		c2, err2 := fcExcess(theory.LogLoss, pc.T, pc.Eta, pc.Q)
+		c1, err1 := theory.ExcessZeroOneInnerRisk(pc.Eta, pc.Q)
+		c2, err2 := theory.ExcessInnerRiskFC(theory.LogLoss, pc.T, pc.Eta, pc.Q)
 		if err := firstErr(err1, err2); err != nil {
 			return verify.Case{Detail: pc.String() + ": " + err.Error()}
 		}
@@ -163,11 +163,11 @@ func checkConvexLB(cfg verify.Config, name string, theta thetaFunc, fcExcess fcE
 // checkCaliInner checks Lemma `cali.inner.lemma` with the explicit δ(ε) of
 // the given loss: for ε ∈ {C1, C1(1+1e-6), random}, C2 < δ(ε) ⇒ C1 < ε; and
 // the first step of its proof, C1 ≤ ‖η−q‖_∞ + ‖η−q‖₁.
-func checkCaliInner(cfg verify.Config, name string, l theory.ProperLoss, delta thetaFunc, fcExcess fcExcessFunc, zo zoExcessFunc) verify.Outcome {
+func checkCaliInner(cfg verify.Config, name string, l theory.ProperLoss, delta thetaFunc) verify.Outcome {
 	return verify.ForAll(cfg, name, verify.Bound, genPointCase(1e8, true), func(v any) verify.Case {
 		pc := v.(pointCase)
-		c1, err1 := zo(pc.Eta, pc.Q)
-		c2, err2 := fcExcess(l, pc.T, pc.Eta, pc.Q)
+		c1, err1 := theory.ExcessZeroOneInnerRisk(pc.Eta, pc.Q)
+		c2, err2 := theory.ExcessInnerRiskFC(l, pc.T, pc.Eta, pc.Q)
 		if err := firstErr(err1, err2); err != nil {
 			return verify.Case{Detail: pc.String() + ": " + err.Error()}
 		}
@@ -206,10 +206,10 @@ func checkCaliInner(cfg verify.Config, name string, l theory.ProperLoss, delta t
 }
 
 // checkYWKL checks Lemma `YW_lemma:KL`: C2 for the log loss equals KL(Tη‖Tq).
-func checkYWKL(cfg verify.Config, name string, fcExcess fcExcessFunc, kl klFunc) verify.Outcome {
+func checkYWKL(cfg verify.Config, name string, kl klFunc) verify.Outcome {
 	return verify.ForAll(cfg, name, verify.Identity, genPointCase(1e8, true), func(v any) verify.Case {
 		pc := v.(pointCase)
-		c2, err := fcExcess(theory.LogLoss, pc.T, pc.Eta, pc.Q)
+		c2, err := theory.ExcessInnerRiskFC(theory.LogLoss, pc.T, pc.Eta, pc.Q)
 		if err != nil {
 			return verify.Case{Detail: pc.String() + ": " + err.Error()}
 		}
@@ -250,12 +250,12 @@ func genPair() gopter.Gen {
 }
 
 // checkPinsker checks KL(p‖q) ≥ ½‖p−q‖₁² (Theorem `theorem: Pinsker inequality`).
-func checkPinsker(cfg verify.Config, name string, kl klFunc, l1 distFunc) verify.Outcome {
+func checkPinsker(cfg verify.Config, name string, kl klFunc) verify.Outcome {
 	return verify.ForAll(cfg, name, verify.Bound, genPair(), func(v any) verify.Case {
 		pq := v.([2][]float64)
 		p, q := pq[0], pq[1]
 		d, err1 := kl(p, q)
-		n, err2 := l1(p, q)
+		n, err2 := theory.L1Distance(p, q)
 		if err := firstErr(err1, err2); err != nil {
 			return verify.Case{Detail: fmt.Sprintf("p=%v q=%v: %v", p, q, err)}
 		}
@@ -378,11 +378,11 @@ func init() {
 			"θ_T(C_{L,P,x}(q) − C*_{L,P,x}) ≤ C_{ℓ_T,P_T,x}(q) − C*_{ℓ_T,P_T,x} with θ_T(ε) = ε²/(2‖T⁻¹‖₁²), for all x, q",
 		Check: func(cfg verify.Config) verify.Outcome {
 			return verify.Merge(verify.Bound,
-				checkConvexLB(cfg, "convexLB", refTheta, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk),
+				checkConvexLB(cfg, "convexLB", refTheta),
 				checkConvexLBAccurate(cfg, "convexLB/accurate", refTheta, theory.ExcessZeroOneInnerRisk))
 		},
 		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkConvexLB(cfg, "convexLB", thetaWithNormT, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk)
+			return checkConvexLB(cfg, "convexLB", thetaWithNormT)
 		},
 		NegativeName: "θ with ‖T‖₁ in place of ‖T⁻¹‖₁",
 	})
@@ -395,41 +395,29 @@ func init() {
 			"C_{ℓ_T,P_T,x}(q) < C* + δ ⇒ C_{L,P,x}(q) < C*_L + ε (checked with δ = θ_T for the log and θ^sq_T for the square loss, and the proof step C1 ≤ ‖η−q‖∞+‖η−q‖₁)",
 		Check: func(cfg verify.Config) verify.Outcome {
 			return verify.Merge(verify.Bound,
-				checkCaliInner(cfg, "caliInner/log", theory.LogLoss, refTheta, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk),
-				checkCaliInner(cfg, "caliInner/square", theory.SquareLoss, refSqTheta, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk))
+				checkCaliInner(cfg, "caliInner/log", theory.LogLoss, refTheta),
+				checkCaliInner(cfg, "caliInner/square", theory.SquareLoss, refSqTheta))
 		},
 		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkCaliInner(cfg, "caliInner/log", theory.LogLoss, deltaLinear, theory.ExcessInnerRiskFC, theory.ExcessZeroOneInnerRisk)
+			return checkCaliInner(cfg, "caliInner/log", theory.LogLoss, deltaLinear)
 		},
 		NegativeName: "δ(ε) = ε (independent of T, linear rate)",
 	})
-	verify.Register(verify.Claim{
-		Label:     "YW_lemma:KL",
-		Kind:      verify.IdentityKind,
-		Section:   "App. B.2",
-		Statement: "C_{ℓ_T,P_T,x}(q) − C*_{ℓ_T,P_T,x} = KL(Tp‖Tq) for the log loss, p = P(·|x)",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return checkYWKL(cfg, "ywKL", theory.ExcessInnerRiskFC, theory.KL)
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkYWKL(cfg, "ywKL", theory.ExcessInnerRiskFC, klSwapped)
-		},
+	register(tested(verify.Claim{
+		Label:        "YW_lemma:KL",
+		Kind:         verify.IdentityKind,
+		Section:      "App. B.2",
+		Statement:    "C_{ℓ_T,P_T,x}(q) − C*_{ℓ_T,P_T,x} = KL(Tp‖Tq) for the log loss, p = P(·|x)",
 		NegativeName: "KL arguments swapped: KL(Tq‖Tp)",
-	})
-	verify.Register(verify.Claim{
-		Label:      "theorem: Pinsker inequality",
-		Kind:       verify.Theorem,
-		RatioFloor: 0.99,
-		Section:    "App. B.2",
-		Statement:  "KL(p‖q) ≥ ½‖p−q‖₁² for all p, q ∈ Δ^C",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return checkPinsker(cfg, "pinsker", theory.KL, theory.L1Distance)
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkPinsker(cfg, "pinsker", klPaperLiteral, theory.L1Distance)
-		},
+	}, checkYWKL, "ywKL", theory.KL, klSwapped))
+	register(tested(verify.Claim{
+		Label:        "theorem: Pinsker inequality",
+		Kind:         verify.Theorem,
+		RatioFloor:   0.99,
+		Section:      "App. B.2",
+		Statement:    "KL(p‖q) ≥ ½‖p−q‖₁² for all p, q ∈ Δ^C",
 		NegativeName: "KL by the literal App. B definition ℓ̲(p,q) − ℓ̲(p,p) (an erratum)",
-	})
+	}, checkPinsker, "pinsker", theory.KL, klPaperLiteral))
 	verify.Register(verify.Claim{
 		Label:      "lemma: L1 norm upper bounds ZO divergence",
 		Kind:       verify.Theorem,
@@ -446,28 +434,22 @@ func init() {
 		},
 		NegativeName: "total variation ½‖p−q‖₁ in place of ‖p−q‖₁",
 	})
-	verify.Register(verify.Claim{
-		Label:     "equation-definition: KL divergence",
-		Kind:      verify.Definitional,
-		Section:   "App. B.2",
-		Statement: "KL(p‖q) = Σ p_i log(p_i/q_i) = ℓ̲(q,p) − ℓ̲(p,p) (corrected; the paper prints ℓ̲(p,q) − ℓ̲(p,p))",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return checkKLDefinition(cfg, "klDef", theory.KL, klCorrected)
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkKLDefinition(cfg, "klDef", theory.KL, klPaperLiteral)
-		},
+	register(tested(verify.Claim{
+		Label:        "equation-definition: KL divergence",
+		Kind:         verify.Definitional,
+		Section:      "App. B.2",
+		Statement:    "KL(p‖q) = Σ p_i log(p_i/q_i) = ℓ̲(q,p) − ℓ̲(p,p) (corrected; the paper prints ℓ̲(p,q) − ℓ̲(p,p))",
 		NegativeName: "the definition as printed, ℓ̲(p,q) − ℓ̲(p,p)",
-	})
+	}, checkKLDefinition, "klDef", klCorrected, klPaperLiteral))
 }
 
 // checkKLDefinition checks that kl agrees with the cross-entropy form def on
 // pairs with q in the interior (def is a difference of two finite sums there).
-func checkKLDefinition(cfg verify.Config, name string, kl, def klFunc) verify.Outcome {
+func checkKLDefinition(cfg verify.Config, name string, def klFunc) verify.Outcome {
 	return verify.ForAll(cfg, name, verify.Identity, genPair(), func(v any) verify.Case {
 		pq := v.([2][]float64)
 		p, q := pq[0], floorSimplex(append([]float64(nil), pq[1]...), ExtremeEntry)
-		a, err1 := kl(p, q)
+		a, err1 := theory.KL(p, q)
 		b, err2 := def(p, q)
 		if err := firstErr(err1, err2); err != nil {
 			return verify.Case{Detail: fmt.Sprintf("p=%v q=%v: %v", p, q, err)}

@@ -123,9 +123,9 @@ func lmTopTwo(q []float64) (int, int) {
 // log and the square loss, and R̃(f) ≥ R̃* for the square loss (Fisher
 // consistency, the part of the theorem that holds for every strictly proper
 // loss).
-func lmCheckCali(cfg verify.Config, theta lmThetaFunc) verify.Outcome {
+func lmCheckCali(cfg verify.Config, name string, theta lmThetaFunc) verify.Outcome {
 	gen := verify.Gen(lmCaliGen())
-	main := verify.ForAll(cfg, "llp.cali", verify.Bound, gen, func(v any) verify.Case {
+	main := verify.ForAll(cfg, name, verify.Bound, gen, func(v any) verify.Case {
 		in := v.(lmCaliInput)
 		md := in.model
 		r01, e1 := theory.Risk(theory.ZeroOneLoss, md, in.f)
@@ -159,7 +159,7 @@ func lmCheckCali(cfg verify.Config, theta lmThetaFunc) verify.Outcome {
 		}
 		return verify.Case{LHS: lhs, RHS: rhs, OK: ok, Detail: detail}
 	})
-	bayes := verify.ForAll(cfg, "llp.cali/bayes-risk", verify.Identity, gen, func(v any) verify.Case {
+	bayes := verify.ForAll(cfg, name+"/bayes-risk", verify.Identity, gen, func(v any) verify.Case {
 		in := v.(lmCaliInput)
 		md := in.model
 		eta := make([][]float64, md.NumPoints())

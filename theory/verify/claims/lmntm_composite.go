@@ -73,9 +73,9 @@ func lmLipGen() func(r *rand.Rand, size int) any {
 //
 // A zero row c of T must give λ(·,c) = +Inf and a gradient error (the
 // honest handling of (T p)_c = 0); such cases check that and nothing else.
-func lmCheckLip(cfg verify.Config, grad lmGradFunc) verify.Outcome {
+func lmCheckLip(cfg verify.Config, name string, grad lmGradFunc) verify.Outcome {
 	gen := verify.Gen(lmLipGen())
-	bound := verify.ForAll(cfg, "lip.upper.bd.cel/bound", verify.Bound, gen, func(v any) verify.Case {
+	bound := verify.ForAll(cfg, name+"/bound", verify.Bound, gen, func(v any) verify.Case {
 		in := v.(lmLipInput)
 		C := len(in.s)
 		g, err := grad(in.T, in.s, in.c)
@@ -94,7 +94,7 @@ func lmCheckLip(cfg verify.Config, grad lmGradFunc) verify.Outcome {
 		return verify.Case{LHS: n, RHS: theory.LogLossLip, OK: n <= theory.LogLossLip*(1+8*float64(C)*lmEps),
 			Detail: fmt.Sprintf("T=%s s=%v c=%d ‖∇λ‖₂=%.17g", lmMatString(in.T), in.s, in.c, n)}
 	})
-	fd := verify.ForAll(cfg, "lip.upper.bd.cel/finite-differences", verify.Bound, gen, func(v any) verify.Case {
+	fd := verify.ForAll(cfg, name+"/finite-differences", verify.Bound, gen, func(v any) verify.Case {
 		in := v.(lmLipInput)
 		if lmRowSum(in.T, in.c) == 0 {
 			return verify.Case{OK: true, Detail: "zero row (checked in the bound property)"}
@@ -135,7 +135,7 @@ func lmCheckLip(cfg verify.Config, grad lmGradFunc) verify.Outcome {
 		return verify.Case{LHS: 0, RHS: 0, OK: ok,
 			Detail: fmt.Sprintf("T=%s s=%v c=%d grad=%v fd=%v max|grad−fd|=%.3g tol=%.3g Σgrad=%.3g", lmMatString(in.T), in.s, in.c, g, fdv, worst, tol, sum)}
 	})
-	direct := verify.ForAll(cfg, "lip.upper.bd.cel/direct", verify.Bound, gen, func(v any) verify.Case {
+	direct := verify.ForAll(cfg, name+"/direct", verify.Bound, gen, func(v any) verify.Case {
 		in := v.(lmLipInput)
 		if lmRowSum(in.T, in.c) == 0 {
 			return verify.Case{LHS: 0, RHS: 1, OK: true, Detail: "zero row"}
@@ -188,9 +188,9 @@ type lmLambda0Func func(T mat.Matrix) (float64, error)
 // and every kind of column-stochastic matrix; a zero row must give +Inf on
 // the evaluated side and an error from the closed form. Both sides are a
 // log of a sum of ≤ 8 terms: relative agreement within 1e-13.
-func lmCheckLambda0(cfg verify.Config, closed lmLambda0Func) verify.Outcome {
+func lmCheckLambda0(cfg verify.Config, name string, closed lmLambda0Func) verify.Outcome {
 	gen := verify.Gen(func(r *rand.Rand, size int) any { return lmColStoch(r, 1+r.Intn(8), r.Intn(8)) })
-	return verify.ForAll(cfg, "lambda0.formula", verify.Identity, gen, func(v any) verify.Case {
+	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
 		T := v.(*mat.Dense)
 		C, _ := T.Dims()
 		eval := 0.0

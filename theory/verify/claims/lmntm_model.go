@@ -94,9 +94,9 @@ func lmCfmGen() func(r *rand.Rand, size int) any {
 //	    the bag distribution Σ_y γ_i(y) P_y, and the noisy prior is α.
 //
 // (2)–(5) are sums of ≤ 25 products of numbers in [0,1]: absolute 1e-12.
-func lmCheckCfm(cfg verify.Config, transition lmTransitionFunc) verify.Outcome {
+func lmCheckCfm(cfg verify.Config, name string, transition lmTransitionFunc) verify.Outcome {
 	gen := verify.Gen(lmCfmGen())
-	return verify.ForAll(cfg, "sec:cfm prob model", verify.Identity, gen, func(v any) verify.Case {
+	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
 		in := v.(lmCfmInput)
 		md, G := in.model, in.gamma
 		C, M := md.NumClasses(), md.NumPoints()
@@ -299,9 +299,9 @@ type lmDecideFunc func(gamma mat.Matrix, sigma []float64) (bool, error)
 // inverted) and with the ground truth of the construction. When the
 // assumption holds, the LP margin t* = max min_i λ_i must equal min_i α(i)
 // (the convex weights are unique) within 1e-9.
-func lmCheckCH(cfg verify.Config, decide lmDecideFunc) verify.Outcome {
+func lmCheckCH(cfg verify.Config, name string, decide lmDecideFunc) verify.Outcome {
 	gen := verify.Gen(lmCHGen())
-	return verify.ForAll(cfg, "grouping assumption: ch", verify.Identity, gen, func(v any) verify.Case {
+	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
 		in := v.(lmCHInput)
 		a, err := decide(in.gamma, in.sigma)
 		if err != nil {
@@ -520,9 +520,9 @@ func lmGroupValid(G mat.Matrix, sigma []float64) bool {
 // assumption holds, that every T_i built from theory.IdealAlpha passes
 // theory.CheckColumnStochastic (the direction the paper states: the
 // assumption ensures T_i is column-stochastic).
-func lmCheckAll(cfg verify.Config, decide lmAllFunc) verify.Outcome {
+func lmCheckAll(cfg verify.Config, name string, decide lmAllFunc) verify.Outcome {
 	gen := verify.Gen(lmAllGen())
-	return verify.ForAll(cfg, "grouping assumption all groups", verify.Identity, gen, func(v any) verify.Case {
+	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
 		in := v.(lmAllInput)
 		ok, failing, err := decide(in.gammas, in.sigma)
 		if err != nil {

@@ -79,9 +79,9 @@ func lmWeightsGen() func(r *rand.Rand, size int) any {
 //
 // The same (b) and (d) are checked for theory.AlphaOptimalWeights and
 // theory.AlphaWeightTerm (b_i = Σ_c α_i(c)²/n_{i,c} in place of C/HM_i).
-func lmCheckHM(cfg verify.Config, weights lmWeightsFunc) verify.Outcome {
+func lmCheckHM(cfg verify.Config, name string, weights lmWeightsFunc) verify.Outcome {
 	gen := verify.Gen(lmWeightsGen())
-	return verify.ForAll(cfg, "hm.weights.optimal", verify.Bound, gen, func(v any) verify.Case {
+	return verify.ForAll(cfg, name, verify.Bound, gen, func(v any) verify.Case {
 		in := v.(lmWeightsInput)
 		N, C := len(in.n), float64(len(in.n[0]))
 		ws, value, err := weights(in.n)
@@ -273,9 +273,9 @@ func lmEmpGen() func(r *rand.Rand, size int) any {
 //     Var R̂ = Σ_i Σ_c (w_i α_i(c))²/n_{i,c}·Var_{X~P_{T_i}(·|c)} ℓ_{T_i}(f(X), c)
 //     (a fixed, a-priori tolerance; under the CLT a false alarm has
 //     probability ≈ 2e-9 per case).
-func lmCheckEmp(cfg verify.Config, emp lmEmpFunc) verify.Outcome {
+func lmCheckEmp(cfg verify.Config, name string, emp lmEmpFunc) verify.Outcome {
 	gen := verify.Gen(lmEmpGen())
-	return verify.ForAll(cfg, "llpfc-ideal: empirical risk", verify.Identity, gen, func(v any) verify.Case {
+	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
 		in := v.(lmEmpInput)
 		md := in.model
 		C, m, N := md.NumClasses(), md.NumPoints(), len(in.Ts)

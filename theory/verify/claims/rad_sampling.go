@@ -459,11 +459,13 @@ func init() {
 		Statement: "w.p. ≥ 1−δ: sup_g |R̂_{w,S}(g) − R̃(g)| ≤ √(2log(2/δ)Σ_iΣ_c w_i²α_i(c)²/n_{i,c}(|λ_i|A+|λ_i|₀)²) " +
 			"+ 2E_{S,ε} sup_g Σ_i w_iΣ_c α_i(c)/n_{i,c} Σ_j ε λ_{ℓ_{T_i}}(g(X_{i,c,j}),c)",
 		Check: func(cfg verify.Config) verify.Outcome {
-			return radCheckRadLips(cfg, func(s theory.LMNTMSetting, d, A, rad float64) float64 {
+			return radCheckSampled(cfg, "rad.lips.lemma", radRadLoss, func(s theory.LMNTMSetting, d, A, rad float64) float64 {
 				return radMust(theory.RadLipsBound(s, d, A, rad))
 			})
 		},
-		Negative:     func(cfg verify.Config) verify.Outcome { return radCheckRadLips(cfg, radRateConc(2)) },
+		Negative: func(cfg verify.Config) verify.Outcome {
+			return radCheckSampled(cfg, "rad.lips.lemma", radRadLoss, radRateConc(2))
+		},
 		NegativeName: "McDiarmid term with n_{i,c}² in place of n_{i,c} (a 1/n rate instead of 1/√n)",
 	})
 	verify.Register(verify.Claim{
@@ -476,12 +478,14 @@ func init() {
 		PartFloors: map[string]float64{"lemma: gen/from rad.lips": 0.99},
 		Check: func(cfg verify.Config) verify.Outcome {
 			return verify.Merge(verify.Bound,
-				radCheckLemmaGen(cfg, func(s theory.LMNTMSetting, d, A, rad float64) float64 {
+				radCheckSampled(cfg, "lemma: gen", radRadVec, func(s theory.LMNTMSetting, d, A, rad float64) float64 {
 					return radMust(theory.LemmaGenBound(s, d, A, rad))
 				}),
 				checkRadLipsChain(cfg))
 		},
-		Negative:     func(cfg verify.Config) verify.Outcome { return radCheckLemmaGen(cfg, radRateConc(2*math.Sqrt2)) },
+		Negative: func(cfg verify.Config) verify.Outcome {
+			return radCheckSampled(cfg, "lemma: gen", radRadVec, radRateConc(2*math.Sqrt2))
+		},
 		NegativeName: "McDiarmid term with n_{i,c}² in place of n_{i,c} (a 1/n rate instead of 1/√n)",
 	})
 	verify.Register(verify.Claim{
@@ -508,19 +512,19 @@ func init() {
 	})
 }
 
-// radCheckRadLips checks Lemma `rad.lips.lemma` on finite classes (C ∈ {2,3},
-// |X| ∈ {2,3}, n_{i,c} ∈ [5, 10⁵] log-uniform): the deviation's supremum over the
-// finite class is exact.
-func radCheckRadLips(cfg verify.Config, bound radBoundFn) verify.Outcome {
-	gen := verify.Gen(func(r *rand.Rand, size int) any {
+// radCheckSampled checks Lemma `rad.lips.lemma` (estimate radRadLoss, stream
+// "rad.lips.lemma") or the corrected Lemma `lemma: gen` (estimate radRadVec,
+// stream "lemma: gen") on finite classes (C ∈ {2,3}, |X| ∈ {2,3}, n_{i,c} ∈
+// [5, 10⁵] log-uniform): the deviation's supremum over the finite class is
+// exact; estimate gives the lemma's Rademacher term.
+func radCheckSampled(cfg verify.Config, name string, estimate func(radProblem, radFinClass, radSampler) float64, bound radBoundFn) verify.Outcome {
+	gen := func(r *rand.Rand, size int) radLipsCase {
 		pr := radDrawProblem(r, 2+r.Intn(2), 2+r.Intn(2), 5, 1e5)
 		return radLipsCase{pr: pr, fc: radDrawClass(r, pr), seed: r.Int63()}
-	})
-	return verify.ForAll(cfg, "rad.lips.lemma", verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(radLipsCase)
-		r := rand.New(rand.NewSource(cs.seed))
-		s := radSampler{r: r}
-		rad := radRadLoss(cs.pr, cs.fc, s)
+	}
+	return verify.Property(cfg, name, verify.Bound, gen, func(cs radLipsCase) verify.Case {
+		s := radSampler{r: rand.New(rand.NewSource(cs.seed))}
+		rad := estimate(cs.pr, cs.fc, s)
 		rhs := bound(cs.pr.set, cs.pr.delta, cs.fc.A, rad)
 		return radSimulate(cs.pr, cs.fc.loss, s, rhs, fmt.Sprintf("A=%g Rad≥%g %s", cs.fc.A, rad, radProblemDetail(cs.pr)))
 	})
@@ -530,23 +534,6 @@ type radLipsCase struct {
 	pr   radProblem
 	fc   radFinClass
 	seed int64
-}
-
-// radCheckLemmaGen checks the corrected Lemma `lemma: gen` on finite
-// classes, as radCheckRadLips.
-func radCheckLemmaGen(cfg verify.Config, bound radBoundFn) verify.Outcome {
-	gen := verify.Gen(func(r *rand.Rand, size int) any {
-		pr := radDrawProblem(r, 2+r.Intn(2), 2+r.Intn(2), 5, 1e5)
-		return radLipsCase{pr: pr, fc: radDrawClass(r, pr), seed: r.Int63()}
-	})
-	return verify.ForAll(cfg, "lemma: gen", verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(radLipsCase)
-		r := rand.New(rand.NewSource(cs.seed))
-		s := radSampler{r: r}
-		rad := radRadVec(cs.pr, cs.fc, s)
-		rhs := bound(cs.pr.set, cs.pr.delta, cs.fc.A, rad)
-		return radSimulate(cs.pr, cs.fc.loss, s, rhs, fmt.Sprintf("A=%g Rad≥%g %s", cs.fc.A, rad, radProblemDetail(cs.pr)))
-	})
 }
 
 // radGEBCase is one Theorem `thm: geb` case: C = 2 classes, |X| = 2 points
