@@ -87,24 +87,6 @@ func givenBags(d *data.Dataset, c Config) (*bagproto.Result, error) {
 	return &bagproto.Result{Bags: &set, Redraws: make([]int, len(set.Bags))}, nil
 }
 
-// bagSizeText is a report's name of a bag size: the number, or "varying"
-// for the cells of given bags and of the feature and kmeans protocols.
-func bagSizeText(b int) string {
-	if b == 0 {
-		return "varying"
-	}
-	return fmt.Sprint(b)
-}
-
-// bagSizeX is where a bag size sits on a plot's logarithmic axis: 1 for
-// "varying".
-func bagSizeX(b int) float64 {
-	if b == 0 {
-		return 1
-	}
-	return float64(b)
-}
-
 // cellExtra is a cell's Metrics.Extra: the bags redrawn, the parameter
 // count, and the instances the feature protocol's size bounds dropped (only
 // when some were).
@@ -114,18 +96,4 @@ func cellExtra(prob *Problem, params int) map[string]float64 {
 		extra["bag_dropped_instances"] = float64(prob.BagsDropped)
 	}
 	return extra
-}
-
-// pointsText describes a cell's training points for a report: the number,
-// or for bags of varying sizes over the whole split what they are.
-func pointsText(c Config) string {
-	switch {
-	case c.NumPoints > 0:
-		return fmt.Sprintf("%d training points", c.NumPoints)
-	case c.Protocol == GivenProtocol:
-		return "the data set's own bags"
-	case VariableBags(c.Protocol):
-		return "the whole training split in " + c.Protocol + " bags"
-	}
-	return "0 training points"
 }

@@ -345,7 +345,7 @@ func protocolBags(c Config, s DataShape) int {
 // what its method needs once hyper.val_bags holds some out: at least one
 // bag held out and one trained on, C bags for LLPFC's groups (Section 5),
 // a minibatch of bags for the bag-level methods (the newer methods take all
-// the bags as one minibatch when there are fewer: isNewer). The error names the
+// the bags as one minibatch when there are fewer: IsNewer). The error names the
 // setting that decides (issue 38: "partition: 2 bags, want at least C=3"
 // named neither --val-bags, nor --protocol, nor the data set). RunCell
 // calls it with the bags actually made; CheckCellData with the bags the
@@ -372,7 +372,7 @@ func CheckBags(c Config, classes, bags int) error {
 			c.BagSize, trained, c.NumPoints, classes, c.Dataset)
 	case IsLLPFC(c.Method) && trained < classes:
 		return fmt.Errorf("%s: %d bags to train on (%s), fewer than the %d classes: LLPFC groups C bags (Section 5)", bagsField(c, held), trained, why, classes)
-	case !CountsInstances(c.Method) && !isNewer(c.Method) && c.Hyper.BatchSize > trained:
+	case !CountsInstances(c.Method) && !IsNewer(c.Method) && c.Hyper.BatchSize > trained:
 		return fmt.Errorf("hyper.batch_size: %d bags, but there are %d bags to train on (%s)", c.Hyper.BatchSize, trained, why)
 	}
 	return nil

@@ -235,8 +235,8 @@ func MergeStores(dst *Store, srcs ...*Store) (MergeSummary, error) {
 }
 
 // checkSpecs checks that the cells of each spec, table by table, are
-// comparable (checkComparable), as a report requires of them.
+// comparable (Tables), as a report requires of them.
 func (col *Collection) checkSpecs() error {
-	_, err := buildTables(col.Results, nil, col.From, "")
+	_, err := Tables(col.Results, col.From)
 	return err
 }

@@ -4,10 +4,6 @@ import (
 	"github.com/llpfc/llpfc/training"
 )
 
-// NewerMethods are the methods of issue 39 set beside LLPFC on the same bags:
-// EasyLLP, MixBag and LLP-PVC.
-var NewerMethods = []string{training.MethodEasyLLP, training.MethodMixBag, training.MethodLLPPVC}
-
 // AuthorsHyper returns, for a newer method, its authors' optimizer, learning
 // rate, momentum, weight decay and minibatch of bags, read from their code at
 // the pinned commits (PAPER_MAP, "Newer methods"); ok is false for any other

@@ -19,20 +19,6 @@ import (
 	"github.com/llpfc/llpfc/training"
 )
 
-// Methods are the training methods a cell may name (Section 6): the LLPFC
-// algorithms (Algorithms 1–3) and the baselines of Appendix `suppsec: exp`
-// (KL, `subsec:KL`; LLP-VAT; LLPGAN).
-// "supervised" is the fully supervised ceiling: the same instances with their
-// true labels. easyllp, mixbag and llppvc are the newer methods of issue 39
-// (EasyLLP, NeurIPS 2023; MixBag, ICCV 2023; LLP-PVC, ICLR 2026), each
-// trained on minibatches of bags.
-var Methods = []string{training.MethodLLPFCIdeal, training.MethodLLPFCUniform, training.MethodLLPFCApprox,
-	training.MethodKL, training.MethodLLPVAT, training.MethodLLPGAN, training.Supervised,
-	training.MethodEasyLLP, training.MethodMixBag, training.MethodLLPPVC}
-
-// IsLLPFC reports whether method is one of the LLPFC algorithms.
-func IsLLPFC(method string) bool { return strings.HasPrefix(method, "llpfc-") }
-
 // knownDataset reports whether name is a data set the learners can load: a
 // named set of package data, a csv:, parquet:, libsvm: or bag-only bags:
 // one, or a synthetic gmm: one. A spec naming another fails before any cell
@@ -45,17 +31,6 @@ func knownDataset(name string) bool {
 	}
 	return containsStr(data.Names, name)
 }
-
-// UsesKL reports whether method trains with the KL proportion loss (kl and
-// llpvat), whose scale Hyper.KLScale sets.
-func UsesKL(method string) bool {
-	return method == training.MethodKL || method == training.MethodLLPVAT
-}
-
-// CountsInstances reports whether method's batch size counts instances (the
-// LLPFC algorithms and the supervised ceiling) rather than bags (kl, llpvat,
-// llpgan).
-func CountsInstances(method string) bool { return IsLLPFC(method) || method == training.Supervised }
 
 // Spec is a declarative experiment grid: the cross product
 // datasets × seeds × bag sizes × methods, each cell sharing Config's other
@@ -541,7 +516,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hyper.select: is %q, want %s or %s", h.Select, training.SelectLast, training.SelectBestVal)
 	case h.Select == training.SelectBestVal && h.ValBags == 0:
 		return errors.New("hyper.select: best-val needs hyper.val_bags > 0 (bags held out to select on)")
-	case !CountsInstances(c.Method) && !isNewer(c.Method) && c.NumBags() > 0 && h.BatchSize > c.NumBags():
+	case !CountsInstances(c.Method) && !IsNewer(c.Method) && c.NumBags() > 0 && h.BatchSize > c.NumBags():
 		return fmt.Errorf("hyper.batch_size: %d bags, but method %s at bag size %d has only %d bags", h.BatchSize, c.Method, c.BagSize, c.NumBags())
 	case h.ChunkSize < 0:
 		return fmt.Errorf("hyper.chunk_size: is %d, want ≥ 0 (0 = %d)", h.ChunkSize, training.DefaultChunkSize)

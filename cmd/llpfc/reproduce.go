@@ -12,6 +12,7 @@ import (
 
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/experiments/report"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -354,7 +355,7 @@ func (p *reproducePlan) report(stdout io.Writer, store *experiments.Store) error
 		}
 		stores = append(stores, &experiments.Store{Dir: c})
 	}
-	files, md, err := experiments.WriteReports(stores, p.out)
+	files, md, err := report.WriteReports(stores, p.out)
 	if err != nil {
 		return fmt.Errorf("report: %v", err)
 	}

@@ -28,32 +28,34 @@ var floors = map[string]int{
 	"internal/par": 0, "internal/rng": 0, "internal/atomicfile": 0, "internal/sgemm": 0, "internal/vec": 0,
 	"internal/repocheck": 0, "proofs_tests": 0, "scripts/assertcount": 0, "fixtures": 0, "fixtures/paper": 0,
 	"internal/opencl": 0, "internal/opencl/ocltest": 1, "internal/npy": 0,
-	"theory":                       1,
-	"training/internal/testutil":   1,
-	"theory/verify":                2,
-	"theory/verify/claims":         3,
-	"estimators":                   3,
-	"estimators/algclaims":         4,
-	"experiments/data":             4,
-	"experiments/bagproto":         4,
-	"training/kernel":              4,
-	"training/optim":               4, // optimizers and schedules
-	"training/nn":                  4, // the engine: layers, fused ops, values
-	"training/device":              5, // the seam: what a compute back end implements
-	"training/internal/testnet":    5,
-	"fixtures/internal/fixturegen": 5,
-	"fixtures/bagonly":             5, // the bag-only fixture, from the embedded one
-	"training/models":              6, // the architectures
-	"training/loss":                6, // the LLP losses (not the architectures)
-	"training/device/cpu":          6, // the CPU back end
-	"training/device/opencl":       6, // the OpenCL back end
-	"fixtures/gen":                 6,
-	"training":                     7, // methods, the loop, checkpoints
-	"training/device/opcheck":      7, // the back ends' ops against the CPU's (llpfc devices --check)
-	"experiments":                  8,
-	"experiments/binary":           9,
-	"cmd/llpfc":                    10,
-	"cmd/mutate":                   10,
+	"theory":                        1,
+	"training/internal/testutil":    1,
+	"theory/verify":                 2,
+	"theory/verify/claims":          3,
+	"estimators":                    3,
+	"estimators/algclaims":          4,
+	"experiments/data":              4,
+	"experiments/bagproto":          4,
+	"training/kernel":               4,
+	"training/optim":                4, // optimizers and schedules
+	"training/nn":                   4, // the engine: layers, fused ops, values
+	"training/device":               5, // the seam: what a compute back end implements
+	"training/internal/testnet":     5,
+	"fixtures/internal/fixturegen":  5,
+	"fixtures/bagonly":              5, // the bag-only fixture, from the embedded one
+	"training/models":               6, // the architectures
+	"training/loss":                 6, // the LLP losses (not the architectures)
+	"training/device/cpu":           6, // the CPU back end
+	"training/device/opencl":        6, // the OpenCL back end
+	"fixtures/gen":                  6,
+	"training":                      7, // methods, the loop, checkpoints
+	"training/device/opcheck":       7, // the back ends' ops against the CPU's (llpfc devices --check)
+	"experiments":                   8,
+	"experiments/binary":            9,
+	"experiments/report":            9,
+	"experiments/internal/gridtest": 9,
+	"cmd/llpfc":                     10,
+	"cmd/mutate":                    10,
 }
 
 // moduleImports maps each package of the repository (its path inside the

@@ -1,4 +1,4 @@
-package experiments
+package report
 
 import (
 	"encoding/csv"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/llpfc/llpfc/experiments"
 )
 
 // CSVColumns are the columns of WriteCSV, in order: the cell (spec, key,
@@ -24,10 +26,10 @@ var CSVColumns = []string{
 // (issue 29: `llpfc report --csv`, for pandas), sorted by spec, data set,
 // model, method, bag size and seed; a metric a cell did not record (older
 // results, learners without it) is an empty field.
-func WriteCSV(w io.Writer, results []*Result) error {
+func WriteCSV(w io.Writer, results []*experiments.Result) error {
 	type row struct {
 		spec string
-		r    *Result
+		r    *experiments.Result
 	}
 	var rows []row
 	for _, r := range results {

@@ -1,10 +1,11 @@
-package experiments
+package report
 
 import (
 	"fmt"
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
@@ -16,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/internal/atomicfile"
 	"github.com/llpfc/llpfc/training"
 )
@@ -37,7 +39,7 @@ type TroublePoint struct {
 
 // TroublePoints returns one point per result, ordered by protocol, method,
 // bag size and seed.
-func TroublePoints(results []*Result) []TroublePoint {
+func TroublePoints(results []*experiments.Result) []TroublePoint {
 	var out []TroublePoint
 	for _, r := range results {
 		if !r.Metrics.HasTest() {
@@ -64,7 +66,7 @@ func TroublePoints(results []*Result) []TroublePoint {
 			return a.Protocol < b.Protocol
 		}
 		if a.Method != b.Method {
-			return methodRank(a.Method) < methodRank(b.Method)
+			return experiments.MethodRank(a.Method) < experiments.MethodRank(b.Method)
 		}
 		if a.BagSize != b.BagSize {
 			return a.BagSize < b.BagSize
@@ -128,7 +130,7 @@ func TroubleMarkdown(w io.Writer, pts []TroublePoint) {
 		if p.InvNorm1 == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %.4f | %s |\n", p.Protocol, methodLabel(p.Method), p.BagSize, p.Seed, p.Accuracy, fmtInvNorm(p.InvNorm1))
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %.4f | %s |\n", p.Protocol, experiments.MethodLabel(p.Method), p.BagSize, p.Seed, p.Accuracy, fmtInvNorm(p.InvNorm1))
 		xs, ys = append(xs, p.InvNorm1), append(ys, p.Accuracy)
 		v := byProto[p.Protocol]
 		v[0], v[1] = append(v[0], p.InvNorm1), append(v[1], p.Accuracy)
@@ -300,7 +302,7 @@ func troubleLeft(pts []TroublePoint) *plot.Plot {
 		}
 		sc.Color = plotutil.Color(protos[s.proto])
 		sc.Shape = plotutil.Shape(methods[s.method])
-		label := fmt.Sprintf("%s, %s", methodLabel(s.method), s.proto)
+		label := fmt.Sprintf("%s, %s", experiments.MethodLabel(s.method), s.proto)
 		if s.inf {
 			sc.Shape = draw.CrossGlyph{}
 			label += ": ∞ (singular T), at the edge"
@@ -332,7 +334,7 @@ func troubleRight(pts []TroublePoint) *plot.Plot {
 		if p.InvNorm1 != 0 || p.Method != training.MethodKL || p.BagSize == 0 {
 			continue // the other baselines, the ceiling and bags of varying sizes stay in the tables
 		}
-		if !containsInt(bags, p.BagSize) {
+		if !slices.Contains(bags, p.BagSize) {
 			bags = append(bags, p.BagSize)
 		}
 		if _, ok := groups[p.Protocol]; !ok {
@@ -360,7 +362,7 @@ func troubleRight(pts []TroublePoint) *plot.Plot {
 		sc.Color = plotutil.Color(protos[proto])
 		sc.Shape = draw.CircleGlyph{}
 		right.Add(sc)
-		right.Legend.Add(fmt.Sprintf("%s, %s", methodLabel(training.MethodKL), proto), sc)
+		right.Legend.Add(fmt.Sprintf("%s, %s", experiments.MethodLabel(training.MethodKL), proto), sc)
 	}
 	return right
 }

@@ -1,4 +1,4 @@
-package experiments
+package report
 
 import (
 	"fmt"
@@ -12,6 +12,8 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/internal/gridtest"
 	"github.com/llpfc/llpfc/fixtures/paper"
 	"github.com/llpfc/llpfc/training"
 
@@ -24,8 +26,8 @@ import (
 // here independently), and a readable PNG plot.
 func TestReportFromStore(t *testing.T) {
 	dir := t.TempDir()
-	runGrid(t, dir, Shard{})
-	st, _ := OpenStore(dir)
+	gridtest.Run(t, dir, experiments.Shard{})
+	st, _ := experiments.OpenStore(dir)
 	out := t.TempDir()
 	files, md, err := WriteReport(st, out)
 	require.NoError(t, err)
@@ -47,7 +49,7 @@ func TestReportFromStore(t *testing.T) {
 			std := math.Abs(xs[0]-xs[1]) / 2 // population std of two numbers
 			row = append(row, fmt.Sprintf("%.4f ± %.4f", mean, std))
 		}
-		want := fmt.Sprintf("| %s | %s | %s |", methodLabel(method), row[0], row[1])
+		want := fmt.Sprintf("| %s | %s | %s |", experiments.MethodLabel(method), row[0], row[1])
 		assert.Containsf(t, text, want, "report lacks row %q:\n%s", want, text)
 	}
 	assert.Containsf(t, text, "| Method | 8 | 32 |", "unexpected layout (a gmm data set has no paper row):\n%s", text)
@@ -66,14 +68,14 @@ func TestReportFromStore(t *testing.T) {
 // Where model, data set and protocol match a paper table, the paper's row is
 // printed under ours, with "Out of RAM" where the paper has it.
 func TestReportPaperRows(t *testing.T) {
-	st, _ := OpenStore(t.TempDir())
+	st, _ := experiments.OpenStore(t.TempDir())
 	for _, seed := range []int64{0, 1} {
 		for _, bag := range []int{32, 2048} {
-			c := Config{Learner: "gorgonia", Normalize: "standardize", Dataset: CIFAR10, Model: "wrn-16-4", Method: "kl", Protocol: "paper",
+			c := experiments.Config{Learner: "gorgonia", Normalize: "standardize", Dataset: experiments.CIFAR10, Model: "wrn-16-4", Method: "kl", Protocol: "paper",
 				BagSize: bag, NumPoints: 40960, Seed: seed,
-				Hyper: Hyper{Epochs: 1, Optimizer: "sgd", LR: 0.1, BatchSize: 2, Schedule: Schedule{Kind: "constant"}}}
-			r := &Result{Format: ResultFormat, Key: c.Key(), Spec: "wrn16-4", Seed: seed, Config: c,
-				Metrics: Metrics{TestAccuracy: 0.5 + 0.1*float64(seed), Epochs: 1}}
+				Hyper: experiments.Hyper{Epochs: 1, Optimizer: "sgd", LR: 0.1, BatchSize: 2, Schedule: experiments.Schedule{Kind: "constant"}}}
+			r := &experiments.Result{Format: experiments.ResultFormat, Key: c.Key(), Spec: "wrn16-4", Seed: seed, Config: c,
+				Metrics: experiments.Metrics{TestAccuracy: 0.5 + 0.1*float64(seed), Epochs: 1}}
 			require.NoError(t, st.Put(r))
 		}
 	}
@@ -97,12 +99,12 @@ func TestReportPaperRows(t *testing.T) {
 
 // Two configurations in one slot are an error naming both cells.
 func TestReportRejectsMixedConfigurations(t *testing.T) {
-	var rs []*Result
+	var rs []*experiments.Result
 	for _, epochs := range []int{1, 2} {
-		c := Config{Learner: "logreg", Normalize: "standardize", Dataset: "gmm:", Model: "linear", Method: "kl", Protocol: "paper",
+		c := experiments.Config{Learner: "logreg", Normalize: "standardize", Dataset: "gmm:", Model: "linear", Method: "kl", Protocol: "paper",
 			BagSize: 8, NumPoints: 64, Seed: 0,
-			Hyper: Hyper{Epochs: epochs, Optimizer: "sgd", LR: 0.1, BatchSize: 2, Schedule: Schedule{Kind: "constant"}}}
-		rs = append(rs, &Result{Format: ResultFormat, Key: c.Key(), Spec: "s", Config: c})
+			Hyper: experiments.Hyper{Epochs: epochs, Optimizer: "sgd", LR: 0.1, BatchSize: 2, Schedule: experiments.Schedule{Kind: "constant"}}}
+		rs = append(rs, &experiments.Result{Format: experiments.ResultFormat, Key: c.Key(), Spec: "s", Config: c})
 	}
 	_, err := BuildTables(rs, nil)
 	assert.ErrorContainsf(t, err, rs[0].Key, "err %v, want one naming both keys", err)
@@ -113,7 +115,7 @@ func TestReportRejectsMixedConfigurations(t *testing.T) {
 // doubling) whose ticks are exactly the table's bag sizes, and a title with
 // room above it (the top rows of the image blank, the title drawn below).
 func TestPlotLogAxisTicksAndTitle(t *testing.T) {
-	tb := &Table{Spec: "quick", Model: "mlp", Dataset: "fashion-mnist-fixture", Protocol: "paper",
+	tb := &Table{TableKey: experiments.TableKey{Spec: "quick", Model: "mlp", Dataset: "fashion-mnist-fixture", Protocol: "paper"},
 		Methods: []string{"kl"}, BagSizes: []int{64, 512, 2048}, Ours: map[Slot]Stat{}}
 	for i, b := range tb.BagSizes {
 		tb.Ours[Slot{"kl", b}] = Stat{Mean: 0.8 - 0.1*float64(i), Std: 0.01}
@@ -161,10 +163,10 @@ func TestPlotLogAxisTicksAndTitle(t *testing.T) {
 // last, or under best-val the epoch of lowest validation KL on the held-out
 // bags, with the epochs the seeds chose, 1-based.
 func TestReportStatesTheReportedEpoch(t *testing.T) {
-	bestVal := func(bags float64, epochs ...int) []*Result {
-		var rs []*Result
+	bestVal := func(bags float64, epochs ...int) []*experiments.Result {
+		var rs []*experiments.Result
 		for i, e := range epochs {
-			r := tableCell("llpfc-uniform", 32, int64(i), func(c *Config) {
+			r := tableCell("llpfc-uniform", 32, int64(i), func(c *experiments.Config) {
 				c.Hyper.Select, c.Hyper.ValBags = training.SelectBestVal, bags
 			})
 			e := e
@@ -175,12 +177,12 @@ func TestReportStatesTheReportedEpoch(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		rs   []*Result
+		rs   []*experiments.Result
 		want string
 	}{
-		{"default select", []*Result{tableCell("kl", 32, 0, nil), tableCell("llpfc-uniform", 32, 0, nil)},
+		{"default select", []*experiments.Result{tableCell("kl", 32, 0, nil), tableCell("llpfc-uniform", 32, 0, nil)},
 			"10 epochs, accuracy of the last epoch, adam"},
-		{"select last", []*Result{tableCell("llpfc-uniform", 32, 0, func(c *Config) { c.Hyper.Select = training.SelectLast })},
+		{"select last", []*experiments.Result{tableCell("llpfc-uniform", 32, 0, func(c *experiments.Config) { c.Hyper.Select = training.SelectLast })},
 			"- LLPFC-uniform: 40960 training points, 10 epochs, accuracy of the last epoch, adam"},
 		{"best-val, a number of bags", bestVal(4, 8, 4, 8),
 			"10 epochs, accuracy of the epoch of lowest validation KL on 4 held-out bags (epochs chosen: 4, 8), adam"},
@@ -197,7 +199,7 @@ func TestReportStatesTheReportedEpoch(t *testing.T) {
 			md := sb.String()
 			assert.Contains(t, md, c.want)
 			for _, m := range tables[0].Methods {
-				assert.Regexpf(t, "(?m)^- "+regexp.QuoteMeta(methodLabel(m))+": .*, accuracy of the (last epoch|epoch of lowest validation KL)", md, "%s's line states no reported epoch", m)
+				assert.Regexpf(t, "(?m)^- "+regexp.QuoteMeta(experiments.MethodLabel(m))+": .*, accuracy of the (last epoch|epoch of lowest validation KL)", md, "%s's line states no reported epoch", m)
 			}
 		})
 	}

@@ -1,10 +1,11 @@
-package experiments
+package report
 
 import (
 	"bytes"
 	"encoding/csv"
 	"testing"
 
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -16,11 +17,11 @@ func TestWriteCSV(t *testing.T) {
 	a := tableCell("kl", 64, 1, nil)
 	b := tableCell("kl", 32, 0, nil)
 	auc, sel := 0.75, 2
-	b.Metrics.Scores = &Scores{MacroF1: 0.5, AUC: &auc}
+	b.Metrics.Scores = &experiments.Scores{MacroF1: 0.5, AUC: &auc}
 	b.Metrics.SelectedEpoch = &sel
 	b.Metrics.Device = "opencl:0:0 (x)"
 	var buf bytes.Buffer
-	require.NoError(t, WriteCSV(&buf, []*Result{a, b}))
+	require.NoError(t, WriteCSV(&buf, []*experiments.Result{a, b}))
 	rows, err := csv.NewReader(&buf).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, rows, 3)
@@ -49,9 +50,9 @@ func TestWriteCSV(t *testing.T) {
 // paper rows), labels it, and a cell without it is a MissingMetricError
 // naming the cell; the default is test accuracy, as before.
 func TestReportMetric(t *testing.T) {
-	rs := []*Result{tableCell("kl", 32, 0, nil), tableCell("kl", 32, 1, nil)}
+	rs := []*experiments.Result{tableCell("kl", 32, 0, nil), tableCell("kl", 32, 1, nil)}
 	for i, f1 := range []float64{0.5, 0.7} {
-		rs[i].Metrics.Scores = &Scores{MacroF1: f1}
+		rs[i].Metrics.Scores = &experiments.Scores{MacroF1: f1}
 	}
 	tables, err := buildTables(rs, nil, nil, MetricMacroF1)
 	require.NoError(t, err)
