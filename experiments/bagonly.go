@@ -6,7 +6,6 @@ import (
 
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
-	"github.com/llpfc/llpfc/training"
 )
 
 // Cells whose bags are not B-sized draws (issue 28): a bag-only data set
@@ -31,37 +30,6 @@ func VariableBags(protocol string) bool {
 	}
 	p, err := bagproto.ParseProtocol(protocol)
 	return err == nil && p.VariableSize()
-}
-
-// validateBagShape checks the bag size and points of a cell against its
-// protocol and data set; each error names its field.
-func (c Config) validateBagShape() error {
-	if err := validateProtocol(c.Protocol); err != nil {
-		return err // a bad protocol first: it decides the rules below
-	}
-	switch {
-	case IsBagOnly(c.Dataset) && c.Protocol != GivenProtocol:
-		return fmt.Errorf("protocol: is %q, but data set %s is bag-only: its bags are given (protocol %q); a protocol draws bags from labels, which it has none of", c.Protocol, c.Dataset, GivenProtocol)
-	case c.Protocol == GivenProtocol && !IsBagOnly(c.Dataset):
-		return fmt.Errorf("protocol: %q takes the bags of a bag-only data set (bags:…), but data set %s is labelled: draw its bags with paper, shuffle, dirichlet:a, feature:… or kmeans:K", GivenProtocol, c.Dataset)
-	case c.Protocol == GivenProtocol && (c.BagSize != 0 || c.NumPoints != 0):
-		return fmt.Errorf("bag_size, num_points: are %d and %d, but bag-only data set %s gives its bags: want 0 (leave bag_sizes and num_points out)", c.BagSize, c.NumPoints, c.Dataset)
-	case VariableBags(c.Protocol) && c.BagSize != 0:
-		return fmt.Errorf("bag_size: is %d, but protocol %s makes bags of varying sizes: want 0 (leave bag_sizes out)", c.BagSize, c.Protocol)
-	case VariableBags(c.Protocol) && c.NumPoints < 0:
-		return fmt.Errorf("num_points: is %d, want ≥ 0 (0: the whole training split)", c.NumPoints)
-	case IsBagOnly(c.Dataset) && c.Method == training.Supervised:
-		return fmt.Errorf("method: %s trains on instance labels, and bag-only data set %s has none (only its bags' proportions)", training.Supervised, c.Dataset)
-	case VariableBags(c.Protocol):
-		return nil
-	case c.BagSize <= 0:
-		return fmt.Errorf("bag_size: is %d, want > 0", c.BagSize)
-	case c.NumPoints <= 0:
-		return fmt.Errorf("num_points: is %d, want > 0", c.NumPoints)
-	case c.NumPoints%c.BagSize != 0:
-		return fmt.Errorf("num_points: %d is not a multiple of bag size %d (bags have equal sizes, Section 6)", c.NumPoints, c.BagSize)
-	}
-	return nil
 }
 
 // featureBags makes the bags of the feature and kmeans protocols from the

@@ -124,12 +124,12 @@ func VATConfig(c Config) training.VATConfig {
 
 // ConfigFields returns c's settings as a checkpoint keys them beside
 // training's own (training.Config.RunFields): every field of c's canonical
-// JSON by its dotted path (flatConfig: "dataset", "bag_size",
+// JSON by its dotted path (Config.Flat: "dataset", "bag_size",
 // "hyper.augment", "hyper.schedule.kind", …; strings unquoted), but
 // hyper.epochs (a longer run may continue a shorter one). A field left out
 // of the JSON at its zero value is absent, which a comparison reads as "".
 func ConfigFields(c Config) map[string]string {
-	out := flatConfig(c)
+	out := c.Flat()
 	delete(out, "hyper.epochs")
 	for k, v := range out {
 		var s string
@@ -466,3 +466,7 @@ func instanceEpochs(h []training.EpochStats) int64 {
 	}
 	return n
 }
+
+// SavesModel implements ModelSaver: every network that exports a state
+// dict (training.CanExport).
+func (Gorgonia) SavesModel(c Config) bool { return training.CanExport(c.Model) == nil }

@@ -8,6 +8,7 @@ import (
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -182,7 +183,7 @@ func (p *reproducePlan) ownData(name string) error {
 // the spec itself: the grid's name stands for its methods and settings,
 // never for its own data set (issue 38: reproduce --quick --data bags:…
 // announced the Fashion-MNIST fixture and its bag sizes).
-func ownDataDescription(grid string, s *experiments.Spec) string {
+func ownDataDescription(grid string, s *grid.Spec) string {
 	bags := "its own bags (protocol given)"
 	if len(s.BagSizes) > 0 {
 		sizes := make([]string, len(s.BagSizes))

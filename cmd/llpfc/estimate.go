@@ -9,6 +9,7 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training"
 )
@@ -18,7 +19,7 @@ import (
 // (sbatch.go, issue 32), so it sits below both.
 
 // pendingCells returns the cells store does not hold yet.
-func pendingCells(cells []experiments.Cell, store *experiments.Store) []experiments.Cell {
+func pendingCells(cells []experiments.Cell, store *grid.Store) []experiments.Cell {
 	var todo []experiments.Cell
 	for _, c := range cells {
 		if !store.Has(c.Key) {

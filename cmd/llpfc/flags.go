@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -92,14 +93,14 @@ func exitWith(stderr io.Writer, prefix string, err error) int {
 }
 
 // parseShardFlag parses --shard ("" is the whole grid): i/n, or auto and
-// auto/N inside a Slurm job array (experiments.ParseShardAuto).
-func parseShardFlag(s string) (experiments.Shard, error) {
+// auto/N inside a Slurm job array (grid.ParseShardAuto).
+func parseShardFlag(s string) (grid.Shard, error) {
 	if s == "" {
-		return experiments.Shard{}, nil
+		return grid.Shard{}, nil
 	}
-	parse := experiments.ParseShard
+	parse := grid.ParseShard
 	if strings.HasPrefix(s, "auto") {
-		parse = func(s string) (experiments.Shard, error) { return experiments.ParseShardAuto(s, os.Getenv) }
+		parse = func(s string) (grid.Shard, error) { return grid.ParseShardAuto(s, os.Getenv) }
 	}
 	shard, err := parse(s)
 	if err != nil {
@@ -114,7 +115,7 @@ func parseShardFlag(s string) (experiments.Shard, error) {
 // returns the exit status: exitBadUsage when the spec or its data fail
 // their checks before any cell (experiments.InputError), else exitFailed;
 // exitOK when the grid ran (its cells may have failed: Summary.Failed).
-func runGrid(ctx context.Context, cmd, unit string, r *experiments.Runner, spec *experiments.Spec, stderr io.Writer) (experiments.Summary, int) {
+func runGrid(ctx context.Context, cmd, unit string, r *grid.Runner, spec *grid.Spec, stderr io.Writer) (grid.Summary, int) {
 	sum, err := r.Run(ctx, spec)
 	switch {
 	case err == nil:

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 )
 
 // Issue 17, item 6: help that says what the command does.
@@ -38,12 +39,12 @@ func TestHelpTellsTheTruth(t *testing.T) {
 func TestMergeConflictAndListWriteNothing(t *testing.T) {
 	dir := t.TempDir()
 	put := func(store string, acc float64) {
-		st, err := experiments.OpenStore(filepath.Join(dir, store))
+		st, err := grid.OpenStore(filepath.Join(dir, store))
 		require.NoError(t, err)
 		c := experiments.Config{Learner: "logreg", Normalize: "standardize", Dataset: "gmm:", Model: "linear", Method: "llpfc-uniform",
 			Protocol: "paper", BagSize: 8, NumPoints: 64, Seed: 1,
 			Hyper: experiments.Hyper{Epochs: 1, Optimizer: "sgd", LR: 0.1, BatchSize: 8, Schedule: experiments.Schedule{Kind: "constant"}}}
-		require.NoError(t, st.Put(&experiments.Result{Format: experiments.ResultFormat, Key: c.Key(), Spec: "s", Seed: 1, Config: c,
+		require.NoError(t, st.Put(&grid.Result{Format: grid.ResultFormat, Key: c.Key(), Spec: "s", Seed: 1, Config: c,
 			Metrics: experiments.Metrics{TestAccuracy: acc}}))
 	}
 	put("a", 0.5)

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/experiments/report"
 	"github.com/llpfc/llpfc/internal/atomicfile"
 )
@@ -91,7 +91,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 
 // reportPlan is what report reads (the stores' cells) and writes (--out's
 // report, --csv), for the output guard.
-func reportPlan(stores []*experiments.Store, out, csvPath string) ioPlan {
+func reportPlan(stores []*grid.Store, out, csvPath string) ioPlan {
 	var plan ioPlan
 	for _, st := range stores {
 		cells, _ := filepath.Glob(filepath.Join(st.Dir, "cells", "*.json"))
@@ -104,13 +104,13 @@ func reportPlan(stores []*experiments.Store, out, csvPath string) ioPlan {
 
 // resultStores returns the stores of dirs, each of which must be a results
 // directory (one with cells/ inside); the error names flag.
-func resultStores(flag string, dirs []string) ([]*experiments.Store, error) {
-	var stores []*experiments.Store
+func resultStores(flag string, dirs []string) ([]*grid.Store, error) {
+	var stores []*grid.Store
 	for _, dir := range dirs {
 		if st, err := os.Stat(filepath.Join(dir, "cells")); err != nil || !st.IsDir() {
 			return nil, usagef("%s %s: not a results directory (no cells/ inside); run 'llpfc run SPEC --results %s' first", flag, dir, dir)
 		}
-		stores = append(stores, &experiments.Store{Dir: dir})
+		stores = append(stores, &grid.Store{Dir: dir})
 	}
 	return stores, nil
 }
@@ -119,8 +119,8 @@ func resultStores(flag string, dirs []string) ([]*experiments.Store, error) {
 // with two outcomes, cells of one spec that cannot share a table — as bad
 // input (exit status 2); other errors stay failures.
 func storeError(err error) error {
-	var conflict *experiments.ConflictError
-	var incomparable *experiments.IncomparableError
+	var conflict *grid.ConflictError
+	var incomparable *grid.IncomparableError
 	var missing *report.MissingMetricError
 	if errors.As(err, &conflict) || errors.As(err, &incomparable) || errors.As(err, &missing) {
 		return usageError{err}
@@ -141,8 +141,8 @@ func (l *stringList) Set(v string) error {
 
 // writeReportCSV writes every cell of the stores (each once) to path in
 // long format (report.WriteCSV), atomically.
-func writeReportCSV(path string, stores []*experiments.Store) error {
-	col, err := experiments.Collect(stores...)
+func writeReportCSV(path string, stores []*grid.Store) error {
+	col, err := grid.Collect(stores...)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -16,8 +17,8 @@ import (
 // Fashion-MNIST fixture, learner, model, protocol and Adam settings, but 640
 // training points, 200 test points and one epoch, two methods × two bag sizes
 // × two seeds = 8 cells of a fraction of a second each.
-func miniQuick() *experiments.Spec {
-	s, _ := experiments.BuiltinSpec("quick")
+func miniQuick() *grid.Spec {
+	s, _ := grid.BuiltinSpec("quick")
 	s.Name = "quick-mini"
 	s.Methods = []string{"llpfc-uniform", "kl"}
 	s.BagSizes = []int{16, 64}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 )
 
 // The job script --sbatch prints: its array, its per-task limits, the
@@ -131,7 +132,7 @@ func TestSbatchRefusals(t *testing.T) {
 		{[]string{"quick", "--shard", "auto"}, "SLURM_ARRAY_TASK_ID is not set"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			t.Setenv(experiments.SlurmArrayTaskID, "")
+			t.Setenv(grid.SlurmArrayTaskID, "")
 			var out, errb bytes.Buffer
 			assert.Equal(t, exitBadUsage, runRun(tc.args, &out, &errb))
 			assert.Contains(t, errb.String(), tc.want)
@@ -145,22 +146,22 @@ func TestSbatchRefusals(t *testing.T) {
 // shards of the whole grid (a shard is a function of all the grid's keys),
 // not of the missing cells alone.
 func TestCheckNamesTheMissingShards(t *testing.T) {
-	spec, ok := experiments.BuiltinSpec("quick")
+	spec, ok := grid.BuiltinSpec("quick")
 	require.True(t, ok)
 	cells, err := spec.Cells()
 	require.NoError(t, err)
 	dir := t.TempDir()
-	store, err := experiments.OpenStore(dir)
+	store, err := grid.OpenStore(dir)
 	require.NoError(t, err)
 	lost := map[string]bool{}
-	for _, c := range (experiments.Shard{Index: 3, Count: 4}).Select(cells) {
+	for _, c := range (grid.Shard{Index: 3, Count: 4}).Select(cells) {
 		lost[c.Key] = true
 	}
 	for _, c := range cells {
 		if lost[c.Key] {
 			continue
 		}
-		require.NoError(t, store.Put(&experiments.Result{Format: experiments.ResultFormat, Key: c.Key, Spec: spec.Name, Seed: c.Config.Seed, Config: c.Config,
+		require.NoError(t, store.Put(&grid.Result{Format: grid.ResultFormat, Key: c.Key, Spec: spec.Name, Seed: c.Config.Seed, Config: c.Config,
 			Metrics: experiments.Metrics{TestAccuracy: 0.5, Epochs: c.Config.Hyper.Epochs}}))
 	}
 	var out, errb bytes.Buffer
@@ -183,7 +184,7 @@ func TestCheckNamesTheMissingShards(t *testing.T) {
 	}
 	for _, c := range cells {
 		if lost[c.Key] {
-			require.NoError(t, store.Put(&experiments.Result{Format: experiments.ResultFormat, Key: c.Key, Spec: spec.Name, Seed: c.Config.Seed, Config: c.Config,
+			require.NoError(t, store.Put(&grid.Result{Format: grid.ResultFormat, Key: c.Key, Spec: spec.Name, Seed: c.Config.Seed, Config: c.Config,
 				Metrics: experiments.Metrics{TestAccuracy: 0.5, Epochs: c.Config.Hyper.Epochs}}))
 		}
 	}

@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/llpfc/llpfc/experiments"
 )
 
 // slurmSpec is the Slurm test's grid: 8 cells of about 2 s each on the
@@ -161,12 +160,12 @@ func storeFiles(t *testing.T, dir string) map[string][]byte {
 // the same outcome (all but timing, memory and host: Result.SameOutcome).
 func sameOutcomes(t *testing.T, want, got string) {
 	t.Helper()
-	w, err := (&experiments.Store{Dir: want}).All()
+	w, err := (&grid.Store{Dir: want}).All()
 	require.NoError(t, err)
-	g, err := (&experiments.Store{Dir: got}).All()
+	g, err := (&grid.Store{Dir: got}).All()
 	require.NoError(t, err)
 	require.Len(t, g, len(w), "cells in %s", got)
-	byKey := map[string]*experiments.Result{}
+	byKey := map[string]*grid.Result{}
 	for _, r := range g {
 		byKey[r.Key] = r
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/internal/atomicfile"
 	"github.com/llpfc/llpfc/training"
 )
@@ -310,7 +311,7 @@ func (r *trainRun) report(stdout, stderr io.Writer, res trainResult, history []t
 
 // trainResult is the JSON result of `llpfc train`. Its key, configuration
 // and metrics are what a grid cell with the same settings stores
-// (experiments.Result's Key, Config and Metrics, made by the same code:
+// (grid.Result's Key, Config and Metrics, made by the same code:
 // experiments.RunCell; TestTrainResultIsTheGridCellResult); the metrics sit
 // at the top level (test_accuracy, epochs, final_loss, wall_seconds,
 // train_images_per_second, peak_rss_bytes, …). A single run adds the number
@@ -342,7 +343,7 @@ func defaultDropout(model, dataName string) float64 {
 	case strings.Contains(dataName, "emnist"):
 		ds = experiments.EMNISTLetters
 	}
-	c, err := experiments.PresetCell(spec, ds, training.MethodKL, experiments.PaperBagSizes[0], 0)
+	c, err := grid.PresetCell(spec, ds, training.MethodKL, grid.PaperBagSizes[0], 0)
 	if err != nil {
 		return 0 // unreachable: the built-in tables have these cells (TestTrainPresetIsTheTableCell)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -66,7 +67,7 @@ func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.seed = fs.Int64("seed", 1, "random seed of the bags, initialisation, groups and minibatch order; the same seed gives the same result")
 	f.out = fs.String("out", "", "directory for result.json and checkpoint.gob (created if missing)")
 	f.resume = fs.Bool("resume", false, "continue from --out's checkpoint.gob if it exists (the other flags must match the checkpointed run)")
-	f.preset = fs.String("preset", "", "run the cell of a built-in table: "+strings.Join(experiments.PresetNames(), ", ")+" (the cell of --data, --method and --bag-size; flags given explicitly win): its model, optimizer, learning-rate schedule, epochs, minibatch, regrouping, dropout, augmentation, number of points, protocol, normalization and LLP-VAT constants, exactly as `llpfc reproduce --table T` runs it")
+	f.preset = fs.String("preset", "", "run the cell of a built-in table: "+strings.Join(grid.PresetNames(), ", ")+" (the cell of --data, --method and --bag-size; flags given explicitly win): its model, optimizer, learning-rate schedule, epochs, minibatch, regrouping, dropout, augmentation, number of points, protocol, normalization and LLP-VAT constants, exactly as `llpfc reproduce --table T` runs it")
 	f.valBags = fs.Float64("val-bags", 0, "hold bags out of training for model selection: a fraction (e.g. 0.1) or a number of bags; after every epoch their validation KL and proportion error are recorded (0: none, as the paper's tables)")
 	f.sel = fs.String("select", "last", "the network the result reports: last (the last epoch's, the paper's) or best-val (the epoch with the lowest validation KL of the --val-bags bags)")
 	f.device = defineDevice(fs)
@@ -83,7 +84,7 @@ func (f *trainFlags) applyPreset(given map[string]bool, dsName string) (*experim
 	if given["bags"] {
 		return nil, fmt.Errorf("--preset draws the table cell's bags; it conflicts with --bags")
 	}
-	cell, err := experiments.PresetCell(*f.preset, dsName, *f.method, *f.bagSize, *f.seed)
+	cell, err := grid.PresetCell(*f.preset, dsName, *f.method, *f.bagSize, *f.seed)
 	if err != nil {
 		return nil, fmt.Errorf("--preset: %v", err)
 	}
@@ -195,7 +196,7 @@ func (f *trainFlags) defaultBatch() {
 		case training.MethodKL, training.MethodLLPVAT:
 			*f.batch = 2
 		case training.MethodEasyLLP, training.MethodMixBag, training.MethodLLPPVC:
-			*f.batch = experiments.AuthorsBagBatch(*f.method)
+			*f.batch = grid.AuthorsBagBatch(*f.method)
 		default:
 			*f.batch = 128
 		}

@@ -469,7 +469,7 @@ var mutations = []mutation{
 	{ID: "bags-proportions-n-1", File: "experiments/bagproto/bagproto.go", Bug: "a bag's label proportions divided by |bag| − 1",
 		Old: "p[c] /= float64(len(idx))", New: "p[c] /= float64(len(idx) - 1)",
 		Pkg: "experiments/bagproto", Tests: []string{"TestProtocolsMakeValidBags"}},
-	{ID: "cell-key-drops-seed", File: "experiments/spec.go", Bug: "the seed left out of the cell's canonical JSON (json:\"-\"): two seeds share a key",
+	{ID: "cell-key-drops-seed", File: "experiments/config.go", Bug: "the seed left out of the cell's canonical JSON (json:\"-\"): two seeds share a key",
 		Old: "Seed  int64 `json:\"seed\"`", New: "Seed  int64 `json:\"-\"`",
 		Pkg: "experiments", Tests: []string{"TestSpecKeyChangesWithEverySetting", "TestCanonicalJSONGolden"}},
 	{ID: "report-sample-std", File: "experiments/report/tables.go", Bug: "the report's spread over seeds as the sample std in place of the population std",

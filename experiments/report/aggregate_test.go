@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,11 +20,11 @@ import (
 func TestAggregateKeepsSeedsWithTheirCells(t *testing.T) {
 	seeds := []int64{7, 2, 5, 1}
 	acc := []float64{0.61, 0.74, 0.58, 0.69}
-	byKey := map[string]*experiments.Result{}
+	byKey := map[string]*grid.Result{}
 	st := Stat{N: len(seeds)}
 	for i, s := range seeds {
 		key := fmt.Sprintf("cell-seed-%d", s)
-		byKey[key] = &experiments.Result{Metrics: experiments.Metrics{TestAccuracy: acc[i]}}
+		byKey[key] = &grid.Result{Metrics: experiments.Metrics{TestAccuracy: acc[i]}}
 		st.Seeds = append(st.Seeds, s)
 		st.Keys = append(st.Keys, key)
 	}

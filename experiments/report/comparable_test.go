@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func tableCell(method string, bag int, seed int64, edit func(*experiments.Config)) *experiments.Result {
+func tableCell(method string, bag int, seed int64, edit func(*experiments.Config)) *grid.Result {
 	c := experiments.Config{Learner: "gorgonia", Normalize: "standardize", Dataset: "fashion-mnist", Model: "mlp", Method: method,
 		Protocol: "paper", BagSize: bag, NumPoints: 40960, Seed: seed,
 		Hyper: experiments.Hyper{Epochs: 10, Optimizer: "adam", LR: 1e-3, BatchSize: 128, Schedule: experiments.Schedule{Kind: "constant"}, RegroupEvery: 5}}
@@ -23,14 +24,14 @@ func tableCell(method string, bag int, seed int64, edit func(*experiments.Config
 	if !experiments.CountsInstances(method) {
 		steps = 40960 / bag / c.Hyper.BatchSize
 	}
-	return &experiments.Result{Format: experiments.ResultFormat, Key: c.Key(), Spec: "fashion-mnist", Seed: seed, Config: c,
+	return &grid.Result{Format: grid.ResultFormat, Key: c.Key(), Spec: "fashion-mnist", Seed: seed, Config: c,
 		Metrics: experiments.Metrics{TestAccuracy: 0.8, Epochs: c.Hyper.Epochs, StepsPerEpoch: steps}}
 }
 
 // Cells that differ only in the grid's axes and the per-method settings share
 // a table; any other difference is refused naming the field and both cells.
 func TestReportRefusesIncomparableCells(t *testing.T) {
-	ok := []*experiments.Result{tableCell("kl", 32, 0, nil), tableCell("kl", 2048, 1, nil),
+	ok := []*grid.Result{tableCell("kl", 32, 0, nil), tableCell("kl", 2048, 1, nil),
 		tableCell("llpfc-uniform", 32, 0, nil), tableCell("llpfc-uniform", 2048, 0, nil)}
 	_, err := BuildTables(ok, nil)
 	require.NoError(t, err, "batch size and regrouping differ by method only")
@@ -43,7 +44,7 @@ func TestReportRefusesIncomparableCells(t *testing.T) {
 	require.NoError(t, err, "a newer method's authors' optimizer and rate are its own")
 	for _, tc := range []struct {
 		name  string
-		bad   *experiments.Result
+		bad   *grid.Result
 		field string
 	}{
 		{"normalization of one method", tableCell("llpfc-uniform", 512, 0, func(c *experiments.Config) { c.Normalize = "none" }), "normalize"},
@@ -54,7 +55,7 @@ func TestReportRefusesIncomparableCells(t *testing.T) {
 		{"an older method's optimizer beside a newer method", tableCell("llpfc-approx", 512, 0, func(c *experiments.Config) { c.Hyper.Optimizer = "sgd" }), "hyper.optimizer"},
 		{"a newer method's epochs", tableCell("mixbag", 512, 0, func(c *experiments.Config) { c.Hyper.Epochs = 2 }), "hyper.epochs"},
 	} {
-		_, err := BuildTables(append(append([]*experiments.Result(nil), ok...), tc.bad), nil)
+		_, err := BuildTables(append(append([]*grid.Result(nil), ok...), tc.bad), nil)
 		require.Error(t, err, tc.name)
 		assert.Contains(t, err.Error(), tc.field, tc.name)
 		assert.Contains(t, err.Error(), tc.bad.Key, tc.name)
@@ -66,7 +67,7 @@ func TestReportRefusesIncomparableCells(t *testing.T) {
 // whole run is marked † with a footnote; LLPFC's cells never are; the note
 // lists the steps per epoch by bag size and the inputs' normalization.
 func TestReportMarksFewSteps(t *testing.T) {
-	rs := []*experiments.Result{tableCell("kl", 32, 0, nil), tableCell("kl", 2048, 0, nil), tableCell("kl", 4096, 0, nil),
+	rs := []*grid.Result{tableCell("kl", 32, 0, nil), tableCell("kl", 2048, 0, nil), tableCell("kl", 4096, 0, nil),
 		tableCell("llpfc-uniform", 32, 0, nil), tableCell("llpfc-uniform", 4096, 0, nil)}
 	tables, err := BuildTables(rs, nil)
 	require.NoError(t, err)
@@ -106,7 +107,7 @@ func TestNewerMethodsTakeAllBagsWhenFewer(t *testing.T) {
 // TestReportStatesTheNewerMethodsSettings: a newer method's line states its
 // own optimizer, rate, weight decay and EasyLLP's flooding level.
 func TestReportStatesTheNewerMethodsSettings(t *testing.T) {
-	rs := []*experiments.Result{tableCell("kl", 32, 0, nil), tableCell("easyllp", 32, 0, func(c *experiments.Config) {
+	rs := []*grid.Result{tableCell("kl", 32, 0, nil), tableCell("easyllp", 32, 0, func(c *experiments.Config) {
 		c.Hyper.Optimizer, c.Hyper.LR, c.Hyper.Momentum, c.Hyper.WeightDecay, c.Hyper.Flood, c.Hyper.BatchSize = "nesterov", 1e-4, 0.9, 5e-5, 0.3, 8
 		c.Hyper.KLScale = ""
 	})}

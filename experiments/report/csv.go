@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 )
 
 // CSVColumns are the columns of WriteCSV, in order: the cell (spec, key,
@@ -26,10 +26,10 @@ var CSVColumns = []string{
 // (issue 29: `llpfc report --csv`, for pandas), sorted by spec, data set,
 // model, method, bag size and seed; a metric a cell did not record (older
 // results, learners without it) is an empty field.
-func WriteCSV(w io.Writer, results []*experiments.Result) error {
+func WriteCSV(w io.Writer, results []*grid.Result) error {
 	type row struct {
 		spec string
-		r    *experiments.Result
+		r    *grid.Result
 	}
 	var rows []row
 	for _, r := range results {

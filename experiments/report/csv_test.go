@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +22,7 @@ func TestWriteCSV(t *testing.T) {
 	b.Metrics.SelectedEpoch = &sel
 	b.Metrics.Device = "opencl:0:0 (x)"
 	var buf bytes.Buffer
-	require.NoError(t, WriteCSV(&buf, []*experiments.Result{a, b}))
+	require.NoError(t, WriteCSV(&buf, []*grid.Result{a, b}))
 	rows, err := csv.NewReader(&buf).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, rows, 3)
@@ -50,7 +51,7 @@ func TestWriteCSV(t *testing.T) {
 // paper rows), labels it, and a cell without it is a MissingMetricError
 // naming the cell; the default is test accuracy, as before.
 func TestReportMetric(t *testing.T) {
-	rs := []*experiments.Result{tableCell("kl", 32, 0, nil), tableCell("kl", 32, 1, nil)}
+	rs := []*grid.Result{tableCell("kl", 32, 0, nil), tableCell("kl", 32, 1, nil)}
 	for i, f1 := range []float64{0.5, 0.7} {
 		rs[i].Metrics.Scores = &experiments.Scores{MacroF1: f1}
 	}

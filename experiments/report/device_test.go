@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -13,7 +13,7 @@ import (
 // the CPU (or predate devices) reads as before; one with a cell trained
 // elsewhere lists every device with its cell count.
 func TestReportNamesDevicesOffTheCPU(t *testing.T) {
-	md := func(rs []*experiments.Result) string {
+	md := func(rs []*grid.Result) string {
 		tables, err := BuildTables(rs, nil)
 		require.NoError(t, err)
 		require.Len(t, tables, 1)
@@ -21,7 +21,7 @@ func TestReportNamesDevicesOffTheCPU(t *testing.T) {
 		tables[0].Markdown(&sb)
 		return sb.String()
 	}
-	cpu := []*experiments.Result{tableCell("kl", 32, 0, nil), tableCell("kl", 32, 1, nil)}
+	cpu := []*grid.Result{tableCell("kl", 32, 0, nil), tableCell("kl", 32, 1, nil)}
 	cpu[1].Metrics.Device = "cpu"
 	assert.NotContains(t, md(cpu), "Devices:", "CPU cells, one of them from before devices")
 	gpu := tableCell("kl", 32, 2, nil)

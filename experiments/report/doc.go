@@ -6,7 +6,7 @@
 // issue 16), and a long CSV table for pandas.
 //
 //   - BuildTables, Table.Markdown, Table.Plot (tables.go, markdown.go,
-//     plot.go): one table per experiments.TableKey, its
+//     plot.go): one table per grid.TableKey, its
 //     seeds aggregated (Stat); ReportMetrics picks what the cells show.
 //   - WriteReport, WriteReports, WriteReportsMetric (write.go): the files of
 //     `llpfc report` and `llpfc reproduce`, each written atomically.
@@ -14,7 +14,7 @@
 //   - WriteCSV (csv.go): `llpfc report --csv`.
 //
 // The cut: this room only reads results. Which cells share a table, and
-// whether they are comparable, is the rule of experiments.Tables, because a
+// whether they are comparable, is the rule of grid.Tables, because a
 // merge of stores must keep it too; how a table looks is this room's.
 // Nothing below imports it.
 package report

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 )
 
 // The metrics a report can tabulate (report --metric).
@@ -78,7 +79,7 @@ func anyBagLevel(tables []*Table) bool {
 }
 
 // anyTest reports whether some result was evaluated on a test split.
-func anyTest(results []*experiments.Result) bool {
+func anyTest(results []*grid.Result) bool {
 	for _, r := range results {
 		if r.Metrics.HasTest() {
 			return true

@@ -14,6 +14,7 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/experiments/internal/gridtest"
 	"github.com/llpfc/llpfc/training"
 )
@@ -32,19 +33,19 @@ func cellConfig(method, protocol string, bag int, seed int64) experiments.Config
 // fakeResult is a finished cell of spec with accuracy acc; an LLPFC cell
 // records one regrouping whose groups' median ‖T̂⁻¹‖₁ is inv (+Inf: every
 // group singular, stored as null).
-func fakeResult(spec string, c experiments.Config, acc, inv float64) *experiments.Result {
+func fakeResult(spec string, c experiments.Config, acc, inv float64) *grid.Result {
 	m := experiments.Metrics{TestAccuracy: acc, Epochs: c.Hyper.Epochs, TrainPoints: c.NumPoints, StepsPerEpoch: 8}
 	if experiments.IsLLPFC(c.Method) {
 		m.Regroupings = []training.Regrouping{{Epoch: 0, Groups: estimators.GroupingSummary{Partitions: 1, Groups: 10, InvNorm1Median: inv}}}
 	}
-	return &experiments.Result{Format: experiments.ResultFormat, Key: c.Key(), Spec: spec, Seed: c.Seed, Config: c, Metrics: m,
-		Provenance: experiments.Provenance{CodeVersion: "test"}}
+	return &grid.Result{Format: grid.ResultFormat, Key: c.Key(), Spec: spec, Seed: c.Seed, Config: c, Metrics: m,
+		Provenance: grid.Provenance{CodeVersion: "test"}}
 }
 
 // putAll writes results into a new store under t's temporary directory.
-func putAll(t *testing.T, results ...*experiments.Result) *experiments.Store {
+func putAll(t *testing.T, results ...*grid.Result) *grid.Store {
 	t.Helper()
-	st, err := experiments.OpenStore(t.TempDir())
+	st, err := grid.OpenStore(t.TempDir())
 	require.NoError(t, err)
 	for _, r := range results {
 		require.NoError(t, st.Put(r))
@@ -76,7 +77,7 @@ func checkReportFiles(t *testing.T, files ReportFiles, md []byte) {
 // trouble plot panic ("Values must be greater than 0 for a log scale") and
 // no report was written.
 func TestReportLLPFCWithoutKL(t *testing.T) {
-	for name, rs := range map[string][]*experiments.Result{
+	for name, rs := range map[string][]*grid.Result{
 		"uniform only": {
 			fakeResult("u", cellConfig("llpfc-uniform", "paper", 64, 0), 0.8, 70),
 			fakeResult("u", cellConfig("llpfc-uniform", "paper", 64, 1), 0.81, 75)},
@@ -88,7 +89,7 @@ func TestReportLLPFCWithoutKL(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()
-			files, md, err := WriteReports([]*experiments.Store{putAll(t, rs...)}, out)
+			files, md, err := WriteReports([]*grid.Store{putAll(t, rs...)}, out)
 			require.NoError(t, err)
 			checkReportFiles(t, files, md)
 			assert.Contains(t, string(md), "trouble.png")
@@ -104,13 +105,13 @@ func TestReportInfiniteInvNorm(t *testing.T) {
 		fakeResult("s", cellConfig("llpfc-uniform", "paper", 1, 0), 0.3, math.Inf(1)),
 		fakeResult("s", cellConfig("llpfc-uniform", "paper", 2, 0), 0.4, 900),
 		fakeResult("s", cellConfig("kl", "paper", 1, 0), 0.75, 0))
-	files, md, err := WriteReports([]*experiments.Store{st}, t.TempDir())
+	files, md, err := WriteReports([]*grid.Store{st}, t.TempDir())
 	require.NoError(t, err)
 	checkReportFiles(t, files, md)
 	assert.Contains(t, string(md), "| paper | LLPFC-uniform | 1 | 0 | 0.3000 | ∞ |", "the infinite cell's row")
 	t.Run("only infinite", func(t *testing.T) {
 		st := putAll(t, fakeResult("s", cellConfig("llpfc-uniform", "dirichlet:0.01", 64, 0), 0.2, math.Inf(1)))
-		files, md, err := WriteReports([]*experiments.Store{st}, t.TempDir())
+		files, md, err := WriteReports([]*grid.Store{st}, t.TempDir())
 		require.NoError(t, err)
 		checkReportFiles(t, files, md)
 	})
@@ -129,7 +130,7 @@ func TestReportPlotNamesUnique(t *testing.T) {
 		fakeResult("p", withData(cellConfig("kl", "paper", 64, 0), "csv:x y.csv"), 0.6, 0),
 		fakeResult("p", withData(cellConfig("kl", "paper", 64, 0), "csv:x_y.csv"), 0.6, 0),
 		fakeResult("trouble", withData(cellConfig("kl", "paper", 64, 1), "csv:x_y.csv"), 0.6, 0))
-	files, md, err := WriteReports([]*experiments.Store{st}, t.TempDir())
+	files, md, err := WriteReports([]*grid.Store{st}, t.TempDir())
 	require.NoError(t, err)
 	checkReportFiles(t, files, md)
 	assert.Len(t, files.Plots, 6, "one plot per table")
@@ -147,7 +148,7 @@ func TestReportCountsEachCellOnce(t *testing.T) {
 		fakeResult("d", cellConfig("llpfc-uniform", "paper", 128, 0), 0.7, 90),
 		fakeResult("d", cellConfig("llpfc-uniform", "paper", 128, 1), 0.71, 95))
 	shard := putAll(t, fakeResult("d", cellConfig("llpfc-uniform", "paper", 64, 0), 0.8, 70))
-	for name, stores := range map[string][]*experiments.Store{"same store twice": {a, a}, "shard and merged store": {shard, a}} {
+	for name, stores := range map[string][]*grid.Store{"same store twice": {a, a}, "shard and merged store": {shard, a}} {
 		t.Run(name, func(t *testing.T) {
 			_, md, err := WriteReports(stores, t.TempDir())
 			require.NoError(t, err)
@@ -160,7 +161,7 @@ func TestReportCountsEachCellOnce(t *testing.T) {
 	}
 	t.Run("conflicting outcomes", func(t *testing.T) {
 		other := putAll(t, fakeResult("d", cellConfig("llpfc-uniform", "paper", 64, 0), 0.1, 70))
-		_, _, err := WriteReports([]*experiments.Store{a, other}, t.TempDir())
+		_, _, err := WriteReports([]*grid.Store{a, other}, t.TempDir())
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), cellConfig("llpfc-uniform", "paper", 64, 0).Key())
 	})
@@ -177,15 +178,15 @@ func TestCellBelongsToEverySpecThatRanIt(t *testing.T) {
 		`"seeds": [1, 2]`, `"seeds": [1]`).Replace(gridtest.TinySpecJSON)
 	three := strings.Replace(gridtest.TinySpecJSON, `"name": "tiny"`, `"name": "three"`, 1)
 	run := func(dir, spec string) {
-		st, err := experiments.OpenStore(dir)
+		st, err := grid.OpenStore(dir)
 		require.NoError(t, err)
-		_, err = (&experiments.Runner{Store: st}).Run(context.Background(), gridtest.Parse(t, spec))
+		_, err = (&grid.Runner{Store: st}).Run(context.Background(), gridtest.Parse(t, spec))
 		require.NoError(t, err)
 	}
 	a, b := t.TempDir(), t.TempDir()
 	run(a, only)
 	run(a, three)
-	_, md, err := WriteReport(&experiments.Store{Dir: a}, t.TempDir())
+	_, md, err := WriteReport(&grid.Store{Dir: a}, t.TempDir())
 	require.NoError(t, err)
 	text := string(md)
 	three3 := text[strings.Index(text, "### three"):]
@@ -195,10 +196,10 @@ func TestCellBelongsToEverySpecThatRanIt(t *testing.T) {
 
 	// Merge in either order: the same cells with the same specs.
 	run(b, three)
-	ab, ba := &experiments.Store{Dir: t.TempDir()}, &experiments.Store{Dir: t.TempDir()}
-	_, err = experiments.Merge(ab, &experiments.Store{Dir: a}, &experiments.Store{Dir: b})
+	ab, ba := &grid.Store{Dir: t.TempDir()}, &grid.Store{Dir: t.TempDir()}
+	_, err = grid.Merge(ab, &grid.Store{Dir: a}, &grid.Store{Dir: b})
 	require.NoError(t, err)
-	_, err = experiments.Merge(ba, &experiments.Store{Dir: b}, &experiments.Store{Dir: a})
+	_, err = grid.Merge(ba, &grid.Store{Dir: b}, &grid.Store{Dir: a})
 	require.NoError(t, err)
 	ra, err := ab.All()
 	require.NoError(t, err)
@@ -220,8 +221,8 @@ func TestSpecNameSharedByDifferentSettings(t *testing.T) {
 	c2 := cellConfig("kl", "paper", 64, 1)
 	c2.Hyper.Epochs = 2
 	a, b := putAll(t, fakeResult("g", c1, 0.7, 0)), putAll(t, fakeResult("g", c2, 0.8, 0))
-	_, _, err := WriteReports([]*experiments.Store{a, b}, t.TempDir())
-	var inc *experiments.IncomparableError
+	_, _, err := WriteReports([]*grid.Store{a, b}, t.TempDir())
+	var inc *grid.IncomparableError
 	require.ErrorAs(t, err, &inc)
 	assert.Contains(t, err.Error(), "hyper.epochs")
 	assert.Contains(t, err.Error(), a.Dir)
@@ -230,7 +231,7 @@ func TestSpecNameSharedByDifferentSettings(t *testing.T) {
 	assert.NotContains(t, err.Error(), "keep different settings in different --results directories")
 
 	dst := filepath.Join(t.TempDir(), "merged")
-	_, err = experiments.Merge(&experiments.Store{Dir: dst}, a, b)
+	_, err = grid.Merge(&grid.Store{Dir: dst}, a, b)
 	require.ErrorAs(t, err, &inc, "merge combines them silently")
 	_, statErr := os.Stat(dst)
 	assert.True(t, os.IsNotExist(statErr), "a refused merge writes nothing")
@@ -245,7 +246,7 @@ func TestDamagedCellIsNamedAndLeftOut(t *testing.T) {
 	bad := cellConfig("kl", "paper", 128, 0).Key()
 	path := filepath.Join(st.Dir, "cells", bad+".json")
 	require.NoError(t, os.WriteFile(path, []byte(`{"format": "llpfc-result/1", "key": "`+bad), 0o644))
-	files, md, err := WriteReports([]*experiments.Store{st}, t.TempDir())
+	files, md, err := WriteReports([]*grid.Store{st}, t.TempDir())
 	require.NoError(t, err)
 	require.Len(t, files.Damaged, 1)
 	assert.Contains(t, files.Damaged[0].Error(), path)
@@ -255,7 +256,7 @@ func TestDamagedCellIsNamedAndLeftOut(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "sets it aside", "All's error says how to repair")
 
-	sum, err := experiments.MergeStores(&experiments.Store{Dir: filepath.Join(t.TempDir(), "m")}, st)
+	sum, err := grid.MergeStores(&grid.Store{Dir: filepath.Join(t.TempDir(), "m")}, st)
 	require.NoError(t, err)
 	assert.Equal(t, 2, sum.Written)
 	require.Len(t, sum.Damaged, 1)
@@ -273,9 +274,9 @@ func TestReportLeavesNoTemporaries(t *testing.T) {
 	require.NoError(t, os.WriteFile(stale, []byte("half a png"), 0o644))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, _, err := WriteReportsContext(ctx, []*experiments.Store{st}, out)
+	_, _, err := WriteReportsContext(ctx, []*grid.Store{st}, out)
 	require.ErrorIs(t, err, context.Canceled)
-	_, _, err = WriteReportsContext(context.Background(), []*experiments.Store{st}, out)
+	_, _, err = WriteReportsContext(context.Background(), []*grid.Store{st}, out)
 	require.NoError(t, err)
 	temps, _ := filepath.Glob(filepath.Join(out, ".*"))
 	assert.Empty(t, temps, "temporary files left in the report directory")

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/experiments/internal/gridtest"
 	"github.com/llpfc/llpfc/fixtures/paper"
 	"github.com/llpfc/llpfc/training"
@@ -26,8 +27,8 @@ import (
 // here independently), and a readable PNG plot.
 func TestReportFromStore(t *testing.T) {
 	dir := t.TempDir()
-	gridtest.Run(t, dir, experiments.Shard{})
-	st, _ := experiments.OpenStore(dir)
+	gridtest.Run(t, dir, grid.Shard{})
+	st, _ := grid.OpenStore(dir)
 	out := t.TempDir()
 	files, md, err := WriteReport(st, out)
 	require.NoError(t, err)
@@ -68,13 +69,13 @@ func TestReportFromStore(t *testing.T) {
 // Where model, data set and protocol match a paper table, the paper's row is
 // printed under ours, with "Out of RAM" where the paper has it.
 func TestReportPaperRows(t *testing.T) {
-	st, _ := experiments.OpenStore(t.TempDir())
+	st, _ := grid.OpenStore(t.TempDir())
 	for _, seed := range []int64{0, 1} {
 		for _, bag := range []int{32, 2048} {
 			c := experiments.Config{Learner: "gorgonia", Normalize: "standardize", Dataset: experiments.CIFAR10, Model: "wrn-16-4", Method: "kl", Protocol: "paper",
 				BagSize: bag, NumPoints: 40960, Seed: seed,
 				Hyper: experiments.Hyper{Epochs: 1, Optimizer: "sgd", LR: 0.1, BatchSize: 2, Schedule: experiments.Schedule{Kind: "constant"}}}
-			r := &experiments.Result{Format: experiments.ResultFormat, Key: c.Key(), Spec: "wrn16-4", Seed: seed, Config: c,
+			r := &grid.Result{Format: grid.ResultFormat, Key: c.Key(), Spec: "wrn16-4", Seed: seed, Config: c,
 				Metrics: experiments.Metrics{TestAccuracy: 0.5 + 0.1*float64(seed), Epochs: 1}}
 			require.NoError(t, st.Put(r))
 		}
@@ -99,12 +100,12 @@ func TestReportPaperRows(t *testing.T) {
 
 // Two configurations in one slot are an error naming both cells.
 func TestReportRejectsMixedConfigurations(t *testing.T) {
-	var rs []*experiments.Result
+	var rs []*grid.Result
 	for _, epochs := range []int{1, 2} {
 		c := experiments.Config{Learner: "logreg", Normalize: "standardize", Dataset: "gmm:", Model: "linear", Method: "kl", Protocol: "paper",
 			BagSize: 8, NumPoints: 64, Seed: 0,
 			Hyper: experiments.Hyper{Epochs: epochs, Optimizer: "sgd", LR: 0.1, BatchSize: 2, Schedule: experiments.Schedule{Kind: "constant"}}}
-		rs = append(rs, &experiments.Result{Format: experiments.ResultFormat, Key: c.Key(), Spec: "s", Config: c})
+		rs = append(rs, &grid.Result{Format: grid.ResultFormat, Key: c.Key(), Spec: "s", Config: c})
 	}
 	_, err := BuildTables(rs, nil)
 	assert.ErrorContainsf(t, err, rs[0].Key, "err %v, want one naming both keys", err)
@@ -115,7 +116,7 @@ func TestReportRejectsMixedConfigurations(t *testing.T) {
 // doubling) whose ticks are exactly the table's bag sizes, and a title with
 // room above it (the top rows of the image blank, the title drawn below).
 func TestPlotLogAxisTicksAndTitle(t *testing.T) {
-	tb := &Table{TableKey: experiments.TableKey{Spec: "quick", Model: "mlp", Dataset: "fashion-mnist-fixture", Protocol: "paper"},
+	tb := &Table{TableKey: grid.TableKey{Spec: "quick", Model: "mlp", Dataset: "fashion-mnist-fixture", Protocol: "paper"},
 		Methods: []string{"kl"}, BagSizes: []int{64, 512, 2048}, Ours: map[Slot]Stat{}}
 	for i, b := range tb.BagSizes {
 		tb.Ours[Slot{"kl", b}] = Stat{Mean: 0.8 - 0.1*float64(i), Std: 0.01}
@@ -163,8 +164,8 @@ func TestPlotLogAxisTicksAndTitle(t *testing.T) {
 // last, or under best-val the epoch of lowest validation KL on the held-out
 // bags, with the epochs the seeds chose, 1-based.
 func TestReportStatesTheReportedEpoch(t *testing.T) {
-	bestVal := func(bags float64, epochs ...int) []*experiments.Result {
-		var rs []*experiments.Result
+	bestVal := func(bags float64, epochs ...int) []*grid.Result {
+		var rs []*grid.Result
 		for i, e := range epochs {
 			r := tableCell("llpfc-uniform", 32, int64(i), func(c *experiments.Config) {
 				c.Hyper.Select, c.Hyper.ValBags = training.SelectBestVal, bags
@@ -177,12 +178,12 @@ func TestReportStatesTheReportedEpoch(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		rs   []*experiments.Result
+		rs   []*grid.Result
 		want string
 	}{
-		{"default select", []*experiments.Result{tableCell("kl", 32, 0, nil), tableCell("llpfc-uniform", 32, 0, nil)},
+		{"default select", []*grid.Result{tableCell("kl", 32, 0, nil), tableCell("llpfc-uniform", 32, 0, nil)},
 			"10 epochs, accuracy of the last epoch, adam"},
-		{"select last", []*experiments.Result{tableCell("llpfc-uniform", 32, 0, func(c *experiments.Config) { c.Hyper.Select = training.SelectLast })},
+		{"select last", []*grid.Result{tableCell("llpfc-uniform", 32, 0, func(c *experiments.Config) { c.Hyper.Select = training.SelectLast })},
 			"- LLPFC-uniform: 40960 training points, 10 epochs, accuracy of the last epoch, adam"},
 		{"best-val, a number of bags", bestVal(4, 8, 4, 8),
 			"10 epochs, accuracy of the epoch of lowest validation KL on 4 held-out bags (epochs chosen: 4, 8), adam"},

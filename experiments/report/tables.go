@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/fixtures/paper"
 	"gonum.org/v1/gonum/stat"
 )
@@ -38,7 +39,7 @@ type Slot struct {
 // one spec, learner, model, data set and protocol (TableKey), methods × bag
 // sizes.
 type Table struct {
-	experiments.TableKey
+	grid.TableKey
 	Methods  []string
 	BagSizes []int
 	Ours     map[Slot]Stat
@@ -70,22 +71,22 @@ type Table struct {
 // must be comparable (Tables); otherwise the error names both
 // keys. entries are the paper's numbers (paper.Entries), attached where
 // model, data set and protocol ("paper") match.
-func BuildTables(results []*experiments.Result, entries []paper.Entry) ([]*Table, error) {
+func BuildTables(results []*grid.Result, entries []paper.Entry) ([]*Table, error) {
 	return buildTables(results, entries, nil, "")
 }
 
 // buildTables is BuildTables; from, when not nil, names the stores that
 // hold each key, for the errors (Collection.From).
-func buildTables(results []*experiments.Result, entries []paper.Entry, from map[string][]string, metric string) ([]*Table, error) {
+func buildTables(results []*grid.Result, entries []paper.Entry, from map[string][]string, metric string) ([]*Table, error) {
 	if _, ok := reportMetrics[metric]; !ok && metric != "" {
 		return nil, fmt.Errorf("metric %q: want one of %s", metric, strings.Join(ReportMetrics(), ", "))
 	}
-	cells, err := experiments.Tables(results, from)
+	cells, err := grid.Tables(results, from)
 	if err != nil {
 		return nil, err
 	}
 	// Aggregate in seed order so the output does not depend on file order.
-	byKey := map[string]*experiments.Result{}
+	byKey := map[string]*grid.Result{}
 	for _, r := range results {
 		byKey[r.Key] = r
 	}
@@ -126,7 +127,7 @@ func buildTables(results []*experiments.Result, entries []paper.Entry, from map[
 // newTable is the table of cells tc before its seeds are aggregated: each
 // slot's seeds and keys, each method's settings, the code versions, devices
 // and normalization of its cells.
-func newTable(tc experiments.TableCells) *Table {
+func newTable(tc grid.TableCells) *Table {
 	t := &Table{TableKey: tc.Key, Ours: map[Slot]Stat{}, Paper: map[Slot]paper.Entry{}, Settings: map[string]experiments.Config{}, Versions: map[string]int{}, Devices: map[string]int{}}
 	for _, r := range tc.Results {
 		c := r.Config
@@ -150,7 +151,7 @@ func newTable(tc experiments.TableCells) *Table {
 // ("", test accuracy) on a table none of whose cells had a labelled test
 // split, the training bags' proportion error (issue 38: a report of a grid
 // over bag-only sets with and without a test split was refused whole).
-func tableMetric(t *Table, byKey map[string]*experiments.Result, metric string) string {
+func tableMetric(t *Table, byKey map[string]*grid.Result, metric string) string {
 	if metric != "" {
 		return metric
 	}
@@ -165,7 +166,7 @@ func tableMetric(t *Table, byKey map[string]*experiments.Result, metric string) 
 }
 
 // versionLabel is the code version of a cell as a table counts it.
-func versionLabel(p experiments.Provenance) string {
+func versionLabel(p grid.Provenance) string {
 	v := p.CodeVersion
 	if v == "" {
 		v = "unknown"
@@ -180,7 +181,7 @@ func versionLabel(p experiments.Provenance) string {
 // population std of their metric (test accuracy by default), and the
 // fewest optimizer steps; a cell that did not record the metric is an
 // error naming it.
-func aggregate(st Stat, byKey map[string]*experiments.Result, metric string) (Stat, error) {
+func aggregate(st Stat, byKey map[string]*grid.Result, metric string) (Stat, error) {
 	idx := make([]int, st.N)
 	for i := range idx {
 		idx[i] = i

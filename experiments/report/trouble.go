@@ -18,6 +18,7 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/internal/atomicfile"
 	"github.com/llpfc/llpfc/training"
 )
@@ -39,7 +40,7 @@ type TroublePoint struct {
 
 // TroublePoints returns one point per result, ordered by protocol, method,
 // bag size and seed.
-func TroublePoints(results []*experiments.Result) []TroublePoint {
+func TroublePoints(results []*grid.Result) []TroublePoint {
 	var out []TroublePoint
 	for _, r := range results {
 		if !r.Metrics.HasTest() {

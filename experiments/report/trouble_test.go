@@ -14,6 +14,7 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -41,20 +42,20 @@ func TestSpearman(t *testing.T) {
 
 // trouble results: LLPFC cells whose accuracy falls as their groups' median
 // ‖T̂⁻¹‖₁ grows, and KL cells.
-func troubleResults(rising bool) []*experiments.Result {
-	var out []*experiments.Result
+func troubleResults(rising bool) []*grid.Result {
+	var out []*grid.Result
 	for i, inv := range []float64{50, 100, 400, 1600} {
 		acc := 0.85 - 0.05*float64(i)
 		if rising {
 			acc = 0.6 + 0.05*float64(i)
 		}
 		uni := estimators.GroupingSummary{InvNorm1Median: inv}
-		out = append(out, &experiments.Result{Key: "u" + string(rune('a'+i)), Config: experiments.Config{Method: "llpfc-approx", Protocol: "shuffle", BagSize: 16 << (2 * i)},
+		out = append(out, &grid.Result{Key: "u" + string(rune('a'+i)), Config: experiments.Config{Method: "llpfc-approx", Protocol: "shuffle", BagSize: 16 << (2 * i)},
 			Metrics: experiments.Metrics{TestAccuracy: acc, Regroupings: []training.Regrouping{
 				{Epoch: 0, Groups: estimators.GroupingSummary{InvNorm1Median: math.Inf(1)}, Uniform: &uni},
 				{Epoch: 5, Groups: estimators.GroupingSummary{InvNorm1Median: math.Inf(1)}, Uniform: &estimators.GroupingSummary{InvNorm1Median: inv * 4}},
 			}}})
-		out = append(out, &experiments.Result{Key: "k" + string(rune('a'+i)), Config: experiments.Config{Method: "kl", Protocol: "shuffle", BagSize: 16 << (2 * i)},
+		out = append(out, &grid.Result{Key: "k" + string(rune('a'+i)), Config: experiments.Config{Method: "kl", Protocol: "shuffle", BagSize: 16 << (2 * i)},
 			Metrics: experiments.Metrics{TestAccuracy: 0.7}})
 	}
 	return out

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/fixtures/paper"
 	"github.com/llpfc/llpfc/internal/atomicfile"
 )
@@ -20,14 +20,14 @@ type ReportFiles struct {
 	Plots    []string
 	// Damaged are the damaged cell files left out of the report (Damage
 	// says how to repair each).
-	Damaged []experiments.Damage
+	Damaged []grid.Damage
 }
 
 // WriteReport reads every result of store, builds the tables (with the
 // paper's numbers from fixtures/paper), and writes outDir/report.md and one
 // PNG plot per table (PlotNames). It returns the markdown as well.
-func WriteReport(store *experiments.Store, outDir string) (ReportFiles, []byte, error) {
-	return WriteReports([]*experiments.Store{store}, outDir)
+func WriteReport(store *grid.Store, outDir string) (ReportFiles, []byte, error) {
+	return WriteReports([]*grid.Store{store}, outDir)
 }
 
 // WriteReports is WriteReport over several stores read together (for
@@ -37,7 +37,7 @@ func WriteReport(store *experiments.Store, outDir string) (ReportFiles, []byte, 
 // protocols stand side by side (issue 16). Each cell counts once however
 // many of the stores hold it (Collect); damaged cell files are left out and
 // listed (ReportFiles.Damaged, and a line of the report).
-func WriteReports(stores []*experiments.Store, outDir string) (ReportFiles, []byte, error) {
+func WriteReports(stores []*grid.Store, outDir string) (ReportFiles, []byte, error) {
 	return WriteReportsContext(context.Background(), stores, outDir)
 }
 
@@ -45,15 +45,15 @@ func WriteReports(stores []*experiments.Store, outDir string) (ReportFiles, []by
 // is cancelled (an interrupted report leaves whole files only: every file is
 // written atomically, and the temporary files of an earlier report that was
 // killed are removed first).
-func WriteReportsContext(ctx context.Context, stores []*experiments.Store, outDir string) (ReportFiles, []byte, error) {
+func WriteReportsContext(ctx context.Context, stores []*grid.Store, outDir string) (ReportFiles, []byte, error) {
 	return WriteReportsMetric(ctx, stores, outDir, "")
 }
 
 // WriteReportsMetric is WriteReportsContext with the tables showing metric
 // (ReportMetrics; "" is test accuracy) instead of test accuracy (issue 29:
 // `llpfc report --metric`).
-func WriteReportsMetric(ctx context.Context, stores []*experiments.Store, outDir, metric string) (ReportFiles, []byte, error) {
-	col, err := experiments.Collect(stores...)
+func WriteReportsMetric(ctx context.Context, stores []*grid.Store, outDir, metric string) (ReportFiles, []byte, error) {
+	col, err := grid.Collect(stores...)
 	if err != nil {
 		return ReportFiles{}, nil, err
 	}
@@ -132,7 +132,7 @@ func WriteReportsMetric(ctx context.Context, stores []*experiments.Store, outDir
 const troublePNG = "trouble.png"
 
 // storeList names the stores, each once, as the report's first line does.
-func storeList(stores []*experiments.Store) string {
+func storeList(stores []*grid.Store) string {
 	var dirs []string
 	seen := map[string]bool{}
 	for _, st := range stores {

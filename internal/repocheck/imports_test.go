@@ -50,12 +50,13 @@ var floors = map[string]int{
 	"fixtures/gen":                  6,
 	"training":                      7, // methods, the loop, checkpoints
 	"training/device/opcheck":       7, // the back ends' ops against the CPU's (llpfc devices --check)
-	"experiments":                   8,
+	"experiments":                   8, // what every room of experiments/ shares: a cell's Config, Metrics, the learners' seam
 	"experiments/binary":            9,
-	"experiments/report":            9,
-	"experiments/internal/gridtest": 9,
-	"cmd/llpfc":                     10,
-	"cmd/mutate":                    10,
+	"experiments/grid":              10, // specs, shards, the runner, the store
+	"experiments/report":            11, // tables, plots, CSV
+	"experiments/internal/gridtest": 11,
+	"cmd/llpfc":                     12,
+	"cmd/mutate":                    12,
 }
 
 // moduleImports maps each package of the repository (its path inside the

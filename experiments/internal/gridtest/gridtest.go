@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 )
 
 // TinySpecJSON is the grid "tiny" of the logreg learner: 3 methods × 2 bag
@@ -33,27 +33,27 @@ const TinySpecJSON = `{
 }`
 
 // Parse parses the spec js, failing the test on an error.
-func Parse(t testing.TB, js string) *experiments.Spec {
+func Parse(t testing.TB, js string) *grid.Spec {
 	t.Helper()
-	s, err := experiments.ParseSpec("test", strings.NewReader(js))
+	s, err := grid.ParseSpec("test", strings.NewReader(js))
 	require.NoError(t, err)
 	return s
 }
 
 // Tiny is the grid of TinySpecJSON.
-func Tiny(t testing.TB) *experiments.Spec {
+func Tiny(t testing.TB) *grid.Spec {
 	t.Helper()
 	return Parse(t, TinySpecJSON)
 }
 
 // Run runs shard of the grid Tiny into the store at dir, failing the test
 // when the run or a cell fails.
-func Run(t testing.TB, dir string, shard experiments.Shard) experiments.Summary {
+func Run(t testing.TB, dir string, shard grid.Shard) grid.Summary {
 	t.Helper()
-	st, err := experiments.OpenStore(dir)
+	st, err := grid.OpenStore(dir)
 	require.NoError(t, err)
 	var log bytes.Buffer
-	sum, err := (&experiments.Runner{Store: st, Shard: shard, Log: &log}).Run(context.Background(), Tiny(t))
+	sum, err := (&grid.Runner{Store: st, Shard: shard, Log: &log}).Run(context.Background(), Tiny(t))
 	require.NoErrorf(t, err, "run: %v\n%s", err, log.String())
 	require.Emptyf(t, sum.Failed, "failed cells: %v", sum.Failed)
 	return sum

@@ -1,4 +1,4 @@
-package experiments
+package grid_test
 
 import (
 	"bytes"
@@ -12,39 +12,24 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/experiments/internal/gridtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// gridSpec is a small grid for the logistic learner: 3 methods × 2 bag
-// sizes × 2 seeds = 12 cells.
-func gridSpec(t *testing.T) *Spec {
-	t.Helper()
-	return mustParse(t, tinySpecJSON)
-}
-
-func runGrid(t *testing.T, dir string, shard Shard) Summary {
-	t.Helper()
-	st, err := OpenStore(dir)
-	require.NoError(t, err)
-	var log bytes.Buffer
-	sum, err := (&Runner{Store: st, Shard: shard, Log: &log}).Run(context.Background(), gridSpec(t))
-	require.NoErrorf(t, err, "run: %v\n%s", err, log.String())
-	require.Emptyf(t, sum.Failed, "failed cells: %v", sum.Failed)
-	return sum
-}
-
 // A run stores every cell once; a rerun skips them all.
 func TestRunnerResumes(t *testing.T) {
 	dir := t.TempDir()
-	sum := runGrid(t, dir, Shard{})
+	sum := gridtest.Run(t, dir, grid.Shard{})
 	require.Equalf(t, 12, sum.Cells, "first run: %+v", sum)
 	require.Equalf(t, 12, sum.Finished, "first run: %+v", sum)
 	require.Equalf(t, 0, sum.Skipped, "first run: %+v", sum)
-	st, _ := OpenStore(dir)
+	st, _ := grid.OpenStore(dir)
 	rs, err := st.All()
 	require.NoError(t, err)
-	cells, _ := gridSpec(t).Cells()
+	cells, _ := gridtest.Tiny(t).Cells()
 	require.Lenf(t, rs, len(cells), "%d results, want %d", len(rs), len(cells))
 	for _, r := range rs {
 		msg := fmt.Sprintf("result %s: incomplete record %+v", r.Key, r)
@@ -55,7 +40,7 @@ func TestRunnerResumes(t *testing.T) {
 		assert.Equal(t, "tiny", r.Spec, msg)
 		assert.Equal(t, r.Config.Seed, r.Seed, msg)
 	}
-	sum = runGrid(t, dir, Shard{})
+	sum = gridtest.Run(t, dir, grid.Shard{})
 	require.Equalf(t, 0, sum.Finished, "rerun: %+v, want everything skipped", sum)
 	require.Equalf(t, 12, sum.Skipped, "rerun: %+v, want everything skipped", sum)
 }
@@ -64,24 +49,24 @@ func TestRunnerResumes(t *testing.T) {
 // an unsharded run: the same keys and the same outcomes.
 func TestShardsMergeEqualsUnsharded(t *testing.T) {
 	whole := t.TempDir()
-	runGrid(t, whole, Shard{})
-	var shards []*Store
+	gridtest.Run(t, whole, grid.Shard{})
+	var shards []*grid.Store
 	total := 0
 	for i := 1; i <= 3; i++ {
 		d := t.TempDir()
-		sum := runGrid(t, d, Shard{Index: i, Count: 3})
+		sum := gridtest.Run(t, d, grid.Shard{Index: i, Count: 3})
 		assert.Equalf(t, 4, sum.InShard, "shard %d/3 has %d cells, want 4", i, sum.InShard)
 		total += sum.Finished
-		st, _ := OpenStore(d)
+		st, _ := grid.OpenStore(d)
 		shards = append(shards, st)
 	}
 	require.Equalf(t, 12, total, "shards ran %d cells in all, want 12", total)
-	merged, _ := OpenStore(t.TempDir())
-	n, err := Merge(merged, shards...)
+	merged, _ := grid.OpenStore(t.TempDir())
+	n, err := grid.Merge(merged, shards...)
 	require.NoError(t, err, "merge")
 	require.Equal(t, 12, n, "merge")
 	a, _ := merged.All()
-	ws, _ := OpenStore(whole)
+	ws, _ := grid.OpenStore(whole)
 	b, _ := ws.All()
 	require.Lenf(t, a, len(b), "merged %d results, unsharded %d", len(a), len(b))
 	for i := range a {
@@ -89,23 +74,23 @@ func TestShardsMergeEqualsUnsharded(t *testing.T) {
 		assert.Truef(t, a[i].SameOutcome(b[i]), "result %d: merged %s %+v, unsharded %s %+v", i, a[i].Key, a[i].Metrics, b[i].Key, b[i].Metrics)
 	}
 	// Merging again is a no-op; merging a conflicting result names the key.
-	n, err = Merge(merged, shards...)
+	n, err = grid.Merge(merged, shards...)
 	assert.NoError(t, err, "second merge")
 	assert.Equal(t, 0, n, "second merge")
-	bad, _ := OpenStore(t.TempDir())
+	bad, _ := grid.OpenStore(t.TempDir())
 	r := *a[0]
 	r.Metrics.TestAccuracy += 0.01
 	require.NoError(t, bad.Put(&r))
-	_, err = Merge(merged, bad)
+	_, err = grid.Merge(merged, bad)
 	assert.ErrorContainsf(t, err, r.Key, "conflicting merge: %v, want an error naming %s", err, r.Key)
 	assert.ErrorContainsf(t, err, "conflicting", "conflicting merge: %v, want an error naming %s", err, r.Key)
 	// An identical outcome with other provenance merges.
 	same := *a[0]
 	same.Provenance.Host = "elsewhere"
 	same.Metrics.WallSeconds *= 2
-	ok, _ := OpenStore(t.TempDir())
+	ok, _ := grid.OpenStore(t.TempDir())
 	ok.Put(&same)
-	_, err = Merge(merged, ok)
+	_, err = grid.Merge(merged, ok)
 	assert.NoError(t, err, "identical outcome")
 }
 
@@ -113,23 +98,23 @@ func TestShardsMergeEqualsUnsharded(t *testing.T) {
 // grid; an unknown learner is an error before anything runs.
 func TestRunnerFailuresAndUnknownLearner(t *testing.T) {
 	var calls atomic.Int32
-	RegisterLearner("test-failing", LearnerFunc(func(ctx context.Context, c Cell, p Progress) (Metrics, error) {
+	experiments.RegisterLearner("test-failing", experiments.LearnerFunc(func(ctx context.Context, c experiments.Cell, p experiments.Progress) (experiments.Metrics, error) {
 		calls.Add(1)
 		if c.Config.Seed == 1 {
-			return Metrics{}, errors.New("boom")
+			return experiments.Metrics{}, errors.New("boom")
 		}
-		return LogReg{}.Train(ctx, c, p)
+		return experiments.LogReg{}.Train(ctx, c, p)
 	}))
-	s := gridSpec(t)
+	s := gridtest.Tiny(t)
 	s.Learner = "test-failing"
-	st, _ := OpenStore(t.TempDir())
-	sum, err := (&Runner{Store: st}).Run(context.Background(), s)
+	st, _ := grid.OpenStore(t.TempDir())
+	sum, err := (&grid.Runner{Store: st}).Run(context.Background(), s)
 	require.NoError(t, err)
 	assert.Lenf(t, sum.Failed, 6, "summary %+v, %d calls; want 6 failed, 6 finished, 12 calls", sum, calls.Load())
 	assert.Equalf(t, 6, sum.Finished, "summary %+v, %d calls; want 6 failed, 6 finished, 12 calls", sum, calls.Load())
 	assert.Equalf(t, int32(12), calls.Load(), "summary %+v, %d calls; want 6 failed, 6 finished, 12 calls", sum, calls.Load())
 	s.Learner = "no-such-learner"
-	_, err = (&Runner{Store: st}).Run(context.Background(), s)
+	_, err = (&grid.Runner{Store: st}).Run(context.Background(), s)
 	assert.ErrorContainsf(t, err, `learner "no-such-learner" is not registered`, "unknown learner: %v", err)
 }
 
@@ -137,14 +122,14 @@ func TestRunnerFailuresAndUnknownLearner(t *testing.T) {
 // flight.
 func TestRunnerCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	RegisterLearner("test-cancel", LearnerFunc(func(ctx context.Context, c Cell, p Progress) (Metrics, error) {
+	experiments.RegisterLearner("test-cancel", experiments.LearnerFunc(func(ctx context.Context, c experiments.Cell, p experiments.Progress) (experiments.Metrics, error) {
 		cancel()
-		return Metrics{}, ctx.Err()
+		return experiments.Metrics{}, ctx.Err()
 	}))
-	s := gridSpec(t)
+	s := gridtest.Tiny(t)
 	s.Learner = "test-cancel"
-	st, _ := OpenStore(t.TempDir())
-	_, err := (&Runner{Store: st}).Run(ctx, s)
+	st, _ := grid.OpenStore(t.TempDir())
+	_, err := (&grid.Runner{Store: st}).Run(ctx, s)
 	assert.ErrorIsf(t, err, context.Canceled, "err %v, want context.Canceled", err)
 	rs, _ := st.All()
 	assert.Emptyf(t, rs, "%d results stored after cancel", len(rs))
@@ -153,8 +138,8 @@ func TestRunnerCancel(t *testing.T) {
 // The store ignores temporary files and rejects tampered results.
 func TestStoreReadsOnlyWholeValidFiles(t *testing.T) {
 	dir := t.TempDir()
-	runGrid(t, dir, Shard{Index: 1, Count: 4})
-	st, _ := OpenStore(dir)
+	gridtest.Run(t, dir, grid.Shard{Index: 1, Count: 4})
+	st, _ := grid.OpenStore(dir)
 	rs, _ := st.All()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cells", ".x.json.tmp-123"), []byte(`{"torn`), 0o644))
 	rs2, err := st.All()
@@ -174,6 +159,6 @@ func TestCodeVersion(t *testing.T) {
 	if err != nil {
 		t.Skipf("git rev-parse HEAD: %v (not in a git checkout)", err)
 	}
-	rev, _ := CodeVersion()
+	rev, _ := experiments.CodeVersion()
 	assert.Equal(t, strings.TrimSpace(string(out)), rev, "CodeVersion, want HEAD")
 }

@@ -1,11 +1,13 @@
-package experiments
+package grid
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/llpfc/llpfc/experiments"
 )
 
 // methodFields are the settings a table may give each method its own value
@@ -31,33 +33,10 @@ var newerFields = map[string]bool{
 // axisFields are the grid's own axes, which vary across a table's cells.
 var axisFields = map[string]bool{"method": true, "bag_size": true, "seed": true}
 
-// flatConfig returns c's canonical JSON as a map from dotted field path
-// (hyper.schedule.kind) to the JSON text of its value.
-func flatConfig(c Config) map[string]string {
-	var v map[string]any
-	if err := json.Unmarshal(c.CanonicalJSON()[len(canonicalPrefix):], &v); err != nil {
-		panic(err) // unreachable: our own encoding
-	}
-	out := map[string]string{}
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		if m, ok := v.(map[string]any); ok {
-			for k, x := range m {
-				walk(prefix+k+".", x)
-			}
-			return
-		}
-		b, _ := json.Marshal(v)
-		out[strings.TrimSuffix(prefix, ".")] = string(b)
-	}
-	walk("", v)
-	return out
-}
-
 // configDiff returns the dotted names of the fields in which a and b differ,
 // leaving out those in skip, sorted.
-func configDiff(a, b Config, skip ...map[string]bool) []string {
-	fa, fb := flatConfig(a), flatConfig(b)
+func configDiff(a, b experiments.Config, skip ...map[string]bool) []string {
+	fa, fb := a.Flat(), b.Flat()
 	var out []string
 	for k := range union(fa, fb) {
 		if fa[k] == fb[k] {
@@ -172,7 +151,7 @@ func checkComparable(t TableKey, rs []*Result, from map[string][]string) error {
 	first := map[string]*Result{}
 	ref := rs[0]
 	for _, r := range rs { // the reference is a cell of an older method, when there is one
-		if !IsNewer(r.Config.Method) {
+		if !experiments.IsNewer(r.Config.Method) {
 			ref = r
 			break
 		}
@@ -182,10 +161,10 @@ func checkComparable(t TableKey, rs []*Result, from map[string][]string) error {
 		if f, ok := first[m]; !ok {
 			first[m] = r
 		} else if d := configDiff(f.Config, r.Config, axisFields); len(d) > 0 {
-			return incomparable(t, MethodLabel(m)+" cells", f, r, d, from)
+			return incomparable(t, experiments.MethodLabel(m)+" cells", f, r, d, from)
 		}
 		skip := []map[string]bool{axisFields, methodFields}
-		if IsNewer(m) || IsNewer(ref.Config.Method) {
+		if experiments.IsNewer(m) || experiments.IsNewer(ref.Config.Method) {
 			skip = append(skip, newerFields)
 		}
 		if d := configDiff(ref.Config, r.Config, skip...); len(d) > 0 {
@@ -210,7 +189,7 @@ func incomparable(t TableKey, what string, a, b *Result, fields []string, from m
 		advice = fmt.Sprintf("the store %s holds cells of spec %q with different settings, as when a spec is edited between runs into one store: keep different settings in different --results directories", strings.Join(sa, ", "), t.Spec)
 	}
 	return &IncomparableError{fmt.Sprintf("table %q: %s %s (%s) and %s (%s) differ in %s; they are not comparable (%s)",
-		t.Title(), what, a.Key, MethodLabel(a.Config.Method), b.Key, MethodLabel(b.Config.Method), strings.Join(fields, ", "), advice)}
+		t.Title(), what, a.Key, experiments.MethodLabel(a.Config.Method), b.Key, experiments.MethodLabel(b.Config.Method), strings.Join(fields, ", "), advice)}
 }
 
 // IncomparableError is two cells that one table would set side by side
@@ -223,7 +202,7 @@ func (e *IncomparableError) Error() string { return e.msg }
 // disjoint reports whether a and b have no element in common.
 func disjoint(a, b []string) bool {
 	for _, x := range a {
-		if containsStr(b, x) {
+		if slices.Contains(b, x) {
 			return false
 		}
 	}

@@ -1,10 +1,11 @@
-package experiments
+package grid
 
 import (
 	"fmt"
 	"math"
 	"testing"
 
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -13,14 +14,14 @@ import (
 // applies against the appendix text (App. `suppsec: exp`): the settings are
 // stated once, in the built-in specs.
 func TestPresetsMatchAppendix(t *testing.T) {
-	cell := func(name, ds, method string) Config {
+	cell := func(name, ds, method string) experiments.Config {
 		t.Helper()
 		c, err := PresetCell(name, ds, method, 512, 7)
 		require.NoError(t, err)
 		assert.Equal(t, int64(7), c.Seed, "the seed is the caller's")
 		return c
 	}
-	lrAt := func(c Config, e int) float64 {
+	lrAt := func(c experiments.Config, e int) float64 {
 		s, err := c.Hyper.Schedule.Training()
 		require.NoError(t, err)
 		return s.LR(c.Hyper.LR, e)
@@ -41,30 +42,30 @@ func TestPresetsMatchAppendix(t *testing.T) {
 	assert.Equal(t, 160, s.Hyper.Epochs)
 	assert.Equal(t, 0.4, s.Hyper.Dropout)
 	assert.InDelta(t, 1e-4, lrAt(s, 120), 1e-15)
-	e := cell("wrn16-4", EMNISTLetters, "llpvat")
+	e := cell("wrn16-4", experiments.EMNISTLetters, "llpvat")
 	assert.Equal(t, PaperPointsEMNIST, e.NumPoints)
 	assert.Equal(t, 1.0, e.Hyper.VATEps)
 	assert.Equal(t, 2, e.Hyper.BatchSize, "LLP-VAT: 2 bags")
-	assert.Equal(t, 6.0, cell("wrn16-4", CIFAR10, "llpvat").Hyper.VATEps)
-	r := cell("resnet18", SVHN, "kl")
+	assert.Equal(t, 6.0, cell("wrn16-4", experiments.CIFAR10, "llpvat").Hyper.VATEps)
+	r := cell("resnet18", experiments.SVHN, "kl")
 	assert.Equal(t, 0.1, r.Hyper.LR)
 	assert.Equal(t, 1e-4, r.Hyper.WeightDecay)
 	assert.Equal(t, 500, r.Hyper.Epochs)
 	assert.InDelta(t, 1e-3, lrAt(r, 375), 1e-15)
 	assert.Equal(t, "authors", r.Hyper.KLScale)
-	v := cell("vgg16", CIFAR10, "llpfc-approx")
+	v := cell("vgg16", experiments.CIFAR10, "llpfc-approx")
 	assert.Equal(t, 256, v.Hyper.BatchSize)
 	assert.Equal(t, 5, v.Hyper.RegroupEvery)
 	assert.Equal(t, 74, v.Hyper.Epochs)
 	assert.InDelta(t, 1e-5, lrAt(v, 56), 1e-15)
-	g := cell("llpgan", SVHN, "llpgan")
+	g := cell("llpgan", experiments.SVHN, "llpgan")
 	assert.Equal(t, "adam", g.Hyper.Optimizer)
 	assert.Equal(t, 3e-4, g.Hyper.LR)
 	assert.Equal(t, 0.5, g.Hyper.Beta1)
 	assert.Equal(t, 3000, g.Hyper.Epochs)
 	assert.Equal(t, 1, g.Hyper.BatchSize)
 	for _, name := range []string{"wrn16-4", "resnet18", "llpgan"} {
-		c := cell(name, SVHN, "llpfc-uniform")
+		c := cell(name, experiments.SVHN, "llpfc-uniform")
 		assert.Equal(t, 20, c.Hyper.RegroupEvery, name)
 	}
 }
@@ -76,11 +77,11 @@ func TestPresetCellErrors(t *testing.T) {
 		bag              int
 		want             string
 	}{
-		{"wrn16-5", CIFAR10, "kl", 32, "unknown"},
+		{"wrn16-5", experiments.CIFAR10, "kl", 32, "unknown"},
 		{"wrn16-4", "mnist", "kl", 32, "no data set mnist"},
-		{"wrn16-4", CIFAR10, "supervised", 32, "no method supervised"},
-		{"wrn16-4", CIFAR10, "kl", 100, "no bag size 100"},
-		{"wrn16-4-cifar", SVHN, "kl", 32, "is the cifar10 setting"},
+		{"wrn16-4", experiments.CIFAR10, "supervised", 32, "no method supervised"},
+		{"wrn16-4", experiments.CIFAR10, "kl", 100, "no bag size 100"},
+		{"wrn16-4-cifar", experiments.SVHN, "kl", 32, "is the cifar10 setting"},
 		{"wrn16-4", "", "kl", 32, "name one"},
 	} {
 		_, err := PresetCell(tc.name, tc.ds, tc.method, tc.bag, 0)

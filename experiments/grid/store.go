@@ -1,4 +1,4 @@
-package experiments
+package grid
 
 import (
 	"bytes"
@@ -10,9 +10,9 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/internal/atomicfile"
 )
 
@@ -29,12 +29,12 @@ type Result struct {
 	// finished and adds its name to Specs rather than running it again;
 	// SpecNames lists them all (issue 27, item 6: the cell used to belong
 	// only to the spec that wrote it first).
-	Spec       string     `json:"spec"`
-	Specs      []string   `json:"specs,omitempty"`
-	Seed       int64      `json:"seed"`
-	Config     Config     `json:"config"`
-	Metrics    Metrics    `json:"metrics"`
-	Provenance Provenance `json:"provenance"`
+	Spec       string              `json:"spec"`
+	Specs      []string            `json:"specs,omitempty"`
+	Seed       int64               `json:"seed"`
+	Config     experiments.Config  `json:"config"`
+	Metrics    experiments.Metrics `json:"metrics"`
+	Provenance Provenance          `json:"provenance"`
 }
 
 // Provenance records where, when and by which code a result was made.
@@ -203,26 +203,13 @@ func readResult(path string) (*Result, error) {
 	return &r, nil
 }
 
-// PeakRSSBytes is the process's peak resident set size (getrusage
-// ru_maxrss; kilobytes on Linux, bytes on macOS).
-func PeakRSSBytes() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	if runtime.GOOS == "darwin" {
-		return int64(ru.Maxrss)
-	}
-	return int64(ru.Maxrss) * 1024
-}
-
 func newProvenance(start, end time.Time) Provenance {
-	rev, dirty := CodeVersion()
+	rev, dirty := experiments.CodeVersion()
 	host, _ := os.Hostname()
 	return Provenance{
 		CodeVersion: rev, Dirty: dirty, GoVersion: runtime.Version(), Host: host,
 		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, NumCPU: runtime.NumCPU(),
 		Start: start.UTC(), End: end.UTC(), WallSeconds: end.Sub(start).Seconds(),
-		PeakRSSBytes: PeakRSSBytes(),
+		PeakRSSBytes: experiments.PeakRSSBytes(),
 	}
 }

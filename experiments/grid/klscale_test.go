@@ -1,8 +1,9 @@
-package experiments
+package grid
 
 import (
 	"testing"
 
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -16,7 +17,7 @@ func TestSpecKLScale(t *testing.T) {
 	cells, err := s.Cells()
 	require.NoError(t, err)
 	for _, c := range cells {
-		if UsesKL(c.Config.Method) {
+		if experiments.UsesKL(c.Config.Method) {
 			assert.Equal(t, "authors", c.Config.Hyper.KLScale, "%s", c.Config.Method)
 		} else {
 			assert.Empty(t, c.Config.Hyper.KLScale, "%s", c.Config.Method)
@@ -32,7 +33,7 @@ func TestSpecKLScale(t *testing.T) {
 	}
 	bad := cells[0].Config
 	for _, c := range cells {
-		if IsLLPFC(c.Config.Method) {
+		if experiments.IsLLPFC(c.Config.Method) {
 			bad = c.Config
 		}
 	}

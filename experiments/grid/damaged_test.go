@@ -1,4 +1,4 @@
-package experiments
+package grid_test
 
 import (
 	"bytes"
@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
+	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/experiments/internal/gridtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,8 +19,8 @@ import (
 // key is damaged too.
 func TestRunnerRerunsDamagedCells(t *testing.T) {
 	dir := t.TempDir()
-	runGrid(t, dir, Shard{})
-	st, err := OpenStore(dir)
+	gridtest.Run(t, dir, grid.Shard{})
+	st, err := grid.OpenStore(dir)
 	require.NoError(t, err)
 	rs, err := st.All()
 	require.NoError(t, err)
@@ -39,7 +40,7 @@ func TestRunnerRerunsDamagedCells(t *testing.T) {
 	assert.NoError(t, st.Damaged("0123456789abcdef0123456789abcdef"), "absent is not damaged")
 
 	var log bytes.Buffer
-	sum, err := (&Runner{Store: st, Log: &log}).Run(context.Background(), gridSpec(t))
+	sum, err := (&grid.Runner{Store: st, Log: &log}).Run(context.Background(), gridtest.Tiny(t))
 	require.NoError(t, err)
 	assert.Equal(t, 2, sum.Finished, "the two damaged cells run again")
 	assert.Equal(t, 10, sum.Skipped)
@@ -52,28 +53,4 @@ func TestRunnerRerunsDamagedCells(t *testing.T) {
 	again, err := st.All()
 	require.NoError(t, err, "the store reads whole again")
 	assert.Len(t, again, 12)
-}
-
-// Issue 17, item 10: opening a store removes the temporaries that killed
-// writers left more than an hour ago, and keeps younger ones (a writer may be
-// running) and every result.
-func TestOpenStoreRemovesStaleTemporaries(t *testing.T) {
-	dir := t.TempDir()
-	cells := filepath.Join(dir, "cells")
-	require.NoError(t, os.MkdirAll(cells, 0o755))
-	old := filepath.Join(cells, ".abc.json.tmp-123")
-	young := filepath.Join(cells, ".def.json.tmp-456")
-	keep := filepath.Join(cells, "abc.json")
-	for _, p := range []string{old, young, keep} {
-		require.NoError(t, os.WriteFile(p, []byte("{"), 0o644))
-	}
-	past := time.Now().Add(-2 * staleAfter)
-	require.NoError(t, os.Chtimes(old, past, past))
-	require.NoError(t, os.Chtimes(keep, past, past))
-	_, err := OpenStore(dir)
-	require.NoError(t, err)
-	_, err = os.Stat(old)
-	assert.True(t, os.IsNotExist(err), "stale temporary removed")
-	assert.FileExists(t, young)
-	assert.FileExists(t, keep)
 }

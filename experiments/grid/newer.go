@@ -1,6 +1,7 @@
-package experiments
+package grid
 
 import (
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -22,16 +23,16 @@ import (
 // authors' are per iteration: a quarter cosine, after an 8% linear warm-up
 // for LLP-PVC; MixBag's is constant, with early stopping on validation
 // bags).
-func AuthorsHyper(method string) (h Hyper, ok bool) {
+func AuthorsHyper(method string) (h experiments.Hyper, ok bool) {
 	switch method {
 	case training.MethodEasyLLP:
-		return Hyper{Optimizer: "nesterov", LR: 1e-4, Momentum: 0.9, WeightDecay: 5e-5, BatchSize: 8}, true
+		return experiments.Hyper{Optimizer: "nesterov", LR: 1e-4, Momentum: 0.9, WeightDecay: 5e-5, BatchSize: 8}, true
 	case training.MethodLLPPVC:
-		return Hyper{Optimizer: "nesterov", LR: 2.5e-3, Momentum: 0.9, WeightDecay: 5e-5, BatchSize: 4}, true
+		return experiments.Hyper{Optimizer: "nesterov", LR: 2.5e-3, Momentum: 0.9, WeightDecay: 5e-5, BatchSize: 4}, true
 	case training.MethodMixBag:
-		return Hyper{Optimizer: "adam", LR: 3e-4, Beta1: 0.9, Beta2: 0.999, BatchSize: 32}, true
+		return experiments.Hyper{Optimizer: "adam", LR: 3e-4, Beta1: 0.9, Beta2: 0.999, BatchSize: 32}, true
 	}
-	return Hyper{}, false
+	return experiments.Hyper{}, false
 }
 
 // EasyLLPFlood is the flooding level the tables train easyllp with, the
@@ -56,7 +57,7 @@ func AuthorsBagBatch(method string) int {
 // DataLoader makes it; Config validation allows it for these methods only.
 func newerOverrides() []Override {
 	var out []Override
-	for _, m := range NewerMethods {
+	for _, m := range experiments.NewerMethods {
 		h, _ := AuthorsHyper(m)
 		set1 := obj{"optimizer": h.Optimizer, "lr": h.LR, "momentum": h.Momentum, "weight_decay": h.WeightDecay,
 			"beta1": h.Beta1, "beta2": h.Beta2, "batch_size": h.BatchSize}

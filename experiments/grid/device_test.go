@@ -1,9 +1,12 @@
-package experiments
+package grid_test
 
 import (
 	"context"
 	"testing"
 
+	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/experiments/internal/gridtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -13,13 +16,13 @@ import (
 // unknown back end is refused at validation.
 func TestRunnerDevice(t *testing.T) {
 	got := map[string]int{}
-	RegisterLearner("test-device", LearnerFunc(func(ctx context.Context, c Cell, p Progress) (Metrics, error) {
+	experiments.RegisterLearner("test-device", experiments.LearnerFunc(func(ctx context.Context, c experiments.Cell, p experiments.Progress) (experiments.Metrics, error) {
 		got[c.Device]++
-		m, err := LogReg{}.Train(ctx, c, p)
+		m, err := experiments.LogReg{}.Train(ctx, c, p)
 		m.Device = c.Device
 		return m, err
 	}))
-	s := gridSpec(t)
+	s := gridtest.Tiny(t)
 	s.Learner = "test-device"
 	keys := func() []string {
 		cells, err := s.Cells()
@@ -33,12 +36,12 @@ func TestRunnerDevice(t *testing.T) {
 	before := keys()
 	s.Device = "cpu"
 	assert.Equal(t, before, keys(), "the device is not part of the key")
-	st, _ := OpenStore(t.TempDir())
-	_, err := (&Runner{Store: st}).Run(context.Background(), s)
+	st, _ := grid.OpenStore(t.TempDir())
+	_, err := (&grid.Runner{Store: st}).Run(context.Background(), s)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int{"cpu": 12}, got)
-	st2, _ := OpenStore(t.TempDir())
-	_, err = (&Runner{Store: st2, Device: "test-elsewhere"}).Run(context.Background(), s)
+	st2, _ := grid.OpenStore(t.TempDir())
+	_, err = (&grid.Runner{Store: st2, Device: "test-elsewhere"}).Run(context.Background(), s)
 	require.NoError(t, err)
 	assert.Equal(t, 12, got["test-elsewhere"], "the runner's device wins")
 	rs, err := st2.All()

@@ -1,9 +1,10 @@
-package experiments
+package grid
 
 import (
 	"encoding/json"
 	"sort"
 
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -13,18 +14,6 @@ var PaperBagSizes = []int{32, 64, 128, 256, 512, 1024, 2048}
 // PaperSeeds are the five repetitions of Section 6 ("We repeat each experiment
 // 5 times").
 var PaperSeeds = []int64{0, 1, 2, 3, 4}
-
-// Paper data-set names, as resolved by package experiments/data.
-const (
-	CIFAR10       = "cifar10"
-	SVHN          = "svhn"
-	EMNISTLetters = "emnist-letters"
-	// FashionFixture is the embedded Fashion-MNIST subset of fixtures/.
-	FashionFixture = "fashion-mnist-fixture"
-	// FashionMNIST is the full Fashion-MNIST (Debian's dataset-fashion-mnist
-	// or --data-dir).
-	FashionMNIST = "fashion-mnist"
-)
 
 // Number of training points (App. `suppsec: exp`, Datasets): 32×1280 for
 // SVHN and CIFAR10, 32×3328 for EMNIST.
@@ -83,7 +72,7 @@ func baselineBatches() []Override {
 
 // emnistPoints sets EMNIST's 106496 training points.
 func emnistPoints() Override {
-	return Override{When: Match{Datasets: []string{EMNISTLetters}}, Set: set(obj{"num_points": PaperPointsEMNIST})}
+	return Override{When: Match{Datasets: []string{experiments.EMNISTLetters}}, Set: set(obj{"num_points": PaperPointsEMNIST})}
 }
 
 // quickSpec is the main job (`llpfc reproduce --quick`): the embedded
@@ -101,16 +90,16 @@ func quickSpec() *Spec {
 		Description: "Fashion-MNIST fixture, mlp, LLPFC-uniform/approx vs KL at bag sizes 64, 512, 2048, 2 seeds, 2 epochs of Adam",
 		Learner:     "gorgonia",
 		Model:       training.ModelMLP,
-		Datasets:    []string{FashionFixture},
+		Datasets:    []string{experiments.FashionFixture},
 		Methods:     []string{"llpfc-uniform", "llpfc-approx", "kl"},
 		BagSizes:    []int{64, 512, 2048},
 		Seeds:       []int64{0, 1},
 		Protocol:    "paper",
 		NumPoints:   PaperPointsColour,
 		Normalize:   "standardize",
-		Hyper: Hyper{
+		Hyper: experiments.Hyper{
 			Epochs: 2, Optimizer: "adam", LR: 1e-3, Beta1: 0.9, Beta2: 0.999,
-			BatchSize: 128, Schedule: Schedule{Kind: "constant"}, RegroupEvery: 1,
+			BatchSize: 128, Schedule: experiments.Schedule{Kind: "constant"}, RegroupEvery: 1,
 		},
 		Overrides: []Override{
 			{When: Match{Methods: []string{"kl", "llpvat"}}, Set: set(obj{"hyper": obj{"batch_size": 2}})},
@@ -137,16 +126,16 @@ func fashionMNISTSpec() *Spec {
 		Description: "full Fashion-MNIST, mlp, KL, LLP-VAT, LLPFC-ideal/uniform/approx and the supervised ceiling at bag sizes 32, 128, 512, 2048, 3 seeds, 10 epochs of Adam",
 		Learner:     "gorgonia",
 		Model:       training.ModelMLP,
-		Datasets:    []string{FashionMNIST},
+		Datasets:    []string{experiments.FashionMNIST},
 		Methods:     []string{"kl", "llpvat", "llpfc-ideal", "llpfc-uniform", "llpfc-approx", "supervised", "easyllp", "mixbag", "llppvc"},
 		BagSizes:    []int{32, 128, 512, 2048},
 		Seeds:       []int64{0, 1, 2},
 		Protocol:    "paper",
 		NumPoints:   PaperPointsColour,
 		Normalize:   "standardize",
-		Hyper: Hyper{
+		Hyper: experiments.Hyper{
 			Epochs: 10, Optimizer: "adam", LR: 1e-3, Beta1: 0.9, Beta2: 0.999,
-			BatchSize: 128, Schedule: Schedule{Kind: "constant"}, RegroupEvery: 5,
+			BatchSize: 128, Schedule: experiments.Schedule{Kind: "constant"}, RegroupEvery: 5,
 		},
 		Overrides: []Override{
 			{When: Match{Methods: []string{"kl", "llpvat"}}, Set: set(obj{"hyper": obj{"batch_size": 2}})},
@@ -181,14 +170,14 @@ func fashionMNISTShuffleSpec() *Spec {
 // of LLPFC"). LLP-VAT's ε is 6 on CIFAR10 and 1 on SVHN and EMNIST.
 func wrnSpec() *Spec {
 	s := paperSpec("wrn16-4", "Table 1 (tab: wideresnet.acc): Wide ResNet-16-4", training.ModelWRN164,
-		[]string{CIFAR10, SVHN, EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
-		Hyper{
+		[]string{experiments.CIFAR10, experiments.SVHN, experiments.EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
+		experiments.Hyper{
 			Epochs: 160, Optimizer: "nesterov", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4,
-			BatchSize: 128, Schedule: Schedule{Kind: "multistep", Milestones: []int{80, 120}, Factor: 0.1},
+			BatchSize: 128, Schedule: experiments.Schedule{Kind: "multistep", Milestones: []int{80, 120}, Factor: 0.1},
 			RegroupEvery: 20, Dropout: 0.4, Augment: true,
 		})
 	s.Overrides = append(s.Overrides,
-		Override{When: Match{Datasets: []string{CIFAR10}}, Set: set(obj{"hyper": obj{
+		Override{When: Match{Datasets: []string{experiments.CIFAR10}}, Set: set(obj{"hyper": obj{
 			"epochs": 200, "dropout": 0.3,
 			"schedule": obj{"kind": "multistep", "milestones": []int{60, 120, 160}, "factor": 0.2}}})},
 	)
@@ -201,10 +190,10 @@ func wrnSpec() *Spec {
 // by 10 at 250 and 375; regroup every 20 epochs.
 func resnet18Spec() *Spec {
 	s := paperSpec("resnet18", "Table 2 (tab: resnet.acc): ResNet18", training.ModelResNet18,
-		[]string{CIFAR10, SVHN, EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
-		Hyper{
+		[]string{experiments.CIFAR10, experiments.SVHN, experiments.EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
+		experiments.Hyper{
 			Epochs: 500, Optimizer: "sgd", LR: 0.1, Momentum: 0.9, WeightDecay: 1e-4,
-			BatchSize: 128, Schedule: Schedule{Kind: "multistep", Milestones: []int{250, 375}, Factor: 0.1},
+			BatchSize: 128, Schedule: experiments.Schedule{Kind: "multistep", Milestones: []int{250, 375}, Factor: 0.1},
 			RegroupEvery: 20, Augment: true,
 		})
 	s.Overrides = append(s.Overrides, vatEps()...)
@@ -217,10 +206,10 @@ func resnet18Spec() *Spec {
 // regroup every 5 epochs.
 func vgg16Spec() *Spec {
 	s := paperSpec("vgg16", "Table 3 (tab: vgg16.acc): VGG16", training.ModelVGG16,
-		[]string{CIFAR10, SVHN, EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
-		Hyper{
+		[]string{experiments.CIFAR10, experiments.SVHN, experiments.EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
+		experiments.Hyper{
 			Epochs: 74, Optimizer: "sgd", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4,
-			BatchSize: 256, Schedule: Schedule{Kind: "multistep", Milestones: []int{19, 37, 56}, Factor: 0.1},
+			BatchSize: 256, Schedule: experiments.Schedule{Kind: "multistep", Milestones: []int{19, 37, 56}, Factor: 0.1},
 			RegroupEvery: 5, Dropout: 0.5, Augment: true,
 		})
 	s.Overrides = append(s.Overrides, vatEps()...)
@@ -233,14 +222,14 @@ func vgg16Spec() *Spec {
 // bag.
 func llpganSpec() *Spec {
 	return paperSpec("llpgan", "Table 4 (tab: llpgan.acc): LLPGAN discriminator", training.ModelLLPGAND,
-		[]string{CIFAR10, SVHN}, []string{"llpgan", "llpfc-uniform", "llpfc-approx"},
-		Hyper{
+		[]string{experiments.CIFAR10, experiments.SVHN}, []string{"llpgan", "llpfc-uniform", "llpfc-approx"},
+		experiments.Hyper{
 			Epochs: 3000, Optimizer: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999,
-			BatchSize: 128, Schedule: Schedule{Kind: "constant"}, RegroupEvery: 20, Augment: true,
+			BatchSize: 128, Schedule: experiments.Schedule{Kind: "constant"}, RegroupEvery: 20, Augment: true,
 		})
 }
 
-func paperSpec(name, desc, model string, datasets, methods []string, h Hyper) *Spec {
+func paperSpec(name, desc, model string, datasets, methods []string, h experiments.Hyper) *Spec {
 	s := &Spec{
 		Name: name, Description: desc, Learner: "gorgonia", Model: model,
 		Datasets: datasets, Methods: methods,
@@ -254,7 +243,7 @@ func paperSpec(name, desc, model string, datasets, methods []string, h Hyper) *S
 // vatEps sets LLP-VAT's ε (App. LLPVAT): 6 for CIFAR10, 1 for SVHN and EMNIST.
 func vatEps() []Override {
 	return []Override{
-		{When: Match{Methods: []string{"llpvat"}, Datasets: []string{CIFAR10}}, Set: set(obj{"hyper": obj{"vat_eps": 6}})},
-		{When: Match{Methods: []string{"llpvat"}, Datasets: []string{SVHN, EMNISTLetters}}, Set: set(obj{"hyper": obj{"vat_eps": 1}})},
+		{When: Match{Methods: []string{"llpvat"}, Datasets: []string{experiments.CIFAR10}}, Set: set(obj{"hyper": obj{"vat_eps": 6}})},
+		{When: Match{Methods: []string{"llpvat"}, Datasets: []string{experiments.SVHN, experiments.EMNISTLetters}}, Set: set(obj{"hyper": obj{"vat_eps": 1}})},
 	}
 }
