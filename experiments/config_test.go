@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // Every single change of setting changes the key (c0 is the first cell of
@@ -14,7 +13,6 @@ func TestSpecKeyChangesWithEverySetting(t *testing.T) {
 	c0 := Config{Learner: "logreg", Dataset: "gmm:classes=3,dim=4,train=1200,test=300,sep=3", Model: "linear",
 		Method: "llpfc-uniform", Protocol: "paper", BagSize: 8, NumPoints: 384, Normalize: "standardize", Seed: 1,
 		Hyper: Hyper{Epochs: 3, Optimizer: "adam", LR: 0.05, BatchSize: 32, Schedule: Schedule{Kind: "constant"}, RegroupEvery: 2}}
-	require.NoError(t, c0.Validate())
 	mutations := map[string]func(c *Config){
 		"learner":               func(c *Config) { c.Learner = "gorgonia" },
 		"dataset":               func(c *Config) { c.Dataset += "x" },

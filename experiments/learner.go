@@ -163,3 +163,11 @@ func (m Metrics) HasTest() bool { return !m.NoTestSplit }
 type ModelSaver interface {
 	SavesModel(c Config) bool
 }
+
+// CellChecker is implemented by a Learner that trains only some
+// configurations: CheckCell returns an error naming the field of c it
+// cannot train. Config.Validate calls it, so a spec naming such a cell
+// fails before any cell runs.
+type CellChecker interface {
+	CheckCell(c Config) error
+}

@@ -1,13 +1,14 @@
 package experiments
 
-// The methods a cell may train, and their names in the paper's tables: what
-// every room names a method by.
-
 import (
 	"strings"
 
 	"github.com/llpfc/llpfc/training"
 )
+
+// The methods a cell may train, and their names in the paper's tables: what
+// every room names a method by. A new method is added here (Methods, and its
+// row in methodOrder and methodNames) and in package training.
 
 // Methods are the training methods a cell may name (Section 6): the LLPFC
 // algorithms (Algorithms 1–3) and the baselines of Appendix `suppsec: exp`

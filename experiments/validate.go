@@ -128,9 +128,9 @@ func (c Config) Validate() error {
 	return checkLearner(c)
 }
 
-// gmmError is parseGMM's error for a gmm:… name.
+// gmmError is ParseGMM's error for a gmm:… name.
 func gmmError(name string) error {
-	_, err := parseGMM(name)
+	_, err := ParseGMM(name)
 	return err
 }
 
@@ -180,6 +180,19 @@ func (c Config) validateBagShape() error {
 		return fmt.Errorf("num_points: is %d, want > 0", c.NumPoints)
 	case c.NumPoints%c.BagSize != 0:
 		return fmt.Errorf("num_points: %d is not a multiple of bag size %d (bags have equal sizes, Section 6)", c.NumPoints, c.BagSize)
+	}
+	return nil
+}
+
+// checkLearner checks c against its learner: registered, and willing to
+// train c (CellChecker).
+func checkLearner(c Config) error {
+	l, err := LookupLearner(c.Learner)
+	if err != nil {
+		return err // "learner …": names the field
+	}
+	if ck, ok := l.(CellChecker); ok {
+		return ck.CheckCell(c)
 	}
 	return nil
 }

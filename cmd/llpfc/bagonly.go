@@ -9,6 +9,7 @@ import (
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -55,7 +56,7 @@ func (f *trainFlags) bagShape(given map[string]bool, dsName string) (protocol st
 // bagsText describes the bags a run trains on for its plan: the bags and
 // instances trained on, and those held out for validation (issue 38, item
 // 8: "20 bags (600 instances)" for a run that trained on 15 bags and 451).
-func bagsText(c experiments.Config, prob *experiments.Problem) string {
+func bagsText(c experiments.Config, prob *learn.Problem) string {
 	count := func(bags []estimators.Bag) (int, int) {
 		n := 0
 		for _, b := range bags {
@@ -126,13 +127,13 @@ func (f *bagsFlags) variableBags(ds *data.Dataset, sp data.Split) (*bagproto.Res
 			return nil, err
 		}
 	} else {
-		splits, err := experiments.LoadSplits(experiments.Cell{Config: experiments.Config{Dataset: *f.name, Normalize: data.Standardize}, DataDir: *f.dir})
+		splits, err := learn.LoadSplits(experiments.Cell{Config: experiments.Config{Dataset: *f.name, Normalize: data.Standardize}, DataDir: *f.dir})
 		if err != nil {
 			return nil, err
 		}
 		d = splits.Test
 	}
-	return experiments.MakeBags(d, experiments.Config{Dataset: *f.name, Protocol: *f.protocol, NumPoints: *f.numPoints, Seed: *f.seed})
+	return learn.MakeBags(d, experiments.Config{Dataset: *f.name, Protocol: *f.protocol, NumPoints: *f.numPoints, Seed: *f.seed})
 }
 
 // bagsSizeText describes the bags' size for bags' summary line.

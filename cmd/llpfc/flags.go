@@ -11,6 +11,7 @@ import (
 
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -30,9 +31,9 @@ func defineDevice(fs *flag.FlagSet) *string {
 }
 
 // defineModel defines --model as bench and train have it: any classifier
-// (experiments.ClassifierModels: not LLPGAN's generator), mlp by default.
+// (learn.ClassifierModels: not LLPGAN's generator), mlp by default.
 func defineModel(fs *flag.FlagSet) *string {
-	return fs.String("model", training.ModelMLP, "architecture: "+strings.Join(experiments.ClassifierModels(), ", "))
+	return fs.String("model", training.ModelMLP, "architecture: "+strings.Join(learn.ClassifierModels(), ", "))
 }
 
 // defineResultJSON defines --json as bench and train have it: the result as

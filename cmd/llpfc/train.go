@@ -16,6 +16,7 @@ import (
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/internal/atomicfile"
 	"github.com/llpfc/llpfc/training"
 )
@@ -114,7 +115,7 @@ func parseTrain(args []string, stderr io.Writer) (*trainRun, int) {
 }
 
 // run loads the data, draws or reads the bags, trains the cell through
-// experiments.RunCell — the path every grid cell takes — and reports.
+// learn.RunCell — the path every grid cell takes — and reports.
 func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "llpfc train: %v\n", err)
@@ -127,7 +128,7 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	if err != nil {
 		return fail(err)
 	}
-	opt := experiments.RunOptions{EvalEvery: r.evalEvery, Resume: r.resume, Progress: r.progress(stderr), Device: r.device, KeepModel: r.saveModel != ""}
+	opt := learn.RunOptions{EvalEvery: r.evalEvery, Resume: r.resume, Progress: r.progress(stderr), Device: r.device, KeepModel: r.saveModel != ""}
 	if r.out != "" {
 		done, err := r.checkOut(prob)
 		if err != nil {
@@ -155,12 +156,12 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	cell := experiments.Cell{Key: r.cell.Key(), Config: r.cell, DataDir: r.dir}
 	ctx, stop := interruptible("train", stderr)
 	defer stop()
-	run, err := experiments.RunCell(ctx, cell, prob, opt)
+	run, err := learn.RunCell(ctx, cell, prob, opt)
 	if err != nil {
 		return r.failure(stderr, err, args)
 	}
 	if r.saveModel != "" {
-		if err := experiments.SaveModel(r.saveModel, run.Model, run.Manifest); err != nil {
+		if err := learn.SaveModel(r.saveModel, run.Model, run.Manifest); err != nil {
 			fmt.Fprintf(stderr, "llpfc train: %v\n", err)
 			return exitFailed
 		}
@@ -174,7 +175,7 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 }
 
 // announce prints the run's one-line plan to stderr.
-func (r *trainRun) announce(stderr io.Writer, prob *experiments.Problem) {
+func (r *trainRun) announce(stderr io.Writer, prob *learn.Problem) {
 	c := r.cell
 	unit := "instances"
 	if !experiments.CountsInstances(c.Method) {
@@ -189,12 +190,12 @@ func (r *trainRun) announce(stderr io.Writer, prob *experiments.Problem) {
 }
 
 // problem loads the splits and draws the bags exactly as a grid cell does
-// (experiments.LoadProblem), or reads the bags file, and settles what the
+// (learn.LoadProblem), or reads the bags file, and settles what the
 // flags leave to the data: the default number of points, and a bags file's
 // bag size and points (recorded in the cell).
-func (r *trainRun) problem() (*experiments.Problem, error) {
+func (r *trainRun) problem() (*learn.Problem, error) {
 	c := &r.cell
-	splits, err := experiments.LoadSplits(experiments.Cell{Config: *c, DataDir: r.dir})
+	splits, err := learn.LoadSplits(experiments.Cell{Config: *c, DataDir: r.dir})
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +209,7 @@ func (r *trainRun) problem() (*experiments.Problem, error) {
 	if c.NumPoints == 0 && c.BagSize > 0 {
 		c.NumPoints = train.N * 3 / 4 / c.BagSize * c.BagSize // the paper protocol needs slack in the class pools
 	}
-	prob, err := experiments.LoadProblem(experiments.Cell{Config: *c, DataDir: r.dir})
+	prob, err := learn.LoadProblem(experiments.Cell{Config: *c, DataDir: r.dir})
 	if err != nil {
 		return nil, fmt.Errorf("bags from %s (%d training points): %v", r.dsName, train.N, err)
 	}
@@ -218,7 +219,7 @@ func (r *trainRun) problem() (*experiments.Problem, error) {
 // fileProblem is the problem of the bags file on the loaded splits; the
 // cell records the file's bag size (0 when the sizes differ), its points
 // and the protocol "bags-file" (the checkpoint also keys the bags' hash).
-func (r *trainRun) fileProblem(splits *experiments.Problem) (*experiments.Problem, error) {
+func (r *trainRun) fileProblem(splits *learn.Problem) (*learn.Problem, error) {
 	// The file fixes the bags: flags that would describe other bags
 	// conflict with it (issue 17, item 4).
 	for _, f := range []string{"bag-size", "num-points", "protocol"} {
@@ -312,7 +313,7 @@ func (r *trainRun) report(stdout, stderr io.Writer, res trainResult, history []t
 // trainResult is the JSON result of `llpfc train`. Its key, configuration
 // and metrics are what a grid cell with the same settings stores
 // (grid.Result's Key, Config and Metrics, made by the same code:
-// experiments.RunCell; TestTrainResultIsTheGridCellResult); the metrics sit
+// learn.RunCell; TestTrainResultIsTheGridCellResult); the metrics sit
 // at the top level (test_accuracy, epochs, final_loss, wall_seconds,
 // train_images_per_second, peak_rss_bytes, …). A single run adds the number
 // of bags (a bags file's bags may differ in size) and its settings as the

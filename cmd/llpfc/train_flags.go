@@ -12,6 +12,7 @@ import (
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -178,8 +179,8 @@ func (f *trainFlags) check(given map[string]bool) error {
 	if !contains(training.MethodNames(), *f.method) {
 		return fmt.Errorf("--method %q: unknown (want one of %s)", *f.method, strings.Join(training.MethodNames(), ", "))
 	}
-	if !contains(experiments.ClassifierModels(), *f.model) {
-		return fmt.Errorf("--model %q: unknown (want one of %s)", *f.model, strings.Join(experiments.ClassifierModels(), ", "))
+	if !contains(learn.ClassifierModels(), *f.model) {
+		return fmt.Errorf("--model %q: unknown (want one of %s)", *f.model, strings.Join(learn.ClassifierModels(), ", "))
 	}
 	f.defaultBatch()
 	return nil
@@ -269,7 +270,7 @@ func (f *trainFlags) parseNames() (n trainNames, err error) {
 
 // build returns the run the flags describe, for the data set dsName in dir.
 // The flags state a one-cell experiments.Config, which `llpfc train` runs
-// through experiments.RunCell exactly as the grid runs a cell (issue 19: one
+// through learn.RunCell exactly as the grid runs a cell (issue 19: one
 // description of a run); only what does not change the result — the
 // evaluation period, --out, --resume — is set beside it.
 func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched experiments.Schedule) (*trainRun, error) {
@@ -297,13 +298,13 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched expe
 	r.cell = experiments.Config{Learner: "gorgonia", Dataset: cellSet, Model: *f.model, Method: *f.method,
 		Protocol: protocol, BagSize: bagSize, NumPoints: numPoints, Normalize: *f.normalize, Seed: *f.seed,
 		Hyper: f.hyper(nm, drop, sched)}
-	if _, err := experiments.TrainingConfig(r.cell); err != nil {
+	if _, err := learn.TrainingConfig(r.cell); err != nil {
 		return nil, err
 	}
 	// What the learner cannot train fails here, naming the flag (issue 27:
 	// llpgan with the mlp, llpgan or cnn on feature vectors exited 1 after
 	// loading the data, or printed a Go struct).
-	if err := (experiments.Gorgonia{}).CheckCell(r.cell); err != nil {
+	if err := (learn.Gorgonia{}).CheckCell(r.cell); err != nil {
 		return nil, flagNamed(err)
 	}
 	return r, nil

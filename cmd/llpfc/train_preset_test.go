@@ -21,7 +21,7 @@ import (
 // `llpfc train --preset T --data D --method M --bag-size B --seed S` builds
 // exactly the configuration the grid runs for that cell — the same
 // experiments.Config, so the same key and the same training configuration
-// (experiments.TrainingConfig) — without reading any data.
+// (learn.TrainingConfig) — without reading any data.
 func TestTrainPresetIsTheTableCell(t *testing.T) {
 	for _, table := range []string{"wrn16-4", "resnet18", "vgg16", "llpgan", "fashion-mnist", "quick"} {
 		spec, ok := grid.BuiltinSpec(table)

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/learn"
 )
 
 // CheckData checks the spec's cells against their data sets, which
@@ -19,7 +19,7 @@ func (s *Spec) CheckData(dataDir string) (missing []error, err error) {
 	if err != nil {
 		return nil, err
 	}
-	shapes := map[string]experiments.DataShape{}
+	shapes := map[string]learn.DataShape{}
 	bad := map[string]bool{}
 	for _, c := range cells {
 		cfg := c.Config
@@ -28,8 +28,8 @@ func (s *Spec) CheckData(dataDir string) (missing []error, err error) {
 		}
 		shape, ok := shapes[cfg.Dataset]
 		if !ok {
-			sh, err := experiments.ShapeOf(cfg.Dataset, dataDir)
-			var miss *experiments.MissingDataError
+			sh, err := learn.ShapeOf(cfg.Dataset, dataDir)
+			var miss *learn.MissingDataError
 			switch {
 			case errors.As(err, &miss):
 				missing = append(missing, err)
@@ -40,7 +40,7 @@ func (s *Spec) CheckData(dataDir string) (missing []error, err error) {
 			}
 			shape, shapes[cfg.Dataset] = sh, sh
 		}
-		if err := experiments.CheckCellData(cfg, shape); err != nil {
+		if err := learn.CheckCellData(cfg, shape); err != nil {
 			return missing, fmt.Errorf("cell (dataset %s, method %s, bag size %d, seed %d): %w",
 				cfg.Dataset, cfg.Method, cfg.BagSize, cfg.Seed, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/experiments/internal/gridtest"
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +19,7 @@ func TestRunnerDevice(t *testing.T) {
 	got := map[string]int{}
 	experiments.RegisterLearner("test-device", experiments.LearnerFunc(func(ctx context.Context, c experiments.Cell, p experiments.Progress) (experiments.Metrics, error) {
 		got[c.Device]++
-		m, err := experiments.LogReg{}.Train(ctx, c, p)
+		m, err := learn.LogReg{}.Train(ctx, c, p)
 		m.Device = c.Device
 		return m, err
 	}))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/learn"
 )
 
 // Runner runs the cells of a spec into a Store, one at a time, skipping the
@@ -69,7 +70,7 @@ func (r *Runner) lacksModel(c experiments.Cell) bool {
 	if !r.SaveModels || !savesModel(c.Config) {
 		return false
 	}
-	npz, manifest := experiments.ModelFiles(r.modelPath(c.Key))
+	npz, manifest := learn.ModelFiles(r.modelPath(c.Key))
 	_, e1 := os.Stat(npz)
 	_, e2 := os.Stat(manifest)
 	return e1 != nil || e2 != nil
@@ -247,8 +248,8 @@ func (r *Runner) keepModel(tmp, key string) error {
 	if err := os.MkdirAll(filepath.Join(r.Store.Dir, "models"), 0o755); err != nil {
 		return err
 	}
-	srcNPZ, srcMan := experiments.ModelFiles(filepath.Join(tmp, key))
-	dstNPZ, dstMan := experiments.ModelFiles(r.modelPath(key))
+	srcNPZ, srcMan := learn.ModelFiles(filepath.Join(tmp, key))
+	dstNPZ, dstMan := learn.ModelFiles(r.modelPath(key))
 	if err := os.Rename(srcNPZ, dstNPZ); err != nil {
 		return err
 	}

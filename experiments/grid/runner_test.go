@@ -15,6 +15,7 @@ import (
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/experiments/internal/gridtest"
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -103,7 +104,7 @@ func TestRunnerFailuresAndUnknownLearner(t *testing.T) {
 		if c.Config.Seed == 1 {
 			return experiments.Metrics{}, errors.New("boom")
 		}
-		return experiments.LogReg{}.Train(ctx, c, p)
+		return learn.LogReg{}.Train(ctx, c, p)
 	}))
 	s := gridtest.Tiny(t)
 	s.Learner = "test-failing"

@@ -1,4 +1,4 @@
-package experiments
+package learn
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/internal/atomicfile"
 	"github.com/llpfc/llpfc/training"
@@ -58,11 +59,11 @@ type Manifest struct {
 	// SHA-256 of its bytes, which LoadModel checks: the two files are one
 	// model (issue 38: a crash between their two writes, or a copy of one
 	// of them, would pair weights with another run's manifest).
-	Key           string `json:"cell_key"`
-	Config        Config `json:"config"`
-	CodeVersion   string `json:"code_version"`
-	Weights       string `json:"weights"`
-	WeightsSHA256 string `json:"weights_sha256,omitempty"`
+	Key           string             `json:"cell_key"`
+	Config        experiments.Config `json:"config"`
+	CodeVersion   string             `json:"code_version"`
+	Weights       string             `json:"weights"`
+	WeightsSHA256 string             `json:"weights_sha256,omitempty"`
 }
 
 // torchModules says, per architecture, which PyTorch module the weights
@@ -139,7 +140,7 @@ func LoadModel(path string) (*SavedModel, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("model %s: %w", manPath, JSONError(err))
+		return nil, fmt.Errorf("model %s: %w", manPath, experiments.JSONError(err))
 	}
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("model %s: %w", manPath, err)
@@ -210,7 +211,7 @@ type Predictions struct {
 	Class []int
 	N, C  int
 	// Scores are set when the data set has labels.
-	Scores *Scores
+	Scores *experiments.Scores
 }
 
 // Predict scores the rows of ds (read as training read them: images as
@@ -223,7 +224,7 @@ func (s *SavedModel) Predict(ctx context.Context, ds *data.Dataset, device strin
 	if len(m.Columns) > 0 && len(ds.Columns) > 0 { // a table: its columns as the model read them
 		var err error
 		if ds, err = ds.AlignColumns(m.Columns); err != nil {
-			return nil, &InputError{err}
+			return nil, &experiments.InputError{Err: err}
 		}
 	}
 	D := m.Features
@@ -231,22 +232,22 @@ func (s *SavedModel) Predict(ctx context.Context, ds *data.Dataset, device strin
 		H, W := InputSide(m.Architecture, ds.Height, ds.Width)
 		D = m.Channels * ds.Height * ds.Width
 		if ds.Channels == 0 {
-			return nil, &InputError{fmt.Errorf("data %s: feature vectors of %d values, the model takes %d×%d×%d images", ds.Name, ds.D, m.Channels, m.Height, m.Width)}
+			return nil, &experiments.InputError{Err: fmt.Errorf("data %s: feature vectors of %d values, the model takes %d×%d×%d images", ds.Name, ds.D, m.Channels, m.Height, m.Width)}
 		}
 		if ds.Channels != m.Channels || H != m.Height || W != m.Width {
-			return nil, &InputError{fmt.Errorf("data %s: images %d×%d×%d, the model takes %d×%d×%d", ds.Name, ds.Channels, ds.Height, ds.Width, m.Channels, m.Height, m.Width)}
+			return nil, &experiments.InputError{Err: fmt.Errorf("data %s: images %d×%d×%d, the model takes %d×%d×%d", ds.Name, ds.Channels, ds.Height, ds.Width, m.Channels, m.Height, m.Width)}
 		}
 	}
 	if ds.D != D {
-		return nil, &InputError{fmt.Errorf("data %s: %d values per row, the model takes %d", ds.Name, ds.D, D)}
+		return nil, &experiments.InputError{Err: fmt.Errorf("data %s: %d values per row, the model takes %d", ds.Name, ds.D, D)}
 	}
 	y, err := s.labels(ds)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &experiments.InputError{Err: err}
 	}
 	norm, err := m.Normalization.Apply(ds)
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("data %s: %w", ds.Name, err)}
+		return nil, &experiments.InputError{Err: fmt.Errorf("data %s: %w", ds.Name, err)}
 	}
 	if H, W := InputSide(m.Architecture, ds.Height, ds.Width); m.Channels > 0 && (H != ds.Height || W != ds.Width) {
 		norm = &data.Dataset{Name: norm.Name, N: norm.N, D: m.Channels * H * W, Channels: m.Channels, Height: H, Width: W,
@@ -255,7 +256,7 @@ func (s *SavedModel) Predict(ctx context.Context, ds *data.Dataset, device strin
 	p, err := training.NewPredictor(s.Model, device, 0)
 	if err != nil {
 		if errors.As(err, new(*training.InputError)) {
-			return nil, &InputError{err} // --device names no back end this machine has: exit 2, as train
+			return nil, &experiments.InputError{Err: err} // --device names no back end this machine has: exit 2, as train
 		}
 		return nil, err
 	}
@@ -269,7 +270,7 @@ func (s *SavedModel) Predict(ctx context.Context, ds *data.Dataset, device strin
 		out.Class[i] = argmax(probs[i*out.C : (i+1)*out.C])
 	}
 	if len(y) == ds.N && ds.N > 0 {
-		sc := Score(y, out.Class, probs, out.C)
+		sc := experiments.Score(y, out.Class, probs, out.C)
 		out.Scores = &sc
 	}
 	return out, nil

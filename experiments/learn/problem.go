@@ -1,13 +1,13 @@
-package experiments
+package learn
 
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/internal/rng"
@@ -37,7 +37,7 @@ type Problem struct {
 // first TestPoints test points when TestPoints > 0, and draws
 // NumPoints/BagSize bags of size BagSize with the cell's protocol from the
 // random stream rng.New(seed, "bags").
-func LoadProblem(cell Cell) (*Problem, error) {
+func LoadProblem(cell experiments.Cell) (*Problem, error) {
 	p, err := LoadSplits(cell)
 	if err != nil {
 		return nil, err
@@ -56,7 +56,7 @@ func LoadProblem(cell Cell) (*Problem, error) {
 // and the first TestPoints test points when TestPoints > 0. The splits are
 // cached and shared: callers must treat them as read-only. `llpfc train`
 // calls it to size its default bags and to read a bags file's data.
-func LoadSplits(cell Cell) (*Problem, error) {
+func LoadSplits(cell experiments.Cell) (*Problem, error) {
 	c := cell.Config
 	mode := c.Normalize
 	if mode == "" {
@@ -115,15 +115,15 @@ func loadNormalized(name, dir, mode string) (train, test *data.Dataset, norm dat
 // The protocol "given" returns a bag-only split's own bags; the feature and
 // kmeans protocols make bags from d's features (featureBags). Every other
 // protocol needs labels, which a bag-only split has none of.
-func MakeBags(d *data.Dataset, c Config) (*bagproto.Result, error) {
-	if c.Protocol == GivenProtocol {
+func MakeBags(d *data.Dataset, c experiments.Config) (*bagproto.Result, error) {
+	if c.Protocol == experiments.GivenProtocol {
 		return givenBags(d, c)
 	}
 	if d.Unlabelled {
 		return nil, fmt.Errorf("dataset %s has no labels (no y): protocol %s draws bags from labels; for LLP data give the bags and their proportions (bags:PATH)", c.Dataset, c.Protocol)
 	}
 	if !d.Labelled() {
-		return nil, fmt.Errorf("dataset %s is bag-only: protocol %s draws bags from labels; its cells take the bags it gives (protocol %s)", c.Dataset, c.Protocol, GivenProtocol)
+		return nil, fmt.Errorf("dataset %s is bag-only: protocol %s draws bags from labels; its cells take the bags it gives (protocol %s)", c.Dataset, c.Protocol, experiments.GivenProtocol)
 	}
 	proto, err := bagproto.ParseProtocol(c.Protocol)
 	if err != nil {
@@ -209,60 +209,21 @@ func shapeText(d *data.Dataset) string {
 	return fmt.Sprintf("%d-feature", d.D)
 }
 
-// gmmParams are the parameters of a "gmm:…" data set.
-type gmmParams struct {
-	classes, dim, train, test int
-	sep                       float64
-}
-
-// parseGMM reads the parameters of the data set named
-// "gmm:classes=C,dim=D,train=N,test=M,sep=S" (every key optional: classes=3,
-// dim=5, train=3000, test=1000, sep=3). Config.Validate calls it, so a spec
-// with a bad one fails before any cell runs (issue 27).
-func parseGMM(name string) (gmmParams, error) {
-	p := map[string]float64{"classes": 3, "dim": 5, "train": 3000, "test": 1000, "sep": 3}
-	body := strings.TrimPrefix(name, "gmm:")
-	if body != "" {
-		for _, kv := range strings.Split(body, ",") {
-			k, v, ok := strings.Cut(kv, "=")
-			if _, known := p[k]; !ok || !known {
-				return gmmParams{}, fmt.Errorf("dataset %q: %q is not key=value with key classes, dim, train, test or sep", name, kv)
-			}
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
-				return gmmParams{}, fmt.Errorf("dataset %q: %s=%q, want a finite number ≥ 0", name, k, v)
-			}
-			p[k] = x
-		}
-	}
-	const most = 1 << 40 // far above any memory: CheckSize bounds what fits
-	for _, k := range []string{"classes", "dim", "train", "test"} {
-		if p[k] != math.Trunc(p[k]) || p[k] > most {
-			return gmmParams{}, fmt.Errorf("dataset %q: %s=%v, want an integer", name, k, p[k])
-		}
-	}
-	g := gmmParams{classes: int(p["classes"]), dim: int(p["dim"]), train: int(p["train"]), test: int(p["test"]), sep: p["sep"]}
-	if g.classes < 2 || g.dim < 1 || g.train < 1 || g.test < 1 {
-		return gmmParams{}, fmt.Errorf("dataset %q: want integers classes ≥ 2, dim ≥ 1, train ≥ 1, test ≥ 1", name)
-	}
-	return g, nil
-}
-
 // GaussianMixture generates the synthetic data set named
-// "gmm:classes=C,dim=D,train=N,test=M,sep=S" (parseGMM): C equiprobable
+// "gmm:classes=C,dim=D,train=N,test=M,sep=S" (experiments.ParseGMM): C equiprobable
 // classes in R^D, class c ~ N(μ_c, I) with μ_c = S·u_c for u_c uniform on
 // the unit sphere. The data depend only on the name: the stream is
 // rng.New(0, name). A set larger than MemoryBudget is an error.
 func GaussianMixture(name string) (train, test *data.Dataset, err error) {
-	g, err := parseGMM(name)
+	g, err := experiments.ParseGMM(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	if need := 4 * float64(g.dim) * float64(g.train+g.test); need > float64(MemoryBudget()) {
-		return nil, nil, &SizeError{What: fmt.Sprintf("dataset %q: %d instances × %d features (float32)", name, g.train+g.test, g.dim),
+	if need := 4 * float64(g.Dim) * float64(g.Train+g.Test); need > float64(MemoryBudget()) {
+		return nil, nil, &SizeError{What: fmt.Sprintf("dataset %q: %d instances × %d features (float32)", name, g.Train+g.Test, g.Dim),
 			Need: need, Limit: float64(MemoryBudget())}
 	}
-	C, D, N, M := g.classes, g.dim, g.train, g.test
+	C, D, N, M := g.Classes, g.Dim, g.Train, g.Test
 	r := rng.New(0, name)
 	mu := make([]float64, C*D)
 	for c := 0; c < C; c++ {
@@ -274,7 +235,7 @@ func GaussianMixture(name string) (train, test *data.Dataset, err error) {
 		}
 		norm = math.Sqrt(norm)
 		for j := 0; j < D; j++ {
-			mu[c*D+j] *= g.sep / norm
+			mu[c*D+j] *= g.Sep / norm
 		}
 	}
 	gen := func(n int, split string) *data.Dataset {
@@ -290,4 +251,38 @@ func GaussianMixture(name string) (train, test *data.Dataset, err error) {
 		return d
 	}
 	return gen(N, "train"), gen(M, "test"), nil
+}
+
+// featureBags makes the bags of the feature and kmeans protocols from the
+// labelled split d.
+func featureBags(d *data.Dataset, c experiments.Config, proto bagproto.Protocol) (*bagproto.Result, error) {
+	cfg := bagproto.Config{Protocol: proto, NumPoints: c.NumPoints, Seed: c.Seed}
+	if proto.Kind == bagproto.KMeansKind {
+		return bagproto.MakeKMeans(d.Y, d.NumClasses, d.X, d.D, cfg)
+	}
+	keys, err := d.FeatureKeys(proto.Columns)
+	if err != nil {
+		return nil, err
+	}
+	return bagproto.MakeFeature(d.Y, d.NumClasses, keys, cfg)
+}
+
+// givenBags returns the bags of a bag-only training split.
+func givenBags(d *data.Dataset, c experiments.Config) (*bagproto.Result, error) {
+	if d.Bags == nil {
+		return nil, fmt.Errorf("dataset %s: protocol %s, but the data set has no bags of its own", c.Dataset, experiments.GivenProtocol)
+	}
+	set := *d.Bags
+	return &bagproto.Result{Bags: &set, Redraws: make([]int, len(set.Bags))}, nil
+}
+
+// cellExtra is a cell's Metrics.Extra: the bags redrawn, the parameter
+// count, and the instances the feature protocol's size bounds dropped (only
+// when some were).
+func cellExtra(prob *Problem, params int) map[string]float64 {
+	extra := map[string]float64{"bag_redraws": float64(prob.BagRedraws), "param_count": float64(params)}
+	if prob.BagsDropped > 0 {
+		extra["bag_dropped_instances"] = float64(prob.BagsDropped)
+	}
+	return extra
 }

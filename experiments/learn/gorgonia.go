@@ -1,4 +1,4 @@
-package experiments
+package learn
 
 import (
 	"context"
@@ -10,11 +10,12 @@ import (
 	"sync"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/training"
 )
 
-func init() { RegisterLearner("gorgonia", Gorgonia{}) }
+func init() { experiments.RegisterLearner("gorgonia", Gorgonia{}) }
 
 // Gorgonia is the learner "gorgonia": it trains a cell's network (mlp, cnn,
 // wrn-16-4, resnet18, vgg16, llpgan-d) with package training — LLPFC
@@ -38,7 +39,7 @@ var vatMu sync.Mutex
 // KL scale and VAT schedule, the whole minibatch's batch-norm statistics,
 // DefaultChunkSize), so training.RunSettings names what a run did;
 // RegroupEvery keeps its meaning (zero: never).
-func TrainingConfig(c Config) (training.Config, error) {
+func TrainingConfig(c experiments.Config) (training.Config, error) {
 	h := c.Hyper
 	if h.Optimizer == "gd" {
 		return training.Config{}, fmt.Errorf("hyper.optimizer: \"gd\" (full-batch gradient descent) is for the logreg learner only; the gorgonia learner takes sgd, nesterov, adam or adamw")
@@ -108,7 +109,7 @@ func TrainingConfig(c Config) (training.Config, error) {
 // VATConfig returns the cell's LLP-VAT constants: the appendix's for its
 // data set (training.PaperVATConfig), with Hyper's ε, ξ and power iterations
 // where they are not zero.
-func VATConfig(c Config) training.VATConfig {
+func VATConfig(c experiments.Config) training.VATConfig {
 	vc := training.PaperVATConfig(c.Dataset)
 	if c.Hyper.VATEps > 0 {
 		vc.Eps = c.Hyper.VATEps
@@ -128,7 +129,7 @@ func VATConfig(c Config) training.VATConfig {
 // "hyper.augment", "hyper.schedule.kind", …; strings unquoted), but
 // hyper.epochs (a longer run may continue a shorter one). A field left out
 // of the JSON at its zero value is absent, which a comparison reads as "".
-func ConfigFields(c Config) map[string]string {
+func ConfigFields(c experiments.Config) map[string]string {
 	out := c.Flat()
 	delete(out, "hyper.epochs")
 	for k, v := range out {
@@ -154,16 +155,16 @@ func TrainingData(p *Problem) *training.TrainData {
 
 // Train implements Learner: it loads the cell's problem (LoadProblem) and
 // runs it with RunCell, reporting each finished epoch to p.
-func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error) {
+func (Gorgonia) Train(ctx context.Context, cell experiments.Cell, p experiments.Progress) (experiments.Metrics, error) {
 	if p == nil {
-		p = NoProgress{}
+		p = experiments.NoProgress{}
 	}
 	if _, err := TrainingConfig(cell.Config); err != nil {
-		return Metrics{}, err // before reading any data
+		return experiments.Metrics{}, err // before reading any data
 	}
 	prob, err := LoadProblem(cell)
 	if err != nil {
-		return Metrics{}, err
+		return experiments.Metrics{}, err
 	}
 	progress := func(ev training.ProgressEvent) {
 		if !ev.EpochDone {
@@ -178,14 +179,14 @@ func (Gorgonia) Train(ctx context.Context, cell Cell, p Progress) (Metrics, erro
 	keep := cell.ModelPath != "" && training.CanExport(cell.Config.Model) == nil
 	run, err := RunCell(ctx, cell, prob, RunOptions{Progress: progress, Device: cell.Device, KeepModel: keep})
 	if err != nil {
-		return Metrics{}, err
+		return experiments.Metrics{}, err
 	}
 	if keep {
 		if err := os.MkdirAll(filepath.Dir(cell.ModelPath), 0o755); err != nil {
-			return Metrics{}, err
+			return experiments.Metrics{}, err
 		}
 		if err := SaveModel(cell.ModelPath, run.Model, run.Manifest); err != nil {
-			return Metrics{}, err
+			return experiments.Metrics{}, err
 		}
 	}
 	return run.Metrics, nil
@@ -218,7 +219,7 @@ type RunOptions struct {
 type CellRun struct {
 	// Metrics are what the store keeps of a grid cell (Result.Metrics), and
 	// what `llpfc train` prints.
-	Metrics Metrics
+	Metrics experiments.Metrics
 	// History holds the statistics of every epoch.
 	History []training.EpochStats
 	// Settings are the run's settings as its checkpoint keys them
@@ -238,7 +239,7 @@ type CellRun struct {
 // training run (issue 19): the learner "gorgonia" runs every grid cell
 // through it and `llpfc train` its one cell, so the same Config gives the
 // same Metrics.
-func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*CellRun, error) {
+func RunCell(ctx context.Context, cell experiments.Cell, prob *Problem, opt RunOptions) (*CellRun, error) {
 	c := cell.Config
 	cfg, td, err := cellTraining(c, prob, opt)
 	if err != nil {
@@ -247,16 +248,16 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 	shape := DataShape{Train: prob.Train.N, Test: len(td.TestY), Classes: prob.Bags.NumClasses,
 		Channels: td.Channels, Height: td.Height, Width: td.Width, Features: td.Features}
 	if err := checkModelInput(c, shape); err != nil {
-		return nil, &InputError{err}
+		return nil, &experiments.InputError{Err: err}
 	}
 	if err := td.Validate(); err != nil {
-		return nil, &InputError{err} // before counting bags that may not fit the data
+		return nil, &experiments.InputError{Err: err} // before counting bags that may not fit the data
 	}
 	if err := CheckBags(c, prob.Bags.NumClasses, len(prob.Bags.Bags)); err != nil {
-		return nil, &InputError{err}
+		return nil, &experiments.InputError{Err: err}
 	}
 	if err := CheckModelSize(c.Model, shape, instancesPerPass(c), dataText(c)); err != nil {
-		return nil, &InputError{err}
+		return nil, &experiments.InputError{Err: err}
 	}
 	if c.Method == training.MethodLLPVAT {
 		vc := VATConfig(c)
@@ -278,9 +279,9 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 	}
 	trained, held, err := training.HeldOut(c.Hyper.ValBags, c.Seed, prob.Bags.Bags)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &experiments.InputError{Err: err}
 	}
-	m := Metrics{
+	m := experiments.Metrics{
 		TestAccuracy:         max(res.TestAccuracy, 0), // −1 without a test split: TestPoints 0 says so
 		Epochs:               res.Epochs,
 		FinalLoss:            res.FinalLoss,
@@ -296,7 +297,7 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 		InstanceEpochs:       instanceEpochs(res.History),
 		WallSeconds:          res.WallSeconds,
 		TrainImagesPerSecond: res.TrainImagesPerSecond,
-		PeakRSSBytes:         PeakRSSBytes(),
+		PeakRSSBytes:         experiments.PeakRSSBytes(),
 		Device:               res.Device,
 		BagProportionError:   res.BagProportionError,
 	}
@@ -312,12 +313,12 @@ func RunCell(ctx context.Context, cell Cell, prob *Problem, opt RunOptions) (*Ce
 		for i := range pred {
 			pred[i] = argmax(res.TestProbs[i*C : (i+1)*C])
 		}
-		sc := Score(td.TestY, pred, res.TestProbs, C)
+		sc := experiments.Score(td.TestY, pred, res.TestProbs, C)
 		m.Scores = &sc
 	}
 	run := &CellRun{Metrics: m, History: res.History, Settings: training.RunSettings(cfg, td), Model: res.Model}
 	if res.Model != nil {
-		rev, _ := CodeVersion()
+		rev, _ := experiments.CodeVersion()
 		run.Manifest = Manifest{Normalization: prob.Norm, ClassNames: prob.Train.ClassNames, Columns: prob.Train.Columns, Key: c.Key(), Config: c, CodeVersion: rev}
 	}
 	return run, nil
@@ -334,7 +335,7 @@ func bagInstances(bags []estimators.Bag) int {
 
 // cellTraining is training's configuration and input for cell c on prob
 // with the options of a single run.
-func cellTraining(c Config, prob *Problem, opt RunOptions) (training.Config, *training.TrainData, error) {
+func cellTraining(c experiments.Config, prob *Problem, opt RunOptions) (training.Config, *training.TrainData, error) {
 	cfg, err := TrainingConfig(c)
 	if err != nil {
 		return cfg, nil, err
@@ -349,7 +350,7 @@ func cellTraining(c Config, prob *Problem, opt RunOptions) (training.Config, *tr
 // (CellRun.Settings: training.RunSettings, hashes of its bags, inputs and
 // test split included), without training: what a finished run's result
 // must match to be this run's (issue 38, item 6).
-func CellSettings(c Config, prob *Problem) (map[string]string, error) {
+func CellSettings(c experiments.Config, prob *Problem) (map[string]string, error) {
 	cfg, td, err := cellTraining(c, prob, RunOptions{})
 	if err != nil {
 		return nil, err
@@ -360,11 +361,11 @@ func CellSettings(c Config, prob *Problem) (map[string]string, error) {
 // cellData is training's input for cell c on prob: the splits and bags
 // (TrainingData), the labels for the supervised ceiling only, vgg16's resize
 // and the augmentation (set in cfg).
-func cellData(c Config, prob *Problem, cfg *training.Config) (*training.TrainData, error) {
+func cellData(c experiments.Config, prob *Problem, cfg *training.Config) (*training.TrainData, error) {
 	td := TrainingData(prob)
 	if c.Method == training.Supervised {
 		if !prob.Train.Labelled() {
-			return nil, &InputError{fmt.Errorf("method %s needs instance labels; data set %s is bag-only", c.Method, c.Dataset)}
+			return nil, &experiments.InputError{Err: fmt.Errorf("method %s needs instance labels; data set %s is bag-only", c.Method, c.Dataset)}
 		}
 		td.Labels = prob.Train.Y // the ceiling only: the LLP methods never see labels
 	}
@@ -390,7 +391,7 @@ func cellData(c Config, prob *Problem, cfg *training.Config) (*training.TrainDat
 }
 
 // dataText names the data of cell c for messages.
-func dataText(c Config) string {
+func dataText(c experiments.Config) string {
 	if c.Protocol == "bags-file" {
 		return "data set " + c.Dataset + " (bags from a file)"
 	}
@@ -469,4 +470,4 @@ func instanceEpochs(h []training.EpochStats) int64 {
 
 // SavesModel implements ModelSaver: every network that exports a state
 // dict (training.CanExport).
-func (Gorgonia) SavesModel(c Config) bool { return training.CanExport(c.Model) == nil }
+func (Gorgonia) SavesModel(c experiments.Config) bool { return training.CanExport(c.Model) == nil }

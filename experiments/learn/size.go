@@ -1,8 +1,9 @@
-package experiments
+package learn
 
 import (
 	"fmt"
 
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/training"
 )
@@ -136,7 +137,7 @@ func inputText(s DataShape) string {
 // the minibatch for LLPFC and the supervised ceiling, a chunk of the
 // minibatch's bags for kl and llpvat, the minibatch's bags for llpgan, and
 // never fewer than the evaluation batch.
-func CheckSize(c Config, s DataShape) error {
+func CheckSize(c experiments.Config, s DataShape) error {
 	if need := 4 * float64(s.Train+s.Test) * float64(s.Dim()); need > float64(MemoryBudget()) {
 		return &SizeError{What: fmt.Sprintf("data set %s: %d instances × %d values (float32)", c.Dataset, s.Train+s.Test, s.Dim()),
 			Need: need, Limit: float64(MemoryBudget())}
@@ -146,13 +147,13 @@ func CheckSize(c Config, s DataShape) error {
 
 // instancesPerPass is the number of instances of cell c's largest forward
 // pass (see CheckSize).
-func instancesPerPass(c Config) int {
+func instancesPerPass(c experiments.Config) int {
 	h := c.Hyper
 	n := h.BatchSize
 	switch {
 	case c.Method == training.MethodLLPGAN:
 		n = h.BatchSize * c.BagSize
-	case !CountsInstances(c.Method):
+	case !experiments.CountsInstances(c.Method):
 		chunk := h.ChunkSize
 		if chunk == 0 {
 			chunk = training.DefaultChunkSize

@@ -14,13 +14,14 @@
 //   - vgg16 rejects 28×28 inputs; the learner resizes EMNIST to 32×32
 //     (InputSide, ResizeBilinear) as the authors' code does.
 
-package experiments
+package learn
 
 import (
 	"context"
 	"testing"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/training"
 
 	"github.com/stretchr/testify/assert"
@@ -30,17 +31,17 @@ import (
 // miniCell is a miniature cell of the gorgonia learner: the mlp on a
 // three-class Gaussian mixture (2048 training points in bags of 16), a few
 // epochs of Adam — seconds on one core.
-func miniCell(method string) Cell {
-	c := Config{
+func miniCell(method string) experiments.Cell {
+	c := experiments.Config{
 		Learner: "gorgonia", Dataset: "gmm:classes=3,dim=5,train=2400,test=600,sep=4", Model: "mlp",
 		Method: method, Protocol: "paper", BagSize: 16, NumPoints: 2048, Normalize: "standardize", Seed: 7,
-		Hyper: Hyper{Epochs: 4, Optimizer: "adam", LR: 3e-3, BatchSize: 64,
-			Schedule: Schedule{Kind: "constant"}, RegroupEvery: 2},
+		Hyper: experiments.Hyper{Epochs: 4, Optimizer: "adam", LR: 3e-3, BatchSize: 64,
+			Schedule: experiments.Schedule{Kind: "constant"}, RegroupEvery: 2},
 	}
 	if method == "kl" {
 		c.Hyper.BatchSize, c.Hyper.KLScale = 2, "authors"
 	}
-	return Cell{Spec: "mini", Key: c.Key(), Config: c}
+	return experiments.Cell{Spec: "mini", Key: c.Key(), Config: c}
 }
 
 type gorgoniaEpochs struct{ done, total []int }
@@ -57,7 +58,7 @@ func (l *gorgoniaEpochs) Epoch(done, total int, _ string) {
 // this mixture is above 0.95) and that the same cell gives the same accuracy
 // twice.
 func TestGorgoniaLearnerTrains(t *testing.T) {
-	l, err := LookupLearner("gorgonia")
+	l, err := experiments.LookupLearner("gorgonia")
 	require.NoError(t, err)
 	for _, method := range []string{"llpfc-uniform", "llpfc-approx", "kl"} {
 		t.Run(method, func(t *testing.T) {
@@ -79,7 +80,7 @@ func TestGorgoniaLearnerTrains(t *testing.T) {
 			assert.GreaterOrEqualf(t, m.TestAccuracy, 0.8, "test accuracy %.4f, want ≥ 0.8 (chance is 1/3)", m.TestAccuracy)
 			// The LLPFC cells carry their groups' diagnostics, one summary per
 			// regrouping (issue 16); KL has no groups.
-			wantRegroup := IsLLPFC(method)
+			wantRegroup := experiments.IsLLPFC(method)
 			assert.Equalf(t, wantRegroup, len(m.Regroupings) > 0, "%s: regroupings %+v", method, m.Regroupings)
 			if wantRegroup && len(m.Regroupings) > 0 {
 				assert.Zerof(t, m.Regroupings[0].Epoch, "%s: regroupings %+v", method, m.Regroupings)
@@ -108,11 +109,11 @@ func TestTrainingConfig(t *testing.T) {
 	base := miniCell("llpfc-approx").Config
 	tests := []struct {
 		name  string
-		edit  func(*Config)
+		edit  func(*experiments.Config)
 		check func(*testing.T, training.Config)
 		err   string
 	}{
-		{name: "adam", edit: func(c *Config) { c.Hyper.Beta1, c.Hyper.Beta2, c.Hyper.WeightDecay = 0.5, 0.99, 1e-4 },
+		{name: "adam", edit: func(c *experiments.Config) { c.Hyper.Beta1, c.Hyper.Beta2, c.Hyper.WeightDecay = 0.5, 0.99, 1e-4 },
 			check: func(t *testing.T, tc training.Config) {
 				o := tc.Optimizer
 				assert.Equalf(t, "adam", o.Name, "optimizer %+v", o)
@@ -129,42 +130,42 @@ func TestTrainingConfig(t *testing.T) {
 				assert.Equalf(t, int64(7), tc.Seed, "config %+v", tc)
 				assert.Equalf(t, 1.0, tc.Schedule.LR(1, 3), "constant schedule gives %v at epoch 3", tc.Schedule.LR(1, 3))
 			}},
-		{name: "nesterov multistep", edit: func(c *Config) {
+		{name: "nesterov multistep", edit: func(c *experiments.Config) {
 			c.Hyper.Optimizer, c.Hyper.Momentum, c.Hyper.Beta1 = "nesterov", 0.9, 0.9
 			c.Hyper.Epochs = 10
-			c.Hyper.Schedule = Schedule{Kind: "multistep", Milestones: []int{3, 6}, Factor: 0.2}
+			c.Hyper.Schedule = experiments.Schedule{Kind: "multistep", Milestones: []int{3, 6}, Factor: 0.2}
 		}, check: func(t *testing.T, tc training.Config) {
 			assert.Equalf(t, 0.9, tc.Optimizer.Momentum, "optimizer %+v", tc.Optimizer)
 			assert.Equalf(t, 0.0, tc.Optimizer.Beta1, "optimizer %+v", tc.Optimizer)
 			assert.Equalf(t, 0.0, tc.Optimizer.Dampening, "optimizer %+v", tc.Optimizer)
 			// Both schedules must agree epoch by epoch.
-			s := Schedule{Kind: "multistep", Milestones: []int{3, 6}, Factor: 0.2}
+			s := experiments.Schedule{Kind: "multistep", Milestones: []int{3, 6}, Factor: 0.2}
 			for e := 0; e < 10; e++ {
 				assert.Equalf(t, s.LR(0.1, e), tc.Schedule.LR(0.1, e), "epoch %d: lr", e)
 			}
 		}},
-		{name: "cosine", edit: func(c *Config) {
+		{name: "cosine", edit: func(c *experiments.Config) {
 			c.Hyper.Epochs = 30
-			c.Hyper.Schedule = Schedule{Kind: "cosine", Period: 5, Mult: 2}
+			c.Hyper.Schedule = experiments.Schedule{Kind: "cosine", Period: 5, Mult: 2}
 		}, check: func(t *testing.T, tc training.Config) {
-			s := Schedule{Kind: "cosine", Period: 5, Mult: 2}
+			s := experiments.Schedule{Kind: "cosine", Period: 5, Mult: 2}
 			for e := 0; e < 30; e++ {
 				assert.InDeltaf(t, s.LR(0.1, e), tc.Schedule.LR(0.1, e), 1e-12, "epoch %d: lr", e)
 			}
 		}},
-		{name: "never regroup", edit: func(c *Config) { c.Hyper.RegroupEvery = 0 },
+		{name: "never regroup", edit: func(c *experiments.Config) { c.Hyper.RegroupEvery = 0 },
 			check: func(t *testing.T, tc training.Config) {
 				assert.Equalf(t, 0, tc.RegroupEvery, "regroup every %d, want 0: never, training's zero too (groups drawn once)", tc.RegroupEvery)
 			}},
-		{name: "weights and compat", edit: func(c *Config) { c.Hyper.Weights, c.Hyper.Compat = "hm", "original" },
+		{name: "weights and compat", edit: func(c *experiments.Config) { c.Hyper.Weights, c.Hyper.Compat = "hm", "original" },
 			check: func(t *testing.T, tc training.Config) {
 				w, _ := estimators.ParseWeights("hm")
 				cp, _ := estimators.ParseCompat("original")
 				assert.Equalf(t, w, tc.GroupWeights, "weights %v compat %v", tc.GroupWeights, tc.Compat)
 				assert.Equalf(t, cp, tc.Compat, "weights %v compat %v", tc.GroupWeights, tc.Compat)
 			}},
-		{name: "gd", edit: func(c *Config) { c.Hyper.Optimizer = "gd" }, err: "logreg learner only"},
-		{name: "bad schedule", edit: func(c *Config) { c.Hyper.Schedule.Kind = "exp" }, err: "hyper.schedule.kind"},
+		{name: "gd", edit: func(c *experiments.Config) { c.Hyper.Optimizer = "gd" }, err: "logreg learner only"},
+		{name: "bad schedule", edit: func(c *experiments.Config) { c.Hyper.Schedule.Kind = "exp" }, err: "hyper.schedule.kind"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package experiments
+package learn
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -35,9 +36,9 @@ type fcInstance struct {
 // llpfc-uniform → Algorithm 2, llpfc-approx → Algorithm 3), Hyper.Weights
 // the group weights w (default uniform, w_i = 1/N as in Section 6) and
 // Hyper.Compat the paper's algorithms or the original code's behaviour.
-func Reduce(bags *estimators.BagSet, c Config, r *rand.Rand) (*FCProblem, error) {
+func Reduce(bags *estimators.BagSet, c experiments.Config, r *rand.Rand) (*FCProblem, error) {
 	mode, err := estimators.ParseMode(strings.TrimPrefix(c.Method, "llpfc-"))
-	if err != nil || !IsLLPFC(c.Method) {
+	if err != nil || !experiments.IsLLPFC(c.Method) {
 		return nil, fmt.Errorf("method %s: not an LLPFC method", c.Method)
 	}
 	red, err := estimators.Build(bags, estimators.Options{Mode: mode,

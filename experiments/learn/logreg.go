@@ -1,4 +1,4 @@
-package experiments
+package learn
 
 import (
 	"context"
@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training"
 	"gonum.org/v1/gonum/mat"
 )
 
-func init() { RegisterLearner("logreg", LogReg{}) }
+func init() { experiments.RegisterLearner("logreg", LogReg{}) }
 
 // LogReg is a small real learner: multinomial logistic regression f(x) =
 // softmax(Wᵀx + b) in float64, trained by (minibatch) gradient descent on
@@ -204,7 +205,7 @@ func (m *logregModel) accuracy(d *data.Dataset) float64 {
 
 // optimizer applies one step to θ given the gradient.
 type optimizer struct {
-	h    Hyper
+	h    experiments.Hyper
 	v, s []float64 // momentum / Adam moments
 	t    int
 }
@@ -251,26 +252,26 @@ func (o *optimizer) step(theta, grad []float64, lr float64) {
 }
 
 // Train implements Learner.
-func (LogReg) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error) {
+func (LogReg) Train(ctx context.Context, cell experiments.Cell, p experiments.Progress) (experiments.Metrics, error) {
 	c := cell.Config
 	h := c.Hyper
 	if c.Model != "linear" {
-		return Metrics{}, fmt.Errorf("model %q: the logreg learner trains only model \"linear\"", c.Model)
+		return experiments.Metrics{}, fmt.Errorf("model %q: the logreg learner trains only model \"linear\"", c.Model)
 	}
-	if c.Method != training.MethodKL && !IsLLPFC(c.Method) {
-		return Metrics{}, fmt.Errorf("method %q: the logreg learner implements llpfc-ideal, llpfc-uniform, llpfc-approx and kl", c.Method)
+	if c.Method != training.MethodKL && !experiments.IsLLPFC(c.Method) {
+		return experiments.Metrics{}, fmt.Errorf("method %q: the logreg learner implements llpfc-ideal, llpfc-uniform, llpfc-approx and kl", c.Method)
 	}
 	if p == nil {
-		p = NoProgress{}
+		p = experiments.NoProgress{}
 	}
 	prob, err := LoadProblem(cell)
 	if err != nil {
-		return Metrics{}, err
+		return experiments.Metrics{}, err
 	}
 	X := prob.Train
 	shape := DataShape{Train: X.N, Test: prob.Test.N, Classes: prob.Bags.NumClasses, Features: X.D}
 	if err := CheckModelSize(c.Model, shape, 1, "data set "+c.Dataset); err != nil {
-		return Metrics{}, &InputError{err}
+		return experiments.Metrics{}, &experiments.InputError{Err: err}
 	}
 	m := &logregModel{D: X.D, C: prob.Bags.NumClasses}
 	m.theta = make([]float64, (m.D+1)*m.C)
@@ -284,14 +285,14 @@ func (LogReg) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error)
 	order := rng.New(c.Seed, "minibatch")
 	groups := rng.New(c.Seed, estimators.StreamName)
 	var red *FCProblem
-	met := Metrics{TrainPoints: c.NumPoints, Normalization: &prob.Norm}
+	met := experiments.Metrics{TrainPoints: c.NumPoints, Normalization: &prob.Norm}
 	seen := 0
 	t0 := time.Now()
 	for e := 0; e < h.Epochs; e++ {
 		lr := h.Schedule.LR(h.LR, e)
-		if IsLLPFC(c.Method) && (red == nil || (h.RegroupEvery > 0 && e%h.RegroupEvery == 0)) {
+		if experiments.IsLLPFC(c.Method) && (red == nil || (h.RegroupEvery > 0 && e%h.RegroupEvery == 0)) {
 			if red, err = Reduce(&prob.Bags, c, groups); err != nil {
-				return Metrics{}, fmt.Errorf("epoch %d: %w", e+1, err)
+				return experiments.Metrics{}, fmt.Errorf("epoch %d: %w", e+1, err)
 			}
 		}
 		epochLoss := 0.0
@@ -301,7 +302,7 @@ func (LogReg) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error)
 				grad[i] = 0
 			}
 		}
-		if IsLLPFC(c.Method) {
+		if experiments.IsLLPFC(c.Method) {
 			n := len(red.Inst)
 			bs := h.BatchSize
 			if h.Optimizer == "gd" {
@@ -346,16 +347,16 @@ func (LogReg) Train(ctx context.Context, cell Cell, p Progress) (Metrics, error)
 			}
 		}
 		if steps == 0 {
-			return Metrics{}, fmt.Errorf("epoch %d: no training instance has positive weight", e+1)
+			return experiments.Metrics{}, fmt.Errorf("epoch %d: no training instance has positive weight", e+1)
 		}
 		met.FinalLoss = epochLoss / float64(steps)
 		if math.IsNaN(met.FinalLoss) || math.IsInf(met.FinalLoss, 0) {
-			return Metrics{}, fmt.Errorf("epoch %d: the training loss is %v (lr %g too large?)", e+1, met.FinalLoss, lr)
+			return experiments.Metrics{}, fmt.Errorf("epoch %d: the training loss is %v (lr %g too large?)", e+1, met.FinalLoss, lr)
 		}
 		met.Epochs = e + 1
 		p.Epoch(e+1, h.Epochs, fmt.Sprintf("loss %.4f", met.FinalLoss))
 		if err := ctx.Err(); err != nil {
-			return Metrics{}, err
+			return experiments.Metrics{}, err
 		}
 	}
 	train := time.Since(t0).Seconds()

@@ -8,6 +8,11 @@ import (
 	"strings"
 )
 
+// InputError is an error of a run's input — a spec, its data, the sizes a
+// cell would allocate — found before training: a command reports it as bad
+// input (exit status 2).
+type InputError struct{ Err error }
+
 // JSONError rewrites the errors of encoding/json's decoder in the words of
 // the file rather than of Go (issue 38: an edited manifest, or a spec whose
 // lr was 1e999, printed "cannot unmarshal number 1e999 into Go struct field
@@ -61,3 +66,7 @@ func jsonKind(t reflect.Type) string {
 	}
 	return "a value of another kind"
 }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+
+func (e *InputError) Unwrap() error { return e.Err }

@@ -1,4 +1,4 @@
-package experiments
+package learn
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/theory"
@@ -21,7 +22,7 @@ func smallProblem(t *testing.T) (*data.Dataset, *estimators.BagSet) {
 	t.Helper()
 	train, _, err := GaussianMixture("gmm:classes=3,dim=4,train=200,test=10,sep=2")
 	require.NoError(t, err)
-	res, err := MakeBags(train, Config{Protocol: "paper", BagSize: 5, NumPoints: 30, Seed: 7})
+	res, err := MakeBags(train, experiments.Config{Protocol: "paper", BagSize: 5, NumPoints: 30, Seed: 7})
 	require.NoError(t, err)
 	return train, res.Bags
 }
@@ -60,7 +61,7 @@ func TestLogRegGradientFiniteDifferences(t *testing.T) {
 	m := &logregModel{D: X.D, C: 3}
 	randomTheta(m, 1)
 	for _, method := range []string{"llpfc-uniform", "llpfc-approx"} {
-		red, err := Reduce(bags, Config{Method: method}, rng.New(1, "groups"))
+		red, err := Reduce(bags, experiments.Config{Method: method}, rng.New(1, "groups"))
 		require.NoError(t, err)
 		gradCheck(t, method, m, func(g []float64) float64 {
 			return m.fcObjective(X, red.Inst, red.T, 1.7, g) + m.decay(0.3, g)
@@ -78,7 +79,7 @@ func TestLogRegObjectivesMatchDefinitions(t *testing.T) {
 	X, bags := smallProblem(t)
 	m := &logregModel{D: X.D, C: 3}
 	randomTheta(m, 2)
-	red, err := Reduce(bags, Config{Method: "llpfc-uniform"}, rng.New(2, "groups"))
+	red, err := Reduce(bags, experiments.Config{Method: "llpfc-uniform"}, rng.New(2, "groups"))
 	require.NoError(t, err)
 	want := 0.0
 	for _, in := range red.Inst {
@@ -122,7 +123,7 @@ func predict(m *logregModel, x []float32) []float64 {
 func TestReduceFlattensEstimators(t *testing.T) {
 	_, bags := smallProblem(t)
 	for _, method := range []string{"llpfc-uniform", "llpfc-approx"} {
-		red, err := Reduce(bags, Config{Method: method}, rng.New(3, "groups"))
+		red, err := Reduce(bags, experiments.Config{Method: method}, rng.New(3, "groups"))
 		require.NoError(t, err)
 		assert.Lenf(t, red.T, 2, "%s: %d groups, %d left over; want 2, 0", method, len(red.T), red.Leftover)
 		assert.Zerof(t, red.Leftover, "%s: %d groups, %d left over; want 2, 0", method, len(red.T), red.Leftover)
@@ -145,14 +146,14 @@ func TestReduceFlattensEstimators(t *testing.T) {
 // gives the same numbers twice.
 func TestLogRegLearns(t *testing.T) {
 	for _, method := range []string{"llpfc-uniform", "llpfc-approx", "kl"} {
-		cfg := Config{Learner: "logreg", Normalize: "standardize", Dataset: "gmm:classes=3,dim=4,train=3000,test=600,sep=4", Model: "linear",
+		cfg := experiments.Config{Learner: "logreg", Normalize: "standardize", Dataset: "gmm:classes=3,dim=4,train=3000,test=600,sep=4", Model: "linear",
 			Method: method, Protocol: "paper", BagSize: 16, NumPoints: 1536, Seed: 5,
-			Hyper: Hyper{Epochs: 15, Optimizer: "adam", LR: 0.05, BatchSize: 64, RegroupEvery: 5, Schedule: Schedule{Kind: "constant"}}}
+			Hyper: experiments.Hyper{Epochs: 15, Optimizer: "adam", LR: 0.05, BatchSize: 64, RegroupEvery: 5, Schedule: experiments.Schedule{Kind: "constant"}}}
 		if method == "kl" {
 			cfg.Hyper.BatchSize, cfg.Hyper.KLScale = 2, "authors"
 		}
 		require.NoError(t, cfg.Validate())
-		cell := Cell{Key: cfg.Key(), Config: cfg}
+		cell := experiments.Cell{Key: cfg.Key(), Config: cfg}
 		m1, err := LogReg{}.Train(context.Background(), cell, nil)
 		require.NoErrorf(t, err, "%s: %v", method, err)
 		m2, err := LogReg{}.Train(context.Background(), cell, nil)
@@ -174,7 +175,7 @@ func TestLogRegOptimizers(t *testing.T) {
 	for _, opt := range []string{"gd", "sgd", "nesterov", "adam", "adamw"} {
 		m := &logregModel{D: X.D, C: 3, theta: make([]float64, (X.D+1)*3)}
 		start := m.klObjective(X, bags.Bags, nil)
-		o := &optimizer{h: Hyper{Optimizer: opt, Momentum: 0.5, WeightDecay: 1e-4}}
+		o := &optimizer{h: experiments.Hyper{Optimizer: opt, Momentum: 0.5, WeightDecay: 1e-4}}
 		g := make([]float64, len(m.theta))
 		for it := 0; it < 50; it++ {
 			for i := range g {
@@ -194,9 +195,9 @@ func TestLogRegOptimizers(t *testing.T) {
 func BenchmarkLogRegFCObjective(b *testing.B) {
 	train, _, err := GaussianMixture("gmm:classes=10,dim=784,train=2048,test=10")
 	require.NoError(b, err)
-	res, err := MakeBags(train, Config{Protocol: "paper", BagSize: 64, NumPoints: 1280, Seed: 1})
+	res, err := MakeBags(train, experiments.Config{Protocol: "paper", BagSize: 64, NumPoints: 1280, Seed: 1})
 	require.NoError(b, err)
-	red, err := Reduce(res.Bags, Config{Method: "llpfc-uniform"}, rng.New(1, "groups"))
+	red, err := Reduce(res.Bags, experiments.Config{Method: "llpfc-uniform"}, rng.New(1, "groups"))
 	require.NoError(b, err)
 	m := &logregModel{D: train.D, C: 10}
 	randomTheta(m, 1)
@@ -211,27 +212,27 @@ func BenchmarkLogRegFCObjective(b *testing.B) {
 // The learner reports every epoch to Progress and stops with ctx.Err() when
 // the context is cancelled.
 func TestLogRegProgressAndCancel(t *testing.T) {
-	cfg := Config{Learner: "logreg", Normalize: "standardize", Dataset: "gmm:classes=3,dim=4,train=600,test=60", Model: "linear",
+	cfg := experiments.Config{Learner: "logreg", Normalize: "standardize", Dataset: "gmm:classes=3,dim=4,train=600,test=60", Model: "linear",
 		Method: "llpfc-approx", Protocol: "paper", BagSize: 8, NumPoints: 240, Seed: 1,
-		Hyper: Hyper{Epochs: 6, Optimizer: "sgd", LR: 0.1, Momentum: 0.9, BatchSize: 16, RegroupEvery: 2, Schedule: Schedule{Kind: "constant"}}}
+		Hyper: experiments.Hyper{Epochs: 6, Optimizer: "sgd", LR: 0.1, Momentum: 0.9, BatchSize: 16, RegroupEvery: 2, Schedule: experiments.Schedule{Kind: "constant"}}}
 	var log epochLog
-	_, err := (LogReg{}).Train(context.Background(), Cell{Config: cfg}, &log)
+	_, err := (LogReg{}).Train(context.Background(), experiments.Cell{Config: cfg}, &log)
 	require.NoError(t, err)
 	assert.Equalf(t, "[1 2 3 4 5 6]", fmt.Sprint(log.done), "progress %v of %d, want epochs 1…6 of 6", log.done, log.total)
 	assert.Equalf(t, 6, log.total, "progress %v of %d, want epochs 1…6 of 6", log.done, log.total)
 	ctx, cancel := context.WithCancel(context.Background())
 	stop := &cancelAfter{n: 2, cancel: cancel}
-	_, err = (LogReg{}).Train(ctx, Cell{Config: cfg}, stop)
+	_, err = (LogReg{}).Train(ctx, experiments.Cell{Config: cfg}, stop)
 	assert.ErrorIsf(t, err, context.Canceled, "after cancel at epoch 2: err %v, %d epochs; want context.Canceled after 2", err, stop.seen)
 	assert.Equalf(t, 2, stop.seen, "after cancel at epoch 2: err %v, %d epochs; want context.Canceled after 2", err, stop.seen)
 	// Unsupported models and methods are errors naming them.
 	bad := cfg
 	bad.Model = "mlp"
-	_, err = (LogReg{}).Train(context.Background(), Cell{Config: bad}, nil)
+	_, err = (LogReg{}).Train(context.Background(), experiments.Cell{Config: bad}, nil)
 	assert.ErrorContainsf(t, err, `model "mlp"`, "model mlp: %v", err)
 	bad = cfg
 	bad.Method = "llpvat"
-	_, err = (LogReg{}).Train(context.Background(), Cell{Config: bad}, nil)
+	_, err = (LogReg{}).Train(context.Background(), experiments.Cell{Config: bad}, nil)
 	assert.ErrorContainsf(t, err, `method "llpvat"`, "method llpvat: %v", err)
 }
 
@@ -258,10 +259,10 @@ func (c *cancelAfter) Epoch(done, _ int, _ string) {
 // LLPFC reduction → logistic regression): far above chance (0.1) after 3
 // epochs on 4096 points in bags of 64.
 func TestLogRegOnFixture(t *testing.T) {
-	cfg := Config{Learner: "logreg", Normalize: "standardize", Dataset: FashionFixture, Model: "linear", Method: "llpfc-uniform",
+	cfg := experiments.Config{Learner: "logreg", Normalize: "standardize", Dataset: experiments.FashionFixture, Model: "linear", Method: "llpfc-uniform",
 		Protocol: "paper", BagSize: 64, NumPoints: 4096, TestPoints: 1000, Seed: 1,
-		Hyper: Hyper{Epochs: 3, Optimizer: "adam", LR: 0.005, BatchSize: 64, RegroupEvery: 1, Schedule: Schedule{Kind: "constant"}}}
-	m, err := LogReg{}.Train(context.Background(), Cell{Config: cfg}, nil)
+		Hyper: experiments.Hyper{Epochs: 3, Optimizer: "adam", LR: 0.005, BatchSize: 64, RegroupEvery: 1, Schedule: experiments.Schedule{Kind: "constant"}}}
+	m, err := LogReg{}.Train(context.Background(), experiments.Cell{Config: cfg}, nil)
 	require.NoError(t, err)
 	assert.GreaterOrEqualf(t, m.TestAccuracy, 0.6, "metrics %+v: want accuracy ≥ 0.6 on 1000 test points, 6 groups of 10 bags", m)
 	assert.Equalf(t, 1000, m.TestPoints, "metrics %+v: want accuracy ≥ 0.6 on 1000 test points, 6 groups of 10 bags", m)

@@ -1,4 +1,4 @@
-package experiments
+package learn
 
 import (
 	"testing"

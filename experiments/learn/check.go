@@ -1,10 +1,12 @@
-package experiments
+package learn
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/training"
@@ -16,39 +18,6 @@ import (
 // need no data (the learner's own, CellChecker; the model against the kind
 // of data); Spec.CheckData those that need the data set's shape (its size,
 // classes and inputs) and sizes (CheckSize).
-
-// InputError is an error of a run's input — a spec, its data, the sizes a
-// cell would allocate — found before training: a command reports it as bad
-// input (exit status 2).
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-// CellChecker is implemented by a Learner that trains only some
-// configurations: CheckCell returns an error naming the field of c it
-// cannot train. Config.Validate calls it, so a spec naming such a cell
-// fails before any cell runs.
-type CellChecker interface {
-	CheckCell(c Config) error
-}
-
-// IsTabular reports whether the data set name denotes feature vectors
-// (csv:…, parquet:…, libsvm:…, gmm:…, and bags:… of CSV or Parquet files)
-// rather than images (the named sets). A bag-only .npz file or directory
-// may hold either: its shape decides (CheckCellData).
-func IsTabular(name string) bool {
-	for _, p := range []string{"csv:", "parquet:", "libsvm:", "gmm:"} {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	if IsBagOnly(name) {
-		lower := strings.ToLower(name)
-		return strings.Contains(lower, ".csv") || strings.Contains(lower, ".parquet") || strings.Contains(lower, ".pq")
-	}
-	return false
-}
 
 // imageModel reports whether model needs image inputs (C×H×W): every
 // registered classifier but the mlp (and logreg's linear model).
@@ -74,7 +43,7 @@ func ClassifierModels() []string {
 // named dataset: a convolutional network needs images (issue 27: cnn on a
 // CSV file failed in every cell, printing a Go struct).
 func CheckModelData(model, dataset string) error {
-	if IsTabular(dataset) && imageModel(model) {
+	if experiments.IsTabular(dataset) && imageModel(model) {
 		return fmt.Errorf("model %q needs images (channels × height × width), but data set %q holds feature vectors: use mlp (or the logreg learner's linear model)", model, dataset)
 	}
 	return nil
@@ -84,15 +53,15 @@ func CheckModelData(model, dataset string) error {
 // classifiers of training (not LLPGAN's generator) with sgd, nesterov, adam
 // or adamw; LLPGAN needs its discriminator llpgan-d and images; image
 // networks and augmentation need images.
-func (Gorgonia) CheckCell(c Config) error {
+func (Gorgonia) CheckCell(c experiments.Config) error {
 	switch {
-	case !containsStr(ClassifierModels(), c.Model):
+	case !slices.Contains(ClassifierModels(), c.Model):
 		return fmt.Errorf("model: %q is not a classifier the gorgonia learner trains, want one of %s", c.Model, strings.Join(ClassifierModels(), ", "))
 	case c.Method == training.MethodLLPGAN && c.Model != training.ModelLLPGAND:
 		return fmt.Errorf("model: is %q, but method llpgan trains its discriminator llpgan-d (App. `suppsec: exp`, Table 4)", c.Model)
-	case c.Method == training.MethodLLPGAN && IsTabular(c.Dataset):
+	case c.Method == training.MethodLLPGAN && experiments.IsTabular(c.Dataset):
 		return fmt.Errorf("method: llpgan's generator makes images, but data set %q holds feature vectors", c.Dataset)
-	case c.Hyper.Augment && IsTabular(c.Dataset):
+	case c.Hyper.Augment && experiments.IsTabular(c.Dataset):
 		return fmt.Errorf("hyper.augment: crops and flips images, but data set %q holds feature vectors", c.Dataset)
 	}
 	if err := CheckModelData(c.Model, c.Dataset); err != nil {
@@ -111,29 +80,16 @@ func (Gorgonia) CheckCell(c Config) error {
 
 // CheckCell implements CellChecker: the logreg learner trains model
 // "linear" with llpfc-ideal, llpfc-uniform, llpfc-approx or kl.
-func (LogReg) CheckCell(c Config) error {
+func (LogReg) CheckCell(c experiments.Config) error {
 	switch {
 	case c.Model != "linear":
 		return fmt.Errorf("model: is %q, but the logreg learner trains only model \"linear\" (the gorgonia learner trains %s)", c.Model, strings.Join(ClassifierModels(), ", "))
-	case c.Method != training.MethodKL && !IsLLPFC(c.Method):
+	case c.Method != training.MethodKL && !experiments.IsLLPFC(c.Method):
 		return fmt.Errorf("method: is %q, but the logreg learner implements llpfc-ideal, llpfc-uniform, llpfc-approx and kl", c.Method)
 	case c.Hyper.Augment:
 		return errors.New("hyper.augment: the logreg learner does not augment")
 	case c.Hyper.ValBags != 0 || c.Hyper.Select != "":
 		return errors.New("hyper.val_bags, hyper.select: the logreg learner holds no bags out (the gorgonia learner does)")
-	}
-	return nil
-}
-
-// checkLearner checks c against its learner: registered, and willing to
-// train c (CellChecker).
-func checkLearner(c Config) error {
-	l, err := LookupLearner(c.Learner)
-	if err != nil {
-		return err // "learner …": names the field
-	}
-	if ck, ok := l.(CellChecker); ok {
-		return ck.CheckCell(c)
 	}
 	return nil
 }
@@ -188,13 +144,13 @@ func (e *MissingDataError) Unwrap() error { return e.Err }
 // data.Resolve finds them (else a *MissingDataError).
 func ShapeOf(name, dataDir string) (DataShape, error) {
 	if strings.HasPrefix(name, "gmm:") {
-		p, err := parseGMM(name)
+		p, err := experiments.ParseGMM(name)
 		if err != nil {
 			return DataShape{}, err
 		}
-		return DataShape{Train: p.train, Test: p.test, Classes: p.classes, Features: p.dim}, nil
+		return DataShape{Train: p.Train, Test: p.Test, Classes: p.Classes, Features: p.Dim}, nil
 	}
-	if name == "fixture" || name == FashionFixture {
+	if name == "fixture" || name == experiments.FashionFixture {
 		return fixtureShape, nil
 	}
 	if s, ok := namedShapes[name]; ok {
@@ -225,7 +181,7 @@ var minImageSide = map[string]int{training.ModelCNN: 4, training.ModelCNNBN: 4}
 // least the architecture's smallest side. RunCell calls it once the data
 // are read (issue 38: a bag-only .npz of feature vectors under cnn, or of
 // 1×1 images, failed inside training with exit status 1 and a Go struct).
-func checkModelInput(c Config, s DataShape) error {
+func checkModelInput(c experiments.Config, s DataShape) error {
 	switch {
 	case s.Channels == 0 && imageModel(c.Model):
 		return fmt.Errorf("model: %q needs images (channels × height × width), but data set %q holds feature vectors (%d features): use mlp (or the logreg learner's linear model)", c.Model, c.Dataset, s.Features)
@@ -237,7 +193,7 @@ func checkModelInput(c Config, s DataShape) error {
 
 // CheckCellData checks one cell against its data set's shape (see
 // Spec.CheckData).
-func CheckCellData(c Config, s DataShape) error {
+func CheckCellData(c experiments.Config, s DataShape) error {
 	bags := protocolBags(c, s)
 	if err := checkModelInput(c, s); err != nil {
 		return err
@@ -262,8 +218,8 @@ func CheckCellData(c Config, s DataShape) error {
 // and feature:nosuch passed --list, then failed every cell): k-means
 // clusters no more than the points it clusters, and every column the
 // feature protocol names exists.
-func checkProtocolData(c Config, s DataShape) error {
-	if !VariableBags(c.Protocol) || c.Protocol == GivenProtocol {
+func checkProtocolData(c experiments.Config, s DataShape) error {
+	if !experiments.VariableBags(c.Protocol) || c.Protocol == experiments.GivenProtocol {
 		return nil
 	}
 	p, err := bagproto.ParseProtocol(c.Protocol)
@@ -287,11 +243,11 @@ func checkProtocolData(c Config, s DataShape) error {
 
 // protocolBags is the number of bags the cell's protocol makes from a data
 // set of shape s (0 when only making them tells: the feature protocol).
-func protocolBags(c Config, s DataShape) int {
+func protocolBags(c experiments.Config, s DataShape) int {
 	switch {
-	case c.Protocol == GivenProtocol:
+	case c.Protocol == experiments.GivenProtocol:
 		return s.Bags
-	case VariableBags(c.Protocol):
+	case experiments.VariableBags(c.Protocol):
 		if p, err := bagproto.ParseProtocol(c.Protocol); err == nil && p.Kind == bagproto.KMeansKind {
 			return p.K
 		}
@@ -309,7 +265,7 @@ func protocolBags(c Config, s DataShape) int {
 // named neither --val-bags, nor --protocol, nor the data set). RunCell
 // calls it with the bags actually made; CheckCellData with the bags the
 // protocol makes.
-func CheckBags(c Config, classes, bags int) error {
+func CheckBags(c experiments.Config, classes, bags int) error {
 	if bags <= 0 {
 		return nil
 	}
@@ -326,40 +282,40 @@ func CheckBags(c Config, classes, bags int) error {
 		why = fmt.Sprintf("%s, less the %d that hyper.val_bags %v holds out", why, held, c.Hyper.ValBags)
 	}
 	switch {
-	case IsLLPFC(c.Method) && trained < classes && bagsField(c, held) == "bag_size":
+	case experiments.IsLLPFC(c.Method) && trained < classes && bagsField(c, held) == "bag_size":
 		return fmt.Errorf("bag_size: %d leaves %d bags of %d points, fewer than the %d classes of %s: LLPFC groups C bags (Section 5); use smaller bags or more points",
 			c.BagSize, trained, c.NumPoints, classes, c.Dataset)
-	case IsLLPFC(c.Method) && trained < classes:
+	case experiments.IsLLPFC(c.Method) && trained < classes:
 		return fmt.Errorf("%s: %d bags to train on (%s), fewer than the %d classes: LLPFC groups C bags (Section 5)", bagsField(c, held), trained, why, classes)
-	case !CountsInstances(c.Method) && !IsNewer(c.Method) && c.Hyper.BatchSize > trained:
+	case !experiments.CountsInstances(c.Method) && !experiments.IsNewer(c.Method) && c.Hyper.BatchSize > trained:
 		return fmt.Errorf("hyper.batch_size: %d bags, but there are %d bags to train on (%s)", c.Hyper.BatchSize, trained, why)
 	}
 	return nil
 }
 
 // bagsSource says where a cell's bags come from, for messages.
-func bagsSource(c Config) string {
+func bagsSource(c experiments.Config) string {
 	switch {
-	case c.Protocol == GivenProtocol:
+	case c.Protocol == experiments.GivenProtocol:
 		return "data set " + c.Dataset + " gives"
 	case c.Protocol == "bags-file":
 		return "from the bags file"
-	case VariableBags(c.Protocol):
+	case experiments.VariableBags(c.Protocol):
 		return "protocol " + c.Protocol + " makes of data set " + c.Dataset
 	}
 	return fmt.Sprintf("that num_points %d in bags of bag_size %d make", c.NumPoints, c.BagSize)
 }
 
 // bagsField is the setting a shortage of bags is named by.
-func bagsField(c Config, held int) string {
+func bagsField(c experiments.Config, held int) string {
 	switch {
 	case held > 0:
 		return "hyper.val_bags"
 	case c.Protocol == "bags-file":
 		return "bags file"
-	case c.Protocol == GivenProtocol:
+	case c.Protocol == experiments.GivenProtocol:
 		return "dataset"
-	case VariableBags(c.Protocol):
+	case experiments.VariableBags(c.Protocol):
 		return "protocol"
 	}
 	return "bag_size"

@@ -1,4 +1,4 @@
-package experiments
+package learn
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
 )
@@ -21,7 +22,7 @@ func TestPredictTroubleSeparatesProtocols(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the 60,000-image fixture")
 	}
-	d, err := data.Load(FashionFixture, "", data.Train)
+	d, err := data.Load(experiments.FashionFixture, "", data.Train)
 	require.NoError(t, err)
 	median := func(protocol string, B int) float64 {
 		p, err := bagproto.ParseProtocol(protocol)
