@@ -48,12 +48,12 @@ var floors = map[string]int{
 	"training/device/cpu":          6, // the CPU back end
 	"training/device/opencl":       6, // the OpenCL back end
 	"fixtures/gen":                 6,
-	"training":                     7, // methods, the loop, checkpoints
 	"training/device/opcheck":      7, // the back ends' ops against the CPU's (llpfc devices --check)
-	"experiments":                  8,
-	"experiments/binary":           9,
-	"cmd/llpfc":                    10,
-	"cmd/mutate":                   10,
+	"training":                     8, // methods, the loop, checkpoints, the parity checks (opcheck's comparison)
+	"experiments":                  9,
+	"experiments/binary":           10,
+	"cmd/llpfc":                    11,
+	"cmd/mutate":                   11,
 }
 
 // moduleImports maps each package of the repository (its path inside the
