@@ -113,13 +113,15 @@ func (p *program) Close() error { return p.t.Close() }
 // (bit for bit, as a copy into float32 is), later ones accumulate in float64
 // and the float32 gradients are their rounding (as KLChunked and LLP-VAT
 // always accumulated). With BorrowGradients, that first Add from an
-// activation plan's program takes the program's output memory itself
-// instead of a copy, until the program runs again (issue 41: VGG16's
-// gradients are 538 MB, held twice before).
+// activation plan's program reads the program's output memory itself
+// instead of a copy, and takes it over when the program runs again or
+// releases its memory (issue 41: VGG16's gradients are 538 MB, held twice
+// before).
 type grads struct {
 	sizes []int
-	// g32 are the float32 gradients: own, or the outputs of lender's last
-	// run; own is allocated when first needed.
+	// g32 are the float32 gradients: own, or the outputs of a plan's run
+	// (lender's last, while lender is set); own is allocated when first
+	// needed.
 	g32, own [][]float32
 	acc      [][]float64
 	state    gradState
@@ -152,6 +154,7 @@ func (*Backend) NewGrads(params gorgonia.Nodes) (device.Grads, error) {
 
 func (g *grads) Reset() error {
 	g.unborrow()
+	clear(g.g32) // lets taken-over output memory go
 	g.state = gradsZero
 	return nil
 }
@@ -173,19 +176,9 @@ func (g *grads) unborrow() {
 	}
 }
 
-// keep copies borrowed gradients into owned memory: the lender is about to
-// run again or to drop its memory.
-func (g *grads) keep() {
-	if g.lender == nil {
-		return
-	}
-	g.ensureOwn()
-	for i, s := range g.g32 {
-		copy(g.own[i], s)
-		g.g32[i] = g.own[i]
-	}
-	g.unborrow()
-}
+// detach makes the memory the gradients were read in theirs: the lender
+// leaves it to them (plan.handOver) and takes new memory for its outputs.
+func (g *grads) detach() { g.lender = nil }
 
 func (g *grads) Add(p device.Program, nodes gorgonia.Nodes, scale float64) error {
 	if len(nodes) != len(g.sizes) {

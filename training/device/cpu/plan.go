@@ -32,8 +32,9 @@ var ActivationPlan = true
 var PoisonFreed = false
 
 // pval is a pooled value: the value of one node, defined by step def and
-// read last by step last (pinned: kept to the end of the run, the
-// program's outputs), at offset in its element type's arena.
+// read last by step last, at offset in its element type's arena; or pinned
+// (kept to the end of the run: the program's outputs), in memory of its
+// own, which a borrower of the outputs may take over (grads).
 type pval struct {
 	size      int
 	dt        tensor.Dtype
@@ -78,22 +79,40 @@ type plan struct {
 	outs   map[*gorgonia.Node]bool
 	vals   []*pval
 	// arenaSizes are the elements of each element type's arena; arenas
-	// holds them ([]float32 or []float64), nil until a run (after Release).
+	// holds them ([]float32 or []float64), nil until a run (after Release);
+	// outMem holds each pinned value's own memory.
 	arenaSizes map[tensor.Dtype]int
 	arenas     map[tensor.Dtype]any
+	outMem     map[*pval]any
 	args       []gorgonia.Value
 	ran        bool
 	// borrower holds gradients in this program's output memory
-	// (BorrowGradients); it copies them before the next run or release.
+	// (BorrowGradients): the next run writes its outputs into new memory,
+	// leaving the borrower the old (handOver).
 	borrower *grads
+	// givenAway: a former borrower still reads the outputs' memory.
+	givenAway bool
 }
 
 // lend records that g reads outputs of the last run in place.
 func (p *plan) lend(g *grads) {
 	if p.borrower != nil && p.borrower != g {
-		p.borrower.keep()
+		p.borrower.detach()
+		p.givenAway = true
 	}
 	p.borrower = g
+}
+
+// handOver leaves the outputs' memory to its borrowers, which own it from
+// now on; the plan takes new memory for its outputs at its next run.
+func (p *plan) handOver() {
+	if p.borrower == nil && !p.givenAway {
+		return
+	}
+	if p.borrower != nil {
+		p.borrower.detach()
+	}
+	p.borrower, p.givenAway, p.outMem = nil, false, nil
 }
 
 // newPlan prepares the nodes (in an order where every node comes after its
@@ -198,14 +217,14 @@ const align = 16
 // values already placed that overlap it in time and that holds it, else
 // after them.
 func (p *plan) assign(nodes int) {
-	order := append([]*pval(nil), p.vals...)
-	sort.SliceStable(order, func(i, j int) bool { return order[i].size > order[j].size })
-	end := func(v *pval) int {
-		if v.pinned {
-			return nodes
+	var order []*pval
+	for _, v := range p.vals {
+		if !v.pinned {
+			order = append(order, v)
 		}
-		return v.last
 	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i].size > order[j].size })
+	end := func(v *pval) int { return v.last }
 	var placed []*pval
 	p.arenaSizes = map[tensor.Dtype]int{}
 	for _, v := range order {
@@ -233,28 +252,50 @@ func (p *plan) assign(nodes int) {
 	}
 }
 
-// poolBytes returns the bytes of the program's arenas.
+// poolBytes returns the bytes of the program's arenas and outputs.
 func (p *plan) poolBytes() int64 {
 	var b int64
 	for dt, n := range p.arenaSizes {
 		b += int64(n) * int64(dt.Size())
 	}
+	for _, v := range p.vals {
+		if v.pinned {
+			b += int64(v.size) * int64(v.dt.Size())
+		}
+	}
 	return b
+}
+
+// newMem allocates n elements of dt.
+func newMem(dt tensor.Dtype, n int) any {
+	if dt == tensor.Float64 {
+		return make([]float64, n)
+	}
+	return make([]float32, n)
 }
 
 func (p *plan) allocate() {
 	p.arenas = map[tensor.Dtype]any{}
 	for dt, n := range p.arenaSizes {
-		if dt == tensor.Float64 {
-			p.arenas[dt] = make([]float64, n)
-		} else {
-			p.arenas[dt] = make([]float32, n)
+		p.arenas[dt] = newMem(dt, n)
+	}
+}
+
+// allocateOutputs gives every pinned value memory of its own.
+func (p *plan) allocateOutputs() {
+	p.outMem = map[*pval]any{}
+	for _, v := range p.vals {
+		if v.pinned {
+			p.outMem[v] = newMem(v.dt, v.size)
 		}
 	}
 }
 
-// mem returns v's range of its arena.
+// mem returns v's memory: its range of the arena, or its own.
 func (p *plan) mem(v *pval) any {
+	if v.pinned {
+		return p.outMem[v]
+	}
 	switch a := p.arenas[v.dt].(type) {
 	case []float32:
 		return a[v.offset : v.offset+v.size : v.offset+v.size]
@@ -271,15 +312,20 @@ func (p *plan) header(v *pval) *tensor.Dense {
 
 // Run executes the program once on the current inputs and parameters.
 func (p *plan) Run() error {
-	if p.borrower != nil {
-		p.borrower.keep()
-	}
+	p.handOver()
 	p.ran = false
 	if p.arenas == nil {
 		p.allocate()
 	} else if PoisonFreed {
 		for _, a := range p.arenas {
-			poison(a) // the last run's outputs too: no operation may read what it did not write
+			poison(a)
+		}
+	}
+	if p.outMem == nil {
+		p.allocateOutputs()
+	} else if PoisonFreed {
+		for _, m := range p.outMem {
+			poison(m) // the last run's outputs: no operation may read what it did not write
 		}
 	}
 	for _, s := range p.leaves {
@@ -373,6 +419,11 @@ func (p *plan) checkOwnMemory(v gorgonia.Value) error {
 			return fmt.Errorf("the operation returned a value in another node's pooled memory (a view of an input), which the activation plan cannot hold")
 		}
 	}
+	for _, a := range p.outMem {
+		if overlaps(v, a) {
+			return fmt.Errorf("the operation returned a value in another node's pooled memory (a view of an input), which the activation plan cannot hold")
+		}
+	}
 	return nil
 }
 
@@ -447,10 +498,8 @@ func (p *plan) Ops() []string { return append([]string(nil), p.ops...) }
 // Release drops the pooled buffers and the outputs' values; the next run
 // allocates the pool again.
 func (p *plan) Release() {
-	if p.borrower != nil {
-		p.borrower.keep()
-	}
-	p.arenas = nil
+	p.handOver()
+	p.arenas, p.outMem = nil, nil
 	p.ran = false
 	for n, s := range p.slots {
 		s.cur = nil
