@@ -316,9 +316,9 @@ func (t *Table) Markdown(w io.Writer) {
 			case !ok:
 				fmt.Fprint(w, " — |")
 			case s.N < maxN:
-				fmt.Fprintf(w, " %.4f ± %.4f (n=%d)%s |", s.Mean, s.Std, s.N, t.fewSteps(m, s))
+				fmt.Fprintf(w, " %s (n=%d)%s |", meanStd(t.Metric, s.Mean, s.Std), s.N, t.fewSteps(m, s))
 			default:
-				fmt.Fprintf(w, " %.4f ± %.4f%s |", s.Mean, s.Std, t.fewSteps(m, s))
+				fmt.Fprintf(w, " %s%s |", meanStd(t.Metric, s.Mean, s.Std), t.fewSteps(m, s))
 			}
 		}
 		fmt.Fprintln(w)
@@ -789,6 +789,10 @@ const (
 	MetricAUC                = "auc"
 	MetricBagProportionError = "bag_proportion_error"
 	MetricValKL              = "val_kl"
+	// MetricPeakRSS is the peak resident memory of the process that ran a
+	// cell (Metrics.PeakRSSBytes), tabulated in MiB (issue 41: a grid's
+	// memory per cell).
+	MetricPeakRSS = "peak_rss_bytes"
 )
 
 // reportMetrics labels each metric of ReportMetrics.
@@ -798,6 +802,7 @@ var reportMetrics = map[string]string{
 	MetricAUC:                "Test AUC",
 	MetricBagProportionError: "Training bags' proportion error ‖p̄ − γ‖₁",
 	MetricValKL:              "Held-out bags' validation KL",
+	MetricPeakRSS:            "Peak resident memory of the cell's process (MiB)",
 }
 
 // ReportMetrics returns the metrics a report can tabulate, sorted.
@@ -838,6 +843,8 @@ func metricValue(m Metrics, metric string) (float64, bool) {
 		if m.ValKL != nil {
 			return *m.ValKL, true
 		}
+	case MetricPeakRSS:
+		return float64(m.PeakRSSBytes) / (1 << 20), m.PeakRSSBytes > 0
 	}
 	return 0, false
 }
@@ -851,6 +858,15 @@ func anyBagLevel(tables []*Table) bool {
 		}
 	}
 	return false
+}
+
+// meanStd writes a table cell's mean ± std: four decimals, or whole MiB
+// for the peak memory.
+func meanStd(metric string, mean, std float64) string {
+	if metric == MetricPeakRSS {
+		return fmt.Sprintf("%.0f ± %.0f", mean, std)
+	}
+	return fmt.Sprintf("%.4f ± %.4f", mean, std)
 }
 
 // anyTest reports whether some result was evaluated on a test split.
