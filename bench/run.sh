@@ -15,8 +15,13 @@
 # GOMAXPROCS), PYTHON (/usr/bin/python3), BENCH_MEMORY=0 to skip the memory part,
 # BENCH_ESTIMATORS=0 to skip the estimator benchmarks, MEM_DATA (fashion-mnist, else fixture),
 # BLAS_BUILDS ("purego openblas": the builds of ours to time; openblas needs libopenblas-dev),
-# BENCH_WRN=0 to skip the wrn-16-4 rows (3×32×32, WRN_BATCHES "32 128", WRN_STEPS 3), BENCH_SGEMM=0
-# to skip the SGEMM GFLOP/s table.
+# BENCH_WRN=0 to skip the networks' table (NETS, below; NET_STEPS 3), BENCH_SGEMM=0 to skip the SGEMM
+# GFLOP/s table.
+#
+# The peer runs its best kernels (issue 41): this environment may set OPENBLAS_CORETYPE and
+# OPENBLAS_L2_SIZE for older processors, which handicap OpenBLAS on this one, so every PyTorch and
+# numpy command runs with both unset (peer_run) while ours and the tests keep the environment as it
+# is; bench/peer_kernels.py prints, in that environment, the OpenBLAS core that ran and oneDNN's ISA.
 set -u
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -84,7 +89,12 @@ case "$(blas_lib)" in
 *) echo "   libblas.so.3 is $(blas_lib): installing libopenblas0-pthread with apt-get"
 	apt_install libopenblas0-pthread || echo "   could not install OpenBLAS: PyTorch's linear layers and numpy use $(blas_lib)" ;;
 esac
+# peer_run CMD…: runs a command of the peer (PyTorch, numpy) with OPENBLAS_CORETYPE and
+# OPENBLAS_L2_SIZE unset, so that OpenBLAS picks its kernels for this processor itself.
+peer_run() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$@"; }
 [ "$have_torch" = 1 ] && echo "   peer: PyTorch $("$PYTHON" -c 'import torch; print(torch.__version__)') ($PYTHON), BLAS $(blas_lib)"
+echo "   environment: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE-(unset)} OPENBLAS_L2_SIZE=${OPENBLAS_L2_SIZE-(unset)}; the peer's commands run with both unset"
+peer_run "$PYTHON" bench/peer_kernels.py 2>&1 | sed 's/^/   peer kernels: /'
 
 field() { # field NAME < json line → value
 	sed -n "s/.*\"$1\": *\([-0-9.eE+]*\).*/\1/p" | head -1
@@ -112,7 +122,7 @@ for model in $MODELS; do
 		done
 		if [ "$have_torch" = 1 ]; then
 			l=$(load1)
-			out=$("$PYTHON" bench/torch_step.py --model "$(peer "$model")" --batch-size 128 --steps "$steps" --warmup 3 --threads "$THREADS" 2>"$tmp/err") ||
+			out=$(peer_run "$PYTHON" bench/torch_step.py --model "$(peer "$model")" --batch-size 128 --steps "$steps" --warmup 3 --threads "$THREADS" 2>"$tmp/err") ||
 				{ echo "bench: torch_step.py --model $model failed: $(cat "$tmp/err")" >&2; exit 1; }
 			ips=$(echo "$out" | field images_per_second)
 			cps=$(echo "$out" | field images_per_cpu_second)
@@ -145,55 +155,62 @@ done
 echo "   (min-median-max; ratio = median ours / median PyTorch; done-when of issue 7: ≥ 1.0 for mlp, ≥ 0.7 for cnn)"
 echo "   load average at end:$(uptime | sed 's/.*load average://')"
 
-# WRN-16-4 (issue 12): the paper's deep network on 3×32×32 images at batch 32 and 128, ours and
-# PyTorch's same step interleaved, with images/s and each process's peak RSS (getrusage: the
-# whole process, including the random data of 8 minibatches). WRN_STEPS timed steps after 1 warm-up.
+# The networks (issues 12 and 41): each model at its batch size and image shape, ours and PyTorch's
+# same step interleaved, with images/s (wall) and each process's peak RSS (getrusage: the whole
+# process, including the random data of 8 minibatches). NET_STEPS timed steps after 1 warm-up.
+# NETS: MODEL:BATCH:CxHxW, by default the paper networks at the appendix's batch sizes (WRN-16-4
+# and ResNet18 128, VGG16 256) and at 32.
 if [ "${BENCH_WRN:-1}" != 0 ]; then
-	WRN_STEPS=${WRN_STEPS:-3}
+	NET_STEPS=${NET_STEPS:-${WRN_STEPS:-3}}
+	NETS=${NETS:-mlp:128:1x28x28 cnn:128:1x28x28 wrn-16-4:32:3x32x32 wrn-16-4:128:3x32x32 resnet18:128:3x32x32 vgg16:32:3x32x32 vgg16:256:3x32x32}
 	echo
-	echo "== wrn-16-4, 3×32×32, FC loss, Adam, $WRN_STEPS steps after 1 warm-up, $RUNS runs: images/s (wall) and peak RSS (MiB)"
-	: >"$tmp/wrn"
-	for bs in ${WRN_BATCHES:-32 128}; do
+	echo "== the networks: FC loss, Adam, $NET_STEPS steps after 1 warm-up, $RUNS runs: images/s (wall) and peak RSS (MiB) of the whole process"
+	: >"$tmp/nets"
+	for net in $NETS; do
+		IFS=: read -r model bs shape <<<"$net"
+		IFS=x read -r ch h w <<<"$shape"
 		for run in $(seq 1 "$RUNS"); do
 			for b in $builds; do
 				l=$(load1)
-				out=$(GOMAXPROCS=$THREADS "$tmp/llpfc-$b" bench --model wrn-16-4 --channels 3 --height 32 --width 32 --batch-size "$bs" \
-					--steps "$WRN_STEPS" --warmup 1 --json 2>"$tmp/err" | tail -1) ||
-					{ echo "bench: llpfc bench --model wrn-16-4 ($b) failed: $(cat "$tmp/err")" >&2; exit 1; }
+				out=$(GOMAXPROCS=$THREADS "$tmp/llpfc-$b" bench --model "$model" --channels "$ch" --height "$h" --width "$w" --batch-size "$bs" \
+					--steps "$NET_STEPS" --warmup 1 --json 2>"$tmp/err" | tail -1) ||
+					{ echo "bench: llpfc bench --model $model ($b) failed: $(cat "$tmp/err")" >&2; exit 1; }
 				ips=$(echo "$out" | field images_per_second)
 				rss=$(echo "$out" | field peak_rss_bytes)
-				echo "$bs ours-$b $ips $(awk -v r="$rss" 'BEGIN{printf "%.0f", r/1048576}') $l" >>"$tmp/wrn"
-				printf '   run %d batch %-4d ours (%-8s) %8.2f img/s  peak RSS %6.0f MiB  (load %s)\n' "$run" "$bs" "$b" "$ips" "$(awk -v r="$rss" 'BEGIN{print r/1048576}')" "$l"
+				echo "$net ours-$b $ips $(awk -v r="$rss" 'BEGIN{printf "%.0f", r/1048576}') $l" >>"$tmp/nets"
+				printf '   run %d %-22s ours (%-8s) %8.2f img/s  peak RSS %6.0f MiB  (load %s)\n' "$run" "$net" "$b" "$ips" "$(awk -v r="$rss" 'BEGIN{print r/1048576}')" "$l"
 			done
 			if [ "$have_torch" = 1 ]; then
 				l=$(load1)
-				out=$("$PYTHON" bench/torch_step.py --model wrn-16-4 --channels 3 --height 32 --width 32 --batch-size "$bs" \
-					--steps "$WRN_STEPS" --warmup 1 --threads "$THREADS" 2>"$tmp/err") ||
-					{ echo "bench: torch_step.py --model wrn-16-4 failed: $(cat "$tmp/err")" >&2; exit 1; }
+				out=$(peer_run "$PYTHON" bench/torch_step.py --model "$model" --channels "$ch" --height "$h" --width "$w" --batch-size "$bs" \
+					--steps "$NET_STEPS" --warmup 1 --threads "$THREADS" 2>"$tmp/err") ||
+					{ echo "bench: torch_step.py --model $model failed: $(cat "$tmp/err")" >&2; exit 1; }
 				ips=$(echo "$out" | field images_per_second)
 				rss=$(echo "$out" | field peak_rss_bytes)
-				echo "$bs torch $ips $(awk -v r="$rss" 'BEGIN{printf "%.0f", r/1048576}') $l" >>"$tmp/wrn"
-				printf '   run %d batch %-4d pytorch         %8.2f img/s  peak RSS %6.0f MiB  (load %s)\n' "$run" "$bs" "$ips" "$(awk -v r="$rss" 'BEGIN{print r/1048576}')" "$l"
+				echo "$net torch $ips $(awk -v r="$rss" 'BEGIN{printf "%.0f", r/1048576}') $l" >>"$tmp/nets"
+				printf '   run %d %-22s pytorch         %8.2f img/s  peak RSS %6.0f MiB  (load %s)\n' "$run" "$net" "$ips" "$(awk -v r="$rss" 'BEGIN{print r/1048576}')" "$l"
 			fi
 		done
 	done
-	wstats() { # wstats BATCH IMPL COLUMN → "min median max"
-		awk -v m="$1" -v i="$2" -v c="$3" '$1==m && $2==i {print $c}' "$tmp/wrn" | sort -g |
+	nstats() { # nstats NET IMPL COLUMN → "min median max"
+		awk -v m="$1" -v i="$2" -v c="$3" '$1==m && $2==i {print $c}' "$tmp/nets" | sort -g |
 			awk '{v[NR]=$1} END {if (NR==0) {print "- - -"; exit} med = (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.2f %.2f %.2f\n", v[1], med, v[NR]}'
 	}
-	printf '%-6s %-9s | %-22s | %-22s | %-6s || %-20s | %s\n' batch "ours BLAS" "ours img/s" "PyTorch img/s" ratio "ours peak RSS MiB" "PyTorch peak RSS MiB"
-	for bs in ${WRN_BATCHES:-32 128}; do
-		read -r tmin tmed tmax <<<"$(wstats "$bs" torch 3)"
-		read -r trmin trmed trmax <<<"$(wstats "$bs" torch 4)"
+	printf '%-22s %-7s | %-24s | %-24s | %-5s || %-16s | %-16s | %s\n' "model:batch:shape" "ours" "ours img/s" "PyTorch img/s" ratio "ours RSS MiB" "PyTorch RSS MiB" "RSS ratio"
+	for net in $NETS; do
+		read -r tmin tmed tmax <<<"$(nstats "$net" torch 3)"
+		read -r trmin trmed trmax <<<"$(nstats "$net" torch 4)"
 		for b in $builds; do
-			read -r omin omed omax <<<"$(wstats "$bs" ours-$b 3)"
-			read -r ormin ormed ormax <<<"$(wstats "$bs" ours-$b 4)"
+			read -r omin omed omax <<<"$(nstats "$net" ours-$b 3)"
+			read -r ormin ormed ormax <<<"$(nstats "$net" ours-$b 4)"
 			ratio=$(awk -v a="$omed" -v b="$tmed" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "n/a" }')
-			printf '%-6s %-9s | %-22s | %-22s | %-6s || %-20s | %s\n' "$bs" "$b" "$omin-$omed-$omax" "$tmin-$tmed-$tmax" "$ratio" \
-				"${ormin%.00}-${ormed%.00}-${ormax%.00}" "${trmin%.00}-${trmed%.00}-${trmax%.00}"
+			rratio=$(awk -v a="$ormed" -v b="$trmed" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "n/a" }')
+			printf '%-22s %-7s | %-24s | %-24s | %-5s || %-16s | %-16s | %s\n' "$net" "$b" "$omin-$omed-$omax" "$tmin-$tmed-$tmax" "$ratio" \
+				"${ormin%.00}-${ormed%.00}-${ormax%.00}" "${trmin%.00}-${trmed%.00}-${trmax%.00}" "$rratio"
 		done
 	done
-	echo "   (min-median-max; issue 12: ratio ≥ 0.8 at batch 32, our peak RSS ≤ 2560 MiB at batch 128)"
+	echo "   (min-median-max; ratio = median ours / median PyTorch; issue 41: RSS ratio ≤ 1 for every network, img/s ratio ≥ 1.2)"
+	echo "   load average at end:$(uptime | sed 's/.*load average://')"
 fi
 
 # SGEMM GFLOP/s on the models' shapes (issue 12): internal/sgemm (the default build's GEMM), gonum's
@@ -206,7 +223,7 @@ if [ "${BENCH_SGEMM:-1}" != 0 ]; then
 		awk '/^BenchmarkSgemm\// {split($1, p, "/"); sub(/-[0-9]+$/, "", p[3]); for (i = 2; i < NF; i++) if ($(i+1) == "GFLOP/s") print p[2], p[3], $i}' >"$tmp/sgemm"
 	if "$PYTHON" -c 'import numpy' 2>/dev/null; then
 		echo "   numpy's BLAS: $(blas_lib)"
-		OPENBLAS_NUM_THREADS=$THREADS "$PYTHON" bench/sgemm_numpy.py --runs "$RUNS" 2>/dev/null | sed 's#/# #' >>"$tmp/sgemm"
+		OPENBLAS_NUM_THREADS=$THREADS peer_run "$PYTHON" bench/sgemm_numpy.py --runs "$RUNS" 2>/dev/null | sed 's#/# #' >>"$tmp/sgemm"
 	else
 		echo "   (no numpy for $PYTHON: no OpenBLAS column)"
 	fi
@@ -214,6 +231,8 @@ if [ "${BENCH_SGEMM:-1}" != 0 ]; then
 		awk -v i="$1" -v s="$2" '$1==i && $2==s {print $3}' "$tmp/sgemm" | sort -g |
 			awk '{v[NR]=$1} END {if (NR==0) {print "- - -"; exit} med = (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.1f %.1f %.1f\n", v[1], med, v[NR]}'
 	}
+	peer_run "$PYTHON" bench/peer_kernels.py 2>&1 | sed -n 's/^openblas: /   numpy\x27s OpenBLAS core (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE unset): /p'
+	echo "   ours: $("$tmp/llpfc" bench --model mlp --steps 1 --warmup 0 --batch-size 8 --json 2>/dev/null | sed -n 's/.*"gemm":"\([^"]*\)".*/\1/p')"
 	printf '%-18s | %-18s | %-18s | %-18s | %s\n' "M×N×K" ours gonum "numpy (OpenBLAS)" "ours/OpenBLAS"
 	for shape in $(awk '{print $2}' "$tmp/sgemm" | awk '!seen[$0]++'); do
 		read -r a1 a2 a3 <<<"$(sstats ours "$shape")"

@@ -75,6 +75,9 @@ type StepBenchResult struct {
 	// GOMAXPROCS at the time of the run and BLASName of the build.
 	GOMAXPROCS int    `json:"gomaxprocs"`
 	BLAS       string `json:"blas"`
+	// GEMM names the matrix product's micro-kernel and panel sizes
+	// (nn.GEMMKernels).
+	GEMM string `json:"gemm"`
 	// Device is the compute back end that ran the steps.
 	Device string `json:"device"`
 	// StepCosts are the device's work per timed step (the step costs that
@@ -291,7 +294,7 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	costs1, _ := costsOf(st.backend)
 	res := &StepBenchResult{
 		Model: cfg.Model, Method: tc.Method, BatchSize: cfg.BatchSize, Steps: cfg.Steps,
-		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: nn.ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: nn.BLASName, Device: st.backend.Name(),
+		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: nn.ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: nn.BLASName, GEMM: nn.GEMMKernels(), Device: st.backend.Name(),
 		StepCosts: perStep(costs1.Sub(costs0), cfg.Steps, note), DevicePeakBytes: costs1.PeakBytes,
 	}
 	if cfg.CPUTime != nil {

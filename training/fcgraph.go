@@ -46,10 +46,10 @@ func newFCGraph(env *MethodEnv, prefix string, authors bool) (*fcGraph, error) {
 		return nil, err
 	}
 	roots := append(gorgonia.Nodes{f.loss}, f.grads...)
-	if bn, ok := env.Model.(nn.BatchNormModel); ok {
-		roots = append(roots, bn.RunningStatRoots()...)
-	}
 	opts := device.Options{Name: prefix + " step", Params: env.Model.Learnables(), Inputs: nn.Inputs(env.Model, f.x, f.r, f.w), RunningOnDevice: true}
+	if bn, ok := env.Model.(nn.BatchNormModel); ok {
+		opts.Effects = bn.RunningStatRoots()
+	}
 	if f.prog, err = env.Backend.Compile(g, roots, opts); err != nil {
 		return nil, err
 	}

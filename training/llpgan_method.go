@@ -186,17 +186,19 @@ func (m *ganMethod) compile(env *MethodEnv, gRoots, dRoots gorgonia.Nodes) error
 	g, be := env.Graph, env.Backend
 	params := append(append(gorgonia.Nodes(nil), m.d.Learnables()...), m.gen.Learnables()...)
 	in := append(nn.Inputs(m.d, m.xReal, m.xFake, m.z, m.avg, m.props), nn.Inputs(m.gen)...)
-	opts := func(name string) device.Options { return device.Options{Name: name, Params: params, Inputs: in} }
+	opts := func(name string, effects gorgonia.Nodes) device.Options {
+		return device.Options{Name: name, Params: params, Inputs: in, Effects: effects}
+	}
 	var err error
-	if m.genVM, err = be.Compile(g, append(gorgonia.Nodes{m.fake}, gRoots...), opts("LLPGAN generator pass")); err != nil {
+	if m.genVM, err = be.Compile(g, gorgonia.Nodes{m.fake}, opts("LLPGAN generator pass", gRoots)); err != nil {
 		return err
 	}
 	dr := append(gorgonia.Nodes{m.dLoss}, m.dGrads...)
-	if m.dVM, err = be.Compile(g, append(dr, dRoots...), opts("LLPGAN discriminator pass")); err != nil {
+	if m.dVM, err = be.Compile(g, dr, opts("LLPGAN discriminator pass", dRoots)); err != nil {
 		m.genVM.Close()
 		return err
 	}
-	if m.gVM, err = be.Compile(g, append(gorgonia.Nodes{m.gLoss}, m.gGrads...), opts("LLPGAN generator loss pass")); err != nil {
+	if m.gVM, err = be.Compile(g, append(gorgonia.Nodes{m.gLoss}, m.gGrads...), opts("LLPGAN generator loss pass", nil)); err != nil {
 		m.genVM.Close()
 		m.dVM.Close()
 		return err

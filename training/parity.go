@@ -9,6 +9,7 @@ import (
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/device/cpu"
+	"github.com/llpfc/llpfc/training/device/opcheck"
 	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/tensor"
 )
@@ -46,36 +47,6 @@ const gradFloor = 1
 // paritySteps is the number of optimizer steps (SGD, momentum 0.9) after
 // which the parameters are compared.
 const paritySteps = 2
-
-func rms32(x []float32) float64 {
-	var ss float64
-	for _, v := range x {
-		ss += float64(v) * float64(v)
-	}
-	return math.Sqrt(ss / float64(max(len(x), 1)))
-}
-
-// relDiff returns the largest |a_i − b_i| / max(|b_i|, rms(b), floor)
-// over the entries (b the reference) and its index.
-func relDiff(a, b []float32, floor float64) (float64, int) {
-	scale := math.Max(rms32(b), floor)
-	worst, at := 0.0, 0
-	for i := range b {
-		d := math.Abs(float64(a[i]) - float64(b[i]))
-		if d == 0 {
-			continue
-		}
-		s := math.Max(math.Abs(float64(b[i])), scale)
-		r := d / s
-		if s == 0 || math.IsNaN(d) {
-			r = math.Inf(1)
-		}
-		if r > worst {
-			worst, at = r, i
-		}
-	}
-	return worst, at
-}
 
 // normDiff returns ‖a − b‖/max(‖b‖, floor·√n).
 func normDiff(a, b []float32, floor float64) float64 {
@@ -330,7 +301,7 @@ func parityData(m, side int) *TrainData {
 	return d
 }
 
-// Parity is what compareStates finds: the worst entry (relDiff) and the
+// Parity is what compareStates finds: the worst entry (opcheck.Worst) and the
 // worst tensor, ‖a − b‖/‖b‖ (norm).
 type Parity struct {
 	Worst     float64
@@ -346,7 +317,7 @@ func (p Parity) String() string {
 	return fmt.Sprintf("worst entry %.3g (%s), worst tensor %.3g (%s)", p.Worst, p.Where, p.Norm, p.NormWhere)
 }
 
-// compareStates compares b with the reference a entry by entry (relDiff)
+// compareStates compares b with the reference a entry by entry (opcheck.Worst)
 // and tensor by tensor: the loss, each gradient, each running statistic
 // and each parameter after the steps.
 func compareStates(a, b *stepState) Parity {
@@ -356,7 +327,7 @@ func compareStates(a, b *stepState) Parity {
 			p.Worst, p.Where = math.Inf(1), what+": lengths differ"
 			return
 		}
-		if r, i := relDiff(x, ref, floor); r > p.Worst || math.IsNaN(r) {
+		if r, i := opcheck.Worst(x, ref, floor); r > p.Worst || math.IsNaN(r) {
 			p.Worst, p.Where = r, fmt.Sprintf("%s[%d] = %g, CPU %g", what, i, x[i], ref[i])
 		}
 		if n := normDiff(x, ref, floor); n > p.Norm || math.IsNaN(n) {
@@ -367,7 +338,7 @@ func compareStates(a, b *stepState) Parity {
 		var ss float64
 		n := 0
 		for _, x := range ts {
-			r := rms32(x)
+			r := opcheck.RMS(x)
 			ss += r * r * float64(len(x))
 			n += len(x)
 		}
@@ -376,8 +347,8 @@ func compareStates(a, b *stepState) Parity {
 	note("loss", []float32{float32(b.loss)}, []float32{float32(a.loss)}, 0)
 	gradRMS := global(a.grads)
 	for i := range a.grads {
-		if r := rms32(a.grads[i]); r < zeroGrad*gradRMS {
-			if rb := rms32(b.grads[i]); !(rb < zeroGrad*gradRMS) && !math.IsInf(p.Worst, 1) {
+		if r := opcheck.RMS(a.grads[i]); r < zeroGrad*gradRMS {
+			if rb := opcheck.RMS(b.grads[i]); !(rb < zeroGrad*gradRMS) && !math.IsInf(p.Worst, 1) {
 				p.Worst, p.Where = math.Inf(1), fmt.Sprintf("gradient of %s: RMS %g, the CPU's %g (rounding noise), the whole gradient's %g", a.names[i], rb, r, gradRMS)
 			}
 			continue

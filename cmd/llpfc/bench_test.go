@@ -9,6 +9,7 @@ import (
 
 	"github.com/llpfc/llpfc/internal/opencl"
 	"github.com/llpfc/llpfc/internal/opencl/ocltest"
+	"github.com/llpfc/llpfc/training/nn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,6 +31,7 @@ func TestBenchJSON(t *testing.T) {
 			Seconds         float64 `json:"seconds"`
 			FinalLoss       float64 `json:"final_loss"`
 			ParamCount      int     `json:"param_count"`
+			GEMM            string  `json:"gemm"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &got), "%s: last line %q", model, lines[len(lines)-1])
 		assert.True(t, got.Model == model && got.BatchSize == 16 && got.Steps == 2 && got.ParamCount > 0,
@@ -38,6 +40,7 @@ func TestBenchJSON(t *testing.T) {
 		assert.True(t, got.ImagesPerSecond > 0 && got.ImagesPerSecond >= want*0.999 && got.ImagesPerSecond <= want*1.001,
 			"%s: images_per_second %v, want 2·16/seconds = %v", model, got.ImagesPerSecond, want)
 		assert.True(t, got.FinalLoss > 0 && got.FinalLoss <= 100, "%s: final loss %v, want a positive finite FC loss", model, got.FinalLoss)
+		assert.Equal(t, nn.GEMMKernels(), got.GEMM, "%s: gemm names the product's kernel and panels (issue 41)", model)
 	}
 }
 

@@ -556,41 +556,57 @@ func (s bagSource[K]) proportions(row propRow[K], size int, counts bool) ([]floa
 // model is judged by bag-level figures only (the training bags' proportion
 // error, held-out bags' validation KL): a run on it records test_points 0 and
 // no test metric. Callers that need labelled instances check N.
+//
+// The empty test split of an Unlabelled training split (npz: without y) is
+// Unlabelled too.
 func NoTestSplit(train *Dataset) *Dataset {
-	return &Dataset{Name: train.Name, Y: []int{}, D: train.D, NumClasses: train.NumClasses,
+	t := &Dataset{Name: train.Name, Y: []int{}, D: train.D, NumClasses: train.NumClasses,
 		Channels: train.Channels, Height: train.Height, Width: train.Width,
 		ClassNames: train.ClassNames, Columns: train.Columns}
+	if train.Unlabelled {
+		t.Y, t.Unlabelled = nil, true
+	}
+	return t
 }
 
-// bagOnlyCache keeps the last bag-only set read: Load reads the training and
-// the test split by two calls.
-var bagOnlyCache struct {
-	sync.Mutex
-	name        string
-	stamp       string
-	train, test *Dataset
-}
+// bagOnlyCache keeps the last bag-only set read.
+var bagOnlyCache splitCache
 
 // loadBagOnly returns one split of a bag-only set (the training split has
 // no labels; the test split is NoTestSplit when the set has none).
 func loadBagOnly(name string, split Split) (*Dataset, error) {
-	bagOnlyCache.Lock()
-	defer bagOnlyCache.Unlock()
+	return bagOnlyCache.load(name, split, ReadBagOnly)
+}
+
+// splitCache keeps the two splits of the last file data set read by one
+// reader (Load reads the training and the test split by two calls), read
+// again when its files change on disk (sourceStamp).
+type splitCache struct {
+	sync.Mutex
+	name, stamp string
+	train, test *Dataset
+}
+
+// load returns one split of the set name, reading both with read when the
+// cache does not hold them; a set without a test split gets NoTestSplit.
+func (c *splitCache) load(name string, split Split, read func(string) (train, test *Dataset, err error)) (*Dataset, error) {
+	c.Lock()
+	defer c.Unlock()
 	stamp := sourceStamp(name)
-	if bagOnlyCache.name != name || bagOnlyCache.stamp != stamp || stamp == "" {
-		train, test, err := ReadBagOnly(name)
+	if c.name != name || c.stamp != stamp || stamp == "" {
+		train, test, err := read(name)
 		if err != nil {
 			return nil, err
 		}
-		bagOnlyCache.name, bagOnlyCache.stamp, bagOnlyCache.train, bagOnlyCache.test = name, stamp, train, test
+		c.name, c.stamp, c.train, c.test = name, stamp, train, test
 	}
-	if split == Train {
-		return bagOnlyCache.train, nil
+	switch {
+	case split == Train:
+		return c.train, nil
+	case c.test == nil:
+		return NoTestSplit(c.train), nil
 	}
-	if bagOnlyCache.test == nil {
-		return NoTestSplit(bagOnlyCache.train), nil
-	}
-	return bagOnlyCache.test, nil
+	return c.test, nil
 }
 
 // SourceStamp identifies the files of a file data set (csv:, parquet:,

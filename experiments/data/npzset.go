@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 )
 
 // NumPy instance sets, npz:PATH — instances with their labels, or without
@@ -154,35 +153,11 @@ func npzSplit(s *npySource, kx, ky string) (*Dataset, error) {
 	return d, nil
 }
 
-// npzCache keeps the last npz: set read: Load reads each split by a call.
-var npzCache struct {
-	sync.Mutex
-	name, stamp string
-	train, test *Dataset
-}
+// npzCache keeps the last npz: set read.
+var npzCache splitCache
 
 // loadNPZSet returns one split of an npz: set (the test split is
 // NoTestSplit when the set has none).
 func loadNPZSet(name string, split Split) (*Dataset, error) {
-	npzCache.Lock()
-	defer npzCache.Unlock()
-	stamp := sourceStamp(name)
-	if npzCache.name != name || npzCache.stamp != stamp || stamp == "" {
-		train, test, err := ReadNPZSet(name)
-		if err != nil {
-			return nil, err
-		}
-		npzCache.name, npzCache.stamp, npzCache.train, npzCache.test = name, stamp, train, test
-	}
-	switch {
-	case split == Train:
-		return npzCache.train, nil
-	case npzCache.test == nil && npzCache.train.Unlabelled:
-		t := NoTestSplit(npzCache.train)
-		t.Y, t.Unlabelled = nil, true
-		return t, nil
-	case npzCache.test == nil:
-		return NoTestSplit(npzCache.train), nil
-	}
-	return npzCache.test, nil
+	return npzCache.load(name, split, ReadNPZSet)
 }

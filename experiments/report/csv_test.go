@@ -74,3 +74,24 @@ func TestReportMetric(t *testing.T) {
 	_, err = buildTables(rs, nil, nil, "f2")
 	assert.ErrorContains(t, err, "want one of")
 }
+
+// TestReportPeakRSS (issue 41): --metric peak_rss_bytes tabulates each
+// cell's peak resident memory in MiB, mean ± population std over the seeds
+// (1,000 and 1,200 MiB: 1100 ± 100), labelled; a cell that did not record
+// it is a MissingMetricError naming the cell.
+func TestReportPeakRSS(t *testing.T) {
+	rs := []*grid.Result{tableCell("kl", 32, 0, nil), tableCell("kl", 32, 1, nil)}
+	rs[0].Metrics.PeakRSSBytes, rs[1].Metrics.PeakRSSBytes = 1000<<20, 1200<<20
+	tables, err := buildTables(rs, nil, nil, MetricPeakRSS)
+	require.NoError(t, err)
+	var sb bytes.Buffer
+	tables[0].Markdown(&sb)
+	assert.Contains(t, sb.String(), "Peak resident memory of the cell's process (MiB), mean ± population std over 2 seeds")
+	assert.Contains(t, sb.String(), "| KL | 1100 ± 100 |")
+	assert.Contains(t, ReportMetrics(), MetricPeakRSS)
+	rs[1].Metrics.PeakRSSBytes = 0
+	_, err = buildTables(rs, nil, nil, MetricPeakRSS)
+	var missing *MissingMetricError
+	require.ErrorAs(t, err, &missing)
+	assert.Equal(t, rs[1].Key, missing.Key)
+}

@@ -51,9 +51,9 @@ func (t *Table) Markdown(w io.Writer) {
 			case !ok:
 				fmt.Fprint(w, " — |")
 			case s.N < maxN:
-				fmt.Fprintf(w, " %.4f ± %.4f (n=%d)%s |", s.Mean, s.Std, s.N, t.fewSteps(m, s))
+				fmt.Fprintf(w, " %s (n=%d)%s |", meanStd(t.Metric, s.Mean, s.Std), s.N, t.fewSteps(m, s))
 			default:
-				fmt.Fprintf(w, " %.4f ± %.4f%s |", s.Mean, s.Std, t.fewSteps(m, s))
+				fmt.Fprintf(w, " %s%s |", meanStd(t.Metric, s.Mean, s.Std), t.fewSteps(m, s))
 			}
 		}
 		fmt.Fprintln(w)

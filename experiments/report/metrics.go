@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/llpfc/llpfc/experiments"
@@ -14,6 +15,10 @@ const (
 	MetricAUC                = "auc"
 	MetricBagProportionError = "bag_proportion_error"
 	MetricValKL              = "val_kl"
+	// MetricPeakRSS is the peak resident memory of the process that ran a
+	// cell (Metrics.PeakRSSBytes), tabulated in MiB (issue 41: a grid's
+	// memory per cell).
+	MetricPeakRSS = "peak_rss_bytes"
 )
 
 // reportMetrics labels each metric of ReportMetrics.
@@ -23,6 +28,7 @@ var reportMetrics = map[string]string{
 	MetricAUC:                "Test AUC",
 	MetricBagProportionError: "Training bags' proportion error ‖p̄ − γ‖₁",
 	MetricValKL:              "Held-out bags' validation KL",
+	MetricPeakRSS:            "Peak resident memory of the cell's process (MiB)",
 }
 
 // ReportMetrics returns the metrics a report can tabulate, sorted.
@@ -63,8 +69,19 @@ func metricValue(m experiments.Metrics, metric string) (float64, bool) {
 		if m.ValKL != nil {
 			return *m.ValKL, true
 		}
+	case MetricPeakRSS:
+		return float64(m.PeakRSSBytes) / (1 << 20), m.PeakRSSBytes > 0
 	}
 	return 0, false
+}
+
+// meanStd writes a table cell's mean ± std: four decimals, or whole MiB
+// for the peak memory.
+func meanStd(metric string, mean, std float64) string {
+	if metric == MetricPeakRSS {
+		return fmt.Sprintf("%.0f ± %.0f", mean, std)
+	}
+	return fmt.Sprintf("%.4f ± %.4f", mean, std)
 }
 
 // anyBagLevel reports whether a table shows the bag-level default

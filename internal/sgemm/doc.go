@@ -14,7 +14,10 @@
 // (12 YMM accumulators), chosen at start-up from the processor's features
 // (Best; LLPFC_SGEMM_KERNEL or SetKernel force one). The transposed forms
 // op(X) = Xᵀ that back-propagation needs cost only a different packing. k
-// is cut into equal blocks of at most 384; row blocks of C, or runs of its
+// is cut into equal blocks of at most 384 (fixed: it decides the order of
+// the sums); B is packed in panels of at most NC columns and A in row blocks
+// of at most MC rows, both derived at start-up from the caches Linux reports
+// (blocking.go, DeriveBlocking); row blocks of C, or runs of its
 // columns when C is wider than tall, are shared out to GOMAXPROCS
 // goroutines, each with its own packing buffer, and each tile of C is
 // summed in a fixed order, so the result does not depend on scheduling —

@@ -10,17 +10,13 @@ import (
 
 // Block sizes: at most kc values of k are packed at a time (kBlock splits k
 // evenly): the mr×kc A strip (≤ 12 KiB) stays in L1 while the kc×nr B
-// strips stream from L2. kc = 384 rather than 256 keeps k = 288 (the 3×3
+// strips stream past it. kc = 384 rather than 256 keeps k = 288 (the 3×3
 // convolutions of 32 channels) in one block: 25088×64×288 ran at 78–83
 // GFLOP/s with two blocks of 144 and 120–126 with one (bench/NOTES.md,
-// issue 12).
+// issue 12). kc is fixed, since it decides the results (Blocking.KC); the
+// row blocks (mc) and column panels (nc) come from the caches (blocking.go).
 const (
 	kc = 384
-	// nc columns of B are packed at a time (a kc×nc panel: 384·4096·4 B =
-	// 6 MiB, shared by the workers), so the packing buffer no longer grows
-	// with n: an im2col product of a 32-image minibatch of 32×32 images has
-	// n = 32768 and needed a 32 MiB buffer per call before.
-	nc = 4096
 	// small is the m·n·k below which packing costs more than it saves.
 	small = 16 * 16 * 16
 	// maxTile bounds mr·nr over the kernels (the edge-tile scratch).
@@ -192,6 +188,9 @@ func naive(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 	}
 }
 
+// panelHook, set by tests, sees each panel's columns and row-block height.
+var panelHook func(cols, mc int)
+
 var bufs = sync.Pool{New: func() any { s := make([]float32, 0); return &s }}
 
 func getBuf(n int) *[]float32 {
@@ -237,9 +236,10 @@ func splitCols(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []float32
 	wg.Wait()
 }
 
-// panels computes the columns j0:j1 of C in panels of at most nc columns,
+// panels computes the columns j0:j1 of C in panels of at most NC columns,
 // each with the given number of workers over its row blocks.
 func panels(kern Kernel, tA, tB bool, m, j0, j1, k int, alpha float32, a []float32, lda int, b []float32, ldb int, load bool, c []float32, ldc, workers int) {
+	nc := blocking.NC
 	for jc := j0; jc < j1; jc += nc {
 		nn := min(nc, j1-jc)
 		blockedPanel(kern, tA, tB, m, nn, k, alpha, a, lda, b, ldb, jc, load, c[jc:], ldc, workers)
@@ -261,10 +261,14 @@ func kBlock(k int) int {
 func blockedPanel(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb, jc int, load bool, c []float32, ldc, workers int) {
 	mr, nr := kern.MR, kern.NR
 	nStrips := (n + nr - 1) / nr
-	// Row blocks: about 4 per worker, a multiple of mr, at most 192 rows.
+	// Row blocks: about 4 per worker, a multiple of mr, at most the
+	// blocking's MC rows (an A block in half of L2).
 	mc := (m + 4*workers - 1) / (4 * workers)
-	mc = min(max((mc+mr-1)/mr*mr, mr), 192)
+	mc = min(max((mc+mr-1)/mr*mr, mr), max(blocking.MC/mr*mr, mr))
 	nBlocks := (m + mc - 1) / mc
+	if panelHook != nil {
+		panelHook(n, mc)
+	}
 	kb := kBlock(k)
 	bp := getBuf(kb * nStrips * nr)
 	defer bufs.Put(bp)

@@ -101,7 +101,7 @@ func TestSgemmMatchesReference(t *testing.T) {
 	defer SetKernel(Active())
 	shapes := [][3]int{{1, 1, 1}, {1, 17, 3}, {7, 1, 5}, {6, 16, 1}, {5, 15, 2}, {8, 32, 3}, {9, 33, 40}, {13, 33, 257}, {48, 64, 64},
 		{97, 31, 300}, {128, 100, 513}, {200, 17, 40}, {33, 160, 1}, {70, 200, 300}, {64, 1024, 30}, {17, 65, 800},
-		{7, nc + 37, 20}, {13, 2*nc + 5, 300}} // the last two span several nc-column panels
+		{7, ncMax + 37, 20}, {13, 2*ncMax + 5, 300}} // the last two span several panels of NC ≤ 4096 columns
 	// At least 4 goroutines, so that the row split over workers runs here whatever the number of CPUs.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(4, runtime.GOMAXPROCS(0))))
 	for _, kern := range allKernels(t) {

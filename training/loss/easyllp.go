@@ -83,11 +83,8 @@ func (e *EasyLLP) Loss(out []float64, C int, bags []BagRef, grad []float64) (flo
 			i++
 		}
 	}
-	if i != n {
-		return 0, fmt.Errorf("EasyLLP loss: the bags hold %d instances, the outputs %d", i, n)
-	}
-	if nonFiniteF(loss) {
-		return loss, &NonFiniteError{What: "EasyLLP loss", Value: loss}
+	if err := bagLossDone("EasyLLP loss", i, n, loss); err != nil {
+		return loss, err
 	}
 	if e.Flood > 0 && loss < e.Flood {
 		for i := range grad {
@@ -144,3 +141,16 @@ func growF(v []float64, n int) []float64 {
 
 // nonFiniteF reports whether v is NaN or ±Inf.
 func nonFiniteF(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+
+// bagLossDone checks a bag objective's end: its bags held as many
+// instances (seen) as there are outputs (n), and its loss is finite (a
+// NonFiniteError naming what otherwise).
+func bagLossDone(what string, seen, n int, loss float64) error {
+	if seen != n {
+		return fmt.Errorf("%s: the bags hold %d instances, the outputs %d", what, seen, n)
+	}
+	if nonFiniteF(loss) {
+		return &NonFiniteError{What: what, Value: loss}
+	}
+	return nil
+}

@@ -127,13 +127,7 @@ func (v *PVC) Loss(out []float64, C int, bags []BagRef, grad []float64) (float64
 		}
 		start += s
 	}
-	if start*C != len(out) {
-		return 0, fmt.Errorf("LLP-PVC loss: the bags hold %d instances, the outputs %d", start, len(out)/C)
-	}
-	if nonFiniteF(loss) {
-		return loss, &NonFiniteError{What: "LLP-PVC loss", Value: loss}
-	}
-	return loss, nil
+	return loss, bagLossDone("LLP-PVC loss", start, len(out)/C, loss)
 }
 
 // classLoss is −log P(K = k) of the probabilities p and its gradient with

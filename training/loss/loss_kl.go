@@ -206,11 +206,12 @@ func NewBagChunked(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn
 		return nil, err
 	}
 	roots := append(gorgonia.Nodes{k.surrogate}, k.grads...)
+	bwdOpts := device.Options{Name: name + " backward", Params: k.params, Inputs: nn.Inputs(m, k.x, k.coef)}
 	if bn, ok := m.(nn.BatchNormModel); ok {
-		roots = append(roots, bn.RunningStatRoots()...)
+		bwdOpts.Effects = bn.RunningStatRoots()
 		k.unfusedBN = k.sweep.Layers() == 0 && len(bn.RunningStats()) > 0
 	}
-	if k.bwd, err = be.Compile(g, roots, device.Options{Name: name + " backward", Params: k.params, Inputs: nn.Inputs(m, k.x, k.coef)}); err != nil {
+	if k.bwd, err = be.Compile(g, roots, bwdOpts); err != nil {
 		k.fwd.Close()
 		return nil, err
 	}

@@ -133,11 +133,5 @@ func (l *CILoss) Loss(out []float64, C int, bags []BagRef, grad []float64) (floa
 		}
 		start += m
 	}
-	if start*C != len(out) {
-		return 0, fmt.Errorf("MixBag loss: the bags hold %d instances, the outputs %d", start, len(out)/C)
-	}
-	if nonFiniteF(loss) {
-		return loss, &NonFiniteError{What: "MixBag loss", Value: loss}
-	}
-	return loss, nil
+	return loss, bagLossDone("MixBag loss", start, len(out)/C, loss)
 }

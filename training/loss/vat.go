@@ -217,9 +217,9 @@ func NewVAT(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelS
 	if v.probs, err = gorgonia.SoftMax(z); err != nil {
 		return nil, err
 	}
-	cleanRoots := gorgonia.Nodes{v.probs}
+	var cleanStats gorgonia.Nodes
 	if hasBN {
-		cleanRoots = append(cleanRoots, bnm.RunningStatRoots()[before:]...)
+		cleanStats = bnm.RunningStatRoots()[before:]
 		bnm.SetTrackRunningStats(false)
 		defer bnm.SetTrackRunningStats(true)
 	}
@@ -273,7 +273,7 @@ func NewVAT(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelS
 	}
 	v.unfusedBN = hasBN && v.cleanBN.Layers() == 0 && len(bnm.RunningStats()) > 0
 	in := nn.Inputs(m, v.x, v.d, v.r, v.p, v.w)
-	if v.clean, err = be.Compile(g, cleanRoots, device.Options{Name: "VAT clean pass", Params: v.params, Inputs: in}); err != nil {
+	if v.clean, err = be.Compile(g, gorgonia.Nodes{v.probs}, device.Options{Name: "VAT clean pass", Params: v.params, Inputs: in, Effects: cleanStats}); err != nil {
 		return nil, err
 	}
 	if v.probe, err = be.Compile(g, gorgonia.Nodes{v.gradD}, device.Options{Name: "VAT power iteration", Params: v.params, Inputs: in}); err != nil {

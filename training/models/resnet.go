@@ -233,10 +233,7 @@ func (m *ResNet18) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error)
 	if err != nil {
 		return nil, fmt.Errorf("resnet18 stem: %w", err)
 	}
-	if h, err = m.bn(m.stemBN, h, train); err != nil {
-		return nil, err
-	}
-	if h, err = gorgonia.Rectify(h); err != nil {
+	if h, err = m.bnReLU(m.stemBN, h, train); err != nil { // fused, as VGG16's (issue 41)
 		return nil, err
 	}
 	if h, err = gorgonia.MaxPool2D(h, tensor.Shape{3, 3}, []int{1, 1}, []int{2, 2}); err != nil {
@@ -258,10 +255,7 @@ func (m *ResNet18) block(b *basicBlock, x *gorgonia.Node, train bool) (*gorgonia
 	if err != nil {
 		return nil, err
 	}
-	if h, err = m.bn(b.bn1, h, train); err != nil {
-		return nil, err
-	}
-	if h, err = gorgonia.Rectify(h); err != nil {
+	if h, err = m.bnReLU(b.bn1, h, train); err != nil {
 		return nil, err
 	}
 	if h, err = b.conv2.Forward(h); err != nil {

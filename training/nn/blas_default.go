@@ -18,6 +18,13 @@ import (
 // OpenBLAS; see bench/NOTES.md.
 const BLASName = "gonum+sgemm"
 
+// GEMMKernels describes the matrix product's kernel and panel sizes on this
+// machine (internal/sgemm: the micro-kernel chosen at start-up, the blocking
+// derived from the caches; issue 41), for benchmark results.
+func GEMMKernels() string {
+	return sgemm.Active().Name + ", " + sgemm.ActiveBlocking().String()
+}
+
 // pureGoBLAS is gonum's BLAS with Sgemm from internal/sgemm.
 type pureGoBLAS struct{ gonum.Implementation }
 

@@ -33,6 +33,9 @@ import (
 // is pure Go.
 const BLASName = "openblas"
 
+// GEMMKernels describes the matrix product's kernels: OpenBLAS's choice.
+func GEMMKernels() string { return "OpenBLAS (its own kernel choice)" }
+
 // openBLAS is gonum's pure-Go BLAS with the matrix products replaced by
 // OpenBLAS's cblas_sgemm and cblas_dgemm.
 type openBLAS struct{ gonum.Implementation }

@@ -40,11 +40,15 @@ func (*Backend) Compile(g *gorgonia.ExprGraph, outs gorgonia.Nodes, opts device.
 	if len(outs) == 0 {
 		return nil, fmt.Errorf("device cpu: program %q has no output", opts.Name)
 	}
-	nodes, err := device.Subgraph(g, outs)
+	roots := device.Roots(outs, opts)
+	nodes, err := device.Subgraph(g, roots)
 	if err != nil {
 		return nil, fmt.Errorf("device cpu: program %q: %w", opts.Name, err)
 	}
-	return &program{name: opts.Name, t: newTape(g.SubgraphRoots(outs...)), ops: device.Kinds(nodes)}, nil
+	if ActivationPlan {
+		return newPlan(opts.Name, nodes, outs)
+	}
+	return &program{name: opts.Name, t: newTape(g.SubgraphRoots(roots...)), ops: device.Kinds(nodes)}, nil
 }
 
 // Push has nothing to copy: the CPU computes on the nodes' values.
@@ -105,16 +109,29 @@ func (p *program) Close() error { return p.t.Close() }
 
 // grads holds float32 gradients (what the optimizer reads) and, once a
 // minibatch adds a second time or with a scale other than 1, float64
-// accumulators: the first Add of a minibatch with scale 1 copies its values
+// accumulators: the first Add of a minibatch with scale 1 takes its values
 // (bit for bit, as a copy into float32 is), later ones accumulate in float64
 // and the float32 gradients are their rounding (as KLChunked and LLP-VAT
-// always accumulated).
+// always accumulated). With BorrowGradients, that first Add from an
+// activation plan's program reads the program's output memory itself
+// instead of a copy, and takes it over when the program runs again or
+// releases its memory (issue 41: VGG16's gradients are 538 MB, held twice
+// before).
 type grads struct {
 	sizes []int
-	g32   [][]float32
-	acc   [][]float64
-	state gradState
+	// g32 are the float32 gradients: own, or the outputs of a plan's run
+	// (lender's last, while lender is set); own is allocated when first
+	// needed.
+	g32, own [][]float32
+	acc      [][]float64
+	state    gradState
+	lender   *plan
 }
+
+// BorrowGradients switches the lever of grads: a minibatch's first
+// gradient, from an activation plan's program, is read in the program's
+// memory rather than copied; tests turn it off to compare.
+var BorrowGradients = true
 
 type gradState int
 
@@ -124,26 +141,46 @@ const (
 	gradsAcc                   // acc holds them; g32 is stale
 )
 
-// NewGrads allocates gradient storage for params.
+// NewGrads makes gradient storage for params; the float32 buffers are
+// allocated when first needed.
 func (*Backend) NewGrads(params gorgonia.Nodes) (device.Grads, error) {
 	g := &grads{}
 	for _, p := range params {
-		n := p.Shape().TotalSize()
-		g.sizes = append(g.sizes, n)
-		g.g32 = append(g.g32, make([]float32, n))
+		g.sizes = append(g.sizes, p.Shape().TotalSize())
 	}
+	g.g32 = make([][]float32, len(g.sizes))
 	return g, nil
 }
 
 func (g *grads) Reset() error {
+	g.unborrow()
+	clear(g.g32) // lets taken-over output memory go
 	g.state = gradsZero
-	for _, s := range g.g32 {
-		clear(s)
-	}
 	return nil
 }
 
-func (g *grads) Add(_ device.Program, nodes gorgonia.Nodes, scale float64) error {
+// ensureOwn allocates the owned float32 buffers.
+func (g *grads) ensureOwn() {
+	if g.own == nil {
+		for _, n := range g.sizes {
+			g.own = append(g.own, make([]float32, n))
+		}
+	}
+}
+
+// unborrow forgets the lender's memory (its gradients no longer needed).
+func (g *grads) unborrow() {
+	if g.lender != nil {
+		g.lender.borrower = nil
+		g.lender = nil
+	}
+}
+
+// detach makes the memory the gradients were read in theirs: the lender
+// leaves it to them (plan.handOver) and takes new memory for its outputs.
+func (g *grads) detach() { g.lender = nil }
+
+func (g *grads) Add(p device.Program, nodes gorgonia.Nodes, scale float64) error {
 	if len(nodes) != len(g.sizes) {
 		return fmt.Errorf("device cpu: %d gradient nodes for %d parameters", len(nodes), len(g.sizes))
 	}
@@ -161,10 +198,7 @@ func (g *grads) Add(_ device.Program, nodes gorgonia.Nodes, scale float64) error
 			}
 		}
 		if all32 {
-			for i, n := range nodes {
-				copy(g.g32[i], n.Value().Data().([]float32))
-			}
-			g.state = gradsF32
+			g.take(p, nodes)
 			return nil
 		}
 	}
@@ -187,6 +221,26 @@ func (g *grads) Add(_ device.Program, nodes gorgonia.Nodes, scale float64) error
 	return nil
 }
 
+// take makes the float32 values of nodes, outputs of p's last run, the
+// gradients: borrowed from an activation plan, copied otherwise.
+func (g *grads) take(p device.Program, nodes gorgonia.Nodes) {
+	g.unborrow()
+	if pl, ok := p.(*plan); ok && BorrowGradients {
+		for i, n := range nodes {
+			g.g32[i] = n.Value().Data().([]float32)
+		}
+		pl.lend(g)
+		g.lender = pl
+	} else {
+		g.ensureOwn()
+		for i, n := range nodes {
+			copy(g.own[i], n.Value().Data().([]float32))
+			g.g32[i] = g.own[i]
+		}
+	}
+	g.state = gradsF32
+}
+
 // toAcc moves the gradients into the float64 accumulators.
 func (g *grads) toAcc() {
 	if g.acc == nil {
@@ -206,20 +260,30 @@ func (g *grads) toAcc() {
 			}
 		}
 	}
+	g.unborrow()
 	g.state = gradsAcc
 }
 
 // float32s returns the float32 gradients, rounding the accumulators when
 // they hold the gradients.
 func (g *grads) float32s() [][]float32 {
-	if g.state == gradsAcc {
+	switch g.state {
+	case gradsAcc:
+		g.ensureOwn()
 		for i, a := range g.acc {
-			s := g.g32[i]
+			s := g.own[i]
 			for j, x := range a {
 				s[j] = float32(x)
 			}
+			g.g32[i] = s
 		}
 		g.state = gradsF32
+	case gradsZero:
+		g.ensureOwn()
+		for i, s := range g.own {
+			clear(s)
+			g.g32[i] = s
+		}
 	}
 	return g.g32
 }
@@ -240,11 +304,15 @@ func (g *grads) Read(dst [][]float64) error {
 		if len(dst[i]) != g.sizes[i] {
 			return fmt.Errorf("device cpu: gradient %d has %d entries, the slice %d", i, g.sizes[i], len(dst[i]))
 		}
-		if g.state == gradsAcc {
+	}
+	if g.state == gradsAcc {
+		for i := range dst {
 			copy(dst[i], g.acc[i])
-			continue
 		}
-		for j, x := range g.g32[i] {
+		return nil
+	}
+	for i, s := range g.float32s() {
+		for j, x := range s {
 			dst[i][j] = float64(x)
 		}
 	}

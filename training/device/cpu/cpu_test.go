@@ -89,6 +89,49 @@ func TestGradsAddAndRead(t *testing.T) {
 	}
 }
 
+// TestGradsTakeOverOutputs (issue 41, cpu.BorrowGradients): gradients read
+// in an activation plan's output memory stay the first run's values when
+// the program releases its memory, when it runs again on other inputs, and
+// when a second Grads borrowed the same outputs and reset; the plan writes
+// its next outputs elsewhere. The oracle is the values written out by hand
+// (c·θ, c·φ).
+func TestGradsTakeOverOutputs(t *testing.T) {
+	defer func(b bool) { BorrowGradients = b }(BorrowGradients)
+	BorrowGradients = true
+	p, params, outs, set := gradProgram(t, tensor.Float32)
+	if _, ok := p.(*plan); !ok {
+		t.Skip("the tape machine (ActivationPlan off) has no outputs to lend")
+	}
+	first := [][]float64{{float64(float32(0.1) * 2), -4, 7}, {14, float64(float32(1e-3) * 2)}}
+	read := func(gr device.Grads) [][]float64 {
+		dst := [][]float64{make([]float64, 3), make([]float64, 2)}
+		require.NoError(t, gr.Read(dst))
+		return dst
+	}
+	be := New()
+	a, err := be.NewGrads(params)
+	require.NoError(t, err)
+	b, err := be.NewGrads(params)
+	require.NoError(t, err)
+	set(2)
+	require.NoError(t, p.Run())
+	require.NoError(t, a.Add(p, outs, 1))
+	assert.Same(t, &outs[0].Value().Data().([]float32)[0], &a.(*grads).g32[0][0], "the gradient is read in the program's output memory")
+	p.Release()
+	assert.Equal(t, first, read(a), "after the program released its memory")
+	set(-1)
+	require.NoError(t, p.Run())
+	assert.Equal(t, first, read(a), "after the program ran again")
+	require.NoError(t, a.Reset())
+	require.NoError(t, a.Add(p, outs, 1))
+	require.NoError(t, b.Add(p, outs, 1))
+	second := [][]float64{{float64(float32(0.1) * -1), 2, -3.5}, {-7, float64(float32(1e-3) * -1)}}
+	require.NoError(t, b.Reset())
+	set(3)
+	require.NoError(t, p.Run())
+	assert.Equal(t, second, read(a), "a Grads that lent its outputs to another one, which reset, and a run after")
+}
+
 // TestGradsNonFinite finds the first NaN or ±Inf, in the float32 gradients
 // the optimizer reads, also when it arose in float64 accumulation.
 func TestGradsNonFinite(t *testing.T) {

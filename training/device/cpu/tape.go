@@ -115,12 +115,21 @@ func (t *tape) Rewind() {
 func (t *tape) Release() {
 	t.VM.Reset() // drops the registers
 	for _, n := range t.computed {
-		f := reflect.ValueOf(n).Elem().FieldByName("boundTo")
-		if !f.IsValid() || f.Kind() != reflect.Interface {
+		if !unbind(n) {
 			return
 		}
-		reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Set(reflect.Zero(f.Type()))
 	}
+}
+
+// unbind drops n's binding to its value (gorgonia v0.9.18's unexported
+// Node.boundTo, reached by reflection); false if the field is not found.
+func unbind(n *gorgonia.Node) bool {
+	f := reflect.ValueOf(n).Elem().FieldByName("boundTo")
+	if !f.IsValid() || f.Kind() != reflect.Interface {
+		return false
+	}
+	reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Set(reflect.Zero(f.Type()))
+	return true
 }
 
 // isInputOrConstant reports whether n has no op (parameters, bound inputs)

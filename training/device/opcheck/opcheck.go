@@ -77,7 +77,7 @@ func Run(be device.Backend, c Case) Result {
 			res.Err = fmt.Errorf("output %d has %d values, the CPU's %d", i, len(got[i]), len(want[i]))
 			return res
 		}
-		if w, at := Worst(got[i], want[i]); w > res.Worst || math.IsNaN(w) {
+		if w, at := Worst(got[i], want[i], 0); w > res.Worst || math.IsNaN(w) {
 			res.Worst, res.Output, res.Entry, res.Got, res.Want = w, i, at, got[i][at], want[i][at]
 		}
 	}
@@ -178,21 +178,28 @@ func runProgram(be device.Backend, g *gorgonia.ExprGraph, pn gorgonia.Nodes, opt
 	return out, p.Ops(), nil
 }
 
-// Worst returns the worst |a−b|/max(|b|, rms(b)) over the entries (b the
-// reference) and its index.
-func Worst(a, b []float64) (float64, int) {
+// RMS is the root mean square of x, summed in float64.
+func RMS[F float32 | float64](x []F) float64 {
 	var ss float64
-	for _, v := range b {
-		ss += v * v
+	for _, v := range x {
+		ss += float64(v) * float64(v)
 	}
-	scale := math.Sqrt(ss / float64(max(len(b), 1)))
+	return math.Sqrt(ss / float64(max(len(x), 1)))
+}
+
+// Worst returns the worst |a_i − b_i| / max(|b_i|, rms(b), floor) over the
+// entries (b the reference) and its index; an entry that differs where that
+// scale is 0, or by NaN, is +Inf. The op checks use floor 0, the parity
+// checks (training.CheckParity) a floor of their own.
+func Worst[F float32 | float64](a, b []F, floor float64) (float64, int) {
+	scale := math.Max(RMS(b), floor)
 	worst, at := 0.0, 0
 	for i := range b {
-		d := math.Abs(a[i] - b[i])
+		d := math.Abs(float64(a[i]) - float64(b[i]))
 		if d == 0 {
 			continue
 		}
-		s := math.Max(math.Abs(b[i]), scale)
+		s := math.Max(math.Abs(float64(b[i])), scale)
 		r := d / s
 		if s == 0 || math.IsNaN(d) {
 			r = math.Inf(1)

@@ -45,7 +45,7 @@ func (b *Backend) Compile(g *gorgonia.ExprGraph, outs gorgonia.Nodes, opts devic
 	if len(outs) == 0 {
 		return nil, fmt.Errorf("device opencl: program %q has no output", opts.Name)
 	}
-	nodes, err := device.Subgraph(g, outs)
+	nodes, err := device.Subgraph(g, device.Roots(outs, opts))
 	if err != nil {
 		return nil, fmt.Errorf("device opencl: program %q: %w", opts.Name, err)
 	}
@@ -115,7 +115,7 @@ func (c *compiler) lower() error {
 			continue
 		}
 		in := []*slot{}
-		for _, ch := range children(n) {
+		for _, ch := range device.Children(n) {
 			cs, ok := p.slots[ch]
 			if !ok {
 				return c.errorf(n, "input %s comes after it", ch.Name())
@@ -331,15 +331,4 @@ func (c *compiler) forwardNode(n *gorgonia.Node, op gorgonia.Op, what string) (*
 		}
 	}
 	return nil, c.errorf(n, "its forward %s is not part of the program", what)
-}
-
-// children returns n's inputs in order (gorgonia's graph lists a node's
-// children as its edges, in order, repeats included).
-func children(n *gorgonia.Node) []*gorgonia.Node {
-	var out []*gorgonia.Node
-	it := n.Graph().From(n.ID())
-	for it.Next() {
-		out = append(out, it.Node().(*gorgonia.Node))
-	}
-	return out
 }

@@ -48,7 +48,7 @@ func (c *compiler) findFusions() {
 		if n.Op() == nil {
 			continue
 		}
-		for _, ch := range children(n) {
+		for _, ch := range device.Children(n) {
 			users[ch] = append(users[ch], n)
 		}
 	}
@@ -63,7 +63,7 @@ func (c *compiler) findFusions() {
 		if kind(a) != kindAdd {
 			continue
 		}
-		in := children(a)
+		in := device.Children(a)
 		if len(in) != 2 {
 			continue
 		}
@@ -80,13 +80,13 @@ func (c *compiler) findFusions() {
 		if kind(m) != kindGte {
 			continue
 		}
-		in := children(m)
+		in := device.Children(m)
 		if len(in) != 2 || !isZeroConstant(in[1]) {
 			continue
 		}
 		a := in[0]
 		for _, y := range users[m] {
-			if yin := children(y); kind(y) == kindMul && len(yin) == 2 && yin[0] == a && yin[1] == m && free(m) {
+			if yin := device.Children(y); kind(y) == kindMul && len(yin) == 2 && yin[0] == a && yin[1] == m && free(m) {
 				f.reluY[m], f.madeBy[y] = y, m
 				break
 			}
@@ -177,7 +177,7 @@ func (c *compiler) lowerReLUMask(m *gorgonia.Node, out *slot, in []*slot, i int)
 // childSlots returns the slots of n's inputs.
 func (c *compiler) childSlots(n *gorgonia.Node) []*slot {
 	var out []*slot
-	for _, ch := range children(n) {
+	for _, ch := range device.Children(n) {
 		out = append(out, c.p.slots[ch])
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/llpfc/llpfc/internal/opencl"
+	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -273,7 +274,7 @@ func lowerRepeat(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*pr
 // returns it with the slot of the repeated input.
 func (c *compiler) repeatGeom(n *gorgonia.Node, out *slot, slots map[*gorgonia.Node]*slot) (opencl.RepeatGeom, *slot, error) {
 	var g opencl.RepeatGeom
-	ch := children(n)
+	ch := device.Children(n)
 	if len(ch) != 2 {
 		return g, nil, c.errorf(n, "%d inputs, want 2", len(ch))
 	}
@@ -438,7 +439,7 @@ func lowerRead(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*prog
 	if err := arity(c, n, in, 1); err != nil {
 		return nil, err
 	}
-	into, err := readInto(n.Op())
+	into, err := device.ReadInto(n.Op())
 	if err != nil {
 		return nil, c.errorf(n, "%v", err)
 	}

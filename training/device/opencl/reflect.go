@@ -3,7 +3,6 @@ package opencl
 import (
 	"fmt"
 	"reflect"
-	"unsafe"
 
 	"gorgonia.org/gorgonia"
 )
@@ -74,20 +73,4 @@ func intsField(op gorgonia.Op, name string) ([]int, error) {
 		out[i] = int(f.Index(i).Int())
 	}
 	return out, nil
-}
-
-// readInto returns the *gorgonia.Value a readOp (gorgonia.Read) fills.
-func readInto(op gorgonia.Op) (*gorgonia.Value, error) {
-	f, err := opField(op, "into")
-	if err != nil {
-		return nil, err
-	}
-	if f.Type() != reflect.TypeOf((*gorgonia.Value)(nil)) {
-		return nil, fmt.Errorf("gorgonia's %T field \"into\" is a %v, want *gorgonia.Value", op, f.Type())
-	}
-	p := (*gorgonia.Value)(unsafe.Pointer(f.Pointer()))
-	if p == nil {
-		return nil, fmt.Errorf("gorgonia.Read without a destination")
-	}
-	return p, nil
 }
