@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -100,32 +99,6 @@ func reportPlan(stores []*grid.Store, out, csvPath string) ioPlan {
 	plan.makeDir("--out", out, []string{"report.md"})
 	plan.write("--csv", csvPath)
 	return plan
-}
-
-// resultStores returns the stores of dirs, each of which must be a results
-// directory (one with cells/ inside); the error names flag.
-func resultStores(flag string, dirs []string) ([]*grid.Store, error) {
-	var stores []*grid.Store
-	for _, dir := range dirs {
-		if st, err := os.Stat(filepath.Join(dir, "cells")); err != nil || !st.IsDir() {
-			return nil, usagef("%s %s: not a results directory (no cells/ inside); run 'llpfc run SPEC --results %s' first", flag, dir, dir)
-		}
-		stores = append(stores, &grid.Store{Dir: dir})
-	}
-	return stores, nil
-}
-
-// storeError marks the errors that come from the stores' contents — one key
-// with two outcomes, cells of one spec that cannot share a table — as bad
-// input (exit status 2); other errors stay failures.
-func storeError(err error) error {
-	var conflict *grid.ConflictError
-	var incomparable *grid.IncomparableError
-	var missing *report.MissingMetricError
-	if errors.As(err, &conflict) || errors.As(err, &incomparable) || errors.As(err, &missing) {
-		return usageError{err}
-	}
-	return err
 }
 
 // stringList is a repeatable string flag.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -193,29 +192,4 @@ func (f *runFlags) run(stdout, stderr io.Writer, spec *grid.Spec, shard grid.Sha
 		return exitFailed
 	}
 	return exitOK
-}
-
-// parsePositional parses flags interleaved with positional arguments (Go's
-// flag package stops at the first positional one) and returns the
-// positional arguments in order.
-func parsePositional(fs *flag.FlagSet, args []string) (pos []string, ok bool, status int) {
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, false, exitOK
-			}
-			return nil, false, exitBadUsage
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			ok, status := finiteFlags(fs)
-			return pos, ok, status
-		}
-		if rest[0] == "--" {
-			ok, status := finiteFlags(fs)
-			return append(pos, rest[1:]...), ok, status
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }

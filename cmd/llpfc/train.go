@@ -9,12 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
-	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/internal/atomicfile"
@@ -351,58 +349,6 @@ func defaultDropout(model, dataName string) float64 {
 	return c.Hyper.Dropout
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
-// namedSetIn finds which named data set has its files in dir.
-//
-// MNIST and Fashion-MNIST have the same file names, so when several named sets
-// fit, the directory's own name decides (one containing "fashion" is
-// Fashion-MNIST, another containing "mnist" is MNIST); otherwise the caller
-// must name the set (issue 17, item 10: an MNIST directory was reported as
-// fashion-mnist).
-func namedSetIn(dir string) (name, resolvedDir string, err error) {
-	var names, dirs []string
-	for _, n := range data.Names {
-		if strings.Contains(n, "fixture") {
-			continue
-		}
-		if d, err := data.Resolve(n, dir); err == nil {
-			names, dirs = append(names, n), append(dirs, d)
-		}
-	}
-	if len(names) == 0 {
-		return "", "", fmt.Errorf("holds the files of none of %s", strings.Join(data.Names, ", "))
-	}
-	if len(names) == 1 {
-		return names[0], dirs[0], nil
-	}
-	base := strings.ToLower(filepath.Base(filepath.Clean(dir)))
-	for i, n := range names {
-		if (n == "fashion-mnist" && strings.Contains(base, "fashion")) || (n == "mnist" && strings.Contains(base, "mnist") && !strings.Contains(base, "fashion")) {
-			return n, dirs[i], nil
-		}
-	}
-	return "", "", fmt.Errorf("holds files that fit %s alike (the same file names); name the set: --data %s --data-dir %s",
-		strings.Join(names, " and "), names[0], dir)
-}
-
-// peakRSS returns the process's peak resident set size in bytes (Linux
-// getrusage reports kilobytes), or 0 if unavailable.
-func peakRSS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return int64(ru.Maxrss) * 1024
-}
-
 // fileBagSize returns the size of the bags of a bags file when they all have
 // one, else 0 (the result then records bag_size 0 and the file's sizes stand
 // in num_bags and num_points).
@@ -467,4 +413,37 @@ func resumeArgs(args []string) string {
 		out = append(out, "--resume")
 	}
 	return strings.Join(out, " ")
+}
+
+// bagsText describes the bags a run trains on for its plan: the bags and
+// instances trained on, and those held out for validation (issue 38, item
+// 8: "20 bags (600 instances)" for a run that trained on 15 bags and 451).
+func bagsText(c experiments.Config, prob *learn.Problem) string {
+	count := func(bags []estimators.Bag) (int, int) {
+		n := 0
+		for _, b := range bags {
+			n += b.Size
+		}
+		return len(bags), n
+	}
+	trained, held, err := training.HeldOut(c.Hyper.ValBags, c.Seed, prob.Bags.Bags)
+	if err != nil {
+		trained = prob.Bags.Bags // training refuses it, naming --val-bags
+	}
+	k, n := count(trained)
+	text := fmt.Sprintf("%d bags (%d instances)", k, n)
+	if len(held) > 0 {
+		hk, hn := count(held)
+		text += fmt.Sprintf(" to train on and %d held out for validation (%d instances)", hk, hn)
+	}
+	return text
+}
+
+// bagSizeText describes a cell's bag size for a message: the size, or
+// "varying".
+func bagSizeText(b int) string {
+	if b == 0 {
+		return "varying"
+	}
+	return fmt.Sprint(b)
 }

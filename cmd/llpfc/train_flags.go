@@ -357,3 +357,37 @@ func (f *trainFlags) finishChecks() error {
 	return checkFlags(atLeast("epochs", *f.epochs, 1), atLeast("batch-size", *f.batch, 1),
 		atLeast("regroup-every", *f.regroup, 1), atLeast("chunk-size", *f.chunk, 1))
 }
+
+// Bag-only data sets and the protocols of bags of varying sizes (issue 28)
+// on the command line: `llpfc train --data bags:PATH` trains on the bags a
+// bag-only set gives (protocol "given"); --protocol feature:… and kmeans:K
+// make bags of varying sizes from a labelled set. Their cells have bag size
+// 0 and NumPoints the instances the protocol takes (0: all).
+
+// bagShape settles the protocol, bag size and points of the cell: the
+// flags', or for a bag-only data set its own bags (protocol given, bag
+// size and points 0), or for a protocol of bags of varying sizes bag size
+// 0. A flag that would describe other bags conflicts, naming it; a method
+// that needs instance labels refuses a bag-only set.
+func (f *trainFlags) bagShape(given map[string]bool, dsName string) (protocol string, bagSize, numPoints int, err error) {
+	switch {
+	case experiments.IsBagOnly(dsName):
+		for _, fl := range []string{"bags", "bag-size", "num-points", "protocol"} {
+			if given[fl] && !(fl == "protocol" && *f.protocol == experiments.GivenProtocol) {
+				return "", 0, 0, fmt.Errorf("--%s conflicts with --data %s: a bag-only data set gives its own bags (their ids, sizes and proportions); drop --%s", fl, dsName, fl)
+			}
+		}
+		if *f.method == training.Supervised {
+			return "", 0, 0, fmt.Errorf("--method %s trains on instance labels, and --data %s is bag-only (no instance labels, only its bags' proportions): choose an LLP method", training.Supervised, dsName)
+		}
+		return experiments.GivenProtocol, 0, 0, nil
+	case *f.protocol == experiments.GivenProtocol:
+		return "", 0, 0, fmt.Errorf("--protocol %s takes the bags of a bag-only data set (--data bags:…); %s is labelled", experiments.GivenProtocol, dsName)
+	case experiments.VariableBags(*f.protocol):
+		if given["bag-size"] {
+			return "", 0, 0, fmt.Errorf("--bag-size conflicts with --protocol %s, which makes bags of varying sizes; drop --bag-size", *f.protocol)
+		}
+		return *f.protocol, 0, *f.numPoints, nil
+	}
+	return *f.protocol, *f.bagSize, *f.numPoints, nil
+}
