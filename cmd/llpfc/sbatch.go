@@ -20,7 +20,7 @@ import (
 // A grid on a Slurm cluster (issue 32): `run SPEC --sbatch` and `reproduce
 // --table T --sbatch` print a job script instead of training, and `--check`
 // says whether a store holds every cell of the grid. The script is what
-// TestSlurmJobArray submits to a single-node cluster (slurm_test.go).
+// TestSlurmJobArray submits to a single-node cluster (sbatch_test.go).
 
 // slurmFlags are the flags of --sbatch and --check, on run and reproduce.
 type slurmFlags struct {
