@@ -1,38 +1,37 @@
 // Package experiments turns the library into reproducible experiments
-// (Section 6 and Appendix A of Zhang, Wang, Scott, NeurIPS 2022): data-set
-// readers, the bag protocols, declarative experiment grids run cell by cell
-// into a resumable results store, and reports and plots that set our numbers
-// beside the paper's.
+// (Section 6 and Appendix A of Zhang, Wang, Scott, NeurIPS 2022). It is a
+// house of rooms, imports running one way (TestImportsOneWay in
+// internal/repocheck):
 //
-// The sub-packages data (readers and named data sets) and bagproto (the bag
-// protocols) supply a cell's LLP data set (LoadProblem). A bag-only data set
-// (bags:…, issue 28) gives its own bags, the cell's protocol "given"
-// (GivenProtocol); like the feature and kmeans protocols it makes bags of
-// varying sizes, recorded as bag size 0 (bagonly.go). This package holds
-// the rest of the pipeline:
+//	experiments/data, experiments/bagproto  ←  experiments  ←  experiments/learn  ←  experiments/grid  ←  experiments/report
 //
-//   - Spec: a declarative grid (JSON; ParseSpec, LoadSpec, BuiltinSpec for
-//     "quick" and the paper's Tables 1–4: "wrn16-4", "resnet18", "vgg16",
-//     "llpgan") that expands into Cells, each keyed by the hash of its full
-//     canonical configuration (Config.Key, Config.CanonicalJSON).
-//   - Learner: the seam through which a cell is trained (RegisterLearner,
-//     LookupLearner). LogReg ("logreg") is a small real learner —
-//     multinomial logistic regression with the LLPFC and KL objectives — for
-//     tests; the gorgonia engine of package training registers "gorgonia".
-//   - Store and Runner: one atomically written JSON file per finished cell
-//     (DIR/cells/<key>.json), so a rerun skips finished cells and a killed
-//     run loses at most the cell in flight; Shard splits a grid
-//     deterministically; Merge combines shard stores.
-//   - BuildTables, Table.Markdown, Table.Plot, WriteReport: tables in the
-//     paper's layout (mean ± std over seeds, method × bag size) beside the
-//     paper's own numbers (fixtures/paper), and PNG plots; Collect reads
-//     several stores with each cell once, in the table of every spec that
-//     ran it (Result.SpecNames).
-//   - Checks before any cell (issue 27): the learners' rules
-//     (CellChecker), a spec against its data (Spec.CheckData), and sizes
-//     before allocation (CheckSize, MemoryBudget): what would fail every
-//     cell is an InputError, reported as bad input.
+// The rooms:
 //
-// The commands `llpfc run`, `llpfc merge` and `llpfc report` are thin
-// wrappers over Runner, Merge and WriteReport.
+//   - data: the data-set readers and named sets; bagproto: the bag
+//     protocols (Section 6's, shuffle, Dirichlet, feature and k-means bags).
+//   - this package, the root: what every room shares — a cell's Config
+//     (config.go, hyper.go; its validation, validate.go, and its key, the
+//     hash of its canonical JSON), the methods and their names in the
+//     paper's tables (methods.go), the data sets' names (datasets.go, gmm.go),
+//     the seam through which a cell is trained (Learner, Metrics,
+//     RegisterLearner; learner.go), the test split's Scores, the code
+//     version a result records (provenance.go), and the errors of bad input
+//     (errors.go).
+//   - learn: the learners a cell is trained by ("gorgonia", "logreg"), the
+//     problem a cell poses (its data and bags), the checks of a cell against
+//     its data and the memory, saved models.
+//   - grid: specs and the built-in grids, shards, the runner, the results
+//     store, collect and merge, and which cells share a table.
+//   - report: tables in the paper's layout, plots, the trouble section, CSV.
+//   - binary: the appendix's binary kernel experiment (its own protocol and
+//     report).
+//
+// The cut follows what a maintainer changes together: a new report column
+// touches report; a new learner, learn and its CheckCell; a new grid, grid's
+// builtin.go; a new method, methods.go and package training. The root holds
+// no step of the pipeline, only the words the steps share.
+//
+// The commands `llpfc train`, `llpfc run`, `llpfc merge` and `llpfc report`
+// are thin wrappers over learn.RunCell, grid.Runner, grid.MergeStores and
+// report.WriteReports.
 package experiments

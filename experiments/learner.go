@@ -156,3 +156,18 @@ func learnerNames() []string {
 // HasTest reports whether the cell was evaluated on labelled test
 // instances: TestAccuracy and Scores mean something only then.
 func (m Metrics) HasTest() bool { return !m.NoTestSplit }
+
+// ModelSaver is implemented by a Learner that saves a cell's trained
+// network when Cell.ModelPath is set: SavesModel reports whether it does
+// for c.
+type ModelSaver interface {
+	SavesModel(c Config) bool
+}
+
+// CellChecker is implemented by a Learner that trains only some
+// configurations: CheckCell returns an error naming the field of c it
+// cannot train. Config.Validate calls it, so a spec naming such a cell
+// fails before any cell runs.
+type CellChecker interface {
+	CheckCell(c Config) error
+}

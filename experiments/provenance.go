@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // The code version a result records (issue 38, item 11). It describes the
@@ -166,4 +167,17 @@ func buildSource(path string) bool {
 	}
 	base := filepath.Base(path)
 	return base == "go.mod" || base == "go.sum" || strings.HasPrefix(filepath.ToSlash(path), "fixtures/")
+}
+
+// PeakRSSBytes is the process's peak resident set size (getrusage
+// ru_maxrss; kilobytes on Linux, bytes on macOS).
+func PeakRSSBytes() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	if runtime.GOOS == "darwin" {
+		return int64(ru.Maxrss)
+	}
+	return int64(ru.Maxrss) * 1024
 }

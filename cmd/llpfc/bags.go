@@ -10,6 +10,7 @@ import (
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/internal/atomicfile"
 )
 
@@ -173,4 +174,58 @@ func (f *bagsFlags) run(stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// checkVariable checks bags' flags for a protocol of bags of varying
+// sizes: no --bag-size or --num-bags, and --num-points ≥ 1 when given.
+func (f *bagsFlags) checkVariable(given map[string]bool) error {
+	for _, fl := range []string{"bag-size", "num-bags"} {
+		if given[fl] {
+			return fmt.Errorf("--%s conflicts with --protocol %s, which makes bags of varying sizes (and numbers); drop --%s", fl, *f.protocol, fl)
+		}
+	}
+	if given["num-points"] && *f.numPoints < 1 {
+		return fmt.Errorf("--num-points is %d, want ≥ 1 (or leave it out: the whole split)", *f.numPoints)
+	}
+	return nil
+}
+
+// variableBags makes the feature or kmeans bags of split sp of the data set,
+// from its inputs standardized as train and the grid standardize them (the
+// training split's constants), so that the same seed gives the same bags
+// here and in a cell.
+func (f *bagsFlags) variableBags(ds *data.Dataset, sp data.Split) (*bagproto.Result, error) {
+	d := ds
+	if sp == data.Train {
+		norm, err := data.Fit(data.Standardize, ds)
+		if err != nil {
+			return nil, err
+		}
+		if d, err = norm.Apply(ds); err != nil {
+			return nil, err
+		}
+	} else {
+		splits, err := learn.LoadSplits(experiments.Cell{Config: experiments.Config{Dataset: *f.name, Normalize: data.Standardize}, DataDir: *f.dir})
+		if err != nil {
+			return nil, err
+		}
+		d = splits.Test
+	}
+	return learn.MakeBags(d, experiments.Config{Dataset: *f.name, Protocol: *f.protocol, NumPoints: *f.numPoints, Seed: *f.seed})
+}
+
+// bagsSizeText describes the bags' size for bags' summary line.
+func bagsSizeText(p bagproto.Protocol, size int) string {
+	if p.VariableSize() {
+		return "varying sizes"
+	}
+	return fmt.Sprint(size)
+}
+
+// droppedText notes the instances the feature protocol's bounds dropped.
+func droppedText(res *bagproto.Result) string {
+	if res.Dropped == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d bags (%d instances) outside the size bounds dropped", res.DroppedBags, res.Dropped)
 }

@@ -16,9 +16,7 @@ import (
 )
 
 func runBagsCmd(args ...string) (code int, stdout, stderr string) {
-	var o, e bytes.Buffer
-	code = dispatch(append([]string{"bags"}, args...), &o, &e)
-	return code, o.String(), e.String()
+	return runCmd(append([]string{"bags"}, args...)...)
 }
 
 // TestBagsFixturePaperProtocol draws the paper's setting for the main job

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -67,8 +68,8 @@ func defineBenchFlags(fs *flag.FlagSet) *benchFlags {
 // LLPGAN's generator as the model, llpgan without its discriminator, and
 // sizes beyond the memory exited 1 or ran out of memory).
 func (f *benchFlags) check() error {
-	if !contains(experiments.ClassifierModels(), *f.model) {
-		return fmt.Errorf("--model %q: unknown (want one of %s)", *f.model, strings.Join(experiments.ClassifierModels(), ", "))
+	if !contains(learn.ClassifierModels(), *f.model) {
+		return fmt.Errorf("--model %q: unknown (want one of %s)", *f.model, strings.Join(learn.ClassifierModels(), ", "))
 	}
 	if !contains(training.MethodNames(), *f.method) {
 		return fmt.Errorf("--method %q: unknown (want one of %s)", *f.method, strings.Join(training.MethodNames(), ", "))
@@ -84,29 +85,29 @@ func (f *benchFlags) check() error {
 		atLeast("classes", *f.classes, 2), atLeast("bag-size", *f.bagSize, 1), atLeast("threads", *f.threads, 0)); err != nil {
 		return err
 	}
-	if m := experiments.MinInputSide(*f.model); *f.height < m || *f.width < m {
+	if m := learn.MinInputSide(*f.model); *f.height < m || *f.width < m {
 		return fmt.Errorf("--height %d --width %d: model %s takes images of at least %d×%d", *f.height, *f.width, *f.model, m, m)
 	}
 	return f.checkSizes()
 }
 
 // checkSizes checks the benchmark's model and its random data against the
-// memory (experiments.MemoryBudget) before they are allocated.
+// memory (learn.MemoryBudget) before they are allocated.
 func (f *benchFlags) checkSizes() error {
-	shape := experiments.DataShape{Classes: *f.classes, Channels: *f.channels, Height: *f.height, Width: *f.width}
+	shape := learn.DataShape{Classes: *f.classes, Channels: *f.channels, Height: *f.height, Width: *f.width}
 	perPass := *f.batch
 	if !experiments.CountsInstances(*f.method) {
 		perPass = min(*f.batch**f.bagSize, training.DefaultChunkSize)
 	}
 	input := "--channels, --height and --width"
-	if err := experiments.CheckModelSize(*f.model, shape, max(perPass, training.DefaultEvalBatch), input); err != nil {
+	if err := learn.CheckModelSize(*f.model, shape, max(perPass, training.DefaultEvalBatch), input); err != nil {
 		return err
 	}
 	// RunStepBenchmark's data: enough bags for 2·C groups and 8 minibatches.
 	bags := max(2**f.classes, (8**f.batch+*f.bagSize-1) / *f.bagSize)
-	if need := 4 * float64(bags) * float64(*f.bagSize) * float64(shape.Dim()); need > float64(experiments.MemoryBudget()) {
-		return &experiments.SizeError{What: fmt.Sprintf("the random data of --batch-size %d, --bag-size %d, --classes %d and %s: %d bags of %d images of %d values (float32)",
-			*f.batch, *f.bagSize, *f.classes, input, bags, *f.bagSize, shape.Dim()), Need: need, Limit: float64(experiments.MemoryBudget())}
+	if need := 4 * float64(bags) * float64(*f.bagSize) * float64(shape.Dim()); need > float64(learn.MemoryBudget()) {
+		return &learn.SizeError{What: fmt.Sprintf("the random data of --batch-size %d, --bag-size %d, --classes %d and %s: %d bags of %d images of %d values (float32)",
+			*f.batch, *f.bagSize, *f.classes, input, bags, *f.bagSize, shape.Dim()), Need: need, Limit: float64(learn.MemoryBudget())}
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 )
 
 // committedTables are the result stores committed under results/ (issues 10
@@ -32,7 +33,7 @@ func TestCommittedReportsRegenerate(t *testing.T) {
 			continue
 		}
 		found++
-		spec, ok := experiments.BuiltinSpec(name)
+		spec, ok := grid.BuiltinSpec(name)
 		require.True(t, ok, name)
 		cells, err := spec.Cells()
 		require.NoError(t, err)
@@ -40,7 +41,7 @@ func TestCommittedReportsRegenerate(t *testing.T) {
 		for _, c := range cells {
 			want[c.Key] = c.Config
 		}
-		rs, err := (&experiments.Store{Dir: dir}).All()
+		rs, err := (&grid.Store{Dir: dir}).All()
 		require.NoError(t, err)
 		require.NotEmpty(t, rs, "%s: no finished cell", dir)
 		for _, r := range rs {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training"
 )
@@ -18,7 +20,7 @@ import (
 // (sbatch.go, issue 32), so it sits below both.
 
 // pendingCells returns the cells store does not hold yet.
-func pendingCells(cells []experiments.Cell, store *experiments.Store) []experiments.Cell {
+func pendingCells(cells []experiments.Cell, store *grid.Store) []experiments.Cell {
 	var todo []experiments.Cell
 	for _, c := range cells {
 		if !store.Has(c.Key) {
@@ -146,10 +148,10 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 }
 
 // fedShape names the shape the model is fed: s, or s resized to what the
-// model takes (experiments.InputSide).
+// model takes (learn.InputSide).
 func fedShape(model string, s inputShape) string {
 	fed := s
-	fed.H, fed.W = experiments.InputSide(model, fed.H, fed.W)
+	fed.H, fed.W = learn.InputSide(model, fed.H, fed.W)
 	if fed != s {
 		return s.String() + " resized to " + fed.String()
 	}
@@ -169,7 +171,7 @@ func exactBNFactor(c experiments.Config, s inputShape, cache map[string]int) (in
 	key := c.Model + "\x00" + s.String()
 	k, ok := cache[key]
 	if !ok {
-		h, w := experiments.InputSide(c.Model, s.H, s.W)
+		h, w := learn.InputSide(c.Model, s.H, s.W)
 		var err error
 		k, err = training.BatchNormLayers(training.ModelSpec{Name: c.Model, Channels: s.C, Height: h, Width: w, NumClasses: s.Classes})
 		if err != nil {
@@ -208,7 +210,7 @@ func shapeOf(name, dataDir string) (inputShape, error) {
 	if s, ok := knownShapes[name]; ok {
 		return s, nil
 	}
-	d, err := experiments.ShapeOf(name, dataDir) // the generated sets (gmm:…) too, from their names
+	d, err := learn.ShapeOf(name, dataDir) // the generated sets (gmm:…) too, from their names
 	if err != nil {
 		return inputShape{}, err
 	}
@@ -237,7 +239,7 @@ func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float
 	c.Hyper.Epochs = 1
 	c.Hyper.Schedule = experiments.Schedule{Kind: "constant"}
 	c.Hyper.Augment = false
-	cfg, err := experiments.TrainingConfig(c)
+	cfg, err := learn.TrainingConfig(c)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -250,7 +252,7 @@ func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float
 		batch = min(batch, measureBatch)
 	}
 	cfg.BatchSize, cfg.EvalBatch = batch, batch
-	s.H, s.W = experiments.InputSide(c.Model, s.H, s.W)
+	s.H, s.W = learn.InputSide(c.Model, s.H, s.W)
 	res, err := training.Train(ctx, cfg, throughputData(s, batch), nil)
 	if err != nil {
 		return 0, 0, err

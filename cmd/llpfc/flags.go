@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -29,9 +31,9 @@ func defineDevice(fs *flag.FlagSet) *string {
 }
 
 // defineModel defines --model as bench and train have it: any classifier
-// (experiments.ClassifierModels: not LLPGAN's generator), mlp by default.
+// (learn.ClassifierModels: not LLPGAN's generator), mlp by default.
 func defineModel(fs *flag.FlagSet) *string {
-	return fs.String("model", training.ModelMLP, "architecture: "+strings.Join(experiments.ClassifierModels(), ", "))
+	return fs.String("model", training.ModelMLP, "architecture: "+strings.Join(learn.ClassifierModels(), ", "))
 }
 
 // defineResultJSON defines --json as bench and train have it: the result as
@@ -92,14 +94,14 @@ func exitWith(stderr io.Writer, prefix string, err error) int {
 }
 
 // parseShardFlag parses --shard ("" is the whole grid): i/n, or auto and
-// auto/N inside a Slurm job array (experiments.ParseShardAuto).
-func parseShardFlag(s string) (experiments.Shard, error) {
+// auto/N inside a Slurm job array (grid.ParseShardAuto).
+func parseShardFlag(s string) (grid.Shard, error) {
 	if s == "" {
-		return experiments.Shard{}, nil
+		return grid.Shard{}, nil
 	}
-	parse := experiments.ParseShard
+	parse := grid.ParseShard
 	if strings.HasPrefix(s, "auto") {
-		parse = func(s string) (experiments.Shard, error) { return experiments.ParseShardAuto(s, os.Getenv) }
+		parse = func(s string) (grid.Shard, error) { return grid.ParseShardAuto(s, os.Getenv) }
 	}
 	shard, err := parse(s)
 	if err != nil {
@@ -114,7 +116,7 @@ func parseShardFlag(s string) (experiments.Shard, error) {
 // returns the exit status: exitBadUsage when the spec or its data fail
 // their checks before any cell (experiments.InputError), else exitFailed;
 // exitOK when the grid ran (its cells may have failed: Summary.Failed).
-func runGrid(ctx context.Context, cmd, unit string, r *experiments.Runner, spec *experiments.Spec, stderr io.Writer) (experiments.Summary, int) {
+func runGrid(ctx context.Context, cmd, unit string, r *grid.Runner, spec *grid.Spec, stderr io.Writer) (grid.Summary, int) {
 	sum, err := r.Run(ctx, spec)
 	switch {
 	case err == nil:
@@ -128,4 +130,35 @@ func runGrid(ctx context.Context, cmd, unit string, r *experiments.Runner, spec 
 	}
 	fmt.Fprintf(stderr, "llpfc %s: %v\n", cmd, err)
 	return sum, exitFailed
+}
+
+// dataHelp is the help of --data of train and bags: every data set name.
+const dataHelp = "data set: fixture, fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST][@LABEL][@categorical=COL+COL], parquet:TRAIN[,TEST][@LABEL][@categorical=COL+COL] (string columns, and those named, are one-hot), libsvm:TRAIN[,TEST], gmm:classes=C,dim=D,train=N,test=M,sep=S (a synthetic Gaussian mixture, as a spec names it), bags:PATH (a bag-only LLP set, no instance labels: an .npz file or a directory holding X, bag and proportions arrays [and test_X, test_y], or TRAIN,PROPORTIONS[,TEST] CSV or Parquet tables; options @normalize rescales proportion rows that do not sum to 1, @bag=COL and @label=COL name columns; see README, \"Your own data\"), npz:PATH (NumPy instances: an .npz file or a directory holding X and optionally y, test_X, test_y; without labels only predict reads it, with --split train), or a directory holding one of the named sets' files"
+
+// protocolHelp is the help of --protocol of train and bags.
+const protocolHelp = "bag protocol: paper (γ ~ uniform on the simplex, counts ~ Multinomial), shuffle, dirichlet:a, feature:COL[,COL…][,min=M][,max=M] (one bag per value combination of the columns, LLP-Bench's feature bags; min= and max= drop the bags of fewer or more instances) or kmeans:K (the K clusters of k-means on the inputs, LLP-VAT's); the last two make bags of varying sizes (no --bag-size; --num-points 0 takes the whole split). A bag-only --data bags:… gives its own bags (protocol given)"
+
+// parsePositional parses flags interleaved with positional arguments (Go's
+// flag package stops at the first positional one) and returns the
+// positional arguments in order.
+func parsePositional(fs *flag.FlagSet, args []string) (pos []string, ok bool, status int) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, false, exitOK
+			}
+			return nil, false, exitBadUsage
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			ok, status := finiteFlags(fs)
+			return pos, ok, status
+		}
+		if rest[0] == "--" {
+			ok, status := finiteFlags(fs)
+			return append(pos, rest[1:]...), ok, status
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
 }

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/data"
 )
 
 func init() {
@@ -132,13 +133,6 @@ func fmtVec(v []float64) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-func fmtNum(v float64) string {
-	if math.IsInf(v, 1) {
-		return "inf"
-	}
-	return fmt.Sprintf("%.4g", v)
-}
-
 func printGroupsTable(w io.Writer, red *estimators.Reduction) {
 	j := red.JSON()
 	fmt.Fprintf(w, "mode %s, weights %s, compat %s; C = %d, %d bags, %d groups\n", j.Mode, j.Weights, j.Compat, red.NumClasses, len(red.Set.Bags), len(red.Groups))
@@ -168,51 +162,14 @@ func nonEmpty(s []int) string {
 	return fmt.Sprint(s)
 }
 
-// printTrouble prints the predicted trouble of a bag set (issue 16): the
-// distribution over rounds random groupings of ‖T̂⁻¹‖₁ and of the condition
-// number of Γ̂, the fraction of groups where the paper's assumption fails,
-// and a plain-words warning when the median ‖T̂⁻¹‖₁ is large.
-func printTrouble(w io.Writer, set *estimators.BagSet, opts estimators.Options, seed int64, rounds int) error {
-	s, err := estimators.PredictTrouble(set, opts, seed, rounds)
+// bagOnlySet returns the bags of the bag-only data set name (groups --data).
+func bagOnlySet(name string) (*estimators.BagSet, error) {
+	if !experiments.IsBagOnly(name) {
+		return nil, fmt.Errorf("--data %s: groups reads a bag-only data set (bags:PATH); for a labelled set, draw a bags file with llpfc bags and pass --bags FILE", name)
+	}
+	d, err := data.Load(name, "", data.Train)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	fmt.Fprintf(w, "predicted trouble over %d random groupings (%d groups, mode %s): ‖T̂⁻¹‖₁ median %s, 90th percentile %s, max %s; cond Γ̂ median %s, 90th percentile %s; assumption fails in %.0f%% of groups, T̂ singular in %.0f%%\n",
-		s.Partitions, s.Groups, opts.Mode, fmtNum(s.InvNorm1Median), fmtNum(s.InvNorm1P90), fmtNum(s.InvNorm1Max),
-		fmtNum(s.CondGammaMedian), fmtNum(s.CondGammaP90), 100*s.AssumptionFails, 100*s.Singular)
-	if warn := s.WarningFor(set); warn != "" {
-		fmt.Fprintln(w, warn)
-	}
-	if warn := absentClassWarning(set, nil); warn != "" {
-		fmt.Fprintln(w, warn)
-	}
-	fmt.Fprintln(w)
-	return nil
-}
-
-// absentClassWarning warns of the classes whose proportion is 0 in every
-// bag (issue 38: such a set trained without a word): no bag says the class
-// exists, so no LLP method can learn it — every instance of it will be
-// given another class. names are the classes' names, when the data named
-// them. "" when every class has a bag.
-func absentClassWarning(set *estimators.BagSet, names []string) string {
-	var absent []string
-	for c := 0; c < set.NumClasses; c++ {
-		seen := false
-		for _, b := range set.Bags {
-			seen = seen || (c < len(b.Proportions) && b.Proportions[c] > 0)
-		}
-		if !seen {
-			name := fmt.Sprint(c)
-			if c < len(names) {
-				name = fmt.Sprintf("%d (%q)", c, names[c])
-			}
-			absent = append(absent, name)
-		}
-	}
-	if len(absent) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("warning: class %s has proportion 0 in every bag: no bag says it exists, so no method can learn it from these bags, and every instance of it will be given another class (check the proportions' columns)",
-		strings.Join(absent, ", "))
+	return d.Bags, nil
 }

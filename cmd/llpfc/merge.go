@@ -5,7 +5,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 )
 
 func init() {
@@ -52,8 +52,8 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	// The store is created only once no cell conflicts, so a refused merge
 	// leaves nothing behind (issue 17, item 6).
-	dst := &experiments.Store{Dir: *out}
-	sum, err := experiments.MergeStores(dst, srcs...)
+	dst := &grid.Store{Dir: *out}
+	sum, err := grid.MergeStores(dst, srcs...)
 	if err != nil {
 		return exitWith(stderr, "llpfc merge", storeError(err))
 	}

@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/llpfc/llpfc/experiments"
 )
 
 // Issue 27, messages: `reproduce --quick --model cnn` was refused with a
@@ -58,7 +57,7 @@ func TestReportInterruptedLeavesNoTemporaries(t *testing.T) {
 	}
 	bin := buildLLPFC(t)
 	dir := t.TempDir()
-	store, err := experiments.OpenStore(filepath.Join(dir, "store"))
+	store, err := grid.OpenStore(filepath.Join(dir, "store"))
 	require.NoError(t, err)
 	r := rand.New(rand.NewSource(1))
 	for i := 0; i < 40; i++ { // 40 tables: a report of a few seconds

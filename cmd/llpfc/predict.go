@@ -13,6 +13,7 @@ import (
 
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/internal/atomicfile"
 	"github.com/llpfc/llpfc/internal/npy"
 	"github.com/llpfc/llpfc/training"
@@ -80,7 +81,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	if err := guardIO(f.ioPlan()); err != nil {
 		return exitWith(stderr, "llpfc predict", err)
 	}
-	m, err := experiments.LoadModel(*f.model)
+	m, err := learn.LoadModel(*f.model)
 	if err != nil {
 		return exitWith(stderr, "llpfc predict", usageError{err})
 	}
@@ -132,7 +133,7 @@ func (f *predictFlags) check() error {
 // writes (--out), for the output guard.
 func (f *predictFlags) ioPlan() ioPlan {
 	var p ioPlan
-	npz, manifest := experiments.ModelFiles(*f.model)
+	npz, manifest := learn.ModelFiles(*f.model)
 	p.read("--model", npz, manifest)
 	name, dir := *f.name, *f.dataDir
 	if st, err := os.Stat(name); err == nil && st.IsDir() {
@@ -170,7 +171,7 @@ func (f *predictFlags) dataset() (*data.Dataset, error) {
 		}
 		return ds, nil
 	}
-	train, test, err := experiments.LoadRaw(name, dir)
+	train, test, err := learn.LoadRaw(name, dir)
 	if err != nil {
 		return nil, fmt.Errorf("--data %s: %w", *f.name, err)
 	}
@@ -184,7 +185,7 @@ func (f *predictFlags) dataset() (*data.Dataset, error) {
 }
 
 // printPrediction prints the scores (or that the split has no labels).
-func printPrediction(w io.Writer, res predictResult, m experiments.Manifest, asJSON bool) {
+func printPrediction(w io.Writer, res predictResult, m learn.Manifest, asJSON bool) {
 	fmt.Fprintf(w, "%s (%s, %d classes) on %s, %s split: %d instances\n", res.Model, m.Architecture, m.NumClasses, res.Data, res.Split, res.N)
 	if s := res.Scores; s != nil {
 		fmt.Fprintf(w, "accuracy %.4f, macro-F1 %.4f", s.Accuracy, s.MacroF1)
@@ -207,7 +208,7 @@ func printPrediction(w io.Writer, res predictResult, m experiments.Manifest, asJ
 // writePredictions writes p to path: CSV rows (index, predicted class, the
 // class probabilities, the label when known) or the N×C probabilities as
 // .npy float32, atomically.
-func writePredictions(path string, p *experiments.Predictions, ds *data.Dataset) error {
+func writePredictions(path string, p *learn.Predictions, ds *data.Dataset) error {
 	return atomicfile.Write(path, func(w io.Writer) error {
 		if strings.HasSuffix(path, ".npy") {
 			probs := make([]float32, len(p.Probs))

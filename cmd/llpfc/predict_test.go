@@ -17,9 +17,7 @@ import (
 )
 
 func runPredictCmd(args ...string) (code int, stdout, stderr string) {
-	var o, e bytes.Buffer
-	code = dispatch(append([]string{"predict"}, args...), &o, &e)
-	return code, o.String(), e.String()
+	return runCmd(append([]string{"predict"}, args...)...)
 }
 
 // lastJSON decodes the last line of out.

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/experiments/report"
 	"github.com/llpfc/llpfc/internal/atomicfile"
 )
 
@@ -36,7 +36,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	var results stringList
 	fs.Var(&results, "results", "results store directory written by 'llpfc run' or 'llpfc merge' (default results); repeat it to read several stores into one report, e.g. one per bag protocol, whose LLPFC cells are then plotted together against ‖T̂⁻¹‖₁")
 	out := fs.String("out", "", "directory for report.md and the plots (default: the first --results DIR/report)")
-	metric := fs.String("metric", experiments.MetricTestAccuracy, "what the tables show: "+strings.Join(experiments.ReportMetrics(), ", ")+" (the paper's rows only beside test_accuracy; a cell that did not record the metric is an error naming it). Unless given, bag_proportion_error when no cell had a labelled test split (bag-only data without one)")
+	metric := fs.String("metric", report.MetricTestAccuracy, "what the tables show: "+strings.Join(report.ReportMetrics(), ", ")+" (the paper's rows only beside test_accuracy; a cell that did not record the metric is an error naming it). Unless given, bag_proportion_error when no cell had a labelled test split (bag-only data without one)")
 	csvPath := fs.String("csv", "", "also write every cell to `FILE` in long format, one row per cell (spec, key, data set, model, method, protocol, bag size, seed, test accuracy, macro-F1, AUC, bag proportion error, selected epoch, validation KL, device, …), for pandas")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
@@ -54,8 +54,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err := guardIO(reportPlan(stores, *out, *csvPath)); err != nil {
 		return exitWith(stderr, "llpfc report", err)
 	}
-	if !contains(experiments.ReportMetrics(), *metric) {
-		return exitWith(stderr, "llpfc report", usagef("--metric %q: want one of %s", *metric, strings.Join(experiments.ReportMetrics(), ", ")))
+	if !contains(report.ReportMetrics(), *metric) {
+		return exitWith(stderr, "llpfc report", usagef("--metric %q: want one of %s", *metric, strings.Join(report.ReportMetrics(), ", ")))
 	}
 	ctx, stop := interruptible("report", stderr)
 	defer stop()
@@ -63,7 +63,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if !givenFlags(fs)["metric"] {
 		m = "" // the default: test accuracy, or a bag-level figure when no cell has one
 	}
-	files, md, err := experiments.WriteReportsMetric(ctx, stores, *out, m)
+	files, md, err := report.WriteReportsMetric(ctx, stores, *out, m)
 	for _, d := range files.Damaged {
 		fmt.Fprintf(stderr, "llpfc report: warning: left out a %v\n", d)
 	}
@@ -90,7 +90,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 
 // reportPlan is what report reads (the stores' cells) and writes (--out's
 // report, --csv), for the output guard.
-func reportPlan(stores []*experiments.Store, out, csvPath string) ioPlan {
+func reportPlan(stores []*grid.Store, out, csvPath string) ioPlan {
 	var plan ioPlan
 	for _, st := range stores {
 		cells, _ := filepath.Glob(filepath.Join(st.Dir, "cells", "*.json"))
@@ -99,32 +99,6 @@ func reportPlan(stores []*experiments.Store, out, csvPath string) ioPlan {
 	plan.makeDir("--out", out, []string{"report.md"})
 	plan.write("--csv", csvPath)
 	return plan
-}
-
-// resultStores returns the stores of dirs, each of which must be a results
-// directory (one with cells/ inside); the error names flag.
-func resultStores(flag string, dirs []string) ([]*experiments.Store, error) {
-	var stores []*experiments.Store
-	for _, dir := range dirs {
-		if st, err := os.Stat(filepath.Join(dir, "cells")); err != nil || !st.IsDir() {
-			return nil, usagef("%s %s: not a results directory (no cells/ inside); run 'llpfc run SPEC --results %s' first", flag, dir, dir)
-		}
-		stores = append(stores, &experiments.Store{Dir: dir})
-	}
-	return stores, nil
-}
-
-// storeError marks the errors that come from the stores' contents — one key
-// with two outcomes, cells of one spec that cannot share a table — as bad
-// input (exit status 2); other errors stay failures.
-func storeError(err error) error {
-	var conflict *experiments.ConflictError
-	var incomparable *experiments.IncomparableError
-	var missing *experiments.MissingMetricError
-	if errors.As(err, &conflict) || errors.As(err, &incomparable) || errors.As(err, &missing) {
-		return usageError{err}
-	}
-	return err
 }
 
 // stringList is a repeatable string flag.
@@ -139,11 +113,11 @@ func (l *stringList) Set(v string) error {
 }
 
 // writeReportCSV writes every cell of the stores (each once) to path in
-// long format (experiments.WriteCSV), atomically.
-func writeReportCSV(path string, stores []*experiments.Store) error {
-	col, err := experiments.Collect(stores...)
+// long format (report.WriteCSV), atomically.
+func writeReportCSV(path string, stores []*grid.Store) error {
+	col, err := grid.Collect(stores...)
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(path, func(w io.Writer) error { return experiments.WriteCSV(w, col.Results) })
+	return atomicfile.Write(path, func(w io.Writer) error { return report.WriteCSV(w, col.Results) })
 }

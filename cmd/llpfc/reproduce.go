@@ -12,6 +12,8 @@ import (
 
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/experiments/report"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -26,7 +28,7 @@ func init() {
 // reproduceSpecs are the grids reproduce runs: "quick" and the paper's
 // Tables 1–4. Tests replace an entry to run a miniature grid through the same
 // code path.
-var reproduceSpecs = map[string]func() *experiments.Spec{
+var reproduceSpecs = map[string]func() *grid.Spec{
 	"quick":                 builtin("quick"),
 	"fashion-mnist":         builtin("fashion-mnist"),
 	"fashion-mnist-shuffle": builtin("fashion-mnist-shuffle"),
@@ -36,9 +38,9 @@ var reproduceSpecs = map[string]func() *experiments.Spec{
 	"llpgan":                builtin("llpgan"),
 }
 
-func builtin(name string) func() *experiments.Spec {
-	return func() *experiments.Spec {
-		s, ok := experiments.BuiltinSpec(name)
+func builtin(name string) func() *grid.Spec {
+	return func() *grid.Spec {
+		s, ok := grid.BuiltinSpec(name)
 		if !ok {
 			panic("llpfc: no built-in spec " + name)
 		}
@@ -139,8 +141,8 @@ func defineReproduceFlags(fs *flag.FlagSet) *reproduceFlags {
 // reproducePlan is what reproduce runs once its flags are checked.
 type reproducePlan struct {
 	grid                  string
-	spec                  *experiments.Spec
-	shard                 experiments.Shard
+	spec                  *grid.Spec
+	shard                 grid.Shard
 	results, out, dataDir string
 	dryRun                bool
 	// custom is set by --data: the grid runs on the user's data set.
@@ -264,11 +266,11 @@ func (p *reproducePlan) ioPlan() ioPlan {
 
 // openStore opens (creates) the results store; on --dry-run it only looks
 // at what the directory already holds and creates nothing.
-func (p *reproducePlan) openStore() (*experiments.Store, error) {
+func (p *reproducePlan) openStore() (*grid.Store, error) {
 	if p.dryRun {
-		return &experiments.Store{Dir: p.results}, nil
+		return &grid.Store{Dir: p.results}, nil
 	}
-	store, err := experiments.OpenStore(p.results)
+	store, err := grid.OpenStore(p.results)
 	if err != nil {
 		return nil, usagef("--results: %v", err)
 	}
@@ -327,8 +329,8 @@ func (p *reproducePlan) dataMissing(stderr io.Writer) bool {
 
 // run trains the pending cells into store, then writes and prints the
 // report. Exit status 1 if a cell failed.
-func (p *reproducePlan) run(ctx context.Context, stdout, stderr io.Writer, store *experiments.Store) int {
-	r := &experiments.Runner{Store: store, Shard: p.shard, DataDir: p.dataDir, Log: stderr}
+func (p *reproducePlan) run(ctx context.Context, stdout, stderr io.Writer, store *grid.Store) int {
+	r := &grid.Runner{Store: store, Shard: p.shard, DataDir: p.dataDir, Log: stderr}
 	sum, status := runGrid(ctx, "reproduce", "runs", r, p.spec, stderr)
 	if status != exitOK {
 		return status
@@ -346,15 +348,15 @@ func (p *reproducePlan) run(ctx context.Context, stdout, stderr io.Writer, store
 
 // report writes the report of store, with the companion stores of the
 // grid, and prints it with the paths of its files.
-func (p *reproducePlan) report(stdout io.Writer, store *experiments.Store) error {
-	stores := []*experiments.Store{store}
+func (p *reproducePlan) report(stdout io.Writer, store *grid.Store) error {
+	stores := []*grid.Store{store}
 	for _, c := range reportCompanions(p.grid, filepath.Dir(p.results)) {
 		if p.custom {
 			break // the companions hold the grid's own data set
 		}
-		stores = append(stores, &experiments.Store{Dir: c})
+		stores = append(stores, &grid.Store{Dir: c})
 	}
-	files, md, err := experiments.WriteReports(stores, p.out)
+	files, md, err := report.WriteReports(stores, p.out)
 	if err != nil {
 		return fmt.Errorf("report: %v", err)
 	}
@@ -402,4 +404,49 @@ func printCells(w io.Writer, cells []experiments.Cell) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// ownData points the plan's grid at the data set --data names (nothing
+// when empty): a bag-only set is trained on its own bags (no bag sizes or
+// points; the supervised ceiling, which needs labels, left out), a
+// labelled set with the grid's protocol, bag sizes and points.
+func (p *reproducePlan) ownData(name string) error {
+	if name == "" {
+		return nil
+	}
+	if gpuTable(p.grid) {
+		return usagef("--data applies to --quick and the Fashion-MNIST tables; the paper's tables (--table %s) fix their data sets", p.grid)
+	}
+	p.custom = true
+	s := p.spec
+	s.Datasets = []string{name}
+	if experiments.IsBagOnly(name) {
+		s.Protocol, s.BagSizes, s.NumPoints, s.Shortfall = experiments.GivenProtocol, nil, 0, ""
+		var methods []string
+		for _, m := range s.Methods {
+			if m != training.Supervised {
+				methods = append(methods, m)
+			}
+		}
+		s.Methods = methods
+	}
+	s.Description = ownDataDescription(p.grid, s)
+	return nil
+}
+
+// ownDataDescription describes a grid put on the user's data (--data) from
+// the spec itself: the grid's name stands for its methods and settings,
+// never for its own data set (issue 38: reproduce --quick --data bags:…
+// announced the Fashion-MNIST fixture and its bag sizes).
+func ownDataDescription(grid string, s *grid.Spec) string {
+	bags := "its own bags (protocol given)"
+	if len(s.BagSizes) > 0 {
+		sizes := make([]string, len(s.BagSizes))
+		for i, b := range s.BagSizes {
+			sizes[i] = fmt.Sprint(b)
+		}
+		bags = fmt.Sprintf("bags of %s by protocol %s", strings.Join(sizes, ", "), s.Protocol)
+	}
+	return fmt.Sprintf("the %s grid's methods on %s: %s, %s, %s, %d seeds, %d epochs of %s",
+		grid, s.Datasets[0], s.Model, strings.Join(s.Methods, ", "), bags, len(s.Seeds), s.Hyper.Epochs, s.Hyper.Optimizer)
 }

@@ -2,14 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"text/tabwriter"
 
-	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -72,7 +71,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitBadUsage
 	}
-	spec, err := experiments.LoadSpec(pos[0])
+	spec, err := grid.LoadSpec(pos[0])
 	if err != nil {
 		return exitWith(stderr, "llpfc run", usageError{err})
 	}
@@ -106,9 +105,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 
 // ioPlan is what a grid run reads (the spec file, its data sets) and
 // writes (the store's cells and models), for the output guard.
-func (f *runFlags) ioPlan(specArg string, spec *experiments.Spec) ioPlan {
+func (f *runFlags) ioPlan(specArg string, spec *grid.Spec) ioPlan {
 	var p ioPlan
-	if _, builtin := experiments.BuiltinSpec(specArg); !builtin {
+	if _, builtin := grid.BuiltinSpec(specArg); !builtin {
 		p.read("SPEC", specArg)
 	}
 	for _, d := range spec.Datasets {
@@ -119,7 +118,7 @@ func (f *runFlags) ioPlan(specArg string, spec *experiments.Spec) ioPlan {
 }
 
 // printSpecJSON prints spec as indented JSON (--print-spec).
-func printSpecJSON(stdout, stderr io.Writer, spec *experiments.Spec) int {
+func printSpecJSON(stdout, stderr io.Writer, spec *grid.Spec) int {
 	b, err := json.MarshalIndent(spec, "", "  ")
 	if err != nil {
 		return exitWith(stderr, "llpfc run", err)
@@ -134,8 +133,8 @@ func printSpecJSON(stdout, stderr io.Writer, spec *experiments.Spec) int {
 // (Spec.CheckData), so that what would fail every cell fails here (issue
 // 27); a named data set not found in dataDir is only noted, since a grid
 // can be listed without its data.
-func listCells(stdout, stderr io.Writer, spec *experiments.Spec, shard experiments.Shard, dir, dataDir string) int {
-	store := &experiments.Store{Dir: dir}
+func listCells(stdout, stderr io.Writer, spec *grid.Spec, shard grid.Shard, dir, dataDir string) int {
+	store := &grid.Store{Dir: dir}
 	cells, err := spec.Cells()
 	if err != nil {
 		return exitWith(stderr, "llpfc run", usageError{err})
@@ -164,15 +163,15 @@ func listCells(stdout, stderr io.Writer, spec *experiments.Spec, shard experimen
 
 // run trains the shard's pending cells of spec into --results and prints the
 // summary.
-func (f *runFlags) run(stdout, stderr io.Writer, spec *experiments.Spec, shard experiments.Shard) int {
-	store, err := experiments.OpenStore(*f.results)
+func (f *runFlags) run(stdout, stderr io.Writer, spec *grid.Spec, shard grid.Shard) int {
+	store, err := grid.OpenStore(*f.results)
 	if err != nil {
 		// As reproduce: a results directory that cannot be made is bad input.
 		return exitWith(stderr, "llpfc run", usagef("--results: %v", err))
 	}
 	ctx, stop := interruptible("run", stderr)
 	defer stop()
-	r := &experiments.Runner{Store: store, Shard: shard, DataDir: *f.dataDir, Log: stderr, Device: *f.device, SaveModels: *f.saveModels}
+	r := &grid.Runner{Store: store, Shard: shard, DataDir: *f.dataDir, Log: stderr, Device: *f.device, SaveModels: *f.saveModels}
 	sum, status := runGrid(ctx, "run", "cells", r, spec, stderr)
 	if status != exitOK {
 		return status
@@ -193,29 +192,4 @@ func (f *runFlags) run(stdout, stderr io.Writer, spec *experiments.Spec, shard e
 		return exitFailed
 	}
 	return exitOK
-}
-
-// parsePositional parses flags interleaved with positional arguments (Go's
-// flag package stops at the first positional one) and returns the
-// positional arguments in order.
-func parsePositional(fs *flag.FlagSet, args []string) (pos []string, ok bool, status int) {
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, false, exitOK
-			}
-			return nil, false, exitBadUsage
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			ok, status := finiteFlags(fs)
-			return pos, ok, status
-		}
-		if rest[0] == "--" {
-			ok, status := finiteFlags(fs)
-			return append(pos, rest[1:]...), ok, status
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }

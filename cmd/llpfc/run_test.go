@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -78,7 +78,7 @@ func TestRunKillResumeShardMergeReport(t *testing.T) {
 	work := t.TempDir()
 	specPath := filepath.Join(work, "spec.json")
 	require.NoError(t, os.WriteFile(specPath, []byte(killSpec), 0o644))
-	spec, err := experiments.LoadSpec(specPath)
+	spec, err := grid.LoadSpec(specPath)
 	require.NoError(t, err)
 	cells, _ := spec.Cells()
 	var want []string
@@ -130,9 +130,9 @@ func TestRunKillResumeShardMergeReport(t *testing.T) {
 	merged := filepath.Join(work, "merged")
 	out, err := exec.Command(bin, "merge", "--out", merged, s1, s2).CombinedOutput()
 	require.NoError(t, err, "merge: %s", out)
-	a, err := (&experiments.Store{Dir: res}).All()
+	a, err := (&grid.Store{Dir: res}).All()
 	require.NoError(t, err)
-	b, err := (&experiments.Store{Dir: merged}).All()
+	b, err := (&grid.Store{Dir: merged}).All()
 	require.NoError(t, err)
 	require.Len(t, b, len(a), "merged shards vs resumed store")
 	for i := range a {
@@ -146,7 +146,7 @@ func TestRunKillResumeShardMergeReport(t *testing.T) {
 	os.MkdirAll(filepath.Join(bad, "cells"), 0o755)
 	r := *a[0]
 	r.Metrics.TestAccuracy = 1 - r.Metrics.TestAccuracy
-	require.NoError(t, (&experiments.Store{Dir: bad}).Put(&r))
+	require.NoError(t, (&grid.Store{Dir: bad}).Put(&r))
 	out, err = exec.Command(bin, "merge", "--out", merged, bad).CombinedOutput()
 	assert.Error(t, err, "conflicting merge")
 	assert.Contains(t, string(out), r.Key, "conflicting merge names the key")
@@ -187,9 +187,9 @@ func TestRunMergeReportUsage(t *testing.T) {
 	// --print-spec prints a spec that parses back to the same cells.
 	var pout, perr bytes.Buffer
 	require.Equal(t, exitOK, dispatch([]string{"run", "vgg16", "--print-spec"}, &pout, &perr), "--print-spec: %s", perr.String())
-	back, err := experiments.ParseSpec("printed", &pout)
+	back, err := grid.ParseSpec("printed", &pout)
 	require.NoError(t, err, "printed spec does not parse")
-	orig, _ := experiments.BuiltinSpec("vgg16")
+	orig, _ := grid.BuiltinSpec("vgg16")
 	c1, _ := orig.Cells()
 	c2, _ := back.Cells()
 	if assert.Len(t, c2, len(c1), "printed vgg16 spec: cells") {

@@ -14,12 +14,13 @@ import (
 	"strings"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 )
 
 // A grid on a Slurm cluster (issue 32): `run SPEC --sbatch` and `reproduce
 // --table T --sbatch` print a job script instead of training, and `--check`
 // says whether a store holds every cell of the grid. The script is what
-// TestSlurmJobArray submits to a single-node cluster (slurm_test.go).
+// TestSlurmJobArray submits to a single-node cluster (sbatch_test.go).
 
 // slurmFlags are the flags of --sbatch and --check, on run and reproduce.
 type slurmFlags struct {
@@ -193,7 +194,7 @@ func (js *jobScript) place(results string, cells []experiments.Cell, stderr io.W
 	}
 	js.shards, js.Cells = make([][]experiments.Cell, js.Shards), make([]int, js.Shards)
 	for i := range js.shards {
-		js.shards[i] = experiments.Shard{Index: i + 1, Count: js.Shards}.Select(cells)
+		js.shards[i] = grid.Shard{Index: i + 1, Count: js.Shards}.Select(cells)
 		js.Cells[i] = len(js.shards[i])
 	}
 	return nil
@@ -360,14 +361,14 @@ func cellCounts(n []int) string {
 // checkCells is --check: it prints whether store dir holds every cell of
 // cells and returns exitOK, or exitFailed listing the missing ones (and,
 // with shards > 1, the shards of that many that hold them).
-func checkCells(stdout, stderr io.Writer, grid string, cells []experiments.Cell, dir string, shards int) int {
-	store := &experiments.Store{Dir: dir}
+func checkCells(stdout, stderr io.Writer, name string, cells []experiments.Cell, dir string, shards int) int {
+	store := &grid.Store{Dir: dir}
 	missing := pendingCells(cells, store)
 	if len(missing) == 0 {
-		fmt.Fprintf(stdout, "llpfc: all %d cells of %s are in %s\n", len(cells), grid, dir)
+		fmt.Fprintf(stdout, "llpfc: all %d cells of %s are in %s\n", len(cells), name, dir)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "llpfc: %d of the %d cells of %s are not in %s:\n", len(missing), len(cells), grid, dir)
+	fmt.Fprintf(stderr, "llpfc: %d of the %d cells of %s are not in %s:\n", len(missing), len(cells), name, dir)
 	for _, c := range missing {
 		fmt.Fprintf(stderr, "  %s  %s %s bag %d seed %d\n", c.Key, c.Config.Dataset, c.Config.Method, c.Config.BagSize, c.Config.Seed)
 	}
@@ -376,7 +377,7 @@ func checkCells(stdout, stderr io.Writer, grid string, cells []experiments.Cell,
 		// not the missing cells.
 		var which []string
 		for i := 1; i <= shards; i++ {
-			if len(pendingCells(experiments.Shard{Index: i, Count: shards}.Select(cells), store)) > 0 {
+			if len(pendingCells(grid.Shard{Index: i, Count: shards}.Select(cells), store)) > 0 {
 				which = append(which, fmt.Sprint(i))
 			}
 		}
@@ -390,8 +391,8 @@ type slurmGrid struct {
 	name      string   // the grid's name
 	head      []string // the command words before the flags ("run", SPEC)
 	reproduce bool
-	spec      *experiments.Spec
-	shard     experiments.Shard
+	spec      *grid.Spec
+	shard     grid.Shard
 	results   string
 	device    string
 }

@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/llpfc/llpfc/experiments"
 )
 
 // specJSON is a valid one-cell spec of the gorgonia learner on the fixture;
@@ -38,9 +37,9 @@ func TestSpecProblemsFailAtList(t *testing.T) {
 	require.NoError(t, os.WriteFile(csv, []byte("label,a,b\n0,1,2\n1,3,4\n0,1,1\n1,5,5\n"), 0o644))
 	wide := filepath.Join(dir, "wide.libsvm")
 	require.NoError(t, os.WriteFile(wide, []byte("0 1:1\n1 100000:1\n0 2:1\n1 3:1\n"), 0o644))
-	old := experiments.MemoryBudget
-	experiments.MemoryBudget = func() int64 { return 64 << 20 } // the wide file's mlp needs 800 MB
-	defer func() { experiments.MemoryBudget = old }()
+	old := learn.MemoryBudget
+	learn.MemoryBudget = func() int64 { return 64 << 20 } // the wide file's mlp needs 800 MB
+	defer func() { learn.MemoryBudget = old }()
 	for _, tc := range []struct {
 		name string
 		repl []string

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -22,7 +23,7 @@ import (
 // conflict (one key, two outcomes) or two stores giving one spec name
 // different settings — the two refusals of merge and report.
 type storeCase struct {
-	Cells        []*experiments.Result
+	Cells        []*grid.Result
 	Where        [][]int // the stores of each cell
 	Stores       int
 	Damaged      []int // per damaged file, its store
@@ -99,7 +100,7 @@ func storeConfig(spec, dataset, method, protocol string, bag int, seed int64, lo
 // storeResult is a finished cell of spec; an LLPFC cell records 0–2
 // regroupings whose median ‖T̂⁻¹‖₁ is finite, above the warning threshold
 // or infinite.
-func storeResult(r *rand.Rand, spec string, c experiments.Config) *experiments.Result {
+func storeResult(r *rand.Rand, spec string, c experiments.Config) *grid.Result {
 	m := experiments.Metrics{TestAccuracy: math.Round(r.Float64()*1e4) / 1e4, Epochs: c.Hyper.Epochs, StepsPerEpoch: 1 + r.Intn(400)}
 	if experiments.IsLLPFC(c.Method) {
 		for k := 0; k < r.Intn(3); k++ {
@@ -108,8 +109,8 @@ func storeResult(r *rand.Rand, spec string, c experiments.Config) *experiments.R
 				Groups: estimators.GroupingSummary{Partitions: 1, Groups: 4, InvNorm1Median: med, InvNorm1P90: med, InvNorm1Max: med}})
 		}
 	}
-	return &experiments.Result{Format: experiments.ResultFormat, Key: c.Key(), Spec: spec, Seed: c.Seed, Config: c, Metrics: m,
-		Provenance: experiments.Provenance{CodeVersion: "generated"}}
+	return &grid.Result{Format: grid.ResultFormat, Key: c.Key(), Spec: spec, Seed: c.Seed, Config: c, Metrics: m,
+		Provenance: grid.Provenance{CodeVersion: "generated"}}
 }
 
 // write makes the stores under dir and returns their directories.
@@ -117,14 +118,14 @@ func (c storeCase) write(dir string) ([]string, error) {
 	var dirs []string
 	for i := 0; i < c.Stores; i++ {
 		d := filepath.Join(dir, fmt.Sprintf("store%d", i))
-		if _, err := experiments.OpenStore(d); err != nil {
+		if _, err := grid.OpenStore(d); err != nil {
 			return nil, err
 		}
 		dirs = append(dirs, d)
 	}
 	for i, res := range c.Cells {
 		for _, s := range c.Where[i] {
-			if err := (&experiments.Store{Dir: dirs[s]}).Put(res); err != nil {
+			if err := (&grid.Store{Dir: dirs[s]}).Put(res); err != nil {
 				return nil, err
 			}
 		}
@@ -145,7 +146,7 @@ func (c storeCase) write(dir string) ([]string, error) {
 			res.Key, res.Seed = res.Config.Key(), res.Config.Seed
 		}
 		other := (c.Where[0][0] + 1) % c.Stores
-		if err := (&experiments.Store{Dir: dirs[other]}).Put(&res); err != nil {
+		if err := (&grid.Store{Dir: dirs[other]}).Put(&res); err != nil {
 			return nil, err
 		}
 	}

@@ -9,12 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
-	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/internal/atomicfile"
 	"github.com/llpfc/llpfc/training"
 )
@@ -113,7 +113,7 @@ func parseTrain(args []string, stderr io.Writer) (*trainRun, int) {
 }
 
 // run loads the data, draws or reads the bags, trains the cell through
-// experiments.RunCell — the path every grid cell takes — and reports.
+// learn.RunCell — the path every grid cell takes — and reports.
 func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "llpfc train: %v\n", err)
@@ -126,7 +126,7 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	if err != nil {
 		return fail(err)
 	}
-	opt := experiments.RunOptions{EvalEvery: r.evalEvery, Resume: r.resume, Progress: r.progress(stderr), Device: r.device, KeepModel: r.saveModel != ""}
+	opt := learn.RunOptions{EvalEvery: r.evalEvery, Resume: r.resume, Progress: r.progress(stderr), Device: r.device, KeepModel: r.saveModel != ""}
 	if r.out != "" {
 		done, err := r.checkOut(prob)
 		if err != nil {
@@ -154,12 +154,12 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 	cell := experiments.Cell{Key: r.cell.Key(), Config: r.cell, DataDir: r.dir}
 	ctx, stop := interruptible("train", stderr)
 	defer stop()
-	run, err := experiments.RunCell(ctx, cell, prob, opt)
+	run, err := learn.RunCell(ctx, cell, prob, opt)
 	if err != nil {
 		return r.failure(stderr, err, args)
 	}
 	if r.saveModel != "" {
-		if err := experiments.SaveModel(r.saveModel, run.Model, run.Manifest); err != nil {
+		if err := learn.SaveModel(r.saveModel, run.Model, run.Manifest); err != nil {
 			fmt.Fprintf(stderr, "llpfc train: %v\n", err)
 			return exitFailed
 		}
@@ -173,7 +173,7 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 }
 
 // announce prints the run's one-line plan to stderr.
-func (r *trainRun) announce(stderr io.Writer, prob *experiments.Problem) {
+func (r *trainRun) announce(stderr io.Writer, prob *learn.Problem) {
 	c := r.cell
 	unit := "instances"
 	if !experiments.CountsInstances(c.Method) {
@@ -188,12 +188,12 @@ func (r *trainRun) announce(stderr io.Writer, prob *experiments.Problem) {
 }
 
 // problem loads the splits and draws the bags exactly as a grid cell does
-// (experiments.LoadProblem), or reads the bags file, and settles what the
+// (learn.LoadProblem), or reads the bags file, and settles what the
 // flags leave to the data: the default number of points, and a bags file's
 // bag size and points (recorded in the cell).
-func (r *trainRun) problem() (*experiments.Problem, error) {
+func (r *trainRun) problem() (*learn.Problem, error) {
 	c := &r.cell
-	splits, err := experiments.LoadSplits(experiments.Cell{Config: *c, DataDir: r.dir})
+	splits, err := learn.LoadSplits(experiments.Cell{Config: *c, DataDir: r.dir})
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func (r *trainRun) problem() (*experiments.Problem, error) {
 	if c.NumPoints == 0 && c.BagSize > 0 {
 		c.NumPoints = train.N * 3 / 4 / c.BagSize * c.BagSize // the paper protocol needs slack in the class pools
 	}
-	prob, err := experiments.LoadProblem(experiments.Cell{Config: *c, DataDir: r.dir})
+	prob, err := learn.LoadProblem(experiments.Cell{Config: *c, DataDir: r.dir})
 	if err != nil {
 		return nil, fmt.Errorf("bags from %s (%d training points): %v", r.dsName, train.N, err)
 	}
@@ -217,7 +217,7 @@ func (r *trainRun) problem() (*experiments.Problem, error) {
 // fileProblem is the problem of the bags file on the loaded splits; the
 // cell records the file's bag size (0 when the sizes differ), its points
 // and the protocol "bags-file" (the checkpoint also keys the bags' hash).
-func (r *trainRun) fileProblem(splits *experiments.Problem) (*experiments.Problem, error) {
+func (r *trainRun) fileProblem(splits *learn.Problem) (*learn.Problem, error) {
 	// The file fixes the bags: flags that would describe other bags
 	// conflict with it (issue 17, item 4).
 	for _, f := range []string{"bag-size", "num-points", "protocol"} {
@@ -310,8 +310,8 @@ func (r *trainRun) report(stdout, stderr io.Writer, res trainResult, history []t
 
 // trainResult is the JSON result of `llpfc train`. Its key, configuration
 // and metrics are what a grid cell with the same settings stores
-// (experiments.Result's Key, Config and Metrics, made by the same code:
-// experiments.RunCell; TestTrainResultIsTheGridCellResult); the metrics sit
+// (grid.Result's Key, Config and Metrics, made by the same code:
+// learn.RunCell; TestTrainResultIsTheGridCellResult); the metrics sit
 // at the top level (test_accuracy, epochs, final_loss, wall_seconds,
 // train_images_per_second, peak_rss_bytes, …). A single run adds the number
 // of bags (a bags file's bags may differ in size) and its settings as the
@@ -342,63 +342,11 @@ func defaultDropout(model, dataName string) float64 {
 	case strings.Contains(dataName, "emnist"):
 		ds = experiments.EMNISTLetters
 	}
-	c, err := experiments.PresetCell(spec, ds, training.MethodKL, experiments.PaperBagSizes[0], 0)
+	c, err := grid.PresetCell(spec, ds, training.MethodKL, grid.PaperBagSizes[0], 0)
 	if err != nil {
 		return 0 // unreachable: the built-in tables have these cells (TestTrainPresetIsTheTableCell)
 	}
 	return c.Hyper.Dropout
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
-// namedSetIn finds which named data set has its files in dir.
-//
-// MNIST and Fashion-MNIST have the same file names, so when several named sets
-// fit, the directory's own name decides (one containing "fashion" is
-// Fashion-MNIST, another containing "mnist" is MNIST); otherwise the caller
-// must name the set (issue 17, item 10: an MNIST directory was reported as
-// fashion-mnist).
-func namedSetIn(dir string) (name, resolvedDir string, err error) {
-	var names, dirs []string
-	for _, n := range data.Names {
-		if strings.Contains(n, "fixture") {
-			continue
-		}
-		if d, err := data.Resolve(n, dir); err == nil {
-			names, dirs = append(names, n), append(dirs, d)
-		}
-	}
-	if len(names) == 0 {
-		return "", "", fmt.Errorf("holds the files of none of %s", strings.Join(data.Names, ", "))
-	}
-	if len(names) == 1 {
-		return names[0], dirs[0], nil
-	}
-	base := strings.ToLower(filepath.Base(filepath.Clean(dir)))
-	for i, n := range names {
-		if (n == "fashion-mnist" && strings.Contains(base, "fashion")) || (n == "mnist" && strings.Contains(base, "mnist") && !strings.Contains(base, "fashion")) {
-			return n, dirs[i], nil
-		}
-	}
-	return "", "", fmt.Errorf("holds files that fit %s alike (the same file names); name the set: --data %s --data-dir %s",
-		strings.Join(names, " and "), names[0], dir)
-}
-
-// peakRSS returns the process's peak resident set size in bytes (Linux
-// getrusage reports kilobytes), or 0 if unavailable.
-func peakRSS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return int64(ru.Maxrss) * 1024
 }
 
 // fileBagSize returns the size of the bags of a bags file when they all have
@@ -465,4 +413,37 @@ func resumeArgs(args []string) string {
 		out = append(out, "--resume")
 	}
 	return strings.Join(out, " ")
+}
+
+// bagsText describes the bags a run trains on for its plan: the bags and
+// instances trained on, and those held out for validation (issue 38, item
+// 8: "20 bags (600 instances)" for a run that trained on 15 bags and 451).
+func bagsText(c experiments.Config, prob *learn.Problem) string {
+	count := func(bags []estimators.Bag) (int, int) {
+		n := 0
+		for _, b := range bags {
+			n += b.Size
+		}
+		return len(bags), n
+	}
+	trained, held, err := training.HeldOut(c.Hyper.ValBags, c.Seed, prob.Bags.Bags)
+	if err != nil {
+		trained = prob.Bags.Bags // training refuses it, naming --val-bags
+	}
+	k, n := count(trained)
+	text := fmt.Sprintf("%d bags (%d instances)", k, n)
+	if len(held) > 0 {
+		hk, hn := count(held)
+		text += fmt.Sprintf(" to train on and %d held out for validation (%d instances)", hk, hn)
+	}
+	return text
+}
+
+// bagSizeText describes a cell's bag size for a message: the size, or
+// "varying".
+func bagSizeText(b int) string {
+	if b == 0 {
+		return "varying"
+	}
+	return fmt.Sprint(b)
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -66,7 +68,7 @@ func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.seed = fs.Int64("seed", 1, "random seed of the bags, initialisation, groups and minibatch order; the same seed gives the same result")
 	f.out = fs.String("out", "", "directory for result.json and checkpoint.gob (created if missing)")
 	f.resume = fs.Bool("resume", false, "continue from --out's checkpoint.gob if it exists (the other flags must match the checkpointed run)")
-	f.preset = fs.String("preset", "", "run the cell of a built-in table: "+strings.Join(experiments.PresetNames(), ", ")+" (the cell of --data, --method and --bag-size; flags given explicitly win): its model, optimizer, learning-rate schedule, epochs, minibatch, regrouping, dropout, augmentation, number of points, protocol, normalization and LLP-VAT constants, exactly as `llpfc reproduce --table T` runs it")
+	f.preset = fs.String("preset", "", "run the cell of a built-in table: "+strings.Join(grid.PresetNames(), ", ")+" (the cell of --data, --method and --bag-size; flags given explicitly win): its model, optimizer, learning-rate schedule, epochs, minibatch, regrouping, dropout, augmentation, number of points, protocol, normalization and LLP-VAT constants, exactly as `llpfc reproduce --table T` runs it")
 	f.valBags = fs.Float64("val-bags", 0, "hold bags out of training for model selection: a fraction (e.g. 0.1) or a number of bags; after every epoch their validation KL and proportion error are recorded (0: none, as the paper's tables)")
 	f.sel = fs.String("select", "last", "the network the result reports: last (the last epoch's, the paper's) or best-val (the epoch with the lowest validation KL of the --val-bags bags)")
 	f.device = defineDevice(fs)
@@ -83,7 +85,7 @@ func (f *trainFlags) applyPreset(given map[string]bool, dsName string) (*experim
 	if given["bags"] {
 		return nil, fmt.Errorf("--preset draws the table cell's bags; it conflicts with --bags")
 	}
-	cell, err := experiments.PresetCell(*f.preset, dsName, *f.method, *f.bagSize, *f.seed)
+	cell, err := grid.PresetCell(*f.preset, dsName, *f.method, *f.bagSize, *f.seed)
 	if err != nil {
 		return nil, fmt.Errorf("--preset: %v", err)
 	}
@@ -177,8 +179,8 @@ func (f *trainFlags) check(given map[string]bool) error {
 	if !contains(training.MethodNames(), *f.method) {
 		return fmt.Errorf("--method %q: unknown (want one of %s)", *f.method, strings.Join(training.MethodNames(), ", "))
 	}
-	if !contains(experiments.ClassifierModels(), *f.model) {
-		return fmt.Errorf("--model %q: unknown (want one of %s)", *f.model, strings.Join(experiments.ClassifierModels(), ", "))
+	if !contains(learn.ClassifierModels(), *f.model) {
+		return fmt.Errorf("--model %q: unknown (want one of %s)", *f.model, strings.Join(learn.ClassifierModels(), ", "))
 	}
 	f.defaultBatch()
 	return nil
@@ -195,7 +197,7 @@ func (f *trainFlags) defaultBatch() {
 		case training.MethodKL, training.MethodLLPVAT:
 			*f.batch = 2
 		case training.MethodEasyLLP, training.MethodMixBag, training.MethodLLPPVC:
-			*f.batch = experiments.AuthorsBagBatch(*f.method)
+			*f.batch = grid.AuthorsBagBatch(*f.method)
 		default:
 			*f.batch = 128
 		}
@@ -268,7 +270,7 @@ func (f *trainFlags) parseNames() (n trainNames, err error) {
 
 // build returns the run the flags describe, for the data set dsName in dir.
 // The flags state a one-cell experiments.Config, which `llpfc train` runs
-// through experiments.RunCell exactly as the grid runs a cell (issue 19: one
+// through learn.RunCell exactly as the grid runs a cell (issue 19: one
 // description of a run); only what does not change the result — the
 // evaluation period, --out, --resume — is set beside it.
 func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched experiments.Schedule) (*trainRun, error) {
@@ -296,13 +298,13 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched expe
 	r.cell = experiments.Config{Learner: "gorgonia", Dataset: cellSet, Model: *f.model, Method: *f.method,
 		Protocol: protocol, BagSize: bagSize, NumPoints: numPoints, Normalize: *f.normalize, Seed: *f.seed,
 		Hyper: f.hyper(nm, drop, sched)}
-	if _, err := experiments.TrainingConfig(r.cell); err != nil {
+	if _, err := learn.TrainingConfig(r.cell); err != nil {
 		return nil, err
 	}
 	// What the learner cannot train fails here, naming the flag (issue 27:
 	// llpgan with the mlp, llpgan or cnn on feature vectors exited 1 after
 	// loading the data, or printed a Go struct).
-	if err := (experiments.Gorgonia{}).CheckCell(r.cell); err != nil {
+	if err := (learn.Gorgonia{}).CheckCell(r.cell); err != nil {
 		return nil, flagNamed(err)
 	}
 	return r, nil
@@ -354,4 +356,38 @@ func (f *trainFlags) finishChecks() error {
 	}
 	return checkFlags(atLeast("epochs", *f.epochs, 1), atLeast("batch-size", *f.batch, 1),
 		atLeast("regroup-every", *f.regroup, 1), atLeast("chunk-size", *f.chunk, 1))
+}
+
+// Bag-only data sets and the protocols of bags of varying sizes (issue 28)
+// on the command line: `llpfc train --data bags:PATH` trains on the bags a
+// bag-only set gives (protocol "given"); --protocol feature:… and kmeans:K
+// make bags of varying sizes from a labelled set. Their cells have bag size
+// 0 and NumPoints the instances the protocol takes (0: all).
+
+// bagShape settles the protocol, bag size and points of the cell: the
+// flags', or for a bag-only data set its own bags (protocol given, bag
+// size and points 0), or for a protocol of bags of varying sizes bag size
+// 0. A flag that would describe other bags conflicts, naming it; a method
+// that needs instance labels refuses a bag-only set.
+func (f *trainFlags) bagShape(given map[string]bool, dsName string) (protocol string, bagSize, numPoints int, err error) {
+	switch {
+	case experiments.IsBagOnly(dsName):
+		for _, fl := range []string{"bags", "bag-size", "num-points", "protocol"} {
+			if given[fl] && !(fl == "protocol" && *f.protocol == experiments.GivenProtocol) {
+				return "", 0, 0, fmt.Errorf("--%s conflicts with --data %s: a bag-only data set gives its own bags (their ids, sizes and proportions); drop --%s", fl, dsName, fl)
+			}
+		}
+		if *f.method == training.Supervised {
+			return "", 0, 0, fmt.Errorf("--method %s trains on instance labels, and --data %s is bag-only (no instance labels, only its bags' proportions): choose an LLP method", training.Supervised, dsName)
+		}
+		return experiments.GivenProtocol, 0, 0, nil
+	case *f.protocol == experiments.GivenProtocol:
+		return "", 0, 0, fmt.Errorf("--protocol %s takes the bags of a bag-only data set (--data bags:…); %s is labelled", experiments.GivenProtocol, dsName)
+	case experiments.VariableBags(*f.protocol):
+		if given["bag-size"] {
+			return "", 0, 0, fmt.Errorf("--bag-size conflicts with --protocol %s, which makes bags of varying sizes; drop --bag-size", *f.protocol)
+		}
+		return *f.protocol, 0, *f.numPoints, nil
+	}
+	return *f.protocol, *f.bagSize, *f.numPoints, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -41,7 +42,7 @@ func (r *trainRun) ioPlan() ioPlan {
 	p.readData("--data", r.cell.Dataset, r.dir)
 	p.read("--bags", r.bagsFile)
 	if r.saveModel != "" {
-		npz, manifest := experiments.ModelFiles(r.saveModel)
+		npz, manifest := learn.ModelFiles(r.saveModel)
 		p.write("--save-model", npz, manifest)
 	}
 	p.makeDir("--out", r.out, []string{"checkpoint.gob", "result.json"})
@@ -62,7 +63,7 @@ type finishedRun struct {
 // 0..2"); a finished run whose result.json is this run's is returned, to be
 // reported as it is (item 8: a resume rewrote it with the resuming call's
 // wall time and 0 images/s). It records the epochs a resume continues.
-func (r *trainRun) checkOut(prob *experiments.Problem) (*finishedRun, error) {
+func (r *trainRun) checkOut(prob *learn.Problem) (*finishedRun, error) {
 	ckPath := filepath.Join(r.out, "checkpoint.gob")
 	if _, err := os.Stat(ckPath); err != nil {
 		return nil, nil
@@ -91,7 +92,7 @@ func (r *trainRun) checkOut(prob *experiments.Problem) (*finishedRun, error) {
 	}
 	// The key is the settings; the data are the run's too (issue 38, item
 	// 6: a finished run was served after its test split changed).
-	now, err := experiments.CellSettings(r.cell, prob)
+	now, err := learn.CellSettings(r.cell, prob)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +169,7 @@ const troubleRounds = 5
 // `llpfc groups` print when the bags predict trouble for LLPFC (issue 27,
 // item 9: LLPFC trained on a bags file whose every group was singular, to
 // chance, without a word). It is not progress: --quiet keeps it.
-func (r *trainRun) warnTrouble(stderr io.Writer, prob *experiments.Problem) {
+func (r *trainRun) warnTrouble(stderr io.Writer, prob *learn.Problem) {
 	if w := absentClassWarning(&prob.Bags, prob.Train.ClassNames); w != "" {
 		fmt.Fprintf(stderr, "llpfc train: %s\n", w)
 	}

@@ -11,10 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/llpfc/llpfc/experiments"
 )
 
 // TestTrainPresetIsTheTableCell (issues 19 and 20, "one definition per
@@ -22,16 +21,16 @@ import (
 // `llpfc train --preset T --data D --method M --bag-size B --seed S` builds
 // exactly the configuration the grid runs for that cell — the same
 // experiments.Config, so the same key and the same training configuration
-// (experiments.TrainingConfig) — without reading any data.
+// (learn.TrainingConfig) — without reading any data.
 func TestTrainPresetIsTheTableCell(t *testing.T) {
 	for _, table := range []string{"wrn16-4", "resnet18", "vgg16", "llpgan", "fashion-mnist", "quick"} {
-		spec, ok := experiments.BuiltinSpec(table)
+		spec, ok := grid.BuiltinSpec(table)
 		require.True(t, ok, table)
 		for _, ds := range spec.Datasets {
 			for _, m := range spec.Methods {
 				bag := spec.BagSizes[len(spec.BagSizes)/2]
 				name := fmt.Sprintf("%s/%s/%s", table, ds, m)
-				cell, err := experiments.PresetCell(table, ds, m, bag, 3)
+				cell, err := grid.PresetCell(table, ds, m, bag, 3)
 				require.NoError(t, err, name)
 				r, status := parseTrain([]string{"--preset", table, "--data", ds, "--method", m,
 					"--bag-size", fmt.Sprint(bag), "--seed", "3"}, io.Discard)
@@ -64,12 +63,12 @@ func TestTrainPresetIsTheTableCell(t *testing.T) {
 func TestTrainResultIsTheGridCellResult(t *testing.T) {
 	machine := []string{"wall_seconds", "train_images_per_second", "peak_rss_bytes"}
 	for _, method := range []string{"llpfc-uniform", "kl"} {
-		spec, ok := experiments.BuiltinSpec("quick")
+		spec, ok := grid.BuiltinSpec("quick")
 		require.True(t, ok)
 		spec.Methods, spec.BagSizes, spec.Seeds, spec.NumPoints, spec.Hyper.Epochs = []string{method}, []int{64}, []int64{0}, 640, 1
-		store, err := experiments.OpenStore(t.TempDir())
+		store, err := grid.OpenStore(t.TempDir())
 		require.NoError(t, err)
-		sum, err := (&experiments.Runner{Store: store}).Run(context.Background(), spec)
+		sum, err := (&grid.Runner{Store: store}).Run(context.Background(), spec)
 		require.NoError(t, err, method)
 		require.Equal(t, 1, sum.Finished, "%s: %v", method, sum.Failed)
 		cells, err := spec.Cells()

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/llpfc/llpfc/experiments"
 )
 
 // writeTable writes a CSV file of n rows, two classes, two features.
@@ -38,9 +37,9 @@ func TestTrainRefusesWhatCannotTrain(t *testing.T) {
 	csv := writeTable(t, dir, 64)
 	wide := filepath.Join(dir, "wide.libsvm")
 	require.NoError(t, os.WriteFile(wide, []byte("0 1:1\n1 100000:1\n0 2:1\n1 3:1\n0 4:1\n1 5:1\n0 6:1\n1 7:1\n"), 0o644))
-	old := experiments.MemoryBudget
-	experiments.MemoryBudget = func() int64 { return 64 << 20 } // the wide file's mlp needs 800 MB
-	defer func() { experiments.MemoryBudget = old }()
+	old := learn.MemoryBudget
+	learn.MemoryBudget = func() int64 { return 64 << 20 } // the wide file's mlp needs 800 MB
+	defer func() { learn.MemoryBudget = old }()
 	tab := "csv:" + csv + "," + csv
 	for _, tc := range []struct {
 		args []string

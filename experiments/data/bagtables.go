@@ -208,16 +208,10 @@ func canonicalID(s string) string {
 func readBagTableTest(src sourceSpec, path string, train *Dataset) (*Dataset, error) {
 	labelCol := -1
 	t, err := readTableFile(path, func(header []string, ncols int) (map[int]colMode, error) {
+		var text map[int]colMode
 		var err error
-		if labelCol, err = labelColumn(path, "bags", header, ncols, src.label); err != nil {
-			return nil, err
-		}
-		text, err := declaredText(path, header, ncols, TabularOptions{Columns: train.Columns})
-		if err != nil {
-			return nil, err
-		}
-		text[labelCol] = asText
-		return text, nil
+		labelCol, text, err = labelledModes(path, "bags", header, ncols, src.label, TabularOptions{Columns: train.Columns})
+		return text, err
 	})
 	if err != nil {
 		return nil, err

@@ -49,21 +49,32 @@ func ReadCSV(r io.Reader, name string, opt TabularOptions) (*Dataset, error) {
 		if ncols < 2 {
 			return nil, fmt.Errorf("%s: line 1: %d column(s), want a label column and at least one feature", name, ncols)
 		}
+		var text map[int]colMode
 		var err error
-		if labelCol, err = labelColumn(name+": line 1", "csv", header, ncols, opt.LabelColumn); err != nil {
-			return nil, err
-		}
-		text, err := declaredText(name+": line 1", header, ncols, opt)
-		if err != nil {
-			return nil, err
-		}
-		text[labelCol] = asText
-		return text, nil
+		labelCol, text, err = labelledModes(name+": line 1", "csv", header, ncols, opt.LabelColumn, opt)
+		return text, err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return t.labelled(labelCol, opt)
+}
+
+// labelledModes finds the label column of a table (labelColumn) and the
+// columns read as text: the declared categorical ones (declaredText) and the
+// label. CSV, Parquet and a bag-only set's test table read their header
+// through it.
+func labelledModes(where, kind string, header []string, ncols int, label string, opt TabularOptions) (int, map[int]colMode, error) {
+	labelCol, err := labelColumn(where, kind, header, ncols, label)
+	if err != nil {
+		return -1, nil, err
+	}
+	text, err := declaredText(where, header, ncols, opt)
+	if err != nil {
+		return -1, nil, err
+	}
+	text[labelCol] = asText
+	return labelCol, text, nil
 }
 
 // labelColumn finds the label column of a CSV or Parquet (kind) file: want

@@ -257,16 +257,10 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt TabularOptions) (*D
 		if ncols < 2 {
 			return nil, fmt.Errorf("%s: %d column(s), want a label column and at least one feature", name, ncols)
 		}
+		var text map[int]colMode
 		var err error
-		if labelCol, err = labelColumn(name, "parquet", header, ncols, opt.LabelColumn); err != nil {
-			return nil, err
-		}
-		text, err := declaredText(name, header, ncols, opt)
-		if err != nil {
-			return nil, err
-		}
-		text[labelCol] = asText
-		return text, nil
+		labelCol, text, err = labelledModes(name, "parquet", header, ncols, opt.LabelColumn, opt)
+		return text, err
 	})
 	if err != nil {
 		return nil, err

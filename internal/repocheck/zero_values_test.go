@@ -24,9 +24,9 @@ var zeroSaid = regexp.MustCompile(`(?i)\bzero\b|\b0\s+(means|is)\b|\bempty\b|\bn
 // another (Beta1 and Beta2), the comment of that group.
 func TestZeroValuesDocumented(t *testing.T) {
 	for _, tc := range []struct{ file, typ string }{
-		{"experiments/spec.go", "Config"},
-		{"experiments/spec.go", "Hyper"},
-		{"experiments/spec.go", "Schedule"},
+		{"experiments/config.go", "Config"},
+		{"experiments/hyper.go", "Hyper"},
+		{"experiments/hyper.go", "Schedule"},
 		{"training/config.go", "Config"},
 		{"training/optim/optim.go", "Config"},
 	} {

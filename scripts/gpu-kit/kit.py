@@ -27,7 +27,7 @@ import time
 
 LOGS = ["discovery.log", "check.log", "train.log", "bench.log", "torch.log", "cpu.log"]
 # The Table 1 cell the epoch projects (App. `suppsec: exp`, "Wide ResNet-16-4", CIFAR10: 200
-# epochs; PAPER_MAP.md; the paper's 40,960 training points, experiments.PaperPointsColour) and
+# epochs; PAPER_MAP.md; the paper's 40,960 training points, grid.PaperPointsColour) and
 # Table 1's instance-epochs (README: `reproduce --table wrn16-4 --dry-run`).
 TABLE1_EPOCHS, CELL_POINTS, TABLE1_INSTANCE_EPOCHS = 200, 40960, 2.10e10
 

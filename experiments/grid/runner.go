@@ -1,0 +1,257 @@
+package grid
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/learn"
+)
+
+// Runner runs the cells of a spec into a Store, one at a time, skipping the
+// finished ones.
+type Runner struct {
+	Store   *Store
+	Shard   Shard
+	DataDir string
+	// Device, when set, is the compute back end of every cell, in place of
+	// the spec's Device ("" leaves the spec's; see Spec.Device).
+	Device string
+	// SaveModels keeps every cell's trained network in the store, as
+	// STORE/models/KEY.npz with its manifest KEY.json (SaveModel; learners
+	// that cannot export skip it); false keeps none.
+	SaveModels bool
+	// Log receives progress: bars when it is a terminal, plain lines
+	// otherwise. Nil discards progress.
+	Log io.Writer
+	// Now is the clock (tests may replace it); nil means time.Now.
+	Now func() time.Time
+}
+
+// Summary counts what Run did.
+type Summary struct {
+	Cells    int // cells of the whole grid
+	InShard  int // cells of this shard
+	Skipped  int // already in the store
+	Finished int // run and stored now
+	Failed   []CellError
+	// Damaged lists where damaged result files were moved (DIR/damaged/…);
+	// their cells were run again.
+	Damaged []string
+	// With Runner.SaveModels: Remodelled counts the finished cells trained
+	// again to save the model they lacked (their stored results kept), and
+	// Unsaved the cells whose learner or model saves no network (issue 38,
+	// item 9: --save-models on a finished store wrote nothing and said
+	// nothing).
+	Remodelled, Unsaved int
+}
+
+// savesModel reports whether c's learner saves its network.
+func savesModel(c experiments.Config) bool {
+	l, err := experiments.LookupLearner(c.Learner)
+	if err != nil {
+		return false
+	}
+	ms, ok := l.(experiments.ModelSaver)
+	return ok && ms.SavesModel(c)
+}
+
+// modelPath is where the store keeps cell key's network (Runner.SaveModels).
+func (r *Runner) modelPath(key string) string { return filepath.Join(r.Store.Dir, "models", key) }
+
+// lacksModel reports whether the finished cell c should have a saved model
+// that the store does not hold.
+func (r *Runner) lacksModel(c experiments.Cell) bool {
+	if !r.SaveModels || !savesModel(c.Config) {
+		return false
+	}
+	npz, manifest := learn.ModelFiles(r.modelPath(c.Key))
+	_, e1 := os.Stat(npz)
+	_, e2 := os.Stat(manifest)
+	return e1 != nil || e2 != nil
+}
+
+// CellError is a cell whose learner failed.
+type CellError struct {
+	Key string
+	Err error
+}
+
+func (e CellError) Error() string { return fmt.Sprintf("cell %s: %v", e.Key, e.Err) }
+
+// Run expands spec, checks it against its data (Spec.CheckData: an
+// *InputError when that fails), keeps the runner's shard, and trains every
+// cell not yet in the store with the spec's learner, storing each result as
+// soon as it is finished. A failing cell is reported in Summary.Failed and the grid goes
+// on; a cancelled ctx stops the grid at once (the cell in flight is lost).
+func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
+	cells, err := spec.Cells()
+	if err != nil {
+		return Summary{}, &experiments.InputError{Err: err}
+	}
+	sum := Summary{Cells: len(cells)}
+	// What would fail every cell fails now, before any cell (issue 27).
+	missing, err := spec.CheckData(r.DataDir)
+	if err != nil {
+		return sum, &experiments.InputError{Err: fmt.Errorf("spec %s: %w", spec.Name, err)}
+	}
+	if len(missing) > 0 {
+		return sum, &experiments.InputError{Err: fmt.Errorf("spec %s: data not found, nothing was run: %w", spec.Name, errors.Join(missing...))}
+	}
+	mine := r.Shard.Select(cells)
+	sum.InShard = len(mine)
+	var todo, remodel []experiments.Cell
+	for _, c := range mine {
+		if r.SaveModels && !savesModel(c.Config) {
+			sum.Unsaved++
+		}
+		done, bad := r.Store.Get(c.Key)
+		switch {
+		case bad == nil:
+			// Finished, perhaps by another spec with an identical cell: it
+			// belongs to this spec too (issue 27, item 6).
+			if named, added := done.withSpecs([]string{spec.Name}); added {
+				if err := r.Store.Put(named); err != nil {
+					return sum, err
+				}
+			}
+			if r.lacksModel(c) {
+				remodel = append(remodel, c)
+			}
+			sum.Skipped++
+			continue
+		case !errors.Is(bad, os.ErrNotExist):
+			// A damaged file is not a finished cell: keep it aside, run again.
+			moved, err := r.Store.SetAside(c.Key)
+			if err != nil {
+				return sum, err
+			}
+			if r.Log != nil {
+				fmt.Fprintf(r.Log, "cell %s: damaged result (%v); moved to %s, the cell runs again\n", c.Key, bad, moved)
+			}
+			sum.Damaged = append(sum.Damaged, moved)
+		}
+		todo = append(todo, c)
+	}
+	for _, c := range todo {
+		if _, err := experiments.LookupLearner(c.Config.Learner); err != nil {
+			return sum, fmt.Errorf("spec %s: %w", spec.Name, err)
+		}
+	}
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	pr := newGridProgress(r.Log, spec.Name, r.Shard, len(todo), sum.Skipped, now)
+	for i, c := range todo {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		c.DataDir = r.DataDir
+		c.Device = spec.Device
+		if r.Device != "" {
+			c.Device = r.Device
+		}
+		if r.SaveModels {
+			c.ModelPath = r.modelPath(c.Key)
+		}
+		l, _ := experiments.LookupLearner(c.Config.Learner)
+		pr.startCell(i, c)
+		start := now()
+		m, err := l.Train(ctx, c, pr)
+		end := now()
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return sum, ctxErr
+			}
+			pr.failCell(c, err)
+			sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: err})
+			continue
+		}
+		prov := newProvenance(start, end)
+		if m.WallSeconds == 0 {
+			m.WallSeconds = prov.WallSeconds
+		}
+		if m.PeakRSSBytes == 0 {
+			m.PeakRSSBytes = prov.PeakRSSBytes
+		}
+		res := &Result{Format: ResultFormat, Key: c.Key, Spec: c.Spec, Seed: c.Config.Seed,
+			Config: c.Config, Metrics: m, Provenance: prov}
+		if err := r.Store.Put(res); err != nil {
+			return sum, err
+		}
+		sum.Finished++
+		pr.endCell(c, m, end.Sub(start))
+	}
+	pr.finish()
+	return sum, r.remodel(ctx, spec, remodel, &sum)
+}
+
+// remodel trains the finished cells again whose saved model the store
+// lacks (Runner.SaveModels on a store filled without it), and keeps the
+// network only when the run's outcome is the stored result's
+// (Result.SameOutcome): a model beside a result it did not make would be
+// a model of another run. A cell whose outcome differs (other code made
+// its result) is a failure naming both; its result stays as stored.
+func (r *Runner) remodel(ctx context.Context, spec *Spec, cells []experiments.Cell, sum *Summary) error {
+	for _, c := range cells {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		stored, err := r.Store.Get(c.Key)
+		if err != nil {
+			return err
+		}
+		c.DataDir, c.Device = r.DataDir, spec.Device
+		if r.Device != "" {
+			c.Device = r.Device
+		}
+		tmp, err := os.MkdirTemp(r.Store.Dir, ".remodel-")
+		if err != nil {
+			return err
+		}
+		c.ModelPath = filepath.Join(tmp, c.Key)
+		if r.Log != nil {
+			fmt.Fprintf(r.Log, "cell %s: finished, but the store has no saved model of it (--save-models): training it again to save it\n", c.Key)
+		}
+		l, _ := experiments.LookupLearner(c.Config.Learner)
+		m, err := l.Train(ctx, c, experiments.NoProgress{})
+		again := &Result{Key: c.Key, Config: c.Config, Metrics: m}
+		switch {
+		case err != nil && ctx.Err() != nil:
+			os.RemoveAll(tmp)
+			return ctx.Err()
+		case err != nil:
+			sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: fmt.Errorf("trained again to save its model: %w", err)})
+		case !stored.SameOutcome(again):
+			sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: fmt.Errorf("trained again to save its model, but this code's run differs from the stored result (test accuracy %v, stored %v; the stored result was made by %s): the model was not kept; run the grid into a new store to have models and results of one code",
+				m.TestAccuracy, stored.Metrics.TestAccuracy, stored.Provenance.CodeVersion)})
+		default:
+			if err := r.keepModel(tmp, c.Key); err != nil {
+				os.RemoveAll(tmp)
+				return err
+			}
+			sum.Remodelled++
+		}
+		os.RemoveAll(tmp)
+	}
+	return nil
+}
+
+// keepModel moves the model saved in tmp into the store's models/.
+func (r *Runner) keepModel(tmp, key string) error {
+	if err := os.MkdirAll(filepath.Join(r.Store.Dir, "models"), 0o755); err != nil {
+		return err
+	}
+	srcNPZ, srcMan := learn.ModelFiles(filepath.Join(tmp, key))
+	dstNPZ, dstMan := learn.ModelFiles(r.modelPath(key))
+	if err := os.Rename(srcNPZ, dstNPZ); err != nil {
+		return err
+	}
+	return os.Rename(srcMan, dstMan)
+}

@@ -1,0 +1,215 @@
+package grid
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/internal/atomicfile"
+)
+
+// ResultFormat names the layout of a result file; it changes when the layout
+// does.
+const ResultFormat = "llpfc-result/1"
+
+// Result is one finished cell as the store keeps it: DIR/cells/<key>.json.
+type Result struct {
+	Format string `json:"format"`
+	Key    string `json:"key"`
+	// Spec is the name of the spec that ran the cell. A cell is keyed by its
+	// configuration alone, so a later spec with an identical cell finds it
+	// finished and adds its name to Specs rather than running it again;
+	// SpecNames lists them all (issue 27, item 6: the cell used to belong
+	// only to the spec that wrote it first).
+	Spec       string              `json:"spec"`
+	Specs      []string            `json:"specs,omitempty"`
+	Seed       int64               `json:"seed"`
+	Config     experiments.Config  `json:"config"`
+	Metrics    experiments.Metrics `json:"metrics"`
+	Provenance Provenance          `json:"provenance"`
+}
+
+// Provenance records where, when and by which code a result was made.
+type Provenance struct {
+	// CodeVersion is the revision of the code that ran and Dirty whether
+	// its source differed from that revision (CodeVersion(): the binary's
+	// own build information, else its module's source tree; never the
+	// working directory's).
+	CodeVersion string    `json:"code_version"`
+	Dirty       bool      `json:"dirty"`
+	GoVersion   string    `json:"go_version"`
+	Host        string    `json:"host"`
+	GOOS        string    `json:"goos"`
+	GOARCH      string    `json:"goarch"`
+	NumCPU      int       `json:"num_cpu"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	// WallSeconds is End−Start as measured by the runner.
+	WallSeconds float64 `json:"wall_seconds"`
+	// PeakRSSBytes is the process's peak resident set size when the cell
+	// ended (getrusage ru_maxrss). It is a high-water mark of the whole
+	// process, so it bounds the cell's peak from above.
+	PeakRSSBytes int64 `json:"peak_rss_bytes"`
+}
+
+// SameOutcome reports whether two results of one key agree on everything that
+// a deterministic rerun reproduces: key, configuration and the outcome
+// metrics (test accuracy, epochs, final loss, point counts, extras). Wall
+// time, throughput, memory, the device and provenance are ignored.
+func (r *Result) SameOutcome(o *Result) bool {
+	if r.Key != o.Key || !reflect.DeepEqual(r.Config, o.Config) {
+		return false
+	}
+	a, b := r.Metrics, o.Metrics
+	a.WallSeconds, a.TrainImagesPerSecond, a.PeakRSSBytes, a.Device = 0, 0, 0, ""
+	b.WallSeconds, b.TrainImagesPerSecond, b.PeakRSSBytes, b.Device = 0, 0, 0, ""
+	return reflect.DeepEqual(a, b)
+}
+
+// Validate checks a result read from disk.
+func (r *Result) Validate() error {
+	if r.Format != ResultFormat {
+		return fmt.Errorf("format: is %q, want %q", r.Format, ResultFormat)
+	}
+	if k := r.Config.Key(); k != r.Key {
+		return fmt.Errorf("key: is %s, but the config hashes to %s", r.Key, k)
+	}
+	if r.Seed != r.Config.Seed {
+		return fmt.Errorf("seed: is %d, but config.seed is %d", r.Seed, r.Config.Seed)
+	}
+	return nil
+}
+
+// Store is a results directory: one JSON file per finished cell,
+// DIR/cells/<key>.json, each written atomically (internal/atomicfile), so a
+// killed run leaves only whole files (and perhaps a hidden temporary file,
+// which readers ignore).
+type Store struct {
+	Dir string
+}
+
+// OpenStore creates DIR/cells if needed and returns the store.
+func OpenStore(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("results directory: is empty")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "cells"), 0o755); err != nil {
+		return nil, fmt.Errorf("results directory %s: %w", dir, err)
+	}
+	removeStaleTemps(filepath.Join(dir, "cells"), time.Now().Add(-staleAfter))
+	return &Store{Dir: dir}, nil
+}
+
+// staleAfter is the age past which a temporary file of an atomic write
+// (".<key>.json.tmp-*", internal/atomicfile) can only be the leftover of a
+// killed writer: a cell's write takes milliseconds.
+const staleAfter = time.Hour
+
+// removeStaleTemps deletes the atomic-write temporaries in dir last modified
+// before cutoff (issue 17, item 10: they were never cleaned). Younger ones
+// may belong to a writer running now and are kept.
+func removeStaleTemps(dir string, cutoff time.Time) {
+	matches, _ := filepath.Glob(filepath.Join(dir, ".*.json.tmp-*"))
+	for _, m := range matches {
+		if st, err := os.Lstat(m); err == nil && st.Mode().IsRegular() && st.ModTime().Before(cutoff) {
+			os.Remove(m)
+		}
+	}
+}
+
+func (s *Store) path(key string) string { return filepath.Join(s.Dir, "cells", key+".json") }
+
+// Has reports whether the cell with this key is finished: its file exists,
+// parses and holds a valid result of that key (readResult). A damaged file
+// (truncated, edited, another key) does not count: see Damaged.
+func (s *Store) Has(key string) bool {
+	_, err := s.Get(key)
+	return err == nil
+}
+
+// Damaged returns why the file of the cell with this key does not hold a
+// finished cell although it exists, or nil when it is absent or sound.
+func (s *Store) Damaged(key string) error {
+	if _, err := os.Stat(s.path(key)); err != nil {
+		return nil
+	}
+	_, err := s.Get(key)
+	return err
+}
+
+// SetAside moves the file of the cell with this key to DIR/damaged/, as
+// <key>.json or, when that is taken, <key>.json.1, .2, …, so that the cell
+// is run again and nothing is deleted. It returns the new path.
+func (s *Store) SetAside(key string) (string, error) {
+	dir := filepath.Join(s.Dir, "damaged")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("results directory %s: %w", s.Dir, err)
+	}
+	dst := filepath.Join(dir, key+".json")
+	for n := 1; ; n++ {
+		if _, err := os.Lstat(dst); os.IsNotExist(err) {
+			break
+		}
+		dst = filepath.Join(dir, fmt.Sprintf("%s.json.%d", key, n))
+	}
+	if err := os.Rename(s.path(key), dst); err != nil {
+		return "", fmt.Errorf("results directory %s: setting aside the damaged cell %s: %w", s.Dir, key, err)
+	}
+	return dst, nil
+}
+
+// Put writes r atomically.
+func (s *Store) Put(r *Result) error {
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("result %s: %w", r.Key, err)
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("result %s: %w", r.Key, err)
+	}
+	return atomicfile.WriteFile(s.path(r.Key), append(b, '\n'))
+}
+
+// Get reads the result with this key.
+func (s *Store) Get(key string) (*Result, error) {
+	return readResult(s.path(key))
+}
+
+func readResult(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var r Result
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if want := strings.TrimSuffix(filepath.Base(path), ".json"); want != r.Key {
+		return nil, fmt.Errorf("%s: holds key %s, want the file's name %s", path, r.Key, want)
+	}
+	return &r, nil
+}
+
+func newProvenance(start, end time.Time) Provenance {
+	rev, dirty := experiments.CodeVersion()
+	host, _ := os.Hostname()
+	return Provenance{
+		CodeVersion: rev, Dirty: dirty, GoVersion: runtime.Version(), Host: host,
+		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, NumCPU: runtime.NumCPU(),
+		Start: start.UTC(), End: end.UTC(), WallSeconds: end.Sub(start).Seconds(),
+		PeakRSSBytes: experiments.PeakRSSBytes(),
+	}
+}

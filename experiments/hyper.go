@@ -1,0 +1,186 @@
+package experiments
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/llpfc/llpfc/training"
+)
+
+// Hyper holds the training hyperparameters of a cell (App. `suppsec: exp`,
+// "Architecture and Hyperparameters" and "Implementation Details of LLPFC").
+// As in gonum's optimize.Settings, every field whose zero value has a meaning
+// says it; a field tagged omitempty is left out of the canonical encoding at
+// its zero value, so its zero must be the behaviour cells had before the
+// field existed (TestZeroValuesDocumented).
+type Hyper struct {
+	// Epochs is the number of passes over the bags; 0 is an error (Validate).
+	Epochs int `json:"epochs"`
+	// Optimizer is "sgd", "nesterov" (SGD with Nesterov momentum, dampening
+	// 0), "adam" or "adamw"; "gd" is full-batch gradient descent (logreg only).
+	// Empty is an error.
+	Optimizer string `json:"optimizer"`
+	// LR is the base learning rate; 0 is an error.
+	LR float64 `json:"lr"`
+	// Momentum μ of sgd and nesterov; zero means none (plain SGD), and is an
+	// error with nesterov. Adam ignores it.
+	Momentum float64 `json:"momentum,omitempty"`
+	// WeightDecay λ; zero means no weight decay.
+	WeightDecay float64 `json:"weight_decay,omitempty"`
+	// Beta1 and Beta2 are Adam's and AdamW's β₁, β₂; zero means PyTorch's
+	// defaults 0.9 and 0.999 (training.OptimizerConfig).
+	Beta1 float64 `json:"beta1,omitempty"`
+	Beta2 float64 `json:"beta2,omitempty"`
+	// BatchSize counts instances for the LLPFC methods and bags for kl,
+	// llpvat and llpgan (the appendix uses 128 or 256 instances; 2, 2 and 1
+	// bags); 0 is an error.
+	BatchSize int `json:"batch_size"`
+	// Schedule is the learning-rate schedule; its empty Kind is an error
+	// in a spec (see Schedule).
+	Schedule Schedule `json:"schedule"`
+	// RegroupEvery re-partitions the bags into groups every r epochs for the
+	// LLPFC methods (App. "Implementation Details of LLPFC": 20, or 5 for
+	// VGG16); zero means never: the groups drawn at epoch 0 serve the whole
+	// run (training.Config.RegroupEvery's zero).
+	RegroupEvery int `json:"regroup_every,omitempty"`
+	// Dropout is the dropout probability of architectures that have dropout;
+	// zero means none.
+	Dropout float64 `json:"dropout,omitempty"`
+	// Augment applies the appendix's augmentation: zero-pad 4, random crop,
+	// random horizontal flip; false means none.
+	Augment bool `json:"augment,omitempty"`
+	// VATEps and VATXi are LLP-VAT's perturbation radius ε and
+	// finite-difference step ξ; zero means the appendix's ε (6 for CIFAR10, 1
+	// for the other data sets) and the authors' ξ = 1e-6
+	// (training.PaperVATConfig).
+	VATEps float64 `json:"vat_eps,omitempty"`
+	VATXi  float64 `json:"vat_xi,omitempty"`
+	// VATPowerIters is LLP-VAT's number of power iterations; zero means the
+	// authors' 1.
+	VATPowerIters int `json:"vat_power_iters,omitempty"`
+	// Weights is the LLPFC group weighting w ∈ Δ^N: "uniform" (w_i = 1/N,
+	// Section 6; empty means uniform), "hm" or "chvol" (see
+	// estimators.WeightScheme).
+	Weights string `json:"weights,omitempty"`
+	// Compat is "paper" (Algorithms 1–3; empty means paper) or "original"
+	// (the authors' code where it differs; see estimators.Compat).
+	Compat string `json:"compat,omitempty"`
+	// KLScale is the scale of kl's and llpvat's proportion loss: "authors"
+	// (Σ over classes, mean over bags, as the authors' code trains) or
+	// "paper" (the paper's 1/(C·B)); see training.KLScale. Empty for the
+	// other methods; a spec's empty value is filled with "authors" in every
+	// kl and llpvat cell, and TrainingConfig reads empty as "authors".
+	KLScale string `json:"kl_scale,omitempty"`
+	// VATRampup is llpvat's consistency-weight schedule: "authors" (a
+	// constant 0.05, what the LLPFC authors' code computes) or "llpvat"
+	// (LLP-VAT's ramp-up over 40% of the steps); see training.VATRampup.
+	// Empty for the other methods; a spec's empty value is filled with
+	// "authors" in every llpvat cell, and TrainingConfig reads empty as
+	// "authors".
+	VATRampup string `json:"vat_rampup,omitempty"`
+	// Flood is easyllp's flooding level b: the loss trained is |L − b| + b
+	// (the authors' easyllp_flood.py; training.Config.Flood); zero means none,
+	// EasyLLP's plain loss. Zero for the other methods.
+	Flood float64 `json:"flood,omitempty"`
+	// BNStats is the batch-norm statistics of kl's and llpvat's proportion
+	// loss when a minibatch of bags spans several chunks: empty means the
+	// whole minibatch's (as the authors' code; see training.BNStats), or
+	// "chunk" (each chunk's own). Empty for the other methods.
+	BNStats string `json:"bn_stats,omitempty"`
+	// ChunkSize is the number of instances per forward pass of the bag
+	// methods' losses (kl, llpvat): it bounds their memory, and it changes
+	// the result with BNStats "chunk" (and the order of float32 sums
+	// otherwise); zero means training.DefaultChunkSize (256).
+	ChunkSize int `json:"chunk_size,omitempty"`
+	// ValBags holds bags out of training for model selection
+	// (training.Config.ValBags: a fraction in (0, 1) or a number of bags);
+	// zero means none, as the paper's tables (the authors' -v defaults to 0).
+	ValBags float64 `json:"val_bags,omitempty"`
+	// Select chooses the reported network: empty or "last" (the last
+	// epoch's, the paper's) or "best-val" (the lowest validation KL of the
+	// held-out bags; needs ValBags).
+	Select string `json:"select,omitempty"`
+}
+
+// Schedule is a learning-rate schedule: "constant"; "multistep" (multiply by
+// Factor at each epoch in Milestones); "cosine" (cosine annealing with warm
+// restarts, first period Period epochs, each next period ×Mult; zero Mult
+// means 1). An empty Kind is an error in a spec (Validate); Training reads
+// it as constant. The fields a kind does not use must be zero.
+type Schedule struct {
+	// Kind is "constant", "multistep" or "cosine"; empty is an error in a
+	// spec, and constant for Training.
+	Kind string `json:"kind"`
+	// Milestones and Factor are multistep's; zero (empty) for the others.
+	Milestones []int   `json:"milestones,omitempty"`
+	Factor     float64 `json:"factor,omitempty"`
+	// Period is cosine's first period in epochs (zero for the others), and
+	// Mult the factor of each next period; zero Mult means 1.
+	Period int `json:"period,omitempty"`
+	Mult   int `json:"mult,omitempty"`
+}
+
+// LR returns the learning rate of epoch e (0-based) for base rate base: the
+// rate of the training package's schedule (Training), so the grid and the
+// engine share one implementation (issue 19); an invalid schedule, which
+// Validate refuses, keeps the base rate.
+func (s Schedule) LR(base float64, e int) float64 {
+	ts, err := s.Training()
+	if err != nil {
+		return base
+	}
+	return ts.LR(base, e)
+}
+
+// Training returns the schedule as package training implements it:
+// constant, training.MultiStep (Factor is its Gamma) or
+// training.CosineWarmRestarts (Period its T0, Mult its TMult, 0 meaning 1).
+func (s Schedule) Training() (training.Schedule, error) {
+	switch s.Kind {
+	case "", "constant":
+		return training.ConstantLR{}, nil
+	case "multistep":
+		ms := training.MultiStep{Milestones: append([]int(nil), s.Milestones...), Gamma: s.Factor}
+		if err := ms.Validate(); err != nil {
+			return nil, fmt.Errorf("hyper.schedule: %w", err)
+		}
+		return ms, nil
+	case "cosine":
+		return training.CosineWarmRestarts{T0: s.Period, TMult: max(s.Mult, 1)}, nil
+	}
+	return nil, fmt.Errorf("hyper.schedule.kind: is %q, want constant, multistep or cosine", s.Kind)
+}
+
+func (s Schedule) validate(epochs int) error {
+	switch s.Kind {
+	case "constant":
+		if len(s.Milestones) > 0 || s.Factor != 0 || s.Period != 0 || s.Mult != 0 {
+			return errors.New("hyper.schedule: kind constant takes no milestones, factor, period or mult")
+		}
+	case "multistep":
+		if len(s.Milestones) == 0 {
+			return errors.New("hyper.schedule.milestones: is empty, want the epochs at which the rate drops")
+		}
+		for i, m := range s.Milestones {
+			if m <= 0 || m >= epochs {
+				return fmt.Errorf("hyper.schedule.milestones[%d]: is %d, want in 1..epochs-1=%d", i, m, epochs-1)
+			}
+			if i > 0 && m <= s.Milestones[i-1] {
+				return fmt.Errorf("hyper.schedule.milestones[%d]: is %d, want > milestones[%d]=%d (increasing)", i, m, i-1, s.Milestones[i-1])
+			}
+		}
+		if !(s.Factor > 0 && s.Factor < 1) {
+			return fmt.Errorf("hyper.schedule.factor: is %v, want in (0, 1)", s.Factor)
+		}
+	case "cosine":
+		if s.Period <= 0 {
+			return fmt.Errorf("hyper.schedule.period: is %d, want > 0 epochs", s.Period)
+		}
+		if s.Mult < 0 {
+			return fmt.Errorf("hyper.schedule.mult: is %d, want ≥ 1 (or 0 = 1)", s.Mult)
+		}
+	default:
+		return fmt.Errorf("hyper.schedule.kind: is %q, want constant, multistep or cosine", s.Kind)
+	}
+	return nil
+}
