@@ -112,26 +112,13 @@ func excessFCRisk(rc riskCase, l theory.ProperLoss, fc fcLossFunc) (float64, err
 		for yt, w := range noisy {
 			etaT[yt] = w / px
 		}
-		m, err := theory.MinInnerRisk(l, floorSimplex0(etaT))
+		m, err := theory.MinInnerRisk(l, normalize(etaT))
 		if err != nil {
 			return 0, fmt.Errorf("x=%d: η_T(x): %w", x, err)
 		}
 		bayes += px * m
 	}
 	return risk - bayes, nil
-}
-
-// floorSimplex0 renormalizes a probability vector computed in floating
-// point so that it passes the simplex check (sum 1 within 1e-9).
-func floorSimplex0(p []float64) []float64 {
-	s := 0.0
-	for _, v := range p {
-		s += v
-	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
 }
 
 // checkRiskBound checks R_{L,P}(f) − R*_{L,P} ≤ boundInv(T, R_{ℓ_T,P_T}(f) − R*)

@@ -40,10 +40,10 @@ func lmLipGen() func(r *rand.Rand, size int) any {
 			T = lmColStoch(r, C, kind)
 		}
 		in := lmLipInput{T: T, c: r.Intn(C), kind: kind}
-		scale := lmLogUnif(r, 1e-3, 1e3)
+		scale := logUnif(r, 1e-3, 1e3)
 		in.s = make([]float64, C)
 		in.u = make([]float64, C)
-		step := lmLogUnif(r, 1e-6, 1e3)
+		step := logUnif(r, 1e-6, 1e3)
 		for i := range in.s {
 			in.s[i] = scale * r.NormFloat64()
 			if r.Intn(6) == 0 {

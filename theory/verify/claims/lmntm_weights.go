@@ -42,7 +42,7 @@ func lmWeightsGen() func(r *rand.Rand, size int) any {
 				case "small":
 					row[c] = float64(1 + r.Intn(5))
 				case "wide":
-					row[c] = math.Round(lmLogUnif(r, 1, 1e6))
+					row[c] = math.Round(logUnif(r, 1, 1e6))
 				default:
 					row[c] = eq
 				}

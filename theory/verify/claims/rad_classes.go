@@ -24,22 +24,14 @@ type (
 )
 
 func radKernelRef(C int, R, K float64, a []float64) float64 {
-	v, err := theory.KernelRadBound(C, R, K, a)
-	if err != nil {
-		panic(err)
-	}
-	return v
+	return radMust(theory.KernelRadBound(C, R, K, a))
 }
 
 // radKernelNoC is the negative control: the factor C dropped.
 func radKernelNoC(C int, R, K float64, a []float64) float64 { return radKernelRef(1, R, K, a) }
 
 func radMLPRef(C, m int, alpha, beta float64, a []float64) float64 {
-	v, err := theory.MLPRadBound(C, m, alpha, beta, a)
-	if err != nil {
-		panic(err)
-	}
-	return v
+	return radMust(theory.MLPRadBound(C, m, alpha, beta, a))
 }
 
 // radMLPNoC is the negative control: the factor C dropped.
@@ -124,8 +116,8 @@ func radKernelGram(r *rand.Rand, X *mat.Dense) (*mat.SymDense, float64, string) 
 		}
 		return g, K, "linear"
 	}
-	bw := radLogUnif(r, 0.05, 5)
-	s := radLogUnif(r, 0.2, 3)
+	bw := logUnif(r, 0.05, 5)
+	s := logUnif(r, 0.2, 3)
 	g, err := theory.GaussianGram(X, bw)
 	if err != nil {
 		panic(err)
@@ -147,11 +139,11 @@ func radCheckKernelSupp(cfg verify.Config, bound radKernelBoundFn) verify.Outcom
 		}
 		p := 1 + r.Intn(3)
 		X := mat.NewDense(M, p, nil)
-		spread := radLogUnif(r, 0.01, 5)
+		spread := logUnif(r, 0.01, 5)
 		for i := 0; i < M; i++ {
 			X.SetRow(i, radBallPoint(r, p, spread, false))
 		}
-		cs := radKernelCase{X: X, a: radWeights(r, M), C: C, R: radLogUnif(r, 0.1, 10)}
+		cs := radKernelCase{X: X, a: radWeights(r, M), C: C, R: logUnif(r, 0.1, 10)}
 		cs.gram, cs.K, cs.kernel = radKernelGram(r, X)
 		return cs
 	})
@@ -281,8 +273,8 @@ func radCheckKernelLMNTM(cfg verify.Config, bound radKernelBoundFn) verify.Outco
 		R, bw float64
 	}
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
-		cs := kcase{R: radLogUnif(r, 0.1, 10), bw: radLogUnif(r, 0.05, 5)}
-		base := radDrawLMNTM(r, 10, 2, radLogUnif(r, 0.1, 3))
+		cs := kcase{R: logUnif(r, 0.1, 10), bw: logUnif(r, 0.05, 5)}
+		base := radDrawLMNTM(r, 10, 2, logUnif(r, 0.1, 3))
 		cs.pts = append(cs.pts, base)
 		for k := 0; k < 2; k++ { // two more samples S of the same setting, resampled from the first
 			M, _ := base.X.Dims()
@@ -390,7 +382,7 @@ func radCheckMLPSupp(cfg verify.Config, bound radMLPBoundFn) verify.Outcome {
 
 func radCheckMLPSuppDepth(cfg verify.Config, bound radMLPBoundFn, depth int) verify.Outcome {
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
-		cs := radMLPCase{m: depth, alpha: radLogUnif(r, 0.1, 5), beta: radLogUnif(r, 0.3, 3),
+		cs := radMLPCase{m: depth, alpha: logUnif(r, 0.1, 5), beta: logUnif(r, 0.3, 3),
 			mu: radMLPActivation(r), seed: r.Int63()}
 		cs.C = 1 + r.Intn(3)
 		M := 1 + r.Intn(12/cs.C)
@@ -466,7 +458,7 @@ func radCheckMLPLMNTMDepth(cfg verify.Config, bound radMLPBoundFn, depth int) ve
 		seed        int64
 	}
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
-		cs := mcase{m: depth, alpha: radLogUnif(r, 0.1, 5), beta: radLogUnif(r, 0.3, 3),
+		cs := mcase{m: depth, alpha: logUnif(r, 0.1, 5), beta: logUnif(r, 0.3, 3),
 			mu: radMLPActivation(r), seed: r.Int63()}
 		maxM := 8
 		if cs.m == 2 {

@@ -113,7 +113,7 @@ func radDrawProblem(r *rand.Rand, C, K int, nLo, nHi float64) radProblem {
 		var n []int
 		Pi := make([][]float64, C)
 		for c := 0; c < C; c++ {
-			n = append(n, int(math.Round(radLogUnif(r, nLo, nHi))))
+			n = append(n, int(math.Round(logUnif(r, nLo, nHi))))
 			Pi[c] = make([]float64, K)
 			for j := 0; j < C; j++ {
 				for x := 0; x < K; x++ {
@@ -229,7 +229,7 @@ func radBuildLosses(pr radProblem, vals [][][]float64) [][][][]float64 {
 // which the composite loss is steepest.
 func radDrawClass(r *rand.Rand, pr radProblem) radFinClass {
 	C := pr.set.NumClasses()
-	A := radLogUnif(r, 0.3, 8)
+	A := logUnif(r, 0.3, 8)
 	G := 1 + r.Intn(5)
 	fc := radFinClass{}
 	for g := 0; g < G; g++ {
@@ -685,9 +685,9 @@ func radConvexHull(pts [][2]float64) [][2]float64 {
 func radCheckGEB(cfg verify.Config, bound radBoundFn) verify.Outcome {
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
 		cs := radGEBCase{pr: radDrawProblem(r, 2, 2, 5, 1e5), q: 1 + r.Intn(2), m: 1 + r.Intn(2), seed: r.Int63(),
-			R: radLogUnif(r, 0.2, 5), bw: radLogUnif(r, 0.3, 3), beta: radLogUnif(r, 0.2, 5), mu: radMLPActivation(r)}
+			R: logUnif(r, 0.2, 5), bw: logUnif(r, 0.3, 3), beta: logUnif(r, 0.2, 5), mu: radMLPActivation(r)}
 		cs.X = mat.NewDense(2, 2, nil)
-		rad := radLogUnif(r, 0.2, 3)
+		rad := logUnif(r, 0.2, 3)
 		for i := 0; i < 2; i++ {
 			cs.X.SetRow(i, radBallPoint(r, 2, rad, r.Intn(2) == 0))
 		}

@@ -115,7 +115,9 @@ func init() {
 			for _, c := range props {
 				parts = append(parts, c.Check(cfg))
 			}
-			return radMergeMixed(parts)
+			// Bound and Identity parts: the worst ratio reported is the largest,
+			// which for the identities is 1 up to rounding.
+			return verify.Merge(verify.Bound, parts...)
 		},
 		Negative: func(cfg verify.Config) verify.Outcome {
 			// The items' negative controls: the claim is caught if every one is.
@@ -134,13 +136,6 @@ func init() {
 		},
 		NegativeName: "each item's negative control (all five must be caught)",
 	})
-}
-
-// radMergeMixed merges outcomes of Bound and Identity properties: the cases
-// add up and the claim fails if any part failed; the worst ratio reported is
-// the largest, which for the identities is 1 up to rounding.
-func radMergeMixed(parts []verify.Outcome) verify.Outcome {
-	return verify.Merge(verify.Bound, parts...)
 }
 
 // radCheckVecIneq checks ‖v‖₂ ≤ k·E|Σ v_m ε_m| with the expectation
@@ -208,8 +203,8 @@ func radCheckMulti1(cfg verify.Config, k float64) verify.Outcome {
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
 		C := 1 + r.Intn(4)
 		H := 1 + r.Intn(6)
-		cs := radMulti1Case{a: radLogUnif(r, 0.1, 10), lam: radRandLip(r, C)}
-		scale := radLogUnif(r, 0.1, 20)
+		cs := radMulti1Case{a: logUnif(r, 0.1, 10), lam: radRandLip(r, C)}
+		scale := logUnif(r, 0.1, 20)
 		for h := 0; h < H; h++ {
 			cs.fx = append(cs.fx, radBallPoint(r, C, scale, r.Intn(2) == 0))
 			phi := 0.0
@@ -284,9 +279,9 @@ func radCheckMultiLemma(cfg verify.Config, k float64) verify.Outcome {
 		}
 		H := 1 + r.Intn(5)
 		cs := radMultiCase{}
-		scale := radLogUnif(r, 0.1, 20)
+		scale := logUnif(r, 0.1, 20)
 		for i := 0; i < N; i++ {
-			cs.w = append(cs.w, radLogUnif(r, 0.05, 5))
+			cs.w = append(cs.w, logUnif(r, 0.05, 5))
 			cs.lam = append(cs.lam, radRandLip(r, C))
 		}
 		for h := 0; h < H; h++ {
@@ -377,7 +372,7 @@ type radPropCase struct {
 func radPropGen() func(r *rand.Rand, size int) any {
 	return func(r *rand.Rand, size int) any {
 		M := 1 + r.Intn(10)
-		s := radLogUnif(r, 0.1, 10)
+		s := logUnif(r, 0.1, 10)
 		cs := radPropCase{a: radWeights(r, M), G1: radClass(r, 1+r.Intn(6), M, s), G2: radClass(r, 1+r.Intn(6), M, s),
 			c0: r.NormFloat64() * 3, seed: r.Int63()}
 		if r.Intn(5) == 0 {
@@ -391,7 +386,7 @@ func radPropGen() func(r *rand.Rand, size int) any {
 // radRandMu draws μ: ℝ→ℝ with known Lipschitz constant L: L·tanh(t+b),
 // L·|t−b|, L·max(t−b,0), L·sin(t), or the shift L·t + b.
 func radRandMu(r *rand.Rand) radLipFn {
-	L := radLogUnif(r, 0.2, 3)
+	L := logUnif(r, 0.2, 3)
 	b := r.NormFloat64()
 	switch r.Intn(5) {
 	case 0:
