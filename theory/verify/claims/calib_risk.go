@@ -125,8 +125,7 @@ func excessFCRisk(rc riskCase, l theory.ProperLoss, fc fcLossFunc) (float64, err
 // on random finite distributions and adversarial f. A surrogate excess in
 // [−tolAbs, 0) is rounding and is clamped to 0 before the bound is applied.
 func checkRiskBound(cfg verify.Config, name string, l theory.ProperLoss, fc fcLossFunc, boundInv boundInvFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, genRiskCase(), func(v any) verify.Case {
-		rc := v.(riskCase)
+	return verify.ForAll(cfg, name, verify.Bound, genRiskCase(), func(rc riskCase) verify.Case {
 		e01 := excessZeroOneRisk(rc)
 		esur, err := excessFCRisk(rc, l, fc)
 		if err != nil {

@@ -144,8 +144,7 @@ func genTBiased(r *rand.Rand, C int, maxCond float64) (*mat.Dense, string) {
 // checkConvexLB checks θ(C1) ≤ C2 for the FC log loss at every generated
 // point (Proposition `theorem: convex LB - calib func - FC log loss`).
 func checkConvexLB(cfg verify.Config, name string, theta thetaFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, genPointCase(1e8, true), func(v any) verify.Case {
-		pc := v.(pointCase)
+	return verify.ForAll(cfg, name, verify.Bound, genPointCase(1e8, true), func(pc pointCase) verify.Case {
 		c1, err1 := theory.ExcessZeroOneInnerRisk(pc.Eta, pc.Q)
 		c2, err2 := theory.ExcessInnerRiskFC(theory.LogLoss, pc.T, pc.Eta, pc.Q)
 		if err := firstErr(err1, err2); err != nil {
@@ -164,8 +163,7 @@ func checkConvexLB(cfg verify.Config, name string, theta thetaFunc) verify.Outco
 // the given loss: for ε ∈ {C1, C1(1+1e-6), random}, C2 < δ(ε) ⇒ C1 < ε; and
 // the first step of its proof, C1 ≤ ‖η−q‖_∞ + ‖η−q‖₁.
 func checkCaliInner(cfg verify.Config, name string, l theory.ProperLoss, delta thetaFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, genPointCase(1e8, true), func(v any) verify.Case {
-		pc := v.(pointCase)
+	return verify.ForAll(cfg, name, verify.Bound, genPointCase(1e8, true), func(pc pointCase) verify.Case {
 		c1, err1 := theory.ExcessZeroOneInnerRisk(pc.Eta, pc.Q)
 		c2, err2 := theory.ExcessInnerRiskFC(l, pc.T, pc.Eta, pc.Q)
 		if err := firstErr(err1, err2); err != nil {
@@ -207,8 +205,7 @@ func checkCaliInner(cfg verify.Config, name string, l theory.ProperLoss, delta t
 
 // checkYWKL checks Lemma `YW_lemma:KL`: C2 for the log loss equals KL(Tη‖Tq).
 func checkYWKL(cfg verify.Config, name string, kl klFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, genPointCase(1e8, true), func(v any) verify.Case {
-		pc := v.(pointCase)
+	return verify.ForAll(cfg, name, verify.Identity, genPointCase(1e8, true), func(pc pointCase) verify.Case {
 		c2, err := theory.ExcessInnerRiskFC(theory.LogLoss, pc.T, pc.Eta, pc.Q)
 		if err != nil {
 			return verify.Case{Detail: pc.String() + ": " + err.Error()}
@@ -251,8 +248,7 @@ func genPair() gopter.Gen {
 
 // checkPinsker checks KL(p‖q) ≥ ½‖p−q‖₁² (Theorem `theorem: Pinsker inequality`).
 func checkPinsker(cfg verify.Config, name string, kl klFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, genPair(), func(v any) verify.Case {
-		pq := v.([2][]float64)
+	return verify.ForAll(cfg, name, verify.Bound, genPair(), func(pq [2][]float64) verify.Case {
 		p, q := pq[0], pq[1]
 		d, err1 := kl(p, q)
 		n, err2 := theory.L1Distance(p, q)
@@ -268,8 +264,7 @@ func checkPinsker(cfg verify.Config, name string, kl klFunc) verify.Outcome {
 // checkL1ZO checks ℓ̲^{01}(q,p) − ℓ̲^{01}(p,p) ≤ ‖p−q‖₁ (Lemma
 // `lemma: L1 norm upper bounds ZO divergence`).
 func checkL1ZO(cfg verify.Config, name string, zo zoExcessFunc, l1 distFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, genPair(), func(v any) verify.Case {
-		pq := v.([2][]float64)
+	return verify.ForAll(cfg, name, verify.Bound, genPair(), func(pq [2][]float64) verify.Case {
 		p, q := pq[0], pq[1]
 		e, err1 := zo(p, q)
 		n, err2 := l1(p, q)
@@ -446,8 +441,7 @@ func init() {
 // checkKLDefinition checks that kl agrees with the cross-entropy form def on
 // pairs with q in the interior (def is a difference of two finite sums there).
 func checkKLDefinition(cfg verify.Config, name string, def klFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, genPair(), func(v any) verify.Case {
-		pq := v.([2][]float64)
+	return verify.ForAll(cfg, name, verify.Identity, genPair(), func(pq [2][]float64) verify.Case {
 		p, q := pq[0], floorSimplex(append([]float64(nil), pq[1]...), ExtremeEntry)
 		a, err1 := theory.KL(p, q)
 		b, err2 := def(p, q)

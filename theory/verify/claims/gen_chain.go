@@ -136,8 +136,7 @@ func checkGEBChain(cfg verify.Config, class string) verify.Outcome {
 func checkChainTo(cfg verify.Config, name, class string, bound func(theory.LMNTMSetting, float64, float64, float64) (float64, error)) verify.Outcome {
 	spread := strings.Contains(name, "second display")
 	gen := verify.Gen(func(r *rand.Rand, _ int) any { return genChainCase(r, class != "conc", spread) })
-	return verify.ForAll(cfg, name, verify.Bound, gen, func(v any) verify.Case {
-		cs := v.(chainCase)
+	return verify.ForAll(cfg, name, verify.Bound, gen, func(cs chainCase) verify.Case {
 		C := float64(cs.s.NumClasses())
 		var A, B float64
 		switch class {
@@ -172,8 +171,7 @@ func checkRadLipsChain(cfg verify.Config) verify.Outcome {
 		}
 		return [3]any{cs, logUnif(r, 1e-3, 10), 0.0}
 	})
-	return verify.ForAll(cfg, "lemma: gen/from rad.lips", verify.Bound, gen, func(v any) verify.Case {
-		t := v.([3]any)
+	return verify.ForAll(cfg, "lemma: gen/from rad.lips", verify.Bound, gen, func(t [3]any) verify.Case {
 		cs, rv, A := t[0].(chainCase), t[1].(float64), t[2].(float64)
 		lhs, err1 := theory.RadLipsBound(cs.s, cs.delta, A, math.Sqrt2*rv)
 		rhs, err2 := theory.LemmaGenBound(cs.s, cs.delta, A, rv)

@@ -119,8 +119,7 @@ func lmTopTwo(q []float64) (int, int) {
 // loss).
 func lmCheckCali(cfg verify.Config, name string, theta lmThetaFunc) verify.Outcome {
 	gen := verify.Gen(lmCaliGen())
-	main := verify.ForAll(cfg, name, verify.Bound, gen, func(v any) verify.Case {
-		in := v.(lmCaliInput)
+	main := verify.ForAll(cfg, name, verify.Bound, gen, func(in lmCaliInput) verify.Case {
 		md := in.model
 		r01, e1 := theory.Risk(theory.ZeroOneLoss, md, in.f)
 		b01, e2 := theory.BayesRisk(theory.ZeroOneLoss, md)
@@ -153,8 +152,7 @@ func lmCheckCali(cfg verify.Config, name string, theta lmThetaFunc) verify.Outco
 		}
 		return verify.Case{LHS: lhs, RHS: rhs, OK: ok, Detail: detail}
 	})
-	bayes := verify.ForAll(cfg, name+"/bayes-risk", verify.Identity, gen, func(v any) verify.Case {
-		in := v.(lmCaliInput)
+	bayes := verify.ForAll(cfg, name+"/bayes-risk", verify.Identity, gen, func(in lmCaliInput) verify.Case {
 		md, eta := in.model, lmPosteriors(in.model)
 		for _, l := range []theory.ProperLoss{theory.LogLoss, theory.SquareLoss} {
 			at, e1 := theory.LMNTMRisk(l, in.Ts, in.w, md, eta)

@@ -95,9 +95,7 @@ func lmCfmGen() func(r *rand.Rand, size int) any {
 //
 // (2)–(5) are sums of ≤ 25 products of numbers in [0,1]: absolute 1e-12.
 func lmCheckCfm(cfg verify.Config, name string, transition lmTransitionFunc) verify.Outcome {
-	gen := verify.Gen(lmCfmGen())
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
-		in := v.(lmCfmInput)
+	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(lmCfmGen()), func(in lmCfmInput) verify.Case {
 		md, G := in.model, in.gamma
 		C, M := md.NumClasses(), md.NumPoints()
 		detail := fmt.Sprintf("Γ=%s σ=%v α(built)=%v", lmMatString(G), md.Prior, in.alpha)
@@ -300,9 +298,7 @@ type lmDecideFunc func(gamma mat.Matrix, sigma []float64) (bool, error)
 // assumption holds, the LP margin t* = max min_i λ_i must equal min_i α(i)
 // (the convex weights are unique) within 1e-9.
 func lmCheckCH(cfg verify.Config, name string, decide lmDecideFunc) verify.Outcome {
-	gen := verify.Gen(lmCHGen())
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
-		in := v.(lmCHInput)
+	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(lmCHGen()), func(in lmCHInput) verify.Case {
 		a, err := decide(in.gamma, in.sigma)
 		if err != nil {
 			return verify.Case{OK: false, Detail: err.Error()}
@@ -521,9 +517,7 @@ func lmGroupValid(G mat.Matrix, sigma []float64) bool {
 // theory.CheckColumnStochastic (the direction the paper states: the
 // assumption ensures T_i is column-stochastic).
 func lmCheckAll(cfg verify.Config, name string, decide lmAllFunc) verify.Outcome {
-	gen := verify.Gen(lmAllGen())
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
-		in := v.(lmAllInput)
+	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(lmAllGen()), func(in lmAllInput) verify.Case {
 		ok, failing, err := decide(in.gammas, in.sigma)
 		if err != nil {
 			return verify.Case{OK: false, Detail: err.Error()}

@@ -147,8 +147,7 @@ func radCheckKernelSupp(cfg verify.Config, bound radKernelBoundFn) verify.Outcom
 		cs.gram, cs.K, cs.kernel = radKernelGram(r, X)
 		return cs
 	})
-	return verify.ForAll(cfg, "supp.prop: kernel_bound", verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(radKernelCase)
+	return verify.ForAll(cfg, "supp.prop: kernel_bound", verify.Bound, gen, func(cs radKernelCase) verify.Case {
 		M := len(cs.a)
 		ball, err := theory.RKHSBallSup(cs.gram, cs.a, cs.R)
 		if err != nil {
@@ -286,8 +285,7 @@ func radCheckKernelLMNTM(cfg verify.Config, bound radKernelBoundFn) verify.Outco
 		}
 		return cs
 	})
-	return verify.ForAll(cfg, "prop: kernel_bound", verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(kcase)
+	return verify.ForAll(cfg, "prop: kernel_bound", verify.Bound, gen, func(cs kcase) verify.Case {
 		s := cs.pts[0].set
 		C := s.NumClasses()
 		norm, a := radLMNTMNorm(s)
@@ -400,8 +398,7 @@ func radCheckMLPSuppDepth(cfg verify.Config, bound radMLPBoundFn, depth int) ver
 		return cs
 	})
 	opts := theory.MLPSupOptions{Restarts: 4, Steps: 25}
-	return verify.ForAll(cfg, fmt.Sprintf("supp.prop: MLP_bound m=%d", depth), verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(radMLPCase)
+	return verify.ForAll(cfg, fmt.Sprintf("supp.prop: MLP_bound m=%d", depth), verify.Bound, gen, func(cs radMLPCase) verify.Case {
 		M, p := cs.X.Dims()
 		lhsOf := func(X *mat.Dense) (float64, error) {
 			if cs.m == 1 {
@@ -475,8 +472,7 @@ func radCheckMLPLMNTMDepth(cfg verify.Config, bound radMLPBoundFn, depth int) ve
 		return cs
 	})
 	opts := theory.MLPSupOptions{Restarts: 4, Steps: 25}
-	return verify.ForAll(cfg, fmt.Sprintf("prop: MLP_bound m=%d", depth), verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(mcase)
+	return verify.ForAll(cfg, fmt.Sprintf("prop: MLP_bound m=%d", depth), verify.Bound, gen, func(cs mcase) verify.Case {
 		s := cs.pts[0].set
 		C := s.NumClasses()
 		norm, a := radLMNTMNorm(s)

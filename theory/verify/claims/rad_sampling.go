@@ -693,8 +693,7 @@ func radCheckGEB(cfg verify.Config, bound radBoundFn) verify.Outcome {
 		}
 		return cs
 	})
-	return verify.ForAll(cfg, "thm: geb", verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(radGEBCase)
+	return verify.ForAll(cfg, "thm: geb", verify.Bound, gen, func(cs radGEBCase) verify.Case {
 		losses, A, B := radGEBGrid(cs)
 		rhs := bound(cs.pr.set, cs.pr.delta, A, B)
 		s := radSampler{r: rand.New(rand.NewSource(cs.seed))}

@@ -165,8 +165,7 @@ func radCheckVecIneq(cfg verify.Config, k float64) verify.Outcome {
 		v[r.Intn(M)] += 1e-6 // never the zero vector
 		return v
 	})
-	return verify.ForAll(cfg, "vec.rad.ineq", verify.Bound, gen, func(x any) verify.Case {
-		v := x.([]float64)
+	return verify.ForAll(cfg, "vec.rad.ineq", verify.Bound, gen, func(v []float64) verify.Case {
 		lhs := math.Sqrt(radDot(v, v))
 		e, err := theory.WeightedRadExact(len(v), func(eps []float64) float64 {
 			return math.Abs(radDot(v, eps))
@@ -227,8 +226,7 @@ func radCheckMulti1(cfg verify.Config, k float64) verify.Outcome {
 		}
 		return cs
 	})
-	return verify.ForAll(cfg, "lemma: multi.rad.1", verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(radMulti1Case)
+	return verify.ForAll(cfg, "lemma: multi.rad.1", verify.Bound, gen, func(cs radMulti1Case) verify.Case {
 		H := len(cs.fx)
 		C := len(cs.fx[0])
 		// LHS: ½[max_f(aλ(f)+φ) + max_f(−aλ(f)+φ)].
@@ -303,8 +301,7 @@ func radCheckMultiLemma(cfg verify.Config, k float64) verify.Outcome {
 		}
 		return cs
 	})
-	return verify.ForAll(cfg, "multi.rad.lemma", verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(radMultiCase)
+	return verify.ForAll(cfg, "multi.rad.lemma", verify.Bound, gen, func(cs radMultiCase) verify.Case {
 		N, H, C := len(cs.w), len(cs.fx), len(cs.fx[0][0])
 		vals := mat.NewDense(H, N, nil)
 		vecs := make([]mat.Matrix, H)
@@ -404,8 +401,7 @@ func radRandMu(r *rand.Rand) radLipFn {
 
 // radCheckSubset checks item 1 with ℋ = 𝒢₁ ∪ 𝒢₂ ⊃ 𝒢₁.
 func radCheckSubset(cfg verify.Config, rad func(*mat.Dense, []float64) float64) verify.Outcome {
-	return verify.ForAll(cfg, "supp.prop.rad: subset", verify.Bound, verify.Gen(radPropGen()), func(x any) verify.Case {
-		cs := x.(radPropCase)
+	return verify.ForAll(cfg, "supp.prop.rad: subset", verify.Bound, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
 		var H mat.Dense
 		H.Stack(cs.G1, cs.G2)
 		lhs, rhs := rad(cs.G1, cs.a), rad(&H, cs.a)
@@ -415,8 +411,7 @@ func radCheckSubset(cfg verify.Config, rad func(*mat.Dense, []float64) float64) 
 
 // radCheckSum checks item 2 with 𝒢₁+𝒢₂ built as all |𝒢₁|·|𝒢₂| sums.
 func radCheckSum(cfg verify.Config, rad func(*mat.Dense, []float64) float64) verify.Outcome {
-	return verify.ForAll(cfg, "supp.prop.rad: sum", verify.Identity, verify.Gen(radPropGen()), func(x any) verify.Case {
-		cs := x.(radPropCase)
+	return verify.ForAll(cfg, "supp.prop.rad: sum", verify.Identity, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
 		g1, M := cs.G1.Dims()
 		g2, _ := cs.G2.Dims()
 		S := mat.NewDense(g1*g2, M, nil)
@@ -435,8 +430,7 @@ func radCheckSum(cfg verify.Config, rad func(*mat.Dense, []float64) float64) ver
 // radCheckMult checks item 3; rhs is the claimed value of Rad(c₀𝒢) given
 // c₀ and Rad(𝒢).
 func radCheckMult(cfg verify.Config, rhsOf func(c0, rad float64) float64) verify.Outcome {
-	return verify.ForAll(cfg, "supp.prop.rad: mult", verify.Identity, verify.Gen(radPropGen()), func(x any) verify.Case {
-		cs := x.(radPropCase)
+	return verify.ForAll(cfg, "supp.prop.rad: mult", verify.Identity, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
 		var S mat.Dense
 		S.Scale(cs.c0, cs.G1)
 		lhs, rhs := radFinite(&S, cs.a), rhsOf(cs.c0, radFinite(cs.G1, cs.a))
@@ -451,8 +445,7 @@ func radCheckMult(cfg verify.Config, rhsOf func(c0, rad float64) float64) verify
 // set, the "combinations" get one weight −½ (outside the hull): the
 // negative control.
 func radCheckConv(cfg verify.Config, affine bool) verify.Outcome {
-	return verify.ForAll(cfg, "supp.prop.rad: conv", verify.Identity, verify.Gen(radPropGen()), func(x any) verify.Case {
-		cs := x.(radPropCase)
+	return verify.ForAll(cfg, "supp.prop.rad: conv", verify.Identity, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
 		r := rand.New(rand.NewSource(cs.seed))
 		G, M := cs.G1.Dims()
 		extra := 1 + r.Intn(8)
@@ -481,8 +474,7 @@ func radCheckConv(cfg verify.Config, affine bool) verify.Outcome {
 
 // radCheckLip checks item 5 for μ from radRandMu (known constant |μ|).
 func radCheckLip(cfg verify.Config, rad func(*mat.Dense, []float64) float64) verify.Outcome {
-	return verify.ForAll(cfg, "supp.prop.rad: lip", verify.Bound, verify.Gen(radPropGen()), func(x any) verify.Case {
-		cs := x.(radPropCase)
+	return verify.ForAll(cfg, "supp.prop.rad: lip", verify.Bound, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
 		G, M := cs.G1.Dims()
 		U := mat.NewDense(G, M, nil)
 		for g := 0; g < G; g++ {
