@@ -26,6 +26,20 @@ func tested[F any](c verify.Claim, check checker[F], name string, ref, wrong F) 
 	return c
 }
 
+// also returns c with the further parts merged (verify.Bound) into its
+// Check: a claim whose proof has steps checked apart from its statement.
+func also(c verify.Claim, parts ...func(verify.Config) verify.Outcome) verify.Claim {
+	check := c.Check
+	c.Check = func(cfg verify.Config) verify.Outcome {
+		out := []verify.Outcome{check(cfg)}
+		for _, p := range parts {
+			out = append(out, p(cfg))
+		}
+		return verify.Merge(verify.Bound, out...)
+	}
+	return c
+}
+
 // unif draws uniformly from [lo, hi].
 func unif(r *rand.Rand, lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
 
