@@ -315,48 +315,28 @@ func radMeanSE(xs []float64) (float64, float64) {
 // λ_{ℓ_{T_i}}(g(X_{i,c,j}), c) (Lemma `rad.lips.lemma`) and returns the
 // estimate minus 4 standard errors, floored at 0.
 func radRadLoss(pr radProblem, fc radFinClass, s radSampler) float64 {
-	cnt := radNewCounts(pr)
-	C := pr.set.NumClasses()
-	sums := make([]float64, len(pr.T)*C*pr.K)
-	vals := make([]float64, radDraws)
-	for d := range vals {
-		s.drawCounts(pr, cnt)
-		k := 0
-		for i := range pr.T {
-			for c := 0; c < C; c++ {
-				for x := 0; x < pr.K; x++ {
-					sums[k] = s.radSignSum(cnt[i][c][x])
-					k++
-				}
-			}
-		}
-		best := math.Inf(-1)
-		for g := range fc.loss {
-			v, k := 0.0, 0
-			for i := range pr.T {
-				for c := 0; c < C; c++ {
-					a := pr.set.W[i] * pr.set.Alpha[i][c] / float64(pr.set.N[i][c])
-					for x := 0; x < pr.K; x++ {
-						v += a * sums[k] * fc.loss[g][i][c][x]
-						k++
-					}
-				}
-			}
-			best = math.Max(best, v)
-		}
-		vals[d] = best
-	}
-	m, se := radMeanSE(vals)
-	return math.Max(0, m-4*se)
+	return radRadEstimate(pr, s, len(fc.loss), 1, func(i, c int) float64 {
+		return pr.set.W[i] * pr.set.Alpha[i][c] / float64(pr.set.N[i][c])
+	}, func(g, i, c, x, _ int) float64 { return fc.loss[g][i][c][x] })
 }
 
 // radRadVec estimates E_{S,ε} max_g Σ_i w_i|λ_i| Σ_c α_i(c)/n_{i,c} Σ_j Σ_{c'}
 // ε_{i,c,j,c'} g_{c'}(X_{i,c,j}) (Lemma `lemma: gen`), minus 4 standard
 // errors, floored at 0.
 func radRadVec(pr radProblem, fc radFinClass, s radSampler) float64 {
+	return radRadEstimate(pr, s, len(fc.vals), pr.set.NumClasses(), func(i, c int) float64 {
+		return pr.set.W[i] * pr.set.Lip[i] * pr.set.Alpha[i][c] / float64(pr.set.N[i][c])
+	}, func(g, _, _, x, cp int) float64 { return fc.vals[g][x][cp] })
+}
+
+// radRadEstimate is the Monte Carlo estimate of both: over radDraws joint
+// draws of (S, ε), max over the G functions g of Σ_{i,c} coef(i,c) Σ_x Σ_{k<width}
+// (sum of the signs of the points of S at x) · val(g,i,c,x,k), minus 4
+// standard errors, floored at 0.
+func radRadEstimate(pr radProblem, s radSampler, G, width int, coef func(i, c int) float64, val func(g, i, c, x, k int) float64) float64 {
 	cnt := radNewCounts(pr)
 	C := pr.set.NumClasses()
-	sums := make([]float64, len(pr.T)*C*pr.K*C)
+	sums := make([]float64, len(pr.T)*C*pr.K*width)
 	vals := make([]float64, radDraws)
 	for d := range vals {
 		s.drawCounts(pr, cnt)
@@ -364,7 +344,7 @@ func radRadVec(pr radProblem, fc radFinClass, s radSampler) float64 {
 		for i := range pr.T {
 			for c := 0; c < C; c++ {
 				for x := 0; x < pr.K; x++ {
-					for cp := 0; cp < C; cp++ {
+					for cp := 0; cp < width; cp++ {
 						sums[k] = s.radSignSum(cnt[i][c][x])
 						k++
 					}
@@ -372,14 +352,14 @@ func radRadVec(pr radProblem, fc radFinClass, s radSampler) float64 {
 			}
 		}
 		best := math.Inf(-1)
-		for g := range fc.vals {
+		for g := 0; g < G; g++ {
 			v, k := 0.0, 0
 			for i := range pr.T {
 				for c := 0; c < C; c++ {
-					a := pr.set.W[i] * pr.set.Lip[i] * pr.set.Alpha[i][c] / float64(pr.set.N[i][c])
+					a := coef(i, c)
 					for x := 0; x < pr.K; x++ {
-						for cp := 0; cp < C; cp++ {
-							v += a * sums[k] * fc.vals[g][x][cp]
+						for cp := 0; cp < width; cp++ {
+							v += a * sums[k] * val(g, i, c, x, cp)
 							k++
 						}
 					}
