@@ -163,6 +163,12 @@ func checkRiskBound(cfg verify.Config, name string, l theory.ProperLoss, fc fcLo
 	})
 }
 
+// checkLogRiskBound is checkRiskBound for the log loss and the FC loss of
+// theory.ForwardCorrected: a checker of the bound under test.
+func checkLogRiskBound(cfg verify.Config, name string, boundInv boundInvFunc) verify.Outcome {
+	return checkRiskBound(cfg, name, theory.LogLoss, theory.ForwardCorrected, boundInv)
+}
+
 // boundInvNoSqrt2 is θ⁻¹ with the factor √2 dropped: ‖T⁻¹‖₁√r.
 func boundInvNoSqrt2(T mat.Matrix, r float64) (float64, error) {
 	b, err := theory.CalibrationBoundInverse(T, r)
@@ -180,23 +186,17 @@ func squareBoundInvNormT(T mat.Matrix, r float64) (float64, error) {
 }
 
 func init() {
-	verify.Register(verify.Claim{
+	register(also(tested(verify.Claim{
 		Label:      "theorem: cali_lowerb",
 		Kind:       verify.Theorem,
 		RatioFloor: 0.97,
 		Section:    "§3",
 		Statement: "for invertible column-stochastic T, log loss ℓ, 0-1 loss L, all f and P: " +
 			"R_{L,P}(f) − R*_{L,P} ≤ √2‖T⁻¹‖₁ √(R_{ℓ_T,P_T}(f) − R*_{ℓ_T,P_T})",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return verify.Merge(verify.Bound,
-				checkRiskBound(cfg, "caliLowerb", theory.LogLoss, theory.ForwardCorrected, refBoundInv),
-				checkRiskBoundAccurate(cfg, "caliLowerb/accurate", false, refBoundInv))
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkRiskBound(cfg, "caliLowerb", theory.LogLoss, theory.ForwardCorrected, boundInvNoSqrt2)
-		},
 		NegativeName: "factor √2 dropped: ‖T⁻¹‖₁√r",
-	})
+	}, checkLogRiskBound, "caliLowerb", refBoundInv, boundInvNoSqrt2), func(cfg verify.Config) verify.Outcome {
+		return checkRiskBoundAccurate(cfg, "caliLowerb/accurate", false, refBoundInv)
+	}))
 	verify.Register(verify.Claim{
 		Label:      "thm:inv.cali",
 		Kind:       verify.Theorem,

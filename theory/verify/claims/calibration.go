@@ -276,6 +276,12 @@ func checkL1ZO(cfg verify.Config, name string, zo zoExcessFunc, l1 distFunc) ver
 	})
 }
 
+// checkL1ZOWith is checkL1ZO with the excess 0-1 risk zo fixed: a checker
+// of the distance under test.
+func checkL1ZOWith(zo zoExcessFunc) checker[distFunc] {
+	return func(cfg verify.Config, name string, l1 distFunc) verify.Outcome { return checkL1ZO(cfg, name, zo, l1) }
+}
+
 // zoExcessFromRisks computes C1 from the generic inner risk and the closed
 // form of the minimal inner risk of the 0-1 loss l (an implementation of
 // `equation: calibration function - lower` independent of
@@ -364,23 +370,17 @@ func totalVariation(p, q []float64) (float64, error) {
 }
 
 func init() {
-	verify.Register(verify.Claim{
+	register(also(tested(verify.Claim{
 		Label:      "theorem: convex LB - calib func - FC log loss",
 		Kind:       verify.Theorem,
 		RatioFloor: 0.99,
 		Section:    "App. B.2",
 		Statement: "for invertible column-stochastic T, log loss ℓ and 0-1 loss L: " +
 			"θ_T(C_{L,P,x}(q) − C*_{L,P,x}) ≤ C_{ℓ_T,P_T,x}(q) − C*_{ℓ_T,P_T,x} with θ_T(ε) = ε²/(2‖T⁻¹‖₁²), for all x, q",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return verify.Merge(verify.Bound,
-				checkConvexLB(cfg, "convexLB", refTheta),
-				checkConvexLBAccurate(cfg, "convexLB/accurate", refTheta, theory.ExcessZeroOneInnerRisk))
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkConvexLB(cfg, "convexLB", thetaWithNormT)
-		},
 		NegativeName: "θ with ‖T‖₁ in place of ‖T⁻¹‖₁",
-	})
+	}, checkConvexLB, "convexLB", refTheta, thetaWithNormT), func(cfg verify.Config) verify.Outcome {
+		return checkConvexLBAccurate(cfg, "convexLB/accurate", refTheta, theory.ExcessZeroOneInnerRisk)
+	}))
 	verify.Register(verify.Claim{
 		Label:      "cali.inner.lemma",
 		Kind:       verify.Theorem,
@@ -413,22 +413,16 @@ func init() {
 		Statement:    "KL(p‖q) ≥ ½‖p−q‖₁² for all p, q ∈ Δ^C",
 		NegativeName: "KL by the literal App. B definition ℓ̲(p,q) − ℓ̲(p,p) (an erratum)",
 	}, checkPinsker, "pinsker", theory.KL, klPaperLiteral))
-	verify.Register(verify.Claim{
-		Label:      "lemma: L1 norm upper bounds ZO divergence",
-		Kind:       verify.Theorem,
-		RatioFloor: 0.99,
-		Section:    "App. B.2",
-		Statement:  "‖p−q‖₁ ≥ ℓ̲^{01}(q,p) − ℓ̲^{01}(p,p) for all p, q ∈ Δ^C",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return verify.Merge(verify.Bound,
-				checkL1ZO(cfg, "l1zo", theory.ExcessZeroOneInnerRisk, theory.L1Distance),
-				checkL1ZO(cfg, "l1zo/risks", zoExcessFromRisks(theory.ZeroOneLoss), theory.L1Distance))
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkL1ZO(cfg, "l1zo", theory.ExcessZeroOneInnerRisk, totalVariation)
-		},
+	register(also(tested(verify.Claim{
+		Label:        "lemma: L1 norm upper bounds ZO divergence",
+		Kind:         verify.Theorem,
+		RatioFloor:   0.99,
+		Section:      "App. B.2",
+		Statement:    "‖p−q‖₁ ≥ ℓ̲^{01}(q,p) − ℓ̲^{01}(p,p) for all p, q ∈ Δ^C",
 		NegativeName: "total variation ½‖p−q‖₁ in place of ‖p−q‖₁",
-	})
+	}, checkL1ZOWith(theory.ExcessZeroOneInnerRisk), "l1zo", theory.L1Distance, totalVariation), func(cfg verify.Config) verify.Outcome {
+		return checkL1ZO(cfg, "l1zo/risks", zoExcessFromRisks(theory.ZeroOneLoss), theory.L1Distance)
+	}))
 	register(tested(verify.Claim{
 		Label:        "equation-definition: KL divergence",
 		Kind:         verify.Definitional,
