@@ -125,8 +125,10 @@ func orthoSup(s theory.LMNTMSetting, scale float64) float64 {
 // checkGEBChain checks lemma gen (at the exact class expectation) ≤ geb for
 // class "rkhs" (q = 1), "mlp1" (q = 2, m = 1) or "conc" (R = 0: the
 // concentration terms alone).
-func checkGEBChain(cfg verify.Config, class string) verify.Outcome {
-	return checkChainTo(cfg, "thm: geb/chain-"+class, class, theory.GEBBound)
+func checkGEBChain(class string) func(verify.Config) verify.Outcome {
+	return func(cfg verify.Config) verify.Outcome {
+		return checkChainTo(cfg, "thm: geb/chain-"+class, class, theory.GEBBound)
+	}
 }
 
 // checkChainTo checks lemma gen (at the exact class expectation) ≤ bound,
