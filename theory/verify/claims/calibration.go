@@ -338,29 +338,16 @@ func klSwapped(p, q []float64) (float64, error) { return theory.KL(q, p) }
 // klPaperLiteral is the literal reading of App. B,
 // `equation-definition: KL divergence`: ℓ̲(p,q) − ℓ̲(p,p) with
 // ℓ̲(q,p) = Σ −p_i log q_i, i.e. Σ −q_i log p_i + Σ p_i log p_i.
-func klPaperLiteral(p, q []float64) (float64, error) {
-	a, err := theory.CrossEntropy(p, q)
-	if err != nil {
-		return 0, err
-	}
-	b, err := theory.CrossEntropy(p, p)
-	if err != nil {
-		return 0, err
-	}
-	return a - b, nil
-}
+func klPaperLiteral(p, q []float64) (float64, error) { return crossMinusSelf(p, q, p) }
 
 // klCorrected is ℓ̲(q,p) − ℓ̲(p,p), the consistent reading of the definition.
-func klCorrected(p, q []float64) (float64, error) {
-	a, err := theory.CrossEntropy(q, p)
-	if err != nil {
-		return 0, err
-	}
-	b, err := theory.CrossEntropy(p, p)
-	if err != nil {
-		return 0, err
-	}
-	return a - b, nil
+func klCorrected(p, q []float64) (float64, error) { return crossMinusSelf(q, p, p) }
+
+// crossMinusSelf is theory.CrossEntropy(a, b) − theory.CrossEntropy(p, p).
+func crossMinusSelf(a, b, p []float64) (float64, error) {
+	x, err1 := theory.CrossEntropy(a, b)
+	y, err2 := theory.CrossEntropy(p, p)
+	return x - y, firstErr(err1, err2)
 }
 
 // totalVariation is ½‖p−q‖₁ in place of ‖p−q‖₁.

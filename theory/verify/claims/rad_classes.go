@@ -229,6 +229,17 @@ func radDrawLMNTM(r *rand.Rand, maxM, p int, rad float64) radLMNTMPoints {
 	return radLMNTMPoints{set: set, X: mat.NewDense(M, p, rows)}
 }
 
+// radResample returns a sample of the setting of base whose points are
+// drawn with replacement from those of base.
+func radResample(r *rand.Rand, base radLMNTMPoints) radLMNTMPoints {
+	M, p := base.X.Dims()
+	X := mat.NewDense(M, p, nil)
+	for i := 0; i < M; i++ {
+		X.SetRow(i, base.X.RawRowView(r.Intn(M)))
+	}
+	return radLMNTMPoints{set: base.set, X: X}
+}
+
 // radLMNTMNorm returns √(Σ_i w_i²|λ_i|² Σ_c α_i(c)²/n_{i,c}), computed from
 // the setting directly (not from PointWeights), and the point weights
 // a_{i,c,j} = w_i|λ_i|α_i(c)/n_{i,c} of the left sides.
@@ -268,15 +279,8 @@ func radCheckKernelLMNTM(cfg verify.Config, name string, bound radKernelBoundFn)
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
 		cs := kcase{R: logUnif(r, 0.1, 10), bw: logUnif(r, 0.05, 5)}
 		base := radDrawLMNTM(r, 10, 2, logUnif(r, 0.1, 3))
-		cs.pts = append(cs.pts, base)
-		for k := 0; k < 2; k++ { // two more samples S of the same setting, resampled from the first
-			M, _ := base.X.Dims()
-			X := mat.NewDense(M, 2, nil)
-			for i := 0; i < M; i++ {
-				X.SetRow(i, base.X.RawRowView(r.Intn(M)))
-			}
-			cs.pts = append(cs.pts, radLMNTMPoints{set: base.set, X: X})
-		}
+		// Two more samples S of the same setting, resampled from the first.
+		cs.pts = append(cs.pts, base, radResample(r, base), radResample(r, base))
 		return cs
 	})
 	return verify.ForAll(cfg, name, verify.Bound, gen, func(cs kcase) verify.Case {
@@ -456,13 +460,7 @@ func radCheckMLPLMNTMDepth(cfg verify.Config, name string, bound radMLPBoundFn, 
 			maxM = 4
 		}
 		base := radDrawLMNTM(r, maxM, 2, cs.alpha)
-		cs.pts = append(cs.pts, base)
-		M, _ := base.X.Dims()
-		X := mat.NewDense(M, 2, nil)
-		for i := 0; i < M; i++ {
-			X.SetRow(i, base.X.RawRowView(r.Intn(M)))
-		}
-		cs.pts = append(cs.pts, radLMNTMPoints{set: base.set, X: X})
+		cs.pts = append(cs.pts, base, radResample(r, base))
 		return cs
 	})
 	opts := theory.MLPSupOptions{Restarts: 4, Steps: 25}
