@@ -298,8 +298,9 @@ func Gen(f func(r *rand.Rand, size int) any) gopter.Gen {
 
 // ForAll runs check on cfg.Cases inputs drawn from gen and reports the
 // outcome. name distinguishes the random stream (use the claim's label, plus
-// a suffix for a claim with several properties).
-func ForAll(cfg Config, name string, kind Kind, gen gopter.Gen, check func(v any) Case) Outcome {
+// a suffix for a claim with several properties). T is the type of gen's
+// values (any, or the type the generator returns).
+func ForAll[T any](cfg Config, name string, kind Kind, gen gopter.Gen, check func(T) Case) Outcome {
 	cases := cfg.Cases
 	if cases < 1 {
 		cases = DefaultCases
@@ -315,7 +316,7 @@ func ForAll(cfg Config, name string, kind Kind, gen gopter.Gen, check func(v any
 	tried := 0
 	p := prop.ForAll(func(v any) bool {
 		tried++
-		c := check(v)
+		c := check(v.(T))
 		if r := c.LHS / c.RHS; !math.IsNaN(r) && !math.IsInf(r, 0) {
 			switch kind {
 			case Bound:
@@ -349,8 +350,7 @@ func ForAll(cfg Config, name string, kind Kind, gen gopter.Gen, check func(v any
 // the stream's random source and gopter's size parameter (as Gen), check
 // judges it.
 func Property[T any](cfg Config, name string, kind Kind, gen func(r *rand.Rand, size int) T, check func(T) Case) Outcome {
-	return ForAll(cfg, name, kind, Gen(func(r *rand.Rand, size int) any { return gen(r, size) }),
-		func(v any) Case { return check(v.(T)) })
+	return ForAll(cfg, name, kind, Gen(func(r *rand.Rand, size int) any { return gen(r, size) }), check)
 }
 
 // Merge combines the outcomes of several properties that together check one

@@ -115,8 +115,7 @@ func phiAcc(r float64) float64 {
 // checkConvexLBAccurate is checkConvexLB with C2 = KL(Tη‖Tq) evaluated
 // accurately (see the file comment), so that near-singular T are tested.
 func checkConvexLBAccurate(cfg verify.Config, name string, theta thetaFunc, zo zoExcessFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, genPointCase(1e8, true), func(v any) verify.Case {
-		pc := v.(pointCase)
+	return verify.ForAll(cfg, name, verify.Bound, genPointCase(1e8, true), func(pc pointCase) verify.Case {
 		c1, err := zo(pc.Eta, pc.Q)
 		if err != nil {
 			return verify.Case{Detail: pc.String() + ": " + err.Error()}
@@ -136,8 +135,7 @@ func checkConvexLBAccurate(cfg verify.Config, name string, theta thetaFunc, zo z
 // Σ_x P_X(x)·C2_x(f(x)) from c2Accurate (P_T(x) = P_X(x) because T is
 // column-stochastic).
 func checkRiskBoundAccurate(cfg verify.Config, name string, square bool, boundInv boundInvFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, genRiskCase(), func(v any) verify.Case {
-		rc := v.(riskCase)
+	return verify.ForAll(cfg, name, verify.Bound, genRiskCase(), func(rc riskCase) verify.Case {
 		e01 := excessZeroOneRisk(rc)
 		esur := 0.0
 		for x, eta := range rc.P.Eta {
@@ -164,8 +162,7 @@ func checkRiskBoundAccurate(cfg verify.Config, name string, square bool, boundIn
 // ‖T(η−q)‖₂² (the identity behind θ^sq_T, see
 // theory.SquareCalibrationLowerBound).
 func checkSquareBregman(cfg verify.Config, name string, fcExcess fcExcessFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, genPointCase(1e8, true), func(v any) verify.Case {
-		pc := v.(pointCase)
+	return verify.ForAll(cfg, name, verify.Identity, genPointCase(1e8, true), func(pc pointCase) verify.Case {
 		c2, err := fcExcess(theory.SquareLoss, pc.T, pc.Eta, pc.Q)
 		if err != nil {
 			return verify.Case{Detail: pc.String() + ": " + err.Error()}

@@ -82,8 +82,7 @@ func checkFisher(cfg verify.Config, name string, l theory.ProperLoss, fc fcLossF
 		eta := floorSimplex(GenSimplex(r, C, false), 1e-2)
 		return fisherCase{T: T, Tdesc: desc, Eta: eta, Seed: r.Int63()}
 	})
-	return verify.ForAll(cfg, name, verify.Bound, gen, func(v any) verify.Case {
-		fc0 := v.(fisherCase)
+	return verify.ForAll(cfg, name, verify.Bound, gen, func(fc0 fisherCase) verify.Case {
 		C := len(fc0.Eta)
 		te := mulVec(fc0.T, fc0.Eta)
 		var evalErr error

@@ -301,8 +301,7 @@ func checkCaliNoise(cfg verify.Config, name string, l theory.ProperLoss, build t
 		P := GenFiniteP(r, n, C, false)
 		return riskCase{P: P, T: T, Tdesc: desc, F: nil, seedF: r.Int63()}
 	})
-	return verify.ForAll(cfg, name, verify.Bound, gen, func(v any) verify.Case {
-		rc := v.(riskCase)
+	return verify.ForAll(cfg, name, verify.Bound, gen, func(rc riskCase) verify.Case {
 		r := rand.New(rand.NewSource(rc.seedF))
 		C := len(rc.P.Eta[0])
 		var pts []calPoint

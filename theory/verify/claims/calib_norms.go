@@ -81,8 +81,7 @@ func condTol(M mat.Matrix, invNorm float64) float64 {
 // (p=1: the columns e_j; p=Inf: the sign vectors of the rows of M⁻¹; p=2: the
 // right singular vector of M for σ_min), ‖Mx*‖/‖x*‖ = 1/‖M⁻¹‖.
 func checkOpNormInf(cfg verify.Config, name string, p float64, invNorm invNormFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(genNormCase()), func(v any) verify.Case {
-		nc := v.(normCase)
+	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(genNormCase()), func(nc normCase) verify.Case {
 		C, _ := nc.M.Dims()
 		n, err := invNorm(nc.M)
 		if err != nil {
@@ -182,8 +181,7 @@ func checkUniformNoise(cfg verify.Config, name string, closed func(alpha float64
 		}
 		return uniformCase{Alpha: a, C: 1 + r.Intn(10)}
 	})
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
-		uc := v.(uniformCase)
+	return verify.ForAll(cfg, name, verify.Identity, gen, func(uc uniformCase) verify.Case {
 		T, err := theory.UniformNoiseT(uc.Alpha, uc.C)
 		if err != nil {
 			return verify.Case{Detail: err.Error()}
@@ -236,8 +234,7 @@ func checkZOInnerRisk(cfg verify.Config, name string, zo theory.ProperLoss) veri
 		}
 		return [2][]float64{p, q}
 	})
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
-		pq := v.([2][]float64)
+	return verify.ForAll(cfg, name, verify.Identity, gen, func(pq [2][]float64) verify.Case {
 		p, q := pq[0], pq[1]
 		got, err := theory.InnerRisk(zo, p, q)
 		if err != nil {
@@ -316,8 +313,7 @@ func checkZOMinRisk(cfg verify.Config, name string, minRisk func(p []float64) (f
 		C := 1 + r.Intn(10)
 		return GenSimplex(r, C, true)
 	})
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
-		p := v.([]float64)
+	return verify.ForAll(cfg, name, verify.Identity, gen, func(p []float64) verify.Case {
 		C := len(p)
 		inf := math.Inf(1)
 		for k := 0; k < C; k++ {
@@ -353,8 +349,7 @@ func checkCalFnLower(cfg verify.Config, name string, zo zoExcessFunc) verify.Out
 		}
 		return [2][]float64{p, q}
 	})
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
-		pq := v.([2][]float64)
+	return verify.ForAll(cfg, name, verify.Identity, gen, func(pq [2][]float64) verify.Case {
 		p, q := pq[0], pq[1]
 		got, err1 := zo(p, q)
 		a, err2 := theory.InnerRisk(theory.ZeroOneLoss, p, q)

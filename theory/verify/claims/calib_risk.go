@@ -112,7 +112,7 @@ func excessFCRisk(rc riskCase, l theory.ProperLoss, fc fcLossFunc) (float64, err
 		for yt, w := range noisy {
 			etaT[yt] = w / px
 		}
-		m, err := theory.MinInnerRisk(l, floorSimplex0(etaT))
+		m, err := theory.MinInnerRisk(l, normalize(etaT))
 		if err != nil {
 			return 0, fmt.Errorf("x=%d: η_T(x): %w", x, err)
 		}
@@ -121,25 +121,11 @@ func excessFCRisk(rc riskCase, l theory.ProperLoss, fc fcLossFunc) (float64, err
 	return risk - bayes, nil
 }
 
-// floorSimplex0 renormalizes a probability vector computed in floating
-// point so that it passes the simplex check (sum 1 within 1e-9).
-func floorSimplex0(p []float64) []float64 {
-	s := 0.0
-	for _, v := range p {
-		s += v
-	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
-}
-
 // checkRiskBound checks R_{L,P}(f) − R*_{L,P} ≤ boundInv(T, R_{ℓ_T,P_T}(f) − R*)
 // on random finite distributions and adversarial f. A surrogate excess in
 // [−tolAbs, 0) is rounding and is clamped to 0 before the bound is applied.
 func checkRiskBound(cfg verify.Config, name string, l theory.ProperLoss, fc fcLossFunc, boundInv boundInvFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, genRiskCase(), func(v any) verify.Case {
-		rc := v.(riskCase)
+	return verify.ForAll(cfg, name, verify.Bound, genRiskCase(), func(rc riskCase) verify.Case {
 		e01 := excessZeroOneRisk(rc)
 		esur, err := excessFCRisk(rc, l, fc)
 		if err != nil {
@@ -177,6 +163,12 @@ func checkRiskBound(cfg verify.Config, name string, l theory.ProperLoss, fc fcLo
 	})
 }
 
+// checkLogRiskBound is checkRiskBound for the log loss and the FC loss of
+// theory.ForwardCorrected: a checker of the bound under test.
+func checkLogRiskBound(cfg verify.Config, name string, boundInv boundInvFunc) verify.Outcome {
+	return checkRiskBound(cfg, name, theory.LogLoss, theory.ForwardCorrected, boundInv)
+}
+
 // boundInvNoSqrt2 is θ⁻¹ with the factor √2 dropped: ‖T⁻¹‖₁√r.
 func boundInvNoSqrt2(T mat.Matrix, r float64) (float64, error) {
 	b, err := theory.CalibrationBoundInverse(T, r)
@@ -194,23 +186,17 @@ func squareBoundInvNormT(T mat.Matrix, r float64) (float64, error) {
 }
 
 func init() {
-	verify.Register(verify.Claim{
+	register(also(tested(verify.Claim{
 		Label:      "theorem: cali_lowerb",
 		Kind:       verify.Theorem,
 		RatioFloor: 0.97,
 		Section:    "§3",
 		Statement: "for invertible column-stochastic T, log loss ℓ, 0-1 loss L, all f and P: " +
 			"R_{L,P}(f) − R*_{L,P} ≤ √2‖T⁻¹‖₁ √(R_{ℓ_T,P_T}(f) − R*_{ℓ_T,P_T})",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return verify.Merge(verify.Bound,
-				checkRiskBound(cfg, "caliLowerb", theory.LogLoss, theory.ForwardCorrected, refBoundInv),
-				checkRiskBoundAccurate(cfg, "caliLowerb/accurate", false, refBoundInv))
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkRiskBound(cfg, "caliLowerb", theory.LogLoss, theory.ForwardCorrected, boundInvNoSqrt2)
-		},
 		NegativeName: "factor √2 dropped: ‖T⁻¹‖₁√r",
-	})
+	}, checkLogRiskBound, "caliLowerb", refBoundInv, boundInvNoSqrt2), func(cfg verify.Config) verify.Outcome {
+		return checkRiskBoundAccurate(cfg, "caliLowerb/accurate", false, refBoundInv)
+	}))
 	verify.Register(verify.Claim{
 		Label:      "thm:inv.cali",
 		Kind:       verify.Theorem,

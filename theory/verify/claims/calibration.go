@@ -144,8 +144,7 @@ func genTBiased(r *rand.Rand, C int, maxCond float64) (*mat.Dense, string) {
 // checkConvexLB checks θ(C1) ≤ C2 for the FC log loss at every generated
 // point (Proposition `theorem: convex LB - calib func - FC log loss`).
 func checkConvexLB(cfg verify.Config, name string, theta thetaFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, genPointCase(1e8, true), func(v any) verify.Case {
-		pc := v.(pointCase)
+	return verify.ForAll(cfg, name, verify.Bound, genPointCase(1e8, true), func(pc pointCase) verify.Case {
 		c1, err1 := theory.ExcessZeroOneInnerRisk(pc.Eta, pc.Q)
 		c2, err2 := theory.ExcessInnerRiskFC(theory.LogLoss, pc.T, pc.Eta, pc.Q)
 		if err := firstErr(err1, err2); err != nil {
@@ -164,8 +163,7 @@ func checkConvexLB(cfg verify.Config, name string, theta thetaFunc) verify.Outco
 // the given loss: for ε ∈ {C1, C1(1+1e-6), random}, C2 < δ(ε) ⇒ C1 < ε; and
 // the first step of its proof, C1 ≤ ‖η−q‖_∞ + ‖η−q‖₁.
 func checkCaliInner(cfg verify.Config, name string, l theory.ProperLoss, delta thetaFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, genPointCase(1e8, true), func(v any) verify.Case {
-		pc := v.(pointCase)
+	return verify.ForAll(cfg, name, verify.Bound, genPointCase(1e8, true), func(pc pointCase) verify.Case {
 		c1, err1 := theory.ExcessZeroOneInnerRisk(pc.Eta, pc.Q)
 		c2, err2 := theory.ExcessInnerRiskFC(l, pc.T, pc.Eta, pc.Q)
 		if err := firstErr(err1, err2); err != nil {
@@ -207,8 +205,7 @@ func checkCaliInner(cfg verify.Config, name string, l theory.ProperLoss, delta t
 
 // checkYWKL checks Lemma `YW_lemma:KL`: C2 for the log loss equals KL(Tη‖Tq).
 func checkYWKL(cfg verify.Config, name string, kl klFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, genPointCase(1e8, true), func(v any) verify.Case {
-		pc := v.(pointCase)
+	return verify.ForAll(cfg, name, verify.Identity, genPointCase(1e8, true), func(pc pointCase) verify.Case {
 		c2, err := theory.ExcessInnerRiskFC(theory.LogLoss, pc.T, pc.Eta, pc.Q)
 		if err != nil {
 			return verify.Case{Detail: pc.String() + ": " + err.Error()}
@@ -251,8 +248,7 @@ func genPair() gopter.Gen {
 
 // checkPinsker checks KL(p‖q) ≥ ½‖p−q‖₁² (Theorem `theorem: Pinsker inequality`).
 func checkPinsker(cfg verify.Config, name string, kl klFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, genPair(), func(v any) verify.Case {
-		pq := v.([2][]float64)
+	return verify.ForAll(cfg, name, verify.Bound, genPair(), func(pq [2][]float64) verify.Case {
 		p, q := pq[0], pq[1]
 		d, err1 := kl(p, q)
 		n, err2 := theory.L1Distance(p, q)
@@ -268,8 +264,7 @@ func checkPinsker(cfg verify.Config, name string, kl klFunc) verify.Outcome {
 // checkL1ZO checks ℓ̲^{01}(q,p) − ℓ̲^{01}(p,p) ≤ ‖p−q‖₁ (Lemma
 // `lemma: L1 norm upper bounds ZO divergence`).
 func checkL1ZO(cfg verify.Config, name string, zo zoExcessFunc, l1 distFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, genPair(), func(v any) verify.Case {
-		pq := v.([2][]float64)
+	return verify.ForAll(cfg, name, verify.Bound, genPair(), func(pq [2][]float64) verify.Case {
 		p, q := pq[0], pq[1]
 		e, err1 := zo(p, q)
 		n, err2 := l1(p, q)
@@ -279,6 +274,12 @@ func checkL1ZO(cfg verify.Config, name string, zo zoExcessFunc, l1 distFunc) ver
 		return mkCase(e, n, leq(e, n),
 			fmt.Sprintf("p=%v q=%v: L(q,p)−L(p,p)=%.6g > ‖p−q‖₁=%.6g", p, q, e, n))
 	})
+}
+
+// checkL1ZOWith is checkL1ZO with the excess 0-1 risk zo fixed: a checker
+// of the distance under test.
+func checkL1ZOWith(zo zoExcessFunc) checker[distFunc] {
+	return func(cfg verify.Config, name string, l1 distFunc) verify.Outcome { return checkL1ZO(cfg, name, zo, l1) }
 }
 
 // zoExcessFromRisks computes C1 from the generic inner risk and the closed
@@ -337,29 +338,16 @@ func klSwapped(p, q []float64) (float64, error) { return theory.KL(q, p) }
 // klPaperLiteral is the literal reading of App. B,
 // `equation-definition: KL divergence`: ℓ̲(p,q) − ℓ̲(p,p) with
 // ℓ̲(q,p) = Σ −p_i log q_i, i.e. Σ −q_i log p_i + Σ p_i log p_i.
-func klPaperLiteral(p, q []float64) (float64, error) {
-	a, err := theory.CrossEntropy(p, q)
-	if err != nil {
-		return 0, err
-	}
-	b, err := theory.CrossEntropy(p, p)
-	if err != nil {
-		return 0, err
-	}
-	return a - b, nil
-}
+func klPaperLiteral(p, q []float64) (float64, error) { return crossMinusSelf(p, q, p) }
 
 // klCorrected is ℓ̲(q,p) − ℓ̲(p,p), the consistent reading of the definition.
-func klCorrected(p, q []float64) (float64, error) {
-	a, err := theory.CrossEntropy(q, p)
-	if err != nil {
-		return 0, err
-	}
-	b, err := theory.CrossEntropy(p, p)
-	if err != nil {
-		return 0, err
-	}
-	return a - b, nil
+func klCorrected(p, q []float64) (float64, error) { return crossMinusSelf(q, p, p) }
+
+// crossMinusSelf is theory.CrossEntropy(a, b) − theory.CrossEntropy(p, p).
+func crossMinusSelf(a, b, p []float64) (float64, error) {
+	x, err1 := theory.CrossEntropy(a, b)
+	y, err2 := theory.CrossEntropy(p, p)
+	return x - y, firstErr(err1, err2)
 }
 
 // totalVariation is ½‖p−q‖₁ in place of ‖p−q‖₁.
@@ -369,23 +357,17 @@ func totalVariation(p, q []float64) (float64, error) {
 }
 
 func init() {
-	verify.Register(verify.Claim{
+	register(also(tested(verify.Claim{
 		Label:      "theorem: convex LB - calib func - FC log loss",
 		Kind:       verify.Theorem,
 		RatioFloor: 0.99,
 		Section:    "App. B.2",
 		Statement: "for invertible column-stochastic T, log loss ℓ and 0-1 loss L: " +
 			"θ_T(C_{L,P,x}(q) − C*_{L,P,x}) ≤ C_{ℓ_T,P_T,x}(q) − C*_{ℓ_T,P_T,x} with θ_T(ε) = ε²/(2‖T⁻¹‖₁²), for all x, q",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return verify.Merge(verify.Bound,
-				checkConvexLB(cfg, "convexLB", refTheta),
-				checkConvexLBAccurate(cfg, "convexLB/accurate", refTheta, theory.ExcessZeroOneInnerRisk))
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkConvexLB(cfg, "convexLB", thetaWithNormT)
-		},
 		NegativeName: "θ with ‖T‖₁ in place of ‖T⁻¹‖₁",
-	})
+	}, checkConvexLB, "convexLB", refTheta, thetaWithNormT), func(cfg verify.Config) verify.Outcome {
+		return checkConvexLBAccurate(cfg, "convexLB/accurate", refTheta, theory.ExcessZeroOneInnerRisk)
+	}))
 	verify.Register(verify.Claim{
 		Label:      "cali.inner.lemma",
 		Kind:       verify.Theorem,
@@ -418,22 +400,16 @@ func init() {
 		Statement:    "KL(p‖q) ≥ ½‖p−q‖₁² for all p, q ∈ Δ^C",
 		NegativeName: "KL by the literal App. B definition ℓ̲(p,q) − ℓ̲(p,p) (an erratum)",
 	}, checkPinsker, "pinsker", theory.KL, klPaperLiteral))
-	verify.Register(verify.Claim{
-		Label:      "lemma: L1 norm upper bounds ZO divergence",
-		Kind:       verify.Theorem,
-		RatioFloor: 0.99,
-		Section:    "App. B.2",
-		Statement:  "‖p−q‖₁ ≥ ℓ̲^{01}(q,p) − ℓ̲^{01}(p,p) for all p, q ∈ Δ^C",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return verify.Merge(verify.Bound,
-				checkL1ZO(cfg, "l1zo", theory.ExcessZeroOneInnerRisk, theory.L1Distance),
-				checkL1ZO(cfg, "l1zo/risks", zoExcessFromRisks(theory.ZeroOneLoss), theory.L1Distance))
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkL1ZO(cfg, "l1zo", theory.ExcessZeroOneInnerRisk, totalVariation)
-		},
+	register(also(tested(verify.Claim{
+		Label:        "lemma: L1 norm upper bounds ZO divergence",
+		Kind:         verify.Theorem,
+		RatioFloor:   0.99,
+		Section:      "App. B.2",
+		Statement:    "‖p−q‖₁ ≥ ℓ̲^{01}(q,p) − ℓ̲^{01}(p,p) for all p, q ∈ Δ^C",
 		NegativeName: "total variation ½‖p−q‖₁ in place of ‖p−q‖₁",
-	})
+	}, checkL1ZOWith(theory.ExcessZeroOneInnerRisk), "l1zo", theory.L1Distance, totalVariation), func(cfg verify.Config) verify.Outcome {
+		return checkL1ZO(cfg, "l1zo/risks", zoExcessFromRisks(theory.ZeroOneLoss), theory.L1Distance)
+	}))
 	register(tested(verify.Claim{
 		Label:        "equation-definition: KL divergence",
 		Kind:         verify.Definitional,
@@ -446,8 +422,7 @@ func init() {
 // checkKLDefinition checks that kl agrees with the cross-entropy form def on
 // pairs with q in the interior (def is a difference of two finite sums there).
 func checkKLDefinition(cfg verify.Config, name string, def klFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, genPair(), func(v any) verify.Case {
-		pq := v.([2][]float64)
+	return verify.ForAll(cfg, name, verify.Identity, genPair(), func(pq [2][]float64) verify.Case {
 		p, q := pq[0], floorSimplex(append([]float64(nil), pq[1]...), ExtremeEntry)
 		a, err1 := theory.KL(p, q)
 		b, err2 := def(p, q)

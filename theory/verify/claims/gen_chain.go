@@ -61,27 +61,27 @@ func genChainCase(r *rand.Rand, withClass, spread bool) chainCase {
 	tight := r.Intn(2) == 0
 	s := theory.LMNTMSetting{W: make([]float64, N), Alpha: make([][]float64, N), N: make([][]int, N),
 		Lip: make([]float64, N), Lip0: make([]float64, N)}
-	lip0 := radLogUnif(r, 0.05, 5)
+	lip0 := logUnif(r, 0.05, 5)
 	tot := 0.0
 	for i := 0; i < N; i++ {
-		s.W[i] = radLogUnif(r, 0.05, 1)
+		s.W[i] = logUnif(r, 0.05, 1)
 		tot += s.W[i]
 		s.Lip[i] = theory.LogLossLip
 		s.Lip0[i] = lip0
 		if !tight {
-			s.Lip0[i] = radLogUnif(r, 0.05, 5)
+			s.Lip0[i] = logUnif(r, 0.05, 5)
 		}
 		a := make([]float64, C)
 		n := make([]int, C)
 		top := r.Intn(C)
-		eps := radLogUnif(r, 1e-6, 0.5)
+		eps := logUnif(r, 1e-6, 0.5)
 		for c := range a {
 			if tight && !spread {
 				a[c] = eps / float64(C-1)
-				n[c] = int(radLogUnif(r, 1e5, 1e7))
+				n[c] = int(logUnif(r, 1e5, 1e7))
 			} else {
-				a[c] = radLogUnif(r, 0.05, 1)
-				n[c] = int(radLogUnif(r, 1, 1e4))
+				a[c] = logUnif(r, 0.05, 1)
+				n[c] = int(logUnif(r, 1, 1e4))
 			}
 		}
 		if tight && !spread {
@@ -100,9 +100,9 @@ func genChainCase(r *rand.Rand, withClass, spread bool) chainCase {
 	for i := range s.W {
 		s.W[i] /= tot
 	}
-	cs := chainCase{s: s, delta: radLogUnif(r, 0.01, 1)}
+	cs := chainCase{s: s, delta: logUnif(r, 0.01, 1)}
 	if withClass {
-		cs.R, cs.K = radLogUnif(r, 0.1, 5), radLogUnif(r, 0.1, 2)
+		cs.R, cs.K = logUnif(r, 0.1, 5), logUnif(r, 0.1, 2)
 	}
 	return cs
 }
@@ -125,8 +125,10 @@ func orthoSup(s theory.LMNTMSetting, scale float64) float64 {
 // checkGEBChain checks lemma gen (at the exact class expectation) ≤ geb for
 // class "rkhs" (q = 1), "mlp1" (q = 2, m = 1) or "conc" (R = 0: the
 // concentration terms alone).
-func checkGEBChain(cfg verify.Config, class string) verify.Outcome {
-	return checkChainTo(cfg, "thm: geb/chain-"+class, class, theory.GEBBound)
+func checkGEBChain(class string) func(verify.Config) verify.Outcome {
+	return func(cfg verify.Config) verify.Outcome {
+		return checkChainTo(cfg, "thm: geb/chain-"+class, class, theory.GEBBound)
+	}
 }
 
 // checkChainTo checks lemma gen (at the exact class expectation) ≤ bound,
@@ -136,8 +138,7 @@ func checkGEBChain(cfg verify.Config, class string) verify.Outcome {
 func checkChainTo(cfg verify.Config, name, class string, bound func(theory.LMNTMSetting, float64, float64, float64) (float64, error)) verify.Outcome {
 	spread := strings.Contains(name, "second display")
 	gen := verify.Gen(func(r *rand.Rand, _ int) any { return genChainCase(r, class != "conc", spread) })
-	return verify.ForAll(cfg, name, verify.Bound, gen, func(v any) verify.Case {
-		cs := v.(chainCase)
+	return verify.ForAll(cfg, name, verify.Bound, gen, func(cs chainCase) verify.Case {
 		C := float64(cs.s.NumClasses())
 		var A, B float64
 		switch class {
@@ -170,10 +171,9 @@ func checkRadLipsChain(cfg verify.Config) verify.Outcome {
 		for i := range cs.s.Lip0 {
 			cs.s.Lip0[i] = 0
 		}
-		return [3]any{cs, radLogUnif(r, 1e-3, 10), 0.0}
+		return [3]any{cs, logUnif(r, 1e-3, 10), 0.0}
 	})
-	return verify.ForAll(cfg, "lemma: gen/from rad.lips", verify.Bound, gen, func(v any) verify.Case {
-		t := v.([3]any)
+	return verify.ForAll(cfg, "lemma: gen/from rad.lips", verify.Bound, gen, func(t [3]any) verify.Case {
 		cs, rv, A := t[0].(chainCase), t[1].(float64), t[2].(float64)
 		lhs, err1 := theory.RadLipsBound(cs.s, cs.delta, A, math.Sqrt2*rv)
 		rhs, err2 := theory.LemmaGenBound(cs.s, cs.delta, A, rv)

@@ -1,6 +1,11 @@
 package claims
 
-import "github.com/llpfc/llpfc/theory/verify"
+import (
+	"math"
+	"math/rand"
+
+	"github.com/llpfc/llpfc/theory/verify"
+)
 
 // Most claims are one checker run twice: on the implementation under test
 // and, for the negative control, on a deliberately wrong one. A checker
@@ -19,6 +24,42 @@ func tested[F any](c verify.Claim, check checker[F], name string, ref, wrong F) 
 	c.Check = func(cfg verify.Config) verify.Outcome { return check(cfg, name, ref) }
 	c.Negative = func(cfg verify.Config) verify.Outcome { return check(cfg, name, wrong) }
 	return c
+}
+
+// also returns c with the further parts merged (verify.Bound) into its
+// Check: a claim whose proof has steps checked apart from its statement.
+func also(c verify.Claim, parts ...func(verify.Config) verify.Outcome) verify.Claim {
+	check := c.Check
+	c.Check = func(cfg verify.Config) verify.Outcome {
+		out := []verify.Outcome{check(cfg)}
+		for _, p := range parts {
+			out = append(out, p(cfg))
+		}
+		return verify.Merge(verify.Bound, out...)
+	}
+	return c
+}
+
+// unif draws uniformly from [lo, hi].
+func unif(r *rand.Rand, lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
+
+// logUnif draws log-uniformly from [lo, hi].
+func logUnif(r *rand.Rand, lo, hi float64) float64 {
+	return math.Exp(unif(r, math.Log(lo), math.Log(hi)))
+}
+
+// normalize scales p to sum 1 in place and returns it (it also renormalizes
+// a probability vector computed in floating point, so that it passes the
+// simplex check).
+func normalize(p []float64) []float64 {
+	s := 0.0
+	for _, v := range p {
+		s += v
+	}
+	for i := range p {
+		p[i] /= s
+	}
+	return p
 }
 
 // register adds the claims to the registry.

@@ -42,12 +42,12 @@ type lmCaliInput struct {
 func lmCaliGen() func(r *rand.Rand, size int) any {
 	return func(r *rand.Rand, size int) any {
 		if r.Intn(3) == 0 {
-			eta0 := lmUnif(r, 0.5, 0.5+lmLogUnif(r, 1e-4, 0.5))
+			eta0 := unif(r, 0.5, 0.5+logUnif(r, 1e-4, 0.5))
 			md := &theory.FiniteModel{Cond: [][]float64{{1}, {1}}, Prior: []float64{eta0, 1 - eta0}}
 			N := 1 + r.Intn(3)
 			in := lmCaliInput{model: md, w: lmSimplex(r, N, r.Intn(4)), note: "two-class tie"}
 			for i := 0; i < N; i++ {
-				in.Ts = append(in.Ts, lmNoiseMix(2, lmUnif(r, 0.5, 0.99)))
+				in.Ts = append(in.Ts, GenUniformNoiseT(2, unif(r, 0.5, 0.99)))
 			}
 			in.f = [][]float64{{1 - eta0, eta0}}
 			return in
@@ -84,7 +84,7 @@ func lmCaliGen() func(r *rand.Rand, size int) any {
 			default: // move η a little past the tie between its top two entries
 				q := append([]float64(nil), eta...)
 				a, b := lmTopTwo(q)
-				d := (q[a] - q[b]) / 2 * (1 + lmLogUnif(r, 1e-6, 1))
+				d := (q[a] - q[b]) / 2 * (1 + logUnif(r, 1e-6, 1))
 				q[a] -= d
 				q[b] += d
 				if q[a] < 0 {
@@ -101,13 +101,7 @@ func lmCaliGen() func(r *rand.Rand, size int) any {
 // lmTopTwo returns the indices of the largest and second-largest entries.
 func lmTopTwo(q []float64) (int, int) {
 	a := theory.ArgMax(q)
-	b := -1
-	for i, v := range q {
-		if i != a && (b < 0 || v > q[b]) {
-			b = i
-		}
-	}
-	return a, b
+	return a, runnerUp(q, a)
 }
 
 // lmCheckCali checks Theorem `llp.cali` with the calibration function theta:
@@ -125,8 +119,7 @@ func lmTopTwo(q []float64) (int, int) {
 // loss).
 func lmCheckCali(cfg verify.Config, name string, theta lmThetaFunc) verify.Outcome {
 	gen := verify.Gen(lmCaliGen())
-	main := verify.ForAll(cfg, name, verify.Bound, gen, func(v any) verify.Case {
-		in := v.(lmCaliInput)
+	main := verify.ForAll(cfg, name, verify.Bound, gen, func(in lmCaliInput) verify.Case {
 		md := in.model
 		r01, e1 := theory.Risk(theory.ZeroOneLoss, md, in.f)
 		b01, e2 := theory.BayesRisk(theory.ZeroOneLoss, md)
@@ -159,13 +152,8 @@ func lmCheckCali(cfg verify.Config, name string, theta lmThetaFunc) verify.Outco
 		}
 		return verify.Case{LHS: lhs, RHS: rhs, OK: ok, Detail: detail}
 	})
-	bayes := verify.ForAll(cfg, name+"/bayes-risk", verify.Identity, gen, func(v any) verify.Case {
-		in := v.(lmCaliInput)
-		md := in.model
-		eta := make([][]float64, md.NumPoints())
-		for x := range eta {
-			eta[x] = md.Posterior(x)
-		}
+	bayes := verify.ForAll(cfg, name+"/bayes-risk", verify.Identity, gen, func(in lmCaliInput) verify.Case {
+		md, eta := in.model, lmPosteriors(in.model)
 		for _, l := range []theory.ProperLoss{theory.LogLoss, theory.SquareLoss} {
 			at, e1 := theory.LMNTMRisk(l, in.Ts, in.w, md, eta)
 			b, e2 := theory.LMNTMBayesRisk(l, in.Ts, in.w, md)
@@ -257,10 +245,10 @@ func lmFromFiniteP(fp FiniteP) *theory.FiniteModel {
 			}
 		}
 		if md.Prior[y] > 0 {
-			lmNormalize(md.Cond[y])
+			normalize(md.Cond[y])
 		}
 	}
-	lmNormalize(md.Prior)
+	normalize(md.Prior)
 	return md
 }
 

@@ -40,10 +40,10 @@ func lmLipGen() func(r *rand.Rand, size int) any {
 			T = lmColStoch(r, C, kind)
 		}
 		in := lmLipInput{T: T, c: r.Intn(C), kind: kind}
-		scale := lmLogUnif(r, 1e-3, 1e3)
+		scale := logUnif(r, 1e-3, 1e3)
 		in.s = make([]float64, C)
 		in.u = make([]float64, C)
-		step := lmLogUnif(r, 1e-6, 1e3)
+		step := logUnif(r, 1e-6, 1e3)
 		for i := range in.s {
 			in.s[i] = scale * r.NormFloat64()
 			if r.Intn(6) == 0 {
@@ -75,8 +75,7 @@ func lmLipGen() func(r *rand.Rand, size int) any {
 // honest handling of (T p)_c = 0); such cases check that and nothing else.
 func lmCheckLip(cfg verify.Config, name string, grad lmGradFunc) verify.Outcome {
 	gen := verify.Gen(lmLipGen())
-	bound := verify.ForAll(cfg, name+"/bound", verify.Bound, gen, func(v any) verify.Case {
-		in := v.(lmLipInput)
+	bound := verify.ForAll(cfg, name+"/bound", verify.Bound, gen, func(in lmLipInput) verify.Case {
 		C := len(in.s)
 		g, err := grad(in.T, in.s, in.c)
 		if lmRowSum(in.T, in.c) == 0 {
@@ -94,8 +93,7 @@ func lmCheckLip(cfg verify.Config, name string, grad lmGradFunc) verify.Outcome 
 		return verify.Case{LHS: n, RHS: theory.LogLossLip, OK: n <= theory.LogLossLip*(1+8*float64(C)*lmEps),
 			Detail: fmt.Sprintf("T=%s s=%v c=%d ‖∇λ‖₂=%.17g", lmMatString(in.T), in.s, in.c, n)}
 	})
-	fd := verify.ForAll(cfg, name+"/finite-differences", verify.Bound, gen, func(v any) verify.Case {
-		in := v.(lmLipInput)
+	fd := verify.ForAll(cfg, name+"/finite-differences", verify.Bound, gen, func(in lmLipInput) verify.Case {
 		if lmRowSum(in.T, in.c) == 0 {
 			return verify.Case{OK: true, Detail: "zero row (checked in the bound property)"}
 		}
@@ -135,8 +133,7 @@ func lmCheckLip(cfg verify.Config, name string, grad lmGradFunc) verify.Outcome 
 		return verify.Case{LHS: 0, RHS: 0, OK: ok,
 			Detail: fmt.Sprintf("T=%s s=%v c=%d grad=%v fd=%v max|grad−fd|=%.3g tol=%.3g Σgrad=%.3g", lmMatString(in.T), in.s, in.c, g, fdv, worst, tol, sum)}
 	})
-	direct := verify.ForAll(cfg, name+"/direct", verify.Bound, gen, func(v any) verify.Case {
-		in := v.(lmLipInput)
+	direct := verify.ForAll(cfg, name+"/direct", verify.Bound, gen, func(in lmLipInput) verify.Case {
 		if lmRowSum(in.T, in.c) == 0 {
 			return verify.Case{LHS: 0, RHS: 1, OK: true, Detail: "zero row"}
 		}
@@ -190,8 +187,7 @@ type lmLambda0Func func(T mat.Matrix) (float64, error)
 // log of a sum of ≤ 8 terms: relative agreement within 1e-13.
 func lmCheckLambda0(cfg verify.Config, name string, closed lmLambda0Func) verify.Outcome {
 	gen := verify.Gen(func(r *rand.Rand, size int) any { return lmColStoch(r, 1+r.Intn(8), r.Intn(8)) })
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
-		T := v.(*mat.Dense)
+	return verify.ForAll(cfg, name, verify.Identity, gen, func(T *mat.Dense) verify.Case {
 		C, _ := T.Dims()
 		eval := 0.0
 		for c := 0; c < C; c++ {

@@ -18,25 +18,6 @@ import (
 
 const lmEps = 0x1p-52 // float64 machine epsilon
 
-func lmUnif(r *rand.Rand, lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
-
-// lmLogUnif draws log-uniformly from [lo, hi].
-func lmLogUnif(r *rand.Rand, lo, hi float64) float64 {
-	return math.Exp(lmUnif(r, math.Log(lo), math.Log(hi)))
-}
-
-// lmNormalize scales p to sum 1 in place and returns it.
-func lmNormalize(p []float64) []float64 {
-	s := 0.0
-	for _, v := range p {
-		s += v
-	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
-}
-
 // lmSimplex draws a point of Δ^n. kind 0: flat Dirichlet(1); 1: spiky
 // (Dirichlet(0.1)-like, entries spread over many orders of magnitude);
 // 2: with exact zeros (at least one entry kept); 3: a vertex.
@@ -63,7 +44,7 @@ func lmSimplex(r *rand.Rand, n, kind int) []float64 {
 			}
 		}
 	}
-	return lmNormalize(p)
+	return normalize(p)
 }
 
 // lmInterior draws a point of the open simplex with min entry ≥ floor/n·(…):
@@ -73,27 +54,12 @@ func lmInterior(r *rand.Rand, n int, floor float64) []float64 {
 	spiky := r.Intn(3) == 0
 	for i := range p {
 		if spiky {
-			p[i] = lmLogUnif(r, floor, 1)
+			p[i] = logUnif(r, floor, 1)
 		} else {
 			p[i] = floor + r.ExpFloat64()
 		}
 	}
-	return lmNormalize(p)
-}
-
-// lmNoiseMix returns (1−a)I + aN, N the all-1/C matrix (Section 3 example).
-func lmNoiseMix(C int, a float64) *mat.Dense {
-	T := mat.NewDense(C, C, nil)
-	for i := 0; i < C; i++ {
-		for j := 0; j < C; j++ {
-			v := a / float64(C)
-			if i == j {
-				v += 1 - a
-			}
-			T.Set(i, j, v)
-		}
-	}
-	return T
+	return normalize(p)
 }
 
 // lmColStoch draws a C×C column-stochastic matrix of the given kind:
@@ -119,7 +85,7 @@ func lmColStoch(r *rand.Rand, C, kind int) *mat.Dense {
 			setCol(j, p)
 		}
 	case 2:
-		return lmNoiseMix(C, lmUnif(r, 0.5, 0.99))
+		return GenUniformNoiseT(C, unif(r, 0.5, 0.99))
 	case 3:
 		for j := 0; j < C; j++ {
 			setCol(j, lmSimplex(r, C, 2))
@@ -149,7 +115,7 @@ func lmColStoch(r *rand.Rand, C, kind int) *mat.Dense {
 			p := lmSimplex(r, C, 0)
 			if C > 1 {
 				p[z] = 0
-				lmNormalize(p)
+				normalize(p)
 			}
 			setCol(j, p)
 		}

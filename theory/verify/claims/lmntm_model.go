@@ -36,7 +36,7 @@ func lmGamma(r *rand.Rand, C int) *mat.Dense {
 		var p []float64
 		if kind == 3 {
 			p = lmSimplex(r, C, 0)
-			eps := lmLogUnif(r, 1e-6, 0.2)
+			eps := logUnif(r, 1e-6, 0.2)
 			for k := range p {
 				p[k] *= eps
 			}
@@ -73,7 +73,7 @@ func lmCfmGen() func(r *rand.Rand, size int) any {
 			if !ok {
 				continue
 			}
-			lmNormalize(sigma)
+			normalize(sigma)
 			md := lmModel(r, C, m)
 			md.Prior = sigma
 			return lmCfmInput{model: md, gamma: G, alpha: alpha}
@@ -95,9 +95,7 @@ func lmCfmGen() func(r *rand.Rand, size int) any {
 //
 // (2)–(5) are sums of ≤ 25 products of numbers in [0,1]: absolute 1e-12.
 func lmCheckCfm(cfg verify.Config, name string, transition lmTransitionFunc) verify.Outcome {
-	gen := verify.Gen(lmCfmGen())
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
-		in := v.(lmCfmInput)
+	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(lmCfmGen()), func(in lmCfmInput) verify.Case {
 		md, G := in.model, in.gamma
 		C, M := md.NumClasses(), md.NumPoints()
 		detail := fmt.Sprintf("Γ=%s σ=%v α(built)=%v", lmMatString(G), md.Prior, in.alpha)
@@ -226,7 +224,7 @@ func lmCHGen() func(r *rand.Rand, size int) any {
 				in.kind, in.truth = "face", 0
 				a := lmInterior(r, C, 1e-3)
 				a[r.Intn(C)] = 0
-				in.sigma, _ = theory.NoisyToCleanPrior(G, lmNormalize(a))
+				in.sigma, _ = theory.NoisyToCleanPrior(G, normalize(a))
 			case 3:
 				in.kind, in.truth = "vertex", 0
 				in.sigma = mat.Row(nil, r.Intn(C), G)
@@ -235,11 +233,11 @@ func lmCHGen() func(r *rand.Rand, size int) any {
 				a := lmInterior(r, C, 1e-3)
 				k := r.Intn(C)
 				rest := 1 - a[k]
-				a[k] = -lmLogUnif(r, 1e-6, 0.5)
+				a[k] = -logUnif(r, 1e-6, 0.5)
 				if rest+a[k] < 0.1 { // keep Σα well above 0 before normalizing
 					continue
 				}
-				in.sigma, _ = theory.NoisyToCleanPrior(G, lmNormalize(a))
+				in.sigma, _ = theory.NoisyToCleanPrior(G, normalize(a))
 			case 5:
 				in.kind, in.truth = "collinear", 0
 				if C == 2 {
@@ -252,7 +250,7 @@ func lmCHGen() func(r *rand.Rand, size int) any {
 							row[j] += b[k] * G.At(k, j)
 						}
 					}
-					G.SetRow(C-1, lmNormalize(row))
+					G.SetRow(C-1, normalize(row))
 				}
 				in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-3))
 			case 6:
@@ -283,7 +281,7 @@ func lmCHGen() func(r *rand.Rand, size int) any {
 			if !ok { // σ must be a valid clean prior (Section 5.1: σ(c) ≠ 0)
 				continue
 			}
-			lmNormalize(in.sigma)
+			normalize(in.sigma)
 			return in
 		}
 	}
@@ -300,9 +298,7 @@ type lmDecideFunc func(gamma mat.Matrix, sigma []float64) (bool, error)
 // assumption holds, the LP margin t* = max min_i λ_i must equal min_i α(i)
 // (the convex weights are unique) within 1e-9.
 func lmCheckCH(cfg verify.Config, name string, decide lmDecideFunc) verify.Outcome {
-	gen := verify.Gen(lmCHGen())
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
-		in := v.(lmCHInput)
+	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(lmCHGen()), func(in lmCHInput) verify.Case {
 		a, err := decide(in.gamma, in.sigma)
 		if err != nil {
 			return verify.Case{OK: false, Detail: err.Error()}
@@ -396,16 +392,16 @@ func lmGroupAround(r *rand.Rand, sigma []float64, kind string) *mat.Dense {
 		case "face":
 			alpha = lmInterior(r, C, 1e-2)
 			alpha[r.Intn(C)] = 0
-			lmNormalize(alpha)
+			normalize(alpha)
 		case "outside":
 			alpha = lmInterior(r, C, 1e-2)
 			k := r.Intn(C)
 			rest := 1 - alpha[k]
-			alpha[k] = -lmUnif(r, 0.05, 0.5)
+			alpha[k] = -unif(r, 0.05, 0.5)
 			if rest+alpha[k] < 0.1 { // keep Σα well above 0 before normalizing
 				continue
 			}
-			lmNormalize(alpha)
+			normalize(alpha)
 		default:
 			alpha = lmInterior(r, C, 1e-2)
 		}
@@ -455,7 +451,7 @@ func lmGroupAround(r *rand.Rand, sigma []float64, kind string) *mat.Dense {
 				}
 			}
 		}
-		t := tmax * lmUnif(r, 0.2, 0.95)
+		t := tmax * unif(r, 0.2, 0.95)
 		if math.IsInf(tmax, 1) { // D ≡ 0 (C = 2, dependent): every γ_i = σ
 			t = 0
 		}
@@ -465,7 +461,7 @@ func lmGroupAround(r *rand.Rand, sigma []float64, kind string) *mat.Dense {
 			for j := range row {
 				row[j] = math.Max(0, sigma[j]+t*D.At(i, j))
 			}
-			G.SetRow(i, lmNormalize(row))
+			G.SetRow(i, normalize(row))
 		}
 		var lu mat.LU
 		lu.Factorize(G)
@@ -521,9 +517,7 @@ func lmGroupValid(G mat.Matrix, sigma []float64) bool {
 // theory.CheckColumnStochastic (the direction the paper states: the
 // assumption ensures T_i is column-stochastic).
 func lmCheckAll(cfg verify.Config, name string, decide lmAllFunc) verify.Outcome {
-	gen := verify.Gen(lmAllGen())
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
-		in := v.(lmAllInput)
+	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(lmAllGen()), func(in lmAllInput) verify.Case {
 		ok, failing, err := decide(in.gammas, in.sigma)
 		if err != nil {
 			return verify.Case{OK: false, Detail: err.Error()}

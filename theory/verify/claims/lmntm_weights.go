@@ -42,7 +42,7 @@ func lmWeightsGen() func(r *rand.Rand, size int) any {
 				case "small":
 					row[c] = float64(1 + r.Intn(5))
 				case "wide":
-					row[c] = math.Round(lmLogUnif(r, 1, 1e6))
+					row[c] = math.Round(logUnif(r, 1, 1e6))
 				default:
 					row[c] = eq
 				}
@@ -80,9 +80,7 @@ func lmWeightsGen() func(r *rand.Rand, size int) any {
 // The same (b) and (d) are checked for theory.AlphaOptimalWeights and
 // theory.AlphaWeightTerm (b_i = Σ_c α_i(c)²/n_{i,c} in place of C/HM_i).
 func lmCheckHM(cfg verify.Config, name string, weights lmWeightsFunc) verify.Outcome {
-	gen := verify.Gen(lmWeightsGen())
-	return verify.ForAll(cfg, name, verify.Bound, gen, func(v any) verify.Case {
-		in := v.(lmWeightsInput)
+	return verify.ForAll(cfg, name, verify.Bound, verify.Gen(lmWeightsGen()), func(in lmWeightsInput) verify.Case {
 		N, C := len(in.n), float64(len(in.n[0]))
 		ws, value, err := weights(in.n)
 		if err != nil {
@@ -274,9 +272,7 @@ func lmEmpGen() func(r *rand.Rand, size int) any {
 //     (a fixed, a-priori tolerance; under the CLT a false alarm has
 //     probability ≈ 2e-9 per case).
 func lmCheckEmp(cfg verify.Config, name string, emp lmEmpFunc) verify.Outcome {
-	gen := verify.Gen(lmEmpGen())
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
-		in := v.(lmEmpInput)
+	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(lmEmpGen()), func(in lmEmpInput) verify.Case {
 		md := in.model
 		C, m, N := md.NumClasses(), md.NumPoints(), len(in.Ts)
 		want, err := theory.LMNTMRisk(theory.LogLoss, in.Ts, in.w, md, in.f)

@@ -24,22 +24,14 @@ type (
 )
 
 func radKernelRef(C int, R, K float64, a []float64) float64 {
-	v, err := theory.KernelRadBound(C, R, K, a)
-	if err != nil {
-		panic(err)
-	}
-	return v
+	return radMust(theory.KernelRadBound(C, R, K, a))
 }
 
 // radKernelNoC is the negative control: the factor C dropped.
 func radKernelNoC(C int, R, K float64, a []float64) float64 { return radKernelRef(1, R, K, a) }
 
 func radMLPRef(C, m int, alpha, beta float64, a []float64) float64 {
-	v, err := theory.MLPRadBound(C, m, alpha, beta, a)
-	if err != nil {
-		panic(err)
-	}
-	return v
+	return radMust(theory.MLPRadBound(C, m, alpha, beta, a))
 }
 
 // radMLPNoC is the negative control: the factor C dropped.
@@ -48,55 +40,49 @@ func radMLPNoC(C, m int, alpha, beta float64, a []float64) float64 {
 }
 
 func init() {
-	verify.Register(verify.Claim{
-		Label:        "supp.prop: kernel_bound",
-		Kind:         verify.Theorem,
-		RatioFloor:   0.99,
-		Section:      "App. C",
-		Statement:    "E_ε sup_{g_c∈𝒢^k_{K,R}} Σ_i a_i Σ_c ε_{i,c} g_c(x_i) ≤ C·R·√(Σ_i a_i² k(x_i,x_i)) ≤ C·R·K·√(Σ_i a_i²)",
-		Check:        func(cfg verify.Config) verify.Outcome { return radCheckKernelSupp(cfg, radKernelRef) },
-		Negative:     func(cfg verify.Config) verify.Outcome { return radCheckKernelSupp(cfg, radKernelNoC) },
-		NegativeName: "factor C dropped",
-	})
-	verify.Register(verify.Claim{
-		Label:      "prop: kernel_bound",
-		Kind:       verify.Theorem,
-		RatioFloor: 0.99,
-		Section:    "App. C",
-		Statement:  "E_{S,ε} sup_{g∈𝒢₁} Σ_i w_i|λ_i| Σ_c α_i(c)/n_{i,c} Σ_j Σ_{c'} ε g_{c'}(X_{i,c,j}) ≤ C·R·K·√(Σ_i w_i²|λ_i|² Σ_c α_i(c)²/n_{i,c})",
-		PartFloors: map[string]float64{"prop: kernel_bound/second display": 0.99},
-		Check: func(cfg verify.Config) verify.Outcome {
-			return verify.Merge(verify.Bound, radCheckKernelLMNTM(cfg, radKernelRef),
-				checkChainTo(cfg, "prop: kernel_bound/second display", "rkhs", theory.ClassGEBBound))
-		},
-		Negative:     func(cfg verify.Config) verify.Outcome { return radCheckKernelLMNTM(cfg, radKernelNoC) },
-		NegativeName: "factor C dropped",
-	})
-	verify.Register(verify.Claim{
-		Label:        "supp.prop: MLP_bound",
-		Kind:         verify.Theorem,
-		RatioFloor:   0.99,
-		PartFloors:   map[string]float64{"supp.prop: MLP_bound m=2": 0.45},
-		Section:      "App. C",
-		Statement:    "E_ε sup_{g_c∈𝒩_m} Σ_i a_i Σ_c ε_{i,c} g_c(x_i) ≤ C·α·2^{m−1}·β^m·√(Σ_i a_i²) when ‖x_i‖ ≤ α, μ 1-Lipschitz, μ(0)=0 (m=1 exact, m=2 by search)",
-		Check:        func(cfg verify.Config) verify.Outcome { return radCheckMLPSupp(cfg, radMLPRef) },
-		Negative:     func(cfg verify.Config) verify.Outcome { return radCheckMLPSupp(cfg, radMLPNoC) },
-		NegativeName: "factor C dropped",
-	})
-	verify.Register(verify.Claim{
-		Label:      "prop: MLP_bound",
-		Kind:       verify.Theorem,
-		RatioFloor: 0.99,
-		Section:    "App. C",
-		Statement:  "E_{S,ε} sup_{g∈𝒩_m^C} Σ_i w_i|λ_i| Σ_c α_i(c)/n_{i,c} Σ_j Σ_{c'} ε g_{c'}(X_{i,c,j}) ≤ C·α·2^{m−1}·β^m·√(Σ_i w_i²|λ_i|² Σ_c α_i(c)²/n_{i,c}) (m=1 exact, m=2 by search)",
-		PartFloors: map[string]float64{"prop: MLP_bound m=2": 0.45, "prop: MLP_bound/second display (m=1)": 0.99},
-		Check: func(cfg verify.Config) verify.Outcome {
-			return verify.Merge(verify.Bound, radCheckMLPLMNTM(cfg, radMLPRef),
-				checkChainTo(cfg, "prop: MLP_bound/second display (m=1)", "mlp1", theory.ClassGEBBound))
-		},
-		Negative:     func(cfg verify.Config) verify.Outcome { return radCheckMLPLMNTM(cfg, radMLPNoC) },
-		NegativeName: "factor C dropped",
-	})
+	register(
+		tested(verify.Claim{
+			Label:        "supp.prop: kernel_bound",
+			Kind:         verify.Theorem,
+			RatioFloor:   0.99,
+			Section:      "App. C",
+			Statement:    "E_ε sup_{g_c∈𝒢^k_{K,R}} Σ_i a_i Σ_c ε_{i,c} g_c(x_i) ≤ C·R·√(Σ_i a_i² k(x_i,x_i)) ≤ C·R·K·√(Σ_i a_i²)",
+			NegativeName: "factor C dropped",
+		}, radCheckKernelSupp, "supp.prop: kernel_bound", radKernelRef, radKernelNoC),
+		also(tested(verify.Claim{
+			Label:        "prop: kernel_bound",
+			Kind:         verify.Theorem,
+			RatioFloor:   0.99,
+			Section:      "App. C",
+			Statement:    "E_{S,ε} sup_{g∈𝒢₁} Σ_i w_i|λ_i| Σ_c α_i(c)/n_{i,c} Σ_j Σ_{c'} ε g_{c'}(X_{i,c,j}) ≤ C·R·K·√(Σ_i w_i²|λ_i|² Σ_c α_i(c)²/n_{i,c})",
+			PartFloors:   map[string]float64{"prop: kernel_bound/second display": 0.99},
+			NegativeName: "factor C dropped",
+		}, radCheckKernelLMNTM, "prop: kernel_bound", radKernelRef, radKernelNoC),
+			func(cfg verify.Config) verify.Outcome {
+				return checkChainTo(cfg, "prop: kernel_bound/second display", "rkhs", theory.ClassGEBBound)
+			}),
+		tested(verify.Claim{
+			Label:        "supp.prop: MLP_bound",
+			Kind:         verify.Theorem,
+			RatioFloor:   0.99,
+			PartFloors:   map[string]float64{"supp.prop: MLP_bound m=2": 0.45},
+			Section:      "App. C",
+			Statement:    "E_ε sup_{g_c∈𝒩_m} Σ_i a_i Σ_c ε_{i,c} g_c(x_i) ≤ C·α·2^{m−1}·β^m·√(Σ_i a_i²) when ‖x_i‖ ≤ α, μ 1-Lipschitz, μ(0)=0 (m=1 exact, m=2 by search)",
+			NegativeName: "factor C dropped",
+		}, radCheckMLPSupp, "supp.prop: MLP_bound", radMLPRef, radMLPNoC),
+		also(tested(verify.Claim{
+			Label:        "prop: MLP_bound",
+			Kind:         verify.Theorem,
+			RatioFloor:   0.99,
+			Section:      "App. C",
+			Statement:    "E_{S,ε} sup_{g∈𝒩_m^C} Σ_i w_i|λ_i| Σ_c α_i(c)/n_{i,c} Σ_j Σ_{c'} ε g_{c'}(X_{i,c,j}) ≤ C·α·2^{m−1}·β^m·√(Σ_i w_i²|λ_i|² Σ_c α_i(c)²/n_{i,c}) (m=1 exact, m=2 by search)",
+			PartFloors:   map[string]float64{"prop: MLP_bound m=2": 0.45, "prop: MLP_bound/second display (m=1)": 0.99},
+			NegativeName: "factor C dropped",
+		}, radCheckMLPLMNTM, "prop: MLP_bound", radMLPRef, radMLPNoC),
+			func(cfg verify.Config) verify.Outcome {
+				return checkChainTo(cfg, "prop: MLP_bound/second display (m=1)", "mlp1", theory.ClassGEBBound)
+			}),
+	)
 }
 
 type radKernelCase struct {
@@ -124,8 +110,8 @@ func radKernelGram(r *rand.Rand, X *mat.Dense) (*mat.SymDense, float64, string) 
 		}
 		return g, K, "linear"
 	}
-	bw := radLogUnif(r, 0.05, 5)
-	s := radLogUnif(r, 0.2, 3)
+	bw := logUnif(r, 0.05, 5)
+	s := logUnif(r, 0.2, 3)
 	g, err := theory.GaussianGram(X, bw)
 	if err != nil {
 		panic(err)
@@ -138,7 +124,7 @@ func radKernelGram(r *rand.Rand, X *mat.Dense) (*mat.SymDense, float64, string) 
 // left side enumerated exactly over all 2^{MC} signs (M·C ≤ 12), the
 // supremum in closed form (theory.RKHSBallSup inside theory.ProductSup).
 // It also checks the intermediate bound C·R·√(Σa²k(x_i,x_i)) of the proof.
-func radCheckKernelSupp(cfg verify.Config, bound radKernelBoundFn) verify.Outcome {
+func radCheckKernelSupp(cfg verify.Config, name string, bound radKernelBoundFn) verify.Outcome {
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
 		C := 1 + r.Intn(3)
 		M := 1 + r.Intn(12/C)
@@ -147,16 +133,15 @@ func radCheckKernelSupp(cfg verify.Config, bound radKernelBoundFn) verify.Outcom
 		}
 		p := 1 + r.Intn(3)
 		X := mat.NewDense(M, p, nil)
-		spread := radLogUnif(r, 0.01, 5)
+		spread := logUnif(r, 0.01, 5)
 		for i := 0; i < M; i++ {
 			X.SetRow(i, radBallPoint(r, p, spread, false))
 		}
-		cs := radKernelCase{X: X, a: radWeights(r, M), C: C, R: radLogUnif(r, 0.1, 10)}
+		cs := radKernelCase{X: X, a: radWeights(r, M), C: C, R: logUnif(r, 0.1, 10)}
 		cs.gram, cs.K, cs.kernel = radKernelGram(r, X)
 		return cs
 	})
-	return verify.ForAll(cfg, "supp.prop: kernel_bound", verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(radKernelCase)
+	return verify.ForAll(cfg, name, verify.Bound, gen, func(cs radKernelCase) verify.Case {
 		M := len(cs.a)
 		ball, err := theory.RKHSBallSup(cs.gram, cs.a, cs.R)
 		if err != nil {
@@ -244,6 +229,17 @@ func radDrawLMNTM(r *rand.Rand, maxM, p int, rad float64) radLMNTMPoints {
 	return radLMNTMPoints{set: set, X: mat.NewDense(M, p, rows)}
 }
 
+// radResample returns a sample of the setting of base whose points are
+// drawn with replacement from those of base.
+func radResample(r *rand.Rand, base radLMNTMPoints) radLMNTMPoints {
+	M, p := base.X.Dims()
+	X := mat.NewDense(M, p, nil)
+	for i := 0; i < M; i++ {
+		X.SetRow(i, base.X.RawRowView(r.Intn(M)))
+	}
+	return radLMNTMPoints{set: base.set, X: X}
+}
+
 // radLMNTMNorm returns √(Σ_i w_i²|λ_i|² Σ_c α_i(c)²/n_{i,c}), computed from
 // the setting directly (not from PointWeights), and the point weights
 // a_{i,c,j} = w_i|λ_i|α_i(c)/n_{i,c} of the left sides.
@@ -275,27 +271,19 @@ func radLMNTMNorm(s theory.LMNTMSetting) (float64, []float64) {
 // `supp.prop: kernel_bound`, which enumerates all 2^{MC}). The bound holds
 // for every S, so each of the 3 drawn samples is checked (stronger than the
 // E_S statement); the reported LHS is the worst S.
-func radCheckKernelLMNTM(cfg verify.Config, bound radKernelBoundFn) verify.Outcome {
+func radCheckKernelLMNTM(cfg verify.Config, name string, bound radKernelBoundFn) verify.Outcome {
 	type kcase struct {
 		pts   []radLMNTMPoints
 		R, bw float64
 	}
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
-		cs := kcase{R: radLogUnif(r, 0.1, 10), bw: radLogUnif(r, 0.05, 5)}
-		base := radDrawLMNTM(r, 10, 2, radLogUnif(r, 0.1, 3))
-		cs.pts = append(cs.pts, base)
-		for k := 0; k < 2; k++ { // two more samples S of the same setting, resampled from the first
-			M, _ := base.X.Dims()
-			X := mat.NewDense(M, 2, nil)
-			for i := 0; i < M; i++ {
-				X.SetRow(i, base.X.RawRowView(r.Intn(M)))
-			}
-			cs.pts = append(cs.pts, radLMNTMPoints{set: base.set, X: X})
-		}
+		cs := kcase{R: logUnif(r, 0.1, 10), bw: logUnif(r, 0.05, 5)}
+		base := radDrawLMNTM(r, 10, 2, logUnif(r, 0.1, 3))
+		// Two more samples S of the same setting, resampled from the first.
+		cs.pts = append(cs.pts, base, radResample(r, base), radResample(r, base))
 		return cs
 	})
-	return verify.ForAll(cfg, "prop: kernel_bound", verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(kcase)
+	return verify.ForAll(cfg, name, verify.Bound, gen, func(cs kcase) verify.Case {
 		s := cs.pts[0].set
 		C := s.NumClasses()
 		norm, a := radLMNTMNorm(s)
@@ -384,13 +372,13 @@ func radMLPActivation(r *rand.Rand) theory.Activation {
 // of five the sample points themselves are hill-climbed on the sphere
 // ‖x‖ = α to maximize LHS/RHS: a falsification search that tries to break
 // the bound.
-func radCheckMLPSupp(cfg verify.Config, bound radMLPBoundFn) verify.Outcome {
-	return verify.Merge(verify.Bound, radCheckMLPSuppDepth(cfg, bound, 1), radCheckMLPSuppDepth(cfg, bound, 2))
+func radCheckMLPSupp(cfg verify.Config, name string, bound radMLPBoundFn) verify.Outcome {
+	return verify.Merge(verify.Bound, radCheckMLPSuppDepth(cfg, name, bound, 1), radCheckMLPSuppDepth(cfg, name, bound, 2))
 }
 
-func radCheckMLPSuppDepth(cfg verify.Config, bound radMLPBoundFn, depth int) verify.Outcome {
+func radCheckMLPSuppDepth(cfg verify.Config, name string, bound radMLPBoundFn, depth int) verify.Outcome {
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
-		cs := radMLPCase{m: depth, alpha: radLogUnif(r, 0.1, 5), beta: radLogUnif(r, 0.3, 3),
+		cs := radMLPCase{m: depth, alpha: logUnif(r, 0.1, 5), beta: logUnif(r, 0.3, 3),
 			mu: radMLPActivation(r), seed: r.Int63()}
 		cs.C = 1 + r.Intn(3)
 		M := 1 + r.Intn(12/cs.C)
@@ -408,8 +396,7 @@ func radCheckMLPSuppDepth(cfg verify.Config, bound radMLPBoundFn, depth int) ver
 		return cs
 	})
 	opts := theory.MLPSupOptions{Restarts: 4, Steps: 25}
-	return verify.ForAll(cfg, fmt.Sprintf("supp.prop: MLP_bound m=%d", depth), verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(radMLPCase)
+	return verify.ForAll(cfg, fmt.Sprintf("%s m=%d", name, depth), verify.Bound, gen, func(cs radMLPCase) verify.Case {
 		M, p := cs.X.Dims()
 		lhsOf := func(X *mat.Dense) (float64, error) {
 			if cs.m == 1 {
@@ -453,11 +440,11 @@ func radCheckMLPSuppDepth(cfg verify.Config, bound radMLPBoundFn, depth int) ver
 // on LMNTM weights a_{i,c,j} = w_i|λ_i|α_i(c)/n_{i,c}, for each of two
 // drawn samples S (points of norm ≤ α), with the left side C·Rad_{S,a}(𝒩_m)
 // as in radCheckMLPSupp.
-func radCheckMLPLMNTM(cfg verify.Config, bound radMLPBoundFn) verify.Outcome {
-	return verify.Merge(verify.Bound, radCheckMLPLMNTMDepth(cfg, bound, 1), radCheckMLPLMNTMDepth(cfg, bound, 2))
+func radCheckMLPLMNTM(cfg verify.Config, name string, bound radMLPBoundFn) verify.Outcome {
+	return verify.Merge(verify.Bound, radCheckMLPLMNTMDepth(cfg, name, bound, 1), radCheckMLPLMNTMDepth(cfg, name, bound, 2))
 }
 
-func radCheckMLPLMNTMDepth(cfg verify.Config, bound radMLPBoundFn, depth int) verify.Outcome {
+func radCheckMLPLMNTMDepth(cfg verify.Config, name string, bound radMLPBoundFn, depth int) verify.Outcome {
 	type mcase struct {
 		pts         []radLMNTMPoints
 		m           int
@@ -466,25 +453,18 @@ func radCheckMLPLMNTMDepth(cfg verify.Config, bound radMLPBoundFn, depth int) ve
 		seed        int64
 	}
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
-		cs := mcase{m: depth, alpha: radLogUnif(r, 0.1, 5), beta: radLogUnif(r, 0.3, 3),
+		cs := mcase{m: depth, alpha: logUnif(r, 0.1, 5), beta: logUnif(r, 0.3, 3),
 			mu: radMLPActivation(r), seed: r.Int63()}
 		maxM := 8
 		if cs.m == 2 {
 			maxM = 4
 		}
 		base := radDrawLMNTM(r, maxM, 2, cs.alpha)
-		cs.pts = append(cs.pts, base)
-		M, _ := base.X.Dims()
-		X := mat.NewDense(M, 2, nil)
-		for i := 0; i < M; i++ {
-			X.SetRow(i, base.X.RawRowView(r.Intn(M)))
-		}
-		cs.pts = append(cs.pts, radLMNTMPoints{set: base.set, X: X})
+		cs.pts = append(cs.pts, base, radResample(r, base))
 		return cs
 	})
 	opts := theory.MLPSupOptions{Restarts: 4, Steps: 25}
-	return verify.ForAll(cfg, fmt.Sprintf("prop: MLP_bound m=%d", depth), verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(mcase)
+	return verify.ForAll(cfg, fmt.Sprintf("%s m=%d", name, depth), verify.Bound, gen, func(cs mcase) verify.Case {
 		s := cs.pts[0].set
 		C := s.NumClasses()
 		norm, a := radLMNTMNorm(s)

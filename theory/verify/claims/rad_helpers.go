@@ -54,13 +54,6 @@ func radV2(r *rand.Rand) *randv2.Rand {
 	return randv2.New(randv2.NewPCG(uint64(r.Int63()), uint64(r.Int63())))
 }
 
-func radUnif(r *rand.Rand, lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
-
-// radLogUnif draws log-uniformly from [lo, hi].
-func radLogUnif(r *rand.Rand, lo, hi float64) float64 {
-	return math.Exp(radUnif(r, math.Log(lo), math.Log(hi)))
-}
-
 // radSimplex draws a point of the open simplex Δ^n with entries ≥ floor/n-ish
 // (a normalized vector of uniform(floor,1) entries, occasionally spiky).
 func radSimplex(r *rand.Rand, n int, spiky bool) []float64 {
@@ -84,7 +77,7 @@ func radSimplex(r *rand.Rand, n int, spiky bool) []float64 {
 func radWeights(r *rand.Rand, M int) []float64 {
 	a := make([]float64, M)
 	mode := r.Intn(4)
-	scale := radLogUnif(r, 0.05, 5)
+	scale := logUnif(r, 0.05, 5)
 	for i := range a {
 		switch mode {
 		case 0:
@@ -96,7 +89,7 @@ func radWeights(r *rand.Rand, M int) []float64 {
 				a[i] = scale * r.Float64()
 			}
 		default:
-			a[i] = scale * radLogUnif(r, 0.01, 1)
+			a[i] = scale * logUnif(r, 0.01, 1)
 		}
 	}
 	return a
@@ -154,7 +147,7 @@ func radRandColStoch(r *rand.Rand, C int) *mat.Dense {
 // the composite FC log loss λ_{ℓ_T}(·, y) with random invertible
 // column-stochastic T (theory.CompositeFC, Lipschitz constant √2).
 func radRandLip(r *rand.Rand, C int) radLipFn {
-	L := radLogUnif(r, 0.2, 3)
+	L := logUnif(r, 0.2, 3)
 	switch r.Intn(4) {
 	case 0:
 		b := radBallPoint(r, C, r.Float64(), false)

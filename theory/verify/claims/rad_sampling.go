@@ -113,7 +113,7 @@ func radDrawProblem(r *rand.Rand, C, K int, nLo, nHi float64) radProblem {
 		var n []int
 		Pi := make([][]float64, C)
 		for c := 0; c < C; c++ {
-			n = append(n, int(math.Round(radLogUnif(r, nLo, nHi))))
+			n = append(n, int(math.Round(logUnif(r, nLo, nHi))))
 			Pi[c] = make([]float64, K)
 			for j := 0; j < C; j++ {
 				for x := 0; x < K; x++ {
@@ -229,7 +229,7 @@ func radBuildLosses(pr radProblem, vals [][][]float64) [][][][]float64 {
 // which the composite loss is steepest.
 func radDrawClass(r *rand.Rand, pr radProblem) radFinClass {
 	C := pr.set.NumClasses()
-	A := radLogUnif(r, 0.3, 8)
+	A := logUnif(r, 0.3, 8)
 	G := 1 + r.Intn(5)
 	fc := radFinClass{}
 	for g := 0; g < G; g++ {
@@ -315,48 +315,28 @@ func radMeanSE(xs []float64) (float64, float64) {
 // λ_{ℓ_{T_i}}(g(X_{i,c,j}), c) (Lemma `rad.lips.lemma`) and returns the
 // estimate minus 4 standard errors, floored at 0.
 func radRadLoss(pr radProblem, fc radFinClass, s radSampler) float64 {
-	cnt := radNewCounts(pr)
-	C := pr.set.NumClasses()
-	sums := make([]float64, len(pr.T)*C*pr.K)
-	vals := make([]float64, radDraws)
-	for d := range vals {
-		s.drawCounts(pr, cnt)
-		k := 0
-		for i := range pr.T {
-			for c := 0; c < C; c++ {
-				for x := 0; x < pr.K; x++ {
-					sums[k] = s.radSignSum(cnt[i][c][x])
-					k++
-				}
-			}
-		}
-		best := math.Inf(-1)
-		for g := range fc.loss {
-			v, k := 0.0, 0
-			for i := range pr.T {
-				for c := 0; c < C; c++ {
-					a := pr.set.W[i] * pr.set.Alpha[i][c] / float64(pr.set.N[i][c])
-					for x := 0; x < pr.K; x++ {
-						v += a * sums[k] * fc.loss[g][i][c][x]
-						k++
-					}
-				}
-			}
-			best = math.Max(best, v)
-		}
-		vals[d] = best
-	}
-	m, se := radMeanSE(vals)
-	return math.Max(0, m-4*se)
+	return radRadEstimate(pr, s, len(fc.loss), 1, func(i, c int) float64 {
+		return pr.set.W[i] * pr.set.Alpha[i][c] / float64(pr.set.N[i][c])
+	}, func(g, i, c, x, _ int) float64 { return fc.loss[g][i][c][x] })
 }
 
 // radRadVec estimates E_{S,ε} max_g Σ_i w_i|λ_i| Σ_c α_i(c)/n_{i,c} Σ_j Σ_{c'}
 // ε_{i,c,j,c'} g_{c'}(X_{i,c,j}) (Lemma `lemma: gen`), minus 4 standard
 // errors, floored at 0.
 func radRadVec(pr radProblem, fc radFinClass, s radSampler) float64 {
+	return radRadEstimate(pr, s, len(fc.vals), pr.set.NumClasses(), func(i, c int) float64 {
+		return pr.set.W[i] * pr.set.Lip[i] * pr.set.Alpha[i][c] / float64(pr.set.N[i][c])
+	}, func(g, _, _, x, cp int) float64 { return fc.vals[g][x][cp] })
+}
+
+// radRadEstimate is the Monte Carlo estimate of both: over radDraws joint
+// draws of (S, ε), max over the G functions g of Σ_{i,c} coef(i,c) Σ_x Σ_{k<width}
+// (sum of the signs of the points of S at x) · val(g,i,c,x,k), minus 4
+// standard errors, floored at 0.
+func radRadEstimate(pr radProblem, s radSampler, G, width int, coef func(i, c int) float64, val func(g, i, c, x, k int) float64) float64 {
 	cnt := radNewCounts(pr)
 	C := pr.set.NumClasses()
-	sums := make([]float64, len(pr.T)*C*pr.K*C)
+	sums := make([]float64, len(pr.T)*C*pr.K*width)
 	vals := make([]float64, radDraws)
 	for d := range vals {
 		s.drawCounts(pr, cnt)
@@ -364,7 +344,7 @@ func radRadVec(pr radProblem, fc radFinClass, s radSampler) float64 {
 		for i := range pr.T {
 			for c := 0; c < C; c++ {
 				for x := 0; x < pr.K; x++ {
-					for cp := 0; cp < C; cp++ {
+					for cp := 0; cp < width; cp++ {
 						sums[k] = s.radSignSum(cnt[i][c][x])
 						k++
 					}
@@ -372,14 +352,14 @@ func radRadVec(pr radProblem, fc radFinClass, s radSampler) float64 {
 			}
 		}
 		best := math.Inf(-1)
-		for g := range fc.vals {
+		for g := 0; g < G; g++ {
 			v, k := 0.0, 0
 			for i := range pr.T {
 				for c := 0; c < C; c++ {
-					a := pr.set.W[i] * pr.set.Lip[i] * pr.set.Alpha[i][c] / float64(pr.set.N[i][c])
+					a := coef(i, c)
 					for x := 0; x < pr.K; x++ {
-						for cp := 0; cp < C; cp++ {
-							v += a * sums[k] * fc.vals[g][x][cp]
+						for cp := 0; cp < width; cp++ {
+							v += a * sums[k] * val(g, i, c, x, cp)
 							k++
 						}
 					}
@@ -451,65 +431,59 @@ func radRateConc(factor float64) radBoundFn {
 }
 
 func init() {
-	verify.Register(verify.Claim{
-		Label:      "rad.lips.lemma",
-		Kind:       verify.Theorem,
-		RatioFloor: 0.5,
-		Section:    "App. C",
-		Statement: "w.p. ≥ 1−δ: sup_g |R̂_{w,S}(g) − R̃(g)| ≤ √(2log(2/δ)Σ_iΣ_c w_i²α_i(c)²/n_{i,c}(|λ_i|A+|λ_i|₀)²) " +
-			"+ 2E_{S,ε} sup_g Σ_i w_iΣ_c α_i(c)/n_{i,c} Σ_j ε λ_{ℓ_{T_i}}(g(X_{i,c,j}),c)",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return radCheckSampled(cfg, "rad.lips.lemma", radRadLoss, func(s theory.LMNTMSetting, d, A, rad float64) float64 {
-				return radMust(theory.RadLipsBound(s, d, A, rad))
-			})
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return radCheckSampled(cfg, "rad.lips.lemma", radRadLoss, radRateConc(2))
-		},
-		NegativeName: "McDiarmid term with n_{i,c}² in place of n_{i,c} (a 1/n rate instead of 1/√n)",
-	})
-	verify.Register(verify.Claim{
-		Label:      "lemma: gen",
-		Kind:       verify.Theorem,
-		RatioFloor: 0.35,
-		Section:    "App. C",
-		Statement: "w.p. ≥ 1−δ: sup_g |R̂_{w,S}(g) − R̃(g)| ≤ √(2log(2/δ)Σ_iΣ_c w_i²α_i(c)²/n_{i,c}(|λ_i|A+|λ_i|₀)²) " +
-			"+ 2√2·E_{S,ε} sup_g Σ_i w_i|λ_i|Σ_c α_i(c)/n_{i,c} Σ_jΣ_{c'} ε g_{c'}(X_{i,c,j}) (corrected: the paper has 2)",
-		PartFloors: map[string]float64{"lemma: gen/from rad.lips": 0.99},
-		Check: func(cfg verify.Config) verify.Outcome {
-			return verify.Merge(verify.Bound,
-				radCheckSampled(cfg, "lemma: gen", radRadVec, func(s theory.LMNTMSetting, d, A, rad float64) float64 {
-					return radMust(theory.LemmaGenBound(s, d, A, rad))
-				}),
-				checkRadLipsChain(cfg))
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return radCheckSampled(cfg, "lemma: gen", radRadVec, radRateConc(2*math.Sqrt2))
-		},
-		NegativeName: "McDiarmid term with n_{i,c}² in place of n_{i,c} (a 1/n rate instead of 1/√n)",
-	})
-	verify.Register(verify.Claim{
-		Label:      "thm: geb",
-		Kind:       verify.Theorem,
-		RatioFloor: 0.1,
-		Section:    "§4.3",
-		Statement: "w.p. ≥ 1−δ: sup_{g∈𝒢_q} |R̂_{w,S}(g) − R̃(g)| ≤ (max_i(|λ_i|A_q+|λ_i|₀)√(2log(2/δ)) + C·B_q·max_i|λ_i|)·√(Σ_iΣ_c w_i²/n_{i,c}), " +
-			"B_1 = 2√2RK (RKHS), B_2 = 2√2α2^{m−1}β^m (MLP, m ∈ {1,2}); log loss, softmax link",
-		PartFloors: map[string]float64{"thm: geb": 0.08, "thm: geb/chain-rkhs": 0.99, "thm: geb/chain-mlp1": 0.99, "thm: geb/chain-conc": 0.99},
-		Check: func(cfg verify.Config) verify.Outcome {
-			return verify.Merge(verify.Bound,
-				radCheckGEB(cfg, func(s theory.LMNTMSetting, d, A, B float64) float64 {
-					return radMust(theory.GEBBound(s, d, A, B))
-				}),
-				checkGEBChain(cfg, "rkhs"), checkGEBChain(cfg, "mlp1"), checkGEBChain(cfg, "conc"))
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return radCheckGEB(cfg, func(s theory.LMNTMSetting, d, A, B float64) float64 {
-				return radMust(theory.GEBBound(radSquaredN(s), d, A, B))
-			})
-		},
-		NegativeName: "√(Σ_iΣ_c w_i²/n_{i,c}²) in place of √(Σ_iΣ_c w_i²/n_{i,c}) (a 1/n rate)",
-	})
+	register(
+		tested(verify.Claim{
+			Label:      "rad.lips.lemma",
+			Kind:       verify.Theorem,
+			RatioFloor: 0.5,
+			Section:    "App. C",
+			Statement: "w.p. ≥ 1−δ: sup_g |R̂_{w,S}(g) − R̃(g)| ≤ √(2log(2/δ)Σ_iΣ_c w_i²α_i(c)²/n_{i,c}(|λ_i|A+|λ_i|₀)²) " +
+				"+ 2E_{S,ε} sup_g Σ_i w_iΣ_c α_i(c)/n_{i,c} Σ_j ε λ_{ℓ_{T_i}}(g(X_{i,c,j}),c)",
+			NegativeName: "McDiarmid term with n_{i,c}² in place of n_{i,c} (a 1/n rate instead of 1/√n)",
+		}, radSampledWith(radRadLoss), "rad.lips.lemma", radBound(theory.RadLipsBound), radRateConc(2)),
+		also(tested(verify.Claim{
+			Label:      "lemma: gen",
+			Kind:       verify.Theorem,
+			RatioFloor: 0.35,
+			Section:    "App. C",
+			Statement: "w.p. ≥ 1−δ: sup_g |R̂_{w,S}(g) − R̃(g)| ≤ √(2log(2/δ)Σ_iΣ_c w_i²α_i(c)²/n_{i,c}(|λ_i|A+|λ_i|₀)²) " +
+				"+ 2√2·E_{S,ε} sup_g Σ_i w_i|λ_i|Σ_c α_i(c)/n_{i,c} Σ_jΣ_{c'} ε g_{c'}(X_{i,c,j}) (corrected: the paper has 2)",
+			PartFloors:   map[string]float64{"lemma: gen/from rad.lips": 0.99},
+			NegativeName: "McDiarmid term with n_{i,c}² in place of n_{i,c} (a 1/n rate instead of 1/√n)",
+		}, radSampledWith(radRadVec), "lemma: gen", radBound(theory.LemmaGenBound), radRateConc(2*math.Sqrt2)), checkRadLipsChain),
+		also(tested(verify.Claim{
+			Label:      "thm: geb",
+			Kind:       verify.Theorem,
+			RatioFloor: 0.1,
+			Section:    "§4.3",
+			Statement: "w.p. ≥ 1−δ: sup_{g∈𝒢_q} |R̂_{w,S}(g) − R̃(g)| ≤ (max_i(|λ_i|A_q+|λ_i|₀)√(2log(2/δ)) + C·B_q·max_i|λ_i|)·√(Σ_iΣ_c w_i²/n_{i,c}), " +
+				"B_1 = 2√2RK (RKHS), B_2 = 2√2α2^{m−1}β^m (MLP, m ∈ {1,2}); log loss, softmax link",
+			PartFloors:   map[string]float64{"thm: geb": 0.08, "thm: geb/chain-rkhs": 0.99, "thm: geb/chain-mlp1": 0.99, "thm: geb/chain-conc": 0.99},
+			NegativeName: "√(Σ_iΣ_c w_i²/n_{i,c}²) in place of √(Σ_iΣ_c w_i²/n_{i,c}) (a 1/n rate)",
+		}, radCheckGEB, "thm: geb", radBound(theory.GEBBound), radGEBSquaredN),
+			checkGEBChain("rkhs"), checkGEBChain("mlp1"), checkGEBChain("conc")),
+	)
+}
+
+// radBound is the implementation's bound f as a radBoundFn.
+func radBound(f func(s theory.LMNTMSetting, delta, A, classTerm float64) (float64, error)) radBoundFn {
+	return func(s theory.LMNTMSetting, delta, A, classTerm float64) float64 {
+		return radMust(f(s, delta, A, classTerm))
+	}
+}
+
+// radGEBSquaredN is the negative control of `thm: geb`: GEBBound with
+// n_{i,c}² in place of n_{i,c} (a 1/n rate).
+func radGEBSquaredN(s theory.LMNTMSetting, delta, A, B float64) float64 {
+	return radMust(theory.GEBBound(radSquaredN(s), delta, A, B))
+}
+
+// radSampledWith is radCheckSampled with the Rademacher estimate fixed: a
+// checker of the bound under test.
+func radSampledWith(estimate func(radProblem, radFinClass, radSampler) float64) checker[radBoundFn] {
+	return func(cfg verify.Config, name string, bound radBoundFn) verify.Outcome {
+		return radCheckSampled(cfg, name, estimate, bound)
+	}
 }
 
 // radCheckSampled checks Lemma `rad.lips.lemma` (estimate radRadLoss, stream
@@ -682,19 +656,18 @@ func radConvexHull(pts [][2]float64) [][2]float64 {
 // radCheckGEB checks Theorem `thm: geb` (with the class constants B1, B2):
 // q = 1 and q = 2 (m = 1 or 2, ReLU or tanh) alternate; n_{i,c} ∈ [5, 10⁵] log-uniform; the supremum over 𝒢_q is
 // taken over the grid of radGEBGrid.
-func radCheckGEB(cfg verify.Config, bound radBoundFn) verify.Outcome {
+func radCheckGEB(cfg verify.Config, name string, bound radBoundFn) verify.Outcome {
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
 		cs := radGEBCase{pr: radDrawProblem(r, 2, 2, 5, 1e5), q: 1 + r.Intn(2), m: 1 + r.Intn(2), seed: r.Int63(),
-			R: radLogUnif(r, 0.2, 5), bw: radLogUnif(r, 0.3, 3), beta: radLogUnif(r, 0.2, 5), mu: radMLPActivation(r)}
+			R: logUnif(r, 0.2, 5), bw: logUnif(r, 0.3, 3), beta: logUnif(r, 0.2, 5), mu: radMLPActivation(r)}
 		cs.X = mat.NewDense(2, 2, nil)
-		rad := radLogUnif(r, 0.2, 3)
+		rad := logUnif(r, 0.2, 3)
 		for i := 0; i < 2; i++ {
 			cs.X.SetRow(i, radBallPoint(r, 2, rad, r.Intn(2) == 0))
 		}
 		return cs
 	})
-	return verify.ForAll(cfg, "thm: geb", verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(radGEBCase)
+	return verify.ForAll(cfg, name, verify.Bound, gen, func(cs radGEBCase) verify.Case {
 		losses, A, B := radGEBGrid(cs)
 		rhs := bound(cs.pr.set, cs.pr.delta, A, B)
 		s := radSampler{r: rand.New(rand.NewSource(cs.seed))}

@@ -20,90 +20,69 @@ import (
 )
 
 func init() {
-	verify.Register(verify.Claim{
-		Label:      "vec.rad.ineq",
-		Kind:       verify.Theorem,
-		RatioFloor: 0.99,
-		Section:    "App. C",
-		Statement:  "‖v‖₂ ≤ √2·E_ε|Σ_m v_m ε_m| for every v ∈ ℝ^M (Szarek's Khintchine constant, used in Lemma multi.rad.1)",
-		Check:      func(cfg verify.Config) verify.Outcome { return radCheckVecIneq(cfg, math.Sqrt2) },
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return radCheckVecIneq(cfg, 1)
-		},
-		NegativeName: "constant 1 in place of √2",
-	})
-	verify.Register(verify.Claim{
-		Label:        "lemma: multi.rad.1",
-		Kind:         verify.Theorem,
-		RatioFloor:   0.99,
-		Section:      "App. C",
-		Statement:    "E_ε sup_f εaλ(f(x)) + φ(f) ≤ E_{ε_c} sup_f √2·a|λ|Σ_c ε_c f_c(x) + φ(f) for Lipschitz λ: ℝ^C→ℝ",
-		Check:        func(cfg verify.Config) verify.Outcome { return radCheckMulti1(cfg, math.Sqrt2) },
-		Negative:     func(cfg verify.Config) verify.Outcome { return radCheckMulti1(cfg, 1) },
-		NegativeName: "√2 dropped",
-	})
-	verify.Register(verify.Claim{
-		Label:        "multi.rad.lemma",
-		Kind:         verify.Theorem,
-		RatioFloor:   0.99,
-		Section:      "App. C",
-		Statement:    "E sup_f Σ_i ε_i w_i λ_i(f(x_i)) ≤ √2·E sup_f Σ_i w_i|λ_i| Σ_c ε_{i,c} f_c(x_i)",
-		Check:        func(cfg verify.Config) verify.Outcome { return radCheckMultiLemma(cfg, math.Sqrt2) },
-		Negative:     func(cfg verify.Config) verify.Outcome { return radCheckMultiLemma(cfg, 1) },
-		NegativeName: "√2 dropped",
-	})
+	register(
+		tested(verify.Claim{
+			Label:        "vec.rad.ineq",
+			Kind:         verify.Theorem,
+			RatioFloor:   0.99,
+			Section:      "App. C",
+			Statement:    "‖v‖₂ ≤ √2·E_ε|Σ_m v_m ε_m| for every v ∈ ℝ^M (Szarek's Khintchine constant, used in Lemma multi.rad.1)",
+			NegativeName: "constant 1 in place of √2",
+		}, radCheckVecIneq, "vec.rad.ineq", math.Sqrt2, 1),
+		tested(verify.Claim{
+			Label:        "lemma: multi.rad.1",
+			Kind:         verify.Theorem,
+			RatioFloor:   0.99,
+			Section:      "App. C",
+			Statement:    "E_ε sup_f εaλ(f(x)) + φ(f) ≤ E_{ε_c} sup_f √2·a|λ|Σ_c ε_c f_c(x) + φ(f) for Lipschitz λ: ℝ^C→ℝ",
+			NegativeName: "√2 dropped",
+		}, radCheckMulti1, "lemma: multi.rad.1", math.Sqrt2, 1),
+		tested(verify.Claim{
+			Label:        "multi.rad.lemma",
+			Kind:         verify.Theorem,
+			RatioFloor:   0.99,
+			Section:      "App. C",
+			Statement:    "E sup_f Σ_i ε_i w_i λ_i(f(x_i)) ≤ √2·E sup_f Σ_i w_i|λ_i| Σ_c ε_{i,c} f_c(x_i)",
+			NegativeName: "√2 dropped",
+		}, radCheckMultiLemma, "multi.rad.lemma", math.Sqrt2, 1),
+	)
 
 	props := []verify.Claim{
-		{
+		tested(verify.Claim{
 			Label: "supp.prop.rad: subset", Section: "App. C",
 			Kind:         verify.Definitional,
 			RatioFloor:   0.99,
 			Statement:    "𝒢 ⊂ ℋ ⇒ Rad_{S,a}(𝒢) ≤ Rad_{S,a}(ℋ)",
-			Check:        func(cfg verify.Config) verify.Outcome { return radCheckSubset(cfg, radFinite) },
-			Negative:     func(cfg verify.Config) verify.Outcome { return radCheckSubset(cfg, radFiniteMin) },
 			NegativeName: "Rad with inf over 𝒢 in place of sup",
-		},
-		{
+		}, radCheckSubset, "supp.prop.rad: subset", radFinite, radFiniteMin),
+		tested(verify.Claim{
 			Label: "supp.prop.rad: sum", Section: "App. C",
 			Kind:         verify.Definitional,
 			Statement:    "Rad_{S,a}(𝒢₁+𝒢₂) = Rad_{S,a}(𝒢₁) + Rad_{S,a}(𝒢₂)",
-			Check:        func(cfg verify.Config) verify.Outcome { return radCheckSum(cfg, radFinite) },
-			Negative:     func(cfg verify.Config) verify.Outcome { return radCheckSum(cfg, radFiniteAbs) },
 			NegativeName: "Rad with |Σ a_iε_i g(x_i)| (the absolute-value variant)",
-		},
-		{
+		}, radCheckSum, "supp.prop.rad: sum", radFinite, radFiniteAbs),
+		tested(verify.Claim{
 			Label: "supp.prop.rad: mult", Section: "App. C",
-			Kind:      verify.IdentityKind,
-			Statement: "Rad_{S,a}(c₀𝒢) = |c₀|·Rad_{S,a}(𝒢) for every c₀ ∈ ℝ",
-			Check: func(cfg verify.Config) verify.Outcome {
-				return radCheckMult(cfg, func(c0, r float64) float64 { return math.Abs(c0) * r })
-			},
-			Negative: func(cfg verify.Config) verify.Outcome {
-				return radCheckMult(cfg, func(c0, r float64) float64 { return c0 * r })
-			},
+			Kind:         verify.IdentityKind,
+			Statement:    "Rad_{S,a}(c₀𝒢) = |c₀|·Rad_{S,a}(𝒢) for every c₀ ∈ ℝ",
 			NegativeName: "c₀ in place of |c₀|",
-		},
-		{
+		}, radCheckMult, "supp.prop.rad: mult",
+			func(c0, r float64) float64 { return math.Abs(c0) * r }, func(c0, r float64) float64 { return c0 * r }),
+		tested(verify.Claim{
 			Label: "supp.prop.rad: conv", Section: "App. C",
 			Kind:         verify.Definitional,
 			Statement:    "Rad_{S,a}(conv 𝒢) = Rad_{S,a}(𝒢)",
-			Check:        func(cfg verify.Config) verify.Outcome { return radCheckConv(cfg, false) },
-			Negative:     func(cfg verify.Config) verify.Outcome { return radCheckConv(cfg, true) },
 			NegativeName: "affine (extrapolating) combinations taken as the hull",
-		},
-		{
+		}, radCheckConv, "supp.prop.rad: conv", false, true),
+		tested(verify.Claim{
 			Label: "supp.prop.rad: lip", Section: "App. C",
 			Kind:         verify.Theorem,
 			RatioFloor:   0.99,
 			Statement:    "Rad_{S,a}(μ∘𝒢) ≤ |μ|·Rad_{S,a}(𝒢) for Lipschitz μ: ℝ→ℝ",
-			Check:        func(cfg verify.Config) verify.Outcome { return radCheckLip(cfg, radFinite) },
-			Negative:     func(cfg verify.Config) verify.Outcome { return radCheckLip(cfg, radFiniteAbs) },
 			NegativeName: "Rad with |Σ a_iε_i g(x_i)| (contraction then needs a factor 2 and μ(0)=0)",
-		},
+		}, radCheckLip, "supp.prop.rad: lip", radFinite, radFiniteAbs),
 	}
-	for _, c := range props {
-		verify.Register(c)
-	}
+	register(props...)
 	verify.Register(verify.Claim{
 		Label:      "supp.prop.weighted_rad_properties",
 		Kind:       verify.Theorem,
@@ -115,7 +94,9 @@ func init() {
 			for _, c := range props {
 				parts = append(parts, c.Check(cfg))
 			}
-			return radMergeMixed(parts)
+			// Bound and Identity parts: the worst ratio reported is the largest,
+			// which for the identities is 1 up to rounding.
+			return verify.Merge(verify.Bound, parts...)
 		},
 		Negative: func(cfg verify.Config) verify.Outcome {
 			// The items' negative controls: the claim is caught if every one is.
@@ -136,18 +117,11 @@ func init() {
 	})
 }
 
-// radMergeMixed merges outcomes of Bound and Identity properties: the cases
-// add up and the claim fails if any part failed; the worst ratio reported is
-// the largest, which for the identities is 1 up to rounding.
-func radMergeMixed(parts []verify.Outcome) verify.Outcome {
-	return verify.Merge(verify.Bound, parts...)
-}
-
 // radCheckVecIneq checks ‖v‖₂ ≤ k·E|Σ v_m ε_m| with the expectation
 // enumerated exactly over 2^M sign vectors, M ≤ 12. Vectors are Gaussian,
 // sparse, or (adversarially) have two equal dominant entries, where the
 // constant √2 is attained (v = (1,1): ‖v‖ = √2, E|ε₁+ε₂| = 1).
-func radCheckVecIneq(cfg verify.Config, k float64) verify.Outcome {
+func radCheckVecIneq(cfg verify.Config, name string, k float64) verify.Outcome {
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
 		M := 1 + r.Intn(12)
 		v := make([]float64, M)
@@ -170,8 +144,7 @@ func radCheckVecIneq(cfg verify.Config, k float64) verify.Outcome {
 		v[r.Intn(M)] += 1e-6 // never the zero vector
 		return v
 	})
-	return verify.ForAll(cfg, "vec.rad.ineq", verify.Bound, gen, func(x any) verify.Case {
-		v := x.([]float64)
+	return verify.ForAll(cfg, name, verify.Bound, gen, func(v []float64) verify.Case {
 		lhs := math.Sqrt(radDot(v, v))
 		e, err := theory.WeightedRadExact(len(v), func(eps []float64) float64 {
 			return math.Abs(radDot(v, eps))
@@ -204,12 +177,12 @@ type radMulti1Case struct {
 // expectations are exact (2 and 2^C sign vectors). The generator includes
 // the tight configuration ℋ = {0, t·1} with φ = 0 and λ = ‖·‖₂, where the
 // two sides agree and √2 cannot be lowered.
-func radCheckMulti1(cfg verify.Config, k float64) verify.Outcome {
+func radCheckMulti1(cfg verify.Config, name string, k float64) verify.Outcome {
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
 		C := 1 + r.Intn(4)
 		H := 1 + r.Intn(6)
-		cs := radMulti1Case{a: radLogUnif(r, 0.1, 10), lam: radRandLip(r, C)}
-		scale := radLogUnif(r, 0.1, 20)
+		cs := radMulti1Case{a: logUnif(r, 0.1, 10), lam: radRandLip(r, C)}
+		scale := logUnif(r, 0.1, 20)
 		for h := 0; h < H; h++ {
 			cs.fx = append(cs.fx, radBallPoint(r, C, scale, r.Intn(2) == 0))
 			phi := 0.0
@@ -232,8 +205,7 @@ func radCheckMulti1(cfg verify.Config, k float64) verify.Outcome {
 		}
 		return cs
 	})
-	return verify.ForAll(cfg, "lemma: multi.rad.1", verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(radMulti1Case)
+	return verify.ForAll(cfg, name, verify.Bound, gen, func(cs radMulti1Case) verify.Case {
 		H := len(cs.fx)
 		C := len(cs.fx[0])
 		// LHS: ½[max_f(aλ(f)+φ) + max_f(−aλ(f)+φ)].
@@ -275,7 +247,7 @@ type radMultiCase struct {
 // ℝ^C-valued functions on N points: the left side enumerates 2^N signs
 // (theory.FiniteClassSup on the values w_i-weighted λ_i(f(x_i))), the right
 // side 2^{NC} signs (theory.FiniteVectorClassSup with a_i = w_i|λ_i|).
-func radCheckMultiLemma(cfg verify.Config, k float64) verify.Outcome {
+func radCheckMultiLemma(cfg verify.Config, name string, k float64) verify.Outcome {
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
 		C := 1 + r.Intn(3)
 		N := 1 + r.Intn(12/C)
@@ -284,9 +256,9 @@ func radCheckMultiLemma(cfg verify.Config, k float64) verify.Outcome {
 		}
 		H := 1 + r.Intn(5)
 		cs := radMultiCase{}
-		scale := radLogUnif(r, 0.1, 20)
+		scale := logUnif(r, 0.1, 20)
 		for i := 0; i < N; i++ {
-			cs.w = append(cs.w, radLogUnif(r, 0.05, 5))
+			cs.w = append(cs.w, logUnif(r, 0.05, 5))
 			cs.lam = append(cs.lam, radRandLip(r, C))
 		}
 		for h := 0; h < H; h++ {
@@ -308,8 +280,7 @@ func radCheckMultiLemma(cfg verify.Config, k float64) verify.Outcome {
 		}
 		return cs
 	})
-	return verify.ForAll(cfg, "multi.rad.lemma", verify.Bound, gen, func(x any) verify.Case {
-		cs := x.(radMultiCase)
+	return verify.ForAll(cfg, name, verify.Bound, gen, func(cs radMultiCase) verify.Case {
 		N, H, C := len(cs.w), len(cs.fx), len(cs.fx[0][0])
 		vals := mat.NewDense(H, N, nil)
 		vecs := make([]mat.Matrix, H)
@@ -377,7 +348,7 @@ type radPropCase struct {
 func radPropGen() func(r *rand.Rand, size int) any {
 	return func(r *rand.Rand, size int) any {
 		M := 1 + r.Intn(10)
-		s := radLogUnif(r, 0.1, 10)
+		s := logUnif(r, 0.1, 10)
 		cs := radPropCase{a: radWeights(r, M), G1: radClass(r, 1+r.Intn(6), M, s), G2: radClass(r, 1+r.Intn(6), M, s),
 			c0: r.NormFloat64() * 3, seed: r.Int63()}
 		if r.Intn(5) == 0 {
@@ -391,7 +362,7 @@ func radPropGen() func(r *rand.Rand, size int) any {
 // radRandMu draws μ: ℝ→ℝ with known Lipschitz constant L: L·tanh(t+b),
 // L·|t−b|, L·max(t−b,0), L·sin(t), or the shift L·t + b.
 func radRandMu(r *rand.Rand) radLipFn {
-	L := radLogUnif(r, 0.2, 3)
+	L := logUnif(r, 0.2, 3)
 	b := r.NormFloat64()
 	switch r.Intn(5) {
 	case 0:
@@ -408,9 +379,8 @@ func radRandMu(r *rand.Rand) radLipFn {
 }
 
 // radCheckSubset checks item 1 with ℋ = 𝒢₁ ∪ 𝒢₂ ⊃ 𝒢₁.
-func radCheckSubset(cfg verify.Config, rad func(*mat.Dense, []float64) float64) verify.Outcome {
-	return verify.ForAll(cfg, "supp.prop.rad: subset", verify.Bound, verify.Gen(radPropGen()), func(x any) verify.Case {
-		cs := x.(radPropCase)
+func radCheckSubset(cfg verify.Config, name string, rad func(*mat.Dense, []float64) float64) verify.Outcome {
+	return verify.ForAll(cfg, name, verify.Bound, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
 		var H mat.Dense
 		H.Stack(cs.G1, cs.G2)
 		lhs, rhs := rad(cs.G1, cs.a), rad(&H, cs.a)
@@ -419,9 +389,8 @@ func radCheckSubset(cfg verify.Config, rad func(*mat.Dense, []float64) float64) 
 }
 
 // radCheckSum checks item 2 with 𝒢₁+𝒢₂ built as all |𝒢₁|·|𝒢₂| sums.
-func radCheckSum(cfg verify.Config, rad func(*mat.Dense, []float64) float64) verify.Outcome {
-	return verify.ForAll(cfg, "supp.prop.rad: sum", verify.Identity, verify.Gen(radPropGen()), func(x any) verify.Case {
-		cs := x.(radPropCase)
+func radCheckSum(cfg verify.Config, name string, rad func(*mat.Dense, []float64) float64) verify.Outcome {
+	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
 		g1, M := cs.G1.Dims()
 		g2, _ := cs.G2.Dims()
 		S := mat.NewDense(g1*g2, M, nil)
@@ -439,9 +408,8 @@ func radCheckSum(cfg verify.Config, rad func(*mat.Dense, []float64) float64) ver
 
 // radCheckMult checks item 3; rhs is the claimed value of Rad(c₀𝒢) given
 // c₀ and Rad(𝒢).
-func radCheckMult(cfg verify.Config, rhsOf func(c0, rad float64) float64) verify.Outcome {
-	return verify.ForAll(cfg, "supp.prop.rad: mult", verify.Identity, verify.Gen(radPropGen()), func(x any) verify.Case {
-		cs := x.(radPropCase)
+func radCheckMult(cfg verify.Config, name string, rhsOf func(c0, rad float64) float64) verify.Outcome {
+	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
 		var S mat.Dense
 		S.Scale(cs.c0, cs.G1)
 		lhs, rhs := radFinite(&S, cs.a), rhsOf(cs.c0, radFinite(cs.G1, cs.a))
@@ -455,9 +423,8 @@ func radCheckMult(cfg verify.Config, rhsOf func(c0, rad float64) float64) verify
 // g ↦ Σ a_iε_i g(x_i) over conv 𝒢 is attained at a point of 𝒢. With affine
 // set, the "combinations" get one weight −½ (outside the hull): the
 // negative control.
-func radCheckConv(cfg verify.Config, affine bool) verify.Outcome {
-	return verify.ForAll(cfg, "supp.prop.rad: conv", verify.Identity, verify.Gen(radPropGen()), func(x any) verify.Case {
-		cs := x.(radPropCase)
+func radCheckConv(cfg verify.Config, name string, affine bool) verify.Outcome {
+	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
 		r := rand.New(rand.NewSource(cs.seed))
 		G, M := cs.G1.Dims()
 		extra := 1 + r.Intn(8)
@@ -485,9 +452,8 @@ func radCheckConv(cfg verify.Config, affine bool) verify.Outcome {
 }
 
 // radCheckLip checks item 5 for μ from radRandMu (known constant |μ|).
-func radCheckLip(cfg verify.Config, rad func(*mat.Dense, []float64) float64) verify.Outcome {
-	return verify.ForAll(cfg, "supp.prop.rad: lip", verify.Bound, verify.Gen(radPropGen()), func(x any) verify.Case {
-		cs := x.(radPropCase)
+func radCheckLip(cfg verify.Config, name string, rad func(*mat.Dense, []float64) float64) verify.Outcome {
+	return verify.ForAll(cfg, name, verify.Bound, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
 		G, M := cs.G1.Dims()
 		U := mat.NewDense(G, M, nil)
 		for g := 0; g < G; g++ {
