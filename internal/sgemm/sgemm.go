@@ -350,6 +350,21 @@ func tileProduct(kern Kernel, rows, n, kk, ir, js int, ap, bp []float32, load bo
 // a strip (strip s holds kk rows of nr values), zero-padded past n.
 func packB(nr int, tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32) {
 	nStrips := (n + nr - 1) / nr
+	if !tB {
+		// Row by row of B (read in order), each row dealt out to the
+		// strips: strip by strip read each strip's kk rows 4·ldb bytes
+		// apart, a cache line each (bench/NOTES.md, lever 4 of issue 41).
+		for p := 0; p < kk; p++ {
+			row := b[(pc+p)*ldb+jc : (pc+p)*ldb+jc+n]
+			for s := 0; s < nStrips; s++ {
+				out := dst[s*kk*nr+p*nr : s*kk*nr+(p+1)*nr]
+				w := min(nr, n-s*nr)
+				copyRow(out[:w], row[s*nr:s*nr+w])
+				clear(out[w:])
+			}
+		}
+		return
+	}
 	for s := 0; s < nStrips; s++ {
 		strip := dst[s*kk*nr : (s+1)*kk*nr]
 		j0 := jc + s*nr
@@ -361,10 +376,28 @@ func packB(nr int, tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32) 
 					out[j] = b[(j0+j)*ldb+pc+p]
 				}
 			} else {
-				copy(out[:w], b[(pc+p)*ldb+j0:(pc+p)*ldb+j0+w])
+				copyRow(out[:w], b[(pc+p)*ldb+j0:(pc+p)*ldb+j0+w])
 			}
 			clear(out[w:])
 		}
+	}
+}
+
+// copyRow copies src into dst (equal lengths): a whole strip's row of 16
+// or 32 values as one array assignment (vector moves, no call), anything
+// else with copy. Packing B copies one such row per k per strip, and a
+// call to memmove for each 64 bytes cost a fifth of a 128-row product
+// (bench/NOTES.md, lever 4 of issue 41).
+func copyRow(dst, src []float32) {
+	switch len(dst) {
+	case 16:
+		t := *(*[16]float32)(src) // through a value: no overlap, so no memmove
+		*(*[16]float32)(dst) = t
+	case 32:
+		t := *(*[32]float32)(src)
+		*(*[32]float32)(dst) = t
+	default:
+		copy(dst, src)
 	}
 }
 
