@@ -98,7 +98,7 @@ func PackBRows(k, n int, buf []float32, row func(p int, dst []float32)) PackedB 
 		for p := 0; p < kk; p++ {
 			row(pc+p, r[:n])
 			for s := 0; s < nPad/nr; s++ {
-				copyRow(blk[s*kk*nr+p*nr:s*kk*nr+(p+1)*nr], r[s*nr:(s+1)*nr])
+				copy(blk[s*kk*nr+p*nr:s*kk*nr+(p+1)*nr], r[s*nr:(s+1)*nr])
 			}
 		}
 	}

@@ -359,7 +359,7 @@ func packB(nr int, tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32) 
 			for s := 0; s < nStrips; s++ {
 				out := dst[s*kk*nr+p*nr : s*kk*nr+(p+1)*nr]
 				w := min(nr, n-s*nr)
-				copyRow(out[:w], row[s*nr:s*nr+w])
+				copy(out[:w], row[s*nr:s*nr+w])
 				clear(out[w:])
 			}
 		}
@@ -371,33 +371,11 @@ func packB(nr int, tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32) 
 		w := min(nr, n-s*nr)
 		for p := 0; p < kk; p++ {
 			out := strip[p*nr : (p+1)*nr]
-			if tB {
-				for j := 0; j < w; j++ {
-					out[j] = b[(j0+j)*ldb+pc+p]
-				}
-			} else {
-				copyRow(out[:w], b[(pc+p)*ldb+j0:(pc+p)*ldb+j0+w])
+			for j := 0; j < w; j++ {
+				out[j] = b[(j0+j)*ldb+pc+p]
 			}
 			clear(out[w:])
 		}
-	}
-}
-
-// copyRow copies src into dst (equal lengths): a whole strip's row of 16
-// or 32 values as one array assignment (vector moves, no call), anything
-// else with copy. Packing B copies one such row per k per strip, and a
-// call to memmove for each 64 bytes cost a fifth of a 128-row product
-// (bench/NOTES.md, lever 4 of issue 41).
-func copyRow(dst, src []float32) {
-	switch len(dst) {
-	case 16:
-		t := *(*[16]float32)(src) // through a value: no overlap, so no memmove
-		*(*[16]float32)(dst) = t
-	case 32:
-		t := *(*[32]float32)(src)
-		*(*[32]float32)(dst) = t
-	default:
-		copy(dst, src)
 	}
 }
 
