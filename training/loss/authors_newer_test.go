@@ -79,6 +79,16 @@ func near(t *testing.T, what string, want, got, tol float64) {
 	require.LessOrEqualf(t, math.Abs(got-want), tol*math.Max(1, math.Abs(want)), "%s: got %.17g, want %.17g", what, got, want)
 }
 
+// nearLossGrad checks a loss and its gradient against the authors' (the
+// gradient's rows flattened), each to 1e-12 relative.
+func nearLossGrad(t *testing.T, wantLoss float64, wantGrad [][]float64, loss float64, grad []float64) {
+	t.Helper()
+	near(t, "loss", wantLoss, loss, 1e-12)
+	for i, g := range flat(wantGrad) {
+		near(t, "grad", g, grad[i], 1e-12)
+	}
+}
+
 // flat returns the rows of m one after another.
 func flat(m [][]float64) []float64 {
 	var out []float64
@@ -180,10 +190,7 @@ func TestAuthorsGoldenEasyLLP(t *testing.T) {
 			grad := make([]float64, len(out))
 			l, err := (&EasyLLP{}).Loss(out, C, bags, grad)
 			require.NoError(t, err)
-			near(t, "loss", c.Loss, l, 1e-12)
-			for i, g := range flat(c.Grad) {
-				near(t, "grad", g, grad[i], 1e-12)
-			}
+			nearLossGrad(t, c.Loss, c.Grad, l, grad)
 		})
 	}
 }
@@ -226,10 +233,7 @@ func TestAuthorsGoldenMixBagLoss(t *testing.T) {
 			grad := make([]float64, len(out))
 			l, err := (&CILoss{}).Loss(out, C, bags, grad)
 			require.NoError(t, err)
-			near(t, "loss", c.Loss, l, 1e-12)
-			for i, g := range flat(c.Grad) {
-				near(t, "grad", g, grad[i], 1e-12)
-			}
+			nearLossGrad(t, c.Loss, c.Grad, l, grad)
 		})
 	}
 }

@@ -54,22 +54,16 @@ func TestBagObjectivesFiniteDifference(t *testing.T) {
 			k, err := NewBagChunked(cpuBackend, g, m, f.spec, chunk, o.head, "test")
 			require.NoError(t, err)
 			params := m.Learnables()
-			lossAt := func(into [][]float64) float64 {
+			lossAt := func(into hostAcc) float64 {
 				if into == nil {
-					into = make([][]float64, len(params))
-					for i, p := range params {
-						into[i] = make([]float64, p.Shape().TotalSize())
-					}
+					into = newHostAcc(params)
 				}
-				l, n, err := k.GradientOf(f.x, o.bags, o.obj, hostAcc(into))
+				l, n, err := k.GradientOf(f.x, o.bags, o.obj, into)
 				require.NoError(t, err)
 				require.Equal(t, 17, n)
 				return l
 			}
-			acc := make([][]float64, len(params))
-			for i, p := range params {
-				acc[i] = make([]float64, p.Shape().TotalSize())
-			}
+			acc := newHostAcc(params)
 			lossAt(acc)
 			const h = 1e-6
 			for i, p := range params {

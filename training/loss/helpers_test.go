@@ -20,6 +20,15 @@ func init() { models.RegisterModel("test-tiny", testnet.NewFDTinyNet) }
 // values are Go values.
 type hostAcc [][]float64
 
+// newHostAcc returns a hostAcc of zeros, one slice per parameter.
+func newHostAcc(params gorgonia.Nodes) hostAcc {
+	h := make(hostAcc, len(params))
+	for i, p := range params {
+		h[i] = make([]float64, p.Shape().TotalSize())
+	}
+	return h
+}
+
 func (h hostAcc) Reset() error {
 	for _, a := range h {
 		clear(a)

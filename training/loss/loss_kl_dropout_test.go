@@ -80,19 +80,13 @@ func TestKLChunkedDropoutFiniteDifference(t *testing.T) {
 	require.NoError(t, err)
 	defer k.Close()
 	params := m.Learnables()
-	acc := make([][]float64, len(params))
-	for i, p := range params {
-		acc[i] = make([]float64, p.Shape().TotalSize())
-	}
-	lossAt := func(seed uint64, into [][]float64) float64 {
+	acc := newHostAcc(params)
+	lossAt := func(seed uint64, into hostAcc) float64 {
 		k.SetRandom(rand.New(rand.NewPCG(seed, 1)))
 		if into == nil {
-			into = make([][]float64, len(acc))
-			for i := range into {
-				into[i] = make([]float64, len(acc[i]))
-			}
+			into = newHostAcc(params)
 		}
-		l, _, err := k.Gradient(f.x, f.bags, hostAcc(into))
+		l, _, err := k.Gradient(f.x, f.bags, into)
 		require.NoError(t, err)
 		return l
 	}
@@ -137,22 +131,16 @@ func TestKLChunkedExactBatchNormDropoutFiniteDifference(t *testing.T) {
 	require.NoError(t, err)
 	defer k.Close()
 	params := m.Learnables()
-	lossAt := func(into [][]float64) float64 {
+	lossAt := func(into hostAcc) float64 {
 		k.SetRandom(rand.New(rand.NewPCG(11, 1)))
 		if into == nil {
-			into = make([][]float64, len(params))
-			for i, p := range params {
-				into[i] = make([]float64, p.Shape().TotalSize())
-			}
+			into = newHostAcc(params)
 		}
-		l, _, err := k.Gradient(f.x, f.bags, hostAcc(into))
+		l, _, err := k.Gradient(f.x, f.bags, into)
 		require.NoError(t, err)
 		return l
 	}
-	acc := make([][]float64, len(params))
-	for i, p := range params {
-		acc[i] = make([]float64, p.Shape().TotalSize())
-	}
+	acc := newHostAcc(params)
 	lossAt(acc)
 	const h = 1e-5
 	step := max(1, len(params)/6)
