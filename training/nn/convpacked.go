@@ -21,6 +21,10 @@ var usePackedConv = false
 // shared out to the cores; each product runs in its worker.
 func convForwardPacked(g convGeom, n int, x, w, b, y []float32, sc *scratch[float32]) {
 	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
+	if gs := convStackGroup(n, hw); gs > 1 {
+		convForwardStacked(g, n, gs, x, w, b, y, sc)
+		return
+	}
 	nc := min(n, convChunks)
 	sc.ensure(min(runtime.GOMAXPROCS(0), nc), nc, sgemm.PackedBSize(ckk, hw), 0, 0)
 	pa := sgemm.PackA(false, g.o, ckk, 1, w, ckk, sc.packedW(sgemm.PackedASize(g.o, ckk)))
@@ -48,6 +52,10 @@ func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scrat
 		if len(in) != g.o*ckk || len(out) != n*chw {
 			return errors.New("Conv2dIm2colGrad: sizes do not match the geometry")
 		}
+		if gs := convStackGroup(n, hw); gs > 1 {
+			convGradXStacked(g, n, gs, in, dy, out, sc)
+			return nil
+		}
 		// The unfolding's gradient is made and folded back a block of rows at
 		// a time (about 64 Ki values, in L2), not whole (up to 2.4 MB for
 		// WRN-16-4, written to memory and read back by col2im).
@@ -74,6 +82,10 @@ func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scrat
 	}
 	if len(in) != n*chw || len(out) != g.o*ckk {
 		return errors.New("Conv2dIm2colGrad: sizes do not match the geometry")
+	}
+	if gs := convStackGroup(n, hw); gs > 1 {
+		convGradWStacked(g, n, gs, in, dy, out, sc)
+		return nil
 	}
 	sc.ensure(workers, nc, sgemm.PackedBSize(hw, ckk), g.o*ckk, 0)
 	par.Chunks(nc, func(j, p int) {

@@ -1,0 +1,251 @@
+package nn
+
+import (
+	"runtime"
+
+	"github.com/llpfc/llpfc/internal/par"
+	"github.com/llpfc/llpfc/internal/sgemm"
+)
+
+// Convolutions on small maps with the images of a minibatch stacked into
+// one product (issue 41, bench/NOTES.md "per-image products on 2×2 and 1×1
+// maps"). The packed path multiplies one image at a time; on an h·w-value
+// output map that product has N = h·w columns (forward, ∂/∂x) or K = h·w
+// terms (∂/∂W): on ResNet18's 1×1 map a matrix times a vector, and a rank-1
+// update of all of ∂/∂W per image. Here gs images (convStackGroup) share
+// one product: their unfoldings stand side by side as gs·h·w columns of B.
+//
+//   - Forward and ∂/∂x: each output entry is the same sum, in the same order
+//     of k-blocks and terms, as in the per-image product (the micro-kernel
+//     sums each entry of C on its own), so the result is bit for bit the
+//     per-image path's (TestConvStackedMatchesPerImage).
+//   - ∂/∂W: a product sums over the group's gs·h·w terms; the images are
+//     cut into convStackChunks(n, gs) chunks, each chunk's groups summed in
+//     order into its partial, and the partials added in chunk order. The
+//     cut depends on n and h·w only, never on the number of threads, so a
+//     run gives the same numbers on any machine with the same kernel.
+//
+// When there are fewer groups (or chunks) than threads, the threads share
+// each product by rows of C instead: the rows of a product are independent
+// sums, so this does not change the result either. For ∂/∂x the rows are
+// cut at channel boundaries, so that no two threads fold onto one channel
+// of ∂/∂x (col2im adds the rows of a channel onto one image plane).
+
+// convStackCols is the number of columns a stacked product aims at: with the
+// 6×16 and 8×32 kernels, enough strips of B that each packed strip of A is
+// reused from L1 many times, and a packed B (c·k·k × 256) that stays in L2
+// for the c·k·k ≤ 512 of most late layers.
+const convStackCols = 256
+
+// stackConv enables the stacked products (tests switch it off to compare
+// them with the per-image path).
+var stackConv = true
+
+// convStackGroup is the number of images a stacked product holds: 1 (the
+// per-image path) when a map has convStackCols values or more.
+func convStackGroup(n, hw int) int {
+	if hw >= convStackCols || !stackConv {
+		return 1
+	}
+	return max(1, min(n, convStackCols/hw))
+}
+
+// convStackChunks is the number of chunks of ∂/∂W's partial sums for n
+// images stacked gs at a time: one per group, at most convChunks.
+func convStackChunks(n, gs int) int {
+	return min(convChunks, (n+gs-1)/gs)
+}
+
+// rowPieces cuts m rows into up to parts ranges whose starts are multiples
+// of unit (the last range ends at m).
+func rowPieces(m, unit, parts int) [][2]int {
+	units := (m + unit - 1) / unit
+	parts = max(1, min(parts, units))
+	out := make([][2]int, parts)
+	for j := range out {
+		lo, hi := par.ChunkBounds(j, parts, units)
+		out[j] = [2]int{lo * unit, min(hi*unit, m)}
+	}
+	return out
+}
+
+func lcm(a, b int) int {
+	x, y := a, b
+	for y != 0 {
+		x, y = y, x%y
+	}
+	return a / x * b
+}
+
+// convForwardStacked is convForwardPacked for gs > 1 images a product.
+func convForwardStacked(g convGeom, n, gs int, x, w, b, y []float32, sc *scratch[float32]) {
+	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
+	ng := (n + gs - 1) / gs
+	threads := runtime.GOMAXPROCS(0)
+	workers := min(threads, ng)
+	cols := gs * hw
+	bLen := sgemm.PackedBSize(ckk, cols)
+	sc.ensure(workers, 0, bLen+g.o*cols, 0, 0)
+	pa := sgemm.PackA(false, g.o, ckk, 1, w, ckk, sc.packedW(sgemm.PackedASize(g.o, ckk)))
+	// group packs images lo:hi into buf and returns B and C's stride.
+	group := func(lo, hi int, buf []float32) (sgemm.PackedB, int) {
+		nc := (hi - lo) * hw
+		return sgemm.PackBRows(ckk, nc, buf, func(r int, dst []float32) {
+			for i := lo; i < hi; i++ {
+				im2colRow(g, x[i*chw:(i+1)*chw], r, dst[(i-lo)*hw:(i-lo+1)*hw])
+			}
+		}), nc
+	}
+	// rows computes rows o0:o1 of C = bias + W·B and scatters them to y.
+	rows := func(pb sgemm.PackedB, lo, hi, ldc, o0, o1 int, c []float32) {
+		var beta float32
+		if b != nil {
+			beta = 1
+			for o := o0; o < o1; o++ {
+				row := c[o*ldc : (o+1)*ldc]
+				for k := range row {
+					row[k] = b[o]
+				}
+			}
+		}
+		sgemm.GemmPacked(pa.Rows(o0, o1), pb, beta, c[o0*ldc:], ldc)
+		for o := o0; o < o1; o++ {
+			for i := lo; i < hi; i++ {
+				copy(y[i*ohw+o*hw:i*ohw+(o+1)*hw], c[o*ldc+(i-lo)*hw:])
+			}
+		}
+	}
+	if ng >= threads {
+		par.Chunks(ng, func(j, p int) {
+			lo, hi := j*gs, min(n, (j+1)*gs)
+			buf := sc.cols[p]
+			pb, ldc := group(lo, hi, buf[:bLen])
+			rows(pb, lo, hi, ldc, 0, g.o, buf[bLen:])
+		})
+		return
+	}
+	pieces := rowPieces(g.o, sgemm.Active().MR, threads)
+	buf := sc.cols[0]
+	for lo := 0; lo < n; lo += gs {
+		hi := min(n, lo+gs)
+		pb, ldc := group(lo, hi, buf[:bLen])
+		par.Chunks(len(pieces), func(j, _ int) {
+			rows(pb, lo, hi, ldc, pieces[j][0], pieces[j][1], buf[bLen:])
+		})
+	}
+}
+
+// convGradXStacked is convBackwardPacked's ∂/∂x for gs > 1 images a
+// product: Wᵀ times the group's output gradients side by side, folded back
+// a block of rows at a time.
+func convGradXStacked(g convGeom, n, gs int, w, dy, out []float32, sc *scratch[float32]) {
+	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
+	ng := (n + gs - 1) / gs
+	threads := runtime.GOMAXPROCS(0)
+	cols := gs * hw
+	block := convRowBlock(ckk, cols)
+	bLen := sgemm.PackedBSize(g.o, cols)
+	pa := sgemm.PackA(true, ckk, g.o, 1, w, ckk, sc.packedW(sgemm.PackedASize(ckk, g.o)))
+	group := func(lo, hi int, buf []float32) (sgemm.PackedB, int) {
+		nc := (hi - lo) * hw
+		return sgemm.PackBRows(g.o, nc, buf, func(r int, dst []float32) {
+			for i := lo; i < hi; i++ {
+				copy(dst[(i-lo)*hw:(i-lo+1)*hw], dy[i*ohw+r*hw:i*ohw+(r+1)*hw])
+			}
+		}), nc
+	}
+	// fold computes rows r0:r1 of the unfoldings' gradient, a block at a
+	// time, and adds them onto ∂/∂x of images lo:hi.
+	fold := func(pb sgemm.PackedB, lo, hi, ldc, r0, r1 int, col []float32) {
+		for a := r0; a < r1; a += block {
+			z := min(a+block, r1)
+			sgemm.GemmPacked(pa.Rows(a, z), pb, 0, col, ldc)
+			for r := a; r < z; r++ {
+				for i := lo; i < hi; i++ {
+					col2imRowAdd(g, r, col[(r-a)*ldc+(i-lo)*hw:(r-a)*ldc+(i-lo+1)*hw], out[i*chw:(i+1)*chw])
+				}
+			}
+		}
+	}
+	if ng >= threads {
+		sc.ensure(min(threads, ng), 0, bLen+block*cols, 0, 0)
+		par.Chunks(ng, func(j, p int) {
+			lo, hi := j*gs, min(n, (j+1)*gs)
+			clear(out[lo*chw : hi*chw])
+			buf := sc.cols[p]
+			pb, ldc := group(lo, hi, buf[:bLen])
+			fold(pb, lo, hi, ldc, 0, ckk, buf[bLen:])
+		})
+		return
+	}
+	// Rows cut at channel boundaries that are also multiples of MR.
+	pieces := rowPieces(ckk, lcm(sgemm.Active().MR, g.k*g.k), threads)
+	sc.ensure(len(pieces), 0, bLen+block*cols, 0, 0)
+	clear(out[:n*chw])
+	for lo := 0; lo < n; lo += gs {
+		hi := min(n, lo+gs)
+		pb, ldc := group(lo, hi, sc.cols[0][:bLen])
+		par.Chunks(len(pieces), func(j, p int) {
+			fold(pb, lo, hi, ldc, pieces[j][0], pieces[j][1], sc.cols[p][bLen:])
+		})
+	}
+}
+
+// convGradWStacked is convBackwardPacked's ∂/∂W for gs > 1 images a
+// product: the group's output gradients side by side (o × gs·h·w) times the
+// transpose of their unfoldings side by side.
+func convGradWStacked(g convGeom, n, gs int, x, dy, out []float32, sc *scratch[float32]) {
+	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
+	nc := convStackChunks(n, gs)
+	threads := runtime.GOMAXPROCS(0)
+	cols := gs * hw
+	bLen := sgemm.PackedBSize(cols, ckk)
+	// product adds rows o0:o1 of the product of images lo:hi (packed in pb,
+	// gathered in a) to part; beta 0 on the chunk's first group.
+	product := func(pb sgemm.PackedB, a []float32, lda, o0, o1 int, beta float32, part []float32) {
+		sgemm.GemmPackedB(false, o1-o0, 1, a[o0*lda:], lda, pb, beta, part[o0*ckk:], ckk)
+	}
+	group := func(lo, hi int, buf []float32) (sgemm.PackedB, []float32, int) {
+		k := (hi - lo) * hw
+		a := buf[bLen : bLen+g.o*k]
+		for o := 0; o < g.o; o++ {
+			for i := lo; i < hi; i++ {
+				copy(a[o*k+(i-lo)*hw:o*k+(i-lo+1)*hw], dy[i*ohw+o*hw:i*ohw+(o+1)*hw])
+			}
+		}
+		pb := sgemm.PackBCols(k, ckk, buf[:bLen], func(r int, dst []float32) {
+			for i := lo; i < hi; i++ {
+				im2colRow(g, x[i*chw:(i+1)*chw], r, dst[(i-lo)*hw:(i-lo+1)*hw])
+			}
+		})
+		return pb, a, k
+	}
+	if nc >= threads {
+		sc.ensure(min(threads, nc), nc, bLen+g.o*cols, g.o*ckk, 0)
+		par.Chunks(nc, func(j, p int) {
+			lo, hi := par.ChunkBounds(j, nc, n)
+			for s := lo; s < hi; s += gs {
+				pb, a, k := group(s, min(hi, s+gs), sc.cols[p])
+				product(pb, a, k, 0, g.o, float32(min(1, s-lo)), sc.partW[j])
+			}
+		})
+	} else {
+		pieces := rowPieces(g.o, 1, threads)
+		sc.ensure(1, nc, bLen+g.o*cols, g.o*ckk, 0)
+		for j := 0; j < nc; j++ {
+			lo, hi := par.ChunkBounds(j, nc, n)
+			for s := lo; s < hi; s += gs {
+				pb, a, k := group(s, min(hi, s+gs), sc.cols[0])
+				par.Chunks(len(pieces), func(q, _ int) {
+					product(pb, a, k, pieces[q][0], pieces[q][1], float32(min(1, s-lo)), sc.partW[j])
+				})
+			}
+		}
+	}
+	copy(out, sc.partW[0])
+	for j := 1; j < nc; j++ {
+		for i, v := range sc.partW[j] {
+			out[i] += v
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"testing"
+
+	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/internal/sgemm"
+	"github.com/stretchr/testify/require"
+)
+
+// stackedCases are small-map geometries: every stacked mode is reached
+// (groups at least as many as threads, and fewer so that the threads share
+// rows), with a last group shorter than the others, strides 1 and 2, 1×1
+// and 3×3 kernels, and channel counts whose k·k-row blocks do not fall on
+// the micro-kernels' MR.
+var stackedCases = []convCase{
+	{20, 8, 2, 2, 10, 3, 1, 1},    // 2×2 map: one group of 20 (threads share rows)
+	{300, 5, 1, 1, 7, 1, 0, 1},    // 1×1 map, 1×1 kernel: groups of 256 and 44
+	{40, 6, 4, 4, 13, 3, 1, 1},    // 4×4: groups of 16, 16, 8
+	{70, 16, 8, 8, 9, 3, 1, 2},    // 8×8 → 4×4, stride 2: 5 groups, 8 ∂/∂W chunks
+	{9, 7, 3, 3, 11, 3, 0, 1},     // 3×3 → 1×1 without padding
+	{33, 12, 16, 16, 8, 3, 1, 2},  // 8×8 output: groups of 4
+	{5, 40, 2, 2, 30, 3, 1, 1},    // c·k·k = 360: ∂/∂x rows in several blocks and pieces
+	{1, 3, 2, 2, 4, 3, 1, 1},      // one image
+	{130, 4, 4, 4, 6, 3, 1, 2},    // 2×2 output: groups of 64, 64, 2
+	{17, 64, 1, 1, 50, 1, 0, 1},   // 1×1: ∂/∂x rows cut at MR only
+	{12, 10, 5, 5, 7, 5, 2, 1},    // 5×5 kernel (k·k = 25)
+	{64, 32, 10, 10, 16, 3, 1, 1}, // 100 values: two images a product
+}
+
+// convPackedAll runs the packed forward, ∂/∂x and ∂/∂W of case c on the
+// inputs of seed with GOMAXPROCS procs.
+func convPackedAll(t *testing.T, c convCase, seed int64, procs int) [3][]float32 {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	g := newConvGeom(c.c, c.h, c.w, c.o, c.k, c.pad, c.stride)
+	r := rng.New(seed, "conv-stacked")
+	rand := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(2*r.Float64() - 1)
+		}
+		return v
+	}
+	x, w, b, dy := rand(c.n*c.c*c.h*c.w), rand(c.o*g.ckk()), rand(c.o), rand(c.n*c.o*g.hw())
+	// Each op runs twice on one scratch, as in training: stale partial
+	// sums in the scratch and stale values in ∂/∂x and ∂/∂W must be
+	// overwritten, not added to.
+	var out [3][]float32
+	var sc scratch[float32]
+	for run := 0; run < 2; run++ {
+		var o [3][]float32
+		o[0] = rand(c.n * c.o * g.hw())
+		convForwardPacked(g, c.n, x, w, b, o[0], &sc)
+		o[1] = rand(len(x))
+		require.NoError(t, convBackwardPacked(g, 0, c.n, w, dy, o[1], &sc))
+		o[2] = rand(len(w))
+		require.NoError(t, convBackwardPacked(g, 1, c.n, x, dy, o[2], &sc))
+		if run == 1 {
+			for k := range o {
+				require.Equal(t, out[k], o[k], "output %d of a second run on the same scratch", k)
+			}
+		}
+		out = o
+	}
+	return out
+}
+
+// TestConvStackedMatchesPerImage: with the images of a small map stacked
+// into one product, the forward and ∂/∂x are bit for bit those of the
+// per-image products (each entry is the same sum in the same order), and
+// ∂/∂W (whose sums are regrouped) agrees to float32 rounding; all three are
+// bit for bit the same on 1, 2 and 3 threads (the cut depends on the batch
+// and the map only). On every micro-kernel this machine runs.
+func TestConvStackedMatchesPerImage(t *testing.T) {
+	defer sgemm.SetKernel(sgemm.Active())
+	defer func(v bool) { stackConv = v }(stackConv)
+	for _, kern := range []sgemm.Kernel{sgemm.KernelAVX512, sgemm.KernelAVX2, sgemm.KernelGo} {
+		if !sgemm.Supported(kern) {
+			t.Logf("kernel %s not supported here", kern.Name)
+			continue
+		}
+		sgemm.SetKernel(kern)
+		for i, c := range stackedCases {
+			t.Run(fmt.Sprintf("%s/%+v", kern.Name, c), func(t *testing.T) {
+				g := newConvGeom(c.c, c.h, c.w, c.o, c.k, c.pad, c.stride)
+				require.Greater(t, convStackGroup(c.n, g.hw()), min(c.n, 2)-1, "case does not stack")
+				stackConv = false
+				want := convPackedAll(t, c, int64(i), 2)
+				stackConv = true
+				got := convPackedAll(t, c, int64(i), 2)
+				for k, name := range []string{"y", "∂x"} {
+					for j := range want[k] {
+						if math.Float32bits(got[k][j]) != math.Float32bits(want[k][j]) {
+							require.Failf(t, "stacked product differs", "%s[%d] = %v, per image %v", name, j, got[k][j], want[k][j])
+						}
+					}
+				}
+				// ∂/∂W sums n·h·w products of values in [−1, 1].
+				tol := 1e-6 * float64(c.n*g.hw()+8)
+				for j := range want[2] {
+					if d := math.Abs(float64(got[2][j] - want[2][j])); d > tol {
+						require.Failf(t, "stacked ∂W differs", "∂W[%d] = %v, per image %v (tolerance %.2g)", j, got[2][j], want[2][j], tol)
+					}
+				}
+				for _, procs := range []int{1, 3} {
+					other := convPackedAll(t, c, int64(i), procs)
+					for k := range other {
+						for j := range other[k] {
+							if math.Float32bits(other[k][j]) != math.Float32bits(got[k][j]) {
+								require.Failf(t, "result depends on the threads", "output %d entry %d: %v on %d threads, %v on 2", k, j, other[k][j], procs, got[k][j])
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestConvStackGroup: maps of convStackCols values or more keep one image a
+// product; smaller maps stack up to convStackCols columns, never more
+// images than the batch, and ∂/∂W's chunks stay within convChunks.
+func TestConvStackGroup(t *testing.T) {
+	for _, tc := range []struct{ n, hw, gs, chunks int }{
+		{128, 1024, 1, 8}, {128, 256, 1, 8}, {128, 255, 1, 8}, {128, 64, 4, 8},
+		{128, 16, 16, 8}, {128, 4, 64, 2}, {128, 1, 128, 1}, {3, 1, 3, 1}, {300, 1, 256, 2},
+	} {
+		gs := convStackGroup(tc.n, tc.hw)
+		require.Equal(t, tc.gs, gs, "n %d hw %d", tc.n, tc.hw)
+		require.Equal(t, tc.chunks, convStackChunks(tc.n, gs), "n %d hw %d", tc.n, tc.hw)
+	}
+}
