@@ -69,6 +69,107 @@ func rowPieces(m, unit, parts int) [][2]int {
 	return out
 }
 
+// unfoldTable writes into tab (grown as needed) the unfolding of one image
+// as offsets: tab[r·h·w + s] is the offset in the image (c×h×w) of entry s
+// of row r of its unfolding, or −1 where the entry is padding. On small maps
+// im2colRow and col2imRowAdd would be called once per row and image to move
+// a few values each; the stacked paths gather and scatter through the table
+// instead (unfoldPlan), moving the same values in the same order.
+func unfoldTable(g convGeom, tab []int32) []int32 {
+	hw := g.hw()
+	if cap(tab) < g.ckk()*hw {
+		tab = make([]int32, g.ckk()*hw)
+	}
+	tab = tab[:g.ckk()*hw]
+	for r := 0; r < g.ckk(); r++ {
+		c, ki, kj := r/(g.k*g.k), r/g.k%g.k, r%g.k
+		for oh := 0; oh < g.ho; oh++ {
+			for ow := 0; ow < g.wo; ow++ {
+				ih, iw := oh*g.stride-g.pad+ki, ow*g.stride-g.pad+kj
+				t := int32(-1)
+				if ih >= 0 && ih < g.h && iw >= 0 && iw < g.w {
+					t = int32((c*g.h+ih)*g.w + iw)
+				}
+				tab[r*hw+oh*g.wo+ow] = t
+			}
+		}
+	}
+	return tab
+}
+
+// unfoldPlan is a small map's unfolding of one image as runs, derived from
+// its unfoldTable: row r of the unfolding is zero except for the runs
+// runs[3·first[r]:3·first[r+1]], each a triplet (s, t, n) saying that
+// entries s:s+n of the row are the image's values t:t+n. A same-size 3×3
+// convolution on an 8×8 map has 8 runs a row, of 7 or 8 values; on a 1×1
+// map one run of one value, or none.
+type unfoldPlan struct {
+	tab     []int32
+	first   []int32
+	runs    []int32
+	hw, chw int
+}
+
+// build makes the plan of geometry g, reusing p's memory.
+func (p *unfoldPlan) build(g convGeom) {
+	p.tab = unfoldTable(g, p.tab)
+	p.hw, p.chw = g.hw(), g.c*g.h*g.w
+	p.first, p.runs = append(p.first[:0], 0), p.runs[:0]
+	for r := 0; r < g.ckk(); r++ {
+		row := p.tab[r*p.hw : (r+1)*p.hw]
+		for s := 0; s < len(row); {
+			if row[s] < 0 {
+				s++
+				continue
+			}
+			n := 1
+			for s+n < len(row) && row[s+n] == row[s]+int32(n) {
+				n++
+			}
+			p.runs = append(p.runs, int32(s), row[s], int32(n))
+			s += n
+		}
+		p.first = append(p.first, int32(len(p.runs)/3))
+	}
+}
+
+// unfold writes row r of the unfoldings of images lo:hi side by side into
+// dst ((hi − lo)·h·w values).
+func (p *unfoldPlan) unfold(x []float32, lo, hi, r int, dst []float32) {
+	runs := p.runs[3*p.first[r] : 3*p.first[r+1]]
+	for i := lo; i < hi; i++ {
+		xi, d := x[i*p.chw:(i+1)*p.chw], dst[(i-lo)*p.hw:(i-lo+1)*p.hw]
+		if len(runs) != 3 || int(runs[2]) != p.hw {
+			clear(d)
+		}
+		for k := 0; k+2 < len(runs); k += 3 {
+			s, t, n := runs[k], runs[k+1], runs[k+2]
+			if n == 1 {
+				d[s] = xi[t]
+				continue
+			}
+			copy(d[s:s+n], xi[t:t+n])
+		}
+	}
+}
+
+// fold adds row r of the unfoldings' gradient of images lo:hi, side by side
+// in src, onto their gradients dx: col2imRowAdd's sums, each entry of dx
+// receiving at most one value of a row.
+func (p *unfoldPlan) fold(src []float32, lo, hi, r int, dx []float32) {
+	runs := p.runs[3*p.first[r] : 3*p.first[r+1]]
+	for i := lo; i < hi; i++ {
+		di, si := dx[i*p.chw:(i+1)*p.chw], src[(i-lo)*p.hw:(i-lo+1)*p.hw]
+		for k := 0; k+2 < len(runs); k += 3 {
+			s, t, n := runs[k], runs[k+1], runs[k+2]
+			d, v := di[t:t+n], si[s:s+n]
+			for j := range d {
+				d[j] += v[j]
+			}
+		}
+	}
+}
+
 func lcm(a, b int) int {
 	x, y := a, b
 	for y != 0 {
@@ -79,7 +180,7 @@ func lcm(a, b int) int {
 
 // convForwardStacked is convForwardPacked for gs > 1 images a product.
 func convForwardStacked(g convGeom, n, gs int, x, w, b, y []float32, sc *scratch[float32]) {
-	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
+	ckk, hw, ohw := g.ckk(), g.hw(), g.o*g.hw()
 	ng := (n + gs - 1) / gs
 	threads := runtime.GOMAXPROCS(0)
 	workers := min(threads, ng)
@@ -87,13 +188,13 @@ func convForwardStacked(g convGeom, n, gs int, x, w, b, y []float32, sc *scratch
 	bLen := sgemm.PackedBSize(ckk, cols)
 	sc.ensure(workers, 0, bLen+g.o*cols, 0, 0)
 	pa := sgemm.PackA(false, g.o, ckk, 1, w, ckk, sc.packedW(sgemm.PackedASize(g.o, ckk)))
+	sc.unfold.build(g)
+	plan := &sc.unfold
 	// group packs images lo:hi into buf and returns B and C's stride.
 	group := func(lo, hi int, buf []float32) (sgemm.PackedB, int) {
 		nc := (hi - lo) * hw
 		return sgemm.PackBRows(ckk, nc, buf, func(r int, dst []float32) {
-			for i := lo; i < hi; i++ {
-				im2colRow(g, x[i*chw:(i+1)*chw], r, dst[(i-lo)*hw:(i-lo+1)*hw])
-			}
+			plan.unfold(x, lo, hi, r, dst)
 		}), nc
 	}
 	// rows computes rows o0:o1 of C = bias + W·B and scatters them to y.
@@ -146,6 +247,8 @@ func convGradXStacked(g convGeom, n, gs int, w, dy, out []float32, sc *scratch[f
 	block := convRowBlock(ckk, cols)
 	bLen := sgemm.PackedBSize(g.o, cols)
 	pa := sgemm.PackA(true, ckk, g.o, 1, w, ckk, sc.packedW(sgemm.PackedASize(ckk, g.o)))
+	sc.unfold.build(g)
+	plan := &sc.unfold
 	group := func(lo, hi int, buf []float32) (sgemm.PackedB, int) {
 		nc := (hi - lo) * hw
 		return sgemm.PackBRows(g.o, nc, buf, func(r int, dst []float32) {
@@ -161,9 +264,7 @@ func convGradXStacked(g convGeom, n, gs int, w, dy, out []float32, sc *scratch[f
 			z := min(a+block, r1)
 			sgemm.GemmPacked(pa.Rows(a, z), pb, 0, col, ldc)
 			for r := a; r < z; r++ {
-				for i := lo; i < hi; i++ {
-					col2imRowAdd(g, r, col[(r-a)*ldc+(i-lo)*hw:(r-a)*ldc+(i-lo+1)*hw], out[i*chw:(i+1)*chw])
-				}
+				plan.fold(col[(r-a)*ldc:(r-a+1)*ldc], lo, hi, r, out)
 			}
 		}
 	}
@@ -195,11 +296,13 @@ func convGradXStacked(g convGeom, n, gs int, w, dy, out []float32, sc *scratch[f
 // product: the group's output gradients side by side (o × gs·h·w) times the
 // transpose of their unfoldings side by side.
 func convGradWStacked(g convGeom, n, gs int, x, dy, out []float32, sc *scratch[float32]) {
-	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
+	ckk, hw, ohw := g.ckk(), g.hw(), g.o*g.hw()
 	nc := convStackChunks(n, gs)
 	threads := runtime.GOMAXPROCS(0)
 	cols := gs * hw
 	bLen := sgemm.PackedBSize(cols, ckk)
+	sc.unfold.build(g)
+	plan := &sc.unfold
 	// product adds rows o0:o1 of the product of images lo:hi (packed in pb,
 	// gathered in a) to part; beta 0 on the chunk's first group.
 	product := func(pb sgemm.PackedB, a []float32, lda, o0, o1 int, beta float32, part []float32) {
@@ -214,9 +317,7 @@ func convGradWStacked(g convGeom, n, gs int, x, dy, out []float32, sc *scratch[f
 			}
 		}
 		pb := sgemm.PackBCols(k, ckk, buf[:bLen], func(r int, dst []float32) {
-			for i := lo; i < hi; i++ {
-				im2colRow(g, x[i*chw:(i+1)*chw], r, dst[(i-lo)*hw:(i-lo+1)*hw])
-			}
+			plan.unfold(x, lo, hi, r, dst)
 		})
 		return pb, a, k
 	}

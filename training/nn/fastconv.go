@@ -202,10 +202,11 @@ func gemm[F float](tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb
 // scratch is per-goroutine and per-chunk working memory of a conv op,
 // kept between runs.
 type scratch[F float] struct {
-	cols   [][]F // per worker: one image's im2col buffer
-	partW  [][]F // per chunk: partial ∂/∂W
-	partB  [][]F // per chunk: partial ∂/∂b
-	packW  []F   // the weights packed once per run (packed float32 path)
+	cols   [][]F      // per worker: one image's im2col buffer
+	partW  [][]F      // per chunk: partial ∂/∂W
+	partB  [][]F      // per chunk: partial ∂/∂b
+	packW  []F        // the weights packed once per run (packed float32 path)
+	unfold unfoldPlan // a small map's unfolding as runs (stacked path)
 	nchunk int
 }
 
