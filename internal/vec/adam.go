@@ -1,0 +1,52 @@
+package vec
+
+import "math"
+
+// AdamCoef are the constants of one Adam update of training/optim (PyTorch's
+// Adam and AdamW), all in float32 as the optimizer rounds them.
+type AdamCoef struct {
+	B1, B2                 float32 // β₁, β₂
+	OneMinusB1, OneMinusB2 float32 // 1 − β₁ and 1 − β₂, rounded to float32
+	StepSize               float32 // lr/(1 − β₁ᵗ)
+	BC2                    float32 // √(1 − β₂ᵗ)
+	Eps                    float32 // ε
+	WD                     float32 // λ of the L2 term added to the gradient (Decoupled false)
+	Decay                  float32 // 1 − lr·λ, the factor of AdamW's decoupled decay (Decoupled true)
+	Decoupled              bool
+}
+
+// Adam applies one Adam update to the parameters p with gradients g and
+// moments m, v (all of one length), value by value:
+//
+//	g ← g + λθ (or θ ← θ·(1 − lr·λ) when Decoupled); m ← β₁m + (1−β₁)g;
+//	v ← β₂v + ((1−β₂)g)g; θ ← θ − (s·m)/(√v/√(1−β₂ᵗ) + ε)
+//
+// each operation rounded to float32 (no fused multiply-add; the square root
+// correctly rounded), so the assembly routine and its Go twin give the same
+// bits.
+func Adam(p, g, m, v []float32, c *AdamCoef) {
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	n := 0
+	if useAsm {
+		n = len(p) &^ 7
+		if n > 0 {
+			adamAsm(&p[0], &g[0], &m[0], &v[0], n, c)
+		}
+	}
+	adamGo(p[n:], g[n:], m[n:], v[n:], c)
+}
+
+func adamGo(p, g, m, v []float32, c *AdamCoef) {
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	for i := range p {
+		gi := g[i]
+		if c.Decoupled {
+			p[i] *= c.Decay
+		} else {
+			gi += c.WD * p[i]
+		}
+		m[i] = c.B1*m[i] + c.OneMinusB1*gi
+		v[i] = c.B2*v[i] + c.OneMinusB2*gi*gi
+		p[i] -= c.StepSize * m[i] / (float32(math.Sqrt(float64(v[i])))/c.BC2 + c.Eps)
+	}
+}
