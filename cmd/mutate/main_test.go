@@ -30,8 +30,10 @@ func TestMutationListIsCurrent(t *testing.T) {
 		assert.False(t, seen[m.ID], "duplicate mutation ID %q", m.ID)
 		seen[m.ID] = true
 		assert.True(t, m.Old != m.New && m.Bug != "", "%s: empty change or no description", m.ID)
-		assert.Contains(t, []string{"theory/", "estimators/", "training/", "experiments/"}, m.folder(),
-			"%s: mutates %s, want a file under theory/, estimators/, training/ or experiments/", m.ID, m.File)
+		// internal/ holds the numeric routines the training engine calls
+		// (internal/vec's Adam update, for one).
+		assert.Contains(t, []string{"theory/", "estimators/", "training/", "experiments/", "internal/"}, m.folder(),
+			"%s: mutates %s, want a file under theory/, estimators/, training/, experiments/ or internal/", m.ID, m.File)
 		assert.True(t, strings.HasSuffix(m.File, ".go") && !strings.HasSuffix(m.File, "_test.go"),
 			"%s: mutates %s, want a non-test Go file", m.ID, m.File)
 		assert.NotContains(t, m.Bug, "\n", "%s: the description is one line", m.ID)
