@@ -1,7 +1,9 @@
 // Package vec holds the training engine's element-wise passes over float32
 // rows in AVX2 assembly (issue 12): the affine map and ReLU of batch norm's
 // forward pass, the float64 sums of its statistics, and the masked sums and
-// element-wise gradient of its backward pass. Each has a portable Go twin
+// element-wise gradient of its backward pass; and Adam's update (issue 41,
+// Adam: 6.2 ns a parameter in Go, about one in AVX2, where VGG16's 134 M
+// parameters made it a quarter of a training step). Each has a portable Go twin
 // with the same meaning, generic over float32 and float64, used for float64
 // rows, on processors without AVX2 and for the tails of rows that are not a
 // multiple of the vector width, and the tests compare the two.
@@ -13,7 +15,7 @@
 // it the four passes cost 8 % of a WRN-16-4 training step at about six
 // cycles a value (bench/NOTES.md).
 //
-// Exactness: Affine and Grad compute, value by value, exactly what their Go
+// Exactness: Affine, Grad and Adam compute, value by value, exactly what their Go
 // twins compute (a multiply and an add rounded separately, no fused
 // multiply-add), so the ReLU mask of the backward pass is the forward's bit
 // for bit whichever path ran. Sum, SqDev and MaskedSums add in another order

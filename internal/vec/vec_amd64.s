@@ -228,25 +228,34 @@ TEXT ·adamAsm(SB), NOSPLIT, $0-48
 	VBROADCASTSS 20(AX), Y13
 	VBROADCASTSS 24(AX), Y14
 	MOVBLZX 36(AX), DX
+	VBROADCASTSS 28(AX), Y15 // λ (L2 form)
 	TESTL DX, DX
-	JNZ decoupled
-	VBROADCASTSS 28(AX), Y15
+	JZ aloop
+	VBROADCASTSS 32(AX), Y15 // 1 − lr·λ (decoupled form)
 
-l2loop:
+aloop:
 	VMOVUPS (SI), Y0
 	VMOVUPS (DI), Y1
-	VMULPS Y1, Y15, Y2
+	TESTL DX, DX
+	JNZ adecay
+	VMULPS Y1, Y15, Y2 // g ← g + λθ
 	VADDPS Y2, Y0, Y0
-	VMULPS (R8), Y8, Y3
+	JMP amoments
+
+adecay:
+	VMULPS Y15, Y1, Y1 // θ ← θ·(1 − lr·λ)
+
+amoments:
+	VMULPS (R8), Y8, Y3 // m ← β₁m + (1−β₁)g
 	VMULPS Y0, Y10, Y4
 	VADDPS Y4, Y3, Y3
 	VMOVUPS Y3, (R8)
-	VMULPS (R9), Y9, Y5
+	VMULPS (R9), Y9, Y5 // v ← β₂v + ((1−β₂)g)g
 	VMULPS Y0, Y11, Y6
 	VMULPS Y0, Y6, Y6
 	VADDPS Y6, Y5, Y5
 	VMOVUPS Y5, (R9)
-	VSQRTPS Y5, Y6
+	VSQRTPS Y5, Y6 // θ ← θ − (s·m)/(√v/√(1−β₂ᵗ) + ε)
 	VDIVPS Y13, Y6, Y6
 	VADDPS Y14, Y6, Y6
 	VMULPS Y3, Y12, Y7
@@ -258,38 +267,6 @@ l2loop:
 	ADDQ $32, R8
 	ADDQ $32, R9
 	SUBQ $8, CX
-	JNZ l2loop
-	VZEROUPPER
-	RET
-
-decoupled:
-	VBROADCASTSS 32(AX), Y15
-
-dloop:
-	VMOVUPS (SI), Y0
-	VMOVUPS (DI), Y1
-	VMULPS Y15, Y1, Y1
-	VMULPS (R8), Y8, Y3
-	VMULPS Y0, Y10, Y4
-	VADDPS Y4, Y3, Y3
-	VMOVUPS Y3, (R8)
-	VMULPS (R9), Y9, Y5
-	VMULPS Y0, Y11, Y6
-	VMULPS Y0, Y6, Y6
-	VADDPS Y6, Y5, Y5
-	VMOVUPS Y5, (R9)
-	VSQRTPS Y5, Y6
-	VDIVPS Y13, Y6, Y6
-	VADDPS Y14, Y6, Y6
-	VMULPS Y3, Y12, Y7
-	VDIVPS Y6, Y7, Y7
-	VSUBPS Y7, Y1, Y1
-	VMOVUPS Y1, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	ADDQ $32, R8
-	ADDQ $32, R9
-	SUBQ $8, CX
-	JNZ dloop
+	JNZ aloop
 	VZEROUPPER
 	RET
