@@ -18,7 +18,10 @@ import (
 //   - Forward and ∂/∂x: each output entry is the same sum, in the same order
 //     of k-blocks and terms, as in the per-image product (the micro-kernel
 //     sums each entry of C on its own), so the result is bit for bit the
-//     per-image path's (TestConvStackedMatchesPerImage).
+//     per-image path's (TestConvStackedMatchesPerImage). Rows of the
+//     unfolding that are padding everywhere are left out (unfoldPlan.live):
+//     ∂/∂x is unchanged by that, but the forward's sums then have fewer
+//     terms and may round differently.
 //   - ∂/∂W: a product sums over the group's gs·h·w terms; the images are
 //     cut into convStackChunks(n, gs) chunks, each chunk's groups summed in
 //     order into its partial, and the partials added in chunk order. The
@@ -103,18 +106,27 @@ func unfoldTable(g convGeom, tab []int32) []int32 {
 // entries s:s+n of the row are the image's values t:t+n. A same-size 3×3
 // convolution on an 8×8 map has 8 runs a row, of 7 or 8 values; on a 1×1
 // map one run of one value, or none.
+//
+// A row with no run is padding for every output position: on a 1×1 map
+// with a 3×3 kernel, 8 rows of 9. Its products with W are zeros, so the
+// stacked paths leave such rows out of every product (live lists the rows
+// that remain): the convolutions of ResNet18's last stage then multiply by
+// a ninth of W.
 type unfoldPlan struct {
 	tab     []int32
 	first   []int32
 	runs    []int32
+	live    []int32
 	hw, chw int
+	ckk, kk int
+	wLive   []float32
 }
 
 // build makes the plan of geometry g, reusing p's memory.
 func (p *unfoldPlan) build(g convGeom) {
 	p.tab = unfoldTable(g, p.tab)
-	p.hw, p.chw = g.hw(), g.c*g.h*g.w
-	p.first, p.runs = append(p.first[:0], 0), p.runs[:0]
+	p.hw, p.chw, p.ckk, p.kk = g.hw(), g.c*g.h*g.w, g.ckk(), g.k*g.k
+	p.first, p.runs, p.live = append(p.first[:0], 0), p.runs[:0], p.live[:0]
 	for r := 0; r < g.ckk(); r++ {
 		row := p.tab[r*p.hw : (r+1)*p.hw]
 		for s := 0; s < len(row); {
@@ -130,7 +142,54 @@ func (p *unfoldPlan) build(g convGeom) {
 			s += n
 		}
 		p.first = append(p.first, int32(len(p.runs)/3))
+		if p.first[r+1] > p.first[r] {
+			p.live = append(p.live, int32(r))
+		}
 	}
+}
+
+// weights returns W (o × c·k·k) with only the columns of the live rows
+// (o × len(live)): w itself when every row is live.
+func (p *unfoldPlan) weights(w []float32, o int) []float32 {
+	if len(p.live) == p.ckk {
+		return w
+	}
+	if cap(p.wLive) < o*len(p.live) {
+		p.wLive = make([]float32, o*len(p.live))
+	}
+	wl := p.wLive[:o*len(p.live)]
+	for i := 0; i < o; i++ {
+		row, dst := w[i*p.ckk:(i+1)*p.ckk], wl[i*len(p.live):(i+1)*len(p.live)]
+		for j, r := range p.live {
+			dst[j] = row[r]
+		}
+	}
+	return wl
+}
+
+// foldPieces cuts the live rows into up to parts ranges, each starting at a
+// channel's first live row and at a multiple of mr: no two ranges fold onto
+// one channel of ∂/∂x, and each starts on a strip of the packed A.
+func (p *unfoldPlan) foldPieces(mr, parts int) [][2]int {
+	var starts []int
+	for i, r := range p.live {
+		if i%mr == 0 && (i == 0 || int(r)/p.kk != int(p.live[i-1])/p.kk) {
+			starts = append(starts, i)
+		}
+	}
+	if len(starts) == 0 {
+		return [][2]int{{0, len(p.live)}}
+	}
+	parts = max(1, min(parts, len(starts)))
+	out := make([][2]int, parts)
+	for j := range out {
+		lo, hi := par.ChunkBounds(j, parts, len(starts))
+		out[j] = [2]int{starts[lo], len(p.live)}
+		if hi < len(starts) {
+			out[j][1] = starts[hi]
+		}
+	}
+	return out
 }
 
 // unfold writes row r of the unfoldings of images lo:hi side by side into
@@ -170,31 +229,25 @@ func (p *unfoldPlan) fold(src []float32, lo, hi, r int, dx []float32) {
 	}
 }
 
-func lcm(a, b int) int {
-	x, y := a, b
-	for y != 0 {
-		x, y = y, x%y
-	}
-	return a / x * b
-}
-
 // convForwardStacked is convForwardPacked for gs > 1 images a product.
 func convForwardStacked(g convGeom, n, gs int, x, w, b, y []float32, sc *scratch[float32]) {
-	ckk, hw, ohw := g.ckk(), g.hw(), g.o*g.hw()
+	hw, ohw := g.hw(), g.o*g.hw()
 	ng := (n + gs - 1) / gs
 	threads := runtime.GOMAXPROCS(0)
 	workers := min(threads, ng)
 	cols := gs * hw
-	bLen := sgemm.PackedBSize(ckk, cols)
-	sc.ensure(workers, 0, bLen+g.o*cols, 0, 0)
-	pa := sgemm.PackA(false, g.o, ckk, 1, w, ckk, sc.packedW(sgemm.PackedASize(g.o, ckk)))
 	sc.unfold.build(g)
 	plan := &sc.unfold
-	// group packs images lo:hi into buf and returns B and C's stride.
+	nl := len(plan.live)
+	bLen := sgemm.PackedBSize(nl, cols)
+	sc.ensure(workers, 0, bLen+g.o*cols, 0, 0)
+	pa := sgemm.PackA(false, g.o, nl, 1, plan.weights(w, g.o), nl, sc.packedW(sgemm.PackedASize(g.o, nl)))
+	// group packs the live rows of images lo:hi into buf and returns B and
+	// C's stride.
 	group := func(lo, hi int, buf []float32) (sgemm.PackedB, int) {
 		nc := (hi - lo) * hw
-		return sgemm.PackBRows(ckk, nc, buf, func(r int, dst []float32) {
-			plan.unfold(x, lo, hi, r, dst)
+		return sgemm.PackBRows(nl, nc, buf, func(j int, dst []float32) {
+			plan.unfold(x, lo, hi, int(plan.live[j]), dst)
 		}), nc
 	}
 	// rows computes rows o0:o1 of C = bias + W·B and scatters them to y.
@@ -240,15 +293,16 @@ func convForwardStacked(g convGeom, n, gs int, x, w, b, y []float32, sc *scratch
 // product: Wᵀ times the group's output gradients side by side, folded back
 // a block of rows at a time.
 func convGradXStacked(g convGeom, n, gs int, w, dy, out []float32, sc *scratch[float32]) {
-	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
+	hw, chw, ohw := g.hw(), g.c*g.h*g.w, g.o*g.hw()
 	ng := (n + gs - 1) / gs
 	threads := runtime.GOMAXPROCS(0)
 	cols := gs * hw
-	block := convRowBlock(ckk, cols)
-	bLen := sgemm.PackedBSize(g.o, cols)
-	pa := sgemm.PackA(true, ckk, g.o, 1, w, ckk, sc.packedW(sgemm.PackedASize(ckk, g.o)))
 	sc.unfold.build(g)
 	plan := &sc.unfold
+	nl := len(plan.live)
+	block := convRowBlock(nl, cols)
+	bLen := sgemm.PackedBSize(g.o, cols)
+	pa := sgemm.PackA(true, nl, g.o, 1, plan.weights(w, g.o), nl, sc.packedW(sgemm.PackedASize(nl, g.o)))
 	group := func(lo, hi int, buf []float32) (sgemm.PackedB, int) {
 		nc := (hi - lo) * hw
 		return sgemm.PackBRows(g.o, nc, buf, func(r int, dst []float32) {
@@ -257,14 +311,15 @@ func convGradXStacked(g convGeom, n, gs int, w, dy, out []float32, sc *scratch[f
 			}
 		}), nc
 	}
-	// fold computes rows r0:r1 of the unfoldings' gradient, a block at a
-	// time, and adds them onto ∂/∂x of images lo:hi.
-	fold := func(pb sgemm.PackedB, lo, hi, ldc, r0, r1 int, col []float32) {
-		for a := r0; a < r1; a += block {
-			z := min(a+block, r1)
+	// fold computes the live rows j0:j1 of the unfoldings' gradient, a
+	// block at a time, and adds them onto ∂/∂x of images lo:hi (the other
+	// rows would fold onto padding only).
+	fold := func(pb sgemm.PackedB, lo, hi, ldc, j0, j1 int, col []float32) {
+		for a := j0; a < j1; a += block {
+			z := min(a+block, j1)
 			sgemm.GemmPacked(pa.Rows(a, z), pb, 0, col, ldc)
-			for r := a; r < z; r++ {
-				plan.fold(col[(r-a)*ldc:(r-a+1)*ldc], lo, hi, r, out)
+			for j := a; j < z; j++ {
+				plan.fold(col[(j-a)*ldc:(j-a+1)*ldc], lo, hi, int(plan.live[j]), out)
 			}
 		}
 	}
@@ -275,12 +330,11 @@ func convGradXStacked(g convGeom, n, gs int, w, dy, out []float32, sc *scratch[f
 			clear(out[lo*chw : hi*chw])
 			buf := sc.cols[p]
 			pb, ldc := group(lo, hi, buf[:bLen])
-			fold(pb, lo, hi, ldc, 0, ckk, buf[bLen:])
+			fold(pb, lo, hi, ldc, 0, nl, buf[bLen:])
 		})
 		return
 	}
-	// Rows cut at channel boundaries that are also multiples of MR.
-	pieces := rowPieces(ckk, lcm(sgemm.Active().MR, g.k*g.k), threads)
+	pieces := plan.foldPieces(sgemm.Active().MR, threads)
 	sc.ensure(len(pieces), 0, bLen+block*cols, 0, 0)
 	clear(out[:n*chw])
 	for lo := 0; lo < n; lo += gs {
@@ -300,13 +354,15 @@ func convGradWStacked(g convGeom, n, gs int, x, dy, out []float32, sc *scratch[f
 	nc := convStackChunks(n, gs)
 	threads := runtime.GOMAXPROCS(0)
 	cols := gs * hw
-	bLen := sgemm.PackedBSize(cols, ckk)
 	sc.unfold.build(g)
 	plan := &sc.unfold
+	nl := len(plan.live)
+	bLen := sgemm.PackedBSize(cols, nl)
 	// product adds rows o0:o1 of the product of images lo:hi (packed in pb,
-	// gathered in a) to part; beta 0 on the chunk's first group.
+	// gathered in a) to part, ∂/∂W's columns of the live rows; beta 0 on the
+	// chunk's first group.
 	product := func(pb sgemm.PackedB, a []float32, lda, o0, o1 int, beta float32, part []float32) {
-		sgemm.GemmPackedB(false, o1-o0, 1, a[o0*lda:], lda, pb, beta, part[o0*ckk:], ckk)
+		sgemm.GemmPackedB(false, o1-o0, 1, a[o0*lda:], lda, pb, beta, part[o0*nl:], nl)
 	}
 	group := func(lo, hi int, buf []float32) (sgemm.PackedB, []float32, int) {
 		k := (hi - lo) * hw
@@ -316,13 +372,13 @@ func convGradWStacked(g convGeom, n, gs int, x, dy, out []float32, sc *scratch[f
 				copy(a[o*k+(i-lo)*hw:o*k+(i-lo+1)*hw], dy[i*ohw+o*hw:i*ohw+(o+1)*hw])
 			}
 		}
-		pb := sgemm.PackBCols(k, ckk, buf[:bLen], func(r int, dst []float32) {
-			plan.unfold(x, lo, hi, r, dst)
+		pb := sgemm.PackBCols(k, nl, buf[:bLen], func(j int, dst []float32) {
+			plan.unfold(x, lo, hi, int(plan.live[j]), dst)
 		})
 		return pb, a, k
 	}
 	if nc >= threads {
-		sc.ensure(min(threads, nc), nc, bLen+g.o*cols, g.o*ckk, 0)
+		sc.ensure(min(threads, nc), nc, bLen+g.o*cols, g.o*nl, 0)
 		par.Chunks(nc, func(j, p int) {
 			lo, hi := par.ChunkBounds(j, nc, n)
 			for s := lo; s < hi; s += gs {
@@ -332,7 +388,7 @@ func convGradWStacked(g convGeom, n, gs int, x, dy, out []float32, sc *scratch[f
 		})
 	} else {
 		pieces := rowPieces(g.o, 1, threads)
-		sc.ensure(1, nc, bLen+g.o*cols, g.o*ckk, 0)
+		sc.ensure(1, nc, bLen+g.o*cols, g.o*nl, 0)
 		for j := 0; j < nc; j++ {
 			lo, hi := par.ChunkBounds(j, nc, n)
 			for s := lo; s < hi; s += gs {
@@ -343,10 +399,25 @@ func convGradWStacked(g convGeom, n, gs int, x, dy, out []float32, sc *scratch[f
 			}
 		}
 	}
-	copy(out, sc.partW[0])
-	for j := 1; j < nc; j++ {
-		for i, v := range sc.partW[j] {
-			out[i] += v
+	if nl == ckk {
+		copy(out, sc.partW[0])
+		for j := 1; j < nc; j++ {
+			for i, v := range sc.partW[j] {
+				out[i] += v
+			}
+		}
+		return
+	}
+	// The partials in the same order, each live column to its place; the
+	// columns of padding rows are sums of zeros: 0.
+	clear(out[:g.o*ckk])
+	for o := 0; o < g.o; o++ {
+		for j, r := range plan.live {
+			v := sc.partW[0][o*nl+j]
+			for c := 1; c < nc; c++ {
+				v += sc.partW[c][o*nl+j]
+			}
+			out[o*ckk+int(r)] = v
 		}
 	}
 }
