@@ -9,7 +9,8 @@
 //     PyTorch's initializations), ConvTranspose, BatchNorm with its running
 //     statistics, global and adaptive average pooling;
 //   - the fused operations: convolution by im2col and SGEMM (Conv2dIm2col;
-//     fastconv.go, convpacked.go, blas_*.go), batch norm with or without
+//     fastconv.go, convpacked.go, blas_*.go; on maps of fewer than 256
+//     values several images a product, convstacked.go), batch norm with or without
 //     ReLU in training and evaluation mode (bnfused.go), the 2×2 max pool
 //     with or without ReLU (pool.go), and the batch-norm statistics sweep
 //     that lets a bag loss evaluated in chunks see the whole minibatch's
