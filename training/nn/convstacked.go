@@ -146,6 +146,12 @@ func (p *unfoldPlan) build(g convGeom) {
 			p.live = append(p.live, int32(r))
 		}
 	}
+	if len(p.live) == 0 {
+		// Every output position reads padding only (padding wider than the
+		// image's reach): keep row 0, all zeros, so that the products have a
+		// k; y is then the bias, ∂/∂x and ∂/∂W zeros, as on the full path.
+		p.live = append(p.live, 0)
+	}
 }
 
 // weights returns W (o × c·k·k) with only the columns of the live rows
