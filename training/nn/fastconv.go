@@ -202,7 +202,7 @@ func gemm[F float](tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb
 // scratch is per-goroutine and per-chunk working memory of a conv op,
 // kept between runs.
 type scratch[F float] struct {
-	cols   [][]F      // per worker: one image's im2col buffer
+	cols   [][]F      // per worker: one image's im2col buffer, or a stacked group's packed B and product
 	partW  [][]F      // per chunk: partial ∂/∂W
 	partB  [][]F      // per chunk: partial ∂/∂b
 	packW  []F        // the weights packed once per run (packed float32 path)
