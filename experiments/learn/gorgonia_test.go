@@ -18,6 +18,7 @@ package learn
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/llpfc/llpfc/estimators"
@@ -225,7 +226,7 @@ func TestResizeBilinear(t *testing.T) {
 			}
 		}
 	}
-	assert.True(t, equalF32(ResizeBilinear(ramp, c, h, w, h, w), ramp), "resize to the same size is not the identity")
+	assert.True(t, slices.Equal(ResizeBilinear(ramp, c, h, w, h, w), ramp), "resize to the same size is not the identity")
 	big := ResizeBilinear(ramp, c, h, w, H, W)
 	require.Lenf(t, big, c*H*W, "%d values, want %d", len(big), c*H*W)
 	for p := 0; p < c; p++ {
@@ -244,16 +245,4 @@ func TestResizeBilinear(t *testing.T) {
 	h2, w2 = InputSide("wrn-16-4", 28, 28)
 	assert.Equalf(t, 28, h2, "wrn-16-4 on 28×28: %d×%d, want 28×28", h2, w2)
 	assert.Equalf(t, 28, w2, "wrn-16-4 on 28×28: %d×%d, want 28×28", h2, w2)
-}
-
-func equalF32(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
