@@ -120,10 +120,17 @@ type unfoldPlan struct {
 	hw, chw int
 	ckk, kk int
 	wLive   []float32
+	geom    convGeom // the geometry the plan was built for (when built)
+	built   bool
 }
 
-// build makes the plan of geometry g, reusing p's memory.
+// build makes the plan of geometry g, reusing p's memory; a plan already
+// built for g is kept (a layer's forward, ∂/∂x and ∂/∂W ask for the same).
 func (p *unfoldPlan) build(g convGeom) {
+	if p.built && p.geom == g {
+		return
+	}
+	p.geom, p.built = g, true
 	p.tab = unfoldTable(g, p.tab)
 	p.hw, p.chw, p.ckk, p.kk = g.hw(), g.c*g.h*g.w, g.ckk(), g.k*g.k
 	p.first, p.runs, p.live = append(p.first[:0], 0), p.runs[:0], p.live[:0]

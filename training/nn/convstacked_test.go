@@ -157,9 +157,11 @@ func TestConvStackGroup(t *testing.T) {
 // exactly those whose every entry is padding (counted on im2colRow's own
 // output, with the image all ones).
 func TestUnfoldPlanLiveRows(t *testing.T) {
+	// One plan for every case, as a shared workspace holds one: each build
+	// for a new geometry replaces the last.
+	var p unfoldPlan
 	for _, c := range append(stackedCases, convCases...) {
 		g := newConvGeom(c.c, c.h, c.w, c.o, c.k, c.pad, c.stride)
-		var p unfoldPlan
 		p.build(g)
 		ones := make([]float32, c.c*c.h*c.w)
 		for i := range ones {
@@ -182,7 +184,6 @@ func TestUnfoldPlanLiveRows(t *testing.T) {
 		require.Equal(t, want, append([]int32(nil), p.live...), "%+v", c)
 	}
 	// A 1×1 map with a 3×3 kernel keeps the centre tap of each channel.
-	var p unfoldPlan
 	p.build(newConvGeom(3, 1, 1, 2, 3, 1, 1))
 	require.Equal(t, []int32{4, 13, 22}, p.live)
 }
