@@ -5,14 +5,25 @@ import "math"
 // AdamCoef are the constants of one Adam update of training/optim (PyTorch's
 // Adam and AdamW), all in float32 as the optimizer rounds them.
 type AdamCoef struct {
-	B1, B2                 float32 // β₁, β₂
-	OneMinusB1, OneMinusB2 float32 // 1 − β₁ and 1 − β₂, rounded to float32
-	StepSize               float32 // lr/(1 − β₁ᵗ)
-	BC2                    float32 // √(1 − β₂ᵗ)
-	Eps                    float32 // ε
-	WD                     float32 // λ of the L2 term added to the gradient (Decoupled false)
-	Decay                  float32 // 1 − lr·λ, the factor of AdamW's decoupled decay (Decoupled true)
-	Decoupled              bool
+	B1, B2    float32 // β₁, β₂
+	StepSize  float32 // lr/(1 − β₁ᵗ)
+	BC2       float32 // √(1 − β₂ᵗ)
+	Eps       float32 // ε
+	WD        float32 // λ of the L2 term added to the gradient (Decoupled false)
+	Decay     float32 // 1 − lr·λ, the factor of AdamW's decoupled decay (Decoupled true)
+	Decoupled bool
+}
+
+// adamConsts is AdamCoef with 1 − β₁ and 1 − β₂ (rounded to float32) beside
+// them, in the layout the assembly reads.
+type adamConsts struct {
+	B1, B2, OneMinusB1, OneMinusB2, StepSize, BC2, Eps, WD, Decay float32
+	Decoupled                                                     bool
+}
+
+func (c *AdamCoef) consts() *adamConsts {
+	return &adamConsts{B1: c.B1, B2: c.B2, OneMinusB1: 1 - c.B1, OneMinusB2: 1 - c.B2, StepSize: c.StepSize,
+		BC2: c.BC2, Eps: c.Eps, WD: c.WD, Decay: c.Decay, Decoupled: c.Decoupled}
 }
 
 // Adam applies one Adam update to the parameters p with gradients g and
@@ -26,17 +37,18 @@ type AdamCoef struct {
 // bits.
 func Adam(p, g, m, v []float32, c *AdamCoef) {
 	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	k := c.consts()
 	n := 0
 	if useAsm {
 		n = len(p) &^ 7
 		if n > 0 {
-			adamAsm(&p[0], &g[0], &m[0], &v[0], n, c)
+			adamAsm(&p[0], &g[0], &m[0], &v[0], n, k)
 		}
 	}
-	adamGo(p[n:], g[n:], m[n:], v[n:], c)
+	adamGo(p[n:], g[n:], m[n:], v[n:], k)
 }
 
-func adamGo(p, g, m, v []float32, c *AdamCoef) {
+func adamGo(p, g, m, v []float32, c *adamConsts) {
 	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
 	for i := range p {
 		gi := g[i]

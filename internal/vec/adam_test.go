@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The assembly reads AdamCoef by these offsets.
+// The assembly reads adamConsts by these offsets.
 func TestAdamCoefLayout(t *testing.T) {
-	var c AdamCoef
+	var c adamConsts
 	require.Equal(t, []uintptr{0, 4, 8, 12, 16, 20, 24, 28, 32, 36}, []uintptr{
 		unsafe.Offsetof(c.B1), unsafe.Offsetof(c.B2), unsafe.Offsetof(c.OneMinusB1), unsafe.Offsetof(c.OneMinusB2),
 		unsafe.Offsetof(c.StepSize), unsafe.Offsetof(c.BC2), unsafe.Offsetof(c.Eps), unsafe.Offsetof(c.WD),
@@ -28,8 +28,8 @@ func adamRef(p, g, m, v float32, c *AdamCoef) (float32, float32, float32) {
 	} else {
 		G = r(G + r(float64(c.WD)*P))
 	}
-	M = r(r(float64(c.B1)*M) + r(float64(c.OneMinusB1)*G))
-	V = r(r(float64(c.B2)*V) + r(r(float64(c.OneMinusB2)*G)*G))
+	M = r(r(float64(c.B1)*M) + r(r(1-float64(c.B1))*G))
+	V = r(r(float64(c.B2)*V) + r(r(r(1-float64(c.B2))*G)*G))
 	den := r(r(r(math.Sqrt(V))/float64(c.BC2)) + float64(c.Eps))
 	P = r(P - r(r(float64(c.StepSize)*M)/den))
 	return float32(P), float32(M), float32(V)
@@ -51,7 +51,7 @@ func TestAdamExact(t *testing.T) {
 				m, v := make([]float32, n), make([]float32, n)
 				wp, wm, wv := append([]float32(nil), p...), make([]float32, n), make([]float32, n)
 				for step := 1; step <= 3; step++ {
-					c := &AdamCoef{B1: 0.9, B2: 0.999, OneMinusB1: 1 - float32(0.9), OneMinusB2: 1 - float32(0.999),
+					c := &AdamCoef{B1: 0.9, B2: 0.999,
 						StepSize: float32(1e-3 / (1 - math.Pow(0.9, float64(step)))), BC2: float32(math.Sqrt(1 - math.Pow(0.999, float64(step)))),
 						Eps: 1e-8, WD: 5e-4, Decay: 1 - 1e-3*5e-4, Decoupled: decoupled}
 					for i := range wp {
@@ -78,7 +78,7 @@ func BenchmarkAdam(b *testing.B) {
 	r := rand.New(rand.NewPCG(7, 8))
 	p, g := randRow(r, n), randRow(r, n)
 	m, v := make([]float32, n), make([]float32, n)
-	c := &AdamCoef{B1: 0.9, B2: 0.999, OneMinusB1: 0.1, OneMinusB2: 1 - float32(0.999), StepSize: 1e-3, BC2: 0.03, Eps: 1e-8}
+	c := &AdamCoef{B1: 0.9, B2: 0.999, StepSize: 1e-3, BC2: 0.03, Eps: 1e-8}
 	for _, asm := range []bool{false, true} {
 		if asm && !HasAVX2 {
 			continue

@@ -209,8 +209,8 @@ gnomask:
 	VZEROUPPER
 	RET
 
-// func adamAsm(theta, grad, m, v *float32, n int, c *AdamCoef)
-// n is a positive multiple of 8. AdamCoef: B1 0, B2 4, OneMinusB1 8,
+// func adamAsm(theta, grad, m, v *float32, n int, c *adamConsts)
+// n is a positive multiple of 8. adamConsts: B1 0, B2 4, OneMinusB1 8,
 // OneMinusB2 12, StepSize 16, BC2 20, Eps 24, WD 28, Decay 32, Decoupled 36.
 // Each operation is adamGo's, rounded separately.
 TEXT ·adamAsm(SB), NOSPLIT, $0-48

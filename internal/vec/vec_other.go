@@ -16,4 +16,4 @@ func maskedSumsAsm(x, dy *float32, n int, a, b float32, relu bool, mu float64) (
 func gradAsm(dx, x, dy *float32, n int, a, b float32, relu bool, k, q, r, m float32) {
 	panic("vec: no assembly here")
 }
-func adamAsm(theta, grad, m, v *float32, n int, c *AdamCoef) { panic("vec: no assembly here") }
+func adamAsm(theta, grad, m, v *float32, n int, c *adamConsts) { panic("vec: no assembly here") }

@@ -231,7 +231,7 @@ func (o *Optimizer) Step(params, grads [][]float32, lr float64) error {
 		bc2 := float32(math.Sqrt(1 - math.Pow(c.Beta2, t)))
 		// One update value by value, in AVX2 where the processor has it
 		// (internal/vec.Adam: the same bits as the Go loop it replaced).
-		coef := &vec.AdamCoef{B1: b1, B2: b2, OneMinusB1: 1 - b1, OneMinusB2: 1 - b2, StepSize: stepSize, BC2: bc2,
+		coef := &vec.AdamCoef{B1: b1, B2: b2, StepSize: stepSize, BC2: bc2,
 			Eps: float32(c.Eps), WD: wd, Decay: 1 - lr32*wd, Decoupled: c.Name == "adamw"}
 		for k, p := range params {
 			g := grads[k]
