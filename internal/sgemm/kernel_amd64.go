@@ -28,3 +28,9 @@ func kernelAVX512(kk int, a, b, c *float32, ldc int, load bool)
 //
 //go:noescape
 func transpose8x8(dst *float32, ldd int, src *float32, lds int)
+
+// pack6x8 writes dst[p*6+i] = src[i*lds+p] for i < 6, p < 8: eight columns
+// of a six-row strip of A in packA's layout (AVX, transpose_amd64.s).
+//
+//go:noescape
+func pack6x8(dst *float32, src *float32, lds int)

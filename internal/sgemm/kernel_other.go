@@ -18,3 +18,7 @@ func kernelAVX512(kk int, a, b, c *float32, ldc int, load bool) {
 func transpose8x8(dst *float32, ldd int, src *float32, lds int) {
 	panic("sgemm: no assembly transpose on this architecture")
 }
+
+func pack6x8(dst *float32, src *float32, lds int) {
+	panic("sgemm: no assembly transpose on this architecture")
+}

@@ -379,6 +379,10 @@ func packB(nr int, tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32) 
 	}
 }
 
+// usePack6x8 selects pack6x8 for full six-row strips of a non-transposed A
+// (tests switch it off to compare it with the loop).
+var usePack6x8 = haveAsm
+
 // packA writes α·A(ic:ic+rows, pc:pc+kk) as strips of mr rows, k-major
 // within a strip (strip r holds kk columns of mr values), zero-padded past
 // rows.
@@ -403,9 +407,20 @@ func packA(mr int, tA bool, a []float32, lda int, alpha float32, ic, rows, pc, k
 			}
 			continue
 		}
-		for i := 0; i < h; i++ { // one row of A at a time, written at stride mr
-			src := a[(ic+ir+i)*lda+pc : (ic+ir+i)*lda+pc+kk]
-			out := strip[i:]
+		p0 := 0
+		if usePack6x8 && mr == 6 && h == 6 && alpha == 1 {
+			// Eight columns of the six rows at a time, transposed in AVX
+			// registers (the Winograd convolution's ∂/∂W packs a K×T
+			// operand per product: by single values this took a twelfth
+			// of WRN-16-4's step).
+			_ = a[(ic+ir+5)*lda+pc+kk-1]
+			for ; p0+8 <= kk; p0 += 8 {
+				pack6x8(&strip[p0*6], &a[(ic+ir)*lda+pc+p0], lda)
+			}
+		}
+		for i := 0; i < h && p0 < kk; i++ { // one row of A at a time, written at stride mr
+			src := a[(ic+ir+i)*lda+pc+p0 : (ic+ir+i)*lda+pc+kk]
+			out := strip[p0*mr+i:]
 			if alpha == 1 {
 				for p, v := range src {
 					out[p*mr] = v

@@ -67,3 +67,67 @@ TEXT ·transpose8x8(SB), NOSPLIT, $0-32
 	VMOVUPS Y15, (DI)
 	VZEROUPPER
 	RET
+
+// func pack6x8(dst *float32, src *float32, lds int)
+// dst[p*6+i] = src[i*lds+p] for i < 6, p < 8: eight columns of six rows of
+// A, as packA lays out a strip of the 6×16 kernel (48 contiguous values).
+// The rows are unpacked and shuffled in pairs as in transpose8x8, against
+// zero for the missing rows 6 and 7, and each column stored as four values
+// and two.
+TEXT ·pack6x8(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lds+16(FP), R9
+	SHLQ $2, R9
+	VMOVUPS (SI), Y0
+	ADDQ R9, SI
+	VMOVUPS (SI), Y1
+	ADDQ R9, SI
+	VMOVUPS (SI), Y2
+	ADDQ R9, SI
+	VMOVUPS (SI), Y3
+	ADDQ R9, SI
+	VMOVUPS (SI), Y4
+	ADDQ R9, SI
+	VMOVUPS (SI), Y5
+	VXORPS Y12, Y12, Y12
+	VUNPCKLPS Y1, Y0, Y6  // r0[0] r1[0] r0[1] r1[1] | r0[4] r1[4] r0[5] r1[5]
+	VUNPCKHPS Y1, Y0, Y7  // r0[2] r1[2] r0[3] r1[3] | r0[6] …
+	VUNPCKLPS Y3, Y2, Y8
+	VUNPCKHPS Y3, Y2, Y9
+	VUNPCKLPS Y5, Y4, Y10
+	VUNPCKHPS Y5, Y4, Y11
+	VSHUFPS $0x44, Y8, Y6, Y0  // r0..r3 of columns 0 | 4
+	VSHUFPS $0xEE, Y8, Y6, Y1  // 1 | 5
+	VSHUFPS $0x44, Y9, Y7, Y2  // 2 | 6
+	VSHUFPS $0xEE, Y9, Y7, Y3  // 3 | 7
+	VSHUFPS $0x44, Y12, Y10, Y4 // r4, r5 of columns 0 | 4
+	VSHUFPS $0xEE, Y12, Y10, Y5 // 1 | 5
+	VSHUFPS $0x44, Y12, Y11, Y6 // 2 | 6
+	VSHUFPS $0xEE, Y12, Y11, Y7 // 3 | 7
+	VMOVUPS X0, 0(DI)
+	VMOVSD X4, 16(DI)
+	VMOVUPS X1, 24(DI)
+	VMOVSD X5, 40(DI)
+	VMOVUPS X2, 48(DI)
+	VMOVSD X6, 64(DI)
+	VMOVUPS X3, 72(DI)
+	VMOVSD X7, 88(DI)
+	VEXTRACTF128 $1, Y0, X0
+	VEXTRACTF128 $1, Y4, X4
+	VEXTRACTF128 $1, Y1, X1
+	VEXTRACTF128 $1, Y5, X5
+	VEXTRACTF128 $1, Y2, X2
+	VEXTRACTF128 $1, Y6, X6
+	VEXTRACTF128 $1, Y3, X3
+	VEXTRACTF128 $1, Y7, X7
+	VMOVUPS X0, 96(DI)
+	VMOVSD X4, 112(DI)
+	VMOVUPS X1, 120(DI)
+	VMOVSD X5, 136(DI)
+	VMOVUPS X2, 144(DI)
+	VMOVSD X6, 160(DI)
+	VMOVUPS X3, 168(DI)
+	VMOVSD X7, 184(DI)
+	VZEROUPPER
+	RET

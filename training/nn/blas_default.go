@@ -22,7 +22,11 @@ const BLASName = "gonum+sgemm"
 // machine (internal/sgemm: the micro-kernel chosen at start-up, the blocking
 // derived from the caches; issue 41), for benchmark results.
 func GEMMKernels() string {
-	return sgemm.Active().Name + ", " + sgemm.ActiveBlocking().String()
+	s := sgemm.Active().Name + ", " + sgemm.ActiveBlocking().String()
+	if useWinograd {
+		s += "; 3×3 stride-1 convolutions by Winograd F(2×2,3×3)"
+	}
+	return s
 }
 
 // pureGoBLAS is gonum's BLAS with Sgemm from internal/sgemm.

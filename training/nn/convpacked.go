@@ -21,6 +21,10 @@ var usePackedConv = false
 // shared out to the cores; each product runs in its worker.
 func convForwardPacked(g convGeom, n int, x, w, b, y []float32, sc *scratch[float32]) {
 	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
+	if winogradOK(g) {
+		convForwardWinograd(g, n, x, w, b, y, sc)
+		return
+	}
 	if gs := convStackGroup(n, hw); gs > 1 {
 		convForwardStacked(g, n, gs, x, w, b, y, sc)
 		return
@@ -52,6 +56,10 @@ func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scrat
 		if len(in) != g.o*ckk || len(out) != n*chw {
 			return errors.New("Conv2dIm2colGrad: sizes do not match the geometry")
 		}
+		if winogradOK(g) {
+			convGradXWinograd(g, n, in, dy, out, sc)
+			return nil
+		}
 		if gs := convStackGroup(n, hw); gs > 1 {
 			convGradXStacked(g, n, gs, in, dy, out, sc)
 			return nil
@@ -82,6 +90,10 @@ func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scrat
 	}
 	if len(in) != n*chw || len(out) != g.o*ckk {
 		return errors.New("Conv2dIm2colGrad: sizes do not match the geometry")
+	}
+	if winogradOK(g) {
+		convGradWWinograd(g, n, in, dy, out, sc)
+		return nil
 	}
 	if gs := convStackGroup(n, hw); gs > 1 {
 		convGradWStacked(g, n, gs, in, dy, out, sc)

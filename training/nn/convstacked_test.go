@@ -83,6 +83,8 @@ func convPackedAll(t *testing.T, c convCase, seed int64, procs int) [3][]float32
 func TestConvStackedMatchesPerImage(t *testing.T) {
 	defer sgemm.SetKernel(sgemm.Active())
 	defer func(v bool) { stackConv = v }(stackConv)
+	defer func(v bool) { useWinograd = v }(useWinograd)
+	useWinograd = false // the stacked and per-image paths are compared here
 	for _, kern := range []sgemm.Kernel{sgemm.KernelAVX512, sgemm.KernelAVX2, sgemm.KernelGo} {
 		if !sgemm.Supported(kern) {
 			t.Logf("kernel %s not supported here", kern.Name)

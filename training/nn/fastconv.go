@@ -207,6 +207,7 @@ type scratch[F float] struct {
 	partB  [][]F      // per chunk: partial ∂/∂b
 	packW  []F        // the weights packed once per run (packed float32 path)
 	unfold unfoldPlan // a small map's unfolding as runs (stacked path)
+	wino   []F        // the Winograd path's transformed operands and products
 	nchunk int
 }
 

@@ -1,0 +1,18 @@
+//go:build !amd64
+
+package wino
+
+const useAsm = false
+
+func input8(d *float32, pw int, v *float32, stride int)             { panic("wino: no assembly here") }
+func outGrad8(dy0, dy1 *float32, dh *float32, stride int)           { panic("wino: no assembly here") }
+func output8(m *float32, stride int, bias float32, y0, y1 *float32) { panic("wino: no assembly here") }
+func inputGradRow8(s *float32, sw int, dx *float32)                 { panic("wino: no assembly here") }
+func gradSEven8(zc, zp *float32, stride int, dst *float32, sw int)  { panic("wino: no assembly here") }
+func gradSOdd8(zc, zp *float32, stride int, dst *float32, sw int)   { panic("wino: no assembly here") }
+func input4(d *float32, pw int, v *float32, stride int)             { panic("wino: no assembly here") }
+func outGrad4(dy0, dy1 *float32, dh *float32, stride int)           { panic("wino: no assembly here") }
+func output4(m *float32, stride int, bias float32, y0, y1 *float32) { panic("wino: no assembly here") }
+func inputGradRow4(s *float32, sw int, dx *float32)                 { panic("wino: no assembly here") }
+func gradSEven4(zc, zp *float32, stride int, dst *float32, sw int)  { panic("wino: no assembly here") }
+func gradSOdd4(zc, zp *float32, stride int, dst *float32, sw int)   { panic("wino: no assembly here") }

@@ -1,0 +1,286 @@
+package nn
+
+import (
+	"runtime"
+
+	"github.com/llpfc/llpfc/internal/par"
+	"github.com/llpfc/llpfc/internal/sgemm"
+	"github.com/llpfc/llpfc/internal/wino"
+)
+
+// Winograd's minimal filtering F(2×2, 3×3) for the 3×3, stride-1, padding-1
+// convolutions that make up most of WRN-16-4, ResNet18 and VGG16 (issue 41;
+// Lavin and Gray, "Fast Algorithms for Convolutional Neural Networks", CVPR
+// 2016). The output is cut into 2×2 tiles; tile t of channel k is
+//
+//	Y_t = Aᵀ [ Σ_c U_{k,c} ⊙ V_{c,t} ] A,  U = G g Gᵀ,  V = Bᵀ d B,
+//
+// with g the 3×3 kernel, d the 4×4 input patch the tile reads and A, B, G the
+// fixed 4×2, 4×4 and 4×3 matrices below (entries 0, ±1 and ½, so the
+// transforms are additions and halvings). For each of the 16 positions ξ of
+// the 4×4 transformed tile, Σ_c U_ξ[k,c]·V_ξ[c,t] is one matrix product
+// (K×C times C×T, T tiles): 16 products of 16·K·C·T multiply-adds where
+// im2col's one product has 36·K·C·T, 2.25× fewer.
+//
+// The two gradients are the same computation transposed (the forward is
+// linear in g and in d), so they too are 16 products each:
+//
+//	∂/∂d of a tile = B [ Σ_k U_ξ[k,c]·D̂_ξ[k,t] ] Bᵀ, D̂ = A ∂Y Aᵀ,
+//	                 added onto the 4×4 patch the tile read;
+//	∂/∂g           = Gᵀ [ Σ_t D̂_ξ[k,t]·V_ξ[c,t] ] G.
+//
+// They are therefore the exact gradients of the function the forward
+// computes, which is the convolution in exact arithmetic; in float32 the
+// sums are grouped differently from im2col's, and the results agree with it
+// to rounding (TestWinogradMatchesDirect, against a float64 direct
+// convolution).
+//
+// The images are taken a group at a time (winoTiles: about 2¹⁷ values of
+// the larger transformed operand), and each group runs in three phases
+// shared out to the cores: the transforms by planes of (image, channel),
+// the 16 products by ξ, the inverse transforms by planes. No two threads
+// write one value, every sum runs in an order fixed by the geometry and the
+// batch size, and ∂/∂g sums the groups one after the other: the results do
+// not depend on the number of threads.
+
+// useWinograd sends eligible float32 convolutions through F(2×2, 3×3)
+// (tests switch it off to compare the other paths bit for bit).
+var useWinograd = true
+
+// SetWinograd turns the Winograd path of the 3×3, stride-1 convolutions on
+// (the default) or off and returns the previous setting. Off, they run as
+// im2col products, whose float32 sums differ from the direct convolution's
+// only by their order; on, the transforms add a few roundings more: the
+// results agree to float32 rounding all the same, but an optimizer such as
+// Adam, whose first steps move a weight by ±lr whatever its gradient's size,
+// can turn the rounding of a near-zero gradient into a step. Call it between
+// runs, not during one.
+func SetWinograd(on bool) bool {
+	was := useWinograd
+	useWinograd = on
+	return was
+}
+
+// winoMinChannels is the fewest input and output channels for which the
+// Winograd path is taken: with fewer, the products are too thin for the
+// micro-kernel and the transforms dominate (the 3-channel first layers).
+const winoMinChannels = 16
+
+// winogradOK reports whether convolution g takes the Winograd path.
+func winogradOK(g convGeom) bool {
+	return useWinograd && g.k == 3 && g.stride == 1 && g.pad == 1 &&
+		g.c >= winoMinChannels && g.o >= winoMinChannels && g.h >= 2 && g.w >= 2
+}
+
+// winoGroupValues bounds the columns T of ∂/∂W's group products:
+// T·max(C, K) is at most this many values (one of the 16 products' B or C:
+// 512 KiB), unless one image alone has more tiles. The forward and ∂/∂x
+// take groups of at most winoOwnValues, each group on one core from its
+// transforms to its inverse transforms, so that its buffers stay in that
+// core's caches. Tests lower both to cut small batches into several groups.
+var winoGroupValues, winoOwnValues = 1 << 17, 1 << 14
+
+// winoTiles is the tiling of a convolution's output for n images.
+type winoTiles struct {
+	th, tw, tpi int // tile rows and columns of one image, tiles per image
+	gi          int // images per group
+	t           int // columns of a group: gi·tpi
+	ld          int // the stride of the group buffers' rows: t + 16
+}
+
+// stride is the distance between the 16 matrices of rows rows in a group
+// buffer: rows·ld + 32. With t a power of two, neither ld nor the matrices'
+// stride is a multiple of 4 KiB: the 16 values of a tile written at once
+// (and the rows the packing reads together) would otherwise fall into the
+// same sets of L1, which evicted them from one another (measured: the
+// transforms took half of WRN-16-4's step).
+func (wt winoTiles) stride(rows int) int { return rows*wt.ld + 32 }
+
+func newWinoTiles(g convGeom, n, values int) winoTiles {
+	th, tw := (g.h+1)/2, (g.w+1)/2
+	tpi := th * tw
+	gi := max(1, min(n, values/max(g.c, g.o)/tpi))
+	return winoTiles{th: th, tw: tw, tpi: tpi, gi: gi, t: gi * tpi, ld: gi*tpi + 16}
+}
+
+// winoScratch returns the scratch's Winograd buffer cut into pieces of the
+// given lengths.
+func (s *scratch[F]) winoScratch(sizes ...int) [][]F {
+	total := 0
+	for _, n := range sizes {
+		total += n
+	}
+	if cap(s.wino) < total {
+		s.wino = make([]F, total)
+	}
+	out := make([][]F, len(sizes))
+	buf := s.wino[:total]
+	for i, n := range sizes {
+		out[i], buf = buf[:n:n], buf[n:]
+	}
+	return out
+}
+
+// winoPlanes runs f over the planes [0, n) of a group, shared out to the
+// cores, with each core's scratch plane (pads[worker]).
+func winoPlanes(n int, pads [][]float32, f func(lo, hi int, pad []float32)) {
+	nc := min(n, 4*len(pads))
+	par.Chunks(nc, func(j, p int) {
+		lo, hi := par.ChunkBounds(j, nc, n)
+		f(lo, hi, pads[p])
+	})
+}
+
+// winoWeights writes U_ξ = G g Gᵀ of the K×C×3×3 weights w into u (16
+// K×C matrices), shared out to the cores by output channel.
+func winoWeights(w []float32, k, c int, u []float32) {
+	par.Channels(k, func(lo, hi int) { wino.Weights(w, k, c, lo, hi, u, winoUStride(k, c)) })
+}
+
+// winoUStride is the distance between the 16 K×C matrices U_ξ (and ∂U_ξ):
+// K·C + 32, so that the 16 values of one kernel do not share a set of L1
+// when K·C is a multiple of 1024.
+func winoUStride(k, c int) int { return k*c + 32 }
+
+// winoPackU packs U_ξ (tr: U_ξᵀ) for each ξ into the scratch's packed
+// weights and returns the 16 packed operands.
+func winoPackU(u []float32, k, c int, tr bool, sc *scratch[float32]) []sgemm.PackedA {
+	m, kk := k, c
+	if tr {
+		m, kk = c, k
+	}
+	size := sgemm.PackedASize(m, kk)
+	buf := sc.packedW(16 * size)
+	pas := make([]sgemm.PackedA, 16)
+	par.Chunks(16, func(xi, _ int) {
+		us := winoUStride(k, c)
+		pas[xi] = sgemm.PackA(tr, m, kk, 1, u[xi*us:xi*us+k*c], c, buf[xi*size:(xi+1)*size])
+	})
+	return pas
+}
+
+// winoOwnGroups cuts n images into groups of at most winoOwnValues (and
+// into at least as many groups as threads, where the batch allows) and
+// returns the tiling, the number of groups and of workers. A forward or
+// ∂/∂x value is one product's sum over the channels, the same whatever the
+// group, so the cut may depend on the threads.
+func winoOwnGroups(g convGeom, n int) (winoTiles, int, int) {
+	wt := newWinoTiles(g, n, winoOwnValues)
+	threads := runtime.GOMAXPROCS(0)
+	if gi := (n + threads - 1) / threads; gi < wt.gi {
+		wt.gi, wt.t, wt.ld = gi, gi*wt.tpi, gi*wt.tpi+16
+	}
+	ng := (n + wt.gi - 1) / wt.gi
+	return wt, ng, min(threads, ng)
+}
+
+// convForwardWinograd is the forward of a convolution that winogradOK
+// accepts.
+func convForwardWinograd(g convGeom, n int, x, w, b, y []float32, sc *scratch[float32]) {
+	C, K, hw := g.c, g.o, g.h*g.w
+	wt, ng, workers := winoOwnGroups(g, n)
+	ld, vs, ms := wt.ld, wt.stride(C), wt.stride(K)
+	u := sc.winoScratch(16 * winoUStride(K, C))[0]
+	winoWeights(w, K, C, u)
+	pas := winoPackU(u, K, C, false, sc)
+	padLen := wino.PadSize(g.h, g.w)
+	sc.ensure(workers, 0, 16*vs+16*ms+padLen, 0, 0)
+	par.Chunks(ng, func(j, p int) {
+		buf := sc.cols[p]
+		v, m, pad := buf[:16*vs], buf[16*vs:16*(vs+ms)], buf[16*(vs+ms):]
+		lo, hi := j*wt.gi, min(n, (j+1)*wt.gi)
+		nt := (hi - lo) * wt.tpi
+		for i := 0; i < hi-lo; i++ {
+			for c := 0; c < C; c++ {
+				wino.Input(x[((lo+i)*C+c)*hw:], g.h, g.w, pad, v[c*ld+i*wt.tpi:], vs)
+			}
+		}
+		for xi := 0; xi < 16; xi++ {
+			sgemm.GemmPackedA(pas[xi], nt, false, v[xi*vs:], ld, 0, m[xi*ms:], ld)
+		}
+		for i := 0; i < hi-lo; i++ {
+			for k := 0; k < K; k++ {
+				var bias float32
+				if b != nil {
+					bias = b[k]
+				}
+				wino.Output(m[k*ld+i*wt.tpi:], ms, g.h, g.w, bias, pad, y[((lo+i)*K+k)*hw:])
+			}
+		}
+	})
+}
+
+// convGradXWinograd is ∂/∂x of a convolution that winogradOK accepts.
+func convGradXWinograd(g convGeom, n int, w, dy, dx []float32, sc *scratch[float32]) {
+	C, K, hw := g.c, g.o, g.h*g.w
+	wt, ng, workers := winoOwnGroups(g, n)
+	ld, ds, zs := wt.ld, wt.stride(K), wt.stride(C)
+	u := sc.winoScratch(16 * winoUStride(K, C))[0]
+	winoWeights(w, K, C, u)
+	pas := winoPackU(u, K, C, true, sc)
+	padLen := wino.PadSize(g.h, g.w)
+	sc.ensure(workers, 0, 16*ds+16*zs+padLen, 0, 0)
+	par.Chunks(ng, func(j, p int) {
+		buf := sc.cols[p]
+		dh, z, pad := buf[:16*ds], buf[16*ds:16*(ds+zs)], buf[16*(ds+zs):]
+		lo, hi := j*wt.gi, min(n, (j+1)*wt.gi)
+		nt := (hi - lo) * wt.tpi
+		for i := 0; i < hi-lo; i++ {
+			for k := 0; k < K; k++ {
+				wino.OutGrad(dy[((lo+i)*K+k)*hw:], g.h, g.w, dh[k*ld+i*wt.tpi:], ds)
+			}
+		}
+		for xi := 0; xi < 16; xi++ {
+			sgemm.GemmPackedA(pas[xi], nt, false, dh[xi*ds:], ld, 0, z[xi*zs:], ld)
+		}
+		for i := 0; i < hi-lo; i++ {
+			for c := 0; c < C; c++ {
+				wino.InputGrad(z[c*ld+i*wt.tpi:], zs, g.h, g.w, pad, dx[((lo+i)*C+c)*hw:])
+			}
+		}
+	})
+}
+
+// convGradWWinograd is ∂/∂W of a convolution that winogradOK accepts: the
+// 16 products ∂U_ξ = D̂_ξ V_ξᵀ summed over the groups in order, then
+// transformed back.
+func convGradWWinograd(g convGeom, n int, x, dy, dw []float32, sc *scratch[float32]) {
+	C, K, hw := g.c, g.o, g.h*g.w
+	wt := newWinoTiles(g, n, winoGroupValues)
+	ld, vs, ds := wt.ld, wt.stride(C), wt.stride(K)
+	workers := min(runtime.GOMAXPROCS(0), 16)
+	aSize, bSize := sgemm.PackedASize(K, wt.t), sgemm.PackedBSize(wt.t, C)
+	bufs := sc.winoScratch(16*winoUStride(K, C), 16*vs, 16*ds, workers*(aSize+bSize))
+	du, v, dh, ab := bufs[0], bufs[1], bufs[2], bufs[3]
+	sc.ensure(workers, 0, wino.PadSize(g.h, g.w), 0, 0)
+	for lo := 0; lo < n; lo += wt.gi {
+		hi := min(n, lo+wt.gi)
+		nt := (hi - lo) * wt.tpi
+		gc := (hi - lo) * C
+		winoPlanes((hi-lo)*(C+K), sc.cols, func(a, e int, pad []float32) {
+			for pl := a; pl < e; pl++ {
+				if pl < gc {
+					i, c := pl/C, pl%C
+					wino.Input(x[((lo+i)*C+c)*hw:], g.h, g.w, pad, v[c*ld+i*wt.tpi:], vs)
+					continue
+				}
+				i, k := (pl-gc)/K, (pl-gc)%K
+				wino.OutGrad(dy[((lo+i)*K+k)*hw:], g.h, g.w, dh[k*ld+i*wt.tpi:], ds)
+			}
+		})
+		var beta float32
+		if lo > 0 {
+			beta = 1
+		}
+		par.Chunks(16, func(xi, worker int) {
+			buf := ab[worker*(aSize+bSize) : (worker+1)*(aSize+bSize)]
+			pa := sgemm.PackA(false, K, nt, 1, dh[xi*ds:], ld, buf[:aSize])
+			// V_ξᵀ packed by 8×8 transposes: its columns are V_ξ's rows.
+			vx := v[xi*vs:]
+			pb := sgemm.PackBCols(nt, C, buf[aSize:], func(j int, dst []float32) { copy(dst, vx[j*ld:j*ld+nt]) })
+			us := winoUStride(K, C)
+			sgemm.GemmPacked(pa, pb, beta, du[xi*us:xi*us+K*C], C)
+		})
+	}
+	par.Channels(K, func(lo, hi int) { wino.WeightGrad(du, winoUStride(K, C), K, C, lo, hi, dw) })
+}
