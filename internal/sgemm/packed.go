@@ -105,6 +105,21 @@ func PackBRows(k, n int, buf []float32, row func(p int, dst []float32)) PackedB 
 	return b
 }
 
+// PackedBRow locates row p of a k×n operand B in the packed layout of the
+// active kernel: B(p, j) lies at base + (j/nr)·stripStride + j%nr. A caller
+// that computes B row by row can write it there itself and wrap the buffer
+// with PackedBFrom (the Winograd convolution's transforms do: no copy).
+func PackedBRow(k, n, p int) (base, stripStride, nr int) {
+	nr, nPad, kb := active.NR, roundUp(n, active.NR), kBlock(k)
+	pc := p / kb * kb
+	return pc*nPad + (p-pc)*nr, min(kb, k-pc) * nr, nr
+}
+
+// PackedBFrom wraps buf, which holds a k×n operand written in the packed
+// layout of the active kernel (PackedBRow; the columns past n are read by
+// the micro-kernel but reach no entry of C), as a PackedB.
+func PackedBFrom(k, n int, buf []float32) PackedB { return newPackedB(active, k, n, buf) }
+
 // PackBCols packs the k×n matrix B into buf for the active kernel; col(j,
 // dst) writes column j of B (k values) into dst. A strip's NR columns are
 // gathered into scratch rows, then interleaved by 8×8 transposes

@@ -165,3 +165,33 @@ func TestPackAStrips(t *testing.T) {
 		}
 	}
 }
+
+// A B written row by row where PackedBRow puts it and wrapped by
+// PackedBFrom is PackBRows's packing (one k-block and several, n off NR),
+// for every kernel the machine runs.
+func TestPackedBRowMatchesPackBRows(t *testing.T) {
+	defer SetKernel(Active())
+	r := rand.New(rand.NewPCG(11, 11))
+	for _, kern := range []Kernel{KernelAVX512, KernelAVX2, KernelGo} {
+		if !Supported(kern) {
+			continue
+		}
+		SetKernel(kern)
+		for _, kn := range [][2]int{{5, 3}, {64, 40}, {384, 17}, {700, 33}, {1000, 64}} {
+			k, n := kn[0], kn[1]
+			b := randSlice(r, k*n)
+			want := PackBRows(k, n, make([]float32, PackedBSize(k, n)), func(p int, dst []float32) { copy(dst, b[p*n:(p+1)*n]) })
+			buf := make([]float32, PackedBSize(k, n))
+			for p := 0; p < k; p++ {
+				base, ss, nr := PackedBRow(k, n, p)
+				for j := 0; j < n; j++ {
+					buf[base+j/nr*ss+j%nr] = b[p*n+j]
+				}
+			}
+			got := PackedBFrom(k, n, buf)
+			require.Equal(t, want.data, got.data, "%s k=%d n=%d", kern.Name, k, n)
+			require.Equal(t, want.k, got.k)
+			require.Equal(t, want.n, got.n)
+		}
+	}
+}

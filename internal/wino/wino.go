@@ -79,9 +79,30 @@ func WeightGrad(du []float32, stride, K, C, k0, k1 int, dw []float32) {
 	}
 }
 
-// Input writes V = Bᵀ d B of every tile of the h×w plane src into
-// v[ξ·stride + t]; pad is scratch of PadSize(h, w) values.
-func Input(src []float32, h, w int, pad, v []float32, stride int) {
+// Cols places the tiles of a plane among the columns of its transformed
+// rows: tile t is column c = First + t, written at offset c (Strip = 0), or
+// in a matrix packed in strips of Strip columns, StripStride apart, at
+// (c/Strip)·StripStride + c%Strip (sgemm.PackedBRow: the transforms then
+// write the operand of the products in their packed layout).
+type Cols struct{ First, Strip, StripStride int }
+
+func (cs Cols) off(t int) int {
+	c := cs.First + t
+	if cs.Strip == 0 {
+		return c
+	}
+	return c/cs.Strip*cs.StripStride + c%cs.Strip
+}
+
+// run reports whether the n tiles from t lie at consecutive offsets (one
+// strip holds them all), as an n-tile kernel writes them.
+func (cs Cols) run(t, n int) bool {
+	return cs.Strip == 0 || (cs.First+t)%cs.Strip+n <= cs.Strip
+}
+
+// Input writes V = Bᵀ d B of every tile t of the h×w plane src into
+// v[ξ·stride + cols.off(t)]; pad is scratch of PadSize(h, w) values.
+func Input(src []float32, h, w int, pad, v []float32, stride int, cols Cols) {
 	th, tw := Tiles(h, w)
 	pw := 2*tw + 2
 	clear(pad[:PadSize(h, w)])
@@ -91,15 +112,15 @@ func Input(src []float32, h, w int, pad, v []float32, stride int) {
 	for ty := 0; ty < th; ty++ {
 		tx := 0
 		if useAsm {
-			for ; tx+8 <= tw; tx += 8 {
-				input8(&pad[2*ty*pw+2*tx], pw, &v[ty*tw+tx], stride)
+			for ; tx+8 <= tw && cols.run(ty*tw+tx, 8); tx += 8 {
+				input8(&pad[2*ty*pw+2*tx], pw, &v[cols.off(ty*tw+tx)], stride)
 			}
-			for ; tx+4 <= tw; tx += 4 {
-				input4(&pad[2*ty*pw+2*tx], pw, &v[ty*tw+tx], stride)
+			for ; tx+4 <= tw && cols.run(ty*tw+tx, 4); tx += 4 {
+				input4(&pad[2*ty*pw+2*tx], pw, &v[cols.off(ty*tw+tx)], stride)
 			}
 		}
 		for ; tx < tw; tx++ {
-			inputTile(pad[2*ty*pw+2*tx:], pw, v[ty*tw+tx:], stride)
+			inputTile(pad[2*ty*pw+2*tx:], pw, v[cols.off(ty*tw+tx):], stride)
 		}
 	}
 }
@@ -126,19 +147,19 @@ func inputTile(d []float32, pw int, v []float32, stride int) {
 	}
 }
 
-// OutGrad writes D̂ = A ∂Y Aᵀ of every tile of the h×w plane dy into
-// dh[ξ·stride + t] (∂Y is zero outside the plane).
-func OutGrad(dy []float32, h, w int, dh []float32, stride int) {
+// OutGrad writes D̂ = A ∂Y Aᵀ of every tile t of the h×w plane dy into
+// dh[ξ·stride + cols.off(t)] (∂Y is zero outside the plane).
+func OutGrad(dy []float32, h, w int, dh []float32, stride int, cols Cols) {
 	th, tw := Tiles(h, w)
 	for ty := 0; ty < th; ty++ {
 		r0 := 2 * ty
 		tx := 0
 		if useAsm && r0+1 < h {
-			for ; 2*tx+16 <= w; tx += 8 {
-				outGrad8(&dy[r0*w+2*tx], &dy[(r0+1)*w+2*tx], &dh[ty*tw+tx], stride)
+			for ; 2*tx+16 <= w && cols.run(ty*tw+tx, 8); tx += 8 {
+				outGrad8(&dy[r0*w+2*tx], &dy[(r0+1)*w+2*tx], &dh[cols.off(ty*tw+tx)], stride)
 			}
-			for ; 2*tx+8 <= w; tx += 4 {
-				outGrad4(&dy[r0*w+2*tx], &dy[(r0+1)*w+2*tx], &dh[ty*tw+tx], stride)
+			for ; 2*tx+8 <= w && cols.run(ty*tw+tx, 4); tx += 4 {
+				outGrad4(&dy[r0*w+2*tx], &dy[(r0+1)*w+2*tx], &dh[cols.off(ty*tw+tx)], stride)
 			}
 		}
 		for ; tx < tw; tx++ {
@@ -154,7 +175,7 @@ func OutGrad(dy []float32, h, w int, dh []float32, stride int) {
 					y11 = dy[(r0+1)*w+c0+1]
 				}
 			}
-			outGradTile(y00, y01, y10, y11, dh[ty*tw+tx:], stride)
+			outGradTile(y00, y01, y10, y11, dh[cols.off(ty*tw+tx):], stride)
 		}
 	}
 }

@@ -39,8 +39,8 @@ func run(h, w, stride int, seed int64) (v, dh, y, dx []float32) {
 	pad := randPlane(r, PadSize(h, w)) // stale scratch must not matter
 	v, dh = randPlane(r, 16*stride), randPlane(r, 16*stride)
 	y, dx = randPlane(r, h*w), randPlane(r, h*w)
-	Input(src, h, w, pad, v, stride)
-	OutGrad(g, h, w, dh, stride)
+	Input(src, h, w, pad, v, stride, Cols{})
+	OutGrad(g, h, w, dh, stride, Cols{})
 	Output(m, stride, h, w, 0.25, pad, y)
 	InputGrad(m, stride, h, w, pad, dx)
 	_ = n
@@ -228,6 +228,51 @@ func TestWeightTransforms(t *testing.T) {
 						}
 					}
 					near(t, fmt.Sprintf("∂g[%d][%d]", 3*i+j, at), got, want, 16)
+				}
+			}
+		}
+	}
+}
+
+// TestColsPlaceTiles: with Cols, Input and OutGrad write each tile's 16
+// values where Cols.off puts it (a packed operand's strips, with the plane's
+// first tile on a strip boundary and off it, so that the eight- and
+// four-tile kernels run where a strip holds their tiles and the Go twins
+// elsewhere), the same values as in the plain layout, and nothing else.
+func TestColsPlaceTiles(t *testing.T) {
+	for _, p := range [][2]int{{32, 32}, {8, 8}, {7, 34}, {16, 18}} {
+		h, w := p[0], p[1]
+		th, tw := Tiles(h, w)
+		n := th * tw
+		for _, cols := range []Cols{{First: 0, Strip: 16, StripStride: 40}, {First: 5, Strip: 16, StripStride: 37}, {First: 12, Strip: 8, StripStride: 20}} {
+			last := cols.off(n-1) + 1
+			stride := last + 9
+			r := rng.New(int64(h*w+cols.First), "wino-cols")
+			src, g := randPlane(r, h*w), randPlane(r, h*w)
+			pad := make([]float32, PadSize(h, w))
+			plainV, plainD := make([]float32, 16*n), make([]float32, 16*n)
+			Input(src, h, w, pad, plainV, n, Cols{})
+			OutGrad(g, h, w, plainD, n, Cols{})
+			const fill = -12345
+			v, d := make([]float32, 16*stride), make([]float32, 16*stride)
+			for i := range v {
+				v[i], d[i] = fill, fill
+			}
+			Input(src, h, w, pad, v, stride, cols)
+			OutGrad(g, h, w, d, stride, cols)
+			placed := map[int]bool{}
+			for xi := 0; xi < 16; xi++ {
+				for tt := 0; tt < n; tt++ {
+					at := xi*stride + cols.off(tt)
+					placed[at] = true
+					require.Equal(t, plainV[xi*n+tt], v[at], "%d×%d %+v: V[%d] of tile %d", h, w, cols, xi, tt)
+					require.Equal(t, plainD[xi*n+tt], d[at], "%d×%d %+v: D̂[%d] of tile %d", h, w, cols, xi, tt)
+				}
+			}
+			for i := range v {
+				if !placed[i] {
+					require.Equal(t, float32(fill), v[i], "%d×%d %+v: V written at %d, no tile's place", h, w, cols, i)
+					require.Equal(t, float32(fill), d[i], "%d×%d %+v: D̂ written at %d, no tile's place", h, w, cols, i)
 				}
 			}
 		}

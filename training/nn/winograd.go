@@ -174,12 +174,25 @@ func winoOwnGroups(g convGeom, n int) (winoTiles, int, int) {
 	return wt, ng, min(threads, ng)
 }
 
+// winoPackedStride is the distance between the 16 packed operands (rows×T,
+// sgemm's packed layout) a worker's transforms write: their size and 32
+// values, so that it is not a multiple of 4 KiB.
+func winoPackedStride(rows, t int) int { return sgemm.PackedBSize(rows, t) + 32 }
+
+// winoPackedCols returns where row r of a rows×nt packed operand starts and
+// how its columns (image i's tiles from i·tpi) lie.
+func winoPackedCols(rows, nt, r, first int) (int, wino.Cols) {
+	base, ss, nr := sgemm.PackedBRow(rows, nt, r)
+	return base, wino.Cols{First: first, Strip: nr, StripStride: ss}
+}
+
 // convForwardWinograd is the forward of a convolution that winogradOK
-// accepts.
+// accepts. The input transforms write the products' B operands in their
+// packed layout, so the products copy nothing.
 func convForwardWinograd(g convGeom, n int, x, w, b, y []float32, sc *scratch[float32]) {
 	C, K, hw := g.c, g.o, g.h*g.w
 	wt, ng, workers := winoOwnGroups(g, n)
-	ld, vs, ms := wt.ld, wt.stride(C), wt.stride(K)
+	ld, vs, ms := wt.ld, winoPackedStride(C, wt.t), wt.stride(K)
 	u := sc.winoScratch(16 * winoUStride(K, C))[0]
 	winoWeights(w, K, C, u)
 	pas := winoPackU(u, K, C, false, sc)
@@ -192,11 +205,13 @@ func convForwardWinograd(g convGeom, n int, x, w, b, y []float32, sc *scratch[fl
 		nt := (hi - lo) * wt.tpi
 		for i := 0; i < hi-lo; i++ {
 			for c := 0; c < C; c++ {
-				wino.Input(x[((lo+i)*C+c)*hw:], g.h, g.w, pad, v[c*ld+i*wt.tpi:], vs)
+				base, cols := winoPackedCols(C, nt, c, i*wt.tpi)
+				wino.Input(x[((lo+i)*C+c)*hw:], g.h, g.w, pad, v[base:], vs, cols)
 			}
 		}
+		size := sgemm.PackedBSize(C, nt)
 		for xi := 0; xi < 16; xi++ {
-			sgemm.GemmPackedA(pas[xi], nt, false, v[xi*vs:], ld, 0, m[xi*ms:], ld)
+			sgemm.GemmPacked(pas[xi], sgemm.PackedBFrom(C, nt, v[xi*vs:xi*vs+size]), 0, m[xi*ms:], ld)
 		}
 		for i := 0; i < hi-lo; i++ {
 			for k := 0; k < K; k++ {
@@ -210,11 +225,12 @@ func convForwardWinograd(g convGeom, n int, x, w, b, y []float32, sc *scratch[fl
 	})
 }
 
-// convGradXWinograd is ∂/∂x of a convolution that winogradOK accepts.
+// convGradXWinograd is ∂/∂x of a convolution that winogradOK accepts (the
+// output gradient's transforms write the products' packed B operands).
 func convGradXWinograd(g convGeom, n int, w, dy, dx []float32, sc *scratch[float32]) {
 	C, K, hw := g.c, g.o, g.h*g.w
 	wt, ng, workers := winoOwnGroups(g, n)
-	ld, ds, zs := wt.ld, wt.stride(K), wt.stride(C)
+	ld, ds, zs := wt.ld, winoPackedStride(K, wt.t), wt.stride(C)
 	u := sc.winoScratch(16 * winoUStride(K, C))[0]
 	winoWeights(w, K, C, u)
 	pas := winoPackU(u, K, C, true, sc)
@@ -227,11 +243,13 @@ func convGradXWinograd(g convGeom, n int, w, dy, dx []float32, sc *scratch[float
 		nt := (hi - lo) * wt.tpi
 		for i := 0; i < hi-lo; i++ {
 			for k := 0; k < K; k++ {
-				wino.OutGrad(dy[((lo+i)*K+k)*hw:], g.h, g.w, dh[k*ld+i*wt.tpi:], ds)
+				base, cols := winoPackedCols(K, nt, k, i*wt.tpi)
+				wino.OutGrad(dy[((lo+i)*K+k)*hw:], g.h, g.w, dh[base:], ds, cols)
 			}
 		}
+		size := sgemm.PackedBSize(K, nt)
 		for xi := 0; xi < 16; xi++ {
-			sgemm.GemmPackedA(pas[xi], nt, false, dh[xi*ds:], ld, 0, z[xi*zs:], ld)
+			sgemm.GemmPacked(pas[xi], sgemm.PackedBFrom(K, nt, dh[xi*ds:xi*ds+size]), 0, z[xi*zs:], ld)
 		}
 		for i := 0; i < hi-lo; i++ {
 			for c := 0; c < C; c++ {
@@ -261,11 +279,11 @@ func convGradWWinograd(g convGeom, n int, x, dy, dw []float32, sc *scratch[float
 			for pl := a; pl < e; pl++ {
 				if pl < gc {
 					i, c := pl/C, pl%C
-					wino.Input(x[((lo+i)*C+c)*hw:], g.h, g.w, pad, v[c*ld+i*wt.tpi:], vs)
+					wino.Input(x[((lo+i)*C+c)*hw:], g.h, g.w, pad, v[c*ld:], vs, wino.Cols{First: i * wt.tpi})
 					continue
 				}
 				i, k := (pl-gc)/K, (pl-gc)%K
-				wino.OutGrad(dy[((lo+i)*K+k)*hw:], g.h, g.w, dh[k*ld+i*wt.tpi:], ds)
+				wino.OutGrad(dy[((lo+i)*K+k)*hw:], g.h, g.w, dh[k*ld:], ds, wino.Cols{First: i * wt.tpi})
 			}
 		})
 		var beta float32
