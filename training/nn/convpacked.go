@@ -56,7 +56,7 @@ func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scrat
 		if len(in) != g.o*ckk || len(out) != n*chw {
 			return errors.New("Conv2dIm2colGrad: sizes do not match the geometry")
 		}
-		if winogradOK(g) {
+		if winogradGradXOK(g) {
 			convGradXWinograd(g, n, in, dy, out, sc)
 			return nil
 		}

@@ -66,11 +66,21 @@ func SetWinograd(on bool) bool {
 // micro-kernel and the transforms dominate (the 3-channel first layers).
 const winoMinChannels = 16
 
-// winogradOK reports whether convolution g takes the Winograd path.
+// winogradOK reports whether convolution g takes the Winograd path for
+// its forward and ∂/∂W.
 func winogradOK(g convGeom) bool {
 	return useWinograd && g.k == 3 && g.stride == 1 && g.pad == 1 &&
 		g.c >= winoMinChannels && g.o >= winoMinChannels && g.h >= 2 && g.w >= 2
 }
+
+// winogradGradXOK reports whether convolution g takes the Winograd path for
+// ∂/∂x: on maps narrower than 8 (fewer than four tiles a row, where the
+// transforms' AVX2 kernels do not run) the inverse transform's work per
+// plane cost more than the products saved (ResNet18's 4×4 and 2×2 maps at
+// batch 128: 10.7 and 11.8 ms against the stacked products' 8.6 and 8.4).
+// ∂/∂x by im2col is the gradient of the same convolution: the two paths
+// differ by float32 rounding only.
+func winogradGradXOK(g convGeom) bool { return winogradOK(g) && g.h >= 8 && g.w >= 8 }
 
 // winoGroupValues bounds the columns T of ∂/∂W's group products:
 // T·max(C, K) is at most this many values (one of the 16 products' B or C:

@@ -11,7 +11,8 @@ import (
 )
 
 // winoCases are 3×3, stride-1, padding-1 geometries the Winograd path
-// takes, with the group size (winoGroupValues) each runs under: even and odd
+// takes (∂/∂x only from 8×8: the smaller maps check its forward and ∂/∂W),
+// with the group size (winoGroupValues) each runs under: even and odd
 // maps (tiles cut by the border), 2×2 and 2×3 maps (one tile an image),
 // channel counts off the micro-kernels' MR and NR, and batches cut into
 // several groups with a shorter last one.
@@ -19,12 +20,12 @@ var winoCases = []struct {
 	convCase
 	group int
 }{
-	{convCase{3, 16, 8, 8, 16, 3, 1, 1}, 1 << 17},    // one group of 3
-	{convCase{5, 17, 7, 5, 19, 3, 1, 1}, 1 << 17},    // odd map: last tile row and column cut
-	{convCase{7, 16, 6, 6, 20, 3, 1, 1}, 20 * 9 * 3}, // groups of 3, 3, 1
-	{convCase{9, 24, 2, 2, 16, 3, 1, 1}, 24 * 4},     // 2×2 map, groups of 4, 4, 1
-	{convCase{4, 16, 3, 2, 16, 3, 1, 1}, 16 * 2},     // 3×2 map, one image a group
-	{convCase{2, 40, 9, 11, 33, 3, 1, 1}, 1 << 17},   // 40 × 9 × 11: several k-blocks of ∂/∂W
+	{convCase{3, 16, 8, 8, 16, 3, 1, 1}, 1 << 17},      // one group of 3
+	{convCase{5, 17, 7, 5, 19, 3, 1, 1}, 1 << 17},      // odd map: last tile row and column cut
+	{convCase{7, 16, 8, 10, 20, 3, 1, 1}, 20 * 20 * 3}, // groups of 3, 3, 1
+	{convCase{9, 24, 2, 2, 16, 3, 1, 1}, 24 * 4},       // 2×2 map, groups of 4, 4, 1
+	{convCase{4, 16, 3, 2, 16, 3, 1, 1}, 16 * 2},       // 3×2 map, one image a group
+	{convCase{2, 40, 9, 11, 33, 3, 1, 1}, 1 << 17},     // 40 × 9 × 11: several k-blocks of ∂/∂W
 }
 
 // convDirect64 computes the convolution, ∂/∂x and ∂/∂W by their definitions
