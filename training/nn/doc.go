@@ -10,7 +10,9 @@
 //     statistics, global and adaptive average pooling;
 //   - the fused operations: convolution by im2col and SGEMM (Conv2dIm2col;
 //     fastconv.go, convpacked.go, blas_*.go; on maps of fewer than 256
-//     values several images a product, convstacked.go), batch norm with or without
+//     values several images a product, convstacked.go; the 3×3, stride-1
+//     layers of 16 channels or more by Winograd's F(2×2, 3×3), 16 products
+//     between internal/wino's tile transforms, winograd.go), batch norm with or without
 //     ReLU in training and evaluation mode (bnfused.go), the 2×2 max pool
 //     with or without ReLU (pool.go), and the batch-norm statistics sweep
 //     that lets a bag loss evaluated in chunks see the whole minibatch's
@@ -23,7 +25,7 @@
 // pass and run single-threaded (issue 12); the fused ops are checked
 // against gorgonia's composite graphs and finite differences.
 //
-// Imports: internal/par, internal/sgemm, internal/vec, gorgonia. Imported by
+// Imports: internal/par, internal/sgemm, internal/vec, internal/wino, gorgonia. Imported by
 // training/models, training/loss, training/device back ends and training;
 // it imports none of them (TestTrainingRoomsImportOneWay).
 package nn

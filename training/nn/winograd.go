@@ -35,13 +35,15 @@ import (
 // to rounding (TestWinogradMatchesDirect, against a float64 direct
 // convolution).
 //
-// The images are taken a group at a time (winoTiles: about 2¹⁷ values of
-// the larger transformed operand), and each group runs in three phases
-// shared out to the cores: the transforms by planes of (image, channel),
-// the 16 products by ξ, the inverse transforms by planes. No two threads
-// write one value, every sum runs in an order fixed by the geometry and the
-// batch size, and ∂/∂g sums the groups one after the other: the results do
-// not depend on the number of threads.
+// The images are taken in groups (winoTiles: about 2¹⁴ values of the
+// larger transformed matrix), each on one core from its transforms through
+// its 16 products to its inverse transforms, so that its buffers stay in
+// that core's caches. A forward or ∂/∂x value is one product's sum over the
+// channels, whatever the group. ∂/∂g sums the groups of a chunk in order
+// into the chunk's partial sums (the chunks fixed by the geometry and the
+// batch: winoGradWChunks) and then the chunks in order. No two threads write
+// one value, and the results do not depend on the number of threads
+// (TestWinogradMatchesDirect runs 1, 2 and 3).
 
 // useWinograd sends eligible float32 convolutions through F(2×2, 3×3)
 // (tests switch it off to compare the other paths bit for bit).
@@ -82,13 +84,13 @@ func winogradOK(g convGeom) bool {
 // differ by float32 rounding only.
 func winogradGradXOK(g convGeom) bool { return winogradOK(g) && g.h >= 8 && g.w >= 8 }
 
-// winoGroupValues bounds the columns T of ∂/∂W's group products:
-// T·max(C, K) is at most this many values (one of the 16 products' B or C:
-// 512 KiB), unless one image alone has more tiles. The forward and ∂/∂x
-// take groups of at most winoOwnValues, each group on one core from its
-// transforms to its inverse transforms, so that its buffers stay in that
-// core's caches. Tests lower both to cut small batches into several groups.
-var winoGroupValues, winoOwnValues = 1 << 17, 1 << 14
+// winoOwnValues bounds a group of images: its T tiles times max(C, K) is
+// at most this many values (one of its 16 transformed matrices: 64 KiB),
+// unless one image alone has more tiles. Each group runs on one core from
+// its transforms to its inverse transforms, so that its buffers stay in
+// that core's caches. Tests lower it to cut small batches into several
+// groups.
+var winoOwnValues = 1 << 14
 
 // winoTiles is the tiling of a convolution's output for n images.
 type winoTiles struct {
@@ -129,16 +131,6 @@ func (s *scratch[F]) winoScratch(sizes ...int) [][]F {
 		out[i], buf = buf[:n:n], buf[n:]
 	}
 	return out
-}
-
-// winoPlanes runs f over the planes [0, n) of a group, shared out to the
-// cores, with each core's scratch plane (pads[worker]).
-func winoPlanes(n int, pads [][]float32, f func(lo, hi int, pad []float32)) {
-	nc := min(n, 4*len(pads))
-	par.Chunks(nc, func(j, p int) {
-		lo, hi := par.ChunkBounds(j, nc, n)
-		f(lo, hi, pads[p])
-	})
 }
 
 // winoWeights writes U_ξ = G g Gᵀ of the K×C×3×3 weights w into u (16
@@ -269,46 +261,72 @@ func convGradXWinograd(g convGeom, n int, w, dy, dx []float32, sc *scratch[float
 	})
 }
 
+// winoPartialValues bounds the values of ∂/∂W's partial sums (one 16·K·C
+// set per chunk): 32 MiB.
+const winoPartialValues = 1 << 23
+
+// winoGradWChunks is the number of chunks ∂/∂W's ng groups are cut into:
+// at most convChunks, and as many sets of partial sums as
+// winoPartialValues holds. It depends on the geometry and the batch only,
+// never on the threads, and so does every sum.
+func winoGradWChunks(ng, k, c int) int {
+	return max(1, min(ng, convChunks, winoPartialValues/(16*winoUStride(k, c))))
+}
+
 // convGradWWinograd is ∂/∂W of a convolution that winogradOK accepts: the
-// 16 products ∂U_ξ = D̂_ξ V_ξᵀ summed over the groups in order, then
-// transformed back.
+// 16 products ∂U_ξ = D̂_ξ V_ξᵀ of each group of images, summed over a
+// chunk's groups in order into the chunk's partial sums (a chunk a core,
+// its buffers in that core's caches), the partials added in chunk order,
+// then transformed back.
 func convGradWWinograd(g convGeom, n int, x, dy, dw []float32, sc *scratch[float32]) {
 	C, K, hw := g.c, g.o, g.h*g.w
-	wt := newWinoTiles(g, n, winoGroupValues)
-	ld, vs, ds := wt.ld, wt.stride(C), wt.stride(K)
-	workers := min(runtime.GOMAXPROCS(0), 16)
-	aSize, bSize := sgemm.PackedASize(K, wt.t), sgemm.PackedBSize(wt.t, C)
-	bufs := sc.winoScratch(16*winoUStride(K, C), 16*vs, 16*ds, workers*(aSize+bSize))
-	du, v, dh, ab := bufs[0], bufs[1], bufs[2], bufs[3]
-	sc.ensure(workers, 0, wino.PadSize(g.h, g.w), 0, 0)
-	for lo := 0; lo < n; lo += wt.gi {
-		hi := min(n, lo+wt.gi)
-		nt := (hi - lo) * wt.tpi
-		gc := (hi - lo) * C
-		winoPlanes((hi-lo)*(C+K), sc.cols, func(a, e int, pad []float32) {
-			for pl := a; pl < e; pl++ {
-				if pl < gc {
-					i, c := pl/C, pl%C
+	wt := newWinoTiles(g, n, winoOwnValues)
+	ng := (n + wt.gi - 1) / wt.gi
+	nc := winoGradWChunks(ng, K, C)
+	workers := min(runtime.GOMAXPROCS(0), nc)
+	ld, vs, ds, us := wt.ld, wt.stride(C), wt.stride(K), winoUStride(K, C)
+	aSize, bSize, padLen := sgemm.PackedASize(K, wt.t), sgemm.PackedBSize(wt.t, C), wino.PadSize(g.h, g.w)
+	sc.ensure(workers, nc, 16*vs+16*ds+aSize+bSize+padLen, 16*us, 0)
+	par.Chunks(nc, func(j, p int) {
+		buf, part := sc.cols[p], sc.partW[j]
+		v, buf := buf[:16*vs], buf[16*vs:]
+		dh, buf := buf[:16*ds], buf[16*ds:]
+		pack, pad := buf[:aSize+bSize], buf[aSize+bSize:]
+		g0, g1 := par.ChunkBounds(j, nc, ng)
+		for gr := g0; gr < g1; gr++ {
+			lo, hi := gr*wt.gi, min(n, (gr+1)*wt.gi)
+			nt := (hi - lo) * wt.tpi
+			for i := 0; i < hi-lo; i++ {
+				for c := 0; c < C; c++ {
 					wino.Input(x[((lo+i)*C+c)*hw:], g.h, g.w, pad, v[c*ld:], vs, wino.Cols{First: i * wt.tpi})
-					continue
 				}
-				i, k := (pl-gc)/K, (pl-gc)%K
-				wino.OutGrad(dy[((lo+i)*K+k)*hw:], g.h, g.w, dh[k*ld:], ds, wino.Cols{First: i * wt.tpi})
+				for k := 0; k < K; k++ {
+					wino.OutGrad(dy[((lo+i)*K+k)*hw:], g.h, g.w, dh[k*ld:], ds, wino.Cols{First: i * wt.tpi})
+				}
+			}
+			var beta float32
+			if gr > g0 {
+				beta = 1
+			}
+			for xi := 0; xi < 16; xi++ {
+				pa := sgemm.PackA(false, K, nt, 1, dh[xi*ds:], ld, pack[:aSize])
+				// V_ξᵀ packed by 8×8 transposes: its columns are V_ξ's rows.
+				vx := v[xi*vs:]
+				pb := sgemm.PackBCols(nt, C, pack[aSize:], func(j int, dst []float32) { copy(dst, vx[j*ld:j*ld+nt]) })
+				sgemm.GemmPacked(pa, pb, beta, part[xi*us:xi*us+K*C], C)
+			}
+		}
+	})
+	du := sc.partW[0]
+	if nc > 1 {
+		par.Range(len(du), func(lo, hi int) {
+			for j := 1; j < nc; j++ {
+				pj := sc.partW[j][lo:hi]
+				for e, v := range pj {
+					du[lo+e] += v
+				}
 			}
 		})
-		var beta float32
-		if lo > 0 {
-			beta = 1
-		}
-		par.Chunks(16, func(xi, worker int) {
-			buf := ab[worker*(aSize+bSize) : (worker+1)*(aSize+bSize)]
-			pa := sgemm.PackA(false, K, nt, 1, dh[xi*ds:], ld, buf[:aSize])
-			// V_ξᵀ packed by 8×8 transposes: its columns are V_ξ's rows.
-			vx := v[xi*vs:]
-			pb := sgemm.PackBCols(nt, C, buf[aSize:], func(j int, dst []float32) { copy(dst, vx[j*ld:j*ld+nt]) })
-			us := winoUStride(K, C)
-			sgemm.GemmPacked(pa, pb, beta, du[xi*us:xi*us+K*C], C)
-		})
 	}
-	par.Channels(K, func(lo, hi int) { wino.WeightGrad(du, winoUStride(K, C), K, C, lo, hi, dw) })
+	par.Channels(K, func(lo, hi int) { wino.WeightGrad(du, us, K, C, lo, hi, dw) })
 }

@@ -12,7 +12,7 @@ import (
 
 // winoCases are 3×3, stride-1, padding-1 geometries the Winograd path
 // takes (∂/∂x only from 8×8: the smaller maps check its forward and ∂/∂W),
-// with the group size (winoGroupValues) each runs under: even and odd
+// with the group size (winoOwnValues) each runs under: even and odd
 // maps (tiles cut by the border), 2×2 and 2×3 maps (one tile an image),
 // channel counts off the micro-kernels' MR and NR, and batches cut into
 // several groups with a shorter last one.
@@ -25,6 +25,7 @@ var winoCases = []struct {
 	{convCase{7, 16, 8, 10, 20, 3, 1, 1}, 20 * 20 * 3}, // groups of 3, 3, 1
 	{convCase{9, 24, 2, 2, 16, 3, 1, 1}, 24 * 4},       // 2×2 map, groups of 4, 4, 1
 	{convCase{4, 16, 3, 2, 16, 3, 1, 1}, 16 * 2},       // 3×2 map, one image a group
+	{convCase{20, 16, 4, 4, 16, 3, 1, 1}, 16 * 4},      // 20 groups of one image: ∂/∂W's 8 chunks sum 2 or 3 each
 	{convCase{2, 40, 9, 11, 33, 3, 1, 1}, 1 << 17},     // 40 × 9 × 11: several k-blocks of ∂/∂W
 }
 
@@ -76,7 +77,7 @@ func convDirect64(c convCase, x, w, b, dy []float32) (out, scale [3][]float64) {
 // first's (convPackedAll).
 func TestWinogradMatchesDirect(t *testing.T) {
 	defer sgemm.SetKernel(sgemm.Active())
-	defer func(v, o int) { winoGroupValues, winoOwnValues = v, o }(winoGroupValues, winoOwnValues)
+	defer func(v int) { winoOwnValues = v }(winoOwnValues)
 	for _, kern := range []sgemm.Kernel{sgemm.KernelAVX512, sgemm.KernelAVX2, sgemm.KernelGo} {
 		if !sgemm.Supported(kern) {
 			t.Logf("kernel %s not supported here", kern.Name)
@@ -86,7 +87,7 @@ func TestWinogradMatchesDirect(t *testing.T) {
 		for i, tc := range winoCases {
 			c := tc.convCase
 			t.Run(fmt.Sprintf("%s/%+v/group%d", kern.Name, c, tc.group), func(t *testing.T) {
-				winoGroupValues, winoOwnValues = tc.group, tc.group
+				winoOwnValues = tc.group
 				g := newConvGeom(c.c, c.h, c.w, c.o, c.k, c.pad, c.stride)
 				require.True(t, winogradOK(g), "case does not take the Winograd path")
 				got := convPackedAll(t, c, int64(100+i), 2)
