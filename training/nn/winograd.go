@@ -266,11 +266,17 @@ func convGradXWinograd(g convGeom, n int, w, dy, dx []float32, sc *scratch[float
 const winoPartialValues = 1 << 23
 
 // winoGradWChunks is the number of chunks ∂/∂W's ng groups are cut into:
-// at most convChunks, and as many sets of partial sums as
-// winoPartialValues holds. It depends on the geometry and the batch only,
-// never on the threads, and so does every sum.
+// the largest power of two at most ng, convChunks and the number of sets of
+// partial sums winoPartialValues holds (a power of two, so that two or four
+// threads get as many chunks each). It depends on the geometry and the
+// batch only, never on the threads, and so does every sum.
 func winoGradWChunks(ng, k, c int) int {
-	return max(1, min(ng, convChunks, winoPartialValues/(16*winoUStride(k, c))))
+	limit := max(1, min(ng, convChunks, winoPartialValues/(16*winoUStride(k, c))))
+	nc := 1
+	for nc*2 <= limit {
+		nc *= 2
+	}
+	return nc
 }
 
 // convGradWWinograd is ∂/∂W of a convolution that winogradOK accepts: the
