@@ -118,6 +118,13 @@ func Input(src []float32, h, w int, pad, v []float32, stride int, cols Cols) {
 			for ; tx+4 <= tw && cols.run(ty*tw+tx, 4); tx += 4 {
 				input4(&pad[2*ty*pw+2*tx], pw, &v[cols.off(ty*tw+tx)], stride)
 			}
+			// The last one to three tiles of a row: the four-tile kernel on
+			// the row's last four, rewriting some already written with the
+			// same bits (the other kernels' tails below likewise).
+			if t := tw - 4; tx > t && tx < tw && t >= 0 && cols.run(ty*tw+t, 4) {
+				input4(&pad[2*ty*pw+2*t], pw, &v[cols.off(ty*tw+t)], stride)
+				tx = tw
+			}
 		}
 		for ; tx < tw; tx++ {
 			inputTile(pad[2*ty*pw+2*tx:], pw, v[cols.off(ty*tw+tx):], stride)
@@ -160,6 +167,10 @@ func OutGrad(dy []float32, h, w int, dh []float32, stride int, cols Cols) {
 			}
 			for ; 2*tx+8 <= w && cols.run(ty*tw+tx, 4); tx += 4 {
 				outGrad4(&dy[r0*w+2*tx], &dy[(r0+1)*w+2*tx], &dh[cols.off(ty*tw+tx)], stride)
+			}
+			if t := tw - 4; tx > t && tx < tw && t >= 0 && w%2 == 0 && cols.run(ty*tw+t, 4) { // the row's last four tiles again
+				outGrad4(&dy[r0*w+2*t], &dy[(r0+1)*w+2*t], &dh[cols.off(ty*tw+t)], stride)
+				tx = tw
 			}
 		}
 		for ; tx < tw; tx++ {
@@ -207,6 +218,10 @@ func Output(m []float32, stride int, h, w int, bias float32, pad, y []float32) {
 			}
 			for ; 2*tx+8 <= w; tx += 4 {
 				output4(&m[ty*tw+tx], stride, bias, &y[r0*w+2*tx], &y[(r0+1)*w+2*tx])
+			}
+			if t := tw - 4; tx > t && tx < tw && t >= 0 && w%2 == 0 { // the row's last four tiles again
+				output4(&m[ty*tw+t], stride, bias, &y[r0*w+2*t], &y[(r0+1)*w+2*t])
+				tx = tw
 			}
 		}
 		for ; tx < tw; tx++ {
@@ -296,6 +311,14 @@ func gradS(z []float32, stride, tw, y, alpha int, s []float32, sw int) {
 				gradSOdd4(&z[cur+tx], &z[prev+tx], stride, &s[1+tx], sw)
 			}
 		}
+		if t := tw - 4; tx > t && tx < tw && t >= 0 { // the row's last four tiles again
+			if alpha == 0 {
+				gradSEven4(&z[cur+t], &z[prev+t], stride, &s[1+t], sw)
+			} else {
+				gradSOdd4(&z[cur+t], &z[prev+t], stride, &s[1+t], sw)
+			}
+			tx = tw
+		}
 		if tx == tw {
 			return
 		}
@@ -332,6 +355,10 @@ func inputGradRow(s []float32, sw, w int, dx []float32) {
 		}
 		for ; 2*m+8 <= w; m += 4 {
 			inputGradRow4(&s[1+m], sw, &dx[2*m])
+		}
+		if t := w/2 - 4; m > t && 2*m < w && t >= 0 && w%2 == 0 { // the row's last eight values again
+			inputGradRow4(&s[1+t], sw, &dx[2*t])
+			m = w / 2
 		}
 	}
 	for ; 2*m < w; m++ {
