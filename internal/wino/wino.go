@@ -13,11 +13,11 @@ func PadSize(h, w int) int {
 }
 
 // gather copies the plane's 16 transformed rows (tpi values each, stride
-// apart in z) into buf, one after the other, and returns it. Read straight
-// from a group buffer, a tile row of the 16 rows is 16 cache lines from 16
-// places several hundred KiB apart, which the prefetchers do not follow:
-// InputGrad waited on L3 for most of its time (bench/NOTES.md). Copied, each
-// row is one sequential read.
+// apart in z) into buf, one after the other, and returns it (Output's copy;
+// InputGrad makes its own, with rows of zeros between). Read straight from a
+// group buffer, a tile row of the 16 rows is 16 cache lines from 16 places
+// far apart, which the prefetchers do not follow: InputGrad waited on L3 for
+// most of its time (bench/NOTES.md). Copied, each row is one sequential read.
 func gather(z []float32, stride, tpi int, buf []float32) []float32 {
 	for xi := 0; xi < 16; xi++ {
 		copy(buf[xi*tpi:(xi+1)*tpi], z[xi*stride:xi*stride+tpi])

@@ -207,7 +207,7 @@ type scratch[F float] struct {
 	partB  [][]F      // per chunk: partial ∂/∂b
 	packW  []F        // the weights packed once per run (packed float32 path)
 	unfold unfoldPlan // a small map's unfolding as runs (stacked path)
-	wino   []F        // the Winograd path's transformed operands and products
+	wino   []F        // the Winograd path's transformed weights U_ξ
 	nchunk int
 }
 

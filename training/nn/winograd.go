@@ -115,22 +115,14 @@ func newWinoTiles(g convGeom, n, values int) winoTiles {
 	return winoTiles{th: th, tw: tw, tpi: tpi, gi: gi, t: gi * tpi, ld: gi*tpi + 16}
 }
 
-// winoScratch returns the scratch's Winograd buffer cut into pieces of the
-// given lengths.
-func (s *scratch[F]) winoScratch(sizes ...int) [][]F {
-	total := 0
-	for _, n := range sizes {
-		total += n
+// winoU returns the scratch's buffer for the 16 transformed weight matrices
+// of a K×C layer (winoUStride apart).
+func (s *scratch[F]) winoU(k, c int) []F {
+	size := 16 * winoUStride(k, c)
+	if cap(s.wino) < size {
+		s.wino = make([]F, size)
 	}
-	if cap(s.wino) < total {
-		s.wino = make([]F, total)
-	}
-	out := make([][]F, len(sizes))
-	buf := s.wino[:total]
-	for i, n := range sizes {
-		out[i], buf = buf[:n:n], buf[n:]
-	}
-	return out
+	return s.wino[:size]
 }
 
 // winoWeights writes U_ξ = G g Gᵀ of the K×C×3×3 weights w into u (16
@@ -195,7 +187,7 @@ func convForwardWinograd(g convGeom, n int, x, w, b, y []float32, sc *scratch[fl
 	C, K, hw := g.c, g.o, g.h*g.w
 	wt, ng, workers := winoOwnGroups(g, n)
 	ld, vs, ms := wt.ld, winoPackedStride(C, wt.t), wt.stride(K)
-	u := sc.winoScratch(16 * winoUStride(K, C))[0]
+	u := sc.winoU(K, C)
 	winoWeights(w, K, C, u)
 	pas := winoPackU(u, K, C, false, sc)
 	padLen := wino.PadSize(g.h, g.w)
@@ -233,7 +225,7 @@ func convGradXWinograd(g convGeom, n int, w, dy, dx []float32, sc *scratch[float
 	C, K, hw := g.c, g.o, g.h*g.w
 	wt, ng, workers := winoOwnGroups(g, n)
 	ld, ds, zs := wt.ld, winoPackedStride(K, wt.t), wt.stride(C)
-	u := sc.winoScratch(16 * winoUStride(K, C))[0]
+	u := sc.winoU(K, C)
 	winoWeights(w, K, C, u)
 	pas := winoPackU(u, K, C, true, sc)
 	padLen := wino.PadSize(g.h, g.w)
