@@ -35,21 +35,28 @@ var stackedCases = []convCase{
 	{3, 2, 1, 1, 3, 1, 1, 2},      // 1×1 image, padding 1, stride 2: every output reads padding only
 }
 
-// convPackedAll runs the packed forward, ∂/∂x and ∂/∂W of case c on the
-// inputs of seed with GOMAXPROCS procs.
-func convPackedAll(t *testing.T, c convCase, seed int64, procs int) [3][]float32 {
-	t.Helper()
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+// convInputs draws case c's input, weights, bias and output gradient from
+// the stream of seed, and returns the stream's draw for more.
+func convInputs(c convCase, seed int64) (x, w, b, dy []float32, rand func(int) []float32) {
 	g := newConvGeom(c.c, c.h, c.w, c.o, c.k, c.pad, c.stride)
 	r := rng.New(seed, "conv-stacked")
-	rand := func(n int) []float32 {
+	rand = func(n int) []float32 {
 		v := make([]float32, n)
 		for i := range v {
 			v[i] = float32(2*r.Float64() - 1)
 		}
 		return v
 	}
-	x, w, b, dy := rand(c.n*c.c*c.h*c.w), rand(c.o*g.ckk()), rand(c.o), rand(c.n*c.o*g.hw())
+	return rand(c.n * c.c * c.h * c.w), rand(c.o * g.ckk()), rand(c.o), rand(c.n * c.o * g.hw()), rand
+}
+
+// convPackedAll runs the packed forward, ∂/∂x and ∂/∂W of case c on the
+// inputs of seed with GOMAXPROCS procs.
+func convPackedAll(t *testing.T, c convCase, seed int64, procs int) [3][]float32 {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	g := newConvGeom(c.c, c.h, c.w, c.o, c.k, c.pad, c.stride)
+	x, w, b, dy, rand := convInputs(c, seed)
 	// Each op runs twice on one scratch, as in training: stale partial
 	// sums in the scratch and stale values in ∂/∂x and ∂/∂W must be
 	// overwritten, not added to.

@@ -180,77 +180,74 @@ func winoPackedCols(rows, nt, r, first int) (int, wino.Cols) {
 	return base, wino.Cols{First: first, Strip: nr, StripStride: ss}
 }
 
-// convForwardWinograd is the forward of a convolution that winogradOK
-// accepts. The input transforms write the products' B operands in their
-// packed layout, so the products copy nothing.
-func convForwardWinograd(g convGeom, n int, x, w, b, y []float32, sc *scratch[float32]) {
-	C, K, hw := g.c, g.o, g.h*g.w
+// winoOwnPass runs a pass of the forward's shape (the forward, or ∂/∂x,
+// its transpose): per group of images on one core, in writes the transforms
+// of each image's rowsIn input planes into the products' packed B operands,
+// the 16 products multiply them by the packed weights pas, and out reads
+// each image's rowsOut planes of the products to make its result.
+func winoOwnPass(g convGeom, n, rowsIn, rowsOut int, pas []sgemm.PackedA, sc *scratch[float32],
+	in func(img, plane int, pad, dst []float32, stride int, cols wino.Cols),
+	out func(img, plane int, pad, src []float32, stride int)) {
 	wt, ng, workers := winoOwnGroups(g, n)
-	ld, vs, ms := wt.ld, winoPackedStride(C, wt.t), wt.stride(K)
-	u := sc.winoU(K, C)
-	winoWeights(w, K, C, u)
-	pas := winoPackU(u, K, C, false, sc)
-	padLen := wino.PadSize(g.h, g.w)
-	sc.ensure(workers, 0, 16*vs+16*ms+padLen, 0, 0)
+	ld, bs, cs := wt.ld, winoPackedStride(rowsIn, wt.t), wt.stride(rowsOut)
+	sc.ensure(workers, 0, 16*bs+16*cs+wino.PadSize(g.h, g.w), 0, 0)
 	par.Chunks(ng, func(j, p int) {
 		buf := sc.cols[p]
-		v, m, pad := buf[:16*vs], buf[16*vs:16*(vs+ms)], buf[16*(vs+ms):]
+		bb, cc, pad := buf[:16*bs], buf[16*bs:16*(bs+cs)], buf[16*(bs+cs):]
 		lo, hi := j*wt.gi, min(n, (j+1)*wt.gi)
 		nt := (hi - lo) * wt.tpi
 		for i := 0; i < hi-lo; i++ {
-			for c := 0; c < C; c++ {
-				base, cols := winoPackedCols(C, nt, c, i*wt.tpi)
-				wino.Input(x[((lo+i)*C+c)*hw:], g.h, g.w, pad, v[base:], vs, cols)
+			for r := 0; r < rowsIn; r++ {
+				base, cols := winoPackedCols(rowsIn, nt, r, i*wt.tpi)
+				in(lo+i, r, pad, bb[base:], bs, cols)
 			}
 		}
-		size := sgemm.PackedBSize(C, nt)
+		size := sgemm.PackedBSize(rowsIn, nt)
 		for xi := 0; xi < 16; xi++ {
-			sgemm.GemmPacked(pas[xi], sgemm.PackedBFrom(C, nt, v[xi*vs:xi*vs+size]), 0, m[xi*ms:], ld)
+			sgemm.GemmPacked(pas[xi], sgemm.PackedBFrom(rowsIn, nt, bb[xi*bs:xi*bs+size]), 0, cc[xi*cs:], ld)
 		}
 		for i := 0; i < hi-lo; i++ {
-			for k := 0; k < K; k++ {
-				var bias float32
-				if b != nil {
-					bias = b[k]
-				}
-				wino.Output(m[k*ld+i*wt.tpi:], ms, g.h, g.w, bias, pad, y[((lo+i)*K+k)*hw:])
+			for r := 0; r < rowsOut; r++ {
+				out(lo+i, r, pad, cc[r*ld+i*wt.tpi:], cs)
 			}
 		}
 	})
 }
 
-// convGradXWinograd is ∂/∂x of a convolution that winogradOK accepts (the
-// output gradient's transforms write the products' packed B operands).
-func convGradXWinograd(g convGeom, n int, w, dy, dx []float32, sc *scratch[float32]) {
+// convForwardWinograd is the forward of a convolution that winogradOK
+// accepts. The input transforms write the products' B operands in their
+// packed layout, so the products copy nothing.
+func convForwardWinograd(g convGeom, n int, x, w, b, y []float32, sc *scratch[float32]) {
 	C, K, hw := g.c, g.o, g.h*g.w
-	wt, ng, workers := winoOwnGroups(g, n)
-	ld, ds, zs := wt.ld, winoPackedStride(K, wt.t), wt.stride(C)
 	u := sc.winoU(K, C)
 	winoWeights(w, K, C, u)
-	pas := winoPackU(u, K, C, true, sc)
-	padLen := wino.PadSize(g.h, g.w)
-	sc.ensure(workers, 0, 16*ds+16*zs+padLen, 0, 0)
-	par.Chunks(ng, func(j, p int) {
-		buf := sc.cols[p]
-		dh, z, pad := buf[:16*ds], buf[16*ds:16*(ds+zs)], buf[16*(ds+zs):]
-		lo, hi := j*wt.gi, min(n, (j+1)*wt.gi)
-		nt := (hi - lo) * wt.tpi
-		for i := 0; i < hi-lo; i++ {
-			for k := 0; k < K; k++ {
-				base, cols := winoPackedCols(K, nt, k, i*wt.tpi)
-				wino.OutGrad(dy[((lo+i)*K+k)*hw:], g.h, g.w, dh[base:], ds, cols)
+	winoOwnPass(g, n, C, K, winoPackU(u, K, C, false, sc), sc,
+		func(i, c int, pad, dst []float32, stride int, cols wino.Cols) {
+			wino.Input(x[(i*C+c)*hw:], g.h, g.w, pad, dst, stride, cols)
+		},
+		func(i, k int, pad, src []float32, stride int) {
+			var bias float32
+			if b != nil {
+				bias = b[k]
 			}
-		}
-		size := sgemm.PackedBSize(K, nt)
-		for xi := 0; xi < 16; xi++ {
-			sgemm.GemmPacked(pas[xi], sgemm.PackedBFrom(K, nt, dh[xi*ds:xi*ds+size]), 0, z[xi*zs:], ld)
-		}
-		for i := 0; i < hi-lo; i++ {
-			for c := 0; c < C; c++ {
-				wino.InputGrad(z[c*ld+i*wt.tpi:], zs, g.h, g.w, pad, dx[((lo+i)*C+c)*hw:])
-			}
-		}
-	})
+			wino.Output(src, stride, g.h, g.w, bias, pad, y[(i*K+k)*hw:])
+		})
+}
+
+// convGradXWinograd is ∂/∂x of a convolution that winogradGradXOK accepts:
+// the forward transposed (the output gradient's transforms write the
+// products' packed B operands).
+func convGradXWinograd(g convGeom, n int, w, dy, dx []float32, sc *scratch[float32]) {
+	C, K, hw := g.c, g.o, g.h*g.w
+	u := sc.winoU(K, C)
+	winoWeights(w, K, C, u)
+	winoOwnPass(g, n, K, C, winoPackU(u, K, C, true, sc), sc,
+		func(i, k int, _, dst []float32, stride int, cols wino.Cols) {
+			wino.OutGrad(dy[(i*K+k)*hw:], g.h, g.w, dst, stride, cols)
+		},
+		func(i, c int, pad, src []float32, stride int) {
+			wino.InputGrad(src, stride, g.h, g.w, pad, dx[(i*C+c)*hw:])
+		})
 }
 
 // winoPartialValues bounds the values of ∂/∂W's partial sums (one 16·K·C

@@ -5,7 +5,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/internal/sgemm"
 	"github.com/stretchr/testify/require"
 )
@@ -91,16 +90,7 @@ func TestWinogradMatchesDirect(t *testing.T) {
 				g := newConvGeom(c.c, c.h, c.w, c.o, c.k, c.pad, c.stride)
 				require.True(t, winogradOK(g), "case does not take the Winograd path")
 				got := convPackedAll(t, c, int64(100+i), 2)
-				// convPackedAll's inputs, drawn again from the same stream.
-				r := rng.New(int64(100+i), "conv-stacked")
-				rand := func(n int) []float32 {
-					v := make([]float32, n)
-					for j := range v {
-						v[j] = float32(2*r.Float64() - 1)
-					}
-					return v
-				}
-				x, w, b, dy := rand(c.n*c.c*c.h*c.w), rand(c.o*g.ckk()), rand(c.o), rand(c.n*c.o*g.hw())
+				x, w, b, dy, _ := convInputs(c, int64(100+i)) // convPackedAll's inputs
 				want, scale := convDirect64(c, x, w, b, dy)
 				for k, name := range []string{"y", "∂x", "∂W"} {
 					require.Len(t, got[k], len(want[k]), name)
