@@ -33,8 +33,6 @@ func randPlane(r interface{ Float64() float64 }, n int) []float32 {
 // run computes the four plane transforms of one random case.
 func run(h, w, stride int, seed int64) (v, dh, y, dx []float32) {
 	r := rng.New(seed, "wino")
-	th, tw := Tiles(h, w)
-	n := th * tw
 	src, g, m := randPlane(r, h*w), randPlane(r, h*w), randPlane(r, 16*stride)
 	pad := randPlane(r, PadSize(h, w)) // stale scratch must not matter
 	v, dh = randPlane(r, 16*stride), randPlane(r, 16*stride)
@@ -43,7 +41,6 @@ func run(h, w, stride int, seed int64) (v, dh, y, dx []float32) {
 	OutGrad(g, h, w, dh, stride, Cols{})
 	Output(m, stride, h, w, 0.25, pad, y)
 	InputGrad(m, stride, h, w, pad, dx)
-	_ = n
 	return
 }
 

@@ -69,15 +69,9 @@ func TestConv2dIm2colPackedMatchesFloat64(t *testing.T) {
 	// build does not, but the path is checked there too.
 	defer func(v bool) { usePackedConv = v }(usePackedConv)
 	usePackedConv = true
-	defer sgemm.SetKernel(sgemm.Active())
 	cases := append([]convCase{{2, 8, 32, 32, 10, 3, 1, 1}, {3, 16, 16, 16, 6, 3, 1, 2}, {2, 16, 16, 16, 9, 3, 1, 1}}, convCases...)
 	names := []string{"y", "∂x", "∂W", "∂b"}
-	for _, kern := range []sgemm.Kernel{sgemm.KernelAVX512, sgemm.KernelAVX2, sgemm.KernelGo} {
-		if !sgemm.Supported(kern) {
-			t.Logf("kernel %s not supported here", kern.Name)
-			continue
-		}
-		sgemm.SetKernel(kern)
+	eachKernel(t, func(kern sgemm.Kernel) {
 		for i, c := range cases {
 			t.Run(fmt.Sprintf("%s/%+v", kern.Name, c), func(t *testing.T) {
 				want := convValuesDT(t, c, tensor.Float64, int64(i))
@@ -97,11 +91,27 @@ func TestConv2dIm2colPackedMatchesFloat64(t *testing.T) {
 				}
 			})
 		}
-	}
+	})
 }
 
 // TestDefaultBuildPacksConvolutions: the default build (no openblas tag)
 // sends float32 convolutions through the packed products.
 func TestDefaultBuildPacksConvolutions(t *testing.T) {
 	assert.Equal(t, BLASName == "gonum+sgemm", usePackedConv, "BLAS %s", BLASName)
+}
+
+// eachKernel runs f with each SGEMM micro-kernel this processor runs made
+// the active one (logging those it cannot run), then restores the kernel
+// that was active before.
+func eachKernel(t *testing.T, f func(kern sgemm.Kernel)) {
+	t.Helper()
+	defer sgemm.SetKernel(sgemm.Active())
+	for _, kern := range []sgemm.Kernel{sgemm.KernelAVX512, sgemm.KernelAVX2, sgemm.KernelGo} {
+		if !sgemm.Supported(kern) {
+			t.Logf("kernel %s not supported here", kern.Name)
+			continue
+		}
+		sgemm.SetKernel(kern)
+		f(kern)
+	}
 }

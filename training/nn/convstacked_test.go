@@ -88,16 +88,10 @@ func convPackedAll(t *testing.T, c convCase, seed int64, procs int) [3][]float32
 // bit for bit the same on 1, 2 and 3 threads (the cut depends on the batch
 // and the map only). On every micro-kernel this machine runs.
 func TestConvStackedMatchesPerImage(t *testing.T) {
-	defer sgemm.SetKernel(sgemm.Active())
 	defer func(v bool) { stackConv = v }(stackConv)
 	defer func(v bool) { useWinograd = v }(useWinograd)
 	useWinograd = false // the stacked and per-image paths are compared here
-	for _, kern := range []sgemm.Kernel{sgemm.KernelAVX512, sgemm.KernelAVX2, sgemm.KernelGo} {
-		if !sgemm.Supported(kern) {
-			t.Logf("kernel %s not supported here", kern.Name)
-			continue
-		}
-		sgemm.SetKernel(kern)
+	eachKernel(t, func(kern sgemm.Kernel) {
 		for i, c := range stackedCases {
 			t.Run(fmt.Sprintf("%s/%+v", kern.Name, c), func(t *testing.T) {
 				g := newConvGeom(c.c, c.h, c.w, c.o, c.k, c.pad, c.stride)
@@ -145,7 +139,7 @@ func TestConvStackedMatchesPerImage(t *testing.T) {
 				}
 			})
 		}
-	}
+	})
 }
 
 // TestConvStackGroup: maps of convStackCols values or more keep one image a

@@ -75,14 +75,8 @@ func convDirect64(c convCase, x, w, b, dy []float32) (out, scale [3][]float64) {
 // bits on 1, 2 and 3 threads; and a second run on the same scratch gives the
 // first's (convPackedAll).
 func TestWinogradMatchesDirect(t *testing.T) {
-	defer sgemm.SetKernel(sgemm.Active())
 	defer func(v int) { winoOwnValues = v }(winoOwnValues)
-	for _, kern := range []sgemm.Kernel{sgemm.KernelAVX512, sgemm.KernelAVX2, sgemm.KernelGo} {
-		if !sgemm.Supported(kern) {
-			t.Logf("kernel %s not supported here", kern.Name)
-			continue
-		}
-		sgemm.SetKernel(kern)
+	eachKernel(t, func(kern sgemm.Kernel) {
 		for i, tc := range winoCases {
 			c := tc.convCase
 			t.Run(fmt.Sprintf("%s/%+v/group%d", kern.Name, c, tc.group), func(t *testing.T) {
@@ -113,5 +107,5 @@ func TestWinogradMatchesDirect(t *testing.T) {
 				}
 			})
 		}
-	}
+	})
 }
