@@ -24,8 +24,9 @@ type Blocking struct {
 	// cache's own bound).
 	KC int
 	// KCFromL1 is the longest k-block whose A strip, MR×KC floats, fills at
-	// most half of L1d (the strip stays in L1 while B's strips stream past
-	// it); 0 with L1d unknown. Reported, not used (see KC).
+	// most half of L1d (in the packed products the strip stays in L1 while
+	// B's strips stream past it); 0 with L1d unknown. Reported, not used
+	// (see KC).
 	KCFromL1 int
 	// MC is the most rows of A one worker packs at a time: its block,
 	// MC×KC floats, fills at most half of L2 (192 with L2 unknown). Rows are

@@ -34,3 +34,10 @@ func transpose8x8(dst *float32, ldd int, src *float32, lds int)
 //
 //go:noescape
 func pack6x8(dst *float32, src *float32, lds int)
+
+// dealRow writes dst[s*stride+j] = src[s*nr+j] for s < strips, j < nr (nr a
+// multiple of 8): one row of B dealt out to packB's strips (AVX,
+// transpose_amd64.s).
+//
+//go:noescape
+func dealRow(dst, src *float32, strips, nr, stride int)

@@ -2,7 +2,8 @@
 
 package sgemm
 
-const (
+// Variables, not constants, as on amd64: tests switch them off.
+var (
 	haveAsm    = false
 	haveAVX512 = false
 )
@@ -21,4 +22,8 @@ func transpose8x8(dst *float32, ldd int, src *float32, lds int) {
 
 func pack6x8(dst *float32, src *float32, lds int) {
 	panic("sgemm: no assembly transpose on this architecture")
+}
+
+func dealRow(dst, src *float32, strips, nr, stride int) {
+	panic("sgemm: no assembly packing on this architecture")
 }

@@ -246,7 +246,7 @@ func packedProduct(kern Kernel, m, n, k int, beta float32, c []float32, ldc int,
 	kb := kBlock(k)
 	for pc := 0; pc < k; pc += kb {
 		kk := min(kb, k-pc)
-		rowBlock(kern, m, n, kk, aBlock(pc, kk), bBlock(pc, kk), beta != 0 || pc > 0, c, ldc, tile[:kern.MR*kern.NR])
+		rowBlock(kern, m, n, kk, aBlock(pc, kk), bBlock(pc, kk), beta != 0 || pc > 0, c, ldc, tile[:kern.MR*kern.NR], false)
 	}
 }
 

@@ -9,8 +9,9 @@ import (
 )
 
 // Block sizes: at most kc values of k are packed at a time (kBlock splits k
-// evenly): the mr×kc A strip (≤ 12 KiB) stays in L1 while the kc×nr B
-// strips stream past it. kc = 384 rather than 256 keeps k = 288 (the 3×3
+// evenly): Sgemm keeps a kc×nr B strip (≤ 24 KiB) in L1 while the mr×kc A
+// strips of a row block stream past it from L2 (the packed products keep an
+// A strip in L1 and stream B; rowBlock). kc = 384 rather than 256 keeps k = 288 (the 3×3
 // convolutions of 32 channels) in one block: 25088×64×288 ran at 78–83
 // GFLOP/s with two blocks of 144 and 120–126 with one (bench/NOTES.md,
 // issue 12). kc is fixed, since it decides the results (Blocking.KC); the
@@ -274,7 +275,7 @@ func blockedPanel(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 	defer bufs.Put(bp)
 	for pc := 0; pc < k; pc += kb {
 		kk := min(kb, k-pc)
-		packB(nr, tB, b, ldb, pc, kk, jc, n, *bp)
+		packBShared(nr, tB, b, ldb, pc, kk, jc, n, *bp, workers)
 		var next atomic.Int64
 		work := func() {
 			ap := getBuf(mc * kk)
@@ -288,7 +289,7 @@ func blockedPanel(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 				ic := blk * mc
 				rows := min(mc, m-ic)
 				packA(mr, tA, a, lda, alpha, ic, rows, pc, kk, *ap)
-				rowBlock(kern, rows, n, kk, *ap, *bp, load || pc > 0, c[ic*ldc:], ldc, tile[:mr*nr])
+				rowBlock(kern, rows, n, kk, *ap, *bp, load || pc > 0, c[ic*ldc:], ldc, tile[:mr*nr], true)
 			}
 		}
 		if workers == 1 {
@@ -309,15 +310,24 @@ func blockedPanel(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 
 // rowBlock multiplies a packed block of A (rows × kk, in MR-row strips) by
 // the packed B block (kk × n, in NR-column strips) and adds the product to
-// C's rows (load) or writes it there (!load), each A strip against every B
-// strip (the A strip stays in L1 while the B strips stream from L2); edge
-// tiles go through tile.
-func rowBlock(kern Kernel, rows, n, kk int, ap, bp []float32, load bool, c []float32, ldc int, tile []float32) {
-	mr, nr := kern.MR, kern.NR
-	for ir := 0; ir < rows; ir += mr {
-		for js := 0; js*nr < n; js++ {
-			tileProduct(kern, rows, n, kk, ir, js, ap, bp, load, c, ldc, tile)
+// C's rows (load) or writes it there (!load), tile by tile; edge tiles go
+// through tile. With bOuter false it takes each A strip against every B
+// strip (the A strip stays in L1 while the B strips stream from L2: the
+// packed products' callers size B for it). With bOuter true, for Sgemm's
+// row blocks, it takes each B strip against every A strip: the block (at
+// most MC rows, half of L2) streams from L2 past the B strip in L1, and the
+// B panel (up to NC columns, in L3) is read once per block, where A strip by
+// A strip each would sweep the panel from L3 (bench/NOTES.md, lever 9 of
+// issue 41). Each tile is the same product in either order, so the results
+// are the same.
+func rowBlock(kern Kernel, rows, n, kk int, ap, bp []float32, load bool, c []float32, ldc int, tile []float32, bOuter bool) {
+	nA, nB := (rows+kern.MR-1)/kern.MR, (n+kern.NR-1)/kern.NR
+	for t := range nA * nB {
+		ia, jb := t/nB, t%nB
+		if bOuter {
+			ia, jb = t%nA, t/nA
 		}
+		tileProduct(kern, rows, n, kk, ia*kern.MR, jb, ap, bp, load, c, ldc, tile)
 	}
 }
 
@@ -346,17 +356,52 @@ func tileProduct(kern Kernel, rows, n, kk, ir, js int, ap, bp []float32, load bo
 	}
 }
 
+// packBShared is packB with its strips shared out to the given number of
+// workers (a serial pack left the other cores idle: bench/NOTES.md, lever 9
+// of issue 41).
+func packBShared(nr int, tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32, workers int) {
+	nStrips := (n + nr - 1) / nr
+	workers = min(workers, nStrips)
+	if workers <= 1 {
+		packB(nr, tB, b, ldb, pc, kk, jc, n, dst)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		s0, s1 := w*nStrips/workers, (w+1)*nStrips/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			packB(nr, tB, b, ldb, pc, kk, jc+s0*nr, min(n, s1*nr)-s0*nr, dst[s0*kk*nr:s1*kk*nr])
+		}()
+	}
+	wg.Wait()
+}
+
 // packB writes B(pc:pc+kk, jc:jc+n) as strips of nr columns, k-major within
 // a strip (strip s holds kk rows of nr values), zero-padded past n.
 func packB(nr int, tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32) {
 	nStrips := (n + nr - 1) / nr
+	full := n / nr // strips without padding
+	if !usePackAsm {
+		full = 0
+	}
 	if !tB {
 		// Row by row of B (read in order), each row dealt out to the
 		// strips: strip by strip read each strip's kk rows 4·ldb bytes
 		// apart, a cache line each (bench/NOTES.md, lever 4 of issue 41).
+		// The full strips take a row's values eight at a time (dealRow; a
+		// copy call per strip and row was a sixth of 128×512×784, lever 9).
+		if full > 0 {
+			_ = dst[(full-1)*kk*nr+kk*nr-1]
+			_ = b[(pc+kk-1)*ldb+jc+full*nr-1]
+		}
 		for p := 0; p < kk; p++ {
 			row := b[(pc+p)*ldb+jc : (pc+p)*ldb+jc+n]
-			for s := 0; s < nStrips; s++ {
+			if full > 0 {
+				dealRow(&dst[p*nr], &row[0], full, nr, kk*nr)
+			}
+			for s := full; s < nStrips; s++ {
 				out := dst[s*kk*nr+p*nr : s*kk*nr+(p+1)*nr]
 				w := min(nr, n-s*nr)
 				copy(out[:w], row[s*nr:s*nr+w])
@@ -368,6 +413,12 @@ func packB(nr int, tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32) 
 	for s := 0; s < nStrips; s++ {
 		strip := dst[s*kk*nr : (s+1)*kk*nr]
 		j0 := jc + s*nr
+		if s < full {
+			// B's columns are rows of the transpose: 8×8 blocks in AVX
+			// registers (a value at a time this was most of the pack).
+			transposeInto(strip, nr, b[j0*ldb+pc:], ldb, kk)
+			continue
+		}
 		w := min(nr, n-s*nr)
 		for p := 0; p < kk; p++ {
 			out := strip[p*nr : (p+1)*nr]
@@ -378,6 +429,10 @@ func packB(nr int, tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32) 
 		}
 	}
 }
+
+// usePackAsm selects the AVX packing of B's full strips (tests switch it off
+// to compare it with the loops).
+var usePackAsm = haveAsm
 
 // usePack6x8 selects pack6x8 for full six-row strips of a non-transposed A
 // (tests switch it off to compare it with the loop).

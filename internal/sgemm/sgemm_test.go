@@ -212,3 +212,78 @@ func TestAssemblyKernelsBitIdentical(t *testing.T) {
 		}
 	}
 }
+
+// rowBlock's two orders (A strips outer for the packed products, B strips
+// outer for Sgemm's row blocks) compute every tile, edge tiles included,
+// and give the same bits: each tile is one kernel call either way.
+func TestRowBlockOrdersAgree(t *testing.T) {
+	kern := Active()
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, s := range [][3]int{{1, 1, 1}, {kern.MR, kern.NR, 7}, {3*kern.MR + 2, 4*kern.NR + 5, 40}, {50, 3, 100}, {2, 90, 9}} {
+		rows, n, kk := s[0], s[1], s[2]
+		ap := randSlice(r, roundUp(rows, kern.MR)*kk)
+		bp := randSlice(r, roundUp(n, kern.NR)*kk)
+		c0 := randSlice(r, rows*(n+3))
+		for _, load := range []bool{false, true} {
+			var got [2][]float32
+			for i, bOuter := range []bool{false, true} {
+				got[i] = append([]float32(nil), c0...)
+				rowBlock(kern, rows, n, kk, ap, bp, load, got[i], n+3, make([]float32, kern.MR*kern.NR), bOuter)
+			}
+			require.Equal(t, got[0], got[1], "%v load=%v", s, load)
+			// every entry of C is the product's (edge tiles and padding included)
+			for i := 0; i < rows; i++ {
+				for j := 0; j < n+3; j++ {
+					want := float64(c0[i*(n+3)+j])
+					if j < n {
+						s := 0.0
+						for p := 0; p < kk; p++ {
+							s += float64(ap[(i/kern.MR)*kern.MR*kk+p*kern.MR+i%kern.MR]) * float64(bp[(j/kern.NR)*kern.NR*kk+p*kern.NR+j%kern.NR])
+						}
+						if load {
+							want += s
+						} else {
+							want = s
+						}
+					}
+					require.InDelta(t, want, float64(got[1][i*(n+3)+j]), 1e-4*float64(kk+2), "%v load=%v (%d,%d)", s, load, i, j)
+				}
+			}
+		}
+	}
+}
+
+// packB's AVX paths for full strips (dealRow for B, 8×8 transposes for its
+// transpose) write what its loops write, padding included, for every
+// kernel's strip width, column offset and stride.
+func TestPackBAsmMatchesLoops(t *testing.T) {
+	if !usePackAsm {
+		t.Skip("no AVX2 here: packB runs its loops only")
+	}
+	defer func() { usePackAsm = true }()
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, nr := range []int{16, 32} {
+		for _, s := range [][4]int{{1, 1, 0, 0}, {7, 16, 0, 0}, {9, 40, 3, 5}, {33, 100, 17, 2}, {8, 64, 0, 1}, {300, 70, 1, 9}} {
+			kk, n, jc, pad := s[0], s[1], s[2], s[3]
+			for _, tB := range []bool{false, true} {
+				pc := 2
+				rows, cols := pc+kk, jc+n // B is k×n; its transpose n×k
+				if tB {
+					rows, cols = jc+n, pc+kk
+				}
+				ldb := cols + pad
+				b := randSlice(r, rows*ldb)
+				size := roundUp(n, nr) * kk
+				var got [2][]float32
+				for i, asm := range []bool{true, false} {
+					usePackAsm = asm
+					got[i] = randSlice(r, size+5) // stale values must be overwritten, the tail left alone
+					tail := append([]float32(nil), got[i][size:]...)
+					packB(nr, tB, b, ldb, pc, kk, jc, n, got[i][:size])
+					require.Equal(t, tail, got[i][size:], "packB wrote past its strips")
+				}
+				require.Equal(t, got[1][:size], got[0][:size], "nr=%d %v tB=%v", nr, s, tB)
+			}
+		}
+	}
+}

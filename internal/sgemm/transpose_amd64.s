@@ -131,3 +131,38 @@ TEXT ·pack6x8(SB), NOSPLIT, $0-24
 	VMOVSD X7, 184(DI)
 	VZEROUPPER
 	RET
+
+// func dealRow(dst, src *float32, strips, nr, stride int)
+// dst[s*stride+j] = src[s*nr+j] for s < strips, j < nr (nr a multiple of 8):
+// one row of B dealt out to the packed strips, eight values at a time.
+TEXT ·dealRow(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ strips+16(FP), CX
+	MOVQ nr+24(FP), DX
+	MOVQ stride+32(FP), R8
+	SHLQ $2, R8
+	SHRQ $3, DX
+	TESTQ CX, CX
+	JZ dealdone
+	TESTQ DX, DX
+	JZ dealdone
+
+dealstrip:
+	MOVQ DX, R9
+	MOVQ DI, R10
+
+dealchunk:
+	VMOVUPS (SI), Y0
+	VMOVUPS Y0, (R10)
+	ADDQ $32, SI
+	ADDQ $32, R10
+	DECQ R9
+	JNZ dealchunk
+	ADDQ R8, DI
+	DECQ CX
+	JNZ dealstrip
+
+dealdone:
+	VZEROUPPER
+	RET
