@@ -80,6 +80,12 @@ func TestIm2colCNNTrainsLikeCNN(t *testing.T) {
 		abs      float64
 	}{{false, 1e-4}, {true, 1e-3}} {
 		res := train(tc.winograd)
+		// Each result records the algorithm that trained it (Result.Numerics).
+		algo := map[bool]string{false: "conv3x3 im2col", true: "conv3x3 winograd"}[tc.winograd]
+		if nn.BLASName != "gonum+sgemm" {
+			algo = "conv3x3 im2col" // the OpenBLAS build keeps im2col
+		}
+		assert.Contains(t, res[1].Numerics, algo, "Winograd %v", tc.winograd)
 		var worst float64
 		for i := range res[0].Params {
 			a, b := res[0].Params[i], res[1].Params[i]

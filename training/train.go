@@ -8,6 +8,7 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/device/cpu"
 	"github.com/llpfc/llpfc/training/models"
 	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/tensor"
@@ -41,7 +42,7 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 	}
 	defer st.Close()
 	r := &trainRun{cfg: cfg, spec: spec, data: data, all: all, val: val, st: st, progress: progress,
-		res: &Result{ParamCount: nn.ParamCount(st.model), Device: st.backend.Name()}}
+		res: &Result{ParamCount: nn.ParamCount(st.model), Device: st.backend.Name(), Numerics: numerics(st.backend)}}
 	for _, b := range val {
 		r.res.ValBagIDs = append(r.res.ValBagIDs, b.ID)
 	}
@@ -391,4 +392,13 @@ func cloneAll(s [][]float32) [][]float32 {
 		out[i] = append([]float32(nil), v...)
 	}
 	return out
+}
+
+// numerics is nn.Numerics for the CPU back end and empty for the others,
+// whose arithmetic is their device's (Result.Device names it).
+func numerics(be device.Backend) string {
+	if be.Name() != cpu.Name {
+		return ""
+	}
+	return nn.Numerics()
 }

@@ -229,8 +229,8 @@ func (r *Runner) remodel(ctx context.Context, spec *Spec, cells []experiments.Ce
 		case err != nil:
 			sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: fmt.Errorf("trained again to save its model: %w", err)})
 		case !stored.SameOutcome(again):
-			sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: fmt.Errorf("trained again to save its model, but this code's run differs from the stored result (test accuracy %v, stored %v; the stored result was made by %s): the model was not kept; run the grid into a new store to have models and results of one code",
-				m.TestAccuracy, stored.Metrics.TestAccuracy, stored.Provenance.CodeVersion)})
+			sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: fmt.Errorf("trained again to save its model, but this code's run differs from the stored result (test accuracy %v, stored %v; the stored result was made by %s%s): the model was not kept; run the grid into a new store to have models and results of one code",
+				m.TestAccuracy, stored.Metrics.TestAccuracy, stored.Provenance.CodeVersion, numericsNote(stored.Metrics.Numerics, m.Numerics))})
 		default:
 			if err := r.keepModel(tmp, c.Key); err != nil {
 				os.RemoveAll(tmp)
@@ -254,4 +254,15 @@ func (r *Runner) keepModel(tmp, key string) error {
 		return err
 	}
 	return os.Rename(srcMan, dstMan)
+}
+
+// numericsNote says, for remodel's error, that the stored result and the
+// run again were trained with different numerics (Metrics.Numerics), which
+// alone makes their last bits differ; empty when they agree or the stored
+// result predates the record.
+func numericsNote(stored, again string) string {
+	if stored == "" || stored == again {
+		return ""
+	}
+	return fmt.Sprintf(" with numerics %q, this run with %q", stored, again)
 }

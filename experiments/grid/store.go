@@ -63,14 +63,15 @@ type Provenance struct {
 // SameOutcome reports whether two results of one key agree on everything that
 // a deterministic rerun reproduces: key, configuration and the outcome
 // metrics (test accuracy, epochs, final loss, point counts, extras). Wall
-// time, throughput, memory, the device and provenance are ignored.
+// time, throughput, memory, the device, the numerics and provenance are
+// ignored.
 func (r *Result) SameOutcome(o *Result) bool {
 	if r.Key != o.Key || !reflect.DeepEqual(r.Config, o.Config) {
 		return false
 	}
 	a, b := r.Metrics, o.Metrics
-	a.WallSeconds, a.TrainImagesPerSecond, a.PeakRSSBytes, a.Device = 0, 0, 0, ""
-	b.WallSeconds, b.TrainImagesPerSecond, b.PeakRSSBytes, b.Device = 0, 0, 0, ""
+	a.WallSeconds, a.TrainImagesPerSecond, a.PeakRSSBytes, a.Device, a.Numerics = 0, 0, 0, "", ""
+	b.WallSeconds, b.TrainImagesPerSecond, b.PeakRSSBytes, b.Device, b.Numerics = 0, 0, 0, "", ""
 	return reflect.DeepEqual(a, b)
 }
 

@@ -299,6 +299,7 @@ func RunCell(ctx context.Context, cell experiments.Cell, prob *Problem, opt RunO
 		TrainImagesPerSecond: res.TrainImagesPerSecond,
 		PeakRSSBytes:         experiments.PeakRSSBytes(),
 		Device:               res.Device,
+		Numerics:             res.Numerics,
 		BagProportionError:   res.BagProportionError,
 	}
 	if c.Hyper.Select == training.SelectBestVal {

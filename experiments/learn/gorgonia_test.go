@@ -74,6 +74,7 @@ func TestGorgoniaLearnerTrains(t *testing.T) {
 			assert.Positivef(t, m.WallSeconds, "performance figures not filled: %+v", m)
 			assert.Positivef(t, m.TrainImagesPerSecond, "performance figures not filled: %+v", m)
 			assert.Positivef(t, m.PeakRSSBytes, "performance figures not filled: %+v", m)
+			assert.Containsf(t, m.Numerics, "conv3x3 ", "the result records the numerics that trained it: %+v", m)
 			if assert.Lenf(t, log.done, 4, "progress epochs %v of %v, want 1..4 of 4", log.done, log.total) {
 				assert.Equalf(t, 4, log.done[3], "progress epochs %v of %v, want 1..4 of 4", log.done, log.total)
 				assert.Equalf(t, 4, log.total[0], "progress epochs %v of %v, want 1..4 of 4", log.done, log.total)

@@ -29,6 +29,20 @@ func GEMMKernels() string {
 	return s
 }
 
+// Numerics names the arithmetic that training runs on the CPU: the matrix
+// product's micro-kernel and the 3×3 stride-1 convolutions' algorithm.
+// Results trained with different numerics agree to float32 rounding, not
+// to the bit (the two assembly kernels give the same bits; the portable Go
+// kernel and the im2col path do not give Winograd's), so every result
+// records it (experiments.Metrics.Numerics).
+func Numerics() string {
+	conv := "im2col"
+	if useWinograd {
+		conv = "winograd F(2x2,3x3)"
+	}
+	return "sgemm " + sgemm.Active().Name + "; conv3x3 " + conv
+}
+
 // pureGoBLAS is gonum's BLAS with Sgemm from internal/sgemm.
 type pureGoBLAS struct{ gonum.Implementation }
 

@@ -36,6 +36,10 @@ const BLASName = "openblas"
 // GEMMKernels describes the matrix product's kernels: OpenBLAS's choice.
 func GEMMKernels() string { return "OpenBLAS (its own kernel choice)" }
 
+// Numerics names the arithmetic that training runs on the CPU (see the
+// default build's Numerics): OpenBLAS's products, im2col convolutions.
+func Numerics() string { return "openblas; conv3x3 im2col" }
+
 // openBLAS is gonum's pure-Go BLAS with the matrix products replaced by
 // OpenBLAS's cblas_sgemm and cblas_dgemm.
 type openBLAS struct{ gonum.Implementation }

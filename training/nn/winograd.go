@@ -1,6 +1,8 @@
 package nn
 
 import (
+	"fmt"
+	"os"
 	"runtime"
 
 	"github.com/llpfc/llpfc/internal/par"
@@ -46,8 +48,28 @@ import (
 // (TestWinogradMatchesDirect runs 1, 2 and 3).
 
 // useWinograd sends eligible float32 convolutions through F(2×2, 3×3)
-// (tests switch it off to compare the other paths bit for bit).
-var useWinograd = true
+// (tests switch it off to compare the other paths bit for bit). It starts
+// as the environment variable Conv3x3Env says: "im2col" turns it off,
+// "winograd" or nothing leaves it on.
+var useWinograd = winogradFromEnv(os.Getenv(Conv3x3Env))
+
+// Conv3x3Env names the environment variable that chooses the 3×3 stride-1
+// convolutions' algorithm at start-up: "winograd" (the default) or
+// "im2col" (the path before Winograd, whose numbers it reproduces).
+const Conv3x3Env = "LLPFC_CONV3X3"
+
+// winogradFromEnv reads Conv3x3Env's value; any other value than the two
+// names is reported on standard error once and leaves the default.
+func winogradFromEnv(v string) bool {
+	switch v {
+	case "", "winograd":
+		return true
+	case "im2col":
+		return false
+	}
+	fmt.Fprintf(os.Stderr, "nn: %s=%q is neither winograd nor im2col; using winograd\n", Conv3x3Env, v)
+	return true
+}
 
 // SetWinograd turns the Winograd path of the 3×3, stride-1 convolutions on
 // (the default) or off and returns the previous setting. Off, they run as
