@@ -118,3 +118,25 @@ func TestSgemmFollowsTheBlocking(t *testing.T) {
 		}
 	}
 }
+
+// Sgemm's row blocks take B strips outer only where a B strip and an A
+// strip fit in L1d together (bStripsOuter), and never with L1d unknown.
+func TestBStripsOuter(t *testing.T) {
+	defer SetBlocking(ActiveBlocking())
+	for _, tc := range []struct {
+		l1d, kb int
+		kern    Kernel
+		want    bool
+	}{
+		{32 << 10, 344, KernelAVX2, true},  // 2048³: (6+16)·344·4 = 30 KiB
+		{32 << 10, 384, KernelAVX2, false}, // 33 KiB
+		{48 << 10, 384, KernelAVX512, false},
+		{64 << 10, 384, KernelAVX512, true},
+		{0, 8, KernelAVX2, false},
+	} {
+		b := ActiveBlocking()
+		b.Caches.L1d = tc.l1d
+		SetBlocking(b)
+		assert.Equal(t, tc.want, bStripsOuter(tc.kern, tc.kb), "%s, kb %d, L1d %d", tc.kern.Name, tc.kb, tc.l1d)
+	}
+}

@@ -271,6 +271,7 @@ func blockedPanel(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 		panelHook(n, mc)
 	}
 	kb := kBlock(k)
+	bOuter := bStripsOuter(kern, kb)
 	bp := getBuf(kb * nStrips * nr)
 	defer bufs.Put(bp)
 	for pc := 0; pc < k; pc += kb {
@@ -289,7 +290,7 @@ func blockedPanel(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 				ic := blk * mc
 				rows := min(mc, m-ic)
 				packA(mr, tA, a, lda, alpha, ic, rows, pc, kk, *ap)
-				rowBlock(kern, rows, n, kk, *ap, *bp, load || pc > 0, c[ic*ldc:], ldc, tile[:mr*nr], true)
+				rowBlock(kern, rows, n, kk, *ap, *bp, load || pc > 0, c[ic*ldc:], ldc, tile[:mr*nr], bOuter)
 			}
 		}
 		if workers == 1 {
@@ -314,7 +315,8 @@ func blockedPanel(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 // through tile. With bOuter false it takes each A strip against every B
 // strip (the A strip stays in L1 while the B strips stream from L2: the
 // packed products' callers size B for it). With bOuter true, for Sgemm's
-// row blocks, it takes each B strip against every A strip: the block (at
+// row blocks whose strips fit in L1 (bStripsOuter), it takes each B strip
+// against every A strip: the block (at
 // most MC rows, half of L2) streams from L2 past the B strip in L1, and the
 // B panel (up to NC columns, in L3) is read once per block, where A strip by
 // A strip each would sweep the panel from L3 (bench/NOTES.md, lever 9 of
@@ -329,6 +331,15 @@ func rowBlock(kern Kernel, rows, n, kk int, ap, bp []float32, load bool, c []flo
 		}
 		tileProduct(kern, rows, n, kk, ia*kern.MR, jb, ap, bp, load, c, ldc, tile)
 	}
+}
+
+// bStripsOuter reports whether Sgemm's row blocks take their B strips
+// outer (rowBlock): where a B strip and an A strip of kb values of k fit in
+// L1d together, as the AVX2 kernel's (22 + 8 KiB at kb = 344 in 32 KiB)
+// do. The AVX-512 kernel's B strip (48 KiB at kb = 384) does not fit, and
+// keeps A strips outer, as before lever 9 (not measured on such a machine).
+func bStripsOuter(kern Kernel, kb int) bool {
+	return (kern.MR+kern.NR)*kb*4 <= blocking.Caches.L1d
 }
 
 // tileProduct adds (or writes) the product of A strip ir/mr and B strip js
