@@ -228,6 +228,18 @@ var mutations = []mutation{
 	{ID: "wino-inputgrad-neighbour", File: "internal/wino/wino.go", Bug: "∂x's even columns add c₃ of the same tile column in place of the one before (the overlap of neighbouring patches misplaced)",
 		Old: "dx[2*m] = s1 - s2 + s3 - s[3*sw+m]", New: "dx[2*m] = s1 - s2 + s3 - s[3*sw+1+m]",
 		Pkg: "internal/wino", Tests: []string{"TestTransformsMatchDefinitions"}},
+
+	// Lever 9 of issue 41 in internal/sgemm: the tile order, the shared
+	// packing of B and its AVX row dealing.
+	{ID: "sgemm-bouter-swapped", File: "internal/sgemm/sgemm.go", Bug: "rowBlock's B-strips-outer order takes the tile index's quotient and remainder the wrong way round (A strip t/nA, B strip t%nA)",
+		Old: "ia, jb = t%nA, t/nA", New: "ia, jb = t/nA, t%nA",
+		Pkg: "internal/sgemm", Tests: []string{"TestRowBlockOrdersAgree", "TestSgemmMatchesReference"}},
+	{ID: "sgemm-packb-share-gap", File: "internal/sgemm/sgemm.go", Bug: "the workers sharing B's packing each stop one strip short of the next worker's first (a strip per worker left stale)",
+		Old: "s0, s1 := w*nStrips/workers, (w+1)*nStrips/workers", New: "s0, s1 := w*nStrips/workers, max((w+1)*nStrips/workers-1, w*nStrips/workers)",
+		Pkg: "internal/sgemm", Tests: []string{"TestSgemmMatchesReference"}},
+	{ID: "sgemm-dealrow-stride", File: "internal/sgemm/sgemm.go", Bug: "a row of B dealt to the strips at a stride of kk−1 rows in place of kk (the strips' length miscounted)",
+		Old: "dealRow(&dst[p*nr], &row[0], full, nr, kk*nr)", New: "dealRow(&dst[p*nr], &row[0], full, nr, (kk-1)*nr)",
+		Pkg: "internal/sgemm", Tests: []string{"TestPackBAsmMatchesLoops", "TestSgemmMatchesReference"}},
 	{ID: "wino-dw-groups-overwrite", File: "training/nn/winograd.go", Bug: "∂/∂W's products overwrite the sum of the chunk's earlier groups (β = 0 for every group)",
 		Old: "if gr > g0 {", New: "if gr < g0 {",
 		Pkg: "training/nn", Tests: []string{"TestWinogradMatchesDirect"}},
