@@ -21,6 +21,11 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/internal/sgemm"
+	"github.com/llpfc/llpfc/training/device/opencl"
+	"github.com/llpfc/llpfc/training/nn"
 )
 
 // command is one subcommand. Each lives in its own file and registers itself
@@ -110,6 +115,18 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintln(w, "\nEnvironment:")
+	for _, e := range environment {
+		fmt.Fprintf(w, "  %-21s %s\n", e[0], e[1])
+	}
+}
+
+// environment lists the variables the commands read, for usage.
+var environment = [][2]string{
+	{data.EnvDataDir, "where --data-dir defaults to: the data sets' files, or a root with one folder per set"},
+	{nn.Conv3x3Env, "the 3×3 stride-1 convolutions' algorithm: winograd (default) or im2col (the numbers before Winograd); results record it (numerics)"},
+	{sgemm.KernelEnv, "force the matrix product's micro-kernel (avx512-8x32, avx2-6x16, go-6x16, go-8x32), for benchmarks; results record it (numerics)"},
+	{opencl.ProfileEnv, "time every OpenCL program step (waiting for each: slower) and print the times and launches per operation kind at the end"},
 }
 
 // newFlagSet returns a flag set for a subcommand whose -h output explains every

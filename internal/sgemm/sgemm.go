@@ -46,7 +46,11 @@ var (
 // at start-up from its features, or the one the environment variable
 // LLPFC_SGEMM_KERNEL names (avx512-8x32, avx2-6x16, go-6x16, go-8x32; for
 // benchmarks); SetKernel changes it.
-var active = fromEnv(os.Getenv("LLPFC_SGEMM_KERNEL"))
+var active = fromEnv(os.Getenv(KernelEnv))
+
+// KernelEnv names the environment variable that forces the micro-kernel
+// (Kernel.Name), for benchmarks.
+const KernelEnv = "LLPFC_SGEMM_KERNEL"
 
 // fromEnv returns the kernel named name, or Best() when name is empty,
 // unknown or not supported here (an unknown or unsupported name is reported
@@ -60,7 +64,7 @@ func fromEnv(name string) Kernel {
 			return k
 		}
 	}
-	fmt.Fprintf(os.Stderr, "sgemm: LLPFC_SGEMM_KERNEL=%q is not a kernel this processor runs; using %s\n", name, Best().Name)
+	fmt.Fprintf(os.Stderr, "sgemm: %s=%q is not a kernel this processor runs; using %s\n", KernelEnv, name, Best().Name)
 	return Best()
 }
 
