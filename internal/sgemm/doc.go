@@ -17,8 +17,11 @@
 // is cut into equal blocks of at most 384 (fixed: it decides the order of
 // the sums); B is packed in panels of at most NC columns and A in row blocks
 // of at most MC rows, both derived at start-up from the caches Linux reports
-// (blocking.go, DeriveBlocking); row blocks of C, or runs of its
-// columns when C is wider than tall, are shared out to GOMAXPROCS
+// (blocking.go, DeriveBlocking). Within a row block, each B strip stays in
+// L1 while the block's A strips stream past it from L2 where both strips
+// fit in L1 (rowBlock, bStripsOuter); B's panels are packed by all the
+// workers (AVX row dealing and 8×8 transposes). Row blocks of C, or runs of
+// its columns when C is wider than tall, are shared out to GOMAXPROCS
 // goroutines, each with its own packing buffer, and each tile of C is
 // summed in a fixed order, so the result does not depend on scheduling —
 // nor on the kernel's tile, since every entry is summed over k in the same
