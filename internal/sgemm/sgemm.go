@@ -266,11 +266,19 @@ func kBlock(k int) int {
 func blockedPanel(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb, jc int, load bool, c []float32, ldc, workers int) {
 	mr, nr := kern.MR, kern.NR
 	nStrips := (n + nr - 1) / nr
-	// Row blocks: about 4 per worker, a multiple of mr, at most the
-	// blocking's MC rows (an A block in half of L2).
+	// Row blocks: about 4 per worker, of at most the blocking's MC rows (an
+	// A block in half of L2), their number a multiple of the workers', each
+	// a run of whole mr-row strips, the runs' lengths differing by one strip
+	// at most: blocks of equal rows left the worker with the short last one
+	// idle at each k-block's end, 3 % of 2048³ on two cores (lever 9).
 	mc := (m + 4*workers - 1) / (4 * workers)
 	mc = min(max((mc+mr-1)/mr*mr, mr), max(blocking.MC/mr*mr, mr))
-	nBlocks := (m + mc - 1) / mc
+	rowStrips := (m + mr - 1) / mr
+	nBlocks := min((m+mc-1)/mc, rowStrips)
+	if nBlocks > workers {
+		nBlocks = min((nBlocks+workers-1)/workers*workers, rowStrips)
+	}
+	mc = (rowStrips + nBlocks - 1) / nBlocks * mr // the longest block
 	if panelHook != nil {
 		panelHook(n, mc)
 	}
@@ -291,8 +299,8 @@ func blockedPanel(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 				if blk >= nBlocks {
 					return
 				}
-				ic := blk * mc
-				rows := min(mc, m-ic)
+				ic := blk * rowStrips / nBlocks * mr
+				rows := min((blk+1)*rowStrips/nBlocks*mr, m) - ic
 				packA(mr, tA, a, lda, alpha, ic, rows, pc, kk, *ap)
 				rowBlock(kern, rows, n, kk, *ap, *bp, load || pc > 0, c[ic*ldc:], ldc, tile[:mr*nr], bOuter)
 			}
