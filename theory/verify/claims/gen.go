@@ -38,10 +38,7 @@ func GenDirichlet(r *rand.Rand, alpha []float64) []float64 {
 		p[r.Intn(len(p))] = 1
 		return p
 	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
+	return normalize(p)
 }
 
 // GenSymDirichlet draws from the symmetric Dirichlet(a, …, a) on Δ^C.
@@ -147,17 +144,12 @@ func GenSimplex(r *rand.Rand, C int, allowZeros bool) []float64 {
 
 // floorSimplex raises entries below lo to lo and renormalizes.
 func floorSimplex(p []float64, lo float64) []float64 {
-	s := 0.0
 	for i, v := range p {
 		if v < lo {
 			p[i] = lo
 		}
-		s += p[i]
 	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
+	return normalize(p)
 }
 
 // GenNear returns a point of Δ^C close to p: p + scale·(u − p) for a random

@@ -62,10 +62,8 @@ func genChainCase(r *rand.Rand, withClass, spread bool) chainCase {
 	s := theory.LMNTMSetting{W: make([]float64, N), Alpha: make([][]float64, N), N: make([][]int, N),
 		Lip: make([]float64, N), Lip0: make([]float64, N)}
 	lip0 := logUnif(r, 0.05, 5)
-	tot := 0.0
 	for i := 0; i < N; i++ {
 		s.W[i] = logUnif(r, 0.05, 1)
-		tot += s.W[i]
 		s.Lip[i] = theory.LogLossLip
 		s.Lip0[i] = lip0
 		if !tight {
@@ -88,18 +86,9 @@ func genChainCase(r *rand.Rand, withClass, spread bool) chainCase {
 			a[top] = 1 - eps
 			n[top] = 1 + r.Intn(20)
 		}
-		sa := 0.0
-		for _, v := range a {
-			sa += v
-		}
-		for c := range a {
-			a[c] /= sa
-		}
-		s.Alpha[i], s.N[i] = a, n
+		s.Alpha[i], s.N[i] = normalize(a), n
 	}
-	for i := range s.W {
-		s.W[i] /= tot
-	}
+	normalize(s.W)
 	cs := chainCase{s: s, delta: logUnif(r, 0.01, 1)}
 	if withClass {
 		cs.R, cs.K = logUnif(r, 0.1, 5), logUnif(r, 0.1, 2)

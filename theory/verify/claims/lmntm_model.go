@@ -166,15 +166,11 @@ func lmCheckCfm(cfg verify.Config, name string, transition lmTransitionFunc) ver
 // lmTransitionNoAlpha is the negative control of `sec:cfm prob model`: the
 // α(i) factor dropped, T(i,j) = γ_i(j)/σ(j).
 func lmTransitionNoAlpha(gamma mat.Matrix, alpha, sigma []float64) (*mat.Dense, error) {
-	ones := make([]float64, len(alpha))
-	for i := range ones {
-		ones[i] = 1
-	}
 	C, _ := gamma.Dims()
 	T := mat.NewDense(C, C, nil)
 	for i := 0; i < C; i++ {
 		for j := 0; j < C; j++ {
-			T.Set(i, j, gamma.At(i, j)*ones[i]/sigma[j])
+			T.Set(i, j, gamma.At(i, j)/sigma[j])
 		}
 	}
 	return T, nil

@@ -58,18 +58,13 @@ func radV2(r *rand.Rand) *randv2.Rand {
 // (a normalized vector of uniform(floor,1) entries, occasionally spiky).
 func radSimplex(r *rand.Rand, n int, spiky bool) []float64 {
 	p := make([]float64, n)
-	s := 0.0
 	for i := range p {
 		p[i] = 0.02 + r.Float64()
 		if spiky {
 			p[i] = math.Pow(p[i], 4)
 		}
-		s += p[i]
 	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
+	return normalize(p)
 }
 
 // radWeights draws M non-negative weights a_i, sometimes with zeros and
