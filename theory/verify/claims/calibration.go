@@ -368,23 +368,15 @@ func init() {
 	}, checkConvexLB, "convexLB", refTheta, thetaWithNormT), func(cfg verify.Config) verify.Outcome {
 		return checkConvexLBAccurate(cfg, "convexLB/accurate", refTheta, theory.ExcessZeroOneInnerRisk)
 	}))
-	verify.Register(verify.Claim{
+	register(logAndSquare(verify.Claim{
 		Label:      "cali.inner.lemma",
 		Kind:       verify.Theorem,
 		RatioFloor: 0.99,
 		Section:    "App. B.1",
 		Statement: "for continuous strictly proper ℓ and invertible column-stochastic T: ∀ε>0 ∃δ>0 ∀x,q: " +
 			"C_{ℓ_T,P_T,x}(q) < C* + δ ⇒ C_{L,P,x}(q) < C*_L + ε (checked with δ = θ_T for the log and θ^sq_T for the square loss, and the proof step C1 ≤ ‖η−q‖∞+‖η−q‖₁)",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return verify.Merge(verify.Bound,
-				checkCaliInner(cfg, "caliInner/log", theory.LogLoss, refTheta),
-				checkCaliInner(cfg, "caliInner/square", theory.SquareLoss, refSqTheta))
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkCaliInner(cfg, "caliInner/log", theory.LogLoss, deltaLinear)
-		},
 		NegativeName: "δ(ε) = ε (independent of T, linear rate)",
-	})
+	}, checkCaliInner, "caliInner", refTheta, refSqTheta, deltaLinear))
 	register(tested(verify.Claim{
 		Label:        "YW_lemma:KL",
 		Kind:         verify.IdentityKind,

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand"
 
+	"github.com/llpfc/llpfc/theory"
 	"github.com/llpfc/llpfc/theory/verify"
 )
 
@@ -23,6 +24,20 @@ type checker[F any] func(cfg verify.Config, name string, impl F) verify.Outcome
 func tested[F any](c verify.Claim, check checker[F], name string, ref, wrong F) verify.Claim {
 	c.Check = func(cfg verify.Config) verify.Outcome { return check(cfg, name, ref) }
 	c.Negative = func(cfg verify.Config) verify.Outcome { return check(cfg, name, wrong) }
+	return c
+}
+
+// lossChecker is a checker for the proper loss l.
+type lossChecker[F any] func(cfg verify.Config, name string, l theory.ProperLoss, impl F) verify.Outcome
+
+// logAndSquare returns c with Check merging check for the log loss (stream
+// name+"/log", implementation logRef) and the square loss (name+"/square",
+// sqRef), and Negative running the log part on wrong.
+func logAndSquare[F any](c verify.Claim, check lossChecker[F], name string, logRef, sqRef, wrong F) verify.Claim {
+	c.Check = func(cfg verify.Config) verify.Outcome {
+		return verify.Merge(verify.Bound, check(cfg, name+"/log", theory.LogLoss, logRef), check(cfg, name+"/square", theory.SquareLoss, sqRef))
+	}
+	c.Negative = func(cfg verify.Config) verify.Outcome { return check(cfg, name+"/log", theory.LogLoss, wrong) }
 	return c
 }
 
