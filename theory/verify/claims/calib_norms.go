@@ -26,40 +26,38 @@ type normCase struct {
 // genNormCase draws C ∈ [1,10], M from the adversarial column-stochastic
 // mixture (condition up to 1e8) or a general Gaussian matrix, and 8 random
 // directions (Gaussian, sparse, and ±e_j).
-func genNormCase() func(r *rand.Rand, _ int) any {
-	return func(r *rand.Rand, _ int) any {
-		C := 1 + r.Intn(10)
-		var M *mat.Dense
-		var desc string
-		if r.Intn(3) == 0 {
-			M = mat.NewDense(C, C, nil)
-			for i := 0; i < C; i++ {
-				for j := 0; j < C; j++ {
-					M.Set(i, j, r.NormFloat64())
-				}
+func genNormCase(r *rand.Rand, _ int) normCase {
+	C := 1 + r.Intn(10)
+	var M *mat.Dense
+	var desc string
+	if r.Intn(3) == 0 {
+		M = mat.NewDense(C, C, nil)
+		for i := 0; i < C; i++ {
+			for j := 0; j < C; j++ {
+				M.Set(i, j, r.NormFloat64())
 			}
-			desc = "gaussian"
-		} else {
-			M, desc = GenT(r, C, 1e8)
 		}
-		xs := make([][]float64, 8)
-		for k := range xs {
-			x := make([]float64, C)
-			switch k % 3 {
-			case 0:
-				for i := range x {
-					x[i] = r.NormFloat64()
-				}
-			case 1:
-				x[r.Intn(C)] = 1 - 2*float64(r.Intn(2))
-			default:
-				x[r.Intn(C)] = r.NormFloat64()
-				x[r.Intn(C)] += r.NormFloat64()
-			}
-			xs[k] = x
-		}
-		return normCase{M: M, Desc: desc, X: xs}
+		desc = "gaussian"
+	} else {
+		M, desc = GenT(r, C, 1e8)
 	}
+	xs := make([][]float64, 8)
+	for k := range xs {
+		x := make([]float64, C)
+		switch k % 3 {
+		case 0:
+			for i := range x {
+				x[i] = r.NormFloat64()
+			}
+		case 1:
+			x[r.Intn(C)] = 1 - 2*float64(r.Intn(2))
+		default:
+			x[r.Intn(C)] = r.NormFloat64()
+			x[r.Intn(C)] += r.NormFloat64()
+		}
+		xs[k] = x
+	}
+	return normCase{M: M, Desc: desc, X: xs}
 }
 
 func vecNorm(x []float64, p float64) float64 {
@@ -81,7 +79,7 @@ func condTol(M mat.Matrix, invNorm float64) float64 {
 // (p=1: the columns e_j; p=Inf: the sign vectors of the rows of M⁻¹; p=2: the
 // right singular vector of M for σ_min), ‖Mx*‖/‖x*‖ = 1/‖M⁻¹‖.
 func checkOpNormInf(cfg verify.Config, name string, p float64, invNorm invNormFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(genNormCase()), func(nc normCase) verify.Case {
+	return verify.Property(cfg, name, verify.Identity, genNormCase, func(nc normCase) verify.Case {
 		C, _ := nc.M.Dims()
 		n, err := invNorm(nc.M)
 		if err != nil {

@@ -54,30 +54,28 @@ func lmGamma(r *rand.Rand, C int) *mat.Dense {
 // condition number below 1e7 (so the computed α is accurate to ≈ 1e7·eps ≈
 // 2e-9, well inside min α ≥ 1e-6), σ = Γᵀα with every σ(j) > 1e-4, and
 // class-conditionals on m ∈ 1..5 points.
-func lmCfmGen() func(r *rand.Rand, size int) any {
-	return func(r *rand.Rand, size int) any {
-		C, m := 2+r.Intn(4), 1+r.Intn(5)
-		for {
-			G := lmGamma(r, C)
-			var lu mat.LU
-			lu.Factorize(G)
-			if lu.Cond() > 1e7 {
-				continue
-			}
-			alpha := lmInterior(r, C, 1e-6)
-			sigma, _ := theory.NoisyToCleanPrior(G, alpha)
-			ok := true // σ(j) ≥ 1e-4 keeps the column sums' rounding 16·C·eps/σ(j) < 1e-9
-			for _, s := range sigma {
-				ok = ok && s > 1e-4
-			}
-			if !ok {
-				continue
-			}
-			normalize(sigma)
-			md := lmModel(r, C, m)
-			md.Prior = sigma
-			return lmCfmInput{model: md, gamma: G, alpha: alpha}
+func lmCfmGen(r *rand.Rand, size int) lmCfmInput {
+	C, m := 2+r.Intn(4), 1+r.Intn(5)
+	for {
+		G := lmGamma(r, C)
+		var lu mat.LU
+		lu.Factorize(G)
+		if lu.Cond() > 1e7 {
+			continue
 		}
+		alpha := lmInterior(r, C, 1e-6)
+		sigma, _ := theory.NoisyToCleanPrior(G, alpha)
+		ok := true // σ(j) ≥ 1e-4 keeps the column sums' rounding 16·C·eps/σ(j) < 1e-9
+		for _, s := range sigma {
+			ok = ok && s > 1e-4
+		}
+		if !ok {
+			continue
+		}
+		normalize(sigma)
+		md := lmModel(r, C, m)
+		md.Prior = sigma
+		return lmCfmInput{model: md, gamma: G, alpha: alpha}
 	}
 }
 
@@ -95,7 +93,7 @@ func lmCfmGen() func(r *rand.Rand, size int) any {
 //
 // (2)–(5) are sums of ≤ 25 products of numbers in [0,1]: absolute 1e-12.
 func lmCheckCfm(cfg verify.Config, name string, transition lmTransitionFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(lmCfmGen()), func(in lmCfmInput) verify.Case {
+	return verify.Property(cfg, name, verify.Identity, lmCfmGen, func(in lmCfmInput) verify.Case {
 		md, G := in.model, in.gamma
 		C, M := md.NumClasses(), md.NumPoints()
 		detail := fmt.Sprintf("Γ=%s σ=%v α(built)=%v", lmMatString(G), md.Prior, in.alpha)
@@ -201,85 +199,83 @@ type lmCHInput struct {
 // 1e5·eps ≈ 2e-11, far inside the decision margins (exact zeros of α on
 // faces, |α| ≥ 1e-6 otherwise, threshold theory.AssumptionTol = 1e-9): the
 // ground truth is then numerically decidable.
-func lmCHGen() func(r *rand.Rand, size int) any {
-	return func(r *rand.Rand, size int) any {
-		C := 2 + r.Intn(5)
-		for {
-			G := lmGamma(r, C)
-			var lu mat.LU
-			lu.Factorize(G)
-			if lu.Cond() > 1e5 {
-				continue
-			}
-			in := lmCHInput{gamma: G}
-			switch r.Intn(8) {
-			case 0, 1:
-				in.kind, in.truth = "interior", 1
-				in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-6))
-			case 2:
-				in.kind, in.truth = "face", 0
-				a := lmInterior(r, C, 1e-3)
-				a[r.Intn(C)] = 0
-				in.sigma, _ = theory.NoisyToCleanPrior(G, normalize(a))
-			case 3:
-				in.kind, in.truth = "vertex", 0
-				in.sigma = mat.Row(nil, r.Intn(C), G)
-			case 4:
-				in.kind, in.truth = "outside", 0
-				a := lmInterior(r, C, 1e-3)
-				k := r.Intn(C)
-				rest := 1 - a[k]
-				a[k] = -logUnif(r, 1e-6, 0.5)
-				if rest+a[k] < 0.1 { // keep Σα well above 0 before normalizing
-					continue
-				}
-				in.sigma, _ = theory.NoisyToCleanPrior(G, normalize(a))
-			case 5:
-				in.kind, in.truth = "collinear", 0
-				if C == 2 {
-					G.SetRow(1, G.RawRowView(0))
-				} else {
-					b := lmInterior(r, C-1, 1e-3)
-					row := make([]float64, C)
-					for k := 0; k < C-1; k++ {
-						for j := 0; j < C; j++ {
-							row[j] += b[k] * G.At(k, j)
-						}
-					}
-					G.SetRow(C-1, normalize(row))
-				}
-				in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-3))
-			case 6:
-				in.kind, in.truth = "duplicate", 0
-				a, b := r.Intn(C), r.Intn(C)
-				if a == b {
-					b = (a + 1) % C
-				}
-				G.SetRow(b, G.RawRowView(a))
-				in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-3))
-			case 7:
-				if r.Intn(2) == 0 {
-					in.kind, in.truth = "pure", 1
-					G.Zero()
-					for i, j := range r.Perm(C) {
-						G.Set(i, j, 1)
-					}
-					in.sigma = lmInterior(r, C, 1e-3)
-				} else {
-					in.kind, in.truth = "random", -1
-					in.sigma = lmInterior(r, C, 1e-3)
-				}
-			}
-			ok := true
-			for _, s := range in.sigma {
-				ok = ok && s > 1e-9
-			}
-			if !ok { // σ must be a valid clean prior (Section 5.1: σ(c) ≠ 0)
-				continue
-			}
-			normalize(in.sigma)
-			return in
+func lmCHGen(r *rand.Rand, size int) lmCHInput {
+	C := 2 + r.Intn(5)
+	for {
+		G := lmGamma(r, C)
+		var lu mat.LU
+		lu.Factorize(G)
+		if lu.Cond() > 1e5 {
+			continue
 		}
+		in := lmCHInput{gamma: G}
+		switch r.Intn(8) {
+		case 0, 1:
+			in.kind, in.truth = "interior", 1
+			in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-6))
+		case 2:
+			in.kind, in.truth = "face", 0
+			a := lmInterior(r, C, 1e-3)
+			a[r.Intn(C)] = 0
+			in.sigma, _ = theory.NoisyToCleanPrior(G, normalize(a))
+		case 3:
+			in.kind, in.truth = "vertex", 0
+			in.sigma = mat.Row(nil, r.Intn(C), G)
+		case 4:
+			in.kind, in.truth = "outside", 0
+			a := lmInterior(r, C, 1e-3)
+			k := r.Intn(C)
+			rest := 1 - a[k]
+			a[k] = -logUnif(r, 1e-6, 0.5)
+			if rest+a[k] < 0.1 { // keep Σα well above 0 before normalizing
+				continue
+			}
+			in.sigma, _ = theory.NoisyToCleanPrior(G, normalize(a))
+		case 5:
+			in.kind, in.truth = "collinear", 0
+			if C == 2 {
+				G.SetRow(1, G.RawRowView(0))
+			} else {
+				b := lmInterior(r, C-1, 1e-3)
+				row := make([]float64, C)
+				for k := 0; k < C-1; k++ {
+					for j := 0; j < C; j++ {
+						row[j] += b[k] * G.At(k, j)
+					}
+				}
+				G.SetRow(C-1, normalize(row))
+			}
+			in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-3))
+		case 6:
+			in.kind, in.truth = "duplicate", 0
+			a, b := r.Intn(C), r.Intn(C)
+			if a == b {
+				b = (a + 1) % C
+			}
+			G.SetRow(b, G.RawRowView(a))
+			in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-3))
+		case 7:
+			if r.Intn(2) == 0 {
+				in.kind, in.truth = "pure", 1
+				G.Zero()
+				for i, j := range r.Perm(C) {
+					G.Set(i, j, 1)
+				}
+				in.sigma = lmInterior(r, C, 1e-3)
+			} else {
+				in.kind, in.truth = "random", -1
+				in.sigma = lmInterior(r, C, 1e-3)
+			}
+		}
+		ok := true
+		for _, s := range in.sigma {
+			ok = ok && s > 1e-9
+		}
+		if !ok { // σ must be a valid clean prior (Section 5.1: σ(c) ≠ 0)
+			continue
+		}
+		normalize(in.sigma)
+		return in
 	}
 }
 
@@ -294,7 +290,7 @@ type lmDecideFunc func(gamma mat.Matrix, sigma []float64) (bool, error)
 // assumption holds, the LP margin t* = max min_i λ_i must equal min_i α(i)
 // (the convex weights are unique) within 1e-9.
 func lmCheckCH(cfg verify.Config, name string, decide lmDecideFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(lmCHGen()), func(in lmCHInput) verify.Case {
+	return verify.Property(cfg, name, verify.Identity, lmCHGen, func(in lmCHInput) verify.Case {
 		a, err := decide(in.gamma, in.sigma)
 		if err != nil {
 			return verify.Case{OK: false, Detail: err.Error()}
@@ -361,19 +357,17 @@ type lmAllInput struct {
 // Each group is built around σ by lmGroupAround so that, at random, the
 // assumption holds (σ interior to the hull of independent γ's) or fails (σ
 // outside the hull, on a face of it, or dependent γ's).
-func lmAllGen() func(r *rand.Rand, size int) any {
-	return func(r *rand.Rand, size int) any {
-		C, N := 2+r.Intn(4), 1+r.Intn(5)
-		sigma := lmInterior(r, C, 1e-2)
-		in := lmAllInput{sigma: sigma}
-		for g := 0; g < N; g++ {
-			kind := []string{"interior", "interior", "outside", "face", "dependent"}[r.Intn(5)]
-			G := lmGroupAround(r, sigma, kind)
-			in.gammas = append(in.gammas, G)
-			in.kinds = append(in.kinds, kind)
-		}
-		return in
+func lmAllGen(r *rand.Rand, size int) lmAllInput {
+	C, N := 2+r.Intn(4), 1+r.Intn(5)
+	sigma := lmInterior(r, C, 1e-2)
+	in := lmAllInput{sigma: sigma}
+	for g := 0; g < N; g++ {
+		kind := []string{"interior", "interior", "outside", "face", "dependent"}[r.Intn(5)]
+		G := lmGroupAround(r, sigma, kind)
+		in.gammas = append(in.gammas, G)
+		in.kinds = append(in.kinds, kind)
 	}
+	return in
 }
 
 // lmGroupAround returns Γ whose rows γ_i = σ + d_i, where the directions d_i
@@ -513,7 +507,7 @@ func lmGroupValid(G mat.Matrix, sigma []float64) bool {
 // theory.CheckColumnStochastic (the direction the paper states: the
 // assumption ensures T_i is column-stochastic).
 func lmCheckAll(cfg verify.Config, name string, decide lmAllFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(lmAllGen()), func(in lmAllInput) verify.Case {
+	return verify.Property(cfg, name, verify.Identity, lmAllGen, func(in lmAllInput) verify.Case {
 		ok, failing, err := decide(in.gammas, in.sigma)
 		if err != nil {
 			return verify.Case{OK: false, Detail: err.Error()}
