@@ -55,6 +55,15 @@ func also(c verify.Claim, parts ...func(verify.Config) verify.Outcome) verify.Cl
 	return c
 }
 
+// must returns v, panicking on err: for calls whose inputs are valid by
+// construction.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 // unif draws uniformly from [lo, hi].
 func unif(r *rand.Rand, lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
 

@@ -24,14 +24,14 @@ type (
 )
 
 func radKernelRef(C int, R, K float64, a []float64) float64 {
-	return radMust(theory.KernelRadBound(C, R, K, a))
+	return must(theory.KernelRadBound(C, R, K, a))
 }
 
 // radKernelNoC is the negative control: the factor C dropped.
 func radKernelNoC(C int, R, K float64, a []float64) float64 { return radKernelRef(1, R, K, a) }
 
 func radMLPRef(C, m int, alpha, beta float64, a []float64) float64 {
-	return radMust(theory.MLPRadBound(C, m, alpha, beta, a))
+	return must(theory.MLPRadBound(C, m, alpha, beta, a))
 }
 
 // radMLPNoC is the negative control: the factor C dropped.
@@ -112,10 +112,7 @@ func radKernelGram(r *rand.Rand, X *mat.Dense) (*mat.SymDense, float64, string) 
 	}
 	bw := logUnif(r, 0.05, 5)
 	s := logUnif(r, 0.2, 3)
-	g, err := theory.GaussianGram(X, bw)
-	if err != nil {
-		panic(err)
-	}
+	g := must(theory.GaussianGram(X, bw))
 	g.ScaleSym(s*s, g)
 	return g, s, fmt.Sprintf("gaussian(bw=%.3g, scale=%.3g)", bw, s)
 }

@@ -177,39 +177,20 @@ func radRandLip(r *rand.Rand, C int) radLipFn {
 		T := radRandColStoch(r, C)
 		y := r.Intn(C)
 		return radLipFn{fmt.Sprintf("λ_ℓT(·,%d) T=%v", y, mat.Formatted(T, mat.Squeeze())), theory.LogLossLip, func(v []float64) float64 {
-			l, err := theory.CompositeFC(T, v, y)
-			if err != nil {
-				panic(err) // v finite and T valid by construction
-			}
-			return l
+			return must(theory.CompositeFC(T, v, y)) // v finite and T valid by construction
 		}}
 	}
 }
 
 // radFinite computes Rad_{S,a} of a finite class (rows of values) exactly.
 func radFinite(values *mat.Dense, a []float64) float64 {
-	sup, err := theory.FiniteClassSup(values, a)
-	if err != nil {
-		panic(err)
-	}
-	v, err := theory.WeightedRadExact(len(a), sup)
-	if err != nil {
-		panic(err)
-	}
-	return v
+	return must(theory.WeightedRadExact(len(a), must(theory.FiniteClassSup(values, a))))
 }
 
 // radFiniteVec computes the vector-valued weighted Rademacher complexity
 // E sup_f Σ_i a_i Σ_c ε_{i,c} f_c(x_i) of a finite class exactly.
 func radFiniteVec(values []mat.Matrix, a []float64) float64 {
-	sup, err := theory.FiniteVectorClassSup(values, a)
-	if err != nil {
-		panic(err)
-	}
+	sup := must(theory.FiniteVectorClassSup(values, a))
 	_, C := values[0].Dims()
-	v, err := theory.WeightedRadExact(len(a)*C, sup)
-	if err != nil {
-		panic(err)
-	}
-	return v
+	return must(theory.WeightedRadExact(len(a)*C, sup))
 }
