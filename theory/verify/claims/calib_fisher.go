@@ -41,15 +41,10 @@ func softmax(z []float64) []float64 {
 		m = math.Max(m, v)
 	}
 	q := make([]float64, len(z))
-	s := 0.0
 	for i, v := range z {
 		q[i] = math.Exp(v - m)
-		s += q[i]
 	}
-	for i := range q {
-		q[i] /= s
-	}
-	return q
+	return normalize(q)
 }
 
 // checkFisher minimizes z ↦ Σ_c (Tη)_c ℓ_T(softmax(z), c), with ℓ_T the

@@ -255,13 +255,7 @@ type zeroOneMaxTie struct{}
 
 func (zeroOneMaxTie) Name() string { return "zero-one (max-index ties)" }
 func (zeroOneMaxTie) Loss(q []float64, c int) float64 {
-	best := 0
-	for j, v := range q {
-		if v >= q[best] {
-			best = j
-		}
-	}
-	if best != c {
+	if argmaxLast(q) != c {
 		return 1
 	}
 	return 0
@@ -362,13 +356,18 @@ func checkCalFnLower(cfg verify.Config, name string, zo zoExcessFunc) verify.Out
 // zoExcessMaxTie is max η − η_j with j the LARGEST index among the
 // maximizers of q (the wrong tie rule).
 func zoExcessMaxTie(eta, q []float64) (float64, error) {
+	return eta[theory.ArgMax(eta)] - eta[argmaxLast(q)], nil
+}
+
+// argmaxLast is the largest index among the maximizers of q.
+func argmaxLast(q []float64) int {
 	j := 0
 	for i, v := range q {
 		if v >= q[j] {
 			j = i
 		}
 	}
-	return eta[theory.ArgMax(eta)] - eta[j], nil
+	return j
 }
 
 func init() {

@@ -225,16 +225,20 @@ func GenColumnStochastic(r *rand.Rand, C int) *mat.Dense {
 	conc := []float64{0.2, 1, 5}[r.Intn(3)]
 	for j := 0; j < C; j++ {
 		s := r.Float64()
-		col := GenSymDirichlet(r, C, conc)
-		for i := 0; i < C; i++ {
-			v := (1 - s) * col[i]
-			if i == j {
-				v += s
-			}
-			T.Set(i, j, v)
-		}
+		T.SetCol(j, towardVertex(GenSymDirichlet(r, C, conc), 1-s, s, j))
 	}
 	return T
+}
+
+// towardVertex returns a·p + b·e_j, in place: with a + b = 1 a point of
+// the simplex moved towards its vertex e_j (a diagonal boost of a column or
+// row of a matrix).
+func towardVertex(p []float64, a, b float64, j int) []float64 {
+	for i := range p {
+		p[i] *= a
+	}
+	p[j] += b
+	return p
 }
 
 // GenUniformNoiseT returns (1−α)I + αN (N = all 1/C); its condition number

@@ -64,6 +64,11 @@ func must[T any](v T, err error) T {
 	return v
 }
 
+// relEq reports |a − b| ≤ tol·(1 + |a| + |b|).
+func relEq(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol*(1+math.Abs(a)+math.Abs(b))
+}
+
 // unif draws uniformly from [lo, hi].
 func unif(r *rand.Rand, lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
 

@@ -157,7 +157,7 @@ func lmCheckCali(cfg verify.Config, name string, theta lmThetaFunc) verify.Outco
 			if e1 != nil || e2 != nil {
 				return verify.Case{OK: false, Detail: fmt.Sprintf("%v %v", e1, e2)}
 			}
-			if !lmRelEq(at, b, 1e-13) {
+			if !relEq(at, b, 1e-13) {
 				return verify.Case{LHS: at, RHS: b, OK: false, Detail: fmt.Sprintf("%s loss: R̃(η)=%.17g R̃*=%.17g", l.Name(), at, b)}
 			}
 			if l == theory.SquareLoss {

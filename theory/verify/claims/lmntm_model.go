@@ -58,9 +58,7 @@ func lmCfmGen(r *rand.Rand, size int) lmCfmInput {
 	C, m := 2+r.Intn(4), 1+r.Intn(5)
 	for {
 		G := lmGamma(r, C)
-		var lu mat.LU
-		lu.Factorize(G)
-		if lu.Cond() > 1e7 {
+		if lmCond(G) > 1e7 {
 			continue
 		}
 		alpha := lmInterior(r, C, 1e-6)
@@ -203,9 +201,7 @@ func lmCHGen(r *rand.Rand, size int) lmCHInput {
 	C := 2 + r.Intn(5)
 	for {
 		G := lmGamma(r, C)
-		var lu mat.LU
-		lu.Factorize(G)
-		if lu.Cond() > 1e5 {
+		if lmCond(G) > 1e5 {
 			continue
 		}
 		in := lmCHInput{gamma: G}
@@ -400,16 +396,7 @@ func lmGroupAround(r *rand.Rand, sigma []float64, kind string) *mat.Dense {
 		// α ≠ 0.
 		D := mat.NewDense(C, C, nil)
 		for i := 0; i < C; i++ {
-			row := make([]float64, C)
-			m := 0.0
-			for j := range row {
-				row[j] = r.NormFloat64()
-				m += row[j]
-			}
-			for j := range row {
-				row[j] -= m / float64(C)
-			}
-			D.SetRow(i, row)
+			D.SetRow(i, lmCentered(r, C))
 		}
 		piv := 0
 		for i := range alpha {
@@ -453,9 +440,7 @@ func lmGroupAround(r *rand.Rand, sigma []float64, kind string) *mat.Dense {
 			}
 			G.SetRow(i, normalize(row))
 		}
-		var lu mat.LU
-		lu.Factorize(G)
-		if kind != "dependent" && lu.Cond() > 1e5 { // α accurate to ≈ 2e-11 ≪ AssumptionTol
+		if kind != "dependent" && lmCond(G) > 1e5 { // α accurate to ≈ 2e-11 ≪ AssumptionTol
 			continue
 		}
 		return G

@@ -50,15 +50,7 @@ func lmWeightsGen(r *rand.Rand, size int) lmWeightsInput {
 		in.alpha = append(in.alpha, lmInterior(r, C, 1e-3))
 	}
 	in.w = lmSimplex(r, N, r.Intn(4))
-	in.d = make([]float64, N)
-	m := 0.0
-	for i := range in.d {
-		in.d[i] = r.NormFloat64()
-		m += in.d[i]
-	}
-	for i := range in.d {
-		in.d[i] -= m / float64(N)
-	}
+	in.d = lmCentered(r, N)
 	return in
 }
 
@@ -111,7 +103,7 @@ func lmCheckHM(cfg verify.Config, name string, weights lmWeightsFunc) verify.Out
 		if err != nil {
 			return fail("%v", err)
 		}
-		if !lmRelEq(value, closed, 1e-13) || !lmRelEq(wt, closed, 1e-13) || !lmRelEq(math.Sqrt(direct(ws)), closed, 1e-13) {
+		if !relEq(value, closed, 1e-13) || !relEq(wt, closed, 1e-13) || !relEq(math.Sqrt(direct(ws)), closed, 1e-13) {
 			return fail("value %.17g, WeightTerm(w*) %.17g, direct %.17g, √(C/ΣHM) %.17g differ", value, wt, math.Sqrt(direct(ws)), closed)
 		}
 		// (d)
@@ -128,7 +120,7 @@ func lmCheckHM(cfg verify.Config, name string, weights lmWeightsFunc) verify.Out
 			return fail("Σw* = %.17g", sw)
 		}
 		for i := range mu {
-			if !lmRelEq(mu[i], mu[0], 1e-12) {
+			if !relEq(mu[i], mu[0], 1e-12) {
 				return fail("KKT: 2w*_%d Σ_c 1/n = %.17g ≠ %.17g", i, mu[i], mu[0])
 			}
 		}
@@ -167,20 +159,16 @@ func lmCheckHM(cfg verify.Config, name string, weights lmWeightsFunc) verify.Out
 		}
 		aat, _ := theory.AlphaWeightTerm(aw, in.alpha, in.n)
 		aother, _ := theory.AlphaWeightTerm(in.w, in.alpha, in.n)
-		if !lmRelEq(aat, aval, 1e-13) || aother < aval*(1-1e-13) {
+		if !relEq(aat, aval, 1e-13) || aother < aval*(1-1e-13) {
 			return fail("α variant: value %.17g, term at optimum %.17g, at w %.17g", aval, aat, aother)
 		}
+		b := make([]float64, len(aw)) // b_i = Σ_c α_i(c)²/n_{i,c}
 		for i := range aw {
-			bi := 0.0
 			for c, x := range in.n[i] {
-				bi += in.alpha[i][c] * in.alpha[i][c] / x
+				b[i] += in.alpha[i][c] * in.alpha[i][c] / x
 			}
-			b0 := 0.0
-			for c, x := range in.n[0] {
-				b0 += in.alpha[0][c] * in.alpha[0][c] / x
-			}
-			if !lmRelEq(aw[i]*bi, aw[0]*b0, 1e-12) {
-				return fail("α variant KKT: w_%d b_%d = %.17g ≠ %.17g", i, i, aw[i]*bi, aw[0]*b0)
+			if !relEq(aw[i]*b[i], aw[0]*b[0], 1e-12) {
+				return fail("α variant KKT: w_%d b_%d = %.17g ≠ %.17g", i, i, aw[i]*b[i], aw[0]*b[0])
 			}
 		}
 		return verify.Case{LHS: value, RHS: other, OK: value <= other*(1+1e-13),
@@ -342,7 +330,7 @@ func lmCheckEmp(cfg verify.Config, name string, emp lmEmpFunc) verify.Outcome {
 					break
 				}
 			}
-			return verify.Case{LHS: mean, RHS: want, OK: lmRelEq(mean, want, 1e-12),
+			return verify.Case{LHS: mean, RHS: want, OK: relEq(mean, want, 1e-12),
 				Detail: fmt.Sprintf("exact: %s: E_S R̂=%.17g R̃=%.17g", detail, mean, want)}
 		}
 		// Monte Carlo with the exact variance.

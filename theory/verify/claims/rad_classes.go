@@ -328,7 +328,7 @@ func radMLPRad(m int, X *mat.Dense, a []float64, beta float64, mu theory.Activat
 			for i := 0; i < M; i++ {
 				direct += a[i] * eps[i] * w.Eval(X.RawRowView(i))
 			}
-			if !radEq(direct, v) {
+			if !relEq(direct, v, radTol) {
 				err = fmt.Errorf("witness attains %g, search reported %g", direct, v)
 			}
 		}

@@ -26,11 +26,6 @@ func radLE(lhs, rhs float64) bool {
 	return lhs <= rhs+radTol*(1+math.Abs(rhs))
 }
 
-// radEq reports lhs = rhs up to radTol relative rounding.
-func radEq(lhs, rhs float64) bool {
-	return math.Abs(lhs-rhs) <= radTol*(1+math.Abs(lhs)+math.Abs(rhs))
-}
-
 // radSnap maps a value within rounding of zero (|v| < 1e-12; the values
 // compared here are O(1e-2…1e2)) to exactly 0, so that the reported
 // LHS/RHS ratio is not the quotient of two rounding errors (0/0 is then
@@ -125,14 +120,7 @@ func radRandColStoch(r *rand.Rand, C int) *mat.Dense {
 	eta := 0.9 * r.Float64()
 	T := mat.NewDense(C, C, nil)
 	for j := 0; j < C; j++ {
-		col := radSimplex(r, C, r.Intn(2) == 0)
-		for i := 0; i < C; i++ {
-			v := eta * col[i]
-			if i == j {
-				v += 1 - eta
-			}
-			T.Set(i, j, v)
-		}
+		T.SetCol(j, towardVertex(radSimplex(r, C, r.Intn(2) == 0), eta, 1-eta, j))
 	}
 	return T
 }

@@ -88,13 +88,7 @@ func radDrawProblem(r *rand.Rand, C, K int, nLo, nHi float64) radProblem {
 		for c := 0; c < C; c++ {
 			row := radSimplex(r, C, r.Intn(2) == 0)
 			d := 0.3 + 0.6*r.Float64()
-			for j := 0; j < C; j++ {
-				v := (1 - d) * row[j]
-				if j == c {
-					v += d
-				}
-				gamma.Set(c, j, v)
-			}
+			gamma.SetRow(c, towardVertex(row, 1-d, d, c))
 		}
 		alpha := radSimplex(r, C, false)
 		sigma := make([]float64, C)

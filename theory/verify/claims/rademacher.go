@@ -400,7 +400,7 @@ func radCheckSum(cfg verify.Config, name string, rad func(*mat.Dense, []float64)
 			}
 		}
 		lhs, rhs := rad(S, cs.a), rad(cs.G1, cs.a)+rad(cs.G2, cs.a)
-		return radCase(lhs, rhs, radEq(lhs, rhs), fmt.Sprintf("a=%v G1=%v G2=%v", cs.a, mat.Formatted(cs.G1, mat.Squeeze()), mat.Formatted(cs.G2, mat.Squeeze())))
+		return radCase(lhs, rhs, relEq(lhs, rhs, radTol), fmt.Sprintf("a=%v G1=%v G2=%v", cs.a, mat.Formatted(cs.G1, mat.Squeeze()), mat.Formatted(cs.G2, mat.Squeeze())))
 	})
 }
 
@@ -411,7 +411,7 @@ func radCheckMult(cfg verify.Config, name string, rhsOf func(c0, rad float64) fl
 		var S mat.Dense
 		S.Scale(cs.c0, cs.G1)
 		lhs, rhs := radFinite(&S, cs.a), rhsOf(cs.c0, radFinite(cs.G1, cs.a))
-		return radCase(lhs, rhs, radEq(lhs, rhs), fmt.Sprintf("c0=%g a=%v G=%v", cs.c0, cs.a, mat.Formatted(cs.G1, mat.Squeeze())))
+		return radCase(lhs, rhs, relEq(lhs, rhs, radTol), fmt.Sprintf("c0=%g a=%v G=%v", cs.c0, cs.a, mat.Formatted(cs.G1, mat.Squeeze())))
 	})
 }
 
@@ -445,7 +445,7 @@ func radCheckConv(cfg verify.Config, name string, affine bool) verify.Outcome {
 			}
 		}
 		lhs, rhs := radFinite(H, cs.a), radFinite(cs.G1, cs.a)
-		return radCase(lhs, rhs, radEq(lhs, rhs), fmt.Sprintf("a=%v G=%v hull points=%v", cs.a, mat.Formatted(cs.G1, mat.Squeeze()), mat.Formatted(H, mat.Squeeze())))
+		return radCase(lhs, rhs, relEq(lhs, rhs, radTol), fmt.Sprintf("a=%v G=%v hull points=%v", cs.a, mat.Formatted(cs.G1, mat.Squeeze()), mat.Formatted(H, mat.Squeeze())))
 	})
 }
 
