@@ -58,9 +58,7 @@ func init() {
 			PartFloors:   map[string]float64{"prop: kernel_bound/second display": 0.99},
 			NegativeName: "factor C dropped",
 		}, radCheckKernelLMNTM, "prop: kernel_bound", radKernelRef, radKernelNoC),
-			func(cfg verify.Config) verify.Outcome {
-				return checkChainTo(cfg, "prop: kernel_bound/second display", "rkhs", theory.ClassGEBBound)
-			}),
+			chainPart("prop: kernel_bound/second display", "rkhs", theory.ClassGEBBound)),
 		tested(verify.Claim{
 			Label:        "supp.prop: MLP_bound",
 			Kind:         verify.Theorem,
@@ -79,9 +77,7 @@ func init() {
 			PartFloors:   map[string]float64{"prop: MLP_bound m=2": 0.45, "prop: MLP_bound/second display (m=1)": 0.99},
 			NegativeName: "factor C dropped",
 		}, radCheckMLPLMNTM, "prop: MLP_bound", radMLPRef, radMLPNoC),
-			func(cfg verify.Config) verify.Outcome {
-				return checkChainTo(cfg, "prop: MLP_bound/second display (m=1)", "mlp1", theory.ClassGEBBound)
-			}),
+			chainPart("prop: MLP_bound/second display (m=1)", "mlp1", theory.ClassGEBBound)),
 	)
 }
 
