@@ -74,13 +74,7 @@ func (o c2Oracle) grad(q []float64) []float64 {
 			u[c] = -w / tq[c]
 		}
 	}
-	g := make([]float64, C)
-	for j := 0; j < C; j++ {
-		for c := 0; c < C; c++ {
-			g[j] += o.T.At(c, j) * u[c]
-		}
-	}
-	return g
+	return mulVec(o.T.T(), u) // Tᵀu
 }
 
 // lineSearch returns argmin_{γ∈[0,1]} F(x + γd).

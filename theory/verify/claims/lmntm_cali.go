@@ -187,13 +187,11 @@ func lmKLExcess(md *theory.FiniteModel, Ts []mat.Matrix, w []float64, f [][]floa
 			if p == 0 {
 				continue
 			}
-			var a, b mat.VecDense
-			a.MulVec(T, mat.NewVecDense(C, md.Posterior(x)))
-			b.MulVec(T, mat.NewVecDense(C, append([]float64(nil), f[x]...)))
+			a, b := lmMulVec(T, md.Posterior(x)), lmMulVec(T, f[x])
 			kl := 0.0
 			for c := 0; c < C; c++ {
-				if pa := a.AtVec(c); pa > 0 {
-					kl += pa * (math.Log(pa) - math.Log(b.AtVec(c)))
+				if pa := a[c]; pa > 0 {
+					kl += pa * (math.Log(pa) - math.Log(b[c]))
 				}
 			}
 			total += w[i] * p * kl

@@ -119,15 +119,12 @@ func lmCheckCfm(cfg verify.Config, name string, transition lmTransitionFunc) ver
 		if worst > 1 {
 			return verify.Case{LHS: 1 + worst, RHS: 1, OK: false, Detail: detail + ": T is not column-stochastic"}
 		}
-		J, err := md.JointBarPT(T)
-		if err != nil {
+		J, err1 := md.JointBarPT(T)
+		nm, err2 := md.Noisy(T)
+		if err := firstErr(err1, err2); err != nil {
 			return verify.Case{OK: false, Detail: detail + ": " + err.Error()}
 		}
 		const tol = 1e-12
-		nm, err := md.Noisy(T)
-		if err != nil {
-			return verify.Case{OK: false, Detail: detail + ": " + err.Error()}
-		}
 		for i := 0; i < C; i++ {
 			pi := 0.0
 			for x := 0; x < M; x++ {
@@ -251,17 +248,15 @@ func lmCHGen(r *rand.Rand, size int) lmCHInput {
 			G.SetRow(b, G.RawRowView(a))
 			in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-3))
 		case 7:
+			in.kind, in.truth = "random", -1
 			if r.Intn(2) == 0 {
 				in.kind, in.truth = "pure", 1
 				G.Zero()
 				for i, j := range r.Perm(C) {
 					G.Set(i, j, 1)
 				}
-				in.sigma = lmInterior(r, C, 1e-3)
-			} else {
-				in.kind, in.truth = "random", -1
-				in.sigma = lmInterior(r, C, 1e-3)
 			}
+			in.sigma = lmInterior(r, C, 1e-3)
 		}
 		ok := true
 		for _, s := range in.sigma {
@@ -373,14 +368,12 @@ func lmAllGen(r *rand.Rand, size int) lmAllInput {
 func lmGroupAround(r *rand.Rand, sigma []float64, kind string) *mat.Dense {
 	C := len(sigma)
 	for {
-		var alpha []float64
+		alpha := lmInterior(r, C, 1e-2)
 		switch kind {
 		case "face":
-			alpha = lmInterior(r, C, 1e-2)
 			alpha[r.Intn(C)] = 0
 			normalize(alpha)
 		case "outside":
-			alpha = lmInterior(r, C, 1e-2)
 			k := r.Intn(C)
 			rest := 1 - alpha[k]
 			alpha[k] = -unif(r, 0.05, 0.5)
@@ -388,8 +381,6 @@ func lmGroupAround(r *rand.Rand, sigma []float64, kind string) *mat.Dense {
 				continue
 			}
 			normalize(alpha)
-		default:
-			alpha = lmInterior(r, C, 1e-2)
 		}
 		// Random directions D (rows d_i, zero row sums) with Σ_i α_i d_i = 0:
 		// draw rows freely, then subtract the α-weighted mean from a row with
