@@ -230,13 +230,7 @@ func lmCHGen(r *rand.Rand, size int) lmCHInput {
 				G.SetRow(1, G.RawRowView(0))
 			} else {
 				b := lmInterior(r, C-1, 1e-3)
-				row := make([]float64, C)
-				for k := 0; k < C-1; k++ {
-					for j := 0; j < C; j++ {
-						row[j] += b[k] * G.At(k, j)
-					}
-				}
-				G.SetRow(C-1, normalize(row))
+				G.SetRow(C-1, normalize(mulVec(G.Slice(0, C-1, 0, C).T(), b))) // Σ_k b_k γ_k
 			}
 			in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-3))
 		case 6:
@@ -395,12 +389,9 @@ func lmGroupAround(r *rand.Rand, sigma []float64, kind string) *mat.Dense {
 				piv = i
 			}
 		}
+		s := mulVec(D.T(), alpha) // Σ_i α_i d_i
 		for j := 0; j < C; j++ {
-			s := 0.0
-			for i := 0; i < C; i++ {
-				s += alpha[i] * D.At(i, j)
-			}
-			D.Set(piv, j, D.At(piv, j)-s/alpha[piv])
+			D.Set(piv, j, D.At(piv, j)-s[j]/alpha[piv])
 		}
 		if kind == "dependent" && C >= 2 { // γ_0 = γ_1: keep Σ α_i d_i = 0
 			a0, a1 := alpha[0], alpha[1]

@@ -91,13 +91,7 @@ func radDrawProblem(r *rand.Rand, C, K int, nLo, nHi float64) radProblem {
 			gamma.SetRow(c, towardVertex(row, 1-d, d, c))
 		}
 		alpha := radSimplex(r, C, false)
-		sigma := make([]float64, C)
-		for j := 0; j < C; j++ {
-			for c := 0; c < C; c++ {
-				sigma[j] += gamma.At(c, j) * alpha[c]
-			}
-		}
-		T := must(theory.TransitionMatrix(gamma, alpha, sigma))
+		T := must(theory.TransitionMatrix(gamma, alpha, mulVec(gamma.T(), alpha))) // σ = Γᵀα
 		Ts = append(Ts, T)
 		pr.T = append(pr.T, T)
 		alphas = append(alphas, alpha)
