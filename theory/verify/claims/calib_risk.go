@@ -86,10 +86,7 @@ func excessFCRisk(rc riskCase, l theory.ProperLoss, fc fcLossFunc) (float64, err
 	risk, bayes := 0.0, 0.0
 	for x, row := range joint {
 		noisy := mulVec(rc.T, row) // P_T(x, ·)
-		px := 0.0
-		for _, v := range noisy {
-			px += v
-		}
+		px := sum(noisy)
 		if px == 0 {
 			continue
 		}

@@ -81,14 +81,20 @@ func logUnif(r *rand.Rand, lo, hi float64) float64 {
 // a probability vector computed in floating point, so that it passes the
 // simplex check).
 func normalize(p []float64) []float64 {
-	s := 0.0
-	for _, v := range p {
-		s += v
-	}
+	s := sum(p)
 	for i := range p {
 		p[i] /= s
 	}
 	return p
+}
+
+// sum returns Σ_i p_i.
+func sum(p []float64) float64 {
+	s := 0.0
+	for _, v := range p {
+		s += v
+	}
+	return s
 }
 
 // register adds the claims to the registry.

@@ -273,11 +273,7 @@ func (s radSampler) drawCounts(pr radProblem, cnt [][][]int) {
 
 // radMeanSE returns the mean of xs and its standard error.
 func radMeanSE(xs []float64) (float64, float64) {
-	m := 0.0
-	for _, x := range xs {
-		m += x
-	}
-	m /= float64(len(xs))
+	m := sum(xs) / float64(len(xs))
 	v := 0.0
 	for _, x := range xs {
 		v += (x - m) * (x - m)
