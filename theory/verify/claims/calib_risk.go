@@ -50,10 +50,7 @@ func (rc riskCase) String() string {
 // adversarial f (GenAdversarialF).
 func genRiskCase() gopter.Gen {
 	return verify.Gen(func(r *rand.Rand, _ int) any {
-		C := 2 + r.Intn(9)
-		if r.Intn(4) == 0 {
-			C = 2
-		}
+		C := genC(r)
 		n := 1 + r.Intn(6)
 		T, desc := genTBiased(r, C, 1e8)
 		P := GenFiniteP(r, n, C, true)

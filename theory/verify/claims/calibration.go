@@ -106,10 +106,7 @@ func (pc pointCase) String() string {
 // (20%), η itself (10%), extreme (10%).
 func genPointCase(maxCond float64, allowZeros bool) gopter.Gen {
 	return verify.Gen(func(r *rand.Rand, _ int) any {
-		C := 2 + r.Intn(9)
-		if r.Intn(4) == 0 {
-			C = 2 // the smallest C is where the bounds are tight
-		}
+		C := genC(r)
 		T, desc := genTBiased(r, C, maxCond)
 		eta := GenSimplex(r, C, allowZeros)
 		var q []float64
@@ -129,6 +126,15 @@ func genPointCase(maxCond float64, allowZeros bool) gopter.Gen {
 		return pointCase{T: T, Tdesc: desc, Eta: eta, Q: q, qKind: kind, C: C,
 			Epsilons: []float64{r.Float64(), r.Float64() * 1e-3}}
 	})
+}
+
+// genC draws C ∈ [2,10], and C = 2 a quarter of the time: the smallest C
+// is where the bounds are tight.
+func genC(r *rand.Rand) int {
+	if C := 2 + r.Intn(9); r.Intn(4) != 0 {
+		return C
+	}
+	return 2
 }
 
 // genTBiased is GenT with a bias towards the identity-like matrices, where
@@ -225,10 +231,7 @@ func checkYWKL(cfg verify.Config, name string, kl klFunc) verify.Outcome {
 // of p (zeros allowed).
 func genPair() gopter.Gen {
 	return verify.Gen(func(r *rand.Rand, _ int) any {
-		C := 2 + r.Intn(9)
-		if r.Intn(4) == 0 {
-			C = 2
-		}
+		C := genC(r)
 		p := GenSimplex(r, C, true)
 		var q []float64
 		switch r.Intn(4) {
