@@ -75,11 +75,7 @@ func c2Accurate(square bool, T mat.Matrix, eta, q []float64) float64 {
 	}
 	d := mulVec(T, diff)
 	if square {
-		s := 0.0
-		for _, v := range d {
-			s += v * v
-		}
-		return s
+		return radDot(d, d)
 	}
 	tq, te := mulVec(T, q), mulVec(T, eta)
 	s := 0.0

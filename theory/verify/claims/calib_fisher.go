@@ -41,15 +41,10 @@ func softmax(z []float64) []float64 {
 		m = math.Max(m, v)
 	}
 	q := make([]float64, len(z))
-	s := 0.0
 	for i, v := range z {
 		q[i] = math.Exp(v - m)
-		s += q[i]
 	}
-	for i := range q {
-		q[i] /= s
-	}
-	return q
+	return normalize(q)
 }
 
 // checkFisher minimizes z ↦ Σ_c (Tη)_c ℓ_T(softmax(z), c), with ℓ_T the
@@ -179,21 +174,13 @@ func fcTransposed(l theory.ProperLoss, T mat.Matrix, q []float64, c int) (float6
 }
 
 func init() {
-	verify.Register(verify.Claim{
+	register(logAndSquare(verify.Claim{
 		Label:      "fc.fisher.consistency",
 		Kind:       verify.Theorem,
 		RatioFloor: 0.0005,
 		Section:    "§2",
 		Statement: "for strictly proper ℓ and invertible column-stochastic T, q ↦ C_{ℓ_T,P_T,x}(q) = Σ_c (Tη)_c ℓ(Tq,c) " +
 			"has the unique minimizer η (log and square loss; numerical minimizer)",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return verify.Merge(verify.Bound,
-				checkFisher(cfg, "fisher/log", theory.LogLoss, theory.ForwardCorrected),
-				checkFisher(cfg, "fisher/square", theory.SquareLoss, theory.ForwardCorrected))
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkFisher(cfg, "fisher/log", theory.LogLoss, fcTransposed)
-		},
 		NegativeName: "FC loss with T transposed: ℓ(Tᵀq, c)",
-	})
+	}, checkFisher, "fisher", theory.ForwardCorrected, theory.ForwardCorrected, fcTransposed))
 }

@@ -74,13 +74,7 @@ func (o c2Oracle) grad(q []float64) []float64 {
 			u[c] = -w / tq[c]
 		}
 	}
-	g := make([]float64, C)
-	for j := 0; j < C; j++ {
-		for c := 0; c < C; c++ {
-			g[j] += o.T.At(c, j) * u[c]
-		}
-	}
-	return g
+	return mulVec(o.T.T(), u) // Tᵀu
 }
 
 // lineSearch returns argmin_{γ∈[0,1]} F(x + γd).
@@ -371,21 +365,13 @@ func checkCaliNoise(cfg verify.Config, name string, l theory.ProperLoss, build t
 }
 
 func init() {
-	verify.Register(verify.Claim{
+	register(logAndSquare(verify.Claim{
 		Label:      "thm:cali.noise",
 		Kind:       verify.Theorem,
 		RatioFloor: 0.99,
 		Section:    "App. B.1",
 		Statement: "δ**(R_{L,P}(f) − R*_{L,P}) ≤ R_{ℓ_T,P_T}(f) − R*_{ℓ_T,P_T}, δ** the biconjugate of the calibration function " +
 			"(computed exactly up to Frank–Wolfe certificates on finite X; log and square loss), with the proof steps main.first and main.second",
-		Check: func(cfg verify.Config) verify.Outcome {
-			return verify.Merge(verify.Bound,
-				checkCaliNoise(cfg, "caliNoise/log", theory.LogLoss, biconjugate),
-				checkCaliNoise(cfg, "caliNoise/square", theory.SquareLoss, biconjugate))
-		},
-		Negative: func(cfg verify.Config) verify.Outcome {
-			return checkCaliNoise(cfg, "caliNoise/log", theory.LogLoss, stepDelta)
-		},
 		NegativeName: "δ itself (not convexified) in place of δ**",
-	})
+	}, checkCaliNoise, "caliNoise", biconjugate, biconjugate, stepDelta))
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand"
 	"sort"
 
+	"github.com/leanovate/gopter"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/llpfc/llpfc/theory"
@@ -26,40 +27,38 @@ type normCase struct {
 // genNormCase draws C ∈ [1,10], M from the adversarial column-stochastic
 // mixture (condition up to 1e8) or a general Gaussian matrix, and 8 random
 // directions (Gaussian, sparse, and ±e_j).
-func genNormCase() func(r *rand.Rand, _ int) any {
-	return func(r *rand.Rand, _ int) any {
-		C := 1 + r.Intn(10)
-		var M *mat.Dense
-		var desc string
-		if r.Intn(3) == 0 {
-			M = mat.NewDense(C, C, nil)
-			for i := 0; i < C; i++ {
-				for j := 0; j < C; j++ {
-					M.Set(i, j, r.NormFloat64())
-				}
+func genNormCase(r *rand.Rand, _ int) normCase {
+	C := 1 + r.Intn(10)
+	var M *mat.Dense
+	var desc string
+	if r.Intn(3) == 0 {
+		M = mat.NewDense(C, C, nil)
+		for i := 0; i < C; i++ {
+			for j := 0; j < C; j++ {
+				M.Set(i, j, r.NormFloat64())
 			}
-			desc = "gaussian"
-		} else {
-			M, desc = GenT(r, C, 1e8)
 		}
-		xs := make([][]float64, 8)
-		for k := range xs {
-			x := make([]float64, C)
-			switch k % 3 {
-			case 0:
-				for i := range x {
-					x[i] = r.NormFloat64()
-				}
-			case 1:
-				x[r.Intn(C)] = 1 - 2*float64(r.Intn(2))
-			default:
-				x[r.Intn(C)] = r.NormFloat64()
-				x[r.Intn(C)] += r.NormFloat64()
-			}
-			xs[k] = x
-		}
-		return normCase{M: M, Desc: desc, X: xs}
+		desc = "gaussian"
+	} else {
+		M, desc = GenT(r, C, 1e8)
 	}
+	xs := make([][]float64, 8)
+	for k := range xs {
+		x := make([]float64, C)
+		switch k % 3 {
+		case 0:
+			for i := range x {
+				x[i] = r.NormFloat64()
+			}
+		case 1:
+			x[r.Intn(C)] = 1 - 2*float64(r.Intn(2))
+		default:
+			x[r.Intn(C)] = r.NormFloat64()
+			x[r.Intn(C)] += r.NormFloat64()
+		}
+		xs[k] = x
+	}
+	return normCase{M: M, Desc: desc, X: xs}
 }
 
 func vecNorm(x []float64, p float64) float64 {
@@ -81,7 +80,7 @@ func condTol(M mat.Matrix, invNorm float64) float64 {
 // (p=1: the columns e_j; p=Inf: the sign vectors of the rows of M⁻¹; p=2: the
 // right singular vector of M for σ_min), ‖Mx*‖/‖x*‖ = 1/‖M⁻¹‖.
 func checkOpNormInf(cfg verify.Config, name string, p float64, invNorm invNormFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(genNormCase()), func(nc normCase) verify.Case {
+	return verify.Property(cfg, name, verify.Identity, genNormCase, func(nc normCase) verify.Case {
 		C, _ := nc.M.Dims()
 		n, err := invNorm(nc.M)
 		if err != nil {
@@ -225,16 +224,8 @@ func uniformNoiseWrong(alpha float64, C int) (float64, error) {
 // independent argmax (a stable sort of the indices by decreasing q). Half the
 // q have exact ties in argmax.
 func checkZOInnerRisk(cfg verify.Config, name string, zo theory.ProperLoss) verify.Outcome {
-	gen := verify.Gen(func(r *rand.Rand, _ int) any {
-		C := 2 + r.Intn(9)
-		p := GenSimplex(r, C, true)
-		q := GenTiedSimplex(r, C)
-		if r.Intn(2) == 0 {
-			q = GenSimplex(r, C, true)
-		}
-		return [2][]float64{p, q}
-	})
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(pq [2][]float64) verify.Case {
+	other := func(r *rand.Rand, p []float64) []float64 { return GenSimplex(r, len(p), true) }
+	return verify.ForAll(cfg, name, verify.Identity, genTiedPair(other), func(pq [2][]float64) verify.Case {
 		p, q := pq[0], pq[1]
 		got, err := theory.InnerRisk(zo, p, q)
 		if err != nil {
@@ -251,22 +242,94 @@ func checkZOInnerRisk(cfg verify.Config, name string, zo theory.ProperLoss) veri
 	})
 }
 
+// genTiedPair draws C ∈ [2,10], p ∈ Δ^C and q with exact ties in argmax,
+// or, half the time, q = other(r, p).
+func genTiedPair(other func(r *rand.Rand, p []float64) []float64) gopter.Gen {
+	return verify.Gen(func(r *rand.Rand, _ int) any {
+		C := 2 + r.Intn(9)
+		p := GenSimplex(r, C, true)
+		q := GenTiedSimplex(r, C)
+		if r.Intn(2) == 0 {
+			q = other(r, p)
+		}
+		return [2][]float64{p, q}
+	})
+}
+
 // zeroOneMaxTie is the 0-1 loss with the largest index among the maximizers
 // (the wrong tie rule).
 type zeroOneMaxTie struct{}
 
 func (zeroOneMaxTie) Name() string { return "zero-one (max-index ties)" }
 func (zeroOneMaxTie) Loss(q []float64, c int) float64 {
-	best := 0
-	for j, v := range q {
-		if v >= q[best] {
-			best = j
-		}
-	}
-	if best != c {
+	if argmaxLast(q) != c {
 		return 1
 	}
 	return 0
+}
+
+// checkZOMinRisk checks `equation-definition: Bayes minimum risk - zo loss`:
+// inf_{q∈Δ^C} ℓ̲^{01}(q,p) = ℓ̲^{01}(p,p) = 1 − max_c p_c. The infimum is
+// computed independently: ℓ̲^{01}(q,p) depends on q only through
+// k = min argmax q, and every k is the prediction of the vertex e_k, so the
+// infimum is min_k ℓ̲^{01}(e_k, p) (evaluated with theory.InnerRisk).
+// minRisk is the closed form under test.
+func checkZOMinRisk(cfg verify.Config, name string, minRisk func(p []float64) (float64, error)) verify.Outcome {
+	gen := func(r *rand.Rand, _ int) []float64 { return GenSimplex(r, 1+r.Intn(10), true) }
+	return verify.Property(cfg, name, verify.Identity, gen, func(p []float64) verify.Case {
+		C := len(p)
+		inf := math.Inf(1)
+		for k := 0; k < C; k++ {
+			e := make([]float64, C)
+			e[k] = 1
+			r, err := theory.InnerRisk(theory.ZeroOneLoss, p, e)
+			if err != nil {
+				return verify.Case{Detail: err.Error()}
+			}
+			inf = math.Min(inf, r)
+		}
+		atP, err1 := theory.InnerRisk(theory.ZeroOneLoss, p, p)
+		got, err2 := minRisk(p)
+		if err := firstErr(err1, err2); err != nil {
+			return verify.Case{Detail: fmt.Sprintf("p=%v: %v", p, err)}
+		}
+		ok := near(got, inf) && near(atP, inf)
+		return mkCase(got, inf, ok, fmt.Sprintf("p=%v: closed form %.17g, ℓ̲(p,p) = %.17g, min over vertices %.17g", p, got, atP, inf))
+	})
+}
+
+// checkCalFnLower checks `equation: calibration function - lower`:
+// C_{L,P,x}(q) − C*_{L,P,x} = ℓ̲^{01}(q,p) − ℓ̲^{01}(p,p), with the left side
+// from zo (under test) and the right side from theory.InnerRisk at q and at p
+// (the paper's route). q is tied in argmax half the time.
+func checkCalFnLower(cfg verify.Config, name string, zo zoExcessFunc) verify.Outcome {
+	return verify.ForAll(cfg, name, verify.Identity, genTiedPair(GenAcrossBoundary), func(pq [2][]float64) verify.Case {
+		p, q := pq[0], pq[1]
+		got, err1 := zo(p, q)
+		a, err2 := theory.InnerRisk(theory.ZeroOneLoss, p, q)
+		b, err3 := theory.InnerRisk(theory.ZeroOneLoss, p, p)
+		if err := firstErr(err1, err2, err3); err != nil {
+			return verify.Case{Detail: fmt.Sprintf("p=%v q=%v: %v", p, q, err)}
+		}
+		return mkCase(got, a-b, near(got, a-b), fmt.Sprintf("p=%v q=%v: C1 = %.17g, ℓ̲(q,p) − ℓ̲(p,p) = %.17g", p, q, got, a-b))
+	})
+}
+
+// zoExcessMaxTie is max η − η_j with j the LARGEST index among the
+// maximizers of q (the wrong tie rule).
+func zoExcessMaxTie(eta, q []float64) (float64, error) {
+	return eta[theory.ArgMax(eta)] - eta[argmaxLast(q)], nil
+}
+
+// argmaxLast is the largest index among the maximizers of q.
+func argmaxLast(q []float64) int {
+	j := 0
+	for i, v := range q {
+		if v >= q[j] {
+			j = i
+		}
+	}
+	return j
 }
 
 func init() {
@@ -300,80 +363,6 @@ func init() {
 		Statement:    "ℓ̲^{01}(q,p) = Σ_c p_c 1{c ≠ min argmax q} = 1 − p_{min argmax q} (ties to the smallest index)",
 		NegativeName: "ties broken to the largest index",
 	}, checkZOInnerRisk, "zoRisk", theory.ZeroOneLoss, theory.ProperLoss(zeroOneMaxTie{})))
-}
-
-// checkZOMinRisk checks `equation-definition: Bayes minimum risk - zo loss`:
-// inf_{q∈Δ^C} ℓ̲^{01}(q,p) = ℓ̲^{01}(p,p) = 1 − max_c p_c. The infimum is
-// computed independently: ℓ̲^{01}(q,p) depends on q only through
-// k = min argmax q, and every k is the prediction of the vertex e_k, so the
-// infimum is min_k ℓ̲^{01}(e_k, p) (evaluated with theory.InnerRisk).
-// minRisk is the closed form under test.
-func checkZOMinRisk(cfg verify.Config, name string, minRisk func(p []float64) (float64, error)) verify.Outcome {
-	gen := verify.Gen(func(r *rand.Rand, _ int) any {
-		C := 1 + r.Intn(10)
-		return GenSimplex(r, C, true)
-	})
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(p []float64) verify.Case {
-		C := len(p)
-		inf := math.Inf(1)
-		for k := 0; k < C; k++ {
-			e := make([]float64, C)
-			e[k] = 1
-			r, err := theory.InnerRisk(theory.ZeroOneLoss, p, e)
-			if err != nil {
-				return verify.Case{Detail: err.Error()}
-			}
-			inf = math.Min(inf, r)
-		}
-		atP, err1 := theory.InnerRisk(theory.ZeroOneLoss, p, p)
-		got, err2 := minRisk(p)
-		if err := firstErr(err1, err2); err != nil {
-			return verify.Case{Detail: fmt.Sprintf("p=%v: %v", p, err)}
-		}
-		ok := near(got, inf) && near(atP, inf)
-		return mkCase(got, inf, ok, fmt.Sprintf("p=%v: closed form %.17g, ℓ̲(p,p) = %.17g, min over vertices %.17g", p, got, atP, inf))
-	})
-}
-
-// checkCalFnLower checks `equation: calibration function - lower`:
-// C_{L,P,x}(q) − C*_{L,P,x} = ℓ̲^{01}(q,p) − ℓ̲^{01}(p,p), with the left side
-// from zo (under test) and the right side from theory.InnerRisk at q and at p
-// (the paper's route). q is tied in argmax half the time.
-func checkCalFnLower(cfg verify.Config, name string, zo zoExcessFunc) verify.Outcome {
-	gen := verify.Gen(func(r *rand.Rand, _ int) any {
-		C := 2 + r.Intn(9)
-		p := GenSimplex(r, C, true)
-		q := GenTiedSimplex(r, C)
-		if r.Intn(2) == 0 {
-			q = GenAcrossBoundary(r, p)
-		}
-		return [2][]float64{p, q}
-	})
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(pq [2][]float64) verify.Case {
-		p, q := pq[0], pq[1]
-		got, err1 := zo(p, q)
-		a, err2 := theory.InnerRisk(theory.ZeroOneLoss, p, q)
-		b, err3 := theory.InnerRisk(theory.ZeroOneLoss, p, p)
-		if err := firstErr(err1, err2, err3); err != nil {
-			return verify.Case{Detail: fmt.Sprintf("p=%v q=%v: %v", p, q, err)}
-		}
-		return mkCase(got, a-b, near(got, a-b), fmt.Sprintf("p=%v q=%v: C1 = %.17g, ℓ̲(q,p) − ℓ̲(p,p) = %.17g", p, q, got, a-b))
-	})
-}
-
-// zoExcessMaxTie is max η − η_j with j the LARGEST index among the
-// maximizers of q (the wrong tie rule).
-func zoExcessMaxTie(eta, q []float64) (float64, error) {
-	j := 0
-	for i, v := range q {
-		if v >= q[j] {
-			j = i
-		}
-	}
-	return eta[theory.ArgMax(eta)] - eta[j], nil
-}
-
-func init() {
 	register(tested(verify.Claim{
 		Label:        "equation-definition: Bayes minimum risk - zo loss",
 		Kind:         verify.Definitional,

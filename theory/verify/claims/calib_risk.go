@@ -50,10 +50,7 @@ func (rc riskCase) String() string {
 // adversarial f (GenAdversarialF).
 func genRiskCase() gopter.Gen {
 	return verify.Gen(func(r *rand.Rand, _ int) any {
-		C := 2 + r.Intn(9)
-		if r.Intn(4) == 0 {
-			C = 2
-		}
+		C := genC(r)
 		n := 1 + r.Intn(6)
 		T, desc := genTBiased(r, C, 1e8)
 		P := GenFiniteP(r, n, C, true)
@@ -85,16 +82,8 @@ func excessFCRisk(rc riskCase, l theory.ProperLoss, fc fcLossFunc) (float64, err
 	C := len(rc.P.Eta[0])
 	risk, bayes := 0.0, 0.0
 	for x, row := range joint {
-		noisy := make([]float64, C) // P_T(x, ·)
-		for yt := 0; yt < C; yt++ {
-			for y, pxy := range row {
-				noisy[yt] += pxy * rc.T.At(yt, y)
-			}
-		}
-		px := 0.0
-		for _, v := range noisy {
-			px += v
-		}
+		noisy := mulVec(rc.T, row) // P_T(x, ·)
+		px := sum(noisy)
 		if px == 0 {
 			continue
 		}
@@ -140,15 +129,12 @@ func checkRiskBound(cfg verify.Config, name string, l theory.ProperLoss, fc fcLo
 		if math.IsInf(esur, 1) {
 			return verify.Case{OK: true}
 		}
-		rhs, err := boundInv(rc.T, esur)
-		if err != nil {
-			return verify.Case{Detail: rc.String() + ": " + err.Error()}
-		}
 		// The bound is √r-type: a rounding error tolAbs in r moves the
 		// right side by up to √tolAbs·(its constant); compare with the
 		// right side evaluated at r + tolAbs.
-		rhsTol, err := boundInv(rc.T, esur+tolAbs)
-		if err != nil {
+		rhs, err1 := boundInv(rc.T, esur)
+		rhsTol, err2 := boundInv(rc.T, esur+tolAbs)
+		if err := firstErr(err1, err2); err != nil {
 			return verify.Case{Detail: rc.String() + ": " + err.Error()}
 		}
 		detail := fmt.Sprintf("%v: excess 0-1 risk %.6g > θ⁻¹(excess %s_T risk %.6g) = %.6g", rc, e01, l.Name(), esur, rhs)

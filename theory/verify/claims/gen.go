@@ -38,10 +38,7 @@ func GenDirichlet(r *rand.Rand, alpha []float64) []float64 {
 		p[r.Intn(len(p))] = 1
 		return p
 	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
+	return normalize(p)
 }
 
 // GenSymDirichlet draws from the symmetric Dirichlet(a, …, a) on Δ^C.
@@ -147,17 +144,12 @@ func GenSimplex(r *rand.Rand, C int, allowZeros bool) []float64 {
 
 // floorSimplex raises entries below lo to lo and renormalizes.
 func floorSimplex(p []float64, lo float64) []float64 {
-	s := 0.0
 	for i, v := range p {
 		if v < lo {
 			p[i] = lo
 		}
-		s += p[i]
 	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
+	return normalize(p)
 }
 
 // GenNear returns a point of Δ^C close to p: p + scale·(u − p) for a random
@@ -233,16 +225,20 @@ func GenColumnStochastic(r *rand.Rand, C int) *mat.Dense {
 	conc := []float64{0.2, 1, 5}[r.Intn(3)]
 	for j := 0; j < C; j++ {
 		s := r.Float64()
-		col := GenSymDirichlet(r, C, conc)
-		for i := 0; i < C; i++ {
-			v := (1 - s) * col[i]
-			if i == j {
-				v += s
-			}
-			T.Set(i, j, v)
-		}
+		T.SetCol(j, towardVertex(GenSymDirichlet(r, C, conc), 1-s, s, j))
 	}
 	return T
+}
+
+// towardVertex returns a·p + b·e_j, in place: with a + b = 1 a point of
+// the simplex moved towards its vertex e_j (a diagonal boost of a column or
+// row of a matrix).
+func towardVertex(p []float64, a, b float64, j int) []float64 {
+	for i := range p {
+		p[i] *= a
+	}
+	p[j] += b
+	return p
 }
 
 // GenUniformNoiseT returns (1−α)I + αN (N = all 1/C); its condition number

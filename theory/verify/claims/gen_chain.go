@@ -62,10 +62,8 @@ func genChainCase(r *rand.Rand, withClass, spread bool) chainCase {
 	s := theory.LMNTMSetting{W: make([]float64, N), Alpha: make([][]float64, N), N: make([][]int, N),
 		Lip: make([]float64, N), Lip0: make([]float64, N)}
 	lip0 := logUnif(r, 0.05, 5)
-	tot := 0.0
 	for i := 0; i < N; i++ {
 		s.W[i] = logUnif(r, 0.05, 1)
-		tot += s.W[i]
 		s.Lip[i] = theory.LogLossLip
 		s.Lip0[i] = lip0
 		if !tight {
@@ -88,18 +86,9 @@ func genChainCase(r *rand.Rand, withClass, spread bool) chainCase {
 			a[top] = 1 - eps
 			n[top] = 1 + r.Intn(20)
 		}
-		sa := 0.0
-		for _, v := range a {
-			sa += v
-		}
-		for c := range a {
-			a[c] /= sa
-		}
-		s.Alpha[i], s.N[i] = a, n
+		s.Alpha[i], s.N[i] = normalize(a), n
 	}
-	for i := range s.W {
-		s.W[i] /= tot
-	}
+	normalize(s.W)
 	cs := chainCase{s: s, delta: logUnif(r, 0.01, 1)}
 	if withClass {
 		cs.R, cs.K = logUnif(r, 0.1, 5), logUnif(r, 0.1, 2)
@@ -126,37 +115,38 @@ func orthoSup(s theory.LMNTMSetting, scale float64) float64 {
 // class "rkhs" (q = 1), "mlp1" (q = 2, m = 1) or "conc" (R = 0: the
 // concentration terms alone).
 func checkGEBChain(class string) func(verify.Config) verify.Outcome {
-	return func(cfg verify.Config) verify.Outcome {
-		return checkChainTo(cfg, "thm: geb/chain-"+class, class, theory.GEBBound)
-	}
+	return chainPart("thm: geb/chain-"+class, class, theory.GEBBound)
 }
 
-// checkChainTo checks lemma gen (at the exact class expectation) ≤ bound,
-// for the class as in checkGEBChain; bound is GEBBound (Theorem `thm: geb`)
-// or ClassGEBBound (the second displays of `prop: kernel_bound` and
-// `prop: MLP_bound`, with √(Σ_i w_i² Σ_c α_i(c)²/n_{i,c}): no α slack).
-func checkChainTo(cfg verify.Config, name, class string, bound func(theory.LMNTMSetting, float64, float64, float64) (float64, error)) verify.Outcome {
-	spread := strings.Contains(name, "second display")
-	gen := verify.Gen(func(r *rand.Rand, _ int) any { return genChainCase(r, class != "conc", spread) })
-	return verify.ForAll(cfg, name, verify.Bound, gen, func(cs chainCase) verify.Case {
-		C := float64(cs.s.NumClasses())
-		var A, B float64
-		switch class {
-		case "rkhs":
-			A, B = math.Sqrt(C)*cs.R*cs.K, theory.B1(cs.R, cs.K)
-		case "mlp1":
-			// R plays β, K the norm α of the orthogonal points.
-			A, B = math.Sqrt(C)*cs.K*cs.R, theory.B2(1, cs.K, cs.R)
-		}
-		esup := orthoSup(cs.s, cs.R*cs.K)
-		lhs, err1 := theory.LemmaGenBound(cs.s, cs.delta, A, esup)
-		rhs, err2 := bound(cs.s, cs.delta, A, B)
-		if err1 != nil || err2 != nil {
-			return verify.Case{Detail: fmt.Sprintf("%v: %v %v", cs, err1, err2)}
-		}
-		return verify.Case{LHS: lhs, RHS: rhs, OK: lhs <= rhs*(1+1e-12),
-			Detail: fmt.Sprintf("%v: lemma-gen bound at the exact E sup %.6g (A=%.4g B=%.4g)", cs, esup, A, B)}
-	})
+// chainPart checks lemma gen (at the exact class expectation) ≤ bound on
+// the stream name, for the class as in checkGEBChain; bound is GEBBound
+// (Theorem `thm: geb`) or ClassGEBBound (the second displays of
+// `prop: kernel_bound` and `prop: MLP_bound`, with
+// √(Σ_i w_i² Σ_c α_i(c)²/n_{i,c}): no α slack).
+func chainPart(name, class string, bound func(theory.LMNTMSetting, float64, float64, float64) (float64, error)) func(verify.Config) verify.Outcome {
+	return func(cfg verify.Config) verify.Outcome {
+		spread := strings.Contains(name, "second display")
+		gen := verify.Gen(func(r *rand.Rand, _ int) any { return genChainCase(r, class != "conc", spread) })
+		return verify.ForAll(cfg, name, verify.Bound, gen, func(cs chainCase) verify.Case {
+			C := float64(cs.s.NumClasses())
+			var A, B float64
+			switch class {
+			case "rkhs":
+				A, B = math.Sqrt(C)*cs.R*cs.K, theory.B1(cs.R, cs.K)
+			case "mlp1":
+				// R plays β, K the norm α of the orthogonal points.
+				A, B = math.Sqrt(C)*cs.K*cs.R, theory.B2(1, cs.K, cs.R)
+			}
+			esup := orthoSup(cs.s, cs.R*cs.K)
+			lhs, err1 := theory.LemmaGenBound(cs.s, cs.delta, A, esup)
+			rhs, err2 := bound(cs.s, cs.delta, A, B)
+			if err1 != nil || err2 != nil {
+				return verify.Case{Detail: fmt.Sprintf("%v: %v %v", cs, err1, err2)}
+			}
+			return verify.Case{LHS: lhs, RHS: rhs, OK: lhs <= rhs*(1+1e-12),
+				Detail: fmt.Sprintf("%v: lemma-gen bound at the exact E sup %.6g (A=%.4g B=%.4g)", cs, esup, A, B)}
+		})
+	}
 }
 
 // checkRadLipsChain checks rad.lips bound(Rad_loss = √2·r) ≤ lemma-gen

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand"
 
+	"github.com/llpfc/llpfc/theory"
 	"github.com/llpfc/llpfc/theory/verify"
 )
 
@@ -26,6 +27,20 @@ func tested[F any](c verify.Claim, check checker[F], name string, ref, wrong F) 
 	return c
 }
 
+// lossChecker is a checker for the proper loss l.
+type lossChecker[F any] func(cfg verify.Config, name string, l theory.ProperLoss, impl F) verify.Outcome
+
+// logAndSquare returns c with Check merging check for the log loss (stream
+// name+"/log", implementation logRef) and the square loss (name+"/square",
+// sqRef), and Negative running the log part on wrong.
+func logAndSquare[F any](c verify.Claim, check lossChecker[F], name string, logRef, sqRef, wrong F) verify.Claim {
+	c.Check = func(cfg verify.Config) verify.Outcome {
+		return verify.Merge(verify.Bound, check(cfg, name+"/log", theory.LogLoss, logRef), check(cfg, name+"/square", theory.SquareLoss, sqRef))
+	}
+	c.Negative = func(cfg verify.Config) verify.Outcome { return check(cfg, name+"/log", theory.LogLoss, wrong) }
+	return c
+}
+
 // also returns c with the further parts merged (verify.Bound) into its
 // Check: a claim whose proof has steps checked apart from its statement.
 func also(c verify.Claim, parts ...func(verify.Config) verify.Outcome) verify.Claim {
@@ -40,6 +55,20 @@ func also(c verify.Claim, parts ...func(verify.Config) verify.Outcome) verify.Cl
 	return c
 }
 
+// must returns v, panicking on err: for calls whose inputs are valid by
+// construction.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// relEq reports |a − b| ≤ tol·(1 + |a| + |b|).
+func relEq(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol*(1+math.Abs(a)+math.Abs(b))
+}
+
 // unif draws uniformly from [lo, hi].
 func unif(r *rand.Rand, lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
 
@@ -52,14 +81,20 @@ func logUnif(r *rand.Rand, lo, hi float64) float64 {
 // a probability vector computed in floating point, so that it passes the
 // simplex check).
 func normalize(p []float64) []float64 {
-	s := 0.0
-	for _, v := range p {
-		s += v
-	}
+	s := sum(p)
 	for i := range p {
 		p[i] /= s
 	}
 	return p
+}
+
+// sum returns Σ_i p_i.
+func sum(p []float64) float64 {
+	s := 0.0
+	for _, v := range p {
+		s += v
+	}
+	return s
 }
 
 // register adds the claims to the registry.

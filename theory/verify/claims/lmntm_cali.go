@@ -39,63 +39,61 @@ type lmCaliInput struct {
 // one point, heavy noise (1−a)I + aN with a ∈ [0.5, 0.99]. Half of the other
 // cases come from the shared generators of gen.go (GenFiniteP, GenT with
 // condition numbers up to 1e8, GenAdversarialF).
-func lmCaliGen() func(r *rand.Rand, size int) any {
-	return func(r *rand.Rand, size int) any {
-		if r.Intn(3) == 0 {
-			eta0 := unif(r, 0.5, 0.5+logUnif(r, 1e-4, 0.5))
-			md := &theory.FiniteModel{Cond: [][]float64{{1}, {1}}, Prior: []float64{eta0, 1 - eta0}}
-			N := 1 + r.Intn(3)
-			in := lmCaliInput{model: md, w: lmSimplex(r, N, r.Intn(4)), note: "two-class tie"}
-			for i := 0; i < N; i++ {
-				in.Ts = append(in.Ts, GenUniformNoiseT(2, unif(r, 0.5, 0.99)))
-			}
-			in.f = [][]float64{{1 - eta0, eta0}}
-			return in
-		}
-		C, m, N := 2+r.Intn(4), 1+r.Intn(6), 1+r.Intn(4)
-		if r.Intn(2) == 0 { // the shared generators of gen.go
-			fp := GenFiniteP(r, m, C, true)
-			in := lmCaliInput{model: lmFromFiniteP(fp), w: lmSimplex(r, N, r.Intn(4)), note: "gen.go"}
-			for i := 0; i < N; i++ {
-				T, kind := GenT(r, C, 1e8)
-				in.Ts = append(in.Ts, T)
-				in.note += " " + kind
-			}
-			in.f = GenAdversarialF(r, FiniteP{PX: fp.PX, Eta: lmPosteriors(in.model)})
-			return in
-		}
-		in := lmCaliInput{model: lmModel(r, C, m), w: lmSimplex(r, N, r.Intn(4)), note: "random"}
+func lmCaliGen(r *rand.Rand, size int) lmCaliInput {
+	if r.Intn(3) == 0 {
+		eta0 := unif(r, 0.5, 0.5+logUnif(r, 1e-4, 0.5))
+		md := &theory.FiniteModel{Cond: [][]float64{{1}, {1}}, Prior: []float64{eta0, 1 - eta0}}
+		N := 1 + r.Intn(3)
+		in := lmCaliInput{model: md, w: lmSimplex(r, N, r.Intn(4)), note: "two-class tie"}
 		for i := 0; i < N; i++ {
-			in.Ts = append(in.Ts, lmInvertibleColStoch(r, C))
+			in.Ts = append(in.Ts, GenUniformNoiseT(2, unif(r, 0.5, 0.99)))
 		}
-		in.f = make([][]float64, m)
-		for x := range in.f {
-			eta := in.model.Posterior(x)
-			switch r.Intn(5) {
-			case 0:
-				in.f[x] = lmSimplex(r, C, r.Intn(3))
-			case 1:
-				in.f[x] = eta
-			case 2, 3: // swap the two largest entries of η
-				q := append([]float64(nil), eta...)
-				a, b := lmTopTwo(q)
-				q[a], q[b] = q[b], q[a]
-				in.f[x] = q
-			default: // move η a little past the tie between its top two entries
-				q := append([]float64(nil), eta...)
-				a, b := lmTopTwo(q)
-				d := (q[a] - q[b]) / 2 * (1 + logUnif(r, 1e-6, 1))
-				q[a] -= d
-				q[b] += d
-				if q[a] < 0 {
-					q[b] += q[a]
-					q[a] = 0
-				}
-				in.f[x] = q
-			}
-		}
+		in.f = [][]float64{{1 - eta0, eta0}}
 		return in
 	}
+	C, m, N := 2+r.Intn(4), 1+r.Intn(6), 1+r.Intn(4)
+	if r.Intn(2) == 0 { // the shared generators of gen.go
+		fp := GenFiniteP(r, m, C, true)
+		in := lmCaliInput{model: lmFromFiniteP(fp), w: lmSimplex(r, N, r.Intn(4)), note: "gen.go"}
+		for i := 0; i < N; i++ {
+			T, kind := GenT(r, C, 1e8)
+			in.Ts = append(in.Ts, T)
+			in.note += " " + kind
+		}
+		in.f = GenAdversarialF(r, FiniteP{PX: fp.PX, Eta: lmPosteriors(in.model)})
+		return in
+	}
+	in := lmCaliInput{model: lmModel(r, C, m), w: lmSimplex(r, N, r.Intn(4)), note: "random"}
+	for i := 0; i < N; i++ {
+		in.Ts = append(in.Ts, lmInvertibleColStoch(r, C))
+	}
+	in.f = make([][]float64, m)
+	for x := range in.f {
+		eta := in.model.Posterior(x)
+		switch r.Intn(5) {
+		case 0:
+			in.f[x] = lmSimplex(r, C, r.Intn(3))
+		case 1:
+			in.f[x] = eta
+		case 2, 3: // swap the two largest entries of η
+			q := append([]float64(nil), eta...)
+			a, b := lmTopTwo(q)
+			q[a], q[b] = q[b], q[a]
+			in.f[x] = q
+		default: // move η a little past the tie between its top two entries
+			q := append([]float64(nil), eta...)
+			a, b := lmTopTwo(q)
+			d := (q[a] - q[b]) / 2 * (1 + logUnif(r, 1e-6, 1))
+			q[a] -= d
+			q[b] += d
+			if q[a] < 0 {
+				q[b] += q[a]
+				q[a] = 0
+			}
+			in.f[x] = q
+		}
+	}
+	return in
 }
 
 // lmTopTwo returns the indices of the largest and second-largest entries.
@@ -118,8 +116,7 @@ func lmTopTwo(q []float64) (int, int) {
 // consistency, the part of the theorem that holds for every strictly proper
 // loss).
 func lmCheckCali(cfg verify.Config, name string, theta lmThetaFunc) verify.Outcome {
-	gen := verify.Gen(lmCaliGen())
-	main := verify.ForAll(cfg, name, verify.Bound, gen, func(in lmCaliInput) verify.Case {
+	main := verify.Property(cfg, name, verify.Bound, lmCaliGen, func(in lmCaliInput) verify.Case {
 		md := in.model
 		r01, e1 := theory.Risk(theory.ZeroOneLoss, md, in.f)
 		b01, e2 := theory.BayesRisk(theory.ZeroOneLoss, md)
@@ -152,7 +149,7 @@ func lmCheckCali(cfg verify.Config, name string, theta lmThetaFunc) verify.Outco
 		}
 		return verify.Case{LHS: lhs, RHS: rhs, OK: ok, Detail: detail}
 	})
-	bayes := verify.ForAll(cfg, name+"/bayes-risk", verify.Identity, gen, func(in lmCaliInput) verify.Case {
+	bayes := verify.Property(cfg, name+"/bayes-risk", verify.Identity, lmCaliGen, func(in lmCaliInput) verify.Case {
 		md, eta := in.model, lmPosteriors(in.model)
 		for _, l := range []theory.ProperLoss{theory.LogLoss, theory.SquareLoss} {
 			at, e1 := theory.LMNTMRisk(l, in.Ts, in.w, md, eta)
@@ -160,7 +157,7 @@ func lmCheckCali(cfg verify.Config, name string, theta lmThetaFunc) verify.Outco
 			if e1 != nil || e2 != nil {
 				return verify.Case{OK: false, Detail: fmt.Sprintf("%v %v", e1, e2)}
 			}
-			if !lmRelEq(at, b, 1e-13) {
+			if !relEq(at, b, 1e-13) {
 				return verify.Case{LHS: at, RHS: b, OK: false, Detail: fmt.Sprintf("%s loss: R̃(η)=%.17g R̃*=%.17g", l.Name(), at, b)}
 			}
 			if l == theory.SquareLoss {
@@ -190,13 +187,11 @@ func lmKLExcess(md *theory.FiniteModel, Ts []mat.Matrix, w []float64, f [][]floa
 			if p == 0 {
 				continue
 			}
-			var a, b mat.VecDense
-			a.MulVec(T, mat.NewVecDense(C, md.Posterior(x)))
-			b.MulVec(T, mat.NewVecDense(C, append([]float64(nil), f[x]...)))
+			a, b := lmMulVec(T, md.Posterior(x)), lmMulVec(T, f[x])
 			kl := 0.0
 			for c := 0; c < C; c++ {
-				if pa := a.AtVec(c); pa > 0 {
-					kl += pa * (math.Log(pa) - math.Log(b.AtVec(c)))
+				if pa := a[c]; pa > 0 {
+					kl += pa * (math.Log(pa) - math.Log(b[c]))
 				}
 			}
 			total += w[i] * p * kl

@@ -29,30 +29,28 @@ type lmLipInput struct {
 // lmLipGen draws C ∈ 2..8, a column-stochastic T of any kind of lmColStoch
 // (singular and zero-row matrices included) or from gen.go's GenT, a class c and score vectors at
 // scales from 1e-3 to 1e3 (some entries pinned at ±1e3).
-func lmLipGen() func(r *rand.Rand, size int) any {
-	return func(r *rand.Rand, size int) any {
-		C := 2 + r.Intn(7)
-		kind := r.Intn(9)
-		var T *mat.Dense
-		if kind == 8 { // the shared generator of gen.go (near-singular up to cond 1e8)
-			T, _ = GenT(r, C, 1e8)
-		} else {
-			T = lmColStoch(r, C, kind)
-		}
-		in := lmLipInput{T: T, c: r.Intn(C), kind: kind}
-		scale := logUnif(r, 1e-3, 1e3)
-		in.s = make([]float64, C)
-		in.u = make([]float64, C)
-		step := logUnif(r, 1e-6, 1e3)
-		for i := range in.s {
-			in.s[i] = scale * r.NormFloat64()
-			if r.Intn(6) == 0 {
-				in.s[i] = 1e3 * float64(1-2*r.Intn(2))
-			}
-			in.u[i] = in.s[i] + step*r.NormFloat64()
-		}
-		return in
+func lmLipGen(r *rand.Rand, size int) lmLipInput {
+	C := 2 + r.Intn(7)
+	kind := r.Intn(9)
+	var T *mat.Dense
+	if kind == 8 { // the shared generator of gen.go (near-singular up to cond 1e8)
+		T, _ = GenT(r, C, 1e8)
+	} else {
+		T = lmColStoch(r, C, kind)
 	}
+	in := lmLipInput{T: T, c: r.Intn(C), kind: kind}
+	scale := logUnif(r, 1e-3, 1e3)
+	in.s = make([]float64, C)
+	in.u = make([]float64, C)
+	step := logUnif(r, 1e-6, 1e3)
+	for i := range in.s {
+		in.s[i] = scale * r.NormFloat64()
+		if r.Intn(6) == 0 {
+			in.s[i] = 1e3 * float64(1-2*r.Intn(2))
+		}
+		in.u[i] = in.s[i] + step*r.NormFloat64()
+	}
+	return in
 }
 
 // lmCheckLip runs the three properties of Proposition `lip.upper.bd.cel`
@@ -74,8 +72,7 @@ func lmLipGen() func(r *rand.Rand, size int) any {
 // A zero row c of T must give λ(·,c) = +Inf and a gradient error (the
 // honest handling of (T p)_c = 0); such cases check that and nothing else.
 func lmCheckLip(cfg verify.Config, name string, grad lmGradFunc) verify.Outcome {
-	gen := verify.Gen(lmLipGen())
-	bound := verify.ForAll(cfg, name+"/bound", verify.Bound, gen, func(in lmLipInput) verify.Case {
+	bound := verify.Property(cfg, name+"/bound", verify.Bound, lmLipGen, func(in lmLipInput) verify.Case {
 		C := len(in.s)
 		g, err := grad(in.T, in.s, in.c)
 		if lmRowSum(in.T, in.c) == 0 {
@@ -93,7 +90,7 @@ func lmCheckLip(cfg verify.Config, name string, grad lmGradFunc) verify.Outcome 
 		return verify.Case{LHS: n, RHS: theory.LogLossLip, OK: n <= theory.LogLossLip*(1+8*float64(C)*lmEps),
 			Detail: fmt.Sprintf("T=%s s=%v c=%d ‖∇λ‖₂=%.17g", lmMatString(in.T), in.s, in.c, n)}
 	})
-	fd := verify.ForAll(cfg, name+"/finite-differences", verify.Bound, gen, func(in lmLipInput) verify.Case {
+	fd := verify.Property(cfg, name+"/finite-differences", verify.Bound, lmLipGen, func(in lmLipInput) verify.Case {
 		if lmRowSum(in.T, in.c) == 0 {
 			return verify.Case{OK: true, Detail: "zero row (checked in the bound property)"}
 		}
@@ -133,7 +130,7 @@ func lmCheckLip(cfg verify.Config, name string, grad lmGradFunc) verify.Outcome 
 		return verify.Case{LHS: 0, RHS: 0, OK: ok,
 			Detail: fmt.Sprintf("T=%s s=%v c=%d grad=%v fd=%v max|grad−fd|=%.3g tol=%.3g Σgrad=%.3g", lmMatString(in.T), in.s, in.c, g, fdv, worst, tol, sum)}
 	})
-	direct := verify.ForAll(cfg, name+"/direct", verify.Bound, gen, func(in lmLipInput) verify.Case {
+	direct := verify.Property(cfg, name+"/direct", verify.Bound, lmLipGen, func(in lmLipInput) verify.Case {
 		if lmRowSum(in.T, in.c) == 0 {
 			return verify.Case{LHS: 0, RHS: 1, OK: true, Detail: "zero row"}
 		}
@@ -186,8 +183,8 @@ type lmLambda0Func func(T mat.Matrix) (float64, error)
 // the evaluated side and an error from the closed form. Both sides are a
 // log of a sum of ≤ 8 terms: relative agreement within 1e-13.
 func lmCheckLambda0(cfg verify.Config, name string, closed lmLambda0Func) verify.Outcome {
-	gen := verify.Gen(func(r *rand.Rand, size int) any { return lmColStoch(r, 1+r.Intn(8), r.Intn(8)) })
-	return verify.ForAll(cfg, name, verify.Identity, gen, func(T *mat.Dense) verify.Case {
+	gen := func(r *rand.Rand, size int) *mat.Dense { return lmColStoch(r, 1+r.Intn(8), r.Intn(8)) }
+	return verify.Property(cfg, name, verify.Identity, gen, func(T *mat.Dense) verify.Case {
 		C, _ := T.Dims()
 		eval := 0.0
 		for c := 0; c < C; c++ {
@@ -210,7 +207,7 @@ func lmCheckLambda0(cfg verify.Config, name string, closed lmLambda0Func) verify
 		for c := 0; c < C; c++ {
 			inline = math.Max(inline, -math.Log(lmRowSum(T, c)/float64(C)))
 		}
-		ok := lmRelEq(eval, cf, 1e-13) && lmRelEq(inline, cf, 1e-13)
+		ok := relEq(eval, cf, 1e-13) && relEq(inline, cf, 1e-13)
 		return verify.Case{LHS: 1 + eval, RHS: 1 + cf, OK: ok,
 			Detail: fmt.Sprintf("T=%s max_c|λ(0,c)|=%.17g closed form=%.17g inline=%.17g", lmMatString(T), eval, cf, inline)}
 	})

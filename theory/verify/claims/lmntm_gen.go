@@ -77,12 +77,7 @@ func lmColStoch(r *rand.Rand, C, kind int) *mat.Dense {
 	switch kind {
 	case 1:
 		for j := 0; j < C; j++ {
-			p := lmSimplex(r, C, 0)
-			for i := range p {
-				p[i] *= 0.3
-			}
-			p[j] += 0.7
-			setCol(j, p)
+			setCol(j, towardVertex(lmSimplex(r, C, 0), 0.3, 0.7, j))
 		}
 	case 2:
 		return GenUniformNoiseT(C, unif(r, 0.5, 0.99))
@@ -132,13 +127,32 @@ func lmColStoch(r *rand.Rand, C, kind int) *mat.Dense {
 // the condition is worse).
 func lmInvertibleColStoch(r *rand.Rand, C int) *mat.Dense {
 	for {
-		T := lmColStoch(r, C, r.Intn(6))
-		var lu mat.LU
-		lu.Factorize(T)
-		if c := lu.Cond(); c < 1e10 {
+		if T := lmColStoch(r, C, r.Intn(6)); lmCond(T) < 1e10 {
 			return T
 		}
 	}
+}
+
+// lmCentered draws n standard normals and subtracts their mean: a random
+// direction d with Σ d = 0.
+func lmCentered(r *rand.Rand, n int) []float64 {
+	d := make([]float64, n)
+	m := 0.0
+	for i := range d {
+		d[i] = r.NormFloat64()
+		m += d[i]
+	}
+	for i := range d {
+		d[i] -= m / float64(n)
+	}
+	return d
+}
+
+// lmCond is the condition number of M (mat.LU's estimate).
+func lmCond(M mat.Matrix) float64 {
+	var lu mat.LU
+	lu.Factorize(M)
+	return lu.Cond()
 }
 
 // lmModel draws a finite clean model with C classes on m points: interior
@@ -167,9 +181,4 @@ func lmMatString(M mat.Matrix) string {
 		}
 	}
 	return s + "]"
-}
-
-// lmRelEq reports |a − b| ≤ tol·(1 + |a| + |b|).
-func lmRelEq(a, b, tol float64) bool {
-	return math.Abs(a-b) <= tol*(1+math.Abs(a)+math.Abs(b))
 }

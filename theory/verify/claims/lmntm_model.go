@@ -54,30 +54,26 @@ func lmGamma(r *rand.Rand, C int) *mat.Dense {
 // condition number below 1e7 (so the computed α is accurate to ≈ 1e7·eps ≈
 // 2e-9, well inside min α ≥ 1e-6), σ = Γᵀα with every σ(j) > 1e-4, and
 // class-conditionals on m ∈ 1..5 points.
-func lmCfmGen() func(r *rand.Rand, size int) any {
-	return func(r *rand.Rand, size int) any {
-		C, m := 2+r.Intn(4), 1+r.Intn(5)
-		for {
-			G := lmGamma(r, C)
-			var lu mat.LU
-			lu.Factorize(G)
-			if lu.Cond() > 1e7 {
-				continue
-			}
-			alpha := lmInterior(r, C, 1e-6)
-			sigma, _ := theory.NoisyToCleanPrior(G, alpha)
-			ok := true // σ(j) ≥ 1e-4 keeps the column sums' rounding 16·C·eps/σ(j) < 1e-9
-			for _, s := range sigma {
-				ok = ok && s > 1e-4
-			}
-			if !ok {
-				continue
-			}
-			normalize(sigma)
-			md := lmModel(r, C, m)
-			md.Prior = sigma
-			return lmCfmInput{model: md, gamma: G, alpha: alpha}
+func lmCfmGen(r *rand.Rand, size int) lmCfmInput {
+	C, m := 2+r.Intn(4), 1+r.Intn(5)
+	for {
+		G := lmGamma(r, C)
+		if lmCond(G) > 1e7 {
+			continue
 		}
+		alpha := lmInterior(r, C, 1e-6)
+		sigma, _ := theory.NoisyToCleanPrior(G, alpha)
+		ok := true // σ(j) ≥ 1e-4 keeps the column sums' rounding 16·C·eps/σ(j) < 1e-9
+		for _, s := range sigma {
+			ok = ok && s > 1e-4
+		}
+		if !ok {
+			continue
+		}
+		normalize(sigma)
+		md := lmModel(r, C, m)
+		md.Prior = sigma
+		return lmCfmInput{model: md, gamma: G, alpha: alpha}
 	}
 }
 
@@ -95,7 +91,7 @@ func lmCfmGen() func(r *rand.Rand, size int) any {
 //
 // (2)–(5) are sums of ≤ 25 products of numbers in [0,1]: absolute 1e-12.
 func lmCheckCfm(cfg verify.Config, name string, transition lmTransitionFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(lmCfmGen()), func(in lmCfmInput) verify.Case {
+	return verify.Property(cfg, name, verify.Identity, lmCfmGen, func(in lmCfmInput) verify.Case {
 		md, G := in.model, in.gamma
 		C, M := md.NumClasses(), md.NumPoints()
 		detail := fmt.Sprintf("Γ=%s σ=%v α(built)=%v", lmMatString(G), md.Prior, in.alpha)
@@ -123,15 +119,12 @@ func lmCheckCfm(cfg verify.Config, name string, transition lmTransitionFunc) ver
 		if worst > 1 {
 			return verify.Case{LHS: 1 + worst, RHS: 1, OK: false, Detail: detail + ": T is not column-stochastic"}
 		}
-		J, err := md.JointBarPT(T)
-		if err != nil {
+		J, err1 := md.JointBarPT(T)
+		nm, err2 := md.Noisy(T)
+		if err := firstErr(err1, err2); err != nil {
 			return verify.Case{OK: false, Detail: detail + ": " + err.Error()}
 		}
 		const tol = 1e-12
-		nm, err := md.Noisy(T)
-		if err != nil {
-			return verify.Case{OK: false, Detail: detail + ": " + err.Error()}
-		}
 		for i := 0; i < C; i++ {
 			pi := 0.0
 			for x := 0; x < M; x++ {
@@ -166,15 +159,11 @@ func lmCheckCfm(cfg verify.Config, name string, transition lmTransitionFunc) ver
 // lmTransitionNoAlpha is the negative control of `sec:cfm prob model`: the
 // α(i) factor dropped, T(i,j) = γ_i(j)/σ(j).
 func lmTransitionNoAlpha(gamma mat.Matrix, alpha, sigma []float64) (*mat.Dense, error) {
-	ones := make([]float64, len(alpha))
-	for i := range ones {
-		ones[i] = 1
-	}
 	C, _ := gamma.Dims()
 	T := mat.NewDense(C, C, nil)
 	for i := 0; i < C; i++ {
 		for j := 0; j < C; j++ {
-			T.Set(i, j, gamma.At(i, j)*ones[i]/sigma[j])
+			T.Set(i, j, gamma.At(i, j)/sigma[j])
 		}
 	}
 	return T, nil
@@ -205,85 +194,73 @@ type lmCHInput struct {
 // 1e5·eps ≈ 2e-11, far inside the decision margins (exact zeros of α on
 // faces, |α| ≥ 1e-6 otherwise, threshold theory.AssumptionTol = 1e-9): the
 // ground truth is then numerically decidable.
-func lmCHGen() func(r *rand.Rand, size int) any {
-	return func(r *rand.Rand, size int) any {
-		C := 2 + r.Intn(5)
-		for {
-			G := lmGamma(r, C)
-			var lu mat.LU
-			lu.Factorize(G)
-			if lu.Cond() > 1e5 {
-				continue
-			}
-			in := lmCHInput{gamma: G}
-			switch r.Intn(8) {
-			case 0, 1:
-				in.kind, in.truth = "interior", 1
-				in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-6))
-			case 2:
-				in.kind, in.truth = "face", 0
-				a := lmInterior(r, C, 1e-3)
-				a[r.Intn(C)] = 0
-				in.sigma, _ = theory.NoisyToCleanPrior(G, normalize(a))
-			case 3:
-				in.kind, in.truth = "vertex", 0
-				in.sigma = mat.Row(nil, r.Intn(C), G)
-			case 4:
-				in.kind, in.truth = "outside", 0
-				a := lmInterior(r, C, 1e-3)
-				k := r.Intn(C)
-				rest := 1 - a[k]
-				a[k] = -logUnif(r, 1e-6, 0.5)
-				if rest+a[k] < 0.1 { // keep Σα well above 0 before normalizing
-					continue
-				}
-				in.sigma, _ = theory.NoisyToCleanPrior(G, normalize(a))
-			case 5:
-				in.kind, in.truth = "collinear", 0
-				if C == 2 {
-					G.SetRow(1, G.RawRowView(0))
-				} else {
-					b := lmInterior(r, C-1, 1e-3)
-					row := make([]float64, C)
-					for k := 0; k < C-1; k++ {
-						for j := 0; j < C; j++ {
-							row[j] += b[k] * G.At(k, j)
-						}
-					}
-					G.SetRow(C-1, normalize(row))
-				}
-				in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-3))
-			case 6:
-				in.kind, in.truth = "duplicate", 0
-				a, b := r.Intn(C), r.Intn(C)
-				if a == b {
-					b = (a + 1) % C
-				}
-				G.SetRow(b, G.RawRowView(a))
-				in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-3))
-			case 7:
-				if r.Intn(2) == 0 {
-					in.kind, in.truth = "pure", 1
-					G.Zero()
-					for i, j := range r.Perm(C) {
-						G.Set(i, j, 1)
-					}
-					in.sigma = lmInterior(r, C, 1e-3)
-				} else {
-					in.kind, in.truth = "random", -1
-					in.sigma = lmInterior(r, C, 1e-3)
-				}
-			}
-			ok := true
-			for _, s := range in.sigma {
-				ok = ok && s > 1e-9
-			}
-			if !ok { // σ must be a valid clean prior (Section 5.1: σ(c) ≠ 0)
-				continue
-			}
-			normalize(in.sigma)
-			return in
+func lmCHGen(r *rand.Rand, size int) lmCHInput {
+	C := 2 + r.Intn(5)
+	for {
+		G := lmGamma(r, C)
+		if lmCond(G) > 1e5 {
+			continue
 		}
+		in := lmCHInput{gamma: G}
+		switch r.Intn(8) {
+		case 0, 1:
+			in.kind, in.truth = "interior", 1
+			in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-6))
+		case 2:
+			in.kind, in.truth = "face", 0
+			a := lmInterior(r, C, 1e-3)
+			a[r.Intn(C)] = 0
+			in.sigma, _ = theory.NoisyToCleanPrior(G, normalize(a))
+		case 3:
+			in.kind, in.truth = "vertex", 0
+			in.sigma = mat.Row(nil, r.Intn(C), G)
+		case 4:
+			in.kind, in.truth = "outside", 0
+			a := lmInterior(r, C, 1e-3)
+			k := r.Intn(C)
+			rest := 1 - a[k]
+			a[k] = -logUnif(r, 1e-6, 0.5)
+			if rest+a[k] < 0.1 { // keep Σα well above 0 before normalizing
+				continue
+			}
+			in.sigma, _ = theory.NoisyToCleanPrior(G, normalize(a))
+		case 5:
+			in.kind, in.truth = "collinear", 0
+			if C == 2 {
+				G.SetRow(1, G.RawRowView(0))
+			} else {
+				b := lmInterior(r, C-1, 1e-3)
+				G.SetRow(C-1, normalize(mulVec(G.Slice(0, C-1, 0, C).T(), b))) // Σ_k b_k γ_k
+			}
+			in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-3))
+		case 6:
+			in.kind, in.truth = "duplicate", 0
+			a, b := r.Intn(C), r.Intn(C)
+			if a == b {
+				b = (a + 1) % C
+			}
+			G.SetRow(b, G.RawRowView(a))
+			in.sigma, _ = theory.NoisyToCleanPrior(G, lmInterior(r, C, 1e-3))
+		case 7:
+			in.kind, in.truth = "random", -1
+			if r.Intn(2) == 0 {
+				in.kind, in.truth = "pure", 1
+				G.Zero()
+				for i, j := range r.Perm(C) {
+					G.Set(i, j, 1)
+				}
+			}
+			in.sigma = lmInterior(r, C, 1e-3)
+		}
+		ok := true
+		for _, s := range in.sigma {
+			ok = ok && s > 1e-9
+		}
+		if !ok { // σ must be a valid clean prior (Section 5.1: σ(c) ≠ 0)
+			continue
+		}
+		normalize(in.sigma)
+		return in
 	}
 }
 
@@ -298,7 +275,7 @@ type lmDecideFunc func(gamma mat.Matrix, sigma []float64) (bool, error)
 // assumption holds, the LP margin t* = max min_i λ_i must equal min_i α(i)
 // (the convex weights are unique) within 1e-9.
 func lmCheckCH(cfg verify.Config, name string, decide lmDecideFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(lmCHGen()), func(in lmCHInput) verify.Case {
+	return verify.Property(cfg, name, verify.Identity, lmCHGen, func(in lmCHInput) verify.Case {
 		a, err := decide(in.gamma, in.sigma)
 		if err != nil {
 			return verify.Case{OK: false, Detail: err.Error()}
@@ -365,19 +342,17 @@ type lmAllInput struct {
 // Each group is built around σ by lmGroupAround so that, at random, the
 // assumption holds (σ interior to the hull of independent γ's) or fails (σ
 // outside the hull, on a face of it, or dependent γ's).
-func lmAllGen() func(r *rand.Rand, size int) any {
-	return func(r *rand.Rand, size int) any {
-		C, N := 2+r.Intn(4), 1+r.Intn(5)
-		sigma := lmInterior(r, C, 1e-2)
-		in := lmAllInput{sigma: sigma}
-		for g := 0; g < N; g++ {
-			kind := []string{"interior", "interior", "outside", "face", "dependent"}[r.Intn(5)]
-			G := lmGroupAround(r, sigma, kind)
-			in.gammas = append(in.gammas, G)
-			in.kinds = append(in.kinds, kind)
-		}
-		return in
+func lmAllGen(r *rand.Rand, size int) lmAllInput {
+	C, N := 2+r.Intn(4), 1+r.Intn(5)
+	sigma := lmInterior(r, C, 1e-2)
+	in := lmAllInput{sigma: sigma}
+	for g := 0; g < N; g++ {
+		kind := []string{"interior", "interior", "outside", "face", "dependent"}[r.Intn(5)]
+		G := lmGroupAround(r, sigma, kind)
+		in.gammas = append(in.gammas, G)
+		in.kinds = append(in.kinds, kind)
 	}
+	return in
 }
 
 // lmGroupAround returns Γ whose rows γ_i = σ + d_i, where the directions d_i
@@ -387,14 +362,12 @@ func lmAllGen() func(r *rand.Rand, size int) any {
 func lmGroupAround(r *rand.Rand, sigma []float64, kind string) *mat.Dense {
 	C := len(sigma)
 	for {
-		var alpha []float64
+		alpha := lmInterior(r, C, 1e-2)
 		switch kind {
 		case "face":
-			alpha = lmInterior(r, C, 1e-2)
 			alpha[r.Intn(C)] = 0
 			normalize(alpha)
 		case "outside":
-			alpha = lmInterior(r, C, 1e-2)
 			k := r.Intn(C)
 			rest := 1 - alpha[k]
 			alpha[k] = -unif(r, 0.05, 0.5)
@@ -402,24 +375,13 @@ func lmGroupAround(r *rand.Rand, sigma []float64, kind string) *mat.Dense {
 				continue
 			}
 			normalize(alpha)
-		default:
-			alpha = lmInterior(r, C, 1e-2)
 		}
 		// Random directions D (rows d_i, zero row sums) with Σ_i α_i d_i = 0:
 		// draw rows freely, then subtract the α-weighted mean from a row with
 		// α ≠ 0.
 		D := mat.NewDense(C, C, nil)
 		for i := 0; i < C; i++ {
-			row := make([]float64, C)
-			m := 0.0
-			for j := range row {
-				row[j] = r.NormFloat64()
-				m += row[j]
-			}
-			for j := range row {
-				row[j] -= m / float64(C)
-			}
-			D.SetRow(i, row)
+			D.SetRow(i, lmCentered(r, C))
 		}
 		piv := 0
 		for i := range alpha {
@@ -427,12 +389,9 @@ func lmGroupAround(r *rand.Rand, sigma []float64, kind string) *mat.Dense {
 				piv = i
 			}
 		}
+		s := mulVec(D.T(), alpha) // Σ_i α_i d_i
 		for j := 0; j < C; j++ {
-			s := 0.0
-			for i := 0; i < C; i++ {
-				s += alpha[i] * D.At(i, j)
-			}
-			D.Set(piv, j, D.At(piv, j)-s/alpha[piv])
+			D.Set(piv, j, D.At(piv, j)-s[j]/alpha[piv])
 		}
 		if kind == "dependent" && C >= 2 { // γ_0 = γ_1: keep Σ α_i d_i = 0
 			a0, a1 := alpha[0], alpha[1]
@@ -463,9 +422,7 @@ func lmGroupAround(r *rand.Rand, sigma []float64, kind string) *mat.Dense {
 			}
 			G.SetRow(i, normalize(row))
 		}
-		var lu mat.LU
-		lu.Factorize(G)
-		if kind != "dependent" && lu.Cond() > 1e5 { // α accurate to ≈ 2e-11 ≪ AssumptionTol
+		if kind != "dependent" && lmCond(G) > 1e5 { // α accurate to ≈ 2e-11 ≪ AssumptionTol
 			continue
 		}
 		return G
@@ -517,7 +474,7 @@ func lmGroupValid(G mat.Matrix, sigma []float64) bool {
 // theory.CheckColumnStochastic (the direction the paper states: the
 // assumption ensures T_i is column-stochastic).
 func lmCheckAll(cfg verify.Config, name string, decide lmAllFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(lmAllGen()), func(in lmAllInput) verify.Case {
+	return verify.Property(cfg, name, verify.Identity, lmAllGen, func(in lmAllInput) verify.Case {
 		ok, failing, err := decide(in.gammas, in.sigma)
 		if err != nil {
 			return verify.Case{OK: false, Detail: err.Error()}

@@ -30,38 +30,28 @@ type lmWeightsInput struct {
 // small (1..5), spread over six orders of magnitude (1..1e6), or all equal;
 // noisy priors α_i; a competitor w ∈ Δ^N (flat, spiky, sparse or a vertex);
 // and a random tangent direction.
-func lmWeightsGen() func(r *rand.Rand, size int) any {
-	return func(r *rand.Rand, size int) any {
-		N, C := 1+r.Intn(8), 1+r.Intn(6)
-		in := lmWeightsInput{kind: []string{"small", "wide", "equal"}[r.Intn(3)]}
-		eq := float64(1 + r.Intn(50))
-		for i := 0; i < N; i++ {
-			row := make([]float64, C)
-			for c := range row {
-				switch in.kind {
-				case "small":
-					row[c] = float64(1 + r.Intn(5))
-				case "wide":
-					row[c] = math.Round(logUnif(r, 1, 1e6))
-				default:
-					row[c] = eq
-				}
+func lmWeightsGen(r *rand.Rand, size int) lmWeightsInput {
+	N, C := 1+r.Intn(8), 1+r.Intn(6)
+	in := lmWeightsInput{kind: []string{"small", "wide", "equal"}[r.Intn(3)]}
+	eq := float64(1 + r.Intn(50))
+	for i := 0; i < N; i++ {
+		row := make([]float64, C)
+		for c := range row {
+			switch in.kind {
+			case "small":
+				row[c] = float64(1 + r.Intn(5))
+			case "wide":
+				row[c] = math.Round(logUnif(r, 1, 1e6))
+			default:
+				row[c] = eq
 			}
-			in.n = append(in.n, row)
-			in.alpha = append(in.alpha, lmInterior(r, C, 1e-3))
 		}
-		in.w = lmSimplex(r, N, r.Intn(4))
-		in.d = make([]float64, N)
-		m := 0.0
-		for i := range in.d {
-			in.d[i] = r.NormFloat64()
-			m += in.d[i]
-		}
-		for i := range in.d {
-			in.d[i] -= m / float64(N)
-		}
-		return in
+		in.n = append(in.n, row)
+		in.alpha = append(in.alpha, lmInterior(r, C, 1e-3))
 	}
+	in.w = lmSimplex(r, N, r.Intn(4))
+	in.d = lmCentered(r, N)
+	return in
 }
 
 // lmCheckHM checks `hm.weights.optimal` (Section 4.3, text after Theorem
@@ -80,7 +70,7 @@ func lmWeightsGen() func(r *rand.Rand, size int) any {
 // The same (b) and (d) are checked for theory.AlphaOptimalWeights and
 // theory.AlphaWeightTerm (b_i = Σ_c α_i(c)²/n_{i,c} in place of C/HM_i).
 func lmCheckHM(cfg verify.Config, name string, weights lmWeightsFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, verify.Gen(lmWeightsGen()), func(in lmWeightsInput) verify.Case {
+	return verify.Property(cfg, name, verify.Bound, lmWeightsGen, func(in lmWeightsInput) verify.Case {
 		N, C := len(in.n), float64(len(in.n[0]))
 		ws, value, err := weights(in.n)
 		if err != nil {
@@ -113,7 +103,7 @@ func lmCheckHM(cfg verify.Config, name string, weights lmWeightsFunc) verify.Out
 		if err != nil {
 			return fail("%v", err)
 		}
-		if !lmRelEq(value, closed, 1e-13) || !lmRelEq(wt, closed, 1e-13) || !lmRelEq(math.Sqrt(direct(ws)), closed, 1e-13) {
+		if !relEq(value, closed, 1e-13) || !relEq(wt, closed, 1e-13) || !relEq(math.Sqrt(direct(ws)), closed, 1e-13) {
 			return fail("value %.17g, WeightTerm(w*) %.17g, direct %.17g, √(C/ΣHM) %.17g differ", value, wt, math.Sqrt(direct(ws)), closed)
 		}
 		// (d)
@@ -130,7 +120,7 @@ func lmCheckHM(cfg verify.Config, name string, weights lmWeightsFunc) verify.Out
 			return fail("Σw* = %.17g", sw)
 		}
 		for i := range mu {
-			if !lmRelEq(mu[i], mu[0], 1e-12) {
+			if !relEq(mu[i], mu[0], 1e-12) {
 				return fail("KKT: 2w*_%d Σ_c 1/n = %.17g ≠ %.17g", i, mu[i], mu[0])
 			}
 		}
@@ -169,20 +159,16 @@ func lmCheckHM(cfg verify.Config, name string, weights lmWeightsFunc) verify.Out
 		}
 		aat, _ := theory.AlphaWeightTerm(aw, in.alpha, in.n)
 		aother, _ := theory.AlphaWeightTerm(in.w, in.alpha, in.n)
-		if !lmRelEq(aat, aval, 1e-13) || aother < aval*(1-1e-13) {
+		if !relEq(aat, aval, 1e-13) || aother < aval*(1-1e-13) {
 			return fail("α variant: value %.17g, term at optimum %.17g, at w %.17g", aval, aat, aother)
 		}
+		b := make([]float64, len(aw)) // b_i = Σ_c α_i(c)²/n_{i,c}
 		for i := range aw {
-			bi := 0.0
 			for c, x := range in.n[i] {
-				bi += in.alpha[i][c] * in.alpha[i][c] / x
+				b[i] += in.alpha[i][c] * in.alpha[i][c] / x
 			}
-			b0 := 0.0
-			for c, x := range in.n[0] {
-				b0 += in.alpha[0][c] * in.alpha[0][c] / x
-			}
-			if !lmRelEq(aw[i]*bi, aw[0]*b0, 1e-12) {
-				return fail("α variant KKT: w_%d b_%d = %.17g ≠ %.17g", i, i, aw[i]*bi, aw[0]*b0)
+			if !relEq(aw[i]*b[i], aw[0]*b[0], 1e-12) {
+				return fail("α variant KKT: w_%d b_%d = %.17g ≠ %.17g", i, i, aw[i]*b[i], aw[0]*b[0])
 			}
 		}
 		return verify.Case{LHS: value, RHS: other, OK: value <= other*(1+1e-13),
@@ -221,42 +207,40 @@ type lmEmpInput struct {
 // an interior predictor f. Half the cases are small enough to enumerate
 // every sample S (m^{Σn} ≤ 729 outcomes); the others are for Monte Carlo
 // (m ≤ 8, C ≤ 4, N ≤ 3, n_{i,c} ≤ 12).
-func lmEmpGen() func(r *rand.Rand, size int) any {
-	return func(r *rand.Rand, size int) any {
-		in := lmEmpInput{exact: r.Intn(2) == 0, seed: r.Int63()}
-		var C, m, N, maxN int
-		if in.exact {
-			C, m, N, maxN = 2+r.Intn(2), 2+r.Intn(2), 1+r.Intn(2), 2
-		} else {
-			C, m, N, maxN = 2+r.Intn(3), 2+r.Intn(7), 1+r.Intn(3), 12
-		}
-		for {
-			in.n = nil
-			total := 0
-			for i := 0; i < N; i++ {
-				row := make([]int, C)
-				for c := range row {
-					row[c] = 1 + r.Intn(maxN)
-					total += row[c]
-				}
-				in.n = append(in.n, row)
-			}
-			if !in.exact || math.Pow(float64(m), float64(total)) <= 729 {
-				break
-			}
-		}
-		in.model = lmModel(r, C, m)
-		in.w = lmSimplex(r, N, r.Intn(3))
-		in.Ts = nil
-		for i := 0; i < N; i++ {
-			in.Ts = append(in.Ts, lmInvertibleColStoch(r, C))
-		}
-		in.f = make([][]float64, m)
-		for x := range in.f {
-			in.f[x] = lmInterior(r, C, 1e-4)
-		}
-		return in
+func lmEmpGen(r *rand.Rand, size int) lmEmpInput {
+	in := lmEmpInput{exact: r.Intn(2) == 0, seed: r.Int63()}
+	var C, m, N, maxN int
+	if in.exact {
+		C, m, N, maxN = 2+r.Intn(2), 2+r.Intn(2), 1+r.Intn(2), 2
+	} else {
+		C, m, N, maxN = 2+r.Intn(3), 2+r.Intn(7), 1+r.Intn(3), 12
 	}
+	for {
+		in.n = nil
+		total := 0
+		for i := 0; i < N; i++ {
+			row := make([]int, C)
+			for c := range row {
+				row[c] = 1 + r.Intn(maxN)
+				total += row[c]
+			}
+			in.n = append(in.n, row)
+		}
+		if !in.exact || math.Pow(float64(m), float64(total)) <= 729 {
+			break
+		}
+	}
+	in.model = lmModel(r, C, m)
+	in.w = lmSimplex(r, N, r.Intn(3))
+	in.Ts = nil
+	for i := 0; i < N; i++ {
+		in.Ts = append(in.Ts, lmInvertibleColStoch(r, C))
+	}
+	in.f = make([][]float64, m)
+	for x := range in.f {
+		in.f[x] = lmInterior(r, C, 1e-4)
+	}
+	return in
 }
 
 // lmCheckEmp checks that the empirical risk of equation
@@ -272,7 +256,7 @@ func lmEmpGen() func(r *rand.Rand, size int) any {
 //     (a fixed, a-priori tolerance; under the CLT a false alarm has
 //     probability ≈ 2e-9 per case).
 func lmCheckEmp(cfg verify.Config, name string, emp lmEmpFunc) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(lmEmpGen()), func(in lmEmpInput) verify.Case {
+	return verify.Property(cfg, name, verify.Identity, lmEmpGen, func(in lmEmpInput) verify.Case {
 		md := in.model
 		C, m, N := md.NumClasses(), md.NumPoints(), len(in.Ts)
 		want, err := theory.LMNTMRisk(theory.LogLoss, in.Ts, in.w, md, in.f)
@@ -346,7 +330,7 @@ func lmCheckEmp(cfg verify.Config, name string, emp lmEmpFunc) verify.Outcome {
 					break
 				}
 			}
-			return verify.Case{LHS: mean, RHS: want, OK: lmRelEq(mean, want, 1e-12),
+			return verify.Case{LHS: mean, RHS: want, OK: relEq(mean, want, 1e-12),
 				Detail: fmt.Sprintf("exact: %s: E_S R̂=%.17g R̃=%.17g", detail, mean, want)}
 		}
 		// Monte Carlo with the exact variance.

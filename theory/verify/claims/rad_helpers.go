@@ -26,11 +26,6 @@ func radLE(lhs, rhs float64) bool {
 	return lhs <= rhs+radTol*(1+math.Abs(rhs))
 }
 
-// radEq reports lhs = rhs up to radTol relative rounding.
-func radEq(lhs, rhs float64) bool {
-	return math.Abs(lhs-rhs) <= radTol*(1+math.Abs(lhs)+math.Abs(rhs))
-}
-
 // radSnap maps a value within rounding of zero (|v| < 1e-12; the values
 // compared here are O(1e-2…1e2)) to exactly 0, so that the reported
 // LHS/RHS ratio is not the quotient of two rounding errors (0/0 is then
@@ -58,18 +53,13 @@ func radV2(r *rand.Rand) *randv2.Rand {
 // (a normalized vector of uniform(floor,1) entries, occasionally spiky).
 func radSimplex(r *rand.Rand, n int, spiky bool) []float64 {
 	p := make([]float64, n)
-	s := 0.0
 	for i := range p {
 		p[i] = 0.02 + r.Float64()
 		if spiky {
 			p[i] = math.Pow(p[i], 4)
 		}
-		s += p[i]
 	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
+	return normalize(p)
 }
 
 // radWeights draws M non-negative weights a_i, sometimes with zeros and
@@ -130,14 +120,7 @@ func radRandColStoch(r *rand.Rand, C int) *mat.Dense {
 	eta := 0.9 * r.Float64()
 	T := mat.NewDense(C, C, nil)
 	for j := 0; j < C; j++ {
-		col := radSimplex(r, C, r.Intn(2) == 0)
-		for i := 0; i < C; i++ {
-			v := eta * col[i]
-			if i == j {
-				v += 1 - eta
-			}
-			T.Set(i, j, v)
-		}
+		T.SetCol(j, towardVertex(radSimplex(r, C, r.Intn(2) == 0), eta, 1-eta, j))
 	}
 	return T
 }
@@ -182,39 +165,20 @@ func radRandLip(r *rand.Rand, C int) radLipFn {
 		T := radRandColStoch(r, C)
 		y := r.Intn(C)
 		return radLipFn{fmt.Sprintf("λ_ℓT(·,%d) T=%v", y, mat.Formatted(T, mat.Squeeze())), theory.LogLossLip, func(v []float64) float64 {
-			l, err := theory.CompositeFC(T, v, y)
-			if err != nil {
-				panic(err) // v finite and T valid by construction
-			}
-			return l
+			return must(theory.CompositeFC(T, v, y)) // v finite and T valid by construction
 		}}
 	}
 }
 
 // radFinite computes Rad_{S,a} of a finite class (rows of values) exactly.
 func radFinite(values *mat.Dense, a []float64) float64 {
-	sup, err := theory.FiniteClassSup(values, a)
-	if err != nil {
-		panic(err)
-	}
-	v, err := theory.WeightedRadExact(len(a), sup)
-	if err != nil {
-		panic(err)
-	}
-	return v
+	return must(theory.WeightedRadExact(len(a), must(theory.FiniteClassSup(values, a))))
 }
 
 // radFiniteVec computes the vector-valued weighted Rademacher complexity
 // E sup_f Σ_i a_i Σ_c ε_{i,c} f_c(x_i) of a finite class exactly.
 func radFiniteVec(values []mat.Matrix, a []float64) float64 {
-	sup, err := theory.FiniteVectorClassSup(values, a)
-	if err != nil {
-		panic(err)
-	}
+	sup := must(theory.FiniteVectorClassSup(values, a))
 	_, C := values[0].Dims()
-	v, err := theory.WeightedRadExact(len(a)*C, sup)
-	if err != nil {
-		panic(err)
-	}
-	return v
+	return must(theory.WeightedRadExact(len(a)*C, sup))
 }

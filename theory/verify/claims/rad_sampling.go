@@ -88,25 +88,10 @@ func radDrawProblem(r *rand.Rand, C, K int, nLo, nHi float64) radProblem {
 		for c := 0; c < C; c++ {
 			row := radSimplex(r, C, r.Intn(2) == 0)
 			d := 0.3 + 0.6*r.Float64()
-			for j := 0; j < C; j++ {
-				v := (1 - d) * row[j]
-				if j == c {
-					v += d
-				}
-				gamma.Set(c, j, v)
-			}
+			gamma.SetRow(c, towardVertex(row, 1-d, d, c))
 		}
 		alpha := radSimplex(r, C, false)
-		sigma := make([]float64, C)
-		for j := 0; j < C; j++ {
-			for c := 0; c < C; c++ {
-				sigma[j] += gamma.At(c, j) * alpha[c]
-			}
-		}
-		T, err := theory.TransitionMatrix(gamma, alpha, sigma)
-		if err != nil {
-			panic(err)
-		}
+		T := must(theory.TransitionMatrix(gamma, alpha, mulVec(gamma.T(), alpha))) // σ = Γᵀα
 		Ts = append(Ts, T)
 		pr.T = append(pr.T, T)
 		alphas = append(alphas, alpha)
@@ -124,10 +109,7 @@ func radDrawProblem(r *rand.Rand, C, K int, nLo, nHi float64) radProblem {
 		ns = append(ns, n)
 		pr.P = append(pr.P, Pi)
 	}
-	set, err := theory.NewLogLossSetting(Ts, radSimplex(r, N, false), alphas, ns)
-	if err != nil {
-		panic(err)
-	}
+	set := must(theory.NewLogLossSetting(Ts, radSimplex(r, N, false), alphas, ns))
 	if r.Intn(2) == 0 {
 		// The theorem's |λ_i| is the smallest Lipschitz constant; √2 (Proposition
 		// `lip.upper.bd.cel`) only bounds it. In half of the cases use instead a
@@ -135,11 +117,7 @@ func radDrawProblem(r *rand.Rand, C, K int, nLo, nHi float64) radProblem {
 		// (theory.EstimateLipschitzCompositeFC): the bounds increase with |λ_i|,
 		// so this makes the checked right side no larger than the stated one.
 		for i, T := range Ts {
-			l, err := theory.EstimateLipschitzCompositeFC(T, radV2(r), 40, 30)
-			if err != nil {
-				panic(err)
-			}
-			set.Lip[i] = l
+			set.Lip[i] = must(theory.EstimateLipschitzCompositeFC(T, radV2(r), 40, 30))
 		}
 	}
 	pr.set = set
@@ -212,11 +190,7 @@ func radBuildLosses(pr radProblem, vals [][][]float64) [][][][]float64 {
 			for c := 0; c < C; c++ {
 				out[g][i][c] = make([]float64, pr.K)
 				for x := 0; x < pr.K; x++ {
-					l, err := theory.CompositeFC(T, vals[g][x], c)
-					if err != nil {
-						panic(err)
-					}
-					out[g][i][c][x] = l
+					out[g][i][c][x] = must(theory.CompositeFC(T, vals[g][x], c))
 				}
 			}
 		}
@@ -299,11 +273,7 @@ func (s radSampler) drawCounts(pr radProblem, cnt [][][]int) {
 
 // radMeanSE returns the mean of xs and its standard error.
 func radMeanSE(xs []float64) (float64, float64) {
-	m := 0.0
-	for _, x := range xs {
-		m += x
-	}
-	m /= float64(len(xs))
+	m := sum(xs) / float64(len(xs))
 	v := 0.0
 	for _, x := range xs {
 		v += (x - m) * (x - m)
@@ -400,13 +370,6 @@ func radProblemDetail(pr radProblem) string {
 // estimate for the two lemmas, the class constant B for the theorem).
 type radBoundFn func(s theory.LMNTMSetting, delta, A, classTerm float64) float64
 
-func radMust(v float64, err error) float64 {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
 // radSquaredN returns s with every n_{i,c} replaced by n_{i,c}²: evaluated
 // on it, a bound's √(Σ …/n_{i,c}) becomes √(Σ …/n_{i,c}²) — a 1/n rate
 // instead of 1/√n, the negative control of the three bounds.
@@ -426,7 +389,7 @@ func radSquaredN(s theory.LMNTMSetting) theory.LMNTMSetting {
 // factor.
 func radRateConc(factor float64) radBoundFn {
 	return func(s theory.LMNTMSetting, delta, A, rad float64) float64 {
-		return radMust(radSquaredN(s).ConcentrationTerm(delta, A)) + factor*rad
+		return must(radSquaredN(s).ConcentrationTerm(delta, A)) + factor*rad
 	}
 }
 
@@ -468,14 +431,14 @@ func init() {
 // radBound is the implementation's bound f as a radBoundFn.
 func radBound(f func(s theory.LMNTMSetting, delta, A, classTerm float64) (float64, error)) radBoundFn {
 	return func(s theory.LMNTMSetting, delta, A, classTerm float64) float64 {
-		return radMust(f(s, delta, A, classTerm))
+		return must(f(s, delta, A, classTerm))
 	}
 }
 
 // radGEBSquaredN is the negative control of `thm: geb`: GEBBound with
 // n_{i,c}² in place of n_{i,c} (a 1/n rate).
 func radGEBSquaredN(s theory.LMNTMSetting, delta, A, B float64) float64 {
-	return radMust(theory.GEBBound(radSquaredN(s), delta, A, B))
+	return must(theory.GEBBound(radSquaredN(s), delta, A, B))
 }
 
 // radSampledWith is radCheckSampled with the Rademacher estimate fixed: a
@@ -546,10 +509,7 @@ func radGEBGrid(cs radGEBCase) (losses [][][][]float64, A, B float64) {
 	var point func(rho, th float64) (float64, float64)
 	switch {
 	case cs.q == 1:
-		gram, err := theory.GaussianGram(cs.X, cs.bw)
-		if err != nil {
-			panic(err)
-		}
+		gram := must(theory.GaussianGram(cs.X, cs.bw))
 		var ch mat.Cholesky
 		if !ch.Factorize(gram) {
 			panic("gram not positive definite")

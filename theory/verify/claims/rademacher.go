@@ -345,18 +345,16 @@ type radPropCase struct {
 	seed   int64
 }
 
-func radPropGen() func(r *rand.Rand, size int) any {
-	return func(r *rand.Rand, size int) any {
-		M := 1 + r.Intn(10)
-		s := logUnif(r, 0.1, 10)
-		cs := radPropCase{a: radWeights(r, M), G1: radClass(r, 1+r.Intn(6), M, s), G2: radClass(r, 1+r.Intn(6), M, s),
-			c0: r.NormFloat64() * 3, seed: r.Int63()}
-		if r.Intn(5) == 0 {
-			cs.c0 = 0
-		}
-		cs.mu = radRandMu(r)
-		return cs
+func radPropGen(r *rand.Rand, size int) radPropCase {
+	M := 1 + r.Intn(10)
+	s := logUnif(r, 0.1, 10)
+	cs := radPropCase{a: radWeights(r, M), G1: radClass(r, 1+r.Intn(6), M, s), G2: radClass(r, 1+r.Intn(6), M, s),
+		c0: r.NormFloat64() * 3, seed: r.Int63()}
+	if r.Intn(5) == 0 {
+		cs.c0 = 0
 	}
+	cs.mu = radRandMu(r)
+	return cs
 }
 
 // radRandMu draws μ: ℝ→ℝ with known Lipschitz constant L: L·tanh(t+b),
@@ -380,7 +378,7 @@ func radRandMu(r *rand.Rand) radLipFn {
 
 // radCheckSubset checks item 1 with ℋ = 𝒢₁ ∪ 𝒢₂ ⊃ 𝒢₁.
 func radCheckSubset(cfg verify.Config, name string, rad func(*mat.Dense, []float64) float64) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
+	return verify.Property(cfg, name, verify.Bound, radPropGen, func(cs radPropCase) verify.Case {
 		var H mat.Dense
 		H.Stack(cs.G1, cs.G2)
 		lhs, rhs := rad(cs.G1, cs.a), rad(&H, cs.a)
@@ -390,7 +388,7 @@ func radCheckSubset(cfg verify.Config, name string, rad func(*mat.Dense, []float
 
 // radCheckSum checks item 2 with 𝒢₁+𝒢₂ built as all |𝒢₁|·|𝒢₂| sums.
 func radCheckSum(cfg verify.Config, name string, rad func(*mat.Dense, []float64) float64) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
+	return verify.Property(cfg, name, verify.Identity, radPropGen, func(cs radPropCase) verify.Case {
 		g1, M := cs.G1.Dims()
 		g2, _ := cs.G2.Dims()
 		S := mat.NewDense(g1*g2, M, nil)
@@ -402,18 +400,18 @@ func radCheckSum(cfg verify.Config, name string, rad func(*mat.Dense, []float64)
 			}
 		}
 		lhs, rhs := rad(S, cs.a), rad(cs.G1, cs.a)+rad(cs.G2, cs.a)
-		return radCase(lhs, rhs, radEq(lhs, rhs), fmt.Sprintf("a=%v G1=%v G2=%v", cs.a, mat.Formatted(cs.G1, mat.Squeeze()), mat.Formatted(cs.G2, mat.Squeeze())))
+		return radCase(lhs, rhs, relEq(lhs, rhs, radTol), fmt.Sprintf("a=%v G1=%v G2=%v", cs.a, mat.Formatted(cs.G1, mat.Squeeze()), mat.Formatted(cs.G2, mat.Squeeze())))
 	})
 }
 
 // radCheckMult checks item 3; rhs is the claimed value of Rad(c₀𝒢) given
 // c₀ and Rad(𝒢).
 func radCheckMult(cfg verify.Config, name string, rhsOf func(c0, rad float64) float64) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
+	return verify.Property(cfg, name, verify.Identity, radPropGen, func(cs radPropCase) verify.Case {
 		var S mat.Dense
 		S.Scale(cs.c0, cs.G1)
 		lhs, rhs := radFinite(&S, cs.a), rhsOf(cs.c0, radFinite(cs.G1, cs.a))
-		return radCase(lhs, rhs, radEq(lhs, rhs), fmt.Sprintf("c0=%g a=%v G=%v", cs.c0, cs.a, mat.Formatted(cs.G1, mat.Squeeze())))
+		return radCase(lhs, rhs, relEq(lhs, rhs, radTol), fmt.Sprintf("c0=%g a=%v G=%v", cs.c0, cs.a, mat.Formatted(cs.G1, mat.Squeeze())))
 	})
 }
 
@@ -424,7 +422,7 @@ func radCheckMult(cfg verify.Config, name string, rhsOf func(c0, rad float64) fl
 // set, the "combinations" get one weight −½ (outside the hull): the
 // negative control.
 func radCheckConv(cfg verify.Config, name string, affine bool) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Identity, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
+	return verify.Property(cfg, name, verify.Identity, radPropGen, func(cs radPropCase) verify.Case {
 		r := rand.New(rand.NewSource(cs.seed))
 		G, M := cs.G1.Dims()
 		extra := 1 + r.Intn(8)
@@ -447,13 +445,13 @@ func radCheckConv(cfg verify.Config, name string, affine bool) verify.Outcome {
 			}
 		}
 		lhs, rhs := radFinite(H, cs.a), radFinite(cs.G1, cs.a)
-		return radCase(lhs, rhs, radEq(lhs, rhs), fmt.Sprintf("a=%v G=%v hull points=%v", cs.a, mat.Formatted(cs.G1, mat.Squeeze()), mat.Formatted(H, mat.Squeeze())))
+		return radCase(lhs, rhs, relEq(lhs, rhs, radTol), fmt.Sprintf("a=%v G=%v hull points=%v", cs.a, mat.Formatted(cs.G1, mat.Squeeze()), mat.Formatted(H, mat.Squeeze())))
 	})
 }
 
 // radCheckLip checks item 5 for μ from radRandMu (known constant |μ|).
 func radCheckLip(cfg verify.Config, name string, rad func(*mat.Dense, []float64) float64) verify.Outcome {
-	return verify.ForAll(cfg, name, verify.Bound, verify.Gen(radPropGen()), func(cs radPropCase) verify.Case {
+	return verify.Property(cfg, name, verify.Bound, radPropGen, func(cs radPropCase) verify.Case {
 		G, M := cs.G1.Dims()
 		U := mat.NewDense(G, M, nil)
 		for g := 0; g < G; g++ {

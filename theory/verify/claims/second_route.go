@@ -23,7 +23,7 @@ import (
 const secondRouteTol = 1e-6
 
 // gjInverse returns T⁻¹ by Gauss–Jordan elimination with partial pivoting.
-func gjInverse(T mat.Matrix) ([][]float64, error) {
+func gjInverse(T mat.Matrix) (*mat.Dense, error) {
 	n, _ := T.Dims()
 	a := make([][]float64, n)
 	for i := range a {
@@ -58,9 +58,9 @@ func gjInverse(T mat.Matrix) ([][]float64, error) {
 			}
 		}
 	}
-	inv := make([][]float64, n)
-	for i := range inv {
-		inv[i] = a[i][n:]
+	inv := mat.NewDense(n, n, nil)
+	for i := range a {
+		inv.SetRow(i, a[i][n:])
 	}
 	return inv, nil
 }
@@ -71,15 +71,7 @@ func invNorm1GJ(T mat.Matrix) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	best := 0.0
-	for j := range inv {
-		s := 0.0
-		for i := range inv {
-			s += math.Abs(inv[i][j])
-		}
-		best = math.Max(best, s)
-	}
-	return best, nil
+	return colSumMax(inv), nil
 }
 
 // invNorm2GJ is ‖T⁻¹‖₂ = √λ_max((T⁻¹)ᵀT⁻¹) with the Gauss–Jordan inverse.
@@ -88,13 +80,13 @@ func invNorm2GJ(T mat.Matrix) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n := len(inv)
+	n, _ := inv.Dims()
 	G := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
 			s := 0.0
 			for k := 0; k < n; k++ {
-				s += inv[k][i] * inv[k][j]
+				s += inv.At(k, i) * inv.At(k, j)
 			}
 			G.SetSym(i, j, s)
 		}
@@ -119,11 +111,13 @@ func agreeT(T mat.Matrix, impl, ref float64) bool {
 	return math.Abs(impl-ref) <= tol*math.Abs(ref)+1e-300
 }
 
-// crossBoundInv wraps θ⁻¹(T, r) = √2‖T⁻¹‖√r: the implementation's value must
-// agree with the formula at the second-route norm.
-func crossBoundInv(impl boundInvFunc, norm func(mat.Matrix) (float64, error), what string) boundInvFunc {
-	return func(T mat.Matrix, r float64) (float64, error) {
-		v, err := impl(T, r)
+// crossed wraps a right-hand side of the calibration bounds, f(T, x) = θ⁻¹(T, r)
+// = √2‖T⁻¹‖√r or θ(T, ε) = ε²/(2‖T⁻¹‖²): the implementation's value must
+// agree with formula(‖T⁻¹‖, x) at the second-route norm. call and expr name
+// the two sides in the error (as θ⁻¹(r=…) and √2·‖T⁻¹‖₁·√r).
+func crossed(impl func(mat.Matrix, float64) (float64, error), norm func(mat.Matrix) (float64, error), what, call, expr string, formula func(n, x float64) float64) func(mat.Matrix, float64) (float64, error) {
+	return func(T mat.Matrix, x float64) (float64, error) {
+		v, err := impl(T, x)
 		if err != nil {
 			return v, err
 		}
@@ -131,29 +125,21 @@ func crossBoundInv(impl boundInvFunc, norm func(mat.Matrix) (float64, error), wh
 		if err != nil {
 			return v, nil // singular for Gauss–Jordan too: nothing to compare
 		}
-		if ref := math.Sqrt2 * n * math.Sqrt(r); !agreeT(T, v, ref) {
-			return v, fmt.Errorf("second route: θ⁻¹(r=%.6g) = %.10g, but √2·%s·√r = %.10g with %s = %.10g from an explicit inverse", r, v, what, ref, what, n)
+		if ref := formula(n, x); !agreeT(T, v, ref) {
+			return v, fmt.Errorf("second route: %s=%.6g) = %.10g, but %s = %.10g with %s = %.10g from an explicit inverse", call, x, v, fmt.Sprintf(expr, what), ref, what, n)
 		}
 		return v, nil
 	}
 }
 
+// crossBoundInv wraps θ⁻¹(T, r) = √2‖T⁻¹‖√r.
+func crossBoundInv(impl boundInvFunc, norm func(mat.Matrix) (float64, error), what string) boundInvFunc {
+	return crossed(impl, norm, what, "θ⁻¹(r", "√2·%s·√r", func(n, r float64) float64 { return math.Sqrt2 * n * math.Sqrt(r) })
+}
+
 // crossTheta wraps θ(T, ε) = ε²/(2‖T⁻¹‖²) likewise.
 func crossTheta(impl thetaFunc, norm func(mat.Matrix) (float64, error), what string) thetaFunc {
-	return func(T mat.Matrix, eps float64) (float64, error) {
-		v, err := impl(T, eps)
-		if err != nil {
-			return v, err
-		}
-		n, err := norm(T)
-		if err != nil {
-			return v, nil
-		}
-		if ref := eps * eps / (2 * n * n); !agreeT(T, v, ref) {
-			return v, fmt.Errorf("second route: θ(ε=%.6g) = %.10g, but ε²/(2·%s²) = %.10g with %s = %.10g from an explicit inverse", eps, v, what, ref, what, n)
-		}
-		return v, nil
-	}
+	return crossed(impl, norm, what, "θ(ε", "ε²/(2·%s²)", func(n, eps float64) float64 { return eps * eps / (2 * n * n) })
 }
 
 // agreeLM compares with the widest tolerance of the group matrices.
