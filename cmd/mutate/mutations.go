@@ -510,4 +510,12 @@ var mutations = []mutation{
 	{ID: "spearman-ties-min-rank", File: "experiments/report/trouble.go", Bug: "tied values get their smallest rank in place of their mean rank",
 		Old: "mean := float64(i+j)/2 + 1", New: "mean := float64(i) + 1",
 		Pkg: "experiments/report", Tests: []string{"TestSpearman"}},
+
+	// Finished cells on changed data (data.Digest, grid.Runner.Run).
+	{ID: "digest-full-path", File: "experiments/data/digest.go", Bug: "the data digest hashes each file's full path in place of its name: a set moved to another folder reads as changed",
+		Old: `fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(p), st.Size())`, New: `fmt.Fprintf(h, "%s\x00%d\x00", p, st.Size())`,
+		Pkg: "experiments/data", Tests: []string{"TestPropertyDigest"}},
+	{ID: "grid-stale-kept", File: "experiments/grid/runner.go", Bug: "the stored digest tested for == \"\" in place of != \"\": a finished cell on changed data is kept, and every result from before the digest refused",
+		Old: `case done.DataDigest != "" && now != done.DataDigest:`, New: `case done.DataDigest == "" && now != done.DataDigest:`,
+		Pkg: "experiments/grid", Tests: []string{"TestRunRefusesChangedData"}},
 }

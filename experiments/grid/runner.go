@@ -7,9 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/experiments/learn"
 )
 
@@ -87,7 +90,9 @@ func (e CellError) Error() string { return fmt.Sprintf("cell %s: %v", e.Key, e.E
 // Run expands spec, checks it against its data (Spec.CheckData: an
 // *InputError when that fails), keeps the runner's shard, and trains every
 // cell not yet in the store with the spec's learner, storing each result as
-// soon as it is finished. A failing cell is reported in Summary.Failed and the grid goes
+// soon as it is finished, with its data's digest (Result.DataDigest). A
+// finished cell whose data's files changed since it ran is an *InputError
+// naming the data set, its files and the cells, before any cell trains. A failing cell is reported in Summary.Failed and the grid goes
 // on; a cancelled ctx stops the grid at once (the cell in flight is lost).
 func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 	cells, err := spec.Cells()
@@ -105,6 +110,9 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 	}
 	mine := r.Shard.Select(cells)
 	sum.InShard = len(mine)
+	digests := dataDigests{dir: r.DataDir, of: map[string]string{}}
+	var changed []*Result // finished cells whose data changed since they ran
+	unchecked := 0        // finished cells stored before their data's digest
 	var todo, remodel []experiments.Cell
 	for _, c := range mine {
 		if r.SaveModels && !savesModel(c.Config) {
@@ -113,6 +121,17 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 		done, bad := r.Store.Get(c.Key)
 		switch {
 		case bad == nil:
+			now, err := digests.get(c.Config.Dataset)
+			if err != nil {
+				return sum, &experiments.InputError{Err: fmt.Errorf("spec %s: %w", spec.Name, err)}
+			}
+			switch {
+			case done.DataDigest != "" && now != done.DataDigest:
+				changed = append(changed, done)
+				continue
+			case done.DataDigest == "" && now != "":
+				unchecked++
+			}
 			// Finished, perhaps by another spec with an identical cell: it
 			// belongs to this spec too (issue 27, item 6).
 			if named, added := done.withSpecs([]string{spec.Name}); added {
@@ -138,6 +157,12 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 		}
 		todo = append(todo, c)
 	}
+	if len(changed) > 0 {
+		return sum, &experiments.InputError{Err: fmt.Errorf("spec %s: %s; nothing was run", spec.Name, staleCells(changed, r.DataDir))}
+	}
+	if unchecked > 0 && r.Log != nil {
+		fmt.Fprintf(r.Log, "note: %d finished cells were stored before results recorded their data's digest: whether their data changed since is not checked\n", unchecked)
+	}
 	for _, c := range todo {
 		if _, err := experiments.LookupLearner(c.Config.Learner); err != nil {
 			return sum, fmt.Errorf("spec %s: %w", spec.Name, err)
@@ -160,6 +185,12 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 		if r.SaveModels {
 			c.ModelPath = r.modelPath(c.Key)
 		}
+		// The data's digest before training: a file changed during the
+		// cell makes the next run refuse it rather than keep it.
+		digest, err := digests.get(c.Config.Dataset)
+		if err != nil {
+			return sum, &experiments.InputError{Err: fmt.Errorf("spec %s: %w", spec.Name, err)}
+		}
 		l, _ := experiments.LookupLearner(c.Config.Learner)
 		pr.startCell(i, c)
 		start := now()
@@ -181,7 +212,7 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 			m.PeakRSSBytes = prov.PeakRSSBytes
 		}
 		res := &Result{Format: ResultFormat, Key: c.Key, Spec: c.Spec, Seed: c.Config.Seed,
-			Config: c.Config, Metrics: m, Provenance: prov}
+			Config: c.Config, Metrics: m, Provenance: prov, DataDigest: digest}
 		if err := r.Store.Put(res); err != nil {
 			return sum, err
 		}
@@ -265,4 +296,57 @@ func numericsNote(stored, again string) string {
 		return ""
 	}
 	return fmt.Sprintf(" with numerics %q, this run with %q", stored, again)
+}
+
+// dataDigests computes data.Digest once per data set for one Run.
+type dataDigests struct {
+	dir string
+	of  map[string]string
+}
+
+func (d dataDigests) get(name string) (string, error) {
+	if v, ok := d.of[name]; ok {
+		return v, nil
+	}
+	v, err := data.Digest(name, d.dir)
+	if err != nil {
+		return "", err
+	}
+	d.of[name] = v
+	return v, nil
+}
+
+// staleCells describes the finished cells whose data changed since they ran,
+// data set by data set, with the files that hold it and what to do.
+func staleCells(rs []*Result, dataDir string) string {
+	byData := map[string][]string{}
+	var names []string
+	for _, r := range rs {
+		n := r.Config.Dataset
+		if _, ok := byData[n]; !ok {
+			names = append(names, n)
+		}
+		byData[n] = append(byData[n], r.Key)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, n := range names {
+		keys := byData[n]
+		shown := keys
+		if len(shown) > 3 {
+			shown = shown[:3]
+		}
+		more := ""
+		if len(keys) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(keys)-len(shown))
+		}
+		in := data.InputsOf(n, dataDir)
+		files := append([]string(nil), in.Files...)
+		for _, d := range in.Dirs {
+			files = append(files, d.Dir)
+		}
+		parts = append(parts, fmt.Sprintf("%d finished cells (%s%s) ran on other contents of data set %s (%s)",
+			len(keys), strings.Join(shown, ", "), more, n, strings.Join(files, ", ")))
+	}
+	return strings.Join(parts, "; ") + ": the store's results are of the data as it was; restore it, or run into a new --results directory to train on the data as it is"
 }

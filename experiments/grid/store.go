@@ -35,6 +35,12 @@ type Result struct {
 	Config     experiments.Config  `json:"config"`
 	Metrics    experiments.Metrics `json:"metrics"`
 	Provenance Provenance          `json:"provenance"`
+	// DataDigest is data.Digest of the cell's data set when it ran: the
+	// contents of the files it read, wherever they were. It is empty for the
+	// embedded and generated sets, and in results written before it. A
+	// later Run refuses the store when a finished cell's data changed since
+	// (the finished cell would otherwise be kept, and reported, silently).
+	DataDigest string `json:"data_digest,omitempty"`
 }
 
 // Provenance records where, when and by which code a result was made.
