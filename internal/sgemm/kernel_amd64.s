@@ -25,6 +25,18 @@
 	VFMADD231PS Y0, Y3, Y14; \
 	VFMADD231PS Y1, Y3, Y15
 
+// ADDROW adds the accumulators lo, hi to the C row at DX (16 values).
+#define ADDROW(lo, hi) \
+	VADDPS (DX), lo, lo; \
+	VMOVUPS lo, (DX); \
+	VADDPS 32(DX), hi, hi; \
+	VMOVUPS hi, 32(DX)
+
+// PUTROW writes the accumulators lo, hi to the C row at DX.
+#define PUTROW(lo, hi) \
+	VMOVUPS lo, (DX); \
+	VMOVUPS hi, 32(DX)
+
 // PREFETCHC fetches the C row at R10 (both lines where its 64 bytes
 // straddle two) and moves R10 to the next row (R8 bytes on).
 #define PREFETCHC \
@@ -32,18 +44,29 @@
 	PREFETCHT0 60(R10); \
 	ADDQ R8, R10
 
-// func kernelAsm(kk int, a, b, c *float32, ldc int, load bool)
-// C[6×16] += A(kk×6 packed) · B(kk×16 packed), or C = A·B when load is
-// false (C is not read). Accumulators Y4–Y15 (row i
-// in Y(4+2i), Y(5+2i)); Y0, Y1 hold one row of B, Y2, Y3 broadcasts of A.
-TEXT ·kernelAsm(SB), NOSPLIT, $0-41
-	MOVQ kk+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
+// func kernelAsmStrips(kk int, a, b, c *float32, ldc int, load bool, strips int)
+// For each of strips consecutive A strips (a advancing by 6·kk values, c by
+// 6 rows): C[6×16] += A(kk×6 packed) · B(kk×16 packed), or C = A·B when
+// load is false (C is not read). One call runs a B strip against a row
+// block's strips (rowBlock), with no Go call between tiles. Accumulators
+// Y4–Y15 (row i in Y(4+2i), Y(5+2i)); Y0, Y1 hold one row of B, Y2, Y3
+// broadcasts of A; R12, R13 the tile's A strip and C corner, AX B's strip.
+TEXT ·kernelAsmStrips(SB), NOSPLIT, $0-56
+	MOVQ a+8(FP), R12
+	MOVQ b+16(FP), AX
+	MOVQ c+24(FP), R13
 	MOVQ ldc+32(FP), R8
 	MOVBQZX load+40(FP), R9
+	MOVQ strips+48(FP), R11
 	SHLQ $2, R8
+	TESTQ R11, R11
+	JZ done
+
+tile:
+	MOVQ kk+0(FP), CX
+	MOVQ R12, SI
+	MOVQ AX, DI
+	MOVQ R13, DX
 	// Fetch the C tile's rows (two lines each where a row of 64 bytes
 	// straddles them) while the loop runs: its loads or stores at the end
 	// would otherwise wait on memory.
@@ -97,56 +120,44 @@ loop:
 store:
 	TESTQ R9, R9
 	JZ overwrite
-	VADDPS (DX), Y4, Y4
-	VMOVUPS Y4, (DX)
-	VADDPS 32(DX), Y5, Y5
-	VMOVUPS Y5, 32(DX)
+	ADDROW(Y4, Y5)
 	ADDQ R8, DX
-	VADDPS (DX), Y6, Y6
-	VMOVUPS Y6, (DX)
-	VADDPS 32(DX), Y7, Y7
-	VMOVUPS Y7, 32(DX)
+	ADDROW(Y6, Y7)
 	ADDQ R8, DX
-	VADDPS (DX), Y8, Y8
-	VMOVUPS Y8, (DX)
-	VADDPS 32(DX), Y9, Y9
-	VMOVUPS Y9, 32(DX)
+	ADDROW(Y8, Y9)
 	ADDQ R8, DX
-	VADDPS (DX), Y10, Y10
-	VMOVUPS Y10, (DX)
-	VADDPS 32(DX), Y11, Y11
-	VMOVUPS Y11, 32(DX)
+	ADDROW(Y10, Y11)
 	ADDQ R8, DX
-	VADDPS (DX), Y12, Y12
-	VMOVUPS Y12, (DX)
-	VADDPS 32(DX), Y13, Y13
-	VMOVUPS Y13, 32(DX)
+	ADDROW(Y12, Y13)
 	ADDQ R8, DX
-	VADDPS (DX), Y14, Y14
-	VMOVUPS Y14, (DX)
-	VADDPS 32(DX), Y15, Y15
-	VMOVUPS Y15, 32(DX)
-	VZEROUPPER
-	RET
+	ADDROW(Y14, Y15)
+	JMP next
 
 // β = 0 on the first block of k: C is written, not read.
 overwrite:
-	VMOVUPS Y4, (DX)
-	VMOVUPS Y5, 32(DX)
+	PUTROW(Y4, Y5)
 	ADDQ R8, DX
-	VMOVUPS Y6, (DX)
-	VMOVUPS Y7, 32(DX)
+	PUTROW(Y6, Y7)
 	ADDQ R8, DX
-	VMOVUPS Y8, (DX)
-	VMOVUPS Y9, 32(DX)
+	PUTROW(Y8, Y9)
 	ADDQ R8, DX
-	VMOVUPS Y10, (DX)
-	VMOVUPS Y11, 32(DX)
+	PUTROW(Y10, Y11)
 	ADDQ R8, DX
-	VMOVUPS Y12, (DX)
-	VMOVUPS Y13, 32(DX)
+	PUTROW(Y12, Y13)
 	ADDQ R8, DX
-	VMOVUPS Y14, (DX)
-	VMOVUPS Y15, 32(DX)
+	PUTROW(Y14, Y15)
+
+// The next A strip (6·kk values on) and C's next six rows.
+next:
+	MOVQ kk+0(FP), R10
+	IMULQ $24, R10
+	ADDQ R10, R12
+	LEAQ (R8)(R8*2), R10
+	SHLQ $1, R10
+	ADDQ R10, R13
+	DECQ R11
+	JNZ tile
+
+done:
 	VZEROUPPER
 	RET

@@ -27,3 +27,7 @@ func pack6x8(dst *float32, src *float32, lds int) {
 func dealRow(dst, src *float32, strips, nr, stride int) {
 	panic("sgemm: no assembly packing on this architecture")
 }
+
+func kernelAsmStrips(kk int, a, b, c *float32, ldc int, load bool, strips int) {
+	panic("sgemm: no assembly kernel on this architecture")
+}

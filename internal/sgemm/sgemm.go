@@ -30,13 +30,16 @@ type Kernel struct {
 	Name   string
 	MR, NR int
 	asm    func(kk int, a, b, c *float32, ldc int, load bool) // nil: the portable Go kernel
+	// strips, when set, runs the kernel over n consecutive A strips of a
+	// packed block against one B strip in one call (rowBlock).
+	strips func(kk int, a, b, c *float32, ldc int, load bool, n int)
 }
 
 // The kernels this package has: the AVX-512 8×32 and the AVX2+FMA 6×16 Go
 // assembly kernels (amd64), and the portable Go kernel with each tile.
 var (
 	KernelAVX512 = Kernel{Name: "avx512-8x32", MR: 8, NR: 32, asm: kernelAVX512}
-	KernelAVX2   = Kernel{Name: "avx2-6x16", MR: 6, NR: 16, asm: kernelAsm}
+	KernelAVX2   = Kernel{Name: "avx2-6x16", MR: 6, NR: 16, asm: kernelAsm, strips: kernelAsmStrips}
 	KernelGo     = Kernel{Name: "go-6x16", MR: 6, NR: 16}
 	KernelGo8x32 = Kernel{Name: "go-8x32", MR: 8, NR: 32}
 	kernels      = []Kernel{KernelAVX512, KernelAVX2, KernelGo, KernelGo8x32}
@@ -336,6 +339,22 @@ func blockedPanel(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 // are the same.
 func rowBlock(kern Kernel, rows, n, kk int, ap, bp []float32, load bool, c []float32, ldc int, tile []float32, bOuter bool) {
 	nA, nB := (rows+kern.MR-1)/kern.MR, (n+kern.NR-1)/kern.NR
+	if full := rows / kern.MR; bOuter && kern.strips != nil && full > 0 {
+		// A B strip against the block's full A strips in one call (a Go
+		// call a tile was 3 % of 2048³), the partial strip and the edge
+		// columns' tiles through tileProduct.
+		for jb := range nB {
+			ia0 := 0
+			if jb*kern.NR+kern.NR <= n {
+				kern.runStrips(kk, ap, bp[jb*kk*kern.NR:(jb+1)*kk*kern.NR], c[jb*kern.NR:], ldc, load, full)
+				ia0 = full
+			}
+			for ia := ia0; ia < nA; ia++ {
+				tileProduct(kern, rows, n, kk, ia*kern.MR, jb, ap, bp, load, c, ldc, tile)
+			}
+		}
+		return
+	}
 	for t := range nA * nB {
 		ia, jb := t/nB, t%nB
 		if bOuter {
@@ -524,6 +543,16 @@ func (kern Kernel) run(kk int, a, b, c []float32, ldc int, load bool) {
 		return
 	}
 	kernelGo(kern.MR, kern.NR, kk, a, b, c, ldc, load)
+}
+
+// runStrips runs the kernel's strips function over the first n A strips of
+// the packed block a (n·MR·kk values) against the B strip b, into the n
+// tiles of c below one another.
+func (kern Kernel) runStrips(kk int, a, b, c []float32, ldc int, load bool, n int) {
+	_ = a[n*kk*kern.MR-1]
+	_ = b[kk*kern.NR-1]
+	_ = c[(n*kern.MR-1)*ldc+kern.NR-1]
+	kern.strips(kk, &a[0], &b[0], &c[0], ldc, load, n)
 }
 
 // kernelGo is the portable micro-kernel for any tile: the same packed
