@@ -11,10 +11,10 @@ import (
 // Block sizes: at most kc values of k are packed at a time (kBlock splits k
 // evenly): Sgemm keeps a kc×nr B strip (≤ 24 KiB) in L1 while the mr×kc A
 // strips of a row block stream past it from L2 (the packed products keep an
-// A strip in L1 and stream B; rowBlock). kc = 384 rather than 256 keeps k = 288 (the 3×3
-// convolutions of 32 channels) in one block: 25088×64×288 ran at 78–83
-// GFLOP/s with two blocks of 144 and 120–126 with one (bench/NOTES.md,
-// issue 12). kc is fixed, since it decides the results (Blocking.KC); the
+// A strip in L1 and stream B; rowBlock). kc = 384 rather than 256 keeps
+// k = 288 (the 3×3 convolutions of 32 channels) in one block: 25088×64×288
+// ran at 78–83 GFLOP/s with two blocks of 144 and 120–126 with one
+// (bench/NOTES.md, issue 12). kc is fixed, since it decides the results (Blocking.KC); the
 // row blocks (mc) and column panels (nc) come from the caches (blocking.go).
 const (
 	kc = 384
@@ -331,12 +331,11 @@ func blockedPanel(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 // strip (the A strip stays in L1 while the B strips stream from L2: the
 // packed products' callers size B for it). With bOuter true, for Sgemm's
 // row blocks whose strips fit in L1 (bStripsOuter), it takes each B strip
-// against every A strip: the block (at
-// most MC rows, half of L2) streams from L2 past the B strip in L1, and the
-// B panel (up to NC columns, in L3) is read once per block, where A strip by
-// A strip each would sweep the panel from L3 (bench/NOTES.md, lever 9 of
-// issue 41). Each tile is the same product in either order, so the results
-// are the same.
+// against every A strip: the block (at most MC rows, half of L2) streams
+// from L2 past the B strip in L1, and the B panel (up to NC columns, in L3)
+// is read once per block, where A strip by A strip each would sweep the
+// panel from L3 (bench/NOTES.md, lever 9 of issue 41). Each tile is the same
+// product in either order, so the results are the same.
 func rowBlock(kern Kernel, rows, n, kk int, ap, bp []float32, load bool, c []float32, ldc int, tile []float32, bOuter bool) {
 	nA, nB := (rows+kern.MR-1)/kern.MR, (n+kern.NR-1)/kern.NR
 	if full := rows / kern.MR; bOuter && kern.strips != nil && full > 0 {
