@@ -10,15 +10,10 @@ var (
 	haveAVX512 = cpu.X86.HasAVX512F
 )
 
-// kernelAsm is the AVX2 + FMA micro-kernel: c[i*ldc+j] += Σ_p
-// a[p*6+i]·b[p*16+j] for the 6×16 tile (= with load false).
-func kernelAsm(kk int, a, b, c *float32, ldc int, load bool) {
-	kernelAsmStrips(kk, a, b, c, ldc, load, 1)
-}
-
-// kernelAsmStrips is kernelAsm over strips consecutive A strips of a packed
-// block and the tiles of C below one another (kernel_amd64.s): strip s reads
-// a[s*6*kk:] and writes C's rows 6s to 6s+5.
+// kernelAsmStrips is the AVX2 + FMA micro-kernel (kernel_amd64.s) over
+// strips consecutive A strips of a packed block and the 6×16 tiles of C
+// below one another: c[(6s+i)*ldc+j] += Σ_p a[s*6*kk+p*6+i]·b[p*16+j] (=
+// with load false) for s < strips; one tile with strips = 1.
 //
 //go:noescape
 func kernelAsmStrips(kk int, a, b, c *float32, ldc int, load bool, strips int)

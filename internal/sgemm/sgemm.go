@@ -29,9 +29,10 @@ const (
 type Kernel struct {
 	Name   string
 	MR, NR int
-	asm    func(kk int, a, b, c *float32, ldc int, load bool) // nil: the portable Go kernel
-	// strips, when set, runs the kernel over n consecutive A strips of a
-	// packed block against one B strip in one call (rowBlock).
+	// asm is an assembly kernel for one tile; strips one that runs n
+	// consecutive A strips of a packed block against one B strip in one
+	// call (rowBlock), a tile with n = 1. Both nil: the portable Go kernel.
+	asm    func(kk int, a, b, c *float32, ldc int, load bool)
 	strips func(kk int, a, b, c *float32, ldc int, load bool, n int)
 }
 
@@ -39,7 +40,7 @@ type Kernel struct {
 // assembly kernels (amd64), and the portable Go kernel with each tile.
 var (
 	KernelAVX512 = Kernel{Name: "avx512-8x32", MR: 8, NR: 32, asm: kernelAVX512}
-	KernelAVX2   = Kernel{Name: "avx2-6x16", MR: 6, NR: 16, asm: kernelAsm, strips: kernelAsmStrips}
+	KernelAVX2   = Kernel{Name: "avx2-6x16", MR: 6, NR: 16, strips: kernelAsmStrips}
 	KernelGo     = Kernel{Name: "go-6x16", MR: 6, NR: 16}
 	KernelGo8x32 = Kernel{Name: "go-8x32", MR: 8, NR: 32}
 	kernels      = []Kernel{KernelAVX512, KernelAVX2, KernelGo, KernelGo8x32}
@@ -537,7 +538,11 @@ func (kern Kernel) run(kk int, a, b, c []float32, ldc int, load bool) {
 	_ = a[kk*kern.MR-1]
 	_ = b[kk*kern.NR-1]
 	_ = c[(kern.MR-1)*ldc+kern.NR-1]
-	if kern.asm != nil {
+	switch {
+	case kern.strips != nil:
+		kern.strips(kk, &a[0], &b[0], &c[0], ldc, load, 1)
+		return
+	case kern.asm != nil:
 		kern.asm(kk, &a[0], &b[0], &c[0], ldc, load)
 		return
 	}

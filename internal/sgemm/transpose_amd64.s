@@ -1,5 +1,17 @@
 #include "textflag.h"
 
+// LOADROW loads the row at SI into y and moves SI to the next row (R9 bytes
+// on).
+#define LOADROW(y) \
+	VMOVUPS (SI), y; \
+	ADDQ R9, SI
+
+// STOREROW stores y to the row at DI and moves DI to the next row (R8
+// bytes on).
+#define STOREROW(y) \
+	VMOVUPS y, (DI); \
+	ADDQ R8, DI
+
 // func transpose8x8(dst *float32, ldd int, src *float32, lds int)
 // dst[j*ldd+i] = src[i*lds+j] for i, j < 8: the eight rows of src are
 // loaded, transposed in registers (unpack, shuffle, 128-bit lane
@@ -11,20 +23,13 @@ TEXT ·transpose8x8(SB), NOSPLIT, $0-32
 	MOVQ lds+24(FP), R9
 	SHLQ $2, R8
 	SHLQ $2, R9
-	VMOVUPS (SI), Y0
-	ADDQ R9, SI
-	VMOVUPS (SI), Y1
-	ADDQ R9, SI
-	VMOVUPS (SI), Y2
-	ADDQ R9, SI
-	VMOVUPS (SI), Y3
-	ADDQ R9, SI
-	VMOVUPS (SI), Y4
-	ADDQ R9, SI
-	VMOVUPS (SI), Y5
-	ADDQ R9, SI
-	VMOVUPS (SI), Y6
-	ADDQ R9, SI
+	LOADROW(Y0)
+	LOADROW(Y1)
+	LOADROW(Y2)
+	LOADROW(Y3)
+	LOADROW(Y4)
+	LOADROW(Y5)
+	LOADROW(Y6)
 	VMOVUPS (SI), Y7
 	VUNPCKLPS Y1, Y0, Y8
 	VUNPCKHPS Y1, Y0, Y9
@@ -50,20 +55,13 @@ TEXT ·transpose8x8(SB), NOSPLIT, $0-32
 	VPERM2F128 $0x31, Y5, Y1, Y13
 	VPERM2F128 $0x31, Y6, Y2, Y14
 	VPERM2F128 $0x31, Y7, Y3, Y15
-	VMOVUPS Y8, (DI)
-	ADDQ R8, DI
-	VMOVUPS Y9, (DI)
-	ADDQ R8, DI
-	VMOVUPS Y10, (DI)
-	ADDQ R8, DI
-	VMOVUPS Y11, (DI)
-	ADDQ R8, DI
-	VMOVUPS Y12, (DI)
-	ADDQ R8, DI
-	VMOVUPS Y13, (DI)
-	ADDQ R8, DI
-	VMOVUPS Y14, (DI)
-	ADDQ R8, DI
+	STOREROW(Y8)
+	STOREROW(Y9)
+	STOREROW(Y10)
+	STOREROW(Y11)
+	STOREROW(Y12)
+	STOREROW(Y13)
+	STOREROW(Y14)
 	VMOVUPS Y15, (DI)
 	VZEROUPPER
 	RET
@@ -79,16 +77,11 @@ TEXT ·pack6x8(SB), NOSPLIT, $0-24
 	MOVQ src+8(FP), SI
 	MOVQ lds+16(FP), R9
 	SHLQ $2, R9
-	VMOVUPS (SI), Y0
-	ADDQ R9, SI
-	VMOVUPS (SI), Y1
-	ADDQ R9, SI
-	VMOVUPS (SI), Y2
-	ADDQ R9, SI
-	VMOVUPS (SI), Y3
-	ADDQ R9, SI
-	VMOVUPS (SI), Y4
-	ADDQ R9, SI
+	LOADROW(Y0)
+	LOADROW(Y1)
+	LOADROW(Y2)
+	LOADROW(Y3)
+	LOADROW(Y4)
 	VMOVUPS (SI), Y5
 	VXORPS Y12, Y12, Y12
 	VUNPCKLPS Y1, Y0, Y6  // r0[0] r1[0] r0[1] r1[1] | r0[4] r1[4] r0[5] r1[5]
