@@ -288,42 +288,128 @@ func blockedPanel(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 	}
 	kb := kBlock(k)
 	bOuter := bStripsOuter(kern, kb)
-	bp := getBuf(kb * nStrips * nr)
-	defer bufs.Put(bp)
-	for pc := 0; pc < k; pc += kb {
-		kk := min(kb, k-pc)
-		packBShared(nr, tB, b, ldb, pc, kk, jc, n, *bp, workers)
-		var next atomic.Int64
-		work := func() {
-			ap := getBuf(mc * kk)
-			defer bufs.Put(ap)
-			var tile [maxTile]float32
-			for {
-				blk := int(next.Add(1) - 1)
-				if blk >= nBlocks {
-					return
-				}
-				ic := blk * rowStrips / nBlocks * mr
-				rows := min((blk+1)*rowStrips/nBlocks*mr, m) - ic
-				packA(mr, tA, a, lda, alpha, ic, rows, pc, kk, *ap)
-				rowBlock(kern, rows, n, kk, *ap, *bp, load || pc > 0, c[ic*ldc:], ldc, tile[:mr*nr], bOuter)
+	block := func(blk, pc, kk int, ap, bp []float32, tile []float32) {
+		ic := blk * rowStrips / nBlocks * mr
+		rows := min((blk+1)*rowStrips/nBlocks*mr, m) - ic
+		packA(mr, tA, a, lda, alpha, ic, rows, pc, kk, ap)
+		rowBlock(kern, rows, n, kk, ap, bp, load || pc > 0, c[ic*ldc:], ldc, tile[:mr*nr], bOuter)
+	}
+	if workers == 1 {
+		bp, ap := getBuf(kb*nStrips*nr), getBuf(mc*kb)
+		defer bufs.Put(bp)
+		defer bufs.Put(ap)
+		var tile [maxTile]float32
+		for pc := 0; pc < k; pc += kb {
+			kk := min(kb, k-pc)
+			packB(nr, tB, b, ldb, pc, kk, jc, n, *bp)
+			for blk := range nBlocks {
+				block(blk, pc, kk, *ap, *bp, tile[:])
 			}
 		}
-		if workers == 1 {
-			work()
-			continue
-		}
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				work()
-			}()
-		}
-		wg.Wait()
+		return
 	}
+	pieces := min(2*workers, nStrips)
+	pipeline(workers, (k+kb-1)/kb, nBlocks, pieces, kb*nStrips*nr, mc*kb,
+		func(p, piece int, bp []float32) {
+			pc := p * kb
+			kk := min(kb, k-pc)
+			s0, s1 := piece*nStrips/pieces, (piece+1)*nStrips/pieces
+			packB(nr, tB, b, ldb, pc, kk, jc+s0*nr, min(n, s1*nr)-s0*nr, bp[s0*kk*nr:s1*kk*nr])
+		},
+		func(p, blk int, ap, bp, tile []float32) {
+			pc := p * kb
+			block(blk, pc, min(kb, k-pc), ap, bp, tile)
+		})
 }
+
+// pipeline runs a panel's nP k-blocks on the given number of workers with
+// no barrier between k-blocks (bench/NOTES.md, lever 10 of issue 41). The
+// work is one sequence of tasks, taken in order by whichever worker is
+// free: for each k-block p, the pieces of the packing of its B block, then
+// its nBlocks row blocks. Row block blk of k-block p waits for p's B block
+// to be packed and for blk of k-block p−1 (C's rows take the k-blocks in
+// order, so the sums, and the bits, are those of the loop one worker
+// runs); the packing of p waits until the buffer it reuses, that of p−2,
+// has been read by all of p−2's row blocks. Each task waits only on tasks
+// before it in the sequence, all taken by running workers, so the
+// pipeline cannot deadlock. A worker that ends its last row block of p
+// early packs p+1's B and goes on with p+1's first row blocks: a barrier
+// per k-block left it idle for 4 % of a 2048³ product on two cores.
+func pipeline(workers, nP, nBlocks, pieces, bLen, aLen int, pack func(p, piece int, bp []float32), compute func(p, blk int, ap, bp, tile []float32)) {
+	bps := make([]*[]float32, min(2, nP)) // B blocks p, p+1
+	for i := range bps {
+		bps[i] = getBuf(bLen)
+		defer bufs.Put(bps[i])
+	}
+	var (
+		mu        sync.Mutex
+		cond      = sync.NewCond(&mu)
+		packed    = make([]int, nP)      // pieces of p's B block packed
+		computed  = make([]int, nP)      // row blocks of p done
+		blockDone = make([]int, nBlocks) // k-blocks done in each row block
+		next      atomic.Int64
+	)
+	wait := func(ready func() bool) {
+		mu.Lock()
+		for !ready() {
+			cond.Wait()
+		}
+		mu.Unlock()
+	}
+	done := func(update func()) {
+		mu.Lock()
+		update()
+		mu.Unlock()
+		cond.Broadcast()
+	}
+	perP := pieces + nBlocks
+	work := func() {
+		ap := getBuf(aLen)
+		defer bufs.Put(ap)
+		var tile [maxTile]float32
+		for {
+			t := int(next.Add(1) - 1)
+			if t >= nP*perP {
+				return
+			}
+			p, i := t/perP, t%perP
+			bp := *bps[p%len(bps)]
+			if pipelineHook != nil {
+				if i < pieces {
+					pipelineHook(true, p, i, i == pieces-1)
+				} else {
+					pipelineHook(false, p, i-pieces, i == perP-1)
+				}
+			}
+			if i < pieces {
+				if p >= len(bps) {
+					wait(func() bool { return computed[p-len(bps)] == nBlocks })
+				}
+				pack(p, i, bp)
+				done(func() { packed[p]++ })
+				continue
+			}
+			blk := i - pieces
+			wait(func() bool { return packed[p] == pieces && blockDone[blk] == p })
+			compute(p, blk, *ap, bp, tile[:])
+			done(func() { computed[p]++; blockDone[blk]++ })
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	wg.Wait()
+}
+
+// pipelineHook, set by tests, runs before each of pipeline's tasks: the
+// packing of piece i of k-block p's B (pack) or row block i of p, the last
+// piece or row block of p when last.
+var pipelineHook func(pack bool, p, i int, last bool)
 
 // rowBlock multiplies a packed block of A (rows × kk, in MR-row strips) by
 // the packed B block (kk × n, in NR-column strips) and adds the product to
@@ -396,28 +482,6 @@ func tileProduct(kern Kernel, rows, n, kk, ir, js int, ap, bp []float32, load bo
 			row[j] += t[j]
 		}
 	}
-}
-
-// packBShared is packB with its strips shared out to the given number of
-// workers (a serial pack left the other cores idle: bench/NOTES.md, lever 9
-// of issue 41).
-func packBShared(nr int, tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32, workers int) {
-	nStrips := (n + nr - 1) / nr
-	workers = min(workers, nStrips)
-	if workers <= 1 {
-		packB(nr, tB, b, ldb, pc, kk, jc, n, dst)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		s0, s1 := w*nStrips/workers, (w+1)*nStrips/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			packB(nr, tB, b, ldb, pc, kk, jc+s0*nr, min(n, s1*nr)-s0*nr, dst[s0*kk*nr:s1*kk*nr])
-		}()
-	}
-	wg.Wait()
 }
 
 // packB writes B(pc:pc+kk, jc:jc+n) as strips of nr columns, k-major within

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -283,6 +284,59 @@ func TestPackBAsmMatchesLoops(t *testing.T) {
 					require.Equal(t, tail, got[i][size:], "packB wrote past its strips")
 				}
 				require.Equal(t, got[1][:size], got[0][:size], "nr=%d %v tB=%v", nr, s, tB)
+			}
+		}
+	}
+}
+
+// The pipeline of k-blocks (several workers, no barrier between k-blocks)
+// gives the bits of the loop one worker runs, and keeps its three orders
+// when one task is held up while the other workers run ahead: a row block
+// after the packing of its B block, k-block p+1 of a row block after p
+// (p = 0 writes C, the rest add), and the packing of k-block p+2 into the
+// buffer of p after p's last row block has read it. Each case delays one
+// task by 20 ms with four workers; without the order it guards, the
+// others overtake it and C differs from one worker's.
+func TestPipelineKeepsOrder(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func() { pipelineHook = nil }()
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, s := range [][3]int{{200, 64, 5 * kc}, {97, 40, 3*kc + 7}, {60, 33, kc + 1}, {30, 20, 50}} {
+		m, n, k := s[0], s[1], s[2]
+		nP := (k + kc - 1) / kc
+		for _, tr := range []bool{false, true} {
+			a, b, c0 := randSlice(r, m*k), randSlice(r, k*n), randSlice(r, m*n)
+			lda, ldb := k, n
+			if tr {
+				lda, ldb = m, k
+			}
+			product := func(workers int, hook func(pack bool, p, i int, last bool)) []float32 {
+				runtime.GOMAXPROCS(workers)
+				pipelineHook = hook
+				defer func() { pipelineHook = nil; runtime.GOMAXPROCS(4) }()
+				c := append([]float32(nil), c0...)
+				Sgemm(tr, tr, m, n, k, 1.5, a, lda, b, ldb, 0.5, c, n)
+				return c
+			}
+			one := product(1, nil)
+			want := reference(tr, tr, m, n, k, 1.5, a, lda, b, ldb, 0.5, c0, n)
+			for i := range one {
+				require.InDelta(t, want[i], float64(one[i]), 1e-5*float64(k+2), "%v tr=%v entry %d", s, tr, i)
+			}
+			delays := map[string]func(pack bool, p, i int, last bool) bool{
+				"none":                        func(bool, int, int, bool) bool { return false },
+				"k-block 0's first packing":   func(pack bool, p, i int, _ bool) bool { return pack && p == 0 && i == 0 },
+				"the last k-block's packing":  func(pack bool, p, _ int, last bool) bool { return pack && p == nP-1 && last },
+				"k-block 0's first row block": func(pack bool, p, i int, _ bool) bool { return !pack && p == 0 && i == 0 },
+				"k-block 0's last row block":  func(pack bool, p, _ int, last bool) bool { return !pack && p == 0 && last },
+			}
+			for name, delay := range delays {
+				got := product(4, func(pack bool, p, i int, last bool) {
+					if delay(pack, p, i, last) {
+						time.Sleep(20 * time.Millisecond)
+					}
+				})
+				require.Equal(t, one, got, "%v tr=%v: four workers, %s delayed", s, tr, name)
 			}
 		}
 	}
