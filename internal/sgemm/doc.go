@@ -22,7 +22,9 @@
 // fit in L1 (rowBlock, bStripsOuter); B's panels are packed by all the
 // workers (AVX row dealing and 8×8 transposes). Row blocks of C, or runs of
 // its columns when C is wider than tall, are shared out to GOMAXPROCS
-// goroutines, each with its own packing buffer, and each tile of C is
+// goroutines, each with its own packing buffer; a row block takes the
+// k-blocks in order while the workers run on without a barrier between
+// k-blocks (pipeline, B's blocks in two buffers), and each tile of C is
 // summed in a fixed order, so the result does not depend on scheduling —
 // nor on the kernel's tile, since every entry is summed over k in the same
 // order by fused multiply-adds (the portable Go kernel, a separate multiply

@@ -215,9 +215,11 @@ func getBuf(n int) *[]float32 {
 // nc columns and each k-block, B's block is packed once into NR-column
 // strips, then row blocks of C are shared out to the workers, each packing
 // its MR-row strips of A (times α) and running the micro-kernel over every
-// (A strip, B strip) pair. When C is wider than tall, the columns are split
-// instead (splitCols): each worker packs only its own strips of B and all of
-// A, so no worker waits while another packs B.
+// (A strip, B strip) pair; with several workers the k-blocks follow one
+// another with no barrier between them (pipeline). When C is wider than
+// tall, the columns are split instead (splitCols): each worker packs only
+// its own strips of B and all of A, so no worker waits while another packs
+// B.
 func blocked(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, load bool, c []float32, ldc int) {
 	kern := active
 	workers := runtime.GOMAXPROCS(0)
