@@ -157,7 +157,7 @@ func (f *bagsFlags) run(stdout io.Writer) error {
 	} else {
 		res, err = bagproto.Make(ds.Y, ds.NumClasses, bagproto.Config{
 			Protocol: proto, BagSize: *f.bagSize, NumBags: *f.numBags, NumPoints: *f.numPoints,
-			Shortfall: policy, Seed: *f.seed,
+			Shortfall: policy, Seed: *f.seed, ClassNames: ds.ClassNames,
 		})
 	}
 	if err != nil {

@@ -78,3 +78,26 @@ func TestReportInterruptedLeavesNoTemporaries(t *testing.T) {
 		assert.NotContains(t, stderr.String(), "internal error")
 	}
 }
+
+// A class that runs short while drawing bags is named by its label as well
+// as its index: with labels -1, 0, 1, 2, "class 0" alone read as the label 0
+// (found trying odd CSV files as a new user, 2026-11-28).
+func TestShortClassNamedByLabel(t *testing.T) {
+	dir := t.TempDir()
+	csv := "f1,label\n0.5,-1\n"
+	for i := 0; i < 300; i++ {
+		csv += fmt.Sprintf("%d.25,%d\n", i, i%3)
+	}
+	path := filepath.Join(dir, "train.csv")
+	require.NoError(t, os.WriteFile(path, []byte(csv), 0o644))
+	var o, e bytes.Buffer
+	code := dispatch([]string{"bags", "--data", "csv:" + path + "@label", "--bag-size", "8", "--num-points", "200",
+		"--protocol", "paper", "--shortfall", "strict", "--seed", "1", "--out", filepath.Join(dir, "out.bags")}, &o, &e)
+	assert.Equal(t, exitBadUsage, code, e.String())
+	assert.Regexp(t, `class 0 \(label "-1"\) needs \d+ more points`, e.String())
+	e.Reset()
+	code = dispatch([]string{"train", "--data", "csv:" + path + "," + path + "@label", "--bag-size", "8", "--num-points", "200",
+		"--epochs", "1"}, &o, &e)
+	assert.Equal(t, exitBadUsage, code, e.String())
+	assert.Regexp(t, `class 0 \(label "-1"\) needs \d+ more points`, e.String())
+}

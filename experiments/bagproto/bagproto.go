@@ -132,6 +132,10 @@ type Config struct {
 	MaxRedraws  int // per bag, for Redraw; 0 means DefaultMaxRedraws
 	MaxRestarts int // of the whole draw, for Redraw and Restart; 0 means DefaultMaxRestarts
 	Seed        int64
+	// ClassNames, when given, name the classes (the data's labels) in
+	// errors beside their indices: a user whose labels are -1, 0, 1 should
+	// not read "class 0" as their label 0.
+	ClassNames []string
 }
 
 // Result is an LLP data set and how it was made.
@@ -285,10 +289,23 @@ func multinomial(cat distuv.Categorical, n int, counts []int) {
 // errShort is a bag that does not fit the remaining class pools.
 type errShort struct {
 	bag, class, need, have int
+	name                   string // the class's label, "" when unknown
 }
 
 func (e *errShort) Error() string {
-	return fmt.Sprintf("bag %d: class %d needs %d more points than remain (have %d)", e.bag, e.class, e.need, e.have)
+	class := fmt.Sprint(e.class)
+	if e.name != "" {
+		class += fmt.Sprintf(" (label %q)", e.name)
+	}
+	return fmt.Sprintf("bag %d: class %s needs %d more points than remain (have %d)", e.bag, class, e.need, e.have)
+}
+
+// className is class c's label from ClassNames, "" when not given.
+func (cfg Config) className(c int) string {
+	if c < len(cfg.ClassNames) {
+		return cfg.ClassNames[c]
+	}
+	return ""
 }
 
 // dirichletBags implements the paper and dirichlet:a protocols, restarting
@@ -365,7 +382,7 @@ func drawOnce(r *rand.Rand, dir *distmv.Dirichlet, y []int, byClass [][]int, k i
 			var short *errShort
 			for c, m := range counts {
 				if rem := len(pools[c]) - used[c]; m > rem {
-					short = &errShort{bag: j, class: c, need: m - rem, have: rem}
+					short = &errShort{bag: j, class: c, need: m - rem, have: rem, name: cfg.className(c)}
 					break
 				}
 			}

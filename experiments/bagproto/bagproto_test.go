@@ -534,3 +534,30 @@ func TestRestartUsesEveryPoint(t *testing.T) {
 		checkBags(t, res, y, 2, 2, 2)
 	}
 }
+
+// A shortfall names the class by its label too when Config.ClassNames is
+// given: with labels -1, 0, 1, "class 0" alone would read as the label 0.
+func TestShortfallNamesTheLabel(t *testing.T) {
+	y := labels(6, 1000, 1000)
+	names := []string{"-1", "0", "1"}
+	named := regexp.MustCompile(`^bag \d+: class (\d+) \(label "([^"]*)"\) needs \d+ more points than remain \(have \d+\)$`)
+	failed := 0
+	for seed := int64(0); seed < 20; seed++ {
+		cfg := Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 100, NumBags: 10, Seed: seed, Shortfall: Strict}
+		_, plain := Make(y, 3, cfg)
+		cfg.ClassNames = names
+		_, err := Make(y, 3, cfg)
+		if err == nil {
+			require.NoError(t, plain, "seed %d: the names changed the draw", seed)
+			continue
+		}
+		failed++
+		g := named.FindStringSubmatch(err.Error())
+		require.NotNilf(t, g, "seed %d: error %q does not name the label", seed, err)
+		class, _ := strconv.Atoi(g[1])
+		assert.Equal(t, names[class], g[2], "seed %d", seed)
+		require.Error(t, plain, "seed %d", seed)
+		assert.Regexp(t, shortfallMsg, plain.Error(), "seed %d: without names the message is unchanged", seed)
+	}
+	assert.NotZero(t, failed, "no seed ran short")
+}

@@ -143,7 +143,7 @@ func MakeBags(d *data.Dataset, c experiments.Config) (*bagproto.Result, error) {
 		}
 	}
 	res, err := bagproto.Make(d.Y, d.NumClasses, bagproto.Config{Protocol: proto, BagSize: c.BagSize,
-		NumPoints: c.NumPoints, Shortfall: sf, Seed: c.Seed})
+		NumPoints: c.NumPoints, Shortfall: sf, Seed: c.Seed, ClassNames: d.ClassNames})
 	if err != nil {
 		return nil, fmt.Errorf("dataset %s, protocol %s, bag size %d, seed %d: %w", c.Dataset, c.Protocol, c.BagSize, c.Seed, err)
 	}
