@@ -428,6 +428,9 @@ type bagSource[K comparable] struct {
 	propFile string
 	rows     []propRow[K]
 	classes  int
+	// classNames are the proportions table's class columns (nil for NumPy
+	// arrays), named in errors beside the class's index.
+	classNames []string
 	// counts says the table's type holds integers (NumPy integer dtypes).
 	counts    bool
 	normalize bool
@@ -493,6 +496,14 @@ func buildBags[K comparable](s bagSource[K]) (*estimators.BagSet, error) {
 	return set, nil
 }
 
+// class names class c in errors: by its column where the table names it.
+func (s bagSource[K]) class(c int) string {
+	if c < len(s.classNames) {
+		return fmt.Sprintf("column %q (class %d)", s.classNames[c], c)
+	}
+	return fmt.Sprintf("class %d", c)
+}
+
 // readsCounts checks every entry (finite, ≥ 0) and says whether the table
 // holds counts: an integer type, or whole numbers whose rows do not all sum
 // to 1.
@@ -503,9 +514,9 @@ func (s bagSource[K]) readsCounts() (bool, error) {
 		for c, v := range row.vals {
 			switch {
 			case math.IsNaN(v) || math.IsInf(v, 0):
-				return false, fmt.Errorf("%s: %s, class %d: %v, want a finite number", s.propFile, row.where, c, v)
+				return false, fmt.Errorf("%s: %s, %s: %v, want a finite number", s.propFile, row.where, s.class(c), v)
 			case v < 0:
-				return false, fmt.Errorf("%s: %s, class %d: %v, want a proportion or count ≥ 0", s.propFile, row.where, c, v)
+				return false, fmt.Errorf("%s: %s, %s: %v, want a proportion or count ≥ 0", s.propFile, row.where, s.class(c), v)
 			}
 			whole = whole && v == math.Trunc(v)
 			sum += v

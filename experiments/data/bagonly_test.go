@@ -120,7 +120,11 @@ func TestBagOnlyBadInput(t *testing.T) {
 		{"sum not 1", map[string]string{"train.csv": train, "proportions.csv": "bag,0,1\n0,0.5,0.5\n1,0.25,0.7\n"},
 			"", []string{"proportions.csv: line 3 (bag \"1\"): proportions sum to 0.95", "want 1 (within 1e-06", "@normalize"}},
 		{"negative", map[string]string{"train.csv": train, "proportions.csv": "bag,0,1\n0,1.5,-0.5\n1,0.25,0.75\n"},
-			"", []string{"proportions.csv: line 2, class 1: -0.5, want a proportion or count ≥ 0"}},
+			"", []string{"proportions.csv: line 2, column \"1\" (class 1): -0.5, want a proportion or count ≥ 0"}},
+		// Class columns named by numbers out of order: the message names the
+		// column, as "class 1" alone would read as the column "1".
+		{"negative, columns 1 and 0", map[string]string{"train.csv": train, "proportions.csv": "bag,1,0\n0,1.5,-0.5\n1,0.25,0.75\n"},
+			"", []string{"proportions.csv: line 2, column \"0\" (class 1): -0.5"}},
 		{"NaN", map[string]string{"train.csv": train, "proportions.csv": "bag,0,1\n0,NaN,0.5\n1,0.25,0.75\n"},
 			"", []string{"proportions.csv: line 2, column 2: value \"NaN\" is not a finite"}},
 		{"counts off", map[string]string{"train.csv": train, "proportions.csv": "bag,0,1\n0,1,1\n1,2,1\n"},

@@ -159,7 +159,7 @@ func tableBags(src sourceSpec, tr *table, bagCol int, propPath string, train *Da
 	train.Bags, err = buildBags(bagSource[string]{
 		instFile: tr.name, n: tr.rows, id: func(i int) string { return canonicalID(bc.str[i]) },
 		where:    func(i int) string { return tr.where(i) },
-		propFile: propPath, rows: rows, classes: len(classes), normalize: src.normalize,
+		propFile: propPath, rows: rows, classes: len(classes), classNames: classes, normalize: src.normalize,
 		idText: func(id string) string { return strconv.Quote(id) },
 		intID: func(id string) (int, bool) {
 			v, err := strconv.Atoi(id)
