@@ -34,6 +34,21 @@ type TabularOptions struct {
 
 var defaultLabelNames = []string{"label", "class", "y", "target"}
 
+// separatorHint says, for a one-column header, which other separator it
+// holds (";" or a tab: files written with another separator read as one
+// column), or "".
+func separatorHint(header []string) string {
+	if len(header) != 1 {
+		return ""
+	}
+	for _, sep := range []string{";", "\t", "|"} {
+		if strings.Contains(header[0], sep) {
+			return fmt.Sprintf(": line 1 holds %q, whose fields are separated by %q; the file must be comma-separated", header[0], sep)
+		}
+	}
+	return ""
+}
+
 // ReadCSV decodes comma-separated data with one label column. The first row
 // is a header when any of its fields is not a number. Every row must have
 // the same number of fields. A feature column whose values are all numbers
@@ -47,7 +62,7 @@ func ReadCSV(r io.Reader, name string, opt TabularOptions) (*Dataset, error) {
 	labelCol := -1
 	t, err := readCSVTable(r, name, func(header []string, ncols int) (map[int]colMode, error) {
 		if ncols < 2 {
-			return nil, fmt.Errorf("%s: line 1: %d column(s), want a label column and at least one feature", name, ncols)
+			return nil, fmt.Errorf("%s: line 1: %d column(s), want a label column and at least one feature%s", name, ncols, separatorHint(header))
 		}
 		var text map[int]colMode
 		var err error

@@ -56,11 +56,27 @@ func classIndex(name string, labels []string, lines []int, classes []string) ([]
 	for i, l := range labels {
 		c, ok := idx[l]
 		if !ok {
-			return nil, nil, fmt.Errorf("%s: line %d: label %q is not one of the %d training classes %s", name, lines[i], l, len(classes), listSome(classes))
+			return nil, nil, fmt.Errorf("%s: line %d: label %q is not one of the %d training classes %s%s", name, lines[i], l, len(classes), listSome(classes), sameNumberHint(l, classes))
 		}
 		y[i] = c
 	}
 	return y, classes, nil
+}
+
+// sameNumberHint says, for a label that is not a training class, which
+// training class writes the same number another way ("1" against "1.0":
+// labels are classes by their text), or "".
+func sameNumberHint(label string, classes []string) string {
+	v, err := strconv.ParseFloat(label, 64)
+	if err != nil {
+		return ""
+	}
+	for _, c := range classes {
+		if w, err := strconv.ParseFloat(c, 64); err == nil && w == v {
+			return fmt.Sprintf(": the training file writes this number as %q; write the labels the same way in both files", c)
+		}
+	}
+	return ""
 }
 
 // maxClasses is the most classes a label column may hold: a column with

@@ -59,6 +59,8 @@ func TestReadCSVCorrupt(t *testing.T) {
 	}{
 		{"empty", "", TabularOptions{}, []string{"line 1", "empty"}},
 		{"one column", "label\n1\n", TabularOptions{}, []string{"line 1", "1 column"}},
+		{"semicolons", "label;x\n1;2\n", TabularOptions{}, []string{"line 1", "1 column", `separated by ";"`, "comma-separated"}},
+		{"tabs", "label\tx\n1\t2\n", TabularOptions{}, []string{"line 1", "1 column", `separated by "\t"`}},
 		{"no label column", "a,b\n1,2\n", TabularOptions{}, []string{"line 1", "no column named label"}},
 		{"bad feature", "label,x\n1,2\n0,abc\n", TabularOptions{}, []string{"line 3, column 2", `"abc"`}},
 		{"NaN feature", "label,x\n1,NaN\n", TabularOptions{}, []string{"line 2, column 2", "finite"}},
@@ -66,6 +68,7 @@ func TestReadCSVCorrupt(t *testing.T) {
 		{"header only", "label,x\n", TabularOptions{}, []string{"no data rows"}},
 		{"empty label", "label,x\n,2\n", TabularOptions{}, []string{"line 2, column 1", "empty label"}},
 		{"unseen label", "label,x\n5,2\n", TabularOptions{Classes: []string{"0", "1"}}, []string{"line 2", `label "5"`, "training classes"}},
+		{"the training file's spelling", "label,x\n1,2\n", TabularOptions{Classes: []string{"0.0", "1.0"}}, []string{"line 2", `label "1"`, `writes this number as "1.0"`}},
 		{"same number twice", "label,x\n1,2\n1.0,3\n", TabularOptions{}, []string{`"1" and "1.0"`}},
 		{"bad column index", "1,2\n", TabularOptions{LabelColumn: "4"}, []string{"no label column \"4\""}},
 	}
