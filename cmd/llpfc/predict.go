@@ -89,6 +89,12 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitWith(stderr, "llpfc predict", usageError{err})
 	}
+	if cols := m.Manifest.Columns; len(cols) > 0 {
+		if unused := ds.ColumnsNotIn(cols); len(unused) > 0 {
+			fmt.Fprintf(stderr, "llpfc predict: %s: column(s) %q are not among the model's %d feature columns and are not used (a label column under another name: --data csv:FILE@COLUMN)\n",
+				*f.name, unused, len(cols))
+		}
+	}
 	ctx, stop := interruptible("predict", stderr)
 	defer stop()
 	p, err := m.Predict(ctx, ds, *f.device)

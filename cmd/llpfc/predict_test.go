@@ -218,4 +218,23 @@ func TestPredictAlignsCategoricalColumns(t *testing.T) {
 	code, _, errOut = runPredictCmd("--model", model, "--data", "csv:"+noColour+","+noColour)
 	assert.Equal(t, exitBadUsage, code)
 	assert.Contains(t, errOut, `no column "colour", which the model was trained on`)
+
+	// A table of one column that is not a label is one feature, unlabelled:
+	// the column the model lacks is named, not "want a label column".
+	onlyX := writeFile(t, dir, "onlyx.csv", "x\n0.5\n1.5\n")
+	code, _, errOut = runPredictCmd("--model", model, "--data", "csv:"+onlyX)
+	assert.Equal(t, exitBadUsage, code)
+	assert.Contains(t, errOut, `no column "colour", which the model was trained on`)
+	assert.NotContains(t, errOut, "want a label column")
+
+	// A column the model was not trained on is left out with a word: here
+	// the labels under a name predict does not look for.
+	extra := writeFile(t, dir, "extra.csv", "colour,x,truth\nred,0.5,1\nblue,1.5,0\n")
+	code, out, errOut := runPredictCmd("--model", model, "--data", "csv:"+extra)
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, errOut, `column(s) ["truth"] are not among the model's 2 feature columns and are not used`)
+	assert.Contains(t, out, "no labels")
+	code, _, errOut = runPredictCmd("--model", model, "--data", "csv:"+trainCSV+","+testCSV)
+	assert.Equal(t, exitOK, code, errOut)
+	assert.NotContains(t, errOut, "not used", "every column of the training table is the model's")
 }

@@ -62,7 +62,8 @@ func ReadCSV(r io.Reader, name string, opt TabularOptions) (*Dataset, error) {
 	labelCol := -1
 	t, err := readCSVTable(r, name, func(header []string, ncols int) (map[int]colMode, error) {
 		if ncols < 2 {
-			return nil, fmt.Errorf("%s: line 1: %d column(s), want a label column and at least one feature%s", name, ncols, separatorHint(header))
+			return nil, tooFewColumns(fmt.Sprintf("%s: line 1: %d column(s), want a label column and at least one feature%s", name, ncols, separatorHint(header)),
+				name+": line 1", "csv", header, ncols, opt.LabelColumn)
 		}
 		var text map[int]colMode
 		var err error
@@ -124,6 +125,19 @@ func labelColumn(where, kind string, header []string, ncols int, want string) (i
 		}
 	}
 	return -1, &noLabelColumnError{fmt.Sprintf("%s: header has no column named %s; name the label column as %s:TRAIN[,TEST]@COLUMN (a header name or a 0-based index)", where, strings.Join(defaultLabelNames, ", "), kind)}
+}
+
+// tooFewColumns is the error msg of a table with fewer than two columns:
+// ErrNoLabelColumn (errors.Is) when its one column is not a label column,
+// so that LoadTable reads it as an unlabelled table of one feature (predict
+// then names the model's columns it lacks).
+func tooFewColumns(msg, where, kind string, header []string, ncols int, want string) error {
+	if ncols == 1 {
+		if _, err := labelColumn(where, kind, header, ncols, want); errors.Is(err, ErrNoLabelColumn) {
+			return &noLabelColumnError{msg}
+		}
+	}
+	return errors.New(msg)
 }
 
 // ErrNoLabelColumn is the error (errors.Is) of a table whose header names

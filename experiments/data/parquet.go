@@ -255,7 +255,7 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt TabularOptions) (*D
 	labelCol := -1
 	t, err := readParquetTable(r, size, name, func(header []string, ncols int) (map[int]colMode, error) {
 		if ncols < 2 {
-			return nil, fmt.Errorf("%s: %d column(s), want a label column and at least one feature", name, ncols)
+			return nil, tooFewColumns(fmt.Sprintf("%s: %d column(s), want a label column and at least one feature", name, ncols), name, "parquet", header, ncols, opt.LabelColumn)
 		}
 		var text map[int]colMode
 		var err error

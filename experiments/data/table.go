@@ -551,6 +551,23 @@ func (d *Dataset) FeatureKeys(cols []string) ([]int, error) {
 	return keys, nil
 }
 
+// ColumnsNotIn returns the names of d's feature columns that cols (a
+// model's, Manifest.Columns) does not have, compared without case as
+// AlignColumns finds them: the columns AlignColumns leaves unused.
+func (d *Dataset) ColumnsNotIn(cols []Column) []string {
+	want := map[string]bool{}
+	for _, c := range cols {
+		want[strings.ToLower(c.Name)] = true
+	}
+	var out []string
+	for _, c := range d.Columns {
+		if !want[strings.ToLower(c.Name)] {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
 // AlignColumns lays d's feature columns out as cols, the columns of the
 // training table a model was fitted on (Manifest.Columns): each column of
 // cols is found in d by name; a numeric column is copied; a categorical
