@@ -1,11 +1,14 @@
 package estimators
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
+
+	"github.com/llpfc/llpfc/internal/jsonkeys"
 )
 
 // ProportionTol is the tolerance on the sum of a bag's label proportions.
@@ -94,9 +97,17 @@ func (s *BagSet) Validate() error {
 }
 
 // ReadBagSet decodes a bags file from r and validates it. Unknown fields are
-// an error, so a misspelt key is not silently ignored.
+// an error, so a misspelt key is not silently ignored, and so is a key named
+// twice in one object (jsonkeys: encoding/json would keep the last).
 func ReadBagSet(r io.Reader) (*BagSet, error) {
-	dec := json.NewDecoder(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("bags file: %w", err)
+	}
+	if err := jsonkeys.Unique(data); err != nil {
+		return nil, fmt.Errorf("bags file: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var s BagSet
 	if err := dec.Decode(&s); err != nil {

@@ -27,6 +27,8 @@ func TestBagSetRoundTrip(t *testing.T) {
 		{`{"num_classes": 2, "bags": [], "extra": 1}`, `unknown field "extra"`},
 		{`{"num_classes": 2, "bags": [{"id": 3, "size": 2, "proportions": [0.7, 0.7]}]}`, "bag 3: proportions sum to 1.4"},
 		{`not json`, "bags file:"},
+		{`{"num_classes": 2, "bags": [{"id": 3, "size": 2, "proportions": [0.5, 0.5], "indices": [0, 1], "indices": [1, 2]}]}`,
+			`bags file: the key "indices" appears twice in the object at /bags/0`},
 	} {
 		_, err := ReadBagSet(strings.NewReader(c.body))
 		assert.ErrorContainsf(t, err, c.want, "%s: error %v, want %q", c.body, err, c.want)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/data"
+	"github.com/llpfc/llpfc/internal/jsonkeys"
 	"github.com/llpfc/llpfc/training"
 )
 
@@ -90,10 +91,17 @@ func (m Match) matches(c *experiments.Config) bool {
 		(len(m.BagSizes) == 0 || slices.Contains(m.BagSizes, c.BagSize))
 }
 
-// ParseSpec reads a spec from JSON, rejecting unknown fields, and validates
-// it. name labels errors (a file name).
+// ParseSpec reads a spec from JSON, rejecting unknown fields and keys
+// named twice in one object (jsonkeys), and validates it. name labels errors (a file name).
 func ParseSpec(name string, r io.Reader) (*Spec, error) {
-	dec := json.NewDecoder(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("spec %s: %w", name, err)
+	}
+	if err := jsonkeys.Unique(data); err != nil {
+		return nil, fmt.Errorf("spec %s: %w", name, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var s Spec
 	if err := dec.Decode(&s); err != nil {

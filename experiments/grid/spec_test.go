@@ -70,6 +70,10 @@ func TestSpecInvalid(t *testing.T) {
 		{"points not multiple", `"num_points": 384`, `"num_points": 380`, "num_points: 380 is not a multiple of bag size 8"},
 		{"no seeds", `"seeds": [1, 2]`, `"seeds": []`, "seeds: is empty"},
 		{"dup seeds", `"seeds": [1, 2]`, `"seeds": [1, 1]`, "seeds[1]: repeats seeds[0]"},
+		// encoding/json kept the last of two keys of one name without a word
+		// (found trying odd specs as a new user, 2026-11-28).
+		{"seeds twice", `"seeds": [1, 2]`, `"seeds": [1, 2], "seeds": [3]`, `the key "seeds" appears twice in the top-level object`},
+		{"lr twice", `"lr": 0.05`, `"lr": 0.05, "lr": 0.5`, `the key "lr" appears twice in the object at /hyper`},
 		{"no name", `"name": "tiny"`, `"name": ""`, "name: is empty"},
 		{"bad schedule", `{"kind": "constant"}`, `{"kind": "multistep", "milestones": [5], "factor": 0.1}`, "hyper.schedule.milestones[0]: is 5"},
 		{"bad override", `{"hyper": {"batch_size": 2}}`, `{"hyper": {"batchsize": 2}}`, `overrides[0].set: unknown field "batchsize"`},
