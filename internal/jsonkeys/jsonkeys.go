@@ -25,7 +25,7 @@ func Unique(data []byte) error {
 			if parent := se.JSONPointer.Parent(); parent != "" {
 				where = fmt.Sprintf("the object at %s", parent)
 			}
-			return fmt.Errorf("the key %q appears twice in %s (byte %d): JSON does not say which one counts; keep one",
+			return fmt.Errorf("the key %q appears twice in %s (offset %d): JSON does not say which one counts; keep one",
 				se.JSONPointer.LastToken(), where, se.ByteOffset)
 		}
 		return nil
