@@ -289,12 +289,12 @@ func multinomial(cat distuv.Categorical, n int, counts []int) {
 // errShort is a bag that does not fit the remaining class pools.
 type errShort struct {
 	bag, class, need, have int
-	name                   string // the class's label, "" when unknown
+	name                   string // the class's label, "" when unknown (named when it is not the index)
 }
 
 func (e *errShort) Error() string {
 	class := fmt.Sprint(e.class)
-	if e.name != "" {
+	if e.name != "" && e.name != class {
 		class += fmt.Sprintf(" (label %q)", e.name)
 	}
 	return fmt.Sprintf("bag %d: class %s needs %d more points than remain (have %d)", e.bag, class, e.need, e.have)

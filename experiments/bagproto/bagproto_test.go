@@ -560,4 +560,13 @@ func TestShortfallNamesTheLabel(t *testing.T) {
 		assert.Regexp(t, shortfallMsg, plain.Error(), "seed %d: without names the message is unchanged", seed)
 	}
 	assert.NotZero(t, failed, "no seed ran short")
+	// Labels that are the indices are not repeated.
+	cfg := Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 100, NumBags: 10, Seed: 0, Shortfall: Strict, ClassNames: []string{"0", "1", "2"}}
+	for ; cfg.Seed < 20; cfg.Seed++ {
+		if _, err := Make(y, 3, cfg); err != nil {
+			assert.Regexp(t, shortfallMsg, err.Error())
+			return
+		}
+	}
+	t.Fatal("no seed ran short")
 }
