@@ -228,8 +228,9 @@ func TestPredictAlignsCategoricalColumns(t *testing.T) {
 	assert.NotContains(t, errOut, "want a label column")
 
 	// A column the model was not trained on is left out with a word: here
-	// the labels under a name predict does not look for.
-	extra := writeFile(t, dir, "extra.csv", "colour,x,truth\nred,0.5,1\nblue,1.5,0\n")
+	// the labels under a name predict does not look for. Columns are found
+	// without case, so Colour and X are the model's.
+	extra := writeFile(t, dir, "extra.csv", "Colour,X,truth\nred,0.5,1\nblue,1.5,0\n")
 	code, out, errOut := runPredictCmd("--model", model, "--data", "csv:"+extra)
 	assert.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, errOut, `column(s) ["truth"] are not among the model's 2 feature columns and are not used`)

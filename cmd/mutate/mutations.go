@@ -528,4 +528,16 @@ var mutations = []mutation{
 	{ID: "grid-stale-kept", File: "experiments/grid/runner.go", Bug: "the stored digest tested for == \"\" in place of != \"\": a finished cell on changed data is kept, and every result from before the digest refused",
 		Old: `case done.DataDigest != "" && now != done.DataDigest:`, New: `case done.DataDigest == "" && now != done.DataDigest:`,
 		Pkg: "experiments/grid", Tests: []string{"TestRunRefusesChangedData"}},
+
+	// The new-user trial of 2026-11-28: nothing the user wrote read otherwise
+	// than they meant, without a word.
+	{ID: "jsonkeys-duplicate-ignored", File: "internal/jsonkeys/jsonkeys.go", Bug: "the wrong sentinel tested (ErrNonStringName): a key named twice passes as any other syntax error, and encoding/json keeps the last",
+		Old: "if errors.As(err, &se) && errors.Is(se.Err, jsontext.ErrDuplicateName) {", New: "if errors.As(err, &se) && errors.Is(se.Err, jsontext.ErrNonStringName) {",
+		Pkg: "internal/jsonkeys", Tests: []string{"TestUnique", "TestUniqueMatchesObviousWalk"}},
+	{ID: "predict-unused-columns-case", File: "experiments/data/table.go", Bug: "the columns a model does not use compared with case, as AlignColumns does not: a column it reads as \"X\" reported unused",
+		Old: "if !want[strings.ToLower(c.Name)] {", New: "if !want[c.Name] {",
+		Pkg: "cmd/llpfc", Tests: []string{"TestPredictAlignsCategoricalColumns"}},
+	{ID: "bagproto-short-label-off-by-one", File: "experiments/bagproto/bagproto.go", Bug: "the short class named by the next class's label",
+		Old: "name: cfg.className(c)}", New: "name: cfg.className(c + 1)}",
+		Pkg: "experiments/bagproto", Tests: []string{"TestShortfallNamesTheLabel"}},
 }
