@@ -263,6 +263,7 @@ func TestBagOnlyCommands(t *testing.T) {
 		{[]string{"train", "--data", "fixture", "--protocol", "given"}, "--protocol given takes the bags of a bag-only data set"},
 		{[]string{"train", "--data", "fixture", "--protocol", "kmeans:3", "--bag-size", "8"}, "--bag-size conflicts with --protocol kmeans:3"},
 		{[]string{"groups", "--mode", "uniform"}, "--bags FILE or --data bags:PATH is required"},
+		{[]string{"groups", "--data", set}, "--mode is required: one of ideal, uniform, approx, merge"},
 		{[]string{"groups", "--data", "fixture", "--mode", "uniform"}, "groups reads a bag-only data set"},
 		{[]string{"bags", "--data", set, "--out", "x.json"}, "is a bag-only data set: it gives its own bags"},
 		{[]string{"bags", "--data", "fixture", "--protocol", "kmeans:4", "--num-bags", "3", "--out", "x.json"}, "--num-bags conflicts with --protocol kmeans:4"},

@@ -40,6 +40,9 @@ ideal meets a group where the Assumption fails.`
 // groupsOptions parses --mode, --weights and --compat; each error names its
 // flag.
 func groupsOptions(mode, weights, compat string) (estimators.Options, error) {
+	if mode == "" {
+		return estimators.Options{}, fmt.Errorf("--mode is required: one of ideal, uniform, approx, merge (Algorithms 1–3 of the paper and the merged groups)")
+	}
 	m, err := estimators.ParseMode(mode)
 	if err != nil {
 		return estimators.Options{}, fmt.Errorf("--mode: %w", err)
