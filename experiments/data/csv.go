@@ -35,8 +35,8 @@ type TabularOptions struct {
 var defaultLabelNames = []string{"label", "class", "y", "target"}
 
 // separatorHint says, for a one-column header, which other separator it
-// holds (";" or a tab: files written with another separator read as one
-// column), or "".
+// holds (';', a tab or '|': a file written with another separator reads as
+// one column), or "".
 func separatorHint(header []string) string {
 	if len(header) != 1 {
 		return ""
