@@ -171,14 +171,22 @@ class LLPClassifier:
         return _binary.find_binary(self.binary)
 
     def _model_stem(self):
+        """The stem the next fit writes its model to, and the new private
+        folder holding it (None under model_dir). The folder of the model
+        fitted before is kept until the new fit succeeds (_keep): a fit that
+        fails leaves the estimator with its earlier model, whole."""
         if self.model_dir is not None:
             os.makedirs(self.model_dir, exist_ok=True)
-            return os.path.join(self.model_dir, "model")
+            return os.path.join(self.model_dir, "model"), None
+        d = _tempdir("model")
+        return os.path.join(d, "model"), d
+
+    def _keep(self, folder):
+        """Makes folder (a new fit's private folder) the estimator's, removing
+        the one of the model fitted before."""
         if getattr(self, "_cleanup", None) is not None:
             self._cleanup()
-        d = _tempdir("model")
-        self._cleanup = weakref.finalize(self, shutil.rmtree, d, True)
-        return os.path.join(d, "model")
+        self._cleanup = weakref.finalize(self, shutil.rmtree, folder, True)
 
     def fit(self, X, bags, proportions, bag_ids=None, X_test=None, y_test=None, val_bags=None):
         """Trains on bags: ``X`` (N×D features, N×H×W or N×C×H×W images),
@@ -201,7 +209,7 @@ class LLPClassifier:
             flags["val_bags"] = val_bags
         _sweep_stale()
         work = _tempdir("fit")
-        stem = self._model_stem()
+        stem, folder = self._model_stem()
         try:
             with _TermAsInterrupt():
                 data = os.path.join(work, "data.npz")
@@ -211,11 +219,13 @@ class LLPClassifier:
                         "--save-model", stem, "--json"] + _flag_args(flags)
                 out = _binary.call(self._binary(), args, echo=self.verbose)
         except BaseException:
-            if self.model_dir is None:
-                shutil.rmtree(os.path.dirname(stem), ignore_errors=True)
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
             raise
         finally:
             shutil.rmtree(work, ignore_errors=True)
+        if folder is not None:
+            self._keep(folder)
         self.result_ = _binary.last_json_line(out)
         self.model_path_ = stem
         self.classes_ = np.arange(arrays["proportions"].shape[1])

@@ -205,6 +205,21 @@ class BadInputTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             LLPClassifier(epochs=1, verbose=False).fit(self.X, self.bag, self.P, y_test=[0, 1])
 
+    def test_failed_refit_keeps_the_model(self):
+        # A refit with bad input removed the model fitted before, and the
+        # estimator, still "fitted", pointed at a deleted file (found
+        # 2026-11-28). The earlier model must stay whole and in use.
+        clf = LLPClassifier(epochs=1, verbose=False).fit(self.X, self.bag, self.P)
+        before, path = clf.predict_proba(self.X), clf.model_path_
+        with self.assertRaises(ValueError):
+            clf.fit(self.X, self.bag[:50], self.P)
+        self.assertEqual(clf.model_path_, path)
+        np.testing.assert_array_equal(clf.predict_proba(self.X), before)
+        # A refit that succeeds replaces it, and its folder goes.
+        clf.fit(self.X, self.bag, self.P)
+        self.assertNotEqual(clf.model_path_, path)
+        self.assertFalse(os.path.exists(os.path.dirname(path)))
+
     def test_unfitted_predict(self):
         with self.assertRaises(AttributeError):
             LLPClassifier().predict(self.X)
