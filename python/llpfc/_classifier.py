@@ -6,7 +6,8 @@ data"), runs ``llpfc train --data bags:FILE --save-model …`` and keeps the
 model — its PyTorch-loadable ``.npz`` state dict and its ``.json`` manifest —
 in ``model_dir`` (a private temporary folder, removed with the estimator,
 unless given). predict_proba runs ``llpfc predict`` on the model. Nothing of
-the binary's state is pickled: the model files are the model.
+the binary's state is pickled: the model files are the model, and a pickle of
+an estimator whose model lives in its temporary folder holds those files.
 """
 
 import atexit
@@ -26,6 +27,10 @@ from . import _binary
 __all__ = ["LLPClassifier"]
 
 _TMP_PREFIX = "llpfc-py-"
+
+# _MODEL_FILES are the files of a saved model (llpfc train --save-model
+# STEM): its PyTorch-loadable state dict and its manifest.
+_MODEL_FILES = (".npz", ".json")
 
 
 def _flag(name):
@@ -161,11 +166,32 @@ class LLPClassifier:
         return "%s(%s)" % (type(self).__name__, ", ".join(parts))
 
     def __getstate__(self):
-        # A pickled estimator keeps its parameters and the path of its model
-        # files, not a private temporary folder's finalizer.
+        # A pickled estimator keeps its parameters and, for a model in its
+        # private temporary folder (removed with the estimator or at exit),
+        # the model files themselves: a fitted estimator saved with pickle or
+        # joblib loads in a later session, and a copy.deepcopy outlives the
+        # original. A model under model_dir is the user's files: its path.
         state = self.__dict__.copy()
         state.pop("_cleanup", None)
+        if self.model_dir is None and hasattr(self, "model_path_"):
+            self._check_fitted()
+            files = {}
+            for ext in _MODEL_FILES:
+                with open(self.model_path_ + ext, "rb") as f:
+                    files[ext] = f.read()
+            state["_model_files"] = files
         return state
+
+    def __setstate__(self, state):
+        files = state.pop("_model_files", None)
+        self.__dict__.update(state)
+        if files is not None:
+            d = _tempdir("model")
+            for ext, data in files.items():
+                with open(os.path.join(d, "model" + ext), "wb") as f:
+                    f.write(data)
+            self.model_path_ = os.path.join(d, "model")
+            self._cleanup = weakref.finalize(self, shutil.rmtree, d, True)
 
     def _binary(self):
         return _binary.find_binary(self.binary)

@@ -7,8 +7,11 @@ clone, the binary's own error messages, the file system after a kill.
 With CI=true a missing scikit-learn or pandas is a failure, not a skip.
 """
 
+import copy
+import gc
 import json
 import os
+import pickle
 import re
 import shutil
 import signal
@@ -152,9 +155,8 @@ class ParamsTest(unittest.TestCase):
         self.assertEqual(cm.exception.returncode, 2)
 
 
-class BadInputTest(unittest.TestCase):
-    """Bad input raises ValueError carrying the binary's own words: the
-    message is the line `llpfc train` prints for the same arrays."""
+class SmallBags:
+    """60 instances in 6 bags of 3 classes, and a scratch folder."""
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
@@ -165,6 +167,11 @@ class BadInputTest(unittest.TestCase):
 
     def tearDown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class BadInputTest(SmallBags, unittest.TestCase):
+    """Bad input raises ValueError carrying the binary's own words: the
+    message is the line `llpfc train` prints for the same arrays."""
 
     def cli_message(self, **arrays):
         path = os.path.join(self.tmp, "data.npz")
@@ -205,6 +212,15 @@ class BadInputTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             LLPClassifier(epochs=1, verbose=False).fit(self.X, self.bag, self.P, y_test=[0, 1])
 
+    def test_unfitted_predict(self):
+        with self.assertRaises(AttributeError):
+            LLPClassifier().predict(self.X)
+
+
+class ModelFilesTest(SmallBags, unittest.TestCase):
+    """A fitted model is never lost: not by a refit that fails, nor by the
+    process ending under a pickle of the estimator."""
+
     def test_failed_refit_keeps_the_model(self):
         # A refit with bad input removed the model fitted before, and the
         # estimator, still "fitted", pointed at a deleted file (found
@@ -220,9 +236,31 @@ class BadInputTest(unittest.TestCase):
         self.assertNotEqual(clf.model_path_, path)
         self.assertFalse(os.path.exists(os.path.dirname(path)))
 
-    def test_unfitted_predict(self):
-        with self.assertRaises(AttributeError):
-            LLPClassifier().predict(self.X)
+    def test_pickle_outlives_the_process(self):
+        # A pickled estimator pointed at its temporary folder, removed when
+        # the process ended: loading it later found no model (2026-11-28).
+        path = os.path.join(self.tmp, "clf.pkl")
+        script = (
+            "import sys, pickle, numpy as np; sys.path.insert(0, %r)\n"
+            "from llpfc import LLPClassifier\n"
+            "X = np.random.default_rng(1).normal(size=(60, 4))\n"
+            "clf = LLPClassifier(epochs=1, verbose=False).fit(X, np.repeat(np.arange(6), 10), np.full((6, 3), 1 / 3))\n"
+            "np.save(%r, clf.predict_proba(X))\n"
+            "pickle.dump(clf, open(%r, 'wb'))\n"
+        ) % (os.path.join(ROOT, "python"), path + ".npy", path)
+        subprocess.run([sys.executable, "-c", script], check=True, env=dict(os.environ, LLPFC_BINARY=binary()))
+        with open(path, "rb") as f:
+            clf = pickle.load(f)
+        X = np.random.default_rng(1).normal(size=(60, 4))
+        np.testing.assert_array_equal(clf.predict_proba(X), np.load(path + ".npy"))
+        # A deep copy has its own files: it outlives the original.
+        twin = copy.deepcopy(clf)
+        self.assertNotEqual(twin.model_path_, clf.model_path_)
+        folder = os.path.dirname(clf.model_path_)
+        del clf
+        gc.collect()
+        self.assertFalse(os.path.exists(folder))
+        np.testing.assert_array_equal(twin.predict_proba(X), np.load(path + ".npy"))
 
 
 KILL_SCRIPT = r"""
