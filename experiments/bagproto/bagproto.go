@@ -290,12 +290,21 @@ func multinomial(cat distuv.Categorical, n int, counts []int) {
 type errShort struct {
 	bag, class, need, have int
 	name                   string // the class's label, "" when unknown (named when it is not the index)
+	// classes is the number of classes when class c has no instance at all
+	// (a gap in the labels), else 0.
+	classes int
 }
 
 func (e *errShort) Error() string {
 	class := fmt.Sprint(e.class)
 	if e.name != "" && e.name != class {
 		class += fmt.Sprintf(" (label %q)", e.name)
+	}
+	if e.classes > 0 {
+		// Labels taken as class indices 0…C−1 with a gap (1…C, or 0, 2, 4)
+		// leave a class without instances: no bag that needs one can be made.
+		return fmt.Sprintf("bag %d: class %s is wanted %d times, but the data has no instance of it at all (classes 0…%d; labels read as class indices leave a class empty where they skip a number, as 1…C does)",
+			e.bag, class, e.need, e.classes-1)
 	}
 	return fmt.Sprintf("bag %d: class %s needs %d more points than remain (have %d)", e.bag, class, e.need, e.have)
 }
@@ -339,8 +348,12 @@ func dirichletBags(r *rand.Rand, y []int, numClasses, k int, a float64, cfg Conf
 			if cfg.Shortfall == Redraw {
 				redraws = fmt.Sprintf("%d redraws of the bag", cfg.maxRedraws())
 			}
-			return nil, fmt.Errorf("%v; gave up after %s and %d restarts of the whole draw: the data cannot supply %d bags of %d under %v; ask for fewer points",
-				short, redraws, maxRestarts, k, cfg.BagSize, cfg.Protocol)
+			advice := "ask for fewer points"
+			if short.classes > 0 {
+				advice = "number the labels 0…C−1 with no gap, so that every class has instances"
+			}
+			return nil, fmt.Errorf("%v; gave up after %s and %d restarts of the whole draw: the data cannot supply %d bags of %d under %v; %s",
+				short, redraws, maxRestarts, k, cfg.BagSize, cfg.Protocol, advice)
 		}
 	}
 }
@@ -383,6 +396,9 @@ func drawOnce(r *rand.Rand, dir *distmv.Dirichlet, y []int, byClass [][]int, k i
 			for c, m := range counts {
 				if rem := len(pools[c]) - used[c]; m > rem {
 					short = &errShort{bag: j, class: c, need: m - rem, have: rem, name: cfg.className(c)}
+					if len(pools[c]) == 0 {
+						short.classes = numClasses
+					}
 					break
 				}
 			}

@@ -570,3 +570,18 @@ func TestShortfallNamesTheLabel(t *testing.T) {
 	}
 	t.Fatal("no seed ran short")
 }
+
+// A class without any instance (labels read as class indices with a gap:
+// 0, 2 of classes 0…2, or 1…C) is named as such, with the fix, where the
+// shortfall's "needs N more points than remain (have 0)" hid the cause.
+func TestShortfallNamesAnEmptyClass(t *testing.T) {
+	y := labels(200, 0, 200)
+	_, err := Make(y, 3, Config{Protocol: Protocol{Kind: Paper, Alpha: 1}, BagSize: 8, NumBags: 20, Seed: 1, MaxRestarts: 3})
+	require.Error(t, err)
+	for _, want := range []string{"class 1 is wanted", "no instance of it at all (classes 0…2", "number the labels 0…C−1 with no gap"} {
+		assert.Contains(t, err.Error(), want)
+	}
+	assert.NotContains(t, err.Error(), "ask for fewer points")
+	// (A class whose instances are all taken keeps the shortfall's words:
+	// TestStrictShortfallError's pattern.)
+}
