@@ -42,7 +42,7 @@ func BenchmarkBuild10000Groups(b *testing.B) {
 	const N, C = 10000, 10
 	set := randomBagSet(rng.New(1, "bench"), C, N*C, 0)
 	for _, m := range []Mode{ModeUniform, ModeApprox} {
-		b.Run(string(m), func(b *testing.B) {
+		b.Run(m.String(), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := BuildSeed(set, Options{Mode: m}, 1); err != nil {

@@ -1,25 +1,27 @@
 package estimators
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/llpfc/llpfc/internal/choice"
 	"github.com/llpfc/llpfc/theory"
 )
 
 // Mode selects how the noisy prior α̂_i of a group is obtained (Section 5.4).
-type Mode string
+type Mode uint16
 
 const (
 	// ModeIdeal is Algorithm 1 (LLPFC-ideal), line 5: α_i = Γ_i^{-tr}σ with the
 	// plug-in σ̂ and Γ̂_i. Build fails when α_i is not in the open simplex, i.e.
 	// when Assumption `grouping assumption all groups` fails for a group.
-	ModeIdeal Mode = "ideal"
+	ModeIdeal Mode = iota + 1
 	// ModeUniform is Algorithm 2 (LLPFC-uniform), lines 5–6:
 	// α̂_i(c) = |b_{k_{i,c}}|/n_i with n_i = Σ_c |b_{k_{i,c}}|.
-	ModeUniform Mode = "uniform"
+	ModeUniform
 	// ModeApprox is Algorithm 3 (LLPFC-approx), line 6:
 	// α̂_i = argmin_{α∈Δ^C} ‖σ̂ − Γ̂_iᵀα‖²₂, solved exactly by SimplexLS.
-	ModeApprox Mode = "approx"
+	ModeApprox
 	// ModeMerge is the authors' code's variant (llpfclib/make_groups.py@1d0cbc5:78-124,
 	// merge_bags), not in the paper: all bags are merged into C mega-bags
 	// forming one group. As at 1d0cbc5 (the paper is silent, so the authors'
@@ -29,7 +31,7 @@ const (
 	// proportions of its members. Here α(c) = |mega-bag c|/n, so Γᵀα = σ̂
 	// holds exactly and the Assumption `grouping assumption: ch` reduces to Γ
 	// being invertible.
-	ModeMerge Mode = "merge"
+	ModeMerge
 )
 
 // Modes lists the modes in the order of Section 5.4.
@@ -37,16 +39,16 @@ var Modes = []Mode{ModeIdeal, ModeUniform, ModeApprox, ModeMerge}
 
 // WeightScheme selects the group weights w ∈ Δ^N of the empirical risk
 // (equation `llpfc-ideal: empirical risk`, Algorithms 1–3, last line).
-type WeightScheme string
+type WeightScheme uint16
 
 const (
 	// WeightsUniform is w_i = 1/N.
-	WeightsUniform WeightScheme = "uniform"
+	WeightsUniform WeightScheme = iota + 1
 	// WeightsHM is w_i = HM_i/Σ_m HM_m, HM_i the harmonic mean of the group's
 	// bag sizes n_{i,c} = |b_{k_{i,c}}|: the minimizer of the generalization
 	// term √(Σ_i Σ_c w_i²/n_{i,c}) of Theorem `thm: geb` (Section 4.3, text
 	// after the theorem; Appendix `suppsec:weights`).
-	WeightsHM WeightScheme = "hm"
+	WeightsHM
 	// WeightsCHVol is w_i ∝ the (C−1)-dimensional volume of the convex hull
 	// of the group's proportions {γ̂_{k_{i,c}}} (a simplex in the affine hull
 	// of Δ^C): groups whose proportions are spread out, where the Assumption
@@ -54,7 +56,7 @@ const (
 	// `grouping assumption: ch`), weigh more. Volume = √C·|det Γ̂_i|/(C−1)!.
 	// Not with Compat: Original (the authors' code at 1d0cbc5 raises
 	// InvalidChoiceOfWeights for its ch_vol, make_groups.py:163-166).
-	WeightsCHVol WeightScheme = "chvol"
+	WeightsCHVol
 )
 
 // WeightSchemes lists the weight schemes.
@@ -64,11 +66,11 @@ var WeightSchemes = []WeightScheme{WeightsUniform, WeightsHM, WeightsCHVol}
 // the authors' public code (github.com/Z-Jianxin/LLPFC) where it differs and
 // the difference changes results; see PAPER_MAP.md,
 // "Paper vs original code".
-type Compat string
+type Compat uint16
 
 const (
 	// CompatPaper follows Algorithms 1–3 of the paper.
-	CompatPaper Compat = "paper"
+	CompatPaper Compat = iota + 1
 	// CompatOriginal reproduces the authors' code at commit 1d0cbc5
 	// (llpfclib/make_groups.py and llpfc.py, loss_f; PAPER_MAP.md, "Paper vs
 	// original code"): uniform mode uses α̂ = 1/C; approx solves
@@ -81,7 +83,7 @@ const (
 	// weights and the modes uniform, approx and merge exist in that code; the
 	// others are refused. The minibatch loss (normalised by the minibatch's
 	// weight sum, probabilities clamped at 1e-8) is the trainer's part.
-	CompatOriginal Compat = "original"
+	CompatOriginal
 )
 
 // DefaultMergeSharpness is the exponent t of merge_bags in the original
@@ -100,23 +102,17 @@ type Options struct {
 
 // withDefaults fills the zero values and validates.
 func (o Options) withDefaults() (Options, error) {
-	if o.Weights == "" {
+	if o.Weights == 0 {
 		o.Weights = WeightsUniform
 	}
-	if o.Compat == "" {
+	if o.Compat == 0 {
 		o.Compat = CompatPaper
 	}
 	if o.MergeSharpness == 0 {
 		o.MergeSharpness = DefaultMergeSharpness
 	}
-	if _, err := ParseMode(string(o.Mode)); err != nil {
-		return o, err
-	}
-	if _, err := ParseWeights(string(o.Weights)); err != nil {
-		return o, err
-	}
-	if _, err := ParseCompat(string(o.Compat)); err != nil {
-		return o, err
+	if o.Mode == 0 {
+		return o, &InputError{errors.New("options: no mode, want one of ideal, uniform, approx, merge")}
 	}
 	if !(o.MergeSharpness > 0) {
 		return o, &InputError{fmt.Errorf("options: merge sharpness is %g, want > 0", o.MergeSharpness)}
@@ -132,34 +128,29 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
+var (
+	modes = choice.Set[Mode]{What: "mode", Names: []string{"", "ideal", "uniform", "approx", "merge"},
+		Want: "one of ideal, uniform, approx, merge", Err: inputError}
+	weightSchemes = choice.Set[WeightScheme]{What: "weights", Names: []string{"", "uniform", "hm", "chvol"},
+		Want: "one of uniform, hm, chvol", Err: inputError}
+	compats = choice.Set[Compat]{What: "compat", Names: []string{"", "paper", "original"},
+		Want: "paper or original", Err: inputError}
+)
+
+func inputError(err error) error { return &InputError{err} }
+
 // ParseMode parses ideal, uniform, approx or merge.
-func ParseMode(s string) (Mode, error) {
-	for _, m := range Modes {
-		if string(m) == s {
-			return m, nil
-		}
-	}
-	return "", &InputError{fmt.Errorf("mode %q: want one of ideal, uniform, approx, merge", s)}
-}
+func ParseMode(s string) (Mode, error) { return modes.Parse(s) }
 
 // ParseWeights parses uniform, hm or chvol.
-func ParseWeights(s string) (WeightScheme, error) {
-	for _, w := range WeightSchemes {
-		if string(w) == s {
-			return w, nil
-		}
-	}
-	return "", &InputError{fmt.Errorf("weights %q: want one of uniform, hm, chvol", s)}
-}
+func ParseWeights(s string) (WeightScheme, error) { return weightSchemes.Parse(s) }
 
 // ParseCompat parses paper or original.
-func ParseCompat(s string) (Compat, error) {
-	switch Compat(s) {
-	case CompatPaper, CompatOriginal:
-		return Compat(s), nil
-	}
-	return "", &InputError{fmt.Errorf("compat %q: want paper or original", s)}
-}
+func ParseCompat(s string) (Compat, error) { return compats.Parse(s) }
+
+func (m Mode) String() string         { return modes.String(m) }
+func (w WeightScheme) String() string { return weightSchemes.String(w) }
+func (c Compat) String() string       { return compats.String(c) }
 
 // InputError marks an error caused by invalid input (a malformed bag set or
 // option), as opposed to a property of valid data such as a failing
@@ -175,3 +166,26 @@ func (e *InputError) Unwrap() error { return e.Err }
 // errors.Is(err, theory.ErrAssumption) holds from theory through
 // estimators and training up to the command's exit status.
 var ErrAssumption = theory.ErrAssumption
+
+// The choices above are parsed where they enter — a spec or a result
+// (encoding/json), a flag — by their UnmarshalText (issue 53: settings typed
+// at the edge); an empty text is the zero value, not stated. MarshalText
+// writes the name.
+
+// UnmarshalText parses a mode (empty: the zero value).
+func (m *Mode) UnmarshalText(b []byte) error { return modes.Unmarshal(m, b) }
+
+// MarshalText writes the mode's name.
+func (m Mode) MarshalText() ([]byte, error) { return modes.Marshal(m) }
+
+// UnmarshalText parses a weight scheme (empty: the zero value, uniform).
+func (w *WeightScheme) UnmarshalText(b []byte) error { return weightSchemes.Unmarshal(w, b) }
+
+// MarshalText writes the weight scheme's name.
+func (w WeightScheme) MarshalText() ([]byte, error) { return weightSchemes.Marshal(w) }
+
+// UnmarshalText parses a compat mode (empty: the zero value, paper).
+func (c *Compat) UnmarshalText(b []byte) error { return compats.Unmarshal(c, b) }
+
+// MarshalText writes the compat mode's name.
+func (c Compat) MarshalText() ([]byte, error) { return compats.Marshal(c) }

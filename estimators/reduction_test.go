@@ -374,9 +374,7 @@ func TestBuildErrors(t *testing.T) {
 		{"negative index", func(s *BagSet) { s.Bags[1].Indices = []int{-3} }, Options{Mode: ModeUniform}, "bag 2: instance index -3, want ≥ 0"},
 		{"too few bags", func(s *BagSet) { s.NumClasses = 3; s.Bags = s.Bags[:1]; s.Bags[0].Proportions = []float64{0.5, 0.5, 0} }, Options{Mode: ModeApprox}, "1 bags, want at least C=3"},
 		{"too few bags merge", func(s *BagSet) { s.NumClasses = 3; s.Bags = s.Bags[:1]; s.Bags[0].Proportions = []float64{0.5, 0.5, 0} }, Options{Mode: ModeMerge}, "merge: 1 bags, want at least C=3"},
-		{"bad mode", func(s *BagSet) {}, Options{Mode: "exact"}, `mode "exact": want one of ideal, uniform, approx, merge`},
-		{"bad weights", func(s *BagSet) {}, Options{Mode: ModeUniform, Weights: "size"}, `weights "size": want one of uniform, hm, chvol`},
-		{"bad compat", func(s *BagSet) {}, Options{Mode: ModeUniform, Compat: "v2"}, `compat "v2": want paper or original`},
+		{"no mode", func(s *BagSet) {}, Options{}, "no mode, want one of ideal, uniform, approx, merge"},
 		{"bad sharpness", func(s *BagSet) {}, Options{Mode: ModeMerge, MergeSharpness: -1}, "merge sharpness is -1, want > 0"},
 	}
 	for _, c := range cases {
@@ -388,6 +386,19 @@ func TestBuildErrors(t *testing.T) {
 			continue
 		}
 		assert.ErrorContainsf(t, err, c.want, "%s: error %q, want it to contain %q", c.name, err, c.want)
+	}
+	// A misspelt choice is refused where it is parsed (issue 53: the types
+	// cannot hold one), as an InputError naming it.
+	for text, parse := range map[string]func() error{
+		`mode "exact": want one of ideal, uniform, approx, merge`: func() error { _, err := ParseMode("exact"); return err },
+		`weights "size": want one of uniform, hm, chvol`:          func() error { _, err := ParseWeights("size"); return err },
+		`compat "v2": want paper or original`:                     func() error { _, err := ParseCompat("v2"); return err },
+		`compat "Paper": want paper or original`:                  func() error { var c Compat; return c.UnmarshalText([]byte("Paper")) },
+	} {
+		err := parse()
+		var in *InputError
+		assert.ErrorAs(t, err, &in, text)
+		assert.EqualError(t, err, text)
 	}
 	_, err := Build(nil, Options{Mode: ModeUniform}, rng.New(1, "x"))
 	assert.Error(t, err, "nil set: no error")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/llpfc/llpfc/experiments"
 	_ "github.com/llpfc/llpfc/experiments/learn" // registers the gorgonia learner the valid cells name
+	"github.com/llpfc/llpfc/training"
 
 	"github.com/stretchr/testify/assert"
 
@@ -43,7 +44,9 @@ func TestConfigBagShape(t *testing.T) {
 		}, ""},
 		{"bad feature", func(c *experiments.Config) { c.Dataset, c.Protocol = "fixture", "feature:a,min=x" }, "protocol: protocol \"feature:a,min=x\": min=\"x\""},
 		{"paper without a bag size", func(c *experiments.Config) { c.Dataset, c.Protocol = "fixture", "paper" }, "bag_size: is 0, want > 0"},
-		{"kl on given bags", func(c *experiments.Config) { c.Method, c.Hyper.BatchSize, c.Hyper.KLScale = "kl", 2, "authors" }, ""},
+		{"kl on given bags", func(c *experiments.Config) {
+			c.Method, c.Hyper.BatchSize, c.Hyper.KLScale = "kl", 2, training.KLScaleAuthors
+		}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

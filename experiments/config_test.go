@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/training"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -43,13 +45,14 @@ func TestSpecKeyChangesWithEverySetting(t *testing.T) {
 		"hyper.vat_eps":         func(c *Config) { c.Hyper.VATEps = 1 },
 		"hyper.vat_xi":          func(c *Config) { c.Hyper.VATXi = 1e-6 },
 		"hyper.flood":           func(c *Config) { c.Hyper.Flood = 0.3 },
-		"hyper.weights":         func(c *Config) { c.Hyper.Weights = "hm" },
-		"hyper.compat":          func(c *Config) { c.Hyper.Compat = "original" },
+		"hyper.weights":         func(c *Config) { c.Hyper.Weights = estimators.WeightsHM },
+		"hyper.compat":          func(c *Config) { c.Hyper.Compat = estimators.CompatOriginal },
 		"normalize":             func(c *Config) { c.Normalize = "none" },
-		"hyper.kl_scale":        func(c *Config) { c.Hyper.KLScale = "paper" },
-		"hyper.vat_rampup":      func(c *Config) { c.Hyper.VATRampup = "llpvat" },
-		"hyper.bn_stats":        func(c *Config) { c.Hyper.BNStats = "chunk" },
+		"hyper.kl_scale":        func(c *Config) { c.Hyper.KLScale = training.KLScalePaper },
+		"hyper.vat_rampup":      func(c *Config) { c.Hyper.VATRampup = training.VATRampupLLPVAT },
+		"hyper.bn_stats":        func(c *Config) { c.Hyper.BNStats = training.BNStatsChunk },
 		"hyper.chunk_size":      func(c *Config) { c.Hyper.ChunkSize = 64 },
+		"hyper.search":          func(c *Config) { c.Hyper.Search = &Search{LR: []float64{1e-3}} },
 		"hyper.vat_power_iters": func(c *Config) { c.Hyper.VATPowerIters = 2 },
 		"hyper.ms order":        func(c *Config) { c.Hyper.Schedule.Milestones = []int{2, 1} },
 		"hyper.ms order (ref)":  func(c *Config) { c.Hyper.Schedule.Milestones = []int{1, 2} },

@@ -3,12 +3,20 @@ package experiments
 import (
 	"errors"
 	"fmt"
+	"reflect"
+
+	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/training/methods"
 
 	"github.com/llpfc/llpfc/training"
 )
 
 // Hyper holds the training hyperparameters of a cell (App. `suppsec: exp`,
 // "Architecture and Hyperparameters" and "Implementation Details of LLPFC").
+// The settings that name a choice are typed (estimators.WeightScheme,
+// training.KLScale, …): they are parsed once, where a spec, a result or a
+// flag enters (their UnmarshalText), and the layers below take the types
+// (issue 53).
 // As in gonum's optimize.Settings, every field whose zero value has a meaning
 // says it; a field tagged omitempty is left out of the canonical encoding at
 // its zero value, so its zero must be the behaviour cells had before the
@@ -61,23 +69,23 @@ type Hyper struct {
 	// Weights is the LLPFC group weighting w ∈ Δ^N: "uniform" (w_i = 1/N,
 	// Section 6; empty means uniform), "hm" or "chvol" (see
 	// estimators.WeightScheme).
-	Weights string `json:"weights,omitempty"`
+	Weights estimators.WeightScheme `json:"weights,omitempty"`
 	// Compat is "paper" (Algorithms 1–3; empty means paper) or "original"
 	// (the authors' code where it differs; see estimators.Compat).
-	Compat string `json:"compat,omitempty"`
+	Compat estimators.Compat `json:"compat,omitempty"`
 	// KLScale is the scale of kl's and llpvat's proportion loss: "authors"
 	// (Σ over classes, mean over bags, as the authors' code trains) or
 	// "paper" (the paper's 1/(C·B)); see training.KLScale. Empty for the
 	// other methods; a spec's empty value is filled with "authors" in every
 	// kl and llpvat cell, and TrainingConfig reads empty as "authors".
-	KLScale string `json:"kl_scale,omitempty"`
+	KLScale training.KLScale `json:"kl_scale,omitempty"`
 	// VATRampup is llpvat's consistency-weight schedule: "authors" (a
 	// constant 0.05, what the LLPFC authors' code computes) or "llpvat"
 	// (LLP-VAT's ramp-up over 40% of the steps); see training.VATRampup.
 	// Empty for the other methods; a spec's empty value is filled with
 	// "authors" in every llpvat cell, and TrainingConfig reads empty as
 	// "authors".
-	VATRampup string `json:"vat_rampup,omitempty"`
+	VATRampup training.VATRampup `json:"vat_rampup,omitempty"`
 	// Flood is easyllp's flooding level b: the loss trained is |L − b| + b
 	// (the authors' easyllp_flood.py; training.Config.Flood); zero means none,
 	// EasyLLP's plain loss. Zero for the other methods.
@@ -86,7 +94,7 @@ type Hyper struct {
 	// loss when a minibatch of bags spans several chunks: empty means the
 	// whole minibatch's (as the authors' code; see training.BNStats), or
 	// "chunk" (each chunk's own). Empty for the other methods.
-	BNStats string `json:"bn_stats,omitempty"`
+	BNStats training.BNStats `json:"bn_stats,omitempty"`
 	// ChunkSize is the number of instances per forward pass of the bag
 	// methods' losses (kl, llpvat): it bounds their memory, and it changes
 	// the result with BNStats "chunk" (and the order of float32 sums
@@ -99,7 +107,52 @@ type Hyper struct {
 	// Select chooses the reported network: empty or "last" (the last
 	// epoch's, the paper's) or "best-val" (the lowest validation KL of the
 	// held-out bags; needs ValBags).
-	Select string `json:"select,omitempty"`
+	Select training.Selection `json:"select,omitempty"`
+	// Search, when not nil, tunes the cell without a label (issue 50): every
+	// combination of its learning rates and minibatches is one trial,
+	// trained on the bags ValBags leaves, and the cell reports the trial
+	// whose held-out bags' proportion loss (the validation KL of its last
+	// epoch) is lowest; LR (and BatchSize, when Search lists minibatches)
+	// are then 0. Nil means no search: LR and BatchSize are the cell's.
+	Search *Search `json:"search,omitempty"`
+}
+
+// Search is a cell's label-free search space (Hyper.Search): a spec's
+// "tune" fills it from each method's descriptor (training/methods,
+// Descriptor.Search), so that every method of a table gets the same number
+// of trials over the same rule.
+type Search struct {
+	// LR are the learning rates tried; empty is an error.
+	LR []float64 `json:"lr"`
+	// BatchSize are the minibatches tried (in the method's unit); empty
+	// means the cell's hyper.batch_size alone.
+	BatchSize []int `json:"batch_size,omitempty"`
+}
+
+// batchSizes are the minibatches a cell trains with: its own, or its
+// search's.
+func (h Hyper) batchSizes() []int {
+	if h.Search != nil && len(h.Search.BatchSize) > 0 {
+		return h.Search.BatchSize
+	}
+	return []int{h.BatchSize}
+}
+
+// Trials is the number of configurations s holds.
+func (s Search) Trials() int { return max(len(s.LR), 1) * max(len(s.BatchSize), 1) }
+
+// Each calls f with every configuration of s, learning rates outer, and
+// batch the cell's when s lists none (0 here).
+func (s Search) Each(f func(lr float64, batch int)) {
+	batches := s.BatchSize
+	if len(batches) == 0 {
+		batches = []int{0}
+	}
+	for _, lr := range s.LR {
+		for _, b := range batches {
+			f(lr, b)
+		}
+	}
 }
 
 // Schedule is a learning-rate schedule: "constant"; "multistep" (multiply by
@@ -183,4 +236,41 @@ func (s Schedule) validate(epochs int) error {
 		return fmt.Errorf("hyper.schedule.kind: is %q, want constant, multistep or cosine", s.Kind)
 	}
 	return nil
+}
+
+// setting returns h's value of the method setting s as text, and whether it
+// is set (not its zero value).
+func (h Hyper) setting(s methods.Setting) (string, bool) {
+	var v any
+	switch s {
+	case methods.SettingRegroupEvery:
+		v = h.RegroupEvery
+	case methods.SettingWeights:
+		v = h.Weights.String()
+	case methods.SettingCompat:
+		v = h.Compat.String()
+	case methods.SettingKLScale:
+		v = h.KLScale.String()
+	case methods.SettingBNStats:
+		v = h.BNStats.String()
+	case methods.SettingChunkSize:
+		v = h.ChunkSize
+	case methods.SettingVATEps:
+		v = h.VATEps
+	case methods.SettingVATXi:
+		v = h.VATXi
+	case methods.SettingVATPowerIters:
+		v = h.VATPowerIters
+	case methods.SettingVATRampup:
+		v = h.VATRampup.String()
+	case methods.SettingFlood:
+		v = h.Flood
+	default:
+		panic(fmt.Sprintf("experiments: method setting %q has no field in Hyper", s))
+	}
+	text := fmt.Sprint(v)
+	if str, ok := v.(string); ok {
+		text = fmt.Sprintf("%q", str)
+	}
+	return text, v != reflect.Zero(reflect.TypeOf(v)).Interface()
 }

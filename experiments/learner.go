@@ -76,6 +76,18 @@ type Metrics struct {
 	// bag-level baselines.
 	StepsPerEpoch  int   `json:"steps_per_epoch,omitempty"`
 	InstanceEpochs int64 `json:"instance_epochs,omitempty"`
+	// Steps is the optimizer steps of the whole run (of the chosen trial,
+	// with hyper.search): with InstanceEpochs, the budget a method got
+	// (issue 50); 0 in results written before it.
+	Steps int64 `json:"steps,omitempty"`
+	// BagsDigest is the SHA-256 of the cell's bags (every bag given to
+	// training, held-out ones included: the held-out split is the seed's):
+	// cells of one seed that a report compares pair by pair must show
+	// equal digests (issue 50). Empty in results written before it.
+	BagsDigest string `json:"bags_digest,omitempty"`
+	// Search records a label-free search (hyper.search): every trial with
+	// its validation score, and the one chosen; nil without one.
+	Search *SearchRecord `json:"search,omitempty"`
 	// Regroupings summarizes the LLPFC groups of every regrouping (‖T̂⁻¹‖₁ and
 	// condition numbers, issue 16); empty for the other methods.
 	Regroupings []training.Regrouping `json:"regroupings,omitempty"`
@@ -113,6 +125,37 @@ type Metrics struct {
 	// devices (Device names them) and for learners without a network. Not an
 	// outcome (SameOutcome).
 	Numerics string `json:"numerics,omitempty"`
+}
+
+// SearchRecord is what a cell's label-free search did (Hyper.Search, issue
+// 50): the rule, every trial and the index of the one the cell reports.
+type SearchRecord struct {
+	// Rule says how a trial was chosen: "min val_kl" (the lowest
+	// proportion loss of the held-out bags under the last epoch's network).
+	Rule   string  `json:"rule"`
+	Trials []Trial `json:"trials"`
+	// Chosen is the index of the reported trial in Trials; −1 when every
+	// trial diverged.
+	Chosen int `json:"chosen"`
+}
+
+// Trial is one configuration of a search and what it scored.
+type Trial struct {
+	LR        float64 `json:"lr"`
+	BatchSize int     `json:"batch_size"`
+	// ValKL and ValPropError are the held-out bags' proportion loss and
+	// error under the trial's last network; nil when it diverged.
+	ValKL        *float64 `json:"val_kl,omitempty"`
+	ValPropError *float64 `json:"val_prop_error,omitempty"`
+	// Diverged says where the trial's loss or gradient went non-finite
+	// ("epoch 3 step 12: …"); empty when it did not.
+	Diverged string `json:"diverged,omitempty"`
+	// TestAccuracy is recorded for the reader (how much the label-free
+	// choice cost against the best trial in hindsight); the choice never
+	// reads it (TestSelectionReadsNoLabel).
+	TestAccuracy float64 `json:"test_accuracy"`
+	Steps        int64   `json:"steps"`
+	WallSeconds  float64 `json:"wall_seconds"`
 }
 
 var (

@@ -1,72 +1,89 @@
 package experiments
 
 import (
-	"strings"
-
-	"github.com/llpfc/llpfc/training"
+	"github.com/llpfc/llpfc/training/methods"
 )
 
-// The methods a cell may train, and their names in the paper's tables: what
-// every room names a method by. A new method is added here (Methods, and its
-// row in methodOrder and methodNames) and in package training.
+// The methods a cell may train are the methods registered in
+// training/methods, each with its descriptor (issue 53): the helpers below
+// read the descriptor, so that no list of method names is kept here. A new
+// method is a descriptor and its implementation there, nothing here.
 
-// Methods are the training methods a cell may name (Section 6): the LLPFC
-// algorithms (Algorithms 1–3) and the baselines of Appendix `suppsec: exp`
-// (KL, `subsec:KL`; LLP-VAT; LLPGAN).
-// "supervised" is the fully supervised ceiling: the same instances with their
-// true labels. easyllp, mixbag and llppvc are the newer methods of issue 39
-// (EasyLLP, NeurIPS 2023; MixBag, ICCV 2023; LLP-PVC, ICLR 2026), each
-// trained on minibatches of bags.
-var Methods = []string{training.MethodLLPFCIdeal, training.MethodLLPFCUniform, training.MethodLLPFCApprox,
-	training.MethodKL, training.MethodLLPVAT, training.MethodLLPGAN, training.Supervised,
-	training.MethodEasyLLP, training.MethodMixBag, training.MethodLLPPVC}
+// Methods returns the methods a cell may name, in the tables' row order:
+// the LLPFC algorithms (Algorithms 1–3), the baselines of Appendix
+// `suppsec: exp` (KL, `subsec:KL`; LLP-VAT; LLPGAN), the newer methods set
+// beside them (issue 39) and the fully supervised ceiling.
+func Methods() []string { return methods.Select(func(*methods.Descriptor) bool { return true }) }
+
+// Method returns the descriptor of the method named m.
+func Method(m string) (*methods.Descriptor, bool) { return methods.Lookup(m) }
+
+// Is reports whether m is a registered method of family f.
+func Is(m string, f methods.Family) bool {
+	return is(m, func(d *methods.Descriptor) bool { return d.Family == f })
+}
+
+// is reports whether m is a registered method for which p holds.
+func is(m string, p func(*methods.Descriptor) bool) bool {
+	d, ok := methods.Lookup(m)
+	return ok && p(d)
+}
 
 // IsLLPFC reports whether method is one of the LLPFC algorithms.
-func IsLLPFC(method string) bool { return strings.HasPrefix(method, "llpfc-") }
+func IsLLPFC(method string) bool {
+	return is(method, func(d *methods.Descriptor) bool { return d.Family == methods.FamilyLLPFC })
+}
 
-// UsesKL reports whether method trains with the KL proportion loss (kl and
-// llpvat), whose scale Hyper.KLScale sets.
+// UsesKL reports whether method trains with the KL proportion loss (it reads
+// the KL scale, Hyper.KLScale).
 func UsesKL(method string) bool {
-	return method == training.MethodKL || method == training.MethodLLPVAT
+	return is(method, func(d *methods.Descriptor) bool { return d.Reads(methods.SettingKLScale) })
 }
 
-// CountsInstances reports whether method's batch size counts instances (the
-// LLPFC algorithms and the supervised ceiling) rather than bags (kl, llpvat,
-// llpgan).
-func CountsInstances(method string) bool { return IsLLPFC(method) || method == training.Supervised }
+// CountsInstances reports whether method's minibatch counts instances (the
+// LLPFC algorithms and the supervised ceiling) rather than bags.
+func CountsInstances(method string) bool {
+	return is(method, func(d *methods.Descriptor) bool { return d.Batch == methods.Instances })
+}
 
-// NewerMethods are the methods of issue 39 set beside LLPFC on the same bags:
-// EasyLLP, MixBag and LLP-PVC.
-var NewerMethods = []string{training.MethodEasyLLP, training.MethodMixBag, training.MethodLLPPVC}
+// UsesLabels reports whether method trains on instance labels (the
+// supervised ceiling).
+func UsesLabels(method string) bool { return is(method, (*methods.Descriptor).UsesLabels) }
 
-// IsNewer reports whether method is one of NewerMethods.
-func IsNewer(method string) bool { return containsStr(NewerMethods, method) }
+// IsNewer reports whether method trains with its authors' own optimizer and
+// rate in a table (its descriptor's Authors preset: EasyLLP, MixBag and
+// LLP-PVC, issue 39) rather than the table's.
+func IsNewer(method string) bool {
+	return is(method, func(d *methods.Descriptor) bool { return d.Authors != nil })
+}
 
-// methodOrder is the row order of the paper's tables (baselines first).
-var methodOrder = []string{"kl", "llpvat", "llpgan", "easyllp", "mixbag", "llppvc", "llpfc-ideal", "llpfc-uniform", "llpfc-approx", "supervised"}
+// NewerMethods are the methods with an authors' preset (IsNewer), in row
+// order.
+func NewerMethods() []string {
+	return methods.Select(func(d *methods.Descriptor) bool { return d.Authors != nil })
+}
 
-// methodNames are the paper's spellings.
-var methodNames = map[string]string{"kl": "KL", "llpvat": "LLPVAT", "llpgan": "LLPGAN",
-	"easyllp": "EasyLLP", "mixbag": "MixBag", "llppvc": "LLP-PVC",
-	"llpfc-ideal": "LLPFC-ideal", "llpfc-uniform": "LLPFC-uniform", "llpfc-approx": "LLPFC-approx",
-	"supervised": "Supervised (ceiling)"}
+// TakesAllBags reports whether a minibatch of method larger than the bags
+// there are is one minibatch of all of them (the bag objectives, as their
+// authors' PyTorch DataLoader makes it), rather than an error.
+func TakesAllBags(method string) bool {
+	return is(method, func(d *methods.Descriptor) bool { return d.Bag != nil })
+}
 
-// MethodRank is method m's row in the paper's tables (methodOrder); a
-// method not listed comes last.
+// MethodRank is method m's row in the tables (its descriptor's Order); a
+// method not registered comes last.
 func MethodRank(m string) int {
-	for i, x := range methodOrder {
-		if x == m {
-			return i
-		}
+	if d, ok := methods.Lookup(m); ok {
+		return d.Order
 	}
-	return len(methodOrder)
+	return int(^uint(0) >> 1)
 }
 
-// MethodLabel is method m as the paper spells it (methodNames), for tables,
-// plots and messages; m itself when it has no spelling of its own.
+// MethodLabel is method m as its tables spell it (its descriptor's Label),
+// for tables, plots and messages; m itself when it is not registered.
 func MethodLabel(m string) string {
-	if n, ok := methodNames[m]; ok {
-		return n
+	if d, ok := methods.Lookup(m); ok {
+		return d.Label
 	}
 	return m
 }

@@ -4,13 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/training"
+	"github.com/llpfc/llpfc/training/methods"
 )
 
 // knownDataset reports whether name is a data set the learners can load: a
@@ -42,8 +43,8 @@ func (c Config) Validate() error {
 		return errors.New("model: is empty")
 	case c.Learner == "gorgonia" && !containsStr(training.ModelNames(), c.Model):
 		return fmt.Errorf("model: %q is unknown to the gorgonia learner, want one of %s", c.Model, strings.Join(training.ModelNames(), ", "))
-	case !containsStr(Methods, c.Method):
-		return fmt.Errorf("method: is %q, want one of %s", c.Method, strings.Join(Methods, ", "))
+	case !containsStr(Methods(), c.Method):
+		return fmt.Errorf("method: is %q, want one of %s", c.Method, strings.Join(Methods(), ", "))
 	case c.validateBagShape() != nil:
 		return c.validateBagShape()
 	case c.TestPoints < 0:
@@ -52,7 +53,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hyper.epochs: is %d, want > 0", h.Epochs)
 	case !containsStr([]string{"sgd", "nesterov", "adam", "adamw", "gd"}, h.Optimizer):
 		return fmt.Errorf("hyper.optimizer: is %q, want sgd, nesterov, adam, adamw or gd", h.Optimizer)
-	case !(h.LR > 0) || math.IsInf(h.LR, 0):
+	case h.Search == nil && (!(h.LR > 0) || math.IsInf(h.LR, 0)):
 		return fmt.Errorf("hyper.lr: is %v, want a finite number > 0", h.LR)
 	case !(h.Momentum >= 0 && h.Momentum < 1):
 		return fmt.Errorf("hyper.momentum: is %v, want in [0, 1)", h.Momentum)
@@ -64,16 +65,18 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hyper.beta1: is %v, want in [0, 1)", h.Beta1)
 	case !(h.Beta2 >= 0 && h.Beta2 < 1):
 		return fmt.Errorf("hyper.beta2: is %v, want in [0, 1)", h.Beta2)
-	case h.BatchSize <= 0:
+	case h.BatchSize <= 0 && (h.Search == nil || len(h.Search.BatchSize) == 0):
 		return fmt.Errorf("hyper.batch_size: is %d, want > 0", h.BatchSize)
+	case h.Search != nil && h.validateSearch() != nil:
+		return h.validateSearch()
 	case !(h.ValBags >= 0) || math.IsInf(h.ValBags, 0) || (h.ValBags >= 1 && h.ValBags != math.Trunc(h.ValBags)):
 		return fmt.Errorf("hyper.val_bags: is %v, want a fraction in (0, 1), a whole number of bags, or 0 for none", h.ValBags)
-	case h.Select != "" && h.Select != training.SelectLast && h.Select != training.SelectBestVal:
+	case h.Select != 0 && h.Select != training.SelectLast && h.Select != training.SelectBestVal:
 		return fmt.Errorf("hyper.select: is %q, want %s or %s", h.Select, training.SelectLast, training.SelectBestVal)
 	case h.Select == training.SelectBestVal && h.ValBags == 0:
 		return errors.New("hyper.select: best-val needs hyper.val_bags > 0 (bags held out to select on)")
-	case !CountsInstances(c.Method) && !IsNewer(c.Method) && c.NumBags() > 0 && h.BatchSize > c.NumBags():
-		return fmt.Errorf("hyper.batch_size: %d bags, but method %s at bag size %d has only %d bags", h.BatchSize, c.Method, c.BagSize, c.NumBags())
+	case !CountsInstances(c.Method) && !TakesAllBags(c.Method) && c.NumBags() > 0 && slices.Max(h.batchSizes()) > c.NumBags():
+		return fmt.Errorf("hyper.batch_size: %d bags, but method %s at bag size %d has only %d bags", slices.Max(h.batchSizes()), c.Method, c.BagSize, c.NumBags())
 	case h.ChunkSize < 0:
 		return fmt.Errorf("hyper.chunk_size: is %d, want ≥ 0 (0 = %d)", h.ChunkSize, training.DefaultChunkSize)
 	case h.VATPowerIters < 0:
@@ -87,16 +90,6 @@ func (c Config) Validate() error {
 	case !(h.VATXi >= 0) || math.IsInf(h.VATXi, 0):
 		return fmt.Errorf("hyper.vat_xi: is %v, want a finite number ≥ 0", h.VATXi)
 	}
-	if h.Weights != "" {
-		if _, err := estimators.ParseWeights(h.Weights); err != nil {
-			return fmt.Errorf("hyper.weights: %w", err)
-		}
-	}
-	if h.Compat != "" {
-		if _, err := estimators.ParseCompat(h.Compat); err != nil {
-			return fmt.Errorf("hyper.compat: %w", err)
-		}
-	}
 	if err := validateProtocol(c.Protocol); err != nil {
 		return err
 	}
@@ -108,19 +101,8 @@ func (c Config) Validate() error {
 	if _, err := data.ParseNormalize(c.Normalize); err != nil {
 		return fmt.Errorf("normalize: %w", err)
 	}
-	switch {
-	case UsesKL(c.Method) && h.KLScale != string(training.KLScaleAuthors) && h.KLScale != string(training.KLScalePaper):
-		return fmt.Errorf("hyper.kl_scale: is %q, want authors or paper for method %s", h.KLScale, c.Method)
-	case !UsesKL(c.Method) && h.KLScale != "":
-		return fmt.Errorf("hyper.kl_scale: is %q, but method %s has no KL proportion loss", h.KLScale, c.Method)
-	case c.Method == training.MethodLLPVAT && h.VATRampup != string(training.VATRampupAuthors) && h.VATRampup != string(training.VATRampupLLPVAT):
-		return fmt.Errorf("hyper.vat_rampup: is %q, want authors or llpvat", h.VATRampup)
-	case h.BNStats != "" && (h.BNStats != string(training.BNStatsChunk) || !UsesKL(c.Method)):
-		return fmt.Errorf("hyper.bn_stats: is %q, want empty (the minibatch's statistics) or chunk, and only for a method with a KL proportion loss (method %s)", h.BNStats, c.Method)
-	case !(h.Flood >= 0) || math.IsInf(h.Flood, 0) || (h.Flood != 0 && c.Method != training.MethodEasyLLP):
-		return fmt.Errorf("hyper.flood: is %v, want a finite level ≥ 0, and only for method easyllp (method %s)", h.Flood, c.Method)
-	case c.Method != training.MethodLLPVAT && h.VATRampup != "":
-		return fmt.Errorf("hyper.vat_rampup: is %q, but method %s has no VAT term", h.VATRampup, c.Method)
+	if err := checkMethodSettings(c.Method, h); err != nil {
+		return err
 	}
 	if err := h.Schedule.validate(h.Epochs); err != nil {
 		return err
@@ -170,8 +152,8 @@ func (c Config) validateBagShape() error {
 		return fmt.Errorf("bag_size: is %d, but protocol %s makes bags of varying sizes: want 0 (leave bag_sizes out)", c.BagSize, c.Protocol)
 	case VariableBags(c.Protocol) && c.NumPoints < 0:
 		return fmt.Errorf("num_points: is %d, want ≥ 0 (0: the whole training split)", c.NumPoints)
-	case IsBagOnly(c.Dataset) && c.Method == training.Supervised:
-		return fmt.Errorf("method: %s trains on instance labels, and bag-only data set %s has none (only its bags' proportions)", training.Supervised, c.Dataset)
+	case IsBagOnly(c.Dataset) && UsesLabels(c.Method):
+		return fmt.Errorf("method: %s trains on instance labels, and bag-only data set %s has none (only its bags' proportions)", c.Method, c.Dataset)
 	case VariableBags(c.Protocol):
 		return nil
 	case c.BagSize <= 0:
@@ -193,6 +175,66 @@ func checkLearner(c Config) error {
 	}
 	if ck, ok := l.(CellChecker); ok {
 		return ck.CheckCell(c)
+	}
+	return nil
+}
+
+// checkMethodSettings checks a cell's method-specific settings against its
+// method's descriptor (training/methods): an exclusive setting
+// (methods.Setting.Exclusive: the KL scale, the batch-norm statistics, the
+// VAT schedule, the flooding level) only for a method that reads it; the KL
+// scale and the VAT schedule stated in every cell of a method that reads
+// them (a spec's expansion fills "authors"), so that the cell's key says
+// which loss it trained; the batch-norm statistics empty (the minibatch's)
+// or chunk. The values themselves were parsed where they entered (their
+// types' UnmarshalText).
+func checkMethodSettings(method string, h Hyper) error {
+	d, _ := Method(method) // Validate checked the name
+	for _, s := range methods.AllSettings {
+		if v, set := h.setting(s); set && s.Exclusive() && !d.Reads(s) {
+			return fmt.Errorf("hyper.%s: is %s, but method %s does not read it (%s do)", s, v, method, strings.Join(methods.Readers(s), ", "))
+		}
+	}
+	switch {
+	case d.Reads(methods.SettingKLScale) && h.KLScale == 0:
+		return fmt.Errorf("hyper.kl_scale: is empty, want %s or %s for method %s", training.KLScaleAuthors, training.KLScalePaper, method)
+	case d.Reads(methods.SettingVATRampup) && h.VATRampup == 0:
+		return fmt.Errorf("hyper.vat_rampup: is empty, want %s or %s for method %s", training.VATRampupAuthors, training.VATRampupLLPVAT, method)
+	case h.BNStats == training.BNStatsMinibatch:
+		return fmt.Errorf("hyper.bn_stats: is %q, want empty (the minibatch's statistics) or %s", h.BNStats, training.BNStatsChunk)
+	case !(h.Flood >= 0) || math.IsInf(h.Flood, 0):
+		return fmt.Errorf("hyper.flood: is %v, want a finite level ≥ 0", h.Flood)
+	}
+	return nil
+}
+
+// validateSearch checks a label-free search (Hyper.Search): rates and
+// minibatches in range, the cell's own rate (and minibatch, when searched)
+// left 0, held-out bags to score the trials on, and the last epoch's
+// network reported (the trial is chosen on it).
+func (h Hyper) validateSearch() error {
+	s := h.Search
+	switch {
+	case len(s.LR) == 0:
+		return errors.New("hyper.search.lr: is empty, want the learning rates to try")
+	case h.LR != 0:
+		return fmt.Errorf("hyper.lr: is %v, but hyper.search tries its own rates: want 0", h.LR)
+	case len(s.BatchSize) > 0 && h.BatchSize != 0:
+		return fmt.Errorf("hyper.batch_size: is %d, but hyper.search tries its own minibatches: want 0", h.BatchSize)
+	case !(h.ValBags > 0):
+		return errors.New("hyper.search: needs hyper.val_bags > 0, the held-out bags whose proportion loss chooses a trial (no instance label is read)")
+	case h.Select == training.SelectBestVal:
+		return errors.New("hyper.select: best-val with hyper.search: a trial is scored and reported on its last epoch")
+	}
+	for i, lr := range s.LR {
+		if !(lr > 0) || math.IsInf(lr, 0) {
+			return fmt.Errorf("hyper.search.lr[%d]: is %v, want a finite number > 0", i, lr)
+		}
+	}
+	for i, b := range s.BatchSize {
+		if b <= 0 {
+			return fmt.Errorf("hyper.search.batch_size[%d]: is %d, want > 0", i, b)
+		}
 	}
 	return nil
 }

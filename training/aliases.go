@@ -3,6 +3,7 @@ package training
 import (
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/methods"
 	"github.com/llpfc/llpfc/training/models"
 	"github.com/llpfc/llpfc/training/nn"
 	"github.com/llpfc/llpfc/training/optim"
@@ -81,4 +82,72 @@ var (
 	// CanExport reports whether an architecture's weights can be saved
 	// (models.StateDict).
 	CanExport = models.CanExport
+)
+
+// The methods' room (training/methods, issue 53): a run's configuration and
+// data, the seam a method implements, and the registry of methods'
+// descriptors.
+type (
+	Config           = methods.Config
+	TrainData        = methods.TrainData
+	Method           = methods.Method
+	StatefulMethod   = methods.StatefulMethod
+	GroupingReporter = methods.GroupingReporter
+	MethodEnv        = methods.Env
+	MethodFactory    = methods.Factory
+	Regrouping       = methods.Regrouping
+	MethodDescriptor = methods.Descriptor
+)
+
+// The methods' names, each defined beside its implementation.
+const (
+	MethodLLPFCIdeal   = methods.LLPFCIdeal
+	MethodLLPFCUniform = methods.LLPFCUniform
+	MethodLLPFCApprox  = methods.LLPFCApprox
+	MethodKL           = methods.KL
+	MethodLLPVAT       = methods.LLPVAT
+	MethodLLPGAN       = methods.LLPGAN
+	MethodEasyLLP      = methods.EasyLLP
+	MethodMixBag       = methods.MixBag
+	MethodLLPPVC       = methods.LLPPVC
+	Supervised         = methods.Supervised
+)
+
+var (
+	// MethodNames returns the registered methods' names, sorted.
+	MethodNames = methods.Names
+	// LookupMethod returns a registered method's descriptor.
+	LookupMethod = methods.Lookup
+	// MinibatchWeights is LLPFC's minibatch weighting.
+	MinibatchWeights = methods.MinibatchWeights
+)
+
+// Default values of Config fields left at zero.
+const (
+	DefaultRegroupEvery = methods.DefaultRegroupEvery
+	DefaultChunkSize    = methods.DefaultChunkSize
+	DefaultEvalBatch    = methods.DefaultEvalBatch
+)
+
+// The model selections of Config.Select.
+type Selection = methods.Selection
+
+const (
+	SelectLast    = methods.SelectLast
+	SelectBestVal = methods.SelectBestVal
+)
+
+// The methods' own settings (their keys in a cell's hyper).
+const (
+	SettingKLScale   = methods.SettingKLScale
+	SettingBNStats   = methods.SettingBNStats
+	SettingVATRampup = methods.SettingVATRampup
+	SettingFlood     = methods.SettingFlood
+)
+
+var (
+	// MustLookupMethod returns the descriptor of a validated method name.
+	MustLookupMethod = methods.MustLookup
+	// ParseSelection parses last or best-val.
+	ParseSelection = methods.ParseSelection
 )

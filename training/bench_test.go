@@ -43,7 +43,7 @@ func benchData(numBags, m, c, h, w int) *TrainData {
 // benchMethod builds the stepper of cfg on data as Train does (the method's
 // programs compiled on the CPU back end) and its optimizer.
 func benchMethod(b *testing.B, cfg Config, data *TrainData) (*stepper, device.Optimizer) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := withDefaults(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

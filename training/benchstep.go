@@ -209,7 +209,7 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	numBags := max(2*cfg.Classes, (8*cfg.BatchSize+cfg.BagSize-1)/cfg.BagSize)
 	data := benchBagData(cfg.Seed, numBags, cfg.BagSize, cfg.Channels, cfg.Height, cfg.Width, cfg.Classes)
 	tc := Config{Method: cfg.Method, Model: nn.ModelSpec{Name: cfg.Model}, Optimizer: cfg.Optimizer, BatchSize: cfg.BatchSize, Epochs: 1, Seed: cfg.Seed, Device: cfg.Device}
-	tc, err = tc.withDefaults()
+	tc, err = withDefaults(tc)
 	if err != nil {
 		return nil, err
 	}

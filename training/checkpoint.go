@@ -77,9 +77,9 @@ func RunSettings(cfg Config, data *TrainData) map[string]string {
 		"weight_decay": g(cfg.Optimizer.WeightDecay), "beta1": g(cfg.Optimizer.Beta1), "beta2": g(cfg.Optimizer.Beta2),
 		"batch_size": strconv.Itoa(cfg.BatchSize), "regroup_every": strconv.Itoa(cfg.RegroupEvery),
 		"seed": strconv.FormatInt(cfg.Seed, 10), "chunk_size": strconv.Itoa(cfg.ChunkSize),
-		"schedule": fmt.Sprint(cfg.Schedule), "kl_scale": string(cfg.KLScale), "vat_rampup": string(cfg.VATRampup),
-		"bn_stats":      string(cfg.BNStats),
-		"group_weights": string(cfg.GroupWeights), "compat": string(cfg.Compat),
+		"schedule": fmt.Sprint(cfg.Schedule), "kl_scale": cfg.KLScale.String(), "vat_rampup": cfg.VATRampup.String(),
+		"bn_stats":      cfg.BNStats.String(),
+		"group_weights": cfg.GroupWeights.String(), "compat": cfg.Compat.String(),
 		"bags": hashBags(data.Bags), "inputs": hashFloats(data.X),
 	}
 	// The test split is part of what a result reports (issue 38, item 6: a
@@ -92,8 +92,8 @@ func RunSettings(cfg Config, data *TrainData) map[string]string {
 	if cfg.ValBags != 0 {
 		f["val_bags"] = g(cfg.ValBags)
 	}
-	if cfg.Select != "" && cfg.Select != SelectLast {
-		f["select"] = cfg.Select
+	if cfg.Select != 0 && cfg.Select != SelectLast {
+		f["select"] = cfg.Select.String()
 	}
 	// The device is not a setting: a checkpoint moves between back ends
 	// (TestOpenCLCheckpointResume), and the result records the one that

@@ -91,14 +91,6 @@ func (e *evaluator) forEachBatch(ctx context.Context, x []float32, use func(star
 	return nil
 }
 
-// bufferReleaser is implemented by methods whose programs can drop the
-// values of their last run (device.Program.Release); Train calls it before
-// each evaluation, so that the step's and the evaluator's activations are
-// never resident together (issue 12).
-type bufferReleaser interface {
-	ReleaseBuffers()
-}
-
 // Accuracy returns the fraction of rows of x whose predicted class is y;
 // the evaluator's program drops its values afterwards.
 func (e *evaluator) Accuracy(ctx context.Context, x []float32, y []int) (float64, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/device/cpu"
+	"github.com/llpfc/llpfc/training/methods"
 	"github.com/llpfc/llpfc/training/nn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -38,24 +39,26 @@ func (r *recordingBackend) Compile(g *gorgonia.ExprGraph, outs gorgonia.Nodes, o
 	return p, err
 }
 
-// opCase is one model × method of the op list: the paper's configurations
-// (llpfc-approx and llpfc-ideal build llpfc-uniform's graph; LLPGAN trains
-// its own discriminator).
+// opCase is one model × method of the op list: every registered method
+// (training/methods) on every classifier model, but LLP-GAN on its own
+// discriminator, and one LLPFC algorithm for the three (llpfc-approx and
+// llpfc-ideal build llpfc-uniform's graph).
 type opCase struct{ model, method string }
 
 func opCases() []opCase {
 	var cs []opCase
-	for _, model := range []string{ModelMLP, ModelCNN, ModelCNNBN, ModelWRN164, ModelResNet18, ModelVGG16} {
-		for _, method := range []string{MethodLLPFCUniform, MethodKL, MethodLLPVAT, Supervised} {
-			cs = append(cs, opCase{model, method})
+	for _, d := range methods.All() {
+		switch {
+		case d.Family == methods.FamilyAdversarial:
+			cs = append(cs, opCase{ModelLLPGAND, d.Name})
+		case d.Family == methods.FamilyLLPFC && d.Mode != estimators.ModeUniform:
+		default:
+			for _, model := range []string{ModelMLP, ModelCNN, ModelCNNBN, ModelWRN164, ModelResNet18, ModelVGG16} {
+				cs = append(cs, opCase{model, d.Name})
+			}
 		}
 	}
-	for _, model := range []string{ModelMLP, ModelCNN, ModelCNNBN, ModelWRN164, ModelResNet18, ModelVGG16} {
-		for _, method := range []string{MethodEasyLLP, MethodMixBag, MethodLLPPVC} { // issue 39
-			cs = append(cs, opCase{model, method})
-		}
-	}
-	return append(cs, opCase{ModelLLPGAND, MethodLLPGAN})
+	return cs
 }
 
 // opListData is a tiny 3×32×32 training set of 8 bags of 4 (the image size
@@ -84,12 +87,12 @@ func opListData() *TrainData {
 // operations of each program.
 func compiledOps(t *testing.T, c opCase) map[string][]string {
 	data := opListData()
-	cfg, err := Config{Method: c.method, Model: nn.ModelSpec{Name: c.model}, Optimizer: OptimizerConfig{Name: "sgd", LR: 0.1}, BatchSize: 2, Epochs: 1, ChunkSize: 4}.withDefaults()
+	cfg, err := withDefaults(Config{Method: c.method, Model: nn.ModelSpec{Name: c.model}, Optimizer: OptimizerConfig{Name: "sgd", LR: 0.1}, BatchSize: 2, Epochs: 1, ChunkSize: 4})
 	require.NoError(t, err)
 	spec := cfg.Model
 	spec.Channels, spec.Height, spec.Width, spec.NumClasses, spec.Dtype = 3, 32, 32, 10, tensor.Float32
 	be := &recordingBackend{Backend: cpu.New(), ops: map[string][]string{}}
-	st, err := buildStepper(be, methods[c.method], &cfg, data, spec)
+	st, err := buildStepper(be, methods.MustLookup(c.method).New, &cfg, data, spec)
 	require.NoError(t, err, "%s × %s", c.model, c.method)
 	defer st.Close()
 	ev, err := newEvaluator(be, st.graph, st.model, spec, 2)

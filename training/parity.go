@@ -10,6 +10,8 @@ import (
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/device/cpu"
 	"github.com/llpfc/llpfc/training/device/opcheck"
+	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/methods"
 	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/tensor"
 )
@@ -106,41 +108,59 @@ func (c ParityCase) String() string { return c.Model + " × " + c.Method }
 // inputs). VGG16 runs only llpfc-uniform unless full is set (its
 // classifier's 134 million parameters take ~5 GB on the two back ends);
 // LLP-GAN runs on 16×16 images.
+//
+// The cases come from the registered methods (training/methods): LLP-GAN's
+// family on llpgan-d; a bag objective (methods.RegisterBag) on the mlp and
+// on cnn-bn with two chunks a minibatch (the exact batch-norm sweep under
+// its head); every other method on each classifier model. One LLPFC
+// algorithm (uniform) stands for the three: they share one graph and differ
+// only in what the host estimates.
 func ParityCases(full bool) []ParityCase {
 	var cs []ParityCase
-	for _, model := range []string{ModelMLP, ModelCNN, ModelCNNBN, ModelWRN164, ModelResNet18, ModelVGG16} {
-		for _, method := range []string{MethodLLPFCUniform, MethodKL, MethodLLPVAT, Supervised} {
-			c := ParityCase{Model: model, Method: method, Batch: 2, Chunk: 4, BagSize: 2, Side: 32}
-			switch model {
-			case ModelCNNBN:
-				if method == MethodKL || method == MethodLLPVAT {
-					c.Chunk = 3 // two chunks, the second padded: the exact batch-norm sweep
-				}
-			case ModelWRN164:
-				c.Side = 16
-			case ModelResNet18, ModelVGG16:
-				// four images a minibatch: four instances, or two bags of two
-				c.Side, c.ShiftBN = 64, 3
-				if model == ModelVGG16 {
-					c.Side = 32
-				}
-				if method == MethodLLPFCUniform || method == Supervised {
-					c.Batch = 4
-				}
-				if model == ModelVGG16 && !full && method != MethodLLPFCUniform {
-					continue
-				}
-			}
-			cs = append(cs, c)
+	for _, d := range methods.All() {
+		switch {
+		case !d.RunsOn("opencl"):
+		case d.Family == methods.FamilyAdversarial:
+			cs = append(cs, ParityCase{Model: ModelLLPGAND, Method: d.Name, Batch: 2, Chunk: 4, BagSize: 2, Side: 16})
+		case d.Bag != nil:
+			cs = append(cs, ParityCase{Model: ModelMLP, Method: d.Name, Batch: 2, Chunk: 4, BagSize: 2, Side: 32},
+				ParityCase{Model: ModelCNNBN, Method: d.Name, Batch: 2, Chunk: 3, BagSize: 2, Side: 32})
+		case d.Family == methods.FamilyLLPFC && d.Mode != estimators.ModeUniform:
+		default:
+			cs = append(cs, modelParityCases(d, full)...)
 		}
 	}
-	// the newer methods (issue 39): the mlp, and cnn-bn with two chunks a
-	// minibatch (the exact batch-norm sweep under their heads)
-	for _, method := range []string{MethodEasyLLP, MethodMixBag, MethodLLPPVC} {
-		cs = append(cs, ParityCase{Model: ModelMLP, Method: method, Batch: 2, Chunk: 4, BagSize: 2, Side: 32},
-			ParityCase{Model: ModelCNNBN, Method: method, Batch: 2, Chunk: 3, BagSize: 2, Side: 32})
+	return cs
+}
+
+// modelParityCases are d's cases on each classifier model.
+func modelParityCases(d *methods.Descriptor, full bool) []ParityCase {
+	var cs []ParityCase
+	for _, model := range []string{ModelMLP, ModelCNN, ModelCNNBN, ModelWRN164, ModelResNet18, ModelVGG16} {
+		c := ParityCase{Model: model, Method: d.Name, Batch: 2, Chunk: 4, BagSize: 2, Side: 32}
+		switch model {
+		case ModelCNNBN:
+			if d.Batch == methods.Bags {
+				c.Chunk = 3 // two chunks, the second padded: the exact batch-norm sweep
+			}
+		case ModelWRN164:
+			c.Side = 16
+		case ModelResNet18, ModelVGG16:
+			// four images a minibatch: four instances, or two bags of two
+			c.Side, c.ShiftBN = 64, 3
+			if model == ModelVGG16 {
+				c.Side = 32
+			}
+			if d.Batch == methods.Instances {
+				c.Batch = 4
+			}
+			if model == ModelVGG16 && !full && d.Family != methods.FamilyLLPFC {
+				continue
+			}
+		}
+		cs = append(cs, c)
 	}
-	return append(cs, ParityCase{Model: ModelLLPGAND, Method: MethodLLPGAN, Batch: 2, Chunk: 4, BagSize: 2, Side: 16})
+	return cs
 }
 
 // runSteps builds c's graphs on be as Train does and runs paritySteps
@@ -149,20 +169,19 @@ func ParityCases(full bool) []ParityCase {
 // running statistics and the parameters after the last.
 func runSteps(be device.Backend, c ParityCase) (*stepState, error) {
 	data := parityData(c.BagSize, c.Side)
-	cfg, err := Config{Method: c.Method, Model: nn.ModelSpec{Name: c.Model}, Optimizer: OptimizerConfig{Name: "sgd", LR: 1e-3, Momentum: 0.9},
-		BatchSize: c.Batch, Epochs: 1, ChunkSize: c.Chunk, Seed: max(c.Seed, 3)}.withDefaults()
+	cfg, err := withDefaults(Config{Method: c.Method, Model: nn.ModelSpec{Name: c.Model}, Optimizer: OptimizerConfig{Name: "sgd", LR: 1e-3, Momentum: 0.9},
+		BatchSize: c.Batch, Epochs: 1, ChunkSize: c.Chunk, Seed: max(c.Seed, 3),
+		VAT: loss.VATConfig{Xi: 1, Eps: 1, PowerIters: 1}})
 	if err != nil {
 		return nil, err
 	}
 	spec := cfg.Model
 	spec.Channels, spec.Height, spec.Width, spec.NumClasses, spec.Dtype = 3, c.Side, c.Side, 10, tensor.Float32
-	methodsMu.RLock()
-	factory, ok := methods[c.Method]
-	methodsMu.RUnlock()
+	d, ok := methods.Lookup(c.Method)
 	if !ok {
-		return nil, fmt.Errorf("method %q: unknown", c.Method)
+		return nil, methods.UnknownError(c.Method)
 	}
-	st, err := buildStepper(be, factory, &cfg, data, spec)
+	st, err := buildStepper(be, d.New, &cfg, data, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -370,11 +389,8 @@ func compareStates(a, b *stepState) Parity {
 // and EntryTol). LLP-VAT runs with ξ = 1 (at the paper's ξ = 1e-6 the
 // power iteration's direction is float32 rounding noise on any device,
 // vat.go, normalizeRows, so two devices draw different adversarial
-// directions); LLPVATConfig is restored after.
+// directions).
 func CheckParity(dev string, c ParityCase) (Parity, error) {
-	xi := LLPVATConfig.Xi
-	LLPVATConfig.Xi = 1
-	defer func() { LLPVATConfig.Xi = xi }()
 	ref, err := runSteps(cpu.New(), c)
 	if err != nil {
 		return Parity{}, fmt.Errorf("%v on the CPU: %w", c, err)

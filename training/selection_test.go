@@ -135,7 +135,7 @@ func TestSelectBestVal(t *testing.T) {
 	assert.Equal(t, res.SelectedEpoch, resumed.SelectedEpoch)
 	assert.Equal(t, res.Params, resumed.Params)
 
-	for _, bad := range []Config{{ValBags: -1}, {ValBags: 2.5}, {Select: "best"}, {Select: SelectBestVal}} {
+	for _, bad := range []Config{{ValBags: -1}, {ValBags: 2.5}, {Select: SelectBestVal}} {
 		c := baseConfig(MethodLLPFCUniform)
 		c.ValBags, c.Select = bad.ValBags, bad.Select
 		_, err := Train(context.Background(), c, data, nil)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/methods"
 	"github.com/llpfc/llpfc/training/models"
 	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/gorgonia"
@@ -38,12 +39,11 @@ type stepper struct {
 // cfg.Method on one new graph, and compiles the method's programs. The
 // caller closes the stepper.
 func newStepper(cfg *Config, data *TrainData, spec nn.ModelSpec) (*stepper, error) {
-	methodsMu.RLock()
-	factory, ok := methods[cfg.Method]
-	methodsMu.RUnlock()
+	d, ok := methods.Lookup(cfg.Method)
 	if !ok {
-		return nil, fmt.Errorf("method %q: unknown (known: %v)", cfg.Method, MethodNames())
+		return nil, methods.UnknownError(cfg.Method)
 	}
+	factory := d.New
 	be, err := device.Open(cfg.Device)
 	if err != nil { // a back end this machine cannot open: the run's input
 		return nil, &InputError{err}

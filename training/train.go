@@ -9,6 +9,7 @@ import (
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/device/cpu"
+	"github.com/llpfc/llpfc/training/methods"
 	"github.com/llpfc/llpfc/training/models"
 	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/tensor"
@@ -94,7 +95,7 @@ func prepare(cfg Config, data *TrainData) (Config, nn.ModelSpec, error) {
 	if err := data.Validate(); err != nil {
 		return cfg, nn.ModelSpec{}, &InputError{err}
 	}
-	cfg, err := cfg.withDefaults()
+	cfg, err := withDefaults(cfg)
 	if err != nil {
 		return cfg, nn.ModelSpec{}, &InputError{err}
 	}
@@ -225,7 +226,7 @@ func (r *trainRun) epoch(ctx context.Context, e int) error {
 	st := EpochStats{Epoch: e, Loss: lossSum / float64(steps), LR: lr, Seconds: dt.Seconds(), Steps: steps, Images: images, TestAccuracy: -1}
 	last := e == cfg.Epochs-1
 	if len(r.data.TestY) > 0 && (last || (cfg.EvalEvery > 0 && (e+1)%cfg.EvalEvery == 0)) {
-		if rel, ok := method.(bufferReleaser); ok {
+		if rel, ok := method.(methods.BufferReleaser); ok {
 			rel.ReleaseBuffers() // the step's activations are not needed while evaluating
 		}
 		acc, probs, err := r.ev.evaluate(ctx, r.data.TestX, r.data.TestY)
@@ -350,7 +351,7 @@ func (r *trainRun) validate(ctx context.Context, e int, st *EpochStats) error {
 	if len(r.val) == 0 {
 		return nil
 	}
-	if rel, ok := r.st.method.(bufferReleaser); ok {
+	if rel, ok := r.st.method.(methods.BufferReleaser); ok {
 		rel.ReleaseBuffers()
 	}
 	kl, pe, err := r.ev.bagScores(ctx, r.all.X, r.val)

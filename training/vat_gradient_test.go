@@ -7,6 +7,7 @@ import (
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training/device/cpu"
 	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/methods"
 	"github.com/llpfc/llpfc/training/models"
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/gorgonia"
@@ -25,7 +26,7 @@ func TestLLPVATGradientIsKLPlusWeightedVAT(t *testing.T) {
 	data := synthLLP(t, 3, 5, 8, 6, 10, 4)
 	cfg := baseConfig(MethodLLPVAT)
 	cfg.BatchSize, cfg.ChunkSize = 2, 16
-	cfg, err := cfg.withDefaults()
+	cfg, err := withDefaults(cfg)
 	require.NoError(t, err)
 	spec := cfg.Model
 	spec.Features, spec.NumClasses, spec.Dtype = 5, 3, tensor.Float32
@@ -36,8 +37,9 @@ func TestLLPVATGradientIsKLPlusWeightedVAT(t *testing.T) {
 	g := gorgonia.NewGraph()
 	model, err := models.NewModel(g, spec, rng.New(cfg.Seed, "init"))
 	require.NoError(t, err)
+	cfg.VAT = vc
 	env := &MethodEnv{Config: &cfg, Data: data, Spec: spec, Graph: g, Model: model, Backend: be}
-	m, err := newVATMethod(env, vc)
+	m, err := methods.MustLookup(MethodLLPVAT).New(env)
 	require.NoError(t, err)
 	defer m.Close()
 	_, err = m.BeginEpoch(0)

@@ -8,6 +8,7 @@ import (
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training/device/cpu"
 	"github.com/llpfc/llpfc/training/internal/testutil"
+	"github.com/llpfc/llpfc/training/methods"
 	"github.com/llpfc/llpfc/training/models"
 	"github.com/llpfc/llpfc/training/nn"
 	"github.com/stretchr/testify/assert"
@@ -75,11 +76,11 @@ func TestLLPVATMethodWithBatchNormAndDropout(t *testing.T) {
 	g := gorgonia.NewGraph()
 	model, err := models.NewModel(g, spec, rng.New(1, "init"))
 	require.NoError(t, err)
-	cfg, err = cfg.withDefaults()
+	cfg, err = withDefaults(cfg)
 	require.NoError(t, err)
 	be := cpu.New()
 	env := &MethodEnv{Config: &cfg, Data: data, Spec: spec, Graph: g, Model: model, Backend: be}
-	m, err := newVATMethod(env, LLPVATConfig)
+	m, err := methods.MustLookup(MethodLLPVAT).New(env)
 	require.NoError(t, err)
 	defer m.Close()
 	if _, err := m.BeginEpoch(0); err != nil {

@@ -46,8 +46,8 @@ type benchFlags struct {
 func defineBenchFlags(fs *flag.FlagSet) *benchFlags {
 	f := &benchFlags{}
 	f.model = defineModel(fs)
-	f.method = fs.String("method", "llpfc-uniform", "training method whose step is timed: "+strings.Join(training.MethodNames(), ", "))
-	f.batch = fs.Int("batch-size", 128, "minibatch size (instances for LLPFC, bags for kl/llpvat/llpgan)")
+	f.method = fs.String("method", training.MethodLLPFCUniform, methodHelp("training method whose step is timed"))
+	f.batch = fs.Int("batch-size", 128, "minibatch size, in what the method's minibatch counts (instances or bags: llpfc methods lists them)")
 	f.steps = fs.Int("steps", 20, "number of timed steps")
 	f.warmup = fs.Int("warmup", 3, "number of untimed steps before timing (buffers are allocated on the first)")
 	f.channels = fs.Int("channels", 1, "channels of the random images")
@@ -74,8 +74,8 @@ func (f *benchFlags) check() error {
 	if !contains(training.MethodNames(), *f.method) {
 		return fmt.Errorf("--method %q: unknown (want one of %s)", *f.method, strings.Join(training.MethodNames(), ", "))
 	}
-	if *f.method == training.MethodLLPGAN && *f.model != training.ModelLLPGAND {
-		return fmt.Errorf("--model %q: --method llpgan trains its discriminator llpgan-d", *f.model)
+	if d := training.MustLookupMethod(*f.method); d.Model != "" && *f.model != d.Model {
+		return fmt.Errorf("--model %q: --method %s trains its %s %s", *f.model, *f.method, d.ModelRole, d.Model)
 	}
 	if err := training.CheckDevice(*f.device); err != nil {
 		return fmt.Errorf("--device: %w", err)

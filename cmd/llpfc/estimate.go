@@ -164,7 +164,7 @@ func fedShape(model string, s inputShape) string {
 // and the statistics are the minibatch's (training.BatchNormLayers: the
 // statistics and adjoint sweeps), else 1. cache holds K per model and shape.
 func exactBNFactor(c experiments.Config, s inputShape, cache map[string]int) (int64, error) {
-	if !experiments.UsesKL(c.Method) || c.Hyper.BNStats == string(training.BNStatsChunk) ||
+	if !experiments.UsesKL(c.Method) || c.Hyper.BNStats == training.BNStatsChunk ||
 		c.BagSize*c.Hyper.BatchSize <= training.DefaultChunkSize || s.C == 0 {
 		return 1, nil
 	}

@@ -86,6 +86,8 @@ var exitCodeTable = []exitRow{
 	{"devices: --json without --check", exitBadUsage, naming([]string{"--json", "--check"}, "devices", "--json")},
 	{"devices: --check of no device string", exitBadUsage, naming([]string{`"nope:1"`}, "devices", "--check", "nope:1")},
 	{"verify", exitOK, static("verify", "--cases", "5", "--only", "Pinsker")},
+	{"methods", exitOK, static("methods", "--json")},
+	{"methods: --json with --markdown", exitBadUsage, naming([]string{"--json", "--markdown"}, "methods", "--json", "--markdown")},
 	{"bags", exitOK, func(t *testing.T, _ *rand.Rand, dir string) ([]string, []string) {
 		return []string{"bags", "--data", "csv:" + writeTable(t, dir, 200), "--bag-size", "8", "--num-points", "64", "--out", dir + "/b.json"}, nil
 	}},

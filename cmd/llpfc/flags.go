@@ -13,6 +13,7 @@ import (
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/training"
+	"github.com/llpfc/llpfc/training/methods"
 )
 
 // The flags several commands define with the same meaning and help text,
@@ -161,4 +162,41 @@ func parsePositional(fs *flag.FlagSet, args []string) (pos []string, ok bool, st
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// batchHelp is --batch-size's help: what each method's minibatch counts and
+// its default, from the descriptors ("instances for llpfc-ideal, …
+// (default 128); bags for kl, llpvat (default 2), llpgan (1), …").
+func batchHelp() string {
+	var parts []string
+	for _, unit := range []methods.Unit{methods.Instances, methods.Bags} {
+		var groups []string
+		var batches []int
+		names := map[int][]string{}
+		for _, d := range methods.All() {
+			if d.Batch != unit {
+				continue
+			}
+			if _, ok := names[d.DefaultBatch]; !ok {
+				batches = append(batches, d.DefaultBatch)
+			}
+			names[d.DefaultBatch] = append(names[d.DefaultBatch], d.Name)
+		}
+		for i, b := range batches {
+			if i == 0 {
+				groups = append(groups, fmt.Sprintf("%s (default %d)", strings.Join(names[b], ", "), b))
+			} else {
+				groups = append(groups, fmt.Sprintf("%s (%d)", strings.Join(names[b], ", "), b))
+			}
+		}
+		if len(groups) > 0 {
+			parts = append(parts, unit.String()+" for "+strings.Join(groups, ", "))
+		}
+	}
+	return "minibatch size: " + strings.Join(parts, "; ") + " (llpfc methods lists them)"
+}
+
+// methodHelp is --method's help.
+func methodHelp(what string) string {
+	return what + ": " + strings.Join(training.MethodNames(), ", ") + " (llpfc methods describes each)"
 }

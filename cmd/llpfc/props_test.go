@@ -15,6 +15,7 @@ import (
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/prop"
+	"github.com/llpfc/llpfc/training/methods"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -647,11 +648,16 @@ func expectedSlots(cells map[string]*cellFile) map[slotKey]int {
 	return want
 }
 
-// methodByLabel maps the report's method labels (the paper's spellings) to
-// method names.
-var methodByLabel = map[string]string{"KL": "kl", "LLPVAT": "llpvat", "LLPGAN": "llpgan", "LLPFC-ideal": "llpfc-ideal",
-	"LLPFC-uniform": "llpfc-uniform", "LLPFC-approx": "llpfc-approx", "Supervised (ceiling)": "supervised",
-	"EasyLLP": "easyllp", "MixBag": "mixbag", "LLP-PVC": "llppvc"}
+// methodByLabel maps the report's method labels (each descriptor's Label)
+// to method names: every registered method, so that a new one needs no entry
+// here (issue 53).
+var methodByLabel = func() map[string]string {
+	out := map[string]string{}
+	for _, d := range methods.All() {
+		out[d.Label] = d.Name
+	}
+	return out
+}()
 
 var (
 	overSeeds = regexp.MustCompile(`mean ± population std over (\d+) seeds?`)
@@ -667,23 +673,30 @@ type parsedReport struct {
 	plots       map[string]string // table title → plot file
 	links       []string
 	troubleRows int
+	// paired counts the tables followed by their paired comparison (issue
+	// 50: every table with several methods has one).
+	paired map[string]bool
 }
 
 // parseReport reads report.md's tables: the seeds of each slot are the
 // table's "over N seeds", or the slot's "(n=k)"; "—" is an empty slot.
 func parseReport(md string) (*parsedReport, error) {
-	p := &parsedReport{slots: map[slotKey]int{}, titles: map[string]int{}, plots: map[string]string{}}
+	p := &parsedReport{slots: map[slotKey]int{}, titles: map[string]int{}, plots: map[string]string{}, paired: map[string]bool{}}
 	lines := strings.Split(md, "\n")
 	title, maxN := "", 0
 	var bags []int
-	inTrouble := false
+	inTrouble, inPaired := false, false
 	for _, l := range lines {
 		switch {
 		case strings.HasPrefix(l, "### "):
-			title, bags, maxN = strings.TrimPrefix(l, "### "), nil, 0
+			title, bags, maxN, inPaired = strings.TrimPrefix(l, "### "), nil, 0, false
 			p.titles[title]++
 		case strings.HasPrefix(l, "## "):
-			title, inTrouble = "", strings.Contains(l, "Where LLPFC breaks")
+			title, inTrouble, inPaired = "", strings.Contains(l, "Where LLPFC breaks"), false
+		case strings.HasPrefix(l, "Paired differences"):
+			inPaired, p.paired[title] = true, true
+		case inPaired && (strings.HasPrefix(l, "|") || l == ""):
+			// the paired comparison's rows: differences, not slots
 		case imgLink.MatchString(l):
 			m := imgLink.FindStringSubmatch(l)
 			p.links = append(p.links, m[2])
@@ -756,12 +769,22 @@ func checkReport(out string, cells map[string]*cellFile) error {
 			return fmt.Errorf("slot %+v: report counts %d cells, the stores hold %d", k, n, want[k])
 		}
 	}
+	methodsOf := map[string]map[string]bool{}
+	for k := range want {
+		if methodsOf[k.title] == nil {
+			methodsOf[k.title] = map[string]bool{}
+		}
+		methodsOf[k.title][k.method] = true
+	}
 	for title, n := range p.titles {
 		if n != 1 {
 			return fmt.Errorf("table %q appears %d times", title, n)
 		}
 		if p.plots[title] == "" {
 			return fmt.Errorf("table %q has no plot", title)
+		}
+		if len(methodsOf[title]) > 1 && !p.paired[title] {
+			return fmt.Errorf("table %q of %d methods has no paired comparison", title, len(methodsOf[title]))
 		}
 	}
 	seen := map[string]bool{}

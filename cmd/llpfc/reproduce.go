@@ -424,7 +424,7 @@ func (p *reproducePlan) ownData(name string) error {
 		s.Protocol, s.BagSizes, s.NumPoints, s.Shortfall = experiments.GivenProtocol, nil, 0, ""
 		var methods []string
 		for _, m := range s.Methods {
-			if m != training.Supervised {
+			if !experiments.UsesLabels(m) {
 				methods = append(methods, m)
 			}
 		}

@@ -143,8 +143,9 @@ func TestReproduceBadUsage(t *testing.T) {
 func TestExactBNFactor(t *testing.T) {
 	cifar := inputShape{C: 3, H: 32, W: 32, Classes: 10}
 	cell := func(method, model string, bag, batch int, stats string) experiments.Config {
-		return experiments.Config{Method: method, Model: model, BagSize: bag,
-			Hyper: experiments.Hyper{BatchSize: batch, BNStats: stats}}
+		c := experiments.Config{Method: method, Model: model, BagSize: bag, Hyper: experiments.Hyper{BatchSize: batch}}
+		require.NoError(t, c.Hyper.BNStats.UnmarshalText([]byte(stats)))
+		return c
 	}
 	cache := map[string]int{}
 	for _, tc := range []struct {
@@ -160,7 +161,7 @@ func TestExactBNFactor(t *testing.T) {
 	} {
 		f, err := exactBNFactor(tc.c, cifar, cache)
 		require.NoError(t, err)
-		assert.Equal(t, tc.want, f, "%s %s bag %d × %d, stats %q", tc.c.Method, tc.c.Model, tc.c.BagSize, tc.c.Hyper.BatchSize, tc.c.Hyper.BNStats)
+		assert.Equal(t, tc.want, f, "%s %s bag %d × %d, stats %q", tc.c.Method, tc.c.Model, tc.c.BagSize, tc.c.Hyper.BatchSize, tc.c.Hyper.BNStats.String())
 	}
 }
 

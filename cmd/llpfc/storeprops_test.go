@@ -46,7 +46,7 @@ func genStoreCase(r *rand.Rand) storeCase {
 	specs := []string{"a", "b", "g"}[:1+r.Intn(3)]
 	datasets := []string{"csv:x y.csv", "csv:x_y.csv", "fashion-mnist-fixture"}[:1+r.Intn(3)]
 	protocols := []string{"paper", "shuffle", "dirichlet:0.01"}
-	methods := append([]string(nil), experiments.Methods...)
+	methods := append([]string(nil), experiments.Methods()...)
 	seen := map[string]bool{}
 	for i := 0; i < 1+r.Intn(8); i++ {
 		spec := specs[r.Intn(len(specs))]
@@ -89,10 +89,10 @@ func storeConfig(spec, dataset, method, protocol string, bag int, seed int64, lo
 		c.Learner, c.Model = "logreg", "linear"
 	}
 	if experiments.UsesKL(method) {
-		c.Hyper.KLScale, c.Hyper.BatchSize = string(training.KLScaleAuthors), 2
+		c.Hyper.KLScale, c.Hyper.BatchSize = training.KLScaleAuthors, 2
 	}
 	if method == training.MethodLLPVAT {
-		c.Hyper.VATRampup = string(training.VATRampupAuthors)
+		c.Hyper.VATRampup = training.VATRampupAuthors
 	}
 	return c
 }

@@ -35,7 +35,7 @@ func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.name = fs.String("data", "", dataHelp)
 	f.dataDir = defineDataDir(fs)
 	f.bagsFile = fs.String("bags", "", "read the bags from this `FILE` (written by llpfc bags; indices into the training split) instead of drawing them; the file fixes the bag size, number of points and protocol")
-	f.method = fs.String("method", "llpfc-uniform", "training method: "+strings.Join(training.MethodNames(), ", "))
+	f.method = fs.String("method", training.MethodLLPFCUniform, methodHelp("training method"))
 	f.model = defineModel(fs)
 	f.dropout = fs.Float64("dropout", -1, "dropout probability of architectures that have dropout (default: the appendix's value, for wrn-16-4 0.3 on CIFAR10 and 0.4 on SVHN/EMNIST, for vgg16 0.5; else 0)")
 	f.bagSize = fs.Int("bag-size", 64, "B, the number of instances in every bag (the paper: 32…2048)")
@@ -50,7 +50,7 @@ func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.beta2 = fs.Float64("beta2", 0.999, "β₂ of adam/adamw")
 	f.milestones = fs.String("milestones", "", "comma-separated epochs at which the learning rate is multiplied by --gamma (e.g. 60,120,160); empty for a constant rate")
 	f.gamma = fs.Float64("gamma", 0.1, "learning-rate factor at each milestone (the appendix: 0.2 for WRN on CIFAR10, else 0.1)")
-	f.batch = fs.Int("batch-size", 0, "minibatch size: instances for LLPFC (default 128), bags for kl/llpvat (default 2), llpgan (default 1), easyllp (8), mixbag (32) and llppvc (4)")
+	f.batch = fs.Int("batch-size", 0, batchHelp())
 	f.regroup = fs.Int("regroup-every", training.DefaultRegroupEvery, "LLPFC: re-partition the bags into groups every R epochs (the appendix: 20, 5 for VGG16)")
 	f.groupWeights = fs.String("group-weights", "uniform", "LLPFC group weights w: uniform, hm (harmonic mean of bag sizes) or chvol (convex-hull volume)")
 	f.compat = fs.String("compat", "paper", "paper (Algorithms 1–3) or original (the authors' code at commit 1d0cbc5 where it differs: their grouping, weights and minibatch loss — weights divided by each minibatch's sum, probabilities clamped at 1e-8; see PAPER_MAP.md, \"Paper vs original code\")")
@@ -126,11 +126,11 @@ func (f *trainFlags) applyPreset(given map[string]bool, dsName string) (*experim
 	set("vat-eps", func() { *f.vatEps = h.VATEps })
 	set("flood", func() { *f.flood = h.Flood })
 	set("vat-xi", func() { *f.vatXi = h.VATXi })
-	setStr("kl-scale", f.klScale, h.KLScale)
-	setStr("vat-rampup", f.vatRampup, h.VATRampup)
-	setStr("bn-stats", f.bnStats, h.BNStats)
-	setStr("group-weights", f.groupWeights, h.Weights)
-	setStr("compat", f.compat, h.Compat)
+	setStr("kl-scale", f.klScale, h.KLScale.String())
+	setStr("vat-rampup", f.vatRampup, h.VATRampup.String())
+	setStr("bn-stats", f.bnStats, h.BNStats.String())
+	setStr("group-weights", f.groupWeights, h.Weights.String())
+	setStr("compat", f.compat, h.Compat.String())
 	if given["milestones"] {
 		return nil, nil
 	}
@@ -187,20 +187,10 @@ func (f *trainFlags) check(given map[string]bool) error {
 }
 
 // defaultBatch sets the method's minibatch when --batch-size was left out:
-// 128 instances for LLPFC, 2 bags for kl and llpvat, 1 for llpgan, the
-// authors' bags for easyllp (8), mixbag (32) and llppvc (4).
+// its descriptor's DefaultBatch (training/methods; batchHelp lists them).
 func (f *trainFlags) defaultBatch() {
 	if *f.batch == 0 {
-		switch *f.method {
-		case training.MethodLLPGAN:
-			*f.batch = 1
-		case training.MethodKL, training.MethodLLPVAT:
-			*f.batch = 2
-		case training.MethodEasyLLP, training.MethodMixBag, training.MethodLLPPVC:
-			*f.batch = grid.AuthorsBagBatch(*f.method)
-		default:
-			*f.batch = 128
-		}
+		*f.batch = training.MustLookupMethod(*f.method).DefaultBatch
 	}
 }
 
@@ -235,6 +225,7 @@ type trainNames struct {
 	ks training.KLScale
 	vr training.VATRampup
 	bs training.BNStats
+	sl training.Selection
 }
 
 // parseNames parses the flags that name a choice; each error names its flag.
@@ -259,6 +250,9 @@ func (f *trainFlags) parseNames() (n trainNames, err error) {
 	}
 	if n.bs, err = training.ParseBNStats(*f.bnStats); err != nil {
 		return n, fmt.Errorf("--bn-stats: %v", err)
+	}
+	if n.sl, err = training.ParseSelection(*f.sel); err != nil {
+		return n, fmt.Errorf("--select: %v", err)
 	}
 	switch *f.optimizer {
 	case "sgd", "nesterov", "adam", "adamw":
@@ -325,23 +319,24 @@ func (f *trainFlags) hyper(nm trainNames, dropout float64, sched experiments.Sch
 		h.RegroupEvery = 0
 	}
 	h.ValBags = *f.valBags
-	if *f.sel != training.SelectLast {
-		h.Select = *f.sel
+	if nm.sl != training.SelectLast {
+		h.Select = nm.sl
 	}
 	if nm.gw != estimators.WeightsUniform {
-		h.Weights = string(nm.gw)
+		h.Weights = nm.gw
 	}
 	if nm.cp != estimators.CompatPaper {
-		h.Compat = string(nm.cp)
+		h.Compat = nm.cp
 	}
-	if experiments.UsesKL(*f.method) {
-		h.KLScale = string(nm.ks)
-		if nm.bs != training.BNStatsMinibatch {
-			h.BNStats = string(nm.bs)
-		}
+	d := training.MustLookupMethod(*f.method) // check named the method
+	if d.Reads(training.SettingKLScale) {
+		h.KLScale = nm.ks
 	}
-	if *f.method == training.MethodLLPVAT {
-		h.VATRampup = string(nm.vr)
+	if d.Reads(training.SettingBNStats) && nm.bs != training.BNStatsMinibatch {
+		h.BNStats = nm.bs
+	}
+	if d.Reads(training.SettingVATRampup) {
+		h.VATRampup = nm.vr
 	}
 	if *f.chunk != training.DefaultChunkSize {
 		h.ChunkSize = *f.chunk

@@ -65,8 +65,8 @@ type obj = map[string]any
 // and LLPVAT: B = 2; LLPGAN: B = 1).
 func baselineBatches() []Override {
 	return []Override{
-		{When: Match{Methods: []string{"kl", "llpvat"}}, Set: set(obj{"hyper": obj{"batch_size": 2}})},
-		{When: Match{Methods: []string{"llpgan"}}, Set: set(obj{"hyper": obj{"batch_size": 1}})},
+		{When: Match{Methods: []string{training.MethodKL, training.MethodLLPVAT}}, Set: set(obj{"hyper": obj{"batch_size": 2}})},
+		{When: Match{Methods: []string{training.MethodLLPGAN}}, Set: set(obj{"hyper": obj{"batch_size": 1}})},
 	}
 }
 
@@ -91,7 +91,7 @@ func quickSpec() *Spec {
 		Learner:     "gorgonia",
 		Model:       training.ModelMLP,
 		Datasets:    []string{experiments.FashionFixture},
-		Methods:     []string{"llpfc-uniform", "llpfc-approx", "kl"},
+		Methods:     []string{training.MethodLLPFCUniform, training.MethodLLPFCApprox, training.MethodKL},
 		BagSizes:    []int{64, 512, 2048},
 		Seeds:       []int64{0, 1},
 		Protocol:    "paper",
@@ -102,7 +102,7 @@ func quickSpec() *Spec {
 			BatchSize: 128, Schedule: experiments.Schedule{Kind: "constant"}, RegroupEvery: 1,
 		},
 		Overrides: []Override{
-			{When: Match{Methods: []string{"kl", "llpvat"}}, Set: set(obj{"hyper": obj{"batch_size": 2}})},
+			{When: Match{Methods: []string{training.MethodKL, training.MethodLLPVAT}}, Set: set(obj{"hyper": obj{"batch_size": 2}})},
 		},
 	}
 }
@@ -127,7 +127,7 @@ func fashionMNISTSpec() *Spec {
 		Learner:     "gorgonia",
 		Model:       training.ModelMLP,
 		Datasets:    []string{experiments.FashionMNIST},
-		Methods:     []string{"kl", "llpvat", "llpfc-ideal", "llpfc-uniform", "llpfc-approx", "supervised", "easyllp", "mixbag", "llppvc"},
+		Methods:     []string{training.MethodKL, training.MethodLLPVAT, training.MethodLLPFCIdeal, training.MethodLLPFCUniform, training.MethodLLPFCApprox, training.Supervised, training.MethodEasyLLP, training.MethodMixBag, training.MethodLLPPVC},
 		BagSizes:    []int{32, 128, 512, 2048},
 		Seeds:       []int64{0, 1, 2},
 		Protocol:    "paper",
@@ -138,8 +138,8 @@ func fashionMNISTSpec() *Spec {
 			BatchSize: 128, Schedule: experiments.Schedule{Kind: "constant"}, RegroupEvery: 5,
 		},
 		Overrides: []Override{
-			{When: Match{Methods: []string{"kl", "llpvat"}}, Set: set(obj{"hyper": obj{"batch_size": 2}})},
-			{When: Match{Methods: []string{"llpvat"}}, Set: set(obj{"hyper": obj{"vat_eps": 1}})},
+			{When: Match{Methods: []string{training.MethodKL, training.MethodLLPVAT}}, Set: set(obj{"hyper": obj{"batch_size": 2}})},
+			{When: Match{Methods: []string{training.MethodLLPVAT}}, Set: set(obj{"hyper": obj{"vat_eps": 1}})},
 		},
 	}
 	s.Overrides = append(s.Overrides, newerOverrides()...)
@@ -157,7 +157,7 @@ func fashionMNISTShuffleSpec() *Spec {
 	s.Description = "full Fashion-MNIST, shuffle protocol (near-uniform bags), mlp, KL, LLPFC-uniform/approx at bag sizes 16, 64, 256, 1024, 3 seeds, 10 epochs of Adam"
 	s.Protocol = "shuffle"
 	s.BagSizes = []int{16, 64, 256, 1024}
-	s.Methods = []string{"kl", "llpfc-uniform", "llpfc-approx", "easyllp", "mixbag", "llppvc"}
+	s.Methods = []string{training.MethodKL, training.MethodLLPFCUniform, training.MethodLLPFCApprox, training.MethodEasyLLP, training.MethodMixBag, training.MethodLLPPVC}
 	s.Overrides = append(s.Overrides[:1], newerOverrides()...)
 	return s
 }
@@ -170,7 +170,7 @@ func fashionMNISTShuffleSpec() *Spec {
 // of LLPFC"). LLP-VAT's ε is 6 on CIFAR10 and 1 on SVHN and EMNIST.
 func wrnSpec() *Spec {
 	s := paperSpec("wrn16-4", "Table 1 (tab: wideresnet.acc): Wide ResNet-16-4", training.ModelWRN164,
-		[]string{experiments.CIFAR10, experiments.SVHN, experiments.EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
+		[]string{experiments.CIFAR10, experiments.SVHN, experiments.EMNISTLetters}, []string{training.MethodKL, training.MethodLLPVAT, training.MethodLLPFCUniform, training.MethodLLPFCApprox},
 		experiments.Hyper{
 			Epochs: 160, Optimizer: "nesterov", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4,
 			BatchSize: 128, Schedule: experiments.Schedule{Kind: "multistep", Milestones: []int{80, 120}, Factor: 0.1},
@@ -190,7 +190,7 @@ func wrnSpec() *Spec {
 // by 10 at 250 and 375; regroup every 20 epochs.
 func resnet18Spec() *Spec {
 	s := paperSpec("resnet18", "Table 2 (tab: resnet.acc): ResNet18", training.ModelResNet18,
-		[]string{experiments.CIFAR10, experiments.SVHN, experiments.EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
+		[]string{experiments.CIFAR10, experiments.SVHN, experiments.EMNISTLetters}, []string{training.MethodKL, training.MethodLLPVAT, training.MethodLLPFCUniform, training.MethodLLPFCApprox},
 		experiments.Hyper{
 			Epochs: 500, Optimizer: "sgd", LR: 0.1, Momentum: 0.9, WeightDecay: 1e-4,
 			BatchSize: 128, Schedule: experiments.Schedule{Kind: "multistep", Milestones: []int{250, 375}, Factor: 0.1},
@@ -206,7 +206,7 @@ func resnet18Spec() *Spec {
 // regroup every 5 epochs.
 func vgg16Spec() *Spec {
 	s := paperSpec("vgg16", "Table 3 (tab: vgg16.acc): VGG16", training.ModelVGG16,
-		[]string{experiments.CIFAR10, experiments.SVHN, experiments.EMNISTLetters}, []string{"kl", "llpvat", "llpfc-uniform", "llpfc-approx"},
+		[]string{experiments.CIFAR10, experiments.SVHN, experiments.EMNISTLetters}, []string{training.MethodKL, training.MethodLLPVAT, training.MethodLLPFCUniform, training.MethodLLPFCApprox},
 		experiments.Hyper{
 			Epochs: 74, Optimizer: "sgd", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4,
 			BatchSize: 256, Schedule: experiments.Schedule{Kind: "multistep", Milestones: []int{19, 37, 56}, Factor: 0.1},
@@ -222,7 +222,7 @@ func vgg16Spec() *Spec {
 // bag.
 func llpganSpec() *Spec {
 	return paperSpec("llpgan", "Table 4 (tab: llpgan.acc): LLPGAN discriminator", training.ModelLLPGAND,
-		[]string{experiments.CIFAR10, experiments.SVHN}, []string{"llpgan", "llpfc-uniform", "llpfc-approx"},
+		[]string{experiments.CIFAR10, experiments.SVHN}, []string{training.MethodLLPGAN, training.MethodLLPFCUniform, training.MethodLLPFCApprox},
 		experiments.Hyper{
 			Epochs: 3000, Optimizer: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999,
 			BatchSize: 128, Schedule: experiments.Schedule{Kind: "constant"}, RegroupEvery: 20, Augment: true,
@@ -243,7 +243,7 @@ func paperSpec(name, desc, model string, datasets, methods []string, h experimen
 // vatEps sets LLP-VAT's ε (App. LLPVAT): 6 for CIFAR10, 1 for SVHN and EMNIST.
 func vatEps() []Override {
 	return []Override{
-		{When: Match{Methods: []string{"llpvat"}, Datasets: []string{experiments.CIFAR10}}, Set: set(obj{"hyper": obj{"vat_eps": 6}})},
-		{When: Match{Methods: []string{"llpvat"}, Datasets: []string{experiments.SVHN, experiments.EMNISTLetters}}, Set: set(obj{"hyper": obj{"vat_eps": 1}})},
+		{When: Match{Methods: []string{training.MethodLLPVAT}, Datasets: []string{experiments.CIFAR10}}, Set: set(obj{"hyper": obj{"vat_eps": 6}})},
+		{When: Match{Methods: []string{training.MethodLLPVAT}, Datasets: []string{experiments.SVHN, experiments.EMNISTLetters}}, Set: set(obj{"hyper": obj{"vat_eps": 1}})},
 	}
 }

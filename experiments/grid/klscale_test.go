@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/training"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +19,7 @@ func TestSpecKLScale(t *testing.T) {
 	require.NoError(t, err)
 	for _, c := range cells {
 		if experiments.UsesKL(c.Config.Method) {
-			assert.Equal(t, "authors", c.Config.Hyper.KLScale, "%s", c.Config.Method)
+			assert.Equal(t, training.KLScaleAuthors, c.Config.Hyper.KLScale, "%s", c.Config.Method)
 		} else {
 			assert.Empty(t, c.Config.Hyper.KLScale, "%s", c.Config.Method)
 		}
@@ -28,7 +29,7 @@ func TestSpecKLScale(t *testing.T) {
 	require.NoError(t, err)
 	for _, c := range cells {
 		if c.Config.Method == "kl" {
-			assert.Equal(t, "paper", c.Config.Hyper.KLScale)
+			assert.Equal(t, training.KLScalePaper, c.Config.Hyper.KLScale)
 		}
 	}
 	bad := cells[0].Config
@@ -37,7 +38,7 @@ func TestSpecKLScale(t *testing.T) {
 			bad = c.Config
 		}
 	}
-	bad.Hyper.KLScale = "paper"
+	bad.Hyper.KLScale = training.KLScalePaper
 	assert.ErrorContains(t, bad.Validate(), "hyper.kl_scale")
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/training"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -52,7 +53,7 @@ func TestPresetsMatchAppendix(t *testing.T) {
 	assert.Equal(t, 1e-4, r.Hyper.WeightDecay)
 	assert.Equal(t, 500, r.Hyper.Epochs)
 	assert.InDelta(t, 1e-3, lrAt(r, 375), 1e-15)
-	assert.Equal(t, "authors", r.Hyper.KLScale)
+	assert.Equal(t, training.KLScaleAuthors, r.Hyper.KLScale)
 	v := cell("vgg16", experiments.CIFAR10, "llpfc-approx")
 	assert.Equal(t, 256, v.Hyper.BatchSize)
 	assert.Equal(t, 5, v.Hyper.RegroupEvery)

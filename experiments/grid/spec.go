@@ -14,6 +14,7 @@ import (
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/internal/jsonkeys"
 	"github.com/llpfc/llpfc/training"
+	"github.com/llpfc/llpfc/training/methods"
 )
 
 // Spec is a declarative experiment grid: the cross product
@@ -67,6 +68,14 @@ type Spec struct {
 	Device string `json:"device,omitempty"`
 
 	Overrides []Override `json:"overrides,omitempty"`
+
+	// Tune searches every cell's learning rate (and minibatch, where its
+	// method's descriptor lists some) without a label (issue 50): each cell
+	// gets its method's search space (training/methods, Descriptor.Search)
+	// as hyper.search, unless an override set one, and hyper.lr (and
+	// hyper.batch_size) 0; hyper.val_bags must hold bags out to score the
+	// trials. False means every cell trains its own hyper.lr.
+	Tune bool `json:"tune,omitempty"`
 }
 
 // Override patches every cell matching When: Set is a partial Config in JSON
@@ -152,7 +161,7 @@ func (s *Spec) Validate() error {
 		}
 	}
 	if len(s.Methods) == 0 {
-		return errors.New("methods: is empty, want at least one of " + strings.Join(experiments.Methods, ", "))
+		return errors.New("methods: is empty, want at least one of " + strings.Join(experiments.Methods(), ", "))
 	}
 	if len(s.BagSizes) == 0 && !s.variableBags() {
 		return errors.New("bag_sizes: is empty, want at least one bag size")
@@ -270,12 +279,7 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 					if c.Normalize == "" {
 						c.Normalize = data.Standardize
 					}
-					if experiments.UsesKL(m) && c.Hyper.KLScale == "" {
-						c.Hyper.KLScale = string(training.KLScaleAuthors)
-					}
-					if m == training.MethodLLPVAT && c.Hyper.VATRampup == "" {
-						c.Hyper.VATRampup = string(training.VATRampupAuthors)
-					}
+					fillMethodSettings(&c)
 					c.Hyper.Schedule.Milestones = append([]int(nil), s.Hyper.Schedule.Milestones...)
 					for i, o := range s.Overrides {
 						if !o.When.matches(&c) {
@@ -284,6 +288,9 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 						if err := json.Unmarshal(o.Set, &c); err != nil {
 							return nil, fmt.Errorf("overrides[%d].set: %w", i, experiments.JSONError(err))
 						}
+					}
+					if s.Tune {
+						tune(&c)
 					}
 					// The swept axes are the grid's; an override may not move a cell.
 					if c.Dataset != d || c.Method != m || c.BagSize != b || c.Seed != seed {
@@ -300,4 +307,38 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 		}
 	}
 	return cells, nil
+}
+
+// fillMethodSettings states, in a cell whose method reads them, the KL scale
+// and the VAT schedule a spec left empty: their defaults (authors), so that
+// the cell's key says which loss it trains (Config validation requires
+// them).
+func fillMethodSettings(c *experiments.Config) {
+	d, ok := experiments.Method(c.Method)
+	if !ok {
+		return // Validate names the method
+	}
+	if d.Reads(methods.SettingKLScale) && c.Hyper.KLScale == 0 {
+		c.Hyper.KLScale = training.KLScaleAuthors
+	}
+	if d.Reads(methods.SettingVATRampup) && c.Hyper.VATRampup == 0 {
+		c.Hyper.VATRampup = training.VATRampupAuthors
+	}
+}
+
+// tune gives cell c its method's search space (Spec.Tune), unless an
+// override gave it one, and leaves the rate (and a searched minibatch) to
+// the search.
+func tune(c *experiments.Config) {
+	d, ok := experiments.Method(c.Method)
+	if !ok {
+		return // Validate names an unknown method
+	}
+	if c.Hyper.Search == nil {
+		c.Hyper.Search = &experiments.Search{LR: append([]float64(nil), d.Search.LR...), BatchSize: append([]int(nil), d.Search.BatchSize...)}
+	}
+	c.Hyper.LR = 0
+	if len(c.Hyper.Search.BatchSize) > 0 {
+		c.Hyper.BatchSize = 0
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/training"
+	"github.com/llpfc/llpfc/training/methods"
 )
 
 // Checks that find, before any cell runs, what would fail every cell of a
@@ -54,13 +55,17 @@ func CheckModelData(model, dataset string) error {
 // or adamw; LLPGAN needs its discriminator llpgan-d and images; image
 // networks and augmentation need images.
 func (Gorgonia) CheckCell(c experiments.Config) error {
+	d, ok := experiments.Method(c.Method)
+	if !ok {
+		return methods.UnknownError(c.Method)
+	}
 	switch {
 	case !slices.Contains(ClassifierModels(), c.Model):
 		return fmt.Errorf("model: %q is not a classifier the gorgonia learner trains, want one of %s", c.Model, strings.Join(ClassifierModels(), ", "))
-	case c.Method == training.MethodLLPGAN && c.Model != training.ModelLLPGAND:
-		return fmt.Errorf("model: is %q, but method llpgan trains its discriminator llpgan-d (App. `suppsec: exp`, Table 4)", c.Model)
-	case c.Method == training.MethodLLPGAN && experiments.IsTabular(c.Dataset):
-		return fmt.Errorf("method: llpgan's generator makes images, but data set %q holds feature vectors", c.Dataset)
+	case d.Model != "" && c.Model != d.Model:
+		return fmt.Errorf("model: is %q, but method %s trains its %s %s (%s)", c.Model, c.Method, d.ModelRole, d.Model, d.Paper)
+	case d.Images != "" && experiments.IsTabular(c.Dataset):
+		return fmt.Errorf("method: %s, but data set %q holds feature vectors", d.Images, c.Dataset)
 	case c.Hyper.Augment && experiments.IsTabular(c.Dataset):
 		return fmt.Errorf("hyper.augment: crops and flips images, but data set %q holds feature vectors", c.Dataset)
 	}
@@ -70,7 +75,7 @@ func (Gorgonia) CheckCell(c experiments.Config) error {
 	if _, err := TrainingConfig(c); err != nil {
 		return err
 	}
-	if c.Method == training.MethodLLPVAT {
+	if d.Reads(methods.SettingVATEps) {
 		if err := VATConfig(c).Validate(); err != nil {
 			return fmt.Errorf("hyper: %w", err)
 		}
@@ -88,7 +93,7 @@ func (LogReg) CheckCell(c experiments.Config) error {
 		return fmt.Errorf("method: is %q, but the logreg learner implements llpfc-ideal, llpfc-uniform, llpfc-approx and kl", c.Method)
 	case c.Hyper.Augment:
 		return errors.New("hyper.augment: the logreg learner does not augment")
-	case c.Hyper.ValBags != 0 || c.Hyper.Select != "":
+	case c.Hyper.ValBags != 0 || c.Hyper.Select != 0:
 		return errors.New("hyper.val_bags, hyper.select: the logreg learner holds no bags out (the gorgonia learner does)")
 	}
 	return nil

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/training"
+	"github.com/llpfc/llpfc/training/methods"
 )
 
 func init() { experiments.RegisterLearner("gorgonia", Gorgonia{}) }
@@ -28,10 +28,6 @@ func init() { experiments.RegisterLearner("gorgonia", Gorgonia{}) }
 // The cell's Hyper maps onto training.Config field by field (TrainingConfig).
 type Gorgonia struct{}
 
-// vatMu serialises the cells that set training.LLPVATConfig, the package
-// variable through which training receives LLP-VAT's ξ and ε.
-var vatMu sync.Mutex
-
 // TrainingConfig maps a cell's configuration onto a training.Config (every
 // field but Augment, which needs the data's image shape, and the settings of
 // a single run: see RunCell). The zero values that mean a default are
@@ -39,7 +35,17 @@ var vatMu sync.Mutex
 // KL scale and VAT schedule, the whole minibatch's batch-norm statistics,
 // DefaultChunkSize), so training.RunSettings names what a run did;
 // RegroupEvery keeps its meaning (zero: never).
+//
+// A searched cell (Hyper.Search) has no one configuration: its first
+// trial's is returned (the trials differ in the rate and minibatch alone).
 func TrainingConfig(c experiments.Config) (training.Config, error) {
+	if s := c.Hyper.Search; s != nil && len(s.LR) > 0 {
+		batch := 0
+		if len(s.BatchSize) > 0 {
+			batch = s.BatchSize[0]
+		}
+		c = trialCell(experiments.Cell{Config: c}, s.LR[0], batch).Config
+	}
 	h := c.Hyper
 	if h.Optimizer == "gd" {
 		return training.Config{}, fmt.Errorf("hyper.optimizer: \"gd\" (full-batch gradient descent) is for the logreg learner only; the gorgonia learner takes sgd, nesterov, adam or adamw")
@@ -74,31 +80,29 @@ func TrainingConfig(c experiments.Config) (training.Config, error) {
 		Select:       h.Select,
 		Flood:        h.Flood,
 	}
-	if h.KLScale != "" {
-		cfg.KLScale = training.KLScale(h.KLScale) // validated by Config.Validate
+	if h.KLScale != 0 {
+		cfg.KLScale = h.KLScale
 	}
-	if h.VATRampup != "" {
-		cfg.VATRampup = training.VATRampup(h.VATRampup)
+	if h.VATRampup != 0 {
+		cfg.VATRampup = h.VATRampup
 	}
-	if h.BNStats != "" {
-		cfg.BNStats = training.BNStats(h.BNStats)
+	if h.BNStats != 0 {
+		cfg.BNStats = h.BNStats
 	}
 	if h.ChunkSize > 0 {
 		cfg.ChunkSize = h.ChunkSize
 	}
-	if h.Weights != "" {
-		w, err := estimators.ParseWeights(h.Weights)
-		if err != nil {
-			return training.Config{}, fmt.Errorf("hyper.weights: %w", err)
-		}
-		cfg.GroupWeights = w
+	if h.Weights != 0 {
+		cfg.GroupWeights = h.Weights
 	}
-	if h.Compat != "" {
-		cp, err := estimators.ParseCompat(h.Compat)
-		if err != nil {
-			return training.Config{}, fmt.Errorf("hyper.compat: %w", err)
+	if h.Compat != 0 {
+		cfg.Compat = h.Compat
+	}
+	if d, ok := experiments.Method(c.Method); ok && d.Reads(methods.SettingVATEps) {
+		cfg.VAT = VATConfig(c)
+		if err := cfg.VAT.Validate(); err != nil {
+			return training.Config{}, fmt.Errorf("hyper: %w", err)
 		}
-		cfg.Compat = cp
 	}
 	if err := cfg.Optimizer.Validate(); err != nil {
 		return training.Config{}, fmt.Errorf("hyper: %w", err)
@@ -239,7 +243,13 @@ type CellRun struct {
 // training run (issue 19): the learner "gorgonia" runs every grid cell
 // through it and `llpfc train` its one cell, so the same Config gives the
 // same Metrics.
+//
+// A cell with a label-free search (Hyper.Search) runs each trial through
+// RunCell and reports the chosen one (runSearch).
 func RunCell(ctx context.Context, cell experiments.Cell, prob *Problem, opt RunOptions) (*CellRun, error) {
+	if cell.Config.Hyper.Search != nil {
+		return runSearch(ctx, cell, prob, opt)
+	}
 	c := cell.Config
 	cfg, td, err := cellTraining(c, prob, opt)
 	if err != nil {
@@ -258,17 +268,6 @@ func RunCell(ctx context.Context, cell experiments.Cell, prob *Problem, opt RunO
 	}
 	if err := CheckModelSize(c.Model, shape, instancesPerPass(c), dataText(c)); err != nil {
 		return nil, &experiments.InputError{Err: err}
-	}
-	if c.Method == training.MethodLLPVAT {
-		vc := VATConfig(c)
-		if err := vc.Validate(); err != nil {
-			return nil, fmt.Errorf("hyper: %w", err)
-		}
-		vatMu.Lock()
-		defer vatMu.Unlock()
-		old := training.LLPVATConfig
-		training.LLPVATConfig = vc
-		defer func() { training.LLPVATConfig = old }()
 	}
 	res, err := training.Train(ctx, cfg, td, opt.Progress)
 	if nf := new(training.NonFiniteError); errors.As(err, &nf) && c.Normalize == data.NoNormalization {
@@ -295,6 +294,7 @@ func RunCell(ctx context.Context, cell experiments.Cell, prob *Problem, opt RunO
 		Normalization:        &prob.Norm,
 		StepsPerEpoch:        stepsPerEpoch(res.History),
 		InstanceEpochs:       instanceEpochs(res.History),
+		Steps:                totalSteps(res.History),
 		WallSeconds:          res.WallSeconds,
 		TrainImagesPerSecond: res.TrainImagesPerSecond,
 		PeakRSSBytes:         experiments.PeakRSSBytes(),
@@ -318,11 +318,21 @@ func RunCell(ctx context.Context, cell experiments.Cell, prob *Problem, opt RunO
 		m.Scores = &sc
 	}
 	run := &CellRun{Metrics: m, History: res.History, Settings: training.RunSettings(cfg, td), Model: res.Model}
+	run.Metrics.BagsDigest = run.Settings["bags"]
 	if res.Model != nil {
 		rev, _ := experiments.CodeVersion()
 		run.Manifest = Manifest{Normalization: prob.Norm, ClassNames: prob.Train.ClassNames, Columns: prob.Train.Columns, Key: c.Key(), Config: c, CodeVersion: rev}
 	}
 	return run, nil
+}
+
+// totalSteps is the optimizer steps of every epoch of h.
+func totalSteps(h []training.EpochStats) int64 {
+	var n int64
+	for _, e := range h {
+		n += int64(e.Steps)
+	}
+	return n
 }
 
 // bagInstances is the number of instances of bags.
@@ -364,7 +374,7 @@ func CellSettings(c experiments.Config, prob *Problem) (map[string]string, error
 // and the augmentation (set in cfg).
 func cellData(c experiments.Config, prob *Problem, cfg *training.Config) (*training.TrainData, error) {
 	td := TrainingData(prob)
-	if c.Method == training.Supervised {
+	if experiments.UsesLabels(c.Method) {
 		if !prob.Train.Labelled() {
 			return nil, &experiments.InputError{Err: fmt.Errorf("method %s needs instance labels; data set %s is bag-only", c.Method, c.Dataset)}
 		}

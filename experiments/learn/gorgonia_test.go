@@ -8,9 +8,9 @@
 //   - Speed: at a minibatch of 8 on 3×32×32 inputs wrn-16-4 trains at about
 //     2 images/s on 2 shared cores, nine times slower than resnet18 (about
 //     18 images/s), although it needs a similar number of FLOPs per image.
-//   - LLP-VAT's ξ and ε reach training only through the package variable
-//     training.LLPVATConfig (Config has no field for them); Gorgonia.Train
-//     sets it under a mutex, so concurrent llpvat cells would serialise.
+//   - LLP-VAT's ξ and ε reach training through training.Config.VAT (issue
+//     53; they went through a package variable set under a mutex, so
+//     concurrent llpvat cells serialised).
 //   - vgg16 rejects 28×28 inputs; the learner resizes EMNIST to 32×32
 //     (InputSide, ResizeBilinear) as the authors' code does.
 
@@ -40,7 +40,7 @@ func miniCell(method string) experiments.Cell {
 			Schedule: experiments.Schedule{Kind: "constant"}, RegroupEvery: 2},
 	}
 	if method == "kl" {
-		c.Hyper.BatchSize, c.Hyper.KLScale = 2, "authors"
+		c.Hyper.BatchSize, c.Hyper.KLScale = 2, training.KLScaleAuthors
 	}
 	return experiments.Cell{Spec: "mini", Key: c.Key(), Config: c}
 }
@@ -159,7 +159,9 @@ func TestTrainingConfig(t *testing.T) {
 			check: func(t *testing.T, tc training.Config) {
 				assert.Equalf(t, 0, tc.RegroupEvery, "regroup every %d, want 0: never, training's zero too (groups drawn once)", tc.RegroupEvery)
 			}},
-		{name: "weights and compat", edit: func(c *experiments.Config) { c.Hyper.Weights, c.Hyper.Compat = "hm", "original" },
+		{name: "weights and compat", edit: func(c *experiments.Config) {
+			c.Hyper.Weights, c.Hyper.Compat = estimators.WeightsHM, estimators.CompatOriginal
+		},
 			check: func(t *testing.T, tc training.Config) {
 				w, _ := estimators.ParseWeights("hm")
 				cp, _ := estimators.ParseCompat("original")
@@ -200,7 +202,7 @@ func TestConfigFields(t *testing.T) {
 	d := c
 	d.Hyper.Epochs++
 	assert.Equal(t, f, ConfigFields(d), "epochs are not keyed")
-	d.Hyper.Compat = "original"
+	d.Hyper.Compat = estimators.CompatOriginal
 	assert.Equal(t, "original", ConfigFields(d)["hyper.compat"])
 }
 

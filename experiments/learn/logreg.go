@@ -338,7 +338,7 @@ func (LogReg) Train(ctx context.Context, cell experiments.Cell, p experiments.Pr
 				}
 				zero()
 				den := m.C * len(batch) // the paper's 1/(C·B)
-				if h.KLScale != "paper" {
+				if h.KLScale != training.KLScalePaper {
 					den = len(batch) // the authors' scale: Σ over classes, mean over bags
 				}
 				epochLoss += m.klObjectiveAt(X, batch, grad, den) + m.decay(wd, grad)

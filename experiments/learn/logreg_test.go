@@ -11,6 +11,7 @@ import (
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/theory"
+	"github.com/llpfc/llpfc/training"
 	"gonum.org/v1/gonum/diff/fd"
 
 	"github.com/stretchr/testify/assert"
@@ -150,7 +151,7 @@ func TestLogRegLearns(t *testing.T) {
 			Method: method, Protocol: "paper", BagSize: 16, NumPoints: 1536, Seed: 5,
 			Hyper: experiments.Hyper{Epochs: 15, Optimizer: "adam", LR: 0.05, BatchSize: 64, RegroupEvery: 5, Schedule: experiments.Schedule{Kind: "constant"}}}
 		if method == "kl" {
-			cfg.Hyper.BatchSize, cfg.Hyper.KLScale = 2, "authors"
+			cfg.Hyper.BatchSize, cfg.Hyper.KLScale = 2, training.KLScaleAuthors
 		}
 		require.NoError(t, cfg.Validate())
 		cell := experiments.Cell{Key: cfg.Key(), Config: cfg}

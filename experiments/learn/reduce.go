@@ -3,10 +3,10 @@ package learn
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/training/methods"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -37,12 +37,11 @@ type fcInstance struct {
 // the group weights w (default uniform, w_i = 1/N as in Section 6) and
 // Hyper.Compat the paper's algorithms or the original code's behaviour.
 func Reduce(bags *estimators.BagSet, c experiments.Config, r *rand.Rand) (*FCProblem, error) {
-	mode, err := estimators.ParseMode(strings.TrimPrefix(c.Method, "llpfc-"))
-	if err != nil || !experiments.IsLLPFC(c.Method) {
+	d, ok := experiments.Method(c.Method)
+	if !ok || d.Family != methods.FamilyLLPFC {
 		return nil, fmt.Errorf("method %s: not an LLPFC method", c.Method)
 	}
-	red, err := estimators.Build(bags, estimators.Options{Mode: mode,
-		Weights: estimators.WeightScheme(c.Hyper.Weights), Compat: estimators.Compat(c.Hyper.Compat)}, r)
+	red, err := estimators.Build(bags, estimators.Options{Mode: d.Mode, Weights: c.Hyper.Weights, Compat: c.Hyper.Compat}, r)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/training"
+	"github.com/llpfc/llpfc/training/methods"
 )
 
 // Sizes checked before allocation (issue 27, item 3: a LIBSVM file whose
@@ -151,7 +152,7 @@ func instancesPerPass(c experiments.Config) int {
 	h := c.Hyper
 	n := h.BatchSize
 	switch {
-	case c.Method == training.MethodLLPGAN:
+	case experiments.Is(c.Method, methods.FamilyAdversarial): // every bag of the minibatch in one pass
 		n = h.BatchSize * c.BagSize
 	case !experiments.CountsInstances(c.Method):
 		chunk := h.ChunkSize

@@ -92,7 +92,7 @@ func TestNewerMethodsTakeAllBagsWhenFewer(t *testing.T) {
 	for _, m := range []string{"kl", "easyllp", "mixbag", "llppvc"} {
 		c := tableCell(m, 2048, 0, func(c *experiments.Config) { c.Hyper.BatchSize = 32; c.NumPoints = 40960 }).Config
 		if m == "easyllp" || m == "mixbag" || m == "llppvc" {
-			c.Hyper.KLScale = ""
+			c.Hyper.KLScale = 0
 		}
 		err := c.Validate()
 		if m == "kl" {
@@ -109,7 +109,7 @@ func TestNewerMethodsTakeAllBagsWhenFewer(t *testing.T) {
 func TestReportStatesTheNewerMethodsSettings(t *testing.T) {
 	rs := []*grid.Result{tableCell("kl", 32, 0, nil), tableCell("easyllp", 32, 0, func(c *experiments.Config) {
 		c.Hyper.Optimizer, c.Hyper.LR, c.Hyper.Momentum, c.Hyper.WeightDecay, c.Hyper.Flood, c.Hyper.BatchSize = "nesterov", 1e-4, 0.9, 5e-5, 0.3, 8
-		c.Hyper.KLScale = ""
+		c.Hyper.KLScale = 0
 	})}
 	tables, err := BuildTables(rs, nil)
 	require.NoError(t, err)

@@ -82,8 +82,8 @@ func (t *Table) Markdown(w io.Writer) {
 		if !experiments.CountsInstances(m) {
 			unit = "bags"
 		}
-		fmt.Fprintf(w, "- %s: %s, %d epochs, %s, %s lr %g (%s), batch %d %s",
-			experiments.MethodLabel(m), pointsText(c), h.Epochs, t.reportedEpoch(m), h.Optimizer, h.LR, h.Schedule.Kind, h.BatchSize, unit)
+		fmt.Fprintf(w, "- %s: %s, %d epochs, %s, %s %s (%s), %s",
+			experiments.MethodLabel(m), pointsText(c), h.Epochs, t.reportedEpoch(m), h.Optimizer, lrText(h), h.Schedule.Kind, batchText(h, unit))
 		if h.WeightDecay != 0 {
 			fmt.Fprintf(w, ", weight decay %g", h.WeightDecay)
 		}
@@ -96,8 +96,12 @@ func (t *Table) Markdown(w io.Writer) {
 		if steps := t.stepsLine(m); steps != "" {
 			fmt.Fprintf(w, "; optimizer steps per epoch %s", steps)
 		}
+		if h.Search != nil {
+			fmt.Fprintf(w, "; %s", t.searchLine(m))
+		}
 		fmt.Fprintln(w)
 	}
+	writePaired(w, t)
 	fmt.Fprintln(w)
 	if t.anyFewSteps() {
 		fmt.Fprintf(w, "† fewer than %d optimizer steps in the whole run: with minibatches of bags, a large bag size leaves the baseline few updates in this budget, so the cell measures the budget more than the method.\n\n", MinSteps)
@@ -201,4 +205,53 @@ func (t *Table) hasPaperRow(m string) bool {
 		}
 	}
 	return false
+}
+
+// lrText is a cell's learning rate, or the rates its search tried.
+func lrText(h experiments.Hyper) string {
+	if h.Search == nil {
+		return fmt.Sprintf("lr %g", h.LR)
+	}
+	var lrs []string
+	for _, lr := range h.Search.LR {
+		lrs = append(lrs, fmt.Sprint(lr))
+	}
+	return "lr tuned over {" + strings.Join(lrs, ", ") + "}"
+}
+
+// batchText is a cell's minibatch, or the minibatches its search tried.
+func batchText(h experiments.Hyper, unit string) string {
+	if h.Search != nil && len(h.Search.BatchSize) > 0 {
+		return fmt.Sprintf("batch tuned over %v %s", h.Search.BatchSize, unit)
+	}
+	return fmt.Sprintf("batch %d %s", h.BatchSize, unit)
+}
+
+// searchLine says how method m's cells were tuned and what each bag size's
+// seeds chose, with the budget of a chosen run (optimizer steps, instances
+// seen).
+func (t *Table) searchLine(m string) string {
+	h := t.Settings[m].Hyper
+	var parts []string
+	for _, b := range t.BagSizes {
+		s, ok := t.Ours[Slot{m, b}]
+		if !ok {
+			continue
+		}
+		counts := map[string]int{}
+		var order []string
+		for _, c := range s.Chosen {
+			if counts[c] == 0 {
+				order = append(order, c)
+			}
+			counts[c]++
+		}
+		var cs []string
+		for _, c := range order {
+			cs = append(cs, fmt.Sprintf("%s ×%d", c, counts[c]))
+		}
+		parts = append(parts, fmt.Sprintf("bag %s: %s (%d steps, %d instances seen)", bagSizeText(b), strings.Join(cs, ", "), s.Steps, s.Instances))
+	}
+	return fmt.Sprintf("%d trials a cell, chosen without a label by the lowest proportion loss of %g held-out bags; chosen %s",
+		h.Search.Trials(), h.ValBags, strings.Join(parts, "; "))
 }

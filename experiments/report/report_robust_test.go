@@ -25,7 +25,7 @@ func cellConfig(method, protocol string, bag int, seed int64) experiments.Config
 		Protocol: protocol, BagSize: bag, NumPoints: 1024, Normalize: "standardize", Seed: seed,
 		Hyper: experiments.Hyper{Epochs: 1, Optimizer: "adam", LR: 1e-3, BatchSize: 128, Schedule: experiments.Schedule{Kind: "constant"}}}
 	if experiments.UsesKL(method) {
-		c.Hyper.KLScale, c.Hyper.BatchSize = string(training.KLScaleAuthors), 2
+		c.Hyper.KLScale, c.Hyper.BatchSize = training.KLScaleAuthors, 2
 	}
 	return c
 }

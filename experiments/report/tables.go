@@ -27,6 +27,13 @@ type Stat struct {
 	// results report under hyper.select best-val, in seed order (empty
 	// under select last, where every result reports its last epoch).
 	SelectedEpochs []int
+	// Chosen are the trials a label-free search chose (hyper.search), in
+	// seed order ("lr 0.001" or "lr 0.001, batch 8"); empty without one.
+	Chosen []string
+	// Instances is the training instances visited by the run (the fewest
+	// over the seeds; 0 when the results do not say): with Steps, the
+	// budget (issue 50).
+	Instances int64
 }
 
 // Slot is a (method, bag size) position of a table.
@@ -62,6 +69,10 @@ type Table struct {
 	// Metric is what the table's cells show (ReportMetrics; "" means
 	// test_accuracy); the paper's rows appear only beside test accuracy.
 	Metric string
+	// Paired is the table's paired comparison (pairedTable, issue 50);
+	// PairedErr says why there is none when its cells cannot be paired.
+	Paired    []PairedRow
+	PairedErr string
 }
 
 // BuildTables groups results into tables and aggregates seeds: one table
@@ -118,6 +129,9 @@ func buildTables(results []*grid.Result, entries []paper.Entry, from map[string]
 		sort.Slice(t.Methods, func(i, j int) bool {
 			return experiments.MethodRank(t.Methods[i]) < experiments.MethodRank(t.Methods[j])
 		})
+		if t.Paired, err = pairedTable(t, byKey); err != nil {
+			t.Paired, t.PairedErr = nil, err.Error()
+		}
 		out = append(out, t)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Title() < out[j].Title() })
@@ -206,10 +220,21 @@ func aggregate(st Stat, byKey map[string]*grid.Result, metric string) (Stat, err
 	st.Seeds, st.Keys = seeds, keys
 	st.Mean, st.Std = stat.PopMeanStdDev(xs, nil)
 	st.SelectedEpochs = nil
+	st.Chosen = nil
 	for i, key := range keys {
 		m := byKey[key].Metrics
-		if steps := m.StepsPerEpoch * m.Epochs; i == 0 || steps < st.Steps {
+		steps := m.StepsPerEpoch * m.Epochs
+		if m.Steps > 0 {
+			steps = int(m.Steps)
+		}
+		if i == 0 || steps < st.Steps {
 			st.Steps, st.StepsPerEpoch = steps, m.StepsPerEpoch
+		}
+		if i == 0 || m.InstanceEpochs < st.Instances {
+			st.Instances = m.InstanceEpochs
+		}
+		if s := m.Search; s != nil && s.Chosen >= 0 && s.Chosen < len(s.Trials) {
+			st.Chosen = append(st.Chosen, trialText(s.Trials[s.Chosen], byKey[key].Config.Hyper.Search))
 		}
 		if m.SelectedEpoch != nil {
 			st.SelectedEpochs = append(st.SelectedEpochs, *m.SelectedEpoch)
@@ -238,4 +263,13 @@ func (e *MissingMetricError) Error() string {
 	}
 	return fmt.Sprintf("cell %s (%s, bag size %d, seed %d) did not record %s (results written before it, or by a learner that does not compute it); report another metric",
 		e.Key, e.Method, e.BagSize, e.Seed, e.Metric)
+}
+
+// trialText names a search's trial by what the search varied: its rate,
+// and its minibatch when the search tried several.
+func trialText(t experiments.Trial, s *experiments.Search) string {
+	if s != nil && len(s.BatchSize) > 1 {
+		return fmt.Sprintf("lr %g, batch %d", t.LR, t.BatchSize)
+	}
+	return fmt.Sprintf("lr %g", t.LR)
 }

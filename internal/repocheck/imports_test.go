@@ -27,7 +27,7 @@ const modulePath = "github.com/llpfc/llpfc/"
 var floors = map[string]int{
 	"internal/par": 0, "internal/rng": 0, "internal/atomicfile": 0, "internal/sgemm": 0, "internal/vec": 0, "internal/wino": 0,
 	"internal/repocheck": 0, "proofs_tests": 0, "scripts/assertcount": 0, "fixtures": 0, "fixtures/paper": 0,
-	"internal/opencl": 0, "internal/opencl/ocltest": 1, "internal/npy": 0, "internal/jsonkeys": 0,
+	"internal/opencl": 0, "internal/opencl/ocltest": 1, "internal/npy": 0, "internal/jsonkeys": 0, "internal/choice": 0,
 	"theory":                        1,
 	"training/internal/testutil":    1,
 	"theory/verify":                 2,
@@ -48,7 +48,8 @@ var floors = map[string]int{
 	"training/device/cpu":           6, // the CPU back end
 	"training/device/opencl":        6, // the OpenCL back end
 	"fixtures/gen":                  6,
-	"training":                      8, // methods, the loop, checkpoints, the parity checks (opcheck's comparison)
+	"training/methods":              7, // the methods' room: each method's descriptor and implementation, a run's Config
+	"training":                      8, // the trainer: the loop, the evaluator, checkpoints, the parity checks (opcheck's comparison)
 	"training/device/opcheck":       7, // the back ends' ops against the CPU's (llpfc devices --check)
 	"experiments":                   9, // what every room of experiments/ shares: a cell's Config, Metrics, the learners' seam
 	"experiments/binary":            10,

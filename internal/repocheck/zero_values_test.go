@@ -18,7 +18,7 @@ var zeroSaid = regexp.MustCompile(`(?i)\bzero\b|\b0\s+(means|is)\b|\bempty\b|\bn
 // TestZeroValuesDocumented (issue 19: one meaning of every zero value,
 // documented on the field as gonum's optimize.Settings does): every field of
 // the types that describe a training run — experiments.Config, Hyper and
-// Schedule; training.Config and optim.Config — has a doc comment that
+// Schedule; training.Config (training/methods/config.go) and optim.Config — has a doc comment that
 // says what its zero value means ("zero", "0 means", "0 is", "empty", "nil"
 // or "false"), its own or, for a field declared without one right after
 // another (Beta1 and Beta2), the comment of that group.
@@ -27,7 +27,7 @@ func TestZeroValuesDocumented(t *testing.T) {
 		{"experiments/config.go", "Config"},
 		{"experiments/hyper.go", "Hyper"},
 		{"experiments/hyper.go", "Schedule"},
-		{"training/config.go", "Config"},
+		{"training/methods/config.go", "Config"},
 		{"training/optim/optim.go", "Config"},
 	} {
 		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, tc.file), nil, parser.ParseComments)

@@ -8,12 +8,13 @@ through the llpfc binary.
     >>> clf.predict(X_new)                     # doctest: +SKIP
 
 ``llpfc.run(spec, results=…)`` runs a grid and ``llpfc.report(results)``
-returns its long table. The binary is found by :func:`find_binary`. NumPy
+returns its long table; ``llpfc.methods()`` lists the binary's methods. The binary is found by :func:`find_binary`. NumPy
 only; scikit-learn and pandas optional.
 """
 
 from ._binary import LLPFCError, LLPFCRuntimeError, LLPFCValueError, find_binary
 from ._classifier import LLPClassifier
 from ._grid import report, run
+from ._methods import method_names, methods
 
-__all__ = ["LLPClassifier", "run", "report", "find_binary", "LLPFCError", "LLPFCValueError", "LLPFCRuntimeError"]
+__all__ = ["LLPClassifier", "run", "report", "methods", "method_names", "find_binary", "LLPFCError", "LLPFCValueError", "LLPFCRuntimeError"]

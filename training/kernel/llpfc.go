@@ -27,7 +27,7 @@ type LLPFC struct {
 }
 
 // Name is "llpfc-uniform" or "llpfc-approx".
-func (m LLPFC) Name() string { return "llpfc-" + string(m.Mode) }
+func (m LLPFC) Name() string { return "llpfc-" + m.Mode.String() }
 
 // Grid is λ ∈ LambdaGrid.
 func (m LLPFC) Grid() []Params {

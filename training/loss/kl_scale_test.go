@@ -23,7 +23,7 @@ func klChunkedRun(t *testing.T, f klFixture, initSeed int64, s KLScale) (float64
 	k, err := NewKLChunked(cpuBackend, g, m, f.spec, 4)
 	require.NoError(t, err)
 	defer k.Close()
-	if s != "" {
+	if s != 0 {
 		k.SetScale(s)
 	}
 	acc := make([][]float64, len(m.Learnables()))
@@ -76,7 +76,7 @@ func TestKLScaleAuthorsFormula(t *testing.T) {
 		}
 	}
 	lossA, gradA := klChunkedRun(t, f, 4, KLScaleAuthors)
-	lossDefault, gradDefault := klChunkedRun(t, f, 4, "")
+	lossDefault, gradDefault := klChunkedRun(t, f, 4, 0)
 	lossP, gradP := klChunkedRun(t, f, 4, KLScalePaper)
 	assert.InDelta(t, authors, lossA, 1e-12, "the authors' formula")
 	assert.Equal(t, lossA, lossDefault, "the default is the authors' scale")

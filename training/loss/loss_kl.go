@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/llpfc/llpfc/internal/choice"
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/gorgonia"
@@ -226,24 +227,33 @@ func NewBagChunked(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn
 // C-fold learning rate, so the tables' baselines were trained at the
 // authors' scale; it is the default (the zero value), the paper's text an
 // option (issue 20).
-type KLScale string
+type KLScale uint16
 
-// The KL scales.
+// The KL scales; the zero value is not stated, read as KLScaleAuthors.
 const (
-	KLScaleAuthors KLScale = "authors"
-	KLScalePaper   KLScale = "paper"
+	KLScaleAuthors KLScale = iota + 1
+	KLScalePaper
 )
 
-// ParseKLScale checks a KL scale name; "" is the default, authors.
+var klScales = choice.Set[KLScale]{What: "KL scale", Names: []string{"", "authors", "paper"},
+	Want: "authors (Σ over classes, mean over bags, as the authors' code) or paper (1/(C·B), as the paper's text)"}
+
+// ParseKLScale parses a KL scale name; "" is the default, authors.
 func ParseKLScale(s string) (KLScale, error) {
-	switch KLScale(s) {
-	case "", KLScaleAuthors:
+	if s == "" {
 		return KLScaleAuthors, nil
-	case KLScalePaper:
-		return KLScalePaper, nil
 	}
-	return "", fmt.Errorf("KL scale %q: want authors (Σ over classes, mean over bags, as the authors' code) or paper (1/(C·B), as the paper's text)", s)
+	return klScales.Parse(s)
 }
+
+func (s KLScale) String() string { return klScales.String(s) }
+
+// UnmarshalText parses a KL scale where it enters (a spec, a result, a
+// flag; issue 53); empty is the zero value, read as authors.
+func (s *KLScale) UnmarshalText(b []byte) error { return klScales.Unmarshal(s, b) }
+
+// MarshalText writes the scale's name.
+func (s KLScale) MarshalText() ([]byte, error) { return klScales.Marshal(s) }
 
 // SetScale sets the loss's scale (KLScaleAuthors when never called).
 func (k *KLChunked) SetScale(s KLScale) { k.scale = s }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/llpfc/llpfc/internal/choice"
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/gorgonia"
@@ -82,24 +83,34 @@ func VATWeight(step, totalSteps int) float64 {
 // the weight up over the first 40% of the steps (VATWeight). The tables'
 // LLP-VAT numbers come from the authors' code, so its constant weight is
 // the default (issue 20).
-type VATRampup string
+type VATRampup uint16
 
-// The VAT weight schedules.
+// The VAT weight schedules; the zero value is not stated, read as
+// VATRampupAuthors.
 const (
-	VATRampupAuthors VATRampup = "authors" // constant 0.05, as the LLPFC authors' code
-	VATRampupLLPVAT  VATRampup = "llpvat"  // 0.05 · sigmoid ramp-up over 40% of the steps
+	VATRampupAuthors VATRampup = iota + 1 // constant 0.05, as the LLPFC authors' code
+	VATRampupLLPVAT                       // 0.05 · sigmoid ramp-up over 40% of the steps
 )
 
-// ParseVATRampup checks a schedule name; "" is the default, authors.
+var vatRampups = choice.Set[VATRampup]{What: "VAT weight schedule", Names: []string{"", "authors", "llpvat"},
+	Want: "authors (constant 0.05, as the LLPFC authors' llpvat.py) or llpvat (sigmoid ramp-up over 40% of the steps, as LLP-VAT's code)"}
+
+// ParseVATRampup parses a schedule name; "" is the default, authors.
 func ParseVATRampup(s string) (VATRampup, error) {
-	switch VATRampup(s) {
-	case "", VATRampupAuthors:
+	if s == "" {
 		return VATRampupAuthors, nil
-	case VATRampupLLPVAT:
-		return VATRampupLLPVAT, nil
 	}
-	return "", fmt.Errorf("VAT weight schedule %q: want authors (constant 0.05, as the LLPFC authors' llpvat.py) or llpvat (sigmoid ramp-up over 40%% of the steps, as LLP-VAT's code)", s)
+	return vatRampups.Parse(s)
 }
+
+func (r VATRampup) String() string { return vatRampups.String(r) }
+
+// UnmarshalText parses a VAT weight schedule where it enters (a spec, a
+// result, a flag; issue 53); empty is the zero value, read as authors.
+func (r *VATRampup) UnmarshalText(b []byte) error { return vatRampups.Unmarshal(r, b) }
+
+// MarshalText writes the schedule's name.
+func (r VATRampup) MarshalText() ([]byte, error) { return vatRampups.Marshal(r) }
 
 // Weight returns w(t) at optimizer step (0-based) of a run of totalSteps.
 func (r VATRampup) Weight(step, totalSteps int) float64 {

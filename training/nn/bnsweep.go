@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/llpfc/llpfc/internal/choice"
 	"gorgonia.org/gorgonia"
 )
 
@@ -14,30 +15,40 @@ import (
 // normalizes with the minibatch's mean and variance; llpfc evaluates the
 // minibatch in chunks of Config.ChunkSize instances so that memory does not
 // grow with the bag size (App. `subsec:KL`, "Out of RAM").
-type BNStats string
+type BNStats uint16
 
-// The batch-norm statistics of a chunked bag loss.
+// The batch-norm statistics of a chunked bag loss; the zero value is not
+// stated, read as BNStatsMinibatch.
 const (
-	// BNStatsMinibatch (the zero value's meaning) normalizes every chunk with
-	// the statistics of the whole minibatch, exactly as one forward pass over
-	// the minibatch would, in memory bounded by the chunk (bnSweep).
-	BNStatsMinibatch BNStats = "minibatch"
+	// BNStatsMinibatch normalizes every chunk with the statistics of the
+	// whole minibatch, exactly as one forward pass over the minibatch
+	// would, in memory bounded by the chunk (bnSweep).
+	BNStatsMinibatch BNStats = iota + 1
 	// BNStatsChunk normalizes each chunk with its own statistics: one
 	// forward and one backward pass per chunk, but a different loss when
 	// the minibatch spans several chunks.
-	BNStatsChunk BNStats = "chunk"
+	BNStatsChunk
 )
 
-// ParseBNStats checks a BNStats name; "" is the default, minibatch.
+var bnStatsSet = choice.Set[BNStats]{What: "batch-norm statistics", Names: []string{"", "minibatch", "chunk"},
+	Want: "minibatch (the whole minibatch's, as the authors' code; exact in chunks at the cost of extra passes) or chunk (each chunk's own)"}
+
+// ParseBNStats parses a BNStats name; "" is the default, minibatch.
 func ParseBNStats(s string) (BNStats, error) {
-	switch BNStats(s) {
-	case "", BNStatsMinibatch:
+	if s == "" {
 		return BNStatsMinibatch, nil
-	case BNStatsChunk:
-		return BNStatsChunk, nil
 	}
-	return "", fmt.Errorf("batch-norm statistics %q: want minibatch (the whole minibatch's, as the authors' code; exact in chunks at the cost of extra passes) or chunk (each chunk's own)", s)
+	return bnStatsSet.Parse(s)
 }
+
+func (s BNStats) String() string { return bnStatsSet.String(s) }
+
+// UnmarshalText parses batch-norm statistics where they enter (a spec, a
+// result, a flag; issue 53); empty is the zero value, read as minibatch.
+func (s *BNStats) UnmarshalText(b []byte) error { return bnStatsSet.Unmarshal(s, b) }
+
+// MarshalText writes the statistics' name.
+func (s BNStats) MarshalText() ([]byte, error) { return bnStatsSet.Marshal(s) }
 
 // bnMode is what a fused batch-norm op does with its statistics in a run.
 type bnMode int

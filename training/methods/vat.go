@@ -1,4 +1,4 @@
-package training
+package methods
 
 import (
 	"fmt"
@@ -9,14 +9,28 @@ import (
 	"github.com/llpfc/llpfc/training/nn"
 )
 
-// LLPVATConfig holds the VAT constants the "llpvat" method uses. Config has
-// no VAT field yet, so callers set this before Train (for example
-// PaperVATConfig("cifar10") for ε = 6); the default is the paper's setting
-// for SVHN and EMNIST (ε = 1, ξ = 1e-6, one power iteration).
-var LLPVATConfig = loss.PaperVATConfig("")
+// LLPVAT is the name of LLP-VAT (App. `suppsec: exp`, "LLPVAT"; Tsai & Lin,
+// "Learning from Label Proportions with Consistency Regularization", ACML
+// 2020).
+const LLPVAT = "llpvat"
 
 func init() {
-	RegisterMethod(MethodLLPVAT, func(env *MethodEnv) (Method, error) { return newVATMethod(env, LLPVATConfig) })
+	Register(Descriptor{
+		Name: LLPVAT, Label: "LLPVAT", Order: 20,
+		Paper: "App. `suppsec: exp`, \"LLPVAT\" (Tsai & Lin, ACML 2020)", Code: "Z-Jianxin/LLPFC@1d0cbc5:llpvat.py, llpvatlib/train_fun.py",
+		Family: FamilyBag, Batch: Bags, DefaultBatch: 2,
+		Help: "LLP-VAT: the KL proportion loss plus a virtual-adversarial consistency term (App. suppsec: exp)",
+		Settings: []Setting{SettingKLScale, SettingBNStats, SettingChunkSize, SettingVATEps, SettingVATXi,
+			SettingVATPowerIters, SettingVATRampup},
+		Search: DefaultSearch,
+		New: func(env *Env) (Method, error) {
+			vc := env.Config.VAT
+			if vc == (loss.VATConfig{}) {
+				vc = loss.PaperVATConfig("")
+			}
+			return newVATMethod(env, vc)
+		},
+	})
 }
 
 // vatMethod trains with LLP-VAT (App. `suppsec: exp`, "LLPVAT"):
@@ -29,7 +43,7 @@ func init() {
 // power iteration's starting directions). Batch-norm running averages are
 // folded in after every step from VAT's clean pass.
 type vatMethod struct {
-	env   *MethodEnv
+	env   *Env
 	cfg   loss.VATConfig
 	vat   *loss.VAT
 	k     *loss.KLChunked
@@ -45,7 +59,7 @@ type vatMethod struct {
 	hasStoch, hasBatchNm bool
 }
 
-func newVATMethod(env *MethodEnv, cfg loss.VATConfig) (*vatMethod, error) {
+func newVATMethod(env *Env, cfg loss.VATConfig) (*vatMethod, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

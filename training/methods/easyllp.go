@@ -1,11 +1,25 @@
-package training
+package methods
 
 import (
 	"github.com/llpfc/llpfc/training/loss"
 )
 
+// EasyLLP is EasyLLP's name (Busa-Fekete et al., "Easy Learning from Label
+// Proportions", NeurIPS 2023).
+const EasyLLP = "easyllp"
+
 func init() {
-	RegisterMethod(MethodEasyLLP, func(env *MethodEnv) (Method, error) { return newEasyLLP(env) })
+	RegisterBag(Descriptor{
+		Name: EasyLLP, Label: "EasyLLP", Order: 40,
+		Paper:        "Busa-Fekete et al., Easy Learning from Label Proportions, NeurIPS 2023",
+		Code:         "TianhaoMa5/ICLR2026_LLP-PVC@fe11a00:easyllp.py, easyllp_flood.py",
+		DefaultBatch: 8,
+		Help:         "EasyLLP: each instance's cross-entropy against its bag's debiased soft label k·α − (k−1)·p, optionally flooded (--flood)",
+		Settings:     []Setting{SettingFlood},
+		Authors: &Preset{Optimizer: "nesterov", LR: 1e-4, Momentum: 0.9, WeightDecay: 5e-5, BatchSize: 8, Flood: 0.3,
+			Source: "easyllp.py@fe11a00:396-397, 408-413, 493-494; flooding b = 0.3, easyllp_flood.py@fe11a00:280-281"},
+		Search: DefaultSearch,
+	}, BagSpec{Head: loss.HeadLogits, Objective: newEasyLLP})
 }
 
 // newEasyLLP trains with EasyLLP's debiased instance loss (loss.EasyLLP:
@@ -18,13 +32,13 @@ func init() {
 // (easyllp.py@fe11a00:225), which makes the soft labels depend on the bag's
 // own proportions twice and the estimate biased (PAPER_MAP). Config.Flood
 // bounds the loss from below as the authors' easyllp_flood.py does.
-func newEasyLLP(env *MethodEnv) (Method, error) {
-	return newBagMethod(env, MethodEasyLLP, loss.HeadLogits, &loss.EasyLLP{Prior: bagPrior(env), Flood: env.Config.Flood})
+func newEasyLLP(env *Env) (loss.BagObjective, error) {
+	return &loss.EasyLLP{Prior: bagPrior(env), Flood: env.Config.Flood}, nil
 }
 
 // bagPrior is the class frequency of the training bags: their proportions
 // weighted by their sizes.
-func bagPrior(env *MethodEnv) []float64 {
+func bagPrior(env *Env) []float64 {
 	C := env.Spec.NumClasses
 	p := make([]float64, C)
 	n := 0

@@ -1,4 +1,4 @@
-package training
+package methods
 
 import (
 	"math"
@@ -9,14 +9,15 @@ import (
 	"github.com/llpfc/llpfc/training/device/cpu"
 	"github.com/llpfc/llpfc/training/models"
 	"github.com/llpfc/llpfc/training/nn"
+	"github.com/llpfc/llpfc/training/optim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/gorgonia"
 )
 
-// newerEnv builds a MethodEnv for the mlp on 2-feature data with bags of the
+// newerEnv builds an Env for the mlp on 2-feature data with bags of the
 // given sizes and labels (their proportions computed from them).
-func newerEnv(t *testing.T, labels [][]int, C int) *MethodEnv {
+func newerEnv(t *testing.T, labels [][]int, C int) *Env {
 	t.Helper()
 	set := &estimators.BagSet{NumClasses: C}
 	n := 0
@@ -29,13 +30,12 @@ func newerEnv(t *testing.T, labels [][]int, C int) *MethodEnv {
 		}
 		set.Bags = append(set.Bags, bag)
 	}
-	spec := nn.ModelSpec{Name: ModelMLP, Features: 2, NumClasses: C}
+	spec := nn.ModelSpec{Name: models.ModelMLP, Features: 2, NumClasses: C}
 	g := gorgonia.NewGraph()
 	m, err := models.NewModel(g, spec, rng.New(1, "init"))
 	require.NoError(t, err)
-	cfg, err := Config{Method: MethodLLPPVC, Model: spec, Optimizer: OptimizerConfig{Name: "sgd", LR: 1e-3}, BatchSize: 1, Epochs: 1}.withDefaults()
-	require.NoError(t, err)
-	return &MethodEnv{Config: &cfg, Data: &TrainData{X: make([]float32, 2*n), Features: 2, Bags: set}, Spec: spec, Graph: g, Model: m, Backend: cpu.New()}
+	cfg := Config{Method: LLPPVC, Model: spec, Optimizer: optim.Config{Name: "sgd", LR: 1e-3}, BatchSize: 1, Epochs: 1, ChunkSize: DefaultChunkSize}
+	return &Env{Config: &cfg, Data: &TrainData{X: make([]float32, 2*n), Features: 2, Bags: set}, Spec: spec, Graph: g, Model: m, Backend: cpu.New()}
 }
 
 // TestEasyLLPPriorIsTheClassFrequency: EasyLLP's prior is the class
@@ -54,7 +54,7 @@ func TestEasyLLPPriorIsTheClassFrequency(t *testing.T) {
 func TestLLPPVCOutputStartsAtOneOverC(t *testing.T) {
 	for _, C := range []int{2, 3, 10} {
 		env := newerEnv(t, [][]int{{0, 1}, {1, 1}}, C)
-		m, err := newLLPPVC(env)
+		m, err := MustLookup(LLPPVC).New(env)
 		require.NoError(t, err)
 		m.Close()
 		ps := env.Model.Learnables()

@@ -1,4 +1,4 @@
-package training
+package methods
 
 import (
 	"fmt"
@@ -20,15 +20,6 @@ type Regrouping struct {
 	Epoch   int                         `json:"epoch"`
 	Groups  estimators.GroupingSummary  `json:"groups"`
 	Uniform *estimators.GroupingSummary `json:"uniform,omitempty"`
-}
-
-// GroupingReporter is a Method that partitions bags into groups (the LLPFC
-// methods); Train records its Regroupings in Result.
-type GroupingReporter interface {
-	// Regroupings returns the diagnostics of every regrouping of a run of
-	// epochs epochs, in epoch order. They are recomputed from the run's
-	// streams, so a resumed run reports the same list as an uninterrupted one.
-	Regroupings(epochs int) ([]Regrouping, error)
 }
 
 // Regroupings implements GroupingReporter: the partition of epoch k·r comes

@@ -1,4 +1,4 @@
-package training
+package methods
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ type fcGraph struct {
 }
 
 // With authors set, the loss is FCLossClamped (the authors' loss_f).
-func newFCGraph(env *MethodEnv, prefix string, authors bool) (*fcGraph, error) {
+func newFCGraph(env *Env, prefix string, authors bool) (*fcGraph, error) {
 	g, spec := env.Graph, env.Spec
 	dt, B, C := spec.DType(), env.Config.BatchSize, spec.NumClasses
 	f := &fcGraph{}
@@ -68,7 +68,7 @@ func (f *fcGraph) ReleaseBuffers() { f.prog.Release() }
 // returns the loss — or, on a back end whose device runs ahead
 // (device.Deferred), tallies the loss there and returns 0, so that the
 // step does not wait for the device.
-func (f *fcGraph) run(env *MethodEnv, n int, augRNG, dropRNG *rand.Rand, grads device.Grads) (float64, error) {
+func (f *fcGraph) run(env *Env, n int, augRNG, dropRNG *rand.Rand, grads device.Grads) (float64, error) {
 	if env.Config.Augment != nil {
 		if err := env.Config.Augment(f.xT.Data().([]float32), n, augRNG); err != nil {
 			return 0, fmt.Errorf("augmentation: %w", err)

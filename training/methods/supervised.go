@@ -1,4 +1,4 @@
-package training
+package methods
 
 import (
 	"fmt"
@@ -13,7 +13,14 @@ import (
 const Supervised = "supervised"
 
 func init() {
-	RegisterMethod(Supervised, func(env *MethodEnv) (Method, error) { return newSupervised(env) })
+	Register(Descriptor{
+		Name: Supervised, Label: "Supervised (ceiling)", Order: 1000,
+		Paper:  "Section 6: the fully supervised ceiling on the same instances",
+		Family: FamilyInstance, Batch: Instances, DefaultBatch: 128,
+		Help:   "the fully supervised ceiling: cross-entropy on the bagged instances' true labels (not an LLP method)",
+		Search: DefaultSearch,
+		New:    func(env *Env) (Method, error) { return newSupervised(env) },
+	})
 }
 
 // supervisedMethod minimizes the cross-entropy −log q_y(x) over the bagged
@@ -22,7 +29,7 @@ func init() {
 // row of the noisy label is the one-hot vector of the true label, every weight
 // 1, so it shares FCLoss with LLPFC and differs from it only in the labels.
 type supervisedMethod struct {
-	env        *MethodEnv
+	env        *Env
 	batch, dim int
 	classes    int
 	*fcGraph
@@ -32,7 +39,7 @@ type supervisedMethod struct {
 	dropRNG *rand.Rand
 }
 
-func newSupervised(env *MethodEnv) (*supervisedMethod, error) {
+func newSupervised(env *Env) (*supervisedMethod, error) {
 	d, spec := env.Data, env.Spec
 	N := len(d.X) / spec.InputDim()
 	if len(d.Labels) != N {

@@ -1,12 +1,23 @@
-package training
+package methods
 
 import (
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
 )
 
+// KL is the name of the KL proportion loss (App. `subsec:KL`).
+const KL = "kl"
+
 func init() {
-	RegisterMethod(MethodKL, func(env *MethodEnv) (Method, error) { return newKLMethod(env) })
+	Register(Descriptor{
+		Name: KL, Label: "KL", Order: 10,
+		Paper: "App. `subsec:KL` (the KL baseline)", Code: "Z-Jianxin/LLPFC@1d0cbc5:kl.py, kllib/train_fun.py",
+		Family: FamilyBag, Batch: Bags, DefaultBatch: 2,
+		Help:     "the KL divergence between each bag's proportions and its mean predicted distribution (App. subsec:KL)",
+		Settings: []Setting{SettingKLScale, SettingBNStats, SettingChunkSize},
+		Search:   DefaultSearch,
+		New:      func(env *Env) (Method, error) { return newKLMethod(env) },
+	})
 }
 
 // klMethod trains with the KL proportion loss over minibatches of
@@ -15,14 +26,14 @@ func init() {
 // of epoch e comes from the stream "kl-order/epoch-e"; the last minibatch
 // may hold fewer bags (its loss is normalised by its own B).
 type klMethod struct {
-	env   *MethodEnv
+	env   *Env
 	k     *loss.KLChunked
 	bags  []loss.BagRef
 	order []int
 	mb    []loss.BagRef
 }
 
-func newKLMethod(env *MethodEnv) (*klMethod, error) {
+func newKLMethod(env *Env) (*klMethod, error) {
 	cfg := env.Config
 	m := &klMethod{env: env}
 	var maxBag int

@@ -1,10 +1,8 @@
-package training
+package methods
 
 import (
 	"fmt"
 	"math/rand/v2"
-	"sort"
-	"sync"
 
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training/device"
@@ -20,7 +18,7 @@ import (
 type Method interface {
 	// BeginEpoch prepares epoch e (0-based): regrouping, shuffling. It
 	// returns the number of optimizer steps of the epoch. Everything random
-	// must come from MethodEnv.Stream(name, e) (or a stream keyed by a
+	// must come from Env.Stream(name, e) (or a stream keyed by a
 	// function of e), so that a run resumed at epoch e repeats the draws of
 	// the uninterrupted run.
 	BeginEpoch(e int) (steps int, err error)
@@ -28,7 +26,7 @@ type Method interface {
 	// respect to the model's Learnables to grads (which the trainer has
 	// reset) and returns the minibatch loss and the number of training
 	// instances used. It runs its graphs as programs compiled on
-	// MethodEnv.Backend (device.Backend.Compile), never with a gorgonia
+	// Env.Backend (device.Backend.Compile), never with a gorgonia
 	// machine of its own (TestMethodsRunOnTheDevice).
 	Step(s int, grads device.Grads) (loss float64, images int, err error)
 	// Close releases the method's programs.
@@ -43,22 +41,9 @@ type StatefulMethod interface {
 	LoadState([]byte) error
 }
 
-// The built-in methods' names (issue 19: one spelling, not literals in
-// several files); Supervised is in train_supervised.go.
-const (
-	MethodLLPFCIdeal   = "llpfc-ideal"   // Algorithm 1
-	MethodLLPFCUniform = "llpfc-uniform" // Algorithm 2
-	MethodLLPFCApprox  = "llpfc-approx"  // Algorithm 3
-	MethodKL           = "kl"            // App. `subsec:KL`
-	MethodLLPVAT       = "llpvat"        // App. "LLPVAT"
-	MethodLLPGAN       = "llpgan"        // App. "LLPGAN"
-	MethodEasyLLP      = "easyllp"       // EasyLLP (Busa-Fekete et al., NeurIPS 2023)
-	MethodMixBag       = "mixbag"        // MixBag (Asanomi et al., ICCV 2023)
-	MethodLLPPVC       = "llppvc"        // LLP-PVC (Ma et al., ICLR 2026)
-)
-
-// MethodEnv is what a method factory gets.
-type MethodEnv struct {
+// Env is what a method's Factory gets: the run's configuration and data,
+// the model on its graph and the back end its programs compile on.
+type Env struct {
 	Config *Config
 	Data   *TrainData
 	// Spec is the model spec completed with the data's input size and C.
@@ -74,36 +59,26 @@ type MethodEnv struct {
 // internal/rng.New(seed, name+"/epoch-"+e). Streams keyed by epoch have no
 // position to save: a run resumed at epoch e draws what the uninterrupted
 // run drew.
-func (env *MethodEnv) Stream(name string, e int) *rand.Rand {
+func (env *Env) Stream(name string, e int) *rand.Rand {
 	return rng.New(env.Config.Seed, fmt.Sprintf("%s/epoch-%d", name, e))
 }
 
-// MethodFactory builds a method in env.Graph.
-type MethodFactory func(env *MethodEnv) (Method, error)
+// Factory builds a method in env.Graph.
+type Factory func(env *Env) (Method, error)
 
-var (
-	methodsMu sync.RWMutex
-	methods   = map[string]MethodFactory{}
-)
-
-// RegisterMethod makes a training method available to Train by name.
-func RegisterMethod(name string, f MethodFactory) {
-	methodsMu.Lock()
-	defer methodsMu.Unlock()
-	if _, dup := methods[name]; dup {
-		panic("training: method " + name + " registered twice")
-	}
-	methods[name] = f
+// GroupingReporter is a Method that partitions bags into groups (the LLPFC
+// methods); Train records its Regroupings in Result.
+type GroupingReporter interface {
+	// Regroupings returns the diagnostics of every regrouping of a run of
+	// epochs epochs, in epoch order. They are recomputed from the run's
+	// streams, so a resumed run reports the same list as an uninterrupted one.
+	Regroupings(epochs int) ([]Regrouping, error)
 }
 
-// MethodNames returns the registered method names, sorted.
-func MethodNames() []string {
-	methodsMu.RLock()
-	defer methodsMu.RUnlock()
-	var ns []string
-	for n := range methods {
-		ns = append(ns, n)
-	}
-	sort.Strings(ns)
-	return ns
+// BufferReleaser is implemented by methods whose programs can drop the
+// values of their last run (device.Program.Release); Train calls it before
+// each evaluation, so that the step's and the evaluator's activations are
+// never resident together (issue 12).
+type BufferReleaser interface {
+	ReleaseBuffers()
 }

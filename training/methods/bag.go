@@ -1,4 +1,4 @@
-package training
+package methods
 
 import (
 	"fmt"
@@ -9,6 +9,43 @@ import (
 	"github.com/llpfc/llpfc/training/loss"
 )
 
+// BagSpec is what turns a loss.BagObjective into a method (RegisterBag):
+// the head its objective reads, the objective for a run, and what the
+// method does beside the shared minibatch.
+type BagSpec struct {
+	// Head is the network's output the objective reads (logits or softmax).
+	Head loss.Head
+	// Objective returns the objective of the run env describes.
+	Objective func(env *Env) (loss.BagObjective, error)
+	// Mix replaces each bag of a minibatch, with probability 1/2, by its
+	// mixed bag with a bag drawn uniformly (MixBag).
+	Mix bool
+	// Init, if not nil, prepares the model before the first step (LLP-PVC's
+	// output bias).
+	Init func(env *Env) error
+}
+
+// RegisterBag registers the method d describes, whose loss is the
+// objective of b: its family is FamilyBag, its minibatch counts bags, it
+// reads the chunk size, and it trains on the shared bag minibatch below (on
+// every back end: the objective runs on the host from the head outputs the
+// back end computes). A new bag-level method is its loss in training/loss,
+// a file here calling RegisterBag, and their tests (ARCHITECTURE.md, "How to
+// add a method").
+func RegisterBag(d Descriptor, b BagSpec) {
+	if b.Objective == nil {
+		panic("methods: RegisterBag(" + d.Name + "): a BagSpec needs its objective")
+	}
+	d.Family, d.Batch = FamilyBag, Bags
+	if !d.Reads(SettingChunkSize) {
+		d.Settings = append(d.Settings, SettingChunkSize)
+	}
+	d.Bag = &b
+	name := d.Name
+	d.New = func(env *Env) (Method, error) { return newBagMethod(env, name, b) }
+	Register(d)
+}
+
 // bagMethod trains a loss of minibatches of Config.BatchSize bags computed
 // on the host from the head outputs of their instances (a
 // loss.BagObjective: EasyLLP, MixBag's CILoss, LLP-PVC), by the chunked two
@@ -16,12 +53,12 @@ import (
 // bag size. The bag order of epoch e comes from the stream
 // "NAME-order/epoch-e"; the last minibatch may hold fewer bags, and a
 // minibatch larger than the bags there are is all of them (as PyTorch's
-// DataLoader, which the authors train with, makes it). With mix set
+// DataLoader, which the authors train with, makes it). With BagSpec.Mix
 // (MixBag) each bag of a minibatch is, with probability 1/2, replaced by its
 // mixed bag with a bag drawn uniformly (the authors' random.choice and
 // randint), from the stream "NAME-mix/epoch-e".
 type bagMethod struct {
-	env   *MethodEnv
+	env   *Env
 	name  string
 	k     *loss.KLChunked
 	obj   loss.BagObjective
@@ -32,16 +69,24 @@ type bagMethod struct {
 	mixR  *rand.Rand
 }
 
-func newBagMethod(env *MethodEnv, name string, head loss.Head, obj loss.BagObjective) (*bagMethod, error) {
+func newBagMethod(env *Env, name string, b BagSpec) (*bagMethod, error) {
+	if b.Init != nil {
+		if err := b.Init(env); err != nil {
+			return nil, err
+		}
+	}
+	obj, err := b.Objective(env)
+	if err != nil {
+		return nil, err
+	}
 	cfg := env.Config
-	m := &bagMethod{env: env, name: name, obj: obj}
+	m := &bagMethod{env: env, name: name, obj: obj, mix: b.Mix}
 	var maxBag int
-	var err error
 	if m.bags, maxBag, err = bagRefs(env.Data.Bags); err != nil {
 		return nil, err
 	}
 	chunk := min(cfg.ChunkSize, maxBag*cfg.BatchSize)
-	k, err := loss.NewBagChunked(env.Backend, env.Graph, env.Model, env.Spec, chunk, head, name)
+	k, err := loss.NewBagChunked(env.Backend, env.Graph, env.Model, env.Spec, chunk, b.Head, name)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package training
+package methods
 
 import (
 	"fmt"
@@ -8,13 +8,31 @@ import (
 	"github.com/llpfc/llpfc/training/device"
 )
 
+// The LLPFC algorithms' names.
+const (
+	LLPFCIdeal   = "llpfc-ideal"   // Algorithm 1 (`algo:LLPFC`)
+	LLPFCUniform = "llpfc-uniform" // Algorithm 2 (`algo:LLPFC-uniform`)
+	LLPFCApprox  = "llpfc-approx"  // Algorithm 3 (`algo:LLPFC-approx`)
+)
+
 func init() {
-	for name, mode := range map[string]estimators.Mode{
-		MethodLLPFCUniform: estimators.ModeUniform,
-		MethodLLPFCApprox:  estimators.ModeApprox,
-		MethodLLPFCIdeal:   estimators.ModeIdeal,
+	for _, a := range []struct {
+		name, label, paper, help string
+		order                    int
+		mode                     estimators.Mode
+	}{
+		{LLPFCIdeal, "LLPFC-ideal", "Algorithm 1 (`algo:LLPFC`)", "LLPFC with the true class prior α of every group's bags (Algorithm 1)", 100, estimators.ModeIdeal},
+		{LLPFCUniform, "LLPFC-uniform", "Algorithm 2 (`algo:LLPFC-uniform`)", "LLPFC with a uniform noisy prior on each group (Algorithm 2)", 110, estimators.ModeUniform},
+		{LLPFCApprox, "LLPFC-approx", "Algorithm 3 (`algo:LLPFC-approx`)", "LLPFC with the noisy prior that minimizes ‖T̂⁻¹‖ approximately (Algorithm 3)", 120, estimators.ModeApprox},
 	} {
-		RegisterMethod(name, func(env *MethodEnv) (Method, error) { return newLLPFC(env, mode) })
+		mode := a.mode
+		Register(Descriptor{
+			Name: a.name, Label: a.label, Order: a.order, Paper: a.paper, Code: "Z-Jianxin/LLPFC@1d0cbc5:llpfc.py, llpfclib/make_groups.py",
+			Family: FamilyLLPFC, Mode: mode, Batch: Instances, DefaultBatch: 128, Help: a.help,
+			Settings: []Setting{SettingRegroupEvery, SettingWeights, SettingCompat},
+			Search:   DefaultSearch,
+			New:      func(env *Env) (Method, error) { return newLLPFC(env, mode) },
+		})
 	}
 }
 
@@ -28,7 +46,7 @@ func init() {
 // 0, r, 2r, … ("Implementation Details of LLPFC"); the partition of regroup
 // k is drawn from the stream "llpfc-groups/epoch-k·r".
 type llpfcMethod struct {
-	env        *MethodEnv
+	env        *Env
 	opts       estimators.Options
 	batch, dim int
 	classes    int
@@ -44,7 +62,7 @@ type llpfcMethod struct {
 	dropRNG     *rand.Rand
 }
 
-func newLLPFC(env *MethodEnv, mode estimators.Mode) (*llpfcMethod, error) {
+func newLLPFC(env *Env, mode estimators.Mode) (*llpfcMethod, error) {
 	cfg := env.Config
 	spec := env.Spec
 	m := &llpfcMethod{

@@ -1,4 +1,4 @@
-package training
+package methods
 
 import (
 	"bytes"
@@ -22,8 +22,20 @@ import (
 // networks). The discriminator's optimizer is Config.Optimizer.
 var LLPGANGeneratorOptimizer = optim.Config{Name: "adam", LR: 3e-4, Beta1: 0.5, Beta2: 0.999}
 
+// LLPGAN is the name of LLP-GAN (App. `suppsec: exp`, "LLPGAN"; Liu et al.,
+// "Learning from Label Proportions with Generative Adversarial Networks",
+// NeurIPS 2019).
+const LLPGAN = "llpgan"
+
 func init() {
-	RegisterMethod(MethodLLPGAN, func(env *MethodEnv) (Method, error) { return newGANMethod(env) })
+	Register(Descriptor{
+		Name: LLPGAN, Label: "LLPGAN", Order: 30,
+		Paper: "App. `suppsec: exp`, \"LLPGAN\" (Liu et al., NeurIPS 2019)", Code: "Z-Jianxin/LLPFC@1d0cbc5:llpgan.py, llpganlib/train_fun.py",
+		Family: FamilyAdversarial, Batch: Bags, DefaultBatch: 1, Model: models.ModelLLPGAND, ModelRole: "discriminator", Images: "llpgan's generator makes images",
+		Help:   "LLP-GAN: a discriminator (llpgan-d) trained on the bags' proportions against a generator's images",
+		Search: DefaultSearch,
+		New:    func(env *Env) (Method, error) { return newGANMethod(env) },
+	})
 }
 
 // ganMethod trains LLPGAN (App. `suppsec: exp`, "LLPGAN"): for each
@@ -45,7 +57,7 @@ func init() {
 // ⌊M/B⌋ steps. Streams per epoch e: "llpgan-order", "llpgan-noise",
 // "llpgan-augment", "llpgan-dropout".
 type ganMethod struct {
-	env     *MethodEnv
+	env     *Env
 	d       models.FeatureModel
 	gen     *models.LLPGANGenerator
 	genOpt  device.Optimizer
@@ -70,7 +82,7 @@ type ganMethod struct {
 	hasDBN, hasGBN       bool
 }
 
-func newGANMethod(env *MethodEnv) (*ganMethod, error) {
+func newGANMethod(env *Env) (*ganMethod, error) {
 	d, ok := env.Model.(models.FeatureModel)
 	if !ok {
 		return nil, fmt.Errorf("llpgan: model %q exposes no features f_conv (use llpgan-d)", env.Model.Name())
@@ -182,7 +194,7 @@ func newGANMethod(env *MethodEnv) (*ganMethod, error) {
 // compile compiles the method's three programs on env.Backend: the
 // generator's images, the discriminator's loss and gradient, the
 // generator's loss and gradient.
-func (m *ganMethod) compile(env *MethodEnv, gRoots, dRoots gorgonia.Nodes) error {
+func (m *ganMethod) compile(env *Env, gRoots, dRoots gorgonia.Nodes) error {
 	g, be := env.Graph, env.Backend
 	params := append(append(gorgonia.Nodes(nil), m.d.Learnables()...), m.gen.Learnables()...)
 	in := append(nn.Inputs(m.d, m.xReal, m.xFake, m.z, m.avg, m.props), nn.Inputs(m.gen)...)

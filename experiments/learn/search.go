@@ -1,0 +1,103 @@
+package learn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/training"
+)
+
+// SearchRule is how a label-free search chooses its trial (issue 50): the
+// lowest proportion loss of the held-out bags (their validation KL) under
+// the trial's last network. No instance label is read: the held-out bags'
+// proportions are all it sees.
+const SearchRule = "min val_kl"
+
+// trialCell is cell c with one configuration of its search: the rate lr and,
+// when batch > 0, the minibatch batch; no search of its own.
+func trialCell(c experiments.Cell, lr float64, batch int) experiments.Cell {
+	t := c
+	t.Config.Hyper.Search = nil
+	t.Config.Hyper.LR = lr
+	if batch > 0 {
+		t.Config.Hyper.BatchSize = batch
+	}
+	return t
+}
+
+// runSearch runs every trial of cell's search (Hyper.Search) on prob — the
+// same bags, the same held-out bags — and returns the chosen trial's run
+// with the search recorded in its Metrics (experiments.SearchRecord): every
+// trial's rate, minibatch, validation scores, steps, wall time and test
+// accuracy (for the reader; selectTrial never reads it), and which it
+// chose. A trial whose loss goes non-finite is recorded as diverged and not
+// chosen; when every trial diverges the error of the first is returned.
+// The run's wall time is the whole search's.
+func runSearch(ctx context.Context, cell experiments.Cell, prob *Problem, opt RunOptions) (*CellRun, error) {
+	rec := &experiments.SearchRecord{Rule: SearchRule, Chosen: -1}
+	var runs []*CellRun
+	var firstDiverged error
+	var wall float64
+	var err error
+	cell.Config.Hyper.Search.Each(func(lr float64, batch int) {
+		if err != nil {
+			return
+		}
+		t := experiments.Trial{LR: lr, BatchSize: batch}
+		if batch == 0 {
+			t.BatchSize = cell.Config.Hyper.BatchSize
+		}
+		run, terr := RunCell(ctx, trialCell(cell, lr, batch), prob, opt)
+		var nf *training.NonFiniteError
+		switch {
+		case errors.As(terr, &nf):
+			t.Diverged = terr.Error()
+			if firstDiverged == nil {
+				firstDiverged = terr
+			}
+		case terr != nil:
+			err = fmt.Errorf("search trial lr %g, batch %d: %w", lr, t.BatchSize, terr)
+			return
+		default:
+			m := run.Metrics
+			t.ValKL, t.TestAccuracy, t.Steps, t.WallSeconds = m.ValKL, m.TestAccuracy, m.Steps, m.WallSeconds
+			if n := len(run.History); n > 0 {
+				t.ValPropError = run.History[n-1].ValPropError
+			}
+			wall += m.WallSeconds
+		}
+		rec.Trials = append(rec.Trials, t)
+		runs = append(runs, run)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if rec.Chosen = selectTrial(rec.Trials); rec.Chosen < 0 {
+		return nil, fmt.Errorf("every trial of the search diverged (%d of %d); the first: %w", len(rec.Trials), len(rec.Trials), firstDiverged)
+	}
+	run := runs[rec.Chosen]
+	run.Metrics.Search = rec
+	run.Metrics.WallSeconds = wall
+	return run, nil
+}
+
+// selectTrial returns the index of the trial with the lowest validation KL
+// (the first of equal ones), or −1 when no trial has one (every one
+// diverged). It reads the held-out bags' scores alone: a trial's test
+// accuracy is recorded beside them, never compared (issue 50; the mutation
+// search-selects-on-labels is caught by TestSelectionReadsNoLabel).
+func selectTrial(trials []experiments.Trial) int {
+	best, score := -1, math.Inf(1)
+	for i, t := range trials {
+		if t.ValKL == nil || math.IsNaN(*t.ValKL) {
+			continue
+		}
+		if v := *t.ValKL; v < score {
+			best, score = i, v
+		}
+	}
+	return best
+}

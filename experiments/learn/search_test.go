@@ -1,0 +1,94 @@
+package learn
+
+import (
+	"context"
+	"testing"
+
+	"github.com/llpfc/llpfc/experiments"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func f64(v float64) *float64 { return &v }
+
+// TestSelectionReadsNoLabel (issue 50): the search chooses the trial with
+// the lowest validation KL of the held-out bags, whatever the trials' test
+// accuracies say (here they rank the trials the other way round), skips
+// diverged trials (no score) and says −1 when every trial diverged.
+func TestSelectionReadsNoLabel(t *testing.T) {
+	trials := []experiments.Trial{
+		{LR: 1e-4, ValKL: f64(0.50), TestAccuracy: 0.90},
+		{LR: 3e-4, ValKL: f64(0.31), TestAccuracy: 0.40},
+		{LR: 1e-3, Diverged: "epoch 0 step 3: loss is NaN", TestAccuracy: 0.95},
+		{LR: 3e-3, ValKL: f64(0.31), TestAccuracy: 0.10},
+		{LR: 1e-2, ValKL: f64(0.45), TestAccuracy: 0.99},
+	}
+	assert.Equal(t, 1, selectTrial(trials), "the lowest validation KL, the first of equal ones")
+	assert.Equal(t, -1, selectTrial([]experiments.Trial{{Diverged: "x"}, {Diverged: "y"}}))
+}
+
+// searchCell is miniCell with a search over two rates, a quarter of the
+// bags held out.
+func searchCell(method string) experiments.Cell {
+	c := miniCell(method)
+	c.Config.Hyper.Epochs = 2
+	c.Config.Hyper.ValBags = 0.25
+	c.Config.Hyper.LR = 0
+	c.Config.Hyper.Search = &experiments.Search{LR: []float64{1e-4, 3e-2}}
+	c.Key = c.Config.Key()
+	return c
+}
+
+// TestSearchReportsTheChosenTrial: a searched cell runs each trial on the
+// same bags, records every trial's validation score, and reports the chosen
+// one — whose accuracy, loss and steps are exactly those of the same
+// configuration run as a plain cell (the oracle: RunCell without a search).
+func TestSearchReportsTheChosenTrial(t *testing.T) {
+	cell := searchCell("llpfc-uniform")
+	require.NoError(t, cell.Config.Validate())
+	prob, err := LoadProblem(cell)
+	require.NoError(t, err)
+	run, err := RunCell(context.Background(), cell, prob, RunOptions{})
+	require.NoError(t, err)
+	s := run.Metrics.Search
+	require.NotNil(t, s)
+	require.Len(t, s.Trials, 2)
+	assert.Equal(t, SearchRule, s.Rule)
+	for _, tr := range s.Trials {
+		require.NotNil(t, tr.ValKL, "lr %g", tr.LR)
+		assert.Equal(t, 64, tr.BatchSize)
+		assert.Positive(t, tr.Steps)
+	}
+	assert.Equal(t, selectTrial(s.Trials), s.Chosen)
+	chosen := s.Trials[s.Chosen]
+
+	plain, err := RunCell(context.Background(), trialCell(cell, chosen.LR, 0), prob, RunOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, plain.Metrics.TestAccuracy, run.Metrics.TestAccuracy)
+	assert.Equal(t, plain.Metrics.FinalLoss, run.Metrics.FinalLoss)
+	assert.Equal(t, *plain.Metrics.ValKL, *chosen.ValKL)
+	assert.Equal(t, plain.Metrics.Steps, run.Metrics.Steps)
+	assert.Equal(t, plain.Metrics.BagsDigest, run.Metrics.BagsDigest)
+	assert.InDelta(t, s.Trials[0].WallSeconds+s.Trials[1].WallSeconds, run.Metrics.WallSeconds, 1e-9, "the search's wall time")
+}
+
+// TestMethodsOfASeedSeeTheSameBags (issue 50): within a seed every method
+// trains on the same bags (and holds out the same ones), so a report may
+// pair their accuracies; another seed draws other bags.
+func TestMethodsOfASeedSeeTheSameBags(t *testing.T) {
+	digest := func(method string, seed int64) string {
+		c := miniCell(method)
+		c.Config.Seed = seed
+		c.Config.Hyper.Epochs, c.Config.Hyper.ValBags = 1, 0.25
+		c.Key = c.Config.Key()
+		prob, err := LoadProblem(c)
+		require.NoError(t, err)
+		run, err := RunCell(context.Background(), c, prob, RunOptions{})
+		require.NoError(t, err)
+		require.NotEmpty(t, run.Metrics.BagsDigest)
+		return run.Metrics.BagsDigest
+	}
+	a := digest("llpfc-uniform", 7)
+	assert.Equal(t, a, digest("kl", 7), "two methods, one seed")
+	assert.NotEqual(t, a, digest("llpfc-uniform", 8), "another seed")
+}

@@ -1,0 +1,150 @@
+package methods
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/device/cpu"
+	"github.com/llpfc/llpfc/training/internal/testnet"
+	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/models"
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+func init() { models.RegisterModel("test-tiny", testnet.NewFDTinyNet) }
+
+// hostGrads accumulates gradients on the host in float64 (the device.Grads
+// of a float64 network, for finite differences).
+type hostGrads [][]float64
+
+func newHostGrads(params gorgonia.Nodes) hostGrads {
+	h := make(hostGrads, len(params))
+	for i, p := range params {
+		h[i] = make([]float64, p.Shape().TotalSize())
+	}
+	return h
+}
+
+func (h hostGrads) Reset() error {
+	for _, a := range h {
+		clear(a)
+	}
+	return nil
+}
+
+func (h hostGrads) Add(_ device.Program, nodes gorgonia.Nodes, scale float64) error {
+	if len(nodes) != len(h) {
+		return fmt.Errorf("%d gradient nodes for %d accumulators", len(nodes), len(h))
+	}
+	for i, n := range nodes {
+		for j, v := range nn.ValueData(n.Value()) {
+			h[i][j] += scale * v
+		}
+	}
+	return nil
+}
+
+func (h hostGrads) NonFinite() (int, int, float64, bool, error) { return 0, 0, 0, false, nil }
+
+func (h hostGrads) Read(dst [][]float64) error {
+	for i := range h {
+		copy(dst[i], h[i])
+	}
+	return nil
+}
+
+// fdBags are three bags of 5, 9 and 3 instances over 20 rows of 4 features
+// (scattered rows, three classes, proportions that are counts of the bag).
+func fdBags() (*TrainData, []loss.BagRef) {
+	r := rng.New(7, "fd-bags")
+	const d, c = 4, 3
+	x := make([]float32, 20*d)
+	for i := range x {
+		x[i] = float32(4*r.Float64() - 2)
+	}
+	perm := r.Perm(20)
+	set := &estimators.BagSet{NumClasses: c}
+	var refs []loss.BagRef
+	at := 0
+	for b, m := range []int{5, 9, 3} {
+		bag := estimators.Bag{ID: b, Size: m, Proportions: make([]float64, c)}
+		for i := 0; i < m; i++ {
+			bag.Indices = append(bag.Indices, perm[at+i])
+			bag.Proportions[r.IntN(c)] += 1 / float64(m)
+		}
+		at += m
+		set.Bags = append(set.Bags, bag)
+		refs = append(refs, loss.BagRef{Indices: bag.Indices, Proportions: bag.Proportions})
+	}
+	return &TrainData{X: x, Features: d, Bags: set}, refs
+}
+
+// TestEveryBagObjectiveFiniteDifference (issue 53): every method registered
+// with RegisterBag, its objective built as a run builds it (BagSpec.Init and
+// .Objective on an Env of three bags) and run through the shared chunked
+// engine with its head, returns a loss whose central finite difference, in
+// every parameter of a float64 network, is the gradient GradientOf adds —
+// with chunks that split a bag, straddle bags and hold the whole minibatch.
+// A new bag method is checked here by being registered.
+func TestEveryBagObjectiveFiniteDifference(t *testing.T) {
+	data, refs := fdBags()
+	spec := nn.ModelSpec{Name: "test-tiny", Features: 4, NumClasses: 3, Dtype: tensor.Float64}
+	var checked []string
+	for _, d := range All() {
+		if d.Bag == nil {
+			continue
+		}
+		checked = append(checked, d.Name)
+		for _, chunk := range []int{1, 4, 100} {
+			g := gorgonia.NewGraph()
+			m, err := models.NewModel(g, spec, rng.New(4, "init"))
+			require.NoError(t, err)
+			cfg := Config{Method: d.Name, BatchSize: len(refs), ChunkSize: chunk, Epochs: 1}
+			env := &Env{Config: &cfg, Data: data, Spec: spec, Graph: g, Model: m, Backend: cpu.New()}
+			if d.Bag.Init != nil {
+				require.NoError(t, d.Bag.Init(env), d.Name)
+			}
+			obj, err := d.Bag.Objective(env)
+			require.NoError(t, err, d.Name)
+			k, err := loss.NewBagChunked(env.Backend, g, m, spec, chunk, d.Bag.Head, "fd")
+			require.NoError(t, err)
+			params := m.Learnables()
+			lossAt := func(into hostGrads) float64 {
+				if into == nil {
+					into = newHostGrads(params)
+				}
+				l, n, err := k.GradientOf(data.X, refs, obj, into)
+				require.NoError(t, err, d.Name)
+				require.Equal(t, 17, n)
+				return l
+			}
+			acc := newHostGrads(params)
+			lossAt(acc)
+			const h = 1e-6
+			for i, p := range params {
+				v := p.Value().Data().([]float64)
+				for j := range v {
+					orig := v[j]
+					v[j] = orig + h
+					lp := lossAt(nil)
+					v[j] = orig - h
+					lm := lossAt(nil)
+					v[j] = orig
+					fd := (lp - lm) / (2 * h)
+					assert.LessOrEqual(t, math.Abs(fd-acc[i][j]), 1e-6*math.Max(1, math.Abs(fd)),
+						"%s chunk %d: %s[%d]: gradient %.10g, finite difference %.10g", d.Name, chunk, p.Name(), j, acc[i][j], fd)
+				}
+			}
+			k.Close()
+		}
+	}
+	assert.Subset(t, checked, []string{EasyLLP, MixBag, LLPPVC}, "the registry's bag objectives")
+}
