@@ -107,8 +107,8 @@ func pvcLogits(p []float64) []float64 {
 	return z
 }
 
-// TestAuthorsGoldenPVC: loss.PVC with the FFT product for every bag
-// (ExactMax −1) gives the loss and the gradient in the probabilities of the
+// TestAuthorsGoldenPVC: loss.PVC's "fft" variant with the FFT product for
+// every bag (DPMax −1) gives the loss and the gradient in the probabilities of the
 // authors' compute_CC_loss_fft_precise, and with the exact DP (bags up to
 // 100) those of compute_CC_loss_dp_precise, apart from the 1e-12 (of the
 // largest coefficient) their DP adds inside its logarithm (PAPER_MAP): a
@@ -125,16 +125,16 @@ func TestAuthorsGoldenPVC(t *testing.T) {
 			s, C := len(c.P), len(c.Proportions)
 			p := flat(c.P)
 			for _, tc := range []struct {
-				name     string
-				exactMax int
-				loss     *float64
-				grad     [][]float64
-				tol      float64
+				name  string
+				dpMax int
+				loss  *float64
+				grad  [][]float64
+				tol   float64
 			}{{"fft", -1, &c.Loss, c.Grad, 1e-9}, {"dp", 1 << 20, c.DPLoss, c.DPGrad, 1e-8}} {
 				if tc.loss == nil {
 					continue
 				}
-				v := &PVC{ExactMax: tc.exactMax}
+				v := &PVC{Likelihood: PVCFFT, DPMax: tc.dpMax}
 				counts := make([]int, C)
 				PVCCounts(counts, c.Proportions, s)
 				tols := make([]float64, C) // per class
@@ -145,7 +145,7 @@ func TestAuthorsGoldenPVC(t *testing.T) {
 						col[i] = p[i*C+c2]
 					}
 					tols[c2] = tc.tol
-					if tc.exactMax < 0 { // FFT: round-off near 1e-16 of the largest coefficient
+					if tc.dpMax < 0 { // FFT: round-off near 1e-16 of the largest coefficient
 						coef, _ := PoissonBinomialFFT(col)
 						tols[c2] += 1e-14 / coef[counts[c2]]
 					} else { // the authors' DP adds 1e-12 of the largest to every coefficient
@@ -153,7 +153,7 @@ func TestAuthorsGoldenPVC(t *testing.T) {
 						tols[c2] += 1e-11 / coef[counts[c2]]
 					}
 					lossTol += tols[c2] - tc.tol
-					_, dp := v.classLoss(col, counts[c2])
+					_, dp, _ := v.classLoss(&pvcWork{}, col, counts[c2])
 					for i := range col {
 						near(t, tc.name+" grad", tc.grad[i][c2], dp[i], tols[c2])
 					}
