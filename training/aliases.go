@@ -54,6 +54,7 @@ type (
 	VATRampup      = loss.VATRampup
 	VATConfig      = loss.VATConfig
 	BNStats        = nn.BNStats
+	PVCLikelihood  = loss.PVCLikelihood
 )
 
 // The options' values.
@@ -64,6 +65,8 @@ const (
 	VATRampupLLPVAT  = loss.VATRampupLLPVAT
 	BNStatsMinibatch = nn.BNStatsMinibatch
 	BNStatsChunk     = nn.BNStatsChunk
+	PVCExact         = loss.PVCExact
+	PVCFFT           = loss.PVCFFT
 )
 
 var (
@@ -73,6 +76,8 @@ var (
 	ParseVATRampup = loss.ParseVATRampup
 	// ParseBNStats checks a batch-norm statistics name ("" is minibatch).
 	ParseBNStats = nn.ParseBNStats
+	// ParsePVCLikelihood checks an LLP-PVC likelihood name ("" is exact).
+	ParsePVCLikelihood = loss.ParsePVCLikelihood
 	// PaperVATConfig returns LLP-VAT's constants for a data set.
 	PaperVATConfig = loss.PaperVATConfig
 	// CheckDevice checks a Config.Device string's back-end name

@@ -85,6 +85,11 @@ type Config struct {
 	// negative soft labels leave unbounded below; the zero value means none
 	// (EasyLLP's plain loss).
 	Flood float64 `json:"flood,omitempty"`
+	// PVCLikelihood is llppvc's likelihood (issue 50): the zero value is
+	// PVCExact (exact at every bag size and target), or PVCFFT (the
+	// authors' FFT product, what llppvc trained before; loss.PVC). Empty
+	// for the other methods.
+	PVCLikelihood loss.PVCLikelihood `json:"pvc_likelihood,omitempty"`
 	// ChunkSize is the number of instances per forward pass of bag losses
 	// (0 means DefaultChunkSize); it bounds their memory (KLChunked).
 	ChunkSize int `json:"chunk_size"`
@@ -227,6 +232,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.BNStats, err = nn.ParseBNStats(string(c.BNStats)); err != nil {
 		return c, fmt.Errorf("config: %w", err)
 	}
+	if err := c.checkPVCLikelihood(); err != nil {
+		return c, err
+	}
 	if err := c.checkSelection(); err != nil {
 		return c, err
 	}
@@ -342,4 +350,20 @@ func splitValidation(cfg Config, data *TrainData) (*TrainData, []estimators.Bag,
 	set.Bags = trainBags
 	train.Bags = &set
 	return &train, val, nil
+}
+
+// checkPVCLikelihood checks PVCLikelihood: a name loss.ParsePVCLikelihood
+// knows, set only for llppvc (issue 50).
+func (c *Config) checkPVCLikelihood() error {
+	if c.PVCLikelihood == "" {
+		return nil
+	}
+	if c.Method != MethodLLPPVC {
+		return fmt.Errorf("config: pvc likelihood %q, but method %s is not llppvc", c.PVCLikelihood, c.Method)
+	}
+	_, err := loss.ParsePVCLikelihood(string(c.PVCLikelihood))
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return nil
 }

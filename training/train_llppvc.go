@@ -25,7 +25,7 @@ func newLLPPVC(env *MethodEnv) (Method, error) {
 	if err := setOutputBias(env, -math.Log(float64(env.Spec.NumClasses-1))); err != nil {
 		return nil, err
 	}
-	return newBagMethod(env, MethodLLPPVC, loss.HeadLogits, &loss.PVC{})
+	return newBagMethod(env, MethodLLPPVC, loss.HeadLogits, &loss.PVC{Likelihood: env.Config.PVCLikelihood})
 }
 
 // setOutputBias sets the output layer's bias (the last learnable holding
