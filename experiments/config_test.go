@@ -43,6 +43,8 @@ func TestSpecKeyChangesWithEverySetting(t *testing.T) {
 		"hyper.vat_eps":         func(c *Config) { c.Hyper.VATEps = 1 },
 		"hyper.vat_xi":          func(c *Config) { c.Hyper.VATXi = 1e-6 },
 		"hyper.flood":           func(c *Config) { c.Hyper.Flood = 0.3 },
+		"hyper.pvc_likelihood":  func(c *Config) { c.Hyper.PVCLikelihood = "exact" },
+		"hyper.pvc_lik (fft)":   func(c *Config) { c.Hyper.PVCLikelihood = "fft" },
 		"hyper.weights":         func(c *Config) { c.Hyper.Weights = "hm" },
 		"hyper.compat":          func(c *Config) { c.Hyper.Compat = "original" },
 		"normalize":             func(c *Config) { c.Normalize = "none" },

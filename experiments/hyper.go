@@ -82,6 +82,13 @@ type Hyper struct {
 	// (the authors' easyllp_flood.py; training.Config.Flood); zero means none,
 	// EasyLLP's plain loss. Zero for the other methods.
 	Flood float64 `json:"flood,omitempty"`
+	// PVCLikelihood is llppvc's likelihood (issue 50; training.PVCLikelihood):
+	// "exact" (exact at every bag size and target) or "fft" (the authors'
+	// FFT product). Empty means "fft", what every llppvc cell trained before
+	// the setting existed ran, so that their keys stay; a spec's empty value
+	// is filled with "exact" in every llppvc cell, and its "fft" is written
+	// empty (one run, one key). Empty for the other methods.
+	PVCLikelihood string `json:"pvc_likelihood,omitempty"`
 	// BNStats is the batch-norm statistics of kl's and llpvat's proportion
 	// loss when a minibatch of bags spans several chunks: empty means the
 	// whole minibatch's (as the authors' code; see training.BNStats), or

@@ -121,6 +121,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hyper.flood: is %v, want a finite level ≥ 0, and only for method easyllp (method %s)", h.Flood, c.Method)
 	case c.Method != training.MethodLLPVAT && h.VATRampup != "":
 		return fmt.Errorf("hyper.vat_rampup: is %q, but method %s has no VAT term", h.VATRampup, c.Method)
+	case h.PVCLikelihood != "" && (c.Method != training.MethodLLPPVC || (h.PVCLikelihood != string(training.PVCExact) && h.PVCLikelihood != string(training.PVCFFT))):
+		return fmt.Errorf("hyper.pvc_likelihood: is %q, want exact or fft, and only for method llppvc (method %s)", h.PVCLikelihood, c.Method)
 	}
 	if err := h.Schedule.validate(h.Epochs); err != nil {
 		return err

@@ -51,7 +51,8 @@ func AuthorsBagBatch(method string) int {
 }
 
 // newerOverrides sets each newer method's authors' settings in a table
-// (AuthorsHyper; easyllp flooded at EasyLLPFlood). A minibatch larger than
+// (AuthorsHyper; easyllp flooded at EasyLLPFlood; llppvc with their FFT
+// product, training.PVCFFT, as the committed tables were trained). A minibatch larger than
 // the bags there are (MixBag's 32 at bag size 2048 of 40,960 points, where
 // there are 20) is one minibatch of all the bags, as the authors' PyTorch
 // DataLoader makes it; Config validation allows it for these methods only.
@@ -63,6 +64,9 @@ func newerOverrides() []Override {
 			"beta1": h.Beta1, "beta2": h.Beta2, "batch_size": h.BatchSize}
 		if m == training.MethodEasyLLP {
 			set1["flood"] = EasyLLPFlood
+		}
+		if m == training.MethodLLPPVC {
+			set1["pvc_likelihood"] = string(training.PVCFFT) // their numerics (issue 50)
 		}
 		out = append(out, Override{When: Match{Methods: []string{m}}, Set: set(obj{"hyper": set1})})
 	}

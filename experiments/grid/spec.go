@@ -276,6 +276,9 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 					if m == training.MethodLLPVAT && c.Hyper.VATRampup == "" {
 						c.Hyper.VATRampup = string(training.VATRampupAuthors)
 					}
+					if m == training.MethodLLPPVC && c.Hyper.PVCLikelihood == "" { // issue 50
+						c.Hyper.PVCLikelihood = string(training.PVCExact)
+					}
 					c.Hyper.Schedule.Milestones = append([]int(nil), s.Hyper.Schedule.Milestones...)
 					for i, o := range s.Overrides {
 						if !o.When.matches(&c) {
@@ -284,6 +287,9 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 						if err := json.Unmarshal(o.Set, &c); err != nil {
 							return nil, fmt.Errorf("overrides[%d].set: %w", i, experiments.JSONError(err))
 						}
+					}
+					if c.Hyper.PVCLikelihood == string(training.PVCFFT) {
+						c.Hyper.PVCLikelihood = "" // the FFT's cells keep the keys of before issue 50
 					}
 					// The swept axes are the grid's; an override may not move a cell.
 					if c.Dataset != d || c.Method != m || c.BagSize != b || c.Seed != seed {

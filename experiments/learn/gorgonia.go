@@ -83,6 +83,12 @@ func TrainingConfig(c experiments.Config) (training.Config, error) {
 	if h.BNStats != "" {
 		cfg.BNStats = training.BNStats(h.BNStats)
 	}
+	if c.Method == training.MethodLLPPVC { // empty: the FFT of the cells before issue 50
+		cfg.PVCLikelihood = training.PVCFFT
+		if h.PVCLikelihood != "" {
+			cfg.PVCLikelihood = training.PVCLikelihood(h.PVCLikelihood)
+		}
+	}
 	if h.ChunkSize > 0 {
 		cfg.ChunkSize = h.ChunkSize
 	}

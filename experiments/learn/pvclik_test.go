@@ -1,0 +1,43 @@
+package learn
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llpfc/llpfc/training"
+)
+
+// TestTrainingConfigPVCLikelihood (issue 50): an llppvc cell's empty
+// hyper.pvc_likelihood trains the FFT, as every llppvc cell stored before
+// the setting existed was trained; "exact" and "fft" train what they name;
+// another method's training config has none; the cell's validation refuses
+// a name other than exact or fft, or the setting on another method, naming
+// the field.
+func TestTrainingConfigPVCLikelihood(t *testing.T) {
+	for _, c := range []struct {
+		method, set string
+		want        training.PVCLikelihood
+		err         string
+	}{
+		{"llppvc", "", training.PVCFFT, ""},
+		{"llppvc", "fft", training.PVCFFT, ""},
+		{"llppvc", "exact", training.PVCExact, ""},
+		{"llppvc", "dp", "", "hyper.pvc_likelihood"},
+		{"kl", "", "", ""},
+		{"kl", "exact", "", "hyper.pvc_likelihood"},
+	} {
+		cell := miniCell(c.method).Config
+		cell.Hyper.PVCLikelihood = c.set
+		err := cell.Validate()
+		if c.err != "" {
+			assert.ErrorContains(t, err, c.err, "%s %q", c.method, c.set)
+			continue
+		}
+		require.NoError(t, err, "%s %q", c.method, c.set)
+		tc, err := TrainingConfig(cell)
+		require.NoError(t, err, "%s %q", c.method, c.set)
+		assert.Equal(t, c.want, tc.PVCLikelihood, "%s %q", c.method, c.set)
+	}
+}
