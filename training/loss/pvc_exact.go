@@ -112,32 +112,46 @@ func (e *pbExact) forward(s, k int) float64 {
 	e.fwd[0] = 1
 	var logScale float64
 	for t := 1; t <= s; t++ {
-		plo, phi := e.lo[t-1], e.lo[t-1]+e.off[t]-e.off[t-1]-1
 		prev := e.fwd[e.off[t-1]:e.off[t]]
 		row := e.fwd[e.off[t]:e.off[t+1]]
-		lo := e.lo[t]
-		q, qm := e.q[t-1], e.qm[t-1]
-		m := 0.0
-		for i := range row {
-			j := lo + i
-			v := 0.0
-			if j >= plo && j <= phi {
-				v = prev[j-plo] * qm
-			}
-			if j-1 >= plo && j-1 <= phi {
-				v += prev[j-1-plo] * q
-			}
-			row[i] = v
-			m = max(m, v)
-		}
-		if m < pbRescale && m > 0 {
+		if sum := convolveBand(row, e.lo[t], prev, e.lo[t-1], e.qm[t-1], e.q[t-1]); sum < pbRescale && sum > 0 {
 			for i := range row {
-				row[i] /= m
+				row[i] /= sum
 			}
-			logScale += math.Log(m)
+			logScale += math.Log(sum)
 		}
 	}
 	return math.Log(e.fwd[e.off[s]]) + logScale
+}
+
+// convolveBand sets row[i] = prev(lo+i)·a + prev(lo+i−1)·b, prev(j) being
+// prev[j−plo] on prev's band and 0 off it, and returns the row's sum. The
+// row's band starts at plo or plo+1 and ends at the end of prev's or one
+// after: only its ends miss a term.
+func convolveBand(row []float64, lo int, prev []float64, plo int, a, b float64) float64 {
+	phi := plo + len(prev) - 1
+	hi := lo + len(row) - 1
+	jlo, jhi := max(lo, plo+1), min(hi, phi) // both terms
+	var sum float64
+	if lo < jlo { // lo = plo: no j−1
+		row[0] = prev[lo-plo] * a
+		sum += row[0]
+	}
+	if jlo <= jhi {
+		r := row[jlo-lo : jhi-lo+1]
+		x := prev[jlo-plo : jhi-plo+1]
+		y := prev[jlo-1-plo : jhi-plo]
+		for i := range r {
+			v := x[i]*a + y[i]*b
+			r[i] = v
+			sum += v
+		}
+	}
+	if hi > jhi { // hi = phi+1: no j
+		row[hi-lo] = prev[hi-1-plo] * b
+		sum += row[hi-lo]
+	}
+	return sum
 }
 
 // backward fills post[t−1] = π_t for t = s..1 from the forward rows and the
@@ -150,20 +164,10 @@ func (e *pbExact) backward(s, k int, post []float64) {
 	blo := 0 // band of b_s: m = 0
 	for t := s; t >= 1; t-- {
 		f := e.fwd[e.off[t-1]:e.off[t]]
-		flo := e.lo[t-1]
-		bhi := blo + len(b) - 1
-		// A = Σ_j f[j]·b[k−1−j], B = Σ_j f[j]·b[k−j]
-		var A, B float64
-		for i, fv := range f {
-			j := flo + i
-			if m := k - 1 - j; m >= blo && m <= bhi {
-				A += fv * b[m-blo]
-			}
-			if m := k - j; m >= blo && m <= bhi {
-				B += fv * b[m-blo]
-			}
-		}
 		q, qm := e.q[t-1], e.qm[t-1]
+		// P_{−t}(k−1) = Σ_j f[j]·b[k−1−j] and P_{−t}(k) = Σ_j f[j]·b[k−j]
+		A := bandDot(f, e.lo[t-1], b, blo, k-1)
+		B := bandDot(f, e.lo[t-1], b, blo, k)
 		post[t-1] = q * A / (q*A + qm*B)
 		if t == 1 {
 			break
@@ -171,27 +175,27 @@ func (e *pbExact) backward(s, k int, post []float64) {
 		// b_{t−1}[m] = b_t[m]·(1−q_t) + b_t[m−1]·q_t on the band of t−1
 		nlo, nhi := max(0, k-(t-1)), min(s-(t-1), k)
 		next := e.nxt[:nhi-nlo+1]
-		mx := 0.0
-		for i := range next {
-			m := nlo + i
-			v := 0.0
-			if m >= blo && m <= bhi {
-				v = b[m-blo] * qm
-			}
-			if m-1 >= blo && m-1 <= bhi {
-				v += b[m-1-blo] * q
-			}
-			next[i] = v
-			mx = max(mx, v)
-		}
-		if mx < pbRescale && mx > 0 {
+		if sum := convolveBand(next, nlo, b, blo, qm, q); sum < pbRescale && sum > 0 {
 			for i := range next {
-				next[i] /= mx
+				next[i] /= sum
 			}
 		}
 		e.bwd, e.nxt = e.nxt, e.bwd
 		b, blo = next, nlo
 	}
+}
+
+// bandDot returns Σ_j f(j)·b(n−j) over the j where both are on their bands
+// (f(j) = f[j−flo], b(m) = b[m−blo]).
+func bandDot(f []float64, flo int, b []float64, blo, n int) float64 {
+	// j in [flo, flo+len(f)−1] and n−j in [blo, blo+len(b)−1]
+	jlo := max(flo, n-(blo+len(b)-1))
+	jhi := min(flo+len(f)-1, n-blo)
+	var sum float64
+	for j := jlo; j <= jhi; j++ {
+		sum += f[j-flo] * b[n-j-blo]
+	}
+	return sum
 }
 
 // pbTilt returns a θ with Σ_i σ(z_i + θ) within 1e-6 of k (0 < k < len(z)):
