@@ -292,7 +292,8 @@ func TestPVCExactPinsTheDPFloor(t *testing.T) {
 }
 
 // TestPVCExactMinibatchWeights: the exact variant's loss of a minibatch of
-// bags of unequal sizes is Σ_b (s_b/n)·L_b, L_b the bag's own loss, its
+// bags of unequal sizes is Σ_b (s_b/n)·L_b, L_b = −Σ_c log P(K_bc = k_bc)
+// the bag's own loss (PVC on the bag alone, and PoissonBinomialLogProb), its
 // gradient the same weights times each bag's own (the authors'
 // compute_CC_loss_fft_precise_batched_varlen, PAPER_MAP); the "fft" variant
 // keeps the plain mean Σ_b L_b/B of the cells trained before it. Any other
@@ -329,6 +330,21 @@ func TestPVCExactMinibatchWeights(t *testing.T) {
 				lb, err := (&PVC{Likelihood: lik}).Loss(out[start*C:(start+s)*C], C, []BagRef{bag}, g)
 				if err != nil {
 					return false
+				}
+				if lik == PVCExact { // a bag alone is its −Σ_c log P(K_c = k_c)
+					counts, own := make([]int, C), 0.0
+					PVCCounts(counts, bag.Proportions, s)
+					for c := 0; c < C; c++ {
+						col := make([]float64, s)
+						for i := range col {
+							col[i] = out[(start+i)*C+c]
+						}
+						own -= PoissonBinomialLogProb(col, counts[c], nil)
+					}
+					if math.Abs(lb-own) > 1e-12*math.Max(1, own) {
+						t.Logf("bag of %d alone: %.17g, its likelihood %.17g", s, lb, own)
+						return false
+					}
 				}
 				w := float64(s) / 48
 				if lik == PVCFFT {
