@@ -47,6 +47,8 @@ func TestSpecKeyChangesWithEverySetting(t *testing.T) {
 		"hyper.flood":           func(c *Config) { c.Hyper.Flood = 0.3 },
 		"hyper.weights":         func(c *Config) { c.Hyper.Weights = estimators.WeightsHM },
 		"hyper.compat":          func(c *Config) { c.Hyper.Compat = estimators.CompatOriginal },
+		"hyper.pvc_likelihood":  func(c *Config) { c.Hyper.PVCLikelihood = training.PVCExact },
+		"hyper.pvc_lik (fft)":   func(c *Config) { c.Hyper.PVCLikelihood = training.PVCFFT },
 		"normalize":             func(c *Config) { c.Normalize = "none" },
 		"hyper.kl_scale":        func(c *Config) { c.Hyper.KLScale = training.KLScalePaper },
 		"hyper.vat_rampup":      func(c *Config) { c.Hyper.VATRampup = training.VATRampupLLPVAT },

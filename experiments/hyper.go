@@ -90,6 +90,13 @@ type Hyper struct {
 	// (the authors' easyllp_flood.py; training.Config.Flood); zero means none,
 	// EasyLLP's plain loss. Zero for the other methods.
 	Flood float64 `json:"flood,omitempty"`
+	// PVCLikelihood is llppvc's likelihood (issue 50; training.PVCLikelihood):
+	// "exact" (exact at every bag size and target) or "fft" (the authors'
+	// FFT product). Zero (empty) means "fft", what every llppvc cell trained
+	// before the setting existed ran, so that their keys stay; a spec's
+	// empty value is filled with "exact" in every llppvc cell, and its "fft"
+	// is written empty (one run, one key). Zero for the other methods.
+	PVCLikelihood training.PVCLikelihood `json:"pvc_likelihood,omitempty"`
 	// BNStats is the batch-norm statistics of kl's and llpvat's proportion
 	// loss when a minibatch of bags spans several chunks: empty means the
 	// whole minibatch's (as the authors' code; see training.BNStats), or
@@ -265,6 +272,8 @@ func (h Hyper) setting(s methods.Setting) (string, bool) {
 		v = h.VATRampup.String()
 	case methods.SettingFlood:
 		v = h.Flood
+	case methods.SettingPVCLikelihood:
+		v = h.PVCLikelihood.String()
 	default:
 		panic(fmt.Sprintf("experiments: method setting %q has no field in Hyper", s))
 	}

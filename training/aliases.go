@@ -55,6 +55,7 @@ type (
 	VATRampup      = loss.VATRampup
 	VATConfig      = loss.VATConfig
 	BNStats        = nn.BNStats
+	PVCLikelihood  = loss.PVCLikelihood
 )
 
 // The options' values.
@@ -65,6 +66,8 @@ const (
 	VATRampupLLPVAT  = loss.VATRampupLLPVAT
 	BNStatsMinibatch = nn.BNStatsMinibatch
 	BNStatsChunk     = nn.BNStatsChunk
+	PVCExact         = loss.PVCExact
+	PVCFFT           = loss.PVCFFT
 )
 
 var (
@@ -74,6 +77,8 @@ var (
 	ParseVATRampup = loss.ParseVATRampup
 	// ParseBNStats checks a batch-norm statistics name ("" is minibatch).
 	ParseBNStats = nn.ParseBNStats
+	// ParsePVCLikelihood checks an LLP-PVC likelihood name ("" is exact).
+	ParsePVCLikelihood = loss.ParsePVCLikelihood
 	// PaperVATConfig returns LLP-VAT's constants for a data set.
 	PaperVATConfig = loss.PaperVATConfig
 	// CheckDevice checks a Config.Device string's back-end name
@@ -143,6 +148,8 @@ const (
 	SettingBNStats   = methods.SettingBNStats
 	SettingVATRampup = methods.SettingVATRampup
 	SettingFlood     = methods.SettingFlood
+	// SettingPVCLikelihood is LLP-PVC's likelihood (issue 50).
+	SettingPVCLikelihood = methods.SettingPVCLikelihood
 )
 
 var (

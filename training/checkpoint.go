@@ -66,7 +66,8 @@ func runFields(cfg Config, data *TrainData) map[string]string {
 // RunSettings returns a run's settings as its checkpoint keys them: every
 // Config field that changes the result (method, model and dropout,
 // optimizer, schedule, minibatch, regrouping, group weights, compat, seed,
-// chunk size, KL scale, batch-norm statistics, VAT schedule), the caller's
+// chunk size, KL scale, batch-norm statistics, VAT schedule, LLP-PVC's
+// exact likelihood), the caller's
 // RunFields and hashes of the bags and the inputs. llpfc train prints them
 // with its result, so that two results can be compared field by field.
 func RunSettings(cfg Config, data *TrainData) map[string]string {
@@ -94,6 +95,11 @@ func RunSettings(cfg Config, data *TrainData) map[string]string {
 	}
 	if cfg.Select != 0 && cfg.Select != SelectLast {
 		f["select"] = cfg.Select.String()
+	}
+	// llppvc's checkpoints from before issue 50 ran the FFT: the exact
+	// likelihood, the new default, is named, so that it never resumes one.
+	if cfg.Method == MethodLLPPVC && cfg.PVCLikelihood != PVCFFT {
+		f["pvc_likelihood"] = PVCExact.String()
 	}
 	// The device is not a setting: a checkpoint moves between back ends
 	// (TestOpenCLCheckpointResume), and the result records the one that

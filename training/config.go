@@ -63,6 +63,8 @@ func withDefaults(c Config) (Config, error) {
 		return c, fmt.Errorf("config: chunk size %d, want ≥ 1", c.ChunkSize)
 	case !(c.Flood >= 0) || math.IsInf(c.Flood, 0) || (c.Flood != 0 && !d.Reads(methods.SettingFlood)):
 		return c, fmt.Errorf("config: flood %v, want a finite level ≥ 0, and only for a method with flooding (method %s)", c.Flood, c.Method)
+	case c.PVCLikelihood != 0 && !d.Reads(methods.SettingPVCLikelihood):
+		return c, fmt.Errorf("config: pvc likelihood %s, but method %s is not llppvc", c.PVCLikelihood, c.Method)
 	case c.EvalBatch < 1:
 		return c, fmt.Errorf("config: eval batch %d, want ≥ 1", c.EvalBatch)
 	case c.EvalEvery < 0:

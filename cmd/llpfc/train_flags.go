@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
@@ -19,11 +20,11 @@ import (
 // trainFlags are `llpfc train`'s flags (defineTrainFlags); parseTrain turns
 // them into a trainRun through applyPreset, check, schedule and build.
 type trainFlags struct {
-	name, dataDir, bagsFile, method, model, protocol, optimizer, milestones, groupWeights, compat, klScale, vatRampup, bnStats, normalize, augment, out, preset, device, saveModel, sel *string
-	dropout, lr, wd, momentum, beta1, beta2, gamma, vatEps, vatXi, valBags, flood                                                                                                       *float64
-	bagSize, numPoints, epochs, batch, regroup, vatIters, chunk, evalEvery                                                                                                              *int
-	seed                                                                                                                                                                                *int64
-	resume, asJSON, quiet                                                                                                                                                               *bool
+	name, dataDir, bagsFile, method, model, protocol, optimizer, milestones, groupWeights, compat, klScale, vatRampup, bnStats, normalize, augment, out, preset, device, saveModel, sel, pvcLik *string
+	dropout, lr, wd, momentum, beta1, beta2, gamma, vatEps, vatXi, valBags, flood                                                                                                               *float64
+	bagSize, numPoints, epochs, batch, regroup, vatIters, chunk, evalEvery                                                                                                                      *int
+	seed                                                                                                                                                                                        *int64
+	resume, asJSON, quiet                                                                                                                                                                       *bool
 	// regroupNever is set by a preset whose cell never regroups
 	// (Hyper.RegroupEvery 0), which --regroup-every cannot say.
 	regroupNever bool
@@ -56,6 +57,7 @@ func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.compat = fs.String("compat", "paper", "paper (Algorithms 1–3) or original (the authors' code at commit 1d0cbc5 where it differs: their grouping, weights and minibatch loss — weights divided by each minibatch's sum, probabilities clamped at 1e-8; see PAPER_MAP.md, \"Paper vs original code\")")
 	f.klScale = fs.String("kl-scale", "authors", "kl and llpvat: scale of the KL proportion loss of a minibatch of B bags over C classes: authors (−1/B·Σ_bags Σ_classes, what the authors' code trains, kllib/train_fun.py) or paper (−1/(C·B)·Σ, the paper's App. A text; under SGD a C-times smaller step)")
 	f.vatRampup = fs.String("vat-rampup", "authors", "llpvat: schedule of the consistency weight: authors (a constant 0.05, what the LLPFC authors' llpvat.py computes) or llpvat (sigmoid ramp-up over the first 40% of the steps, as LLP-VAT's own code)")
+	f.pvcLik = fs.String("pvc-likelihood", training.PVCExact.String(), "llppvc: the count likelihood P(K_c = k_c): exact (in log space at every bag size and target, issue 50) or fft (the authors' FFT product, floored far from the target, what llppvc trained before)")
 	f.flood = fs.Float64("flood", 0, "easyllp: flooding level b, the loss trained being |L − b| + b (the authors' easyllp_flood.py uses 0.3; 0: none, EasyLLP's plain loss)")
 	f.vatEps = fs.Float64("vat-eps", 0, "llpvat: radius ε of the adversarial perturbation (default: the appendix's, 6 for cifar10 and 1 for the other data sets)")
 	f.vatXi = fs.Float64("vat-xi", 0, "llpvat: finite-difference step ξ of the power iteration (default 1e-6, the authors')")
@@ -125,6 +127,7 @@ func (f *trainFlags) applyPreset(given map[string]bool, dsName string) (*experim
 	}
 	set("vat-eps", func() { *f.vatEps = h.VATEps })
 	set("flood", func() { *f.flood = h.Flood })
+	set("pvc-likelihood", func() { *f.pvcLik = cmp.Or(h.PVCLikelihood.String(), training.PVCFFT.String()) }) // empty: the FFT (issue 50)
 	set("vat-xi", func() { *f.vatXi = h.VATXi })
 	setStr("kl-scale", f.klScale, h.KLScale.String())
 	setStr("vat-rampup", f.vatRampup, h.VATRampup.String())
@@ -162,6 +165,7 @@ func (f *trainFlags) check(given map[string]bool) error {
 		flagCheck{"flood", *f.flood >= 0 && !math.IsInf(*f.flood, 0) && (*f.flood == 0 || *f.method == training.MethodEasyLLP), "a finite level ≥ 0, and only with --method easyllp", *f.flood},
 		flagCheck{"vat-xi", *f.vatXi >= 0 && !math.IsInf(*f.vatXi, 0), "a finite number > 0 (0: 1e-6)", *f.vatXi},
 		flagCheck{"vat-power-iters", *f.vatIters >= 0, "≥ 1 (0: 1)", *f.vatIters},
+		flagCheck{"pvc-likelihood", !given["pvc-likelihood"] || *f.method == training.MethodLLPPVC, "given only with --method llppvc", *f.pvcLik},
 	); err != nil {
 		return err
 	}
@@ -226,6 +230,7 @@ type trainNames struct {
 	vr training.VATRampup
 	bs training.BNStats
 	sl training.Selection
+	pl training.PVCLikelihood
 }
 
 // parseNames parses the flags that name a choice; each error names its flag.
@@ -253,6 +258,9 @@ func (f *trainFlags) parseNames() (n trainNames, err error) {
 	}
 	if n.sl, err = training.ParseSelection(*f.sel); err != nil {
 		return n, fmt.Errorf("--select: %v", err)
+	}
+	if n.pl, err = training.ParsePVCLikelihood(*f.pvcLik); err != nil {
+		return n, fmt.Errorf("--pvc-likelihood: %v", err)
 	}
 	switch *f.optimizer {
 	case "sgd", "nesterov", "adam", "adamw":
@@ -337,6 +345,9 @@ func (f *trainFlags) hyper(nm trainNames, dropout float64, sched experiments.Sch
 	}
 	if d.Reads(training.SettingVATRampup) {
 		h.VATRampup = nm.vr
+	}
+	if d.Reads(training.SettingPVCLikelihood) && nm.pl == training.PVCExact {
+		h.PVCLikelihood = nm.pl // fft stays zero: the cells of before issue 50
 	}
 	if *f.chunk != training.DefaultChunkSize {
 		h.ChunkSize = *f.chunk

@@ -14,11 +14,11 @@ import (
 // of (the appendix's per-method hyperparameters, set by a spec's overrides):
 // the minibatch (instances for LLPFC, bags for the baselines), LLPFC's
 // regrouping period, group weights and compat mode, LLP-VAT's ε and ξ, the
-// KL loss's scale.
+// KL loss's scale, LLP-PVC's likelihood.
 var methodFields = map[string]bool{
 	"hyper.batch_size": true, "hyper.regroup_every": true, "hyper.weights": true, "hyper.compat": true,
 	"hyper.vat_eps": true, "hyper.vat_xi": true, "hyper.kl_scale": true,
-	"hyper.vat_rampup": true,
+	"hyper.vat_rampup": true, "hyper.pvc_likelihood": true,
 }
 
 // newerFields are the settings each newer method (NewerMethods: EasyLLP,

@@ -33,7 +33,9 @@ func AuthorsHyper(method string) (h experiments.Hyper, ok bool) {
 // grid's first run). A minibatch larger than the bags there are (MixBag's 32
 // at bag size 2048 of 40,960 points, where there are 20) is one minibatch
 // of all the bags, as the authors' PyTorch DataLoader makes it; Config
-// validation allows it for these methods only.
+// validation allows it for these methods only. A preset's own settings
+// (methods.Preset.Settings: LLP-PVC's FFT product, training.PVCFFT, as the
+// committed tables were trained, issue 50) are set with it.
 func newerOverrides() []Override {
 	var out []Override
 	for _, m := range experiments.NewerMethods() {
@@ -42,6 +44,10 @@ func newerOverrides() []Override {
 			"beta1": h.Beta1, "beta2": h.Beta2, "batch_size": h.BatchSize}
 		if h.Flood != 0 {
 			set1["flood"] = h.Flood
+		}
+		d, _ := experiments.Method(m)
+		for k, v := range d.Authors.Settings {
+			set1[string(k)] = v
 		}
 		out = append(out, Override{When: Match{Methods: []string{m}}, Set: set(obj{"hyper": set1})})
 	}

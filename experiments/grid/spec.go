@@ -289,6 +289,9 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 							return nil, fmt.Errorf("overrides[%d].set: %w", i, experiments.JSONError(err))
 						}
 					}
+					if c.Hyper.PVCLikelihood == training.PVCFFT {
+						c.Hyper.PVCLikelihood = 0 // the FFT's cells keep the keys of before issue 50
+					}
 					if s.Tune {
 						tune(&c)
 					}
@@ -312,7 +315,7 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 // fillMethodSettings states, in a cell whose method reads them, the KL scale
 // and the VAT schedule a spec left empty: their defaults (authors), so that
 // the cell's key says which loss it trains (Config validation requires
-// them).
+// them); and LLP-PVC's likelihood, exact.
 func fillMethodSettings(c *experiments.Config) {
 	d, ok := experiments.Method(c.Method)
 	if !ok {
@@ -323,6 +326,11 @@ func fillMethodSettings(c *experiments.Config) {
 	}
 	if d.Reads(methods.SettingVATRampup) && c.Hyper.VATRampup == 0 {
 		c.Hyper.VATRampup = training.VATRampupAuthors
+	}
+	// LLP-PVC's likelihood: exact, stated (issue 50); the authors' FFT is
+	// written empty after the overrides, the key of the cells before it.
+	if d.Reads(methods.SettingPVCLikelihood) && c.Hyper.PVCLikelihood == 0 {
+		c.Hyper.PVCLikelihood = training.PVCExact
 	}
 }
 

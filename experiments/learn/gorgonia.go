@@ -89,6 +89,12 @@ func TrainingConfig(c experiments.Config) (training.Config, error) {
 	if h.BNStats != 0 {
 		cfg.BNStats = h.BNStats
 	}
+	if d, ok := experiments.Method(c.Method); ok && d.Reads(methods.SettingPVCLikelihood) {
+		cfg.PVCLikelihood = training.PVCFFT // zero: the FFT of the cells before issue 50
+		if h.PVCLikelihood != 0 {
+			cfg.PVCLikelihood = h.PVCLikelihood
+		}
+	}
 	if h.ChunkSize > 0 {
 		cfg.ChunkSize = h.ChunkSize
 	}

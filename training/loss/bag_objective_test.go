@@ -13,7 +13,8 @@ import (
 
 // newerObjectives are the newer methods' losses with their heads, in forms
 // that exercise their branches on the small KL fixture: EasyLLP with a given
-// prior, LLP-PVC by the exact DP and by the FFT product, and MixBag's CILoss
+// prior, LLP-PVC by the exact likelihood and, in its "fft" variant, by the
+// rescaled DP and by the FFT product, and MixBag's CILoss
 // with one bag given an interval that holds some classes and not others.
 func newerObjectives(f klFixture) []struct {
 	name string
@@ -32,8 +33,9 @@ func newerObjectives(f klFixture) []struct {
 	}{
 		{"easyllp", HeadLogits, &EasyLLP{Prior: []float64{0.2, 0.5, 0.3}}, f.bags},
 		{"easyllp-minibatch-prior", HeadLogits, &EasyLLP{}, f.bags},
-		{"llppvc-dp", HeadLogits, &PVC{}, f.bags},
-		{"llppvc-fft", HeadLogits, &PVC{ExactMax: -1}, f.bags},
+		{"llppvc-exact", HeadLogits, &PVC{}, f.bags},
+		{"llppvc-dp", HeadLogits, &PVC{Likelihood: PVCFFT}, f.bags},
+		{"llppvc-fft", HeadLogits, &PVC{Likelihood: PVCFFT, DPMax: -1}, f.bags},
 		{"mixbag", HeadSoftmax, &CILoss{}, ci},
 	}
 }

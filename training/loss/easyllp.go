@@ -43,7 +43,15 @@ type EasyLLP struct {
 	Flood float64
 
 	soft, prior, lsm []float64
+	diag             BagDiagnostics
 }
+
+// Diagnostics implements Diagnosed: the calls, the flooded (reversed) ones,
+// the unflooded loss beside the trained one, and the soft labels' spread.
+func (e *EasyLLP) Diagnostics() BagDiagnostics { return e.diag }
+
+// ResetDiagnostics implements Diagnosed.
+func (e *EasyLLP) ResetDiagnostics() { e.diag = BagDiagnostics{} }
 
 // Loss implements BagObjective: out holds the logits.
 func (e *EasyLLP) Loss(out []float64, C int, bags []BagRef, grad []float64) (float64, error) {
@@ -60,11 +68,13 @@ func (e *EasyLLP) Loss(out []float64, C int, bags []BagRef, grad []float64) (flo
 	var loss float64
 	i := 0
 	inv := 1 / float64(n)
+	d := e.diag
 	for b, bag := range bags {
 		if len(bag.Proportions) != C {
 			return 0, fmt.Errorf("EasyLLP loss: bag %d has %d proportions, want %d", b, len(bag.Proportions), C)
 		}
 		EasyLLPSoftLabels(e.soft, bag.Proportions, p, len(bag.Indices))
+		d.soft(e.soft)
 		var total float64
 		for _, v := range e.soft {
 			total += v
@@ -86,12 +96,17 @@ func (e *EasyLLP) Loss(out []float64, C int, bags []BagRef, grad []float64) (flo
 	if err := bagLossDone("EasyLLP loss", i, n, loss); err != nil {
 		return loss, err
 	}
+	d.Calls++
+	d.RawLoss += loss
 	if e.Flood > 0 && loss < e.Flood {
 		for i := range grad {
 			grad[i] = -grad[i]
 		}
 		loss = 2*e.Flood - loss
+		d.Flooded++
 	}
+	d.Loss += loss
+	e.diag = d
 	return loss, nil
 }
 

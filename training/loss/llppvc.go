@@ -3,7 +3,10 @@ package loss
 import (
 	"fmt"
 	"math"
+	"runtime"
 
+	"github.com/llpfc/llpfc/internal/choice"
+	"github.com/llpfc/llpfc/internal/par"
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
@@ -19,15 +22,63 @@ import (
 // averaged over the bags of a minibatch (LLP-PVC.py@fe11a00:365-406, 693).
 
 // PVCEps is the floor of the product's scaled coefficients before the
-// logarithm, the authors' --eps default (LLP-PVC.py@fe11a00:891-892): it only
-// removes the FFT's tiny negative round-off.
+// logarithm in the "fft" variant, the authors' --eps default
+// (LLP-PVC.py@fe11a00:891-892): it only removes the FFT's tiny negative
+// round-off.
 const PVCEps = 1e-30
 
-// PVCExactMax is the largest bag that PVC computes with the exact dynamic
-// programme (PoissonBinomialDP) instead of the FFT product: the DP has the
-// relative precision of float64 in every coefficient, the FFT an absolute
-// error near 1e-16 of the largest.
-const PVCExactMax = 64
+// PVCDPMax is the largest bag that the "fft" variant computes with the
+// rescaled dynamic programme (PoissonBinomialDP) instead of the FFT product,
+// as llppvc trained before issue 50: the DP holds every coefficient to the
+// relative precision of float64 down to float64's smallest normal times the
+// largest, the FFT to an absolute error near 1e-16 of the largest.
+const PVCDPMax = 64
+
+// PVCFFTFloor is the precision floor of the FFT product's coefficients,
+// relative to the largest: below it a coefficient's round-off can exceed
+// the coefficient itself, so its loss and gradient are noise
+// (TestPVCFFTFloorIsTheRoundOff measures the round-off of bags up to 2048 at
+// under a tenth of it). The rescaled DP's floor is float64's smallest
+// normal (its logNormalised clamp).
+const PVCFFTFloor = 1e-13
+
+// PVCLikelihood names how PVC computes P(K_c = k_c); the zero value is not
+// stated, read as PVCExact.
+type PVCLikelihood uint16
+
+const (
+	// PVCExact is the exact likelihood of PoissonBinomialLogProb at every
+	// bag size and target, and the bags of a minibatch weighted by their
+	// sizes, as the authors' compute_CC_loss_fft_precise_batched_varlen
+	// (LLP-PVC.py@fe11a00:449-516) averages bags of unequal sizes (the
+	// plain mean for equal bags).
+	PVCExact PVCLikelihood = iota + 1
+	// PVCFFT is what llppvc trained before issue 50, the authors' numerics:
+	// the FFT product (PoissonBinomialFFT) with the coefficients floored
+	// at Eps, the rescaled DP for bags of at most DPMax, and the plain mean
+	// over the minibatch's bags (LLP-PVC.py@fe11a00:412-447).
+	PVCFFT
+)
+
+var pvcLikelihoods = choice.Set[PVCLikelihood]{What: "LLP-PVC likelihood", Names: []string{"", "exact", "fft"},
+	Want: "exact or fft"}
+
+// ParsePVCLikelihood parses a likelihood's name; empty is PVCExact.
+func ParsePVCLikelihood(s string) (PVCLikelihood, error) {
+	if s == "" {
+		return PVCExact, nil
+	}
+	return pvcLikelihoods.Parse(s)
+}
+
+func (l PVCLikelihood) String() string { return pvcLikelihoods.String(l) }
+
+// UnmarshalText parses a likelihood where it enters (a spec, a result, a
+// flag; issue 53); empty is the zero value.
+func (l *PVCLikelihood) UnmarshalText(b []byte) error { return pvcLikelihoods.Unmarshal(l, b) }
+
+// MarshalText writes the likelihood's name.
+func (l PVCLikelihood) MarshalText() ([]byte, error) { return pvcLikelihoods.Marshal(l) }
 
 // PVCCounts converts a bag's proportions into the integer counts k_c the
 // likelihood is evaluated at, as proportions_to_counts_exact_vmap
@@ -77,75 +128,179 @@ func PoissonBinomialDP(p []float64) (coef []float64, logScale float64) {
 }
 
 // PVC is LLP-PVC's loss of a minibatch of bags, a BagObjective on the logits
-// (HeadLogits): p = σ(z) in float64, clamped to [tiny, 1] as the authors
-// clamp (LLP-PVC.py@fe11a00:384), the per-class count likelihood of every
-// bag by PoissonBinomialDP for bags of at most ExactMax instances and by
-// PoissonBinomialFFT above, normalised in log space as the authors do
-// (logsumexp of the clamped coefficients), L the mean over the bags of
-// −Σ_c log P(K_c = k_c). Eps is the coefficients' floor (PVCEps when 0);
-// ExactMax < 0 means the FFT for every bag.
+// (HeadLogits): with the counts k_c = PVCCounts(α, s) of every bag,
+//
+//	L = Σ_b w_b · (−Σ_c log P(K_bc = k_bc)),
+//
+// K_bc the Poisson-binomial count of the bag's sigmoids σ(z_ic). Likelihood
+// chooses the numerics and the weights w_b (PVCExact, the zero value: the
+// exact likelihood, bags weighted by their sizes; PVCFFT: the authors' FFT
+// product, the plain mean). Eps (PVCEps when 0) and DPMax (PVCDPMax when
+// 0; < 0: the FFT for every bag) are the "fft" variant's: there p = σ(z)
+// is clamped to [tiny, 1] as the authors clamp it (LLP-PVC.py@fe11a00:384)
+// and the coefficients normalised in log space as the authors do (logsumexp
+// of the floored coefficients). The objective runs on the host for every
+// back end (KLChunked.GradientOf), its terms in parallel, each on its own
+// buffers, summed in order: the same bits for any number of threads. It
+// keeps BagDiagnostics (Diagnosed).
 type PVC struct {
-	Eps      float64
-	ExactMax int
+	Likelihood PVCLikelihood
+	Eps        float64
+	DPMax      int
 
-	p, dp  []float64
 	counts []int
-	tree   pvcTree
-	dpm    pvcDP
+	terms  []pvcTerm
+	work   []pvcWork
+	diag   BagDiagnostics
 }
+
+// pvcTerm is one class of one bag: its instances' rows, its count, and
+// what its computation gave.
+type pvcTerm struct {
+	start, s, c, k int
+	w              float64
+	loss, raw      float64
+	floored, tiny  bool
+}
+
+// pvcWork is one worker's buffers.
+type pvcWork struct {
+	exact          pbExact
+	tree           pvcTree
+	dpm            pvcDP
+	z, p, post, dp []float64
+}
+
+// Diagnostics implements Diagnosed: the calls, the loss trained and the
+// exact one, and the class terms below the numerics' floor (Floored, the
+// "fft" variant's only) or below PVCTinyLikelihood (Tiny).
+func (v *PVC) Diagnostics() BagDiagnostics { return v.diag }
+
+// ResetDiagnostics implements Diagnosed.
+func (v *PVC) ResetDiagnostics() { v.diag = BagDiagnostics{} }
 
 // Loss implements BagObjective: out holds the logits.
 func (v *PVC) Loss(out []float64, C int, bags []BagRef, grad []float64) (float64, error) {
+	lik := v.Likelihood
+	if lik == 0 {
+		lik = PVCExact
+	}
 	if len(bags) == 0 || len(grad) != len(out) {
 		return 0, fmt.Errorf("LLP-PVC loss: %d bags, %d outputs and %d gradients", len(bags), len(out), len(grad))
 	}
-	v.counts = append(v.counts[:0], make([]int, C)...)
-	inv := 1 / float64(len(bags))
-	var loss float64
+	v.counts = growI(v.counts, C)
+	v.terms = v.terms[:0]
 	start := 0
 	for b, bag := range bags {
 		s := len(bag.Indices)
-		if len(bag.Proportions) != C || (start+s)*C > len(out) {
+		if len(bag.Proportions) != C || s == 0 || (start+s)*C > len(out) {
 			return 0, fmt.Errorf("LLP-PVC loss: bag %d: %d proportions for %d classes, %d instances from %d of %d outputs", b, len(bag.Proportions), C, s, start, len(out)/C)
 		}
 		PVCCounts(v.counts, bag.Proportions, s)
+		w := 1 / float64(len(bags)) // the authors' mean (fft)
+		if lik == PVCExact {
+			w = float64(s) // divided by the instances below
+		}
 		for c := 0; c < C; c++ {
-			v.p = growF(v.p, s)
-			for i := 0; i < s; i++ {
-				v.p[i] = pvcProb(out[(start+i)*C+c])
-			}
-			l, dp := v.classLoss(v.p, v.counts[c])
-			loss += inv * l
-			for i := 0; i < s; i++ {
-				p := v.p[i]
-				g := 0.0
-				if p > pvcTiny { // the clamp passes the gradient above tiny
-					g = dp[i] * p * (1 - p)
-				}
-				grad[(start+i)*C+c] = inv * g
-			}
+			v.terms = append(v.terms, pvcTerm{start: start, s: s, c: c, k: v.counts[c], w: w})
 		}
 		start += s
 	}
-	return loss, bagLossDone("LLP-PVC loss", start, len(out)/C, loss)
+	if start != len(out)/C {
+		return 0, fmt.Errorf("LLP-PVC loss: the bags hold %d instances, the outputs %d", start, len(out)/C)
+	}
+	if lik == PVCExact {
+		for i := range v.terms {
+			v.terms[i].w /= float64(start)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(v.terms))
+	for len(v.work) < workers {
+		v.work = append(v.work, pvcWork{})
+	}
+	par.Chunks(len(v.terms), func(j, worker int) {
+		v.term(&v.terms[j], &v.work[worker], lik, out, C, grad)
+	})
+	var loss, raw float64
+	d := v.diag
+	for _, t := range v.terms {
+		loss += t.w * t.loss
+		raw += t.w * t.raw
+		d.Terms++
+		if t.floored {
+			d.Floored++
+		}
+		if t.tiny {
+			d.Tiny++
+		}
+	}
+	if err := bagLossDone("LLP-PVC loss", start, len(out)/C, loss); err != nil {
+		return loss, err
+	}
+	d.Calls++
+	d.Loss += loss
+	d.RawLoss += raw
+	v.diag = d
+	return loss, nil
 }
 
-// classLoss is −log P(K = k) of the probabilities p and its gradient with
-// respect to p (valid until the next call).
-func (v *PVC) classLoss(p []float64, k int) (float64, []float64) {
+// term computes one class term's loss, its exact loss and its gradient
+// (scaled by its weight) in the logits.
+func (v *PVC) term(t *pvcTerm, wk *pvcWork, lik PVCLikelihood, out []float64, C int, grad []float64) {
+	wk.z = growF(wk.z, t.s)
+	for i := range wk.z {
+		wk.z[i] = out[(t.start+i)*C+t.c]
+	}
+	if lik == PVCExact {
+		wk.post = growF(wk.post, t.s)
+		lp := wk.exact.logProb(wk.z, t.k, wk.post)
+		t.loss, t.raw, t.tiny = -lp, -lp, lp < math.Log(PVCTinyLikelihood)
+		for i, z := range wk.z {
+			grad[(t.start+i)*C+t.c] = t.w * (sigmoid(z) - wk.post[i])
+		}
+		return
+	}
+	wk.p = growF(wk.p, t.s)
+	for i, z := range wk.z {
+		wk.p[i] = pvcProb(z)
+	}
+	var dp []float64
+	t.loss, dp, t.floored = v.classLoss(wk, wk.p, t.k)
+	lp := wk.exact.logProb(wk.z, t.k, nil)
+	t.raw, t.tiny = -lp, lp < math.Log(PVCTinyLikelihood)
+	for i, p := range wk.p {
+		g := 0.0
+		if p > pvcTiny { // the clamp passes the gradient above tiny
+			g = dp[i] * p * (1 - p)
+		}
+		grad[(t.start+i)*C+t.c] = t.w * g
+	}
+}
+
+// classLoss is the "fft" variant's −log P(K = k) of the probabilities p, its
+// gradient with respect to p (valid until the next call on wk) and whether
+// the coefficient at k lies below the numerics' floor.
+func (v *PVC) classLoss(wk *pvcWork, p []float64, k int) (float64, []float64, bool) {
 	eps := v.Eps
 	if eps == 0 {
 		eps = PVCEps
 	}
-	exact := v.ExactMax
-	if exact == 0 {
-		exact = PVCExactMax
+	dpMax := v.DPMax
+	if dpMax == 0 {
+		dpMax = PVCDPMax
 	}
-	v.dp = growF(v.dp, len(p))
-	if len(p) <= exact {
-		return v.dpm.loss(p, k, v.dp)
+	wk.dp = growF(wk.dp, len(p))
+	if len(p) <= dpMax {
+		l, dp := wk.dpm.loss(p, k, wk.dp)
+		return l, dp, wk.dpm.rows[len(p)][k] < pvcTiny
 	}
-	return v.tree.loss(p, k, eps, v.dp)
+	l, dp := wk.tree.loss(p, k, eps, wk.dp)
+	top := wk.tree.levels[len(wk.tree.levels)-1][0]
+	m := 0.0
+	for _, c := range top {
+		m = max(m, math.Abs(c))
+	}
+	return l, dp, top[k] < PVCFFTFloor*m
 }
 
 // pvcTiny is float64's smallest normal number, the authors' clamp of p

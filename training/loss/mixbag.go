@@ -91,7 +91,16 @@ type CILoss struct {
 	Eps float64
 
 	mean []float64
+	diag BagDiagnostics
 }
+
+// Diagnostics implements Diagnosed: the calls, the loss (RawLoss the same:
+// MixBag has no flooding or floor), the class terms and those inside their
+// interval.
+func (l *CILoss) Diagnostics() BagDiagnostics { return l.diag }
+
+// ResetDiagnostics implements Diagnosed.
+func (l *CILoss) ResetDiagnostics() { l.diag = BagDiagnostics{} }
 
 // Loss implements BagObjective: out holds the softmax outputs.
 func (l *CILoss) Loss(out []float64, C int, bags []BagRef, grad []float64) (float64, error) {
@@ -105,7 +114,7 @@ func (l *CILoss) Loss(out []float64, C int, bags []BagRef, grad []float64) (floa
 	l.mean = growF(l.mean, C)
 	invB := 1 / float64(len(bags))
 	var loss float64
-	start := 0
+	start, inside := 0, 0
 	for b, bag := range bags {
 		m := len(bag.Indices)
 		if len(bag.Proportions) != C || (start+m)*C > len(out) || (bag.Lo != nil && (len(bag.Lo) != C || len(bag.Hi) != C)) {
@@ -123,6 +132,7 @@ func (l *CILoss) Loss(out []float64, C int, bags []BagRef, grad []float64) (floa
 			coef := 0.0
 			if bag.Lo != nil && pc >= bag.Lo[c] && pc <= bag.Hi[c] {
 				loss -= invB * t * math.Log(t+eps)
+				inside++
 			} else {
 				loss -= invB * t * math.Log(pc+eps)
 				coef = -invB * t / (pc + eps) / float64(m)
@@ -133,5 +143,13 @@ func (l *CILoss) Loss(out []float64, C int, bags []BagRef, grad []float64) (floa
 		}
 		start += m
 	}
-	return loss, bagLossDone("MixBag loss", start, len(out)/C, loss)
+	if err := bagLossDone("MixBag loss", start, len(out)/C, loss); err != nil {
+		return loss, err
+	}
+	l.diag.Calls++
+	l.diag.Loss += loss
+	l.diag.RawLoss += loss
+	l.diag.Terms += len(bags) * C
+	l.diag.Inside += inside
+	return loss, nil
 }

@@ -526,3 +526,115 @@ func TestEasyLLPFlood(t *testing.T) {
 		}
 	}
 }
+
+// TestEasyLLPUnequalBags pins the project's rule for bags of unequal sizes,
+// which the authors' code cannot take (one bagsize for every bag,
+// easyllp.py@fe11a00:226; PAPER_MAP, "Extensions"): each bag's soft labels
+// use its own size k_b, and the minibatch's loss is the mean over its
+// instances, Σ_b (k_b/n)·L_b. Two properties fail on any other rule: (1)
+// for a minibatch of two i.i.d. bags of different sizes k1 ≠ k2 in 1..3,
+// the expected loss (all K^(k1+k2) draws enumerated) is the instance risk,
+// which a common size (either bag's) breaks; (2) the loss is Σ_b
+// (k_b/n)·L_b of the bags alone, which a mean over bags breaks.
+func TestEasyLLPUnequalBags(t *testing.T) {
+	props := gopter.NewProperties(propParams(60))
+	props.Property("unbiased and instance-weighted", prop.ForAll(func(seed uint64, k1, k2 int) bool {
+		if k1 == k2 {
+			k2 = k1%3 + 1
+		}
+		d := newEasyDist(seed)
+		K, prior := len(d.w), d.prior()
+		pts := make([]int, k1+k2)
+		var e float64
+		for code := 0; code < int(math.Pow(float64(K), float64(k1+k2))); code++ {
+			w, c := 1.0, code
+			for i := range pts {
+				pts[i] = c % K
+				c /= K
+				w *= d.w[pts[i]]
+			}
+			l, parts := d.minibatchLoss(t, pts[:k1], pts[k1:], prior)
+			want := (float64(k1)*parts[0] + float64(k2)*parts[1]) / float64(k1+k2)
+			if math.Abs(l-want) > 1e-12*math.Max(1, math.Abs(want)) {
+				t.Logf("k %d, %d: minibatch %.17g, Σ (k_b/n) L_b %.17g", k1, k2, l, want)
+				return false
+			}
+			e += w * l
+		}
+		if r := d.instanceRisk(); math.Abs(e-r) > 1e-10*math.Max(1, math.Abs(r)) {
+			t.Logf("k %d, %d: expected loss %.12g, instance risk %.12g", k1, k2, e, r)
+			return false
+		}
+		return true
+	}, gen.UInt64(), gen.IntRange(1, 3), gen.IntRange(1, 3)))
+	props.TestingRun(t)
+}
+
+// minibatchLoss is EasyLLP's loss of the minibatch of the bags of points a
+// and b (their proportions from their labels), and of each bag alone.
+func (d easyDist) minibatchLoss(t *testing.T, a, b []int, prior []float64) (float64, [2]float64) {
+	var out []float64
+	var bags []BagRef
+	for _, pts := range [][]int{a, b} {
+		alpha := make([]float64, d.C)
+		for _, j := range pts {
+			alpha[d.y[j]] += 1 / float64(len(pts))
+			out = append(out, d.z[j]...)
+		}
+		bags = append(bags, BagRef{Indices: make([]int, len(pts)), Proportions: alpha})
+	}
+	l, err := (&EasyLLP{Prior: prior}).Loss(out, d.C, bags, make([]float64, len(out)))
+	require.NoError(t, err)
+	return l, [2]float64{d.bagLoss(t, a, prior), d.bagLoss(t, b, prior)}
+}
+
+// TestMixBagPairUnequalSizes pins the project's rule for mixing bags of
+// unequal sizes, which the authors' code cannot take (it draws bag j's
+// sub-bag from bag i's index range, utils/dataset.py@ac6ceb9:137-139;
+// PAPER_MAP): for bags of 1..40 instances, a bag of one is not mixed (the
+// authors' randint(1, 1) has no value); otherwise the mixed bag takes ni in
+// 1..mi−1 of bag i's instances and nj = mj − round(ni·mj/mi) (at least 1) of
+// bag j's, each without replacement, so that it keeps bag j's share of its
+// instances, and its proportions and interval are MixBagInterval's of ni and
+// nj. Any other nj, or a bag of one mixed, fails.
+func TestMixBagPairUnequalSizes(t *testing.T) {
+	props := gopter.NewProperties(propParams(200))
+	props.Property("nj = mj − round(ni·mj/mi)", prop.ForAll(func(seed uint64, mi, mj int) bool {
+		r := rand.New(rand.NewPCG(seed, 56))
+		const C = 3
+		labels := make([]int, mi+mj)
+		for i := range labels {
+			labels[i] = r.IntN(C)
+		}
+		bi, bj := labelledBag(r, labels, 0, mi, C), labelledBag(r, labels, mi, mj, C)
+		mb := MixBagPair(r, bi, bj, MixBagCI)
+		if mi < 2 {
+			return mb.Lo == nil && len(mb.Indices) == mi && mb.Proportions[0] == bi.Proportions[0]
+		}
+		seen := map[int]bool{}
+		ni := 0
+		for _, i := range mb.Indices {
+			if seen[i] {
+				return false
+			}
+			seen[i] = true
+			if i < mi {
+				ni++
+			}
+		}
+		nj := len(mb.Indices) - ni
+		if ni < 1 || ni > mi-1 || nj != min(max(mj-int(math.Round(float64(ni)*float64(mj)/float64(mi))), 1), mj) {
+			t.Logf("mi %d mj %d: ni %d nj %d", mi, mj, ni, nj)
+			return false
+		}
+		mix, lo, hi := make([]float64, C), make([]float64, C), make([]float64, C)
+		MixBagInterval(mix, lo, hi, bi.Proportions, bj.Proportions, ni, nj, MixBagCI)
+		for c := 0; c < C; c++ {
+			if mix[c] != mb.Proportions[c] || lo[c] != mb.Lo[c] || hi[c] != mb.Hi[c] {
+				return false
+			}
+		}
+		return true
+	}, gen.UInt64(), gen.IntRange(1, 40), gen.IntRange(1, 40)))
+	props.TestingRun(t)
+}

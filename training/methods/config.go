@@ -86,6 +86,11 @@ type Config struct {
 	// negative soft labels leave unbounded below; the zero value means none
 	// (EasyLLP's plain loss).
 	Flood float64 `json:"flood,omitempty"`
+	// PVCLikelihood is llppvc's likelihood (issue 50): the zero value is
+	// PVCExact (exact at every bag size and target), or PVCFFT (the
+	// authors' FFT product, what llppvc trained before; loss.PVC). Zero for
+	// the other methods.
+	PVCLikelihood loss.PVCLikelihood `json:"pvc_likelihood,omitempty"`
 	// ChunkSize is the number of instances per forward pass of bag losses
 	// (0 means DefaultChunkSize); it bounds their memory (KLChunked).
 	ChunkSize int `json:"chunk_size"`

@@ -22,8 +22,10 @@ func init() {
 		// defines, so the script stops there: the 5e-5 of easyllp.py, the
 		// same harness.
 		Authors: &Preset{Optimizer: "nesterov", LR: 2.5e-3, Momentum: 0.9, WeightDecay: 5e-5, BatchSize: 4,
+			Settings: map[Setting]string{SettingPVCLikelihood: "fft"}, // their numerics (LLP-PVC.py@fe11a00:412-447)
 			Source: "LLP-PVC.py@fe11a00:874-875, 889-894, 970-976; weight decay easyllp.py@fe11a00:408-413"},
-		Search: DefaultSearch,
+		Settings: []Setting{SettingPVCLikelihood},
+		Search:   DefaultSearch,
 	}, BagSpec{Head: loss.HeadLogits, Objective: newLLPPVC, Init: initLLPPVC})
 }
 
@@ -41,8 +43,11 @@ func initLLPPVC(env *Env) error {
 	return setOutputBias(env, -math.Log(float64(env.Spec.NumClasses-1)))
 }
 
-// newLLPPVC is the run's loss.PVC.
-func newLLPPVC(*Env) (loss.BagObjective, error) { return &loss.PVC{}, nil }
+// newLLPPVC is the run's loss.PVC, with its likelihood (Config.PVCLikelihood:
+// exact unless the authors' FFT is asked for, issue 50).
+func newLLPPVC(env *Env) (loss.BagObjective, error) {
+	return &loss.PVC{Likelihood: env.Config.PVCLikelihood}, nil
+}
 
 // setOutputBias sets the output layer's bias (the last learnable holding
 // one value per class, 1×C or C) to v and sends it to the back end.

@@ -140,23 +140,24 @@ const (
 	SettingVATPowerIters Setting = "vat_power_iters"
 	SettingVATRampup     Setting = "vat_rampup"
 	SettingFlood         Setting = "flood"
+	SettingPVCLikelihood Setting = "pvc_likelihood"
 )
 
 // AllSettings lists the methods' own settings.
 var AllSettings = []Setting{SettingRegroupEvery, SettingWeights, SettingCompat, SettingKLScale, SettingBNStats,
-	SettingChunkSize, SettingVATEps, SettingVATXi, SettingVATPowerIters, SettingVATRampup, SettingFlood}
+	SettingChunkSize, SettingVATEps, SettingVATXi, SettingVATPowerIters, SettingVATRampup, SettingFlood, SettingPVCLikelihood}
 
 // Readers returns the names of the methods that read s, in report order.
 func Readers(s Setting) []string { return Select(func(d *Descriptor) bool { return d.Reads(s) }) }
 
 // Exclusive reports whether s set (non-zero) for a method that does not
 // read it is an error: the KL scale, the batch-norm statistics, the VAT
-// ramp-up and the flooding level name one loss each. The others (the
+// ramp-up, the flooding level and LLP-PVC's likelihood name one loss each. The others (the
 // regrouping period, the group weights, …) are shared defaults of a table's
 // cells and are ignored by the methods that do not read them.
 func (s Setting) Exclusive() bool {
 	switch s {
-	case SettingKLScale, SettingBNStats, SettingVATRampup, SettingFlood:
+	case SettingKLScale, SettingBNStats, SettingVATRampup, SettingFlood, SettingPVCLikelihood:
 		return true
 	}
 	return false
@@ -172,6 +173,10 @@ type Preset struct {
 	BatchSize int
 	// Flood is the flooding level they train with (0: none).
 	Flood float64
+	// Settings are the authors' values of the method's own settings, as a
+	// spec spells them (LLP-PVC's "pvc_likelihood": "fft", their FFT
+	// product); nil when they are the method's defaults.
+	Settings map[Setting]string
 	// Source cites the lines of their code each value comes from.
 	Source string
 }

@@ -1,0 +1,82 @@
+package grid
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llpfc/llpfc/training"
+)
+
+// TestSpecPVCLikelihood (issue 50): a spec's llppvc cells train the exact
+// likelihood unless it says "fft", and the FFT's cells are written with the
+// setting empty, the configuration (and key) of every llppvc cell trained
+// before the setting existed; the built-in tables keep the authors' FFT
+// (newerOverrides), so their committed cells keep their keys; other
+// methods' cells carry no likelihood.
+func TestSpecPVCLikelihood(t *testing.T) {
+	s, ok := BuiltinSpec("fashion-mnist")
+	require.True(t, ok)
+	cells, err := s.Cells()
+	require.NoError(t, err)
+	n := 0
+	for _, c := range cells {
+		assert.Empty(t, c.Config.Hyper.PVCLikelihood, "%s: the authors' FFT, written empty", c.Config.Method)
+		if c.Config.Method == training.MethodLLPPVC {
+			n++
+		}
+	}
+	require.Positive(t, n)
+
+	// without the authors' preset: the default
+	s.Methods = []string{training.MethodKL, training.MethodLLPPVC}
+	batches := []Override{{When: Match{Methods: s.Methods}, Set: set(obj{"hyper": obj{"batch_size": 2}})}}
+	s.Overrides = batches
+	exact, err := s.Cells()
+	require.NoError(t, err)
+	for _, c := range exact {
+		if c.Config.Method == training.MethodLLPPVC {
+			assert.Equal(t, training.PVCExact, c.Config.Hyper.PVCLikelihood)
+		} else {
+			assert.Empty(t, c.Config.Hyper.PVCLikelihood, c.Config.Method)
+		}
+	}
+	s.Overrides = append(batches, Override{When: Match{Methods: []string{training.MethodLLPPVC}}, Set: set(obj{"hyper": obj{"pvc_likelihood": "fft"}})})
+	fft, err := s.Cells()
+	require.NoError(t, err)
+	for i, c := range fft {
+		if c.Config.Method == training.MethodLLPPVC {
+			assert.Empty(t, c.Config.Hyper.PVCLikelihood)
+			assert.NotEqual(t, exact[i].Key, c.Key, "exact and fft share a key")
+		}
+	}
+	s.Overrides = append(batches, Override{When: Match{Methods: []string{training.MethodKL}}, Set: set(obj{"hyper": obj{"pvc_likelihood": "exact"}})})
+	_, err = s.Cells()
+	assert.ErrorContains(t, err, "hyper.pvc_likelihood")
+}
+
+// TestPVCLikelihoodComparable: a table may set llppvc's exact cells beside
+// another method's (the likelihood is llppvc's own setting), but not two
+// llppvc cells of different likelihoods.
+func TestPVCLikelihoodComparable(t *testing.T) {
+	s, ok := BuiltinSpec("fashion-mnist")
+	require.True(t, ok)
+	s.Methods = []string{training.MethodKL, training.MethodLLPPVC}
+	s.Overrides = []Override{{When: Match{Methods: s.Methods}, Set: set(obj{"hyper": obj{"batch_size": 2}})}}
+	s.BagSizes, s.Seeds = []int{32}, []int64{0, 1}
+	cells, err := s.Cells()
+	require.NoError(t, err)
+	var rs []*Result
+	for _, c := range cells {
+		rs = append(rs, &Result{Key: c.Key, Config: c.Config})
+	}
+	k := TableKey{Spec: s.Name}
+	require.NoError(t, checkComparable(k, rs, nil))
+	for _, r := range rs {
+		if r.Config.Method == training.MethodLLPPVC && r.Config.Seed == 1 {
+			r.Config.Hyper.PVCLikelihood = 0
+		}
+	}
+	assert.ErrorContains(t, checkComparable(k, rs, nil), "hyper.pvc_likelihood")
+}
