@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llpfc/llpfc/training"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +19,7 @@ func TestTrainPVCLikelihoodFlag(t *testing.T) {
 	base := []string{"--data", "fixture", "--bag-size", "16", "--num-points", "320"}
 	r, status := parseTrain(append(base, "--method", "llppvc"), io.Discard)
 	require.NotNil(t, r, "status %d", status)
-	assert.Equal(t, "exact", r.cell.Hyper.PVCLikelihood)
+	assert.Equal(t, training.PVCExact, r.cell.Hyper.PVCLikelihood)
 	exact := r.cell.Key()
 	r, status = parseTrain(append(base, "--method", "llppvc", "--pvc-likelihood", "fft"), io.Discard)
 	require.NotNil(t, r, "status %d", status)
