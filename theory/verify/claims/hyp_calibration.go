@@ -336,7 +336,7 @@ func init() {
 			Range: &verify.Range{Param: "ε", Printed: "ε ∈ ℝ₊ = (0, ∞)", Lo: "0", Hi: "∞", LoOpen: true, HiOpen: true, Ends: caliInnerEpsEnds}, Expect: verify.Needed},
 		verify.Hypothesis{Name: "q ∈ Δ^C", Kind: verify.HypRange, Line: 1142, Text: "∀x ∈ 𝒳, ∀q ∈ Δ^C",
 			Range: &verify.Range{Param: "q", Printed: "q ∈ Δ^C (closed)", Lo: "the boundary of Δ^C", Hi: "—", Ends: qSimplexEnds},
-			Why: "the closed simplex is the loss's domain; outside it ℓ(Tq, c) is not defined"},
+			Why:   "the closed simplex is the loss's domain; outside it ℓ(Tq, c) is not defined"},
 	)
 	verify.RegisterHypotheses(noise,
 		verify.Hypothesis{Name: "ℓ strictly proper", Kind: verify.HypLoss, Line: 1180, Text: textStrictlyProper + " (strictness dropped: the 0-1 loss)",
@@ -358,7 +358,7 @@ func init() {
 			Probe: probeConvexLBSquare(convexLB), Expect: verify.NotNeeded},
 		verify.Hypothesis{Name: "q ∈ Δ^C", Kind: verify.HypRange, Line: 1212, Text: "for all x ∈ X and q ∈ Δ^C",
 			Range: &verify.Range{Param: "q", Printed: "q ∈ Δ^C (closed)", Lo: "the boundary of Δ^C", Hi: "—", Ends: qSimplexEnds},
-			Why: "the closed simplex is the loss's domain; outside it ℓ(Tq, c) is not defined"},
+			Why:   "the closed simplex is the loss's domain; outside it ℓ(Tq, c) is not defined"},
 	)
 	verify.RegisterHypotheses("YW_lemma:KL",
 		verify.Hypothesis{Name: "ℓ the log loss", Kind: verify.HypLoss, Line: 1220, Text: "let ℓ denote the log loss (in force for the lemma)",
