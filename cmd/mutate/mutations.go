@@ -352,7 +352,7 @@ var mutations = []mutation{
 		Old: "p[c] += float64(len(b.Indices)) * b.Proportions[c]", New: "p[c] += b.Proportions[c]",
 		Pkg: "training", Tests: []string{"TestEasyLLPPriorIsTheClassFrequency"}},
 	{ID: "mixbag-interval-variance", File: "training/loss/mixbag.go", Bug: "MixBag's half-width from the variance p(1−p)/n in place of the standard deviation",
-		Old: "ci := t * math.Sqrt(pi[c]*(1-pi[c])/float64(ni))", New: "ci := t * pi[c] * (1 - pi[c]) / float64(ni)",
+		Old: "ci := t * math.Sqrt(math.Max(pi[c]*(1-pi[c]), 0)/float64(ni))", New: "ci := t * math.Max(pi[c]*(1-pi[c]), 0) / float64(ni)",
 		Pkg: "training/loss", Tests: []string{"TestAuthorsGoldenMixBagInterval", "TestMixBagIntervalCovers"}},
 	{ID: "mixbag-mix-unweighted", File: "training/loss/mixbag.go", Bug: "a mixed bag's proportions as the plain mean of its two bags' (not weighted by the instances taken)",
 		Old: "mix[c] = a*pi[c] + b*pj[c]", New: "mix[c] = (pi[c] + pj[c]) / 2",
