@@ -213,7 +213,7 @@ type RangeResult struct {
 	Hi      string     `json:"hi"`
 	LoOpen  bool       `json:"lo_open"`
 	HiOpen  bool       `json:"hi_open"`
-	Ends    []EndCheck `json:"ends"`
+	Ends    []EndCheck `json:"ends,omitempty"`
 }
 
 // HypothesisResult is one hypothesis of a claim in a report.
