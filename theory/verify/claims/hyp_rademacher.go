@@ -300,6 +300,24 @@ func zeroWeightEnds(kernel bool) func(verify.Config) []verify.EndCheck {
 	}
 }
 
+// zeroRadiusEnds evaluates a class bound at the open end 0 of its radius (R
+// of the RKHS ball, β of 𝒩₁): the class is {0}, both sides are 0.
+func zeroRadiusEnds(kernel bool) func(verify.Config) []verify.EndCheck {
+	return func(verify.Config) []verify.EndCheck {
+		X := mat.NewDense(2, 1, []float64{0.5, -1})
+		a := []float64{1, 0.5}
+		var lhs, rhs float64
+		if kernel {
+			lhs = must(theory.WeightedRadExact(2, must(theory.RKHSBallSup(must(theory.GaussianGram(X, 1)), a, 0))))
+			rhs = radKernelRef(1, 0, 1, a)
+		} else {
+			lhs = must(theory.WeightedRadExact(2, must(theory.LinearBallSup(X, a, 0))))
+			rhs = radMLPRef(1, 1, 1, 0, a)
+		}
+		return []verify.EndCheck{endAt("radius 0", verify.AtOpenEnd, fmt.Sprintf("the class is {0}: left side %g ≤ right side %g", lhs, rhs), holdsIf(radLE(lhs, rhs), verify.EndFalse))}
+	}
+}
+
 // deltaEnds evaluates a generalization bound at the ends of δ's range: at
 // δ = 0 the term √(2 log(2/δ)) is +∞ (theory refuses δ = 0: radCheckDelta);
 // at δ = 1 the bound holds with probability ≥ 0, vacuously; just above 0 it
@@ -451,6 +469,8 @@ func init() {
 			Why: "an indefinite k has no RKHS ℋ, so the ball 𝒢^k_{K,R} is not defined (theory.RKHSBallSup refuses a Gram matrix that is not PSD)"},
 		verify.Hypothesis{Name: "a_i > 0", Kind: verify.HypRange, Line: 1650, Text: "where a_i > 0",
 			Range: &verify.Range{Param: "a_i", Printed: "a_i ∈ (0, ∞)", Lo: "0", Hi: "∞", LoOpen: true, HiOpen: true, Ends: zeroWeightEnds(true)}, Expect: verify.NotNeeded},
+		verify.Hypothesis{Name: "R > 0", Kind: verify.HypRange, Line: 1653, Text: "∀R > 0, g ∈ 𝒢^k_{K,R} (the ball of radius R, line 1648)",
+			Range: &verify.Range{Param: "R", Printed: "R ∈ (0, ∞)", Lo: "0", Hi: "∞", LoOpen: true, HiOpen: true, Ends: zeroRadiusEnds(true)}, Expect: verify.NotNeeded},
 	)
 	verify.RegisterHypotheses("prop: kernel_bound",
 		verify.Hypothesis{Name: "k bounded by K", Kind: verify.HypClass, Line: 1630, Text: "Assume k bounded by K, meaning ∀x, ‖k(·,x)‖_ℋ ≤ K",
@@ -469,6 +489,8 @@ func init() {
 			Probe: probeMLPActivation("0 ∈ μ∘𝒩_k", "μ = ReLU + 1 (1-Lipschitz, μ ≥ 1 so 0 ∉ μ∘𝒩₁), depth m = 2, gradient search", reluPlus1), Expect: verify.Needed},
 		verify.Hypothesis{Name: "a_i > 0", Kind: verify.HypRange, Line: 1741, Text: "where a_i > 0",
 			Range: &verify.Range{Param: "a_i", Printed: "a_i ∈ (0, ∞)", Lo: "0", Hi: "∞", LoOpen: true, HiOpen: true, Ends: zeroWeightEnds(false)}, Expect: verify.NotNeeded},
+		verify.Hypothesis{Name: "β ∈ ℝ₊", Kind: verify.HypRange, Line: 1746, Text: "β ∈ ℝ₊ (‖v‖₂ ≤ β, ‖v‖₁ ≤ β)",
+			Range: &verify.Range{Param: "β", Printed: "β ∈ ℝ₊ = (0, ∞)", Lo: "0", Hi: "∞", LoOpen: true, HiOpen: true, Ends: zeroRadiusEnds(false)}, Expect: verify.NotNeeded},
 		verify.Hypothesis{Name: "m ∈ ℕ", Kind: verify.HypRange, Line: 1745, Text: "𝒩_m defined inductively for m > 1 (App. C; §4.3, line 240: for m > 2)",
 			Range: &verify.Range{Param: "m", Printed: "m = 1, and m > 1 by induction (App. C) / m > 2 (§4.3)", Lo: "1", Hi: "∞", HiOpen: true, Ends: mRangeEnds}, Expect: verify.NotNeeded},
 	)
