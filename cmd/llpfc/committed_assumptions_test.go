@@ -22,9 +22,9 @@ var updateAssumptions = flag.Bool("update-assumptions", false,
 // has a measured assumption carries the checks learn.CellAssumptions
 // computes from the cell's configuration alone — its bags, drawn again from
 // the cell's seed, and its stored regroupings — so the diagnostics in the
-// committed stores are reproducible, and were added without retraining
-// (issue 52: Assumptions.Code names the code that added them). With
-// -update-assumptions it writes them.
+// committed stores are reproducible, whether the run that trained the cell
+// recorded them or -update-assumptions added them later without retraining
+// (then Assumptions.Code names the code that added them).
 func TestCommittedCellsCarryTheirAssumptions(t *testing.T) {
 	t.Chdir("../..")
 	rev, dirty := experiments.CodeVersion()
@@ -59,7 +59,6 @@ func TestCommittedCellsCarryTheirAssumptions(t *testing.T) {
 				continue
 			}
 			if assert.NotNil(t, got, "%s: cell %s (%s) carries no assumption diagnostics; run go test ./cmd/llpfc -run TestCommittedCellsCarryTheirAssumptions -update-assumptions", dir, r.Key, r.Config.Method) {
-				assert.NotEmpty(t, got.Code, "%s: cell %s: diagnostics added after training name the code that added them", dir, r.Key)
 				assert.Equal(t, want.Checks, got.Checks, "%s: cell %s (%s)", dir, r.Key, r.Config.Method)
 			}
 		}
