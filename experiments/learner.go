@@ -108,6 +108,11 @@ type Metrics struct {
 	// (hyper.val_bags); absent without held-out bags.
 	ValKL *float64 `json:"val_kl,omitempty"`
 
+	// Assumptions are the method's assumptions measured on the cell's bags
+	// (issue 52: experiments/assumptions.go); absent from results written
+	// before them and for methods without a measured assumption.
+	Assumptions *Assumptions `json:"assumptions,omitempty"`
+
 	WallSeconds          float64 `json:"wall_seconds"`
 	TrainImagesPerSecond float64 `json:"train_images_per_second"`
 	PeakRSSBytes         int64   `json:"peak_rss_bytes"`

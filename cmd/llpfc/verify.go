@@ -11,7 +11,8 @@ import (
 
 	_ "github.com/llpfc/llpfc/estimators/algclaims" // Algorithms 1–3
 	"github.com/llpfc/llpfc/theory/verify"
-	_ "github.com/llpfc/llpfc/theory/verify/claims" // registers every claim
+	_ "github.com/llpfc/llpfc/theory/verify/claims"     // registers every claim
+	_ "github.com/llpfc/llpfc/training/loss/lossclaims" // EasyLLP, LLP-PVC, MixBag (issue 52)
 )
 
 func init() {
@@ -32,13 +33,20 @@ properties shows and checks each part), pass/fail, whether its negative control 
 checker run against a deliberately wrong implementation — was caught, and its kind:
 theorem, identity or definitional (counted apart in the summary). Floors are calibrated at
 500 cases and checked at --cases 500 or more.
+A second table lists every claim's hypotheses as its statement gives them (the LaTeX line,
+the loss, T, the grouping, the function class and its constants, every parameter's range
+with its ends as printed), each probed by re-running the claim with that hypothesis
+violated: needed (with the counterexample and the seed that replays it), not needed in
+what was tried (with what was tried) or not probeable here (with why); then the ends of
+printed ranges where the statement is undefined, infinite, vacuous or false. Probing
+never fails a row (--json: "hypotheses").
 Exit status 1 if any result fails, falls below a floor, or any negative control is missed.`
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify [--cases N] [--seed S] [--json] [--only SUBSTR]", verifySynopsis, stderr)
 	cases := fs.Int("cases", verify.DefaultCases, "random cases per property (the tests use the same default; try 100000 for a deep search)")
 	seed := fs.Int64("seed", 1, "master seed; each property derives its own stream from it and its name, so a failure replays with the same seed")
-	asJSON := fs.Bool("json", false, "print a JSON array of {label, section, statement, kind, cases, worst_ratio, ratio_floor, parts, status, negative_control, ...} instead of a table")
+	asJSON := fs.Bool("json", false, "print a JSON array of {label, section, statement, kind, cases, worst_ratio, ratio_floor, parts, status, negative_control, ..., hypotheses} instead of a table")
 	only := fs.String("only", "", "run only the claims whose label contains this substring")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
@@ -47,7 +55,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llpfc verify: --cases is %d, want ≥ 1\n", *cases)
 		return exitBadUsage
 	}
-	cfg := verify.Config{Cases: *cases, Seed: *seed}
+	cfg := verify.Config{Cases: *cases, Seed: *seed, Hypotheses: true}
 	var results []verify.Result
 	for _, c := range verify.Claims() {
 		if *only != "" && !strings.Contains(c.Label, *only) {
@@ -77,6 +85,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		printVerifyTable(stdout, results, failed, cfg)
+		printHypotheses(stdout, results)
 	}
 	if failed > 0 {
 		return exitFailed

@@ -24,6 +24,8 @@ var requiredLabels = []string{
 	"sec:cfm prob model", "grouping assumption: ch", "hm.weights.optimal", "llpfc-ideal: empirical risk",
 	// Algorithms 1–3 (issue 11).
 	"alg3: sigma-hat", "alg2: alpha-hat", "alg2: T-hat", "alg1: empirical risk unbiased",
+	// The newer methods' identities (issue 52).
+	"easyllp: unbiased", "llppvc: count likelihood", "mixbag: mixture", "mixbag: interval coverage",
 }
 
 func TestVerifyJSONContract(t *testing.T) {
@@ -51,6 +53,18 @@ func TestVerifyJSONContract(t *testing.T) {
 		assert.Equal(t, "caught", r["negative_control"], "%s: negative control", label)
 		c, _ := r["cases"].(float64)
 		assert.GreaterOrEqual(t, c, 500.0, "%s: cases", label)
+		// Issue 52: every row lists its hypotheses, each with a status and
+		// the LaTeX line or text it comes from.
+		hs, _ := r["hypotheses"].([]any)
+		assert.NotEmpty(t, hs, "%s: no hypotheses", label)
+		for _, h := range hs {
+			m, _ := h.(map[string]any)
+			assert.Contains(t, []any{"needed", "not needed in what was tried", "not probeable here"}, m["status"], "%s: %v", label, m)
+			assert.NotEmpty(t, m["text"], "%s: %v", label, m)
+			if m["status"] == "needed" {
+				assert.NotEmpty(t, m["counterexample"], "%s: needed without a counterexample: %v", label, m)
+			}
+		}
 	}
 	for _, l := range requiredLabels {
 		assert.Contains(t, seen, l, "verify does not report %q", l)

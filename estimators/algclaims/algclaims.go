@@ -312,8 +312,15 @@ func checkTHat(cfg verify.Config, build buildFunc) verify.Outcome {
 // exact expectation, over instances drawn from P_{γ̂_b}, of the weighted
 // empirical FC risk with Σ_i w_i R_{ℓ_{T̂_i}, (P_{σ̂_i})_{T̂_i}}(f) (theory.FCRisk).
 func checkUnbiased(cfg verify.Config, weight weightFunc) verify.Outcome {
+	return checkUnbiasedGoverned(cfg, "alg1: empirical risk unbiased", weight, nil)
+}
+
+// checkUnbiasedGoverned is checkUnbiased on the stream name with bag b's
+// instances drawn from P_{governed(b)} (nil: P_{γ̂_b}, the statement's
+// hypothesis; a probe of issue 52 passes other proportions).
+func checkUnbiasedGoverned(cfg verify.Config, name string, weight weightFunc, governed func(r *rand.Rand, gammaHat []float64) []float64) verify.Outcome {
 	gen := verify.Gen(func(r *rand.Rand, _ int) any { return r.Int63() })
-	return verify.ForAll(cfg, "alg1: empirical risk unbiased", verify.Identity, gen, func(v any) verify.Case {
+	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
 		r := rand.New(rand.NewSource(v.(int64)))
 		C, M := 2+r.Intn(3), 2+r.Intn(4)
 		m := &theory.FiniteModel{Cond: make([][]float64, C), Prior: randSimplex(r, C, false)}
@@ -342,7 +349,11 @@ func checkUnbiased(cfg verify.Config, weight weightFunc) verify.Outcome {
 				if wt == 0 && g.Alpha[c] == 0 {
 					continue // α̂_i(c) = 0: row c of T̂_i is 0 and the bag is left out (Instances)
 				}
-				pg, err := m.Reweighted(set.Bags[pos].Proportions) // P_{γ̂_b}
+				gov := set.Bags[pos].Proportions // P_{γ̂_b}
+				if governed != nil {
+					gov = governed(r, gov)
+				}
+				pg, err := m.Reweighted(gov)
 				if err != nil {
 					return verify.Case{Detail: err.Error()}
 				}

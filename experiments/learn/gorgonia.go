@@ -308,6 +308,7 @@ func RunCell(ctx context.Context, cell experiments.Cell, prob *Problem, opt RunO
 		Numerics:             res.Numerics,
 		BagProportionError:   res.BagProportionError,
 	}
+	m.Assumptions = CellAssumptions(c, prob, trained, res.Regroupings) // issue 52: assumptions.go
 	if c.Hyper.Select == training.SelectBestVal {
 		sel := res.SelectedEpoch + 1 // counted from 1, as progress counts
 		m.SelectedEpoch = &sel

@@ -121,6 +121,7 @@ func WriteReportsMetric(ctx context.Context, stores []*grid.Store, outDir, metri
 		fmt.Fprintf(&md, "![LLPFC accuracy against ‖T̂⁻¹‖₁, and KL against bag size](%s)\n\n", troublePNG)
 		files.Plots = append(files.Plots, path)
 	}
+	AssumptionsMarkdown(&md, results) // issue 52: trouble_assumptions.go
 	files.Markdown = filepath.Join(outDir, "report.md")
 	if err := atomicfile.WriteFile(files.Markdown, md.Bytes()); err != nil {
 		return files, nil, err

@@ -45,6 +45,7 @@ var floors = map[string]int{
 	"fixtures/bagonly":              5, // the bag-only fixture, from the embedded one
 	"training/models":               6, // the architectures
 	"training/loss":                 6, // the LLP losses (not the architectures)
+	"training/loss/lossclaims":      7, // the verify claims of the newer methods' losses (issue 52)
 	"training/device/cpu":           6, // the CPU back end
 	"training/device/opencl":        6, // the OpenCL back end
 	"fixtures/gen":                  6,

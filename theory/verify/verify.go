@@ -42,6 +42,9 @@ type Config struct {
 	// Seed is the master seed. Each property derives its own stream from Seed
 	// and its name, so adding a property never shifts the others' inputs.
 	Seed int64
+	// Hypotheses makes Run probe the claim's hypotheses and check the ends
+	// of its ranges too (Result.Hypotheses; hypotheses.go, issue 52).
+	Hypotheses bool
 }
 
 // Kind says how a Case's two sides relate.
@@ -197,6 +200,9 @@ type Result struct {
 	Parts      []PartResult `json:"parts,omitempty"`
 	// BelowFloor names the parts whose search stayed below their floor.
 	BelowFloor []string `json:"below_floor,omitempty"`
+	// Hypotheses are the statement's hypotheses, each probed, with its
+	// ranges' ends checked (only under Config.Hypotheses; issue 52).
+	Hypotheses []HypothesisResult `json:"hypotheses,omitempty"`
 }
 
 // PartResult is one part of a claim in a report: its worst ratio beside its
@@ -253,6 +259,9 @@ func Run(c Claim, cfg Config) Result {
 		} else {
 			r.NegativeControl = "missed"
 		}
+	}
+	if cfg.Hypotheses {
+		r.Hypotheses = CheckHypotheses(c.Label, cfg)
 	}
 	return r
 }

@@ -32,13 +32,18 @@ const MixBagEps = 1e-8
 // b = nj/(ni+nj) and t = Φ⁻¹(1 − q),
 //
 //	mix = a·pi + b·pj,   mix ± (a·t·√(pi(1−pi)/ni) + b·t·√(pj(1−pj)/nj)).
+//
+// A proportion a rounding error outside [0, 1] (1 + 2⁻⁵², a sum of 1/m's)
+// counts as 0 or 1 in the variance p(1−p): its square root was NaN, and the
+// mixed bag lost its interval (issue 52: found by the coverage claim
+// `mixbag: interval coverage`; TestMixBagIntervalProportionsAtTheEnds).
 func MixBagInterval(mix, lo, hi, pi, pj []float64, ni, nj int, q float64) {
 	a := float64(ni) / float64(ni+nj)
 	b := float64(nj) / float64(ni+nj)
 	t := distuv.UnitNormal.Quantile(1 - q)
 	for c := range mix {
-		ci := t * math.Sqrt(pi[c]*(1-pi[c])/float64(ni))
-		cj := t * math.Sqrt(pj[c]*(1-pj[c])/float64(nj))
+		ci := t * math.Sqrt(math.Max(pi[c]*(1-pi[c]), 0)/float64(ni))
+		cj := t * math.Sqrt(math.Max(pj[c]*(1-pj[c]), 0)/float64(nj))
 		mix[c] = a*pi[c] + b*pj[c]
 		w := a*ci + b*cj
 		lo[c], hi[c] = mix[c]-w, mix[c]+w

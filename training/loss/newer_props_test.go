@@ -10,6 +10,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // propParams runs gopter with a fixed seed (reproducible) and n cases.
@@ -637,4 +638,26 @@ func TestMixBagPairUnequalSizes(t *testing.T) {
 		return true
 	}, gen.UInt64(), gen.IntRange(1, 40), gen.IntRange(1, 40)))
 	props.TestingRun(t)
+}
+
+// TestMixBagIntervalProportionsAtTheEnds: a bag whose proportion of a class
+// is 1 (or 0) up to rounding — 1 + 2⁻⁵² from summing 1/m's, or −2⁻⁵⁴ —
+// has no variance: its half-width is 0, the interval finite and centred on
+// the mixture (it was NaN, p(1−p) < 0 under the square root, and CILoss then
+// dropped the interval).
+func TestMixBagIntervalProportionsAtTheEnds(t *testing.T) {
+	above := 0.0
+	for i := 0; i < 114; i++ {
+		above += 1.0 / 114
+	}
+	require.Greater(t, above, 1.0, "114 additions of 1/114 round above 1")
+	mix, lo, hi := make([]float64, 2), make([]float64, 2), make([]float64, 2)
+	MixBagInterval(mix, lo, hi, []float64{above, -0x1p-54}, []float64{0.5, 0.5}, 10, 20, MixBagCI)
+	for c := range mix {
+		assert.False(t, math.IsNaN(lo[c]) || math.IsNaN(hi[c]), "class %d: [%v, %v]", c, lo[c], hi[c])
+		assert.InDelta(t, mix[c]-lo[c], hi[c]-mix[c], 1e-15, "class %d: centred", c)
+	}
+	// The first bag contributes no width: the half-width is the second's, b·t·√(¼/20).
+	want := 2.0 / 3 * distuv.UnitNormal.Quantile(1-MixBagCI) * math.Sqrt(0.25/20)
+	assert.InDelta(t, want, hi[0]-mix[0], 1e-12)
 }

@@ -1,0 +1,88 @@
+package proofs_tests
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/llpfc/llpfc/theory/verify"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var updateReadme = flag.Bool("update-readme", false, "rewrite the hypotheses table of README.md's \"Checking the paper's claims\"")
+
+// The README's table of hypotheses lies between these markers.
+const (
+	readmeHypBegin = "<!-- hypotheses: TestReadmeListsEveryHypothesis writes this table (-update-readme) -->"
+	readmeHypEnd   = "<!-- end of hypotheses -->"
+)
+
+// hypothesesTable renders every claim's hypotheses, each with its LaTeX
+// line and the status its probe finds at the default cases and seed 1
+// (Hypothesis.Expect, which TestHypothesisProbesFindWhatTheyFound holds
+// the probes to; "not probeable here" for those without a probe), a count
+// per status, and the ends of printed ranges where the statement is not
+// what it says.
+func hypothesesTable() string {
+	var b strings.Builder
+	counts := map[verify.ProbeStatus]int{}
+	var ends []string
+	n := 0
+	b.WriteString("| claim | hypothesis [printed range] | LaTeX line | status |\n|---|---|---|---|\n")
+	for _, c := range verify.Claims() {
+		for _, h := range verify.HypothesesOf(c.Label) {
+			st := h.Expect
+			if st == "" {
+				st = verify.NotProbeable
+			}
+			counts[st]++
+			n++
+			name := h.Name
+			if h.Range != nil && h.Range.Printed != h.Name {
+				name += " [" + h.Range.Printed + "]"
+			}
+			line := "–"
+			if h.Line > 0 {
+				line = fmt.Sprint(h.Line)
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.Label, strings.ReplaceAll(name, "|", `\|`), line, st)
+			if h.Range != nil && h.Range.Ends != nil {
+				for _, e := range h.Range.Ends(verify.Config{Cases: verify.DefaultCases, Seed: 1}) {
+					if e.Recorded() {
+						ends = append(ends, fmt.Sprintf("- `%s`, %s, at %s (%s): %s", c.Label, h.Range.Printed, e.At, e.Where, e.Verdict))
+					}
+				}
+			}
+		}
+	}
+	var parts []string
+	for _, s := range verify.ProbeStatuses {
+		parts = append(parts, fmt.Sprintf("**%d %s**", counts[s], s))
+	}
+	head := fmt.Sprintf("%d hypotheses of %d claims: %s.\n\n", n, len(verify.Claims()), strings.Join(parts, ", "))
+	tail := fmt.Sprintf("\nThe %d ends of printed ranges (closed ends, points just inside) where the statement is undefined, infinite, vacuous or false:\n\n%s\n",
+		len(ends), strings.Join(ends, "\n"))
+	return head + b.String() + tail
+}
+
+// TestReadmeListsEveryHypothesis: README's "Checking the paper's claims"
+// lists every hypothesis of every claim with its status and the count per
+// status, as the registry gives them (-update-readme rewrites it).
+func TestReadmeListsEveryHypothesis(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	s := string(b)
+	i, j := strings.Index(s, readmeHypBegin), strings.Index(s, readmeHypEnd)
+	require.True(t, i >= 0 && j > i, "README.md has no hypotheses table between %q and %q", readmeHypBegin, readmeHypEnd)
+	want := "\n" + hypothesesTable() + "\n"
+	if *updateReadme {
+		s = s[:i+len(readmeHypBegin)] + want + s[j:]
+		require.NoError(t, os.WriteFile("../README.md", []byte(s), 0o644))
+		return
+	}
+	assert.Equal(t, want, s[i+len(readmeHypBegin):j], "README.md's hypotheses table is stale: go test ./proofs_tests -run TestReadmeListsEveryHypothesis -update-readme")
+}
