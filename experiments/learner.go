@@ -88,6 +88,10 @@ type Metrics struct {
 	// Search records a label-free search (hyper.search): every trial with
 	// its validation score, and the one chosen; nil without one.
 	Search *SearchRecord `json:"search,omitempty"`
+	// Objective is what a bag objective's steps saw, the measured reason
+	// behind a collapse (issue 50); nil for the methods whose objective
+	// counts nothing and in results written before it.
+	Objective *ObjectiveDiagnostics `json:"objective,omitempty"`
 	// Regroupings summarizes the LLPFC groups of every regrouping (‖T̂⁻¹‖₁ and
 	// condition numbers, issue 16); empty for the other methods.
 	Regroupings []training.Regrouping `json:"regroupings,omitempty"`
@@ -130,6 +134,36 @@ type Metrics struct {
 	// devices (Device names them) and for learners without a network. Not an
 	// outcome (SameOutcome).
 	Numerics string `json:"numerics,omitempty"`
+}
+
+// ObjectiveDiagnostics summarizes what a bag objective's optimizer steps saw
+// over a run (training's loss.BagDiagnostics; issue 50): each field is 0
+// where the objective has no such thing.
+type ObjectiveDiagnostics struct {
+	// Steps are the objective's calls (optimizer steps).
+	Steps int `json:"steps"`
+	// MeanLoss is the mean per step of the loss trained (flooded for
+	// EasyLLP, floored for LLP-PVC's fft variant); MeanRawLoss that of the
+	// plain objective (unflooded; LLP-PVC's exact −Σ log P).
+	MeanLoss    float64 `json:"mean_loss"`
+	MeanRawLoss float64 `json:"mean_raw_loss"`
+	// FlooredShare is LLP-PVC's share of class terms whose likelihood lies
+	// below the floor of the numerics that computed it (round-off: no
+	// gradient); TinyShare those below 1e-300.
+	FlooredShare float64 `json:"floored_share,omitempty"`
+	TinyShare    float64 `json:"tiny_share,omitempty"`
+	// InsideShare is MixBag's share of class terms inside their interval
+	// (a constant, no gradient).
+	InsideShare float64 `json:"inside_share,omitempty"`
+	// FloodedShare is EasyLLP's share of steps whose loss fell below the
+	// flooding level (the step reversed); SoftMin, SoftMax and SoftStd the
+	// spread of its soft labels k·α − (k−1)·p, and SoftNegativeShare the
+	// share below 0 (which leave its loss unbounded below).
+	FloodedShare      float64 `json:"flooded_share,omitempty"`
+	SoftMin           float64 `json:"soft_min,omitempty"`
+	SoftMax           float64 `json:"soft_max,omitempty"`
+	SoftStd           float64 `json:"soft_std,omitempty"`
+	SoftNegativeShare float64 `json:"soft_negative_share,omitempty"`
 }
 
 // SearchRecord is what a cell's label-free search did (Hyper.Search, issue

@@ -3,6 +3,7 @@ package training
 import (
 	"time"
 
+	"github.com/llpfc/llpfc/training/loss"
 	"github.com/llpfc/llpfc/training/models"
 )
 
@@ -57,6 +58,10 @@ type Result struct {
 	TrainImagesPerSecond float64      `json:"train_images_per_second"`
 	ParamCount           int          `json:"param_count"`
 	History              []EpochStats `json:"history"`
+	// Objective is what the method's objective counted over the run (a
+	// methods.ObjectiveDiagnoser: the bag objectives; issue 50), nil for the
+	// others.
+	Objective *loss.BagDiagnostics `json:"objective,omitempty"`
 	// Regroupings summarizes the groups of every regrouping of the LLPFC
 	// methods (see GroupingReporter); empty for the other methods.
 	Regroupings []Regrouping `json:"regroupings,omitempty"`

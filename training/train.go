@@ -287,6 +287,11 @@ func (r *trainRun) finish(ctx context.Context) error {
 			return err
 		}
 	}
+	if od, ok := r.st.method.(methods.ObjectiveDiagnoser); ok {
+		if d, ok := od.ObjectiveDiagnostics(); ok {
+			res.Objective = &d
+		}
+	}
 	if n := len(res.History); n > 0 {
 		res.FinalLoss = res.History[n-1].Loss
 		res.TestAccuracy = res.History[n-1].TestAccuracy

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/training"
+	"github.com/llpfc/llpfc/training/methods"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -44,4 +46,37 @@ func TestSpecTuneGivesEveryMethodItsSpace(t *testing.T) {
 	}
 	s.Hyper.ValBags = 0
 	assert.ErrorContains(t, s.Validate(), "hyper.search: needs hyper.val_bags > 0")
+}
+
+// TestTunedComparisonSpec (issue 50): the tuned comparison's cells — every
+// registered method that trains any classifier, 5 seeds, 10% of the bags
+// held out, each method's own search space and minibatch (its descriptor's,
+// or its authors'), the newer methods' authors' optimizer and flooding,
+// LLP-PVC's exact likelihood.
+func TestTunedComparisonSpec(t *testing.T) {
+	for _, name := range []string{"fashion-mnist-tuned", "fashion-mnist-shuffle-tuned"} {
+		s, ok := BuiltinSpec(name)
+		require.True(t, ok)
+		cells, err := s.Cells()
+		require.NoError(t, err)
+		seen := map[string]experiments.Config{}
+		for _, c := range cells {
+			seen[c.Config.Method] = c.Config
+			h := c.Config.Hyper
+			require.NotNil(t, h.Search, c.Config.Method)
+			assert.Equal(t, TunedValBags, h.ValBags)
+			d, _ := experiments.Method(c.Config.Method)
+			want := d.DefaultBatch
+			if d.Batch == methods.Instances {
+				want = 128
+			}
+			assert.Equal(t, want, h.BatchSize, "%s: its own minibatch", c.Config.Method)
+		}
+		assert.Len(t, seen, len(methods.Select(func(d *methods.Descriptor) bool { return d.Model == "" })))
+		assert.Equal(t, 0.3, seen[training.MethodEasyLLP].Hyper.Flood)
+		assert.Equal(t, "nesterov", seen[training.MethodEasyLLP].Hyper.Optimizer)
+		assert.Equal(t, training.PVCExact, seen[training.MethodLLPPVC].Hyper.PVCLikelihood)
+		assert.Equal(t, 2, seen[training.MethodKL].Hyper.BatchSize)
+		assert.Equal(t, TunedSeeds, s.Seeds)
+	}
 }

@@ -309,6 +309,7 @@ func RunCell(ctx context.Context, cell experiments.Cell, prob *Problem, opt RunO
 		BagProportionError:   res.BagProportionError,
 	}
 	m.Assumptions = CellAssumptions(c, prob, trained, res.Regroupings) // issue 52: assumptions.go
+	m.Objective = objectiveDiagnostics(res.Objective)
 	if c.Hyper.Select == training.SelectBestVal {
 		sel := res.SelectedEpoch + 1 // counted from 1, as progress counts
 		m.SelectedEpoch = &sel

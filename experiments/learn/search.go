@@ -8,6 +8,7 @@ import (
 
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/training"
+	"github.com/llpfc/llpfc/training/loss"
 )
 
 // SearchRule is how a label-free search chooses its trial (issue 50): the
@@ -100,4 +101,24 @@ func selectTrial(trials []experiments.Trial) int {
 		}
 	}
 	return best
+}
+
+// objectiveDiagnostics summarizes a run's objective diagnostics for the
+// cell's Metrics (issue 50); nil when the objective counted nothing.
+func objectiveDiagnostics(d *loss.BagDiagnostics) *experiments.ObjectiveDiagnostics {
+	if d == nil || d.Calls == 0 {
+		return nil
+	}
+	share := func(a, b int) float64 {
+		if b == 0 {
+			return 0
+		}
+		return float64(a) / float64(b)
+	}
+	return &experiments.ObjectiveDiagnostics{
+		Steps: d.Calls, MeanLoss: d.Loss / float64(d.Calls), MeanRawLoss: d.RawLoss / float64(d.Calls),
+		FlooredShare: d.FlooredShare(), TinyShare: share(d.Tiny, d.Terms), InsideShare: share(d.Inside, d.Terms),
+		FloodedShare: d.FloodedShare(), SoftMin: d.SoftMin, SoftMax: d.SoftMax, SoftStd: d.SoftStd(),
+		SoftNegativeShare: share(d.SoftNegative, d.SoftLabels),
+	}
 }

@@ -92,3 +92,36 @@ func TestMethodsOfASeedSeeTheSameBags(t *testing.T) {
 	assert.Equal(t, a, digest("kl", 7), "two methods, one seed")
 	assert.NotEqual(t, a, digest("llpfc-uniform", 8), "another seed")
 }
+
+// TestObjectiveDiagnosticsInTheCell (issue 50): a bag objective's
+// diagnostics reach the cell's Metrics: EasyLLP flooded at a level above
+// any loss it can reach reverses every step (share 1), unflooded none; the
+// objective's steps are the run's; its soft labels k·α − (k−1)·p of bags of
+// 16 reach below 0 (the bags' proportions are sparse); a method whose
+// objective counts nothing (KL) records none.
+func TestObjectiveDiagnosticsInTheCell(t *testing.T) {
+	run := func(method string, flood float64) experiments.Metrics {
+		c := miniCell(method)
+		c.Config.Hyper.Epochs, c.Config.Hyper.Flood = 1, flood
+		if method == "easyllp" {
+			c.Config.Hyper.BatchSize = 4
+		}
+		c.Key = c.Config.Key()
+		prob, err := LoadProblem(c)
+		require.NoError(t, err)
+		r, err := RunCell(context.Background(), c, prob, RunOptions{})
+		require.NoError(t, err)
+		return r.Metrics
+	}
+	m := run("easyllp", 1000)
+	require.NotNil(t, m.Objective)
+	assert.Equal(t, 1.0, m.Objective.FloodedShare)
+	assert.Equal(t, m.Steps, int64(m.Objective.Steps))
+	assert.Less(t, m.Objective.SoftMin, 0.0)
+	assert.Greater(t, m.Objective.SoftNegativeShare, 0.0)
+	assert.Greater(t, m.Objective.MeanLoss, m.Objective.MeanRawLoss, "flooded: 2b − L above L")
+	plain := run("easyllp", 0)
+	assert.Zero(t, plain.Objective.FloodedShare)
+	assert.Equal(t, plain.Objective.MeanLoss, plain.Objective.MeanRawLoss)
+	assert.Nil(t, run("kl", 0).Objective)
+}

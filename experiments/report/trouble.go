@@ -48,17 +48,7 @@ func TroublePoints(results []*grid.Result) []TroublePoint {
 		}
 		p := TroublePoint{Key: r.Key, Method: r.Config.Method, Protocol: r.Config.Protocol,
 			BagSize: r.Config.BagSize, Seed: r.Seed, Accuracy: r.Metrics.TestAccuracy}
-		if n := len(r.Metrics.Regroupings); n > 0 {
-			logSum := 0.0
-			for _, rg := range r.Metrics.Regroupings {
-				s := rg.Groups
-				if rg.Uniform != nil {
-					s = *rg.Uniform
-				}
-				logSum += math.Log(s.InvNorm1Median)
-			}
-			p.InvNorm1 = math.Exp(logSum / float64(n))
-		}
+		p.InvNorm1 = cellInvNorm1(r.Metrics)
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -75,6 +65,25 @@ func TroublePoints(results []*grid.Result) []TroublePoint {
 		return a.Seed < b.Seed
 	})
 	return out
+}
+
+// cellInvNorm1 is a cell's ‖T̂⁻¹‖₁ (TroublePoint.InvNorm1): the geometric
+// mean over its regroupings of the median of the groups (of Algorithm 2's
+// noisy prior's T̂ for ideal and approx); 0 without regroupings.
+func cellInvNorm1(m experiments.Metrics) float64 {
+	n := len(m.Regroupings)
+	if n == 0 {
+		return 0
+	}
+	logSum := 0.0
+	for _, rg := range m.Regroupings {
+		s := rg.Groups
+		if rg.Uniform != nil {
+			s = *rg.Uniform
+		}
+		logSum += math.Log(s.InvNorm1Median)
+	}
+	return math.Exp(logSum / float64(n))
 }
 
 // Spearman returns the rank correlation of x and y (ties get their mean

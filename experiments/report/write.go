@@ -122,6 +122,7 @@ func WriteReportsMetric(ctx context.Context, stores []*grid.Store, outDir, metri
 		files.Plots = append(files.Plots, path)
 	}
 	AssumptionsMarkdown(&md, results) // issue 52: trouble_assumptions.go
+	CollapsesMarkdown(&md, results)   // issue 50: trouble_collapse.go
 	files.Markdown = filepath.Join(outDir, "report.md")
 	if err := atomicfile.WriteFile(files.Markdown, md.Bytes()); err != nil {
 		return files, nil, err

@@ -97,6 +97,17 @@ func newBagMethod(env *Env, name string, b BagSpec) (*bagMethod, error) {
 
 func (m *bagMethod) Close() { m.k.Close() }
 
+// ObjectiveDiagnostics implements ObjectiveDiagnoser: what the objective's
+// Loss calls of this run saw (since the method was built; a resumed run
+// counts its own epochs).
+func (m *bagMethod) ObjectiveDiagnostics() (loss.BagDiagnostics, bool) {
+	d, ok := m.obj.(loss.Diagnosed)
+	if !ok {
+		return loss.BagDiagnostics{}, false
+	}
+	return d.Diagnostics(), true
+}
+
 // ReleaseBuffers drops the values of the machines' last runs.
 func (m *bagMethod) ReleaseBuffers() { m.k.Release() }
 

@@ -23,7 +23,7 @@ func init() {
 		// same harness.
 		Authors: &Preset{Optimizer: "nesterov", LR: 2.5e-3, Momentum: 0.9, WeightDecay: 5e-5, BatchSize: 4,
 			Settings: map[Setting]string{SettingPVCLikelihood: "fft"}, // their numerics (LLP-PVC.py@fe11a00:412-447)
-			Source: "LLP-PVC.py@fe11a00:874-875, 889-894, 970-976; weight decay easyllp.py@fe11a00:408-413"},
+			Source:   "LLP-PVC.py@fe11a00:874-875, 889-894, 970-976; weight decay easyllp.py@fe11a00:408-413"},
 		Settings: []Setting{SettingPVCLikelihood},
 		Search:   DefaultSearch,
 	}, BagSpec{Head: loss.HeadLogits, Objective: newLLPPVC, Init: initLLPPVC})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/loss"
 	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/gorgonia"
 )
@@ -73,6 +74,14 @@ type GroupingReporter interface {
 	// epochs epochs, in epoch order. They are recomputed from the run's
 	// streams, so a resumed run reports the same list as an uninterrupted one.
 	Regroupings(epochs int) ([]Regrouping, error)
+}
+
+// ObjectiveDiagnoser is a Method whose objective counts what explains a
+// collapse (loss.BagDiagnostics: LLP-PVC's terms below its numerics'
+// floor, EasyLLP's flooded steps and soft labels, …; issue 50): ok is
+// false when its objective counts nothing.
+type ObjectiveDiagnoser interface {
+	ObjectiveDiagnostics() (d loss.BagDiagnostics, ok bool)
 }
 
 // BufferReleaser is implemented by methods whose programs can drop the
