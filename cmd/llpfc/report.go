@@ -96,8 +96,8 @@ func reportPlan(stores []*grid.Store, out, csvPath string) ioPlan {
 		cells, _ := filepath.Glob(filepath.Join(st.Dir, "cells", "*.json"))
 		plan.read("--results", cells...)
 	}
-	plan.makeDir("--out", out, []string{"report.md"})
-	plan.write("--csv", csvPath)
+	plan.makeDirAs(reportOut, "--out", out, []string{"report.md"})
+	plan.writeAs(reportOut, "--csv", csvPath)
 	return plan
 }
 

@@ -259,8 +259,8 @@ func (p *reproducePlan) ioPlan() ioPlan {
 		}
 		plan.readData(flag, d, p.dataDir)
 	}
-	plan.makeDir("--results", p.results, nil, "cells", "models")
-	plan.makeDir("--out", p.out, []string{"report.md"})
+	plan.makeDirAs(storeOut, "--results", p.results, nil, "cells", "models")
+	plan.makeDirAs(reportOut, "--out", p.out, []string{"report.md"})
 	return plan
 }
 

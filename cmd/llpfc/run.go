@@ -113,7 +113,7 @@ func (f *runFlags) ioPlan(specArg string, spec *grid.Spec) ioPlan {
 	for _, d := range spec.Datasets {
 		p.readData("the spec's data set", d, *f.dataDir)
 	}
-	p.makeDir("--results", *f.results, nil, "cells", "models")
+	p.makeDirAs(storeOut, "--results", *f.results, nil, "cells", "models")
 	return p
 }
 

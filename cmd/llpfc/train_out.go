@@ -43,7 +43,7 @@ func (r *trainRun) ioPlan() ioPlan {
 	p.read("--bags", r.bagsFile)
 	if r.saveModel != "" {
 		npz, manifest := learn.ModelFiles(r.saveModel)
-		p.write("--save-model", npz, manifest)
+		p.writeAs(saveOut, "--save-model", npz, manifest)
 	}
 	p.makeDir("--out", r.out, []string{"checkpoint.gob", "result.json"})
 	return p
