@@ -34,7 +34,7 @@ graph per operation of the kernel library against the CPU back end's Go operatio
 verdict per case and per operation kind, then the first training steps of every model ×
 method of the op list (tiny inputs) against the CPU back end, with a verdict per case — the
 checks the tests TestEveryOpKindMatchesTheCPU and TestOpenCLParity run on PoCL. Exit status 1
-if any check fails.`
+if any check fails, 2 if DEVICE cannot be opened (as for train --device).`
 
 func runDevices(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("devices [--check [--parity all|none|full|MODEL/METHOD,…] [--json] [DEVICE]]", devicesSynopsis, stderr)
@@ -200,8 +200,8 @@ func runDeviceCheck(dev string, f *deviceCheckFlags, stdout, stderr io.Writer) i
 		return exitWith(stderr, "llpfc devices --check", err)
 	}
 	be, err := device.Open(dev)
-	if err != nil {
-		return exitWith(stderr, "llpfc devices --check", err)
+	if err != nil { // a device this machine lacks is bad input, as for train --device (issue 51)
+		return exitWith(stderr, "llpfc devices --check", usageError{err})
 	}
 	rep := &deviceReport{Device: be.Name(), OK: true}
 	text := !*f.asJSON

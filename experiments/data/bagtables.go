@@ -104,6 +104,10 @@ func findBagColumn(path string, header []string, ncols int, want string) (int, e
 func tableBags(src sourceSpec, tr *table, bagCol int, propPath string, train *Dataset) ([]string, error) {
 	pbag := -1
 	pt, err := readTableFile(propPath, func(header []string, ncols int) (map[int]colMode, error) {
+		if header == nil { // its first line is numbers: class names without a bag column (issue 51: "line 10 repeats bag 8")
+			return nil, fmt.Errorf("%s: line 1 holds only numbers, so it reads as a row, not a header: a proportions table's header names its bag id column (%s) and its classes, e.g. bag,0,1,2",
+				propPath, strings.Join(bagColumnNames, ", "))
+		}
 		want := src.bag
 		if want != "" && columnRef(header, ncols, want) < 0 {
 			want = ""
