@@ -291,8 +291,8 @@ func outputFile(w ioPath, makes []ioPath) error {
 // much as what a command reads. A results store — a folder whose cells/
 // holds cell files, or nothing yet (isStore) — belongs to the commands that
 // keep it: run and reproduce (--results) and merge (--out) write its
-// cells/, models/ and damaged/; report and reproduce (--out, --csv) write
-// reports in it anywhere but there; no other output lands in it. A saved
+// cells/, models/, damaged/ and claims/; report and reproduce (--out,
+// --csv) write reports in it anywhere but there; no other output lands in it. A saved
 // model — FILE.npz beside its manifest FILE.json — is replaced only by
 // another --save-model of FILE, outside any store; no other output
 // writes over a manifest, a cell file or a NumPy archive, whatever it is
@@ -310,7 +310,7 @@ const (
 )
 
 // storeParts are the folders of a store that only its own commands write.
-var storeParts = []string{"cells", "models", "damaged"}
+var storeParts = []string{"cells", "models", "damaged", "claims"}
 
 // isStore reports whether dir is a results store: dir/cells is a folder,
 // empty or holding a cell file (*.json).
