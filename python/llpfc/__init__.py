@@ -15,5 +15,7 @@ only; scikit-learn and pandas optional.
 from ._binary import LLPFCError, LLPFCRuntimeError, LLPFCValueError, find_binary
 from ._classifier import LLPClassifier
 from ._grid import report, run
+from ._sklearn import BagKFold, NotFittedError, bag_loss, bag_targets, proportion_loss_scorer
 
-__all__ = ["LLPClassifier", "run", "report", "find_binary", "LLPFCError", "LLPFCValueError", "LLPFCRuntimeError"]
+__all__ = ["LLPClassifier", "run", "report", "find_binary", "LLPFCError", "LLPFCValueError", "LLPFCRuntimeError",
+           "BagKFold", "bag_targets", "bag_loss", "proportion_loss_scorer", "NotFittedError"]
