@@ -70,11 +70,14 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	if len(ps) == 0 {
-		fmt.Fprintln(stderr, "llpfc devices: no OpenCL platform: the ICD loader found no driver (on Debian install pocl-opencl-icd for the CPU, or a GPU vendor's OpenCL driver; OCL_ICD_FILENAMES names a driver directly)")
+		fmt.Fprintf(stderr, "llpfc devices: no OpenCL platform: %s\n", opencl.NoPlatformReason())
 		return exitFailed
 	}
 	for _, p := range ps {
 		printPlatform(stdout, p)
+	}
+	for _, d := range opencl.BrokenDrivers() { // a GPU's driver may be the one missing from the list
+		fmt.Fprintf(stdout, "not listed: %v\n", d)
 	}
 	if err := opencl.CLBlastAvailable(); err != nil {
 		fmt.Fprintf(stdout, "CLBlast: not available: %v\n", err)

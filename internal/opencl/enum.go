@@ -257,7 +257,7 @@ func ParseDevice(s string) (Selector, error) {
 // lists what exists.
 func (s Selector) Resolve(platforms []PlatformInfo) (DeviceInfo, error) {
 	if len(platforms) == 0 {
-		return DeviceInfo{}, fmt.Errorf("device %v: no OpenCL platform is installed (the ICD loader found no driver; on Debian install pocl-opencl-icd or a GPU vendor's OpenCL driver)", s)
+		return DeviceInfo{}, fmt.Errorf("device %v: no OpenCL platform: %s", s, NoPlatformReason())
 	}
 	if s.Platform >= len(platforms) {
 		names := make([]string, len(platforms))
