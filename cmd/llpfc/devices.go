@@ -196,7 +196,7 @@ type modelOut struct {
 // is 1 if any failed.
 func runDeviceCheck(dev string, f *deviceCheckFlags, stdout, stderr io.Writer) int {
 	if _, err := opencl.ParseDevice(dev); err != nil {
-		return exitWith(stderr, "llpfc devices --check", usagef("device %q: %v", dev, err))
+		return exitWith(stderr, "llpfc devices --check", usageError{err}) // ParseDevice names the device
 	}
 	cases, err := f.parityCases()
 	if err != nil {

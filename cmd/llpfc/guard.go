@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -405,8 +406,13 @@ func ownedFile(path string) string {
 	var doc struct {
 		Format string `json:"format"`
 	}
-	if json.NewDecoder(f).Decode(&doc) != nil {
-		return ""
+	if json.NewDecoder(f).Decode(&doc) != nil { // torn (a damaged cell set aside): its words still say
+		head := make([]byte, 4096)
+		f.Seek(0, io.SeekStart)
+		n, _ := io.ReadFull(f, head)
+		if i := bytes.Index(head[:n], []byte(`"llpfc-`)); i >= 0 {
+			doc.Format = string(head[i+1 : min(n, i+20)])
+		}
 	}
 	switch {
 	case strings.HasPrefix(doc.Format, "llpfc-model/"):

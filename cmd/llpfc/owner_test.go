@@ -132,7 +132,11 @@ func (c ownerCase) makeStore(t *testing.T, dir string) (cell, model string) {
 		}
 	}
 	if c.Damaged {
-		writeFile(t, dir, "ms/damaged/"+cell+".json", `{"format": "llpfc-result/1", "key": "torn`)
+		name := cell
+		if name == "" {
+			name = "0123456789abcdef0123456789abcdef"
+		}
+		writeFile(t, dir, "ms/damaged/"+name+".json", `{"format": "llpfc-result/1", "key": "torn`)
 	}
 	if c.Report {
 		writeFile(t, dir, "ms/report/report.md", "# llpfc results\n")
@@ -146,6 +150,9 @@ func (c ownerCase) check(t *testing.T, fixture string) error {
 	dir := t.TempDir()
 	copyTree(t, fixture, dir)
 	cell, model := c.makeStore(t, dir)
+	if cell == "" {
+		cell = "0123456789abcdef0123456789abcdef" // the damaged file's name in a store of no cell
+	}
 	in := strings.NewReplacer("{cell}", cell, "{model}", model).Replace(tg.owned)
 	if err := spellings(dir, in); err != nil {
 		return err

@@ -341,7 +341,11 @@ func (c roleCase) check(dir string) error {
 }
 
 func TestPropertyColumnRoles(t *testing.T) {
-	params := gopter.DefaultTestParametersWithSeed(51)
+	seed := int64(51)
+	if n, err := strconv.ParseInt(os.Getenv("LLPFC_GRID_SEED"), 10, 64); err == nil {
+		seed = n // as cmd/llpfc's properties
+	}
+	params := gopter.DefaultTestParametersWithSeed(seed)
 	params.MinSuccessfulTests = 300
 	if n, err := strconv.Atoi(os.Getenv("LLPFC_GRID_CASES")); err == nil && n > 0 {
 		params.MinSuccessfulTests = n
