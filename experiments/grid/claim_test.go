@@ -118,15 +118,17 @@ func deadPID(t *testing.T) int {
 // released, then the cell is trained here.
 func TestStaleClaimsAreTakenOver(t *testing.T) {
 	defer func(beat, stale time.Duration) { grid.ClaimBeat, grid.ClaimStaleAfter = beat, stale }(grid.ClaimBeat, grid.ClaimStaleAfter)
-	grid.ClaimBeat, grid.ClaimStaleAfter = 50*time.Millisecond, 2*time.Second
+	// An hour: a claim not taken over at once (its process gone, or older
+	// than this) holds the run past the test's 60 s.
+	grid.ClaimBeat, grid.ClaimStaleAfter = 50*time.Millisecond, time.Hour
 	dir := t.TempDir()
 	spec := countedTiny(t)
 	cells, _ := spec.Cells()
 	host, _ := os.Hostname()
-	writeClaim(t, dir, cells[0].Key, host, deadPID(t), 0)               // killed here
-	writeClaim(t, dir, cells[1].Key, "elsewhere", 1, 10*time.Second)    // silent for longer than ClaimStaleAfter
-	writeClaim(t, dir, cells[2].Key, "elsewhere", 1, 0)                 // live: waited for
-	writeClaim(t, dir, cells[3].Key, host, os.Getpid(), 10*time.Second) // this process, but silent: stale
+	writeClaim(t, dir, cells[0].Key, host, deadPID(t), 0)            // killed here
+	writeClaim(t, dir, cells[1].Key, "elsewhere", 1, 2*time.Hour)    // silent for longer than ClaimStaleAfter
+	writeClaim(t, dir, cells[2].Key, "elsewhere", 1, 0)              // live: waited for
+	writeClaim(t, dir, cells[3].Key, host, os.Getpid(), 2*time.Hour) // this process, but silent: stale
 	go func() {
 		time.Sleep(500 * time.Millisecond)
 		os.Remove(filepath.Join(dir, "claims", cells[2].Key)) // the live run releases it unfinished
@@ -135,7 +137,9 @@ func TestStaleClaimsAreTakenOver(t *testing.T) {
 	require.NoError(t, err)
 	var log bytes.Buffer
 	t0 := time.Now()
-	sum, err := (&grid.Runner{Store: st, Log: &log}).Run(context.Background(), spec)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sum, err := (&grid.Runner{Store: st, Log: &log}).Run(ctx, spec)
 	require.NoError(t, err, log.String())
 	assert.Equal(t, len(cells), sum.Finished, "%+v\n%s", sum, log.String())
 	assert.GreaterOrEqual(t, time.Since(t0), 500*time.Millisecond, "the live claim was not waited for")
