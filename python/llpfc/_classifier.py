@@ -23,7 +23,7 @@ import weakref
 import numpy as np
 
 from . import _binary
-from ._sklearn import NotFittedError, bag_loss, is_bag_targets, per_bag, proportion_loss_scorer, unpack_targets
+from ._sklearn import NotFittedError, _some, bag_loss, is_bag_targets, per_bag, proportion_loss_scorer, unpack_targets
 
 __all__ = ["LLPClassifier"]
 
@@ -436,12 +436,6 @@ def _absent_bags(bags, P, bag_ids):
         raise ValueError("proportions: rows for %d bags that no instance of X belongs to (%s); if X is a fold of a "
                          "cross-validation, pass the proportions per instance (proportions=P[bags], or "
                          "y=llpfc.bag_targets(bags, P)), which scikit-learn slices with X" % (len(absent), _some(absent)))
-
-
-def _some(xs, n=8):
-    xs = list(xs)
-    s = ", ".join(str(x) for x in xs[:n])
-    return s + (" … (%d in all)" % len(xs) if len(xs) > n else "")
 
 
 # _ARRAY_ARGS are fit's arguments by the array the binary reads them as.
