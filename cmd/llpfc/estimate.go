@@ -86,6 +86,17 @@ func fmtHours(h float64) string {
 	return fmt.Sprintf("%.0f hours (%.1f years)", h, h/24/365)
 }
 
+// trainingPoints is the number of training points of a cell: NumPoints,
+// or for a set's own bags (NumPoints 0) every training instance (issue 51:
+// reproduce --dry-run on bag-only data estimated "0 instance-epochs, 0
+// seconds").
+func trainingPoints(c experiments.Config, shape inputShape) int {
+	if c.NumPoints == 0 {
+		return shape.Train
+	}
+	return c.NumPoints
+}
+
 // estimate measures, for every model and input shape of the pending cells,
 // the training throughput of a few LLPFC minibatches on this machine
 // (measureRate) and divides each cell's instance-epochs by it.
@@ -121,11 +132,7 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 		if err != nil {
 			return est, err
 		}
-		points := c.Config.NumPoints
-		if points == 0 { // its own bags: every training instance (issue 51: "0 instance-epochs, 0 seconds")
-			points = shape.Train
-		}
-		w := f * int64(c.Config.Hyper.Epochs) * int64(points)
+		w := f * int64(c.Config.Hyper.Epochs) * int64(trainingPoints(c.Config, shape))
 		g.work += w
 		g.cells[c.Key] += w
 		est.InstanceEpochs += w
