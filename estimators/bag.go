@@ -97,14 +97,18 @@ func (s *BagSet) Validate() error {
 }
 
 // ReadBagSet decodes a bags file from r and validates it. Unknown fields are
-// an error, so a misspelt key is not silently ignored, and so is a key named
-// twice in one object (jsonkeys: encoding/json would keep the last).
+// an error, so a misspelt key is not silently ignored, and so are a key named
+// twice in one object and a key in another case than documented (jsonkeys:
+// encoding/json would keep the last, matching names without case).
 func ReadBagSet(r io.Reader) (*BagSet, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("bags file: %w", err)
 	}
 	if err := jsonkeys.Unique(data); err != nil {
+		return nil, fmt.Errorf("bags file: %w", err)
+	}
+	if err := jsonkeys.Exact(data, new(BagSet)); err != nil {
 		return nil, fmt.Errorf("bags file: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

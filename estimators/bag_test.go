@@ -29,6 +29,8 @@ func TestBagSetRoundTrip(t *testing.T) {
 		{`not json`, "bags file:"},
 		{`{"num_classes": 2, "bags": [{"id": 3, "size": 2, "proportions": [0.5, 0.5], "indices": [0, 1], "indices": [1, 2]}]}`,
 			`bags file: the key "indices" appears twice in the object at /bags/0`},
+		{`{"num_classes": 2, "bags": [{"ID": 3, "size": 2, "proportions": [0.5, 0.5]}]}`,
+			`bags file: the key "ID" in the object at /bags/0 is not spelled as documented`},
 	} {
 		_, err := ReadBagSet(strings.NewReader(c.body))
 		assert.ErrorContainsf(t, err, c.want, "%s: error %v, want %q", c.body, err, c.want)

@@ -159,7 +159,7 @@ func TestDeviceFlagsANonFiniteStep(t *testing.T) {
 	_, err = st.lossSum()
 	var nf *NonFiniteError
 	require.True(t, errors.As(err, &nf), "lossSum: %v", err)
-	assert.Contains(t, err.Error(), "epoch 0 step 2: ")
+	assert.Contains(t, err.Error(), "epoch 1 step 3: ") // counted from 1, as the progress lines
 	assert.Equal(t, "loss", nf.What)
 	assert.True(t, math.IsNaN(nf.Value))
 	require.NoError(t, st.pull())

@@ -154,7 +154,7 @@ func (st *stepper) lossSum() (float64, error) {
 		if !t.Loss {
 			what = fmt.Sprintf("gradient of %s[%d]", st.learn[t.Param].Name(), t.Index)
 		}
-		return 0, fmt.Errorf("epoch %d step %d: %w; stopped before updating the parameters", st.epoch, t.Tag-st.epochTag, &NonFiniteError{What: what, Value: t.Value})
+		return 0, fmt.Errorf("epoch %d step %d: %w; stopped before updating the parameters", st.epoch+1, t.Tag-st.epochTag+1, &NonFiniteError{What: what, Value: t.Value}) // counted from 1
 	}
 	return st.hostLoss + t.LossSum, nil
 }

@@ -187,10 +187,10 @@ func (r *trainRun) epoch(ctx context.Context, e int) error {
 	lr := cfg.Schedule.LR(cfg.Optimizer.LR, e)
 	steps, err := method.BeginEpoch(e)
 	if err != nil {
-		return fmt.Errorf("epoch %d: %w", e, err)
+		return fmt.Errorf("epoch %d: %w", e+1, err) // counted from 1, as the progress lines count (issue 51)
 	}
 	if steps < 1 {
-		return fmt.Errorf("epoch %d: method %s has no minibatch (batch size %d)", e, cfg.Method, cfg.BatchSize)
+		return fmt.Errorf("epoch %d: method %s has no minibatch (batch size %d)", e+1, cfg.Method, cfg.BatchSize)
 	}
 	if err := r.st.beginEpoch(e); err != nil {
 		return err
@@ -204,7 +204,7 @@ func (r *trainRun) epoch(ctx context.Context, e int) error {
 		}
 		n, err := r.st.step(s, r.opt, lr)
 		if err != nil {
-			return fmt.Errorf("epoch %d step %d: %w", e, s, err)
+			return fmt.Errorf("epoch %d step %d: %w", e+1, s+1, err)
 		}
 		images += n
 		if r.progress != nil && time.Since(lastReport) >= time.Second && s+1 < steps {
@@ -238,7 +238,7 @@ func (r *trainRun) epoch(ctx context.Context, e int) error {
 					return werr
 				}
 			}
-			return fmt.Errorf("epoch %d: evaluation: %w", e, err)
+			return fmt.Errorf("epoch %d: evaluation: %w", e+1, err)
 		}
 		st.TestAccuracy, r.lastProbs = acc, probs
 	}
@@ -269,7 +269,7 @@ func (r *trainRun) save(next int, hist []EpochStats) error {
 	ck.Best = r.best
 	if sm, ok := r.st.method.(StatefulMethod); ok {
 		if ck.MethodState, err = sm.SaveState(); err != nil {
-			return fmt.Errorf("epoch %d: method state: %w", next-1, err)
+			return fmt.Errorf("epoch %d: method state: %w", next, err)
 		}
 	}
 	return ck.Write(r.cfg.Checkpoint)
@@ -361,7 +361,7 @@ func (r *trainRun) validate(ctx context.Context, e int, st *EpochStats) error {
 	}
 	kl, pe, err := r.ev.bagScores(ctx, r.all.X, r.val)
 	if err != nil {
-		return fmt.Errorf("epoch %d: validation: %w", e, err)
+		return fmt.Errorf("epoch %d: validation: %w", e+1, err)
 	}
 	st.ValKL, st.ValPropError = &kl, &pe
 	if r.cfg.Select != SelectBestVal || (r.best != nil && !(kl < r.best.ValKL)) {

@@ -199,8 +199,8 @@ func TestTrainStopsOnNonFinite(t *testing.T) {
 			cfg.BatchSize = 2
 		}
 		_, err := Train(context.Background(), cfg, data, nil)
-		if err == nil || !strings.Contains(err.Error(), "epoch 0 step") {
-			t.Errorf("%s: err = %v, want a non-finite error naming epoch 0 and the step", method, err)
+		if err == nil || !strings.Contains(err.Error(), "epoch 1 step") {
+			t.Errorf("%s: err = %v, want a non-finite error naming epoch 1 (counted from 1, as the progress lines) and the step", method, err)
 		}
 	}
 }

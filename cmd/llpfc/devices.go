@@ -34,7 +34,7 @@ graph per operation of the kernel library against the CPU back end's Go operatio
 verdict per case and per operation kind, then the first training steps of every model ×
 method of the op list (tiny inputs) against the CPU back end, with a verdict per case — the
 checks the tests TestEveryOpKindMatchesTheCPU and TestOpenCLParity run on PoCL. Exit status 1
-if any check fails.`
+if any check fails, 2 if DEVICE cannot be opened (as for train --device).`
 
 func runDevices(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("devices [--check [--parity all|none|full|MODEL/METHOD,…] [--json] [DEVICE]]", devicesSynopsis, stderr)
@@ -70,11 +70,14 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	if len(ps) == 0 {
-		fmt.Fprintln(stderr, "llpfc devices: no OpenCL platform: the ICD loader found no driver (on Debian install pocl-opencl-icd for the CPU, or a GPU vendor's OpenCL driver; OCL_ICD_FILENAMES names a driver directly)")
+		fmt.Fprintf(stderr, "llpfc devices: no OpenCL platform: %s\n", opencl.NoPlatformReason())
 		return exitFailed
 	}
 	for _, p := range ps {
 		printPlatform(stdout, p)
+	}
+	for _, d := range opencl.BrokenDrivers() { // a GPU's driver may be the one missing from the list
+		fmt.Fprintf(stdout, "not listed: %v\n", d)
 	}
 	if err := opencl.CLBlastAvailable(); err != nil {
 		fmt.Fprintf(stdout, "CLBlast: not available: %v\n", err)
@@ -193,15 +196,15 @@ type modelOut struct {
 // is 1 if any failed.
 func runDeviceCheck(dev string, f *deviceCheckFlags, stdout, stderr io.Writer) int {
 	if _, err := opencl.ParseDevice(dev); err != nil {
-		return exitWith(stderr, "llpfc devices --check", usagef("device %q: %v", dev, err))
+		return exitWith(stderr, "llpfc devices --check", usageError{err}) // ParseDevice names the device
 	}
 	cases, err := f.parityCases()
 	if err != nil {
 		return exitWith(stderr, "llpfc devices --check", err)
 	}
 	be, err := device.Open(dev)
-	if err != nil {
-		return exitWith(stderr, "llpfc devices --check", err)
+	if err != nil { // a device this machine lacks is bad input, as for train --device (issue 51)
+		return exitWith(stderr, "llpfc devices --check", usageError{err})
 	}
 	rep := &deviceReport{Device: be.Name(), OK: true}
 	text := !*f.asJSON

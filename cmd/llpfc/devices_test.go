@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -34,7 +35,13 @@ func TestDevicesLists(t *testing.T) {
 // message naming the file and the Debian package (runs without OpenCL).
 func TestDevicesMissingLibrary(t *testing.T) {
 	if os.Getenv("LLPFC_TEST_DEVICES_CHILD") == "1" {
-		os.Exit(dispatch([]string{"devices"}, os.Stdout, os.Stderr))
+		args := []string{"devices"}
+		for i, a := range os.Args { // the command after the test flags (TestDevicesNamesABrokenDriver)
+			if strings.HasPrefix(a, "-test.run=") && i+1 < len(os.Args) {
+				args = os.Args[i+1:]
+			}
+		}
+		os.Exit(dispatch(args, os.Stdout, os.Stderr))
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestDevicesMissingLibrary$")
 	cmd.Env = append(os.Environ(), "LLPFC_TEST_DEVICES_CHILD=1", "LLPFC_OPENCL_LIB=/nonexistent/libOpenCL.so.1")
@@ -95,4 +102,45 @@ func TestDevicesCheck(t *testing.T) {
 	require.Equal(t, exitOK, code, errb.String())
 	assert.Contains(t, out.String(), "verdict: ok (")
 	assert.Contains(t, out.String(), "op kinds: ")
+}
+
+// A registered but unloadable driver is named with its library and why it
+// does not load (issue 51, item 8: it was reported as "no driver"): with no
+// other driver, devices exits 1 and train --device 2, both naming the .icd
+// file, its library and the loader's message; beside a working driver,
+// devices lists the platform and says which registered driver is not
+// listed. The child processes read OCL_ICD_VENDORS when they load OpenCL.
+func TestDevicesNamesABrokenDriver(t *testing.T) {
+	ocltest.Require(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "vendors/nvidia.icd", "/nonexistent/libnvidia-opencl.so.1\n")
+	writeFile(t, dir, "vendors/notalib.icd", writeFile(t, dir, "notalib.so", "not an ELF file")+"\n")
+	run := func(args ...string) (int, string) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestDevicesMissingLibrary$")
+		cmd.Env = append(os.Environ(), "LLPFC_TEST_DEVICES_CHILD=1", "OCL_ICD_VENDORS="+dir+"/vendors", "OCL_ICD_FILENAMES=")
+		cmd.Args = append(cmd.Args, args...)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode(), string(out)
+		}
+		return 0, string(out)
+	}
+	code, out := run()
+	assert.Equal(t, exitFailed, code, out)
+	for _, want := range []string{"2 registered driver(s), none of which gives a platform", dir + "/vendors/nvidia.icd names /nonexistent/libnvidia-opencl.so.1, which cannot be loaded", "No such file", dir + "/vendors/notalib.icd names " + dir + "/notalib.so"} {
+		assert.Contains(t, out, want)
+	}
+	assert.NotContains(t, out, "found no driver")
+	code, out = run("train", "--data", gmmSet, "--bag-size", "8", "--num-points", "64", "--epochs", "1", "--quiet", "--device", "opencl")
+	assert.Equal(t, exitBadUsage, code, out)
+	assert.Contains(t, out, "nvidia.icd names /nonexistent/libnvidia-opencl.so.1")
+	if _, err := os.Stat("/etc/OpenCL/vendors/pocl.icd"); err == nil {
+		writeFile(t, dir, "vendors/pocl.icd", readString(t, "/etc/OpenCL/vendors/pocl.icd"))
+		code, out = run()
+		assert.Equal(t, exitOK, code, out)
+		assert.Contains(t, out, "platform 0: ")
+		assert.Contains(t, out, "not listed: "+dir+"/vendors/nvidia.icd names /nonexistent/libnvidia-opencl.so.1")
+		assert.NotContains(t, out, "pocl.icd names")
+	}
 }

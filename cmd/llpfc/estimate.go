@@ -72,6 +72,8 @@ func (e planEstimate) print(w io.Writer) {
 
 func fmtHours(h float64) string {
 	switch {
+	case h > 0 && h*3600 < 1:
+		return "under a second"
 	case h < 1.0/60:
 		return fmt.Sprintf("%.0f seconds", h*3600)
 	case h < 1:
@@ -82,6 +84,17 @@ func fmtHours(h float64) string {
 		return fmt.Sprintf("%.0f hours (%.1f days)", h, h/24)
 	}
 	return fmt.Sprintf("%.0f hours (%.1f years)", h, h/24/365)
+}
+
+// trainingPoints is the number of training points of a cell: NumPoints,
+// or for a set's own bags (NumPoints 0) every training instance (issue 51:
+// reproduce --dry-run on bag-only data estimated "0 instance-epochs, 0
+// seconds").
+func trainingPoints(c experiments.Config, shape inputShape) int {
+	if c.NumPoints == 0 {
+		return shape.Train
+	}
+	return c.NumPoints
 }
 
 // estimate measures, for every model and input shape of the pending cells,
@@ -119,7 +132,7 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 		if err != nil {
 			return est, err
 		}
-		w := f * int64(c.Config.Hyper.Epochs) * int64(c.Config.NumPoints)
+		w := f * int64(c.Config.Hyper.Epochs) * int64(trainingPoints(c.Config, shape))
 		g.work += w
 		g.cells[c.Key] += w
 		est.InstanceEpochs += w
@@ -183,7 +196,9 @@ func exactBNFactor(c experiments.Config, s inputShape, cache map[string]int) (in
 }
 
 // inputShape is a data set's instance shape and number of classes.
-type inputShape struct{ C, H, W, Features, Classes int }
+// inputShape is a data set's inputs, and (Train) its training instances
+// when known: a bag-only set's cells train on all of them (NumPoints 0).
+type inputShape struct{ C, H, W, Features, Classes, Train int }
 
 func (s inputShape) String() string {
 	if s.C > 0 {
@@ -214,7 +229,7 @@ func shapeOf(name, dataDir string) (inputShape, error) {
 	if err != nil {
 		return inputShape{}, err
 	}
-	s := inputShape{C: d.Channels, H: d.Height, W: d.Width, Classes: d.Classes}
+	s := inputShape{C: d.Channels, H: d.Height, W: d.Width, Classes: d.Classes, Train: d.Train}
 	if d.Channels == 0 {
 		s.Features = d.Features
 	}

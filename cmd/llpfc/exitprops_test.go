@@ -85,6 +85,9 @@ var exitCodeTable = []exitRow{
 	// for either: both are refused before a device is opened)
 	{"devices: --json without --check", exitBadUsage, naming([]string{"--json", "--check"}, "devices", "--json")},
 	{"devices: --check of no device string", exitBadUsage, naming([]string{`"nope:1"`}, "devices", "--check", "nope:1")},
+	// a device this machine lacks, as train --device (issue 51: devices --check exited 1, train 2)
+	{"devices: --check of a device this machine lacks", exitBadUsage, naming([]string{"opencl:9:9"}, "devices", "--check", "opencl:9:9")},
+	{"devices: --check of a signed index", exitBadUsage, naming([]string{"-0"}, "devices", "--check", "opencl:-0:0")},
 	{"verify", exitOK, static("verify", "--cases", "5", "--only", "Pinsker")},
 	{"methods", exitOK, static("methods", "--json")},
 	{"methods: --json with --markdown", exitBadUsage, naming([]string{"--json", "--markdown"}, "methods", "--json", "--markdown")},
@@ -197,7 +200,7 @@ var commandFlags = []struct {
 		{"--bag-size", []string{"0", "-3", "x"}}, {"--num-points", []string{"-1", "65", "1000000"}}, {"--num-bags", []string{"-2"}},
 		{"--trouble-rounds", []string{"-1"}}, {"--protocol", []string{"nope", "dirichlet:0", "dirichlet:-1", "dirichlet:x"}},
 		{"--shortfall", []string{"nope"}}, {"--split", []string{"validation"}}, {"--data", []string{"nope", "gmm:train=-5", "csv:{dir}/missing.csv"}},
-		{"--seed", []string{"x"}}, {"--out", []string{"{dir}/no/such/dir/b.json", ""}},
+		{"--seed", []string{"x"}}, {"--out", []string{"{dir}/a-file/b.json", ""}},
 	}},
 	{[]string{"train", "--data", "gmm:classes=3,dim=2,train=200,test=20", "--bag-size", "8", "--num-points", "64", "--epochs", "1", "--quiet"}, []badFlag{
 		{"--epochs", []string{"0", "-1"}}, {"--batch-size", []string{"-1"}}, {"--lr", []string{"0", "-1", "NaN", "+Inf"}},
@@ -206,7 +209,7 @@ var commandFlags = []struct {
 		{"--num-points", []string{"-1", "63", "1000000"}}, {"--bag-size", []string{"0"}}, {"--vat-eps", []string{"-1", "Inf"}},
 		{"--vat-xi", []string{"-1", "NaN"}}, {"--vat-power-iters", []string{"-1"}}, {"--regroup-every", []string{"0"}}, {"--chunk-size", []string{"0"}},
 		{"--val-bags", []string{"NaN", "Inf", "-Inf", "-1", "2.5"}}, {"--select", []string{"best-val", "best"}},
-		{"--save-model", []string{"{dir}/no/such/dir/m", "{dir}/a-file/m"}},
+		{"--save-model", []string{"{dir}/tiny", "{dir}/a-file/m"}},
 		{"--optimizer", []string{"rmsprop", "gd"}}, {"--method", []string{"nope"}}, {"--model", []string{"nope", "llpgan-g", "cnn", "vgg16"}},
 		{"--protocol", []string{"nope"}}, {"--normalize", []string{"minmax"}}, {"--augment", []string{"mixup", "crop-flip"}},
 		{"--kl-scale", []string{"x"}}, {"--vat-rampup", []string{"x"}}, {"--bn-stats", []string{"x"}}, {"--group-weights", []string{"x"}},

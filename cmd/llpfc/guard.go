@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,15 +19,19 @@ import (
 // and following symbolic links, or the same device and inode (a hard
 // link) — or that lands where a bag-only directory reads its arrays or
 // tables; two outputs that resolve to one file; and an output whose folder
-// is missing, not a folder, or not writable, so that no run trains for
-// hours to fail at its last write (`--save-model` into a missing folder
-// used to fail after training, naming an internal .tmp- file). Before it,
+// is not a folder or not writable (or, when missing, whose nearest existing
+// folder is not: every output's missing folders are made, issue 51), so
+// that no run trains for hours to fail at its last write (`--save-model`
+// into a missing folder used to fail after training, naming an internal
+// .tmp- file). Before it,
 // `train --data bags:d/v.npz --save-model d/v` replaced the data set with
 // the weights with exit status 0.
 
-// ioPath is a path named by a flag ("--data", "--out", "SPEC").
+// ioPath is a path named by a flag ("--data", "--out", "SPEC"); an output's
+// role says what it is allowed to write over (ownership, below).
 type ioPath struct {
 	flag, path string
+	role       outRole
 }
 
 // ioPlan is what a command reads and writes.
@@ -52,7 +59,7 @@ type ioPlan struct {
 func (p *ioPlan) readData(flag, name, dataDir string) {
 	in := data.InputsOf(name, dataDir)
 	for _, f := range in.Files {
-		p.reads = append(p.reads, ioPath{flag, f})
+		p.reads = append(p.reads, ioPath{flag: flag, path: f})
 	}
 	for _, d := range in.Dirs {
 		p.readDirs = append(p.readDirs, struct {
@@ -62,7 +69,7 @@ func (p *ioPlan) readData(flag, name, dataDir string) {
 		entries, _ := os.ReadDir(d.Dir)
 		for _, e := range entries {
 			if d.Matches(e.Name()) {
-				p.reads = append(p.reads, ioPath{flag, filepath.Join(d.Dir, e.Name())}) // a hard link to it elsewhere
+				p.reads = append(p.reads, ioPath{flag: flag, path: filepath.Join(d.Dir, e.Name())}) // a hard link to it elsewhere
 			}
 		}
 	}
@@ -72,16 +79,21 @@ func (p *ioPlan) readData(flag, name, dataDir string) {
 func (p *ioPlan) read(flag string, paths ...string) {
 	for _, f := range paths {
 		if f != "" {
-			p.reads = append(p.reads, ioPath{flag, f})
+			p.reads = append(p.reads, ioPath{flag: flag, path: f})
 		}
 	}
 }
 
 // write adds an output file (nothing for an empty path).
 func (p *ioPlan) write(flag string, paths ...string) {
+	p.writeAs(plainOut, flag, paths...)
+}
+
+// writeAs adds output files of a role (nothing for an empty path).
+func (p *ioPlan) writeAs(role outRole, flag string, paths ...string) {
 	for _, f := range paths {
 		if f != "" {
-			p.writes = append(p.writes, ioPath{flag, f})
+			p.writes = append(p.writes, ioPath{flag, f, role})
 		}
 	}
 }
@@ -89,15 +101,22 @@ func (p *ioPlan) write(flag string, paths ...string) {
 // makeDir adds an output folder, created if missing, with the files the
 // command writes into it and the sub-folders whose files it cannot name.
 func (p *ioPlan) makeDir(flag, dir string, files []string, within ...string) {
+	p.makeDirAs(plainOut, flag, dir, files, within...)
+}
+
+// makeDirAs is makeDir for an output of a role: storeOut for the store a
+// command keeps (run's and reproduce's --results, merge's --out),
+// reportOut for a report's folder.
+func (p *ioPlan) makeDirAs(role outRole, flag, dir string, files []string, within ...string) {
 	if dir == "" {
 		return
 	}
-	p.makes = append(p.makes, ioPath{flag, dir})
+	p.makes = append(p.makes, ioPath{flag, dir, role})
 	for _, f := range files {
-		p.writes = append(p.writes, ioPath{flag, filepath.Join(dir, f)})
+		p.writes = append(p.writes, ioPath{flag, filepath.Join(dir, f), role})
 	}
 	for _, w := range within {
-		p.within = append(p.within, ioPath{flag, filepath.Join(dir, w)})
+		p.within = append(p.within, ioPath{flag, filepath.Join(dir, w), role})
 	}
 }
 
@@ -162,6 +181,9 @@ func guardIO(p ioPlan) error {
 		if err := p.clashes(w); err != nil {
 			return usageError{err}
 		}
+		if err := w.owned(); err != nil {
+			return usageError{err}
+		}
 	}
 	for i, a := range p.writes {
 		for _, b := range p.writes[i+1:] {
@@ -171,7 +193,7 @@ func guardIO(p ioPlan) error {
 		}
 	}
 	for _, d := range p.makes {
-		if err := writableDir(d, true); err != nil {
+		if err := writableDir(d); err != nil {
 			return usageError{err}
 		}
 	}
@@ -210,9 +232,9 @@ func (p ioPlan) clashes(w ioPath) error {
 }
 
 // writableDir checks that dir, an output folder, is a folder that can be
-// written: it exists and takes a file, or (create) its nearest existing
-// ancestor is a folder that does.
-func writableDir(d ioPath, create bool) error {
+// written: it exists and takes a file, or its nearest existing ancestor is
+// a folder that does (the missing ones are made).
+func writableDir(d ioPath) error {
 	st, err := os.Stat(d.path)
 	switch {
 	case err == nil && !st.IsDir():
@@ -221,8 +243,6 @@ func writableDir(d ioPath, create bool) error {
 		return probeWrite(d, d.path)
 	case !os.IsNotExist(err):
 		return fmt.Errorf("%s: %v", d.flag, err)
-	case !create:
-		return fmt.Errorf("%s: the folder %s does not exist; create it first", d.flag, d.path)
 	}
 	for anc := filepath.Dir(filepath.Clean(d.path)); ; anc = filepath.Dir(anc) {
 		st, err := os.Stat(anc)
@@ -249,8 +269,9 @@ func probeWrite(d ioPath, dir string) error {
 	return nil
 }
 
-// outputFile checks an output file: not a folder, and in a folder that
-// exists and can be written (or that the command makes: under makes).
+// outputFile checks an output file: not a folder, and in a folder that can
+// be written, or whose nearest existing folder can (every output's missing
+// folders are made, a file's as a folder's: atomicfile.Write makes them).
 func outputFile(w ioPath, makes []ioPath) error {
 	if st, err := os.Stat(w.path); err == nil && st.IsDir() {
 		return fmt.Errorf("%s: is a folder, want a file", named(w))
@@ -261,12 +282,143 @@ func outputFile(w ioPath, makes []ioPath) error {
 			return nil // made, and checked, with its folder
 		}
 	}
-	st, err := os.Stat(parent)
-	switch {
-	case os.IsNotExist(err):
-		return fmt.Errorf("%s: the folder %s does not exist; create it first", named(w), parent)
-	case err == nil && !st.IsDir():
+	if st, err := os.Stat(parent); err == nil && !st.IsDir() {
 		return fmt.Errorf("%s: %s is a file, not a folder", named(w), parent)
 	}
-	return writableDir(ioPath{w.flag + " " + w.path, parent}, false)
+	return writableDir(ioPath{flag: w.flag + " " + w.path, path: parent}) // its missing folders are made
+}
+
+// Ownership (issue 51): what earlier commands wrote is the user's data as
+// much as what a command reads. A results store — a folder whose cells/
+// holds cell files, or nothing yet (isStore) — belongs to the commands that
+// keep it: run and reproduce (--results) and merge (--out) write its
+// cells/, models/, damaged/ and claims/; report and reproduce (--out,
+// --csv) write reports in it anywhere but there; no other output lands in it. A saved
+// model — FILE.npz beside its manifest FILE.json — is replaced only by
+// another --save-model of FILE, outside any store; no other output
+// writes over a manifest, a cell file or a NumPy archive, whatever it is
+// called (a hard link is recognised by its contents). Paths are compared
+// after resolvePath, so every spelling of one place is one place.
+
+// outRole is what an output is allowed to write over.
+type outRole int
+
+const (
+	plainOut  outRole = iota // a file or folder of the user's choosing: nothing owned
+	storeOut                 // the store a command keeps: its own store
+	reportOut                // a report: in a store, outside its cells/, models/, damaged/
+	saveOut                  // --save-model's two files: a saved model they replace
+)
+
+// storeParts are the folders of a store that only its own commands write.
+var storeParts = []string{"cells", "models", "damaged", "claims"}
+
+// isStore reports whether dir is a results store: dir/cells is a folder,
+// empty or holding a cell file (*.json).
+func isStore(dir string) bool {
+	entries, err := os.ReadDir(filepath.Join(dir, "cells"))
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
+			return true
+		}
+	}
+	return len(entries) == 0
+}
+
+// storeAbove returns the store at or above the resolved path r and r's
+// place in it ("" for the store itself), or "" when there is none.
+func storeAbove(r string) (store, rel string) {
+	for d := r; ; d = filepath.Dir(d) {
+		if isStore(d) {
+			rel, _ := filepath.Rel(d, r)
+			if rel == "." {
+				rel = ""
+			}
+			return d, rel
+		}
+		if d == filepath.Dir(d) {
+			return "", ""
+		}
+	}
+}
+
+// owned returns an error when the output w would write inside a store or
+// over a saved model, a cell or a NumPy archive that is not its own to
+// write (see Ownership above).
+func (w ioPath) owned() error {
+	r := resolvePath(w.path)
+	if store, rel := storeAbove(r); store != "" {
+		part := strings.SplitN(rel, string(filepath.Separator), 2)[0]
+		switch {
+		case w.role == storeOut && rel == "":
+		case w.role == reportOut && !contains(storeParts, part):
+		case w.role == reportOut:
+			return fmt.Errorf("%s is in %s/ of the results store %s, which only the store's run, reproduce and merge write: the report would be read as part of the store; write it in %s itself (report's default is %s) or outside it",
+				named(w), part, store, store, filepath.Join(store, "report"))
+		case w.role == storeOut:
+			return fmt.Errorf("%s is inside the results store %s: a store is not kept inside another; name a folder outside %s", named(w), store, store)
+		default:
+			return fmt.Errorf("%s is in the results store %s, which only its run, reproduce, merge (cells, models) and report (reports) write: the output would change what the store holds; name a path outside it", named(w), store)
+		}
+	}
+	what := ownedFile(r)
+	if _, err := os.Stat(r); err == nil && what == "" && w.role == saveOut {
+		what = "a file of no saved model" // a model is written over a model only
+	}
+	switch {
+	case what == "":
+		return nil
+	case w.role == saveOut && what == "a saved model's manifest":
+		return nil
+	case w.role == saveOut && what == "a NumPy archive" && ownedFile(strings.TrimSuffix(r, ".npz")+".json") == "a saved model's manifest":
+		return nil // the weights of the model this save replaces
+	}
+	fix := "name another output"
+	if w.role == saveOut {
+		fix = "--save-model replaces only a saved model (FILE.npz and its manifest FILE.json); name another"
+	}
+	return fmt.Errorf("%s is %s: the output would overwrite it; %s", named(w), what, fix)
+}
+
+// ownedFile says what the existing file at path is when an output must not
+// write over it ("" for none of these, or no file): a saved model's
+// manifest or a store's cell (by their "format"), a NumPy archive (a
+// model's weights or a data set), or any other file for --save-model.
+func ownedFile(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	head := make([]byte, 4)
+	if n, _ := io.ReadFull(f, head); n == 4 && (string(head) == "PK\x03\x04" || string(head) == "PK\x05\x06") {
+		return "a NumPy archive"
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return ""
+	}
+	var doc struct {
+		Format string `json:"format"`
+	}
+	if json.NewDecoder(f).Decode(&doc) != nil { // torn (a damaged cell set aside): its words still say
+		head := make([]byte, 4096)
+		f.Seek(0, io.SeekStart)
+		n, _ := io.ReadFull(f, head)
+		if i := bytes.Index(head[:n], []byte(`"llpfc-`)); i >= 0 {
+			doc.Format = string(head[i+1 : min(n, i+20)])
+		}
+	}
+	switch {
+	case strings.HasPrefix(doc.Format, "llpfc-model/"):
+		return "a saved model's manifest"
+	case strings.HasPrefix(doc.Format, "llpfc-result/"):
+		return "a cell of a results store"
+	}
+	return ""
 }

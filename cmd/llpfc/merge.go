@@ -46,7 +46,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		cells, _ := filepath.Glob(filepath.Join(src, "cells", "*.json"))
 		plan.read("SRC", cells...)
 	}
-	plan.makeDir("--out", *out, nil, "cells")
+	plan.makeDirAs(storeOut, "--out", *out, nil, "cells")
 	if err := guardIO(plan); err != nil {
 		return exitWith(stderr, "llpfc merge", err)
 	}

@@ -319,6 +319,199 @@ var oddFamilies = []oddFamily{
 	}},
 }
 
+// oddFamilies51 are the families of issue 51: column roles and missing
+// values, stores and models written by other commands through path
+// spellings, spec and bags-file keys in another case, text encodings,
+// device strings.
+var oddFamilies51 = []oddFamily{
+	{"column roles", func(r *rand.Rand, dir string) oddCase {
+		labels := []string{"label", "class", "y", "target"}
+		bags := []string{"bag", "bag_id", "bags"}
+		c := oddCase{Why: "one column per role"}
+		if r.Intn(2) == 0 { // labelled: csv:T,T
+			roles := []string{caseOf(r, pickOf(r, labels...))}
+			if r.Intn(2) == 0 {
+				for len(roles) < 2 {
+					if n := caseOf(r, pickOf(r, labels...)); !strings.EqualFold(n, roles[0]) {
+						roles = append(roles, n)
+					}
+				}
+			}
+			header := append([]string{"p", "q"}, roles...)
+			r.Shuffle(len(header), func(i, j int) { header[i], header[j] = header[j], header[i] })
+			p := oddRoleTable(dir, "t.csv", header, roles[0], "label", r)
+			opt := ""
+			switch {
+			case len(roles) == 2 && r.Intn(2) == 0:
+				opt, c.Why = "@label="+roles[0], "two label columns, one chosen"
+			case len(roles) == 2:
+				c.Bad, c.Why = true, "two label columns, none chosen"
+			}
+			if m, ok := oddMissing(r, p, header, roles[0]); ok {
+				c.Bad, c.Why = true, c.Why+"; a missing label "+strconv.Quote(m)
+			}
+			c.Args = []string{"train", "--data", "csv:" + p + "," + p + opt, "--bag-size", "6", "--epochs", "1", "--quiet", "--batch-size", "12"}
+			return c
+		}
+		roles := []string{caseOf(r, pickOf(r, bags...))}
+		if r.Intn(2) == 0 {
+			for len(roles) < 2 {
+				if n := caseOf(r, pickOf(r, bags...)); !strings.EqualFold(n, roles[0]) {
+					roles = append(roles, n)
+				}
+			}
+		}
+		header := append([]string{"u", "v"}, roles...)
+		tr := oddRoleTable(dir, "train.csv", header, roles[0], "bag", r)
+		props := oddProportions(dir, []string{"a", "b", "c"})
+		opt := ""
+		switch {
+		case len(roles) == 2 && r.Intn(2) == 0:
+			opt, c.Why = "@bag="+roles[0], "two bag id columns, one chosen"
+		case len(roles) == 2:
+			c.Bad, c.Why = true, "two bag id columns, none chosen"
+		}
+		if m, ok := oddMissing(r, tr, header, roles[0]); ok {
+			c.Bad, c.Why = true, c.Why+"; a missing bag id "+strconv.Quote(m)
+		}
+		c.Args = []string{"train", "--data", "bags:" + tr + "," + props + "@normalize" + opt, "--epochs", "1", "--quiet"}
+		return c
+	}},
+	{"stores and models", func(r *rand.Rand, dir string) oddCase {
+		for rel, body := range oddStore {
+			put(dir, rel, string(body))
+		}
+		os.Symlink(dir, filepath.Join(dir, "self"))
+		os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+		spell := func(rel string) string {
+			return pickOf(r, dir+"/"+rel, dir+"/./"+rel, dir+"/sub/../"+rel, dir+"/self/"+rel, dir+"/self/self/sub/../"+rel)
+		}
+		var cell, model string
+		for rel := range oddStore {
+			if strings.HasPrefix(rel, "store/cells/") {
+				cell = rel
+			}
+			if strings.HasPrefix(rel, "store/models/") && strings.HasSuffix(rel, ".json") {
+				model = strings.TrimSuffix(rel, ".json")
+			}
+		}
+		train := []string{"train", "--data", "bags:" + dir + "/bo", "--epochs", "1", "--quiet"}
+		report := []string{"report", "--results", dir + "/store"}
+		switch r.Intn(9) {
+		case 0:
+			return oddCase{Args: append(report, "--csv", spell(pickOf(r, model+".json", model+".npz", cell))), Bad: true, Why: "report --csv over a store's file"}
+		case 1:
+			return oddCase{Args: append(report, "--out", spell(pickOf(r, "store/cells", "store/models", "store/damaged"))), Bad: true, Why: "a report in a store's own folders"}
+		case 2:
+			return oddCase{Args: append(train, "--save-model", spell(pickOf(r, strings.TrimSuffix(cell, ".json"), model, "store/cells/new"))), Bad: true, Why: "--save-model inside a store"}
+		case 3:
+			return oddCase{Args: append(train, "--out", spell(pickOf(r, "store", "store/cells", "store/report"))), Bad: true, Why: "train --out inside a store"}
+		case 4:
+			return oddCase{Args: []string{"bags", "--data", gmmSet, "--bag-size", "8", "--num-points", "64", "--out", spell(pickOf(r, "m.json", model+".json"))}, Bad: true, Why: "bags --out over a manifest"}
+		case 5:
+			return oddCase{Args: append(train, "--save-model", spell("notes")), Bad: true, Why: "--save-model over a file of no model"}
+		case 6: // the model it replaces is an output (dir/out is not held byte for byte)
+			put(dir, "out/m.npz", string(oddStore["m.npz"]))
+			put(dir, "out/m.json", string(oddStore["m.json"]))
+			return oddCase{Args: append(train, "--save-model", spell("out/m")), Why: "--save-model over a saved model: a model replaces a model"}
+		case 7:
+			return oddCase{Args: append(report, "--out", spell(pickOf(r, "store", "store/report", "store/extra/r"))), Why: "a report in the store, outside its own folders"}
+		}
+		return oddCase{Args: []string{"merge", "--out", spell("store"), dir + "/other"}, Why: "merge into a store"}
+	}},
+	{"key case", func(r *rand.Rand, dir string) oddCase {
+		var spec map[string]any
+		json.Unmarshal([]byte(tinySpec), &spec)
+		c := oddCase{Why: "keys as documented"}
+		if r.Intn(2) == 0 {
+			key := pickOf(r, "name", "seeds", "model", "hyper")
+			v := spec[key]
+			if r.Intn(2) == 0 {
+				delete(spec, key)
+			}
+			spec[pickOf(r, strings.ToUpper(key), strings.ToUpper(key[:1])+key[1:])] = v
+			c.Bad, c.Why = true, "a spec key in another case"
+		} else if r.Intn(2) == 0 {
+			h := spec["hyper"].(map[string]any)
+			h[pickOf(r, "EPOCHS", "Lr", "Batch_Size")] = 3
+			c.Bad, c.Why = true, "a hyper key in another case"
+		}
+		b, _ := json.Marshal(spec)
+		return oddCase{Args: []string{"run", put(dir, "s.json", string(b)), "--list", "--results", filepath.Join(dir, "out", "r")}, Bad: c.Bad, Why: c.Why}
+	}},
+	{"encodings", func(r *rand.Rand, dir string) oddCase {
+		p := oddTable(dir, "t.csv", []string{"label", "p", "q"}, 60)
+		body, _ := os.ReadFile(p)
+		c := oddCase{Why: "UTF-8 with LF"}
+		switch r.Intn(4) {
+		case 0:
+			body, c.Bad, c.Why = []byte(strings.ReplaceAll(string(body), "\n", "\r")), true, "lines ended by CR alone"
+		case 1:
+			body, c.Bad, c.Why = []byte(utf16File(string(body))), true, "UTF-16"
+		case 2:
+			body, c.Why = []byte(strings.ReplaceAll(string(body), "\n", "\r\n")), "CRLF line endings"
+		}
+		os.WriteFile(p, body, 0o644)
+		return oddCase{Args: []string{"train", "--data", "csv:" + p + "," + p, "--bag-size", "6", "--epochs", "1", "--quiet", "--batch-size", "12"}, Bad: c.Bad, Why: c.Why}
+	}},
+	{"device strings", func(r *rand.Rand, dir string) oddCase {
+		d := pickOf(r, "opencl:-0:0", "opencl:+0:0", "opencl:0:-0", "opencl: 0:0", "opencl:0:0:0", "opencl:99:0", "opencl:0:99", "gpu", "cuda:0", "cpu")
+		args := []string{"train", "--data", gmmSet, "--bag-size", "8", "--num-points", "64", "--epochs", "1", "--quiet", "--device", d}
+		if d != "cpu" && r.Intn(2) == 0 {
+			args = []string{"devices", "--check", "--parity", "none", d}
+		}
+		return oddCase{Args: args, Bad: d != "cpu", Why: "--device " + d}
+	}},
+}
+
+// oddRoleTable writes a table of header and 60 rows: the column role
+// holds the role's values (labels 0/1, or bag ids 0…5), every other a
+// small integer.
+func oddRoleTable(dir, name string, header []string, role, kind string, r *rand.Rand) string {
+	var b strings.Builder
+	b.WriteString(strings.Join(header, ",") + "\n")
+	for i := 0; i < 60; i++ {
+		row := make([]string, len(header))
+		for j, h := range header {
+			row[j] = strconv.Itoa((i*(j+3) + j) % 7)
+			if h == role && kind == "label" {
+				row[j] = strconv.Itoa(i % 2)
+			} else if h == role {
+				row[j] = strconv.Itoa(i % 6)
+			}
+		}
+		b.WriteString(strings.Join(row, ",") + "\n")
+	}
+	return put(dir, name, b.String())
+}
+
+// oddMissing, one time in three, writes a missing value's spelling into
+// the column role of the table at p (a row after the first), and returns
+// it and true.
+func oddMissing(r *rand.Rand, p string, header []string, role string) (string, bool) {
+	if r.Intn(3) > 0 {
+		return "", false
+	}
+	m := pickOf(r, "NA", "na", "N/A", "NaN", "nan", "null", "NULL", "None", "", "<NA>", "#N/A")
+	body, _ := os.ReadFile(p)
+	lines := strings.Split(string(body), "\n")
+	i := 2 + r.Intn(50)
+	fields := strings.Split(lines[i], ",")
+	for j, h := range header {
+		if h == role {
+			fields[j] = m
+		}
+	}
+	lines[i] = strings.Join(fields, ",")
+	os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644)
+	return m, true
+}
+
+// oddStore is a results store with one cell and its model, a second
+// store, a saved model m, the bag-only tables bo and a file of no model,
+// relative path to contents, made once for the stores-and-models family.
+var oddStore map[string][]byte
+
 // oddModel is a model saved once for the edited-manifest family;
 // oddTableModel one trained on a table of columns x1 and x2, classes no
 // and yes, for the table family.
@@ -386,9 +579,11 @@ func TestPropertyOddInvocations(t *testing.T) {
 	require.NoError(t, err)
 	oddTableModel.manifest, err = os.ReadFile(m + ".json")
 	require.NoError(t, err)
+	oddStore = oddStoreFiles(t)
+	families := append(append([]oddFamily(nil), oddFamilies...), oddFamilies51...)
 	counts := map[string][2]int{}
-	n := forAllCases(t, "odd invocations: no crash, exit 2 on bad input, inputs untouched", oddCases(150), func(r *rand.Rand) oddCase {
-		f := oddFamilies[r.Intn(len(oddFamilies))]
+	n := forAllCases(t, "odd invocations: no crash, exit 2 on bad input, inputs untouched", oddCases(200), func(r *rand.Rand) oddCase {
+		f := families[r.Intn(len(families))]
 		dir := t.TempDir()
 		c := f.make(r, dir)
 		c.Family, c.Dir = f.name, dir
@@ -407,4 +602,32 @@ func TestPropertyOddInvocations(t *testing.T) {
 		return c.check(c.Dir)
 	})
 	t.Logf("%d generated invocations (family: bad, valid): %v", n, counts)
+}
+
+// oddStoreFiles makes oddStore: the tiny mlp spec run with --save-models
+// into store and other, a saved model m, the bag-only tables bo, a notes
+// file of no model.
+func oddStoreFiles(t *testing.T) map[string][]byte {
+	t.Helper()
+	dir := t.TempDir()
+	spec := writeFile(t, dir, "tinym.json", strings.Replace(tinySpec, `"learner": "logreg", "model": "linear"`, `"learner": "gorgonia", "model": "mlp"`, 1))
+	for _, st := range []string{"store", "other"} {
+		code, _, stderr := runCmd("run", spec, "--results", filepath.Join(dir, st), "--save-models")
+		require.Equal(t, exitOK, code, stderr)
+	}
+	os.Remove(spec)
+	writeBagOnlyInputs(t, dir)
+	code, _, stderr := runCmd("train", "--data", "bags:"+dir+"/bo", "--epochs", "1", "--quiet", "--save-model", filepath.Join(dir, "m"))
+	require.Equal(t, exitOK, code, stderr)
+	writeFile(t, dir, "notes.json", `{"mine": true}`)
+	out := map[string][]byte{}
+	for rel := range treeHashes(dir) {
+		if strings.HasPrefix(rel, "bo-") {
+			continue // the other bad bag-only sets of writeBagOnlyInputs
+		}
+		b, err := os.ReadFile(filepath.Join(dir, rel))
+		require.NoError(t, err)
+		out[rel] = b
+	}
+	return out
 }

@@ -173,13 +173,13 @@ func (f *predictFlags) dataset() (*data.Dataset, error) {
 		}
 		ds, err := data.LoadTable(name, split)
 		if err != nil {
-			return nil, fmt.Errorf("--data %s: %w", *f.name, err)
+			return nil, dataFlagError(*f.name, err)
 		}
 		return ds, nil
 	}
 	train, test, err := learn.LoadRaw(name, dir)
 	if err != nil {
-		return nil, fmt.Errorf("--data %s: %w", *f.name, err)
+		return nil, dataFlagError(*f.name, err)
 	}
 	if *f.split == "train" {
 		return train, nil

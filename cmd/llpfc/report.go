@@ -67,6 +67,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	for _, d := range files.Damaged {
 		fmt.Fprintf(stderr, "llpfc report: warning: left out a %v\n", d)
 	}
+	if len(files.Stale) > 0 {
+		fmt.Fprintf(stderr, "llpfc report: warning: %d cells are stale, reported as they ran: %s\n", len(files.Stale), files.StaleNote)
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintf(stderr, "llpfc report: interrupted; the files written in %s are whole; run the same command again\n", *out)
@@ -96,8 +99,8 @@ func reportPlan(stores []*grid.Store, out, csvPath string) ioPlan {
 		cells, _ := filepath.Glob(filepath.Join(st.Dir, "cells", "*.json"))
 		plan.read("--results", cells...)
 	}
-	plan.makeDir("--out", out, []string{"report.md"})
-	plan.write("--csv", csvPath)
+	plan.makeDirAs(reportOut, "--out", out, []string{"report.md"})
+	plan.writeAs(reportOut, "--csv", csvPath)
 	return plan
 }
 

@@ -220,7 +220,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	if *sf.check || *sf.sbatch {
 		return sf.runSlurm(fs, args, stdout, stderr, slurmGrid{
 			name: p.grid, head: []string{"reproduce"}, reproduce: true, spec: p.spec, shard: p.shard,
-			results: p.results, device: *f.device,
+			results: p.results, device: *f.device, dataDir: p.dataDir,
 		})
 	}
 	mine := p.shard.Select(cells)
@@ -259,8 +259,8 @@ func (p *reproducePlan) ioPlan() ioPlan {
 		}
 		plan.readData(flag, d, p.dataDir)
 	}
-	plan.makeDir("--results", p.results, nil, "cells", "models")
-	plan.makeDir("--out", p.out, []string{"report.md"})
+	plan.makeDirAs(storeOut, "--results", p.results, nil, "cells", "models")
+	plan.makeDirAs(reportOut, "--out", p.out, []string{"report.md"})
 	return plan
 }
 

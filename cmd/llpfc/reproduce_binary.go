@@ -154,8 +154,8 @@ func runReproduceBinary(args []string, stdout, stderr io.Writer) int {
 	}
 	if !*f.dryRun {
 		var plan ioPlan
-		plan.makeDir("--results", *f.results, nil, "cells")
-		plan.makeDir("--out", *f.out, []string{"report.md"})
+		plan.makeDirAs(storeOut, "--results", *f.results, nil, "cells")
+		plan.makeDirAs(reportOut, "--out", *f.out, []string{"report.md"})
 		if err := guardIO(plan); err != nil {
 			return exitWith(stderr, "llpfc reproduce --table binary", err)
 		}

@@ -94,7 +94,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *sf.check || *sf.sbatch {
 		return sf.runSlurm(fs, args, stdout, stderr, slurmGrid{
 			name: spec.Name, head: []string{"run", pos[0]}, spec: spec, shard: shard,
-			results: *f.results, device: *f.device,
+			results: *f.results, device: *f.device, dataDir: *f.dataDir,
 		})
 	}
 	if err := guardIO(f.ioPlan(pos[0], spec)); err != nil {
@@ -113,7 +113,7 @@ func (f *runFlags) ioPlan(specArg string, spec *grid.Spec) ioPlan {
 	for _, d := range spec.Datasets {
 		p.readData("the spec's data set", d, *f.dataDir)
 	}
-	p.makeDir("--results", *f.results, nil, "cells", "models")
+	p.makeDirAs(storeOut, "--results", *f.results, nil, "cells", "models")
 	return p
 }
 
@@ -146,11 +146,19 @@ func listCells(stdout, stderr io.Writer, spec *grid.Spec, shard grid.Shard, dir,
 	for _, m := range missing {
 		fmt.Fprintf(stderr, "llpfc run: note: %v (running the grid needs it)\n", m)
 	}
+	mine := shard.Select(cells)
+	staleRs, _ := grid.Stale(finishedResults(mine, store), dataDir)
+	stale := grid.StaleKeys(staleRs)
+	if len(staleRs) > 0 {
+		fmt.Fprintf(stderr, "llpfc run: note: %s\n", grid.StaleNote(staleRs, dataDir))
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "key\tdataset\tmethod\tbag size\tseed\tstatus")
-	for _, c := range shard.Select(cells) {
+	for _, c := range mine {
 		st := "todo"
-		if store.Has(c.Key) {
+		if stale[c.Key] {
+			st = "stale (ran on other contents of its data: run refuses the store)"
+		} else if store.Has(c.Key) {
 			st = "done"
 		} else if store.Damaged(c.Key) != nil {
 			st = "damaged (set aside and rerun by the next run)"

@@ -359,14 +359,22 @@ func cellCounts(n []int) string {
 }
 
 // checkCells is --check: it prints whether store dir holds every cell of
-// cells and returns exitOK, or exitFailed listing the missing ones (and,
-// with shards > 1, the shards of that many that hold them).
-func checkCells(stdout, stderr io.Writer, name string, cells []experiments.Cell, dir string, shards int) int {
+// cells, each run on its data as it is now, and returns exitOK, or
+// exitFailed listing the missing ones (and, with shards > 1, the shards of
+// that many that hold them) and the stale ones (grid.Stale: issue 51).
+func checkCells(stdout, stderr io.Writer, name string, cells []experiments.Cell, dir, dataDir string, shards int) int {
 	store := &grid.Store{Dir: dir}
 	missing := pendingCells(cells, store)
-	if len(missing) == 0 {
+	stale, _ := grid.Stale(finishedResults(cells, store), dataDir)
+	if len(stale) > 0 {
+		fmt.Fprintf(stderr, "llpfc: %d of the %d cells of %s in %s are stale: %s\n", len(stale), len(cells), name, dir, grid.StaleNote(stale, dataDir))
+	}
+	if len(missing) == 0 && len(stale) == 0 {
 		fmt.Fprintf(stdout, "llpfc: all %d cells of %s are in %s\n", len(cells), name, dir)
 		return exitOK
+	}
+	if len(missing) == 0 {
+		return exitFailed
 	}
 	fmt.Fprintf(stderr, "llpfc: %d of the %d cells of %s are not in %s:\n", len(missing), len(cells), name, dir)
 	for _, c := range missing {
@@ -395,6 +403,7 @@ type slurmGrid struct {
 	shard     grid.Shard
 	results   string
 	device    string
+	dataDir   string
 }
 
 // runSlurm is --check or --sbatch for the grid g, whose command's flags are
@@ -416,7 +425,7 @@ func (sf *slurmFlags) runSlurm(fs *flag.FlagSet, args []string, stdout, stderr i
 		if givenFlags(fs)["shards"] {
 			shards = *sf.shards
 		}
-		return checkCells(stdout, stderr, g.name, g.shard.Select(cells), g.results, shards)
+		return checkCells(stdout, stderr, g.name, g.shard.Select(cells), g.results, g.dataDir, shards)
 	}
 	if g.shard.Count > 0 {
 		return exitWith(stderr, cmd, usagef("--sbatch deals the grid to --shards N array tasks itself: drop --shard"))
@@ -433,4 +442,15 @@ func (sf *slurmFlags) runSlurm(fs *flag.FlagSet, args []string, stdout, stderr i
 	}
 	js.write(stdout)
 	return exitOK
+}
+
+// finishedResults returns the results store holds of cells.
+func finishedResults(cells []experiments.Cell, store *grid.Store) []*grid.Result {
+	var out []*grid.Result
+	for _, c := range cells {
+		if r, err := store.Get(c.Key); err == nil {
+			out = append(out, r)
+		}
+	}
+	return out
 }

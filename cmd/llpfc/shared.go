@@ -157,3 +157,27 @@ func fmtNum(v float64) string {
 	}
 	return fmt.Sprintf("%.4g", v)
 }
+
+// dataFlagError is err of reading --data NAME, said once: "--data NAME: "
+// before it, unless its message starts with NAME's file (issue 51:
+// "--data npz:F: F, array X: …"), which then follows "--data KIND:" alone.
+func dataFlagError(name string, err error) error {
+	msg := err.Error()
+	if strings.HasPrefix(msg, name) {
+		return prefixedError{"--data ", err}
+	}
+	if kind, path, ok := strings.Cut(name, ":"); ok && path != "" && strings.HasPrefix(msg, path) {
+		return prefixedError{"--data " + kind + ":", err}
+	}
+	return prefixedError{"--data " + name + ": ", err}
+}
+
+// prefixedError is an error with words before its message (errors.Is and
+// errors.As see the error).
+type prefixedError struct {
+	prefix string
+	err    error
+}
+
+func (e prefixedError) Error() string { return e.prefix + e.err.Error() }
+func (e prefixedError) Unwrap() error { return e.err }

@@ -378,7 +378,7 @@ func (r *trainRun) failure(stderr io.Writer, err error, args []string) int {
 		fmt.Fprintf(stderr, "llpfc train: --resume: %v; %s\n", err, r.dataChanged(changed.Diff))
 		return exitBadUsage
 	case errors.As(err, &tin) || errors.As(err, &ein) || errors.As(err, new(*experiments.InputError)):
-		fmt.Fprintf(stderr, "llpfc train: %v\n", flagNamed(err))
+		fmt.Fprintf(stderr, "llpfc train: %v\n", flagNamed(err, r.given))
 		return exitBadUsage
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "llpfc train: interrupted")

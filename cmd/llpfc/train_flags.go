@@ -307,7 +307,7 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched expe
 	// llpgan with the mlp, llpgan or cnn on feature vectors exited 1 after
 	// loading the data, or printed a Go struct).
 	if err := (learn.Gorgonia{}).CheckCell(r.cell); err != nil {
-		return nil, flagNamed(err)
+		return nil, flagNamed(err, given)
 	}
 	return r, nil
 }

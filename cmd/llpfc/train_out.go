@@ -24,12 +24,17 @@ var cellFlags = []struct{ field, flag string }{
 }
 
 // flagNamed returns err with the cell field it starts with renamed to its
-// flag.
-func flagNamed(err error) error {
+// flag, said to be its default when given (the flags on the command line)
+// lacks it (issue 51: kl on one bag blamed a --batch-size nobody gave).
+func flagNamed(err error, given map[string]bool) error {
 	msg := err.Error()
 	for _, m := range cellFlags {
 		if strings.HasPrefix(msg, m.field) {
-			return fmt.Errorf("%s%s", m.flag, strings.TrimPrefix(msg, m.field))
+			flag := m.flag
+			if name := strings.TrimSuffix(strings.TrimPrefix(flag, "--"), ":"); given != nil && !given[name] {
+				flag = strings.TrimSuffix(flag, ":") + " (not given: its default):"
+			}
+			return fmt.Errorf("%s%s", flag, strings.TrimPrefix(msg, m.field))
 		}
 	}
 	return err
@@ -43,7 +48,7 @@ func (r *trainRun) ioPlan() ioPlan {
 	p.read("--bags", r.bagsFile)
 	if r.saveModel != "" {
 		npz, manifest := learn.ModelFiles(r.saveModel)
-		p.write("--save-model", npz, manifest)
+		p.writeAs(saveOut, "--save-model", npz, manifest)
 	}
 	p.makeDir("--out", r.out, []string{"checkpoint.gob", "result.json"})
 	return p

@@ -549,8 +549,10 @@ func TestWordsAndStatuses(t *testing.T) {
 	}{
 		{"a network for images on feature vectors", []string{"train", "--data", "bags:" + set, "--model", "cnn-bn", "--epochs", "1", "--quiet"}, exitBadUsage, []string{`"cnn-bn" needs images`}},
 		{"llpgan-d on feature vectors", []string{"train", "--data", "bags:" + set, "--model", "llpgan-d", "--method", "llpgan", "--epochs", "1", "--quiet"}, exitBadUsage, []string{"llpgan", "feature vectors"}},
-		{"a model in a missing folder", []string{"train", "--data", "bags:" + set, "--epochs", "1", "--quiet", "--save-model", dir + "/no/m"}, exitBadUsage, []string{"--save-model", "does not exist"}},
-		{"predictions in a missing folder", []string{"predict", "--model", model, "--data", gmmSet, "--out", dir + "/no/p.csv"}, exitBadUsage, []string{"--out", "does not exist"}},
+		// Issue 51: every output makes its missing folders, as --out and --results do (one rule).
+		{"a model in a missing folder", []string{"train", "--data", "bags:" + set, "--epochs", "1", "--quiet", "--save-model", dir + "/no/m"}, exitOK, nil},
+		{"predictions in a missing folder", []string{"predict", "--model", model, "--data", gmmSet, "--out", dir + "/no2/p.csv"}, exitOK, nil},
+		{"a model under a file", []string{"train", "--data", "bags:" + set, "--epochs", "1", "--quiet", "--save-model", set + "/m"}, exitBadUsage, []string{"--save-model", "is a file"}},
 		{"weights truncated under an old manifest", []string{"predict", "--model", old, "--data", gmmSet}, exitBadUsage, []string{"old.npz"}},
 		{"too few bags after --val-bags", []string{"train", "--data", "bags:" + set, "--val-bags", "18", "--epochs", "1", "--quiet"}, exitBadUsage, []string{"--val-bags", "2 bags to train on"}},
 		{"a class at 0 in every bag", []string{"train", "--data", "bags:" + dir + "/bo/train.csv," + zeroProps + "@normalize", "--epochs", "1", "--quiet"}, exitOK, []string{`class 2 ("never") has proportion 0 in every bag`}},

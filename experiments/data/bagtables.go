@@ -93,12 +93,8 @@ func findBagColumn(path string, header []string, ncols int, want string) (int, e
 	if header == nil {
 		return 0, nil
 	}
-	for _, n := range bagColumnNames {
-		for j, h := range header {
-			if strings.EqualFold(h, n) {
-				return j, nil
-			}
-		}
+	if j, err := bagRole.find(path, header, "bags"); j >= 0 || err != nil {
+		return j, err
 	}
 	return -1, fmt.Errorf("%s: no column named %s: name the bag id column (…@bag=COLUMN, a header name or 0-based index)", path, strings.Join(bagColumnNames, ", "))
 }
@@ -108,6 +104,10 @@ func findBagColumn(path string, header []string, ncols int, want string) (int, e
 func tableBags(src sourceSpec, tr *table, bagCol int, propPath string, train *Dataset) ([]string, error) {
 	pbag := -1
 	pt, err := readTableFile(propPath, func(header []string, ncols int) (map[int]colMode, error) {
+		if header == nil { // its first line is numbers: class names without a bag column (issue 51: "line 10 repeats bag 8")
+			return nil, fmt.Errorf("%s: line 1 holds only numbers, so it reads as a row, not a header: a proportions table's header names its bag id column (%s) and its classes, e.g. bag,0,1,2",
+				propPath, strings.Join(bagColumnNames, ", "))
+		}
 		want := src.bag
 		if want != "" && columnRef(header, ncols, want) < 0 {
 			want = ""
@@ -139,6 +139,10 @@ func tableBags(src sourceSpec, tr *table, bagCol int, propPath string, train *Da
 		if c.text {
 			return nil, fmt.Errorf("%s: %s: %q is not a number: want a proportion or count in every class column", propPath, pt.at(c.firstRow, j), c.firstText)
 		}
+		if containsFold(bagColumnNames, pt.names[j]) {
+			return nil, fmt.Errorf("%s: column %q goes by a bag id's name (%s) but would be read as a class beside the bag id column %q: a proportions table has one bag id column; drop the other or rename it",
+				propPath, pt.names[j], strings.Join(bagColumnNames, ", "), pt.names[pbag])
+		}
 		classes = append(classes, pt.names[j])
 		classCols = append(classCols, j)
 	}
@@ -147,6 +151,12 @@ func tableBags(src sourceSpec, tr *table, bagCol int, propPath string, train *Da
 	}
 	if pt.rows == 0 {
 		return nil, fmt.Errorf("%s: no data rows", propPath)
+	}
+	if err := noMissing(pt, pbag); err != nil {
+		return nil, err
+	}
+	if err := noMissing(tr, bagCol); err != nil {
+		return nil, err
 	}
 	rows := make([]propRow[string], pt.rows)
 	for i := range rows {
@@ -237,6 +247,9 @@ func readBagTableTest(src sourceSpec, path string, train *Dataset) (*Dataset, er
 	test.Y = make([]int, t.rows)
 	for i := range test.Y {
 		l := t.cols[labelCol].value(i)
+		if missingValue(l) {
+			return nil, missingError(t, i, labelCol, "label")
+		}
 		c, ok := index(l)
 		if !ok {
 			return nil, fmt.Errorf("%s: %s: label %q is not one of the classes %s (the class columns of the proportions)", path, t.at(i, labelCol), l, listSome(train.ClassNames))
@@ -266,4 +279,14 @@ func classLookup(classes []string) func(string) (int, bool) {
 		}
 		return 0, false
 	}
+}
+
+// noMissing refuses a missing value in the bag id column j of t.
+func noMissing(t *table, j int) error {
+	for i := 0; i < t.rows; i++ {
+		if missingValue(t.cols[j].value(i)) {
+			return missingError(t, i, j, "bag id")
+		}
+	}
+	return nil
 }

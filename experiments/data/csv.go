@@ -34,6 +34,52 @@ type TabularOptions struct {
 
 var defaultLabelNames = []string{"label", "class", "y", "target"}
 
+// columnRole is a role a table's column plays other than a feature's — the
+// label, the bag id — with the names it goes by and the option that names
+// it otherwise (issue 51: the column rule of every reader). At most one
+// column of a header may go by the role's names (compared without case, as
+// columns are looked up); with two, the role is ambiguous, and the second
+// was read as a feature (a label leak: "label" and "y"), or a bag id as a
+// class ("bag" and "bag_id" in a proportions table).
+type columnRole struct {
+	what   string
+	names  []string
+	option string // the @-option that chooses, "label" or "bag"
+}
+
+var (
+	labelRole = columnRole{"the label", defaultLabelNames, "label"}
+	bagRole   = columnRole{"the bag id", bagColumnNames, "bag"}
+)
+
+// find returns the column of header going by one of the role's names, -1
+// when none does, and an error naming both columns and the option that
+// chooses when two do. kind is the data set's kind (csv, parquet, bags).
+func (r columnRole) find(where string, header []string, kind string) (int, error) {
+	found := -1
+	for j, f := range header {
+		if !containsFold(r.names, f) {
+			continue
+		}
+		if found >= 0 {
+			return -1, fmt.Errorf("%s: columns %q (column %d) and %q (column %d) are both named as %s (the names it goes by: %s): which one is %s is ambiguous; choose it with %s:…@%s=COLUMN (the other is then a feature), or rename one",
+				where, header[found], found+1, f, j+1, r.what, strings.Join(r.names, ", "), r.what, kind, r.option)
+		}
+		found = j
+	}
+	return found, nil
+}
+
+// containsFold reports whether list holds s, compared without case.
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // separatorHint says, for a one-column header, which other separator it
 // holds (';', a tab or '|': a file written with another separator reads as
 // one column), or "".
@@ -117,12 +163,8 @@ func labelColumn(where, kind string, header []string, ncols int, want string) (i
 	if header == nil {
 		return 0, nil
 	}
-	for _, w := range defaultLabelNames {
-		for j, f := range header {
-			if strings.EqualFold(f, w) {
-				return j, nil
-			}
-		}
+	if j, err := labelRole.find(where, header, kind); j >= 0 || err != nil {
+		return j, err
 	}
 	return -1, &noLabelColumnError{fmt.Sprintf("%s: header has no column named %s; name the label column as %s:TRAIN[,TEST]@COLUMN (a header name or a 0-based index)", where, strings.Join(defaultLabelNames, ", "), kind)}
 }
@@ -198,8 +240,8 @@ func (t *table) labelled(labelCol int, opt TabularOptions) (*Dataset, error) {
 	lines := make([]int, t.rows)
 	for i := range labels {
 		labels[i] = lc.value(i)
-		if labels[i] == "" {
-			return nil, fmt.Errorf("%s: %s: empty label", t.name, t.at(i, labelCol))
+		if missingValue(labels[i]) {
+			return nil, missingError(t, i, labelCol, "label")
 		}
 		lines[i] = i + 1
 		if t.lines != nil {

@@ -56,17 +56,18 @@ func classIndex(name string, labels []string, lines []int, classes []string) ([]
 	for i, l := range labels {
 		c, ok := idx[l]
 		if !ok {
-			return nil, nil, fmt.Errorf("%s: line %d: label %q is not one of the %d training classes %s%s", name, lines[i], l, len(classes), listSome(classes), sameNumberHint(l, classes))
+			return nil, nil, fmt.Errorf("%s: line %d: label %q is not one of the %d training classes %s%s", name, lines[i], l, len(classes), listSome(classes), SameNumberHint(l, classes))
 		}
 		y[i] = c
 	}
 	return y, classes, nil
 }
 
-// sameNumberHint says, for a label that is not a training class, which
+// SameNumberHint says, for a label that is not a training class, which
 // training class writes the same number another way ("1" against "1.0":
-// labels are classes by their text), or "".
-func sameNumberHint(label string, classes []string) string {
+// labels are classes by their text), or "". train's test split and
+// predict's labels both say it.
+func SameNumberHint(label string, classes []string) string {
 	v, err := strconv.ParseFloat(label, 64)
 	if err != nil {
 		return ""

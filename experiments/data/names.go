@@ -106,6 +106,9 @@ func parseSource(name string) (sourceSpec, error) {
 		if first == nil {
 			spec.paths = strings.SplitN(r.base, ",", maxPaths(kind))
 			first = &spec
+			if err := tooManyPaths(name, kind, r.base); err != nil && firstErr == nil {
+				firstErr = err
+			}
 		}
 	}
 	if firstErr != nil {
@@ -115,6 +118,22 @@ func parseSource(name string) (sourceSpec, error) {
 		return sourceSpec{}, fmt.Errorf("%s: no file named: want %s", name, kindSyntax(kind))
 	}
 	return *first, nil
+}
+
+// tooManyPaths is the error of a name whose comma-separated parts are all
+// files but more than its kind takes (issue 51: bags:A,B,C,D said "open
+// C,D: no such file"), or nil.
+func tooManyPaths(name, kind, base string) error {
+	parts := strings.Split(base, ",")
+	if len(parts) <= maxPaths(kind) {
+		return nil
+	}
+	for _, p := range parts {
+		if _, err := os.Stat(p); p == "" || err != nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: %d files named, but %s: takes at most %d: want %s", name, len(parts), kind, maxPaths(kind), kindSyntax(kind))
 }
 
 // kindSyntax is the syntax of a kind's names, for messages.

@@ -1,6 +1,8 @@
 package data
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -115,7 +117,11 @@ type csvTextColumns func(header []string, ncols int) (map[int]colMode, error)
 // dtypes; declare such a column categorical). Every row must have the same
 // number of fields. Errors name the line and column.
 func readCSVTable(r io.Reader, name string, text csvTextColumns) (*table, error) {
-	cr := csv.NewReader(r)
+	br := bufio.NewReader(r)
+	if err := textEncoding(br, name); err != nil {
+		return nil, err
+	}
+	cr := csv.NewReader(br)
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
 	first, err := cr.Read()
@@ -184,6 +190,48 @@ func readCSVTable(r io.Reader, name string, text csvTextColumns) (*table, error)
 	return t, nil
 }
 
+// missingSpellings are the ways files write a missing value (R's NA,
+// pandas' NaN and <NA>, SQL's NULL, Python's None, Excel's #N/A, UCI's ?),
+// compared without case.
+var missingSpellings = []string{"", "na", "n/a", "nan", "null", "none", "<na>", "#n/a", "nil", "missing", "?"}
+
+// missingValue reports whether v, as read from a table, is a missing value:
+// never a class nor a bag id (issue 51, item 6: R's "NA" became a class of
+// its own, and the accuracy fell from 0.56 to 0.31).
+func missingValue(v string) bool {
+	return containsFold(missingSpellings, strings.TrimSpace(v))
+}
+
+// missingError is the error of a missing value at row i of column j, where
+// role ("label", "bag id") needs one.
+func missingError(t *table, i, j int, role string) error {
+	v := "empty " + role
+	if s := strings.TrimSpace(t.cols[j].value(i)); s != "" {
+		v = fmt.Sprintf("%s %q is a missing value", role, s)
+	}
+	never := "a class"
+	if role != "label" {
+		never = "a bag"
+	}
+	return fmt.Errorf("%s: %s: %s (NA, N/A, NaN, null, None, empty, in any case, are never %s): drop the row (pandas: df.dropna(subset=[%q])) or give it its %s",
+		t.name, t.at(i, j), v, never, t.names[j], role)
+}
+
+// textEncoding refuses a CSV file that encoding/csv would read as one odd
+// line (issue 51: both were reported as a header without a label column):
+// UTF-16 (a byte-order mark, or NUL bytes between the characters) and
+// lines ended by a carriage return alone (classic Mac OS, some exports).
+func textEncoding(br *bufio.Reader, name string) error {
+	head, _ := br.Peek(4096)
+	switch {
+	case bytes.HasPrefix(head, []byte{0xff, 0xfe}) || bytes.HasPrefix(head, []byte{0xfe, 0xff}) || bytes.Count(head, []byte{0}) > len(head)/4:
+		return fmt.Errorf("%s: the file is UTF-16 (or another encoding with NUL bytes), not UTF-8 text: save it as UTF-8 (Excel: CSV UTF-8; iconv -f UTF-16 -t UTF-8; pandas: to_csv(..., encoding=\"utf-8\"))", name)
+	case bytes.IndexByte(head, '\r') >= 0 && bytes.IndexByte(head, '\n') < 0 && bytes.IndexByte(head, '\r') < len(head)-1:
+		return fmt.Errorf("%s: its lines end in a carriage return alone (CR, as classic Mac OS wrote them), which reads as one line: save it with LF or CRLF line endings (tr '\\r' '\\n')", name)
+	}
+	return nil
+}
+
 // pandasIndexHint is what an empty header name usually is.
 const pandasIndexHint = "a pandas index column (DataFrame.to_csv writes the index as a first column with an empty name unless index=False): write the file with index=False, or give the column a name"
 
@@ -231,6 +279,9 @@ func (t *table) addCSVRow(rec []string, line int, isText map[int]colMode) error 
 	for j, f := range rec {
 		f = strings.TrimSpace(f)
 		c := t.cols[j]
+		if f == "" && isText[j] == auto { // a label or bag id: missingError, naming the role
+			return fmt.Errorf("%s: %s: empty value: a feature needs one; fill or drop the rows with missing values (pandas: df.dropna())", t.name, t.at(i, j))
+		}
 		if c.firstRow < 0 {
 			c.firstRow, c.firstText = i, f
 			if isText[j] == auto {
@@ -404,7 +455,7 @@ func encode(t *table, feats []int, columns []Column) ([]float64, error) {
 // feature must be present once, and t may hold no other column.
 func matchColumns(t *table, feats []int, columns []Column, what string) ([]int, error) {
 	if len(feats) != len(columns) {
-		return nil, fmt.Errorf("%s: %d feature columns, the training file has %d (%s)", t.name, len(feats), len(columns), columnNames(columns))
+		return nil, fmt.Errorf("%s: %d feature columns, the training file has %d (%s)%s", t.name, len(feats), len(columns), columnNames(columns), t.columnsDiffer(feats, columns))
 	}
 	// By name when the test file names its columns and holds every
 	// training column's name; by position when the training file had no
@@ -437,6 +488,45 @@ func matchColumns(t *table, feats []int, columns []Column, what string) ([]int, 
 		}
 	}
 	return out, nil
+}
+
+// columnsDiffer names, for a message, the feature columns feats of t that
+// columns lacks and the columns t lacks (by name, without case), or "" for
+// a table without a header.
+func (t *table) columnsDiffer(feats []int, columns []Column) string {
+	if !t.header && !t.parquet {
+		return ""
+	}
+	var extra, missing []string
+	for _, j := range feats {
+		found := false
+		for _, c := range columns {
+			found = found || strings.EqualFold(c.Name, t.names[j])
+		}
+		if !found {
+			extra = append(extra, t.names[j])
+		}
+	}
+	for _, c := range columns {
+		found := false
+		for _, j := range feats {
+			found = found || strings.EqualFold(c.Name, t.names[j])
+		}
+		if !found {
+			missing = append(missing, c.Name)
+		}
+	}
+	var out []string
+	if len(extra) > 0 {
+		out = append(out, "not in the training file: "+listSome(extra))
+	}
+	if len(missing) > 0 {
+		out = append(out, "missing here: "+listSome(missing))
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(out, "; ")
 }
 
 // columnNames lists the names of columns.

@@ -29,6 +29,7 @@ type gridProgress struct {
 	cell     experiments.Cell
 	cellT0   time.Time
 	lastLine time.Time
+	lastWait time.Time
 }
 
 func newGridProgress(w io.Writer, name string, shard Shard, total, skipped int, now func() time.Time) *gridProgress {
@@ -123,6 +124,22 @@ func (g *gridProgress) failCell(c experiments.Cell, err error) {
 		fmt.Fprintln(g.w)
 	}
 	fmt.Fprintf(g.w, "cell %d/%d FAILED: %s (key %s): %v\n", g.idx+1, g.total, describe(c), c.Key, err)
+}
+
+// elsewhere says that cell i, c, was finished by another run on the store.
+func (g *gridProgress) elsewhere(i int, c experiments.Cell) {
+	g.done++
+	fmt.Fprintf(g.w, "cell %d/%d finished by another run on the store: %s (key %s)\n", i+1, g.total, describe(c), c.Key)
+}
+
+// waiting says, at most once a minute, that n cells are claimed by another
+// run (holder, one of them) and waited for.
+func (g *gridProgress) waiting(n int, holder string) {
+	if t := g.now(); !g.lastWait.IsZero() && t.Sub(g.lastWait) < time.Minute {
+		return
+	}
+	g.lastWait = g.now()
+	fmt.Fprintf(g.w, "waiting for %d cells that another run on the store is training (%s); a claim left by a killed run is taken over\n", n, holder)
 }
 
 func (g *gridProgress) finish() {

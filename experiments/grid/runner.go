@@ -52,6 +52,9 @@ type Summary struct {
 	// item 9: --save-models on a finished store wrote nothing and said
 	// nothing).
 	Remodelled, Unsaved int
+	// Elsewhere counts the cells of Skipped that another run on the store
+	// trained while this one ran (claims: claim.go).
+	Elsewhere int
 }
 
 // savesModel reports whether c's learner saves its network.
@@ -173,54 +176,100 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 		now = time.Now
 	}
 	pr := newGridProgress(r.Log, spec.Name, r.Shard, len(todo), sum.Skipped, now)
-	for i, c := range todo {
-		if err := ctx.Err(); err != nil {
-			return sum, err
-		}
-		c.DataDir = r.DataDir
-		c.Device = spec.Device
-		if r.Device != "" {
-			c.Device = r.Device
-		}
-		if r.SaveModels {
-			c.ModelPath = r.modelPath(c.Key)
-		}
-		// The data's digest before training: a file changed during the
-		// cell makes the next run refuse it rather than keep it.
-		digest, err := digests.get(c.Config.Dataset)
-		if err != nil {
-			return sum, &experiments.InputError{Err: fmt.Errorf("spec %s: %w", spec.Name, err)}
-		}
-		l, _ := experiments.LookupLearner(c.Config.Learner)
-		pr.startCell(i, c)
-		start := now()
-		m, err := l.Train(ctx, c, pr)
-		end := now()
-		if err != nil {
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return sum, ctxErr
+	token := newClaimToken()
+	i := 0
+	for pending := todo; len(pending) > 0; {
+		var held []experiments.Cell // claimed by another live run: waited for
+		var holder string
+		for _, c := range pending {
+			if err := ctx.Err(); err != nil {
+				return sum, err
 			}
-			pr.failCell(c, err)
-			sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: err})
-			continue
+			ok, who, err := r.Store.Claim(c.Key, token)
+			if err != nil {
+				return sum, err
+			}
+			if !ok {
+				held, holder = append(held, c), who
+				continue
+			}
+			if r.Store.Has(c.Key) { // finished by another run since this one looked
+				r.Store.Release(c.Key, token)
+				sum.Skipped++
+				sum.Elsewhere++
+				pr.elsewhere(i, c)
+				i++
+				continue
+			}
+			err = r.trainCell(ctx, spec, c, token, i, pr, digests, now, &sum)
+			r.Store.Release(c.Key, token)
+			if err != nil {
+				return sum, err
+			}
+			i++
 		}
-		prov := newProvenance(start, end)
-		if m.WallSeconds == 0 {
-			m.WallSeconds = prov.WallSeconds
+		if len(held) > 0 {
+			pr.waiting(len(held), holder)
+			select {
+			case <-ctx.Done():
+				return sum, ctx.Err()
+			case <-time.After(claimPoll):
+			}
 		}
-		if m.PeakRSSBytes == 0 {
-			m.PeakRSSBytes = prov.PeakRSSBytes
-		}
-		res := &Result{Format: ResultFormat, Key: c.Key, Spec: c.Spec, Seed: c.Config.Seed,
-			Config: c.Config, Metrics: m, Provenance: prov, DataDigest: digest}
-		if err := r.Store.Put(res); err != nil {
-			return sum, err
-		}
-		sum.Finished++
-		pr.endCell(c, m, end.Sub(start))
+		pending = held
 	}
 	pr.finish()
 	return sum, r.remodel(ctx, spec, remodel, &sum)
+}
+
+// trainCell trains cell c (the i-th of this run, claimed by token: the
+// claim is kept fresh while it trains), stores its result, and counts it in
+// sum; the error is one that stops the grid.
+func (r *Runner) trainCell(ctx context.Context, spec *Spec, c experiments.Cell, token string, i int, pr *gridProgress, digests dataDigests, now func() time.Time, sum *Summary) error {
+	c.DataDir = r.DataDir
+	c.Device = spec.Device
+	if r.Device != "" {
+		c.Device = r.Device
+	}
+	if r.SaveModels {
+		c.ModelPath = r.modelPath(c.Key)
+	}
+	// The data's digest before training: a file changed during the
+	// cell makes the next run refuse it rather than keep it.
+	digest, err := digests.get(c.Config.Dataset)
+	if err != nil {
+		return &experiments.InputError{Err: fmt.Errorf("spec %s: %w", spec.Name, err)}
+	}
+	l, _ := experiments.LookupLearner(c.Config.Learner)
+	stop := r.Store.keepFresh(c.Key, token)
+	defer stop()
+	pr.startCell(i, c)
+	start := now()
+	m, err := l.Train(ctx, c, pr)
+	end := now()
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		pr.failCell(c, err)
+		sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: err})
+		return nil
+	}
+	prov := newProvenance(start, end)
+	if m.WallSeconds == 0 {
+		m.WallSeconds = prov.WallSeconds
+	}
+	if m.PeakRSSBytes == 0 {
+		m.PeakRSSBytes = prov.PeakRSSBytes
+	}
+	res := &Result{Format: ResultFormat, Key: c.Key, Spec: c.Spec, Seed: c.Config.Seed,
+		Config: c.Config, Metrics: m, Provenance: prov, DataDigest: digest}
+	if err := r.Store.Put(res); err != nil {
+		return err
+	}
+	sum.Finished++
+	pr.endCell(c, m, end.Sub(start))
+	return nil
 }
 
 // remodel trains the finished cells again whose saved model the store
@@ -230,46 +279,62 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 // a model of another run. A cell whose outcome differs (other code made
 // its result) is a failure naming both; its result stays as stored.
 func (r *Runner) remodel(ctx context.Context, spec *Spec, cells []experiments.Cell, sum *Summary) error {
+	token := newClaimToken()
 	for _, c := range cells {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		stored, err := r.Store.Get(c.Key)
-		if err != nil {
-			return err
-		}
-		c.DataDir, c.Device = r.DataDir, spec.Device
-		if r.Device != "" {
-			c.Device = r.Device
-		}
-		tmp, err := os.MkdirTemp(r.Store.Dir, ".remodel-")
-		if err != nil {
-			return err
-		}
-		c.ModelPath = filepath.Join(tmp, c.Key)
-		if r.Log != nil {
-			fmt.Fprintf(r.Log, "cell %s: finished, but the store has no saved model of it (--save-models): training it again to save it\n", c.Key)
-		}
-		l, _ := experiments.LookupLearner(c.Config.Learner)
-		m, err := l.Train(ctx, c, experiments.NoProgress{})
-		again := &Result{Key: c.Key, Config: c.Config, Metrics: m}
-		switch {
-		case err != nil && ctx.Err() != nil:
-			os.RemoveAll(tmp)
-			return ctx.Err()
-		case err != nil:
-			sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: fmt.Errorf("trained again to save its model: %w", err)})
-		case !stored.SameOutcome(again):
-			sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: fmt.Errorf("trained again to save its model, but this code's run differs from the stored result (test accuracy %v, stored %v; the stored result was made by %s%s): the model was not kept; run the grid into a new store to have models and results of one code",
-				m.TestAccuracy, stored.Metrics.TestAccuracy, stored.Provenance.CodeVersion, numericsNote(stored.Metrics.Numerics, m.Numerics))})
-		default:
-			if err := r.keepModel(tmp, c.Key); err != nil {
-				os.RemoveAll(tmp)
+		if ok, _, err := r.Store.Claim(c.Key, token); err != nil || !ok || !r.lacksModel(c) {
+			r.Store.Release(c.Key, token)
+			if err != nil {
 				return err
 			}
-			sum.Remodelled++
+			continue // another run saves it, or saved it
 		}
-		os.RemoveAll(tmp)
+		err := r.remodelCell(ctx, spec, c, sum)
+		r.Store.Release(c.Key, token)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// remodelCell trains the finished cell c again to save its model (remodel).
+func (r *Runner) remodelCell(ctx context.Context, spec *Spec, c experiments.Cell, sum *Summary) error {
+	stored, err := r.Store.Get(c.Key)
+	if err != nil {
+		return err
+	}
+	c.DataDir, c.Device = r.DataDir, spec.Device
+	if r.Device != "" {
+		c.Device = r.Device
+	}
+	tmp, err := os.MkdirTemp(r.Store.Dir, ".remodel-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	c.ModelPath = filepath.Join(tmp, c.Key)
+	if r.Log != nil {
+		fmt.Fprintf(r.Log, "cell %s: finished, but the store has no saved model of it (--save-models): training it again to save it\n", c.Key)
+	}
+	l, _ := experiments.LookupLearner(c.Config.Learner)
+	m, err := l.Train(ctx, c, experiments.NoProgress{})
+	again := &Result{Key: c.Key, Config: c.Config, Metrics: m}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: fmt.Errorf("trained again to save its model: %w", err)})
+	case !stored.SameOutcome(again):
+		sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: fmt.Errorf("trained again to save its model, but this code's run differs from the stored result (test accuracy %v, stored %v; the stored result was made by %s%s): the model was not kept; run the grid into a new store to have models and results of one code",
+			m.TestAccuracy, stored.Metrics.TestAccuracy, stored.Provenance.CodeVersion, numericsNote(stored.Metrics.Numerics, m.Numerics))})
+	default:
+		if err := r.keepModel(tmp, c.Key); err != nil {
+			return err
+		}
+		sum.Remodelled++
 	}
 	return nil
 }

@@ -100,14 +100,18 @@ func (m Match) matches(c *experiments.Config) bool {
 		(len(m.BagSizes) == 0 || slices.Contains(m.BagSizes, c.BagSize))
 }
 
-// ParseSpec reads a spec from JSON, rejecting unknown fields and keys
-// named twice in one object (jsonkeys), and validates it. name labels errors (a file name).
+// ParseSpec reads a spec from JSON, rejecting unknown fields, keys named
+// twice in one object and keys in another case than documented (jsonkeys:
+// encoding/json matches names without case), and validates it. name labels errors (a file name).
 func ParseSpec(name string, r io.Reader) (*Spec, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: %w", name, err)
 	}
 	if err := jsonkeys.Unique(data); err != nil {
+		return nil, fmt.Errorf("spec %s: %w", name, err)
+	}
+	if err := jsonkeys.Exact(data, new(Spec)); err != nil {
 		return nil, fmt.Errorf("spec %s: %w", name, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -190,6 +194,9 @@ func (s *Spec) Validate() error {
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&probe); err != nil {
 			return fmt.Errorf("overrides[%d].set: %w", i, experiments.JSONError(err))
+		}
+		if err := jsonkeys.Exact(o.Set, new(experiments.Config)); err != nil {
+			return fmt.Errorf("overrides[%d].set: %w", i, err)
 		}
 	}
 	cells, err := s.expand()

@@ -74,9 +74,13 @@ func TestSpecInvalid(t *testing.T) {
 		// (found trying odd specs as a new user, 2026-11-28).
 		{"seeds twice", `"seeds": [1, 2]`, `"seeds": [1, 2], "seeds": [3]`, `the key "seeds" appears twice in the top-level object`},
 		{"lr twice", `"lr": 0.05`, `"lr": 0.05, "lr": 0.5`, `the key "lr" appears twice in the object at /hyper`},
+		// and matched names without case: "EPOCHS" beside "epochs" won (issue 51, item 4).
+		{"epochs in capitals", `"epochs": 3`, `"epochs": 3, "EPOCHS": 30`, `the key "EPOCHS" in the object at /hyper is not spelled as documented`},
+		{"Name", `"name": "tiny"`, `"Name": "tiny"`, `the key "Name" in the top-level object is not spelled as documented; keys are read as written, not without case: write it "name"`},
 		{"no name", `"name": "tiny"`, `"name": ""`, "name: is empty"},
 		{"bad schedule", `{"kind": "constant"}`, `{"kind": "multistep", "milestones": [5], "factor": 0.1}`, "hyper.schedule.milestones[0]: is 5"},
 		{"bad override", `{"hyper": {"batch_size": 2}}`, `{"hyper": {"batchsize": 2}}`, `overrides[0].set: unknown field "batchsize"`},
+		{"override in capitals", `{"hyper": {"batch_size": 2}}`, `{"Hyper": {"batch_size": 2}}`, `overrides[0].set: the key "Hyper" in the top-level object is not spelled as documented`},
 		{"override moves a cell", `{"hyper": {"batch_size": 2}}`, `{"method": "llpfc-uniform"}`, "overrides: may not set"},
 		{"too many bags per batch", `"batch_size": 2}}`, `"batch_size": 100}}`, "hyper.batch_size: 100 bags"},
 		{"negative bag size", `[8, 32]`, `[8, -32]`, "bag_size: is -32"},

@@ -113,7 +113,8 @@ func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "cells"), 0o755); err != nil {
 		return nil, fmt.Errorf("results directory %s: %w", dir, err)
 	}
-	removeStaleTemps(filepath.Join(dir, "cells"), time.Now().Add(-staleAfter))
+	removeStaleTemps(filepath.Join(dir, "cells"), ".*.json.tmp-*", time.Now().Add(-staleAfter))
+	removeStaleTemps(filepath.Join(dir, "claims"), ".claim-*", time.Now().Add(-staleAfter)) // a claim's temporary file (claim.go)
 	return &Store{Dir: dir}, nil
 }
 
@@ -125,8 +126,8 @@ const staleAfter = time.Hour
 // removeStaleTemps deletes the atomic-write temporaries in dir last modified
 // before cutoff (issue 17, item 10: they were never cleaned). Younger ones
 // may belong to a writer running now and are kept.
-func removeStaleTemps(dir string, cutoff time.Time) {
-	matches, _ := filepath.Glob(filepath.Join(dir, ".*.json.tmp-*"))
+func removeStaleTemps(dir, pattern string, cutoff time.Time) {
+	matches, _ := filepath.Glob(filepath.Join(dir, pattern))
 	for _, m := range matches {
 		if st, err := os.Lstat(m); err == nil && st.Mode().IsRegular() && st.ModTime().Before(cutoff) {
 			os.Remove(m)

@@ -293,7 +293,8 @@ func CheckBags(c experiments.Config, classes, bags int) error {
 	case experiments.IsLLPFC(c.Method) && trained < classes:
 		return fmt.Errorf("%s: %d bags to train on (%s), fewer than the %d classes: LLPFC groups C bags (Section 5)", bagsField(c, held), trained, why, classes)
 	case !experiments.CountsInstances(c.Method) && !experiments.IsNewer(c.Method) && c.Hyper.BatchSize > trained:
-		return fmt.Errorf("hyper.batch_size: %d bags, but there are %d bags to train on (%s)", c.Hyper.BatchSize, trained, why)
+		return fmt.Errorf("hyper.batch_size: %d bags, but there are %d bags to train on (%s): a minibatch of bags holds at most them all; give a batch size of at most %d",
+			c.Hyper.BatchSize, trained, why, trained)
 	}
 	return nil
 }

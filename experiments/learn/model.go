@@ -298,7 +298,8 @@ func (s *SavedModel) labels(ds *data.Dataset) ([]int, error) {
 	for i, v := range ds.Y {
 		c, ok := index[ds.ClassNames[v]]
 		if !ok {
-			return nil, fmt.Errorf("data %s: row %d has label %q, not a class of the model (classes %s)", ds.Name, i, ds.ClassNames[v], strings.Join(names, ", "))
+			return nil, fmt.Errorf("data %s: row %d (counted from 1) has label %q, not a class of the model (classes %s)%s",
+				ds.Name, i+1, ds.ClassNames[v], strings.Join(names, ", "), data.SameNumberHint(ds.ClassNames[v], names))
 		}
 		y[i] = c
 	}

@@ -21,6 +21,13 @@ type ReportFiles struct {
 	// Damaged are the damaged cell files left out of the report (Damage
 	// says how to repair each).
 	Damaged []grid.Damage
+	// Stale are the cells whose data's files changed since they ran
+	// (grid.Stale; the named sets' files found as $LLPFC_DATA says):
+	// reported as they ran, and named (issue 51: shown as finished without
+	// a note), with StaleNote saying which data set, its files and what to
+	// do.
+	Stale     []*grid.Result
+	StaleNote string
 }
 
 // WriteReport reads every result of store, builds the tables (with the
@@ -59,6 +66,9 @@ func WriteReportsMetric(ctx context.Context, stores []*grid.Store, outDir, metri
 	}
 	files := ReportFiles{Damaged: col.Damaged}
 	results := col.Results
+	if files.Stale, _ = grid.Stale(results, ""); len(files.Stale) > 0 {
+		files.StaleNote = grid.StaleNote(files.Stale, "")
+	}
 	if len(results) == 0 {
 		msg := fmt.Sprintf("results directory %s: no finished cells (run `llpfc run SPEC --results %s` first)", stores[0].Dir, stores[0].Dir)
 		if len(col.Damaged) > 0 {
@@ -92,6 +102,9 @@ func WriteReportsMetric(ctx context.Context, stores []*grid.Store, outDir, metri
 		fmt.Fprintf(&md, "No cell had a labelled test split (bag-only data without one), so the tables show a bag-level figure: the training bags' proportion error ‖p̄ − γ‖₁ under the final network (lower is better).\n\n")
 	} else if metric == "" && anyBagLevel(tables) {
 		fmt.Fprintf(&md, "The tables of data sets without a labelled test split (bag-only data without one) show a bag-level figure instead of test accuracy: the training bags' proportion error ‖p̄ − γ‖₁ under the final network (lower is better).\n\n")
+	}
+	if n := len(files.Stale); n > 0 {
+		fmt.Fprintf(&md, "**Stale: %d of these cells ran on data that changed since**, shown as they ran: %s.\n\n", n, files.StaleNote)
 	}
 	if n := len(col.Damaged); n > 0 {
 		fmt.Fprintf(&md, "Left out: %d damaged cell file(s), e.g. `%s` (`llpfc run` sets them aside and runs their cells again).\n\n", n, col.Damaged[0].Path)

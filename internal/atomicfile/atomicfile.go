@@ -19,13 +19,18 @@ func WriteFile(path string, data []byte) error {
 	})
 }
 
-// Write atomically replaces path with what fill writes. If fill or any step
-// fails, path is left as it was and the temporary file is removed.
+// Write atomically replaces path with what fill writes, making the folders
+// missing above it (mode 0755: llpfc's one rule for outputs, issue 51). If
+// fill or any step fails, path is left as it was and the temporary file is
+// removed.
 func Write(path string, fill func(io.Writer) error) (err error) {
 	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
 		return fmt.Errorf("%s is a directory; name a file to write", path)
 	}
 	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

@@ -41,3 +41,17 @@ func TestWriteOverDirectory(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	require.Lenf(t, entries, 1, "%d entries left in %s, want only the directory", len(entries), dir)
 }
+
+// Issue 51, item 9: every output makes its missing folders, as --out and
+// --results always did (--save-model, predict --out and bags --out refused
+// them): one rule. A file in the way is still an error.
+func TestWriteMakesMissingFolders(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a", "b", "r.json")
+	require.NoError(t, WriteFile(p, []byte("x")))
+	got, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.Equal(t, "x", string(got))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), nil, 0o644))
+	require.Error(t, WriteFile(filepath.Join(dir, "f", "r.json"), []byte("x")), "a file where a folder must be made")
+}

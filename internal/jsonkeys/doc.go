@@ -1,4 +1,7 @@
-// Package jsonkeys refuses JSON text whose objects name a member twice.
+// Package jsonkeys refuses JSON text whose objects name a member twice
+// (Unique), or spell a member in another case than the type it decodes into
+// (Exact: encoding/json matches names without case, so "EPOCHS" beside
+// "epochs" overrode it without a word).
 //
 // RFC 8259 leaves the meaning of a repeated name open, and encoding/json
 // keeps the last value without a word: a spec file with "seeds" twice ran

@@ -2,9 +2,13 @@ package jsonkeys
 
 import (
 	"bytes"
+	jsonv1 "encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -30,4 +34,37 @@ func Unique(data []byte) error {
 		}
 		return nil
 	}
+}
+
+// Exact returns nil when every member name of the objects in the JSON text
+// data is a field of v's type spelled as its tag spells it, else an error
+// naming the first that is not (issue 51: encoding/json matches names
+// without case, so a spec holding "epochs" and "EPOCHS" trained with the
+// last, and "Name" read as "name"). v is a pointer to a fresh value of the
+// type data decodes into; it is filled as a side effect. Other errors
+// (unknown names in any case, syntax, types) return nil: the decoder that
+// reads the file reports them in its own words. The check is go-json-
+// experiment's Unmarshal, which matches names as written and, with
+// RejectUnknownMembers, names the first it cannot place (a JSON Pointer).
+func Exact(data []byte, v any) error {
+	dec := jsonv1.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if dec.Decode(reflect.New(reflect.TypeOf(v).Elem()).Interface()) != nil {
+		return nil // encoding/json refuses it: its error is the one to show
+	}
+	err := json.Unmarshal(data, v, json.RejectUnknownMembers(true))
+	var se *json.SemanticError
+	if !errors.As(err, &se) || !errors.Is(se.Err, json.ErrUnknownName) {
+		return nil
+	}
+	name := se.JSONPointer.LastToken()
+	where := "the top-level object"
+	if parent := se.JSONPointer.Parent(); parent != "" {
+		where = fmt.Sprintf("the object at %s", parent)
+	}
+	hint := "keys are read as written, not without case: spell it as documented"
+	if low := strings.ToLower(name); low != name {
+		hint = fmt.Sprintf("keys are read as written, not without case: write it %q", low)
+	}
+	return fmt.Errorf("the key %q in %s is not spelled as documented; %s", name, where, hint)
 }

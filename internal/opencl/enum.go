@@ -245,7 +245,7 @@ func ParseDevice(s string) (Selector, error) {
 	var idx [2]int
 	for i, name := range []string{"platform", "device"} {
 		v, err := strconv.Atoi(parts[i])
-		if err != nil || v < 0 {
+		if err != nil || v < 0 || strings.Trim(parts[i], "0123456789") != "" { // digits only: "-0" and "+1" are no indices
 			return Selector{}, fmt.Errorf("device %q: %s index %q is not a non-negative integer; %s", s, name, parts[i], want)
 		}
 		idx[i] = v
@@ -257,7 +257,7 @@ func ParseDevice(s string) (Selector, error) {
 // lists what exists.
 func (s Selector) Resolve(platforms []PlatformInfo) (DeviceInfo, error) {
 	if len(platforms) == 0 {
-		return DeviceInfo{}, fmt.Errorf("device %v: no OpenCL platform is installed (the ICD loader found no driver; on Debian install pocl-opencl-icd or a GPU vendor's OpenCL driver)", s)
+		return DeviceInfo{}, fmt.Errorf("device %v: no OpenCL platform: %s", s, NoPlatformReason())
 	}
 	if s.Platform >= len(platforms) {
 		names := make([]string, len(platforms))

@@ -9,3 +9,8 @@ import "errors"
 func bindLibrary(file, env, pkg string, _ []symbol) error {
 	return &LibraryError{File: file, Env: env, Package: pkg, Err: errors.New("loading OpenCL is not supported on this operating system")}
 }
+
+// probeDriver cannot open libraries here.
+func probeDriver(lib string) error {
+	return errors.New("cannot be loaded: loading OpenCL is not supported on this operating system")
+}

@@ -4,6 +4,7 @@ package opencl
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/ebitengine/purego"
 )
@@ -24,6 +25,23 @@ func bindLibrary(file, env, pkg string, syms []symbol) error {
 			return &LibraryError{File: file, Env: env, Package: pkg, Symbol: s.name, Err: err}
 		}
 		purego.RegisterFunc(s.fn, addr)
+	}
+	return nil
+}
+
+// probeDriver opens lib as the ICD loader would (RTLD_LOCAL: nothing of it
+// is bound here) and checks that it has the function through which the
+// loader asks a driver for clIcdGetPlatformIDsKHR
+// (clGetExtensionFunctionAddress, the Khronos ICD protocol); nil when it
+// does. The handle is closed again.
+func probeDriver(lib string) error {
+	h, err := purego.Dlopen(lib, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	if err != nil {
+		return fmt.Errorf("cannot be loaded: %v", err)
+	}
+	defer purego.Dlclose(h)
+	if addr, err := purego.Dlsym(h, "clGetExtensionFunctionAddress"); err != nil || addr == 0 {
+		return errors.New("loads, but is no OpenCL ICD driver (it has no clGetExtensionFunctionAddress)")
 	}
 	return nil
 }

@@ -16,5 +16,7 @@ from ._binary import LLPFCError, LLPFCRuntimeError, LLPFCValueError, find_binary
 from ._classifier import LLPClassifier
 from ._grid import report, run
 from ._methods import method_names, methods
+from ._sklearn import BagKFold, NotFittedError, bag_loss, bag_targets, proportion_loss_scorer
 
-__all__ = ["LLPClassifier", "run", "report", "methods", "method_names", "find_binary", "LLPFCError", "LLPFCValueError", "LLPFCRuntimeError"]
+__all__ = ["LLPClassifier", "run", "report", "methods", "method_names", "find_binary", "LLPFCError", "LLPFCValueError",
+           "LLPFCRuntimeError", "BagKFold", "bag_targets", "bag_loss", "proportion_loss_scorer", "NotFittedError"]

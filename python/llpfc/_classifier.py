@@ -23,6 +23,7 @@ import weakref
 import numpy as np
 
 from . import _binary
+from ._sklearn import NotFittedError, _some, bag_loss, is_bag_targets, per_bag, proportion_loss_scorer, unpack_targets
 
 __all__ = ["LLPClassifier"]
 
@@ -125,6 +126,8 @@ class LLPClassifier:
     PyTorch state dict, ``+ ".json"`` its manifest).
     """
 
+    _estimator_type = "classifier"  # scikit-learn's is_classifier
+
     def __init__(self, method="llpfc-uniform", model="mlp", epochs=10, seed=1, device="cpu",
                  binary=None, model_dir=None, verbose=True, **flags):
         self.method = method
@@ -214,36 +217,49 @@ class LLPClassifier:
             self._cleanup()
         self._cleanup = weakref.finalize(self, shutil.rmtree, folder, True)
 
-    def fit(self, X, bags, proportions, bag_ids=None, X_test=None, y_test=None, val_bags=None):
-        """Trains on bags: ``X`` (N×D features, N×H×W or N×C×H×W images),
-        ``bags`` (the bag id of each instance), ``proportions`` (K×C, a row
-        per bag: proportions or label counts; row k is bag k, or bag
-        ``bag_ids[k]``). ``X_test``/``y_test``, when given, are the labelled
-        test split the binary scores (``result_["test_accuracy"]``);
-        ``val_bags`` holds bags out (a fraction or a number; llpfc's
-        ``--val-bags``). Every check of the data is the binary's: bad input
-        raises ValueError with its words."""
-        arrays = {"X": _array(X, "X"), "bag": _array(bags, "bags"), "proportions": _array(proportions, "proportions")}
+    def fit(self, X, y=None, proportions=None, *, bags=None, bag_ids=None, X_test=None, y_test=None, val_bags=None):
+        """Trains on bags: ``X`` (N×D features — a DataFrame's column names
+        are kept as ``feature_names_in_`` — or N×H×W or N×C×H×W images) and
+        the bags with their label proportions, given in any of the forms
+        scikit-learn's tools pass:
+
+        - ``fit(X, bags, proportions)``, llp-learn's order;
+        - ``fit(X, bags=…, proportions=…)`` (``y=None``: a Pipeline's
+          ``llpclassifier__bags=…`` fit parameters);
+        - ``fit(X, llpfc.bag_targets(bags, proportions))``: one row per
+          instance, which every tool slices with ``X``.
+
+        ``bags`` is the bag id of each instance; ``proportions`` a row per bag
+        (K×C, row k is bag k, or bag ``bag_ids[k]``; proportions or label
+        counts; a DataFrame's columns name the classes) or a row per instance
+        (N×C, its bag's row). ``X_test``/``y_test``, when given, are the
+        labelled test split the binary scores (``result_["test_accuracy"]``);
+        ``val_bags`` holds bags out (a fraction or a number). Every check of
+        the data is the binary's: bad input raises ValueError in its words,
+        said in Python's terms (argument names, no temporary paths)."""
+        Xa, names = _features(X)
+        bags, P, bag_ids, classes = self._llp_data(y, bags, proportions, bag_ids, len(Xa))
+        arrays = {"X": Xa, "bag": bags, "proportions": P}
         if bag_ids is not None:
-            arrays["bag_ids"] = _array(bag_ids, "bag_ids")
+            arrays["bag_ids"] = bag_ids
         if (X_test is None) != (y_test is None):
             raise ValueError("X_test and y_test go together: give both or neither")
         if X_test is not None:
-            arrays["test_X"], arrays["test_y"] = _array(X_test, "X_test"), _array(y_test, "y_test")
+            arrays["test_X"], arrays["test_y"] = _features(X_test)[0], _array(y_test, "y_test")
         flags = dict(self._flags)
         if val_bags is not None:
             flags["val_bags"] = val_bags
         _sweep_stale()
         work = _tempdir("fit")
         stem, folder = self._model_stem()
+        data = os.path.join(work, "data.npz")
         try:
             with _TermAsInterrupt():
-                data = os.path.join(work, "data.npz")
                 np.savez(data, **arrays)
                 args = ["train", "--data", "bags:" + data, "--method", self.method, "--model", self.model,
                         "--epochs", self.epochs, "--seed", self.seed, "--device", self.device,
                         "--save-model", stem, "--json"] + _flag_args(flags)
-                out = _binary.call(self._binary(), args, echo=self.verbose)
+                out = self._call(args, {data: "the arrays given to fit"}, stem)
         except BaseException:
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
@@ -254,42 +270,203 @@ class LLPClassifier:
             self._keep(folder)
         self.result_ = _binary.last_json_line(out)
         self.model_path_ = stem
-        self.classes_ = np.arange(arrays["proportions"].shape[1])
-        self.n_features_in_ = int(np.prod(arrays["X"].shape[1:]))
+        self.classes_ = classes
+        self.n_features_in_ = int(np.prod(Xa.shape[1:]))
+        self._x_shape_ = tuple(Xa.shape[1:])
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
         return self
+
+    @staticmethod
+    def _llp_data(y, bags, proportions, bag_ids, n):
+        """The bag of each instance, the proportions as rows per bag, the
+        rows' bag ids (or None: row k is bag k) and the classes, from fit's
+        arguments in any of their forms."""
+        if is_bag_targets(y) and bags is None and proportions is None:
+            bags, P = unpack_targets(y)
+            bag_ids, P = per_bag(bags, P, "y")
+            return bags, P, bag_ids, np.arange(P.shape[1])
+        if y is not None and bags is None and proportions is not None:
+            bags = y  # fit(X, bags, proportions): llp-learn's order
+        elif y is not None:
+            raise ValueError("y: LLPClassifier learns from bags and their label proportions, not from labels: "
+                             "pass bags= and proportions=, or y=llpfc.bag_targets(bags, proportions)")
+        if bags is None or proportions is None:
+            raise ValueError("fit: want the bags and their proportions: fit(X, bags, proportions), "
+                             "fit(X, bags=…, proportions=…) or fit(X, llpfc.bag_targets(bags, proportions))")
+        classes = np.asarray(list(proportions.columns)) if hasattr(proportions, "columns") else None
+        bags, P = _array(bags, "bags"), _array(proportions, "proportions")
+        if bag_ids is not None:
+            bag_ids = _array(bag_ids, "bag_ids")
+        if P.ndim == 2 and bags.ndim == 1 and bag_ids is None and P.shape[0] == len(bags) != len(np.unique(bags)):
+            bag_ids, P = per_bag(bags, P)  # a row per instance
+        elif P.ndim == 2 and bags.ndim == 1 and len(bags) == n:  # other shapes: the binary's words
+            _absent_bags(bags, P, bag_ids)
+        if classes is None:
+            classes = np.arange(P.shape[1] if P.ndim == 2 else 0)
+        return bags, P, bag_ids, classes
+
+    def _call(self, args, data, stem=None):
+        """Runs the binary; its errors are raised in Python's terms."""
+        try:
+            return _binary.call(self._binary(), args, echo=self.verbose)
+        except _binary.LLPFCError as e:
+            e.args = (_python_terms(e.message or str(e), data, stem),)
+            raise
 
     def _check_fitted(self):
         if not hasattr(self, "model_path_"):
-            raise AttributeError("this LLPClassifier is not fitted yet: call fit(X, bags, proportions) first")
+            raise NotFittedError("This LLPClassifier instance is not fitted yet: call fit(X, bags, proportions) first")
         if not os.path.exists(self.model_path_ + ".npz"):
-            raise FileNotFoundError("the fitted model %s.npz is gone (its temporary folder was removed)" % self.model_path_)
+            raise FileNotFoundError("the fitted model is gone: its files %s.npz and .json were removed" % self.model_path_)
+
+    def _inputs(self, X):
+        """X as the array the model was fitted on: a DataFrame's columns
+        matched to feature_names_in_ by name (in any order; a name missing
+        or extra is refused), a plain array's width checked."""
+        names = getattr(self, "feature_names_in_", None)
+        if hasattr(X, "columns") and names is not None:
+            cols = [str(c) for c in X.columns]
+            missing = [n for n in names if n not in cols]
+            extra = [c for c in cols if c not in set(names)]
+            if missing or extra:
+                said = []
+                if missing:
+                    said.append("missing %s" % _some(missing))
+                if extra:
+                    said.append("not fitted on %s" % _some(extra))
+                raise ValueError("X: its columns are not those fit saw (feature_names_in_): %s" % "; ".join(said))
+            by_name = {str(c): c for c in X.columns}
+            X = X[[by_name[n] for n in names]]  # reordered as fit saw them
+        a = _features(X)[0]
+        if tuple(a.shape[1:]) != tuple(getattr(self, "_x_shape_", a.shape[1:])):
+            raise ValueError("X: instances of shape %s (%d features), but the model was fitted on %s (%d features)"
+                             % (tuple(a.shape[1:]), int(np.prod(a.shape[1:])), self._x_shape_, self.n_features_in_))
+        return a
 
     def predict_proba(self, X):
         """The N×C class probabilities of ``X`` (``llpfc predict``: the
         network in evaluation mode, inputs normalized with the constants of
         its training split, kept in the manifest)."""
         self._check_fitted()
+        a = self._inputs(X)
         work = _tempdir("predict")
         try:
             with _TermAsInterrupt():
                 data, out = os.path.join(work, "x.npz"), os.path.join(work, "p.npy")
-                np.savez(data, X=_array(X, "X"))
-                _binary.call(self._binary(), ["predict", "--model", self.model_path_, "--data", "npz:" + data,
-                                              "--split", "train", "--device", self.device, "--out", out],
-                             echo=self.verbose)
+                np.savez(data, X=a)
+                self._call(["predict", "--model", self.model_path_, "--data", "npz:" + data,
+                            "--split", "train", "--device", self.device, "--out", out], {data: "the X given to predict"})
                 return np.load(out)
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
     def predict(self, X):
-        """The most probable class of each instance of ``X``."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        """The most probable class of each instance of ``X`` (of ``classes_``)."""
+        p = self.predict_proba(X)
+        return self.classes_[np.argmax(p, axis=1)]
 
-    def score(self, X, y):
-        """The accuracy of predict(X) against the labels y (scikit-learn's
-        ClassifierMixin.score)."""
-        y = np.asarray(y)
-        return float(np.mean(self.predict(X) == y))
+    def score(self, X, y, sample_weight=None):
+        """With labels ``y``: the accuracy of predict(X) (scikit-learn's
+        ClassifierMixin.score), the labels compared as the model's classes
+        (``"1"``, ``1`` and ``1.0`` are class 1; a label that is no class is
+        an error naming it). With ``y`` made by :func:`llpfc.bag_targets`: the
+        label-free score of those bags, minus their mean KL(γ‖p̄)
+        (:func:`llpfc.proportion_loss_scorer`), for a search over bags."""
+        if is_bag_targets(y):
+            return proportion_loss_scorer(self, X, y)
+        self._check_fitted()
+        want = self._class_index(y)
+        got = np.argmax(self.predict_proba(X), axis=1)
+        return float(np.average(got == want, weights=sample_weight))
+
+    def bag_loss(self, X, bags, proportions):
+        """The mean over the bags of KL(γ‖p̄): lower is better (see score)."""
+        return bag_loss(self, X, bags, proportions)
+
+    def _class_index(self, y):
+        """The index in classes_ of each label of y: as written, or as its
+        text, or as the same number."""
+        y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y).ravel()
+        exact, text, num = {}, {}, {}
+        for i, c in enumerate(self.classes_.tolist()):
+            exact.setdefault(c, i)
+            text.setdefault(str(c), i)
+            try:
+                num.setdefault(float(c), i)
+            except (TypeError, ValueError):
+                pass
+        out, unknown = np.empty(len(y), dtype=np.int64), []
+        for k, label in enumerate(y.tolist()):
+            i = exact.get(label, text.get(str(label)))
+            if i is None:
+                try:
+                    i = num.get(float(label))
+                except (TypeError, ValueError):
+                    i = None
+            if i is None:
+                unknown.append(label)
+                i = -1
+            out[k] = i
+        if unknown:
+            raise ValueError("y: labels %s are not classes of the model (classes_ %s)"
+                             % (_some(sorted(set(map(str, unknown)))), list(self.classes_.tolist())))
+        return out
+
+
+def _features(X):
+    """X as an array, and its column names when it is a DataFrame whose
+    every column is named by a string (scikit-learn's rule), else None."""
+    names = None
+    if hasattr(X, "columns"):
+        cols = list(X.columns)
+        if cols and all(isinstance(c, str) for c in cols):
+            names = cols
+    return _array(X, "X"), names
+
+
+def _absent_bags(bags, P, bag_ids):
+    """Refuses rows of proportions for bags no instance of X belongs to,
+    saying how to pass a cross-validation fold's bags."""
+    keys = np.arange(P.shape[0]) if bag_ids is None else np.asarray(bag_ids)
+    absent = sorted(set(keys.tolist()) - set(np.asarray(bags).tolist()))
+    if absent:
+        raise ValueError("proportions: rows for %d bags that no instance of X belongs to (%s); if X is a fold of a "
+                         "cross-validation, pass the proportions per instance (proportions=P[bags], or "
+                         "y=llpfc.bag_targets(bags, P)), which scikit-learn slices with X" % (len(absent), _some(absent)))
+
+
+# _ARRAY_ARGS are fit's arguments by the array the binary reads them as.
+_ARRAY_ARGS = {"X": "X", "x": "X", "bag": "bags", "bags": "bags", "proportions": "proportions",
+               "bag_ids": "bag_ids", "test_X": "X_test", "test_y": "y_test"}
+
+
+def _python_terms(msg, data, stem=None):
+    """The binary's message in Python's terms: the temporary files it was
+    handed (data: path → what it holds, in words) named as the arguments
+    they hold (fit's X, bags, proportions…),
+    flags as the estimator's parameters, the advice to add @normalize as
+    what to do to the array, and no prefix "llpfc COMMAND: "."""
+    import re
+    msg = re.sub(r"^llpfc [a-z]+: ", "", msg.strip())
+    for path, said in data.items():
+        msg = re.sub(r"(?:--data )?(?:bags:|npz:)?" + re.escape(path) + r'(?:@normalize)?, array "?(\w+)"?',
+                     lambda m: _ARRAY_ARGS.get(m.group(1), m.group(1)), msg)
+        msg = re.sub(r'array "?(\w+)"?', lambda m: _ARRAY_ARGS.get(m.group(1), m.group(1)), msg)
+        msg = re.sub(r"(?:--data )?(?:bags:|npz:)?" + re.escape(path) + r"(?:@normalize)?", said, msg)
+    if stem:
+        msg = msg.replace("--save-model " + stem, "the model").replace(stem, "the model")
+    msg = msg.replace("add @normalize to the data set's name to rescale every row",
+                      "divide each row by its sum to rescale it (proportions / proportions.sum(axis=1, keepdims=True))")
+    msg = msg.replace("add @normalize to read the row as relative frequencies",
+                      "divide each row by its sum to read it as relative frequencies")
+    msg = re.sub(r"(?<![\w-])--([a-z][a-z0-9-]*)", lambda m: m.group(1).replace("-", "_"), msg)
+    msg = re.sub(r"\bhyper\.(\w+) ", r"\1=", msg)
+    msg = re.sub(r"data set (the arrays given to \w+) gives", r"\1 give", msg)
+    msg = re.sub(r"spec (the spec given to run)", r"\1", msg)
+    return msg
 
 
 @atexit.register

@@ -7,7 +7,7 @@ import os
 import shutil
 
 from . import _binary
-from ._classifier import _TermAsInterrupt, _flag_args, _sweep_stale, _tempdir
+from ._classifier import _python_terms, _TermAsInterrupt, _flag_args, _sweep_stale, _tempdir
 
 __all__ = ["run", "report"]
 
@@ -28,7 +28,11 @@ def run(spec, results, binary=None, verbose=True, **flags):
                 with open(path, "w", encoding="utf-8") as f:
                     json.dump(spec, f, indent=1)
                 spec = path
-            _binary.call(exe, ["run", spec, "--results", results] + _flag_args(flags), echo=verbose)
+            try:
+                _binary.call(exe, ["run", spec, "--results", results] + _flag_args(flags), echo=verbose)
+            except _binary.LLPFCError as e:
+                e.args = (_python_terms(e.message or str(e), {os.path.join(work, "spec.json"): "the spec given to run"}),)
+                raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return report(results, binary=exe, verbose=verbose)

@@ -181,12 +181,23 @@ class BadInputTest(SmallBags, unittest.TestCase):
         return p.stderr.strip().splitlines()[-1], path
 
     def check(self, X, bag, P, **arrays):
+        """The exception says the binary's words for the same arrays in
+        Python's terms (issue 51): its prefix dropped, the file and array
+        named as fit's argument, no temporary path, no flag."""
         want, path = self.cli_message(X=X, bag=bag, proportions=P, **arrays)
         with self.assertRaises(ValueError) as cm:
             kw = {"bag_ids": arrays["bag_ids"]} if "bag_ids" in arrays else {}
             LLPClassifier(epochs=1, verbose=False).fit(X, bag, P, **kw)
-        got = re.sub(r"\S*llpfc-py-\S*?/data\.npz", "DATA", str(cm.exception))
-        self.assertEqual(got, want.replace(path, "DATA"))
+        got = str(cm.exception)
+        want = want.replace("llpfc train: ", "")
+        for key, arg in (("bag_ids", "bag_ids"), ("bag", "bags"), ("proportions", "proportions"), ("X", "X")):
+            want = want.replace(path + ", array " + key, arg)
+        want = want.replace("add @normalize to the data set's name to rescale every row",
+                            "divide each row by its sum to rescale it (proportions / proportions.sum(axis=1, keepdims=True))")
+        self.assertEqual(got, want)
+        self.assertNotIn("llpfc-py-", got)
+        self.assertNotIn("--", got)
+        self.assertIn("data.npz", cm.exception.message, "exc.message keeps the binary's own words")
         return got
 
     def test_wrong_shapes(self):
@@ -213,7 +224,7 @@ class BadInputTest(SmallBags, unittest.TestCase):
             LLPClassifier(epochs=1, verbose=False).fit(self.X, self.bag, self.P, y_test=[0, 1])
 
     def test_unfitted_predict(self):
-        with self.assertRaises(AttributeError):
+        with self.assertRaises(AttributeError):  # NotFittedError is an AttributeError and a ValueError
             LLPClassifier().predict(self.X)
 
 
@@ -444,14 +455,13 @@ class GridTest(unittest.TestCase):
         self.assertEqual(before, after)
 
 
-def readme_snippet():
-    """The "From Python" section's code block and the output shown under it."""
+def readme_snippets():
+    """The "From Python" section's code blocks, each with the output shown
+    under it (the client's own snippet, and scikit-learn's tools: issue 51)."""
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         text = f.read()
     section = text.split("## From Python", 1)[1].split("\n## ", 1)[0]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    shown = re.search(r"```text\n(.*?)```", section, re.S).group(1)
-    return code, shown
+    return re.findall(r"```python\n(.*?)```\s*```text\n(.*?)```", section, re.S)
 
 
 NUMBER = re.compile(r"-?\d+\.\d+|-?\d+")
@@ -477,13 +487,17 @@ class ReadmeTest(unittest.TestCase):
     network's arithmetic may differ in the last bits between processors, and
     a few of the 500 test images may then change class)."""
 
-    def test_readme_snippet_runs_as_shown(self):
-        code, shown = readme_snippet()
-        p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True,
-                           env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertTrue(same_but_numbers(p.stdout, shown, 0.02), "printed:\n%s\nREADME shows:\n%s" % (p.stdout, shown))
+    def test_readme_snippets_run_as_shown(self):
+        snippets = readme_snippets()
+        self.assertEqual(len(snippets), 2, "the client's snippet and scikit-learn's tools")
+        for code, shown in snippets:
+            if "sklearn" in code:
+                optional("sklearn")
+            p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertTrue(same_but_numbers(p.stdout, shown, 0.02), "printed:\n%s\nREADME shows:\n%s" % (p.stdout, shown))
 
     def test_the_comparison_can_fail(self):
         self.assertTrue(same_but_numbers("acc 0.728 x", "acc 0.73 x", 0.02))

@@ -10,7 +10,13 @@
     kit.py cifar DIR NTRAIN NTEST      write a CIFAR-10-shaped binary set of random images
     kit.py epoch-points OUT BUDGET FULL  the number of training points of the epoch run that fits
                                        BUDGET seconds at the throughput bench.log measured
-    kit.py summarize OUT               write OUT/results.json and OUT/summary.md from the logs
+    kit.py summarize OUT               write OUT/results.json and OUT/summary.md from the logs; print
+                                       the verdict line (PASS, or FAIL and the failing parts)
+    kit.py pick-python [PY...]         the python3 the kit runs its PyTorch parts with: the first of
+                                       PY... (else python3* on PATH, /usr/bin/python3,
+                                       /usr/local/bin/python3) that imports torch, else this one;
+                                       prints its path and, on standard error, what each one had
+    kit.py describe-python PY          "PATH (Python X.Y.Z, torch V)" or "PATH (Python X.Y.Z, no torch)"
 """
 import fnmatch
 import glob
@@ -157,6 +163,53 @@ def discover(out, libdir, icd_dir):
     print(f"KIT_HAVE_DRIVER={1 if written else 0}")
 
 
+def python_candidates():
+    """The python3 interpreters of this machine, in the order a shell would find them: python3 and
+    python3.N in each PATH folder, then /usr/bin/python3 and /usr/local/bin/python3; each once."""
+    out, seen = [], set()
+    dirs = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d] + ["/usr/bin", "/usr/local/bin"]
+    for d in dirs:
+        names = ["python3"] + sorted((os.path.basename(p) for p in glob.glob(os.path.join(d, "python3.[0-9]*"))
+                                      if not p.endswith("-config")), reverse=True)
+        for n in names:
+            p = os.path.join(d, n)
+            if os.path.isfile(p) and os.access(p, os.X_OK):
+                key = os.path.realpath(p)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(p)
+    return out
+
+
+def describe_python(py):
+    """What py is: its version and torch's, for the summary's parts (issue 51: "python3 has no torch"
+    named no interpreter, and another on the PATH had torch)."""
+    probe = "import sys; v = sys.version.split()[0]\ntry:\n import torch; print(v, torch.__version__)\nexcept Exception:\n print(v, '')"
+    try:
+        r = subprocess.run([py, "-c", probe], capture_output=True, text=True, timeout=60)
+        fields = r.stdout.split()
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"{py} (cannot run: {e})", False
+    if r.returncode != 0 or not fields:
+        return f"{py} (cannot run: exit {r.returncode})", False
+    if len(fields) > 1:
+        return f"{py} (Python {fields[0]}, torch {fields[1]})", True
+    return f"{py} (Python {fields[0]}, no torch)", False
+
+
+def pick_python(cands):
+    """The first of cands that imports torch, else the interpreter running this; prints its path,
+    and every candidate's description on standard error."""
+    cands = list(cands) or python_candidates()
+    chosen = None
+    for py in cands:
+        desc, torch = describe_python(py)
+        print(f"python: {desc}", file=sys.stderr)
+        if torch and chosen is None:
+            chosen = py
+    print(chosen or sys.executable)
+
+
 def cifar(d, ntrain, ntest):
     """CIFAR-10 binary batches (a label byte 0..9, 3072 pixel bytes per record) of random images:
     the shape and size of CIFAR-10 for timing, not its content."""
@@ -261,11 +314,28 @@ def summarize(out):
     res["table"] = rows
     res["projection"] = projection(res["epoch"])
     res["cpu_table"] = cpu_rows(cpu)
+    problems = consistent(res)
+    res["verdict"] = verdict(res, problems)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(markdown(res))
-    return consistent(res)
+    print(res["verdict"])
+    return 0 if res["verdict"].startswith("PASS") else 1
+
+
+def verdict(res, problems):
+    """The run's verdict line (issue 51: a failed device run ended as any other): PASS when every
+    part that ran passed, an OpenCL driver was found and the logs agree; else FAIL and why, part by
+    part. Parts skipped are named after a PASS."""
+    bad = [f"{p['part']} ({p['status']})" for p in res["parts"] if p["status"] not in ("ok", "skipped")]
+    if not (res.get("discovery") or {}).get("icd_folder", {}).get("drivers"):
+        bad.append("no OpenCL driver found (discovery)")
+    bad += problems
+    if bad:
+        return "FAIL: " + "; ".join(bad)
+    skipped = [f"{p['part']} ({p['note']})" for p in res["parts"] if p["status"] == "skipped"]
+    return "PASS" + ("; skipped: " + "; ".join(skipped) if skipped else "")
 
 
 def consistent(res):
@@ -282,16 +352,26 @@ def consistent(res):
         problems.append("the check passed but its verdict line says otherwise: " + res["check"]["verdict"])
     for p in problems:
         print("kit.py summarize: " + p, file=sys.stderr)
-    return 1 if problems else 0
+    return problems
+
+# PROJECTED is the run a projection of a Table 1 cell may come from: its network and bags (the
+# Table 1 cell, README "On a GPU"); any other run (--quick's cnn-bn on 80 points) projects nothing.
+PROJECTED = {"model": "wrn-16-4", "method": "llpfc-uniform", "bag_size": 64}
+
 
 def projection(epochs):
     if not epochs:
         return {}
     r = epochs[-1]
     ips, wall, points = r.get("train_images_per_second"), r.get("wall_seconds"), r.get("train_points")
-    model = (r.get("config") or {}).get("model")
+    cfg = r.get("config") or {}
+    model = cfg.get("model")
     if not ips:
         return {"note": "the epoch run reported no throughput", "model": model}
+    differ = [f"{k} {cfg.get(k)!r}, not {v!r}" for k, v in PROJECTED.items() if cfg.get(k) != v]
+    if differ:
+        return {"model": model, "train_images_per_second": ips, "points": points, "wall_seconds": wall,
+                "note": "no projection of a Table 1 cell: this epoch is not the cell's run (" + "; ".join(differ) + ")"}
     epoch_s = CELL_POINTS / ips
     return {"model": model, "train_images_per_second": ips, "points": points, "wall_seconds": wall, "epoch_seconds_cell": epoch_s,
             "table1_cell_hours": TABLE1_EPOCHS * epoch_s / 3600, "table1_hours": TABLE1_INSTANCE_EPOCHS / ips / 3600}
@@ -311,7 +391,7 @@ def cpu_rows(cpu):
 
 def markdown(res):
     d, L = res["discovery"], []
-    L.append("# llpfc GPU kit: summary\n")
+    L.append(f"# llpfc GPU kit: {res.get('verdict', 'no verdict')}\n")
     L.append(f"- GPU (nvidia-smi): {d.get('gpu') or 'no nvidia-smi'}")
     L.append(f"- NVIDIA OpenCL driver: {', '.join(d.get('libnvidia_opencl') or []) or 'libnvidia-opencl.so* not found'}; "
              f"ICD files: {', '.join(f'{k} → {v}' for k, v in (d.get('icd_files') or {}).items()) or 'none in /etc/OpenCL/vendors'}")
@@ -337,11 +417,17 @@ def markdown(res):
         L.append(f"| {r['model']} | {r['batch']} | {fmt(r['ours_ips'])} | {fmt(r['ours_launches'])} | {fmt(r['ours_waits'], 2)} | {mib(r['ours_device_peak_bytes'])} | "
                  f"{fmt(r['torch_ips_tf32_off'])} | {fmt(r['torch_ips_default'])} | {mib(r['torch_max_memory_allocated'])} | {fmt(r.get('ratio_tf32_off'), 3)} |")
     p = res["projection"]
-    L.append(f"\n## One epoch of {p.get('model') or 'WRN-16-4'} (llpfc-uniform, the Table 1 cell's settings) on a CIFAR-shaped set, and the projection\n")
+    if p.get("table1_cell_hours") or not p:
+        L.append(f"\n## One epoch of {p.get('model') or 'WRN-16-4'} (llpfc-uniform, the Table 1 cell's settings) on a CIFAR-shaped set, and the projection\n")
+    else:
+        L.append(f"\n## One epoch of {p.get('model')} on a CIFAR-shaped set (not the Table 1 cell's run: no projection)\n")
     if p.get("train_images_per_second"):
         L.append(f"- {p.get('points')} training points, {fmt(p.get('wall_seconds'))} s of wall time, {fmt(p['train_images_per_second'])} training images/s")
+    if p.get("table1_cell_hours"):
         L.append(f"- one epoch of the cell's {CELL_POINTS:,} training images: {fmt(p['epoch_seconds_cell'])} s of training; one Table 1 cell (CIFAR10, {TABLE1_EPOCHS} epochs): "
                  f"**{fmt(p['table1_cell_hours'], 2)} h**; all of Table 1 ({TABLE1_INSTANCE_EPOCHS:.3g} instance-epochs at this throughput): {fmt(p['table1_hours'], 0)} h")
+    elif p.get("train_images_per_second"):
+        L.append(f"- {p['note']}")
     else:
         L.append(f"- no result: {p.get('note', 'the part did not run or failed (see train.log)')}")
     L.append("\n## The pure-Go build on this machine's CPUs beside PyTorch CPU\n")
@@ -370,6 +456,10 @@ def main():
         return epoch_points(args[0], float(args[1]), int(args[2]))
     if cmd == "summarize":
         sys.exit(summarize(args[0]))
+    if cmd == "pick-python":
+        return pick_python(args)
+    if cmd == "describe-python":
+        return print(describe_python(args[0])[0])
     sys.exit("kit.py: unknown command " + cmd)
 
 

@@ -21,8 +21,10 @@
 # one hang does not eat the rest. OUTDIR gets summary.md, results.json and at most 6 logs
 # (discovery, check, train, bench, torch, cpu). --quick: small sizes for CI on PoCL (the PyTorch
 # parts run only where python3 imports torch, else they say they were skipped; the epoch trains
-# cnn-bn on 80 points). Exit status 0 when
-# every part that ran passed, 1 otherwise.
+# cnn-bn on 80 points, and projects nothing: only the Table 1 cell's run is projected). The PyTorch
+# parts run with the first python3 that imports torch (kit.py pick-python; $PYTHON forces one), and
+# each part's note names the interpreter it used. summary.md's first line and the console's last line
+# say PASS, or FAIL and the failing parts. Exit status 0 on PASS, 1 otherwise.
 set -u
 usage() { echo "usage: run.sh OUTDIR [--quick]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
@@ -31,7 +33,7 @@ QUICK=0
 [ "${2:-}" = "--quick" ] && QUICK=1
 [ $# -le 2 ] || usage
 KIT=$(cd "$(dirname "$0")" && pwd)
-PY=${PYTHON:-python3}
+PY=${PYTHON:-python3} # runs kit.py (the standard library only)
 mkdir -p "$OUT" || exit 2
 OUT=$(cd "$OUT" && pwd)
 BUDGET=${KIT_BUDGET:-450}
@@ -59,7 +61,7 @@ part() {
 	124) status=timeout FAILED=1 ;;
 	*) status="failed ($rc)" FAILED=1 ;;
 	esac
-	printf '%s\t%s\t%s\t%s\n' "$name" "$status" "$(($(date +%s) - t0))" "$log, limit ${limit} s" >>"$OUT/parts.tsv"
+	printf '%s\t%s\t%s\t%s\n' "$name" "$status" "$(($(date +%s) - t0))" "$log, limit ${limit} s${PART_NOTE:+; $PART_NOTE}" >>"$OUT/parts.tsv"
 	return $rc
 }
 skip() { printf '%s\tskipped\t0\t%s\n' "$1" "$2" >>"$OUT/parts.tsv"; }
@@ -67,16 +69,19 @@ skip() { printf '%s\tskipped\t0\t%s\n' "$1" "$2" >>"$OUT/parts.tsv"; }
 # 1. Unpack and discover.
 X=$(mktemp -d)
 trap 'rm -rf "$X"' EXIT
-"$PY" "$KIT/kit.py" unpack "$KIT" "$X" >>"$OUT/discovery.log" 2>&1 || { echo "run.sh: cannot unpack $KIT/llpfc.tar.xz (see $OUT/discovery.log)" >&2; exit 1; }
+"$PY" "$KIT/kit.py" unpack "$KIT" "$X" >>"$OUT/discovery.log" 2>&1 || { echo "run.sh: FAIL: cannot unpack $KIT/llpfc.tar.xz (see $OUT/discovery.log)" >&2; exit 1; }
 LLPFC=$X/bin/llpfc
 cat "$X/MANIFEST.txt" >>"$OUT/discovery.log"
-ENVS=$("$PY" "$KIT/kit.py" discover "$OUT" "$X/lib" "$X/icd" 2>>"$OUT/discovery.log") || { echo "run.sh: discovery failed (see $OUT/discovery.log)" >&2; exit 1; }
+ENVS=$("$PY" "$KIT/kit.py" discover "$OUT" "$X/lib" "$X/icd" 2>>"$OUT/discovery.log") || { echo "run.sh: FAIL: discovery failed (see $OUT/discovery.log)" >&2; exit 1; }
+# The interpreter of the PyTorch parts: $PYTHON when given, else the first python3 that imports torch.
+if [ -n "${PYTHON:-}" ]; then TORCHPY=$PYTHON; else TORCHPY=$("$PY" "$KIT/kit.py" pick-python 2>>"$OUT/discovery.log"); fi
+TORCHDESC=$("$PY" "$KIT/kit.py" describe-python "$TORCHPY")
 eval "$ENVS"
 echo "$ENVS" >>"$OUT/discovery.log"
 REPO=$(cd "$KIT/../.." 2>/dev/null && pwd)
 [ -d "$REPO/fixtures/fashion-mnist" ] || REPO=$(pwd)
 export LLPFC_FIXTURE_DIR=$REPO/fixtures/fashion-mnist
-printf 'discovery\tok\t%s\tdiscovery.log (and results.json); OpenCL drivers found: %s\n' "$(($(date +%s) - START))" "$KIT_HAVE_DRIVER" >>"$OUT/parts.tsv"
+printf 'discovery\tok\t%s\tdiscovery.log (and results.json); OpenCL drivers found: %s; kit.py with %s\n' "$(($(date +%s) - START))" "$KIT_HAVE_DRIVER" "$("$PY" "$KIT/kit.py" describe-python "$(command -v "$PY")")" >>"$OUT/parts.tsv"
 
 if [ $QUICK = 1 ]; then
 	PARITY=mlp/llpfc-uniform
@@ -123,11 +128,11 @@ for c in $BENCH; do
 		skip "bench $model $batch (opencl)" "no OpenCL driver"
 	fi
 done
-if "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 3)' >>"$OUT/torch.log" 2>&1; then
-	part "pytorch cuda" 75 torch.log "$PY" "$KIT/torch_step.py" --device cuda --tf32 off,default --configs "$configs" \
+if "$TORCHPY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 3)' >>"$OUT/torch.log" 2>&1; then
+	PART_NOTE="with $TORCHDESC" part "pytorch cuda" 75 torch.log "$TORCHPY" "$KIT/torch_step.py" --device cuda --tf32 off,default --configs "$configs" \
 		--steps 10 --warmup 3 --threads "$THREADS"
 else
-	skip "pytorch cuda" "python3 has no torch with CUDA (torch.log)"
+	skip "pytorch cuda" "$TORCHDESC has no torch with CUDA (torch.log; the interpreters tried: discovery.log)"
 fi
 
 # 5. One epoch of WRN-16-4 on a CIFAR-shaped set, sized to what fits.
@@ -152,14 +157,15 @@ for c in $CPU_BENCH; do
 	part "cpu bench $model $batch ($THREADS threads)" 40 cpu.log "$LLPFC" bench --device cpu --threads "$THREADS" --model "$model" \
 		--batch-size "$batch" --channels "$ch" --height "$h" --width "$w" --steps "$steps" --warmup "$warmup" --json
 done
-if "$PY" -c 'import torch' >>"$OUT/cpu.log" 2>&1; then
-	part "pytorch cpu ($THREADS threads)" 60 cpu.log "$PY" "$KIT/torch_step.py" --device cpu --configs "$cpu_configs" \
+if "$TORCHPY" -c 'import torch' >>"$OUT/cpu.log" 2>&1; then
+	PART_NOTE="with $TORCHDESC" part "pytorch cpu ($THREADS threads)" 60 cpu.log "$TORCHPY" "$KIT/torch_step.py" --device cpu --configs "$cpu_configs" \
 		--steps 3 --warmup 1 --threads "$THREADS"
 else
-	skip "pytorch cpu" "python3 has no torch"
+	skip "pytorch cpu" "$TORCHDESC has no torch (the interpreters tried: discovery.log)"
 fi
 
-"$PY" "$KIT/kit.py" summarize "$OUT" || FAILED=1
+VERDICT=$("$PY" "$KIT/kit.py" summarize "$OUT") || FAILED=1
+[ -n "$VERDICT" ] || VERDICT="FAIL: kit.py summarize gave no verdict"
 rm -f "$OUT/parts.tsv" "$OUT/discovery.json" # both are in results.json
-echo "run.sh: $(($(date +%s) - START)) s; $OUT/summary.md, $OUT/results.json and the logs"
+echo "run.sh: $VERDICT — $(($(date +%s) - START)) s; $OUT/summary.md, $OUT/results.json and the logs"
 exit $FAILED

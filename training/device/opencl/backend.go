@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/llpfc/llpfc/internal/opencl"
@@ -46,26 +47,36 @@ type Backend struct {
 	closed bool
 }
 
+// deviceError is err naming the device dev once: an error that already
+// starts with "device " (opencl's Resolve names it) is left as it is
+// (issue 51: "device opencl:1:0: device opencl:1:0: …").
+func deviceError(dev string, err error) error {
+	if strings.HasPrefix(err.Error(), "device ") {
+		return err
+	}
+	return fmt.Errorf("device %s: %w", dev, err)
+}
+
 // Open opens the device a device string names ("opencl" for platform 0
 // device 0, or "opencl:P:D") and builds the kernel library on it. A
 // missing OpenCL loader, device or CLBlast is an error naming what is
 // missing.
 func Open(dev string) (*Backend, error) {
 	if err := opencl.Unavailable(dev); err != nil {
-		return nil, fmt.Errorf("device %s: %w", dev, err)
+		return nil, deviceError(dev, err)
 	}
 	ctx, err := opencl.Open(dev)
 	if err != nil {
-		return nil, fmt.Errorf("device %s: %w", dev, err)
+		return nil, deviceError(dev, err)
 	}
 	if err := applyMemoryEnv(ctx); err != nil {
 		ctx.Close()
-		return nil, fmt.Errorf("device %s: %w", dev, err)
+		return nil, deviceError(dev, err)
 	}
 	lib, err := ctx.Library()
 	if err != nil {
 		ctx.Close()
-		return nil, fmt.Errorf("device %s: %w", dev, err)
+		return nil, deviceError(dev, err)
 	}
 	d := ctx.Device()
 	sel := opencl.Selector{Platform: d.Platform, Device: d.Index}

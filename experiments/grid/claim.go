@@ -1,0 +1,186 @@
+package grid
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Claims (issue 51, item 7): a cell is claimed before it trains, so that two
+// runs on one store (two terminals, two job-array tasks sharing
+// --results) share the grid's cells instead of both training every one. A
+// claim is a file STORE/claims/KEY holding the claiming run's host, process
+// and token, made atomically (a hard link of a whole temporary file: it
+// exists with its contents or not at all) and kept fresh by the run while
+// the cell trains (ClaimBeat). A claim is stale — left by a killed run —
+// when its process is gone (same host) or it has not been refreshed for
+// ClaimStaleAfter (any host); a stale claim is taken over. A cell whose
+// claim another live run holds is waited for: it ends finished (skipped
+// here) or released unfinished (trained here).
+
+// ClaimBeat is how often a run refreshes the claim of the cell it trains,
+// and ClaimStaleAfter how long a claim may go unrefreshed before another
+// run takes it over. Tests shorten them.
+var (
+	ClaimBeat       = 30 * time.Second
+	ClaimStaleAfter = 5 * time.Minute
+	// claimPoll is how often a run looks again at the cells another run
+	// holds.
+	claimPoll = time.Second
+)
+
+// claimRecord is a claim file's contents.
+type claimRecord struct {
+	Host  string    `json:"host"`
+	PID   int       `json:"pid"`
+	Token string    `json:"token"`
+	Start time.Time `json:"start"`
+}
+
+func (c claimRecord) String() string {
+	return fmt.Sprintf("process %d on %s since %s", c.PID, c.Host, c.Start.Format(time.RFC3339))
+}
+
+// newClaimToken returns a token naming one run's claims.
+func newClaimToken() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (s *Store) claimPath(key string) string { return filepath.Join(s.Dir, "claims", key) }
+
+// Claim claims the cell key for the run of token. It returns true when the
+// run holds the claim (made now, taken over from a stale one, or its own
+// already), else false and the live claim that holds it.
+func (s *Store) Claim(key, token string) (bool, string, error) {
+	if err := os.MkdirAll(filepath.Join(s.Dir, "claims"), 0o755); err != nil {
+		return false, "", fmt.Errorf("results directory %s: %w", s.Dir, err)
+	}
+	host, _ := os.Hostname()
+	rec := claimRecord{Host: host, PID: os.Getpid(), Token: token, Start: time.Now()}
+	p := s.claimPath(key)
+	for attempt := 0; attempt < 3; attempt++ {
+		err := linkNew(p, rec)
+		if err == nil {
+			return true, "", nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return false, "", fmt.Errorf("claiming cell %s: %w", key, err)
+		}
+		held, mod, err := readClaim(p)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			continue // released meanwhile: try again
+		case err == nil && held.Token == token:
+			return true, "", nil
+		case err == nil && !claimStale(held, mod, host, time.Now()):
+			return false, held.String(), nil
+		case err != nil && time.Since(mod) < ClaimStaleAfter:
+			return false, "a run whose claim cannot be read", nil
+		}
+		s.takeOver(p, held)
+	}
+	return false, "another run (its claim changed hands while this one looked)", nil
+}
+
+// takeOver removes the stale claim at p, only if it is still the one found
+// stale (held): it is moved aside first, and put back when another run
+// claimed the cell meanwhile.
+func (s *Store) takeOver(p string, held claimRecord) {
+	aside := p + ".stale-" + newClaimToken()
+	if os.Rename(p, aside) != nil {
+		return
+	}
+	if now, _, err := readClaim(aside); err == nil && now.Token != held.Token {
+		os.Link(aside, p) // a fresh claim, not the stale one: restore it (fails harmlessly if p exists)
+	}
+	os.Remove(aside)
+}
+
+// linkNew creates p holding rec atomically, failing with os.ErrExist when p
+// exists: the record is written to a temporary file, linked to p, and the
+// temporary name removed.
+func linkNew(p string, rec claimRecord) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".claim-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Link(tmp.Name(), p)
+}
+
+// readClaim reads the claim at p and its modification time.
+func readClaim(p string) (claimRecord, time.Time, error) {
+	var rec claimRecord
+	st, err := os.Stat(p)
+	if err != nil {
+		return rec, time.Time{}, err
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return rec, st.ModTime(), err
+	}
+	return rec, st.ModTime(), json.Unmarshal(b, &rec)
+}
+
+// claimStale reports whether the claim held, last refreshed at mod, is
+// stale at now: its process gone (on this host), or unrefreshed for
+// ClaimStaleAfter.
+func claimStale(held claimRecord, mod time.Time, host string, now time.Time) bool {
+	if held.Host == host && held.PID > 0 && !processAlive(held.PID) {
+		return true
+	}
+	return now.Sub(mod) > ClaimStaleAfter
+}
+
+// KeepClaim refreshes the claim of key held by token (its modification
+// time: see ClaimStaleAfter).
+func (s *Store) KeepClaim(key, token string) {
+	if held, _, err := readClaim(s.claimPath(key)); err == nil && held.Token == token {
+		now := time.Now()
+		os.Chtimes(s.claimPath(key), now, now)
+	}
+}
+
+// Release removes the claim of key when token holds it.
+func (s *Store) Release(key, token string) {
+	if held, _, err := readClaim(s.claimPath(key)); err == nil && held.Token == token {
+		os.Remove(s.claimPath(key))
+	}
+}
+
+// keepFresh refreshes the claim of key every ClaimBeat until the returned
+// function is called.
+func (s *Store) keepFresh(key, token string) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(ClaimBeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				s.KeepClaim(key, token)
+			}
+		}
+	}()
+	return func() { close(done) }
+}

@@ -1,0 +1,112 @@
+"""Tests of the GPU kit's helpers (issue 51, item 8), run by internal/repocheck's TestGPUKit with
+python3's standard library: the verdict line of summary.md and of the console (PASS, or FAIL and
+the failing parts), no projection of a Table 1 cell from a run that is not the cell's, and the
+interpreter the PyTorch parts run with (the first python3 that imports torch, named)."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KIT = os.path.join(HERE, "kit.py")
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def epoch_line(model, bag_size, method="llpfc-uniform", ips=2000.0):
+    return json.dumps({"config": {"dataset": "cifar10", "model": model, "method": method, "bag_size": bag_size},
+                       "train_images_per_second": ips, "wall_seconds": 3.0, "train_points": 640})
+
+
+class SummarizeTest(unittest.TestCase):
+    def setUp(self):
+        self.out = tempfile.mkdtemp()
+        for log in ["discovery.log", "check.log", "train.log", "bench.log", "torch.log", "cpu.log"]:
+            open(os.path.join(self.out, log), "w").close()
+        self.discovery(["libpocl.so.2"])
+
+    def discovery(self, drivers):
+        with open(os.path.join(self.out, "discovery.json"), "w") as f:
+            json.dump({"icd_folder": {"drivers": drivers}}, f)
+
+    def tearDown(self):
+        shutil.rmtree(self.out)
+
+    def summarize(self, parts, train=()):
+        with open(os.path.join(self.out, "parts.tsv"), "w") as f:
+            for p in parts:
+                f.write("\t".join(p) + "\n")
+        with open(os.path.join(self.out, "train.log"), "w") as f:
+            f.write("".join(l + "\n" for l in train))
+        p = subprocess.run([sys.executable, KIT, "summarize", self.out], capture_output=True, text=True)
+        first = read(os.path.join(self.out, "summary.md")).splitlines()[0].strip()
+        return p.returncode, p.stdout.strip(), first, json.loads(read(os.path.join(self.out, "results.json")))
+
+    def test_fail_names_the_failing_parts(self):
+        rc, line, first, _ = self.summarize([("discovery", "ok", "1", "d"), ("check", "failed (1)", "9", "check.log"),
+                                             ("devices", "ok", "1", "check.log"), ("bench mlp 32 (opencl)", "timeout", "40", "bench.log")])
+        self.assertEqual(rc, 1)
+        self.assertEqual(line, "FAIL: check (failed (1)); bench mlp 32 (opencl) (timeout)")
+        self.assertEqual(first, "# llpfc GPU kit: " + line)
+
+    def test_pass_names_what_was_skipped(self):
+        rc, line, first, _ = self.summarize([("discovery", "ok", "1", "d"), ("pytorch cuda", "skipped", "0", "/usr/bin/python3 (Python 3.11.2, no torch) has no torch")])
+        self.assertEqual(rc, 0)
+        self.assertEqual(line, "PASS; skipped: pytorch cuda (/usr/bin/python3 (Python 3.11.2, no torch) has no torch)")
+        self.assertEqual(first, "# llpfc GPU kit: " + line)
+
+    def test_no_driver_is_a_failure(self):
+        self.discovery([])
+        rc, line, _, _ = self.summarize([("discovery", "ok", "1", "d")])
+        self.assertEqual(rc, 1)
+        self.assertIn("no OpenCL driver found", line)
+
+    def test_projection_only_from_the_cells_run(self):
+        parts = [("discovery", "ok", "1", "d"), ("epoch x", "ok", "3", "train.log")]
+        _, _, _, res = self.summarize(parts, [epoch_line("cnn-bn", 8)])  # --quick's epoch
+        self.assertNotIn("table1_cell_hours", res["projection"])
+        self.assertIn("not the cell's run", res["projection"]["note"])
+        md = read(os.path.join(self.out, "summary.md"))
+        self.assertNotIn("Table 1 cell (CIFAR10, 200 epochs)", md)
+        self.assertIn("no projection of a Table 1 cell", md)
+        _, _, _, res = self.summarize(parts, [epoch_line("wrn-16-4", 64)])
+        self.assertAlmostEqual(res["projection"]["table1_cell_hours"], 200 * 40960 / 2000.0 / 3600)
+
+
+class PickPythonTest(unittest.TestCase):
+    """Fake interpreters on a PATH: the kit prefers the one that imports torch, whatever its order,
+    and names each."""
+
+    def fake(self, d, name, torch):
+        p = os.path.join(d, name)
+        with open(p, "w") as f:
+            f.write("#!/bin/sh\necho '3.11.%d %s'\n" % (len(name), "1.13.1" if torch else ""))
+        os.chmod(p, 0o755)
+        return p
+
+    def test_prefers_one_with_torch(self):
+        d = tempfile.mkdtemp()
+        try:
+            self.fake(d, "python3", False)
+            want = self.fake(d, "python3.11", True)
+            p = subprocess.run([sys.executable, KIT, "pick-python", os.path.join(d, "python3"), want],
+                               capture_output=True, text=True)
+            self.assertEqual(p.stdout.strip(), want)
+            self.assertIn(os.path.join(d, "python3") + " (Python 3.11.7, no torch)", p.stderr)
+            self.assertIn(want + " (Python 3.11.10, torch 1.13.1)", p.stderr)
+            env = dict(os.environ, PATH=d)
+            p = subprocess.run([sys.executable, KIT, "pick-python"], capture_output=True, text=True, env=env)
+            self.assertEqual(p.stdout.strip(), want, "found on PATH: " + p.stderr)
+        finally:
+            shutil.rmtree(d)
+
+
+if __name__ == "__main__":
+    unittest.main()
