@@ -200,3 +200,13 @@ func batchHelp() string {
 func methodHelp(what string) string {
 	return what + ": " + strings.Join(training.MethodNames(), ", ") + " (llpfc methods describes each)"
 }
+
+// methodsList lists the registered methods for a command's -h, one line
+// each: "  name — help".
+func methodsList() string {
+	var b strings.Builder
+	for _, d := range methods.All() {
+		fmt.Fprintf(&b, "  %s — %s\n", d.Name, d.Help)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

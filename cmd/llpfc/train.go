@@ -23,16 +23,13 @@ func init() {
 	register(command{name: "train", summary: "train one LLP method on a data set and report test accuracy", run: runTrain})
 }
 
-const trainSynopsis = `Draws bags from the training split of a data set (or reads a bags file, or takes the bags of a
+// trainSynopsis is train's -h text; its list of methods is the registry's
+// (methodsList), so a new method shows in it with no edit here.
+var trainSynopsis = `Draws bags from the training split of a data set (or reads a bags file, or takes the bags of a
 bag-only data set: --data bags:PATH), trains one method and reports the accuracy on the labelled
-test split. Methods: llpfc-uniform, llpfc-approx,
-llpfc-ideal (Algorithms 1–3 of the paper, FC loss with groups re-drawn every --regroup-every
-epochs), kl (the KL proportion loss, App. A "KL Loss", memory-bounded: bags are evaluated in
-chunks of --chunk-size instances), llpvat and llpgan (when built in), and the newer easyllp
-(EasyLLP's debiased soft labels), mixbag (MixBag's mixed bags and confidence-interval loss) and
-llppvc (LLP-PVC's Poisson-binomial count likelihood), chunked as kl. --batch-size counts
-instances for LLPFC and bags for the others (the paper uses 2, 2 and 1 for kl, llpvat and
-llpgan; the newer methods default to their authors' 8, 32 and 4).
+test split. The methods (llpfc methods describes each, with its default minibatch):
+` + methodsList() + `
+Bag-level methods are memory-bounded: bags are evaluated in chunks of --chunk-size instances.
 Training is float32, on the CPU unless --device names an OpenCL device. Progress goes to standard
 error; with --json the last line of standard output is one JSON object with test_accuracy,
 epochs, wall_seconds, train_images_per_second, peak_rss_bytes and settings (every setting that

@@ -159,24 +159,30 @@ func pairedDiff(a, b map[int64]float64, what string) Diff {
 	if len(d) == 0 {
 		return out
 	}
-	out.Mean = stat.Mean(d, nil)
-	out.Lo, out.Hi = out.Mean, out.Mean
-	if len(d) < 2 {
-		return out
+	out.Mean, out.Lo, out.Hi = bootstrapMean(d, what)
+	return out
+}
+
+// bootstrapMean is the mean of xs and its percentile bootstrap 95%
+// interval: BootstrapResamples resamples with replacement, drawn from a
+// stream named after what (a report is the same every time); with fewer
+// than two values the interval is the mean.
+func bootstrapMean(xs []float64, what string) (mean, lo, hi float64) {
+	mean = stat.Mean(xs, nil)
+	if len(xs) < 2 {
+		return mean, mean, mean
 	}
 	r := rng.New(1, "bootstrap/"+what)
 	means := make([]float64, BootstrapResamples)
 	for k := range means {
 		var sum float64
-		for range d {
-			sum += d[r.IntN(len(d))]
+		for range xs {
+			sum += xs[r.IntN(len(xs))]
 		}
-		means[k] = sum / float64(len(d))
+		means[k] = sum / float64(len(xs))
 	}
 	sort.Float64s(means)
-	out.Lo = stat.Quantile(0.025, stat.Empirical, means, nil)
-	out.Hi = stat.Quantile(0.975, stat.Empirical, means, nil)
-	return out
+	return mean, stat.Quantile(0.025, stat.Empirical, means, nil), stat.Quantile(0.975, stat.Empirical, means, nil)
 }
 
 // writePaired writes t's paired comparison: per bag size, each method's

@@ -4,11 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"image/color"
 	"io"
 	"strings"
 
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/internal/atomicfile"
+	"github.com/llpfc/llpfc/training/methods"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -24,26 +26,61 @@ type errPoints struct {
 }
 
 // Plot draws test accuracy against bag size (log₂ axis) with one line per
-// method and ±std error bars; the paper's numbers, where they exist, are
-// drawn as dashed lines of the same colour. The plot is saved as PNG at path.
+// method, each in its own colour and marker (methodStyle: the Okabe–Ito
+// palette, safe for colour-blind readers, and a shape, fixed per method
+// across every plot), error bars the bootstrap 95% interval of the mean
+// over the seeds (Stat.Lo, Stat.Hi; issue 50), and the legend beside the
+// axes, off the data; the paper's numbers, where they exist, are dashed
+// lines of the same colour. The plot is saved as PNG at path.
 func (t *Table) Plot(path string) error {
-	p, err := t.newPlot()
+	p, leg, err := t.newPlot()
 	if err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	// gonum/plot puts the title at the canvas's top edge (Title.Padding is
 	// the gap below it), where its ascenders touched or were cut by the
-	// image's border: the plot is drawn in the canvas less a top margin.
-	c := vgimg.New(7*vg.Inch, 4.5*vg.Inch)
-	p.Draw(draw.Crop(draw.New(c), 0, 0, 0, -vg.Points(8)))
+	// image's border: the plot is drawn in the canvas less a top margin,
+	// the legend in a column of its own at the right.
+	const legendWidth = 2.1 * vg.Inch
+	c := vgimg.New(7*vg.Inch+legendWidth, 4.5*vg.Inch)
+	dc := draw.New(c)
+	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, -vg.Points(8)))
+	leg.Top, leg.Left = true, true
+	leg.Draw(draw.Crop(dc, 7*vg.Inch+vg.Points(6), 0, 0, -vg.Points(30)))
 	return atomicfile.Write(path, func(w io.Writer) error {
 		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
 		return err
 	})
 }
 
-// newPlot builds the plot that Plot draws.
-func (t *Table) newPlot() (*plot.Plot, error) {
+// okabeIto is Okabe and Ito's palette of eight colours told apart by
+// readers with any common colour-vision deficiency.
+// Yellow, the faintest on white, comes last.
+var okabeIto = []color.NRGBA{{0, 0, 0, 255}, {230, 159, 0, 255}, {86, 180, 233, 255}, {0, 158, 115, 255},
+	{213, 94, 0, 255}, {0, 114, 178, 255}, {204, 121, 167, 255}, {240, 228, 66, 255}}
+
+// methodStyle is method m's colour, marker and dashes in every plot: its
+// place i in the registry's order (methods.All), the colour cycling
+// through okabeIto and the shape through gonum's seven, and the line dashed
+// from the ninth method on, where the colours repeat: no two of the first
+// 56 methods share a colour and a shape, nor two of the first 8 a colour.
+func methodStyle(m string) (color.Color, draw.GlyphDrawer, []vg.Length) {
+	i := 0
+	for j, d := range methods.All() {
+		if d.Name == m {
+			i = j
+		}
+	}
+	var dashes []vg.Length
+	if i >= len(okabeIto) {
+		dashes = []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)}
+	}
+	return okabeIto[i%len(okabeIto)], plotutil.Shape(i % 7), dashes
+}
+
+// newPlot builds the plot that Plot draws and its legend.
+func (t *Table) newPlot() (*plot.Plot, plot.Legend, error) {
+	leg := plot.NewLegend()
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s: %s on %s, protocol %s", t.Spec, t.Model, t.Dataset, t.Protocol)
 	p.Title.Padding = vg.Points(10) // the gap between the title and the axes
@@ -60,43 +97,42 @@ func (t *Table) newPlot() (*plot.Plot, error) {
 	}
 	lo, hi := 1.0, 0.0
 	for s, st := range t.Ours {
-		lo, hi = min(lo, st.Mean-st.Std), max(hi, st.Mean+st.Std)
+		lo, hi = min(lo, st.Lo), max(hi, st.Hi)
 		if e, ok := t.Paper[s]; ok && !e.OutOfRAM {
 			lo, hi = min(lo, e.Mean), max(hi, e.Mean)
 		}
 	}
 	// The accuracies' range with a margin, within [0,1].
 	p.Y.Min, p.Y.Max = max(0, lo-0.05), min(1, hi+0.05)
-	p.Legend.Top = false
-	p.Legend.Left = true
 	p.Add(plotter.NewGrid())
-	for i, m := range t.Methods {
+	for _, m := range t.Methods {
 		var pts errPoints
 		for _, b := range t.BagSizes {
 			if s, ok := t.Ours[Slot{m, b}]; ok {
 				pts.XYs = append(pts.XYs, plotter.XY{X: bagSizeX(b), Y: s.Mean})
-				pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{s.Std, s.Std})
+				pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{s.Mean - s.Lo, s.Hi - s.Mean})
 			}
 		}
 		if len(pts.XYs) == 0 {
 			continue
 		}
-		col := plotutil.Color(i)
+		col, shape, dashes := methodStyle(m)
 		line, scatter, err := plotter.NewLinePoints(pts.XYs)
 		if err != nil {
-			return nil, err
+			return nil, leg, err
 		}
 		line.Color, scatter.Color = col, col
 		line.Width = vg.Points(1.5)
-		scatter.Shape = plotutil.Shape(i)
+		line.Dashes = dashes
+		scatter.Shape = shape
 		bars, err := plotter.NewYErrorBars(pts)
 		if err != nil {
-			return nil, err
+			return nil, leg, err
 		}
 		bars.Color = col
 		bars.CapWidth = vg.Points(6)
 		p.Add(line, scatter, bars)
-		p.Legend.Add(experiments.MethodLabel(m), line, scatter)
+		leg.Add(experiments.MethodLabel(m), line, scatter)
 		var paperPts plotter.XYs
 		for _, b := range t.BagSizes {
 			if e, ok := t.Paper[Slot{m, b}]; ok && !e.OutOfRAM {
@@ -106,15 +142,15 @@ func (t *Table) newPlot() (*plot.Plot, error) {
 		if len(paperPts) > 0 {
 			pl, err := plotter.NewLine(paperPts)
 			if err != nil {
-				return nil, err
+				return nil, leg, err
 			}
 			pl.Color = col
 			pl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 			p.Add(pl)
-			p.Legend.Add(experiments.MethodLabel(m)+" (paper)", pl)
+			leg.Add(experiments.MethodLabel(m)+" (paper)", pl)
 		}
 	}
-	return p, nil
+	return p, leg, nil
 }
 
 // PlotNames returns the file name of each table's plot (issue 27, item 4:

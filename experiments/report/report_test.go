@@ -11,12 +11,15 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/experiments/internal/gridtest"
 	"github.com/llpfc/llpfc/fixtures/paper"
 	"github.com/llpfc/llpfc/training"
+	"github.com/llpfc/llpfc/training/methods"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -119,9 +122,10 @@ func TestPlotLogAxisTicksAndTitle(t *testing.T) {
 	tb := &Table{TableKey: grid.TableKey{Spec: "quick", Model: "mlp", Dataset: "fashion-mnist-fixture", Protocol: "paper"},
 		Methods: []string{"kl"}, BagSizes: []int{64, 512, 2048}, Ours: map[Slot]Stat{}}
 	for i, b := range tb.BagSizes {
-		tb.Ours[Slot{"kl", b}] = Stat{Mean: 0.8 - 0.1*float64(i), Std: 0.01}
+		m := 0.8 - 0.1*float64(i)
+		tb.Ours[Slot{"kl", b}] = Stat{Mean: m, Std: 0.01, Lo: m - 0.02, Hi: m + 0.01}
 	}
-	p, err := tb.newPlot()
+	p, leg, err := tb.newPlot()
 	require.NoError(t, err)
 	_, isLog := p.X.Scale.(plot.LogScale)
 	assert.True(t, isLog, "bag size on a log scale")
@@ -156,6 +160,34 @@ func TestPlotLogAxisTicksAndTitle(t *testing.T) {
 		drawn = drawn || dark(y)
 	}
 	assert.True(t, drawn, "the title is drawn near the top")
+	// The legend is beside the axes (issue 50: off the data): the plot's
+	// own legend is empty, and the column right of the axes has ink.
+	probe := draw.New(vgimg.New(100, 100))
+	assert.Zero(t, p.Legend.Rectangle(probe).Size().Y, "nothing drawn over the data")
+	assert.Positive(t, leg.Rectangle(probe).Size().Y, "the methods' legend")
+	inkRight := false
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Max.X * 7 / 9; x < img.Bounds().Max.X; x++ { // right of the 7-inch axes
+			if r, g, b, a := img.At(x, y).RGBA(); a > 0x8000 && r+g+b < 3*0x8000 {
+				inkRight = true
+			}
+		}
+	}
+	assert.True(t, inkRight, "the legend is drawn in its column")
+}
+
+// TestMethodStylesAreDistinct (issue 50): every registered method has its
+// own colour and marker in every plot (KL and the supervised ceiling shared
+// red), from the Okabe–Ito palette.
+func TestMethodStylesAreDistinct(t *testing.T) {
+	seen := map[string]string{}
+	for _, d := range methods.All() {
+		c, g, _ := methodStyle(d.Name)
+		k := fmt.Sprintf("%v/%T%v", c, g, g)
+		assert.NotContains(t, seen, k, "%s and %s look alike", d.Name, seen[k])
+		seen[k] = d.Name
+		assert.Contains(t, okabeIto, c, d.Name)
+	}
 }
 
 // Every method's line in a report says which epoch's accuracy its cells

@@ -27,6 +27,9 @@ type Stat struct {
 	// results report under hyper.select best-val, in seed order (empty
 	// under select last, where every result reports its last epoch).
 	SelectedEpochs []int
+	// Lo and Hi are the bootstrap 95% interval of the mean over the seeds
+	// (bootstrapMean; the mean itself for one seed): the plots' error bars.
+	Lo, Hi float64
 	// Chosen are the trials a label-free search chose (hyper.search), in
 	// seed order ("lr 0.001" or "lr 0.001, batch 8"); empty without one.
 	Chosen []string
@@ -219,6 +222,7 @@ func aggregate(st Stat, byKey map[string]*grid.Result, metric string) (Stat, err
 	}
 	st.Seeds, st.Keys = seeds, keys
 	st.Mean, st.Std = stat.PopMeanStdDev(xs, nil)
+	_, st.Lo, st.Hi = bootstrapMean(xs, fmt.Sprint(keys))
 	st.SelectedEpochs = nil
 	st.Chosen = nil
 	for i, key := range keys {

@@ -310,7 +310,7 @@ func troubleLeft(pts []TroublePoint) *plot.Plot {
 		if err != nil {
 			panic(err) // unreachable: finite points
 		}
-		sc.Color = plotutil.Color(protos[s.proto])
+		sc.Color = okabeIto[(protos[s.proto]+1)%len(okabeIto)] // colour-blind safe (issue 50)
 		sc.Shape = plotutil.Shape(methods[s.method])
 		label := fmt.Sprintf("%s, %s", experiments.MethodLabel(s.method), s.proto)
 		if s.inf {
@@ -369,7 +369,7 @@ func troubleRight(pts []TroublePoint) *plot.Plot {
 		if err != nil {
 			panic(err) // unreachable: finite points
 		}
-		sc.Color = plotutil.Color(protos[proto])
+		sc.Color = okabeIto[(protos[proto]+1)%len(okabeIto)]
 		sc.Shape = draw.CircleGlyph{}
 		right.Add(sc)
 		right.Legend.Add(fmt.Sprintf("%s, %s", experiments.MethodLabel(training.MethodKL), proto), sc)

@@ -23,6 +23,7 @@ import weakref
 import numpy as np
 
 from . import _binary
+from ._methods import method_names
 from ._sklearn import NotFittedError, _some, bag_loss, is_bag_targets, per_bag, proportion_loss_scorer, unpack_targets
 
 __all__ = ["LLPClassifier"]
@@ -237,6 +238,10 @@ class LLPClassifier:
         ``val_bags`` holds bags out (a fraction or a number). Every check of
         the data is the binary's: bad input raises ValueError in its words,
         said in Python's terms (argument names, no temporary paths)."""
+        known = method_names(self.binary)
+        if self.method not in known:
+            raise ValueError("method=%r: unknown; the llpfc binary has %s (llpfc.methods() describes them)"
+                             % (self.method, ", ".join(known)))
         Xa, names = _features(X)
         bags, P, bag_ids, classes = self._llp_data(y, bags, proportions, bag_ids, len(Xa))
         arrays = {"X": Xa, "bag": bags, "proportions": P}

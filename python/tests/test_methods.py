@@ -34,5 +34,16 @@ class MethodsTest(unittest.TestCase):
         self.assertIsNot(llpfc.methods(), llpfc.methods(), "each call a copy: a caller's edit does not stick")
 
 
+class MethodCheckTest(unittest.TestCase):
+    def test_unknown_method_named_before_any_work(self):
+        import numpy as np
+        clf = llpfc.LLPClassifier(method="no-such-method", epochs=1)
+        with self.assertRaises(ValueError) as cm:
+            clf.fit(np.zeros((4, 2)), bags=np.array([0, 0, 1, 1]), proportions=np.array([[1.0, 0.0], [0.0, 1.0]]))
+        msg = str(cm.exception)
+        self.assertIn("method='no-such-method'", msg)
+        self.assertIn("sqprop", msg, "the binary's list, a method added there included")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -21,9 +21,9 @@ func init() {
 		order                    int
 		mode                     estimators.Mode
 	}{
-		{LLPFCIdeal, "LLPFC-ideal", "Algorithm 1 (`algo:LLPFC`)", "LLPFC with the true class prior α of every group's bags (Algorithm 1)", 100, estimators.ModeIdeal},
-		{LLPFCUniform, "LLPFC-uniform", "Algorithm 2 (`algo:LLPFC-uniform`)", "LLPFC with a uniform noisy prior on each group (Algorithm 2)", 110, estimators.ModeUniform},
-		{LLPFCApprox, "LLPFC-approx", "Algorithm 3 (`algo:LLPFC-approx`)", "LLPFC with the noisy prior that minimizes ‖T̂⁻¹‖ approximately (Algorithm 3)", 120, estimators.ModeApprox},
+		{LLPFCIdeal, "LLPFC-ideal", "Algorithm 1 (`algo:LLPFC`)", "LLPFC, the noisy prior α solved from Γ̂ᵀα = σ̂ on each group (Algorithm 1; needs the grouping assumption)", 100, estimators.ModeIdeal},
+		{LLPFCUniform, "LLPFC-uniform", "Algorithm 2 (`algo:LLPFC-uniform`)", "LLPFC, the noisy prior α̂(c) = |b_c|/n of each group's bag sizes (Algorithm 2)", 110, estimators.ModeUniform},
+		{LLPFCApprox, "LLPFC-approx", "Algorithm 3 (`algo:LLPFC-approx`)", "LLPFC, the noisy prior α̂ = argmin over the simplex of ‖σ̂ − Γ̂ᵀα‖ (Algorithm 3)", 120, estimators.ModeApprox},
 	} {
 		mode := a.mode
 		Register(Descriptor{
