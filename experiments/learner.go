@@ -53,8 +53,12 @@ type Metrics struct {
 	// cell out (HasTest).
 	TestAccuracy float64 `json:"test_accuracy"`
 	Epochs       int     `json:"epochs"`
-	// FinalLoss is the training objective in the last epoch.
+	// FinalLoss is the training objective in the last epoch, FirstLoss in
+	// the first (how far training moved it: a reason the trouble section
+	// gives for a cell near chance, issue 50); FirstLoss is 0 in results
+	// written before it.
 	FinalLoss float64 `json:"final_loss"`
+	FirstLoss float64 `json:"first_loss,omitempty"`
 	// TrainPoints are the instances of the bags trained on: with
 	// hyper.val_bags, the held-out bags' ValPoints instances (in ValBags
 	// bags) are not among them (issue 38, item 8: they were counted).

@@ -310,6 +310,9 @@ func RunCell(ctx context.Context, cell experiments.Cell, prob *Problem, opt RunO
 	}
 	m.Assumptions = CellAssumptions(c, prob, trained, res.Regroupings) // issue 52: assumptions.go
 	m.Objective = objectiveDiagnostics(res.Objective)
+	if len(res.History) > 0 {
+		m.FirstLoss = res.History[0].Loss
+	}
 	if c.Hyper.Select == training.SelectBestVal {
 		sel := res.SelectedEpoch + 1 // counted from 1, as progress counts
 		m.SelectedEpoch = &sel

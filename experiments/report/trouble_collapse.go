@@ -83,6 +83,9 @@ func collapseReasons(m experiments.Metrics) []string {
 	if steps > 0 && steps < MinSteps {
 		out = append(out, fmt.Sprintf("%d optimizer steps in the whole run", steps))
 	}
+	if m.FirstLoss > 0 && m.FinalLoss > 0.95*m.FirstLoss {
+		out = append(out, fmt.Sprintf("the training loss fell %.1f%% over the run (%.4g to %.4g): the objective moved the network little", 100*(1-m.FinalLoss/m.FirstLoss), m.FirstLoss, m.FinalLoss))
+	}
 	if o := m.Objective; o != nil {
 		if o.FlooredShare > 0 {
 			out = append(out, fmt.Sprintf("%.1f%% of LLP-PVC's likelihood terms below the numerics' floor (no gradient there)", 100*o.FlooredShare))

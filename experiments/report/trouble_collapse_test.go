@@ -37,13 +37,14 @@ func TestCollapsesCarryTheirReasons(t *testing.T) {
 		}),
 		collapseCell("mixbag", 0, 0.12, func(m *experiments.Metrics) { m.Epochs, m.StepsPerEpoch, m.Steps = 10, 3, 30 }),
 		collapseCell("kl", 0, 0.11, nil),
+		collapseCell("kl", 1, 0.12, func(m *experiments.Metrics) { m.FirstLoss, m.FinalLoss = 2.31, 2.30 }),
 		collapseCell("llpfc-uniform", 0, 0.84, nil),
 		collapseCell("llpfc-uniform", 1, 0.83, func(m *experiments.Metrics) {
 			m.Search = &experiments.SearchRecord{Trials: []experiments.Trial{{LR: 3e-3, Diverged: "epoch 2 step 7: loss is NaN"}, {LR: 1e-3}}, Chosen: 1}
 		}),
 	}
 	cs := Collapses(rs)
-	require.Len(t, cs, 5)
+	require.Len(t, cs, 6)
 	got := map[string]string{}
 	for _, c := range cs {
 		got[c.Method+"/"+string(rune('0'+c.Seed))] = c.Reasons[0] + "|" + c.Reasons[len(c.Reasons)-1]
@@ -53,6 +54,7 @@ func TestCollapsesCarryTheirReasons(t *testing.T) {
 	assert.Contains(t, got["easyllp/0"], "25.0% below 0")
 	assert.Contains(t, got["mixbag/0"], "30 optimizer steps in the whole run")
 	assert.Equal(t, "no measured reason|no measured reason", got["kl/0"])
+	assert.Contains(t, got["kl/1"], "the training loss fell 0.4% over the run (2.31 to 2.3)")
 	assert.Contains(t, got["llpfc-uniform/1"], "1 of 2 search trials diverged (lr 0.003: epoch 2 step 7: loss is NaN)")
 	assert.NotContains(t, got, "llpfc-uniform/0")
 
@@ -61,6 +63,6 @@ func TestCollapsesCarryTheirReasons(t *testing.T) {
 	assert.Contains(t, md.String(), "## Cells near chance, and why")
 	assert.Contains(t, md.String(), "| paper | LLP-PVC | 512 | 0 | 0.1000 | 80.0% of LLP-PVC's")
 	md.Reset()
-	CollapsesMarkdown(&md, rs[4:5])
+	CollapsesMarkdown(&md, rs[5:6])
 	assert.Empty(t, md.String(), "nothing near chance: no section")
 }
