@@ -151,6 +151,10 @@ type ObjectiveDiagnostics struct {
 	// plain objective (unflooded; LLP-PVC's exact −Σ log P).
 	MeanLoss    float64 `json:"mean_loss"`
 	MeanRawLoss float64 `json:"mean_raw_loss"`
+	// MeanReferenceLoss is the mean per step of the loss that giving every
+	// instance its bag's own proportions scores (no classifier: LLP-PVC's
+	// binomial likelihood at the bag's counts); 0 where not computed.
+	MeanReferenceLoss float64 `json:"mean_reference_loss,omitempty"`
 	// FlooredShare is LLP-PVC's share of class terms whose likelihood lies
 	// below the floor of the numerics that computed it (round-off: no
 	// gradient); TinyShare those below 1e-300.

@@ -96,6 +96,9 @@ func collapseReasons(m experiments.Metrics) []string {
 		if o.SoftNegativeShare > 0 {
 			out = append(out, fmt.Sprintf("EasyLLP's soft labels in [%.3g, %.3g], %.1f%% below 0 (its loss unbounded below)", o.SoftMin, o.SoftMax, 100*o.SoftNegativeShare))
 		}
+		if r := o.MeanReferenceLoss; r > 0 && o.MeanRawLoss <= 1.25*r {
+			out = append(out, fmt.Sprintf("its loss per step (%.4g) within %.0f%% of what giving every instance its bag's own proportions scores (%.4g), which tells no instances apart", o.MeanRawLoss, 100*(o.MeanRawLoss/r-1), r))
+		}
 		if o.InsideShare > 0.5 {
 			out = append(out, fmt.Sprintf("%.1f%% of MixBag's class terms inside their interval (no gradient)", 100*o.InsideShare))
 		}

@@ -38,13 +38,16 @@ func TestCollapsesCarryTheirReasons(t *testing.T) {
 		collapseCell("mixbag", 0, 0.12, func(m *experiments.Metrics) { m.Epochs, m.StepsPerEpoch, m.Steps = 10, 3, 30 }),
 		collapseCell("kl", 0, 0.11, nil),
 		collapseCell("kl", 1, 0.12, func(m *experiments.Metrics) { m.FirstLoss, m.FinalLoss = 2.31, 2.30 }),
+		collapseCell("llppvc", 1, 0.10, func(m *experiments.Metrics) {
+			m.Objective = &experiments.ObjectiveDiagnostics{Steps: 100, MeanLoss: 38, MeanRawLoss: 38, MeanReferenceLoss: 36}
+		}),
 		collapseCell("llpfc-uniform", 0, 0.84, nil),
 		collapseCell("llpfc-uniform", 1, 0.83, func(m *experiments.Metrics) {
 			m.Search = &experiments.SearchRecord{Trials: []experiments.Trial{{LR: 3e-3, Diverged: "epoch 2 step 7: loss is NaN"}, {LR: 1e-3}}, Chosen: 1}
 		}),
 	}
 	cs := Collapses(rs)
-	require.Len(t, cs, 6)
+	require.Len(t, cs, 7)
 	got := map[string]string{}
 	for _, c := range cs {
 		got[c.Method+"/"+string(rune('0'+c.Seed))] = c.Reasons[0] + "|" + c.Reasons[len(c.Reasons)-1]
@@ -55,6 +58,7 @@ func TestCollapsesCarryTheirReasons(t *testing.T) {
 	assert.Contains(t, got["mixbag/0"], "30 optimizer steps in the whole run")
 	assert.Equal(t, "no measured reason|no measured reason", got["kl/0"])
 	assert.Contains(t, got["kl/1"], "the training loss fell 0.4% over the run (2.31 to 2.3)")
+	assert.Contains(t, got["llppvc/1"], "its loss per step (38) within 6% of what giving every instance its bag's own proportions scores (36)")
 	assert.Contains(t, got["llpfc-uniform/1"], "1 of 2 search trials diverged (lr 0.003: epoch 2 step 7: loss is NaN)")
 	assert.NotContains(t, got, "llpfc-uniform/0")
 
@@ -63,6 +67,6 @@ func TestCollapsesCarryTheirReasons(t *testing.T) {
 	assert.Contains(t, md.String(), "## Cells near chance, and why")
 	assert.Contains(t, md.String(), "| paper | LLP-PVC | 512 | 0 | 0.1000 | 80.0% of LLP-PVC's")
 	md.Reset()
-	CollapsesMarkdown(&md, rs[5:6])
+	CollapsesMarkdown(&md, rs[6:7])
 	assert.Empty(t, md.String(), "nothing near chance: no section")
 }

@@ -17,6 +17,12 @@ type BagDiagnostics struct {
 	// variant the value its floored coefficients stand for; MixBag's loss
 	// itself (it has no flooding or floor). Loss/Calls is the mean per step.
 	Loss, RawLoss float64
+	// ReferenceLoss is the sum over the calls of the loss of a predictor
+	// that gives every instance its bag's own proportions and tells no two
+	// instances apart (LLP-PVC: −Σ_c log Binomial(k_c; s, k_c/s)), weighted
+	// as the trained loss: a trained loss near it met the objective without
+	// learning the instances. Zero for the objectives that do not compute it.
+	ReferenceLoss float64
 
 	// Terms counts LLP-PVC's class terms −log P(K_c = k_c) (bags × classes)
 	// and MixBag's class terms (bags × classes).

@@ -94,3 +94,39 @@ func TestPVCDiagnostics(t *testing.T) {
 
 // The three newer objectives keep diagnostics.
 var _ = []Diagnosed{&PVC{}, &EasyLLP{}, &CILoss{}}
+
+// TestPVCReferenceLoss (issue 50): the reference loss of LLP-PVC — every
+// instance given its bag's own proportion — is −Σ_c log Binomial(k_c; s,
+// k_c/s); the binomial is the Poisson-binomial of equal probabilities, so
+// PoissonBinomialLogProb at the logits logit(k/s) is its oracle (bags of 1 to
+// 300, every count, the ends 0 and s included), and the diagnostics sum it
+// weighted as the loss: a minibatch whose outputs are those logits has its
+// exact loss equal to its reference loss.
+func TestPVCReferenceLoss(t *testing.T) {
+	for _, s := range []int{1, 2, 7, 64, 300} {
+		for k := 0; k <= s; k++ {
+			p := float64(k) / float64(s)
+			z := make([]float64, s)
+			for i := range z {
+				z[i] = math.Log(p) - math.Log1p(-p) // ±Inf at the ends: σ = 0 or 1
+			}
+			want := PoissonBinomialLogProb(z, k, nil)
+			assert.InDelta(t, want, logBinomialAtMean(s, k), 1e-9*math.Max(1, math.Abs(want)), "s %d, k %d", s, k)
+		}
+	}
+	bags := []BagRef{{Indices: []int{0, 1, 2, 3}, Proportions: []float64{0.25, 0.75}}, {Indices: []int{4, 5}, Proportions: []float64{0.5, 0.5}}}
+	var out []float64
+	for _, b := range bags {
+		for range b.Indices {
+			for _, a := range b.Proportions {
+				out = append(out, math.Log(a)-math.Log1p(-a))
+			}
+		}
+	}
+	v := &PVC{}
+	l, err := v.Loss(out, 2, bags, make([]float64, len(out)))
+	require.NoError(t, err)
+	d := v.Diagnostics()
+	assert.InDelta(t, l, d.ReferenceLoss, 1e-12)
+	assert.InDelta(t, -(4*logBinomialAtMean(4, 1)+4*logBinomialAtMean(4, 3)+2*2*logBinomialAtMean(2, 1))/6, d.ReferenceLoss, 1e-12)
+}

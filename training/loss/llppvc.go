@@ -221,11 +221,12 @@ func (v *PVC) Loss(out []float64, C int, bags []BagRef, grad []float64) (float64
 	par.Chunks(len(v.terms), func(j, worker int) {
 		v.term(&v.terms[j], &v.work[worker], lik, out, C, grad)
 	})
-	var loss, raw float64
+	var loss, raw, ref float64
 	d := v.diag
 	for _, t := range v.terms {
 		loss += t.w * t.loss
 		raw += t.w * t.raw
+		ref += t.w * -logBinomialAtMean(t.s, t.k)
 		d.Terms++
 		if t.floored {
 			d.Floored++
@@ -240,6 +241,7 @@ func (v *PVC) Loss(out []float64, C int, bags []BagRef, grad []float64) (float64
 	d.Calls++
 	d.Loss += loss
 	d.RawLoss += raw
+	d.ReferenceLoss += ref
 	v.diag = d
 	return loss, nil
 }
@@ -541,4 +543,21 @@ func growC(v []complex128, n int) []complex128 {
 		return make([]complex128, n)
 	}
 	return v[:n]
+}
+
+// logBinomialAtMean is log P(K = k) for K ~ Binomial(s, k/s): the
+// likelihood of a class's count when every instance of the bag predicts the
+// bag's own proportion k/s — what a predictor that tells no two instances
+// apart scores (BagDiagnostics.ReferenceLoss; issue 50).
+func logBinomialAtMean(s, k int) float64 {
+	lg := func(n int) float64 { v, _ := math.Lgamma(float64(n + 1)); return v }
+	out := lg(s) - lg(k) - lg(s-k)
+	p := float64(k) / float64(s)
+	if k > 0 {
+		out += float64(k) * math.Log(p)
+	}
+	if k < s {
+		out += float64(s-k) * math.Log1p(-p)
+	}
+	return out
 }
