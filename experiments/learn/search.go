@@ -118,7 +118,7 @@ func objectiveDiagnostics(d *loss.BagDiagnostics) *experiments.ObjectiveDiagnost
 	return &experiments.ObjectiveDiagnostics{
 		Steps: d.Calls, MeanLoss: d.Loss / float64(d.Calls), MeanRawLoss: d.RawLoss / float64(d.Calls),
 		MeanReferenceLoss: d.ReferenceLoss / float64(d.Calls),
-		FlooredShare: d.FlooredShare(), TinyShare: share(d.Tiny, d.Terms), InsideShare: share(d.Inside, d.Terms),
+		FlooredShare:      d.FlooredShare(), TinyShare: share(d.Tiny, d.Terms), InsideShare: share(d.Inside, d.Terms),
 		FloodedShare: d.FloodedShare(), SoftMin: d.SoftMin, SoftMax: d.SoftMax, SoftStd: d.SoftStd(),
 		SoftNegativeShare: share(d.SoftNegative, d.SoftLabels),
 	}
