@@ -27,6 +27,7 @@ var builtins = map[string]func() *Spec{
 	"fashion-mnist":               fashionMNISTSpec,
 	"fashion-mnist-shuffle":       fashionMNISTShuffleSpec,
 	"fashion-mnist-tuned":         fashionMNISTTunedSpec,
+	"fashion-mnist-step-matched":  stepMatchedSpec,
 	"fashion-mnist-shuffle-tuned": func() *Spec { return tuned(fashionMNISTShuffleSpec(), "fashion-mnist-shuffle-tuned") },
 	"wrn16-4":                     wrnSpec,
 	"resnet18":                    resnet18Spec,
