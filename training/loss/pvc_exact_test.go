@@ -286,7 +286,7 @@ func TestPVCExactPinsTheDPFloor(t *testing.T) {
 			assert.InDelta(t, c.want, got, c.tol*c.want, "%s: class 0's loss %.15g", c.name, got)
 		}
 		d := c.v.Diagnostics()
-		assert.Equal(t, BagDiagnostics{Calls: 1, Loss: l, RawLoss: d.RawLoss, Terms: 2, Floored: c.floored, Tiny: c.tiny}, d, c.name)
+		assert.Equal(t, BagDiagnostics{Calls: 1, Loss: l, RawLoss: d.RawLoss, ReferenceLoss: d.ReferenceLoss, Terms: 2, Floored: c.floored, Tiny: c.tiny}, d, c.name) // ReferenceLoss: TestPVCReferenceLoss
 		assert.InDelta(t, want+classOne, d.RawLoss, 1e-11*want, "%s: the raw loss is the exact one", c.name)
 	}
 }
