@@ -80,17 +80,19 @@ func newLLPFC(env *Env, mode estimators.Mode) (*llpfcMethod, error) {
 	return m, nil
 }
 
+// regroup draws the groups of epoch e (0-based; its errors count epochs from
+// 1, as the progress lines and the trainer's errors do).
 func (m *llpfcMethod) regroup(e int) error {
 	red, err := m.grouping(e, m.opts)
 	if err != nil {
-		return fmt.Errorf("grouping at epoch %d: %w", e, err)
+		return fmt.Errorf("grouping at epoch %d: %w", e+1, err)
 	}
 	inst, err := red.Instances()
 	if err != nil {
-		return fmt.Errorf("grouping at epoch %d: %w", e, err)
+		return fmt.Errorf("grouping at epoch %d: %w", e+1, err)
 	}
 	if len(inst) == 0 {
-		return fmt.Errorf("grouping at epoch %d: no instance with positive weight", e)
+		return fmt.Errorf("grouping at epoch %d: no instance with positive weight", e+1)
 	}
 	C := m.classes
 	m.rows = m.rows[:0]
@@ -102,7 +104,7 @@ func (m *llpfcMethod) regroup(e int) error {
 			}
 		}
 		if len(m.rows) != gi {
-			return fmt.Errorf("grouping at epoch %d: group order", e)
+			return fmt.Errorf("grouping at epoch %d: group order", e+1)
 		}
 		m.rows = append(m.rows, t)
 	}
@@ -111,7 +113,7 @@ func (m *llpfcMethod) regroup(e int) error {
 		wsum += in.Weight
 	}
 	if !(wsum > 0) {
-		return fmt.Errorf("grouping at epoch %d: instance weights sum to %v", e, wsum)
+		return fmt.Errorf("grouping at epoch %d: instance weights sum to %v", e+1, wsum)
 	}
 	// Scale so that the weights average 1 over the instances: the minibatch
 	// loss is then a mean, an unbiased estimate of the paper's objective

@@ -33,7 +33,7 @@ func (m *llpfcMethod) Regroupings(epochs int) ([]Regrouping, error) {
 	for e := 0; e < epochs; e += r {
 		red, err := m.grouping(e, m.opts)
 		if err != nil {
-			return nil, fmt.Errorf("diagnostics of the grouping at epoch %d: %w", e, err)
+			return nil, fmt.Errorf("diagnostics of the grouping at epoch %d: %w", e+1, err)
 		}
 		rg := Regrouping{Epoch: e, Groups: estimators.Summarize(red)}
 		if m.opts.Mode == estimators.ModeIdeal || m.opts.Mode == estimators.ModeApprox {
@@ -41,7 +41,7 @@ func (m *llpfcMethod) Regroupings(epochs int) ([]Regrouping, error) {
 			uo.Mode = estimators.ModeUniform
 			ured, err := m.grouping(e, uo)
 			if err != nil {
-				return nil, fmt.Errorf("diagnostics of the grouping at epoch %d (uniform prior): %w", e, err)
+				return nil, fmt.Errorf("diagnostics of the grouping at epoch %d (uniform prior): %w", e+1, err)
 			}
 			s := estimators.Summarize(ured)
 			rg.Uniform = &s
