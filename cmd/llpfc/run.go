@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/llpfc/llpfc/experiments/grid"
@@ -20,7 +21,9 @@ func init() {
 	})
 }
 
-const runSynopsis = `Expands SPEC — a built-in spec (quick, wrn16-4, resnet18, vgg16, llpgan) or a JSON spec
+// runSynopsis is run's -h text; the built-in specs are listed from the grid
+// package, so a new one shows without an edit here.
+var runSynopsis = `Expands SPEC — a built-in spec (` + strings.Join(grid.BuiltinNames(), ", ") + `) or a JSON spec
 file — into cells (settings × seed), each keyed by a hash of its full configuration, and
 trains every cell that is not yet in the results store, writing one file per finished cell
 (DIR/cells/<key>.json, atomically). Rerunning the same command resumes: finished cells are
