@@ -12,12 +12,13 @@ import (
 
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/experiments/report"
 )
 
 // committedTables are the result stores committed under results/ (issues 10
 // and 16), each made by the built-in spec of the same name; a report reads
 // the store and its companions (reportCompanions).
-var committedTables = []string{"fashion-mnist", "fashion-mnist-shuffle"}
+var committedTables = []string{"fashion-mnist", "fashion-mnist-shuffle", "fashion-mnist-tuned", "fashion-mnist-shuffle-tuned", "fashion-mnist-step-matched"}
 
 // The committed report of each committed results store is what `llpfc
 // report` makes of its cells, byte for byte (markdown and plots); every cell
@@ -52,6 +53,10 @@ func TestCommittedReportsRegenerate(t *testing.T) {
 			assert.NotEmpty(t, r.Provenance.CodeVersion, "%s: cell %s has no code version", dir, r.Key)
 			assert.NotEqual(t, "unknown", r.Provenance.CodeVersion, "%s: cell %s", dir, r.Key)
 			assert.False(t, r.Provenance.Dirty, "%s: cell %s was made by uncommitted code", dir, r.Key)
+		}
+		// Issue 50: no committed cell is at chance without its measured reason.
+		for _, c := range report.Collapses(rs) {
+			assert.NotContains(t, c.Reasons, "no measured reason", "%s: cell %s (%s, bag size %d, seed %d) at %.4f", dir, c.Key, c.Method, c.BagSize, c.Seed, c.Accuracy)
 		}
 
 		out := t.TempDir()

@@ -372,14 +372,20 @@ func (p *reproducePlan) report(stdout io.Writer, store *grid.Store) error {
 }
 
 // reportCompanions returns the other result stores under root whose cells a
-// grid's report reads too: the shuffle-protocol table of issue 16 is set
-// beside the paper-protocol one (results/fashion-mnist) when that store
-// exists, so that its trouble plot shows both protocols.
+// grid's report reads too: a shuffle-protocol table (issue 16, and the tuned
+// comparison's of issue 50) is set beside its paper-protocol one when that
+// store exists, so that its trouble plot shows both protocols, and the
+// step-matched runs beside the tuned comparison they check.
 func reportCompanions(grid, root string) []string {
-	if grid != "fashion-mnist-shuffle" {
+	companion, ok := map[string]string{
+		"fashion-mnist-shuffle":       "fashion-mnist",
+		"fashion-mnist-shuffle-tuned": "fashion-mnist-tuned",
+		"fashion-mnist-step-matched":  "fashion-mnist-tuned",
+	}[grid]
+	if !ok {
 		return nil
 	}
-	dir := filepath.Join(root, "fashion-mnist")
+	dir := filepath.Join(root, companion)
 	if st, err := os.Stat(filepath.Join(dir, "cells")); err != nil || !st.IsDir() {
 		return nil
 	}
