@@ -40,6 +40,25 @@ func UsesKL(method string) bool {
 	return is(method, func(d *methods.Descriptor) bool { return d.Reads(methods.SettingKLScale) })
 }
 
+// MeasuresAssumptions reports whether learn.CellAssumptions measures an
+// assumption of method on a cell's bags (issue 52): the LLPFC algorithms'
+// grouping assumption and invertible T̂_i, EasyLLP's i.i.d. bags, LLP-PVC's
+// independent labels, KL's and LLP-VAT's pure bags, MixBag's coverage and
+// equal sizes. The supervised ceiling, LLP-GAN and a bag objective without a
+// stated assumption (SqProp) have none; a report counts a cell without
+// diagnostics as written before them only when its method has some
+// (TestMeasuresAssumptionsMatchesCellAssumptions holds the two together).
+func MeasuresAssumptions(method string) bool {
+	if IsLLPFC(method) {
+		return true
+	}
+	switch method {
+	case methods.EasyLLP, methods.LLPPVC, methods.KL, methods.LLPVAT, methods.MixBag:
+		return true
+	}
+	return false
+}
+
 // CountsInstances reports whether method's minibatch counts instances (the
 // LLPFC algorithms and the supervised ceiling) rather than bags.
 func CountsInstances(method string) bool {

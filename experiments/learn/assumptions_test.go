@@ -272,3 +272,18 @@ func TestRunCellRecordsAssumptions(t *testing.T) {
 		assert.Equal(t, want, run.Metrics.Assumptions, method)
 	}
 }
+
+// TestMeasuresAssumptionsMatchesCellAssumptions: for every registered method,
+// CellAssumptions measures something exactly when
+// experiments.MeasuresAssumptions says so — the predicate the report reads to
+// tell a cell written before the diagnostics from a method that has none (a
+// report once counted SqProp's cells as "written before the diagnostics").
+func TestMeasuresAssumptionsMatchesCellAssumptions(t *testing.T) {
+	r := rand.New(rand.NewPCG(52, 9))
+	prob := synthBags(r, 40, 16, 4, true)
+	rg := []training.Regrouping{{Groups: estimators.GroupingSummary{AssumptionFails: 0.5}}}
+	for _, m := range experiments.Methods() {
+		got := CellAssumptions(cellOf(m, 1), prob, prob.Bags.Bags, rg) != nil
+		assert.Equal(t, experiments.MeasuresAssumptions(m), got, "%s: CellAssumptions measures %v", m, got)
+	}
+}

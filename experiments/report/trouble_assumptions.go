@@ -8,7 +8,6 @@ import (
 
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/grid"
-	"github.com/llpfc/llpfc/training"
 )
 
 // AssumptionsMarkdown writes the trouble section of issue 52: for every
@@ -36,7 +35,7 @@ func AssumptionsMarkdown(w io.Writer, results []*grid.Result) {
 	for _, r := range results {
 		a := r.Metrics.Assumptions
 		if a == nil {
-			if hasAssumption(r.Config.Method) {
+			if experiments.MeasuresAssumptions(r.Config.Method) {
 				without++
 			}
 			continue
@@ -105,12 +104,6 @@ func AssumptionsMarkdown(w io.Writer, results []*grid.Result) {
 		fmt.Fprintf(w, " %d cells carry none (written before the diagnostics).", without)
 	}
 	fmt.Fprint(w, "\n\n")
-}
-
-// hasAssumption reports whether learn.CellAssumptions measures something
-// for method: all the LLP methods but LLP-GAN.
-func hasAssumption(method string) bool {
-	return method != training.Supervised && method != training.MethodLLPGAN
 }
 
 // shortKey is the first 8 characters of a cell's key.
