@@ -52,9 +52,8 @@ func runSearch(ctx context.Context, cell experiments.Cell, prob *Problem, opt Ru
 			t.BatchSize = cell.Config.Hyper.BatchSize
 		}
 		run, terr := RunCell(ctx, trialCell(cell, lr, batch), prob, opt)
-		var nf *training.NonFiniteError
 		switch {
-		case errors.As(terr, &nf):
+		case diverged(terr):
 			t.Diverged = terr.Error()
 			if firstDiverged == nil {
 				firstDiverged = terr
@@ -83,6 +82,19 @@ func runSearch(ctx context.Context, cell experiments.Cell, prob *Problem, opt Ru
 	run.Metrics.Search = rec
 	run.Metrics.WallSeconds = wall
 	return run, nil
+}
+
+// diverged reports whether a trial's error is its training diverging: a
+// non-finite loss or gradient caught before an update (training.NonFiniteError),
+// or a finite update that left the network's outputs non-finite, caught
+// when the held-out bags or the test set are scored
+// (training.NonFiniteOutputError; LLP-PVC at bag 2048, lr 1e-3, Nesterov,
+// once stopped a whole search that way). Either is recorded as the trial's
+// divergence; any other error stops the search.
+func diverged(err error) bool {
+	var nf *training.NonFiniteError
+	var out *training.NonFiniteOutputError
+	return errors.As(err, &nf) || errors.As(err, &out)
 }
 
 // selectTrial returns the index of the trial with the lowest validation KL

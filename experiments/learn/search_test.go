@@ -2,9 +2,13 @@ package learn
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"math"
 	"testing"
 
 	"github.com/llpfc/llpfc/experiments"
+	"github.com/llpfc/llpfc/training"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -124,4 +128,39 @@ func TestObjectiveDiagnosticsInTheCell(t *testing.T) {
 	assert.Zero(t, plain.Objective.FloodedShare)
 	assert.Equal(t, plain.Objective.MeanLoss, plain.Objective.MeanRawLoss)
 	assert.Nil(t, run("kl", 0).Objective)
+}
+
+// TestSearchRecordsEveryDivergence: a trial whose network blows up is
+// recorded as diverged and not chosen — whether its loss goes non-finite
+// before an update or a finite update leaves the network's outputs
+// non-finite when the held-out bags are scored (once a search stopped there,
+// losing the cell) — while an error of another kind stops the search.
+func TestSearchRecordsEveryDivergence(t *testing.T) {
+	for name, err := range map[string]error{
+		"loss":    fmt.Errorf("epoch 2 step 3: %w", &training.NonFiniteError{What: "loss", Value: math.NaN()}),
+		"outputs": fmt.Errorf("epoch 2: validation: %w", &training.NonFiniteOutputError{Row: 7, Probs: []float64{math.NaN()}}),
+	} {
+		assert.True(t, diverged(err), name)
+	}
+	assert.False(t, diverged(errors.New("open data: no such file")))
+	assert.False(t, diverged(nil))
+
+	// End to end: a rate that sends the weights to infinity in its first
+	// steps; the search keeps the other trial.
+	// One epoch of one step (every bag in one minibatch): the blown-up
+	// network is first seen when the held-out bags are scored.
+	cell := searchCell("kl")
+	cell.Config.Hyper.Epochs = 1
+	cell.Config.Hyper.BatchSize = 96 // the 128 bags less the 32 held out
+	cell.Config.Hyper.Search = &experiments.Search{LR: []float64{1e-3, 1e36}}
+	cell.Key = cell.Config.Key()
+	prob, err := LoadProblem(cell)
+	require.NoError(t, err)
+	run, err := RunCell(context.Background(), cell, prob, RunOptions{})
+	require.NoError(t, err)
+	s := run.Metrics.Search
+	require.Len(t, s.Trials, 2)
+	assert.Empty(t, s.Trials[0].Diverged)
+	assert.Contains(t, s.Trials[1].Diverged, "not finite", "lr 1e36: caught when the held-out bags are scored")
+	assert.Equal(t, 0, s.Chosen)
 }
