@@ -114,15 +114,23 @@ func pairedBagSize(t *Table, b int, vals map[string]map[int64]float64) []PairedR
 			continue
 		}
 		row := PairedRow{Method: m, BagSize: b, Best: m == best,
-			VsBest: pairedDiff(vals[m], vals[best], fmt.Sprintf("%s/%d/%s", t.Title(), b, m))}
+			VsBest: pairedDiff(vals[m], vals[best], pairName(t, b, m, best))}
 		row.Tied = !row.Best && !experiments.UsesLabels(m) && !row.VsBest.Excludes0()
 		if ref := vals[PairedReference]; ref != nil && m != PairedReference {
-			d := pairedDiff(vals[m], ref, fmt.Sprintf("%s/%d/%s/ref", t.Title(), b, m))
+			d := pairedDiff(vals[m], ref, pairName(t, b, m, PairedReference))
 			row.VsRef = &d
 		}
 		out = append(out, row)
 	}
 	return out
+}
+
+// pairName names the bootstrap stream of method m against other at bag
+// size b by the pair alone, so that one comparison printed twice (against
+// the best and against LLPFC-uniform when LLPFC-uniform is the best) has
+// one interval (TestOnePairOneInterval).
+func pairName(t *Table, b int, m, other string) string {
+	return fmt.Sprintf("%s/%d/%s-%s", t.Title(), b, m, other)
 }
 
 // lowerIsBetter reports whether a smaller value of metric is the better
