@@ -3,11 +3,13 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/training"
+	"gonum.org/v1/gonum/stat"
 )
 
 // MinSteps is the number of optimizer steps below which a cell of a
@@ -250,8 +252,13 @@ func (t *Table) searchLine(m string) string {
 		for _, c := range order {
 			cs = append(cs, fmt.Sprintf("%s ×%d", c, counts[c]))
 		}
-		parts = append(parts, fmt.Sprintf("bag %s: %s (%d steps, %d instances seen)", bagSizeText(b), strings.Join(cs, ", "), s.Steps, s.Instances))
+		cost := ""
+		if len(s.ChoiceCost) > 0 {
+			cost = fmt.Sprintf("; choice cost %.4f, at most %.4f", stat.Mean(s.ChoiceCost, nil), slices.Max(s.ChoiceCost))
+		}
+		parts = append(parts, fmt.Sprintf("bag %s: %s (%d steps, %d instances seen%s)", bagSizeText(b), strings.Join(cs, ", "), s.Steps, s.Instances, cost))
 	}
-	return fmt.Sprintf("%d trials a cell, chosen without a label by the lowest proportion loss of %g held-out bags; chosen %s",
+	return fmt.Sprintf("%d trials a cell, chosen without a label by the lowest proportion loss of %g held-out bags; chosen %s "+
+		"(choice cost: the best trial's test accuracy minus the chosen one's, mean and largest over the seeds, read after the choice for the reader)",
 		h.Search.Trials(), h.ValBags, strings.Join(parts, "; "))
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -159,4 +160,37 @@ func TestOnePairOneInterval(t *testing.T) {
 			assert.Equal(t, r.VsBest, *r.VsRef, r.Method)
 		}
 	}
+}
+
+// TestChoiceCostByHand (issue 50): what choosing without labels cost a
+// searched cell, worked by hand — seed 0 chose a trial of 0.80 while another
+// reached 0.85 (cost 0.05; a diverged trial never counts, whatever it
+// says), seed 1 chose its best (cost 0) — is in the search line as their
+// mean and largest.
+func TestChoiceCostByHand(t *testing.T) {
+	search := func(c *experiments.Config) {
+		c.Hyper.LR = 0
+		c.Hyper.ValBags = 0.1
+		c.Hyper.Search = &experiments.Search{LR: []float64{1e-3, 1e-2, 1e-1}}
+	}
+	trials := map[int64]*experiments.SearchRecord{
+		0: {Chosen: 0, Trials: []experiments.Trial{{LR: 1e-3, TestAccuracy: 0.80}, {LR: 1e-2, TestAccuracy: 0.85}, {LR: 1e-1, TestAccuracy: 0.99, Diverged: "epoch 1 step 2: loss is NaN"}}},
+		1: {Chosen: 1, Trials: []experiments.Trial{{LR: 1e-3, TestAccuracy: 0.70}, {LR: 1e-2, TestAccuracy: 0.82}, {LR: 1e-1, TestAccuracy: 0.81}}},
+	}
+	var rs []*grid.Result
+	for seed, s := range trials {
+		r := tableCell("kl", 32, seed, search)
+		r.Metrics.Search = s
+		r.Metrics.TestAccuracy = s.Trials[s.Chosen].TestAccuracy
+		rs = append(rs, r)
+	}
+	tables, err := buildTables(rs, nil, nil, "")
+	require.NoError(t, err)
+	require.Len(t, tables, 1)
+	st := tables[0].Ours[Slot{"kl", 32}]
+	require.Len(t, st.ChoiceCost, 2)
+	assert.InDeltaSlice(t, []float64{0.05, 0}, st.ChoiceCost, 1e-12)
+	var sb bytes.Buffer
+	tables[0].Markdown(&sb)
+	assert.Contains(t, sb.String(), "choice cost 0.0250, at most 0.0500")
 }

@@ -33,6 +33,12 @@ type Stat struct {
 	// Chosen are the trials a label-free search chose (hyper.search), in
 	// seed order ("lr 0.001" or "lr 0.001, batch 8"); empty without one.
 	Chosen []string
+	// ChoiceCost is, per seed of a searched cell, what choosing without a
+	// label cost: the highest test accuracy among its trials that did not
+	// diverge minus the chosen trial's (≥ 0). The trials' test accuracies
+	// are recorded for the reader and read here alone, never by the choice
+	// (issue 50); empty without a search.
+	ChoiceCost []float64
 	// Instances is the training instances visited by the run (the fewest
 	// over the seeds; 0 when the results do not say): with Steps, the
 	// budget (issue 50).
@@ -224,7 +230,7 @@ func aggregate(st Stat, byKey map[string]*grid.Result, metric string) (Stat, err
 	st.Mean, st.Std = stat.PopMeanStdDev(xs, nil)
 	_, st.Lo, st.Hi = bootstrapMean(xs, fmt.Sprint(keys))
 	st.SelectedEpochs = nil
-	st.Chosen = nil
+	st.Chosen, st.ChoiceCost = nil, nil
 	for i, key := range keys {
 		m := byKey[key].Metrics
 		steps := m.StepsPerEpoch * m.Epochs
@@ -239,12 +245,26 @@ func aggregate(st Stat, byKey map[string]*grid.Result, metric string) (Stat, err
 		}
 		if s := m.Search; s != nil && s.Chosen >= 0 && s.Chosen < len(s.Trials) {
 			st.Chosen = append(st.Chosen, trialText(s.Trials[s.Chosen], byKey[key].Config.Hyper.Search))
+			st.ChoiceCost = append(st.ChoiceCost, choiceCost(s))
 		}
 		if m.SelectedEpoch != nil {
 			st.SelectedEpochs = append(st.SelectedEpochs, *m.SelectedEpoch)
 		}
 	}
 	return st, nil
+}
+
+// choiceCost is the highest test accuracy among s's trials that did not
+// diverge minus the chosen trial's: what the label-free choice cost this
+// cell, measured with the test labels after the fact (Stat.ChoiceCost).
+func choiceCost(s *experiments.SearchRecord) float64 {
+	best := s.Trials[s.Chosen].TestAccuracy
+	for _, t := range s.Trials {
+		if t.Diverged == "" && t.TestAccuracy > best {
+			best = t.TestAccuracy
+		}
+	}
+	return best - s.Trials[s.Chosen].TestAccuracy
 }
 
 // deviceLabel names the device of a result for the report ("" is the CPU:
