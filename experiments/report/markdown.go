@@ -226,6 +226,9 @@ func batchText(h experiments.Hyper, unit string) string {
 	if h.Search != nil && len(h.Search.BatchSize) > 0 {
 		return fmt.Sprintf("batch tuned over %v %s", h.Search.BatchSize, unit)
 	}
+	if h.BatchSize == 1 {
+		unit = strings.TrimSuffix(unit, "s")
+	}
 	return fmt.Sprintf("batch %d %s", h.BatchSize, unit)
 }
 

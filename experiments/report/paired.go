@@ -115,7 +115,7 @@ func pairedBagSize(t *Table, b int, vals map[string]map[int64]float64) []PairedR
 		}
 		row := PairedRow{Method: m, BagSize: b, Best: m == best,
 			VsBest: pairedDiff(vals[m], vals[best], pairName(t, b, m, best))}
-		row.Tied = !row.Best && !experiments.UsesLabels(m) && !row.VsBest.Excludes0()
+		row.Tied = !row.Best && !experiments.UsesLabels(m) && row.VsBest.N >= 2 && !row.VsBest.Excludes0()
 		if ref := vals[PairedReference]; ref != nil && m != PairedReference {
 			d := pairedDiff(vals[m], ref, pairName(t, b, m, PairedReference))
 			row.VsRef = &d
@@ -208,6 +208,10 @@ func writePaired(w io.Writer, t *Table) {
 		unit = metricName(t.Metric)
 	}
 	n := t.Paired[0].VsBest.N
+	if n < 2 {
+		fmt.Fprintf(w, "\nNo paired comparison: one seed a slot, and an interval needs two.\n")
+		return
+	}
 	fmt.Fprintf(w, "\nPaired differences in %s over the seeds (each seed's methods trained on the same bags), mean and bootstrap 95%% interval (%d resamples of the seeds): against the best method of the bag size (**best**; = tied with it: the interval holds 0) and against %s.\n\n",
 		unit, BootstrapResamples, experiments.MethodLabel(PairedReference))
 	fmt.Fprint(w, "| Method |")

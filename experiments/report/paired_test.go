@@ -194,3 +194,30 @@ func TestChoiceCostByHand(t *testing.T) {
 	tables[0].Markdown(&sb)
 	assert.Contains(t, sb.String(), "choice cost 0.0250, at most 0.0500")
 }
+
+// TestOneSeedIsNoComparison: with one seed a slot there is no interval, so
+// no method is marked tied with the best (a difference of −0.7 once showed
+// as "= −0.7059 (n=1)", tied) and the report says why it gives no paired
+// table; a minibatch of one bag reads "batch 1 bag".
+func TestOneSeedIsNoComparison(t *testing.T) {
+	var rs []*grid.Result
+	for m, acc := range map[string]float64{"kl": 0.81, "llpfc-uniform": 0.83, "llpfc-approx": 0.11} {
+		r := tableCell(m, 2048, 0, func(c *experiments.Config) {
+			if !experiments.CountsInstances(c.Method) {
+				c.Hyper.BatchSize = 1
+			}
+		})
+		r.Metrics.TestAccuracy = acc
+		rs = append(rs, r)
+	}
+	tables, err := buildTables(rs, nil, nil, "")
+	require.NoError(t, err)
+	for _, r := range tables[0].Paired {
+		assert.False(t, r.Tied, "%s: tied on one seed", r.Method)
+	}
+	var sb bytes.Buffer
+	tables[0].Markdown(&sb)
+	assert.Contains(t, sb.String(), "No paired comparison: one seed a slot, and an interval needs two.")
+	assert.NotContains(t, sb.String(), "(n=1)")
+	assert.Contains(t, sb.String(), "batch 1 bag;")
+}

@@ -17,12 +17,16 @@ const NearChance = 2.0
 // Collapse is a cell near chance, or with a diverged search trial, and the
 // measured reasons its result carries (issue 50, item 5).
 type Collapse struct {
-	Key, Method, Protocol string
-	BagSize               int
-	Seed                  int64
-	Accuracy              float64
-	Classes               int
-	Reasons               []string
+	// Key is the cell's key, Spec the grid it belongs to (a report of a
+	// store and its companions holds cells of several grids that may share
+	// a method, bag size and seed, as the step-matched runs do the
+	// comparison's).
+	Key, Spec, Method, Protocol string
+	BagSize                     int
+	Seed                        int64
+	Accuracy                    float64
+	Classes                     int
+	Reasons                     []string
 }
 
 // Collapses returns the cells of results whose test accuracy is at most
@@ -46,7 +50,7 @@ func Collapses(results []*grid.Result) []Collapse {
 		if !near && diverged == "" {
 			continue
 		}
-		c := Collapse{Key: r.Key, Method: r.Config.Method, Protocol: r.Config.Protocol, BagSize: r.Config.BagSize,
+		c := Collapse{Key: r.Key, Spec: r.Spec, Method: r.Config.Method, Protocol: r.Config.Protocol, BagSize: r.Config.BagSize,
 			Seed: r.Seed, Accuracy: m.TestAccuracy, Classes: C}
 		c.Reasons = collapseReasons(m)
 		if diverged != "" {
@@ -135,10 +139,10 @@ func CollapsesMarkdown(w io.Writer, results []*grid.Result) {
 		return
 	}
 	fmt.Fprintf(w, "## Cells near chance, and why\n\nEvery cell whose test accuracy is at most %g/C (C classes), or whose label-free search had a trial diverge, with the reasons its result measures (issue 50): optimizer steps, the objective's own counters, ‖T̂⁻¹‖₁, the diverged trials.\n\n", NearChance)
-	fmt.Fprintln(w, "| protocol | method | bag size | seed | test accuracy | reasons |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| grid | cell | protocol | method | bag size | seed | test accuracy | reasons |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, c := range cs {
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %.4f | %s |\n", c.Protocol, experiments.MethodLabel(c.Method), bagSizeText(c.BagSize), c.Seed, c.Accuracy,
+		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %d | %.4f | %s |\n", c.Spec, shortKey(c.Key), c.Protocol, experiments.MethodLabel(c.Method), bagSizeText(c.BagSize), c.Seed, c.Accuracy,
 			strings.ReplaceAll(strings.Join(c.Reasons, "; "), "|", "\\|"))
 	}
 	fmt.Fprintln(w)

@@ -66,6 +66,13 @@ func TestCollapsesCarryTheirReasons(t *testing.T) {
 	CollapsesMarkdown(&md, rs)
 	assert.Contains(t, md.String(), "## Cells near chance, and why")
 	assert.Contains(t, md.String(), "| paper | LLP-PVC | 512 | 0 | 0.1000 | 80.0% of LLP-PVC's")
+	for _, r := range rs {
+		if r.Config.Method == "llppvc" && r.Seed == 0 {
+			// the grid and the cell named, so that a companion's cell of the
+			// same method, bag size and seed is told apart
+			assert.Contains(t, md.String(), "| "+r.Spec+" | `"+r.Key[:8]+"` | paper | LLP-PVC | 512 | 0 |")
+		}
+	}
 	md.Reset()
 	CollapsesMarkdown(&md, rs[6:7])
 	assert.Empty(t, md.String(), "nothing near chance: no section")
