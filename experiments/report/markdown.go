@@ -238,6 +238,7 @@ func batchText(h experiments.Hyper, unit string) string {
 func (t *Table) searchLine(m string) string {
 	h := t.Settings[m].Hyper
 	var parts []string
+	costs := false
 	for _, b := range t.BagSizes {
 		s, ok := t.Ours[Slot{m, b}]
 		if !ok {
@@ -257,11 +258,15 @@ func (t *Table) searchLine(m string) string {
 		}
 		cost := ""
 		if len(s.ChoiceCost) > 0 {
+			costs = true
 			cost = fmt.Sprintf("; choice cost %.4f, at most %.4f", stat.Mean(s.ChoiceCost, nil), slices.Max(s.ChoiceCost))
 		}
 		parts = append(parts, fmt.Sprintf("bag %s: %s (%d steps, %d instances seen%s)", bagSizeText(b), strings.Join(cs, ", "), s.Steps, s.Instances, cost))
 	}
-	return fmt.Sprintf("%d trials a cell, chosen without a label by the lowest proportion loss of %g held-out bags; chosen %s "+
-		"(choice cost: the best trial's test accuracy minus the chosen one's, mean and largest over the seeds, read after the choice for the reader)",
+	line := fmt.Sprintf("%d trials a cell, chosen without a label by the lowest proportion loss of %g held-out bags; chosen %s",
 		h.Search.Trials(), h.ValBags, strings.Join(parts, "; "))
+	if costs {
+		line += " (choice cost: the best trial's test accuracy minus the chosen one's, mean and largest over the seeds, read after the choice for the reader)"
+	}
+	return line
 }

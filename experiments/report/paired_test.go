@@ -221,3 +221,23 @@ func TestOneSeedIsNoComparison(t *testing.T) {
 	assert.NotContains(t, sb.String(), "(n=1)")
 	assert.Contains(t, sb.String(), "batch 1 bag;")
 }
+
+// TestChoiceCostOnlyForAccuracy: a table of another metric (bag-only data,
+// whose trials score no test accuracy) says nothing of what the choice cost,
+// rather than a cost of 0.
+func TestChoiceCostOnlyForAccuracy(t *testing.T) {
+	r := tableCell("kl", 32, 0, func(c *experiments.Config) {
+		c.Hyper.LR = 0
+		c.Hyper.ValBags = 0.1
+		c.Hyper.Search = &experiments.Search{LR: []float64{1e-3, 1e-2}}
+	})
+	r.Metrics.Search = &experiments.SearchRecord{Chosen: 0, Trials: []experiments.Trial{{LR: 1e-3}, {LR: 1e-2}}}
+	r.Metrics.BagProportionError = 0.1
+	tables, err := buildTables([]*grid.Result{r}, nil, nil, MetricBagProportionError)
+	require.NoError(t, err)
+	require.Len(t, tables, 1)
+	assert.Empty(t, tables[0].Ours[Slot{"kl", 32}].ChoiceCost)
+	var sb bytes.Buffer
+	tables[0].Markdown(&sb)
+	assert.NotContains(t, sb.String(), "choice cost")
+}

@@ -245,7 +245,11 @@ func aggregate(st Stat, byKey map[string]*grid.Result, metric string) (Stat, err
 		}
 		if s := m.Search; s != nil && s.Chosen >= 0 && s.Chosen < len(s.Trials) {
 			st.Chosen = append(st.Chosen, trialText(s.Trials[s.Chosen], byKey[key].Config.Hyper.Search))
-			st.ChoiceCost = append(st.ChoiceCost, choiceCost(s))
+			if metric == "" || metric == MetricTestAccuracy {
+				// a table of another metric (bag-only data has no test
+				// labels) has no accuracy to say the choice cost
+				st.ChoiceCost = append(st.ChoiceCost, choiceCost(s))
+			}
 		}
 		if m.SelectedEpoch != nil {
 			st.SelectedEpochs = append(st.SelectedEpochs, *m.SelectedEpoch)
