@@ -207,7 +207,10 @@ func writePaired(w io.Writer, t *Table) {
 	if t.Metric != "" && t.Metric != MetricTestAccuracy {
 		unit = metricName(t.Metric)
 	}
-	n := t.Paired[0].VsBest.N
+	n := 0 // the most seeds a slot pairs: slots of one seed beside slots of more still make a table
+	for _, r := range t.Paired {
+		n = max(n, r.VsBest.N)
+	}
 	if n < 2 {
 		fmt.Fprintf(w, "\nNo paired comparison: one seed a slot, and an interval needs two.\n")
 		return

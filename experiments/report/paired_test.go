@@ -241,3 +241,35 @@ func TestChoiceCostOnlyForAccuracy(t *testing.T) {
 	tables[0].Markdown(&sb)
 	assert.NotContains(t, sb.String(), "choice cost")
 }
+
+// TestSomeSlotsOfOneSeedStillPair: a store part-way through its seeds (one
+// bag size at two seeds, the other at one) still gives its paired table —
+// whatever slot comes first — with the one-seed slots marked (n=1) and
+// never tied.
+func TestSomeSlotsOfOneSeedStillPair(t *testing.T) {
+	var rs []*grid.Result
+	add := func(m string, bag int, seed int64, acc float64) {
+		r := tableCell(m, bag, seed, nil)
+		r.Metrics.TestAccuracy = acc
+		rs = append(rs, r)
+	}
+	// the first bag size (32) has one seed, the second (128) two
+	add("kl", 32, 0, 0.80)
+	add("llpfc-uniform", 32, 0, 0.82)
+	for s, d := range []float64{0.011, 0.017} {
+		add("kl", 128, int64(s), 0.78)
+		add("llpfc-uniform", 128, int64(s), 0.78+d)
+	}
+	tables, err := buildTables(rs, nil, nil, "")
+	require.NoError(t, err)
+	require.Len(t, tables, 1)
+	var sb bytes.Buffer
+	tables[0].Markdown(&sb)
+	assert.Contains(t, sb.String(), "Paired differences")
+	assert.Contains(t, sb.String(), "(n=1)")
+	for _, r := range tables[0].Paired {
+		if r.BagSize == 32 {
+			assert.False(t, r.Tied, r.Method)
+		}
+	}
+}
