@@ -1,13 +1,11 @@
 package methods
 
 import (
-	"fmt"
 	"math"
 	"testing"
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"
-	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/device/cpu"
 	"github.com/llpfc/llpfc/training/internal/testnet"
 	"github.com/llpfc/llpfc/training/loss"
@@ -20,46 +18,6 @@ import (
 )
 
 func init() { models.RegisterModel("test-tiny", testnet.NewFDTinyNet) }
-
-// hostGrads accumulates gradients on the host in float64 (the device.Grads
-// of a float64 network, for finite differences).
-type hostGrads [][]float64
-
-func newHostGrads(params gorgonia.Nodes) hostGrads {
-	h := make(hostGrads, len(params))
-	for i, p := range params {
-		h[i] = make([]float64, p.Shape().TotalSize())
-	}
-	return h
-}
-
-func (h hostGrads) Reset() error {
-	for _, a := range h {
-		clear(a)
-	}
-	return nil
-}
-
-func (h hostGrads) Add(_ device.Program, nodes gorgonia.Nodes, scale float64) error {
-	if len(nodes) != len(h) {
-		return fmt.Errorf("%d gradient nodes for %d accumulators", len(nodes), len(h))
-	}
-	for i, n := range nodes {
-		for j, v := range nn.ValueData(n.Value()) {
-			h[i][j] += scale * v
-		}
-	}
-	return nil
-}
-
-func (h hostGrads) NonFinite() (int, int, float64, bool, error) { return 0, 0, 0, false, nil }
-
-func (h hostGrads) Read(dst [][]float64) error {
-	for i := range h {
-		copy(dst[i], h[i])
-	}
-	return nil
-}
 
 // fdBags are three bags of 5, 9 and 3 instances over 20 rows of 4 features
 // (scattered rows, three classes, proportions that are counts of the bag).
@@ -117,16 +75,16 @@ func TestEveryBagObjectiveFiniteDifference(t *testing.T) {
 			k, err := loss.NewBagChunked(env.Backend, g, m, spec, chunk, d.Bag.Head, "fd")
 			require.NoError(t, err)
 			params := m.Learnables()
-			lossAt := func(into hostGrads) float64 {
+			lossAt := func(into testnet.HostGrads) float64 {
 				if into == nil {
-					into = newHostGrads(params)
+					into = testnet.NewHostGrads(params)
 				}
 				l, n, err := k.GradientOf(data.X, refs, obj, into)
 				require.NoError(t, err, d.Name)
 				require.Equal(t, 17, n)
 				return l
 			}
-			acc := newHostGrads(params)
+			acc := testnet.NewHostGrads(params)
 			lossAt(acc)
 			const h = 1e-6
 			for i, p := range params {
