@@ -26,5 +26,5 @@ func TestReportNamesDevicesOffTheCPU(t *testing.T) {
 	assert.NotContains(t, md(cpu), "Devices:", "CPU cells, one of them from before devices")
 	gpu := tableCell("kl", 32, 2, nil)
 	gpu.Metrics.Device = "opencl:0:0 (NVIDIA H100)"
-	assert.Contains(t, md(append(cpu, gpu)), "Devices: cpu (2 cells), opencl:0:0 (NVIDIA H100) (1 cells).")
+	assert.Contains(t, md(append(cpu, gpu)), "Devices: cpu (2 cells), opencl:0:0 (NVIDIA H100) (1 cell).")
 }

@@ -114,7 +114,7 @@ func (t *Table) Markdown(w io.Writer) {
 	if len(t.Versions) > 0 {
 		vs := make([]string, 0, len(t.Versions))
 		for v, n := range t.Versions {
-			vs = append(vs, fmt.Sprintf("%s (%d cells)", v, n))
+			vs = append(vs, fmt.Sprintf("%s (%s)", v, cellCount(n)))
 		}
 		sort.Strings(vs)
 		fmt.Fprintf(w, " Code versions: %s.", strings.Join(vs, ", "))
@@ -124,7 +124,7 @@ func (t *Table) Markdown(w io.Writer) {
 		// cells reads as it did before devices existed).
 		ds := make([]string, 0, len(t.Devices))
 		for d, n := range t.Devices {
-			ds = append(ds, fmt.Sprintf("%s (%d cells)", d, n))
+			ds = append(ds, fmt.Sprintf("%s (%s)", d, cellCount(n)))
 		}
 		sort.Strings(ds)
 		fmt.Fprintf(w, " Devices: %s.", strings.Join(ds, ", "))
@@ -269,4 +269,12 @@ func (t *Table) searchLine(m string) string {
 		line += " (choice cost: the best trial's test accuracy minus the chosen one's, mean and largest over the seeds, read after the choice for the reader)"
 	}
 	return line
+}
+
+// cellCount is n with its noun: "1 cell", "3 cells".
+func cellCount(n int) string {
+	if n == 1 {
+		return "1 cell"
+	}
+	return fmt.Sprintf("%d cells", n)
 }

@@ -193,7 +193,7 @@ func fmtMean(v []float64) string {
 	if len(v) == 0 {
 		return "no cell"
 	}
-	return fmt.Sprintf("mean accuracy %.4f over %d cells", stat.Mean(v, nil), len(v))
+	return fmt.Sprintf("mean accuracy %.4f over %s", stat.Mean(v, nil), cellCount(len(v)))
 }
 
 // fmtInvNorm formats a cell's ‖T̂⁻¹‖₁: "∞" when its groups' T̂ were

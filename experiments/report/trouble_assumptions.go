@@ -101,7 +101,11 @@ func AssumptionsMarkdown(w io.Writer, results []*grid.Result) {
 	}
 	fmt.Fprintf(w, "\nCells whose method's assumption fails: %d of the %d cells with diagnostics.", failingCells, with)
 	if without > 0 {
-		fmt.Fprintf(w, " %d cells carry none (written before the diagnostics).", without)
+		verb := "carry"
+		if without == 1 {
+			verb = "carries"
+		}
+		fmt.Fprintf(w, " %s %s none (written before the diagnostics).", cellCount(without), verb)
 	}
 	fmt.Fprint(w, "\n\n")
 }

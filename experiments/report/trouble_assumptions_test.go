@@ -38,7 +38,7 @@ func TestAssumptionsMarkdownNamesFailingCells(t *testing.T) {
 	md := b.String()
 	assert.Contains(t, md, "| paper | EasyLLP | 32 | easyllp: check | 1 of 2 | 2 | 1 | `aaaaaaaa` (seed 1) |")
 	assert.Contains(t, md, "| paper | MixBag | 32 | mixbag: check | 1 of 1 | 0.5 | 1 | — |")
-	assert.Contains(t, md, "Cells whose method's assumption fails: 1 of the 3 cells with diagnostics. 1 cells carry none")
+	assert.Contains(t, md, "Cells whose method's assumption fails: 1 of the 3 cells with diagnostics. 1 cell carries none")
 	assert.Less(t, strings.Index(md, "EasyLLP"), strings.Index(md, "MixBag"), "rows in the tables' method order")
 	var none bytes.Buffer
 	AssumptionsMarkdown(&none, results[3:])

@@ -88,7 +88,7 @@ func TestTroubleMarkdown(t *testing.T) {
 	var none0 bytes.Buffer
 	TroubleMarkdown(&none0, TroublePoints(flat))
 	assert.Contains(t, none0.String(), "No clear relation")
-	assert.Contains(t, falling.String(), "above the warning threshold 150 (`estimators.TroubleInvNorm1`): mean accuracy 0.7500 over 3 cells; at or below: mean accuracy 0.8500 over 1 cells")
+	assert.Contains(t, falling.String(), "above the warning threshold 150 (`estimators.TroubleInvNorm1`): mean accuracy 0.7500 over 3 cells; at or below: mean accuracy 0.8500 over 1 cell")
 	var none bytes.Buffer
 	TroubleMarkdown(&none, nil)
 	assert.Contains(t, none.String(), "No LLPFC cell has finished yet")
