@@ -292,7 +292,7 @@ func outputFile(w ioPath, makes []ioPath) error {
 // much as what a command reads. A results store — a folder whose cells/
 // holds cell files, or nothing yet (isStore) — belongs to the commands that
 // keep it: run and reproduce (--results) and merge (--out) write its
-// cells/, models/, damaged/ and claims/; report and reproduce (--out,
+// cells/, models/, damaged/, claims/ and failed/; report and reproduce (--out,
 // --csv) write reports in it anywhere but there; no other output lands in it. A saved
 // model — FILE.npz beside its manifest FILE.json — is replaced only by
 // another --save-model of FILE, outside any store; no other output
@@ -311,7 +311,7 @@ const (
 )
 
 // storeParts are the folders of a store that only its own commands write.
-var storeParts = []string{"cells", "models", "damaged", "claims"}
+var storeParts = []string{"cells", "models", "damaged", "claims", "failed"}
 
 // isStore reports whether dir is a results store: dir/cells is a folder,
 // empty or holding a cell file (*.json).
@@ -419,6 +419,8 @@ func ownedFile(path string) string {
 		return "a saved model's manifest"
 	case strings.HasPrefix(doc.Format, "llpfc-result/"):
 		return "a cell of a results store"
+	case strings.HasPrefix(doc.Format, "llpfc-failure/"):
+		return "a failure record of a results store"
 	}
 	return ""
 }

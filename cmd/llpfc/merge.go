@@ -22,7 +22,9 @@ configuration and metrics; wall time, memory and host may differ), and it belong
 spec any of them names; the cells of one spec name must be comparable (as a report's table
 requires). Otherwise nothing is written, the error names the cell's key and both stores, and
 the exit status is 2. Damaged cell files are not merged: each is named, and the exit status
-is 1 ('llpfc run SPEC --results SRC' sets them aside and runs their cells again).`
+is 1 ('llpfc run SPEC --results SRC' sets them aside and runs their cells again). The
+failure records of cells no store finished (failed/KEY.json: why the cell did not train)
+are copied too.`
 
 func runMerge(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("merge --out DIR SRC...", mergeSynopsis, stderr)
@@ -62,6 +64,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return exitWith(stderr, "llpfc merge", err)
 	}
 	fmt.Fprintf(stdout, "merged %d new results from %d stores into %s (%d results in all)\n", sum.Written, len(srcs), *out, len(all))
+	if sum.Failures > 0 {
+		fmt.Fprintf(stdout, "copied %d failure records of cells no store finished to %s\n", sum.Failures, filepath.Join(*out, "failed"))
+	}
 	for _, d := range sum.Damaged {
 		fmt.Fprintf(stderr, "llpfc merge: not merged: %v\n", d)
 	}

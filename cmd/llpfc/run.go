@@ -155,6 +155,7 @@ func listCells(stdout, stderr io.Writer, spec *grid.Spec, shard grid.Shard, dir,
 	if len(staleRs) > 0 {
 		fmt.Fprintf(stderr, "llpfc run: note: %s\n", grid.StaleNote(staleRs, dataDir))
 	}
+	failed := failureRecords(store, stderr, "llpfc run")
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "key\tdataset\tmethod\tbag size\tseed\tstatus")
 	for _, c := range mine {
@@ -165,6 +166,8 @@ func listCells(stdout, stderr io.Writer, spec *grid.Spec, shard grid.Shard, dir,
 			st = "done"
 		} else if store.Damaged(c.Key) != nil {
 			st = "damaged (set aside and rerun by the next run)"
+		} else if f, ok := failed[c.Key]; ok {
+			st = "failed when last run (tried again by the next run): " + brief(f.Error)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", c.Key, c.Config.Dataset, c.Config.Method, c.Config.BagSize, c.Config.Seed, st)
 	}

@@ -360,7 +360,8 @@ func cellCounts(n []int) string {
 
 // checkCells is --check: it prints whether store dir holds every cell of
 // cells, each run on its data as it is now, and returns exitOK, or
-// exitFailed listing the missing ones (and, with shards > 1, the shards of
+// exitFailed listing the missing ones (each that failed when last run with
+// the reason its store keeps, grid.Failure; with shards > 1, the shards of
 // that many that hold them) and the stale ones (grid.Stale: issue 51).
 func checkCells(stdout, stderr io.Writer, name string, cells []experiments.Cell, dir, dataDir string, shards int) int {
 	store := &grid.Store{Dir: dir}
@@ -377,8 +378,13 @@ func checkCells(stdout, stderr io.Writer, name string, cells []experiments.Cell,
 		return exitFailed
 	}
 	fmt.Fprintf(stderr, "llpfc: %d of the %d cells of %s are not in %s:\n", len(missing), len(cells), name, dir)
+	failed := failureRecords(store, stderr, "llpfc")
 	for _, c := range missing {
-		fmt.Fprintf(stderr, "  %s  %s %s bag %d seed %d\n", c.Key, c.Config.Dataset, c.Config.Method, c.Config.BagSize, c.Config.Seed)
+		why := ""
+		if f, ok := failed[c.Key]; ok {
+			why = "  failed when last run: " + brief(f.Error)
+		}
+		fmt.Fprintf(stderr, "  %s  %s %s bag %d seed %d%s\n", c.Key, c.Config.Dataset, c.Config.Method, c.Config.BagSize, c.Config.Seed, why)
 	}
 	if shards > 1 {
 		// A shard is a function of the whole grid's keys, so deal the grid,
@@ -453,4 +459,29 @@ func finishedResults(cells []experiments.Cell, store *grid.Store) []*grid.Result
 		}
 	}
 	return out
+}
+
+// failureRecords returns the store's failure records by key (grid.Failure);
+// a record that does not read is a warning, not a stop: --check and --list
+// still say what the store holds.
+func failureRecords(store *grid.Store, stderr io.Writer, who string) map[string]*grid.Failure {
+	fs, err := store.Failures()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: warning: %v\n", who, err)
+	}
+	out := make(map[string]*grid.Failure, len(fs))
+	for _, f := range fs {
+		out[f.Key] = f
+	}
+	return out
+}
+
+// brief is an error's message on one line, cut to 200 characters: the
+// whole is in the store's failed/KEY.json and the report.
+func brief(msg string) string {
+	msg = strings.Join(strings.Fields(msg), " ")
+	if r := []rune(msg); len(r) > 200 {
+		return string(r[:199]) + "…"
+	}
+	return msg
 }

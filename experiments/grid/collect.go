@@ -112,6 +112,9 @@ type Collection struct {
 	From map[string][]string
 	// Damaged are the damaged cell files, left out.
 	Damaged []Damage
+	// Failed are the stores' failure records (Failure), each key once,
+	// sorted by key, leaving out a cell any of the stores holds finished.
+	Failed []*Failure
 }
 
 // ConflictError is a key whose results in two stores differ in outcome
@@ -133,6 +136,7 @@ func (e *ConflictError) Error() string {
 func Collect(stores ...*Store) (*Collection, error) {
 	col := &Collection{From: map[string][]string{}}
 	at := map[string]int{}
+	var failed []*Failure
 	seenDir := map[string]bool{}
 	for _, st := range stores {
 		id := filepath.Clean(st.Dir)
@@ -148,6 +152,11 @@ func Collect(stores ...*Store) (*Collection, error) {
 			return nil, err
 		}
 		col.Damaged = append(col.Damaged, damaged...)
+		fs, err := st.Failures()
+		if err != nil {
+			return nil, err
+		}
+		failed = append(failed, fs...)
 		for _, r := range rs {
 			i, ok := at[r.Key]
 			if !ok {
@@ -166,6 +175,14 @@ func Collect(stores ...*Store) (*Collection, error) {
 		}
 	}
 	sort.Slice(col.Results, func(i, j int) bool { return col.Results[i].Key < col.Results[j].Key })
+	seenFail := map[string]bool{}
+	for _, f := range failed {
+		if _, finished := at[f.Key]; !finished && !seenFail[f.Key] {
+			seenFail[f.Key] = true
+			col.Failed = append(col.Failed, f)
+		}
+	}
+	sort.Slice(col.Failed, func(i, j int) bool { return col.Failed[i].Key < col.Failed[j].Key })
 	return col, nil
 }
 
@@ -183,6 +200,9 @@ type MergeSummary struct {
 	Written int
 	// Damaged are the damaged cell files of the sources, not merged.
 	Damaged []Damage
+	// Failures counts the failure records (Failure) copied to the
+	// destination: of cells no store holds finished, which it lacked.
+	Failures int
 }
 
 // MergeStores copies every finished cell of the stores srcs into dst. A key
@@ -193,7 +213,9 @@ type MergeSummary struct {
 // (checkComparable, what a report's table requires): stores that give one
 // spec name different settings are refused, naming them. On a refusal
 // nothing is written (dst is created only once nothing conflicts). Damaged
-// cell files of the sources are left out and listed in the summary.
+// cell files of the sources are left out and listed in the summary. The
+// failure records of cells no store finished are copied too, so a merged
+// store still says why they are missing.
 func MergeStores(dst *Store, srcs ...*Store) (MergeSummary, error) {
 	var sum MergeSummary
 	existing := map[string]*Result{}
@@ -230,6 +252,15 @@ func MergeStores(dst *Store, srcs ...*Store) (MergeSummary, error) {
 			return sum, err
 		}
 		sum.Written++
+	}
+	for _, f := range col.Failed {
+		if _, err := os.Stat(dst.failurePath(f.Key)); err == nil {
+			continue
+		}
+		if err := dst.PutFailure(f); err != nil {
+			return sum, err
+		}
+		sum.Failures++
 	}
 	return sum, nil
 }

@@ -96,7 +96,8 @@ func (e CellError) Error() string { return fmt.Sprintf("cell %s: %v", e.Key, e.E
 // soon as it is finished, with its data's digest (Result.DataDigest). A
 // finished cell whose data's files changed since it ran is an *InputError
 // naming the data set, its files and the cells, before any cell trains. A failing cell is reported in Summary.Failed and the grid goes
-// on; a cancelled ctx stops the grid at once (the cell in flight is lost).
+// on, its reason kept in the store (Store.PutFailure) until a run finishes
+// it; a cancelled ctx stops the grid at once (the cell in flight is lost).
 func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 	cells, err := spec.Cells()
 	if err != nil {
@@ -253,7 +254,9 @@ func (r *Runner) trainCell(ctx context.Context, spec *Spec, c experiments.Cell, 
 		}
 		pr.failCell(c, err)
 		sum.Failed = append(sum.Failed, CellError{Key: c.Key, Err: err})
-		return nil
+		// The reason is kept in the store, not only in the log (Failure).
+		return r.Store.PutFailure(&Failure{Key: c.Key, Spec: c.Spec, Seed: c.Config.Seed, Config: c.Config,
+			Error: err.Error(), Provenance: newProvenance(start, end), DataDigest: digest})
 	}
 	prov := newProvenance(start, end)
 	if m.WallSeconds == 0 {
@@ -265,6 +268,9 @@ func (r *Runner) trainCell(ctx context.Context, spec *Spec, c experiments.Cell, 
 	res := &Result{Format: ResultFormat, Key: c.Key, Spec: c.Spec, Seed: c.Config.Seed,
 		Config: c.Config, Metrics: m, Provenance: prov, DataDigest: digest}
 	if err := r.Store.Put(res); err != nil {
+		return err
+	}
+	if err := r.Store.ClearFailure(c.Key); err != nil {
 		return err
 	}
 	sum.Finished++
