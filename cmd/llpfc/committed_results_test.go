@@ -58,6 +58,17 @@ func TestCommittedReportsRegenerate(t *testing.T) {
 			assert.NotEqual(t, "unknown", r.Provenance.CodeVersion, "%s: cell %s", dir, r.Key)
 			assert.False(t, r.Provenance.Dirty, "%s: cell %s was made by uncommitted code", dir, r.Key)
 		}
+		// A committed failure record is of a cell of the spec that the store
+		// does not hold finished (Store.Failures leaves those out).
+		fs, err := (&grid.Store{Dir: dir}).Failures()
+		require.NoError(t, err)
+		for _, f := range fs {
+			cfg, ok := want[f.Key]
+			if assert.True(t, ok, "%s: failure record %s is not of a cell of the built-in spec %s", dir, f.Key, name) {
+				assert.Equal(t, cfg, f.Config, "%s: failure record %s", dir, f.Key)
+			}
+			assert.False(t, f.Provenance.Dirty, "%s: failure record %s was made by uncommitted code", dir, f.Key)
+		}
 		// Issue 50: no committed cell is at chance without its measured reason.
 		for _, c := range report.Collapses(rs) {
 			assert.NotContains(t, c.Reasons, "no measured reason", "%s: cell %s (%s, bag size %d, seed %d) at %.4f", dir, c.Key, c.Method, c.BagSize, c.Seed, c.Accuracy)

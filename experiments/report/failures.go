@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/llpfc/llpfc/experiments"
@@ -10,7 +11,8 @@ import (
 )
 
 // FailuresMarkdown writes the section of the cells that did not train when
-// they last ran, each with the error its run reported, as the stores keep it
+// they last ran, by grid, method, bag size and seed, each with the error its
+// run reported, as the stores keep it
 // (grid.Failure: STORE/failed/KEY.json); nothing when there is none. A cell
 // missing from a table is then missing with its reason (issue 50: LLPFC-ideal,
 // whose estimator stops where its grouping assumption fails, had no row and
@@ -20,6 +22,23 @@ func FailuresMarkdown(w io.Writer, failed []*grid.Failure) {
 		return
 	}
 	fmt.Fprintf(w, "## Cells that did not train, and why\n\n%s of the grids did not train when last run and are in no table above; each store keeps the reason in `failed/KEY.json`, and the next `llpfc run` of the grid tries them again.\n\n", cellCount(len(failed)))
+	failed = append([]*grid.Failure(nil), failed...)
+	sort.SliceStable(failed, func(i, j int) bool {
+		a, b := failed[i], failed[j]
+		if a.Spec != b.Spec {
+			return a.Spec < b.Spec
+		}
+		if a.Config.Method != b.Config.Method {
+			return a.Config.Method < b.Config.Method
+		}
+		if a.Config.BagSize != b.Config.BagSize {
+			return a.Config.BagSize < b.Config.BagSize
+		}
+		if a.Config.Seed != b.Config.Seed {
+			return a.Config.Seed < b.Config.Seed
+		}
+		return a.Key < b.Key
+	})
 	fmt.Fprintln(w, "| grid | cell | protocol | method | bag size | seed | code version | why |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, f := range failed {

@@ -22,8 +22,8 @@ func TestFailuresMarkdown(t *testing.T) {
 	assert.Empty(t, none.String())
 
 	f := &grid.Failure{Key: "3b1224b3266b15aba9355ea92ce6ef24", Spec: "fashion-mnist-shuffle-tuned", Seed: 4,
-		Config: experiments.Config{Method: "llpfc-ideal", Protocol: "shuffle", BagSize: 1024, Seed: 4},
-		Error:  "grouping at epoch 1: Assumption `grouping assumption: ch` fails: |α| entry\n0 = -0.05",
+		Config:     experiments.Config{Method: "llpfc-ideal", Protocol: "shuffle", BagSize: 1024, Seed: 4},
+		Error:      "grouping at epoch 1: Assumption `grouping assumption: ch` fails: |α| entry\n0 = -0.05",
 		Provenance: grid.Provenance{CodeVersion: "b3aeb2ba08f253eaeb173a8336a53867a3026981"}}
 	var md bytes.Buffer
 	FailuresMarkdown(&md, []*grid.Failure{f})
@@ -31,6 +31,16 @@ func TestFailuresMarkdown(t *testing.T) {
 	assert.Contains(t, out, "## Cells that did not train, and why")
 	assert.Contains(t, out, "1 cell of the grids")
 	assert.Contains(t, out, "| fashion-mnist-shuffle-tuned | `3b1224b3` | shuffle | "+experiments.MethodLabel("llpfc-ideal")+" | 1024 | 4 | b3aeb2b | grouping at epoch 1: Assumption `grouping assumption: ch` fails: \\|α\\| entry 0 = -0.05 |")
+	// Rows by grid, method, bag size and seed, not by key.
+	g := *f
+	g.Key, g.Config.BagSize = "0000", 2048
+	h := *f
+	h.Key, h.Spec = "ffff", "a-grid"
+	md.Reset()
+	FailuresMarkdown(&md, []*grid.Failure{&g, f, &h})
+	assert.Regexp(t, "(?s)`ffff`.*`3b1224b3`.*`0000`", md.String())
+	FailuresMarkdown(&md, []*grid.Failure{f})
+	out = md.String()[strings.LastIndex(md.String(), "## Cells"):]
 	rows := 0
 	for _, l := range strings.Split(out, "\n") {
 		if strings.HasPrefix(l, "| fashion") {
