@@ -19,7 +19,7 @@ import (
 // committedTables are the result stores committed under results/ (issues 10
 // and 16), each made by the built-in spec of the same name; a report reads
 // the store and its companions (reportCompanions).
-var committedTables = []string{"fashion-mnist", "fashion-mnist-shuffle", "fashion-mnist-tuned", "fashion-mnist-shuffle-tuned", "fashion-mnist-step-matched"}
+var committedTables = []string{"fashion-mnist", "fashion-mnist-shuffle", "fashion-mnist-tuned", "fashion-mnist-shuffle-tuned", "fashion-mnist-step-matched", "fashion-mnist-shuffle-step-matched"}
 
 // The committed report of each committed results store is what `llpfc
 // report` makes of its cells, byte for byte (markdown and plots); every cell
@@ -127,4 +127,39 @@ func trackedResults(t *testing.T) string {
 	}
 	require.Positive(t, n, "git tracks no file under results/")
 	return root
+}
+
+// The committed step-matched cells make as many optimizer steps as
+// LLPFC-uniform's cell of the same seed and bag size in the comparison they
+// stand beside (within one epoch's steps), and saw the same bags: the
+// epochs in grid.StepMatchedEpochs and grid.ShuffleStepMatchedEpochs are
+// computed by hand, so this reads the steps the cells recorded.
+func TestCommittedStepMatchedSteps(t *testing.T) {
+	t.Chdir("../..")
+	t.Chdir(trackedResults(t))
+	for _, name := range []string{"fashion-mnist-step-matched", "fashion-mnist-shuffle-step-matched"} {
+		dir := filepath.Join("results", name)
+		if _, err := os.Stat(filepath.Join(dir, "cells")); os.IsNotExist(err) {
+			continue
+		}
+		comp := reportCompanions(name, "results")
+		require.Len(t, comp, 1, "%s: its comparison's store", name)
+		matched, err := (&grid.Store{Dir: dir}).All()
+		require.NoError(t, err)
+		base, err := (&grid.Store{Dir: comp[0]}).All()
+		require.NoError(t, err)
+		for _, m := range matched {
+			var llpfc *grid.Result
+			for _, b := range base {
+				if b.Config.Method == "llpfc-uniform" && b.Config.BagSize == m.Config.BagSize && b.Seed == m.Seed {
+					llpfc = b
+				}
+			}
+			if !assert.NotNil(t, llpfc, "%s: cell %s has no LLPFC-uniform cell beside it in %s", name, m.Key, comp[0]) {
+				continue
+			}
+			assert.InDelta(t, llpfc.Metrics.Steps, m.Metrics.Steps, float64(m.Metrics.StepsPerEpoch), "%s: %s's steps against LLPFC-uniform's", name, m.Config.Method)
+			assert.Equal(t, llpfc.Metrics.BagsDigest, m.Metrics.BagsDigest, "%s: %s trained on other bags than the comparison's seed", name, m.Config.Method)
+		}
+	}
 }

@@ -378,9 +378,10 @@ func (p *reproducePlan) report(stdout io.Writer, store *grid.Store) error {
 // step-matched runs beside the tuned comparison they check.
 func reportCompanions(grid, root string) []string {
 	companion, ok := map[string]string{
-		"fashion-mnist-shuffle":       "fashion-mnist",
-		"fashion-mnist-shuffle-tuned": "fashion-mnist-tuned",
-		"fashion-mnist-step-matched":  "fashion-mnist-tuned",
+		"fashion-mnist-shuffle":              "fashion-mnist",
+		"fashion-mnist-shuffle-tuned":        "fashion-mnist-tuned",
+		"fashion-mnist-step-matched":         "fashion-mnist-tuned",
+		"fashion-mnist-shuffle-step-matched": "fashion-mnist-shuffle-tuned",
 	}[grid]
 	if !ok {
 		return nil

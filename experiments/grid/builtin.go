@@ -23,16 +23,17 @@ const (
 )
 
 var builtins = map[string]func() *Spec{
-	"quick":                       quickSpec,
-	"fashion-mnist":               fashionMNISTSpec,
-	"fashion-mnist-shuffle":       fashionMNISTShuffleSpec,
-	"fashion-mnist-tuned":         fashionMNISTTunedSpec,
-	"fashion-mnist-step-matched":  stepMatchedSpec,
-	"fashion-mnist-shuffle-tuned": func() *Spec { return tuned(fashionMNISTShuffleSpec(), "fashion-mnist-shuffle-tuned") },
-	"wrn16-4":                     wrnSpec,
-	"resnet18":                    resnet18Spec,
-	"vgg16":                       vgg16Spec,
-	"llpgan":                      llpganSpec,
+	"quick":                              quickSpec,
+	"fashion-mnist":                      fashionMNISTSpec,
+	"fashion-mnist-shuffle":              fashionMNISTShuffleSpec,
+	"fashion-mnist-tuned":                fashionMNISTTunedSpec,
+	"fashion-mnist-step-matched":         stepMatchedSpec,
+	"fashion-mnist-shuffle-tuned":        func() *Spec { return tuned(fashionMNISTShuffleSpec(), "fashion-mnist-shuffle-tuned") },
+	"fashion-mnist-shuffle-step-matched": shuffleStepMatchedSpec,
+	"wrn16-4":                            wrnSpec,
+	"resnet18":                           resnet18Spec,
+	"vgg16":                              vgg16Spec,
+	"llpgan":                             llpganSpec,
 }
 
 // BuiltinNames lists the built-in specs.

@@ -126,12 +126,38 @@ const StepMatchedEpochs = 89
 // only (each cell is 16 times a comparison cell's work). A reader sets it
 // beside the comparison's cell to tell the budget from the method.
 func stepMatchedSpec() *Spec {
-	s := tuned(fashionMNISTSpec(), "fashion-mnist-step-matched")
-	s.Description = "paper protocol, Fashion-MNIST, mlp, bag size 2048: KL, EasyLLP, MixBag, LLP-PVC with one bag a step for as many steps as LLPFC-uniform's cell (issue 50), tuned without labels, seed 0"
+	return stepMatched(fashionMNISTSpec(), "fashion-mnist-step-matched",
+		"paper protocol, Fashion-MNIST, mlp, bag size 2048: KL, EasyLLP, MixBag, LLP-PVC with one bag a step for as many steps as LLPFC-uniform's cell (issue 50), tuned without labels, seed 0",
+		2048, StepMatchedEpochs)
+}
+
+// ShuffleStepMatchedEpochs are the epochs of the near-uniform step-matched
+// runs: with a minibatch of one bag, the 36 training bags of bag size 1024
+// (40 less the 4 held out) give 36 steps an epoch, and 67 epochs 2412 steps
+// — the 2400 optimizer steps LLPFC-uniform makes in the near-uniform tuned
+// comparison's cell (three groups of 10 bags of 1024, the other 6 left out
+// of its grouping: 240 minibatches of 128 instances an epoch, 10 epochs).
+const ShuffleStepMatchedEpochs = 67
+
+// shuffleStepMatchedSpec is stepMatchedSpec beside the near-uniform tuned
+// comparison (fashion-mnist-shuffle-tuned), at its largest bag size, 1024,
+// where the bag methods make 20 to 180 optimizer steps in 10 epochs.
+func shuffleStepMatchedSpec() *Spec {
+	return stepMatched(fashionMNISTShuffleSpec(), "fashion-mnist-shuffle-step-matched",
+		"shuffle protocol (near-uniform bags), Fashion-MNIST, mlp, bag size 1024: KL, EasyLLP, MixBag, LLP-PVC with one bag a step for as many steps as LLPFC-uniform's cell (issue 50), tuned without labels, seed 0",
+		1024, ShuffleStepMatchedEpochs)
+}
+
+// stepMatched is base tuned as the comparison (tuned), named name, cut to
+// KL, EasyLLP, MixBag and LLP-PVC at one bag size and seed 0, with a
+// minibatch of one bag for epochs epochs.
+func stepMatched(base *Spec, name, description string, bagSize, epochs int) *Spec {
+	s := tuned(base, name)
+	s.Description = description
 	s.Methods = []string{training.MethodKL, training.MethodEasyLLP, training.MethodMixBag, training.MethodLLPPVC}
-	s.BagSizes = []int{2048}
+	s.BagSizes = []int{bagSize}
 	s.Seeds = []int64{0}
-	s.Hyper.Epochs = StepMatchedEpochs
+	s.Hyper.Epochs = epochs
 	s.Overrides = append(s.Overrides, Override{When: Match{Methods: s.Methods}, Set: set(obj{"hyper": obj{"batch_size": 1}})})
 	return s
 }
