@@ -1,7 +1,6 @@
 package grid
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,20 +97,14 @@ func (s *Store) Failures() ([]*Failure, error) {
 }
 
 func readFailure(path string) (*Failure, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var f Failure
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("failure record %s: %w", path, err)
+	if err := decodeFile(path, &f); err != nil {
+		return nil, fmt.Errorf("failure record %w", err)
 	}
 	if f.Format != FailureFormat {
 		return nil, fmt.Errorf("failure record %s: format %q, want %q", path, f.Format, FailureFormat)
 	}
-	if want := strings.TrimSuffix(filepath.Base(path), ".json"); want != f.Key {
+	if want := keyOfFile(path); want != f.Key {
 		return nil, fmt.Errorf("failure record %s: holds key %s, want the file's name %s", path, f.Key, want)
 	}
 	return &f, nil

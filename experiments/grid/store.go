@@ -194,24 +194,38 @@ func (s *Store) Get(key string) (*Result, error) {
 }
 
 func readResult(path string) (*Result, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var r Result
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := decodeFile(path, &r); err != nil {
+		return nil, err
 	}
 	if err := r.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if want := strings.TrimSuffix(filepath.Base(path), ".json"); want != r.Key {
+	if want := keyOfFile(path); want != r.Key {
 		return nil, fmt.Errorf("%s: holds key %s, want the file's name %s", path, r.Key, want)
 	}
 	return &r, nil
 }
+
+// decodeFile reads the JSON object in path into v, refusing a field v does
+// not have (a file of another layout is not read as this one); an error
+// reading the file is returned as it is (os.ErrNotExist stays testable),
+// one decoding it names the path.
+func decodeFile(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// keyOfFile is the cell key a store's file is named for: its name less .json.
+func keyOfFile(path string) string { return strings.TrimSuffix(filepath.Base(path), ".json") }
 
 func newProvenance(start, end time.Time) Provenance {
 	rev, dirty := experiments.CodeVersion()
