@@ -59,10 +59,12 @@ func TestCommittedReportsRegenerate(t *testing.T) {
 			assert.False(t, r.Provenance.Dirty, "%s: cell %s was made by uncommitted code", dir, r.Key)
 		}
 		// A committed failure record is of a cell of the spec that the store
-		// does not hold finished (Store.Failures leaves those out).
-		fs, err := (&grid.Store{Dir: dir}).Failures()
+		// does not hold finished.
+		st := &grid.Store{Dir: dir}
+		fs, err := st.Failures()
 		require.NoError(t, err)
 		for _, f := range fs {
+			assert.False(t, st.Has(f.Key), "%s: failure record %s of a finished cell", dir, f.Key)
 			cfg, ok := want[f.Key]
 			if assert.True(t, ok, "%s: failure record %s is not of a cell of the built-in spec %s", dir, f.Key, name) {
 				assert.Equal(t, cfg, f.Config, "%s: failure record %s", dir, f.Key)

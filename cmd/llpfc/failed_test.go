@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,8 +24,7 @@ func TestCheckAndListNameFailures(t *testing.T) {
 	require.NoError(t, err)
 	failed := cells[0]
 	for _, c := range cells[1:] {
-		require.NoError(t, store.Put(&grid.Result{Format: grid.ResultFormat, Key: c.Key, Spec: spec.Name, Seed: c.Config.Seed, Config: c.Config,
-			Metrics: experiments.Metrics{TestAccuracy: 0.5, Epochs: c.Config.Hyper.Epochs}}))
+		putFinished(t, store, spec.Name, c)
 	}
 	why := "grouping at epoch 1: Assumption `grouping assumption: ch` fails: " + strings.Repeat("α ", 200)
 	require.NoError(t, store.PutFailure(&grid.Failure{Key: failed.Key, Spec: spec.Name, Seed: failed.Config.Seed, Config: failed.Config, Error: why}))

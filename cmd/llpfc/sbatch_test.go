@@ -163,8 +163,7 @@ func TestCheckNamesTheMissingShards(t *testing.T) {
 		if lost[c.Key] {
 			continue
 		}
-		require.NoError(t, store.Put(&grid.Result{Format: grid.ResultFormat, Key: c.Key, Spec: spec.Name, Seed: c.Config.Seed, Config: c.Config,
-			Metrics: experiments.Metrics{TestAccuracy: 0.5, Epochs: c.Config.Hyper.Epochs}}))
+		putFinished(t, store, spec.Name, c)
 	}
 	var out, errb bytes.Buffer
 	assert.Equal(t, exitFailed, runRun([]string{"quick", "--check", "--shards", "4", "--results", dir}, &out, &errb))
@@ -186,14 +185,21 @@ func TestCheckNamesTheMissingShards(t *testing.T) {
 	}
 	for _, c := range cells {
 		if lost[c.Key] {
-			require.NoError(t, store.Put(&grid.Result{Format: grid.ResultFormat, Key: c.Key, Spec: spec.Name, Seed: c.Config.Seed, Config: c.Config,
-				Metrics: experiments.Metrics{TestAccuracy: 0.5, Epochs: c.Config.Hyper.Epochs}}))
+			putFinished(t, store, spec.Name, c)
 		}
 	}
 	out.Reset()
 	errb.Reset()
 	assert.Equal(t, exitOK, runRun([]string{"quick", "--check", "--shards", "4", "--results", dir}, &out, &errb), errb.String())
 	assert.Contains(t, out.String(), "all 18 cells of quick are in")
+}
+
+// putFinished stores a finished result of cell c of the spec named spec
+// (test accuracy 0.5), as though a run had trained it.
+func putFinished(t *testing.T, store *grid.Store, spec string, c experiments.Cell) {
+	t.Helper()
+	require.NoError(t, store.Put(&grid.Result{Format: grid.ResultFormat, Key: c.Key, Spec: spec, Seed: c.Config.Seed, Config: c.Config,
+		Metrics: experiments.Metrics{TestAccuracy: 0.5, Epochs: c.Config.Hyper.Epochs}}))
 }
 
 // slurmSpec is the Slurm test's grid: 8 cells of about 2 s each on the

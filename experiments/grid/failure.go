@@ -64,10 +64,12 @@ func (s *Store) ClearFailure(key string) error {
 	return nil
 }
 
-// Failures reads the store's failure records, sorted by key, leaving out a
-// cell the store holds finished (a record a run could not remove). A store
+// Failures reads the store's failure records, sorted by key. A store
 // without failed/ has none. A record that does not read is an error naming
-// its file.
+// its file. A record whose cell is finished (one a run could not remove) is
+// returned too: its readers ask only of unfinished cells (Collect leaves
+// out every key any store finished; run --check and --list look up the
+// missing cells), so the store's cells are not read again here.
 func (s *Store) Failures() ([]*Failure, error) {
 	dir := filepath.Join(s.Dir, "failed")
 	ents, err := os.ReadDir(dir)
@@ -86,9 +88,6 @@ func (s *Store) Failures() ([]*Failure, error) {
 		f, err := readFailure(filepath.Join(dir, n))
 		if err != nil {
 			return nil, err
-		}
-		if s.Has(f.Key) {
-			continue
 		}
 		out = append(out, f)
 	}

@@ -1,9 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/llpfc/llpfc/experiments"
@@ -22,22 +23,10 @@ func FailuresMarkdown(w io.Writer, failed []*grid.Failure) {
 		return
 	}
 	fmt.Fprintf(w, "## Cells that did not train, and why\n\n%s of the grids did not train when last run and are in no table above; each store keeps the reason in `failed/KEY.json`, and the next `llpfc run` of the grid tries them again.\n\n", cellCount(len(failed)))
-	failed = append([]*grid.Failure(nil), failed...)
-	sort.SliceStable(failed, func(i, j int) bool {
-		a, b := failed[i], failed[j]
-		if a.Spec != b.Spec {
-			return a.Spec < b.Spec
-		}
-		if a.Config.Method != b.Config.Method {
-			return a.Config.Method < b.Config.Method
-		}
-		if a.Config.BagSize != b.Config.BagSize {
-			return a.Config.BagSize < b.Config.BagSize
-		}
-		if a.Config.Seed != b.Config.Seed {
-			return a.Config.Seed < b.Config.Seed
-		}
-		return a.Key < b.Key
+	failed = slices.Clone(failed)
+	slices.SortFunc(failed, func(a, b *grid.Failure) int {
+		return cmp.Or(cmp.Compare(a.Spec, b.Spec), cmp.Compare(a.Config.Method, b.Config.Method),
+			cmp.Compare(a.Config.BagSize, b.Config.BagSize), cmp.Compare(a.Config.Seed, b.Config.Seed), cmp.Compare(a.Key, b.Key))
 	})
 	fmt.Fprintln(w, "| grid | cell | protocol | method | bag size | seed | code version | why |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
