@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -142,4 +143,21 @@ func (c Config) Flat() map[string]string {
 	}
 	walk("", v)
 	return out
+}
+
+// Passes is the number of passes over its trainPoints training points that
+// the cell's training makes, for estimating its work: hyper.epochs, or,
+// with a step budget (Hyper.Steps), the steps times the instances a step
+// sees (its minibatch of instances, or of bags of BagSize; the largest a
+// search tries) over trainPoints, rounded up.
+func (c Config) Passes(trainPoints int) int {
+	h := c.Hyper
+	if h.Steps == 0 || trainPoints <= 0 {
+		return h.Epochs
+	}
+	per := slices.Max(h.batchSizes())
+	if !CountsInstances(c.Method) {
+		per *= max(c.BagSize, 1)
+	}
+	return int((int64(h.Steps)*int64(per) + int64(trainPoints) - 1) / int64(trainPoints))
 }

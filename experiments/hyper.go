@@ -3,7 +3,9 @@ package experiments
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
+	"strconv"
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/training/methods"
@@ -22,8 +24,16 @@ import (
 // its zero value, so its zero must be the behaviour cells had before the
 // field existed (TestZeroValuesDocumented).
 type Hyper struct {
-	// Epochs is the number of passes over the bags; 0 is an error (Validate).
+	// Epochs is the number of passes over the bags; 0 is an error
+	// (Validate) unless Steps is set.
 	Epochs int `json:"epochs"`
+	// Steps, when > 0, is the cell's budget in optimizer steps
+	// (training.Config.Steps): exactly Steps updates, in as many passes as
+	// they take, the last one cut short; Epochs must then be 0. It is how a
+	// comparison gives methods whose minibatches count bags and methods whose
+	// minibatches count instances the same number of updates. Zero means
+	// Epochs passes.
+	Steps int `json:"steps,omitempty"`
 	// Optimizer is "sgd", "nesterov" (SGD with Nesterov momentum, dampening
 	// 0), "adam" or "adamw"; "gd" is full-batch gradient descent (logreg only).
 	// Empty is an error.
@@ -134,6 +144,53 @@ type Search struct {
 	// BatchSize are the minibatches tried (in the method's unit); empty
 	// means the cell's hyper.batch_size alone.
 	BatchSize []int `json:"batch_size,omitempty"`
+	// Extend, when not nil, carries the search past an end of LR: while the
+	// chosen trial's rate is the lowest (highest) tried, the next rate below
+	// (above) it on the ladder {1, 3}×10^k is tried too, within
+	// [Extend.Min, Extend.Max] (SearchExtend). A method whose best rate lies
+	// beyond the grid has otherwise not been tuned, only cut off. Nil
+	// means LR alone.
+	Extend *SearchExtend `json:"extend,omitempty"`
+}
+
+// SearchExtend is the limits of a search that extends past its ends
+// (Search.Extend): no rate below Min or above Max is tried. A cell whose
+// chosen rate still sits at the end of what was tried, the next rate
+// beyond being past a limit, is flagged by the report.
+type SearchExtend struct {
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+}
+
+// LadderStep returns the rate next to lr on the ladder {1, 3}×10^k, below
+// it when down, above it otherwise (1e-4 ↓ 3e-5 ↓ 1e-5; 3e-3 ↑ 1e-2 ↑
+// 3e-2), written in decimal so that it equals the literal (3e-5, not
+// 1e-4/3.33…); ok is false when lr is not on the ladder.
+func LadderStep(lr float64, down bool) (next float64, ok bool) {
+	if !(lr > 0) || math.IsInf(lr, 0) {
+		return 0, false
+	}
+	k := int(math.Floor(math.Log10(lr) + 1e-9))
+	var m int
+	for _, c := range []int{1, 3} {
+		if v, _ := strconv.ParseFloat(fmt.Sprintf("%de%d", c, k), 64); v == lr {
+			m = c
+		}
+	}
+	switch {
+	case m == 0:
+		return 0, false
+	case down && m == 1:
+		m, k = 3, k-1
+	case down:
+		m = 1
+	case m == 1:
+		m = 3
+	default:
+		m, k = 1, k+1
+	}
+	next, _ = strconv.ParseFloat(fmt.Sprintf("%de%d", m, k), 64)
+	return next, true
 }
 
 // batchSizes are the minibatches a cell trains with: its own, or its

@@ -203,6 +203,9 @@ type Trial struct {
 	TestAccuracy float64 `json:"test_accuracy"`
 	Steps        int64   `json:"steps"`
 	WallSeconds  float64 `json:"wall_seconds"`
+	// Extended marks a trial past an end of the search's rates
+	// (Search.Extend): tried because the choice sat at that end.
+	Extended bool `json:"extended,omitempty"`
 }
 
 var (

@@ -49,7 +49,15 @@ func (c Config) Validate() error {
 		return c.validateBagShape()
 	case c.TestPoints < 0:
 		return fmt.Errorf("test_points: is %d, want ≥ 0 (0 = the whole test split)", c.TestPoints)
-	case h.Epochs <= 0:
+	case h.Steps < 0:
+		return fmt.Errorf("hyper.steps: is %d, want > 0 (a budget of optimizer steps), or 0 for hyper.epochs", h.Steps)
+	case h.Steps > 0 && h.Epochs != 0:
+		return fmt.Errorf("hyper.steps: is %d with hyper.epochs %d, want one of them (set the other to 0)", h.Steps, h.Epochs)
+	case h.Steps > 0 && c.Learner != "gorgonia":
+		return fmt.Errorf("hyper.steps: the %s learner counts epochs, not steps (set hyper.epochs)", c.Learner)
+	case h.Steps > 0 && h.Schedule.Kind == "multistep":
+		return errors.New("hyper.steps: a multistep schedule's milestones are epochs, which a step budget leaves open (set hyper.epochs, or another schedule)")
+	case h.Steps == 0 && h.Epochs <= 0:
 		return fmt.Errorf("hyper.epochs: is %d, want > 0", h.Epochs)
 	case !containsStr([]string{"sgd", "nesterov", "adam", "adamw", "gd"}, h.Optimizer):
 		return fmt.Errorf("hyper.optimizer: is %q, want sgd, nesterov, adam, adamw or gd", h.Optimizer)
@@ -234,6 +242,19 @@ func (h Hyper) validateSearch() error {
 	for i, b := range s.BatchSize {
 		if b <= 0 {
 			return fmt.Errorf("hyper.search.batch_size[%d]: is %d, want > 0", i, b)
+		}
+	}
+	if e := s.Extend; e != nil {
+		lo, hi := slices.Min(s.LR), slices.Max(s.LR)
+		_, okLo := LadderStep(lo, true)
+		_, okHi := LadderStep(hi, false)
+		switch {
+		case !okLo || !okHi:
+			return fmt.Errorf("hyper.search.extend: the search's ends %g and %g must lie on the ladder {1, 3}×10^k that it extends along", lo, hi)
+		case !(e.Min > 0 && e.Min <= lo):
+			return fmt.Errorf("hyper.search.extend.min: is %v, want > 0 and ≤ the lowest rate %g", e.Min, lo)
+		case !(e.Max >= hi) || math.IsInf(e.Max, 0):
+			return fmt.Errorf("hyper.search.extend.max: is %v, want finite and ≥ the highest rate %g", e.Max, hi)
 		}
 	}
 	return nil

@@ -242,7 +242,7 @@ func (c *Checkpoint) restore(cfg Config, fields map[string]string, params, buffe
 	if d := SettingsDiff(c.Fields, fields); len(d) > 0 {
 		return &InputError{&SettingsError{Diff: d}}
 	}
-	if c.NextEpoch < 0 || c.NextEpoch > cfg.Epochs {
+	if c.NextEpoch < 0 || (cfg.Steps == 0 && c.NextEpoch > cfg.Epochs) {
 		return fmt.Errorf("next epoch %d outside 0..%d", c.NextEpoch, cfg.Epochs)
 	}
 	if len(c.Params) != len(params) {

@@ -55,7 +55,11 @@ func withDefaults(c Config) (Config, error) {
 		return c, fmt.Errorf("config: %w", methods.UnknownError(c.Method))
 	case c.BatchSize < 1:
 		return c, fmt.Errorf("config: batch size %d, want ≥ 1", c.BatchSize)
-	case c.Epochs < 1:
+	case c.Steps < 0:
+		return c, fmt.Errorf("config: steps %d, want ≥ 1, or 0 for a number of epochs", c.Steps)
+	case c.Steps > 0 && c.Epochs != 0:
+		return c, fmt.Errorf("config: epochs %d and steps %d, want one of them (the other 0)", c.Epochs, c.Steps)
+	case c.Steps == 0 && c.Epochs < 1:
 		return c, fmt.Errorf("config: epochs %d, want ≥ 1", c.Epochs)
 	case c.RegroupEvery < 0:
 		return c, fmt.Errorf("config: regroup every %d epochs, want ≥ 1, or 0 for never", c.RegroupEvery)

@@ -9,7 +9,9 @@ import (
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/methods"
 	"github.com/llpfc/llpfc/training/nn"
+	"gonum.org/v1/gonum/floats"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -22,6 +24,10 @@ type evaluator struct {
 	xT         *tensor.Dense
 	logits     *gorgonia.Node
 	prog       device.Program
+	// link reads the class probabilities the method trains from a row of
+	// logits, for the bags' scores (bagMeans); the test set's
+	// probabilities are the softmax's whatever the method.
+	link methods.Link
 }
 
 func newEvaluator(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, batch int) (*evaluator, error) {
@@ -116,6 +122,16 @@ func (e *evaluator) Accuracy(ctx context.Context, x []float32, y []int) (float64
 // row's position in rows and its softmax probabilities (float64, from the
 // float32 logits; the slice is reused).
 func (e *evaluator) rowProbabilities(ctx context.Context, x []float32, rows []int, use func(k int, p []float64)) error {
+	return e.rowLinked(ctx, x, rows, methods.Softmax, use)
+}
+
+// rowLinked is rowProbabilities with the probabilities read by link
+// (softmaxRow or sigmoidRow).
+func (e *evaluator) rowLinked(ctx context.Context, x []float32, rows []int, link methods.Link, use func(k int, p []float64)) error {
+	row := softmaxRow
+	if link == methods.Sigmoid {
+		row = sigmoidRow
+	}
 	var z []float32
 	buf := make([]float32, 0, e.batch*e.dim)
 	var p []float64
@@ -134,7 +150,7 @@ func (e *evaluator) rowProbabilities(ctx context.Context, x []float32, rows []in
 			p = make([]float64, C)
 		}
 		for k := start; k < end; k++ {
-			softmaxRow(z[(k-start)*C:(k-start+1)*C], p)
+			row(z[(k-start)*C:(k-start+1)*C], p)
 			if err := finiteRow(rows[k], p); err != nil {
 				return err
 			}
@@ -181,8 +197,12 @@ func (e *evaluator) evaluate(ctx context.Context, x []float32, y []int) (float64
 	return float64(right) / float64(len(y)), probs, nil
 }
 
-// bagMeans returns, for each bag, the mean of the class probabilities the
-// network gives its instances (evaluation mode).
+// bagMeans returns, for each bag, the class proportions the network
+// predicts (evaluation mode): the mean over the bag's instances of the
+// probabilities the method trains (its link: Descriptor.Output),
+// normalized to sum to 1 — a no-op for the softmax; for per-class
+// sigmoids, whose means are each class's expected share of the bag, the
+// shares made a distribution.
 func (e *evaluator) bagMeans(ctx context.Context, x []float32, bags []estimators.Bag) ([][]float64, error) {
 	if len(bags) == 0 {
 		return nil, errors.New("bag scores: no bags")
@@ -196,7 +216,7 @@ func (e *evaluator) bagMeans(ctx context.Context, x []float32, bags []estimators
 		}
 	}
 	sums := make([][]float64, len(bags))
-	err := e.rowProbabilities(ctx, x, rows, func(k int, p []float64) {
+	err := e.rowLinked(ctx, x, rows, e.link, func(k int, p []float64) {
 		s := sums[bagOf[k]]
 		if s == nil {
 			s = make([]float64, len(p))
@@ -209,6 +229,10 @@ func (e *evaluator) bagMeans(ctx context.Context, x []float32, bags []estimators
 	for b, bag := range bags {
 		for c := range sums[b] {
 			sums[b][c] /= float64(len(bag.Indices))
+		}
+		if e.link != methods.Softmax {
+			t := floats.Sum(sums[b])
+			floats.Scale(1/t, sums[b])
 		}
 	}
 	return sums, err
@@ -269,6 +293,13 @@ func finiteRow(row int, p []float64) error {
 		}
 	}
 	return nil
+}
+
+// sigmoidRow writes σ(z_c) = 1/(1 + e^{−z_c}) into p, class by class.
+func sigmoidRow(z []float32, p []float64) {
+	for c, v := range z {
+		p[c] = 1 / (1 + math.Exp(-float64(v)))
+	}
 }
 
 func softmaxRow(z []float32, p []float64) {

@@ -50,6 +50,9 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 	if r.ev, err = newEvaluator(st.backend, st.graph, st.model, spec, cfg.EvalBatch); err != nil {
 		return nil, err
 	}
+	if d, ok := methods.Lookup(cfg.Method); ok {
+		r.ev.link = d.Output
+	}
 	defer r.ev.Close()
 	if r.buffers, err = runningStats(st.model); err != nil {
 		return nil, err
@@ -63,7 +66,7 @@ func Train(ctx context.Context, cfg Config, data *TrainData, progress Progress) 
 	if err := r.resume(); err != nil {
 		return nil, err
 	}
-	for e := r.first; e < cfg.Epochs; e++ {
+	for e := r.first; r.more(e); e++ {
 		if err := r.epoch(ctx, e); err != nil {
 			return nil, err
 		}
@@ -149,6 +152,7 @@ type trainRun struct {
 
 	lastProbs   []float64 // the test probabilities of the last evaluation
 	first       int       // the first epoch this call trains
+	stepsDone   int       // the optimizer steps of the epochs trained so far (Config.Steps)
 	trainImages int
 	trainTime   time.Duration
 }
@@ -178,7 +182,40 @@ func (r *trainRun) resume() error {
 	r.first = ck.NextEpoch
 	r.res.History = ck.History
 	r.best = ck.Best
+	for _, h := range ck.History {
+		r.stepsDone += h.Steps
+	}
+	if cfg.Steps > 0 {
+		r.cfg.Epochs = ck.NextEpoch // the passes so far; epoch extends it while steps remain
+	}
 	return nil
+}
+
+// more reports whether epoch e is trained: while e < Epochs, or, with a
+// step budget (Config.Steps), while steps remain.
+func (r *trainRun) more(e int) bool {
+	if r.cfg.Steps > 0 {
+		return r.stepsDone < r.cfg.Steps
+	}
+	return e < r.cfg.Epochs
+}
+
+// budget cuts epoch e's steps to what remains of a step budget
+// (Config.Steps) and sets Epochs to the passes the budget takes at this
+// epoch's pace (exact once the last epoch begins), so that the last epoch is
+// known as the last (its evaluation, its checkpoint); without a budget it
+// returns steps unchanged.
+func (r *trainRun) budget(e, steps int) int {
+	left := r.cfg.Steps - r.stepsDone
+	if r.cfg.Steps == 0 {
+		return steps
+	}
+	if steps >= left {
+		r.cfg.Epochs = e + 1
+		return left
+	}
+	r.cfg.Epochs = e + 1 + (left-steps+steps-1)/steps
+	return steps
 }
 
 // epoch trains epoch e, evaluates it when due and checkpoints it.
@@ -192,6 +229,8 @@ func (r *trainRun) epoch(ctx context.Context, e int) error {
 	if steps < 1 {
 		return fmt.Errorf("epoch %d: method %s has no minibatch (batch size %d)", e+1, cfg.Method, cfg.BatchSize)
 	}
+	steps = r.budget(e, steps)
+	cfg = r.cfg
 	if err := r.st.beginEpoch(e); err != nil {
 		return err
 	}
@@ -220,6 +259,7 @@ func (r *trainRun) epoch(ctx context.Context, e int) error {
 	if err != nil {
 		return err
 	}
+	r.stepsDone += steps
 	dt := time.Since(epochStart)
 	r.trainTime += dt
 	r.trainImages += images

@@ -132,7 +132,8 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 		if err != nil {
 			return est, err
 		}
-		w := f * int64(c.Config.Hyper.Epochs) * int64(trainingPoints(c.Config, shape))
+		tp := trainingPoints(c.Config, shape)
+		w := f * int64(c.Config.Passes(tp)) * int64(tp)
 		g.work += w
 		g.cells[c.Key] += w
 		est.InstanceEpochs += w

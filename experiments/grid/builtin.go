@@ -30,10 +30,14 @@ var builtins = map[string]func() *Spec{
 	"fashion-mnist-step-matched":         stepMatchedSpec,
 	"fashion-mnist-shuffle-tuned":        func() *Spec { return tuned(fashionMNISTShuffleSpec(), "fashion-mnist-shuffle-tuned") },
 	"fashion-mnist-shuffle-step-matched": shuffleStepMatchedSpec,
-	"wrn16-4":                            wrnSpec,
-	"resnet18":                           resnet18Spec,
-	"vgg16":                              vgg16Spec,
-	"llpgan":                             llpganSpec,
+	"fashion-mnist-steps":                func() *Spec { return stepsSpec(fashionMNISTSpec(), "fashion-mnist-steps", StepsBagSizes) },
+	"fashion-mnist-shuffle-steps": func() *Spec {
+		return stepsSpec(fashionMNISTShuffleSpec(), "fashion-mnist-shuffle-steps", ShuffleStepsBagSizes)
+	},
+	"wrn16-4":  wrnSpec,
+	"resnet18": resnet18Spec,
+	"vgg16":    vgg16Spec,
+	"llpgan":   llpganSpec,
 }
 
 // BuiltinNames lists the built-in specs.

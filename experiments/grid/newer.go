@@ -161,3 +161,58 @@ func stepMatched(base *Spec, name, description string, bagSize, epochs int) *Spe
 	s.Overrides = append(s.Overrides, Override{When: Match{Methods: s.Methods}, Set: set(obj{"hyper": obj{"batch_size": 1}})})
 	return s
 }
+
+// StepBudget is the optimizer steps of every cell of the step-matched
+// comparisons (fashion-mnist-steps, fashion-mnist-shuffle-steps): ten passes
+// over the 36,864 training points (40,960 less the 10% of bags held out) in
+// minibatches of StepInstances — what the supervised ceiling and LLPFC-uniform
+// make in ten epochs where no bag is left out of LLPFC's groups.
+const StepBudget = 2880
+
+// StepInstances is the instances a step of the step-matched comparisons
+// sees: LLPFC's and the ceiling's minibatch of 128, and as many bags as
+// hold 128 instances for a method whose minibatch counts bags — one bag
+// where a bag is larger, the least a bag-level loss can take. With the
+// same steps every method then makes the same updates on the same data
+// at bag sizes up to 128; above, a bag method sees bagSize/128 times the
+// instances of LLPFC's step, which the report prints beside the steps.
+const StepInstances = 128
+
+// StepSearchLimits are the limits of the step-matched comparisons'
+// searches (Spec.Extend): from each method's grid {1e-4, …, 3e-3} the
+// search extends down to 1e-6 and up to 0.1, a rung at a time.
+var StepSearchLimits = experiments.SearchExtend{Min: 1e-6, Max: 0.1}
+
+// StepsBagSizes and ShuffleStepsBagSizes are the bag sizes of the
+// step-matched comparisons: of the equal-epoch comparison's, those this
+// project's 2-core machine regenerates in a sitting (the rest are a Slurm
+// job array: README, "The comparison").
+var (
+	StepsBagSizes        = []int{128, 512}
+	ShuffleStepsBagSizes = []int{64, 256}
+)
+
+// stepsSpec is base tuned as the comparison (tuned), named name, with
+// every cell trained for StepBudget optimizer steps instead of 10 epochs,
+// every bag method's minibatch the bags of StepInstances instances (at
+// least one), and every search extending within StepSearchLimits — the
+// comparison at equal optimizer steps.
+func stepsSpec(base *Spec, name string, bagSizes []int) *Spec {
+	s := tuned(base, name)
+	s.Description = s.Protocol + " protocol, full Fashion-MNIST, mlp, every method but LLP-GAN at 2880 optimizer steps (bag methods one step = 128 instances or one bag), its rate tuned without labels on 10% held-out bags by a search that extends past its ends, 5 seeds"
+	s.BagSizes = append([]int(nil), bagSizes...)
+	s.Hyper.Epochs, s.Hyper.Steps = 0, StepBudget
+	ext := StepSearchLimits
+	s.Extend = &ext
+	var bagMethods []string
+	for _, m := range s.Methods {
+		if !experiments.CountsInstances(m) {
+			bagMethods = append(bagMethods, m)
+		}
+	}
+	for _, b := range s.BagSizes {
+		s.Overrides = append(s.Overrides, Override{When: Match{Methods: bagMethods, BagSizes: []int{b}},
+			Set: set(obj{"hyper": obj{"batch_size": max(1, StepInstances/b)}})})
+	}
+	return s
+}

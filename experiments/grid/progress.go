@@ -61,7 +61,7 @@ func (g *gridProgress) startCell(i int, c experiments.Cell) {
 	g.idx, g.cell, g.cellT0 = i, c, g.now()
 	desc := fmt.Sprintf("[%d/%d, grid ETA %s] %s", i+1, g.total, g.gridETA(), describe(c))
 	if g.tty {
-		g.bar = progressbar.NewOptions(c.Config.Hyper.Epochs,
+		g.bar = progressbar.NewOptions(c.Config.Passes(c.Config.NumPoints),
 			progressbar.OptionSetWriter(g.w),
 			progressbar.OptionSetDescription(desc),
 			progressbar.OptionShowCount(),

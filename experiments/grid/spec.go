@@ -76,6 +76,10 @@ type Spec struct {
 	// hyper.batch_size) 0; hyper.val_bags must hold bags out to score the
 	// trials. False means every cell trains its own hyper.lr.
 	Tune bool `json:"tune,omitempty"`
+	// Extend, with Tune, lets every cell's search go on past an end of its
+	// rates while the choice sits there, within these limits
+	// (experiments.Search.Extend); nil means each method's rates alone.
+	Extend *experiments.SearchExtend `json:"extend,omitempty"`
 }
 
 // Override patches every cell matching When: Set is a partial Config in JSON
@@ -258,7 +262,7 @@ func (s *Spec) InstanceEpochs() (int64, error) {
 	}
 	var n int64
 	for _, c := range cells {
-		n += int64(c.Config.Hyper.Epochs) * int64(c.Config.NumPoints)
+		n += int64(c.Config.Passes(c.Config.NumPoints)) * int64(c.Config.NumPoints)
 	}
 	return n, nil
 }
@@ -300,7 +304,7 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 						c.Hyper.PVCLikelihood = 0 // the FFT's cells keep the keys of before issue 50
 					}
 					if s.Tune {
-						tune(&c)
+						tune(&c, s.Extend)
 					}
 					// The swept axes are the grid's; an override may not move a cell.
 					if c.Dataset != d || c.Method != m || c.BagSize != b || c.Seed != seed {
@@ -342,15 +346,19 @@ func fillMethodSettings(c *experiments.Config) {
 }
 
 // tune gives cell c its method's search space (Spec.Tune), unless an
-// override gave it one, and leaves the rate (and a searched minibatch) to
-// the search.
-func tune(c *experiments.Config) {
+// override gave it one, extending within ext when it is not nil, and
+// leaves the rate (and a searched minibatch) to the search.
+func tune(c *experiments.Config, ext *experiments.SearchExtend) {
 	d, ok := experiments.Method(c.Method)
 	if !ok {
 		return // Validate names an unknown method
 	}
 	if c.Hyper.Search == nil {
 		c.Hyper.Search = &experiments.Search{LR: append([]float64(nil), d.Search.LR...), BatchSize: append([]int(nil), d.Search.BatchSize...)}
+	}
+	if ext != nil && c.Hyper.Search.Extend == nil {
+		e := *ext
+		c.Hyper.Search.Extend = &e
 	}
 	c.Hyper.LR = 0
 	if len(c.Hyper.Search.BatchSize) > 0 {

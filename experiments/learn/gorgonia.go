@@ -68,6 +68,7 @@ func TrainingConfig(c experiments.Config) (training.Config, error) {
 		Schedule:     sched,
 		BatchSize:    h.BatchSize,
 		Epochs:       h.Epochs,
+		Steps:        h.Steps,
 		RegroupEvery: h.RegroupEvery,
 		Seed:         c.Seed,
 		KLScale:      training.KLScaleAuthors,

@@ -36,18 +36,18 @@ func trialCell(c experiments.Cell, lr float64, batch int) experiments.Cell {
 // accuracy (for the reader; selectTrial never reads it), and which it
 // chose. A trial whose loss goes non-finite is recorded as diverged and not
 // chosen; when every trial diverges the error of the first is returned.
-// The run's wall time is the whole search's.
+// With Search.Extend, the rates go on past an end of the grid while the
+// choice sits there (nextRate), each new rate a trial for every minibatch
+// of the search, marked Extended. The run's wall time is the whole
+// search's.
 func runSearch(ctx context.Context, cell experiments.Cell, prob *Problem, opt RunOptions) (*CellRun, error) {
 	rec := &experiments.SearchRecord{Rule: SearchRule, Chosen: -1}
+	s := cell.Config.Hyper.Search
 	var runs []*CellRun
 	var firstDiverged error
 	var wall float64
-	var err error
-	cell.Config.Hyper.Search.Each(func(lr float64, batch int) {
-		if err != nil {
-			return
-		}
-		t := experiments.Trial{LR: lr, BatchSize: batch}
+	try := func(lr float64, batch int, extended bool) error {
+		t := experiments.Trial{LR: lr, BatchSize: batch, Extended: extended}
 		if batch == 0 {
 			t.BatchSize = cell.Config.Hyper.BatchSize
 		}
@@ -59,8 +59,7 @@ func runSearch(ctx context.Context, cell experiments.Cell, prob *Problem, opt Ru
 				firstDiverged = terr
 			}
 		case terr != nil:
-			err = fmt.Errorf("search trial lr %g, batch %d: %w", lr, t.BatchSize, terr)
-			return
+			return fmt.Errorf("search trial lr %g, batch %d: %w", lr, t.BatchSize, terr)
 		default:
 			m := run.Metrics
 			t.ValKL, t.TestAccuracy, t.Steps, t.WallSeconds = m.ValKL, m.TestAccuracy, m.Steps, m.WallSeconds
@@ -71,7 +70,26 @@ func runSearch(ctx context.Context, cell experiments.Cell, prob *Problem, opt Ru
 		}
 		rec.Trials = append(rec.Trials, t)
 		runs = append(runs, run)
+		return nil
+	}
+	var err error
+	s.Each(func(lr float64, batch int) {
+		if err == nil {
+			err = try(lr, batch, false)
+		}
 	})
+	for err == nil {
+		lr, ok := nextRate(rec.Trials, s)
+		if !ok {
+			break
+		}
+		s2 := experiments.Search{LR: []float64{lr}, BatchSize: s.BatchSize}
+		s2.Each(func(lr float64, batch int) {
+			if err == nil {
+				err = try(lr, batch, true)
+			}
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +100,34 @@ func runSearch(ctx context.Context, cell experiments.Cell, prob *Problem, opt Ru
 	run.Metrics.Search = rec
 	run.Metrics.WallSeconds = wall
 	return run, nil
+}
+
+// nextRate is the rate a search that extends (Search.Extend) tries next
+// after trials: the next on the ladder below the lowest rate tried when the
+// choice is that rate, or when every trial diverged (a rate that diverges is
+// too large); the next above the highest when the choice is that rate; ok
+// false when the choice lies inside, or the next rate is past the limit.
+// It reads what selectTrial reads, the held-out bags' scores: no label.
+func nextRate(trials []experiments.Trial, s *experiments.Search) (lr float64, ok bool) {
+	if s.Extend == nil || len(trials) == 0 {
+		return 0, false
+	}
+	lo, hi := trials[0].LR, trials[0].LR
+	for _, t := range trials {
+		lo, hi = min(lo, t.LR), max(hi, t.LR)
+	}
+	chosen := selectTrial(trials)
+	if chosen < 0 || trials[chosen].LR == lo {
+		if next, ok := experiments.LadderStep(lo, true); ok && next >= s.Extend.Min {
+			return next, true
+		}
+	}
+	if chosen >= 0 && trials[chosen].LR == hi {
+		if next, ok := experiments.LadderStep(hi, false); ok && next <= s.Extend.Max {
+			return next, true
+		}
+	}
+	return 0, false
 }
 
 // diverged reports whether a trial's error is its training diverging: a

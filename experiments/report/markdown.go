@@ -84,8 +84,12 @@ func (t *Table) Markdown(w io.Writer) {
 		if !experiments.CountsInstances(m) {
 			unit = "bags"
 		}
-		fmt.Fprintf(w, "- %s: %s, %d epochs, %s, %s %s (%s), %s",
-			experiments.MethodLabel(m), pointsText(c), h.Epochs, t.reportedEpoch(m), h.Optimizer, lrText(h), h.Schedule.Kind, batchText(h, unit))
+		budget := fmt.Sprintf("%d epochs", h.Epochs)
+		if h.Steps > 0 {
+			budget = fmt.Sprintf("%d optimizer steps", h.Steps)
+		}
+		fmt.Fprintf(w, "- %s: %s, %s, %s, %s %s (%s), %s",
+			experiments.MethodLabel(m), pointsText(c), budget, t.reportedEpoch(m), h.Optimizer, lrText(h), h.Schedule.Kind, batchText(h, unit))
 		if h.WeightDecay != 0 {
 			fmt.Fprintf(w, ", weight decay %g", h.WeightDecay)
 		}

@@ -45,9 +45,15 @@ type Config struct {
 	// BatchSize counts instances for LLPFC and bags for kl, llpvat, llpgan;
 	// it has no default (0 is an error).
 	BatchSize int `json:"batch_size"`
-	// Epochs is the number of passes over the training bags (≥ 1; 0 is an
-	// error).
+	// Epochs is the number of passes over the training bags (≥ 1); 0 is
+	// an error unless Steps is set.
 	Epochs int `json:"epochs"`
+	// Steps, when > 0, is the run's budget in optimizer steps: it makes
+	// exactly Steps steps, in as many passes as that takes, the last one cut
+	// short, and Epochs must be 0. A comparison of methods whose minibatches
+	// count different things (bags or instances) gives each the same number
+	// of updates this way; 0 means Epochs passes.
+	Steps int `json:"steps,omitempty"`
 	// RegroupEvery is the LLPFC regrouping period r in epochs: the bags
 	// are randomly re-partitioned into groups at epochs 0, r, 2r, …; 0
 	// means never (the groups of epoch 0 for the whole run), the meaning

@@ -51,6 +51,12 @@ type Descriptor struct {
 	Authors *Preset
 	// Search is the label-free search space of the comparison (issue 50).
 	Search Search
+	// Output is the link from the network's logits to the class
+	// probabilities the method trains: Softmax (the zero value) or Sigmoid
+	// (one independent probability per class, LLP-PVC's). Held-out bags
+	// are scored on these probabilities, so that a method is validated by
+	// what it trains, not by another reading of its logits.
+	Output Link
 	// Model is the one architecture it trains, empty when it trains any
 	// classifier, and ModelRole what that model is to it (LLP-GAN's
 	// "discriminator"); Images, when not empty, says why it needs image
@@ -65,6 +71,27 @@ type Descriptor struct {
 	// Bag is the objective of a method registered with RegisterBag (nil for
 	// the others): the finite-difference and parity cases build it.
 	Bag *BagSpec
+}
+
+// Link is how a method reads class probabilities from the network's
+// logits (Descriptor.Output).
+type Link uint8
+
+// The links.
+const (
+	// Softmax: p = softmax(z), one distribution over the classes.
+	Softmax Link = iota
+	// Sigmoid: p_c = σ(z_c), each class on its own (LLP-PVC's
+	// Poisson-binomial counts: Ma et al., ICLR 2026, Sec. 3).
+	Sigmoid
+)
+
+// String names the link.
+func (l Link) String() string {
+	if l == Sigmoid {
+		return "sigmoid"
+	}
+	return "softmax"
 }
 
 // Family is the kind of objective a method trains.

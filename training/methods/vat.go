@@ -145,7 +145,11 @@ func (m *vatMethod) Step(s int, grads device.Grads) (float64, int, error) {
 	if err != nil {
 		return prop, n, err
 	}
-	w := m.env.Config.VATRampup.Weight(m.epoch*m.steps+s, m.env.Config.Epochs*m.steps)
+	total := m.env.Config.Epochs * m.steps
+	if m.env.Config.Steps > 0 { // a step budget: the ramp-up spans the run's steps
+		total = m.env.Config.Steps
+	}
+	w := m.env.Config.VATRampup.Weight(m.epoch*m.steps+s, total)
 	cons, err := m.vat.Gradient(m.xmb, w, m.dirR, grads)
 	if err != nil {
 		return prop, n, err
