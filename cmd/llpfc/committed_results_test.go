@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -19,7 +21,8 @@ import (
 // committedTables are the result stores committed under results/ (issues 10
 // and 16), each made by the built-in spec of the same name; a report reads
 // the store and its companions (reportCompanions).
-var committedTables = []string{"fashion-mnist", "fashion-mnist-shuffle", "fashion-mnist-tuned", "fashion-mnist-shuffle-tuned", "fashion-mnist-step-matched", "fashion-mnist-shuffle-step-matched"}
+var committedTables = []string{"fashion-mnist", "fashion-mnist-shuffle", "fashion-mnist-tuned", "fashion-mnist-shuffle-tuned", "fashion-mnist-step-matched", "fashion-mnist-shuffle-step-matched",
+	"fashion-mnist-steps", "fashion-mnist-shuffle-steps"}
 
 // The committed report of each committed results store is what `llpfc
 // report` makes of its cells, byte for byte (markdown and plots); every cell
@@ -162,6 +165,51 @@ func TestCommittedStepMatchedSteps(t *testing.T) {
 			}
 			assert.InDelta(t, llpfc.Metrics.Steps, m.Metrics.Steps, float64(m.Metrics.StepsPerEpoch), "%s: %s's steps against LLPFC-uniform's", name, m.Config.Method)
 			assert.Equal(t, llpfc.Metrics.BagsDigest, m.Metrics.BagsDigest, "%s: %s trained on other bags than the comparison's seed", name, m.Config.Method)
+		}
+	}
+}
+
+// groupsBlock is a README block of generated ranking sentences: the
+// groups of the table of one committed grid, one bullet a bag size.
+var groupsBlock = regexp.MustCompile(`(?s)<!-- groups ([a-z0-9-]+) -->\n(.*?)<!-- /groups -->`)
+
+// TestReadmeRankingsAreTheReports: every sentence of the README that ranks
+// methods stands in a groups block, and each block is, line for line, the
+// groups (report.Group.Sentence) of its grid's table made from the
+// committed cells — so a regeneration that changes a group fails here
+// until the README's sentence changes with it. Every tuned comparison the
+// README shows has its block.
+func TestReadmeRankingsAreTheReports(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	t.Chdir("../..")
+	t.Chdir(trackedResults(t))
+	blocks := groupsBlock.FindAllStringSubmatch(string(readme), -1)
+	seen := map[string]bool{}
+	for _, b := range blocks {
+		name, body := b[1], b[2]
+		seen[name] = true
+		rs, err := (&grid.Store{Dir: filepath.Join("results", name)}).All()
+		require.NoError(t, err, name)
+		tables, err := report.BuildTables(rs, nil)
+		require.NoError(t, err, name)
+		var want strings.Builder
+		n := 0
+		for _, tab := range tables {
+			if tab.Spec != name {
+				continue
+			}
+			n++
+			for _, g := range tab.Groups() {
+				fmt.Fprintf(&want, "- %s\n", g.Sentence())
+			}
+		}
+		require.Equal(t, 1, n, "%s: one table of the grid", name)
+		assert.Equal(t, want.String(), body, "README's groups block of %s is not its report's groups: write the block as the report's \"Groups\" lines", name)
+	}
+	for _, name := range []string{"fashion-mnist-tuned", "fashion-mnist-shuffle-tuned", "fashion-mnist-steps", "fashion-mnist-shuffle-steps"} {
+		if _, err := os.Stat(filepath.Join("results", name, "cells")); err == nil {
+			assert.True(t, seen[name], "README shows no groups block of %s", name)
 		}
 	}
 }

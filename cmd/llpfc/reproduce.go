@@ -382,6 +382,8 @@ func reportCompanions(grid, root string) []string {
 		"fashion-mnist-shuffle-tuned":        "fashion-mnist-tuned",
 		"fashion-mnist-step-matched":         "fashion-mnist-tuned",
 		"fashion-mnist-shuffle-step-matched": "fashion-mnist-shuffle-tuned",
+		"fashion-mnist-steps":                "fashion-mnist-tuned",
+		"fashion-mnist-shuffle-steps":        "fashion-mnist-shuffle-tuned",
 	}[grid]
 	if !ok {
 		return nil

@@ -108,6 +108,7 @@ func (t *Table) Markdown(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	writePaired(w, t)
+	writeGroups(w, t)
 	fmt.Fprintln(w)
 	if t.anyFewSteps() {
 		fmt.Fprintf(w, "† fewer than %d optimizer steps in the whole run: with minibatches of bags, a large bag size leaves the baseline few updates in this budget, so the cell measures the budget more than the method.\n\n", MinSteps)
@@ -265,10 +266,21 @@ func (t *Table) searchLine(m string) string {
 			costs = true
 			cost = fmt.Sprintf("; choice cost %.4f, at most %.4f", stat.Mean(s.ChoiceCost, nil), slices.Max(s.ChoiceCost))
 		}
-		parts = append(parts, fmt.Sprintf("bag %s: %s (%d steps, %d instances seen%s)", bagSizeText(b), strings.Join(cs, ", "), s.Steps, s.Instances, cost))
+		if s.AtEnd > 0 {
+			cost += fmt.Sprintf("; %d of %d at an end of the search", s.AtEnd, len(s.Chosen))
+		}
+		passes := ""
+		if s.Passes > 0 {
+			passes = fmt.Sprintf(", %.3g passes over the data", s.Passes)
+		}
+		parts = append(parts, fmt.Sprintf("bag %s: %s (%d steps, %d instances seen%s%s)", bagSizeText(b), strings.Join(cs, ", "), s.Steps, s.Instances, passes, cost))
 	}
-	line := fmt.Sprintf("%d trials a cell, chosen without a label by the lowest proportion loss of %g held-out bags; chosen %s",
-		h.Search.Trials(), h.ValBags, strings.Join(parts, "; "))
+	trials := fmt.Sprintf("%d trials a cell", h.Search.Trials())
+	if e := h.Search.Extend; e != nil {
+		trials += fmt.Sprintf(", more where the choice sat at an end of the rates (the search went on along {1, 3}×10^k within [%g, %g])", e.Min, e.Max)
+	}
+	line := fmt.Sprintf("%s, chosen without a label by the lowest proportion loss of %g held-out bags; chosen %s",
+		trials, h.ValBags, strings.Join(parts, "; "))
 	if costs {
 		line += " (choice cost: the best trial's test accuracy minus the chosen one's, mean and largest over the seeds, read after the choice for the reader)"
 	}

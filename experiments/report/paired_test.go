@@ -3,14 +3,12 @@ package report
 import (
 	"bytes"
 	"math"
-	"sort"
 	"testing"
 
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"gonum.org/v1/gonum/stat"
 )
 
 // pairedCells are five seeds of three methods and the ceiling at bag size
@@ -36,39 +34,15 @@ var pairedAcc = map[string][5]float64{
 	"supervised":    {0.90, 0.90, 0.90, 0.90, 0.90},
 }
 
-// exactBootstrap is the exact percentile bootstrap interval of the mean of
-// d: every one of the n^n resamples enumerated (the oracle of the Monte
-// Carlo interval), each weighing 1/n^n.
-func exactBootstrap(d []float64) (lo, hi float64) {
-	n := len(d)
-	var means []float64
-	idx := make([]int, n)
-	for {
-		var s float64
-		for _, i := range idx {
-			s += d[i]
-		}
-		means = append(means, s/float64(n))
-		k := 0
-		for k < n && idx[k] == n-1 {
-			idx[k] = 0
-			k++
-		}
-		if k == n {
-			break
-		}
-		idx[k]++
-	}
-	sort.Float64s(means)
-	return stat.Quantile(0.025, stat.Empirical, means, nil), stat.Quantile(0.975, stat.Empirical, means, nil)
-}
-
-// TestPairedDifferencesByHand (issue 50): the paired comparison of a table
-// on differences worked by hand — kl is the best (the ceiling, trained on
+// TestPairedDifferencesByHand: the paired comparison of a table on
+// differences worked by hand — kl is the best (the ceiling, trained on
 // labels, is never ranked), llpfc-uniform trails it by exactly 0.01 in
-// every seed (an interval of one point, not tied), llpfc-approx trails it by
-// 0.01 on average with a spread that straddles 0 (tied); every interval is
-// within 0.003 of the exact bootstrap over all 5^5 resamples.
+// every seed (an interval of one point, not tied), llpfc-approx trails it
+// by 0.01 on average with a spread that straddles 0 (tied). The column
+// ranks 3 methods, so each comparison is at 1 − 0.05/2: approx − kl =
+// (−0.03, +0.01, −0.02, 0, −0.01), mean −0.01, s = √(0.001/4), and the
+// interval −0.01 ± t₄(0.9875)·s/√5 with t₄(0.9875) = 3.4954059325
+// (scipy.stats.t.ppf(0.9875, 4), the oracle: not gonum's quantile).
 func TestPairedDifferencesByHand(t *testing.T) {
 	tables, err := buildTables(pairedCells(pairedAcc), nil, nil, "")
 	require.NoError(t, err)
@@ -84,14 +58,15 @@ func TestPairedDifferencesByHand(t *testing.T) {
 	assert.InDelta(t, -0.01, u.VsBest.Mean, 1e-12)
 	assert.InDelta(t, -0.01, u.VsBest.Lo, 1e-12)
 	assert.InDelta(t, -0.01, u.VsBest.Hi, 1e-12)
+	assert.Equal(t, 2, u.VsBest.Family, "three ranked methods: two comparisons with the best")
 	assert.False(t, u.Tied)
 	assert.Nil(t, u.VsRef, "no difference of the reference with itself")
 	a := rows["llpfc-approx"]
 	assert.True(t, a.Tied, "approx − kl: −0.03, +0.01, −0.02, 0, −0.01")
 	assert.InDelta(t, -0.01, a.VsBest.Mean, 1e-12)
-	lo, hi := exactBootstrap([]float64{-0.03, 0.01, -0.02, 0, -0.01})
-	assert.InDelta(t, lo, a.VsBest.Lo, 0.003)
-	assert.InDelta(t, hi, a.VsBest.Hi, 0.003)
+	half := 3.4954059325 * math.Sqrt(0.001/4) / math.Sqrt(5)
+	assert.InDelta(t, -0.01-half, a.VsBest.Lo, 1e-9)
+	assert.InDelta(t, -0.01+half, a.VsBest.Hi, 1e-9)
 	require.NotNil(t, rows["kl"].VsRef)
 	assert.InDelta(t, 0.01, rows["kl"].VsRef.Mean, 1e-12)
 	assert.Equal(t, 5, rows["kl"].VsRef.N)
@@ -99,7 +74,8 @@ func TestPairedDifferencesByHand(t *testing.T) {
 	var sb bytes.Buffer
 	tables[0].Markdown(&sb)
 	assert.Contains(t, sb.String(), "| KL | **best** | +0.0100 [+0.0100, +0.0100] |")
-	assert.Contains(t, sb.String(), "| LLPFC-approx | = -0.0100 [")
+	assert.Contains(t, sb.String(), "| LLPFC-approx | = -0.0100 [-0.0347, +0.0147] |")
+	assert.Contains(t, sb.String(), "m = 2")
 }
 
 // TestPairingRefusesOtherBags: a seed whose methods trained on different
@@ -117,29 +93,11 @@ func TestPairingRefusesOtherBags(t *testing.T) {
 	assert.Contains(t, sb.String(), "No paired comparison: bag size 32, seed 2")
 }
 
-// TestBootstrapMatchesExactEnumeration: the Monte Carlo interval of
-// pairedDiff is the exact bootstrap's within 0.003 on differences of
-// another shape (one large outlier).
-func TestBootstrapMatchesExactEnumeration(t *testing.T) {
-	d := []float64{0.002, -0.004, 0.001, 0.05, 0.003}
-	a, b := map[int64]float64{}, map[int64]float64{}
-	for i, v := range d {
-		a[int64(i)], b[int64(i)] = v, 0
-	}
-	got := pairedDiff(a, b, "test")
-	lo, hi := exactBootstrap(d)
-	assert.InDelta(t, lo, got.Lo, 0.003)
-	assert.InDelta(t, hi, got.Hi, 0.003)
-	assert.InDelta(t, stat.Mean(d, nil), got.Mean, 1e-15)
-	assert.False(t, math.IsNaN(got.Lo))
-}
-
 // TestOnePairOneInterval: when LLPFC-uniform is the best, a method's
 // difference against the best and against LLPFC-uniform are one comparison,
-// printed twice: one interval, bit for bit (their bootstrap streams were
-// once named apart, and a reader saw [-0.0761, -0.0633] beside
-// [-0.0761, -0.0637]); a method's difference against two different methods
-// draws its own resamples.
+// printed twice: one interval, bit for bit (once two intervals of one
+// difference parted in the fourth decimal, and a reader saw
+// [-0.0761, -0.0633] beside [-0.0761, -0.0637]).
 func TestOnePairOneInterval(t *testing.T) {
 	acc := map[string][5]float64{
 		// Accuracies to four places, as a test set of 10,000 gives them: the
@@ -272,4 +230,21 @@ func TestSomeSlotsOfOneSeedStillPair(t *testing.T) {
 			assert.False(t, r.Tied, r.Method)
 		}
 	}
+}
+
+// TestGroupsByHand: the group of the hand-worked table (kl best,
+// llpfc-approx tied, llpfc-uniform behind; the ceiling never ranked) and its
+// sentence, the only form a ranking takes in the README.
+func TestGroupsByHand(t *testing.T) {
+	tables, err := buildTables(pairedCells(pairedAcc), nil, nil, "")
+	require.NoError(t, err)
+	gs := tables[0].Groups()
+	require.Len(t, gs, 1)
+	assert.Equal(t, Group{BagSize: 32, Best: "kl", BestMean: 0.82, Tied: []string{"llpfc-approx"}, Behind: 1}, gs[0])
+	assert.Equal(t, "Bag size 32: KL is the best (0.8200); LLPFC-approx cannot be told from it; the remaining one is behind it.", gs[0].Sentence())
+	var sb bytes.Buffer
+	tables[0].Markdown(&sb)
+	assert.Contains(t, sb.String(), "- "+gs[0].Sentence()+"\n")
+	two := Group{BagSize: 512, Best: "llpfc-uniform", BestMean: 0.8458, Tied: []string{"llpfc-approx", "kl"}, Behind: 5}
+	assert.Equal(t, "Bag size 512: LLPFC-uniform is the best (0.8458); LLPFC-approx and KL cannot be told from it; the remaining 5 are behind it.", two.Sentence())
 }

@@ -28,7 +28,7 @@ type errPoints struct {
 // Plot draws test accuracy against bag size (log₂ axis) with one line per
 // method, each in its own colour and marker (methodStyle: the Okabe–Ito
 // palette, safe for colour-blind readers, and a shape, fixed per method
-// across every plot), error bars the bootstrap 95% interval of the mean
+// across every plot), error bars the t interval of the mean at 1 − Alpha
 // over the seeds (Stat.Lo, Stat.Hi; issue 50), and the legend beside the
 // axes, off the data; the paper's numbers, where they exist, are dashed
 // lines of the same colour. The plot is saved as PNG at path.

@@ -27,8 +27,8 @@ type Stat struct {
 	// results report under hyper.select best-val, in seed order (empty
 	// under select last, where every result reports its last epoch).
 	SelectedEpochs []int
-	// Lo and Hi are the bootstrap 95% interval of the mean over the seeds
-	// (bootstrapMean; the mean itself for one seed): the plots' error bars.
+	// Lo and Hi are the t interval of the mean over the seeds at 1 − Alpha
+	// (tInterval; the mean itself for one seed): the plots' error bars.
 	Lo, Hi float64
 	// Chosen are the trials a label-free search chose (hyper.search), in
 	// seed order ("lr 0.001" or "lr 0.001, batch 8"); empty without one.
@@ -39,10 +39,16 @@ type Stat struct {
 	// are recorded for the reader and read here alone, never by the choice
 	// (issue 50); empty without a search.
 	ChoiceCost []float64
+	// AtEnd is the seeds whose choice sits at an end of their search
+	// (SearchEnd): their method was cut off there, not tuned.
+	AtEnd int
 	// Instances is the training instances visited by the run (the fewest
 	// over the seeds; 0 when the results do not say): with Steps, the
 	// budget (issue 50).
 	Instances int64
+	// Passes is Instances over the training points: how many times the run
+	// went over its data (0 when the results do not say).
+	Passes float64
 }
 
 // Slot is a (method, bag size) position of a table.
@@ -228,9 +234,9 @@ func aggregate(st Stat, byKey map[string]*grid.Result, metric string) (Stat, err
 	}
 	st.Seeds, st.Keys = seeds, keys
 	st.Mean, st.Std = stat.PopMeanStdDev(xs, nil)
-	_, st.Lo, st.Hi = bootstrapMean(xs, fmt.Sprint(keys))
+	_, st.Lo, st.Hi = tInterval(xs, Alpha)
 	st.SelectedEpochs = nil
-	st.Chosen, st.ChoiceCost = nil, nil
+	st.Chosen, st.ChoiceCost, st.AtEnd = nil, nil, 0
 	for i, key := range keys {
 		m := byKey[key].Metrics
 		steps := m.StepsPerEpoch * m.Epochs
@@ -242,9 +248,15 @@ func aggregate(st Stat, byKey map[string]*grid.Result, metric string) (Stat, err
 		}
 		if i == 0 || m.InstanceEpochs < st.Instances {
 			st.Instances = m.InstanceEpochs
+			if m.TrainPoints > 0 {
+				st.Passes = float64(m.InstanceEpochs) / float64(m.TrainPoints)
+			}
 		}
 		if s := m.Search; s != nil && s.Chosen >= 0 && s.Chosen < len(s.Trials) {
 			st.Chosen = append(st.Chosen, trialText(s.Trials[s.Chosen], byKey[key].Config.Hyper.Search))
+			if SearchEnd(s, byKey[key].Config.Hyper.Search) != "" {
+				st.AtEnd++
+			}
 			if metric == "" || metric == MetricTestAccuracy {
 				// a table of another metric (bag-only data has no test
 				// labels) has no accuracy to say the choice cost

@@ -136,6 +136,7 @@ func WriteReportsMetric(ctx context.Context, stores []*grid.Store, outDir, metri
 	}
 	AssumptionsMarkdown(&md, results) // issue 52: trouble_assumptions.go
 	CollapsesMarkdown(&md, results)   // issue 50: trouble_collapse.go
+	EndChoicesMarkdown(&md, results)
 	FailuresMarkdown(&md, col.Failed) // issue 50: failures.go
 	files.Markdown = filepath.Join(outDir, "report.md")
 	if err := atomicfile.WriteFile(files.Markdown, md.Bytes()); err != nil {
