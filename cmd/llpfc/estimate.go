@@ -134,6 +134,9 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 		}
 		tp := trainingPoints(c.Config, shape)
 		w := f * int64(c.Config.Passes(tp)) * int64(tp)
+		if sp := c.Config.Hyper.Search; sp != nil {
+			w *= int64(sp.Trials()) // every trial trains the cell again (an extending search's extra trials not counted: a lower bound)
+		}
 		g.work += w
 		g.cells[c.Key] += w
 		est.InstanceEpochs += w
@@ -252,7 +255,11 @@ func measureRate(ctx context.Context, c experiments.Config, s inputShape) (float
 		c.Hyper.BatchSize = 128 // a baseline's batch counts bags; LLPFC's (App.) is 128 instances
 	}
 	c.Method = training.MethodLLPFCUniform
-	c.Hyper.Epochs = 1
+	c.Hyper.Epochs, c.Hyper.Steps = 1, 0 // one epoch of two minibatches, whatever the cell's budget
+	if c.Hyper.Search != nil {           // one trial's rate: only the time counts
+		c.Hyper.LR, c.Hyper.Search = c.Hyper.Search.LR[0], nil
+	}
+	c.Hyper.ValBags, c.Hyper.Select = 0, 0 // the throughput data's few bags are all trained on
 	c.Hyper.Schedule = experiments.Schedule{Kind: "constant"}
 	c.Hyper.Augment = false
 	cfg, err := learn.TrainingConfig(c)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -12,11 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llpfc/llpfc/experiments"
 )
 
 // The job script --sbatch prints: its array, its per-task limits, the
@@ -487,4 +488,28 @@ func storeKeysIfAny(dir string) []string {
 		}
 	}
 	return keys
+}
+
+// The dry run's estimate of a step-budgeted, searched cell: the budget's
+// passes over the data (Config.Passes) times the search's trials, each
+// trial training the cell again; the throughput measured, not refused
+// (a step budget beside the measurement's one epoch once failed it).
+func TestEstimateCountsStepsAndTrials(t *testing.T) {
+	spec, ok := grid.BuiltinSpec("quick")
+	require.True(t, ok)
+	cells, err := spec.Cells()
+	require.NoError(t, err)
+	c := cells[0]
+	c.Config.Hyper.Epochs, c.Config.Hyper.Steps = 0, 50
+	c.Config.Hyper.LR, c.Config.Hyper.ValBags = 0, 0.1
+	c.Config.Hyper.Search = &experiments.Search{LR: []float64{1e-4, 1e-3, 1e-2}}
+	require.NoError(t, c.Config.Validate())
+	est, err := estimate(context.Background(), []experiments.Cell{c})
+	require.NoError(t, err)
+	require.Empty(t, est.Failed)
+	shape, err := shapeOf(c.Config.Dataset, c.DataDir)
+	require.NoError(t, err)
+	tp := trainingPoints(c.Config, shape)
+	assert.Equal(t, 3*int64(c.Config.Passes(tp))*int64(tp), est.InstanceEpochs)
+	assert.Positive(t, est.Seconds)
 }
