@@ -17,7 +17,6 @@ import (
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
 )
 
 // The job script --sbatch prints: its array, its per-task limits, the
