@@ -55,19 +55,26 @@ func convexLBSquareCase(p probePoint) verify.Case {
 // C1 by min argmax, the square loss's C2 = ‖T(η − q)‖₂² (its inner risk is
 // 1 − ‖Tη‖² + ‖Tη − Tq‖², least at q = η), ‖T⁻¹‖₁ from an explicit inverse.
 func convexLBSquareJudged(p probePoint) (bool, string) {
+	lhs, c2 := convexLBSquareSides(p)
+	if math.IsNaN(lhs) {
+		return true, "T not invertible"
+	}
+	return leq(lhs, c2), fmt.Sprintf("θ_T(C1 = %.6g) = %.6g against ‖T(η−q)‖² = %.6g", p.c1(), lhs, c2)
+}
+
+// convexLBSquareSides are θ_T(C1) and ‖T(η − q)‖₂² (NaN for a singular T).
+func convexLBSquareSides(p probePoint) (lhs, c2 float64) {
 	var inv mat.Dense
 	if err := inv.Inverse(p.T); err != nil {
-		return true, "T not invertible: " + err.Error()
+		return math.NaN(), math.NaN()
 	}
 	n := colSumMax(&inv)
 	te, tq := mulVec(p.T, p.Eta), mulVec(p.T, p.Q)
-	c2 := 0.0
 	for i := range te {
 		c2 += (te[i] - tq[i]) * (te[i] - tq[i])
 	}
 	c1 := p.c1()
-	lhs := c1 * c1 / (2 * n * n)
-	return leq(lhs, c2), fmt.Sprintf("θ_T(C1 = %.6g) = %.6g against ‖T(η−q)‖² = %.6g", c1, lhs, c2)
+	return c1 * c1 / (2 * n * n), c2
 }
 
 // riskSquareJudge judges the risk-level probes with the square loss in the
