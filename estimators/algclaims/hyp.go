@@ -71,40 +71,53 @@ func probeSigmaRounded(cfg verify.Config) verify.ProbeResult {
 					return seed
 				}
 			}
-		}, func(seed int64) verify.Case {
-			set, counts := roundedSet(seed)
-			got := estimators.SigmaHat(set)
-			total := 0
-			for _, k := range counts {
-				total += k
-			}
-			worst := 0.0
-			for c, k := range counts {
-				worst = math.Max(worst, math.Abs(got[c]-float64(k)/float64(total)))
-			}
-			return verify.Case{LHS: 1 + worst, RHS: 1, OK: worst <= 1e-12, Detail: fmt.Sprintf("C=%d, %d bags: σ̂ = %.6g, label proportion %v/%d", set.NumClasses, len(set.Bags), got, counts, total)}
-		}, verify.Judge[int64]{
-			Parts: func(seed int64) (map[string]bool, string) { return sigmaParts(seed), "" },
-			Conclusion: func(seed int64) (bool, string) {
-				set, counts := roundedSet(seed)
-				num := make([]float64, set.NumClasses)
-				den := 0.0
-				for _, b := range set.Bags {
-					for c, p := range b.Proportions {
-						num[c] += float64(b.Size) * p
-					}
-					den += float64(b.Size)
-				}
-				total, worst := 0, 0.0
-				for _, k := range counts {
-					total += k
-				}
-				for c, k := range counts {
-					worst = math.Max(worst, math.Abs(num[c]/den-float64(k)/float64(total)))
-				}
-				return worst <= 1e-12, fmt.Sprintf("Σ_k|b_k|γ̂_k/Σ_k|b_k| differs from the labels' proportion by %.3g", worst)
-			},
+		}, sigmaRoundedCase, verify.Judge[int64]{
+			Parts:      func(seed int64) (map[string]bool, string) { return sigmaParts(seed), "" },
+			Conclusion: sigmaRoundedJudged,
 		})
+}
+
+// sigmaRoundedCase is the probe's verdict: estimators.SigmaHat of the
+// rounded bags against the labels' proportion.
+func sigmaRoundedCase(seed int64) verify.Case {
+	set, counts := roundedSet(seed)
+	return sigmaVerdict(set, counts, estimators.SigmaHat(set))
+}
+
+// sigmaVerdict compares σ̂ with the labels' proportion (to 1e-12: a sum of
+// ≤ 20 bags' proportions weighted by sizes ≤ 3000, relative rounding
+// ≈ 20·2⁻⁵²).
+func sigmaVerdict(set *estimators.BagSet, counts []int, got []float64) verify.Case {
+	total := 0
+	for _, k := range counts {
+		total += k
+	}
+	worst := 0.0
+	for c, k := range counts {
+		worst = math.Max(worst, math.Abs(got[c]-float64(k)/float64(total)))
+	}
+	return verify.Case{LHS: 1 + worst, RHS: 1, OK: worst <= 1e-12, Detail: fmt.Sprintf("C=%d, %d bags: σ̂ = %.6g, label proportion %v/%d", set.NumClasses, len(set.Bags), got, counts, total)}
+}
+
+// sigmaRoundedJudged recomputes σ̂ = Σ_k|b_k|γ̂_k/Σ_k|b_k| by its formula.
+func sigmaRoundedJudged(seed int64) (bool, string) {
+	set, counts := roundedSet(seed)
+	num := make([]float64, set.NumClasses)
+	den := 0.0
+	for _, b := range set.Bags {
+		for c, p := range b.Proportions {
+			num[c] += float64(b.Size) * p
+		}
+		den += float64(b.Size)
+	}
+	total, worst := 0, 0.0
+	for _, k := range counts {
+		total += k
+	}
+	for c, k := range counts {
+		worst = math.Max(worst, math.Abs(num[c]/den-float64(k)/float64(total)))
+	}
+	return worst <= 1e-12, fmt.Sprintf("Σ_k|b_k|γ̂_k/Σ_k|b_k| differs from the labels' proportion by %.3g", worst)
 }
 
 // sigmaParts judges a seed of the rounded family: whether every bag's

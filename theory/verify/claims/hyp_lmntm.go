@@ -477,7 +477,7 @@ func lambda0Case(T *mat.Dense) verify.Case {
 	for c := 0; c < C; c++ {
 		printed = math.Max(printed, -math.Log(lmRowSum(T, c)/float64(C)))
 	}
-	ok := !math.IsInf(printed, 0) && relEq(at, printed, 1e-13)
+	ok := !math.IsInf(printed, 0) && relEq(at, printed, lmLambda0Tol)
 	return mkCase(at, printed, ok, fmt.Sprintf("T=%v: max_c|λ(0,c)| = %.17g, printed formula %.17g", lmMatString(T), at, printed))
 }
 
