@@ -188,7 +188,7 @@ func TestHypothesisProbesFindWhatTheyFound(t *testing.T) {
 			case verify.Needed:
 				assert.NotEmptyf(t, h.Counterexample, "%s / %s: needed without a counterexample", l, h.Name)
 				assert.Equalf(t, h.Counterexample, again[i].Counterexample, "%s / %s: the counterexample does not replay", l, h.Name)
-				assert.NotEmptyf(t, h.Judged, "%s / %s: a counterexample nobody re-evaluated", l, h.Name)
+				assert.Containsf(t, h.Judged, "re-evaluated", "%s / %s: a counterexample nobody re-evaluated", l, h.Name)
 			case verify.NeededToDefine:
 				assert.NotEmptyf(t, h.Counterexample, "%s / %s: needed to define, without the point", l, h.Name)
 			case verify.NotNeeded:

@@ -171,6 +171,11 @@ type EndCheck struct {
 	// a matrix's entries, … for a set): CheckEnds decides by them on which
 	// side of the range the point lies.
 	X []float64 `json:"x,omitempty"`
+	// Judge re-evaluates a false end outside the range from the
+	// definitions, by code apart from the end check's: whether the
+	// statement holds there, and what was found. A range is Needed on such
+	// an end only when its judge agrees (RangeProbe).
+	Judge func() (holds bool, detail string) `json:"-"`
 }
 
 // inRange reports whether Where places the point in the printed range.
@@ -376,8 +381,15 @@ func RangeProbe(r RangeResult) ProbeResult {
 		}
 		switch e.Verdict {
 		case EndFalse:
-			return ProbeResult{Status: Needed, Counterexample: fmt.Sprintf("%s (%s): %s", e.At, e.Where, e.Value),
-				Tried: "the statement evaluated outside " + r.Printed, Cases: 1, Judged: "an end check at a point outside " + r.Printed, WorstRatio: math.NaN()}
+			if e.Judge == nil {
+				return ProbeResult{Status: ProbeInvalid, Tried: fmt.Sprintf("%s: a false end outside %s without a judge to re-evaluate it", e.At, r.Printed), WorstRatio: math.NaN()}
+			}
+			if holds, d := e.Judge(); holds {
+				return ProbeResult{Status: ProbeInvalid, Tried: fmt.Sprintf("%s: the false end fails its re-evaluation from the definitions: %s", e.At, d), WorstRatio: math.NaN()}
+			} else {
+				return ProbeResult{Status: Needed, Counterexample: fmt.Sprintf("%s (%s): %s", e.At, e.Where, e.Value),
+					Tried: "the statement evaluated outside " + r.Printed, Cases: 1, Judged: "an end check at a point outside " + r.Printed + "; re-evaluated from the definitions: " + d, WorstRatio: math.NaN()}
+			}
 		case EndUndefined:
 			if undefined == nil {
 				undefined = &r.Ends[i]

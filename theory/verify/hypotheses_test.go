@@ -149,7 +149,11 @@ func TestJudgeOutcome(t *testing.T) {
 // in-range ends that are not "holds".
 func TestRangeProbeFromTheEnds(t *testing.T) {
 	in := EndCheck{At: "x = 0", Where: AtClosedEnd, Verdict: EndInfinite}
-	out := func(v EndVerdict) EndCheck { return EndCheck{At: "x = −1", Where: AtOutside, Verdict: v, Value: "v"} }
+	out := func(v EndVerdict) EndCheck {
+		return EndCheck{At: "x = −1", Where: AtOutside, Verdict: v, Value: "v", Judge: func() (bool, string) { return false, "false again" }}
+	}
+	wrongJudge := EndCheck{At: "x = −1", Where: AtOutside, Verdict: EndFalse, Judge: func() (bool, string) { return true, "holds" }}
+	noJudge := EndCheck{At: "x = −1", Where: AtOutside, Verdict: EndFalse}
 	for _, c := range []struct {
 		ends []EndCheck
 		want ProbeStatus
@@ -159,6 +163,8 @@ func TestRangeProbeFromTheEnds(t *testing.T) {
 		{[]EndCheck{in, out(EndUndefined), out(EndFalse)}, Needed},
 		{[]EndCheck{in, out(EndHolds), out(EndVacuous)}, NotNeeded},
 		{[]EndCheck{in}, NotProbeable},
+		{[]EndCheck{in, wrongJudge}, ProbeInvalid},
+		{[]EndCheck{in, noJudge}, ProbeInvalid},
 	} {
 		assert.Equal(t, c.want, RangeProbe(RangeResult{Printed: "x ∈ [0, 1]", Ends: c.ends}).Status, "%+v", c.ends)
 	}

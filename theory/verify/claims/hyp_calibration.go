@@ -253,10 +253,62 @@ func uniformNoiseEnds(verify.Config) []verify.EndCheck {
 			return endAt(name, where, fmt.Sprintf("T singular (%v); the formula gives %s", err, verify.FormatValue(formula)), verify.EndUndefined, alpha)
 		}
 		ok := math.Abs(n-formula) <= 1e-9*n
-		return endAt(name, where, fmt.Sprintf("‖T⁻¹‖₁ = %.10g, formula %.10g", n, formula), holdsIf(ok, verify.EndFalse), alpha)
+		e := endAt(name, where, fmt.Sprintf("‖T⁻¹‖₁ = %.10g, formula %.10g", n, formula), holdsIf(ok, verify.EndFalse), alpha)
+		e.Judge = func() (bool, string) { // T⁻¹ by Gauss–Jordan, its largest column sum
+			inv, err := invGaussJordan(T)
+			if err != nil {
+				return true, err.Error()
+			}
+			m := colSumMax(inv)
+			return math.Abs(m-formula) <= 1e-9*m, fmt.Sprintf("‖T⁻¹‖₁ = %.10g by Gauss–Jordan, the formula %.10g", m, formula)
+		}
+		return e
 	}
 	return []verify.EndCheck{at(-0.1, verify.AtOutside), at(0, verify.AtClosedEnd), at(1e-9, verify.AtJustInside),
 		at(1-1e-6, verify.AtJustInside), at(1, verify.AtClosedEnd), at(1.5, verify.AtOutside)}
+}
+
+// invGaussJordan inverts a square matrix by Gauss–Jordan elimination with
+// partial pivoting (apart from gonum's LU, for the judges).
+func invGaussJordan(T mat.Matrix) (*mat.Dense, error) {
+	n, _ := T.Dims()
+	a := mat.NewDense(n, 2*n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			a.Set(i, j, T.At(i, j))
+		}
+		a.Set(i, n+i, 1)
+	}
+	for c := 0; c < n; c++ {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(a.At(r, c)) > math.Abs(a.At(p, c)) {
+				p = r
+			}
+		}
+		if a.At(p, c) == 0 {
+			return nil, fmt.Errorf("singular")
+		}
+		for j := 0; j < 2*n; j++ {
+			x, y := a.At(c, j), a.At(p, j)
+			a.Set(c, j, y)
+			a.Set(p, j, x)
+		}
+		d := a.At(c, c)
+		for j := 0; j < 2*n; j++ {
+			a.Set(c, j, a.At(c, j)/d)
+		}
+		for r := 0; r < n; r++ {
+			if r == c {
+				continue
+			}
+			f := a.At(r, c)
+			for j := 0; j < 2*n; j++ {
+				a.Set(r, j, a.At(r, j)-f*a.At(c, j))
+			}
+		}
+	}
+	return mat.DenseCopyOf(a.Slice(0, n, n, 2*n)), nil
 }
 
 // caliInnerEpsEnds evaluates Lemma `cali.inner.lemma` at the ends of ε ∈ ℝ₊:
@@ -269,8 +321,13 @@ func caliInnerEpsEnds(verify.Config) []verify.EndCheck {
 	c1, _ := theory.ExcessZeroOneInnerRisk(eta, eta)
 	c2, _ := theory.ExcessInnerRiskFC(theory.LogLoss, T, eta, eta)
 	d, _ := theory.CalibrationLowerBound(T, 1e-12)
+	zero := endAt("ε = 0", verify.AtOpenEnd, fmt.Sprintf("at q = η: C2 = %g < every δ > 0 but C1 = %g ≮ 0", c2, c1), verify.EndFalse, 0)
+	zero.Judge = func() (bool, string) { // at q = η by the definitions: C1 = 0 is not < 0, and C2 ≤ 0 < δ
+		p := probePoint{Loss: plLog, T: T, Eta: eta, Q: eta}
+		return !(p.c2Upper() <= 1e-15 && p.c1() >= 0), fmt.Sprintf("C2 ≤ %.3g < δ, C1 = %g ≮ ε = 0", p.c2Upper(), p.c1())
+	}
 	return []verify.EndCheck{
-		endAt("ε = 0", verify.AtOpenEnd, fmt.Sprintf("at q = η: C2 = %g < every δ > 0 but C1 = %g ≮ 0", c2, c1), verify.EndFalse, 0),
+		zero,
 		endAt("ε = 1e-12", verify.AtJustInside, fmt.Sprintf("δ = θ_T(ε) = %.3g > 0 (log loss, T = 0.7I + 0.3N, C = 2)", d), holdsIf(d > 0, verify.EndFalse), 1e-12),
 		endAt("ε = 1e6 (towards ∞)", verify.AtJustInside, "C1 ≤ 1 < ε for every x and q: every δ works", verify.EndVacuous, 1e6),
 	}

@@ -834,11 +834,32 @@ func chAlphaEnds(verify.Config) []verify.EndCheck {
 	closedFalse := !ok && !in && err == nil
 	inside := []float64{0.5 - 5e-7, 0.5 - 5e-7, 1e-6}
 	ok2, in2, err2 := decide(inside)
+	faceEnd := endAt("α = (½, ½, 0) (a face)", verify.AtOpenEnd, fmt.Sprintf("the assumption (open simplex) %v, σ in the hull's relative interior %v%s; with the end included the assumption holds and the equivalence fails", ok, in, errNote(err)),
+		holdsIf(!closedFalse, verify.EndFalse), face...)
+	faceEnd.Judge = func() (bool, string) {
+		// Read with the closed simplex, the assumption holds at α itself (Γᵀα = σ,
+		// Γ invertible: α is the only solution); σ = Γᵀα is in the relative
+		// interior of the hull only with every weight positive, and the only
+		// weights are α's, one of them 0.
+		sigma := mulVec(G.T(), face)
+		solved := lmResidual(G, face, sigma) <= 1e-15 && invertible(G)
+		interior := solved && openSimplexMember(face)
+		return !(solved && !interior), fmt.Sprintf("α = (½, ½, 0) solves Γᵀα = σ uniquely: %v; σ in the relative interior (every weight of its unique combination positive): %v", solved, interior)
+	}
 	return []verify.EndCheck{
-		endAt("α = (½, ½, 0) (a face)", verify.AtOpenEnd, fmt.Sprintf("the assumption (open simplex) %v, σ in the hull's relative interior %v%s; with the end included the assumption holds and the equivalence fails", ok, in, errNote(err)),
-			holdsIf(!closedFalse, verify.EndFalse), face...),
+		faceEnd,
 		endAt("α = (½−5e-7, ½−5e-7, 1e-6)", verify.AtJustInside, fmt.Sprintf("the assumption %v, σ in the relative interior %v%s", ok2, in2, errNote(err2)), holdsIf(ok2 && in2 && err2 == nil, verify.EndFalse), inside...),
 	}
+}
+
+// lmResidual is ‖Γᵀα − σ‖∞.
+func lmResidual(G mat.Matrix, alpha, sigma []float64) float64 {
+	v := mulVec(G.T(), alpha)
+	m := 0.0
+	for i := range v {
+		m = math.Max(m, math.Abs(v[i]-sigma[i]))
+	}
+	return m
 }
 
 // hmInput is a case of `hm.weights.optimal`: sizes and a competitor.
