@@ -113,6 +113,9 @@ func (j *judging[T]) summary() string {
 	if others < 0 {
 		others = 0
 	}
+	if j.points == 1 {
+		return fmt.Sprintf("the one point judged violates %q and keeps the other %d parts", j.p.Hyp, others)
+	}
 	return fmt.Sprintf("each of the %d points judged violates %q and keeps the other %d parts", j.points, j.p.Hyp, others)
 }
 

@@ -788,14 +788,7 @@ func probeMLPActivation(hyp, tried string, mu theory.Activation, lip1, zeroIn bo
 				cs.a[i] = logUnif(r, 0.05, 5)
 			}
 			return mlpActPoint{cs}
-		}, func(cs mlpActPoint) verify.Case {
-			v, err := radMLPRad(2, cs.X, cs.a, cs.beta, cs.mu, cs.seed, opts)
-			if err != nil {
-				return verify.Case{Detail: err.Error()}
-			}
-			rhs := radMLPRef(1, 2, cs.alpha, cs.beta, cs.a)
-			return radCase(v, rhs, radLE(v, rhs), fmt.Sprintf("m=2 μ=%s α=%g β=%g a=%v X=%v", cs.mu.Name, cs.alpha, cs.beta, cs.a, mat.Formatted(cs.X, mat.Squeeze())))
-		}, verify.Judge[mlpActPoint]{
+		}, func(cs mlpActPoint) verify.Case { return mlpActCase(cs, opts) }, verify.Judge[mlpActPoint]{
 			Parts: func(cs mlpActPoint) (map[string]bool, string) {
 				M, _ := cs.X.Dims()
 				in := true
@@ -815,6 +808,17 @@ func probeMLPActivation(hyp, tried string, mu theory.Activation, lip1, zeroIn bo
 			},
 		})
 	}
+}
+
+// mlpActCase is the probe's verdict at depth 2: the search's lower bound on
+// Rad(𝒩₂) (validated witnesses) against α·2·β²·√Σa².
+func mlpActCase(cs mlpActPoint, opts theory.MLPSupOptions) verify.Case {
+	v, err := radMLPRad(2, cs.X, cs.a, cs.beta, cs.mu, cs.seed, opts)
+	if err != nil {
+		return verify.Case{Detail: err.Error()}
+	}
+	rhs := radMLPRef(1, 2, cs.alpha, cs.beta, cs.a)
+	return radCase(v, rhs, radLE(v, rhs), fmt.Sprintf("m=2 μ=%s α=%g β=%g a=%v X=%v", cs.mu.Name, cs.alpha, cs.beta, cs.a, mat.Formatted(cs.X, mat.Squeeze())))
 }
 
 var (

@@ -401,3 +401,26 @@ func TestProbeLossProperties(t *testing.T) {
 		}
 	}
 }
+
+func TestMLPActivationAndSampledVerdicts(t *testing.T) {
+	opts := theory.MLPSupOptions{Restarts: 4, Steps: 25}
+	X := mat.NewDense(1, 1, []float64{1})
+	ok := mlpActPoint{radMLPCase{m: 2, X: X, a: []float64{1}, alpha: 1, beta: 1, mu: theory.ReLU, seed: 1, C: 1}}
+	assert.True(t, mlpActCase(ok, opts).OK, "ReLU: one point, Rad(𝒩₂) ≤ α·2·β²")
+	steep := ok
+	steep.mu = relu3
+	assert.False(t, mlpActCase(steep, opts).OK, "3·ReLU: Rad(𝒩₂) = 3·β² > 2β²")
+
+	// The sampled bounds' verdict: violations counted against k*.
+	r := newRadTestRand()
+	pr := radDrawProblem(r, 2, 2, 5, 50)
+	pr.delta = 0.01
+	fc := radDrawClass(r, pr)
+	s := radSampler{r: newRadTestRand()}
+	assert.True(t, radSimulate(pr, fc.loss, s, 1e6, "").OK, "a right side no deviation reaches")
+	assert.False(t, radSimulate(pr, fc.loss, s, 0, "").OK, "a right side of 0: every draw's deviation exceeds it")
+	holds, _ := radReplicate(pr, fc.loss, 3, 0)
+	assert.False(t, holds, "the judge's replication agrees")
+	holds, _ = radReplicate(pr, fc.loss, 3, 1e6)
+	assert.True(t, holds)
+}
