@@ -22,7 +22,8 @@ const (
 )
 
 // hypothesesTable renders every claim's hypotheses, each with its LaTeX
-// line and the status its probe finds at the default cases and seed 1
+// line, where it comes from (statement, definition, lemma, proof, method)
+// and the status its probe finds at the default cases and seed 1
 // (Hypothesis.Expect, which TestHypothesisProbesFindWhatTheyFound holds
 // the probes to; "not probeable here" for those without a probe), a count
 // per status, and the ends of printed ranges where the statement is not
@@ -32,7 +33,7 @@ func hypothesesTable() string {
 	counts := map[verify.ProbeStatus]int{}
 	var ends []string
 	n := 0
-	b.WriteString("| claim | hypothesis [printed range] | LaTeX line | status |\n|---|---|---|---|\n")
+	b.WriteString("| claim | hypothesis [printed range] | LaTeX line | from | status |\n|---|---|---|---|---|\n")
 	for _, c := range verify.Claims() {
 		for _, h := range verify.HypothesesOf(c.Label) {
 			st := h.Expect
@@ -49,7 +50,8 @@ func hypothesesTable() string {
 			if h.Line > 0 {
 				line = fmt.Sprint(h.Line)
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.Label, strings.ReplaceAll(name, "|", `\|`), line, st)
+			from, _, _ := strings.Cut(h.From, ":")
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", c.Label, strings.ReplaceAll(name, "|", `\|`), line, from, st)
 			if h.Range != nil && h.Range.Ends != nil {
 				for _, e := range h.Range.Ends(verify.Config{Cases: verify.DefaultCases, Seed: 1}) {
 					if e.Recorded() {

@@ -308,6 +308,13 @@ func RKHSBallSup(K mat.Symmetric, a []float64, R float64) (SupOracle, error) {
 	}, nil
 }
 
+// psdTol is the relative margin below 0 a Gram matrix's smallest
+// eigenvalue may reach and still count as positive semidefinite: the
+// symmetric eigensolver's backward error is a few ulps of the largest
+// diagonal entry (≈ 1e-15 of it for the ≤ 16×16 Gram matrices here); 1e-9
+// leaves room for Gram matrices assembled from rounded kernel values.
+const psdTol = 1e-9
+
 func radCheckPSD(name string, K mat.Symmetric) error {
 	n := K.SymmetricDim()
 	var eig mat.EigenSym
@@ -319,7 +326,7 @@ func radCheckPSD(name string, K mat.Symmetric) error {
 	for i := 0; i < n; i++ {
 		scale = math.Max(scale, math.Abs(K.At(i, i)))
 	}
-	if vals[0] < -1e-9*math.Max(scale, 1) {
+	if vals[0] < -psdTol*math.Max(scale, 1) {
 		return fmt.Errorf("%s: smallest eigenvalue is %g, want a positive semidefinite Gram matrix", name, vals[0])
 	}
 	return nil

@@ -7,6 +7,14 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// ProportionTol is how far a bag's proportions (Γ's rows) and the noisy
+// prior α may stray from Δ^C when TransitionMatrix is given them: they
+// arrive from files and from estimators' least squares (α̂ to the simplex
+// solver's 1e-9), as sums of up to 10 decimals read from text; 1e-6 refuses
+// a proportion that is off by a rounding of its printed digits, not by a
+// real error.
+const ProportionTol = 1e-6
+
 // TransitionMatrix returns the noise transition matrix of a group of C bags
 // (Section 5.2; Algorithm 1 line 7, Algorithm 2 line 9, Algorithm 3 line 9):
 //
@@ -31,11 +39,11 @@ func TransitionMatrix(gamma mat.Matrix, alpha, sigma []float64) (*mat.Dense, err
 	}
 	for i := 0; i < C; i++ {
 		row := mat.Row(nil, i, gamma)
-		if err := CheckSimplex(fmt.Sprintf("gamma row %d", i), row, 1e-6); err != nil {
+		if err := CheckSimplex(fmt.Sprintf("gamma row %d", i), row, ProportionTol); err != nil {
 			return nil, err
 		}
 	}
-	if err := CheckSimplex("alpha", alpha, 1e-6); err != nil {
+	if err := CheckSimplex("alpha", alpha, ProportionTol); err != nil {
 		return nil, err
 	}
 	for j, s := range sigma {

@@ -321,27 +321,43 @@ func checkUnbiased(cfg verify.Config, weight weightFunc) verify.Outcome {
 func checkUnbiasedGoverned(cfg verify.Config, name string, weight weightFunc, governed func(r *rand.Rand, gammaHat []float64) []float64) verify.Outcome {
 	gen := verify.Gen(func(r *rand.Rand, _ int) any { return r.Int63() })
 	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {
-		r := rand.New(rand.NewSource(v.(int64)))
-		C, M := 2+r.Intn(3), 2+r.Intn(4)
-		m := &theory.FiniteModel{Cond: make([][]float64, C), Prior: randSimplex(r, C, false)}
-		for c := range m.Cond {
-			m.Cond[c] = randSimplex(r, M, false)
+		return unbiasedCase(v.(int64), weight, governed)
+	})
+}
+
+// unbiasedSetup draws, from the case's seed, a finite model P on M points, a
+// predictor f away from 0, a bag set and its approx reduction (HM weights);
+// r is left where the governed proportions are drawn from.
+func unbiasedSetup(seed int64) (r *rand.Rand, m *theory.FiniteModel, f [][]float64, set *estimators.BagSet, red *estimators.Reduction, err error) {
+	r = rand.New(rand.NewSource(seed))
+	C, M := 2+r.Intn(3), 2+r.Intn(4)
+	m = &theory.FiniteModel{Cond: make([][]float64, C), Prior: randSimplex(r, C, false)}
+	for c := range m.Cond {
+		m.Cond[c] = randSimplex(r, M, false)
+	}
+	f = make([][]float64, M)
+	for x := range f {
+		f[x] = randSimplex(r, C, false)
+		for c := range f[x] { // keep away from 0: the log loss stays finite
+			f[x][c] = 0.9*f[x][c] + 0.1/float64(C)
 		}
-		f := make([][]float64, M)
-		for x := range f {
-			f[x] = randSimplex(r, C, false)
-			for c := range f[x] { // keep away from 0: the log loss stays finite
-				f[x][c] = 0.9*f[x][c] + 0.1/float64(C)
-			}
-		}
-		set := &estimators.BagSet{NumClasses: C}
-		for b := 0; b < C*(1+r.Intn(3)); b++ {
-			set.Bags = append(set.Bags, estimators.Bag{ID: b, Size: 1 + r.Intn(50), Proportions: randSimplex(r, C, r.Intn(3) == 0)})
-		}
-		red, err := refBuild(set, estimators.Options{Mode: estimators.ModeApprox, Weights: estimators.WeightsHM}, r.Int63())
+	}
+	set = &estimators.BagSet{NumClasses: C}
+	for b := 0; b < C*(1+r.Intn(3)); b++ {
+		set.Bags = append(set.Bags, estimators.Bag{ID: b, Size: 1 + r.Intn(50), Proportions: randSimplex(r, C, r.Intn(3) == 0)})
+	}
+	red, err = refBuild(set, estimators.Options{Mode: estimators.ModeApprox, Weights: estimators.WeightsHM}, r.Int63())
+	return r, m, f, set, red, err
+}
+
+// unbiasedCase is the verdict of the claim on the case of seed.
+func unbiasedCase(seed int64, weight weightFunc, governed func(r *rand.Rand, gammaHat []float64) []float64) verify.Case {
+	{
+		r, m, f, set, red, err := unbiasedSetup(seed)
 		if err != nil {
 			return verify.Case{Detail: err.Error()}
 		}
+		C, M := set.NumClasses, m.NumPoints()
 		lhs, rhs := 0.0, 0.0
 		for i, g := range red.Groups {
 			for c, pos := range g.Bags {
@@ -378,7 +394,13 @@ func checkUnbiasedGoverned(cfg verify.Config, name string, weight weightFunc, go
 			}
 			rhs += g.Weight * risk
 		}
-		return verify.Case{LHS: lhs, RHS: rhs, OK: math.Abs(lhs-rhs) <= 1e-10*math.Max(1, math.Abs(rhs)),
+		return verify.Case{LHS: lhs, RHS: rhs, OK: math.Abs(lhs-rhs) <= unbiasedTol*math.Max(1, math.Abs(rhs)),
 			Detail: fmt.Sprintf("C=%d M=%d, %d groups: expected empirical risk %.12g, LMNTM risk %.12g", C, M, len(red.Groups), lhs, rhs)}
-	})
+	}
 }
+
+// unbiasedTol: both sides are sums of ≤ 12 groups·classes of expectations
+// over ≤ 5 points of −log of entries ≥ 0.1/C of T̂f(x) (so each term ≤ 4):
+// their rounding stays below 60·4·2⁻⁵² ≈ 5e-14 relative; 1e-10 leaves room
+// for the reduction's own rounding (α̂ by the simplex solver, to ~1e-12).
+const unbiasedTol = 1e-10

@@ -78,6 +78,10 @@ type Outcome struct {
 	// outcome (one entry, the property itself, for an outcome of ForAll), so
 	// that a tight part cannot hide a loose one (issue 11).
 	Parts []Part
+	// First is the first input tried and Witness the first that broke the
+	// claim (nil when none did): a probe's judge re-evaluates them from the
+	// definitions (JudgeOutcome).
+	First, Witness any
 }
 
 // Part is one property's share of a claim's outcome.
@@ -322,9 +326,13 @@ func ForAll[T any](cfg Config, name string, kind Kind, gen gopter.Gen, check fun
 
 	worst := math.NaN()
 	var firstBad string
+	var first, witness any
 	tried := 0
 	p := prop.ForAll(func(v any) bool {
 		tried++
+		if tried == 1 {
+			first = v
+		}
 		c := check(v.(T))
 		if r := c.LHS / c.RHS; !math.IsNaN(r) && !math.IsInf(r, 0) {
 			switch kind {
@@ -340,11 +348,12 @@ func ForAll[T any](cfg Config, name string, kind Kind, gen gopter.Gen, check fun
 		}
 		if !c.OK && firstBad == "" {
 			firstBad = fmt.Sprintf("%s: case %d (stream seed %d): %s [lhs=%.6g rhs=%.6g]", name, tried, seed, c.Detail, c.LHS, c.RHS)
+			witness = v
 		}
 		return c.OK
 	}, gen)
 	res := p.Check(params)
-	o := Outcome{Cases: tried, WorstRatio: worst, Parts: []Part{{Name: name, Kind: kind, Cases: tried, WorstRatio: worst}}}
+	o := Outcome{Cases: tried, WorstRatio: worst, Parts: []Part{{Name: name, Kind: kind, Cases: tried, WorstRatio: worst}}, First: first, Witness: witness}
 	if !res.Passed() {
 		o.Failed = true
 		o.Counterexample = firstBad
@@ -377,9 +386,13 @@ func Merge(kind Kind, parts ...Outcome) Outcome {
 				out.WorstRatio = p.WorstRatio
 			}
 		}
+		if out.First == nil {
+			out.First = p.First
+		}
 		if p.Failed && !out.Failed {
 			out.Failed = true
 			out.Counterexample = p.Counterexample
+			out.Witness = p.Witness
 		}
 	}
 	return out

@@ -161,7 +161,7 @@ func checkFisher(cfg verify.Config, name string, l theory.ProperLoss, fc fcLossF
 		if atEta > res.F+tolAbs+tolRel*math.Abs(res.F) {
 			return verify.Case{LHS: atEta, RHS: res.F, Detail: detail(fmt.Sprintf("risk at η %.17g > risk %.17g at the optimizer's q*=%v", atEta, res.F, qs))}
 		}
-		return verify.Case{LHS: dist, RHS: 1e-4, OK: dist <= 1e-4,
+		return verify.Case{LHS: dist, RHS: fisherDistTol, OK: dist <= fisherDistTol,
 			Detail: detail(fmt.Sprintf("optimizer's minimizer q*=%v is at ‖q*−η‖₁=%.3g from η (status %v)", qs, dist, res.Status))}
 	})
 }

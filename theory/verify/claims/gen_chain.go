@@ -143,7 +143,7 @@ func chainPart(name, class string, bound func(theory.LMNTMSetting, float64, floa
 			if err1 != nil || err2 != nil {
 				return verify.Case{Detail: fmt.Sprintf("%v: %v %v", cs, err1, err2)}
 			}
-			return verify.Case{LHS: lhs, RHS: rhs, OK: lhs <= rhs*(1+1e-12),
+			return verify.Case{LHS: lhs, RHS: rhs, OK: lhs <= rhs*(1+chainTol),
 				Detail: fmt.Sprintf("%v: lemma-gen bound at the exact E sup %.6g (A=%.4g B=%.4g)", cs, esup, A, B)}
 		})
 	}
@@ -170,7 +170,7 @@ func checkRadLipsChain(cfg verify.Config) verify.Outcome {
 		if err1 != nil || err2 != nil {
 			return verify.Case{Detail: fmt.Sprintf("%v: %v %v", cs, err1, err2)}
 		}
-		return verify.Case{LHS: lhs, RHS: rhs, OK: lhs <= rhs*(1+1e-12),
+		return verify.Case{LHS: lhs, RHS: rhs, OK: lhs <= rhs*(1+chainTol),
 			Detail: fmt.Sprintf("%v: Rad_vec=%.4g A=%.4g", cs, rv, A)}
 	})
 }

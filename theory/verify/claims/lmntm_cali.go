@@ -134,7 +134,7 @@ func lmCheckCali(cfg verify.Config, name string, theta lmThetaFunc) verify.Outco
 		}
 		rhs := rt - bt
 		kl := lmKLExcess(md, in.Ts, in.w, in.f)
-		tol := 1e-13 * (1 + math.Abs(rt))
+		tol := lmCaliTol * (1 + math.Abs(rt))
 		detail := fmt.Sprintf("%s: σ=%v cond=%v Ts=%v w=%v f=%v excess01=%.6g θ=%.6g R̃−R̃*=%.6g KL form=%.6g",
 			in.note, md.Prior, md.Cond, lmMats(in.Ts), in.w, in.f, excess01, lhs, rhs, kl)
 		if math.IsInf(rt, 1) {
@@ -157,12 +157,12 @@ func lmCheckCali(cfg verify.Config, name string, theta lmThetaFunc) verify.Outco
 			if e1 != nil || e2 != nil {
 				return verify.Case{OK: false, Detail: fmt.Sprintf("%v %v", e1, e2)}
 			}
-			if !relEq(at, b, 1e-13) {
+			if !relEq(at, b, lmCaliTol) {
 				return verify.Case{LHS: at, RHS: b, OK: false, Detail: fmt.Sprintf("%s loss: R̃(η)=%.17g R̃*=%.17g", l.Name(), at, b)}
 			}
 			if l == theory.SquareLoss {
 				rf, err := theory.LMNTMRisk(l, in.Ts, in.w, md, in.f)
-				if err != nil || rf < b-1e-13*(1+b) {
+				if err != nil || rf < b-lmCaliTol*(1+b) {
 					return verify.Case{LHS: rf, RHS: b, OK: false, Detail: fmt.Sprintf("square loss: R̃(f)=%.17g < R̃*=%.17g (%v)", rf, b, err)}
 				}
 			}

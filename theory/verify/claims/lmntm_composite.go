@@ -207,7 +207,7 @@ func lmCheckLambda0(cfg verify.Config, name string, closed lmLambda0Func) verify
 		for c := 0; c < C; c++ {
 			inline = math.Max(inline, -math.Log(lmRowSum(T, c)/float64(C)))
 		}
-		ok := relEq(eval, cf, 1e-13) && relEq(inline, cf, 1e-13)
+		ok := relEq(eval, cf, lmLambda0Tol) && relEq(inline, cf, lmLambda0Tol)
 		return verify.Case{LHS: 1 + eval, RHS: 1 + cf, OK: ok,
 			Detail: fmt.Sprintf("T=%s max_c|λ(0,c)|=%.17g closed form=%.17g inline=%.17g", lmMatString(T), eval, cf, inline)}
 	})

@@ -124,7 +124,7 @@ func lmCheckCfm(cfg verify.Config, name string, transition lmTransitionFunc) ver
 		if err := firstErr(err1, err2); err != nil {
 			return verify.Case{OK: false, Detail: detail + ": " + err.Error()}
 		}
-		const tol = 1e-12
+		const tol = lmCfmTol
 		for i := 0; i < C; i++ {
 			pi := 0.0
 			for x := 0; x < M; x++ {

@@ -103,7 +103,7 @@ func lmCheckHM(cfg verify.Config, name string, weights lmWeightsFunc) verify.Out
 		if err != nil {
 			return fail("%v", err)
 		}
-		if !relEq(value, closed, 1e-13) || !relEq(wt, closed, 1e-13) || !relEq(math.Sqrt(direct(ws)), closed, 1e-13) {
+		if !relEq(value, closed, lmHMTol) || !relEq(wt, closed, lmHMTol) || !relEq(math.Sqrt(direct(ws)), closed, lmHMTol) {
 			return fail("value %.17g, WeightTerm(w*) %.17g, direct %.17g, √(C/ΣHM) %.17g differ", value, wt, math.Sqrt(direct(ws)), closed)
 		}
 		// (d)
@@ -116,7 +116,7 @@ func lmCheckHM(cfg verify.Config, name string, weights lmWeightsFunc) verify.Out
 			sw += ws[i]
 			mu[i] = 2 * ws[i] * inv[i]
 		}
-		if math.Abs(sw-1) > 1e-13 {
+		if math.Abs(sw-1) > lmHMTol {
 			return fail("Σw* = %.17g", sw)
 		}
 		for i := range mu {
@@ -159,7 +159,7 @@ func lmCheckHM(cfg verify.Config, name string, weights lmWeightsFunc) verify.Out
 		}
 		aat, _ := theory.AlphaWeightTerm(aw, in.alpha, in.n)
 		aother, _ := theory.AlphaWeightTerm(in.w, in.alpha, in.n)
-		if !relEq(aat, aval, 1e-13) || aother < aval*(1-1e-13) {
+		if !relEq(aat, aval, lmHMTol) || aother < aval*(1-lmHMTol) {
 			return fail("α variant: value %.17g, term at optimum %.17g, at w %.17g", aval, aat, aother)
 		}
 		b := make([]float64, len(aw)) // b_i = Σ_c α_i(c)²/n_{i,c}
@@ -171,7 +171,7 @@ func lmCheckHM(cfg verify.Config, name string, weights lmWeightsFunc) verify.Out
 				return fail("α variant KKT: w_%d b_%d = %.17g ≠ %.17g", i, i, aw[i]*b[i], aw[0]*b[0])
 			}
 		}
-		return verify.Case{LHS: value, RHS: other, OK: value <= other*(1+1e-13),
+		return verify.Case{LHS: value, RHS: other, OK: value <= other*(1+lmHMTol),
 			Detail: detail + fmt.Sprintf(": competitor w=%v has term %.17g", in.w, other)}
 	})
 }
@@ -330,7 +330,7 @@ func lmCheckEmp(cfg verify.Config, name string, emp lmEmpFunc) verify.Outcome {
 					break
 				}
 			}
-			return verify.Case{LHS: mean, RHS: want, OK: relEq(mean, want, 1e-12),
+			return verify.Case{LHS: mean, RHS: want, OK: relEq(mean, want, lmEmpTol),
 				Detail: fmt.Sprintf("exact: %s: E_S R̂=%.17g R̃=%.17g", detail, mean, want)}
 		}
 		// Monte Carlo with the exact variance.

@@ -265,18 +265,14 @@ func radLMNTMNorm(s theory.LMNTMSetting) (float64, []float64) {
 // for every S, so each of the 3 drawn samples is checked (stronger than the
 // E_S statement); the reported LHS is the worst S.
 func radCheckKernelLMNTM(cfg verify.Config, name string, bound radKernelBoundFn) verify.Outcome {
-	type kcase struct {
-		pts   []radLMNTMPoints
-		R, bw float64
-	}
 	gen := verify.Gen(func(r *rand.Rand, size int) any {
-		cs := kcase{R: logUnif(r, 0.1, 10), bw: logUnif(r, 0.05, 5)}
+		cs := radKernelLMNTMCase{R: logUnif(r, 0.1, 10), bw: logUnif(r, 0.05, 5)}
 		base := radDrawLMNTM(r, 10, 2, logUnif(r, 0.1, 3))
 		// Two more samples S of the same setting, resampled from the first.
 		cs.pts = append(cs.pts, base, radResample(r, base), radResample(r, base))
 		return cs
 	})
-	return verify.ForAll(cfg, name, verify.Bound, gen, func(cs kcase) verify.Case {
+	return verify.ForAll(cfg, name, verify.Bound, gen, func(cs radKernelLMNTMCase) verify.Case {
 		s := cs.pts[0].set
 		C := s.NumClasses()
 		norm, a := radLMNTMNorm(s)
@@ -302,6 +298,13 @@ func radCheckKernelLMNTM(cfg verify.Config, name string, bound radKernelBoundFn)
 		return radCase(worst, rhs, radLE(worst, rhs),
 			fmt.Sprintf("w=%v α=%v n=%v R=%g bw=%g X=%v", s.W, s.Alpha, s.N, cs.R, cs.bw, mat.Formatted(cs.pts[0].X, mat.Squeeze())))
 	})
+}
+
+// radKernelLMNTMCase is a case of `prop: kernel_bound`'s first display:
+// samples S of one setting, the ball's radius and the Gaussian bandwidth.
+type radKernelLMNTMCase struct {
+	pts   []radLMNTMPoints
+	R, bw float64
 }
 
 // radMLPRad returns Rad_{S,a}(𝒩_m) = E_ε sup_{g∈𝒩_m} Σ a_iε_i g(x_i) over all

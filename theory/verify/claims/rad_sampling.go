@@ -304,6 +304,13 @@ func radRadVec(pr radProblem, fc radFinClass, s radSampler) float64 {
 // (sum of the signs of the points of S at x) · val(g,i,c,x,k), minus 4
 // standard errors, floored at 0.
 func radRadEstimate(pr radProblem, s radSampler, G, width int, coef func(i, c int) float64, val func(g, i, c, x, k int) float64) float64 {
+	return radRadEstimateSide(pr, s, G, width, coef, val, -4)
+}
+
+// radRadEstimateSide is the estimate plus side standard errors (floored at
+// 0): −4 for the claims' checks (a right side made smaller), +4 for a
+// probe's judge confirming a counterexample (a right side made larger).
+func radRadEstimateSide(pr radProblem, s radSampler, G, width int, coef func(i, c int) float64, val func(g, i, c, x, k int) float64, side float64) float64 {
 	cnt := radNewCounts(pr)
 	C := pr.set.NumClasses()
 	sums := make([]float64, len(pr.T)*C*pr.K*width)
@@ -340,7 +347,22 @@ func radRadEstimate(pr radProblem, s radSampler, G, width int, coef func(i, c in
 		vals[d] = best
 	}
 	m, se := radMeanSE(vals)
-	return math.Max(0, m-4*se)
+	return math.Max(0, m+side*se)
+}
+
+// radRadLossUpper and radRadVecUpper are radRadLoss and radRadVec plus 4
+// standard errors: the Rademacher terms a judge confirms a counterexample
+// against.
+func radRadLossUpper(pr radProblem, fc radFinClass, s radSampler) float64 {
+	return radRadEstimateSide(pr, s, len(fc.loss), 1, func(i, c int) float64 {
+		return pr.set.W[i] * pr.set.Alpha[i][c] / float64(pr.set.N[i][c])
+	}, func(g, i, c, x, _ int) float64 { return fc.loss[g][i][c][x] }, 4)
+}
+
+func radRadVecUpper(pr radProblem, fc radFinClass, s radSampler) float64 {
+	return radRadEstimateSide(pr, s, len(fc.vals), pr.set.NumClasses(), func(i, c int) float64 {
+		return pr.set.W[i] * pr.set.Lip[i] * pr.set.Alpha[i][c] / float64(pr.set.N[i][c])
+	}, func(g, _, _, x, cp int) float64 { return fc.vals[g][x][cp] }, 4)
 }
 
 // radSimulate draws radDraws samples and returns the case verdict against
@@ -455,9 +477,19 @@ func radSampledWith(estimate func(radProblem, radFinClass, radSampler) float64) 
 // [5, 10⁵] log-uniform): the deviation's supremum over the finite class is
 // exact; estimate gives the lemma's Rademacher term.
 func radCheckSampled(cfg verify.Config, name string, estimate func(radProblem, radFinClass, radSampler) float64, bound radBoundFn) verify.Outcome {
+	return radCheckSampledWith(cfg, name, estimate, bound, nil)
+}
+
+// radCheckSampledWith is radCheckSampled with each drawn case passed
+// through vary (nil: none), for the probes of the lemmas' hypotheses.
+func radCheckSampledWith(cfg verify.Config, name string, estimate func(radProblem, radFinClass, radSampler) float64, bound radBoundFn, vary func(radLipsCase) radLipsCase) verify.Outcome {
 	gen := func(r *rand.Rand, size int) radLipsCase {
 		pr := radDrawProblem(r, 2+r.Intn(2), 2+r.Intn(2), 5, 1e5)
-		return radLipsCase{pr: pr, fc: radDrawClass(r, pr), seed: r.Int63()}
+		cs := radLipsCase{pr: pr, fc: radDrawClass(r, pr), seed: r.Int63()}
+		if vary != nil {
+			cs = vary(cs)
+		}
+		return cs
 	}
 	return verify.Property(cfg, name, verify.Bound, gen, func(cs radLipsCase) verify.Case {
 		s := radSampler{r: rand.New(rand.NewSource(cs.seed))}

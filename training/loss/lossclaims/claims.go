@@ -1,6 +1,8 @@
 package lossclaims
 
 import (
+	"math"
+
 	"github.com/llpfc/llpfc/theory/verify"
 	"github.com/llpfc/llpfc/training/loss"
 )
@@ -61,37 +63,49 @@ func init() {
 	})
 
 	verify.RegisterHypotheses(labelEasy,
-		verify.Hypothesis{Name: "bags i.i.d. from the population", Kind: verify.HypSampling,
+		verify.Hypothesis{Name: "bags i.i.d. from the population", Kind: verify.HypSampling, From: "method: EasyLLP (Busa-Fekete et al., NeurIPS 2023)",
 			Text:  "bags of k instances drawn i.i.d. from the distribution whose class prior is p (Busa-Fekete et al., NeurIPS 2023; loss.EasyLLPSoftLabels)",
 			Probe: probeEasyGoverned, Expect: verify.Needed},
-		verify.Hypothesis{Name: "p the population's prior", Kind: verify.HypDistribution,
+		verify.Hypothesis{Name: "p the population's prior", Kind: verify.HypDistribution, From: "method: EasyLLP's soft labels (loss.EasyLLPSoftLabels)",
 			Text:  "ỹ = kα − (k−1)p with p the class prior of the population",
 			Probe: probeEasyPrior, Expect: verify.Needed},
-		verify.Hypothesis{Name: "k ∈ ℕ", Kind: verify.HypRange, Text: "bags of k instances",
-			Range: &verify.Range{Param: "k", Printed: "k ∈ ℕ", Lo: "1", Hi: "∞", HiOpen: true, Ends: easyKEnds}, Expect: verify.NotProbeable},
+		verify.Hypothesis{Name: "k ∈ ℕ", Kind: verify.HypRange, From: "method: EasyLLP", Text: "bags of k instances",
+			Range: &verify.Range{Param: "k", Printed: "k ∈ ℕ", Lo: "1", Hi: "∞", HiOpen: true, Integer: true, Ends: easyKEnds}, Expect: verify.NeededToDefine},
 	)
 	verify.RegisterHypotheses(labelPVC,
-		verify.Hypothesis{Name: "per-class labels independent", Kind: verify.HypSampling,
+		verify.Hypothesis{Name: "per-class labels independent", Kind: verify.HypSampling, From: "method: LLP-PVC (LLP-PVC.py@fe11a00:667)",
 			Text:  "each class's labels independent Bernoulli(σ(z_ic)) (sigmoid per class, LLP-PVC.py@fe11a00:667; the classes' counts need not sum to s)",
 			Probe: probePVCCategorical, Expect: verify.Needed},
-		verify.Hypothesis{Name: "instances independent", Kind: verify.HypSampling,
+		verify.Hypothesis{Name: "instances independent", Kind: verify.HypSampling, From: "method: LLP-PVC (LLP-PVC.py@fe11a00:365-406)",
 			Text:  "the instances' labels independent given their features: K_c a Poisson-binomial variable (LLP-PVC.py@fe11a00:365-406)",
 			Probe: probePVCShared, Expect: verify.Needed},
-		verify.Hypothesis{Name: "s·α_c integers", Kind: verify.HypRange, Text: "the bag's proportions are counts: k_c = s·α_c (PVCCounts rounds otherwise)",
-			Range: &verify.Range{Param: "s·α_c", Printed: "s·α_c ∈ {0, …, s}", Lo: "0", Hi: "s", Ends: pvcCountEnds}, Expect: verify.Needed},
+		verify.Hypothesis{Name: "s·α_c integers", Kind: verify.HypRange, From: "method: LLP-PVC's count likelihood", Text: "the bag's proportions are counts: k_c = s·α_c (PVCCounts rounds otherwise)",
+			Range: &verify.Range{Param: "s·α_c", Printed: "s·α_c ∈ {0, …, s}", Lo: "0", Hi: "s", Integer: true, Member: countsMember, Ends: pvcCountEnds}, Expect: verify.NeededToDefine},
 	)
 	verify.RegisterHypotheses(labelMixture,
-		verify.Hypothesis{Name: "sub-bags uniform without replacement", Kind: verify.HypSampling,
+		verify.Hypothesis{Name: "sub-bags uniform without replacement", Kind: verify.HypSampling, From: "method: MixBag (utils/dataset.py@ac6ceb9:136-156)",
 			Text:  "ni instances of bag i and nj of bag j drawn uniformly without replacement (utils/dataset.py@ac6ceb9:136-156)",
 			Probe: probeMixSorted, Expect: verify.Needed},
 	)
 	verify.RegisterHypotheses(labelCoverage,
-		verify.Hypothesis{Name: "counts approximately normal", Kind: verify.HypSampling,
+		verify.Hypothesis{Name: "counts approximately normal", Kind: verify.HypSampling, From: "method: MixBag's interval (utils/utils.py@ac6ceb9:45-61)",
 			Text:  "the sub-bags' class counts approximately normal (the binomial normal approximation of ci_loss_interval, utils/utils.py@ac6ceb9:45-61)",
 			Probe: probeCoverSmall, Expect: verify.Needed},
-		verify.Hypothesis{Name: "q ∈ (0, ½)", Kind: verify.HypRange, Text: "the one-sided level q (--confidence_interval 0.005, \"99% confidential interval\", arguments.py@ac6ceb9:58-65)",
+		verify.Hypothesis{Name: "q ∈ (0, ½)", Kind: verify.HypRange, From: "method: MixBag (arguments.py@ac6ceb9:58-65)", Text: "the one-sided level q (--confidence_interval 0.005, \"99% confidential interval\", arguments.py@ac6ceb9:58-65)",
 			Range: &verify.Range{Param: "q", Printed: "q ∈ (0, ½)", Lo: "0", Hi: "½", LoOpen: true, HiOpen: true, Ends: coverQEnds}, Expect: verify.NotNeeded},
 	)
+}
+
+// countsMember decides a point (s, s·α_1, …, s·α_C) of the range of counts:
+// every s·α_c an integer in {0, …, s}.
+func countsMember(x []float64) bool {
+	s := x[0]
+	for _, v := range x[1:] {
+		if v != math.Trunc(v) || v < 0 || v > s {
+			return false
+		}
+	}
+	return true
 }
 
 // intervalRef is loss.MixBagInterval.

@@ -133,7 +133,7 @@ func checkEasyUnbiased(cfg verify.Config, name string, bagLoss easyLossFunc) ver
 			return verify.Case{Detail: fmt.Sprintf("%v k=%d: %v", c.d, c.k, err)}
 		}
 		want := c.d.instanceRisk()
-		return verify.Case{LHS: got, RHS: want, OK: math.Abs(got-want) <= 1e-10*math.Max(1, math.Abs(want)),
+		return verify.Case{LHS: got, RHS: want, OK: math.Abs(got-want) <= easyTol*math.Max(1, math.Abs(want)),
 			Detail: fmt.Sprintf("%v k=%d: E[bag loss] = %.15g, instance risk %.15g", c.d, c.k, got, want)}
 	})
 }
@@ -177,35 +177,40 @@ func genGoverned(r *rand.Rand, size int) governedCase {
 // labels correlated through γ): E[bag loss] against the same population's
 // instance risk.
 func probeEasyGoverned(cfg verify.Config) verify.ProbeResult {
-	return verify.Violate(cfg, probeStream(labelEasy, "bags i.i.d. from the population"),
-		"bags of k ∈ 2..4 instances governed by γ = p ± δ (probability ½ each, ½γ₊ + ½γ₋ = p: the population is unchanged), instances' classes from γ, points from the class-conditionals",
-		probeLimit, genGoverned, func(c governedCase) verify.Case {
-			p := c.d.prior()
-			got := 0.0
-			for _, sgn := range []float64{1, -1} {
-				q := make([]float64, len(c.d.W)) // the point distribution under γ
-				for j, w := range c.d.W {
-					y := c.d.Y[j]
-					q[j] = (p[y] + sgn*c.delta[y]) * w / p[y]
-				}
-				e, err := easyExpect(c.d, c.k, q, p, easyLossRef)
-				if err != nil {
-					return verify.Case{OK: true, Detail: err.Error()}
-				}
-				got += e / 2
-			}
-			want := c.d.instanceRisk()
-			return verify.Case{LHS: got, RHS: want, OK: math.Abs(got-want) <= 1e-10*math.Max(1, math.Abs(want)),
-				Detail: fmt.Sprintf("%v k=%d δ=%.4g: E[bag loss] = %.12g ≠ instance risk %.12g", c.d, c.k, c.delta, got, want)}
-		})
+	return verify.Violate(cfg, verify.Probing{Label: labelEasy, Hyp: "bags i.i.d. from the population",
+		Tried: "bags of k ∈ 2..4 instances governed by γ = p ± δ (probability ½ each, ½γ₊ + ½γ₋ = p: the population is unchanged), instances' classes from γ, points from the class-conditionals"},
+		probeLimit, genGoverned, easyGovernedCase, easyGovernedJudge)
+}
+
+// easyGovernedCase is the probe's verdict: E[bag loss] under the governed
+// bags (loss.EasyLLP through easyExpect) against the instance risk.
+func easyGovernedCase(c governedCase) verify.Case {
+	p := c.d.prior()
+	got := 0.0
+	for _, sgn := range []float64{1, -1} {
+		q := make([]float64, len(c.d.W)) // the point distribution under γ
+		for j, w := range c.d.W {
+			y := c.d.Y[j]
+			q[j] = (p[y] + sgn*c.delta[y]) * w / p[y]
+		}
+		e, err := easyExpect(c.d, c.k, q, p, easyLossRef)
+		if err != nil {
+			return verify.Case{OK: true, Detail: err.Error()}
+		}
+		got += e / 2
+	}
+	want := c.d.instanceRisk()
+	return verify.Case{LHS: got, RHS: want, OK: math.Abs(got-want) <= easyTol*math.Max(1, math.Abs(want)),
+		Detail: fmt.Sprintf("%v k=%d δ=%.4g: E[bag loss] = %.12g ≠ instance risk %.12g", c.d, c.k, c.delta, got, want)}
 }
 
 // probeEasyPrior re-runs the identity with the prior estimated from the bag
 // itself, not the population's.
 func probeEasyPrior(cfg verify.Config) verify.ProbeResult {
 	c := verify.Config{Cases: verify.ProbeCases(cfg, probeLimit), Seed: cfg.Seed}
-	return verify.ProbeOutcome(checkEasyUnbiased(c, probeStream(labelEasy, "p the population's prior"), easyLossBagPrior),
-		"the claim's checker with p the bag's own proportions (the authors' minibatch mean with one bag a minibatch, easyllp.py@fe11a00:225)")
+	return verify.JudgeOutcome(checkEasyUnbiased(c, probeStream(labelEasy, "p the population's prior"), easyLossBagPrior),
+		verify.Probing{Label: labelEasy, Hyp: "p the population's prior",
+			Tried: "the claim's checker with p the bag's own proportions (the authors' minibatch mean with one bag a minibatch, easyllp.py@fe11a00:225)"}, easyPriorJudge)
 }
 
 // easyKEnds: at k = 1 the soft label is the instance's one-hot label and the
@@ -214,7 +219,10 @@ func easyKEnds(verify.Config) []verify.EndCheck {
 	soft := make([]float64, 3)
 	loss.EasyLLPSoftLabels(soft, []float64{0, 1, 0}, []float64{0.2, 0.3, 0.5}, 1)
 	ok := soft[0] == 0 && soft[1] == 1 && soft[2] == 0
-	return []verify.EndCheck{{At: "k = 1", Where: verify.AtClosedEnd, Value: fmt.Sprintf("ỹ = kα − (k−1)p = %v, the one-hot label", soft), Verdict: holdsIf(ok, verify.EndFalse)}}
+	return []verify.EndCheck{
+		{At: "k = 1", Where: verify.AtClosedEnd, Value: fmt.Sprintf("ỹ = kα − (k−1)p = %v, the one-hot label", soft), Verdict: holdsIf(ok, verify.EndFalse), X: []float64{1}},
+		{At: "k = 0", Where: verify.AtOutside, Value: "a bag of no instance has no proportions: α = 0/0", Verdict: verify.EndUndefined, X: []float64{0}},
+	}
 }
 
 // logSoftmax returns log softmax(z).

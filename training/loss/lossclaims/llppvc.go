@@ -129,7 +129,7 @@ func checkPVCLikelihood(cfg verify.Config, name string, bagLoss pvcLossFunc) ver
 			}
 			want -= math.Log(countProb(p, counts[c]))
 		}
-		return verify.Case{LHS: got, RHS: want, OK: math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)),
+		return verify.Case{LHS: got, RHS: want, OK: math.Abs(got-want) <= pvcTol*math.Max(1, math.Abs(want)),
 			Detail: fmt.Sprintf("%v counts=%v: loss %.15g, −Σ_c log P(K_c = k_c) = %.15g", b, counts, got, want)}
 	})
 }
@@ -139,54 +139,65 @@ func checkPVCLikelihood(cfg verify.Config, name string, bagLoss pvcLossFunc) ver
 // softmax classifier: the classes' counts are then dependent (they sum to s)
 // and the probability of the count vector is not Π_c P(K_c = k_c).
 func probePVCCategorical(cfg verify.Config) verify.ProbeResult {
-	return verify.Violate(cfg, probeStream(labelPVC, "per-class labels independent"),
-		"each instance exactly one class, categorical with probabilities softmax(z_i) (s ≤ 5, C ≤ 3): the exact probability of the bag's count vector, against Π_c P(K_c = k_c) with p_ic the same categorical probabilities",
-		probeLimit, func(r *rand.Rand, size int) pvcBag {
-			b := genPVCBag(r, size)
-			b.C = 2 + r.Intn(2)
-			b.S = 1 + r.Intn(5)
-			b.Z, b.Labels = b.Z[:0], b.Labels[:0]
-			for i := 0; i < b.S; i++ {
-				b.Labels = append(b.Labels, r.Intn(b.C))
-				for c := 0; c < b.C; c++ {
-					b.Z = append(b.Z, 2*r.NormFloat64())
-				}
-			}
-			return b
-		}, func(b pvcBag) verify.Case {
-			pi := make([][]float64, b.S)
-			for i := range pi {
-				pi[i] = logSoftmax(b.Z[i*b.C : (i+1)*b.C])
-				for c := range pi[i] {
-					pi[i][c] = math.Exp(pi[i][c])
-				}
-			}
-			counts := pvcCounts(b)
-			joint := 0.0 // Σ over the C^s labellings with these counts
-			n := int(math.Pow(float64(b.C), float64(b.S)))
-			for code := 0; code < n; code++ {
-				w, k, x := 1.0, make([]int, b.C), code
-				for i := 0; i < b.S; i++ {
-					y := x % b.C
-					x /= b.C
-					w *= pi[i][y]
-					k[y]++
-				}
-				if fmt.Sprint(k) == fmt.Sprint(counts) {
-					joint += w
-				}
-			}
-			prod := 1.0
+	return verify.Violate(cfg, verify.Probing{Label: labelPVC, Hyp: "per-class labels independent",
+		Tried: "each instance exactly one class, categorical with probabilities softmax(z_i) (s ≤ 5, C ≤ 3): the exact probability of the bag's count vector, against Π_c P(K_c = k_c) with p_ic the same categorical probabilities"},
+		probeLimit, genPVCCategorical, pvcCategoricalCase, pvcCategoricalJudge)
+}
+
+// genPVCCategorical draws a bag whose instances carry one class each.
+func genPVCCategorical(r *rand.Rand, size int) pvcBag {
+	{
+		b := genPVCBag(r, size)
+		b.C = 2 + r.Intn(2)
+		b.S = 1 + r.Intn(5)
+		b.Z, b.Labels = b.Z[:0], b.Labels[:0]
+		for i := 0; i < b.S; i++ {
+			b.Labels = append(b.Labels, r.Intn(b.C))
 			for c := 0; c < b.C; c++ {
-				p := make([]float64, b.S)
-				for i := range p {
-					p[i] = pi[i][c]
-				}
-				prod *= countProb(p, counts[c])
+				b.Z = append(b.Z, 2*r.NormFloat64())
 			}
-			ok := math.Abs(math.Log(joint)-math.Log(prod)) <= 1e-9
-			return verify.Case{LHS: prod, RHS: joint, OK: ok, Detail: fmt.Sprintf("%v counts=%v: P(counts) = %.12g, Π_c P(K_c = k_c) = %.12g", b, counts, joint, prod)}
-		})
+		}
+		return b
+	}
+}
+
+// pvcCategoricalCase is the probe's verdict: the count vector's exact
+// probability (C^s labellings) against the product of Poisson binomials.
+func pvcCategoricalCase(b pvcBag) verify.Case {
+	{
+		pi := make([][]float64, b.S)
+		for i := range pi {
+			pi[i] = logSoftmax(b.Z[i*b.C : (i+1)*b.C])
+			for c := range pi[i] {
+				pi[i][c] = math.Exp(pi[i][c])
+			}
+		}
+		counts := pvcCounts(b)
+		joint := 0.0 // Σ over the C^s labellings with these counts
+		n := int(math.Pow(float64(b.C), float64(b.S)))
+		for code := 0; code < n; code++ {
+			w, k, x := 1.0, make([]int, b.C), code
+			for i := 0; i < b.S; i++ {
+				y := x % b.C
+				x /= b.C
+				w *= pi[i][y]
+				k[y]++
+			}
+			if fmt.Sprint(k) == fmt.Sprint(counts) {
+				joint += w
+			}
+		}
+		prod := 1.0
+		for c := 0; c < b.C; c++ {
+			p := make([]float64, b.S)
+			for i := range p {
+				p[i] = pi[i][c]
+			}
+			prod *= countProb(p, counts[c])
+		}
+		ok := math.Abs(math.Log(joint)-math.Log(prod)) <= pvcTol
+		return verify.Case{LHS: prod, RHS: joint, OK: ok, Detail: fmt.Sprintf("%v counts=%v: P(counts) = %.12g, Π_c P(K_c = k_c) = %.12g", b, counts, joint, prod)}
+	}
 }
 
 // probePVCShared re-runs it with the instances' labels dependent through a
@@ -194,32 +205,38 @@ func probePVCCategorical(cfg verify.Config) verify.ProbeResult {
 // 1 − d (the marginals stay p_ic): the count of class c is then a mixture of
 // two Poisson binomials, not the one of independent labels.
 func probePVCShared(cfg verify.Config) verify.ProbeResult {
-	return verify.Violate(cfg, probeStream(labelPVC, "instances independent"),
-		"labels of a class dependent through a shared factor (p_ic scaled by 1 ± d, d ∈ [0.2, 0.9]·min, each with probability ½; marginals unchanged), s ≥ 2: P(K_c = k_c) against the Poisson binomial of the marginals",
+	return verify.Violate(cfg, verify.Probing{Label: labelPVC, Hyp: "instances independent",
+		Tried: "labels of a class dependent through a shared factor (p_ic scaled by 1 ± d, d = ½·min(1/p_ic − 1, 1), each with probability ½; marginals unchanged), s ≥ 2: P(K_c = k_c) against the Poisson binomial of the marginals"},
 		probeLimit, func(r *rand.Rand, size int) pvcBag {
 			b := genPVCBag(r, size)
 			for b.S < 2 {
 				b = genPVCBag(r, size)
 			}
 			return b
-		}, func(b pvcBag) verify.Case {
-			counts := pvcCounts(b)
-			p := make([]float64, b.S)
-			hi := 1.0
-			for i := range p {
-				p[i] = b.prob(i, 0)
-				hi = math.Min(hi, math.Min(1/p[i]-1, 1))
-			}
-			d := 0.5 * hi
-			up, down := make([]float64, b.S), make([]float64, b.S)
-			for i := range p {
-				up[i], down[i] = p[i]*(1+d), p[i]*(1-d)
-			}
-			mixed := (countProb(up, counts[0]) + countProb(down, counts[0])) / 2
-			indep := countProb(p, counts[0])
-			ok := math.Abs(mixed-indep) <= 1e-12*math.Max(1, indep) || d < 1e-9
-			return verify.Case{LHS: indep, RHS: mixed, OK: ok, Detail: fmt.Sprintf("%v class 0 count %d, d=%.3g: dependent P = %.12g, independent %.12g", b, counts[0], d, mixed, indep)}
-		})
+		}, pvcSharedCase, pvcSharedJudge)
+}
+
+// pvcSharedCase is the probe's verdict: the dependent count probability
+// (a mixture of two Poisson binomials) against the independent one.
+func pvcSharedCase(b pvcBag) verify.Case {
+	{
+		counts := pvcCounts(b)
+		p := make([]float64, b.S)
+		hi := 1.0
+		for i := range p {
+			p[i] = b.prob(i, 0)
+			hi = math.Min(hi, math.Min(1/p[i]-1, 1))
+		}
+		d := 0.5 * hi
+		up, down := make([]float64, b.S), make([]float64, b.S)
+		for i := range p {
+			up[i], down[i] = p[i]*(1+d), p[i]*(1-d)
+		}
+		mixed := (countProb(up, counts[0]) + countProb(down, counts[0])) / 2
+		indep := countProb(p, counts[0])
+		ok := math.Abs(mixed-indep) <= 1e-12*math.Max(1, indep) || d < 1e-9
+		return verify.Case{LHS: indep, RHS: mixed, OK: ok, Detail: fmt.Sprintf("%v class 0 count %d, d=%.3g: dependent P = %.12g, independent %.12g", b, counts[0], d, mixed, indep)}
+	}
 }
 
 // pvcCountEnds: the likelihood is of integer counts; proportions whose
@@ -231,7 +248,7 @@ func pvcCountEnds(verify.Config) []verify.EndCheck {
 	exact := make([]int, 2)
 	loss.PVCCounts(exact, []float64{0.5, 0.5}, 4)
 	return []verify.EndCheck{
-		{At: "α = (½, ½), s = 4", Where: verify.AtClosedEnd, Value: fmt.Sprintf("counts %v = s·α", exact), Verdict: holdsIf(exact[0] == 2 && exact[1] == 2, verify.EndFalse)},
-		{At: "α = (¼, ¾), s = 2 (s·α = (½, 1½), not counts)", Where: verify.AtOutside, Value: fmt.Sprintf("rounded to %v (half to even, remainder to the largest class): P(K = ½) is undefined", k), Verdict: verify.EndUndefined},
+		{At: "α = (½, ½), s = 4", Where: verify.AtClosedEnd, Value: fmt.Sprintf("counts %v = s·α", exact), Verdict: holdsIf(exact[0] == 2 && exact[1] == 2, verify.EndFalse), X: []float64{4, 2, 2}},
+		{At: "α = (¼, ¾), s = 2 (s·α = (½, 1½), not counts)", Where: verify.AtOutside, Value: fmt.Sprintf("rounded to %v (half to even, remainder to the largest class): P(K = ½) is undefined", k), Verdict: verify.EndUndefined, X: []float64{2, 0.5, 1.5}},
 	}
 }

@@ -106,7 +106,7 @@ func checkMixture(cfg verify.Config, name string, mix mixFunc) verify.Outcome {
 			want := mix(bi.Proportions, bj.Proportions, ni, nj)
 			for c := 0; c < p.C; c++ {
 				exact := (float64(ni)*bi.Proportions[c] + float64(nj)*bj.Proportions[c]) / float64(ni+nj)
-				if math.Abs(want[c]-exact) > 1e-12 || math.Abs(mb.Proportions[c]-exact) > 1e-12 {
+				if math.Abs(want[c]-exact) > mixTol || math.Abs(mb.Proportions[c]-exact) > mixTol {
 					return verify.Case{LHS: want[c], RHS: exact, Detail: fmt.Sprintf("%v draw %d (ni=%d, nj=%d) class %d: mixture %.15g, MixBagPair %.15g, (ni·pi+nj·pj)/(ni+nj) = %.15g", p, n, ni, nj, c, want[c], mb.Proportions[c], exact)}
 				}
 				d := tr[c] - want[c]
@@ -129,34 +129,40 @@ func checkMixture(cfg verify.Config, name string, mix mixFunc) verify.Outcome {
 // not uniform draws: the first n instances of each bag, its instances
 // sorted by label.
 func probeMixSorted(cfg verify.Config) verify.ProbeResult {
-	return verify.Violate(cfg, probeStream(labelMixture, "sub-bags uniform without replacement"),
-		"sub-bags of ni and nj = mj − round(ni·mj/mi) instances taken as the first of each bag, its instances sorted by label (ni uniform in 1..mi−1, as MixBag draws it); the true proportions' mean over the ni against the mixture's",
-		probeLimit, genMixPair, func(p mixPair) verify.Case {
-			bi, bj := p.bags()
-			sorted := func(b loss.BagRef) []int {
-				out := append([]int(nil), b.Indices...)
-				for a := 1; a < len(out); a++ {
-					for k := a; k > 0 && p.Labels[out[k]] < p.Labels[out[k-1]]; k-- {
-						out[k], out[k-1] = out[k-1], out[k]
-					}
-				}
-				return out
-			}
-			si, sj := sorted(bi), sorted(bj)
-			worst := 0.0
-			for ni := 1; ni < p.Mi; ni++ { // the expectation over ni, exactly
-				nj := min(max(p.Mj-int(math.Round(float64(ni)*float64(p.Mj)/float64(p.Mi))), 1), p.Mj)
-				want := mixRef(bi.Proportions, bj.Proportions, ni, nj)
-				tr := make([]float64, p.C)
-				for _, i := range append(append([]int(nil), si[:ni]...), sj[:nj]...) {
-					tr[p.Labels[i]] += 1 / float64(ni+nj)
-				}
-				for c := range tr {
-					worst = math.Max(worst, math.Abs(tr[c]-want[c]))
+	return verify.Violate(cfg, verify.Probing{Label: labelMixture, Hyp: "sub-bags uniform without replacement",
+		Tried: "sub-bags of ni and nj = mj − round(ni·mj/mi) instances taken as the first of each bag, its instances sorted by label (ni uniform in 1..mi−1, as MixBag draws it); the true proportions' mean over the ni against the mixture's"},
+		probeLimit, genMixPair, mixSortedCase, mixSortedJudge)
+}
+
+// mixSortedCase is the probe's verdict: the sorted sub-bags' true
+// proportions against loss's mixture, over every ni.
+func mixSortedCase(p mixPair) verify.Case {
+	{
+		bi, bj := p.bags()
+		sorted := func(b loss.BagRef) []int {
+			out := append([]int(nil), b.Indices...)
+			for a := 1; a < len(out); a++ {
+				for k := a; k > 0 && p.Labels[out[k]] < p.Labels[out[k-1]]; k-- {
+					out[k], out[k-1] = out[k-1], out[k]
 				}
 			}
-			return verify.Case{LHS: worst, RHS: 0, OK: worst <= 1e-12, Detail: fmt.Sprintf("%v: the sorted sub-bags' true proportions differ from the mixture by %.4g", p, worst)}
-		})
+			return out
+		}
+		si, sj := sorted(bi), sorted(bj)
+		worst := 0.0
+		for ni := 1; ni < p.Mi; ni++ { // the expectation over ni, exactly
+			nj := min(max(p.Mj-int(math.Round(float64(ni)*float64(p.Mj)/float64(p.Mi))), 1), p.Mj)
+			want := mixRef(bi.Proportions, bj.Proportions, ni, nj)
+			tr := make([]float64, p.C)
+			for _, i := range append(append([]int(nil), si[:ni]...), sj[:nj]...) {
+				tr[p.Labels[i]] += 1 / float64(ni+nj)
+			}
+			for c := range tr {
+				worst = math.Max(worst, math.Abs(tr[c]-want[c]))
+			}
+		}
+		return verify.Case{LHS: worst, RHS: 0, OK: worst <= mixTol, Detail: fmt.Sprintf("%v: the sorted sub-bags' true proportions differ from the mixture by %.4g", p, worst)}
+	}
 }
 
 // intervalFunc is the implementation under test of MixBag's interval.
@@ -286,8 +292,8 @@ func checkCoverage(cfg verify.Config, name string, interval intervalFunc) verify
 // class: the sub-bags' counts are then far from normal (a sub-bag holds
 // that instance or not), which the interval's normal approximation assumes.
 func probeCoverSmall(cfg verify.Config) verify.ProbeResult {
-	return verify.Violate(cfg, probeStream(labelCoverage, "counts approximately normal"),
-		"one fixed pair of bags of m ∈ 7..9 instances, C = 2, bag i pure (0 or m of class 2), bag j with one instance of the class bag i lacks (or holds all but one), 20,000 mixed bags",
+	return verify.Violate(cfg, verify.Probing{Label: labelCoverage, Hyp: "counts approximately normal",
+		Tried: "one fixed pair of bags of m ∈ 7..9 instances, C = 2, bag i pure (0 or m of class 2), bag j with one instance of the class bag i lacks (or holds all but one), 20,000 mixed bags"},
 		20, func(r *rand.Rand, _ int) coverCase {
 			m := 7 + r.Intn(3)
 			ki, kj := 0, 1
@@ -301,7 +307,7 @@ func probeCoverSmall(cfg verify.Config) verify.ProbeResult {
 		}, func(cs coverCase) verify.Case {
 			cov, n := coverage(cs, loss.MixBagInterval, loss.MixBagCI)
 			return coverVerdict(cs, cov, n, loss.MixBagCI)
-		})
+		}, coverJudge)
 }
 
 // mixT is Φ⁻¹(1 − q), the interval's multiplier.
@@ -325,9 +331,9 @@ func coverQEnds(cfg verify.Config) []verify.EndCheck {
 			v = verify.EndVacuous // "coverage ≥ 0"
 		}
 		return verify.EndCheck{At: fmt.Sprintf("q = %g (t = %.4g)", q, mixT(q)), Where: where,
-			Value: fmt.Sprintf("coverage %.4f against the level %.6g (m = 32, C = 3)", cov, 1-2*q), Verdict: v}
+			Value: fmt.Sprintf("coverage %.4f against the level %.6g (m = 32, C = 3)", cov, 1-2*q), Verdict: v, X: []float64{q}}
 	}
 	return []verify.EndCheck{
-		{At: "q → 0", Where: verify.AtOpenEnd, Value: "t = Φ⁻¹(1 − q) → ∞: the interval is unbounded, the level 1: covered, saying nothing", Verdict: verify.EndVacuous},
+		{At: "q → 0", Where: verify.AtOpenEnd, Value: "t = Φ⁻¹(1 − q) → ∞: the interval is unbounded, the level 1: covered, saying nothing", Verdict: verify.EndVacuous, X: []float64{0}},
 		at(1e-12, verify.AtJustInside), at(loss.MixBagCI, verify.AtJustInside), at(0.45, verify.AtJustInside), at(0.5, verify.AtOpenEnd)}
 }
