@@ -432,7 +432,7 @@ def _features(X, what):
         seen = {}
         for j, c in enumerate(cols):
             if c in seen:
-                raise ValueError("%s: columns %d and %d are both named %r: a feature is found by its name; give each column its own"
+                raise ValueError("%s: columns %d and %d are both named %r (a name given twice): a feature is found by its name; give each column its own"
                                  % (what, seen[c], j, c))
             seen[c] = j
         if cols and all(isinstance(c, str) for c in cols):

@@ -158,7 +158,7 @@ def class_names(proportions_arg, n):
         seen = {}
         for j, c in enumerate(cols):
             if c in seen:
-                raise ValueError("proportions: columns %d and %d are both named %r: a class is one column; give each its own name" % (seen[c], j, c))
+                raise ValueError("proportions: columns %d and %d are both named %r (a name given twice): a class is one column; give each its own name" % (seen[c], j, c))
             seen[c] = j
         return np.asarray(cols)
     return np.arange(n)

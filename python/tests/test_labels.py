@@ -236,5 +236,26 @@ class GridSearchNamesTest(unittest.TestCase):
         self.assertAlmostEqual(search.score(X, np.asarray(names)[y]), acc, places=12)
 
 
+class ReadmeWordsTest(unittest.TestCase):
+    """The README's "From Python" section and the client say the same
+    thing in the same words."""
+
+    def test_same_words(self):
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+            section = " ".join(f.read().split("## From Python", 1)[1].split("\n## ", 1)[0].split())
+        X = np.zeros((4, 2))
+        said = {}
+        for key, call in (("a name given twice", lambda: LLPClassifier(verbose=False).fit(
+                              optional("pandas").DataFrame(X, columns=["a", "a"]), [0, 0, 1, 1], np.full((2, 2), 0.5))),
+                          ("beyond 2^53", lambda: llpfc.bag_targets(np.array([2.0 ** 60, 1.0]), np.full((2, 2), 0.5)))):
+            with self.assertRaises(ValueError) as cm:
+                call()
+            said[key] = str(cm.exception)
+        for phrase, msg in said.items():
+            self.assertIn(phrase, msg)
+            self.assertIn(phrase, section)
+        self.assertIn("X has feature names, but LLPClassifier was fitted without feature names", section)
+
+
 if __name__ == "__main__":
     unittest.main()
