@@ -89,7 +89,7 @@ func findBagColumn(path string, header []string, ncols int, want string) (int, e
 		if err != nil || j >= 0 {
 			return j, err
 		}
-		return -1, fmt.Errorf("%s: no bag id column %q among %d columns", path, want, ncols)
+		return -1, fmt.Errorf("%s: no bag id column %q among %d columns: %s", path, want, ncols, nameAColumn(header, ncols))
 	}
 	if header == nil {
 		return 0, nil

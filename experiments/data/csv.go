@@ -153,7 +153,7 @@ func labelColumn(where, kind string, header []string, ncols int, want string) (i
 			return -1, err
 		}
 		if labelCol < 0 {
-			return -1, fmt.Errorf("%s: no label column %q among %d columns", where, want, ncols)
+			return -1, fmt.Errorf("%s: no label column %q among %d columns: %s", where, want, ncols, nameAColumn(header, ncols))
 		}
 		return labelCol, nil
 	}
@@ -199,7 +199,7 @@ func declaredText(where string, header []string, ncols int, opt TabularOptions) 
 			return nil, err
 		}
 		if j < 0 {
-			return nil, fmt.Errorf("%s: no column %q to read as categorical (among %d columns)", where, ref, ncols)
+			return nil, fmt.Errorf("%s: no column %q to read as categorical (among %d columns): %s", where, ref, ncols, nameAColumn(header, ncols))
 		}
 		text[j] = asText
 	}
@@ -261,6 +261,19 @@ func clearRef(header []string, ncols, j int) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// nameAColumn says how to name a column of a table: its header's names,
+// or an index below ncols.
+func nameAColumn(header []string, ncols int) string {
+	if len(header) == 0 {
+		return fmt.Sprintf("name it by its 0-based index, 0 to %d", ncols-1)
+	}
+	names := header
+	if len(names) > 8 {
+		names = append(append([]string(nil), names[:8]...), "…")
+	}
+	return fmt.Sprintf("name it by its header name (%s) or its 0-based index, 0 to %d", strings.Join(names, ", "), ncols-1)
 }
 
 // columnByName finds a column by header name, compared without case; -1

@@ -243,7 +243,7 @@ func (c *tcol) add(t *table, j int, v parquet.Value, kind parquetKind) error {
 		return fmt.Errorf("%s: row %d, column %q: feature NaN is a missing value: %s (pandas: df.dropna(subset=[%q]) or df.fillna(…))", t.name, row+1, t.names[j], MissingWayOut, t.names[j])
 	}
 	if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > math.MaxFloat32 {
-		return fmt.Errorf("%s: row %d, column %q: feature %v is not a finite float32 number", t.name, row+1, t.names[j], x)
+		return fmt.Errorf("%s: row %d, column %q: feature %v is not a finite float32 number: write a finite value (|x| ≤ 3.4e38), or drop the row", t.name, row+1, t.names[j], x)
 	}
 	c.num = append(c.num, x)
 	return nil

@@ -398,7 +398,7 @@ func (t *table) addCSVRow(rec []string, line int, isText map[int]colMode) error 
 			if isText[j] == asNumber {
 				what = "value"
 			}
-			return fmt.Errorf("%s: %s: %s %q is not a finite float32 number", t.name, t.at(i, j), what, f)
+			return fmt.Errorf("%s: %s: %s %q is not a finite float32 number: write a finite value (|x| ≤ 3.4e38), or drop the row", t.name, t.at(i, j), what, f)
 		}
 		c.num = append(c.num, v)
 	}

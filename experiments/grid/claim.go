@@ -55,6 +55,14 @@ type identity struct {
 // self is this process's identity, read once.
 var self = sync.OnceValue(selfIdentity)
 
+// ClaimIdentity is what this process's claims record of it beyond its host
+// and PID: the kernel's boot id and its PID namespace ("" where this system
+// does not say).
+func ClaimIdentity() (bootID, pidNS string) {
+	id := self()
+	return id.BootID, id.PIDNS
+}
+
 // claimRecord is a claim file's contents. Claims written before identity
 // (host, pid, token, start) read with it empty: unverifiable.
 type claimRecord struct {
