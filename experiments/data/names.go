@@ -88,7 +88,9 @@ func parseSource(name string) (sourceSpec, error) {
 	var opts []string
 	for kind != "libsvm" && kind != "npz" {
 		k := strings.LastIndexByte(base, '@')
-		if k < 0 || strings.ContainsAny(base[k+1:], "/,") {
+		// A "/" or "," after the last "@" is a path's (a folder named
+		// a@b), but for @na=, whose spellings may hold one (N/A, #N/A).
+		if k < 0 || strings.ContainsAny(base[k+1:], "/,") && !strings.HasPrefix(base[k+1:], "na=") {
 			break
 		}
 		opts = append([]string{base[k+1:]}, opts...)

@@ -277,9 +277,14 @@ func TestMissingValuesOneWayOut(t *testing.T) {
 			}
 		}
 	}
+	// A spelling with a slash is an @na= spelling, not a path.
+	slash := put("s.csv", rows(func(i int) string { return []string{"N/A", "yes"}[i%2] }, num))
+	d, err := Load("csv:"+slash+"@na=#N/A", "", Train)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"N/A", "yes"}, d.ClassNames)
 	// @na= names the file's own spelling: "-" is missing, "NA" a class.
 	lab := put("m.csv", rows(func(i int) string { return []string{"NA", "yes", "-"}[min(i, 2)%3] }, num))
-	_, err := Load("csv:"+lab+"@na=-", "", Train)
+	_, err = Load("csv:"+lab+"@na=-", "", Train)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `line 4, column 3: label "-" is a missing value (empty, -, as @na= names them, are never a class)`)
 	// A category column keeps "NA" only when declared categorical.
@@ -287,7 +292,7 @@ func TestMissingValuesOneWayOut(t *testing.T) {
 	_, err = Load("csv:"+cat, "", Train)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "declare the column categorical (@categorical=a)")
-	d, err := Load("csv:"+cat+"@categorical=a", "", Train)
+	d, err = Load("csv:"+cat+"@categorical=a", "", Train)
 	require.NoError(t, err)
 	assert.Contains(t, d.Columns[0].Categories, "NA")
 }
