@@ -556,8 +556,8 @@ func (c trialCase) check() error {
 }
 
 func TestPropertyTrial62(t *testing.T) {
-	defer func(stale time.Duration) { grid.ClaimStaleAfter = stale }(grid.ClaimStaleAfter)
-	grid.ClaimStaleAfter = 300 * time.Millisecond
+	defer func(stale, poll time.Duration) { grid.ClaimStaleAfter, grid.ClaimPoll = stale, poll }(grid.ClaimStaleAfter, grid.ClaimPoll)
+	grid.ClaimStaleAfter, grid.ClaimPoll = 300*time.Millisecond, 50*time.Millisecond
 	dir := t.TempDir()
 	m := filepath.Join(dir, "m")
 	writeBagOnlyInputs(t, dir)

@@ -242,8 +242,8 @@ func TestMissingValuesHaveAWayThrough(t *testing.T) {
 // saying why it cannot be checked and when it is taken over, in the
 // README's words.
 func TestWaitingMessageSaysUntilWhen(t *testing.T) {
-	defer func(stale time.Duration) { grid.ClaimStaleAfter = stale }(grid.ClaimStaleAfter)
-	grid.ClaimStaleAfter = time.Second
+	defer func(stale, poll time.Duration) { grid.ClaimStaleAfter, grid.ClaimPoll = stale, poll }(grid.ClaimStaleAfter, grid.ClaimPoll)
+	grid.ClaimStaleAfter, grid.ClaimPoll = 500*time.Millisecond, 50*time.Millisecond
 	dir := t.TempDir()
 	spec := writeFile(t, dir, "s.json", tinySpec)
 	code, stdout, stderr := runCmd("run", spec, "--list", "--results", filepath.Join(dir, "st"))

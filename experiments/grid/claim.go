@@ -33,14 +33,13 @@ import (
 // here) or released unfinished (trained here).
 
 // ClaimBeat is how often a run refreshes the claim of the cell it trains,
-// and ClaimStaleAfter how long a claim may go unrefreshed before another
-// run takes it over. Tests shorten them.
+// ClaimStaleAfter how long a claim may go unrefreshed before another run
+// takes it over, and ClaimPoll how often a run looks again at the cells
+// another run holds. Tests shorten them.
 var (
 	ClaimBeat       = 30 * time.Second
 	ClaimStaleAfter = 5 * time.Minute
-	// claimPoll is how often a run looks again at the cells another run
-	// holds.
-	claimPoll = time.Second
+	ClaimPoll       = time.Second
 )
 
 // identity is what tells a claim's process from every other beyond its

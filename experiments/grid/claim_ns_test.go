@@ -53,8 +53,10 @@ func checkUntil(t *testing.T, holder, p string) {
 // until its age, saying until when, and then taken over; a PID of this
 // namespace that names a process started after the claim is taken at once.
 func TestUnverifiableClaimsWaitTheirAge(t *testing.T) {
-	defer func(beat, stale time.Duration) { grid.ClaimBeat, grid.ClaimStaleAfter = beat, stale }(grid.ClaimBeat, grid.ClaimStaleAfter)
-	grid.ClaimBeat, grid.ClaimStaleAfter = 50*time.Millisecond, 2*time.Second
+	defer func(beat, stale, poll time.Duration) {
+		grid.ClaimBeat, grid.ClaimStaleAfter, grid.ClaimPoll = beat, stale, poll
+	}(grid.ClaimBeat, grid.ClaimStaleAfter, grid.ClaimPoll)
+	grid.ClaimBeat, grid.ClaimStaleAfter, grid.ClaimPoll = 50*time.Millisecond, 2*time.Second, 50*time.Millisecond
 	dir := t.TempDir()
 	spec := countedTiny(t)
 	cells, _ := spec.Cells()
@@ -182,8 +184,10 @@ func TestClaimsAcrossPIDNamespaces(t *testing.T) {
 	if !unshareWorks() {
 		t.Skip("unshare --pid --fork does not work here (needs root); TestUnverifiableClaimsWaitTheirAge simulates the namespace")
 	}
-	defer func(beat, stale time.Duration) { grid.ClaimBeat, grid.ClaimStaleAfter = beat, stale }(grid.ClaimBeat, grid.ClaimStaleAfter)
-	grid.ClaimBeat, grid.ClaimStaleAfter = 50*time.Millisecond, 3*time.Second
+	defer func(beat, stale, poll time.Duration) {
+		grid.ClaimBeat, grid.ClaimStaleAfter, grid.ClaimPoll = beat, stale, poll
+	}(grid.ClaimBeat, grid.ClaimStaleAfter, grid.ClaimPoll)
+	grid.ClaimBeat, grid.ClaimStaleAfter, grid.ClaimPoll = 50*time.Millisecond, 1500*time.Millisecond, 50*time.Millisecond
 	dir := t.TempDir()
 	spec := countedTiny(t)
 	cells, _ := spec.Cells()

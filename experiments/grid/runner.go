@@ -217,7 +217,7 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 			select {
 			case <-ctx.Done():
 				return sum, ctx.Err()
-			case <-time.After(claimPoll):
+			case <-time.After(ClaimPoll):
 			}
 		}
 		pending = held
