@@ -238,10 +238,16 @@ func (h Hyper) validateSearch() error {
 		if !(lr > 0) || math.IsInf(lr, 0) {
 			return fmt.Errorf("hyper.search.lr[%d]: is %v, want a finite number > 0", i, lr)
 		}
+		if j := slices.Index(s.LR, lr); j < i {
+			return fmt.Errorf("hyper.search.lr[%d]: is %v, as hyper.search.lr[%d] is: each rate is a trial, and a rate listed twice trains the same trial twice; list it once", i, lr, j)
+		}
 	}
 	for i, b := range s.BatchSize {
 		if b <= 0 {
 			return fmt.Errorf("hyper.search.batch_size[%d]: is %d, want > 0", i, b)
+		}
+		if j := slices.Index(s.BatchSize, b); j < i {
+			return fmt.Errorf("hyper.search.batch_size[%d]: is %d, as hyper.search.batch_size[%d] is: each minibatch is a trial, and one listed twice trains the same trial twice; list it once", i, b, j)
 		}
 	}
 	if e := s.Extend; e != nil {

@@ -65,7 +65,7 @@ type bagsFlags struct {
 
 func defineBagsFlags(fs *flag.FlagSet) *bagsFlags {
 	f := &bagsFlags{}
-	f.name = fs.String("data", "", "labelled data set: fixture (embedded Fashion-MNIST subset), fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST][@LABEL][@categorical=COL+COL], parquet:TRAIN[,TEST][@LABEL][@categorical=COL+COL] or libsvm:TRAIN[,TEST]")
+	f.name = fs.String("data", "", "labelled data set: fixture (embedded Fashion-MNIST subset), fashion-mnist, mnist, emnist-letters, cifar10, svhn, csv:TRAIN[,TEST][@LABEL][@categorical=COL+COL][@na=SPELLING+SPELLING], parquet:TRAIN[,TEST][@LABEL][@categorical=COL+COL][@na=SPELLING+SPELLING] or libsvm:TRAIN[,TEST]")
 	f.dir = defineDataDir(fs)
 	f.split = fs.String("split", "train", "which split to draw bags from: train or test")
 	f.bagSize = fs.Int("bag-size", 0, "B, the number of instances in every bag (the paper uses 32…2048)")

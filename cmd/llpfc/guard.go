@@ -345,6 +345,47 @@ func storeAbove(r string) (store, rel string) {
 	}
 }
 
+// storesWithin refuses a store's folder r (w names it) that holds other
+// stores: a store is not kept around another, as it is not kept inside one
+// (`run --results .` in a folder of stores was accepted, after which every
+// output there was refused as inside a store). The folders are searched
+// to storeSearchDepth levels, a store's own parts left out.
+func storesWithin(w ioPath, r string) error {
+	var found []string
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		entries, err := os.ReadDir(dir)
+		if err != nil || depth > storeSearchDepth || len(found) >= 3 {
+			return
+		}
+		own := isStore(dir)
+		for _, e := range entries {
+			if !e.IsDir() || (own && contains(storeParts, e.Name())) {
+				continue
+			}
+			sub := filepath.Join(dir, e.Name())
+			if isStore(sub) {
+				found = append(found, sub)
+				continue
+			}
+			walk(sub, depth+1)
+		}
+	}
+	walk(r, 1)
+	if len(found) == 0 {
+		return nil
+	}
+	what := "the results store"
+	if len(found) > 1 {
+		what = "the results stores"
+	}
+	return fmt.Errorf("%s holds %s %s: a store is not kept around another (every output in it would be inside a store); name a folder of its own, such as %s",
+		named(w), what, strings.Join(found, ", "), filepath.Join(r, "results"))
+}
+
+// storeSearchDepth is how deep storesWithin looks for stores below a store.
+const storeSearchDepth = 3
+
 // owned returns an error when the output w would write inside a store or
 // over a saved model, a cell or a NumPy archive that is not its own to
 // write (see Ownership above).
@@ -353,7 +394,7 @@ func (w ioPath) owned() error {
 	if store, rel := storeAbove(r); store != "" {
 		part := strings.SplitN(rel, string(filepath.Separator), 2)[0]
 		switch {
-		case w.role == storeOut && rel == "":
+		case w.role == storeOut && rel == "": // storesWithin, below
 		case w.role == reportOut && !contains(storeParts, part):
 		case w.role == reportOut:
 			return fmt.Errorf("%s is in %s/ of the results store %s, which only the store's run, reproduce and merge write: the report would be read as part of the store; write it in %s itself (report's default is %s) or outside it",
@@ -362,6 +403,11 @@ func (w ioPath) owned() error {
 			return fmt.Errorf("%s is inside the results store %s: a store is not kept inside another; name a folder outside %s", named(w), store, store)
 		default:
 			return fmt.Errorf("%s is in the results store %s, which only its run, reproduce, merge (cells, models) and report (reports) write: the output would change what the store holds; name a path outside it", named(w), store)
+		}
+	}
+	if w.role == storeOut {
+		if err := storesWithin(w, r); err != nil {
+			return err
 		}
 	}
 	what := ownedFile(r)

@@ -92,7 +92,7 @@ func TestNewUserMessages51(t *testing.T) {
 		{"an extra test column", []string{"train", "--data", set + "," + p("extra.csv"), "--epochs", "1", "--quiet"}, exitBadUsage,
 			[]string{`not in the training file: [extra]`}, "", ""},
 		{"an empty cell to predict", []string{"predict", "--model", model, "--data", "csv:" + p("empty.csv")}, exitBadUsage,
-			[]string{"line 2, column 1: empty value"}, "categories", ""},
+			[]string{"line 2, column 1: empty feature", "drop the row, or fill it in"}, "categorical", ""},
 		{"a label written 1.0", []string{"predict", "--model", model, "--data", "csv:" + p("one.csv")}, exitBadUsage,
 			[]string{`label "1.0"`, `writes this number as "1"`}, "", ""},
 		{"an NA label", []string{"predict", "--model", model, "--data", "csv:" + p("na.csv")}, exitBadUsage,

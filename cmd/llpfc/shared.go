@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/experiments/report"
@@ -145,7 +146,7 @@ func storeError(err error) error {
 	var conflict *grid.ConflictError
 	var incomparable *grid.IncomparableError
 	var missing *report.MissingMetricError
-	if errors.As(err, &conflict) || errors.As(err, &incomparable) || errors.As(err, &missing) {
+	if errors.As(err, &conflict) || errors.As(err, &incomparable) || errors.As(err, &missing) || errors.As(err, new(*experiments.InputError)) {
 		return usageError{err}
 	}
 	return err

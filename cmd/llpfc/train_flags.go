@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -165,6 +166,7 @@ func (f *trainFlags) check(given map[string]bool) error {
 		flagCheck{"flood", *f.flood >= 0 && !math.IsInf(*f.flood, 0) && (*f.flood == 0 || *f.method == training.MethodEasyLLP), "a finite level ≥ 0, and only with --method easyllp", *f.flood},
 		flagCheck{"vat-xi", *f.vatXi >= 0 && !math.IsInf(*f.vatXi, 0), "a finite number > 0 (0: 1e-6)", *f.vatXi},
 		flagCheck{"vat-power-iters", *f.vatIters >= 0, "≥ 1 (0: 1)", *f.vatIters},
+		flagCheck{"val-bags", *f.valBags >= 0 && (*f.valBags < 1 || *f.valBags == math.Trunc(*f.valBags)), "a fraction in (0, 1), a whole number of bags, or 0 for none", *f.valBags},
 		flagCheck{"pvc-likelihood", !given["pvc-likelihood"] || *f.method == training.MethodLLPPVC, "given only with --method llppvc", *f.pvcLik},
 	); err != nil {
 		return err
@@ -279,6 +281,9 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched expe
 	nm, err := f.parseNames()
 	if err != nil {
 		return nil, err
+	}
+	if nm.sl == training.SelectBestVal && *f.valBags == 0 {
+		return nil, errors.New("--select best-val chooses the epoch by the validation KL of held-out bags, and none are held out: add --val-bags (e.g. --val-bags 0.1), or leave --select out")
 	}
 	if err := f.finishChecks(); err != nil {
 		return nil, err

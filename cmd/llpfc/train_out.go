@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/llpfc/llpfc/estimators"
@@ -23,9 +24,12 @@ var cellFlags = []struct{ field, flag string }{
 	{"num_points:", "--num-points:"}, {"bags file:", "--bags:"},
 }
 
-// flagNamed returns err with the cell field it starts with renamed to its
-// flag, said to be its default when given (the flags on the command line)
-// lacks it (issue 51: kl on one bag blamed a --batch-size nobody gave).
+// flagNamed returns err with the cell fields it names renamed to their
+// flags: the one it starts with said to be its default when given (the
+// flags on the command line) lacks it (issue 51: kl on one bag blamed a
+// --batch-size nobody gave), and every other in the message too ("less
+// the 7 that hyper.val_bags 7 holds out" named the spec's field to a
+// train user).
 func flagNamed(err error, given map[string]bool) error {
 	msg := err.Error()
 	for _, m := range cellFlags {
@@ -34,11 +38,38 @@ func flagNamed(err error, given map[string]bool) error {
 			if name := strings.TrimSuffix(strings.TrimPrefix(flag, "--"), ":"); given != nil && !given[name] {
 				flag = strings.TrimSuffix(flag, ":") + " (not given: its default):"
 			}
-			return fmt.Errorf("%s%s", flag, strings.TrimPrefix(msg, m.field))
+			msg = flag + strings.TrimPrefix(msg, m.field)
+			break
 		}
 	}
-	return err
+	out := cellFieldWord.ReplaceAllStringFunc(msg, func(f string) string {
+		word, after := f[:len(f)-1], f[len(f)-1:]
+		for _, m := range cellFlags {
+			if strings.TrimSuffix(m.field, ":") == word {
+				return strings.TrimSuffix(m.flag, ":") + after
+			}
+		}
+		return f
+	})
+	if out == err.Error() {
+		return err
+	}
+	return renamedError{out, err}
 }
+
+// renamedError is an error said in train's words (flagNamed), still the
+// error it was for errors.As.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e renamedError) Error() string { return e.msg }
+func (e renamedError) Unwrap() error { return e.err }
+
+// cellFieldWord matches a cell field of cellFlags named inside a message,
+// followed by its value.
+var cellFieldWord = regexp.MustCompile(`\b(hyper\.val_bags|hyper\.batch_size|hyper\.optimizer|num_points|bag_size)\b(?:[ =])`)
 
 // ioPlan is what the run reads (--data, --data-dir, --bags) and writes
 // (--save-model's two files, --out's folder), for the output guard.

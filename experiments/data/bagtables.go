@@ -12,7 +12,7 @@ import (
 // table, CSV or Parquet.
 
 // readTableFile reads a CSV or Parquet file (by extension) into a table.
-func readTableFile(path string, text csvTextColumns) (*table, error) {
+func readTableFile(path string, na naRule, text csvTextColumns) (*table, error) {
 	f, size, err := openSized(path)
 	if err != nil {
 		return nil, err
@@ -20,9 +20,9 @@ func readTableFile(path string, text csvTextColumns) (*table, error) {
 	defer f.Close()
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
-		return readCSVTable(f, path, text)
+		return readCSVTable(f, path, na, text)
 	case ".parquet", ".pq":
-		return readParquetTable(f, size, path, text)
+		return readParquetTable(f, size, path, na, text)
 	}
 	return nil, fmt.Errorf("%s: want a .csv or .parquet file", path)
 }
@@ -31,7 +31,7 @@ func readTableFile(path string, text csvTextColumns) (*table, error) {
 // bag ids), the proportions table and the optional test table.
 func readBagTables(src sourceSpec, trainPath, propPath, testPath string) (train, test *Dataset, err error) {
 	bagCol := -1
-	tr, err := readTableFile(trainPath, func(header []string, ncols int) (map[int]colMode, error) {
+	tr, err := readTableFile(trainPath, src.na, func(header []string, ncols int) (map[int]colMode, error) {
 		if bagCol, err = findBagColumn(trainPath, header, ncols, src.bag); err != nil {
 			return nil, err
 		}
@@ -85,10 +85,11 @@ func readBagTables(src sourceSpec, trainPath, propPath, testPath string) (train,
 // 0 of a file without a header.
 func findBagColumn(path string, header []string, ncols int, want string) (int, error) {
 	if want != "" {
-		if j := columnRef(header, ncols, want); j >= 0 {
-			return j, nil
+		j, err := columnRef(path, "bags:…@bag", header, ncols, want)
+		if err != nil || j >= 0 {
+			return j, err
 		}
-		return -1, fmt.Errorf("%s: no bag id column %q among %d columns", path, want, ncols)
+		return -1, fmt.Errorf("%s: no bag id column %q among %d columns: %s", path, want, ncols, nameAColumn(header, ncols))
 	}
 	if header == nil {
 		return 0, nil
@@ -103,14 +104,14 @@ func findBagColumn(path string, header []string, ncols int, want string) (int, e
 // the class names (the proportions' column names).
 func tableBags(src sourceSpec, tr *table, bagCol int, propPath string, train *Dataset) ([]string, error) {
 	pbag := -1
-	pt, err := readTableFile(propPath, func(header []string, ncols int) (map[int]colMode, error) {
+	pt, err := readTableFile(propPath, src.na, func(header []string, ncols int) (map[int]colMode, error) {
 		if header == nil { // its first line is numbers: class names without a bag column (issue 51: "line 10 repeats bag 8")
 			return nil, fmt.Errorf("%s: line 1 holds only numbers, so it reads as a row, not a header: a proportions table's header names its bag id column (%s) and its classes, e.g. bag,0,1,2",
 				propPath, strings.Join(bagColumnNames, ", "))
 		}
 		want := src.bag
-		if want != "" && columnRef(header, ncols, want) < 0 {
-			want = ""
+		if want != "" && columnByName(header, want) < 0 {
+			want = "" // the training file's bag column, by index or by a name this table lacks
 		}
 		var err error
 		if pbag, err = findBagColumn(propPath, header, ncols, want); err != nil {
@@ -217,7 +218,7 @@ func canonicalID(s string) string {
 // class names of the proportions table.
 func readBagTableTest(src sourceSpec, path string, train *Dataset) (*Dataset, error) {
 	labelCol := -1
-	t, err := readTableFile(path, func(header []string, ncols int) (map[int]colMode, error) {
+	t, err := readTableFile(path, src.na, func(header []string, ncols int) (map[int]colMode, error) {
 		var text map[int]colMode
 		var err error
 		labelCol, text, err = labelledModes(path, "bags", header, ncols, src.label, TabularOptions{Columns: train.Columns})
@@ -247,10 +248,10 @@ func readBagTableTest(src sourceSpec, path string, train *Dataset) (*Dataset, er
 	test.Y = make([]int, t.rows)
 	for i := range test.Y {
 		l := t.cols[labelCol].value(i)
-		if missingValue(l) {
+		c, ok := index(l)
+		if !ok && t.na.missing(l) { // a class the proportions' header names ("none", "Na") is that class
 			return nil, missingError(t, i, labelCol, "label")
 		}
-		c, ok := index(l)
 		if !ok {
 			return nil, fmt.Errorf("%s: %s: label %q is not one of the classes %s (the class columns of the proportions)", path, t.at(i, labelCol), l, listSome(train.ClassNames))
 		}
@@ -284,7 +285,7 @@ func classLookup(classes []string) func(string) (int, bool) {
 // noMissing refuses a missing value in the bag id column j of t.
 func noMissing(t *table, j int) error {
 	for i := 0; i < t.rows; i++ {
-		if missingValue(t.cols[j].value(i)) {
+		if t.na.missing(t.cols[j].value(i)) {
 			return missingError(t, i, j, "bag id")
 		}
 	}

@@ -30,6 +30,9 @@ type TabularOptions struct {
 	// Dataset.Columns): a test file is encoded with them, so that both
 	// splits have the same features and categories.
 	Columns []Column
+	// na says which values are missing (the data set's @na option; the
+	// zero value: missingSpellings).
+	na naRule
 }
 
 var defaultLabelNames = []string{"label", "class", "y", "target"}
@@ -89,7 +92,7 @@ func separatorHint(header []string) string {
 	}
 	for _, sep := range []string{";", "\t", "|"} {
 		if strings.Contains(header[0], sep) {
-			return fmt.Sprintf(": line 1 holds %q, whose fields are separated by %q; the file must be comma-separated", header[0], sep)
+			return fmt.Sprintf(": line 1 holds %q, whose fields are separated by %q, not by commas: the file reads as one column; save it comma-separated (pandas: df.to_csv(path, sep=\",\"); a spreadsheet: CSV with the field delimiter \",\")", header[0], sep)
 		}
 	}
 	return ""
@@ -106,7 +109,7 @@ func separatorHint(header []string) string {
 // Errors name the line (and column) that broke a rule.
 func ReadCSV(r io.Reader, name string, opt TabularOptions) (*Dataset, error) {
 	labelCol := -1
-	t, err := readCSVTable(r, name, func(header []string, ncols int) (map[int]colMode, error) {
+	t, err := readCSVTable(r, name, opt.na, func(header []string, ncols int) (map[int]colMode, error) {
 		if ncols < 2 {
 			return nil, tooFewColumns(fmt.Sprintf("%s: line 1: %d column(s), want a label column and at least one feature%s", name, ncols, separatorHint(header)),
 				name+": line 1", "csv", header, ncols, opt.LabelColumn)
@@ -144,19 +147,13 @@ func labelledModes(where, kind string, header []string, ncols int, label string,
 // class, y or target, else column 0 of a file without a header. where
 // starts the messages (the file, and for CSV its line 1).
 func labelColumn(where, kind string, header []string, ncols int, want string) (int, error) {
-	labelCol := -1
 	if want != "" {
-		if k, err := strconv.Atoi(want); err == nil {
-			labelCol = k
-		} else {
-			for j, f := range header {
-				if strings.EqualFold(f, want) {
-					labelCol = j
-				}
-			}
+		labelCol, err := columnRef(where, kind+":…@label", header, ncols, want)
+		if err != nil {
+			return -1, err
 		}
-		if labelCol < 0 || labelCol >= ncols {
-			return -1, fmt.Errorf("%s: no label column %q among %d columns", where, want, ncols)
+		if labelCol < 0 {
+			return -1, fmt.Errorf("%s: no label column %q among %d columns: %s", where, want, ncols, nameAColumn(header, ncols))
 		}
 		return labelCol, nil
 	}
@@ -197,15 +194,18 @@ func (e *noLabelColumnError) Is(target error) bool { return target == ErrNoLabel
 func declaredText(where string, header []string, ncols int, opt TabularOptions) (map[int]colMode, error) {
 	text := map[int]colMode{}
 	for _, ref := range opt.Categorical {
-		j := columnRef(header, ncols, ref)
+		j, err := columnRef(where, "@categorical", header, ncols, ref)
+		if err != nil {
+			return nil, err
+		}
 		if j < 0 {
-			return nil, fmt.Errorf("%s: no column %q to read as categorical (among %d columns)", where, ref, ncols)
+			return nil, fmt.Errorf("%s: no column %q to read as categorical (among %d columns): %s", where, ref, ncols, nameAColumn(header, ncols))
 		}
 		text[j] = asText
 	}
 	for _, c := range opt.Columns {
 		if c.Categorical() {
-			if j := columnRef(header, ncols, c.Name); j >= 0 {
+			if j := columnByName(header, c.Name); j >= 0 {
 				text[j] = asText
 			}
 		}
@@ -213,16 +213,76 @@ func declaredText(where string, header []string, ncols int, opt TabularOptions) 
 	return text, nil
 }
 
-// columnRef finds a column by header name (case-insensitive) or 0-based
-// index; -1 when there is none.
-func columnRef(header []string, ncols int, ref string) int {
-	for j, f := range header {
-		if strings.EqualFold(f, ref) {
-			return j
+// columnRef finds the column a user names in an @-option (opt: "@label",
+// "@bag", "@categorical"): by its header name (compared without case) or
+// its 0-based index; -1 when neither reading names one. One rule for every
+// option: when the two readings name different columns — ref is the header
+// of one column and the index of another, as with pandas' numbered columns
+// — the reference is refused, saying how to name either (the label option
+// took the index and the others the name, without a word).
+func columnRef(where, opt string, header []string, ncols int, ref string) (int, error) {
+	byName, byIndex := readRef(header, ncols, ref)
+	if byName >= 0 && byIndex >= 0 && byName != byIndex {
+		ways := make([]string, 0, 2)
+		for _, j := range []int{byName, byIndex} {
+			if r, ok := clearRef(header, ncols, j); ok {
+				ways = append(ways, fmt.Sprintf("%s=%s for column %d (%q)", opt, r, j+1, header[j]))
+			}
+		}
+		way := "rename one of the two columns"
+		if len(ways) > 0 {
+			way = "name the one you mean: " + strings.Join(ways, ", or ")
+		}
+		return -1, fmt.Errorf("%s: %s=%s is ambiguous: it is the header name of column %d and the 0-based index of column %d; %s",
+			where, opt, ref, byName+1, byIndex+1, way)
+	}
+	if byName >= 0 {
+		return byName, nil
+	}
+	return byIndex, nil
+}
+
+// readRef reads ref both ways: the column of that header name and the
+// column of that 0-based index (-1 for none).
+func readRef(header []string, ncols int, ref string) (byName, byIndex int) {
+	byName, byIndex = columnByName(header, ref), -1
+	if k, err := strconv.Atoi(ref); err == nil && k >= 0 && k < ncols {
+		byIndex = k
+	}
+	return byName, byIndex
+}
+
+// clearRef is a reference to column j that names no other column (its
+// header name, else its index), and whether there is one.
+func clearRef(header []string, ncols, j int) (string, bool) {
+	for _, r := range []string{header[j], strconv.Itoa(j)} {
+		if n, i := readRef(header, ncols, r); (n == j || n < 0) && (i == j || i < 0) && n+i > -2 {
+			return r, true
 		}
 	}
-	if k, err := strconv.Atoi(ref); err == nil && k >= 0 && k < ncols {
-		return k
+	return "", false
+}
+
+// nameAColumn says how to name a column of a table: its header's names,
+// or an index below ncols.
+func nameAColumn(header []string, ncols int) string {
+	if len(header) == 0 {
+		return fmt.Sprintf("name it by its 0-based index, 0 to %d", ncols-1)
+	}
+	names := header
+	if len(names) > 8 {
+		names = append(append([]string(nil), names[:8]...), "…")
+	}
+	return fmt.Sprintf("name it by its header name (%s) or its 0-based index, 0 to %d", strings.Join(names, ", "), ncols-1)
+}
+
+// columnByName finds a column by header name, compared without case; -1
+// when there is none.
+func columnByName(header []string, name string) int {
+	for j, f := range header {
+		if strings.EqualFold(f, name) {
+			return j
+		}
 	}
 	return -1
 }
@@ -240,7 +300,7 @@ func (t *table) labelled(labelCol int, opt TabularOptions) (*Dataset, error) {
 	lines := make([]int, t.rows)
 	for i := range labels {
 		labels[i] = lc.value(i)
-		if missingValue(labels[i]) {
+		if t.na.missing(labels[i]) {
 			return nil, missingError(t, i, labelCol, "label")
 		}
 		lines[i] = i + 1

@@ -110,7 +110,7 @@ func ReadLIBSVM(r io.Reader, name string, opt TabularOptions) (*Dataset, error) 
 			prev = idx
 			x, err := strconv.ParseFloat(vs, 64)
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > math.MaxFloat32 {
-				return nil, fmt.Errorf("%s: line %d, field %d: value %q is not a finite float32 number", name, line, fi+2, vs)
+				return nil, fmt.Errorf("%s: line %d, field %d: value %q is not a finite float32 number: write a finite value (|x| ≤ 3.4e38), or drop the line", name, line, fi+2, vs)
 			}
 			row = append(row, entry{idx, x})
 		}

@@ -254,7 +254,7 @@ func loadTabular(name string, split Split) (*Dataset, error) {
 		}
 		return ReadLIBSVMFile(path, opt)
 	}
-	opt := TabularOptions{LabelColumn: src.label, Categorical: src.categorical}
+	opt := TabularOptions{LabelColumn: src.label, Categorical: src.categorical, na: src.na}
 	train, err := read(src.paths[0], opt)
 	if err != nil {
 		return nil, err
@@ -306,7 +306,7 @@ func LoadTable(name string, split Split) (*Dataset, error) {
 		return nil, fmt.Errorf("%s: no %s file: name it as %s:TRAIN,TEST", name, split, src.kind)
 	}
 	path := src.paths[i]
-	opt := TabularOptions{LabelColumn: src.label, Categorical: src.categorical}
+	opt := TabularOptions{LabelColumn: src.label, Categorical: src.categorical, na: src.na}
 	var d *Dataset
 	if src.kind == "csv" {
 		d, err = ReadCSVFile(path, opt)
@@ -329,7 +329,7 @@ func LoadTable(name string, split Split) (*Dataset, error) {
 // readUnlabelledTable reads a CSV or Parquet file whose every column is a
 // feature.
 func readUnlabelledTable(path string, opt TabularOptions) (*Dataset, error) {
-	t, err := readTableFile(path, func(header []string, ncols int) (map[int]colMode, error) {
+	t, err := readTableFile(path, opt.na, func(header []string, ncols int) (map[int]colMode, error) {
 		return declaredText(path, header, ncols, opt)
 	})
 	if err != nil {

@@ -8,16 +8,19 @@ import (
 
 // Data sets read from files are named by a kind, their paths and options:
 //
-//	csv:TRAIN[,TEST][@LABEL][@categorical=COL[+COL…]]
-//	parquet:TRAIN[,TEST][@LABEL][@categorical=COL[+COL…]]
+//	csv:TRAIN[,TEST][@LABEL][@categorical=COL[+COL…]][@na=SPELLING[+SPELLING…]]
+//	parquet:TRAIN[,TEST][@LABEL][@categorical=COL[+COL…]][@na=…]
 //	libsvm:TRAIN[,TEST]
-//	bags:PATH[@normalize][@bag=COL][@label=COL][@categorical=COL[+COL…]]
+//	bags:PATH[@normalize][@bag=COL][@label=COL][@categorical=COL[+COL…]][@na=…]
 //	npz:PATH
 //
 // where a bag-only PATH is an .npz file, a directory, or
 // TRAIN,PROPORTIONS[,TEST] (CSV or Parquet files; ReadBagOnly). LABEL (or
 // label=COL) is the label column; a column is named by its header name or
-// its 0-based index. A file name may itself hold "," or "@" (issue 27), so
+// its 0-based index (columnRef: when the two name different columns, the
+// name is refused as ambiguous). na lists the file's spellings of a
+// missing value, as written (an empty field is always one), in place of
+// missingSpellings: bags:…@na= reads "NA" and "none" as classes. A file name may itself hold "," or "@" (issue 27), so
 // every reading of the name is tried, the one with the most options first,
 // and the first whose paths all exist wins; when none does, the reading
 // with the most options stands, for the error to name its missing file.
@@ -31,6 +34,10 @@ type sourceSpec struct {
 	// categories whatever their values.
 	label, bag  string
 	categorical []string
+	// na, when given (@na=…), is the file's spellings of a missing value,
+	// replacing missingSpellings: a class or bag id spelled "NA" or "none"
+	// is then read as written.
+	na naRule
 	// normalize rescales a bag-only set's proportion rows that do not sum
 	// to 1 (bags: only; otherwise such a row is an error).
 	normalize bool
@@ -81,7 +88,9 @@ func parseSource(name string) (sourceSpec, error) {
 	var opts []string
 	for kind != "libsvm" && kind != "npz" {
 		k := strings.LastIndexByte(base, '@')
-		if k < 0 || strings.ContainsAny(base[k+1:], "/,") {
+		// A "/" or "," after the last "@" is a path's (a folder named
+		// a@b), but for @na=, whose spellings may hold one (N/A, #N/A).
+		if k < 0 || strings.ContainsAny(base[k+1:], "/,") && !strings.HasPrefix(base[k+1:], "na=") {
 			break
 		}
 		opts = append([]string{base[k+1:]}, opts...)
@@ -149,15 +158,27 @@ func kindSyntax(kind string) string {
 	return kind + ":TRAIN[,TEST][@LABEL]"
 }
 
-// parseOptions reads the @-options of a name of kind.
+// parseOptions reads the @-options of a name of kind. An option that
+// names one thing (the label column, the bag id column, the missing
+// values) given twice is refused, naming both: the last one won, without a
+// word.
 func parseOptions(name, kind string, opts []string) (sourceSpec, error) {
 	var s sourceSpec
+	said := map[string]string{} // option → how it was first written
+	once := func(what, o string) error {
+		if first, dup := said[what]; dup {
+			return fmt.Errorf("%s: the %s is named twice (@%s and @%s): name it once", name, what, first, o)
+		}
+		said[what] = o
+		return nil
+	}
 	for _, o := range opts {
 		key, val, hasVal := strings.Cut(o, "=")
+		var err error
 		switch {
 		case o == "":
 			if kind == "bags" {
-				return s, fmt.Errorf("%s: empty option after @: want normalize, bag=COL, label=COL or categorical=COL[+COL…]", name)
+				return s, fmt.Errorf("%s: empty option after @: want %s", name, optionSyntax(kind))
 			}
 			return s, fmt.Errorf("%s: empty label column after @: want %s:TRAIN[,TEST]@COLUMN", name, kind)
 		case o == "normalize" && kind == "bags":
@@ -165,20 +186,29 @@ func parseOptions(name, kind string, opts []string) (sourceSpec, error) {
 		case hasVal && key == "categorical" && val != "":
 			s.categorical = append(s.categorical, strings.Split(val, "+")...)
 		case hasVal && key == "label" && val != "":
-			s.label = val
+			s.label, err = val, once("label column", o)
 		case hasVal && key == "bag" && val != "" && kind == "bags":
-			s.bag = val
-		case !hasVal && kind != "bags" && s.label == "":
-			s.label = o // csv:…@COLUMN, as before
+			s.bag, err = val, once("bag id column", o)
+		case hasVal && key == "na":
+			s.na, err = parseNA(val), once("spelling of a missing value", o)
+		case !hasVal && kind != "bags":
+			s.label, err = o, once("label column", o) // csv:…@COLUMN, as before
 		default:
-			want := "LABEL, label=COL or categorical=COL[+COL…]"
-			if kind == "bags" {
-				want = "normalize, bag=COL, label=COL or categorical=COL[+COL…]"
-			}
-			return s, fmt.Errorf("%s: option %q: want %s", name, o, want)
+			return s, fmt.Errorf("%s: option %q: want %s", name, o, optionSyntax(kind))
+		}
+		if err != nil {
+			return s, err
 		}
 	}
 	return s, nil
+}
+
+// optionSyntax lists the @-options of a kind, for messages.
+func optionSyntax(kind string) string {
+	if kind == "bags" {
+		return "normalize, bag=COL, label=COL, categorical=COL[+COL…] or na=SPELLING[+SPELLING…]"
+	}
+	return "LABEL, label=COL, categorical=COL[+COL…] or na=SPELLING[+SPELLING…]"
 }
 
 // existingPaths splits base into at most max comma-separated paths that all

@@ -44,7 +44,7 @@ const (
 // value may be null: a missing value is an error naming its row, never
 // dropped. Decimal, date and time columns are refused (cast them to
 // float64 or int64 before writing).
-func readParquetTable(r io.ReaderAt, size int64, name string, text csvTextColumns) (t *table, err error) {
+func readParquetTable(r io.ReaderAt, size int64, name string, na naRule, text csvTextColumns) (t *table, err error) {
 	defer func() {
 		if p := recover(); p != nil { // a damaged file must not crash the reader
 			t, err = nil, fmt.Errorf("%s: the Parquet decoder failed (%v): the file is damaged or not a Parquet file", name, p)
@@ -65,7 +65,7 @@ func readParquetTable(r io.ReaderAt, size int64, name string, text csvTextColumn
 	if rows < 0 || rows*int64(len(fields)) > denseLimit {
 		return nil, fmt.Errorf("%s: %d rows × %d columns is more than the memory available allows", name, rows, len(fields))
 	}
-	t = &table{name: name, parquet: true, header: true, rows: int(rows)}
+	t = &table{name: name, parquet: true, header: true, rows: int(rows), na: na}
 	kinds := make([]parquetKind, len(fields))
 	for j, fld := range fields {
 		t.names = append(t.names, fld.Name())
@@ -208,7 +208,7 @@ func (c *tcol) add(t *table, j int, v parquet.Value, kind parquetKind) error {
 		return fmt.Errorf("%s: column %q has more values than the file's %d rows", t.name, t.names[j], t.rows)
 	}
 	if v.IsNull() {
-		return fmt.Errorf("%s: row %d, column %q: missing value (null): fill or drop missing values before writing the file", t.name, row+1, t.names[j])
+		return fmt.Errorf("%s: row %d, column %q: missing value (null): %s before writing the file (pandas: df.dropna() or df.fillna(…))", t.name, row+1, t.names[j], MissingWayOut)
 	}
 	var x float64
 	switch v.Kind() {
@@ -239,8 +239,11 @@ func (c *tcol) add(t *table, j int, v parquet.Value, kind parquetKind) error {
 		c.str = append(c.str, strconv.FormatFloat(x, 'g', -1, 64))
 		return nil
 	}
+	if math.IsNaN(x) && t.na.missing("NaN") { // pandas writes a missing number as NaN
+		return fmt.Errorf("%s: row %d, column %q: feature NaN is a missing value: %s (pandas: df.dropna(subset=[%q]) or df.fillna(…))", t.name, row+1, t.names[j], MissingWayOut, t.names[j])
+	}
 	if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > math.MaxFloat32 {
-		return fmt.Errorf("%s: row %d, column %q: feature %v is not a finite float32 number", t.name, row+1, t.names[j], x)
+		return fmt.Errorf("%s: row %d, column %q: feature %v is not a finite float32 number: write a finite value (|x| ≤ 3.4e38), or drop the row", t.name, row+1, t.names[j], x)
 	}
 	c.num = append(c.num, x)
 	return nil
@@ -253,7 +256,7 @@ func (c *tcol) add(t *table, j int, v parquet.Value, kind parquetKind) error {
 // (and the columns TabularOptions.Categorical names) one-hot blocks.
 func ReadParquet(r io.ReaderAt, size int64, name string, opt TabularOptions) (*Dataset, error) {
 	labelCol := -1
-	t, err := readParquetTable(r, size, name, func(header []string, ncols int) (map[int]colMode, error) {
+	t, err := readParquetTable(r, size, name, opt.na, func(header []string, ncols int) (map[int]colMode, error) {
 		if ncols < 2 {
 			return nil, tooFewColumns(fmt.Sprintf("%s: %d column(s), want a label column and at least one feature", name, ncols), name, "parquet", header, ncols, opt.LabelColumn)
 		}

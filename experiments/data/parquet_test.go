@@ -117,7 +117,7 @@ func TestReadParquetBadInput(t *testing.T) {
 		{"list", lists.Bytes(), []string{"t.parquet: column \"x\" is a group or list"}},
 		{"not parquet", []byte("x,label\n1,0\n"), []string{"t.parquet: not a readable Parquet file"}},
 		{"no label", parquetBytes(t, ParquetColumn{"x", []float64{1}}, ParquetColumn{"z", []int64{1}}), []string{"t.parquet: header has no column named label", "parquet:TRAIN[,TEST]@COLUMN"}},
-		{"NaN", parquetBytes(t, ParquetColumn{"x", []float64{1, nanValue()}}, ParquetColumn{"label", []int64{1, 0}}), []string{"t.parquet: row 2, column \"x\": feature NaN is not a finite"}},
+		{"NaN", parquetBytes(t, ParquetColumn{"x", []float64{1, nanValue()}}, ParquetColumn{"label", []int64{1, 0}}), []string{"t.parquet: row 2, column \"x\": feature NaN is a missing value: drop the row, or fill it in"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -29,6 +29,8 @@ type table struct {
 	lines  []int // CSV: the line of each row; nil for Parquet (row i is "row i+1")
 	// parquet marks a Parquet table (its messages name rows, not lines).
 	parquet bool
+	// na says which values are missing (the data set's @na option).
+	na naRule
 }
 
 // tcol is one column: numbers or text.
@@ -116,7 +118,7 @@ type csvTextColumns func(header []string, ncols int) (map[int]colMode, error)
 // later value of the other kind is an error naming both places (mixed
 // dtypes; declare such a column categorical). Every row must have the same
 // number of fields. Errors name the line and column.
-func readCSVTable(r io.Reader, name string, text csvTextColumns) (*table, error) {
+func readCSVTable(r io.Reader, name string, na naRule, text csvTextColumns) (*table, error) {
 	br := bufio.NewReader(r)
 	if err := textEncoding(br, name); err != nil {
 		return nil, err
@@ -135,7 +137,10 @@ func readCSVTable(r io.Reader, name string, text csvTextColumns) (*table, error)
 	if len(first) > 0 { // a UTF-8 byte-order mark hid the first header (issue 27)
 		first[0] = strings.TrimPrefix(first[0], "\ufeff")
 	}
-	t := &table{name: name}
+	if hint := separatorHint(first); hint != "" { // every reader: predict read the line as one column and named no separator
+		return nil, fmt.Errorf("%s%s", name, hint)
+	}
+	t := &table{name: name, na: na}
 	for _, f := range first {
 		if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err != nil {
 			t.header = true
@@ -193,28 +198,104 @@ func readCSVTable(r io.Reader, name string, text csvTextColumns) (*table, error)
 // missingSpellings are the ways files write a missing value (R's NA,
 // pandas' NaN and <NA>, SQL's NULL, Python's None, Excel's #N/A, UCI's ?),
 // compared without case.
-var missingSpellings = []string{"", "na", "n/a", "nan", "null", "none", "<na>", "#n/a", "nil", "missing", "?"}
+var missingSpellings = append([]string{""}, MissingSpellings()...)
 
-// missingValue reports whether v, as read from a table, is a missing value:
-// never a class nor a bag id (issue 51, item 6: R's "NA" became a class of
-// its own, and the accuracy fell from 0.56 to 0.31).
-func missingValue(v string) bool {
-	return containsFold(missingSpellings, strings.TrimSpace(v))
+// naRule says which values of a table are missing: missingSpellings
+// compared without case, or, when the data set's name gives them
+// (@na=SPELLING+…), those spellings exactly; an empty field always.
+type naRule struct {
+	given     bool
+	spellings []string
 }
 
+// parseNA reads @na='s value: "+"-separated spellings; empty for none but
+// the empty field.
+func parseNA(val string) naRule {
+	r := naRule{given: true}
+	if val != "" {
+		r.spellings = strings.Split(val, "+")
+	}
+	return r
+}
+
+// missing reports whether v, as read from a table, is a missing value:
+// never a class nor a bag id (issue 51, item 6: R's "NA" became a class of
+// its own, and the accuracy fell from 0.56 to 0.31), nor a feature.
+func (r naRule) missing(v string) bool {
+	v = strings.TrimSpace(v)
+	if v == "" || !r.given {
+		return containsFold(missingSpellings, v)
+	}
+	for _, s := range r.spellings {
+		if v == strings.TrimSpace(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// missingValue is missing under the default rule.
+func missingValue(v string) bool { return naRule{}.missing(v) }
+
+// MissingWayOut is the way out every missing-value message gives, in the
+// README's words: the value is dropped or filled by the user, never by the
+// reader.
+const MissingWayOut = "drop the row, or fill it in"
+
 // missingError is the error of a missing value at row i of column j, where
-// role ("label", "bag id") needs one.
+// role ("label", "bag id", "feature") needs one.
 func missingError(t *table, i, j int, role string) error {
-	v := "empty " + role
-	if s := strings.TrimSpace(t.cols[j].value(i)); s != "" {
-		v = fmt.Sprintf("%s %q is a missing value", role, s)
+	return t.missingError(i, j, role, t.cols[j].value(i), false)
+}
+
+// missingError is the error of the missing value v at row i of column j,
+// in role ("label", "bag id", "feature"); categories says that the column
+// is a feature of categories. The way out is the README's (MissingWayOut),
+// and, where the spelling may be a real value, how to read it as written:
+// @na for a class or bag id spelled "none" or "Na", @categorical for a
+// category.
+func (t *table) missingError(i, j int, role, v string, categories bool) error {
+	v = strings.TrimSpace(v)
+	what := "empty " + role
+	if v != "" {
+		what = fmt.Sprintf("%s %q is a missing value", role, v)
 	}
-	never := "a class"
-	if role != "label" {
-		never = "a bag"
+	never := "never a number nor a category"
+	switch role {
+	case "label":
+		never = "never a class"
+	case "bag id":
+		never = "never a bag"
 	}
-	return fmt.Errorf("%s: %s: %s (NA, N/A, NaN, null, None, empty, in any case, are never %s): drop the row (pandas: df.dropna(subset=[%q])) or give it its %s",
-		t.name, t.at(i, j), v, never, t.names[j], role)
+	pandas := fmt.Sprintf("df.dropna(subset=[%q])", t.names[j])
+	if role == "feature" {
+		pandas = fmt.Sprintf("df.dropna(subset=[%q]) or df.fillna(…)", t.names[j])
+	}
+	asWritten := ""
+	switch {
+	case v == "":
+	case role == "feature" && categories:
+		asWritten = fmt.Sprintf("; to keep %q as a category of its own, declare the column categorical (@categorical=%s)", v, t.names[j])
+	case role == "feature":
+	case !t.na.given:
+		asWritten = fmt.Sprintf("; if %q is a %s as written, name the file's missing values with @na=SPELLING[+SPELLING…] (@na= for empty fields only)", v, map[bool]string{true: "class", false: "bag id"}[role == "label"])
+	}
+	return fmt.Errorf("%s: %s: %s (%s are %s): %s (pandas: %s)%s",
+		t.name, t.at(i, j), what, t.na.text(), never, MissingWayOut, pandas, asWritten)
+}
+
+// text lists the rule's spellings, for messages.
+func (r naRule) text() string {
+	if r.given {
+		return strings.Join(append([]string{"empty"}, r.spellings...), ", ") + ", as @na= names them,"
+	}
+	return "empty, " + strings.Join(MissingSpellings(), ", ") + ", in any case,"
+}
+
+// MissingSpellings are the spellings of a missing value every table reader
+// knows, as the README lists them.
+func MissingSpellings() []string {
+	return []string{"NA", "N/A", "NaN", "null", "None", "<NA>", "#N/A", "nil", "missing", "?"}
 }
 
 // textEncoding refuses a CSV file that encoding/csv would read as one odd
@@ -279,8 +360,12 @@ func (t *table) addCSVRow(rec []string, line int, isText map[int]colMode) error 
 	for j, f := range rec {
 		f = strings.TrimSpace(f)
 		c := t.cols[j]
-		if f == "" && isText[j] == auto { // a label or bag id: missingError, naming the role
-			return fmt.Errorf("%s: %s: empty value: a feature needs one; fill or drop the rows with missing values (pandas: df.dropna())", t.name, t.at(i, j))
+		if isText[j] == auto && t.na.missing(f) {
+			// A feature's missing value (a label's or bag id's is refused
+			// after the read, naming the role): never a number nor a
+			// category (a column of numbers and one "NA" was said to
+			// mix kinds, and the user told to declare it categorical).
+			return t.missingError(i, j, "feature", f, c.text)
 		}
 		if c.firstRow < 0 {
 			c.firstRow, c.firstText = i, f
@@ -313,7 +398,7 @@ func (t *table) addCSVRow(rec []string, line int, isText map[int]colMode) error 
 			if isText[j] == asNumber {
 				what = "value"
 			}
-			return fmt.Errorf("%s: %s: %s %q is not a finite float32 number", t.name, t.at(i, j), what, f)
+			return fmt.Errorf("%s: %s: %s %q is not a finite float32 number: write a finite value (|x| ≤ 3.4e38), or drop the row", t.name, t.at(i, j), what, f)
 		}
 		c.num = append(c.num, v)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -15,35 +16,112 @@ import (
 // runs on one store (two terminals, two job-array tasks sharing
 // --results) share the grid's cells instead of both training every one. A
 // claim is a file STORE/claims/KEY holding the claiming run's host, process
-// and token, made atomically (a hard link of a whole temporary file: it
-// exists with its contents or not at all) and kept fresh by the run while
-// the cell trains (ClaimBeat). A claim is stale — left by a killed run —
-// when its process is gone (same host) or it has not been refreshed for
-// ClaimStaleAfter (any host); a stale claim is taken over. A cell whose
-// claim another live run holds is waited for: it ends finished (skipped
+// and token, and what tells that process from any other (identity: the
+// kernel's boot, the PID namespace, the process's start time), made
+// atomically (a hard link of a whole temporary file: it exists with its
+// contents or not at all) and kept fresh by the run while the cell trains
+// (ClaimBeat). A claim is stale — left by a killed run — when its process
+// can be checked from here (this host, boot and PID namespace) and is gone
+// (or its PID now names a process started later), or when it has not been
+// refreshed for ClaimStaleAfter, whoever made it. A claim whose process
+// cannot be checked from here (another host, boot or PID namespace: a
+// container named as its host, `unshare --pid`; a claim written before
+// claims recorded their namespace) is taken over only by that age: two
+// runs in two PID namespaces took each other's live claims at once, and
+// trained every cell twice. A cell whose claim another live run holds is
+// waited for, the message saying until when: it ends finished (skipped
 // here) or released unfinished (trained here).
 
 // ClaimBeat is how often a run refreshes the claim of the cell it trains,
-// and ClaimStaleAfter how long a claim may go unrefreshed before another
-// run takes it over. Tests shorten them.
+// ClaimStaleAfter how long a claim may go unrefreshed before another run
+// takes it over, and ClaimPoll how often a run looks again at the cells
+// another run holds. Tests shorten them.
 var (
 	ClaimBeat       = 30 * time.Second
 	ClaimStaleAfter = 5 * time.Minute
-	// claimPoll is how often a run looks again at the cells another run
-	// holds.
-	claimPoll = time.Second
+	ClaimPoll       = time.Second
 )
 
-// claimRecord is a claim file's contents.
+// identity is what tells a claim's process from every other beyond its
+// host and PID (selfIdentity): empty fields are unknown (a claim of
+// before, a system without /proc).
+type identity struct {
+	BootID     string `json:"boot_id,omitempty"`
+	PIDNS      string `json:"pid_ns,omitempty"`
+	StartTicks uint64 `json:"start_ticks,omitempty"`
+}
+
+// self is this process's identity, read once.
+var self = sync.OnceValue(selfIdentity)
+
+// ClaimIdentity is what this process's claims record of it beyond its host
+// and PID: the kernel's boot id and its PID namespace ("" where this system
+// does not say).
+func ClaimIdentity() (bootID, pidNS string) {
+	id := self()
+	return id.BootID, id.PIDNS
+}
+
+// claimRecord is a claim file's contents. Claims written before identity
+// (host, pid, token, start) read with it empty: unverifiable.
 type claimRecord struct {
 	Host  string    `json:"host"`
 	PID   int       `json:"pid"`
 	Token string    `json:"token"`
 	Start time.Time `json:"start"`
+	identity
 }
 
 func (c claimRecord) String() string {
 	return fmt.Sprintf("process %d on %s since %s", c.PID, c.Host, c.Start.Format(time.RFC3339))
+}
+
+// verdict is what this run can tell of a claim another holds.
+type verdict struct {
+	stale bool
+	// why says why the claim cannot be checked from here ("" when it can).
+	why string
+	// until is when the claim, not refreshed meanwhile, is taken over.
+	until time.Time
+}
+
+// judge tells whether the claim held, last refreshed at mod, is stale at
+// now for a run on host with identity me.
+func judge(held claimRecord, mod time.Time, host string, me identity, now time.Time) verdict {
+	v := verdict{until: mod.Add(ClaimStaleAfter)}
+	switch {
+	case held.Host != host:
+		v.why = "on another host"
+	case held.BootID == "" || held.PIDNS == "":
+		v.why = "its claim names no boot nor PID namespace (a claim of an older llpfc)"
+	case me.BootID == "" || me.PIDNS == "":
+		v.why = "this system does not say which boot or PID namespace a process is in"
+	case held.BootID != me.BootID:
+		v.why = "from another boot of the host, or another machine of that name"
+	case held.PIDNS != me.PIDNS:
+		v.why = "in another PID namespace (" + held.PIDNS + ", this run " + me.PIDNS + ")"
+	case held.PID <= 0 || !processAlive(held.PID):
+		v.stale = true // its process is gone
+		return v
+	case held.StartTicks != 0:
+		if now := processStart(held.PID); now != 0 && now != held.StartTicks {
+			v.stale = true // its PID names a process started since
+			return v
+		}
+	}
+	v.stale = !now.Before(v.until)
+	return v
+}
+
+// waitingFor says, for a run that waits on the claim held, whose it is and
+// until when.
+func (v verdict) waitingFor(held claimRecord) string {
+	s := held.String()
+	if v.why != "" {
+		s += ", " + v.why + ": its process cannot be checked from here"
+	}
+	return fmt.Sprintf("%s; taken over at %s unless its run refreshes the claim (every %s while it trains)",
+		s, v.until.Format(time.RFC3339), ClaimBeat)
 }
 
 // newClaimToken returns a token naming one run's claims.
@@ -63,7 +141,7 @@ func (s *Store) Claim(key, token string) (bool, string, error) {
 		return false, "", fmt.Errorf("results directory %s: %w", s.Dir, err)
 	}
 	host, _ := os.Hostname()
-	rec := claimRecord{Host: host, PID: os.Getpid(), Token: token, Start: time.Now()}
+	rec := claimRecord{Host: host, PID: os.Getpid(), Token: token, Start: time.Now(), identity: self()}
 	p := s.claimPath(key)
 	for attempt := 0; attempt < 3; attempt++ {
 		err := linkNew(p, rec)
@@ -74,15 +152,17 @@ func (s *Store) Claim(key, token string) (bool, string, error) {
 			return false, "", fmt.Errorf("claiming cell %s: %w", key, err)
 		}
 		held, mod, err := readClaim(p)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
+		if errors.Is(err, os.ErrNotExist) {
 			continue // released meanwhile: try again
+		}
+		v := judge(held, mod, host, rec.identity, time.Now())
+		switch {
 		case err == nil && held.Token == token:
 			return true, "", nil
-		case err == nil && !claimStale(held, mod, host, time.Now()):
-			return false, held.String(), nil
+		case err == nil && !v.stale:
+			return false, v.waitingFor(held), nil
 		case err != nil && time.Since(mod) < ClaimStaleAfter:
-			return false, "a run whose claim cannot be read", nil
+			return false, fmt.Sprintf("a run whose claim %s cannot be read (%v); taken over at %s", p, err, mod.Add(ClaimStaleAfter).Format(time.RFC3339)), nil
 		}
 		s.takeOver(p, held)
 	}
@@ -138,16 +218,6 @@ func readClaim(p string) (claimRecord, time.Time, error) {
 		return rec, st.ModTime(), err
 	}
 	return rec, st.ModTime(), json.Unmarshal(b, &rec)
-}
-
-// claimStale reports whether the claim held, last refreshed at mod, is
-// stale at now: its process gone (on this host), or unrefreshed for
-// ClaimStaleAfter.
-func claimStale(held claimRecord, mod time.Time, host string, now time.Time) bool {
-	if held.Host == host && held.PID > 0 && !processAlive(held.PID) {
-		return true
-	}
-	return now.Sub(mod) > ClaimStaleAfter
 }
 
 // KeepClaim refreshes the claim of key held by token (its modification

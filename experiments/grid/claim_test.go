@@ -93,10 +93,27 @@ func TestTwoRunnersShareTheCells(t *testing.T) {
 	assert.Empty(t, claims, "claims left behind")
 }
 
-// writeClaim writes a claim of cell key as a run (host, pid) would have.
+// writeClaim writes a claim of cell key as a run (host, pid) would have,
+// written before claims named their process's boot and namespace.
 func writeClaim(t *testing.T, dir, key, host string, pid int, age time.Duration) {
 	t.Helper()
-	b, _ := json.Marshal(map[string]any{"host": host, "pid": pid, "token": "other", "start": time.Now().Add(-age)})
+	writeClaimAs(t, dir, key, map[string]any{"host": host, "pid": pid}, age)
+}
+
+// hereClaim is the claim of process pid of this host, boot and PID
+// namespace (start: its start time in clock ticks, 0 for unknown).
+func hereClaim(pid int, start uint64) map[string]any {
+	host, _ := os.Hostname()
+	boot, ns, _ := grid.SelfIdentity()
+	return map[string]any{"host": host, "pid": pid, "boot_id": boot, "pid_ns": ns, "start_ticks": start}
+}
+
+// writeClaimAs writes a claim of cell key with the fields rec (host, pid,
+// boot_id, pid_ns, start_ticks), last refreshed age ago.
+func writeClaimAs(t *testing.T, dir, key string, rec map[string]any, age time.Duration) {
+	t.Helper()
+	rec["token"], rec["start"] = "other", time.Now().Add(-age)
+	b, _ := json.Marshal(rec)
 	p := filepath.Join(dir, "claims", key)
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.WriteFile(p, b, 0o644))
@@ -125,7 +142,7 @@ func TestStaleClaimsAreTakenOver(t *testing.T) {
 	spec := countedTiny(t)
 	cells, _ := spec.Cells()
 	host, _ := os.Hostname()
-	writeClaim(t, dir, cells[0].Key, host, deadPID(t), 0)            // killed here
+	writeClaimAs(t, dir, cells[0].Key, hereClaim(deadPID(t), 0), 0)  // killed here
 	writeClaim(t, dir, cells[1].Key, "elsewhere", 1, 2*time.Hour)    // silent for longer than ClaimStaleAfter
 	writeClaim(t, dir, cells[2].Key, "elsewhere", 1, 0)              // live: waited for
 	writeClaim(t, dir, cells[3].Key, host, os.Getpid(), 2*time.Hour) // this process, but silent: stale
@@ -144,6 +161,7 @@ func TestStaleClaimsAreTakenOver(t *testing.T) {
 	assert.Equal(t, len(cells), sum.Finished, "%+v\n%s", sum, log.String())
 	assert.GreaterOrEqual(t, time.Since(t0), 500*time.Millisecond, "the live claim was not waited for")
 	assert.Contains(t, log.String(), "waiting for 1 cells that another run on the store is training (process 1 on elsewhere")
+	assert.Contains(t, log.String(), "on another host: its process cannot be checked from here; taken over at ")
 	trainings.Lock()
 	defer trainings.Unlock()
 	for _, c := range cells[:4] {

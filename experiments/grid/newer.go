@@ -106,7 +106,10 @@ func tuned(s *Spec, name string) *Spec {
 			keep = append(keep, Override{When: Match{Methods: []string{m}}, Set: set(obj{"hyper": obj{"batch_size": d.DefaultBatch}})})
 		}
 	}
-	s.Overrides = append(keep, authorsOverrides(false)...)
+	for _, o := range authorsOverrides(false) {
+		keep = append(keep, o.without("lr")) // the rate is searched (tunedAway)
+	}
+	s.Overrides = keep
 	return s
 }
 

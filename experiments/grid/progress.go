@@ -139,7 +139,7 @@ func (g *gridProgress) waiting(n int, holder string) {
 		return
 	}
 	g.lastWait = g.now()
-	fmt.Fprintf(g.w, "waiting for %d cells that another run on the store is training (%s); a claim left by a killed run is taken over\n", n, holder)
+	fmt.Fprintf(g.w, "waiting for %d cells that another run on the store is training (%s)\n", n, holder)
 }
 
 func (g *gridProgress) finish() {

@@ -112,6 +112,9 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 	if len(missing) > 0 {
 		return sum, &experiments.InputError{Err: fmt.Errorf("spec %s: data not found, nothing was run: %w", spec.Name, errors.Join(missing...))}
 	}
+	if err := r.checkFits(spec, cells); err != nil {
+		return sum, err
+	}
 	mine := r.Shard.Select(cells)
 	sum.InShard = len(mine)
 	digests := dataDigests{dir: r.DataDir, of: map[string]string{}}
@@ -214,7 +217,7 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 			select {
 			case <-ctx.Done():
 				return sum, ctx.Err()
-			case <-time.After(claimPoll):
+			case <-time.After(ClaimPoll):
 			}
 		}
 		pending = held

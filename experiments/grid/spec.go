@@ -292,6 +292,10 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 					}
 					fillMethodSettings(&c)
 					c.Hyper.Schedule.Milestones = append([]int(nil), s.Hyper.Schedule.Milestones...)
+					if s.Hyper.Search != nil { // each cell its own: an override's search decoded into a shared one set every cell's
+						c.Hyper.Search = &experiments.Search{LR: slices.Clone(s.Hyper.Search.LR), BatchSize: slices.Clone(s.Hyper.Search.BatchSize)}
+					}
+					var dropped []droppedSetting
 					for i, o := range s.Overrides {
 						if !o.When.matches(&c) {
 							continue
@@ -299,12 +303,16 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 						if err := json.Unmarshal(o.Set, &c); err != nil {
 							return nil, fmt.Errorf("overrides[%d].set: %w", i, experiments.JSONError(err))
 						}
+						dropped = append(dropped, o.tuned(i)...)
 					}
 					if c.Hyper.PVCLikelihood == training.PVCFFT {
 						c.Hyper.PVCLikelihood = 0 // the FFT's cells keep the keys of before issue 50
 					}
 					if s.Tune {
 						tune(&c, s.Extend)
+						if err := tunedAway(c, dropped); err != nil {
+							return nil, err
+						}
 					}
 					// The swept axes are the grid's; an override may not move a cell.
 					if c.Dataset != d || c.Method != m || c.BagSize != b || c.Seed != seed {
@@ -343,6 +351,71 @@ func fillMethodSettings(c *experiments.Config) {
 	if d.Reads(methods.SettingPVCLikelihood) && c.Hyper.PVCLikelihood == 0 {
 		c.Hyper.PVCLikelihood = training.PVCExact
 	}
+}
+
+// droppedSetting is a setting an override gives that "tune" may replace
+// by its search: the override's index, the field, and whether the same
+// override gives a search (then the search says what is tried).
+type droppedSetting struct {
+	override   int
+	field      string
+	withSearch bool
+}
+
+// tuned lists the settings of o (the i-th override) that "tune" replaces:
+// hyper.lr, and hyper.batch_size (replaced when the search lists
+// minibatches).
+func (o Override) tuned(i int) []droppedSetting {
+	var set struct {
+		Hyper map[string]json.RawMessage `json:"hyper"`
+	}
+	if json.Unmarshal(o.Set, &set) != nil {
+		return nil
+	}
+	_, search := set.Hyper["search"]
+	var out []droppedSetting
+	for _, f := range []string{"lr", "batch_size"} {
+		if _, ok := set.Hyper[f]; ok {
+			out = append(out, droppedSetting{i, "hyper." + f, search})
+		}
+	}
+	return out
+}
+
+// without returns o without the hyper fields named (the authors' rate of
+// a tuned spec, which its search replaces).
+func (o Override) without(fields ...string) Override {
+	var set map[string]json.RawMessage
+	var hyper map[string]json.RawMessage
+	if json.Unmarshal(o.Set, &set) != nil || json.Unmarshal(set["hyper"], &hyper) != nil {
+		return o
+	}
+	for _, f := range fields {
+		delete(hyper, f)
+	}
+	set["hyper"], _ = json.Marshal(hyper)
+	o.Set, _ = json.Marshal(set)
+	return o
+}
+
+// tunedAway refuses an override's setting that "tune" replaced in cell c
+// by its search (a hyper.lr override was silently dropped: its cells
+// searched the descriptor's rates), saying how to fix the value: as the
+// override's own search of one value, or without tune.
+func tunedAway(c experiments.Config, dropped []droppedSetting) error {
+	for _, d := range dropped {
+		if d.withSearch {
+			continue // the override says what is searched
+		}
+		replaced := d.field == "hyper.lr" || (c.Hyper.Search != nil && len(c.Hyper.Search.BatchSize) > 0)
+		if !replaced {
+			continue
+		}
+		key := strings.TrimPrefix(d.field, "hyper.")
+		return fmt.Errorf("overrides[%d].set: %s under \"tune\", which searches it for %s (its method's hyper.search): the override's value would never train; fix it for these cells with {\"hyper\": {\"search\": {\"%s\": [VALUE]}}} in the override, or leave \"tune\" out",
+			d.override, d.field, c.Method, key)
+	}
+	return nil
 }
 
 // tune gives cell c its method's search space (Spec.Tune), unless an

@@ -110,6 +110,12 @@ func OpenStore(dir string) (*Store, error) {
 	if dir == "" {
 		return nil, errors.New("results directory: is empty")
 	}
+	for _, part := range storeParts {
+		if st, err := os.Stat(filepath.Join(dir, part)); err == nil && !st.IsDir() {
+			return nil, &experiments.InputError{Err: fmt.Errorf("results directory %s: %s is a file, not a folder: the store keeps its %s there; move the file out of the store (or remove it)",
+				dir, filepath.Join(dir, part), storePartWhat[part])}
+		}
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "cells"), 0o755); err != nil {
 		return nil, fmt.Errorf("results directory %s: %w", dir, err)
 	}
@@ -117,6 +123,16 @@ func OpenStore(dir string) (*Store, error) {
 	removeStaleTemps(filepath.Join(dir, "claims"), ".claim-*", time.Now().Add(-staleAfter)) // a claim's temporary file (claim.go)
 	return &Store{Dir: dir}, nil
 }
+
+// storeParts are the folders of a store, and storePartWhat what each
+// keeps. One that is a file stops a command before any work, as bad input:
+// a run trained a cell and then failed, with exit status 1, to write its
+// claim or to clear its failure record.
+var (
+	storeParts    = []string{"cells", "models", "damaged", "claims", "failed"}
+	storePartWhat = map[string]string{"cells": "finished cells", "models": "saved models", "damaged": "damaged cell files set aside",
+		"claims": "claims of the cells runs are training", "failed": "records of why cells did not train"}
+)
 
 // staleAfter is the age past which a temporary file of an atomic write
 // (".<key>.json.tmp-*", internal/atomicfile) can only be the leftover of a

@@ -13,12 +13,19 @@ import (
 // TestSpecTuneGivesEveryMethodItsSpace (issue 50): a spec with "tune" gives
 // every cell its method's search space from the registry — the same number
 // of trials for every method, LLPFC and KL included — with the rate (and a
-// searched minibatch) left 0, over the overrides' authors' rates; an
-// override's own search is kept; without held-out bags the spec is refused.
+// searched minibatch) left 0; an override's rate under "tune" is refused
+// naming it (it was dropped without a word), its own search kept; without
+// held-out bags the spec is refused.
 func TestSpecTuneGivesEveryMethodItsSpace(t *testing.T) {
 	s := fashionMNISTSpec()
 	s.Tune = true
 	s.Hyper.ValBags = 0.1
+	_, err := s.Cells()
+	require.ErrorContains(t, err, `.set: hyper.lr under "tune", which searches it for`)
+	require.ErrorContains(t, err, `{"hyper": {"search": {"lr": [VALUE]}}} in the override, or leave "tune" out`)
+	for i := range s.Overrides {
+		s.Overrides[i] = s.Overrides[i].without("lr")
+	}
 	cells, err := s.Cells()
 	require.NoError(t, err)
 	require.NoError(t, s.Validate())

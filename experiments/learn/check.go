@@ -278,7 +278,11 @@ func CheckBags(c experiments.Config, classes, bags int) error {
 	if c.Hyper.ValBags > 0 {
 		k, err := training.HeldOutCount(c.Hyper.ValBags, bags)
 		if err != nil {
-			return fmt.Errorf("hyper.val_bags: %v of the %d bags %s: want at least one bag held out and one left to train on", c.Hyper.ValBags, bags, bagsSource(c))
+			way := "make more bags"
+			if bags >= 2 {
+				way = fmt.Sprintf("hold out between 1 and %d of them (a count, or a fraction between %.3g and %.3g)", bags-1, 0.5/float64(bags), (float64(bags)-1.5)/float64(bags))
+			}
+			return fmt.Errorf("hyper.val_bags: %v of the %d bags %s: want at least one bag held out and one left to train on; %s", c.Hyper.ValBags, bags, bagsSource(c), way)
 		}
 		trained, held = bags-k, k
 	}
@@ -290,8 +294,10 @@ func CheckBags(c experiments.Config, classes, bags int) error {
 	case experiments.IsLLPFC(c.Method) && trained < classes && bagsField(c, held) == "bag_size":
 		return fmt.Errorf("bag_size: %d leaves %d bags of %d points, fewer than the %d classes of %s: LLPFC groups C bags (Section 5); use smaller bags or more points",
 			c.BagSize, trained, c.NumPoints, classes, c.Dataset)
+	case experiments.IsLLPFC(c.Method) && trained < classes && held > 0 && bags-classes >= 1:
+		return fmt.Errorf("%s: %d bags to train on (%s), fewer than the %d classes: LLPFC groups C bags (Section 5); hold out at most %d bags, or make more bags", bagsField(c, held), trained, why, classes, bags-classes)
 	case experiments.IsLLPFC(c.Method) && trained < classes:
-		return fmt.Errorf("%s: %d bags to train on (%s), fewer than the %d classes: LLPFC groups C bags (Section 5)", bagsField(c, held), trained, why, classes)
+		return fmt.Errorf("%s: %d bags to train on (%s), fewer than the %d classes: LLPFC groups C bags (Section 5); make at least %d bags (more points, smaller bags), or train another method", bagsField(c, held), trained, why, classes, classes+held)
 	case !experiments.CountsInstances(c.Method) && !experiments.IsNewer(c.Method) && c.Hyper.BatchSize > trained:
 		return fmt.Errorf("hyper.batch_size: %d bags, but there are %d bags to train on (%s): a minibatch of bags holds at most them all; give a batch size of at most %d",
 			c.Hyper.BatchSize, trained, why, trained)

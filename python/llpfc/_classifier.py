@@ -18,13 +18,14 @@ import shutil
 import signal
 import tempfile
 import threading
+import warnings
 import weakref
 
 import numpy as np
 
-from . import _binary
+from . import _binary, _labels
 from ._methods import method_names
-from ._sklearn import NotFittedError, _some, bag_loss, is_bag_targets, per_bag, proportion_loss_scorer, unpack_targets
+from ._sklearn import NotFittedError, _some, bag_loss, is_bag_targets, proportion_loss_scorer
 
 __all__ = ["LLPClassifier"]
 
@@ -122,7 +123,9 @@ class LLPClassifier:
     ``val_bags=0.1``, ``select="best-val"``; underscores become dashes).
 
     After fit: ``result_`` (the JSON object ``llpfc train --json`` prints),
-    ``classes_`` (0…C−1, the columns of the proportions), ``n_features_in_``
+    ``classes_`` (the names of the proportions' columns: a DataFrame's, or
+    bag_targets', else 0…C−1; every label given — ``y_test``, ``score``'s
+    ``y`` — is read as one of them), ``n_features_in_``
     and ``model_path_`` (the model's stem: ``model_path_ + ".npz"`` is its
     PyTorch state dict, ``+ ".json"`` its manifest).
     """
@@ -242,7 +245,7 @@ class LLPClassifier:
         if self.method not in known:
             raise ValueError("method=%r: unknown; the llpfc binary has %s (llpfc.methods() describes them)"
                              % (self.method, ", ".join(known)))
-        Xa, names = _features(X)
+        Xa, names = _features(X, "X")
         bags, P, bag_ids, classes = self._llp_data(y, bags, proportions, bag_ids, len(Xa))
         arrays = {"X": Xa, "bag": bags, "proportions": P}
         if bag_ids is not None:
@@ -250,7 +253,11 @@ class LLPClassifier:
         if (X_test is None) != (y_test is None):
             raise ValueError("X_test and y_test go together: give both or neither")
         if X_test is not None:
-            arrays["test_X"], arrays["test_y"] = _features(X_test)[0], _array(y_test, "y_test")
+            # y_test's labels are the classes' names, read as score reads y
+            # (they were handed over as column positions: with the classes'
+            # columns in another order, test_accuracy was another model's).
+            arrays["test_X"] = _features(X_test, "X_test")[0]
+            arrays["test_y"] = _labels.class_index(classes, y_test, "y_test")
         flags = dict(self._flags)
         if val_bags is not None:
             flags["val_bags"] = val_bags
@@ -288,11 +295,17 @@ class LLPClassifier:
     def _llp_data(y, bags, proportions, bag_ids, n):
         """The bag of each instance, the proportions as rows per bag, the
         rows' bag ids (or None: row k is bag k) and the classes, from fit's
-        arguments in any of their forms."""
+        arguments in any of their forms. Bag ids are kept exactly (strings
+        become the codes 0…K−1 the binary reads, in their sorted order);
+        proportions or counts go to the binary, which divides counts by
+        their bag's size as every score here does (llpfc._labels)."""
         if is_bag_targets(y) and bags is None and proportions is None:
-            bags, P = unpack_targets(y)
-            bag_ids, P = per_bag(bags, P, "y")
-            return bags, P, bag_ids, np.arange(P.shape[1])
+            bags, P, classes = _labels.unpack(y)
+            ids, P = _labels.per_bag(bags, P, "y")
+            if classes is None:
+                classes = np.arange(P.shape[1])
+            bags, ids = _codes(bags, ids)
+            return bags, P, ids, classes
         if y is not None and bags is None and proportions is not None:
             bags = y  # fit(X, bags, proportions): llp-learn's order
         elif y is not None:
@@ -301,18 +314,22 @@ class LLPClassifier:
         if bags is None or proportions is None:
             raise ValueError("fit: want the bags and their proportions: fit(X, bags, proportions), "
                              "fit(X, bags=…, proportions=…) or fit(X, llpfc.bag_targets(bags, proportions))")
-        classes = np.asarray(list(proportions.columns)) if hasattr(proportions, "columns") else None
-        bags, P = _array(bags, "bags"), _array(proportions, "proportions")
+        P = _array(proportions, "proportions")
+        classes = _labels.class_names(proportions, P.shape[1] if P.ndim == 2 else 0)
+        bags = _labels.bag_ids(bags, "bags")
         if bag_ids is not None:
-            bag_ids = _array(bag_ids, "bag_ids")
-        if P.ndim == 2 and bags.ndim == 1 and bag_ids is None and P.shape[0] == len(bags) != len(np.unique(bags)):
-            bag_ids, P = per_bag(bags, P)  # a row per instance
-        elif P.ndim == 2 and bags.ndim == 1 and len(bags) == n:  # other shapes: the binary's words
+            bag_ids = _labels.bag_ids(bag_ids, "bag_ids")
+            _labels.same_kind(bags, bag_ids, "bags", "bag_ids")
+        if P.ndim == 2 and bag_ids is None and P.shape[0] == len(bags) != len(np.unique(bags)):
+            bag_ids, P = _labels.per_bag(bags, P)  # a row per instance
+        elif P.ndim == 2 and len(bags) == n:  # other shapes: the binary's words
             _absent_bags(bags, P, bag_ids)
-        if classes is None:
-            classes = np.arange(P.shape[1] if P.ndim == 2 else 0)
+        if bags.dtype.kind == "U":
+            if bag_ids is None:
+                raise ValueError("bags: string bag ids need the ids of the rows of proportions: pass bag_ids=, "
+                                 "a row per instance (proportions=P[bags]), or y=llpfc.bag_targets(bags, P, bag_ids)")
+            bags, bag_ids = _codes(bags, bag_ids)
         return bags, P, bag_ids, classes
-
     def _call(self, args, data, stem=None):
         """Runs the binary; its errors are raised in Python's terms."""
         try:
@@ -329,9 +346,21 @@ class LLPClassifier:
 
     def _inputs(self, X):
         """X as the array the model was fitted on: a DataFrame's columns
-        matched to feature_names_in_ by name (in any order; a name missing
-        or extra is refused), a plain array's width checked."""
+        matched to feature_names_in_ by name (in any order; a name missing,
+        extra or given twice is refused), a plain array's width checked.
+        Features by name and by position do not mix without a word: a
+        DataFrame given to a model fitted on an array, or an array to one
+        fitted on a DataFrame, is taken by position with scikit-learn's
+        warning (a DataFrame of reordered columns was taken by position
+        silently)."""
         names = getattr(self, "feature_names_in_", None)
+        given = _features(X, "X")[1]
+        if given is not None and names is None:
+            warnings.warn("X has feature names, but %s was fitted without feature names: its columns are taken by position"
+                          % type(self).__name__, UserWarning, stacklevel=3)
+        elif given is None and names is not None and hasattr(X, "shape") and not hasattr(X, "columns"):
+            warnings.warn("X does not have valid feature names, but %s was fitted with feature names: its columns are taken by position"
+                          % type(self).__name__, UserWarning, stacklevel=3)
         if hasattr(X, "columns") and names is not None:
             cols = [str(c) for c in X.columns]
             missing = [n for n in names if n not in cols]
@@ -345,7 +374,7 @@ class LLPClassifier:
                 raise ValueError("X: its columns are not those fit saw (feature_names_in_): %s" % "; ".join(said))
             by_name = {str(c): c for c in X.columns}
             X = X[[by_name[n] for n in names]]  # reordered as fit saw them
-        a = _features(X)[0]
+        a = _features(X, "X")[0]
         if tuple(a.shape[1:]) != tuple(getattr(self, "_x_shape_", a.shape[1:])):
             raise ValueError("X: instances of shape %s (%d features), but the model was fitted on %s (%d features)"
                              % (tuple(a.shape[1:]), int(np.prod(a.shape[1:])), self._x_shape_, self.n_features_in_))
@@ -383,53 +412,41 @@ class LLPClassifier:
         if is_bag_targets(y):
             return proportion_loss_scorer(self, X, y)
         self._check_fitted()
-        want = self._class_index(y)
+        want = _labels.class_index(self.classes_, y, "y")
         got = np.argmax(self.predict_proba(X), axis=1)
         return float(np.average(got == want, weights=sample_weight))
 
-    def bag_loss(self, X, bags, proportions):
+    def bag_loss(self, X, bags, proportions, bag_ids=None):
         """The mean over the bags of KL(γ‖p̄): lower is better (see score)."""
-        return bag_loss(self, X, bags, proportions)
-
-    def _class_index(self, y):
-        """The index in classes_ of each label of y: as written, or as its
-        text, or as the same number."""
-        y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y).ravel()
-        exact, text, num = {}, {}, {}
-        for i, c in enumerate(self.classes_.tolist()):
-            exact.setdefault(c, i)
-            text.setdefault(str(c), i)
-            try:
-                num.setdefault(float(c), i)
-            except (TypeError, ValueError):
-                pass
-        out, unknown = np.empty(len(y), dtype=np.int64), []
-        for k, label in enumerate(y.tolist()):
-            i = exact.get(label, text.get(str(label)))
-            if i is None:
-                try:
-                    i = num.get(float(label))
-                except (TypeError, ValueError):
-                    i = None
-            if i is None:
-                unknown.append(label)
-                i = -1
-            out[k] = i
-        if unknown:
-            raise ValueError("y: labels %s are not classes of the model (classes_ %s)"
-                             % (_some(sorted(set(map(str, unknown)))), list(self.classes_.tolist())))
-        return out
+        return bag_loss(self, X, bags, proportions, bag_ids)
 
 
-def _features(X):
+def _features(X, what):
     """X as an array, and its column names when it is a DataFrame whose
-    every column is named by a string (scikit-learn's rule), else None."""
+    every column is named by a string (scikit-learn's rule), else None. A
+    name given to two columns is refused: which one a name means would be
+    ambiguous at predict."""
     names = None
     if hasattr(X, "columns"):
         cols = list(X.columns)
+        seen = {}
+        for j, c in enumerate(cols):
+            if c in seen:
+                raise ValueError("%s: columns %d and %d are both named %r (a name given twice): a feature is found by its name; give each column its own"
+                                 % (what, seen[c], j, c))
+            seen[c] = j
         if cols and all(isinstance(c, str) for c in cols):
             names = cols
-    return _array(X, "X"), names
+    return _array(X, what), names
+
+
+def _codes(bags, ids):
+    """String bag ids as the int64 codes the binary reads (their positions
+    among the sorted ids of the rows); integer ids as they are."""
+    if bags.dtype.kind != "U":
+        return bags, ids
+    order = np.unique(ids)
+    return np.searchsorted(order, bags).astype(np.int64), np.searchsorted(order, ids).astype(np.int64)
 
 
 def _absent_bags(bags, P, bag_ids):
@@ -437,6 +454,10 @@ def _absent_bags(bags, P, bag_ids):
     saying how to pass a cross-validation fold's bags."""
     keys = np.arange(P.shape[0]) if bag_ids is None else np.asarray(bag_ids)
     absent = sorted(set(keys.tolist()) - set(np.asarray(bags).tolist()))
+    missing = sorted(set(np.asarray(bags).tolist()) - set(keys.tolist()))
+    if missing and bags.dtype.kind == "U":  # the binary sees codes: named here
+        raise ValueError("bags: bag ids %s have no row of proportions (%d rows, ids from bag_ids): give every bag its row"
+                         % (_some(missing), P.shape[0]))
     if absent:
         raise ValueError("proportions: rows for %d bags that no instance of X belongs to (%s); if X is a fold of a "
                          "cross-validation, pass the proportions per instance (proportions=P[bags], or "

@@ -7,9 +7,10 @@ and score with ``scorer(estimator, X_test, y_test)``. LLP data are bags and a
 row of proportions per bag, no label: here they travel as scikit-learn
 carries per-instance data —
 
-- :func:`bag_targets` packs them as ``y``: one row per instance, its bag id
-  and its bag's proportions (an N×(1+C) array), which every tool slices
-  with ``X`` and hands to the scorer;
+- :func:`bag_targets` packs them as ``y``: one record per instance, its bag
+  id (exactly: int64 or a string) and its bag's proportions, a field per
+  class named by the class, which every tool slices with ``X`` and hands to
+  the scorer;
 - :class:`BagKFold` deals whole bags to folds (a bag is never cut), reading
   the bags from ``groups`` or from such a ``y``;
 - :func:`proportion_loss_scorer` (and ``LLPClassifier.score`` given such a
@@ -22,6 +23,8 @@ carries per-instance data —
 """
 
 import numpy as np
+
+from . import _labels
 
 try:  # scikit-learn's, so that its tools and user code catch it as theirs
     from sklearn.exceptions import NotFittedError
@@ -36,73 +39,69 @@ __all__ = ["bag_targets", "BagKFold", "proportion_loss_scorer", "bag_loss", "Not
 KL_FLOOR = 1e-12
 
 
-def bag_targets(bags, proportions, bag_ids=None):
-    """The per-instance form of LLP data, for ``y``: an N×(1+C) float array
-    whose row i is the bag id of instance i and then its bag's C
-    proportions. ``proportions`` are K×C (row k is bag k, or bag
-    ``bag_ids[k]``) or already N×C (a row per instance)."""
-    bags = np.asarray(bags)
-    if bags.ndim != 1:
-        raise ValueError("bags: want one bag id per instance (a 1-D array), got shape %s" % (bags.shape,))
-    P = np.asarray(proportions, dtype=np.float64)
+def bag_targets(bags, proportions, bag_ids=None, classes=None):
+    """The per-instance form of LLP data, for ``y``: one record per
+    instance, its bag id (int64 or a string, exactly as given) and its
+    bag's proportions, a field per class named by the class — the columns
+    of a DataFrame of proportions, ``classes``, or 0…C−1 — so that the
+    class names travel with ``y`` through every tool that slices it (a
+    GridSearchCV's refit predicts them). ``proportions`` are K×C (row k is
+    bag k, or bag ``bag_ids[k]``) or already N×C (a row per instance),
+    proportions or label counts; counts are divided by their bag's size
+    here, once (a row of counts must sum to its bag's instances)."""
+    bags = _labels.bag_ids(bags, "bags")
+    raw = proportions
+    P = np.asarray(raw.to_numpy() if hasattr(raw, "to_numpy") else raw)
     if P.ndim != 2:
         raise ValueError("proportions: want a row per bag (a 2-D array), got shape %s" % (P.shape,))
-    ids = np.unique(bags)
-    if P.shape[0] == len(bags) and P.shape[0] != len(ids) and bag_ids is None:
-        per = P
-    else:
-        keys = np.arange(P.shape[0]) if bag_ids is None else np.asarray(bag_ids)
-        row = {k: r for r, k in enumerate(keys.tolist())}
-        missing = [b for b in ids.tolist() if b not in row]
-        if missing:
-            raise ValueError("bags: bag ids %s have no row of proportions (%d rows%s)"
-                             % (_some(missing), P.shape[0], "" if bag_ids is None else ", ids from bag_ids"))
-        per = P[[row[b] for b in bags.tolist()]]
-    return np.column_stack([bags.astype(np.float64), per])
+    ids = None if bag_ids is None else _labels.bag_ids(bag_ids, "bag_ids")
+    names = _labels.class_names(raw, P.shape[1]) if classes is None else np.asarray(classes)
+    if len(names) != P.shape[1]:
+        raise ValueError("classes: %d names for %d columns of proportions" % (len(names), P.shape[1]))
+    rows = _labels.per_instance(bags, P, ids)
+    uniq, per = _labels.per_bag(bags, rows)
+    gamma = _labels.proportions(per, _labels.sizes_of(uniq, bags))
+    return _labels.pack(bags, gamma[np.searchsorted(uniq, bags)], names)
 
 
 def is_bag_targets(y):
-    """Whether y looks like bag_targets' output: 2-D, at least 3 columns
-    (a bag id and two classes), the first column integers."""
-    if y is None or hasattr(y, "dtype") and y.dtype == object:
-        return False
-    a = np.asarray(y)
-    return a.ndim == 2 and a.shape[1] >= 3 and a.dtype.kind in "fiu" and np.all(np.mod(a[:, 0], 1) == 0)
+    """Whether y is bag_targets' output (or its former N×(1+C) float
+    form: the bag id, then the proportions)."""
+    return _labels.is_targets(y)
 
 
 def unpack_targets(y):
-    """The bags (integers) and per-instance proportions of bag_targets' y."""
-    a = np.asarray(y, dtype=np.float64)
-    return a[:, 0].astype(np.int64), a[:, 1:]
+    """The bags (exact ids), per-instance proportions and class names (None
+    for the former float form) of bag_targets' y."""
+    return _labels.unpack(y)
 
 
 def per_bag(bags, per_instance, what="proportions"):
     """The bag ids (sorted) and a row of proportions per bag from a row per
     instance; every instance of a bag must carry the same row."""
-    ids, first = np.unique(bags, return_index=True)
-    P = per_instance[first]
-    index = np.searchsorted(ids, bags)
-    differ = np.nonzero(np.any(per_instance != P[index], axis=1))[0]
-    if len(differ):
-        i = int(differ[0])
-        raise ValueError("%s: instances %d and %d of bag %s carry different rows (%s and %s): a row per instance is its bag's proportions"
-                         % (what, int(first[index[i]]), i, bags[i], P[index[i]].tolist(), per_instance[i].tolist()))
-    return ids, P
+    return _labels.per_bag(bags, per_instance, what)
 
 
-def bag_loss(estimator, X, bags, proportions):
-    """The mean over the bags of KL(γ‖p̄ + ε): γ a bag's proportions
-    (rows per bag or per instance, as fit takes them), p̄ the mean of
-    ``estimator.predict_proba`` over its instances; lower is better."""
-    bags = np.asarray(bags)
-    P = np.asarray(proportions, dtype=np.float64)
-    if P.shape[0] == len(bags):
-        ids, G = per_bag(bags, P)
-    else:
-        ids, G = np.unique(bags), P
-        if len(ids) != P.shape[0]:
-            raise ValueError("proportions: %d rows for %d bags" % (P.shape[0], len(ids)))
+def bag_loss(estimator, X, bags, proportions, bag_ids=None):
+    """The mean over the bags of KL(γ‖p̄ + ε): γ a bag's proportions (rows
+    per bag — row k is bag k, or bag ``bag_ids[k]``, as fit reads them — or
+    per instance; label counts divided by the bag's size here, as fit's
+    binary divides them), p̄ the mean of ``estimator.predict_proba`` over
+    its instances; lower is better."""
+    bags = _labels.bag_ids(bags, "bags")
+    P = np.asarray(proportions.to_numpy() if hasattr(proportions, "to_numpy") else proportions)
+    if P.ndim != 2:
+        raise ValueError("proportions: want a row per bag (a 2-D array), got shape %s" % (P.shape,))
+    ids = None if bag_ids is None else _labels.bag_ids(bag_ids, "bag_ids")
+    uniq, per = _labels.per_bag(bags, _labels.per_instance(bags, P, ids))
+    return _bag_kl(estimator, X, bags, uniq, _labels.proportions(per, _labels.sizes_of(uniq, bags)))
+
+
+def _bag_kl(estimator, X, bags, ids, G):
+    """The mean over the bags ids of KL(G‖p̄ + ε), G a row per bag."""
     probs = np.asarray(estimator.predict_proba(X), dtype=np.float64)
+    if probs.shape[1] != G.shape[1]:
+        raise ValueError("proportions: %d classes, but the model has %d" % (G.shape[1], probs.shape[1]))
     index = np.searchsorted(ids, bags)
     sums = np.zeros((len(ids), probs.shape[1]))
     np.add.at(sums, index, probs)
@@ -114,11 +113,23 @@ def bag_loss(estimator, X, bags, proportions):
 
 def proportion_loss_scorer(estimator, X, y):
     """A label-free scorer (higher is better) for GridSearchCV(scoring=…):
-    minus bag_loss of the held-out bags that ``y`` (bag_targets) carries."""
+    minus bag_loss of the held-out bags that ``y`` (bag_targets) carries,
+    their classes matched to the model's by name."""
     if not is_bag_targets(y):
         raise ValueError("y: the label-free score needs the held-out bags: pass y=llpfc.bag_targets(bags, proportions) to fit and to the search")
-    bags, P = unpack_targets(y)
-    return -bag_loss(estimator, X, bags, P)
+    bags, P, classes = _labels.unpack(y)
+    ids, G = _labels.per_bag(bags, P)
+    if classes is not None and hasattr(estimator, "classes_"):
+        G = _in_model_order(estimator.classes_, classes, G)
+    return -_bag_kl(estimator, X, bags, ids, _labels.proportions(G, None))
+
+
+def _in_model_order(model_classes, classes, G):
+    """G's columns (the classes of y) in the order of the model's classes_."""
+    order = _labels.class_index(classes, model_classes, "the model's classes_")
+    if sorted(order.tolist()) != list(range(len(classes))):
+        raise ValueError("y: its classes %s are not the model's %s" % (list(classes.tolist()), list(np.asarray(model_classes).tolist())))
+    return G[:, order]
 
 
 class BagKFold:
@@ -142,9 +153,9 @@ class BagKFold:
 
     def split(self, X, y=None, groups=None):
         if groups is not None:
-            bags = np.asarray(groups)
+            bags = _labels.bag_ids(groups, "groups")
         elif is_bag_targets(y):
-            bags, _ = unpack_targets(y)
+            bags = _labels.unpack(y)[0]
         else:
             raise ValueError("BagKFold: no bags: pass groups=bags, or y=llpfc.bag_targets(bags, proportions)")
         ids = np.unique(bags)
