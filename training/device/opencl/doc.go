@@ -9,8 +9,10 @@
 //
 // Parameters live in device buffers shared by every Program of a Backend
 // (Push uploads the nodes' Go values, Pull downloads them); a Program's
-// inputs (minibatch, T̂ rows, weights, dropout masks, running statistics)
-// are uploaded from their Go values once per Run, its constants once at
+// inputs (minibatch, T̂ rows, weights, running statistics) are uploaded
+// from their Go values once per Run — dropout masks are not among them:
+// the dropout kernel computes each mask from the step's key (nn.Dropout,
+// Philox4x32-10), forward and backward —, its constants once at
 // Compile; activations live in a pool of device buffers that Compile
 // assigns by liveness (two values never live together share one) and
 // Release frees. Grads are device buffers that Add fills from a program's
