@@ -66,6 +66,16 @@
 // on the device (device.StateHolder; opencl.Lib.BNRunningSplit), so a
 // step downloads nothing.
 //
+// # Where the time goes
+//
+// Backend implements device.Profiler (profile.go): between StartProfile
+// and StopProfile every step of a program, the gradients' sum, the step
+// checks and the optimizer's update wait for the device before and after,
+// and their times, launches and work (FLOPs and bytes from the nodes'
+// shapes) are summed per operation kind and geometry — what `llpfc bench
+// --profile` and the GPU kit report beside PyTorch's kernels for the same
+// shapes. ProfileEnv profiles a whole run and prints it at Close.
+//
 // Imports internal/opencl, training/device, training/nn, training/optim,
 // gorgonia. Imported by training (backends.go) for its registration.
 package opencl
