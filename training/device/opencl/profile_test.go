@@ -79,16 +79,23 @@ func TestProfileOfAStep(t *testing.T) {
 		assert.Positive(t, o.Launches, cat)
 	}
 	assert.Empty(t, byCat[device.CatConvData], "x is an input: no gradient with respect to it")
-	var forward *device.OpProfile
+	var forward, dv *device.OpProfile
 	for i, o := range byCat[device.CatGEMM] {
-		if o.Kind == "gorgonia.linAlgBinOp(A × B)" && o.Geometry["k"] == 140 {
+		switch o.Kind {
+		case "gorgonia.linAlgBinOp(A × B)":
 			forward = &byCat[device.CatGEMM][i]
+		case "gorgonia.linAlgBinOp(Aᵀ × B)":
+			dv = &byCat[device.CatGEMM][i]
 		}
 	}
 	require.NotNil(t, forward, "the forward product's row among %v", byCat[device.CatGEMM])
 	assert.Equal(t, map[string]int{"m": 2, "n": 6, "k": 140, "ta": 0, "tb": 0}, forward.Geometry)
 	assert.Equal(t, int64(2*2*6*140), forward.FLOPs)
 	assert.Equal(t, int64(1), forward.Launches, "one SGEMM")
+	// ∂/∂v = reshape(y)ᵀ · ∂L/∂z: (140×2)·(2×6), k = 2
+	require.NotNil(t, dv, "the gradient's product Aᵀ × B among %v", byCat[device.CatGEMM])
+	assert.Equal(t, map[string]int{"m": 140, "n": 6, "k": 2, "ta": 1, "tb": 0}, dv.Geometry)
+	assert.Equal(t, int64(2*140*6*2), dv.FLOPs)
 	assert.Len(t, byCat[device.CatGradients], 1)
 	require.Len(t, byCat[device.CatOptimizer], 1)
 	assert.Equal(t, "optimizer sgd", byCat[device.CatOptimizer][0].Kind)
