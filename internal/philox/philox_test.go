@@ -42,6 +42,17 @@ func TestKnownAnswers(t *testing.T) {
 	}
 }
 
+// TestBlock10IsBlock: the register version is the general one with ten
+// rounds, for generated counters and keys.
+func TestBlock10IsBlock(t *testing.T) {
+	p := gopter.NewProperties(nil)
+	p.Property("Block10 = Block(·, ·, 10)", prop.ForAll(func(c0, c1, c2, c3, k0, k1 uint32) bool {
+		c, k := Counter{c0, c1, c2, c3}, Key{k0, k1}
+		return Block10(c, k) == Block(c, k, 10)
+	}, gen.UInt32(), gen.UInt32(), gen.UInt32(), gen.UInt32(), gen.UInt32(), gen.UInt32()))
+	p.TestingRun(t)
+}
+
 // TestBlockIsABijection: for a fixed key each round is invertible (an odd
 // multiplier's product determines its factor; the other words are
 // recovered by xor), so two different counters never give the same block

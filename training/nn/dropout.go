@@ -211,15 +211,21 @@ func applyDropout(op fmt.Stringer, m DropoutMask, prealloc gorgonia.Value, vs []
 func DropoutApply[F float](m DropoutMask, x, y []F) {
 	scale := F(m.Scale)
 	n := len(x)
+	y = y[:n]
+	thr := m.Threshold
 	par.Range((n+3)/4, func(lo, hi int) {
 		for g := lo; g < hi; g++ {
 			b := philox.Block10(philox.Counter{uint32(g), m.Layer, 0, 0}, m.Key)
-			for j := 0; j < 4 && 4*g+j < n; j++ {
+			for j, w := range b {
+				i := 4*g + j
+				if i >= n {
+					break
+				}
 				k := F(0)
-				if b[j] >= m.Threshold {
+				if w >= thr {
 					k = scale
 				}
-				y[4*g+j] = x[4*g+j] * k
+				y[i] = x[i] * k
 			}
 		}
 	})
