@@ -141,7 +141,7 @@ done
 if "$TORCHPY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 3)' >>"$OUT/torch.log" 2>&1; then
 	PART_NOTE="with $TORCHDESC" part "pytorch cuda" 75 torch.log "$TORCHPY" "$KIT/torch_step.py" --device cuda --tf32 off,default --configs "$configs" \
 		--steps 10 --warmup 3 --threads "$THREADS"
-	PART_NOTE="with $TORCHDESC" part "pytorch kernels" 45 torch.log "$TORCHPY" "$KIT/torch_step.py" --device cuda --tf32 off --kernels "$OUT/bench.log"
+	PART_NOTE="with $TORCHDESC" part "pytorch kernels" 30 torch.log "$TORCHPY" "$KIT/torch_step.py" --device cuda --tf32 off --kernels "$OUT/bench.log"
 else
 	skip "pytorch cuda" "$TORCHDESC has no torch with CUDA (torch.log; the interpreters tried: discovery.log)"
 	if [ $QUICK = 1 ] && "$TORCHPY" -c 'import torch' >>"$OUT/torch.log" 2>&1; then
