@@ -7,13 +7,27 @@ One step = forward pass, the forward-correction (FC) loss
 backward pass, Adam update; float32. The models match training/models:
 
   mlp: input -> 512 -> ReLU -> 256 -> ReLU -> C
-  wrn-16-4: training/models/wrn.go (pre-activation Wide ResNet, dropout 0)
+  wrn-16-4: training/models/wrn.go (pre-activation Wide ResNet, dropout between the block's two
+       convolutions: a config's DROPOUT, 0 unless given)
   cnn: conv3x3(32, padding 1) -> ReLU -> maxpool2 -> conv3x3(64, padding 1)
        -> ReLU -> maxpool2 -> fc128 -> ReLU -> fc C
   resnet18: training/models/resnet.go (torchvision's resnet18: 7x7 stride-2 stem, 3x3 max-pool,
        four stages of two BasicBlocks, global average pooling, linear)
   vgg16: training/models/vgg.go (torchvision's vgg16_bn: thirteen conv3x3+BN+ReLU, five max-pools,
-       adaptive average pooling to 7x7, classifier 25088 -> 4096 -> 4096 -> C with dropout 0.5)
+       adaptive average pooling to 7x7, classifier 25088 -> 4096 -> 4096 -> C with dropout 0.5,
+       or a config's DROPOUT when given)
+
+A config MODEL:BATCH:CxHxW[:DROPOUT[:aug]] with "aug" adds the appendix's augmentation to every
+step, on the device: zero-pad 4, a random 32x32 crop and a horizontal flip with probability 1/2
+per image (the authors' code does it on the CPU in its data loader; here it costs the peer
+next to nothing).
+
+--kernels LOG times, one by one on the device, the convolutions (forward, backward-data,
+backward-filter: F.conv2d and torch.nn.grad.conv2d_input / conv2d_weight) and matrix products
+(torch.mm) of every geometry in the per-op profiles of `llpfc bench --profile --json` lines in
+LOG, and prints one JSON line each: {"impl": "pytorch", "kernel": CATEGORY, "geometry": {...},
+"seconds": per call, ...} — the vendor's kernels for the same shapes, beside ours (the GPU kit's
+summary).
 
 --device cuda runs on a GPU: the clock stops after torch.cuda.synchronize(), and the result
 reports torch.cuda.max_memory_allocated(). --tf32 off (the like-for-like float32 figure) turns
@@ -60,8 +74,9 @@ class WideBlock(nn.Module):
     llpfc bench): BN -> ReLU -> conv3x3 -> BN -> ReLU -> conv3x3(stride),
     plus a 1x1 convolution of the block input when the shape changes."""
 
-    def __init__(self, cin, cout, stride):
+    def __init__(self, cin, cout, stride, p=0.0):
         super().__init__()
+        self.p = p
         self.bn1, self.bn2 = nn.BatchNorm2d(cin), nn.BatchNorm2d(cout)
         self.conv1 = nn.Conv2d(cin, cout, 3, padding=1)
         self.conv2 = nn.Conv2d(cout, cout, 3, padding=1, stride=stride)
@@ -71,18 +86,20 @@ class WideBlock(nn.Module):
 
     def forward(self, x):
         h = self.conv1(F.relu(self.bn1(x)))
+        if self.p > 0:
+            h = F.dropout(h, self.p, self.training)
         h = self.conv2(F.relu(self.bn2(h)))
         return h + (x if self.shortcut is None else self.shortcut(x))
 
 
-def wrn(ch, c, depth=16, width=4):
+def wrn(ch, c, depth=16, width=4, p=0.0):
     """WRN-depth-width as training/wrn.go builds it: conv3x3 to 16 channels,
     three stages of (depth-4)/6 blocks with 16k, 32k, 64k channels, then
     BN -> ReLU -> global average pooling -> linear."""
     layers, cin, n = [nn.Conv2d(ch, 16, 3, padding=1)], 16, (depth - 4) // 6
     for stage, planes in enumerate([16 * width, 32 * width, 64 * width]):
         for i in range(n):
-            layers.append(WideBlock(cin, planes, 2 if stage > 0 and i == 0 else 1))
+            layers.append(WideBlock(cin, planes, 2 if stage > 0 and i == 0 else 1, p))
             cin = planes
     layers += [nn.BatchNorm2d(cin, momentum=0.9), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
                nn.Flatten(), nn.Linear(cin, c)]
@@ -121,7 +138,7 @@ def resnet18(ch, c):
     return nn.Sequential(*layers)
 
 
-def vgg16(ch, c):
+def vgg16(ch, c, p=0.5):
     layers, cin = [], ch
     for v in [64, 64, 0, 128, 128, 0, 256, 256, 256, 0, 512, 512, 512, 0, 512, 512, 512, 0]:
         if v == 0:
@@ -129,8 +146,8 @@ def vgg16(ch, c):
         else:
             layers += [nn.Conv2d(cin, v, 3, padding=1), nn.BatchNorm2d(v), nn.ReLU()]
             cin = v
-    layers += [nn.AdaptiveAvgPool2d(7), nn.Flatten(), nn.Linear(512 * 49, 4096), nn.ReLU(), nn.Dropout(0.5),
-               nn.Linear(4096, 4096), nn.ReLU(), nn.Dropout(0.5), nn.Linear(4096, c)]
+    layers += [nn.AdaptiveAvgPool2d(7), nn.Flatten(), nn.Linear(512 * 49, 4096), nn.ReLU(), nn.Dropout(p),
+               nn.Linear(4096, 4096), nn.ReLU(), nn.Dropout(p), nn.Linear(4096, c)]
     return nn.Sequential(*layers)
 
 
@@ -141,17 +158,34 @@ def fc_loss(z, r, w):
     return -(w * torch.log(q + 1e-12)).sum()
 
 
-def build(model, ch, h, w, c):
+def build(model, ch, h, w, c, p=0.0):
     d = ch * h * w
     if model == "mlp":
         return mlp(d, c)
     if model == "cnn":
         return cnn(ch, h, w, c)
     if model == "wrn-16-4":
-        return wrn(ch, c)
+        return wrn(ch, c, p=p)
     if model == "resnet18":
         return resnet18(ch, c)
-    return vgg16(ch, c)
+    return vgg16(ch, c, p if p > 0 else 0.5)  # as training/models: 0 means VGG16's 0.5
+
+
+def crop_flip(x, pad=4):
+    """The appendix's augmentation of a batch on its device: zero-pad pad pixels, a random crop of
+    the original size and a horizontal flip with probability 1/2, drawn per image (as
+    training.CropFlip: output (y, x) of a flipped crop is crop column W-1-x)."""
+    B, C, H, W = x.shape
+    dev = x.device
+    xp = F.pad(x, (pad, pad, pad, pad))
+    top = torch.randint(0, 2 * pad + 1, (B,), device=dev)
+    left = torch.randint(0, 2 * pad + 1, (B,), device=dev)
+    rows = top[:, None] + torch.arange(H, device=dev)[None, :]
+    cols = left[:, None] + torch.arange(W, device=dev)[None, :]
+    cols = torch.where((torch.rand(B, device=dev) < 0.5)[:, None], cols.flip(1), cols)
+    b = torch.arange(B, device=dev)[:, None, None, None]
+    c = torch.arange(C, device=dev)[None, :, None, None]
+    return xp[b, c, rows[:, None, :, None], cols[:, None, None, :]]
 
 
 def set_tf32(mode):
@@ -179,14 +213,14 @@ def set_tf32(mode):
 DEFAULTS = {}  # PyTorch's TF32 settings at start, restored for --tf32 default
 
 
-def run_one(a, model, B, ch, h, w, tf32):
+def run_one(a, model, B, ch, h, w, tf32, p=0.0, aug=False):
     """Times a.steps steps of model at batch B on a.device; returns the result object."""
     dev = torch.device(a.device)
     cuda = dev.type == "cuda"
     torch.manual_seed(a.seed)
     C = a.classes
     settings = set_tf32(tf32) if cuda else {}
-    net = build(model, ch, h, w, C).to(dev)
+    net = build(model, ch, h, w, C, p).to(dev)
     net.train()
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     x = torch.rand(B, ch, h, w, dtype=torch.float32, device=dev)
@@ -197,7 +231,7 @@ def run_one(a, model, B, ch, h, w, tf32):
 
     def step():
         opt.zero_grad(set_to_none=True)
-        loss = fc_loss(net(x), r, wt)
+        loss = fc_loss(net(crop_flip(x) if aug else x), r, wt)
         loss.backward()
         opt.step()
         return loss
@@ -223,6 +257,8 @@ def run_one(a, model, B, ch, h, w, tf32):
         "threads": torch.get_num_threads(),
         "batch_size": B,
         "shape": [ch, h, w],
+        "dropout": p,
+        "augment": aug,
         "steps": a.steps,
         "seconds": dt,
         "cpu_seconds_per_step": cpu / a.steps,
@@ -239,15 +275,91 @@ def run_one(a, model, B, ch, h, w, tf32):
 
 
 def parse_configs(spec, a):
-    """MODEL:BATCH:CxHxW,… (or the single --model configuration)."""
+    """MODEL:BATCH:CxHxW[:DROPOUT[:aug]],… (or the single --model configuration)."""
     if not spec:
-        return [(a.model, a.batch_size, a.channels, a.height, a.width)]
+        return [(a.model, a.batch_size, a.channels, a.height, a.width, 0.0, False)]
     out = []
     for item in spec.split(","):
-        model, batch, shape = item.split(":")
-        ch, h, w = (int(v) for v in shape.split("x"))
-        out.append((model, int(batch), ch, h, w))
+        f = item.split(":")
+        if not 3 <= len(f) <= 5:
+            raise SystemExit(f"--configs: {item!r}: want MODEL:BATCH:CxHxW[:DROPOUT[:aug]]")
+        ch, h, w = (int(v) for v in f[2].split("x"))
+        p = float(f[3]) if len(f) > 3 else 0.0
+        out.append((f[0], int(f[1]), ch, h, w, p, len(f) > 4 and f[4] == "aug"))
     return out
+
+
+def profile_geometries(log):
+    """The distinct convolution and matrix-product geometries of the per-op profiles (`llpfc bench
+    --profile --json` lines) in the file log: (category, geometry) pairs in the order first seen."""
+    seen, out = set(), []
+    for line in open(log, errors="replace"):
+        line = line.strip()
+        if not (line.startswith("{") and line.endswith("}")):
+            continue
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        for o in (r.get("profile") or {}).get("ops") or []:
+            cat, g = o.get("category"), o.get("geometry")
+            if cat not in KERNELS or not g:
+                continue
+            key = (cat, tuple(sorted(g.items())))
+            if key not in seen:
+                seen.add(key)
+                out.append((cat, g))
+    return out
+
+
+# The categories of the per-op profile (training/device.OpCategory) the peer times.
+KERNELS = ("conv forward", "conv backward-data", "conv backward-filter", "GEMM")
+
+
+def kernel_call(cat, g, dev):
+    """A function that runs one call of the kernel of category cat at geometry g on dev."""
+    if cat == "GEMM":
+        m, n, k = g["m"], g["n"], g["k"]
+        a = torch.randn((k, m) if g.get("ta") else (m, k), device=dev)
+        b = torch.randn((n, k) if g.get("tb") else (k, n), device=dev)
+        return lambda: torch.mm(a.t() if g.get("ta") else a, b.t() if g.get("tb") else b)
+    N, C, H, W, O, K, pad, stride = (g[k] for k in ("N", "C", "H", "W", "O", "K", "pad", "stride"))
+    x = torch.randn(N, C, H, W, device=dev)
+    w = torch.randn(O, C, K, K, device=dev)
+    dy = torch.randn_like(F.conv2d(x, w, None, stride, pad))
+    if cat == "conv forward":
+        return lambda: F.conv2d(x, w, None, stride, pad)
+    if cat == "conv backward-data":
+        return lambda: torch.nn.grad.conv2d_input(x.shape, w, dy, stride, pad)
+    return lambda: torch.nn.grad.conv2d_weight(x, w.shape, dy, stride, pad)
+
+
+def time_kernels(a, log):
+    """One JSON line per geometry of the profiles in log: the seconds of one call on a.device."""
+    dev = torch.device(a.device)
+    cuda = dev.type == "cuda"
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    settings = set_tf32(a.tf32.split(",")[0]) if cuda else {}
+    for cat, g in profile_geometries(log):
+        try:
+            f = kernel_call(cat, g, dev)
+            for _ in range(3):
+                f()
+            sync()
+            reps, t0 = 0, time.perf_counter()
+            while reps < 3 or (time.perf_counter() - t0 < 0.02 and reps < 200):
+                f()
+                reps += 1
+                if reps in (3, 10, 50):
+                    sync()
+            sync()
+            out = {"impl": "pytorch", "kernel": cat, "geometry": g, "seconds": (time.perf_counter() - t0) / reps, "calls": reps,
+                   "device": a.device, "torch": torch.__version__, **settings}
+            if cuda:
+                out["tf32"] = a.tf32.split(",")[0]
+        except RuntimeError as e:
+            out = {"impl": "pytorch", "kernel": cat, "geometry": g, "device": a.device, "error": str(e).splitlines()[0]}
+        print(json.dumps(out), flush=True)
 
 
 def main():
@@ -264,18 +376,21 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     ap.add_argument("--tf32", default="off", help="on CUDA: off, default, or both as off,default")
-    ap.add_argument("--configs", default="", help="MODEL:BATCH:CxHxW,… run in this process, one JSON line each")
+    ap.add_argument("--configs", default="", help="MODEL:BATCH:CxHxW[:DROPOUT[:aug]],… run in this process, one JSON line each")
+    ap.add_argument("--kernels", default="", help="time the convolutions and products of the profiles in this llpfc bench log instead")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
+    if a.kernels:
+        return time_kernels(a, a.kernels)
     configs = parse_configs(a.configs, a)
     for model, *_ in configs:
         if model not in MODELS:
             raise SystemExit(f"--configs: unknown model {model} (want one of {', '.join(MODELS)})")
     modes = a.tf32.split(",") if a.device.startswith("cuda") else ["off"]
-    for model, B, ch, h, w in configs:
+    for model, B, ch, h, w, p, aug in configs:
         for mode in modes:
             try:
-                print(json.dumps(run_one(a, model, B, ch, h, w, mode)), flush=True)
+                print(json.dumps(run_one(a, model, B, ch, h, w, mode, p, aug)), flush=True)
             except RuntimeError as e:  # out of memory on the device: say so and go on
                 print(json.dumps({"model": model, "batch_size": B, "shape": [ch, h, w], "tf32": mode, "device": a.device,
                                   "error": str(e).splitlines()[0]}), flush=True)

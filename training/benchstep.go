@@ -40,6 +40,16 @@ type StepBenchConfig struct {
 	Optimizer optim.Config
 	// Device is the compute back end, as Config.Device ("" means cpu).
 	Device string
+	// Dropout is the model's dropout probability (nn.ModelSpec.Dropout; 0:
+	// the model's default) and Augment switches on the appendix's crop and
+	// flip (PaperCropFlip): a paper preset's settings, so the step timed
+	// is the one its cells train (bench/gpu/README.md: WRN-16-4's Table 1
+	// step ran at an eighth of the dropout-free bench's speed).
+	Dropout float64
+	Augment bool
+	// Profile adds one step after the timed ones profiled operation by
+	// operation (device.Profiler) when the back end can.
+	Profile bool
 	// CPUTime, if set, returns the process's CPU time so far (user +
 	// system); the result then reports CPU seconds per step as well, which
 	// is less sensitive to other processes on a shared machine than wall
@@ -86,6 +96,13 @@ type StepBenchResult struct {
 	// DevicePeakBytes is the most device memory the run's buffers held at
 	// once (0 on the CPU).
 	DevicePeakBytes int64 `json:"device_peak_bytes"`
+	// Dropout and Augment are the settings the steps ran with (the
+	// model's dropout probability; the appendix's crop and flip).
+	Dropout float64 `json:"dropout"`
+	Augment bool    `json:"augment"`
+	// Profile is the per-op profile of one more step (StepBenchConfig.Profile),
+	// nil when not asked for or the back end keeps none.
+	Profile *device.Profile `json:"profile,omitempty"`
 }
 
 // StepCosts are a back end's counts (device.Costs) over the timed steps,
@@ -208,7 +225,10 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	// Enough bags for 2·C groups of bags and at least 8 minibatches.
 	numBags := max(2*cfg.Classes, (8*cfg.BatchSize+cfg.BagSize-1)/cfg.BagSize)
 	data := benchBagData(cfg.Seed, numBags, cfg.BagSize, cfg.Channels, cfg.Height, cfg.Width, cfg.Classes)
-	tc := Config{Method: cfg.Method, Model: nn.ModelSpec{Name: cfg.Model}, Optimizer: cfg.Optimizer, BatchSize: cfg.BatchSize, Epochs: 1, Seed: cfg.Seed, Device: cfg.Device}
+	tc := Config{Method: cfg.Method, Model: nn.ModelSpec{Name: cfg.Model, Dropout: cfg.Dropout}, Optimizer: cfg.Optimizer, BatchSize: cfg.BatchSize, Epochs: 1, Seed: cfg.Seed, Device: cfg.Device}
+	if cfg.Augment {
+		tc.Augment = CropFlipAugment(PaperCropFlip, cfg.Channels, cfg.Height, cfg.Width)
+	}
 	tc, err = withDefaults(tc)
 	if err != nil {
 		return nil, err
@@ -308,6 +328,19 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	res.AllocBytesPerStep = float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(cfg.Steps)
 	if dt > 0 {
 		res.ImagesPerSecond = float64(cfg.Steps*cfg.BatchSize) / dt.Seconds()
+	}
+	res.Dropout, res.Augment = tc.Model.Dropout, cfg.Augment
+	if p, ok := st.backend.(device.Profiler); ok && cfg.Profile {
+		p.StartProfile()
+		err := one()
+		if err == nil {
+			_, err = st.lossSum()
+		}
+		prof := p.StopProfile()
+		if err != nil {
+			return nil, fmt.Errorf("step benchmark: the profiled step: %w", err)
+		}
+		res.Profile = &prof
 	}
 	return res, nil
 }

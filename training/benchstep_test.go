@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llpfc/llpfc/internal/opencl/ocltest"
+	"github.com/llpfc/llpfc/training/device"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -87,4 +89,47 @@ func BenchmarkStepWRN(b *testing.B) {
 	b.ReportMetric(res.ImagesPerSecond, "img/s")
 	b.ReportMetric(res.ImagesPerCPUSecond, "img/CPU-s")
 	b.ReportMetric(res.AllocBytesPerStep, "alloc-B/step")
+}
+
+// TestStepBenchmarkPresetSettings: the benchmark times the step a preset
+// trains — with dropout and the appendix's augmentation the step is
+// another (the same seed, another loss than without them; the same loss
+// on a rerun), the result records both settings — and with Profile on the
+// OpenCL device one more step is profiled operation by operation: the
+// WRN-16-4's convolutions (forward, backward-data, backward-filter),
+// batch norm, dropout, the optimizer, each row with time and launches,
+// the convolutions with their work; on the CPU, which keeps no profile,
+// none.
+func TestStepBenchmarkPresetSettings(t *testing.T) {
+	cfg := StepBenchConfig{Model: ModelWRN164, BatchSize: 2, Steps: 1, Warmup: 1, Height: 8, Width: 8, Channels: 3, BagSize: 4, Seed: 4}
+	plain, err := RunStepBenchmark(context.Background(), cfg)
+	require.NoError(t, err)
+	cfg.Dropout, cfg.Augment, cfg.Profile = 0.3, true, true
+	a, err := RunStepBenchmark(context.Background(), cfg)
+	require.NoError(t, err)
+	b, err := RunStepBenchmark(context.Background(), cfg)
+	require.NoError(t, err)
+	assert.Equal(t, a.FinalLoss, b.FinalLoss, "the same seed with dropout and augmentation")
+	assert.NotEqual(t, plain.FinalLoss, a.FinalLoss, "dropout and augmentation left the step as it was")
+	assert.Equal(t, 0.3, a.Dropout)
+	assert.True(t, a.Augment)
+	assert.Nil(t, a.Profile, "the CPU keeps no per-op profile")
+
+	ocltest.Require(t)
+	cfg.Device = ocltest.Device()
+	d, err := RunStepBenchmark(context.Background(), cfg)
+	require.NoError(t, err)
+	require.NotNil(t, d.Profile)
+	cats := map[string]int{}
+	for _, o := range d.Profile.Ops {
+		cats[o.Category] += o.Calls
+		assert.Positive(t, o.Seconds, "%s %s", o.Category, o.Kind)
+		if strings.HasPrefix(o.Category, "conv") && o.Category != device.CatConvBias {
+			assert.Positive(t, o.FLOPs, "%s %v: work", o.Kind, o.Geometry)
+		}
+	}
+	for cat, n := range map[string]int{device.CatConvForward: 16, device.CatConvData: 15, device.CatConvFilter: 16, device.CatDropout: 12, device.CatOptimizer: 1} {
+		assert.Equal(t, n, cats[cat], "%s calls in one WRN-16-4 step (16 convolutions, 6 dropout layers forward and back)", cat)
+	}
+	assert.Positive(t, cats[device.CatBatchNorm])
 }

@@ -213,3 +213,62 @@ func mustModel(t *testing.T, model string) nn.Model {
 	require.NoError(t, err)
 	return m
 }
+
+// TestPresetStepsUploadOnlyTheirBatch: a training step of each paper
+// preset's network with its own dropout and the appendix's augmentation
+// (crop and flip, on the host before the batch goes up) on the OpenCL
+// device — WRN-16-4 (dropout 0.3, Nesterov momentum and weight decay),
+// ResNet-18 (SGD with momentum) and VGG16 (dropout 0.5), small images and
+// batches, llpfc-uniform — uploads no more than its input batch (the
+// images, T̂'s rows and the weights: 4·B·(C·H·W + classes + 1) bytes,
+// all of the "input" kind), reads nothing back and never waits; the step
+// that logs waits once. Dropout's masks drawn on the host and uploaded as
+// inputs (tens of millions of values a step for WRN-16-4 at batch 128)
+// fail it.
+func TestPresetStepsUploadOnlyTheirBatch(t *testing.T) {
+	ocltest.Require(t)
+	for _, c := range []struct {
+		preset, model string
+		dropout       float64
+		side, batch   int
+		opt           optim.Config
+	}{
+		{"wrn16-4", ModelWRN164, 0.3, 8, 4, optim.Config{Name: "nesterov", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4}},
+		{"resnet18", ModelResNet18, 0, 32, 2, optim.Config{Name: "sgd", LR: 0.1, Momentum: 0.9, WeightDecay: 1e-4}},
+		{"vgg16", ModelVGG16, 0.5, 32, 2, optim.Config{Name: "sgd", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4}},
+	} {
+		t.Run(c.preset, func(t *testing.T) {
+			const classes, steps = 10, 3
+			data := benchBagData(1, 20, 8, 3, c.side, c.side, classes)
+			cfg, err := withDefaults(Config{Method: MethodLLPFCUniform, Model: nn.ModelSpec{Name: c.model, Dropout: c.dropout}, Optimizer: c.opt,
+				BatchSize: c.batch, Epochs: 1, Seed: 1, Device: ocltest.Device(), Augment: CropFlipAugment(PaperCropFlip, 3, c.side, c.side)})
+			require.NoError(t, err)
+			spec := cfg.Model
+			spec.Channels, spec.Height, spec.Width, spec.NumClasses = 3, c.side, c.side, classes
+			st, err := newStepper(&cfg, data, spec)
+			require.NoError(t, err)
+			defer st.Close()
+			if c.dropout > 0 {
+				_, ok := st.model.(nn.StochasticModel)
+				require.True(t, ok, "%s with dropout %v is no StochasticModel", c.model, c.dropout)
+			}
+			opt, err := st.backend.NewOptimizer(cfg.Optimizer, st.learn, st.grads)
+			require.NoError(t, err)
+			steadySteps(t, st, opt, 1) // allocates the activations and workspaces
+			_, err = st.lossSum()
+			require.NoError(t, err)
+			costs := steadySteps(t, st, opt, steps)
+			batch := int64(4 * c.batch * (3*c.side*c.side + classes + 1))
+			assert.LessOrEqual(t, costs.BytesHtoD, steps*batch, "%s: %d bytes went up in %d steps, the input batches are %d bytes each", c.preset, costs.BytesHtoD, steps, batch)
+			for role, tr := range costs.Transfers {
+				assert.True(t, role == "input" || tr.HtoD == 0 && tr.DtoH == 0, "%s: %v of %s crossed the bus", c.preset, tr, role)
+			}
+			assert.Zero(t, costs.BytesDtoH, "%s: bytes read back in steps that log nothing", c.preset)
+			assert.Zero(t, costs.Waits, "%s: blocking waits in steps that log nothing", c.preset)
+			before := st.backend.(device.CostCounter).Costs()
+			_, err = st.lossSum()
+			require.NoError(t, err)
+			assert.Equal(t, int64(1), st.backend.(device.CostCounter).Costs().Sub(before).Waits, "%s: the logging step's waits", c.preset)
+		})
+	}
+}

@@ -32,7 +32,9 @@ param_count, gomaxprocs and step_costs: per timed step, the device's launches (k
 blas_calls, copies, fills), bytes_host_to_device and bytes_device_to_host (and per kind of
 buffer: transfers), blocking_waits (the one read of the last step's loss, divided over the
 steps) and device_bytes_allocated — zeros on the CPU back end, which has no device (its note
-says so). A model, optimizer and activations that do not fit the device's memory are refused
+says so). --dropout and --augment time a paper preset's step (its dropout, the appendix's crop
+and flip); --profile adds one step timed operation by operation on the device (--json's
+profile: per operation kind and shape, the time, launches, FLOPs and bytes). A model, optimizer and activations that do not fit the device's memory are refused
 before the first step. bench/run.sh (make bench) compares it with the same step in PyTorch.`
 
 // benchFlags are `llpfc bench`'s flags.
@@ -40,7 +42,8 @@ type benchFlags struct {
 	model, method, device                                                    *string
 	batch, steps, warmup, channels, height, width, classes, bagSize, threads *int
 	seed                                                                     *int64
-	asJSON                                                                   *bool
+	dropout                                                                  *float64
+	asJSON, augment, profile                                                 *bool
 }
 
 func defineBenchFlags(fs *flag.FlagSet) *benchFlags {
@@ -57,6 +60,9 @@ func defineBenchFlags(fs *flag.FlagSet) *benchFlags {
 	f.bagSize = fs.Int("bag-size", 128, "size of the random bags")
 	f.threads = fs.Int("threads", 0, "GOMAXPROCS for the run (0: leave it as it is, normally the number of CPUs)")
 	f.seed = fs.Int64("seed", 1, "seed of the random data and the initialisation")
+	f.dropout = fs.Float64("dropout", 0, "the model's dropout probability, as a preset's (wrn-16-4 0.3 in Table 1's CIFAR10 cells; 0: the model's default, VGG16's 0.5)")
+	f.augment = fs.Bool("augment", false, "the appendix's augmentation (zero-pad 4, random crop, horizontal flip), as the colour presets train")
+	f.profile = fs.Bool("profile", false, "after the timed steps, one step profiled operation by operation on the device (time, launches, FLOPs and bytes per operation; --json's profile)")
 	f.device = defineDevice(fs)
 	f.asJSON = defineResultJSON(fs)
 	return f
@@ -84,6 +90,9 @@ func (f *benchFlags) check() error {
 		atLeast("channels", *f.channels, 1), atLeast("height", *f.height, 1), atLeast("width", *f.width, 1),
 		atLeast("classes", *f.classes, 2), atLeast("bag-size", *f.bagSize, 1), atLeast("threads", *f.threads, 0)); err != nil {
 		return err
+	}
+	if d := *f.dropout; !(d >= 0 && d < 1) {
+		return fmt.Errorf("--dropout %v: want a probability in [0, 1)", d)
 	}
 	if m := learn.MinInputSide(*f.model); *f.height < m || *f.width < m {
 		return fmt.Errorf("--height %d --width %d: model %s takes images of at least %d×%d", *f.height, *f.width, *f.model, m, m)
@@ -117,7 +126,7 @@ func (f *benchFlags) config() training.StepBenchConfig {
 	return training.StepBenchConfig{
 		Model: *f.model, Method: *f.method, BatchSize: *f.batch, Steps: *f.steps, Warmup: *f.warmup,
 		Channels: *f.channels, Height: *f.height, Width: *f.width, Classes: *f.classes, BagSize: *f.bagSize,
-		Seed: *f.seed, CPUTime: processCPUTime, Device: *f.device,
+		Seed: *f.seed, CPUTime: processCPUTime, Device: *f.device, Dropout: *f.dropout, Augment: *f.augment, Profile: *f.profile,
 	}
 }
 

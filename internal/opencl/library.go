@@ -45,6 +45,7 @@ var kernelNames = []string{
 	"sgd_step", "adam_step",
 	"guard_check", "loss_tally", "bn_running_split",
 	"bias_add", "relu_mask",
+	"philox_block", "dropout",
 }
 
 // Work-group sizes: element-wise kernels run in groups of elemWG, the

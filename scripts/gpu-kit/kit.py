@@ -303,7 +303,7 @@ def summarize(out):
         key = (b.get("model"), b.get("batch_size"))
         t = {r.get("tf32"): r for r in torch if (r.get("model"), r.get("batch_size")) == key and "images_per_second" in r}
         sc = b.get("step_costs") or {}
-        row = {"model": key[0], "batch": key[1], "ours_ips": b.get("images_per_second"), "ours_launches": sc.get("launches"),
+        row = {"model": key[0], "batch": key[1], "settings": settings(b), "ours_ips": b.get("images_per_second"), "ours_launches": sc.get("launches"),
                "ours_waits": sc.get("blocking_waits"), "ours_device_peak_bytes": b.get("device_peak_bytes"),
                "torch_ips_tf32_off": t.get("off", {}).get("images_per_second"),
                "torch_ips_default": t.get("default", {}).get("images_per_second"),
@@ -312,6 +312,7 @@ def summarize(out):
             row["ratio_tf32_off"] = row["ours_ips"] / row["torch_ips_tf32_off"]
         rows.append(row)
     res["table"] = rows
+    res["profiles"] = profile_tables(bench, torch)
     res["projection"] = projection(res["epoch"])
     res["cpu_table"] = cpu_rows(cpu)
     problems = consistent(res)
@@ -322,6 +323,55 @@ def summarize(out):
         f.write(markdown(res))
     print(res["verdict"])
     return 0 if res["verdict"].startswith("PASS") else 1
+
+
+def settings(b):
+    """A bench result's training settings: its dropout and augmentation (the presets' real ones)."""
+    s = [f"dropout {b['dropout']:g}"] if b.get("dropout") else []
+    if b.get("augment"):
+        s.append("crop+flip")
+    return ", ".join(s) or "none"
+
+
+def geometry_key(g):
+    return tuple(sorted((g or {}).items()))
+
+
+def profile_tables(bench, torch):
+    """Per bench result with a per-op profile (`llpfc bench --profile`), its operations summed by
+    category — time, calls, launches, the work's FLOP/s and bytes/s — largest first, and for the
+    convolutions and matrix products PyTorch's time for the same calls (torch_step.py --kernels:
+    seconds per call at each geometry, times our calls at it) and ours ÷ PyTorch's over the rows
+    that have a peer."""
+    peers = {(r["kernel"], geometry_key(r.get("geometry"))): r["seconds"] for r in torch
+             if r.get("impl") == "pytorch" and r.get("kernel") and r.get("seconds")}
+    out = []
+    for b in bench:
+        prof = b.get("profile") or {}
+        if not prof.get("ops"):
+            continue
+        cats = {}
+        for o in prof["ops"]:
+            c = cats.setdefault(o.get("category", "other"), {"category": o.get("category", "other"), "seconds": 0.0, "calls": 0,
+                                                              "launches": 0, "flops": 0, "bytes": 0, "peer_seconds": 0.0,
+                                                              "ours_with_peer": 0.0})
+            for k in ("seconds", "calls", "launches", "flops", "bytes"):
+                c[k] += o.get(k) or 0
+            peer = peers.get((o.get("category"), geometry_key(o.get("geometry"))))
+            if peer:
+                c["peer_seconds"] += peer * (o.get("calls") or 0)
+                c["ours_with_peer"] += o.get("seconds") or 0
+        total = prof.get("seconds") or sum(c["seconds"] for c in cats.values())
+        rows = sorted(cats.values(), key=lambda c: -c["seconds"])
+        for c in rows:
+            c["share"] = c["seconds"] / total if total else None
+            c["gflops"] = c["flops"] / c["seconds"] / 1e9 if c["flops"] and c["seconds"] else None
+            c["gbytes"] = c["bytes"] / c["seconds"] / 1e9 if c["bytes"] and c["seconds"] else None
+            c["ours_over_peer"] = c["ours_with_peer"] / c["peer_seconds"] if c["peer_seconds"] else None
+        ips = b.get("images_per_second")
+        out.append({"model": b.get("model"), "batch": b.get("batch_size"), "settings": settings(b), "profiled_seconds": total,
+                    "step_seconds": b.get("batch_size") / ips if ips else None, "categories": rows})
+    return out
 
 
 def verdict(res, problems):
@@ -348,6 +398,13 @@ def consistent(res):
                                 ("cpu bench", len([r for r in res["cpu"] if r.get("impl") != "pytorch"]), "CPU bench results")]:
         if ok(prefix) != found:
             problems.append(f"{ok(prefix)} {prefix.strip()} parts passed but the logs gave {found} {what}")
+    unprofiled = [f"{b.get('model')} {b.get('batch_size')}" for b in res["bench"] if not (b.get("profile") or {}).get("ops")]
+    if unprofiled:
+        problems.append("bench results without a per-op profile (--profile): " + ", ".join(unprofiled))
+    kernels = [r for r in res["torch"] if r.get("kernel")]
+    geometries = sum(1 for b in res["bench"] for o in (b.get("profile") or {}).get("ops") or [] if o.get("geometry"))
+    if ok("pytorch kernels") and geometries and not kernels:
+        problems.append("the pytorch kernels part passed but timed no kernel")
     if ok("check") and not res["check"]["verdict"].startswith("verdict: ok"):
         problems.append("the check passed but its verdict line says otherwise: " + res["check"]["verdict"])
     for p in problems:
@@ -410,12 +467,13 @@ def markdown(res):
     L.append("## Parts\n\n| part | status | seconds | note |\n|---|---|---|---|")
     L += [f"| {p['part']} | {p['status']} | {p['seconds']:.0f} | {p['note']} |" for p in res["parts"]]
     L.append("\n## Training step: ours (`--device opencl`) beside PyTorch fp32 on CUDA\n")
-    L.append("| model | batch | ours img/s | ours launches/step | ours waits/step | ours device peak MiB | PyTorch TF32 off img/s | PyTorch defaults img/s | PyTorch max allocated MiB | ours / PyTorch (TF32 off) |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|")
+    L.append("| model | batch | settings | ours img/s | ours launches/step | ours waits/step | ours device peak MiB | PyTorch TF32 off img/s | PyTorch defaults img/s | PyTorch max allocated MiB | ours / PyTorch (TF32 off) |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in res["table"]:
         mib = lambda v: f"{v / 1048576:.0f}" if v else "–"
-        L.append(f"| {r['model']} | {r['batch']} | {fmt(r['ours_ips'])} | {fmt(r['ours_launches'])} | {fmt(r['ours_waits'], 2)} | {mib(r['ours_device_peak_bytes'])} | "
+        L.append(f"| {r['model']} | {r['batch']} | {r.get('settings', '–')} | {fmt(r['ours_ips'])} | {fmt(r['ours_launches'])} | {fmt(r['ours_waits'], 2)} | {mib(r['ours_device_peak_bytes'])} | "
                  f"{fmt(r['torch_ips_tf32_off'])} | {fmt(r['torch_ips_default'])} | {mib(r['torch_max_memory_allocated'])} | {fmt(r.get('ratio_tf32_off'), 3)} |")
+    L += profile_markdown(res.get("profiles") or [])
     p = res["projection"]
     if p.get("table1_cell_hours") or not p:
         L.append(f"\n## One epoch of {p.get('model') or 'WRN-16-4'} (llpfc-uniform, the Table 1 cell's settings) on a CIFAR-shaped set, and the projection\n")
@@ -439,6 +497,28 @@ def markdown(res):
                  f"{fmt(r.get('wall_seconds'))} s, {fmt(r.get('train_images_per_second'))} training images/s")
     L.append("")
     return "\n".join(L) + "\n"
+
+
+def profile_markdown(profiles):
+    """The per-op profiles as tables, one per network (the summary's "where the time goes")."""
+    if not profiles:
+        return ["\n## Where a step's time goes\n", "No per-op profile (the bench parts did not run, or ran without --profile).\n"]
+    L = ["\n## Where a step's time goes: one profiled step per network, op by op, beside PyTorch's kernels for the same shapes\n",
+         "Each operation waited for (clFinish before and after), so the profiled step is slower than the timed ones; "
+         "GFLOP/s counts a multiply-add as 2, GB/s the bytes the operands hold. PyTorch ms: torch_step.py --kernels, "
+         "the same convolutions (F.conv2d, conv2d_input, conv2d_weight) and products (torch.mm) at each geometry, "
+         "TF32 off, times our calls; ours ÷ PyTorch over the calls that have a peer.\n"]
+    ms = lambda v: f"{v * 1000:.2f}" if v is not None else "–"
+    for p in profiles:
+        L.append(f"### {p['model']}, batch {p['batch']} ({p['settings']}): profiled step {ms(p['profiled_seconds'])} ms, timed step {ms(p['step_seconds'])} ms\n")
+        L.append("| operation | calls | launches | ours ms | share | GFLOP/s | GB/s | PyTorch ms (same shapes) | ours ÷ PyTorch |")
+        L.append("|---|---|---|---|---|---|---|---|---|")
+        for c in p["categories"]:
+            share = f"{100 * c['share']:.1f} %" if c.get("share") is not None else "–"
+            L.append(f"| {c['category']} | {c['calls']} | {c['launches']} | {ms(c['seconds'])} | {share} | {fmt(c['gflops'])} | {fmt(c['gbytes'], 2)} | "
+                     f"{ms(c['peer_seconds']) if c['peer_seconds'] else '–'} | {fmt(c['ours_over_peer'], 2)} |")
+        L.append("")
+    return L
 
 
 def main():

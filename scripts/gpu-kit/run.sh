@@ -11,7 +11,11 @@
 #      the CPU back end);
 #   3. the fixture training on the device and on the CPU;
 #   4. llpfc bench --device opencl for mlp, cnn, wrn-16-4 (3×32×32, batch 32 and 128), resnet18 and
-#      vgg16, and the same steps in PyTorch fp32 on CUDA (TF32 off, and PyTorch's defaults);
+#      vgg16 with their presets' settings (WRN-16-4 dropout 0.3, VGG16 0.5, the colour presets'
+#      crop and flip), each with one more step profiled operation by operation (--profile), and
+#      the same steps in PyTorch fp32 on CUDA (TF32 off, and PyTorch's defaults), then the
+#      profiles' convolutions and matrix products shape by shape in PyTorch (torch_step.py
+#      --kernels), so the summary says op by op how far each is from the vendor's kernels;
 #   5. one epoch of WRN-16-4 with llpfc-uniform (the Table 1 cell's settings: its 40,960 training
 #      points in bags of 64) on a CIFAR-shaped set of 50,000 random images made here (fewer points
 #      when the measured throughput would not fit the part's time), and from it the projected wall
@@ -20,8 +24,9 @@
 # Each part has its own time-out and the whole run a budget (KIT_BUDGET seconds, default 450), so
 # one hang does not eat the rest. OUTDIR gets summary.md, results.json and at most 6 logs
 # (discovery, check, train, bench, torch, cpu). --quick: small sizes for CI on PoCL (the PyTorch
-# parts run only where python3 imports torch, else they say they were skipped; the epoch trains
-# cnn-bn on 80 points, and projects nothing: only the Table 1 cell's run is projected). The PyTorch
+# parts run only where python3 imports torch, else they say they were skipped — the profiles'
+# kernels then on PyTorch's CPU, PoCL's device —; the epoch trains cnn-bn on 80 points, and
+# projects nothing: only the Table 1 cell's run is projected). The PyTorch
 # parts run with the first python3 that imports torch (kit.py pick-python; $PYTHON forces one), and
 # each part's note names the interpreter it used. summary.md's first line and the console's last line
 # say PASS, or FAIL and the failing parts. Exit status 0 on PASS, 1 otherwise.
@@ -86,7 +91,7 @@ printf 'discovery\tok\t%s\tdiscovery.log (and results.json); OpenCL drivers foun
 if [ $QUICK = 1 ]; then
 	PARITY=mlp/llpfc-uniform
 	FIX="--num-points 1024"
-	BENCH="mlp:32:1x28x28:2:1 cnn:16:1x28x28:1:1 wrn-16-4:2:3x32x32:1:0"
+	BENCH="mlp:32:1x28x28:2:1:0:- cnn:16:1x28x28:1:1:0:- wrn-16-4:2:3x32x32:1:0:0.3:aug"
 	# cnn-bn, not WRN-16-4: the evaluation's batches of 256 WRN-16-4 images take minutes on PoCL
 	EPOCH_FULL=80 EPOCH_IMAGES=1000 EPOCH_TEST=32 EPOCH_MODEL=cnn-bn EPOCH_ARGS="--model cnn-bn --bag-size 8 --batch-size 16"
 	CPU_BENCH="mlp:32:1x28x28:2:1"
@@ -94,7 +99,9 @@ if [ $QUICK = 1 ]; then
 else
 	PARITY=all
 	FIX="--num-points 40960"
-	BENCH="mlp:128:1x28x28:20:3 cnn:128:1x28x28:20:3 wrn-16-4:32:3x32x32:10:2 wrn-16-4:128:3x32x32:10:2 resnet18:128:3x32x32:10:2 vgg16:128:3x32x32:5:2"
+	# model:batch:CxHxW:steps:warmup:dropout:aug — the presets' settings (grid's wrn16-4 CIFAR10,
+	# resnet18 and vgg16 specs: dropout, and the appendix's crop and flip; the Fashion-MNIST ones none)
+	BENCH="mlp:128:1x28x28:20:3:0:- cnn:128:1x28x28:20:3:0:- wrn-16-4:32:3x32x32:10:2:0.3:aug wrn-16-4:128:3x32x32:10:2:0.3:aug resnet18:128:3x32x32:10:2:0:aug vgg16:128:3x32x32:5:2:0.5:aug"
 	EPOCH_FULL=40960 EPOCH_IMAGES=50000 EPOCH_TEST=10000 EPOCH_MODEL=wrn-16-4 EPOCH_ARGS="--preset wrn16-4 --bag-size 64" # the Table 1 cell (CIFAR10, bags of 64)
 	CPU_BENCH="mlp:128:1x28x28:10:2 cnn:128:1x28x28:5:1 wrn-16-4:32:3x32x32:3:1"
 	THREADS=$(nproc)
@@ -118,12 +125,15 @@ done
 # 4. Our training step on the device, then PyTorch's on CUDA.
 configs=""
 for c in $BENCH; do
-	IFS=: read -r model batch shape steps warmup <<<"$c"
+	IFS=: read -r model batch shape steps warmup dropout aug <<<"$c"
 	IFS=x read -r ch h w <<<"$shape"
-	configs="$configs${configs:+,}$model:$batch:$shape"
+	configs="$configs${configs:+,}$model:$batch:$shape:$dropout:$aug"
+	augflag=""
+	[ "$aug" = aug ] && augflag=--augment
 	if [ "$KIT_HAVE_DRIVER" = 1 ]; then
+		# shellcheck disable=SC2086
 		part "bench $model $batch (opencl)" 40 bench.log "$LLPFC" bench --device opencl --model "$model" --batch-size "$batch" \
-			--channels "$ch" --height "$h" --width "$w" --steps "$steps" --warmup "$warmup" --json
+			--channels "$ch" --height "$h" --width "$w" --steps "$steps" --warmup "$warmup" --dropout "$dropout" $augflag --profile --json
 	else
 		skip "bench $model $batch (opencl)" "no OpenCL driver"
 	fi
@@ -131,8 +141,16 @@ done
 if "$TORCHPY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 3)' >>"$OUT/torch.log" 2>&1; then
 	PART_NOTE="with $TORCHDESC" part "pytorch cuda" 75 torch.log "$TORCHPY" "$KIT/torch_step.py" --device cuda --tf32 off,default --configs "$configs" \
 		--steps 10 --warmup 3 --threads "$THREADS"
+	PART_NOTE="with $TORCHDESC" part "pytorch kernels" 30 torch.log "$TORCHPY" "$KIT/torch_step.py" --device cuda --tf32 off --kernels "$OUT/bench.log"
 else
 	skip "pytorch cuda" "$TORCHDESC has no torch with CUDA (torch.log; the interpreters tried: discovery.log)"
+	if [ $QUICK = 1 ] && "$TORCHPY" -c 'import torch' >>"$OUT/torch.log" 2>&1; then
+		# on PoCL the device is the CPU: PyTorch's CPU kernels are its peer
+		PART_NOTE="with $TORCHDESC, on the CPU" part "pytorch kernels" 45 torch.log "$TORCHPY" "$KIT/torch_step.py" --device cpu \
+			--threads "$THREADS" --kernels "$OUT/bench.log"
+	else
+		skip "pytorch kernels" "$TORCHDESC has no torch with CUDA"
+	fi
 fi
 
 # 5. One epoch of WRN-16-4 on a CIFAR-shaped set, sized to what fits.

@@ -80,6 +80,104 @@ class SummarizeTest(unittest.TestCase):
         self.assertAlmostEqual(res["projection"]["table1_cell_hours"], 200 * 40960 / 2000.0 / 3600)
 
 
+    def test_profile_table_beside_pytorch(self):
+        conv = {"N": 2, "C": 3, "H": 8, "W": 8, "O": 4, "K": 3, "pad": 1, "stride": 1}
+        gemm = {"m": 2, "n": 10, "k": 64, "ta": 0, "tb": 0}
+        ops = [{"category": "conv forward", "kind": "llpfc.Conv2dIm2col", "geometry": conv, "calls": 2, "seconds": 0.004, "launches": 6,
+                "flops": 4000000, "bytes": 1000},
+               {"category": "conv forward", "kind": "llpfc.Conv2dIm2col", "geometry": dict(conv, C=4), "calls": 1, "seconds": 0.002, "launches": 3,
+                "flops": 2000000, "bytes": 1000},
+               {"category": "GEMM", "kind": "gorgonia.linAlgBinOp(A × B)", "geometry": gemm, "calls": 1, "seconds": 0.001, "launches": 1,
+                "flops": 2560, "bytes": 3000},
+               {"category": "batch norm", "kind": "llpfc.BatchNormReLU", "calls": 4, "seconds": 0.003, "launches": 8, "flops": 0, "bytes": 3000000}]
+        bench = {"model": "wrn-16-4", "batch_size": 2, "images_per_second": 100.0, "dropout": 0.3, "augment": True,
+                 "profile": {"ops": ops, "seconds": 0.010}}
+        torch = [{"impl": "pytorch", "kernel": "conv forward", "geometry": conv, "seconds": 0.0005},
+                 {"impl": "pytorch", "kernel": "GEMM", "geometry": gemm, "seconds": 0.0002}]
+        with open(os.path.join(self.out, "bench.log"), "w") as f:
+            f.write("### llpfc bench ...\n" + json.dumps(bench) + "\n")
+        with open(os.path.join(self.out, "torch.log"), "w") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in torch))
+        rc, _, _, res = self.summarize([("discovery", "ok", "1", "d"), ("bench wrn-16-4 2 (opencl)", "ok", "9", "bench.log"),
+                                        ("pytorch kernels", "ok", "3", "torch.log")])
+        self.assertEqual(rc, 0)
+        self.assertEqual(res["table"][0]["settings"], "dropout 0.3, crop+flip")
+        (p,) = res["profiles"]
+        cats = {c["category"]: c for c in p["categories"]}
+        self.assertEqual([c["category"] for c in p["categories"]], ["conv forward", "batch norm", "GEMM"])  # by time
+        cf = cats["conv forward"]
+        self.assertEqual((cf["calls"], cf["launches"]), (3, 9))
+        self.assertAlmostEqual(cf["seconds"], 0.006)
+        self.assertAlmostEqual(cf["share"], 0.6)
+        self.assertAlmostEqual(cf["gflops"], 6e6 / 0.006 / 1e9)
+        # PyTorch timed one of the two geometries: 2 calls of 0.5 ms beside our 4 ms for them
+        self.assertAlmostEqual(cf["peer_seconds"], 0.001)
+        self.assertAlmostEqual(cf["ours_over_peer"], 4.0)
+        self.assertAlmostEqual(cats["GEMM"]["ours_over_peer"], 5.0)
+        self.assertIsNone(cats["batch norm"]["ours_over_peer"])
+        self.assertAlmostEqual(cats["batch norm"]["gbytes"], 1.0)
+        md = read(os.path.join(self.out, "summary.md"))
+        self.assertIn("### wrn-16-4, batch 2 (dropout 0.3, crop+flip): profiled step 10.00 ms, timed step 20.00 ms", md)
+        self.assertIn("| conv forward | 3 | 9 | 6.00 | 60.0 % | 1.0 | 0.00 | 1.00 | 4.00 |", md)
+
+    def test_bench_without_profile_fails(self):
+        with open(os.path.join(self.out, "bench.log"), "w") as f:
+            f.write(json.dumps({"model": "mlp", "batch_size": 2, "images_per_second": 10.0}) + "\n")
+        rc, line, _, _ = self.summarize([("discovery", "ok", "1", "d"), ("bench mlp 2 (opencl)", "ok", "1", "bench.log")])
+        self.assertEqual(rc, 1)
+        self.assertIn("without a per-op profile", line)
+
+
+class TorchStepTest(unittest.TestCase):
+    """bench/torch_step.py's parts that need no torch (a stub stands in for it): the configs with a
+    preset's dropout and augmentation, and the geometries --kernels times from a bench log."""
+
+    @classmethod
+    def setUpClass(cls):
+        import importlib.util
+        import types
+        stubs = {}
+        for name in ["torch", "torch.nn", "torch.nn.functional"]:
+            stubs[name] = types.ModuleType(name)
+        stubs["torch.nn"].Module = object
+        stubs["torch"].nn = stubs["torch.nn"]
+        stubs["torch.nn"].functional = stubs["torch.nn.functional"]
+        cls.saved = {k: sys.modules.get(k) for k in stubs}
+        sys.modules.update(stubs)
+        spec = importlib.util.spec_from_file_location("torch_step", os.path.join(HERE, "..", "..", "bench", "torch_step.py"))
+        cls.ts = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cls.ts)
+
+    @classmethod
+    def tearDownClass(cls):
+        for k, v in cls.saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+
+    def test_configs(self):
+        got = self.ts.parse_configs("mlp:128:1x28x28,wrn-16-4:32:3x32x32:0.3:aug,vgg16:8:3x32x32:0.5:-", None)
+        self.assertEqual(got, [("mlp", 128, 1, 28, 28, 0.0, False), ("wrn-16-4", 32, 3, 32, 32, 0.3, True), ("vgg16", 8, 3, 32, 32, 0.5, False)])
+        with self.assertRaises(SystemExit):
+            self.ts.parse_configs("mlp:128", None)
+
+    def test_profile_geometries(self):
+        conv = {"N": 2, "C": 3, "H": 8, "W": 8, "O": 4, "K": 3, "pad": 1, "stride": 1}
+        ops = [{"category": "conv forward", "geometry": conv}, {"category": "conv backward-filter", "geometry": conv},
+               {"category": "batch norm"}, {"category": "conv forward", "geometry": dict(reversed(list(conv.items())))},
+               {"category": "GEMM", "geometry": {"m": 2, "n": 3, "k": 4, "ta": 0, "tb": 1}}]
+        d = tempfile.mkdtemp()
+        try:
+            log = os.path.join(d, "bench.log")
+            with open(log, "w") as f:
+                f.write("### llpfc bench\n" + json.dumps({"model": "x", "profile": {"ops": ops}}) + "\nnot json {\n")
+            got = self.ts.profile_geometries(log)
+        finally:
+            shutil.rmtree(d)
+        self.assertEqual([c for c, _ in got], ["conv forward", "conv backward-filter", "GEMM"], "each geometry once, batch norm untimed")
+
+
 class PickPythonTest(unittest.TestCase):
     """Fake interpreters on a PATH: the kit prefers the one that imports torch, whatever its order,
     and names each."""

@@ -179,3 +179,99 @@ func FormatBytes(b int64) string {
 	}
 	return fmt.Sprintf("%d B", b)
 }
+
+// Profiler is a back end that can time each operation of the steps it
+// runs (the device's per-op profile): between StartProfile and
+// StopProfile it waits for every operation to finish before the next
+// begins (so a profiled step runs slower than a plain one, and the sum of
+// the operations' times is the step without the overlap of host and
+// device) and records its time, launches and work.
+type Profiler interface {
+	StartProfile()
+	StopProfile() Profile
+}
+
+// Profile is what a Profiler recorded: one row per operation kind and
+// geometry, in the order first seen.
+type Profile struct {
+	Ops []OpProfile `json:"ops"`
+	// Seconds is the time of every row together.
+	Seconds float64 `json:"seconds"`
+	// Note says how the times were taken.
+	Note string `json:"note"`
+}
+
+// OpProfile is one operation kind at one geometry: Calls runs of it took
+// Seconds together, launched Launches commands and did FLOPs
+// floating-point operations (2 a multiply-add; 0 where the kind is not
+// arithmetic-bound) on Bytes bytes (what its inputs and outputs hold,
+// read or written once: the least traffic it needs).
+type OpProfile struct {
+	Category string `json:"category"`
+	Kind     string `json:"kind"`
+	// Geometry is the shape of a convolution (N, C, H, W, O, K, pad,
+	// stride) or a matrix product (m, n, k, ta, tb: C = op(A)·op(B), op
+	// transposing when ta or tb is 1), the key the PyTorch peer times the
+	// same operation by; empty for other kinds.
+	Geometry map[string]int `json:"geometry,omitempty"`
+	Calls    int            `json:"calls"`
+	Seconds  float64        `json:"seconds"`
+	Launches int64          `json:"launches"`
+	FLOPs    int64          `json:"flops"`
+	Bytes    int64          `json:"bytes"`
+}
+
+// The categories of a profile's operations (OpCategory).
+const (
+	CatConvForward = "conv forward"
+	CatConvData    = "conv backward-data"
+	CatConvFilter  = "conv backward-filter"
+	CatConvBias    = "conv backward-bias"
+	CatGEMM        = "GEMM"
+	CatBatchNorm   = "batch norm"
+	CatPool        = "pooling"
+	CatDropout     = "dropout"
+	CatLoss        = "loss"
+	CatElementwise = "elementwise"
+	CatReduction   = "reduction"
+	CatLayout      = "layout"
+	CatOptimizer   = "optimizer"
+	CatGradients   = "gradients"
+	CatChecks      = "step checks"
+	CatTransfers   = "transfers"
+	CatOther       = "other"
+)
+
+// OpCategory names the category of an operation kind (OpKind): what a
+// per-op profile sums, and what the vendor's libraries offer one kernel
+// for (a convolution's three passes, a matrix product, batch norm, …).
+func OpCategory(kind string) string {
+	switch {
+	case kind == "llpfc.Conv2dIm2col" || kind == "gorgonia.im2colOp":
+		return CatConvForward
+	case kind == "llpfc.Conv2dIm2colGrad(x)" || kind == "gorgonia.col2imOp":
+		return CatConvData
+	case kind == "llpfc.Conv2dIm2colGrad(W)":
+		return CatConvFilter
+	case kind == "llpfc.Conv2dIm2colGrad(b)":
+		return CatConvBias
+	case strings.HasPrefix(kind, "gorgonia.linAlgBinOp("):
+		return CatGEMM
+	case strings.Contains(kind, "BatchNorm"):
+		return CatBatchNorm
+	case strings.Contains(kind, "MaxPool") || strings.Contains(kind, "maxPool"):
+		return CatPool
+	case strings.HasPrefix(kind, "llpfc.Dropout"):
+		return CatDropout
+	case strings.HasPrefix(kind, "llpfc.FCLoss") || strings.HasPrefix(kind, "gorgonia.softmax"):
+		return CatLoss
+	case strings.HasPrefix(kind, "gorgonia.elemBinOp(") || strings.HasPrefix(kind, "gorgonia.elemUnaryOp(") ||
+		strings.HasPrefix(kind, "gorgonia.repeatOp("):
+		return CatElementwise
+	case strings.HasPrefix(kind, "gorgonia.sumOp(") || strings.HasPrefix(kind, "gorgonia.maxOp("):
+		return CatReduction
+	case strings.HasPrefix(kind, "gorgonia.transposeOp(") || kind == "gorgonia.reshapeOp":
+		return CatLayout
+	}
+	return CatOther
+}

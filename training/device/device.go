@@ -24,8 +24,8 @@ import (
 //     (initialization, a checkpoint restored) and Pull copies it back
 //     (checkpoints, results);
 //   - an input (Options.Inputs): copied from its Go value before every Run
-//     (the minibatch, T̂'s rows, weights, dropout masks, batch-norm running
-//     statistics);
+//     (the minibatch, T̂'s rows, weights, batch-norm running statistics;
+//     dropout masks are computed where the program runs, nn.Dropout);
 //   - a constant (everything else: averaging matrices, scalars): copied
 //     once, when the Program is compiled.
 type Backend interface {

@@ -240,6 +240,9 @@ func TestFusedBatchNormReLUInModels(t *testing.T) {
 		var grads [2]gorgonia.Nodes
 		for i, z := range []*gorgonia.Node{beforeFusion(t, m, x), nil} {
 			if z == nil {
+				if v, ok := m.(*VGG16); ok {
+					v.drops = 0 // VGG16: the second pass's two dropout layers draw the first's masks
+				}
 				z, err = m.Forward(x, true)
 				require.NoError(t, err)
 			}
@@ -250,13 +253,8 @@ func TestFusedBatchNormReLUInModels(t *testing.T) {
 			grads[i], err = nn.Grad(costs[i], m.Learnables()...)
 			require.NoError(t, err)
 		}
-		if sm, ok := m.(nn.StochasticModel); ok && len(sm.Masks()) > 0 { // VGG16: each pass made its two dropout masks; both get the same
+		if sm, ok := m.(nn.StochasticModel); ok {
 			sm.Resample(rng.New(5, "masks"))
-			ms := sm.Masks()
-			require.Len(t, ms, 4)
-			for i := range 2 {
-				copy(ms[2+i].Value().Data().([]float32), ms[i].Value().Data().([]float32))
-			}
 		}
 		vm := gorgonia.NewTapeMachine(g)
 		require.NoError(t, vm.RunAll())

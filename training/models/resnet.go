@@ -16,52 +16,35 @@ import (
 // pooling, and the two optional interfaces a training loop uses to drive
 // them (StochasticModel, BatchNormModel).
 
-// netState is the out-of-graph state of a model: its dropout masks and its
-// batch-norm layers. Models embed it to implement StochasticModel and
-// BatchNormModel.
+// netState is the out-of-graph state of a model: its dropout key and
+// layers and its batch-norm layers. Models embed it to implement
+// StochasticModel and BatchNormModel.
 type netState struct {
-	g       *gorgonia.ExprGraph
-	dt      tensor.Dtype
-	masks   []dropMask
+	g  *gorgonia.ExprGraph
+	dt tensor.Dtype
+	// drop is the key of the model's dropout masks (nn.Dropout), drops
+	// the number of dropout layers built so far (each training-mode
+	// Forward builds its own, as each PyTorch forward draws fresh masks).
+	drop    *nn.DropoutKey
+	drops   int
 	bns     []*nn.BatchNorm
 	noTrack bool
 }
 
-type dropMask struct {
-	node *gorgonia.Node
-	p    float64
-}
-
-// Resample draws a fresh keep/drop pattern for every dropout mask built so
-// far, in the order the masks were created: each unit is kept with
-// probability 1−p and then scaled by 1/(1−p) (inverted dropout, as
-// torch.nn.Dropout).
+// Resample sets the key of every dropout mask built so far from one
+// 64-bit draw of rng: each unit is then kept with probability 1−p and
+// scaled by 1/(1−p) (inverted dropout, as torch.nn.Dropout), the masks
+// computed where the program runs from the key, the layer and the unit
+// (nn.Dropout). The caller's stream is the run's, drawn once a step, so
+// the masks are a function of (seed, step, layer, unit).
 func (s *netState) Resample(rng *rand.Rand) {
-	for _, m := range s.masks {
-		scale := 1 / (1 - m.p)
-		switch d := m.node.Value().Data().(type) {
-		case []float32:
-			for i := range d {
-				if rng.Float64() < m.p {
-					d[i] = 0
-				} else {
-					d[i] = float32(scale)
-				}
-			}
-		case []float64:
-			for i := range d {
-				if rng.Float64() < m.p {
-					d[i] = 0
-				} else {
-					d[i] = scale
-				}
-			}
-		}
+	if s.drop != nil {
+		s.drop.Set(rng.Uint64())
 	}
 }
 
-// dropout multiplies x by a mask node in training mode with p > 0 and
-// returns x unchanged otherwise.
+// dropout returns nn.Dropout of x in training mode with p > 0 and x
+// unchanged otherwise.
 func (s *netState) dropout(x *gorgonia.Node, p float64, train bool) (*gorgonia.Node, error) {
 	if !train || p == 0 {
 		return x, nil
@@ -69,22 +52,20 @@ func (s *netState) dropout(x *gorgonia.Node, p float64, train bool) (*gorgonia.N
 	if p < 0 || p >= 1 {
 		return nil, fmt.Errorf("dropout probability %v, want in [0, 1)", p)
 	}
-	shape := x.Shape().Clone()
-	mask := gorgonia.NewTensor(s.g, s.dt, shape.Dims(), gorgonia.WithShape(shape...),
-		gorgonia.WithName(fmt.Sprintf("dropout-mask-%d", len(s.masks))),
-		gorgonia.WithValue(nn.ConstTensor(s.dt, shape, 1)))
-	s.masks = append(s.masks, dropMask{node: mask, p: p})
-	return gorgonia.HadamardProd(x, mask)
+	if s.drop == nil {
+		s.drop = nn.NewDropoutKey()
+	}
+	y, err := nn.Dropout(x, p, s.drop, s.drops)
+	if err != nil {
+		return nil, err
+	}
+	s.drops++
+	return y, nil
 }
 
-// Masks returns the dropout masks built so far, in creation order.
-func (s *netState) Masks() gorgonia.Nodes {
-	ns := make(gorgonia.Nodes, len(s.masks))
-	for i, m := range s.masks {
-		ns[i] = m.node
-	}
-	return ns
-}
+// Masks returns no node: the masks are computed where the program runs
+// (nn.Dropout), not held in inputs.
+func (s *netState) Masks() gorgonia.Nodes { return nil }
 
 // SetTrackRunningStats switches the recording of batch statistics by later
 // training-mode Forward calls on or off.

@@ -10,15 +10,17 @@ import (
 
 // StochasticModel is implemented by models whose training forward pass
 // draws random numbers (dropout masks). gorgonia's own Dropout seeds itself
-// from the clock; these models instead hold each mask in an input node that
-// Resample refills from the caller's stream, so the same seed gives the same
+// from the clock; these models instead key their masks by a number
+// Resample draws from the caller's stream, so the same seed gives the same
 // run. A loop must call Resample before every run of a tape that contains a
 // training-mode Forward; until the first Resample every mask keeps all units.
 type StochasticModel interface {
 	Model
 	Resample(rng *rand.Rand)
-	// Masks returns the mask nodes Resample refills: inputs of every
-	// program that runs a training-mode Forward (device.Options.Inputs).
+	// Masks returns the mask nodes Resample refills, inputs of every
+	// program that runs a training-mode Forward (device.Options.Inputs):
+	// none for the models of training/models, whose masks are computed
+	// where the program runs (Dropout).
 	Masks() gorgonia.Nodes
 }
 

@@ -14,7 +14,9 @@
 //     layers of 16 channels or more by Winograd's F(2×2, 3×3), 16 products
 //     between internal/wino's tile transforms, winograd.go), batch norm with or without
 //     ReLU in training and evaluation mode (bnfused.go), the 2×2 max pool
-//     with or without ReLU (pool.go), and the batch-norm statistics sweep
+//     with or without ReLU (pool.go), dropout whose masks each back end
+//     computes where it runs from the step's key, the layer and the unit by
+//     Philox4x32-10 (dropout.go), and the batch-norm statistics sweep
 //     that lets a bag loss evaluated in chunks see the whole minibatch's
 //     statistics (BNSweep, bnsweep.go);
 //   - the value helpers every graph builder uses (values.go: input nodes,
@@ -25,7 +27,7 @@
 // pass and run single-threaded (issue 12); the fused ops are checked
 // against gorgonia's composite graphs and finite differences.
 //
-// Imports: internal/par, internal/sgemm, internal/vec, internal/wino, gorgonia. Imported by
+// Imports: internal/par, internal/philox, internal/sgemm, internal/vec, internal/wino, gorgonia. Imported by
 // training/models, training/loss, training/device back ends and training;
 // it imports none of them (TestTrainingRoomsImportOneWay).
 package nn

@@ -174,6 +174,19 @@ func Cases() []Case {
 			return append(gorgonia.Nodes{y}, Grads(WeightedSum(g, r, y), x)...), device.Options{Params: gorgonia.Nodes{x}}, nil
 		}})
 	}
+	cs = append(cs, Case{Name: "dropout (masks drawn where it runs) and its gradient", Build: func(g *gorgonia.ExprGraph, r *rand.Rand) (gorgonia.Nodes, device.Options, After) {
+		// two layers of one key (4-D, 2-D; sizes that leave a last Philox
+		// block of 2 and 1 values), one of a key never set (the identity)
+		x := Tensor(g, r, "x", -1, 1, 2, 3, 7, 5)
+		m := Tensor(g, r, "m", -1, 1, 5, 9)
+		key, unset := nn.NewDropoutKey(), nn.NewDropoutKey()
+		key.Set(r.Uint64())
+		y1 := Must(nn.Dropout(x, 0.3, key, 0))
+		y2 := Must(nn.Dropout(m, 0.5, key, 1))
+		y3 := Must(nn.Dropout(m, 0.5, unset, 0))
+		cost := Must(gorgonia.Add(WeightedSum(g, r, y1), Must(gorgonia.Add(WeightedSum(g, r, y2), WeightedSum(g, r, y3)))))
+		return append(gorgonia.Nodes{y1, y2, y3}, Grads(cost, x, m)...), device.Options{Params: gorgonia.Nodes{x, m}}, nil
+	}})
 	cs = append(cs, bnCases()...)
 	cs = append(cs, Case{Name: "read", Build: func(g *gorgonia.ExprGraph, r *rand.Rand) (gorgonia.Nodes, device.Options, After) {
 		x := Tensor(g, r, "x", -1, 1, 3, 4)

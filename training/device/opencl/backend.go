@@ -33,7 +33,7 @@ type Backend struct {
 	lib  *opencl.Lib
 	name string
 
-	prof *profiler // LLPFC_OPENCL_PROFILE
+	prof *profiler // the per-op profile (device.Profiler, ProfileEnv)
 
 	mu     sync.Mutex
 	params map[*gorgonia.Node]*opencl.Buffer
@@ -271,7 +271,7 @@ func (b *Backend) Close() error {
 	for _, p := range progs {
 		errs = append(errs, p.Close())
 	}
-	if b.prof != nil {
+	if b.prof.env {
 		b.prof.write(os.Stderr, b.name)
 	}
 	errs = append(errs, b.ctx.Close())

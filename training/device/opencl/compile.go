@@ -136,7 +136,7 @@ func (c *compiler) lower() error {
 			c.read(x, i)
 		}
 		if run != nil {
-			p.steps = append(p.steps, step{node: n, run: run})
+			p.steps = append(p.steps, step{node: n, run: run, work: workOf(n)})
 		}
 	}
 	for n := range p.outs {

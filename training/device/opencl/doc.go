@@ -9,8 +9,10 @@
 //
 // Parameters live in device buffers shared by every Program of a Backend
 // (Push uploads the nodes' Go values, Pull downloads them); a Program's
-// inputs (minibatch, T̂ rows, weights, dropout masks, running statistics)
-// are uploaded from their Go values once per Run, its constants once at
+// inputs (minibatch, T̂ rows, weights, running statistics) are uploaded
+// from their Go values once per Run — dropout masks are not among them:
+// the dropout kernel computes each mask from the step's key (nn.Dropout,
+// Philox4x32-10), forward and backward —, its constants once at
 // Compile; activations live in a pool of device buffers that Compile
 // assigns by liveness (two values never live together share one) and
 // Release frees. Grads are device buffers that Add fills from a program's
@@ -63,6 +65,16 @@
 // statistics are instead folded into running averages the back end holds
 // on the device (device.StateHolder; opencl.Lib.BNRunningSplit), so a
 // step downloads nothing.
+//
+// # Where the time goes
+//
+// Backend implements device.Profiler (profile.go): between StartProfile
+// and StopProfile every step of a program, the gradients' sum, the step
+// checks and the optimizer's update wait for the device before and after,
+// and their times, launches and work (FLOPs and bytes from the nodes'
+// shapes) are summed per operation kind and geometry — what `llpfc bench
+// --profile` and the GPU kit report beside PyTorch's kernels for the same
+// shapes. ProfileEnv profiles a whole run and prints it at Close.
 //
 // Imports internal/opencl, training/device, training/nn, training/optim,
 // gorgonia. Imported by training (backends.go) for its registration.

@@ -162,6 +162,15 @@ func (g *grads) Add(pr device.Program, nodes gorgonia.Nodes, scale float64) erro
 		}
 		src[i] = b
 	}
+	var words int64
+	for _, sz := range g.sizes {
+		words += 3 * int64(sz)
+	}
+	return g.be.timed(opWork{cat: device.CatGradients, kind: "gradients added", byts: 4 * words}, func() error { return g.add(src, nodes, scale) })
+}
+
+// add enqueues the sums of Add.
+func (g *grads) add(src []*opencl.Buffer, nodes gorgonia.Nodes, scale float64) error {
 	lib, ctx := g.be.lib, g.be.ctx
 	first := g.zero
 	g.zero = false
@@ -234,7 +243,7 @@ func (g *grads) AddLoss(pr device.Program, loss *gorgonia.Node) error {
 	if n != 1 {
 		return fmt.Errorf("device opencl: loss %s has %d values, want a scalar", loss.Name(), n)
 	}
-	if err := g.be.lib.TallyLoss(b, g.flag, g.tag); err != nil {
+	if err := g.be.timed(opWork{cat: device.CatChecks, kind: "loss tally", byts: 4}, func() error { return g.be.lib.TallyLoss(b, g.flag, g.tag) }); err != nil {
 		return err
 	}
 	g.lossAdded = true
@@ -249,7 +258,11 @@ func (g *grads) Check() error {
 	if g.zero {
 		return nil
 	}
-	return g.checkAll(g.flag, g.tag)
+	var words int64
+	for _, sz := range g.sizes {
+		words += int64(sz)
+	}
+	return g.be.timed(opWork{cat: device.CatChecks, kind: "gradient check", byts: 4 * words}, func() error { return g.checkAll(g.flag, g.tag) })
 }
 
 // Sync reads the step flag (one blocking read).

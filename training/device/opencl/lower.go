@@ -71,6 +71,8 @@ func init() {
 	}
 	lowerers["llpfc.EvalBatchNorm"] = lowerBNEval
 	lowerers["llpfc.EvalBatchNormReLU"] = lowerBNEval
+	lowerers["llpfc.Dropout"] = lowerDropout
+	lowerers["llpfc.DropoutGrad"] = lowerDropout
 }
 
 // prefixLowerers lower the kinds that name their axes or permutation:
@@ -763,5 +765,29 @@ func lowerPool2Grad(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(
 	out.kind = slotComputed
 	return func(p *program) error {
 		return p.lib().MaxPool2Grad(p.buf(dy), p.store(arg), p.buf(out), g.N*g.C, g.H, g.W)
+	}, nil
+}
+
+// lowerDropout: nn.Dropout and its gradient, y = x ⊙ mask with the mask
+// computed in the kernel from the key the op holds when the step is
+// enqueued (read then, not at compile time: the model's Resample sets it
+// before every step). Nothing is uploaded.
+func lowerDropout(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*program) error, error) {
+	if err := arity(c, n, in, 1); err != nil {
+		return nil, err
+	}
+	op, ok := n.Op().(interface{ DropoutMask() nn.DropoutMask })
+	if !ok {
+		return nil, c.errorf(n, "op of type %T has no DropoutMask", n.Op())
+	}
+	x := in[0]
+	if x.size != out.size {
+		return nil, c.errorf(n, "%d inputs for %d outputs", x.size, out.size)
+	}
+	out.kind = slotComputed
+	return func(p *program) error {
+		m := op.DropoutMask()
+		return p.lib().Dropout(p.buf(x), p.buf(out), out.size, opencl.DropoutMask{Key0: m.Key[0], Key1: m.Key[1], Layer: m.Layer,
+			Threshold: m.Threshold, Scale: float32(m.Scale)})
 	}, nil
 }

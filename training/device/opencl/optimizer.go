@@ -149,6 +149,23 @@ func (o *optimizer) Step(lr float64) error {
 	if err := o.grads.materialize(); err != nil {
 		return err
 	}
+	var n int64
+	for _, sz := range o.sizes {
+		n += int64(sz)
+	}
+	// parameters and gradients read, parameters written, each state buffer read and written
+	words := 3 * n
+	if o.buf != nil {
+		words += 2 * n
+	}
+	if o.m != nil {
+		words += 4 * n
+	}
+	return o.be.timed(opWork{cat: device.CatOptimizer, kind: "optimizer " + o.cfg.Name, byts: 4 * words}, func() error { return o.step1(lr) })
+}
+
+// step1 enqueues one guarded update.
+func (o *optimizer) step1(lr float64) error {
 	o.step++
 	if o.fused {
 		g := o.grads.group

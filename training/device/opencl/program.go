@@ -3,7 +3,6 @@ package opencl
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/llpfc/llpfc/internal/opencl"
 	"github.com/llpfc/llpfc/training/device"
@@ -56,10 +55,11 @@ type value struct {
 	store     int
 }
 
-// step is one node's kernels.
+// step is one node's kernels and their work (the per-op profile).
 type step struct {
 	node *gorgonia.Node
 	run  func(p *program) error
+	work opWork
 }
 
 // program is a compiled part of a graph on the device.
@@ -147,39 +147,45 @@ func (p *program) Run() error {
 			p.stores[i] = b
 		}
 	}
+	var ups []*slot // the leaf constants another program declares as inputs, then the inputs
 	for _, s := range p.leafConsts {
 		if p.be.declaredInput(s.node) {
+			ups = append(ups, s)
+		}
+	}
+	ups = append(ups, p.inputs...)
+	var up int64
+	for _, s := range ups {
+		up += 4 * int64(s.size)
+	}
+	uploads := func() error {
+		for _, s := range ups {
 			if err := p.upload(s); err != nil {
 				return err
 			}
 		}
+		return nil
 	}
-	for _, s := range p.inputs {
-		if err := p.upload(s); err != nil {
-			return err
-		}
+	if err := p.be.timed(opWork{cat: device.CatTransfers, kind: "inputs to the device", byts: up}, uploads); err != nil {
+		return err
 	}
 	p.version++
 	for _, st := range p.steps {
-		var t0 time.Time
-		var c0 int64
-		prof := p.be.prof
-		if prof != nil {
-			t0, c0 = time.Now(), p.ctx().Counts().Launches()
-		}
-		if err := st.run(p); err != nil {
+		if err := p.be.timed(st.work, func() error { return st.run(p) }); err != nil {
 			return p.errorf("node %s (%s): %w", st.node.Name(), device.OpKind(st.node.Op()), err)
 		}
-		if prof != nil {
-			if err := p.ctx().Finish(); err != nil {
-				return err
-			}
-			prof.add(device.OpKind(st.node.Op()), time.Since(t0), p.ctx().Counts().Launches()-c0)
-		}
 	}
-	for _, f := range p.post {
-		if err := f(p); err != nil {
-			return p.errorf("%w", err)
+	post := func() error {
+		for _, f := range p.post {
+			if err := f(p); err != nil {
+				return p.errorf("%w", err)
+			}
+		}
+		return nil
+	}
+	if len(p.post) > 0 {
+		if err := p.be.timed(opWork{cat: device.CatTransfers, kind: "values to the host"}, post); err != nil {
+			return err
 		}
 	}
 	p.ran = true
