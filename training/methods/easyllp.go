@@ -10,7 +10,7 @@ const EasyLLP = "easyllp"
 
 func init() {
 	RegisterBag(Descriptor{
-		Name: EasyLLP, Label: "EasyLLP", Order: 40,
+		Name: EasyLLP, Label: "EasyLLP", Order: 40, Style: 4,
 		Paper:        "Busa-Fekete et al., Easy Learning from Label Proportions, NeurIPS 2023",
 		Code:         "TianhaoMa5/ICLR2026_LLP-PVC@fe11a00:easyllp.py, easyllp_flood.py",
 		DefaultBatch: 8,

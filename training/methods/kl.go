@@ -10,7 +10,7 @@ const KL = "kl"
 
 func init() {
 	Register(Descriptor{
-		Name: KL, Label: "KL", Order: 10,
+		Name: KL, Label: "KL", Order: 10, Style: 1,
 		Paper: "App. `subsec:KL` (the KL baseline)", Code: "Z-Jianxin/LLPFC@1d0cbc5:kl.py, kllib/train_fun.py",
 		Family: FamilyBag, Batch: Bags, DefaultBatch: 2,
 		Help:     "the KL divergence between each bag's proportions and its mean predicted distribution (App. subsec:KL)",

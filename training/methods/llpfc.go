@@ -18,16 +18,16 @@ const (
 func init() {
 	for _, a := range []struct {
 		name, label, paper, help string
-		order                    int
+		order, style             int
 		mode                     estimators.Mode
 	}{
-		{LLPFCIdeal, "LLPFC-ideal", "Algorithm 1 (`algo:LLPFC`)", "LLPFC, the noisy prior α solved from Γ̂ᵀα = σ̂ on each group (Algorithm 1; needs the grouping assumption)", 100, estimators.ModeIdeal},
-		{LLPFCUniform, "LLPFC-uniform", "Algorithm 2 (`algo:LLPFC-uniform`)", "LLPFC, the noisy prior α̂(c) = |b_c|/n of each group's bag sizes (Algorithm 2)", 110, estimators.ModeUniform},
-		{LLPFCApprox, "LLPFC-approx", "Algorithm 3 (`algo:LLPFC-approx`)", "LLPFC, the noisy prior α̂ = argmin over the simplex of ‖σ̂ − Γ̂ᵀα‖ (Algorithm 3)", 120, estimators.ModeApprox},
+		{LLPFCIdeal, "LLPFC-ideal", "Algorithm 1 (`algo:LLPFC`)", "LLPFC, the noisy prior α solved from Γ̂ᵀα = σ̂ on each group (Algorithm 1; needs the grouping assumption)", 100, 8, estimators.ModeIdeal},
+		{LLPFCUniform, "LLPFC-uniform", "Algorithm 2 (`algo:LLPFC-uniform`)", "LLPFC, the noisy prior α̂(c) = |b_c|/n of each group's bag sizes (Algorithm 2)", 110, 9, estimators.ModeUniform},
+		{LLPFCApprox, "LLPFC-approx", "Algorithm 3 (`algo:LLPFC-approx`)", "LLPFC, the noisy prior α̂ = argmin over the simplex of ‖σ̂ − Γ̂ᵀα‖ (Algorithm 3)", 120, 10, estimators.ModeApprox},
 	} {
 		mode := a.mode
 		Register(Descriptor{
-			Name: a.name, Label: a.label, Order: a.order, Paper: a.paper, Code: "Z-Jianxin/LLPFC@1d0cbc5:llpfc.py, llpfclib/make_groups.py",
+			Name: a.name, Label: a.label, Order: a.order, Style: a.style, Paper: a.paper, Code: "Z-Jianxin/LLPFC@1d0cbc5:llpfc.py, llpfclib/make_groups.py",
 			Family: FamilyLLPFC, Mode: mode, Batch: Instances, DefaultBatch: 128, Help: a.help,
 			Settings: []Setting{SettingRegroupEvery, SettingWeights, SettingCompat},
 			Search:   DefaultSearch,

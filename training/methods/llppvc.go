@@ -13,7 +13,7 @@ const LLPPVC = "llppvc"
 
 func init() {
 	RegisterBag(Descriptor{
-		Name: LLPPVC, Label: "LLP-PVC", Order: 60,
+		Name: LLPPVC, Label: "LLP-PVC", Order: 60, Style: 6,
 		Paper:        "Ma et al., Learning from Label Proportions via Proportional Value Classification, ICLR 2026",
 		Code:         "TianhaoMa5/ICLR2026_LLP-PVC@fe11a00:LLP-PVC.py",
 		DefaultBatch: 4,

@@ -10,7 +10,7 @@ const MixBag = "mixbag"
 
 func init() {
 	RegisterBag(Descriptor{
-		Name: MixBag, Label: "MixBag", Order: 50,
+		Name: MixBag, Label: "MixBag", Order: 50, Style: 5,
 		Paper:        "Asanomi et al., MixBag: Bag-Level Data Augmentation for Learning from Label Proportions, ICCV 2023",
 		Code:         "asanomitakanori/Mixbag@ac6ceb9",
 		DefaultBatch: 32,

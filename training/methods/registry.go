@@ -2,6 +2,7 @@ package methods
 
 import (
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"sort"
 	"strings"
@@ -26,6 +27,13 @@ type Descriptor struct {
 	// then LLPFC (100–199), then the ceiling (1000); ties are broken by
 	// name.
 	Order int
+	// Style is its line in every plot (PlotStyle), 1 to 56: 0, for a new
+	// method, is a stable function of its name, so that registering a
+	// method redraws no plot it is not in; the methods of the committed
+	// plots declare the style they were drawn with (1 + their place in the
+	// registry then, 1 to 11). A new method whose name's style another has
+	// (TestMethodStylesAreDistinct) declares a free one.
+	Style int
 	// Paper cites what it implements (a numbered item of the paper or
 	// another paper), Code the authors' code it was read against
 	// (repository@commit:file), empty when there is none.
@@ -199,6 +207,29 @@ var DefaultSearch = Search{LR: []float64{1e-4, 3e-4, 1e-3, 3e-3}}
 // Trials is the number of configurations the space holds.
 func (s Search) Trials() int { return max(len(s.LR), 1) * max(len(s.BatchSize), 1) }
 
+// styleDeclared is one more than the largest style the built-in methods
+// declare: the styles a name's hash gives (PlotStyle) lie above theirs.
+const styleDeclared = 12
+
+// styleCycle is the number of styles a plot tells apart (8 colours × 7
+// shapes, experiments/report).
+const styleCycle = 56
+
+// PlotStyle is the method's style in plots, an index that
+// experiments/report turns into a colour (index mod 8), a shape (index
+// mod 7) and a dash pattern (from 8 on): its declared Style − 1, or, when it
+// declares none, FNV-1a of its name mapped into [styleDeclared−1, 56), which
+// no declared style uses. It depends on nothing but the descriptor, so a
+// plot's look does not change when another method registers.
+func (d *Descriptor) PlotStyle() int {
+	if d.Style > 0 {
+		return d.Style - 1
+	}
+	h := fnv.New32a()
+	h.Write([]byte(d.Name))
+	return styleDeclared - 1 + int(h.Sum32()%uint32(styleCycle-styleDeclared+1))
+}
+
 // Reads reports whether the method reads setting s.
 func (d *Descriptor) Reads(s Setting) bool { return slices.Contains(d.Settings, s) }
 
@@ -247,8 +278,21 @@ func Register(d Descriptor) {
 		if o.Name == d.Name || o.Label == d.Label {
 			panic(fmt.Sprintf("methods: %s registered twice (name %q, label %q)", d.Name, o.Name, o.Label))
 		}
+		if d.Style != 0 && o.Style == d.Style {
+			panic(fmt.Sprintf("methods: %s declares the plot style %d of %s", d.Name, d.Style, o.Name))
+		}
 	}
 	registry[d.Name] = &d
+}
+
+// Unregister removes the method named name from the registry. It is for
+// the tests that register a throwaway method to show what a new method
+// changes (nothing committed: TestANewMethodChangesNothingCommitted) and
+// take it away after; the built-in methods never call it.
+func Unregister(name string) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	delete(registry, name)
 }
 
 // check says what a descriptor lacks.
@@ -270,6 +314,8 @@ func (d *Descriptor) check() error {
 		return fmt.Errorf("method %s: family %s with mode %q (the LLPFC algorithms, and they alone, have one)", d.Name, d.Family, d.Mode)
 	case len(d.Search.LR) == 0:
 		return fmt.Errorf("method %s: an empty search space (Search.LR)", d.Name)
+	case d.Style < 0 || d.Style > styleCycle:
+		return fmt.Errorf("method %s: Style %d, want 1..%d (or 0: one from its name)", d.Name, d.Style, styleCycle)
 	}
 	return nil
 }

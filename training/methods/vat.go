@@ -16,7 +16,7 @@ const LLPVAT = "llpvat"
 
 func init() {
 	Register(Descriptor{
-		Name: LLPVAT, Label: "LLPVAT", Order: 20,
+		Name: LLPVAT, Label: "LLPVAT", Order: 20, Style: 2,
 		Paper: "App. `suppsec: exp`, \"LLPVAT\" (Tsai & Lin, ACML 2020)", Code: "Z-Jianxin/LLPFC@1d0cbc5:llpvat.py, llpvatlib/train_fun.py",
 		Family: FamilyBag, Batch: Bags, DefaultBatch: 2,
 		Help: "LLP-VAT: the KL proportion loss plus a virtual-adversarial consistency term (App. suppsec: exp)",
