@@ -296,6 +296,7 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 							return nil, fmt.Errorf("overrides[%d].set: %w", i, experiments.JSONError(err))
 						}
 					}
+					defaultBatch(&c)
 					if c.Hyper.PVCLikelihood == training.PVCFFT {
 						c.Hyper.PVCLikelihood = 0 // the FFT's cells keep the keys of before issue 50
 					}
@@ -339,6 +340,19 @@ func fillMethodSettings(c *experiments.Config) {
 	if d.Reads(methods.SettingPVCLikelihood) && c.Hyper.PVCLikelihood == 0 {
 		c.Hyper.PVCLikelihood = training.PVCExact
 	}
+}
+
+// defaultBatch gives cell c its method's default minibatch
+// (methods.Descriptor.DefaultBatch, in the method's unit) when neither the
+// spec nor an override stated one, as llpfc train does when --batch-size is
+// left out: a spec listing methods that count their minibatches in bags and
+// in instances need not state each one's.
+func defaultBatch(c *experiments.Config) {
+	d, ok := experiments.Method(c.Method)
+	if !ok || c.Hyper.BatchSize != 0 || (c.Hyper.Search != nil && len(c.Hyper.Search.BatchSize) > 0) {
+		return // an unknown method: Validate names it
+	}
+	c.Hyper.BatchSize = d.DefaultBatch
 }
 
 // tune gives cell c its method's search space (Spec.Tune), unless an
