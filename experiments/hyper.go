@@ -41,7 +41,9 @@ type Hyper struct {
 	Beta2 float64 `json:"beta2,omitempty"`
 	// BatchSize counts instances for the LLPFC methods and bags for kl,
 	// llpvat and llpgan (the appendix uses 128 or 256 instances; 2, 2 and 1
-	// bags); 0 is an error.
+	// bags); 0 in a spec is the method's default (its descriptor's
+	// DefaultBatch, filled in when the spec's cells are made), and an error
+	// in a cell.
 	BatchSize int `json:"batch_size"`
 	// Schedule is the learning-rate schedule; its empty Kind is an error
 	// in a spec (see Schedule).
