@@ -19,7 +19,7 @@ func init() {
 		Authors: &Preset{Optimizer: "nesterov", LR: 1e-4, Momentum: 0.9, WeightDecay: 5e-5, BatchSize: 8, Flood: 0.3,
 			Source: "easyllp.py@fe11a00:396-397, 408-413, 493-494; flooding b = 0.3, easyllp_flood.py@fe11a00:280-281"},
 		Search: DefaultSearch,
-	}, BagSpec{Head: loss.HeadLogits, Objective: newEasyLLP})
+	}, BagSpec{Objective: newEasyLLP})
 }
 
 // newEasyLLP trains with EasyLLP's debiased instance loss (loss.EasyLLP:

@@ -26,7 +26,7 @@ func init() {
 			Source:   "LLP-PVC.py@fe11a00:874-875, 889-894, 970-976; weight decay easyllp.py@fe11a00:408-413"},
 		Settings: []Setting{SettingPVCLikelihood},
 		Search:   DefaultSearch,
-	}, BagSpec{Head: loss.HeadLogits, Objective: newLLPPVC, Init: initLLPPVC})
+	}, BagSpec{Objective: newLLPPVC, Init: initLLPPVC})
 }
 
 // LLP-PVC trains with the count likelihood (loss.PVC: the Poisson-binomial

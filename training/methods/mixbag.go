@@ -18,7 +18,7 @@ func init() {
 		Authors: &Preset{Optimizer: "adam", LR: 3e-4, Beta1: 0.9, Beta2: 0.999, BatchSize: 32,
 			Source: "trainer.py@ac6ceb9:24, arguments.py@ac6ceb9:34-57"},
 		Search: DefaultSearch,
-	}, BagSpec{Head: loss.HeadSoftmax, Mix: true, Objective: newMixBag})
+	}, BagSpec{Mix: true, Objective: newMixBag})
 }
 
 // newMixBag trains with MixBag: minibatches of Config.BatchSize bags (the
