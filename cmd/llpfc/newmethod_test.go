@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/training/loss"
 	"github.com/llpfc/llpfc/training/methods"
@@ -20,12 +23,13 @@ const throwawayName = "throwaway-l1"
 
 // throwawayL1 is the throwaway method's objective: the L1 distance between
 // each bag's mean predicted distribution and its proportions, averaged over
-// the minibatch's bags (a subgradient at ties), on the softmax outputs.
-type throwawayL1 struct{}
+// the minibatch's bags (a subgradient at ties), on the softmax outputs,
+// times its setting throwaway_scale.
+type throwawayL1 struct{ scale float64 }
 
 func (throwawayL1) Head() loss.Head { return loss.HeadSoftmax }
 
-func (throwawayL1) Loss(out []float64, C int, bags []loss.BagRef, grad []float64) (float64, error) {
+func (l throwawayL1) Loss(out []float64, C int, bags []loss.BagRef, grad []float64) (float64, error) {
 	var total float64
 	start := 0
 	for _, b := range bags {
@@ -44,13 +48,21 @@ func (throwawayL1) Loss(out []float64, C int, bags []loss.BagRef, grad []float64
 				sign = -1
 			}
 			for i := start; i < start+m; i++ {
-				grad[i*C+c] = sign / float64(m*len(bags))
+				grad[i*C+c] = l.scale * sign / float64(m*len(bags))
 			}
 		}
 		start += m
 	}
-	return total, nil
+	return l.scale * total, nil
 }
+
+// throwawayScale is the throwaway method's own setting, declared in its
+// descriptor alone.
+var throwawayScale = methods.Setting{Name: "throwaway_scale", Kind: methods.KindFloat, Default: "1", Min: 0, MinExcluded: true, Max: 10,
+	Help: "a factor on the throwaway loss (a test's)"}
+
+// throwawaySeen is the scale the throwaway objective was last built with.
+var throwawaySeen float64
 
 func abs(x float64) float64 {
 	if x < 0 {
@@ -61,14 +73,17 @@ func abs(x float64) float64 {
 
 // registerThrowaway registers the throwaway bag objective, as a new method
 // is registered (one RegisterBag call: its descriptor declares no plot
-// style, an order among the baselines' and the default search space), and
-// removes it when t ends.
+// style, an order among the baselines', the default search space and a
+// setting of its own), and removes it when t ends.
 func registerThrowaway(t *testing.T) {
 	t.Helper()
 	methods.RegisterBag(methods.Descriptor{Name: throwawayName, Label: "Throwaway-L1", Order: 75, DefaultBatch: 4,
-		Search: methods.DefaultSearch, Paper: "a test's throwaway method",
+		Search: methods.DefaultSearch, Paper: "a test's throwaway method", Settings: []*methods.Setting{&throwawayScale},
 		Help: "the L1 distance between each bag's proportions and its mean predicted distribution (a test's)"},
-		methods.BagSpec{Objective: func(*methods.Env) (loss.BagObjective, error) { return throwawayL1{}, nil }})
+		methods.BagSpec{Objective: func(env *methods.Env) (loss.BagObjective, error) {
+			throwawaySeen = env.Config.Setting(throwawayScale.Name).Num
+			return throwawayL1{scale: throwawaySeen}, nil
+		}})
 	t.Cleanup(func() { methods.Unregister(throwawayName) })
 }
 
@@ -118,4 +133,63 @@ func TestANewMethodChangesNothingCommitted(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, cells, 1)
 	assert.Equal(t, 4, cells[0].Config.Hyper.BatchSize, "a spec that leaves the minibatch out gets the method's default")
+}
+
+// TestANewMethodsSettingReachesFlagSpecKeyAndResult: the throwaway method's
+// setting, declared in its descriptor and nowhere else, is an llpfc train
+// flag (--throwaway-scale, checked at the edge: out of range or for another
+// method, exit 2 naming it), a spec field (hyper.settings.throwaway_scale),
+// a part of the cell's key (its default is not: the key of the run without
+// the flag), the value the method's objective is built with in the run, a
+// field of the result's configuration, and a line of llpfc methods --json.
+func TestANewMethodsSettingReachesFlagSpecKeyAndResult(t *testing.T) {
+	registerThrowaway(t)
+	args := []string{"train", "--data", "gmm:classes=3,dim=4,train=200,test=50,sep=3", "--method", throwawayName,
+		"--bag-size", "8", "--num-points", "160", "--epochs", "1", "--quiet", "--json"}
+	var stdout, stderr bytes.Buffer
+	for _, bad := range [][]string{{"--throwaway-scale", "0"}, {"--throwaway-scale", "11"}, {"--throwaway-scale", "2", "--method", "kl"}} {
+		stderr.Reset()
+		assert.Equal(t, exitBadUsage, dispatch(append(append([]string(nil), args...), bad...), io.Discard, &stderr), "%v", bad)
+		assert.Contains(t, stderr.String(), "--throwaway-scale", "%v", bad)
+	}
+	plain, status := parseTrain(append(append([]string(nil), args[1:]...), "--throwaway-scale", "1"), io.Discard)
+	require.Equal(t, exitOK, status)
+	assert.Nil(t, plain.cell.Hyper.Settings, "the default, not stated")
+
+	stdout.Reset()
+	require.Equal(t, exitOK, dispatch(append(args, "--throwaway-scale", "2.5"), &stdout, &stderr), stderr.String())
+	assert.Equal(t, 2.5, throwawaySeen, "the objective of the run")
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	var res struct {
+		Key    string
+		Config experiments.Config
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &res))
+	assert.Equal(t, methods.Values{"throwaway_scale": methods.NumValue(2.5)}, res.Config.Hyper.Settings)
+	assert.Equal(t, res.Config.Key(), res.Key)
+	assert.NotEqual(t, plain.cell.Key(), res.Key)
+
+	// The same cell as a spec writes it: the run's hyper as JSON, its
+	// setting under "settings".
+	c := res.Config
+	hyper, err := json.Marshal(c.Hyper)
+	require.NoError(t, err)
+	assert.Contains(t, string(hyper), `"settings":{"throwaway_scale":2.5}`)
+	spec := fmt.Sprintf(`{"name": "t", "learner": %q, "model": %q, "datasets": [%q], "methods": [%q], "bag_sizes": [%d],
+		"num_points": %d, "seeds": [%d], "protocol": %q, "normalize": %q, "hyper": %s}`,
+		c.Learner, c.Model, c.Dataset, c.Method, c.BagSize, c.NumPoints, c.Seed, c.Protocol, c.Normalize, hyper)
+	s, err := grid.ParseSpec("t.json", strings.NewReader(spec))
+	require.NoError(t, err)
+	cells, err := s.Cells()
+	require.NoError(t, err)
+	assert.Equal(t, res.Key, cells[0].Key, "the spec's cell is the flags' run")
+
+	stdout.Reset()
+	require.Equal(t, exitOK, dispatch([]string{"methods", "--json"}, &stdout, &stderr))
+	assert.Contains(t, stdout.String(), `"name": "throwaway_scale",
+        "kind": "float",
+        "default": "1",
+        "want": "a number in (0, 10]",`)
+	assert.Contains(t, stdout.String(), `"flag": "--throwaway-scale"`)
+	assert.Contains(t, stdout.String(), `"path": "hyper.settings.throwaway_scale"`)
 }

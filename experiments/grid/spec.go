@@ -14,7 +14,6 @@ import (
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/internal/jsonkeys"
 	"github.com/llpfc/llpfc/training"
-	"github.com/llpfc/llpfc/training/methods"
 )
 
 // Spec is a declarative experiment grid: the cross product
@@ -286,8 +285,8 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 					if c.Normalize == "" {
 						c.Normalize = data.Standardize
 					}
-					fillMethodSettings(&c)
 					c.Hyper.Schedule.Milestones = append([]int(nil), s.Hyper.Schedule.Milestones...)
+					c.Hyper.Settings = s.Hyper.Settings.Clone() // an override writes into the cell's own
 					for i, o := range s.Overrides {
 						if !o.When.matches(&c) {
 							continue
@@ -297,9 +296,7 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 						}
 					}
 					defaultBatch(&c)
-					if c.Hyper.PVCLikelihood == training.PVCFFT {
-						c.Hyper.PVCLikelihood = 0 // the FFT's cells keep the keys of before issue 50
-					}
+					c.StateSettings() // the method's own settings as its key states them (the FFT's cells keep their keys)
 					if s.Tune {
 						tune(&c)
 					}
@@ -318,28 +315,6 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 		}
 	}
 	return cells, nil
-}
-
-// fillMethodSettings states, in a cell whose method reads them, the KL scale
-// and the VAT schedule a spec left empty: their defaults (authors), so that
-// the cell's key says which loss it trains (Config validation requires
-// them); and LLP-PVC's likelihood, exact.
-func fillMethodSettings(c *experiments.Config) {
-	d, ok := experiments.Method(c.Method)
-	if !ok {
-		return // Validate names the method
-	}
-	if d.Reads(methods.SettingKLScale) && c.Hyper.KLScale == 0 {
-		c.Hyper.KLScale = training.KLScaleAuthors
-	}
-	if d.Reads(methods.SettingVATRampup) && c.Hyper.VATRampup == 0 {
-		c.Hyper.VATRampup = training.VATRampupAuthors
-	}
-	// LLP-PVC's likelihood: exact, stated (issue 50); the authors' FFT is
-	// written empty after the overrides, the key of the cells before it.
-	if d.Reads(methods.SettingPVCLikelihood) && c.Hyper.PVCLikelihood == 0 {
-		c.Hyper.PVCLikelihood = training.PVCExact
-	}
 }
 
 // defaultBatch gives cell c its method's default minibatch

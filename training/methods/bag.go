@@ -37,7 +37,7 @@ func RegisterBag(d Descriptor, b BagSpec) {
 	}
 	d.Family, d.Batch = FamilyBag, Bags
 	if !d.Reads(SettingChunkSize) {
-		d.Settings = append(d.Settings, SettingChunkSize)
+		d.Settings = append(d.Settings, &ChunkSizeSetting)
 	}
 	d.Bag = &b
 	name := d.Name
