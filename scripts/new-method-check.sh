@@ -10,7 +10,10 @@
 #   - the registry-driven tests pass with it: its gradient by finite
 #     differences, the op list, the help, the README's table, the built-in
 #     grids and the committed reports, the method names' rule, and its own test.
-# Run by TestANewBagObjectiveIsItsFilesAndGoGenerate (internal/repocheck).
+# Run by TestANewBagObjectiveIsItsFilesAndGoGenerate (internal/repocheck). With
+# NEW_METHOD_CHECK_ALL=1 it runs `make test` in the copy instead of the
+# registry-driven tests alone: every test of the repository with the new
+# method (but this check itself, which the copy's test skips: it is the copy).
 # Exit status 0 when every check passes, 1 otherwise (saying which).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +26,7 @@ mkdir "$copy"
 git ls-files -z --cached --others --exclude-standard |
   tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$copy"
 cd "$copy"
+export NEW_METHOD_CHECK_COPY=1 # the copy's TestANewBagObjectiveIsItsFilesAndGoGenerate skips: this is it
 digest() { (cd "$1" && find . -type f ! -path './.git/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum); }
 digest "$copy" > "$tmp/before"
 NAME=throwaway # the new objective's files: training/loss/NAME.go and its test
@@ -137,6 +141,12 @@ for f in training/testdata/ops.golden README.md cmd/llpfc/testdata/help/train.go
   grep -q throwaway "$f" || { echo "new-method-check: FAIL: $f does not name the new method"; status=1; }
 done
 
+if [ "${NEW_METHOD_CHECK_ALL:-}" = 1 ]; then
+  echo "new-method-check: make test in the copy (NEW_METHOD_CHECK_ALL=1)"
+  make test || { echo "new-method-check: FAIL: make test"; status=1; }
+  [ "$status" = 0 ] && echo "new-method-check: PASS"
+  exit "$status"
+fi
 echo "new-method-check: the registry-driven tests"
 go test -count=1 \
   -run '^(TestThrowawayByHand|TestEveryBagObjectiveFiniteDifference|TestOpListGolden|TestHelpGolden|TestReadmeMethodsTable|TestCommittedReportsRegenerate|TestANewMethodChangesNothingCommitted|TestBuiltinSpecs|TestMethodNamesOnlyInDescriptors|TestMethodStylesAreDistinct|TestMutationsMarkdownIsCurrent)$' \

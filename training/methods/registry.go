@@ -198,9 +198,10 @@ const styleCycle = 56
 // PlotStyle is the method's style in plots, an index that
 // experiments/report turns into a colour (index mod 8), a shape (index
 // mod 7) and a dash pattern (from 8 on): its declared Style − 1, or, when it
-// declares none, FNV-1a of its name mapped into [styleDeclared−1, 56), which
-// no declared style uses. It depends on nothing but the descriptor, so a
-// plot's look does not change when another method registers.
+// declares none, FNV-1a of its name mapped into [styleDeclared−1, 56), above
+// the built-in methods' declared styles. It depends on nothing but the
+// descriptor, so a plot's look does not change when another method
+// registers.
 func (d *Descriptor) PlotStyle() int {
 	if d.Style > 0 {
 		return d.Style - 1
