@@ -6,6 +6,7 @@ import (
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/training"
+	"github.com/llpfc/llpfc/training/methods"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -56,6 +57,7 @@ func TestSpecKeyChangesWithEverySetting(t *testing.T) {
 		"hyper.chunk_size":      func(c *Config) { c.Hyper.ChunkSize = 64 },
 		"hyper.search":          func(c *Config) { c.Hyper.Search = &Search{LR: []float64{1e-3}} },
 		"hyper.vat_power_iters": func(c *Config) { c.Hyper.VATPowerIters = 2 },
+		"hyper.settings":        func(c *Config) { c.Hyper.Settings = methods.Values{"x": methods.NumValue(1)} },
 		"hyper.ms order":        func(c *Config) { c.Hyper.Schedule.Milestones = []int{2, 1} },
 		"hyper.ms order (ref)":  func(c *Config) { c.Hyper.Schedule.Milestones = []int{1, 2} },
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"strconv"
 
 	"github.com/llpfc/llpfc/estimators"
@@ -51,7 +50,9 @@ type Hyper struct {
 	Beta2 float64 `json:"beta2,omitempty"`
 	// BatchSize counts instances for the LLPFC methods and bags for kl,
 	// llpvat and llpgan (the appendix uses 128 or 256 instances; 2, 2 and 1
-	// bags); 0 is an error.
+	// bags); zero in a spec means the method's default (its descriptor's
+	// DefaultBatch, filled in when the spec's cells are made), and is an
+	// error in a cell.
 	BatchSize int `json:"batch_size"`
 	// Schedule is the learning-rate schedule; its empty Kind is an error
 	// in a spec (see Schedule).
@@ -132,6 +133,14 @@ type Hyper struct {
 	// epoch) is lowest; LR (and BatchSize, when Search lists minibatches)
 	// are then 0. Nil means no search: LR and BatchSize are the cell's.
 	Search *Search `json:"search,omitempty"`
+	// Settings are the cell's values of its method's own settings that have
+	// no field above (each declared in the method's descriptor,
+	// methods.Setting: every setting declared since settings were), by name,
+	// as a spec writes them under "settings"; nil, or a setting left out,
+	// means its default, which a cell's key never states (StateSettings), so
+	// that declaring a setting keeps every key. The settings of before (the
+	// KL scale, flooding, …) keep their fields above, and their keys.
+	Settings methods.Values `json:"settings,omitempty"`
 }
 
 // Search is a cell's label-free search space (Hyper.Search): a spec's
@@ -300,43 +309,4 @@ func (s Schedule) validate(epochs int) error {
 		return fmt.Errorf("hyper.schedule.kind: is %q, want constant, multistep or cosine", s.Kind)
 	}
 	return nil
-}
-
-// setting returns h's value of the method setting s as text, and whether it
-// is set (not its zero value).
-func (h Hyper) setting(s methods.Setting) (string, bool) {
-	var v any
-	switch s {
-	case methods.SettingRegroupEvery:
-		v = h.RegroupEvery
-	case methods.SettingWeights:
-		v = h.Weights.String()
-	case methods.SettingCompat:
-		v = h.Compat.String()
-	case methods.SettingKLScale:
-		v = h.KLScale.String()
-	case methods.SettingBNStats:
-		v = h.BNStats.String()
-	case methods.SettingChunkSize:
-		v = h.ChunkSize
-	case methods.SettingVATEps:
-		v = h.VATEps
-	case methods.SettingVATXi:
-		v = h.VATXi
-	case methods.SettingVATPowerIters:
-		v = h.VATPowerIters
-	case methods.SettingVATRampup:
-		v = h.VATRampup.String()
-	case methods.SettingFlood:
-		v = h.Flood
-	case methods.SettingPVCLikelihood:
-		v = h.PVCLikelihood.String()
-	default:
-		panic(fmt.Sprintf("experiments: method setting %q has no field in Hyper", s))
-	}
-	text := fmt.Sprint(v)
-	if str, ok := v.(string); ok {
-		text = fmt.Sprintf("%q", str)
-	}
-	return text, v != reflect.Zero(reflect.TypeOf(v)).Interface()
 }

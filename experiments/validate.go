@@ -11,7 +11,6 @@ import (
 	"github.com/llpfc/llpfc/experiments/bagproto"
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/training"
-	"github.com/llpfc/llpfc/training/methods"
 )
 
 // knownDataset reports whether name is a data set the learners can load: a
@@ -85,18 +84,8 @@ func (c Config) Validate() error {
 		return errors.New("hyper.select: best-val needs hyper.val_bags > 0 (bags held out to select on)")
 	case !CountsInstances(c.Method) && !TakesAllBags(c.Method) && c.NumBags() > 0 && slices.Max(h.batchSizes()) > c.NumBags():
 		return fmt.Errorf("hyper.batch_size: %d bags, but method %s at bag size %d has only %d bags", slices.Max(h.batchSizes()), c.Method, c.BagSize, c.NumBags())
-	case h.ChunkSize < 0:
-		return fmt.Errorf("hyper.chunk_size: is %d, want ≥ 0 (0 = %d)", h.ChunkSize, training.DefaultChunkSize)
-	case h.VATPowerIters < 0:
-		return fmt.Errorf("hyper.vat_power_iters: is %d, want ≥ 0 (0 = 1)", h.VATPowerIters)
-	case h.RegroupEvery < 0:
-		return fmt.Errorf("hyper.regroup_every: is %d, want ≥ 0 (0 = never)", h.RegroupEvery)
 	case !(h.Dropout >= 0 && h.Dropout < 1):
 		return fmt.Errorf("hyper.dropout: is %v, want in [0, 1)", h.Dropout)
-	case !(h.VATEps >= 0) || math.IsInf(h.VATEps, 0):
-		return fmt.Errorf("hyper.vat_eps: is %v, want a finite number ≥ 0", h.VATEps)
-	case !(h.VATXi >= 0) || math.IsInf(h.VATXi, 0):
-		return fmt.Errorf("hyper.vat_xi: is %v, want a finite number ≥ 0", h.VATXi)
 	}
 	if err := validateProtocol(c.Protocol); err != nil {
 		return err
@@ -183,35 +172,6 @@ func checkLearner(c Config) error {
 	}
 	if ck, ok := l.(CellChecker); ok {
 		return ck.CheckCell(c)
-	}
-	return nil
-}
-
-// checkMethodSettings checks a cell's method-specific settings against its
-// method's descriptor (training/methods): an exclusive setting
-// (methods.Setting.Exclusive: the KL scale, the batch-norm statistics, the
-// VAT schedule, the flooding level) only for a method that reads it; the KL
-// scale and the VAT schedule stated in every cell of a method that reads
-// them (a spec's expansion fills "authors"), so that the cell's key says
-// which loss it trained; the batch-norm statistics empty (the minibatch's)
-// or chunk. The values themselves were parsed where they entered (their
-// types' UnmarshalText).
-func checkMethodSettings(method string, h Hyper) error {
-	d, _ := Method(method) // Validate checked the name
-	for _, s := range methods.AllSettings {
-		if v, set := h.setting(s); set && s.Exclusive() && !d.Reads(s) {
-			return fmt.Errorf("hyper.%s: is %s, but method %s does not read it (%s do)", s, v, method, strings.Join(methods.Readers(s), ", "))
-		}
-	}
-	switch {
-	case d.Reads(methods.SettingKLScale) && h.KLScale == 0:
-		return fmt.Errorf("hyper.kl_scale: is empty, want %s or %s for method %s", training.KLScaleAuthors, training.KLScalePaper, method)
-	case d.Reads(methods.SettingVATRampup) && h.VATRampup == 0:
-		return fmt.Errorf("hyper.vat_rampup: is empty, want %s or %s for method %s", training.VATRampupAuthors, training.VATRampupLLPVAT, method)
-	case h.BNStats == training.BNStatsMinibatch:
-		return fmt.Errorf("hyper.bn_stats: is %q, want empty (the minibatch's statistics) or %s", h.BNStats, training.BNStatsChunk)
-	case !(h.Flood >= 0) || math.IsInf(h.Flood, 0):
-		return fmt.Errorf("hyper.flood: is %v, want a finite level ≥ 0", h.Flood)
 	}
 	return nil
 }

@@ -15,6 +15,8 @@ import (
 
 var updateReadme = flag.Bool("update-readme", false, "rewrite the hypotheses table of README.md's \"Checking the paper's claims\"")
 
+//go:generate go test -count=1 -run ^TestReadmeListsEveryHypothesis$ -update-readme
+
 // The README's table of hypotheses lies between these markers.
 const (
 	readmeHypBegin = "<!-- hypotheses: TestReadmeListsEveryHypothesis writes this table (-update-readme) -->"

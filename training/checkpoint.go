@@ -101,6 +101,11 @@ func RunSettings(cfg Config, data *TrainData) map[string]string {
 	if cfg.Method == MethodLLPPVC && cfg.PVCLikelihood != PVCFFT {
 		f["pvc_likelihood"] = PVCExact.String()
 	}
+	// A method's own settings declared without a field (Config.Settings),
+	// each when stated.
+	for name, v := range cfg.Settings {
+		f["setting."+name] = v.String()
+	}
 	// The device is not a setting: a checkpoint moves between back ends
 	// (TestOpenCLCheckpointResume), and the result records the one that
 	// finished the run.

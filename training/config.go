@@ -78,6 +78,9 @@ func withDefaults(c Config) (Config, error) {
 	case !d.RunsOn(string(c.Device)):
 		return c, fmt.Errorf("config: method %s does not run on device %s (it runs on %s)", c.Method, c.Device, strings.Join(d.Backends(), ", "))
 	}
+	if err := methods.CheckSettings(c.Method, c.Settings); err != nil {
+		return c, fmt.Errorf("config: %w", err)
+	}
 	if c.VAT != (loss.VATConfig{}) {
 		if err := c.VAT.Validate(); err != nil {
 			return c, fmt.Errorf("config: %w", err)

@@ -24,6 +24,8 @@ import (
 
 var updateOps = flag.Bool("update", false, "rewrite training/testdata/ops.golden from the graphs the methods compile")
 
+//go:generate go test -count=1 -run ^TestOpListGolden$ -update
+
 // recordingBackend is the CPU back end that records the operation kinds of
 // every program compiled on it, by program name.
 type recordingBackend struct {

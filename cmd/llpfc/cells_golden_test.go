@@ -14,6 +14,8 @@ import (
 
 var updateCells = flag.Bool("update-cells", false, "rewrite testdata/table-cells.golden.json")
 
+//go:generate go test -count=1 -run ^TestTableCellsGolden$ -update-cells
+
 // Issue 20: `reproduce --table T --dry-run --json` prints every cell's full
 // configuration, and a golden file pins, for every table, the first cell of
 // each method (seed 0, the smallest bag size): any change of a table's

@@ -158,8 +158,16 @@ func TestGivenDefaultsStayValid(t *testing.T) {
 	require.Equal(t, exitOK, code, e.String())
 	assert.Contains(t, e.String(), "cells")
 
-	r, status := parseTrain([]string{"--data", "fixture", "--num-points", "0", "--eval-every", "0", "--vat-eps", "0", "--momentum", "0"}, &e)
+	r, status := parseTrain([]string{"--data", "fixture", "--num-points", "0", "--eval-every", "0", "--momentum", "0"}, &e)
 	require.NotNil(t, r, "status %d: %s", status, e.String())
 	assert.Equal(t, 0, r.cell.NumPoints, "--num-points 0: 3/4 of the training split")
 	assert.Equal(t, 128, r.cell.Hyper.BatchSize, "--batch-size left out: the method's default")
+	// A method's own settings, given for the method that reads them, at
+	// their defaults and at their documented 0.
+	r, status = parseTrain([]string{"--data", "fixture", "--method", "llpvat", "--vat-eps", "0", "--vat-xi", "0", "--vat-power-iters", "0",
+		"--kl-scale", "authors", "--vat-rampup", "authors", "--bn-stats", "minibatch"}, &e)
+	require.NotNil(t, r, "status %d: %s", status, e.String())
+	r2, status := parseTrain([]string{"--data", "fixture", "--method", "llpvat", "--vat-xi", "1e-6", "--vat-power-iters", "1"}, &e)
+	require.NotNil(t, r2, "status %d: %s", status, e.String())
+	assert.Equal(t, r.cell.Key(), r2.cell.Key(), "a setting at its default, or at the 0 that means it, is one key")
 }

@@ -281,7 +281,7 @@ var specMutations = []struct {
 	{"learner", "torch", "learner"}, {"learner", "", "learner"}, {"model", "", "model"}, {"model", "mlp", "model"},
 	{"test_points", -1, "test_points"}, {"normalize", "minmax", "normalize"}, {"shortfall", "nope", "shortfall"},
 	{"foo", 1, "foo"}, {"hyper.epochs", 0, "hyper.epochs"}, {"hyper.lr", 0, "hyper.lr"}, {"hyper.optimizer", "rmsprop", "hyper.optimizer"},
-	{"hyper.batch_size", 0, "hyper.batch_size"}, {"hyper.momentum", 1, "hyper.momentum"}, {"hyper.schedule.kind", "x", "hyper.schedule.kind"},
+	{"hyper.batch_size", -1, "hyper.batch_size"}, {"hyper.momentum", 1, "hyper.momentum"}, {"hyper.schedule.kind", "x", "hyper.schedule.kind"},
 	{"hyper.schedule.kind", "multistep", "hyper.schedule.milestones"}, {"hyper.dropout", 1, "hyper.dropout"}, {"hyper.augment", true, "hyper.augment"},
 	{"overrides", []any{map[string]any{"set": map[string]any{"nope": 1}}}, "overrides[0].set"},
 	{"overrides", []any{map[string]any{"set": map[string]any{"method": "kl"}}}, "overrides"},

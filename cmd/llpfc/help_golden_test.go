@@ -18,6 +18,8 @@ import (
 
 var updateHelp = flag.Bool("update", false, "rewrite cmd/llpfc/testdata/help/*.golden from the current `llpfc <cmd> -h` output")
 
+//go:generate go test -count=1 -run ^TestHelpGolden$ -update
+
 // helpTranscript runs `llpfc args…` and returns its exit status, stdout and
 // stderr in one text, so that a golden file pins all three.
 func helpTranscript(args ...string) string {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/training/methods"
 )
 
@@ -42,27 +43,59 @@ func runMethods(args []string, stdout, stderr io.Writer) int {
 
 // methodJSON is one method of `llpfc methods --json`.
 type methodJSON struct {
-	Name         string            `json:"name"`
-	Label        string            `json:"label"`
-	Family       methods.Family    `json:"family"`
-	Batch        methods.Unit      `json:"batch_unit"`
-	DefaultBatch int               `json:"default_batch"`
-	Settings     []methods.Setting `json:"settings"`
-	Help         string            `json:"help"`
-	Paper        string            `json:"paper"`
-	Code         string            `json:"code,omitempty"`
-	Authors      *methods.Preset   `json:"authors_preset,omitempty"`
-	SearchLR     []float64         `json:"search_lr"`
-	SearchBatch  []int             `json:"search_batch,omitempty"`
-	Backends     []string          `json:"backends"`
-	UsesLabels   bool              `json:"uses_labels"`
+	Name         string          `json:"name"`
+	Label        string          `json:"label"`
+	Family       methods.Family  `json:"family"`
+	Batch        methods.Unit    `json:"batch_unit"`
+	DefaultBatch int             `json:"default_batch"`
+	Settings     []settingJSON   `json:"settings"`
+	Help         string          `json:"help"`
+	Paper        string          `json:"paper"`
+	Code         string          `json:"code,omitempty"`
+	Authors      *methods.Preset `json:"authors_preset,omitempty"`
+	SearchLR     []float64       `json:"search_lr"`
+	SearchBatch  []int           `json:"search_batch,omitempty"`
+	Backends     []string        `json:"backends"`
+	UsesLabels   bool            `json:"uses_labels"`
+}
+
+// settingJSON is one setting of a method of `llpfc methods --json`: its
+// declaration (methods.Setting).
+type settingJSON struct {
+	Name    string       `json:"name"`
+	Kind    methods.Kind `json:"kind"`
+	Choices []string     `json:"choices,omitempty"`
+	Default string       `json:"default"`
+	// Want says what a valid value is ("a number ≥ 0", "exact or fft").
+	Want string `json:"want"`
+	Help string `json:"help"`
+	// Flag is its llpfc train flag (--NAME), empty for a shared setting
+	// (Shared: train defines its flag itself, as --regroup-every).
+	Flag   string `json:"flag,omitempty"`
+	Shared bool   `json:"shared,omitempty"`
+	// Path is its place in a spec's and a cell's JSON (hyper.NAME or
+	// hyper.settings.NAME).
+	Path string `json:"path"`
+}
+
+func settingsJSON(ss []*methods.Setting) []settingJSON {
+	out := []settingJSON{}
+	for _, s := range ss {
+		j := settingJSON{Name: s.Name, Kind: s.Kind, Choices: s.Choices, Default: s.Default, Want: s.Want(), Help: s.Help,
+			Shared: s.Shared, Path: experiments.SettingPath(s)}
+		if !s.Shared {
+			j.Flag = "--" + s.FlagName()
+		}
+		out = append(out, j)
+	}
+	return out
 }
 
 func writeMethodsJSON(stdout, stderr io.Writer) int {
 	var out []methodJSON
 	for _, d := range methods.All() {
 		out = append(out, methodJSON{Name: d.Name, Label: d.Label, Family: d.Family, Batch: d.Batch,
-			DefaultBatch: d.DefaultBatch, Settings: append([]methods.Setting{}, d.Settings...), Help: d.Help,
+			DefaultBatch: d.DefaultBatch, Settings: settingsJSON(d.Settings), Help: d.Help,
 			Paper: d.Paper, Code: d.Code, Authors: d.Authors, SearchLR: d.Search.LR, SearchBatch: d.Search.BatchSize,
 			Backends: d.Backends(), UsesLabels: d.UsesLabels()})
 	}
@@ -78,8 +111,11 @@ func writeMethodsText(w io.Writer) {
 	for _, d := range methods.All() {
 		fmt.Fprintf(w, "%s (%s): %s\n", d.Name, d.Label, d.Help)
 		fmt.Fprintf(w, "  family %s; minibatch of %s, default %d; runs on %s\n", d.Family, d.Batch, d.DefaultBatch, strings.Join(d.Backends(), ", "))
-		if len(d.Settings) > 0 {
-			fmt.Fprintf(w, "  settings: %s\n", settingsText(d.Settings))
+		for i, s := range d.Settings {
+			if i == 0 {
+				fmt.Fprintln(w, "  settings:")
+			}
+			fmt.Fprintf(w, "    %s (%s; default %s): %s\n", s.Name, s.Want(), s.Default, s.Help)
 		}
 		fmt.Fprintf(w, "  implements: %s\n", d.Paper)
 		if d.Code != "" {
@@ -119,10 +155,10 @@ func count(n int, unit methods.Unit) string {
 	return fmt.Sprintf("%d %s", n, unit)
 }
 
-func settingsText(ss []methods.Setting) string {
+func settingsText(ss []*methods.Setting) string {
 	var out []string
 	for _, s := range ss {
-		out = append(out, string(s))
+		out = append(out, s.Name)
 	}
 	return strings.Join(out, ", ")
 }

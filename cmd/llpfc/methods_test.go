@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -12,16 +13,34 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+var updateReadme = flag.Bool("update-readme", false, "rewrite the table of methods in README.md's \"The methods\" from the registry")
+
+// The README's table of methods lies between these lines.
+const (
+	readmeMethodsBegin = "<!-- methods: TestReadmeMethodsTable writes this table (go generate ./...) -->\n"
+	readmeMethodsEnd   = "<!-- end of methods -->"
+)
+
+//go:generate go test -count=1 -run ^TestReadmeMethodsTable$ -update-readme
+
 // TestReadmeMethodsTable: the README's table of methods is what
 // `llpfc methods --markdown` prints from the registry, row for row: a
 // method registered, renamed or re-described shows in the README or fails
-// here.
+// here (go generate ./... rewrites it: -update-readme).
 func TestReadmeMethodsTable(t *testing.T) {
 	var out bytes.Buffer
 	writeMethodsMarkdown(&out)
-	readme, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
-	assert.Contains(t, string(readme), out.String(), "README.md's table under \"The methods\" is stale: paste `llpfc methods --markdown`")
+	readme := string(b)
+	i, j := strings.Index(readme, readmeMethodsBegin), strings.Index(readme, readmeMethodsEnd)
+	require.True(t, i >= 0 && j > i, "README.md has no table of methods between %q and %q", readmeMethodsBegin, readmeMethodsEnd)
+	if *updateReadme {
+		readme = readme[:i+len(readmeMethodsBegin)] + out.String() + readme[j:]
+		require.NoError(t, os.WriteFile("../../README.md", []byte(readme), 0o644))
+		return
+	}
+	assert.Equal(t, out.String(), readme[i+len(readmeMethodsBegin):j], "README.md's table under \"The methods\" is stale: go generate ./cmd/llpfc")
 	assert.Equal(t, len(methods.All())+2, strings.Count(out.String(), "\n"), "a header, a rule and one row per method")
 }
 

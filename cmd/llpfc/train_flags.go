@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,16 +15,20 @@ import (
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/experiments/learn"
 	"github.com/llpfc/llpfc/training"
+	"github.com/llpfc/llpfc/training/methods"
 )
 
 // trainFlags are `llpfc train`'s flags (defineTrainFlags); parseTrain turns
 // them into a trainRun through applyPreset, check, schedule and build.
 type trainFlags struct {
-	name, dataDir, bagsFile, method, model, protocol, optimizer, milestones, groupWeights, compat, klScale, vatRampup, bnStats, normalize, augment, out, preset, device, saveModel, sel, pvcLik *string
-	dropout, lr, wd, momentum, beta1, beta2, gamma, vatEps, vatXi, valBags, flood                                                                                                               *float64
-	bagSize, numPoints, epochs, batch, regroup, vatIters, chunk, evalEvery                                                                                                                      *int
-	seed                                                                                                                                                                                        *int64
-	resume, asJSON, quiet                                                                                                                                                                       *bool
+	name, dataDir, bagsFile, method, model, protocol, optimizer, milestones, groupWeights, compat, normalize, augment, out, preset, device, saveModel, sel *string
+	dropout, lr, wd, momentum, beta1, beta2, gamma, valBags                                                                                                *float64
+	bagSize, numPoints, epochs, batch, regroup, chunk, evalEvery                                                                                           *int
+	seed                                                                                                                                                   *int64
+	resume, asJSON, quiet                                                                                                                                  *bool
+	// own are the flags of the methods' own settings, one per declaration
+	// (defineOwnFlags).
+	own *ownFlags
 	// regroupNever is set by a preset whose cell never regroups
 	// (Hyper.RegroupEvery 0), which --regroup-every cannot say.
 	regroupNever bool
@@ -56,15 +59,8 @@ func defineTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.regroup = fs.Int("regroup-every", training.DefaultRegroupEvery, "LLPFC: re-partition the bags into groups every R epochs (the appendix: 20, 5 for VGG16)")
 	f.groupWeights = fs.String("group-weights", "uniform", "LLPFC group weights w: uniform, hm (harmonic mean of bag sizes) or chvol (convex-hull volume)")
 	f.compat = fs.String("compat", "paper", "paper (Algorithms 1–3) or original (the authors' code at commit 1d0cbc5 where it differs: their grouping, weights and minibatch loss — weights divided by each minibatch's sum, probabilities clamped at 1e-8; see PAPER_MAP.md, \"Paper vs original code\")")
-	f.klScale = fs.String("kl-scale", "authors", "kl and llpvat: scale of the KL proportion loss of a minibatch of B bags over C classes: authors (−1/B·Σ_bags Σ_classes, what the authors' code trains, kllib/train_fun.py) or paper (−1/(C·B)·Σ, the paper's App. A text; under SGD a C-times smaller step)")
-	f.vatRampup = fs.String("vat-rampup", "authors", "llpvat: schedule of the consistency weight: authors (a constant 0.05, what the LLPFC authors' llpvat.py computes) or llpvat (sigmoid ramp-up over the first 40% of the steps, as LLP-VAT's own code)")
-	f.pvcLik = fs.String("pvc-likelihood", training.PVCExact.String(), "llppvc: the count likelihood P(K_c = k_c): exact (in log space at every bag size and target, issue 50) or fft (the authors' FFT product, floored far from the target, what llppvc trained before)")
-	f.flood = fs.Float64("flood", 0, "easyllp: flooding level b, the loss trained being |L − b| + b (the authors' easyllp_flood.py uses 0.3; 0: none, EasyLLP's plain loss)")
-	f.vatEps = fs.Float64("vat-eps", 0, "llpvat: radius ε of the adversarial perturbation (default: the appendix's, 6 for cifar10 and 1 for the other data sets)")
-	f.vatXi = fs.Float64("vat-xi", 0, "llpvat: finite-difference step ξ of the power iteration (default 1e-6, the authors')")
-	f.vatIters = fs.Int("vat-power-iters", 0, "llpvat: power iterations (default 1, the authors')")
 	f.chunk = fs.Int("chunk-size", training.DefaultChunkSize, "bag methods: instances per forward pass; bounds memory whatever the bag size")
-	f.bnStats = fs.String("bn-stats", "minibatch", "kl and llpvat with a batch-norm model, when a minibatch of bags spans several chunks: minibatch (every chunk normalized with the whole minibatch's statistics, as the authors' one forward pass; exact, at the cost of about 2 extra passes per batch-norm layer) or chunk (each chunk's own statistics: faster, a different loss)")
+	f.own = defineOwnFlags(fs)
 	f.normalize = fs.String("normalize", data.Standardize, "input normalization: standardize (each channel, or each tabular feature, to mean 0 and std 1 with the constants of the whole training split, applied to train and test and to the augmentation's padding: what the authors do for every data set) or none (pixels in [0,1])")
 	f.augment = fs.String("augment", "none", "training augmentation of image data: none or crop-flip (zero-pad 4, random crop, horizontal flip with probability ½: the appendix's setting)")
 	f.evalEvery = fs.Int("eval-every", 0, "evaluate test accuracy every K epochs (0: only after the last)")
@@ -126,13 +122,7 @@ func (f *trainFlags) applyPreset(given map[string]bool, dsName string) (*experim
 	if h.Augment {
 		setStr("augment", f.augment, "crop-flip")
 	}
-	set("vat-eps", func() { *f.vatEps = h.VATEps })
-	set("flood", func() { *f.flood = h.Flood })
-	set("pvc-likelihood", func() { *f.pvcLik = cmp.Or(h.PVCLikelihood.String(), training.PVCFFT.String()) }) // empty: the FFT (issue 50)
-	set("vat-xi", func() { *f.vatXi = h.VATXi })
-	setStr("kl-scale", f.klScale, h.KLScale.String())
-	setStr("vat-rampup", f.vatRampup, h.VATRampup.String())
-	setStr("bn-stats", f.bnStats, h.BNStats.String())
+	f.own.preset(given, h)
 	setStr("group-weights", f.groupWeights, h.Weights.String())
 	setStr("compat", f.compat, h.Compat.String())
 	if given["milestones"] {
@@ -162,13 +152,11 @@ func (f *trainFlags) check(given map[string]bool) error {
 		flagCheck{"eval-every", *f.evalEvery >= 0, "≥ 0 (0: only after the last epoch)", *f.evalEvery},
 		flagCheck{"num-points", *f.numPoints >= 0, "≥ 0 (0: 3/4 of the training split)", *f.numPoints},
 		flagCheck{"bag-size", *f.bagSize >= 1, "≥ 1", *f.bagSize},
-		flagCheck{"vat-eps", *f.vatEps >= 0 && !math.IsInf(*f.vatEps, 0), "a finite number > 0 (0: the appendix's value)", *f.vatEps},
-		flagCheck{"flood", *f.flood >= 0 && !math.IsInf(*f.flood, 0) && (*f.flood == 0 || *f.method == training.MethodEasyLLP), "a finite level ≥ 0, and only with --method easyllp", *f.flood},
-		flagCheck{"vat-xi", *f.vatXi >= 0 && !math.IsInf(*f.vatXi, 0), "a finite number > 0 (0: 1e-6)", *f.vatXi},
-		flagCheck{"vat-power-iters", *f.vatIters >= 0, "≥ 1 (0: 1)", *f.vatIters},
 		flagCheck{"val-bags", *f.valBags >= 0 && (*f.valBags < 1 || *f.valBags == math.Trunc(*f.valBags)), "a fraction in (0, 1), a whole number of bags, or 0 for none", *f.valBags},
-		flagCheck{"pvc-likelihood", !given["pvc-likelihood"] || *f.method == training.MethodLLPPVC, "given only with --method llppvc", *f.pvcLik},
 	); err != nil {
+		return err
+	}
+	if err := f.own.check(given, *f.method); err != nil {
 		return err
 	}
 	if *f.resume && *f.out == "" {
@@ -224,15 +212,12 @@ func (f *trainFlags) schedule(preset *experiments.Schedule) (experiments.Schedul
 	return sched, nil
 }
 
-// names are the flags that name a choice, parsed.
+// names are the flags that name a choice, parsed (the methods' own
+// settings' are parsed by their declarations: ownFlags).
 type trainNames struct {
 	gw estimators.WeightScheme
 	cp estimators.Compat
-	ks training.KLScale
-	vr training.VATRampup
-	bs training.BNStats
 	sl training.Selection
-	pl training.PVCLikelihood
 }
 
 // parseNames parses the flags that name a choice; each error names its flag.
@@ -249,20 +234,8 @@ func (f *trainFlags) parseNames() (n trainNames, err error) {
 	if n.cp, err = estimators.ParseCompat(*f.compat); err != nil {
 		return n, fmt.Errorf("--compat: %v", err)
 	}
-	if n.ks, err = training.ParseKLScale(*f.klScale); err != nil {
-		return n, fmt.Errorf("--kl-scale: %v", err)
-	}
-	if n.vr, err = training.ParseVATRampup(*f.vatRampup); err != nil {
-		return n, fmt.Errorf("--vat-rampup: %v", err)
-	}
-	if n.bs, err = training.ParseBNStats(*f.bnStats); err != nil {
-		return n, fmt.Errorf("--bn-stats: %v", err)
-	}
 	if n.sl, err = training.ParseSelection(*f.sel); err != nil {
 		return n, fmt.Errorf("--select: %v", err)
-	}
-	if n.pl, err = training.ParsePVCLikelihood(*f.pvcLik); err != nil {
-		return n, fmt.Errorf("--pvc-likelihood: %v", err)
 	}
 	switch *f.optimizer {
 	case "sgd", "nesterov", "adam", "adamw":
@@ -305,6 +278,9 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched expe
 	r.cell = experiments.Config{Learner: "gorgonia", Dataset: cellSet, Model: *f.model, Method: *f.method,
 		Protocol: protocol, BagSize: bagSize, NumPoints: numPoints, Normalize: *f.normalize, Seed: *f.seed,
 		Hyper: f.hyper(nm, drop, sched)}
+	if err := f.own.apply(&r.cell); err != nil {
+		return nil, err
+	}
 	if _, err := learn.TrainingConfig(r.cell); err != nil {
 		return nil, err
 	}
@@ -317,17 +293,15 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched expe
 	return r, nil
 }
 
-// hyper returns the cell's hyperparameters. A setting whose default a cell
-// states by its zero value (uniform weights, the paper's algorithms, the
-// minibatch's batch-norm statistics, the default chunk size) and a setting
-// the method does not have (the KL scale but for kl and llpvat, the VAT
-// schedule but for llpvat) stay zero, as in a spec's cells, so that a run
-// and the table cell of the same settings are one Config with one key.
+// hyper returns the cell's hyperparameters but the method's own settings
+// (ownFlags.apply). A setting whose default a cell states by its zero value
+// (uniform weights, the paper's algorithms, the default chunk size) stays
+// zero, as in a spec's cells, so that a run and the table cell of the same
+// settings are one Config with one key.
 func (f *trainFlags) hyper(nm trainNames, dropout float64, sched experiments.Schedule) experiments.Hyper {
 	h := experiments.Hyper{Epochs: *f.epochs, Optimizer: *f.optimizer, LR: *f.lr, Momentum: *f.momentum,
 		WeightDecay: *f.wd, Beta1: *f.beta1, Beta2: *f.beta2, BatchSize: *f.batch, Schedule: sched,
-		RegroupEvery: *f.regroup, Dropout: dropout, Augment: *f.augment == "crop-flip",
-		VATEps: *f.vatEps, VATXi: *f.vatXi, VATPowerIters: *f.vatIters, Flood: *f.flood}
+		RegroupEvery: *f.regroup, Dropout: dropout, Augment: *f.augment == "crop-flip"}
 	if f.regroupNever {
 		h.RegroupEvery = 0
 	}
@@ -340,19 +314,6 @@ func (f *trainFlags) hyper(nm trainNames, dropout float64, sched experiments.Sch
 	}
 	if nm.cp != estimators.CompatPaper {
 		h.Compat = nm.cp
-	}
-	d := training.MustLookupMethod(*f.method) // check named the method
-	if d.Reads(training.SettingKLScale) {
-		h.KLScale = nm.ks
-	}
-	if d.Reads(training.SettingBNStats) && nm.bs != training.BNStatsMinibatch {
-		h.BNStats = nm.bs
-	}
-	if d.Reads(training.SettingVATRampup) {
-		h.VATRampup = nm.vr
-	}
-	if d.Reads(training.SettingPVCLikelihood) && nm.pl == training.PVCExact {
-		h.PVCLikelihood = nm.pl // fft stays zero: the cells of before issue 50
 	}
 	if *f.chunk != training.DefaultChunkSize {
 		h.ChunkSize = *f.chunk
@@ -401,4 +362,104 @@ func (f *trainFlags) bagShape(given map[string]bool, dsName string) (protocol st
 		return *f.protocol, 0, *f.numPoints, nil
 	}
 	return *f.protocol, *f.bagSize, *f.numPoints, nil
+}
+
+// ownFlags are llpfc train's flags of the methods' own settings (each
+// methods.Setting a descriptor declares, but the Shared ones, whose flags
+// are defined above): one flag a declaration, --NAME with dashes, of the
+// setting's kind, default and help, so that a setting declared in a
+// descriptor is a flag with nothing written here.
+type ownFlags struct {
+	fs *flag.FlagSet
+	// text returns a flag's value as the setting's text, by setting name.
+	text map[string]func() string
+}
+
+// defineOwnFlags defines the flags of every registered method's own
+// settings on fs.
+func defineOwnFlags(fs *flag.FlagSet) *ownFlags {
+	o := &ownFlags{fs: fs, text: map[string]func() string{}}
+	for _, s := range methods.AllSettings() {
+		if s.Shared {
+			continue
+		}
+		help := strings.Join(methods.Readers(s.Name), ", ") + ": " + s.Help
+		def := s.DefaultValue()
+		switch s.Kind {
+		case methods.KindFloat:
+			p := fs.Float64(s.FlagName(), def.Num, help+"; "+s.Want())
+			o.text[s.Name] = func() string { return strconv.FormatFloat(*p, 'g', -1, 64) }
+		case methods.KindInt:
+			p := fs.Int(s.FlagName(), int(def.Num), help+"; "+s.Want())
+			o.text[s.Name] = func() string { return strconv.Itoa(*p) }
+		default:
+			p := fs.String(s.FlagName(), def.Name, help)
+			o.text[s.Name] = func() string { return *p }
+		}
+	}
+	return o
+}
+
+// settings are the declarations of the flags' settings, in their order.
+func (o *ownFlags) settings() []*methods.Setting {
+	var out []*methods.Setting
+	for _, s := range methods.AllSettings() {
+		if _, ok := o.text[s.Name]; ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// preset sets every flag not given explicitly to the value the preset's
+// cell trains with (stated, or the setting's value when unstated: LLP-PVC's
+// FFT for a cell that leaves its likelihood out).
+func (o *ownFlags) preset(given map[string]bool, h experiments.Hyper) {
+	for _, s := range o.settings() {
+		if !given[s.FlagName()] {
+			_ = o.fs.Set(s.FlagName(), h.SettingValue(s).String()) // a cell's value parses
+		}
+	}
+}
+
+// check refuses a flag whose value is not one of its setting's, and one
+// given for a method that does not read its setting; each error names the
+// flag.
+func (o *ownFlags) check(given map[string]bool, method string) error {
+	for _, s := range o.settings() {
+		text := o.text[s.Name]()
+		if _, err := s.Parse(text); err != nil {
+			return fmt.Errorf("--%s %w", s.FlagName(), err)
+		}
+		if d, ok := methods.Lookup(method); ok && given[s.FlagName()] && !d.Reads(s.Name) {
+			return fmt.Errorf("--%s: method %s does not read it (%s do)", s.FlagName(), method, strings.Join(methods.Readers(s.Name), ", "))
+		}
+	}
+	return nil
+}
+
+// apply states, in cell c, the flags' values of its method's own settings,
+// then writes them as the cell's key states them (Config.StateSettings: a
+// default left out, the KL scale stated, LLP-PVC's FFT left out), so that a
+// run and the table cell of the same settings are one Config with one key.
+func (o *ownFlags) apply(c *experiments.Config) error {
+	d, ok := methods.Lookup(c.Method)
+	if !ok {
+		return methods.UnknownError(c.Method)
+	}
+	for _, s := range d.Settings {
+		text, ok := o.text[s.Name]
+		if !ok {
+			continue // a shared setting: its own flag
+		}
+		v, err := s.Parse(text())
+		if err != nil {
+			return fmt.Errorf("--%s %w", s.FlagName(), err)
+		}
+		if err := c.Hyper.SetSetting(s, v); err != nil {
+			return fmt.Errorf("--%s: %w", s.FlagName(), err)
+		}
+	}
+	c.StateSettings()
+	return nil
 }

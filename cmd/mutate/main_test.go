@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -78,11 +79,20 @@ func TestMutationTestsExist(t *testing.T) {
 	}
 }
 
+var updateMarkdown = flag.Bool("update", false, "rewrite MUTATIONS.md from the list of mutations")
+
+//go:generate go test -count=1 -run ^TestMutationsMarkdownIsCurrent$ -update
+
 // TestMutationsMarkdownIsCurrent: the committed MUTATIONS.md is what
 // `go run ./cmd/mutate -list -markdown` prints, so the list of mutations and
-// the tests that judge them cannot drift from the documentation.
+// the tests that judge them cannot drift from the documentation (go
+// generate ./... rewrites it: -update).
 func TestMutationsMarkdownIsCurrent(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "MUTATIONS.md"))
+	path := filepath.Join("..", "..", "MUTATIONS.md")
+	if *updateMarkdown {
+		require.NoError(t, os.WriteFile(path, []byte(markdownList(mutations)), 0o644))
+	}
+	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, markdownList(mutations), string(b),
 		"MUTATIONS.md is stale: regenerate it with `go run ./cmd/mutate -list -markdown > MUTATIONS.md`")

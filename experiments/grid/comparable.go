@@ -30,6 +30,14 @@ var newerFields = map[string]bool{
 	"hyper.beta1": true, "hyper.beta2": true, "hyper.flood": true,
 }
 
+// withoutOwnSettings is fields less the methods' own settings declared
+// without a field (hyper.settings.NAME, methods.Setting), which are
+// per-method as methodFields are: a method's cells state them, another
+// method's cannot (whether or not the binary reading them declares them).
+func withoutOwnSettings(fields []string) []string {
+	return slices.DeleteFunc(fields, func(f string) bool { return strings.HasPrefix(f, "hyper.settings.") })
+}
+
 // axisFields are the grid's own axes, which vary across a table's cells.
 var axisFields = map[string]bool{"method": true, "bag_size": true, "seed": true}
 
@@ -167,7 +175,7 @@ func checkComparable(t TableKey, rs []*Result, from map[string][]string) error {
 		if experiments.IsNewer(m) || experiments.IsNewer(ref.Config.Method) {
 			skip = append(skip, newerFields)
 		}
-		if d := configDiff(ref.Config, r.Config, skip...); len(d) > 0 {
+		if d := withoutOwnSettings(configDiff(ref.Config, r.Config, skip...)); len(d) > 0 {
 			return incomparable(t, "cells", ref, r, d, from)
 		}
 	}

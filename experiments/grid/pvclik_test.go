@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llpfc/llpfc/training"
+	"github.com/llpfc/llpfc/training/methods"
 )
 
 // TestSpecPVCLikelihood (issue 50): a spec's llppvc cells train the exact
@@ -79,4 +80,36 @@ func TestPVCLikelihoodComparable(t *testing.T) {
 		}
 	}
 	assert.ErrorContains(t, checkComparable(k, rs, nil), "hyper.pvc_likelihood")
+}
+
+// TestOwnSettingComparable: a method's own setting declared without a field
+// (hyper.settings.NAME) is per-method, as LLP-PVC's likelihood is: a table
+// may set it for its method beside another method's cells, which cannot
+// state it, but not two values among one method's cells.
+func TestOwnSettingComparable(t *testing.T) {
+	gain := &methods.Setting{Name: "test_gain", Kind: methods.KindFloat, Default: "1", Min: 0, Max: 10, Help: "a test's"}
+	methods.Register(methods.Descriptor{Name: "test-gain", Label: "Test-Gain", Order: 78, Family: methods.FamilyBag, Batch: methods.Bags,
+		DefaultBatch: 2, Help: "a test's", Search: methods.DefaultSearch, Settings: []*methods.Setting{gain},
+		New: func(*methods.Env) (methods.Method, error) { return nil, nil }})
+	t.Cleanup(func() { methods.Unregister("test-gain") })
+	s, ok := BuiltinSpec("fashion-mnist")
+	require.True(t, ok)
+	s.Methods = []string{training.MethodKL, "test-gain"}
+	s.Overrides = []Override{{When: Match{Methods: s.Methods}, Set: set(obj{"hyper": obj{"batch_size": 2}})},
+		{When: Match{Methods: []string{"test-gain"}}, Set: set(obj{"hyper": obj{"settings": obj{"test_gain": 2}}})}}
+	s.BagSizes, s.Seeds = []int{32}, []int64{0, 1}
+	cells, err := s.Cells()
+	require.NoError(t, err)
+	var rs []*Result
+	for _, c := range cells {
+		rs = append(rs, &Result{Key: c.Key, Config: c.Config})
+	}
+	k := TableKey{Spec: s.Name}
+	require.NoError(t, checkComparable(k, rs, nil))
+	for _, r := range rs {
+		if r.Config.Method == "test-gain" && r.Config.Seed == 1 {
+			r.Config.Hyper.Settings = methods.Values{"test_gain": methods.NumValue(3)}
+		}
+	}
+	assert.ErrorContains(t, checkComparable(k, rs, nil), "hyper.settings.test_gain")
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/internal/jsonkeys"
 	"github.com/llpfc/llpfc/training"
-	"github.com/llpfc/llpfc/training/methods"
 )
 
 // Spec is a declarative experiment grid: the cross product
@@ -290,12 +289,12 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 					if c.Normalize == "" {
 						c.Normalize = data.Standardize
 					}
-					fillMethodSettings(&c)
 					c.Hyper.Schedule.Milestones = append([]int(nil), s.Hyper.Schedule.Milestones...)
 					if s.Hyper.Search != nil { // each cell its own: an override's search decoded into a shared one set every cell's
 						c.Hyper.Search = &experiments.Search{LR: slices.Clone(s.Hyper.Search.LR), BatchSize: slices.Clone(s.Hyper.Search.BatchSize)}
 					}
 					var dropped []droppedSetting
+					c.Hyper.Settings = s.Hyper.Settings.Clone() // an override writes into the cell's own
 					for i, o := range s.Overrides {
 						if !o.When.matches(&c) {
 							continue
@@ -305,9 +304,8 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 						}
 						dropped = append(dropped, o.tuned(i)...)
 					}
-					if c.Hyper.PVCLikelihood == training.PVCFFT {
-						c.Hyper.PVCLikelihood = 0 // the FFT's cells keep the keys of before issue 50
-					}
+					defaultBatch(&c)
+					c.StateSettings() // the method's own settings as its key states them (the FFT's cells keep their keys)
 					if s.Tune {
 						tune(&c, s.Extend)
 						if err := tunedAway(c, dropped); err != nil {
@@ -331,26 +329,17 @@ func (s *Spec) expand() ([]experiments.Cell, error) {
 	return cells, nil
 }
 
-// fillMethodSettings states, in a cell whose method reads them, the KL scale
-// and the VAT schedule a spec left empty: their defaults (authors), so that
-// the cell's key says which loss it trains (Config validation requires
-// them); and LLP-PVC's likelihood, exact.
-func fillMethodSettings(c *experiments.Config) {
+// defaultBatch gives cell c its method's default minibatch
+// (methods.Descriptor.DefaultBatch, in the method's unit) when neither the
+// spec nor an override stated one, as llpfc train does when --batch-size is
+// left out: a spec listing methods that count their minibatches in bags and
+// in instances need not state each one's.
+func defaultBatch(c *experiments.Config) {
 	d, ok := experiments.Method(c.Method)
-	if !ok {
-		return // Validate names the method
+	if !ok || c.Hyper.BatchSize != 0 || (c.Hyper.Search != nil && len(c.Hyper.Search.BatchSize) > 0) {
+		return // an unknown method: Validate names it
 	}
-	if d.Reads(methods.SettingKLScale) && c.Hyper.KLScale == 0 {
-		c.Hyper.KLScale = training.KLScaleAuthors
-	}
-	if d.Reads(methods.SettingVATRampup) && c.Hyper.VATRampup == 0 {
-		c.Hyper.VATRampup = training.VATRampupAuthors
-	}
-	// LLP-PVC's likelihood: exact, stated (issue 50); the authors' FFT is
-	// written empty after the overrides, the key of the cells before it.
-	if d.Reads(methods.SettingPVCLikelihood) && c.Hyper.PVCLikelihood == 0 {
-		c.Hyper.PVCLikelihood = training.PVCExact
-	}
+	c.Hyper.BatchSize = d.DefaultBatch
 }
 
 // droppedSetting is a setting an override gives that "tune" may replace

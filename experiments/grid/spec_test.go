@@ -205,3 +205,47 @@ func TestInstanceEpochs(t *testing.T) {
 	want := int64(5*7) * 4 * (200*40960 + 160*40960 + 160*106496)
 	assert.Equalf(t, want, got, "wrn16-4: %d instance-epochs, want %d", got, want)
 }
+
+// A spec that leaves hyper.batch_size out gives each cell its method's
+// default minibatch, in the method's unit — KL's 2 bags (App. `subsec:KL`),
+// EasyLLP's 8 bags (the authors' easyllp.py), LLPFC's 128 instances (App.
+// `suppsec: exp`) — as llpfc train does without --batch-size; an override's
+// minibatch wins, and a searched minibatch leaves the cell's 0. The key of a
+// cell that states its default is the key of one that leaves it out.
+func TestSpecGivesEachMethodItsDefaultMinibatch(t *testing.T) {
+	noBatch := strings.Replace(gridtest.TinySpecJSON, `"batch_size": 32,`, ``, 1)
+	noBatch = strings.Replace(noBatch, `"learner": "logreg",
+  "model": "linear",`, `"learner": "gorgonia",
+  "model": "mlp",`, 1)
+	noBatch = strings.Replace(noBatch, `["llpfc-uniform", "llpfc-approx", "kl"]`, `["llpfc-uniform", "kl", "easyllp"]`, 1)
+	for _, tc := range []struct {
+		name, js string
+		want     map[string]int
+	}{
+		{"left out", strings.Replace(noBatch, `"overrides": [{"when": {"methods": ["kl"]}, "set": {"hyper": {"batch_size": 2}}}]`, `"overrides": []`, 1),
+			map[string]int{"llpfc-uniform": 128, "kl": 2, "easyllp": 8}},
+		{"an override wins", strings.Replace(noBatch, `"batch_size": 2`, `"batch_size": 5`, 1),
+			map[string]int{"llpfc-uniform": 128, "kl": 5, "easyllp": 8}},
+	} {
+		s := gridtest.Parse(t, tc.js)
+		cells, err := s.Cells()
+		require.NoError(t, err, tc.name)
+		for _, c := range cells {
+			assert.Equal(t, tc.want[c.Config.Method], c.Config.Hyper.BatchSize, "%s: %s", tc.name, c.Config.Method)
+			stated := c.Config
+			stated.Hyper.BatchSize = tc.want[c.Config.Method]
+			assert.Equal(t, stated.Key(), c.Key, "%s: %s", tc.name, c.Config.Method)
+		}
+	}
+	searched := strings.Replace(noBatch, `"overrides": [{"when": {"methods": ["kl"]}, "set": {"hyper": {"batch_size": 2}}}]`,
+		`"tune": true, "overrides": [{"when": {"methods": ["kl"]}, "set": {"hyper": {"search": {"lr": [0.1], "batch_size": [1, 3]}}}}]`, 1)
+	searched = strings.Replace(searched, `"regroup_every": 2}`, `"regroup_every": 2, "val_bags": 0.25, "lr": 0}`, 1)
+	searched = strings.Replace(searched, `"lr": 0.05, `, ``, 1)
+	cells, err := gridtest.Parse(t, searched).Cells()
+	require.NoError(t, err)
+	for _, c := range cells {
+		if c.Config.Method == "kl" {
+			assert.Zero(t, c.Config.Hyper.BatchSize, "a searched minibatch: the cell's is 0")
+		}
+	}
+}

@@ -80,6 +80,7 @@ func TrainingConfig(c experiments.Config) (training.Config, error) {
 		ValBags:      h.ValBags,
 		Select:       h.Select,
 		Flood:        h.Flood,
+		Settings:     h.Settings.Clone(), // the method's own settings without a field (validated with the cell)
 	}
 	if h.KLScale != 0 {
 		cfg.KLScale = h.KLScale

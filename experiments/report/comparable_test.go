@@ -6,6 +6,7 @@ import (
 
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/training/methods"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -117,4 +118,19 @@ func TestReportStatesTheNewerMethodsSettings(t *testing.T) {
 	tables[0].Markdown(&sb)
 	assert.Contains(t, sb.String(), "- EasyLLP: ")
 	assert.Contains(t, sb.String(), "nesterov lr 0.0001 (constant), batch 8 bags, weight decay 5e-05, flooding b = 0.3")
+}
+
+// A method's own settings declared since declarations (hyper.settings, at
+// values other than their defaults: a default is never stated) are named on
+// its line of the table's settings, as flooding is.
+func TestReportNamesAMethodsOwnSettings(t *testing.T) {
+	rs := []*grid.Result{tableCell("sqprop", 32, 0, func(c *experiments.Config) {
+		c.Hyper.Settings = methods.Values{"test_iters": methods.NumValue(7), "test_gain": methods.NumValue(0.5)}
+	}), tableCell("kl", 32, 0, nil)}
+	tables, err := BuildTables(rs, nil)
+	require.NoError(t, err)
+	var sb strings.Builder
+	tables[0].Markdown(&sb)
+	assert.Regexp(t, `(?m)^- SqProp: .*, test_gain 0\.5, test_iters 7`, sb.String())
+	assert.NotRegexp(t, `(?m)^- KL: .*test_`, sb.String())
 }

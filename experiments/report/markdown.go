@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -95,6 +96,9 @@ func (t *Table) Markdown(w io.Writer) {
 		}
 		if h.Flood != 0 {
 			fmt.Fprintf(w, ", flooding b = %g", h.Flood)
+		}
+		for _, name := range slices.Sorted(maps.Keys(h.Settings)) { // the method's own settings declared since (their defaults unstated)
+			fmt.Fprintf(w, ", %s %s", name, h.Settings[name])
 		}
 		if experiments.IsLLPFC(m) && h.RegroupEvery > 0 {
 			fmt.Fprintf(w, ", regroup every %d epochs", h.RegroupEvery)

@@ -60,16 +60,16 @@ var okabeIto = []color.NRGBA{{0, 0, 0, 255}, {230, 159, 0, 255}, {86, 180, 233, 
 	{213, 94, 0, 255}, {0, 114, 178, 255}, {204, 121, 167, 255}, {240, 228, 66, 255}}
 
 // methodStyle is method m's colour, marker and dashes in every plot: its
-// place i in the registry's order (methods.All), the colour cycling
-// through okabeIto and the shape through gonum's seven, and the line dashed
-// from the ninth method on, where the colours repeat: no two of the first
-// 56 methods share a colour and a shape, nor two of the first 8 a colour.
+// descriptor's style index i (methods.Descriptor.PlotStyle: declared, or a
+// function of its name, never of the other methods registered), the colour
+// cycling through okabeIto and the shape through gonum's seven, and the
+// line dashed from index 8 on, where the colours repeat: no two of the first
+// 56 indices share a colour and a shape, nor two of the first 8 a colour. A
+// method not registered is drawn as index 0.
 func methodStyle(m string) (color.Color, draw.GlyphDrawer, []vg.Length) {
 	i := 0
-	for j, d := range methods.All() {
-		if d.Name == m {
-			i = j
-		}
+	if d, ok := methods.Lookup(m); ok {
+		i = d.PlotStyle()
 	}
 	var dashes []vg.Length
 	if i >= len(okabeIto) {

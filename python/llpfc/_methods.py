@@ -18,8 +18,10 @@ def methods(binary=None):
     """Returns the binary's methods as a list of dicts in the tables' row
     order, each with ``name``, ``label``, ``family`` (llpfc, bag, instance,
     adversarial), ``batch_unit`` (bags or instances), ``default_batch``,
-    ``settings`` (the ``llpfc train`` flags of its own, in their JSON
-    spelling), ``help``, ``paper``, ``authors_preset`` (where it has one),
+    ``settings`` (its own settings, each a dict with ``name``, ``kind``,
+    ``default``, ``want``, ``help``, ``path`` in a spec and, for those
+    not shared with other methods, its ``llpfc train`` ``flag``; a keyword
+    of ``LLPClassifier`` by its name), ``help``, ``paper``, ``authors_preset`` (where it has one),
     ``search_lr`` (the learning rates the comparison tunes it over),
     ``backends`` and ``uses_labels``.
 

@@ -11,14 +11,13 @@ import (
 	"gorgonia.org/gorgonia"
 )
 
-// newerObjectives are the newer methods' losses with their heads, in forms
+// newerObjectives are the newer methods' losses, in forms
 // that exercise their branches on the small KL fixture: EasyLLP with a given
 // prior, LLP-PVC by the exact likelihood and, in its "fft" variant, by the
 // rescaled DP and by the FFT product, and MixBag's CILoss
 // with one bag given an interval that holds some classes and not others.
 func newerObjectives(f klFixture) []struct {
 	name string
-	head Head
 	obj  BagObjective
 	bags []BagRef
 } {
@@ -27,16 +26,15 @@ func newerObjectives(f klFixture) []struct {
 	ci[1].Hi = []float64{2, 0.35, 3}
 	return []struct {
 		name string
-		head Head
 		obj  BagObjective
 		bags []BagRef
 	}{
-		{"easyllp", HeadLogits, &EasyLLP{Prior: []float64{0.2, 0.5, 0.3}}, f.bags},
-		{"easyllp-minibatch-prior", HeadLogits, &EasyLLP{}, f.bags},
-		{"llppvc-exact", HeadLogits, &PVC{}, f.bags},
-		{"llppvc-dp", HeadLogits, &PVC{Likelihood: PVCFFT}, f.bags},
-		{"llppvc-fft", HeadLogits, &PVC{Likelihood: PVCFFT, DPMax: -1}, f.bags},
-		{"mixbag", HeadSoftmax, &CILoss{}, ci},
+		{"easyllp", &EasyLLP{Prior: []float64{0.2, 0.5, 0.3}}, f.bags},
+		{"easyllp-minibatch-prior", &EasyLLP{}, f.bags},
+		{"llppvc-exact", &PVC{}, f.bags},
+		{"llppvc-dp", &PVC{Likelihood: PVCFFT}, f.bags},
+		{"llppvc-fft", &PVC{Likelihood: PVCFFT, DPMax: -1}, f.bags},
+		{"mixbag", &CILoss{}, ci},
 	}
 }
 
@@ -53,7 +51,7 @@ func TestBagObjectivesFiniteDifference(t *testing.T) {
 			g := gorgonia.NewGraph()
 			m, err := models.NewModel(g, f.spec, rng.New(4, "init"))
 			require.NoError(t, err)
-			k, err := NewBagChunked(cpuBackend, g, m, f.spec, chunk, o.head, "test")
+			k, err := NewBagChunked(cpuBackend, g, m, f.spec, chunk, o.obj.Head(), "test")
 			require.NoError(t, err)
 			params := m.Learnables()
 			lossAt := func(into hostAcc) float64 {
@@ -84,5 +82,31 @@ func TestBagObjectivesFiniteDifference(t *testing.T) {
 			}
 			k.Close()
 		}
+	}
+}
+
+// An objective states the head it reads, and GradientOf refuses one of
+// another head than its chunk graph computes (a logits objective given
+// probabilities would still run, and its gradient still check): EasyLLP and
+// LLP-PVC read the logits, MixBag's CILoss and SqProp the softmax outputs.
+func TestBagObjectiveReadsItsOwnHead(t *testing.T) {
+	f := newKLFixture([]int{5, 9, 3}, 4, 3, 3)
+	for _, tc := range []struct {
+		obj  BagObjective
+		head Head
+	}{{&EasyLLP{}, HeadLogits}, {&PVC{}, HeadLogits}, {&CILoss{}, HeadSoftmax}, {&SqProp{}, HeadSoftmax}} {
+		assert.Equal(t, tc.head, tc.obj.Head(), "%T", tc.obj)
+		other := HeadSoftmax
+		if tc.head == HeadSoftmax {
+			other = HeadLogits
+		}
+		g := gorgonia.NewGraph()
+		m, err := models.NewModel(g, f.spec, rng.New(4, "init"))
+		require.NoError(t, err)
+		k, err := NewBagChunked(cpuBackend, g, m, f.spec, 4, other, "test")
+		require.NoError(t, err)
+		_, _, err = k.GradientOf(f.x, f.bags, tc.obj, newHostAcc(m.Learnables()))
+		assert.ErrorContains(t, err, "the objective reads the "+tc.head.String()+", the chunk graph computes the "+other.String(), "%T", tc.obj)
+		k.Close()
 	}
 }

@@ -53,6 +53,9 @@ func (e *EasyLLP) Diagnostics() BagDiagnostics { return e.diag }
 // ResetDiagnostics implements Diagnosed.
 func (e *EasyLLP) ResetDiagnostics() { e.diag = BagDiagnostics{} }
 
+// Head implements BagObjective: the logits.
+func (*EasyLLP) Head() Head { return HeadLogits }
+
 // Loss implements BagObjective: out holds the logits.
 func (e *EasyLLP) Loss(out []float64, C int, bags []BagRef, grad []float64) (float64, error) {
 	n := len(out) / C

@@ -179,6 +179,9 @@ func (v *PVC) Diagnostics() BagDiagnostics { return v.diag }
 // ResetDiagnostics implements Diagnosed.
 func (v *PVC) ResetDiagnostics() { v.diag = BagDiagnostics{} }
 
+// Head implements BagObjective: the logits.
+func (*PVC) Head() Head { return HeadLogits }
+
 // Loss implements BagObjective: out holds the logits.
 func (v *PVC) Loss(out []float64, C int, bags []BagRef, grad []float64) (float64, error) {
 	lik := v.Likelihood

@@ -158,13 +158,97 @@ const (
 	HeadLogits
 )
 
+func (h Head) String() string {
+	switch h {
+	case HeadSoftmax:
+		return "softmax"
+	case HeadLogits:
+		return "logits"
+	}
+	return fmt.Sprintf("Head(%d)", int(h))
+}
+
 // BagObjective is a loss of a minibatch of bags computed on the host from
 // the head outputs of its instances (GradientOf): Loss gets out (n×C,
 // row-major, the instances of bags laid out bag by bag in order), fills grad
 // (n×C) with ∂L/∂out and returns L.
+//
+// The objective states the output it reads (Head): the chunk graph computes
+// that head for it (a method's engine builds its graph from the objective's
+// Head, and GradientOf refuses an objective of another head), so an
+// objective written for probabilities never gets logits by a registration's
+// mistake, where its loss would still run and its gradient still check.
+//
+// An objective whose loss compares the outputs with targets it computes from
+// them and holds constant (a stop-gradient) is a TargetObjective.
 type BagObjective interface {
+	Head() Head
 	Loss(out []float64, classes int, bags []BagRef, grad []float64) (float64, error)
 }
+
+// TargetObjective is a BagObjective whose loss compares the outputs with
+// targets computed from those same outputs and held constant — a
+// stop-gradient, as pseudo-labelling objectives (optimal-transport labels,
+// self-training) freeze their labels: Loss(out) is LossAt(Targets(out),
+// out), and the gradient it fills is LossAt's at the targets held fixed, not
+// the derivative of Loss's value in out (the targets move with the
+// outputs). A finite difference of Loss therefore does not check it; one of
+// LossAt with the targets frozen where it is taken does (FreezeTargets:
+// TestEveryBagObjectiveFiniteDifference does so for every registered
+// objective that is one).
+type TargetObjective interface {
+	BagObjective
+	// Targets computes the minibatch's targets from its head outputs (as
+	// Loss gets them), in a layout of the objective's own, into a new
+	// slice.
+	Targets(out []float64, classes int, bags []BagRef) ([]float64, error)
+	// LossAt is the loss with the targets held at t, filling grad with its
+	// gradient in out (t constant).
+	LossAt(t, out []float64, classes int, bags []BagRef, grad []float64) (float64, error)
+}
+
+// TargetLoss is the Loss of a TargetObjective: LossAt at the targets
+// Targets computes from out (its implementations' Loss calls it).
+func TargetLoss(obj TargetObjective, out []float64, classes int, bags []BagRef, grad []float64) (float64, error) {
+	t, err := obj.Targets(out, classes, bags)
+	if err != nil {
+		return 0, err
+	}
+	return obj.LossAt(t, out, classes, bags, grad)
+}
+
+// FreezeTargets returns obj with its targets frozen at its first Loss: that
+// call computes them from its outputs (as obj.Loss does) and every later
+// call reuses them, so that the loss of a finite difference taken at the
+// first call's parameters is LossAt's at fixed targets, whose derivative is
+// the gradient the objective fills. Frozen returns the targets, nil before
+// the first call.
+func FreezeTargets(obj TargetObjective) *FrozenTargets { return &FrozenTargets{obj: obj} }
+
+// FrozenTargets is a TargetObjective's loss at targets held since its first
+// call (FreezeTargets).
+type FrozenTargets struct {
+	obj     TargetObjective
+	targets []float64
+}
+
+// Head is the objective's.
+func (f *FrozenTargets) Head() Head { return f.obj.Head() }
+
+// Loss implements BagObjective: LossAt at the first call's targets.
+func (f *FrozenTargets) Loss(out []float64, classes int, bags []BagRef, grad []float64) (float64, error) {
+	if f.targets == nil {
+		t, err := f.obj.Targets(out, classes, bags)
+		if err != nil {
+			return 0, err
+		}
+		f.targets = t
+	}
+	return f.obj.LossAt(f.targets, out, classes, bags, grad)
+}
+
+// Frozen returns the targets held (nil before the first Loss).
+func (f *FrozenTargets) Frozen() []float64 { return f.targets }
 
 // NewBagChunked is NewKLChunked with the head and the programs' name
 // prefix chosen: the chunk graph's surrogate is S = Σ coef ⊙ head(z), so
@@ -298,6 +382,9 @@ func (k *KLChunked) Gradient(x []float32, bags []BagRef, grads device.Grads) (fl
 func (k *KLChunked) GradientOf(x []float32, bags []BagRef, obj BagObjective, grads device.Grads) (float64, int, error) {
 	if obj == nil {
 		return 0, 0, fmt.Errorf("bag gradient: no objective")
+	}
+	if obj.Head() != k.head {
+		return 0, 0, fmt.Errorf("bag gradient: the objective reads the %s, the chunk graph computes the %s", obj.Head(), k.head)
 	}
 	return k.gradient(x, bags, obj, grads)
 }

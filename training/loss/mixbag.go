@@ -107,6 +107,9 @@ func (l *CILoss) Diagnostics() BagDiagnostics { return l.diag }
 // ResetDiagnostics implements Diagnosed.
 func (l *CILoss) ResetDiagnostics() { l.diag = BagDiagnostics{} }
 
+// Head implements BagObjective: the softmax outputs.
+func (*CILoss) Head() Head { return HeadSoftmax }
+
 // Loss implements BagObjective: out holds the softmax outputs.
 func (l *CILoss) Loss(out []float64, C int, bags []BagRef, grad []float64) (float64, error) {
 	eps := l.Eps

@@ -16,6 +16,9 @@ type SqProp struct {
 	mean []float64
 }
 
+// Head implements BagObjective: the softmax outputs.
+func (*SqProp) Head() Head { return HeadSoftmax }
+
 // Loss implements BagObjective: out holds the softmax outputs.
 func (l *SqProp) Loss(out []float64, C int, bags []BagRef, grad []float64) (float64, error) {
 	if len(bags) == 0 || len(grad) != len(out) {

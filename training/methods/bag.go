@@ -10,11 +10,10 @@ import (
 )
 
 // BagSpec is what turns a loss.BagObjective into a method (RegisterBag):
-// the head its objective reads, the objective for a run, and what the
-// method does beside the shared minibatch.
+// the objective for a run (which states the network's output it reads,
+// loss.BagObjective's Head), and what the method does beside the shared
+// minibatch.
 type BagSpec struct {
-	// Head is the network's output the objective reads (logits or softmax).
-	Head loss.Head
 	// Objective returns the objective of the run env describes.
 	Objective func(env *Env) (loss.BagObjective, error)
 	// Mix replaces each bag of a minibatch, with probability 1/2, by its
@@ -38,7 +37,7 @@ func RegisterBag(d Descriptor, b BagSpec) {
 	}
 	d.Family, d.Batch = FamilyBag, Bags
 	if !d.Reads(SettingChunkSize) {
-		d.Settings = append(d.Settings, SettingChunkSize)
+		d.Settings = append(d.Settings, &ChunkSizeSetting)
 	}
 	d.Bag = &b
 	name := d.Name
@@ -86,7 +85,7 @@ func newBagMethod(env *Env, name string, b BagSpec) (*bagMethod, error) {
 		return nil, err
 	}
 	chunk := min(cfg.ChunkSize, maxBag*cfg.BatchSize)
-	k, err := loss.NewBagChunked(env.Backend, env.Graph, env.Model, env.Spec, chunk, b.Head, name)
+	k, err := loss.NewBagChunked(env.Backend, env.Graph, env.Model, env.Spec, chunk, obj.Head(), name)
 	if err != nil {
 		return nil, err
 	}

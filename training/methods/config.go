@@ -97,6 +97,12 @@ type Config struct {
 	// authors' FFT product, what llppvc trained before; loss.PVC). Zero for
 	// the other methods.
 	PVCLikelihood loss.PVCLikelihood `json:"pvc_likelihood,omitempty"`
+	// Settings are the values of the method's own settings declared without
+	// a field of their own here (every setting declared since settings were:
+	// Setting, read by the method with Config.Setting), by name; nil, or a
+	// setting left out, means its default. Each is one its method declares,
+	// and a value of it (checked before training).
+	Settings Values `json:"settings,omitempty"`
 	// ChunkSize is the number of instances per forward pass of bag losses
 	// (0 means DefaultChunkSize); it bounds their memory (KLChunked).
 	ChunkSize int `json:"chunk_size"`

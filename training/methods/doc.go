@@ -4,9 +4,13 @@
 // methods (EasyLLP, MixBag, LLP-PVC), SqProp and the supervised ceiling — as
 // one Descriptor registered beside its implementation, and the registry
 // every other list of methods is read from: the command line's help and
-// default minibatch, `llpfc methods`, the report's rows, the grids' "every
-// method", the parity, op-list and finite-difference cases, the Python
-// client.
+// default minibatch, `llpfc methods`, the report's rows, the parity, op-list
+// and finite-difference cases, the Python client. The committed grids name
+// their methods instead, and a method's plot style is its descriptor's, so
+// that registering one changes nothing committed. A method's own
+// hyperparameters are declared in its descriptor (Setting, settings.go):
+// each becomes a spec field, a part of the cell's key, a flag and a value
+// the run reads (Config.Setting) from that declaration alone.
 //
 // A method implements Method on the model's gorgonia graph (Env) and
 // compiles its programs on the run's device.Backend; the trainer (package

@@ -1,6 +1,8 @@
 package methods
 
 import (
+	"math"
+
 	"github.com/llpfc/llpfc/training/loss"
 )
 
@@ -10,17 +12,21 @@ const EasyLLP = "easyllp"
 
 func init() {
 	RegisterBag(Descriptor{
-		Name: EasyLLP, Label: "EasyLLP", Order: 40,
+		Name: EasyLLP, Label: "EasyLLP", Order: 40, Style: 4,
 		Paper:        "Busa-Fekete et al., Easy Learning from Label Proportions, NeurIPS 2023",
 		Code:         "TianhaoMa5/ICLR2026_LLP-PVC@fe11a00:easyllp.py, easyllp_flood.py",
 		DefaultBatch: 8,
 		Help:         "EasyLLP: each instance's cross-entropy against its bag's debiased soft label k·α − (k−1)·p, optionally flooded (--flood)",
-		Settings:     []Setting{SettingFlood},
+		Settings:     []*Setting{&FloodSetting},
 		Authors: &Preset{Optimizer: "nesterov", LR: 1e-4, Momentum: 0.9, WeightDecay: 5e-5, BatchSize: 8, Flood: 0.3,
 			Source: "easyllp.py@fe11a00:396-397, 408-413, 493-494; flooding b = 0.3, easyllp_flood.py@fe11a00:280-281"},
 		Search: DefaultSearch,
-	}, BagSpec{Head: loss.HeadLogits, Objective: newEasyLLP})
+	}, BagSpec{Objective: newEasyLLP})
 }
+
+// FloodSetting is EasyLLP's flooding level b (Config.Flood).
+var FloodSetting = Setting{Name: SettingFlood, Kind: KindFloat, Default: "0", Min: 0, Max: math.Inf(1),
+	Help: "flooding level b, the loss trained being |L − b| + b (Ishida et al., ICML 2020; the authors' easyllp_flood.py uses 0.3); 0: none, EasyLLP's plain loss"}
 
 // newEasyLLP trains with EasyLLP's debiased instance loss (loss.EasyLLP:
 // every instance's cross-entropy against its bag's soft label

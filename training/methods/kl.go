@@ -3,6 +3,7 @@ package methods
 import (
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
+	"math"
 )
 
 // KL is the name of the KL proportion loss (App. `subsec:KL`).
@@ -10,15 +11,32 @@ const KL = "kl"
 
 func init() {
 	Register(Descriptor{
-		Name: KL, Label: "KL", Order: 10,
+		Name: KL, Label: "KL", Order: 10, Style: 1,
 		Paper: "App. `subsec:KL` (the KL baseline)", Code: "Z-Jianxin/LLPFC@1d0cbc5:kl.py, kllib/train_fun.py",
 		Family: FamilyBag, Batch: Bags, DefaultBatch: 2,
 		Help:     "the KL divergence between each bag's proportions and its mean predicted distribution (App. subsec:KL)",
-		Settings: []Setting{SettingKLScale, SettingBNStats, SettingChunkSize},
+		Settings: []*Setting{&KLScaleSetting, &BNStatsSetting, &ChunkSizeSetting},
 		Search:   DefaultSearch,
 		New:      func(env *Env) (Method, error) { return newKLMethod(env) },
 	})
 }
+
+// The KL proportion loss's settings, read by kl and llpvat, and the chunk
+// size every bag loss reads.
+var (
+	// KLScaleSetting is the KL loss's scale (Config.KLScale), stated in
+	// every cell of a method that reads it (Always).
+	KLScaleSetting = Setting{Name: SettingKLScale, Kind: KindChoice, Choices: []string{"authors", "paper"}, Default: "authors", Always: true,
+		Help: "scale of the KL proportion loss of a minibatch of B bags over C classes: authors (−1/B·Σ_bags Σ_classes, what the authors' code trains, kllib/train_fun.py) or paper (−1/(C·B)·Σ, the paper's App. A text; under SGD a C-times smaller step)"}
+	// BNStatsSetting is the batch-norm statistics of a minibatch of bags
+	// spanning several chunks (Config.BNStats).
+	BNStatsSetting = Setting{Name: SettingBNStats, Kind: KindChoice, Choices: []string{"minibatch", "chunk"}, Default: "minibatch",
+		Help: "with a batch-norm model, when a minibatch of bags spans several chunks: minibatch (every chunk normalized with the whole minibatch's statistics, as the authors' one forward pass; exact, at the cost of about 2 extra passes per batch-norm layer) or chunk (each chunk's own statistics: faster, a different loss)"}
+	// ChunkSizeSetting is the instances per forward pass of a bag loss
+	// (Config.ChunkSize; every method registered with RegisterBag reads it).
+	ChunkSizeSetting = Setting{Name: SettingChunkSize, Kind: KindInt, Default: "256", Min: 0, Max: math.Inf(1), Shared: true,
+		Help: "instances per forward pass of a bag loss; bounds memory whatever the bag size (0: 256)"}
+)
 
 // klMethod trains with the KL proportion loss over minibatches of
 // Config.BatchSize bags (App. `subsec:KL`; the paper uses B = 2), computed

@@ -2,6 +2,7 @@ package methods
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/llpfc/llpfc/estimators"
@@ -18,23 +19,37 @@ const (
 func init() {
 	for _, a := range []struct {
 		name, label, paper, help string
-		order                    int
+		order, style             int
 		mode                     estimators.Mode
 	}{
-		{LLPFCIdeal, "LLPFC-ideal", "Algorithm 1 (`algo:LLPFC`)", "LLPFC, the noisy prior α solved from Γ̂ᵀα = σ̂ on each group (Algorithm 1; needs the grouping assumption)", 100, estimators.ModeIdeal},
-		{LLPFCUniform, "LLPFC-uniform", "Algorithm 2 (`algo:LLPFC-uniform`)", "LLPFC, the noisy prior α̂(c) = |b_c|/n of each group's bag sizes (Algorithm 2)", 110, estimators.ModeUniform},
-		{LLPFCApprox, "LLPFC-approx", "Algorithm 3 (`algo:LLPFC-approx`)", "LLPFC, the noisy prior α̂ = argmin over the simplex of ‖σ̂ − Γ̂ᵀα‖ (Algorithm 3)", 120, estimators.ModeApprox},
+		{LLPFCIdeal, "LLPFC-ideal", "Algorithm 1 (`algo:LLPFC`)", "LLPFC, the noisy prior α solved from Γ̂ᵀα = σ̂ on each group (Algorithm 1; needs the grouping assumption)", 100, 8, estimators.ModeIdeal},
+		{LLPFCUniform, "LLPFC-uniform", "Algorithm 2 (`algo:LLPFC-uniform`)", "LLPFC, the noisy prior α̂(c) = |b_c|/n of each group's bag sizes (Algorithm 2)", 110, 9, estimators.ModeUniform},
+		{LLPFCApprox, "LLPFC-approx", "Algorithm 3 (`algo:LLPFC-approx`)", "LLPFC, the noisy prior α̂ = argmin over the simplex of ‖σ̂ − Γ̂ᵀα‖ (Algorithm 3)", 120, 10, estimators.ModeApprox},
 	} {
 		mode := a.mode
 		Register(Descriptor{
-			Name: a.name, Label: a.label, Order: a.order, Paper: a.paper, Code: "Z-Jianxin/LLPFC@1d0cbc5:llpfc.py, llpfclib/make_groups.py",
+			Name: a.name, Label: a.label, Order: a.order, Style: a.style, Paper: a.paper, Code: "Z-Jianxin/LLPFC@1d0cbc5:llpfc.py, llpfclib/make_groups.py",
 			Family: FamilyLLPFC, Mode: mode, Batch: Instances, DefaultBatch: 128, Help: a.help,
-			Settings: []Setting{SettingRegroupEvery, SettingWeights, SettingCompat},
+			Settings: []*Setting{&RegroupEverySetting, &WeightsSetting, &CompatSetting},
 			Search:   DefaultSearch,
 			New:      func(env *Env) (Method, error) { return newLLPFC(env, mode) },
 		})
 	}
 }
+
+// The LLPFC algorithms' settings, shared by the three (a table's cells share
+// them whatever their method: Shared).
+var (
+	// RegroupEverySetting is the regrouping period r (Config.RegroupEvery).
+	RegroupEverySetting = Setting{Name: SettingRegroupEvery, Kind: KindInt, Default: "0", Min: 0, Max: math.Inf(1), Shared: true,
+		Help: "re-partition the bags into groups every R epochs; 0: never, the groups of epoch 0 for the whole run (the appendix: 20, 5 for VGG16; llpfc train's --regroup-every defaults to 20)"}
+	// WeightsSetting is the group weighting w (Config.GroupWeights).
+	WeightsSetting = Setting{Name: SettingWeights, Kind: KindChoice, Choices: []string{"uniform", "hm", "chvol"}, Default: "uniform", Shared: true,
+		Help: "the group weights w: uniform (Section 6), hm (harmonic mean of bag sizes) or chvol (convex-hull volume); llpfc train's flag is --group-weights"}
+	// CompatSetting is paper or the authors' code (Config.Compat).
+	CompatSetting = Setting{Name: SettingCompat, Kind: KindChoice, Choices: []string{"paper", "original"}, Default: "paper", Shared: true,
+		Help: "paper (Algorithms 1–3) or original (the authors' code at commit 1d0cbc5 where it differs: their grouping, weights and minibatch loss; PAPER_MAP.md, \"Paper vs original code\")"}
+)
 
 // llpfcMethod trains with the weighted FC loss of Algorithms
 // `algo:LLPFC`, `algo:LLPFC-uniform` and `algo:LLPFC-approx` (last line):

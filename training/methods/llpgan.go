@@ -29,7 +29,7 @@ const LLPGAN = "llpgan"
 
 func init() {
 	Register(Descriptor{
-		Name: LLPGAN, Label: "LLPGAN", Order: 30,
+		Name: LLPGAN, Label: "LLPGAN", Order: 30, Style: 3,
 		Paper: "App. `suppsec: exp`, \"LLPGAN\" (Liu et al., NeurIPS 2019)", Code: "Z-Jianxin/LLPFC@1d0cbc5:llpgan.py, llpganlib/train_fun.py",
 		Family: FamilyAdversarial, Batch: Bags, DefaultBatch: 1, Model: models.ModelLLPGAND, ModelRole: "discriminator", Images: "llpgan's generator makes images",
 		Help:   "LLP-GAN: a discriminator (llpgan-d) trained on the bags' proportions against a generator's images",

@@ -13,7 +13,7 @@ const LLPPVC = "llppvc"
 
 func init() {
 	RegisterBag(Descriptor{
-		Name: LLPPVC, Label: "LLP-PVC", Order: 60,
+		Name: LLPPVC, Label: "LLP-PVC", Order: 60, Style: 6,
 		Paper:        "Ma et al., Learning from Label Proportions via Proportional Value Classification, ICLR 2026",
 		Code:         "TianhaoMa5/ICLR2026_LLP-PVC@fe11a00:LLP-PVC.py",
 		DefaultBatch: 4,
@@ -22,13 +22,19 @@ func init() {
 		// defines, so the script stops there: the 5e-5 of easyllp.py, the
 		// same harness.
 		Authors: &Preset{Optimizer: "nesterov", LR: 2.5e-3, Momentum: 0.9, WeightDecay: 5e-5, BatchSize: 4,
-			Settings: map[Setting]string{SettingPVCLikelihood: "fft"}, // their numerics (LLP-PVC.py@fe11a00:412-447)
+			Settings: map[string]string{SettingPVCLikelihood: "fft"}, // their numerics (LLP-PVC.py@fe11a00:412-447)
 			Source:   "LLP-PVC.py@fe11a00:874-875, 889-894, 970-976; weight decay easyllp.py@fe11a00:408-413"},
-		Settings: []Setting{SettingPVCLikelihood},
+		Settings: []*Setting{&PVCLikelihoodSetting},
 		Search:   DefaultSearch,
 		Output:   Sigmoid,
-	}, BagSpec{Head: loss.HeadLogits, Objective: newLLPPVC, Init: initLLPPVC})
+	}, BagSpec{Objective: newLLPPVC, Init: initLLPPVC})
 }
+
+// PVCLikelihoodSetting is LLP-PVC's likelihood (Config.PVCLikelihood): exact
+// by default, and the FFT — what llppvc trained before the setting existed
+// — left out of a cell's key (Unstated), so that those cells keep theirs.
+var PVCLikelihoodSetting = Setting{Name: SettingPVCLikelihood, Kind: KindChoice, Choices: []string{"exact", "fft"}, Default: "exact", Unstated: "fft",
+	Help: "the count likelihood P(K_c = k_c): exact (in log space at every bag size and target) or fft (the authors' FFT product, floored far from the target, what llppvc trained before)"}
 
 // LLP-PVC trains with the count likelihood (loss.PVC: the Poisson-binomial
 // probability of each class's count in each bag, from sigmoid outputs) over

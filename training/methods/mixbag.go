@@ -10,7 +10,7 @@ const MixBag = "mixbag"
 
 func init() {
 	RegisterBag(Descriptor{
-		Name: MixBag, Label: "MixBag", Order: 50,
+		Name: MixBag, Label: "MixBag", Order: 50, Style: 5,
 		Paper:        "Asanomi et al., MixBag: Bag-Level Data Augmentation for Learning from Label Proportions, ICCV 2023",
 		Code:         "asanomitakanori/Mixbag@ac6ceb9",
 		DefaultBatch: 32,
@@ -18,7 +18,7 @@ func init() {
 		Authors: &Preset{Optimizer: "adam", LR: 3e-4, Beta1: 0.9, Beta2: 0.999, BatchSize: 32,
 			Source: "trainer.py@ac6ceb9:24, arguments.py@ac6ceb9:34-57"},
 		Search: DefaultSearch,
-	}, BagSpec{Head: loss.HeadSoftmax, Mix: true, Objective: newMixBag})
+	}, BagSpec{Mix: true, Objective: newMixBag})
 }
 
 // newMixBag trains with MixBag: minibatches of Config.BatchSize bags (the

@@ -2,6 +2,8 @@ package methods
 
 import (
 	"fmt"
+	"hash/fnv"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -26,6 +28,13 @@ type Descriptor struct {
 	// then LLPFC (100–199), then the ceiling (1000); ties are broken by
 	// name.
 	Order int
+	// Style is its line in every plot (PlotStyle), 1 to 56: 0, for a new
+	// method, is a stable function of its name, so that registering a
+	// method redraws no plot it is not in; the methods of the committed
+	// plots declare the style they were drawn with (1 + their place in the
+	// registry then, 1 to 11). A new method whose name's style another has
+	// (TestMethodStylesAreDistinct) declares a free one.
+	Style int
 	// Paper cites what it implements (a numbered item of the paper or
 	// another paper), Code the authors' code it was read against
 	// (repository@commit:file), empty when there is none.
@@ -38,10 +47,11 @@ type Descriptor struct {
 	DefaultBatch int
 	// Help is its one line in `llpfc train -h` and `llpfc methods`.
 	Help string
-	// Settings are the method's own hyperparameters, by their keys in a
-	// cell's hyper; an exclusive one (Setting.Exclusive) set for another
-	// method is an error.
-	Settings []Setting
+	// Settings are the method's own hyperparameters, each declared once
+	// (name, type, default, range, help: Setting) and shared, as one
+	// variable, by the methods that read it; one not Shared stated for
+	// another method is an error.
+	Settings []*Setting
 	// Mode is the LLPFC algorithm's estimation of α (Algorithms 1–3);
 	// empty for the other families.
 	Mode estimators.Mode
@@ -150,45 +160,23 @@ func (u Unit) String() string {
 // MarshalText writes the unit's name.
 func (u Unit) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
 
-// Setting is a method's own hyperparameter, named by its key in a cell's
-// hyper (experiments.Hyper).
-type Setting string
-
-// The methods' own settings.
+// The names of the settings declared before settings had declarations,
+// each with a field of its own in Config and in a cell's hyper (Fielded);
+// their declarations are beside the methods that read them.
 const (
-	SettingRegroupEvery  Setting = "regroup_every"
-	SettingWeights       Setting = "weights"
-	SettingCompat        Setting = "compat"
-	SettingKLScale       Setting = "kl_scale"
-	SettingBNStats       Setting = "bn_stats"
-	SettingChunkSize     Setting = "chunk_size"
-	SettingVATEps        Setting = "vat_eps"
-	SettingVATXi         Setting = "vat_xi"
-	SettingVATPowerIters Setting = "vat_power_iters"
-	SettingVATRampup     Setting = "vat_rampup"
-	SettingFlood         Setting = "flood"
-	SettingPVCLikelihood Setting = "pvc_likelihood"
+	SettingRegroupEvery  = "regroup_every"
+	SettingWeights       = "weights"
+	SettingCompat        = "compat"
+	SettingKLScale       = "kl_scale"
+	SettingBNStats       = "bn_stats"
+	SettingChunkSize     = "chunk_size"
+	SettingVATEps        = "vat_eps"
+	SettingVATXi         = "vat_xi"
+	SettingVATPowerIters = "vat_power_iters"
+	SettingVATRampup     = "vat_rampup"
+	SettingFlood         = "flood"
+	SettingPVCLikelihood = "pvc_likelihood"
 )
-
-// AllSettings lists the methods' own settings.
-var AllSettings = []Setting{SettingRegroupEvery, SettingWeights, SettingCompat, SettingKLScale, SettingBNStats,
-	SettingChunkSize, SettingVATEps, SettingVATXi, SettingVATPowerIters, SettingVATRampup, SettingFlood, SettingPVCLikelihood}
-
-// Readers returns the names of the methods that read s, in report order.
-func Readers(s Setting) []string { return Select(func(d *Descriptor) bool { return d.Reads(s) }) }
-
-// Exclusive reports whether s set (non-zero) for a method that does not
-// read it is an error: the KL scale, the batch-norm statistics, the VAT
-// ramp-up, the flooding level and LLP-PVC's likelihood name one loss each. The others (the
-// regrouping period, the group weights, …) are shared defaults of a table's
-// cells and are ignored by the methods that do not read them.
-func (s Setting) Exclusive() bool {
-	switch s {
-	case SettingKLScale, SettingBNStats, SettingVATRampup, SettingFlood, SettingPVCLikelihood:
-		return true
-	}
-	return false
-}
 
 // Preset is a method's authors' training settings, read from their code.
 type Preset struct {
@@ -203,7 +191,7 @@ type Preset struct {
 	// Settings are the authors' values of the method's own settings, as a
 	// spec spells them (LLP-PVC's "pvc_likelihood": "fft", their FFT
 	// product); nil when they are the method's defaults.
-	Settings map[Setting]string
+	Settings map[string]string
 	// Source cites the lines of their code each value comes from.
 	Source string
 }
@@ -226,8 +214,29 @@ var DefaultSearch = Search{LR: []float64{1e-4, 3e-4, 1e-3, 3e-3}}
 // Trials is the number of configurations the space holds.
 func (s Search) Trials() int { return max(len(s.LR), 1) * max(len(s.BatchSize), 1) }
 
-// Reads reports whether the method reads setting s.
-func (d *Descriptor) Reads(s Setting) bool { return slices.Contains(d.Settings, s) }
+// styleDeclared is one more than the largest style the built-in methods
+// declare: the styles a name's hash gives (PlotStyle) lie above theirs.
+const styleDeclared = 12
+
+// styleCycle is the number of styles a plot tells apart (8 colours × 7
+// shapes, experiments/report).
+const styleCycle = 56
+
+// PlotStyle is the method's style in plots, an index that
+// experiments/report turns into a colour (index mod 8), a shape (index
+// mod 7) and a dash pattern (from 8 on): its declared Style − 1, or, when it
+// declares none, FNV-1a of its name mapped into [styleDeclared−1, 56), above
+// the built-in methods' declared styles. It depends on nothing but the
+// descriptor, so a plot's look does not change when another method
+// registers.
+func (d *Descriptor) PlotStyle() int {
+	if d.Style > 0 {
+		return d.Style - 1
+	}
+	h := fnv.New32a()
+	h.Write([]byte(d.Name))
+	return styleDeclared - 1 + int(h.Sum32()%uint32(styleCycle-styleDeclared+1))
+}
 
 // RunsOn reports whether the method runs on the back end named backend
 // (its name before any ":"; empty is the CPU).
@@ -274,8 +283,28 @@ func Register(d Descriptor) {
 		if o.Name == d.Name || o.Label == d.Label {
 			panic(fmt.Sprintf("methods: %s registered twice (name %q, label %q)", d.Name, o.Name, o.Label))
 		}
+		if d.Style != 0 && o.Style == d.Style {
+			panic(fmt.Sprintf("methods: %s declares the plot style %d of %s", d.Name, d.Style, o.Name))
+		}
+	}
+	for _, o := range registry {
+		for _, s := range d.Settings {
+			if os, ok := o.Setting(s.Name); ok && os != s && !reflect.DeepEqual(*os, *s) {
+				panic(fmt.Sprintf("methods: %s declares setting %s otherwise than %s does: declare it once and share it", d.Name, s.Name, o.Name))
+			}
+		}
 	}
 	registry[d.Name] = &d
+}
+
+// Unregister removes the method named name from the registry. It is for
+// the tests that register a throwaway method to show what a new method
+// changes (nothing committed: TestANewMethodChangesNothingCommitted) and
+// take it away after; the built-in methods never call it.
+func Unregister(name string) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	delete(registry, name)
 }
 
 // check says what a descriptor lacks.
@@ -297,6 +326,32 @@ func (d *Descriptor) check() error {
 		return fmt.Errorf("method %s: family %s with mode %q (the LLPFC algorithms, and they alone, have one)", d.Name, d.Family, d.Mode)
 	case len(d.Search.LR) == 0:
 		return fmt.Errorf("method %s: an empty search space (Search.LR)", d.Name)
+	case d.Style < 0 || d.Style > styleCycle:
+		return fmt.Errorf("method %s: Style %d, want 1..%d (or 0: one from its name)", d.Name, d.Style, styleCycle)
+	}
+	seen := map[string]bool{}
+	for _, s := range d.Settings {
+		if s == nil {
+			return fmt.Errorf("method %s: a nil setting", d.Name)
+		}
+		if err := s.check(); err != nil {
+			return fmt.Errorf("method %s: %w", d.Name, err)
+		}
+		if seen[s.Name] {
+			return fmt.Errorf("method %s: setting %s declared twice", d.Name, s.Name)
+		}
+		seen[s.Name] = true
+	}
+	if a := d.Authors; a != nil {
+		for name, text := range a.Settings {
+			s, ok := d.Setting(name)
+			if !ok {
+				return fmt.Errorf("method %s: its authors' preset sets %s, a setting it does not declare", d.Name, name)
+			}
+			if _, err := s.Parse(text); err != nil {
+				return fmt.Errorf("method %s: its authors' %s %w", d.Name, name, err)
+			}
+		}
 	}
 	return nil
 }

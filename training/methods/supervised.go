@@ -14,7 +14,7 @@ const Supervised = "supervised"
 
 func init() {
 	Register(Descriptor{
-		Name: Supervised, Label: "Supervised (ceiling)", Order: 1000,
+		Name: Supervised, Label: "Supervised (ceiling)", Order: 1000, Style: 11,
 		Paper:  "Section 6: the fully supervised ceiling on the same instances",
 		Family: FamilyInstance, Batch: Instances, DefaultBatch: 128,
 		Help:   "the fully supervised ceiling: cross-entropy on the bagged instances' true labels (not an LLP method)",

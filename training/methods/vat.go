@@ -2,6 +2,7 @@ package methods
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/llpfc/llpfc/training/device"
@@ -16,12 +17,12 @@ const LLPVAT = "llpvat"
 
 func init() {
 	Register(Descriptor{
-		Name: LLPVAT, Label: "LLPVAT", Order: 20,
+		Name: LLPVAT, Label: "LLPVAT", Order: 20, Style: 2,
 		Paper: "App. `suppsec: exp`, \"LLPVAT\" (Tsai & Lin, ACML 2020)", Code: "Z-Jianxin/LLPFC@1d0cbc5:llpvat.py, llpvatlib/train_fun.py",
 		Family: FamilyBag, Batch: Bags, DefaultBatch: 2,
 		Help: "LLP-VAT: the KL proportion loss plus a virtual-adversarial consistency term (App. suppsec: exp)",
-		Settings: []Setting{SettingKLScale, SettingBNStats, SettingChunkSize, SettingVATEps, SettingVATXi,
-			SettingVATPowerIters, SettingVATRampup},
+		Settings: []*Setting{&KLScaleSetting, &BNStatsSetting, &ChunkSizeSetting, &VATEpsSetting, &VATXiSetting,
+			&VATPowerItersSetting, &VATRampupSetting},
 		Search: DefaultSearch,
 		New: func(env *Env) (Method, error) {
 			vc := env.Config.VAT
@@ -32,6 +33,23 @@ func init() {
 		},
 	})
 }
+
+// LLP-VAT's own settings (Config.VAT, Config.VATRampup).
+var (
+	// VATEpsSetting is the perturbation radius ε.
+	VATEpsSetting = Setting{Name: SettingVATEps, Kind: KindFloat, Default: "0", Min: 0, Max: math.Inf(1),
+		Help: "radius ε of the adversarial perturbation; 0: the appendix's, 6 on CIFAR10 and 1 on the other data sets"}
+	// VATXiSetting is the power iteration's finite-difference step ξ.
+	VATXiSetting = Setting{Name: SettingVATXi, Kind: KindFloat, Default: "1e-06", Min: 0, Max: math.Inf(1),
+		Help: "finite-difference step ξ of the power iteration (the authors' 1e-6; 0: the same)"}
+	// VATPowerItersSetting is the number of power iterations.
+	VATPowerItersSetting = Setting{Name: SettingVATPowerIters, Kind: KindInt, Default: "1", Min: 0, Max: math.Inf(1),
+		Help: "power iterations (the authors' 1; 0: the same)"}
+	// VATRampupSetting is the consistency weight's schedule, stated in
+	// every llpvat cell (Always).
+	VATRampupSetting = Setting{Name: SettingVATRampup, Kind: KindChoice, Choices: []string{"authors", "llpvat"}, Default: "authors", Always: true,
+		Help: "schedule of the consistency weight: authors (a constant 0.05, what the LLPFC authors' llpvat.py computes) or llpvat (sigmoid ramp-up over the first 40% of the steps, as LLP-VAT's own code)"}
+)
 
 // vatMethod trains with LLP-VAT (App. `suppsec: exp`, "LLPVAT"):
 // L = L_prop + w(t)·L_cons over minibatches of Config.BatchSize bags (the
