@@ -128,14 +128,9 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 		if !experiments.CountsInstances(g.cell.Config.Method) && experiments.CountsInstances(c.Config.Method) {
 			g.cell = c
 		}
-		f, err := exactBNFactor(c.Config, shape, bnLayers)
+		w, err := cellWork(c.Config, shape, bnLayers)
 		if err != nil {
 			return est, err
-		}
-		tp := trainingPoints(c.Config, shape)
-		w := f * int64(c.Config.Passes(tp)) * int64(tp)
-		if sp := c.Config.Hyper.Search; sp != nil {
-			w *= int64(sp.Trials()) // every trial trains the cell again (an extending search's extra trials not counted: a lower bound)
 		}
 		g.work += w
 		g.cells[c.Key] += w
@@ -162,6 +157,24 @@ func estimate(ctx context.Context, todo []experiments.Cell) (planEstimate, error
 		}
 	}
 	return est, nil
+}
+
+// cellWork is cell c's instance-epochs as the estimate counts them: its
+// passes over its training points (Config.Passes: epochs, or a step
+// budget's), the batch-norm factor (exactBNFactor), and every trial of its
+// search, each of which trains the cell again (an extending search's extra
+// trials are not counted: a lower bound).
+func cellWork(c experiments.Config, shape inputShape, bnLayers map[string]int) (int64, error) {
+	f, err := exactBNFactor(c, shape, bnLayers)
+	if err != nil {
+		return 0, err
+	}
+	tp := trainingPoints(c, shape)
+	w := f * int64(c.Passes(tp)) * int64(tp)
+	if sp := c.Hyper.Search; sp != nil {
+		w *= int64(sp.Trials())
+	}
+	return w, nil
 }
 
 // fedShape names the shape the model is fed: s, or s resized to what the
