@@ -3,25 +3,25 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/llpfc/llpfc/internal/docs"
 	"github.com/llpfc/llpfc/training/methods"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// TestReadmeMethodsTable: the README's table of methods is what
-// `llpfc methods --markdown` prints from the registry, row for row: a
-// method registered, renamed or re-described shows in the README or fails
-// here.
+// TestReadmeMethodsTable: the documentation's table of methods
+// (docs/methods.md) is what `llpfc methods --markdown` prints from the
+// registry, row for row: a method registered, renamed or re-described shows
+// in the guide or fails here.
 func TestReadmeMethodsTable(t *testing.T) {
 	var out bytes.Buffer
 	writeMethodsMarkdown(&out)
-	readme, err := os.ReadFile("../../README.md")
+	text, err := docs.Text("../..")
 	require.NoError(t, err)
-	assert.Contains(t, string(readme), out.String(), "README.md's table under \"The methods\" is stale: paste `llpfc methods --markdown`")
+	assert.Contains(t, text, out.String(), "the table of docs/methods.md (\"The methods\") is stale: paste `llpfc methods --markdown`")
 	assert.Equal(t, len(methods.All())+2, strings.Count(out.String(), "\n"), "a header, a rule and one row per method")
 }
 
