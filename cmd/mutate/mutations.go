@@ -886,4 +886,22 @@ var mutations = []mutation{
 	{ID: "separator-unnamed-at-predict", File: "experiments/data/table.go", Bug: "a ;-separated table read as one column by predict, its separator not named",
 		Old: "if hint := separatorHint(first); hint != \"\" {", New: "if hint := separatorHint(first); hint != \"\" && false {",
 		Pkg: "cmd/llpfc", Tests: []string{"TestMessagesNameCauseAndWayOut"}},
+	// The documentation held to itself: a link's fragment a heading of its
+	// target as GitHub names it, a block the tests regenerate found in one
+	// place only, links read outside code.
+	{ID: "docs-anchor-keeps-punctuation", File: "internal/docs/markdown.go", Bug: "a heading's anchor keeps its punctuation (section-6-in-miniature:---table…): every link to a heading with a colon breaks on GitHub",
+		Old: "case r == '-' || r == '_' || unicode.IsLetter(r)", New: "case r == '-' || r == '_' || unicode.IsPunct(r) || unicode.IsLetter(r)",
+		Pkg: "internal/docs", Tests: []string{"TestAnchorIsGitHubs", "TestEveryLinkResolves"}},
+	{ID: "docs-fragment-unchecked", File: "internal/docs/markdown.go", Bug: "a link's #fragment not checked against its target's headings: a renamed heading leaves links to nowhere",
+		Old: "if !a[frag] {", New: "if !a[frag] && false {",
+		Pkg: "internal/docs", Tests: []string{"TestBrokenLinksCanFail", "TestPropertyAnchorsResolve"}},
+	{ID: "docs-repeats-unnumbered", File: "internal/docs/markdown.go", Bug: "a heading repeated in a file keeps its first anchor: GitHub's -1, -2 read as broken, a link to the first read as to the second",
+		Old: "if set[a] {", New: "if false && set[a] {",
+		Pkg: "internal/docs", Tests: []string{"TestAnchorsNumberRepeats", "TestPropertyAnchorsResolve"}},
+	{ID: "docs-block-first-of-two", File: "internal/docs/docs.go", Bug: "a marked block left in two guides: the first found is read and regenerated, the other goes stale without a word",
+		Old: "case len(found) > 1:", New: "case len(found) > 1 && false:",
+		Pkg: "internal/docs", Tests: []string{"TestFindBlock"}},
+	{ID: "docs-links-in-code", File: "internal/docs/markdown.go", Bug: "links read inside code blocks: a command's output or a snippet's [x](y) checked as a link",
+		Old: "prose := Prose(text)", New: "prose := text",
+		Pkg: "internal/docs", Tests: []string{"TestLinksSkipCode"}},
 }
