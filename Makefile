@@ -33,7 +33,7 @@ bench:
 
 ## gpu-kit: dist/gpu-kit/ (git-ignored, under 28 MiB): llpfc without the embedded fixture, the OpenCL
 ## loader and CLBlast from Debian's packages, the PyTorch peer, and run.sh OUTDIR [--quick], the one
-## command that checks and measures --device opencl on a GPU machine (issue 37; README "On a GPU")
+## command that checks and measures --device opencl on a GPU machine (issue 37; docs/gpu-and-cluster.md)
 gpu-kit:
 	GO=$(GO) bash scripts/gpu-kit/build.sh
 

@@ -5,7 +5,7 @@ package proofs_tests
 // its points judged and its counterexample re-evaluated, and its ranges held
 // to their printed form. The registration itself is pinned here, claim by
 // claim, by hand: a hypothesis dropped or a status changed fails
-// TestHypothesesRegistration whatever the README's table (which
+// TestHypothesesRegistration whatever the table of docs/claims.md (which
 // -update-readme rewrites) says.
 
 import (

@@ -3,21 +3,22 @@ package proofs_tests
 import (
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/llpfc/llpfc/internal/docs"
 	"github.com/llpfc/llpfc/theory/verify"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-var updateReadme = flag.Bool("update-readme", false, "rewrite the hypotheses table of README.md's \"Checking the paper's claims\"")
+var updateReadme = flag.Bool("update-readme", false, "rewrite the hypotheses table of docs/claims.md (\"Checking the paper's claims\"), wherever in the documentation its markers are")
 
 //go:generate go test -count=1 -run ^TestReadmeListsEveryHypothesis$ -update-readme
 
-// The README's table of hypotheses lies between these markers.
+// The documentation's table of hypotheses (docs/claims.md) lies between
+// these markers.
 const (
 	readmeHypBegin = "<!-- hypotheses: TestReadmeListsEveryHypothesis writes this table (-update-readme) -->"
 	readmeHypEnd   = "<!-- end of hypotheses -->"
@@ -73,20 +74,17 @@ func hypothesesTable() string {
 	return head + b.String() + tail
 }
 
-// TestReadmeListsEveryHypothesis: README's "Checking the paper's claims"
-// lists every hypothesis of every claim with its status and the count per
-// status, as the registry gives them (-update-readme rewrites it).
+// TestReadmeListsEveryHypothesis: the guide "Checking the paper's claims"
+// (docs/claims.md) lists every hypothesis of every claim with its status
+// and the count per status, as the registry gives them (-update-readme
+// rewrites it where it stands).
 func TestReadmeListsEveryHypothesis(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+	block, err := docs.Find("..", readmeHypBegin, readmeHypEnd)
 	require.NoError(t, err)
-	s := string(b)
-	i, j := strings.Index(s, readmeHypBegin), strings.Index(s, readmeHypEnd)
-	require.True(t, i >= 0 && j > i, "README.md has no hypotheses table between %q and %q", readmeHypBegin, readmeHypEnd)
 	want := "\n" + hypothesesTable() + "\n"
 	if *updateReadme {
-		s = s[:i+len(readmeHypBegin)] + want + s[j:]
-		require.NoError(t, os.WriteFile("../README.md", []byte(s), 0o644))
+		require.NoError(t, block.Replace(want))
 		return
 	}
-	assert.Equal(t, want, s[i+len(readmeHypBegin):j], "README.md's hypotheses table is stale: go test ./proofs_tests -run TestReadmeListsEveryHypothesis -update-readme")
+	assert.Equal(t, want, block.Body, "%s's hypotheses table is stale: go test ./proofs_tests -run TestReadmeListsEveryHypothesis -update-readme", block.Path)
 }

@@ -6,9 +6,9 @@
 # `go generate ./...`, and checks that
 #   - nothing under results/ changed (no grid, store, report or plot),
 #   - the files go generate rewrote are the derived ones (the help goldens,
-#     the op list, the README's table of methods) and nothing else,
+#     the op list, the table of methods in docs/methods.md) and nothing else,
 #   - the registry-driven tests pass with it: its gradient by finite
-#     differences, the op list, the help, the README's table, the built-in
+#     differences, the op list, the help, the methods table in docs/methods.md, the built-in
 #     grids and the committed reports, the method names' rule, and its own test.
 # Run by TestANewBagObjectiveIsItsFilesAndGoGenerate (internal/repocheck). With
 # NEW_METHOD_CHECK_ALL=1 it runs `make test` in the copy instead of the
@@ -130,14 +130,14 @@ if echo "$changed" | grep -q '^results/'; then
   echo "new-method-check: FAIL: go generate changed results/"
   status=1
 fi
-unexpected=$(echo "$changed" | grep -v -E '^(cmd/llpfc/testdata/help/[a-z-]+\.golden|training/testdata/ops\.golden|README\.md)$' || true)
+unexpected=$(echo "$changed" | grep -v -E '^(cmd/llpfc/testdata/help/[a-z-]+\.golden|training/testdata/ops\.golden|docs/methods\.md)$' || true)
 if [ -n "$unexpected" ]; then
   echo "new-method-check: FAIL: go generate rewrote files that are not derived from the registry:"
   echo "$unexpected" | sed 's/^/  /'
   status=1
 fi
-grep -q throwaway_weight README.md || { echo "new-method-check: FAIL: the README's table of methods does not list the new setting"; status=1; }
-for f in training/testdata/ops.golden README.md cmd/llpfc/testdata/help/train.golden; do
+grep -q throwaway_weight docs/methods.md || { echo "new-method-check: FAIL: the table of methods in docs/methods.md does not list the new setting"; status=1; }
+for f in training/testdata/ops.golden docs/methods.md cmd/llpfc/testdata/help/train.golden; do
   grep -q throwaway "$f" || { echo "new-method-check: FAIL: $f does not name the new method"; status=1; }
 done
 

@@ -16,6 +16,7 @@ import (
 	"github.com/llpfc/llpfc/experiments"
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/llpfc/llpfc/experiments/report"
+	"github.com/llpfc/llpfc/internal/docs"
 )
 
 // committedTables are the result stores committed under results/ (issues 10
@@ -175,25 +176,28 @@ func TestCommittedStepMatchedSteps(t *testing.T) {
 	}
 }
 
-// groupsBlock is a README block of generated ranking sentences: the
-// groups of the table of one committed grid, one bullet a bag size.
+// groupsBlock is a block of generated ranking sentences in the documentation
+// (docs/comparison.md): the groups of the table of one committed grid, one
+// bullet a bag size.
 var groupsBlock = regexp.MustCompile(`(?s)<!-- groups ([a-z0-9-]+) -->\n(.*?)<!-- /groups -->`)
 
-// TestReadmeRankingsAreTheReports: every sentence of the README that ranks
-// methods stands in a groups block, and each block is, line for line, the
-// groups (report.Group.Sentence) of its grid's table made from the
-// committed cells — so a regeneration that changes a group fails here
-// until the README's sentence changes with it. Every tuned comparison the
-// README shows has its block.
+// TestReadmeRankingsAreTheReports: every sentence of the documentation
+// (README.md and docs/, where the comparison lives) that ranks methods
+// stands in a groups block, and each block is, line for line, the groups
+// (report.Group.Sentence) of its grid's table made from the committed cells
+// — so a regeneration that changes a group fails here until the guide's
+// sentence changes with it. Every tuned comparison the guides show has its
+// block, once.
 func TestReadmeRankingsAreTheReports(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := docs.Text("../..")
 	require.NoError(t, err)
 	t.Chdir("../..")
 	t.Chdir(trackedResults(t))
-	blocks := groupsBlock.FindAllStringSubmatch(string(readme), -1)
+	blocks := groupsBlock.FindAllStringSubmatch(readme, -1)
 	seen := map[string]bool{}
 	for _, b := range blocks {
 		name, body := b[1], b[2]
+		assert.False(t, seen[name], "two groups blocks of %s: keep one", name)
 		seen[name] = true
 		rs, err := (&grid.Store{Dir: filepath.Join("results", name)}).All()
 		require.NoError(t, err, name)
@@ -211,11 +215,11 @@ func TestReadmeRankingsAreTheReports(t *testing.T) {
 			}
 		}
 		require.Equal(t, 1, n, "%s: one table of the grid", name)
-		assert.Equal(t, want.String(), body, "README's groups block of %s is not its report's groups: write the block as the report's \"Groups\" lines", name)
+		assert.Equal(t, want.String(), body, "the guide's groups block of %s is not its report's groups: write the block as the report's \"Groups\" lines", name)
 	}
 	for _, name := range []string{"fashion-mnist-tuned", "fashion-mnist-shuffle-tuned", "fashion-mnist-steps", "fashion-mnist-shuffle-steps"} {
 		if _, err := os.Stat(filepath.Join("results", name, "cells")); err == nil {
-			assert.True(t, seen[name], "README shows no groups block of %s", name)
+			assert.True(t, seen[name], "the documentation shows no groups block of %s", name)
 		}
 	}
 }

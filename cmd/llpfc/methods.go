@@ -19,12 +19,12 @@ each from its descriptor (training/methods): its name and label, family, what it
 minibatch counts and its default, the settings it reads, what it implements, its authors'
 preset where it has one, the learning rates the comparison tunes it over, and the back
 ends it runs on. --json writes the same as a JSON array (the Python client reads it);
---markdown the table of the README's "The methods".`
+--markdown the table of docs/methods.md ("The methods").`
 
 func runMethods(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("methods [--json | --markdown]", methodsSynopsis, stderr)
 	asJSON := fs.Bool("json", false, "write the descriptors as a JSON array")
-	asMarkdown := fs.Bool("markdown", false, "write the README's table of methods")
+	asMarkdown := fs.Bool("markdown", false, "write the table of methods of docs/methods.md")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
@@ -128,8 +128,8 @@ func writeMethodsText(w io.Writer) {
 	}
 }
 
-// writeMethodsMarkdown writes the README's table of methods
-// (TestReadmeMethodsTable holds the README to it).
+// writeMethodsMarkdown writes the table of methods of docs/methods.md
+// (TestReadmeMethodsTable holds the guide to it).
 func writeMethodsMarkdown(w io.Writer) {
 	fmt.Fprintln(w, "| `--method` | row | family | minibatch (default) | own settings | implements | authors' preset |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")

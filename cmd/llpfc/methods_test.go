@@ -4,18 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/llpfc/llpfc/internal/docs"
 	"github.com/llpfc/llpfc/training/methods"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-var updateReadme = flag.Bool("update-readme", false, "rewrite the table of methods in README.md's \"The methods\" from the registry")
+var updateReadme = flag.Bool("update-readme", false, "rewrite the table of methods in docs/methods.md (\"The methods\") from the registry, wherever in the documentation its markers are")
 
-// The README's table of methods lies between these lines.
+// The documentation's table of methods (docs/methods.md) lies between
+// these lines.
 const (
 	readmeMethodsBegin = "<!-- methods: TestReadmeMethodsTable writes this table (go generate ./...) -->\n"
 	readmeMethodsEnd   = "<!-- end of methods -->"
@@ -23,24 +24,20 @@ const (
 
 //go:generate go test -count=1 -run ^TestReadmeMethodsTable$ -update-readme
 
-// TestReadmeMethodsTable: the README's table of methods is what
-// `llpfc methods --markdown` prints from the registry, row for row: a
-// method registered, renamed or re-described shows in the README or fails
-// here (go generate ./... rewrites it: -update-readme).
+// TestReadmeMethodsTable: the documentation's table of methods
+// (docs/methods.md) is what `llpfc methods --markdown` prints from the
+// registry, row for row: a method registered, renamed or re-described shows
+// in the guide or fails here (go generate ./... rewrites it: -update-readme).
 func TestReadmeMethodsTable(t *testing.T) {
 	var out bytes.Buffer
 	writeMethodsMarkdown(&out)
-	b, err := os.ReadFile("../../README.md")
+	block, err := docs.Find("../..", readmeMethodsBegin, readmeMethodsEnd)
 	require.NoError(t, err)
-	readme := string(b)
-	i, j := strings.Index(readme, readmeMethodsBegin), strings.Index(readme, readmeMethodsEnd)
-	require.True(t, i >= 0 && j > i, "README.md has no table of methods between %q and %q", readmeMethodsBegin, readmeMethodsEnd)
 	if *updateReadme {
-		readme = readme[:i+len(readmeMethodsBegin)] + out.String() + readme[j:]
-		require.NoError(t, os.WriteFile("../../README.md", []byte(readme), 0o644))
+		require.NoError(t, block.Replace(out.String()))
 		return
 	}
-	assert.Equal(t, out.String(), readme[i+len(readmeMethodsBegin):j], "README.md's table under \"The methods\" is stale: go generate ./cmd/llpfc")
+	assert.Equal(t, out.String(), block.Body, "%s's table under \"The methods\" is stale: go generate ./cmd/llpfc", block.Path)
 	assert.Equal(t, len(methods.All())+2, strings.Count(out.String(), "\n"), "a header, a rule and one row per method")
 }
 

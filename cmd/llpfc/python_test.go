@@ -47,7 +47,7 @@ func findPython() (string, string) {
 // with the standard library's unittest against a binary built from this
 // checkout: fit/predict against train/predict on the same file, clone and
 // set_params, the binary's errors as ValueError, killed fits, grids, and the
-// README's snippet. Without an interpreter with NumPy it skips; with
+// snippets of docs/python.md and the README. Without an interpreter with NumPy it skips; with
 // CI=true it fails, and CI=true also makes the Python tests fail (not skip)
 // without scikit-learn or pandas.
 func TestPythonClient(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/llpfc/llpfc/experiments/data"
 	"github.com/llpfc/llpfc/experiments/grid"
+	"github.com/llpfc/llpfc/internal/docs"
 )
 
 // Every message names the cause and the way out, by one rule (wayOut): a
@@ -73,11 +74,12 @@ type messageCase struct {
 	status int
 	want   []string // words the message must hold
 	not    []string // what it said before
-	readme string   // a phrase the README and the message share ("": none)
+	readme string   // a phrase the documentation (README.md, docs/) and the message share ("": none)
 }
 
 func TestMessagesNameCauseAndWayOut(t *testing.T) {
-	readme := readString(t, "../../README.md")
+	readme, err := docs.Text("../..")
+	require.NoError(t, err)
 	tab := func(dir, name, body string) string { return writeFile(t, dir, name, body) }
 	rows := func(header string, n int, row func(i int) string) string {
 		var b strings.Builder
@@ -217,8 +219,8 @@ func TestMessagesNameCauseAndWayOut(t *testing.T) {
 			assert.NoError(t, wayOut(stderr))
 			assert.Empty(t, repeatedPrefix(stderr), "a prefix said twice: %s", stderr)
 			if c.readme != "" {
-				assert.Contains(t, stderr, c.readme, "the program does not say what the README says")
-				assert.Contains(t, strings.Join(strings.Fields(readme), " "), c.readme, "the README does not say what the program says")
+				assert.Contains(t, stderr, c.readme, "the program does not say what the documentation says")
+				assert.Contains(t, strings.Join(strings.Fields(readme), " "), c.readme, "the documentation does not say what the program says")
 			}
 		})
 	}
@@ -240,7 +242,7 @@ func TestMissingValuesHaveAWayThrough(t *testing.T) {
 
 // The claim of a run in another PID namespace is waited for, the message
 // saying why it cannot be checked and when it is taken over, in the
-// README's words.
+// words of the documentation (docs/exit-status.md).
 func TestWaitingMessageSaysUntilWhen(t *testing.T) {
 	defer func(stale, poll time.Duration) { grid.ClaimStaleAfter, grid.ClaimPoll = stale, poll }(grid.ClaimStaleAfter, grid.ClaimPoll)
 	grid.ClaimStaleAfter, grid.ClaimPoll = 500*time.Millisecond, 50*time.Millisecond
@@ -256,5 +258,7 @@ func TestWaitingMessageSaysUntilWhen(t *testing.T) {
 	code, _, stderr = runCmd("run", spec, "--results", filepath.Join(dir, "st"))
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, "its process cannot be checked from here; taken over at ")
-	assert.Contains(t, strings.Join(strings.Fields(readString(t, "../../README.md")), " "), "its process cannot be checked from here")
+	text, err := docs.Text("../..")
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(strings.Fields(text), " "), "its process cannot be checked from here")
 }

@@ -478,7 +478,7 @@ var mutations = []mutation{
 	{ID: "step-budget-whole-epoch", File: "training/train.go", Bug: "a step budget whose last epoch runs whole: more updates than the budget",
 		Old: "\t\tr.cfg.Epochs = e + 1\n\t\treturn left", New: "\t\tr.cfg.Epochs = e + 1\n\t\treturn steps",
 		Pkg: "training", Tests: []string{"TestTrainStepBudget"}},
-	{ID: "groups-tie-off-by-a-point", File: "experiments/report/paired.go", Bug: "a method a point behind the best's interval counted in its group: the README's ranking sentences no longer the report's",
+	{ID: "groups-tie-off-by-a-point", File: "experiments/report/paired.go", Bug: "a method a point behind the best's interval counted in its group: the guide's ranking sentences no longer the report's",
 		Old: "row.VsBest.N >= 2 && !row.VsBest.Excludes0()", New: "row.VsBest.N >= 2 && row.VsBest.Hi > -0.01",
 		Pkg: "cmd/llpfc", Tests: []string{"TestCommittedReportsRegenerate", "TestReadmeRankingsAreTheReports"}},
 	{ID: "choice-cost-counts-diverged", File: "experiments/report/tables.go", Bug: "what the label-free choice cost counts a diverged trial's accuracy as reachable",
@@ -775,7 +775,7 @@ var mutations = []mutation{
 		Pkg: "training", Tests: []string{"TestTrainStopsOnNonFinite"}},
 	// Hypotheses read from the proofs, verdicts that can be trusted: a range's
 	// data against its printed text, a probe's verdict and its judge, a
-	// hypothesis dropped with the README regenerated, every tolerance loosened
+	// hypothesis dropped with the documentation's table regenerated, every tolerance loosened
 	// tenfold (in theory/ and in the newer methods' claims).
 	{ID: "hyp-range-flag-opened", File: "theory/verify/claims/hyp_rademacher.go", Bug: "the range a > 0 of lemma: multi.rad.1 stored with its end 0 closed while its printed text stays \"a ∈ (0, ∞)\"",
 		Old: "Range: &verify.Range{Param: \"a\", Printed: \"a ∈ (0, ∞)\", Lo: \"0\", Hi: \"∞\", LoOpen: true, HiOpen: true},", New: "Range: &verify.Range{Param: \"a\", Printed: \"a ∈ (0, ∞)\", Lo: \"0\", Hi: \"∞\", LoOpen: false, HiOpen: true},",
@@ -792,7 +792,7 @@ var mutations = []mutation{
 	{ID: "range-end-inside-said-outside", File: "theory/verify/ranges.go", Bug: "an end check inside its range accepted where it says it lies outside (a range probe trying a point it does not leave)",
 		Old: "case in && !e.inRange():", New: "case in && !e.inRange() && false:",
 		Pkg: "theory/verify", Tests: []string{"TestContainsAndCheckEnds", "TestRunProbesHypothesesOnlyWhenAsked"}},
-	{ID: "hyp-dropped-readme-regenerated", File: "theory/verify/claims/hyp_calibration.go", Bug: "thm:inv.cali's part \"P(·|x) regular\" dropped (the README's table regenerated with it)",
+	{ID: "hyp-dropped-readme-regenerated", File: "theory/verify/claims/hyp_calibration.go", Bug: "thm:inv.cali's part \"P(·|x) regular\" dropped (the documentation's table regenerated with it)",
 		Old: ",\n\t\tcalRegular(174))...)", New: ")...)",
 		Pkg: "proofs_tests", Tests: []string{"TestHypothesesRegistration"}},
 	{ID: "tol-abs-loose", File: "theory/verify/claims/calibration.go", Bug: "the tolerance tolAbs loosened tenfold",
@@ -937,4 +937,22 @@ var mutations = []mutation{
 	{ID: "profile-gemm-transposed-k", File: "training/device/opencl/profile.go", Bug: "the profile reads a product's k from A's columns even when A is transposed",
 		Old: "\tif tA {\n\t\tm, k = k, m\n\t}\n\tnn := 1", New: "\tnn := 1",
 		Pkg: "training/device/opencl", Tests: []string{"TestProfileOfAStep"}},
+	// The documentation held to itself: a link's fragment a heading of its
+	// target as GitHub names it, a block the tests regenerate found in one
+	// place only, links read outside code.
+	{ID: "docs-anchor-keeps-punctuation", File: "internal/docs/markdown.go", Bug: "a heading's anchor keeps its punctuation (section-6-in-miniature:---table…): every link to a heading with a colon breaks on GitHub",
+		Old: "case r == '-' || r == '_' || unicode.IsLetter(r)", New: "case r == '-' || r == '_' || unicode.IsPunct(r) || unicode.IsLetter(r)",
+		Pkg: "internal/docs", Tests: []string{"TestAnchorIsGitHubs", "TestEveryLinkResolves"}},
+	{ID: "docs-fragment-unchecked", File: "internal/docs/markdown.go", Bug: "a link's #fragment not checked against its target's headings: a renamed heading leaves links to nowhere",
+		Old: "if !a[frag] {", New: "if !a[frag] && false {",
+		Pkg: "internal/docs", Tests: []string{"TestBrokenLinksCanFail", "TestPropertyAnchorsResolve"}},
+	{ID: "docs-repeats-unnumbered", File: "internal/docs/markdown.go", Bug: "a heading repeated in a file keeps its first anchor: GitHub's -1, -2 read as broken, a link to the first read as to the second",
+		Old: "if set[a] {", New: "if false && set[a] {",
+		Pkg: "internal/docs", Tests: []string{"TestAnchorsNumberRepeats", "TestPropertyAnchorsResolve"}},
+	{ID: "docs-block-first-of-two", File: "internal/docs/docs.go", Bug: "a marked block left in two guides: the first found is read and regenerated, the other goes stale without a word",
+		Old: "case len(found) > 1:", New: "case len(found) > 1 && false:",
+		Pkg: "internal/docs", Tests: []string{"TestFindBlock"}},
+	{ID: "docs-links-in-code", File: "internal/docs/markdown.go", Bug: "links read inside code blocks: a command's output or a snippet's [x](y) checked as a link",
+		Old: "prose := Prose(text)", New: "prose := text",
+		Pkg: "internal/docs", Tests: []string{"TestLinksSkipCode"}},
 }

@@ -223,7 +223,7 @@ func TestOptionsNamedOnce(t *testing.T) {
 	assert.Equal(t, []string{"x", "y", "z"}, s.categorical)
 }
 
-// A missing value (README: "drop the row, or fill it in") is one message
+// A missing value (docs/exit-status.md: "drop the row, or fill it in") is one message
 // for every role, and @na= reads a class or bag id spelled like one as
 // written (issue: "Na" and "none" as classes had no way through). A
 // feature's missing value is never advice to declare a column of numbers

@@ -238,7 +238,7 @@ func (r naRule) missing(v string) bool {
 func missingValue(v string) bool { return naRule{}.missing(v) }
 
 // MissingWayOut is the way out every missing-value message gives, in the
-// README's words: the value is dropped or filled by the user, never by the
+// words of docs/exit-status.md: the value is dropped or filled by the user, never by the
 // reader.
 const MissingWayOut = "drop the row, or fill it in"
 
@@ -250,7 +250,7 @@ func missingError(t *table, i, j int, role string) error {
 
 // missingError is the error of the missing value v at row i of column j,
 // in role ("label", "bag id", "feature"); categories says that the column
-// is a feature of categories. The way out is the README's (MissingWayOut),
+// is a feature of categories. The way out is the documentation's (MissingWayOut),
 // and, where the spelling may be a real value, how to read it as written:
 // @na for a class or bag id spelled "none" or "Na", @categorical for a
 // category.
@@ -293,7 +293,7 @@ func (r naRule) text() string {
 }
 
 // MissingSpellings are the spellings of a missing value every table reader
-// knows, as the README lists them.
+// knows, as docs/exit-status.md lists them.
 func MissingSpellings() []string {
 	return []string{"NA", "N/A", "NaN", "null", "None", "<NA>", "#N/A", "nil", "missing", "?"}
 }

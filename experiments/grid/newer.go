@@ -199,7 +199,7 @@ var StepSearchLimits = experiments.SearchExtend{Min: 1e-6, Max: 0.1}
 // StepsBagSizes and ShuffleStepsBagSizes are the bag sizes of the
 // step-matched comparisons: of the equal-epoch comparison's, those this
 // project's 2-core machine regenerates in a sitting (the rest are a Slurm
-// job array: README, "The comparison").
+// job array: docs/comparison.md).
 var (
 	StepsBagSizes        = []int{128, 512}
 	ShuffleStepsBagSizes = []int{64, 256}

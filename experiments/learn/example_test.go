@@ -13,7 +13,7 @@ import (
 // A bag-only data set — instances, a bag id per instance and a row of label
 // proportions per bag, no instance label — trains like any cell: its bags
 // are the protocol "given" (here the committed fixture, made from
-// Fashion-MNIST by dropping the labels; README, "Your own data").
+// Fashion-MNIST by dropping the labels; docs/own-data.md).
 func ExampleRunCell_bagOnly() {
 	cell := experiments.Cell{Config: experiments.Config{Learner: "gorgonia", Dataset: "bags:../../fixtures/bagonly/fashion-mnist-bags.npz",
 		Model: "mlp", Method: "llpfc-uniform", Protocol: experiments.GivenProtocol, Normalize: "standardize", Seed: 1,

@@ -74,8 +74,8 @@ func (t *Table) Groups() []Group {
 
 // Sentence states g as a ranking: "Bag size 512: LLPFC-uniform is the
 // best (0.8458); LLPFC-approx cannot be told from it; the remaining 6
-// are behind it." It is the only form in which the README ranks methods
-// (TestReadmeRankingsAreTheReports).
+// are behind it." It is the only form in which the documentation ranks
+// methods (docs/comparison.md, TestReadmeRankingsAreTheReports).
 func (g Group) Sentence() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Bag size %s: %s is the best (%.4f)", bagSizeText(g.BagSize), experiments.MethodLabel(g.Best), g.BestMean)

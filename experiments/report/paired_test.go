@@ -234,7 +234,8 @@ func TestSomeSlotsOfOneSeedStillPair(t *testing.T) {
 
 // TestGroupsByHand: the group of the hand-worked table (kl best,
 // llpfc-approx tied, llpfc-uniform behind; the ceiling never ranked) and its
-// sentence, the only form a ranking takes in the README.
+// sentence, the only form a ranking takes in the documentation
+// (docs/comparison.md).
 func TestGroupsByHand(t *testing.T) {
 	tables, err := buildTables(pairedCells(pairedAcc), nil, nil, "")
 	require.NoError(t, err)

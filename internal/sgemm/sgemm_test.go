@@ -177,7 +177,7 @@ func FuzzSgemm(f *testing.F) {
 	})
 }
 
-// The AVX-512 and AVX2 kernels give the same bits (README, bench/NOTES.md):
+// The AVX-512 and AVX2 kernels give the same bits (docs/speed.md, bench/NOTES.md):
 // every entry of C is summed over k in the same order by fused
 // multiply-adds whatever the tile, and an edge tile is added to C with one
 // rounding as a full tile is; so are the packed products.

@@ -1,7 +1,7 @@
 """LLPClassifier: llpfc's methods as an estimator of llp-learn's and
 scikit-learn's shape, over the Go binary.
 
-fit writes the bag-only data to a temporary ``.npz`` (README, "Your own
+fit writes the bag-only data to a temporary ``.npz`` (docs/own-data.md, "Your own
 data"), runs ``llpfc train --data bags:FILE --save-model …`` and keeps the
 model — its PyTorch-loadable ``.npz`` state dict and its ``.json`` manifest —
 in ``model_dir`` (a private temporary folder, removed with the estimator,

@@ -455,13 +455,20 @@ class GridTest(unittest.TestCase):
         self.assertEqual(before, after)
 
 
-def readme_snippets():
-    """The "From Python" section's code blocks, each with the output shown
-    under it (the client's own snippet, and scikit-learn's tools: issue 51)."""
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+def snippets(path, heading=None):
+    """The Python code blocks of a markdown file (of its section under
+    heading, if given), each with the output shown under it."""
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
         text = f.read()
-    section = text.split("## From Python", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```python\n(.*?)```\s*```text\n(.*?)```", section, re.S)
+    if heading is not None:
+        text = text.split("\n" + heading + "\n", 1)[1].split("\n#", 1)[0]
+    return re.findall(r"```python\n(.*?)```\s*```text\n(.*?)```", text, re.S)
+
+
+def readme_snippets():
+    """The guide "From Python"'s code blocks (docs/python.md: the client's
+    own snippet, and scikit-learn's tools), then the README's example."""
+    return snippets(os.path.join("docs", "python.md")) + snippets("README.md", "### From Python")
 
 
 NUMBER = re.compile(r"-?\d+\.\d+|-?\d+")
@@ -482,14 +489,15 @@ def same_but_numbers(got, shown, tol):
 
 
 class ReadmeTest(unittest.TestCase):
-    """The README's "From Python" snippet is run as it stands, from the
-    checkout, and prints what the README shows (numbers within 0.02: the
-    network's arithmetic may differ in the last bits between processors, and
-    a few of the 500 test images may then change class)."""
+    """The snippets of the guide "From Python" (docs/python.md) and the
+    README's example are run as they stand, from the checkout, and print what
+    they show (numbers within 0.02: the network's arithmetic may differ in
+    the last bits between processors, and a few of the 500 test images may
+    then change class)."""
 
     def test_readme_snippets_run_as_shown(self):
         snippets = readme_snippets()
-        self.assertEqual(len(snippets), 2, "the client's snippet and scikit-learn's tools")
+        self.assertEqual(len(snippets), 3, "the client's snippet and scikit-learn's tools, then the README's example")
         for code, shown in snippets:
             if "sklearn" in code:
                 optional("sklearn")
@@ -497,7 +505,7 @@ class ReadmeTest(unittest.TestCase):
                                stderr=subprocess.PIPE, text=True,
                                env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
             self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertTrue(same_but_numbers(p.stdout, shown, 0.02), "printed:\n%s\nREADME shows:\n%s" % (p.stdout, shown))
+            self.assertTrue(same_but_numbers(p.stdout, shown, 0.02), "printed:\n%s\nthe documentation shows:\n%s" % (p.stdout, shown))
 
     def test_the_comparison_can_fail(self):
         self.assertTrue(same_but_numbers("acc 0.728 x", "acc 0.73 x", 0.02))

@@ -34,7 +34,7 @@ import time
 LOGS = ["discovery.log", "check.log", "train.log", "bench.log", "torch.log", "cpu.log"]
 # The Table 1 cell the epoch projects (App. `suppsec: exp`, "Wide ResNet-16-4", CIFAR10: 200
 # epochs; PAPER_MAP.md; the paper's 40,960 training points, grid.PaperPointsColour) and
-# Table 1's instance-epochs (README: `reproduce --table wrn16-4 --dry-run`).
+# Table 1's instance-epochs (docs/reproducing.md: `reproduce --table wrn16-4 --dry-run`).
 TABLE1_EPOCHS, CELL_POINTS, TABLE1_INSTANCE_EPOCHS = 200, 40960, 2.10e10
 
 
@@ -412,7 +412,7 @@ def consistent(res):
     return problems
 
 # PROJECTED is the run a projection of a Table 1 cell may come from: its network and bags (the
-# Table 1 cell, README "On a GPU"); any other run (--quick's cnn-bn on 80 points) projects nothing.
+# Table 1 cell, docs/gpu-and-cluster.md, "On a GPU"); any other run (--quick's cnn-bn on 80 points) projects nothing.
 PROJECTED = {"model": "wrn-16-4", "method": "llpfc-uniform", "bag_size": 64}
 
 

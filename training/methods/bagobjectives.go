@@ -13,7 +13,7 @@ const SqProp = "sqprop"
 
 func init() {
 	RegisterBag(Descriptor{Name: SqProp, Label: "SqProp", Order: 70, Style: 7, DefaultBatch: 2, Search: DefaultSearch,
-		Paper: "the squared error of each bag's mean prediction against its proportions (the L2 counterpart of App. `subsec:KL`'s loss; issue 53)",
+		Paper: "the squared error of each bag's mean prediction against its proportions (the L2 counterpart of App. `subsec:KL`'s loss)",
 		Help:  "the squared error between each bag's proportions and its mean predicted distribution"},
 		BagSpec{Objective: func(*Env) (loss.BagObjective, error) { return &loss.SqProp{}, nil }})
 }
