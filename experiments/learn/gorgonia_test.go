@@ -81,7 +81,7 @@ func TestGorgoniaLearnerTrains(t *testing.T) {
 			}
 			assert.GreaterOrEqualf(t, m.TestAccuracy, 0.8, "test accuracy %.4f, want ≥ 0.8 (chance is 1/3)", m.TestAccuracy)
 			// The LLPFC cells carry their groups' diagnostics, one summary per
-			// regrouping (issue 16); KL has no groups.
+			// regrouping; KL has no groups.
 			wantRegroup := experiments.IsLLPFC(method)
 			assert.Equalf(t, wantRegroup, len(m.Regroupings) > 0, "%s: regroupings %+v", method, m.Regroupings)
 			if wantRegroup && len(m.Regroupings) > 0 {
