@@ -174,8 +174,8 @@ type ObjectiveDiagnostics struct {
 	SoftNegativeShare float64 `json:"soft_negative_share,omitempty"`
 }
 
-// SearchRecord is what a cell's label-free search did (Hyper.Search, issue
-// 50): the rule, every trial and the index of the one the cell reports.
+// SearchRecord is what a cell's label-free search did (Hyper.Search): the
+// rule, every trial and the index of the one the cell reports.
 type SearchRecord struct {
 	// Rule says how a trial was chosen: "min val_kl" (the lowest
 	// proportion loss of the held-out bags under the last epoch's network).

@@ -673,8 +673,8 @@ type parsedReport struct {
 	plots       map[string]string // table title → plot file
 	links       []string
 	troubleRows int
-	// paired counts the tables followed by their paired comparison (issue
-	// 50: every table with several methods has one).
+	// paired counts the tables followed by their paired comparison (every
+	// table with several methods has one).
 	paired map[string]bool
 }
 

@@ -131,8 +131,8 @@ func tuned(s *Spec, name string) *Spec {
 // grouping: 160 minibatches of 128 instances an epoch, 10 epochs).
 const StepMatchedEpochs = 89
 
-// stepMatchedSpec is the budget check beside the tuned comparison (issue
-// 50): at bag size 2048, where a minibatch of bags leaves the bag methods
+// stepMatchedSpec is the budget check beside the tuned comparison: at bag
+// size 2048, where a minibatch of bags leaves the bag methods
 // 10 to 90 optimizer steps in 10 epochs, KL, EasyLLP, MixBag and LLP-PVC
 // with a minibatch of one bag and StepMatchedEpochs epochs, so that they make
 // as many optimizer steps as LLPFC-uniform; tuned as the comparison, seed 0
