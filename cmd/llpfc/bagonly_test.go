@@ -540,5 +540,5 @@ func featureTable(t *testing.T, dir string) string {
 		fmt.Fprintf(&b, "%d,g%d,%d,%d\n", i%3, i%12, i%7, (i*5)%11)
 	}
 	tr := writeFile(t, dir, "tr.csv", b.String())
-	return "csv:" + tr + "," + tr + "@label=label" // y is a feature here: the option says which column is the label, since a column named "y" is not one by its name
+	return "csv:" + tr + "," + tr + "@label=label" // y is a feature here: the option says which column is the label (y and label both go by the label's names: without it, the header is ambiguous)
 }
