@@ -216,7 +216,7 @@ func benchBagData(seed int64, numBags, m, ch, h, w, classes int) *TrainData {
 // (built once), its Step (minibatch assembly, forward, loss, backward) and
 // the optimizer update. Epochs are begun (reshuffled) as the steps run
 // through the data. It is the project side of `llpfc bench` and `make
-// bench` (issue 7).
+// bench` (the training step beside PyTorch's).
 func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResult, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {

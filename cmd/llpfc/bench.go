@@ -70,9 +70,9 @@ func defineBenchFlags(fs *flag.FlagSet) *benchFlags {
 
 // check validates the flags; each error names its flag. Everything that
 // would make the benchmark fail for its input is checked here, before
-// anything is allocated (issue 27: an image too small for the model,
-// LLPGAN's generator as the model, llpgan without its discriminator, and
-// sizes beyond the memory exited 1 or ran out of memory).
+// anything is allocated (an image too small for the model, LLPGAN's
+// generator as the model, llpgan without its discriminator, and sizes
+// beyond the memory once exited 1 or ran out of memory).
 func (f *benchFlags) check() error {
 	if !contains(learn.ClassifierModels(), *f.model) {
 		return fmt.Errorf("--model %q: unknown (want one of %s)", *f.model, strings.Join(learn.ClassifierModels(), ", "))

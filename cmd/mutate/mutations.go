@@ -166,7 +166,7 @@ var mutations = []mutation{
 		Old: "s := -atb[j]", New: "s := atb[j]"},
 
 	// Algorithms 1–3 and the diagnostics (estimators/), judged by the
-	// package's tests (issue 31).
+	// package's tests.
 	{ID: "est-uniform-alpha-by-C", File: "estimators/reduction.go", Bug: "LLPFC-uniform α̂_i(c) = n_{i,c}/C in place of n_{i,c}/n_i (not on the simplex)",
 		Old: "g.Alpha[c] = float64(g.Sizes[c]) / float64(ni)", New: "g.Alpha[c] = float64(g.Sizes[c]) / float64(C)",
 		Pkg: "estimators", Tests: []string{"TestTColumnStochasticAllModes", "TestInstanceWeights", "TestCompatUniformAlpha"}},
@@ -229,7 +229,7 @@ var mutations = []mutation{
 		Old: "dx[2*m] = s1 - s2 + s3 - s[3*sw+m]", New: "dx[2*m] = s1 - s2 + s3 - s[3*sw+1+m]",
 		Pkg: "internal/wino", Tests: []string{"TestTransformsMatchDefinitions"}},
 
-	// Lever 9 of issue 41 in internal/sgemm: the tile order, the shared
+	// Lever 9 in internal/sgemm (bench/NOTES.md): the tile order, the shared
 	// packing of B and its AVX row dealing.
 	{ID: "sgemm-bouter-swapped", File: "internal/sgemm/sgemm.go", Bug: "rowBlock's B-strips-outer order takes the tile index's quotient and remainder the wrong way round (A strip t/nA, B strip t%nA)",
 		Old: "ia, jb = t%nA, t/nA", New: "ia, jb = t/nA, t%nA",
@@ -332,7 +332,7 @@ var mutations = []mutation{
 	{ID: "kl-runstats-per-chunk-exact", File: "training/loss/loss_kl.go", Bug: "KL folds the running statistics after every chunk also when the chunks share the minibatch's statistics",
 		Old: "if hasBN && !exact { // per chunk", New: "if hasBN { // per chunk",
 		Pkg: "training/loss", Tests: []string{"TestKLChunkedExactBatchNorm"}},
-	// The newer methods of issue 39: EasyLLP, MixBag, LLP-PVC and the chunked engine they share.
+	// The newer methods: EasyLLP, MixBag, LLP-PVC and the chunked engine they share.
 	{ID: "easyllp-soft-k", File: "training/loss/easyllp.go", Bug: "EasyLLP's soft label k·α − k·p in place of k·α − (k−1)·p",
 		Old: "dst[c] = float64(k)*alpha[c] - float64(k-1)*p[c]", New: "dst[c] = float64(k)*alpha[c] - float64(k)*p[c]",
 		Pkg: "training/loss", Tests: []string{"TestEasyLLPUnbiasedByEnumeration", "TestAuthorsGoldenEasyLLP"}},
@@ -384,7 +384,7 @@ var mutations = []mutation{
 	{ID: "pvc-dp-adjoint-shift", File: "training/loss/llppvc.go", Bug: "the DP's adjoint passes ū[j+1]·p back to j+1 instead of j",
 		Old: "v += g[j+1] * pt", New: "v += g[j] * pt",
 		Pkg: "training/loss", Tests: []string{"TestAuthorsGoldenPVC", "TestBagObjectivesFiniteDifference"}},
-	// LLP-PVC's exact likelihood (issue 50) and the objectives' diagnostics.
+	// LLP-PVC's exact likelihood and the objectives' diagnostics.
 	{ID: "pvc-exact-backward-band-short", File: "training/loss/pvc_exact.go", Bug: "the exact likelihood's backward band stops one count short (min(s−t, k) for the s−t+1 factors left)",
 		Old: "nlo, nhi := max(0, k-(t-1)), min(s-(t-1), k)", New: "nlo, nhi := max(0, k-(t-1)), min(s-t, k)",
 		Pkg: "training/loss", Tests: []string{"TestPoissonBinomialLogProbEqualsBruteForce", "TestPoissonBinomialLogProbFarFromTarget"}},
@@ -418,7 +418,7 @@ var mutations = []mutation{
 	{ID: "pvc-bias-one-over-c-minus-1", File: "training/methods/llppvc.go", Bug: "LLP-PVC's output bias starts at −log C (sigmoids at 1/(C+1)) in place of −log(C−1)",
 		Old: "setOutputBias(env, -math.Log(float64(env.Spec.NumClasses-1)))", New: "setOutputBias(env, -math.Log(float64(env.Spec.NumClasses)))",
 		Pkg: "training/methods", Tests: []string{"TestLLPPVCOutputStartsAtOneOverC"}},
-	// The comparison (issue 50): the label-free selection, the pairing of
+	// The comparison: the label-free selection, the pairing of
 	// seeds, the bags a pair shares.
 	{ID: "search-selects-on-labels", File: "experiments/learn/search.go", Bug: "the search chooses the trial of the highest test accuracy (instance labels) in place of the lowest held-out proportion loss",
 		Old: "if v := *t.ValKL; v < score {", New: "if v := -t.TestAccuracy; v < score {",
@@ -705,7 +705,7 @@ var mutations = []mutation{
 	{ID: "bagproto-short-label-off-by-one", File: "experiments/bagproto/bagproto.go", Bug: "the short class named by the next class's label",
 		Old: "name: cfg.className(c)}", New: "name: cfg.className(c + 1)}",
 		Pkg: "experiments/bagproto", Tests: []string{"TestShortfallNamesTheLabel"}},
-	// Every hypothesis at its edge (issue 52): a hypothesis check dropped, an
+	// Every hypothesis at its edge: a hypothesis check dropped, an
 	// off-by-one at a range end, a diagnostic computed with labels.
 	{ID: "bounds-delta-zero-accepted", File: "theory/bounds.go", Bug: "δ = 0 accepted by the generalization bounds (thm: geb's printed [0, 1] in place of its lemmas' (0, 1]): the bound is +Inf without a word",
 		Old: "if !(delta > 0 && delta <= 1) {", New: "if !(delta >= 0 && delta <= 1) {",
@@ -726,7 +726,7 @@ var mutations = []mutation{
 		Old: "counts[c] = math.Round(b.Proportions[c] * float64(b.Size))", New: "for _, i := range b.Indices {\n\t\t\t\tif prob.Train.Y[i] == c {\n\t\t\t\t\tcounts[c]++\n\t\t\t\t}\n\t\t\t}",
 		Pkg: "experiments/learn", Tests: []string{"TestAssumptionsReadNoLabel"}},
 
-	// Issue 51: what earlier commands wrote (stores, models) and every
+	// What earlier commands wrote (stores, models) and every
 	// column are the user's data.
 	{ID: "owner-report-in-cells", File: "cmd/llpfc/guard.go", Bug: "a report is let into the whole store, its cells/, models/ and damaged/ too (read later as damaged cells)",
 		Old: "case w.role == reportOut && !contains(storeParts, part):", New: "case w.role == reportOut:",
@@ -769,7 +769,7 @@ var mutations = []mutation{
 		Pkg: "internal/opencl", Tests: []string{"TestParseDevice"}},
 	{ID: "default-flag-said-given", File: "cmd/llpfc/train_out.go", Bug: "a flag said to be the default when it was given, and given when it was the default",
 		Old: "given != nil && !given[name]", New: "given != nil && given[name]",
-		Pkg: "cmd/llpfc", Tests: []string{"TestNewUserMessages51"}},
+		Pkg: "cmd/llpfc", Tests: []string{"TestNewUserMessages"}},
 	{ID: "epoch-counted-from-0", File: "training/train.go", Bug: "a training step's error counts epochs and steps from 0 where the progress lines count from 1",
 		Old: `return fmt.Errorf("epoch %d step %d: %w", e+1, s+1, err)`, New: `return fmt.Errorf("epoch %d step %d: %w", e, s, err)`,
 		Pkg: "training", Tests: []string{"TestTrainStopsOnNonFinite"}},

@@ -22,7 +22,7 @@ const modulePath = "github.com/llpfc/llpfc/"
 // floors places every Go package of the repository on a floor: a package
 // may import only packages on lower floors, so imports run one way and two
 // packages on one floor never import each other (ARCHITECTURE.md, "The
-// layers"; issue 26 for the rooms of training/). A new package must be
+// layers"). A new package must be
 // given a floor here.
 var floors = map[string]int{
 	"internal/par": 0, "internal/rng": 0, "internal/philox": 0, "internal/atomicfile": 0, "internal/sgemm": 0, "internal/vec": 0, "internal/wino": 0,
@@ -45,7 +45,7 @@ var floors = map[string]int{
 	"fixtures/bagonly":              5, // the bag-only fixture, from the embedded one
 	"training/models":               6, // the architectures
 	"training/loss":                 6, // the LLP losses (not the architectures)
-	"training/loss/lossclaims":      7, // the verify claims of the newer methods' losses (issue 52)
+	"training/loss/lossclaims":      7, // the verify claims of the newer methods' losses
 	"training/device/cpu":           6, // the CPU back end
 	"training/device/opencl":        6, // the OpenCL back end
 	"fixtures/gen":                  6,
@@ -129,10 +129,10 @@ func checkFloors(imports map[string]map[string]string, errorf func(format string
 }
 
 // TestFloorsCatchAnImportUp: the floor rule rejects an import from a room
-// to one above it (training/nn importing training/models, the kind of
-// arrow issue 26 removed; the root of experiments/ importing a room, a
-// learner importing the grid that runs it, the grid importing the report
-// that reads it: the arrows issue 40 removed) and from a room to its
+// to one above it (training/nn importing training/models, an arrow once
+// there; the root of experiments/ importing a room, a learner importing
+// the grid that runs it, the grid importing the report that reads it:
+// arrows once there too) and from a room to its
 // sibling, and allows every import the rooms make today.
 func TestFloorsCatchAnImportUp(t *testing.T) {
 	up := func(p, q string) bool { return floors[q] >= floors[p] }
@@ -156,7 +156,7 @@ func TestFloorsCatchAnImportUp(t *testing.T) {
 	assert.Equal(t, []string{"experiments (floor 9) imports experiments/grid (floor 11) in experiments/config.go: imports must run down"}, got)
 }
 
-// TestMethodsRunOnTheDevice (issue 26): outside the compute back ends
+// TestMethodsRunOnTheDevice: outside the compute back ends
 // (training/device/…) and the tests' support code (training/internal/…,
 // finite differences), no non-test code builds or holds a gorgonia machine
 // (NewTapeMachine, NewLispMachine, gorgonia.VM): the methods, losses and

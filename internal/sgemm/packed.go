@@ -2,8 +2,8 @@ package sgemm
 
 import "fmt"
 
-// Products with operands packed by the caller (issue 12, the convolutions'
-// lever): a convolution multiplies the same weights by every image of a
+// Products with operands packed by the caller (the convolutions' lever):
+// a convolution multiplies the same weights by every image of a
 // minibatch, and its other operand is an image unfolded by im2col, which
 // can be written straight into the packed layout. Sgemm would pack the
 // weights again for each image and copy each unfolded image a second time;

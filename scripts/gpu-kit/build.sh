@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/gpu-kit/build.sh — `make gpu-kit` (issue 37): builds dist/gpu-kit/, everything a bare
+# scripts/gpu-kit/build.sh — `make gpu-kit`: builds dist/gpu-kit/, everything a bare
 # Linux x86-64 machine with a GPU driver and python3 needs to check and measure `--device opencl`
 # with one command (dist/gpu-kit/run.sh OUTDIR), nothing to build or install there:
 #   llpfc.tar.xz  the pure-Go llpfc (CGO_ENABLED=0, stripped, built with the tag llpfc_nofixture:
@@ -46,7 +46,7 @@ lib() {
 	fi
 }
 {
-	echo "llpfc GPU kit (issue 37), built $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(uname -m)"
+	echo "llpfc GPU kit, built $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(uname -m)"
 	echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
 	echo "$($GO version)"
 	echo "packages (name, version, from):"

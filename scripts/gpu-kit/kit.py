@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The GPU kit's helpers (issue 37), called by run.sh; python3's standard library only.
+"""The GPU kit's helpers, called by run.sh; python3's standard library only.
 
     kit.py run LOG SECONDS -- CMD...   run CMD with a time-out (its process group killed after it),
                                        its output appended to LOG; exit status CMD's, 124 on time-out
@@ -182,7 +182,7 @@ def python_candidates():
 
 
 def describe_python(py):
-    """What py is: its version and torch's, for the summary's parts (issue 51: "python3 has no torch"
+    """What py is: its version and torch's, for the summary's parts ("python3 has no torch" once
     named no interpreter, and another on the PATH had torch)."""
     probe = "import sys; v = sys.version.split()[0]\ntry:\n import torch; print(v, torch.__version__)\nexcept Exception:\n print(v, '')"
     try:
@@ -375,7 +375,7 @@ def profile_tables(bench, torch):
 
 
 def verdict(res, problems):
-    """The run's verdict line (issue 51: a failed device run ended as any other): PASS when every
+    """The run's verdict line (a failed device run once ended as any other): PASS when every
     part that ran passed, an OpenCL driver was found and the logs agree; else FAIL and why, part by
     part. Parts skipped are named after a PASS."""
     bad = [f"{p['part']} ({p['status']})" for p in res["parts"] if p["status"] not in ("ok", "skipped")]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh OUTDIR [--quick] — the GPU kit's one command (issue 37; `make gpu-kit` builds the kit,
+# run.sh OUTDIR [--quick] — the GPU kit's one command (`make gpu-kit` builds the kit,
 # docs/gpu-and-cluster.md, "On a GPU"). On a bare Linux x86-64 machine with a GPU driver and python3 (with PyTorch for
 # the peer figures), from the kit's folder in the checkout (dist/gpu-kit; the Fashion-MNIST fixture
 # is read from the checkout):

@@ -1,4 +1,4 @@
-"""Tests of the GPU kit's helpers (issue 51, item 8), run by internal/repocheck's TestGPUKit with
+"""Tests of the GPU kit's helpers, run by internal/repocheck's TestGPUKit with
 python3's standard library: the verdict line of summary.md and of the console (PASS, or FAIL and
 the failing parts), no projection of a Table 1 cell from a run that is not the cell's, and the
 interpreter the PyTorch parts run with (the first python3 that imports torch, named)."""

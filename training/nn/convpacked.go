@@ -15,7 +15,7 @@ import (
 var usePackedConv = false
 
 // convForwardPacked is convForward's float32 path with operands packed once
-// (issue 12): W is packed once per run instead of once per image, and each
+// (a speed lever): W is packed once per run instead of once per image, and each
 // image is unfolded by im2col straight into the packed layout of B instead
 // of into a column buffer that Sgemm then copies again. The images are
 // shared out to the cores; each product runs in its worker.

@@ -8,7 +8,7 @@ import (
 )
 
 // Convolutions on small maps with the images of a minibatch stacked into
-// one product (issue 41, bench/NOTES.md "per-image products on 2×2 and 1×1
+// one product (bench/NOTES.md, "per-image products on 2×2 and 1×1
 // maps"). The packed path multiplies one image at a time; on an h·w-value
 // output map that product has N = h·w columns (forward, ∂/∂x) or K = h·w
 // terms (∂/∂W): on ResNet18's 1×1 map a matrix times a vector, and a rank-1

@@ -11,8 +11,8 @@ import (
 )
 
 // Winograd's minimal filtering F(2×2, 3×3) for the 3×3, stride-1, padding-1
-// convolutions that make up most of WRN-16-4, ResNet18 and VGG16 (issue 41;
-// Lavin and Gray, "Fast Algorithms for Convolutional Neural Networks", CVPR
+// convolutions that make up most of WRN-16-4, ResNet18 and VGG16 (Lavin
+// and Gray, "Fast Algorithms for Convolutional Neural Networks", CVPR
 // 2016). The output is cut into 2×2 tiles; tile t of channel k is
 //
 //	Y_t = Aᵀ [ Σ_c U_{k,c} ⊙ V_{c,t} ] A,  U = G g Gᵀ,  V = Bᵀ d B,

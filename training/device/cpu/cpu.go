@@ -115,8 +115,7 @@ func (p *program) Close() error { return p.t.Close() }
 // always accumulated). With BorrowGradients, that first Add from an
 // activation plan's program reads the program's output memory itself
 // instead of a copy, and takes it over when the program runs again or
-// releases its memory (issue 41: VGG16's gradients are 538 MB, held twice
-// before).
+// releases its memory (VGG16's gradients are 538 MB, once held twice).
 type grads struct {
 	sizes []int
 	// g32 are the float32 gradients: own, or the outputs of a plan's run

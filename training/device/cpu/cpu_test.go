@@ -89,7 +89,7 @@ func TestGradsAddAndRead(t *testing.T) {
 	}
 }
 
-// TestGradsTakeOverOutputs (issue 41, cpu.BorrowGradients): gradients read
+// TestGradsTakeOverOutputs (cpu.BorrowGradients): gradients read
 // in an activation plan's output memory stay the first run's values when
 // the program releases its memory, when it runs again on other inputs, and
 // when a second Grads borrowed the same outputs and reset; the plan writes

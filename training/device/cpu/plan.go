@@ -12,7 +12,7 @@ import (
 )
 
 // ActivationPlan switches the CPU back end's programs from gorgonia's tape
-// machine to the activation plan (issue 41, the memory lever): gorgonia's
+// machine to the activation plan (the memory lever): gorgonia's
 // compiler gives nearly every node a register of its own, and the tape
 // keeps them all between runs, so a training step held every forward
 // activation and every activation gradient at once (1.34 GB of the 1.42 GB
