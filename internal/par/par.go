@@ -3,6 +3,8 @@ package par
 import (
 	"runtime"
 	"sync"
+
+	"github.com/llpfc/llpfc/internal/stepprof"
 )
 
 // ChunkBounds returns the image range of chunk j of n images in nc chunks.
@@ -11,6 +13,20 @@ func ChunkBounds(j, nc, n int) (int, int) { return j * n / nc, (j + 1) * n / nc 
 // Chunks runs f(j, worker) for chunks j = 0..nc−1 on up to
 // GOMAXPROCS goroutines; worker identifies the goroutine's scratch space.
 func Chunks(nc int, f func(j, worker int)) {
+	defer stepprof.Parallel(nc, true).End()
+	chunks(nc, f)
+}
+
+// ChunksOf is Chunks for a loop that cut its work into nc chunks for the
+// GOMAXPROCS of the moment, out of at most width pieces: the step profile
+// (internal/stepprof) records the width the loop could use on more cores,
+// not nc.
+func ChunksOf(nc, width int, f func(j, worker int)) {
+	defer stepprof.Parallel(width, false).End()
+	chunks(nc, f)
+}
+
+func chunks(nc int, f func(j, worker int)) {
 	workers := min(runtime.GOMAXPROCS(0), nc)
 	if workers <= 1 {
 		for j := 0; j < nc; j++ {
@@ -34,8 +50,9 @@ func Chunks(nc int, f func(j, worker int)) {
 // Channels runs f over channel ranges [lo, hi) on up to GOMAXPROCS
 // goroutines; each channel is handled by exactly one call.
 func Channels(c int, f func(lo, hi int)) {
+	defer stepprof.Parallel(c, false).End()
 	nc := min(c, 4*runtime.GOMAXPROCS(0))
-	Chunks(nc, func(j, _ int) {
+	chunks(nc, func(j, _ int) {
 		lo, hi := ChunkBounds(j, nc, c)
 		f(lo, hi)
 	})
@@ -50,8 +67,9 @@ func Range(n int, f func(lo, hi int)) {
 		f(0, n)
 		return
 	}
+	defer stepprof.Parallel(n/grain, false).End()
 	nc := min(runtime.GOMAXPROCS(0), n/grain)
-	Chunks(nc, func(j, _ int) {
+	chunks(nc, func(j, _ int) {
 		lo, hi := ChunkBounds(j, nc, n)
 		f(lo, hi)
 	})

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/llpfc/llpfc/internal/par"
+	"github.com/llpfc/llpfc/internal/stepprof"
 	"github.com/llpfc/llpfc/internal/vec"
 )
 
@@ -173,6 +174,27 @@ func (o *Optimizer) SetState(s State) error {
 	return nil
 }
 
+// ProfileRegion names the update in a step profile (internal/stepprof).
+const ProfileRegion = "optimizer update"
+
+// stepBytes returns the bytes an update reads and writes: the parameters
+// (read and written), the gradients (read), and each state buffer (read and
+// written).
+func (o *Optimizer) stepBytes(params [][]float32) int64 {
+	var n int64
+	for _, p := range params {
+		n += int64(len(p))
+	}
+	passes := int64(3) // θ read and written, g read
+	switch {
+	case o.cfg.Name != "sgd" && o.cfg.Name != "nesterov":
+		passes += 4 // m and v
+	case o.cfg.Momentum != 0:
+		passes += 2 // the momentum buffer
+	}
+	return 4 * n * passes
+}
+
 // Step applies one update with learning rate lr to params (in place) from
 // grads (same layout), following PyTorch:
 //
@@ -186,6 +208,9 @@ func (o *Optimizer) Step(params, grads [][]float32, lr float64) error {
 		return fmt.Errorf("optimizer step: %d parameter tensors, %d gradients", len(params), len(grads))
 	}
 	c := o.cfg
+	if stepprof.On() {
+		defer stepprof.Begin(ProfileRegion, o.stepBytes(params)).End()
+	}
 	o.state.Step++
 	lr32, wd := float32(lr), float32(c.WeightDecay)
 	switch c.Name {
