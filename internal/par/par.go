@@ -58,11 +58,51 @@ func Channels(c int, f func(lo, hi int)) {
 	})
 }
 
+// Ranges runs f over the elements of several arrays (sizes[i] elements
+// each) as if they were one: [0, Σ sizes) is split into contiguous ranges
+// on up to GOMAXPROCS goroutines when it is large enough to pay for them,
+// as Range splits [0, n), and each range is cut at the arrays' ends, so f
+// sees (array i, its elements lo..hi−1), every element exactly once. It is
+// one parallel section for a whole model's parameters, where a Range per
+// array left each small array on one core and started goroutines for
+// each large one (the optimizer's update, the gradients' checks).
+func Ranges(sizes []int, f func(i, lo, hi int)) {
+	n := 0
+	for _, s := range sizes {
+		n += s
+	}
+	// visit calls f for the pieces of the global range [a, b).
+	visit := func(a, b int) {
+		start := 0
+		for i, s := range sizes {
+			lo, hi := max(a-start, 0), min(b-start, s)
+			if lo < hi {
+				f(i, lo, hi)
+			}
+			start += s
+			if start >= b {
+				return
+			}
+		}
+	}
+	if n < 2*grain {
+		visit(0, n)
+		return
+	}
+	defer stepprof.Parallel(n/grain, false).End()
+	nc := min(runtime.GOMAXPROCS(0), n/grain)
+	chunks(nc, func(j, _ int) {
+		visit(ChunkBounds(j, nc, n))
+	})
+}
+
+// grain is the fewest elements an element-wise loop gives a goroutine.
+const grain = 1 << 15
+
 // Range runs f over [0, n) split into contiguous ranges on up to
 // GOMAXPROCS goroutines when n is large enough to pay for them (element-wise
 // updates: the result does not depend on the split).
 func Range(n int, f func(lo, hi int)) {
-	const grain = 1 << 15
 	if n < 2*grain {
 		f(0, n)
 		return

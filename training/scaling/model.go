@@ -209,3 +209,35 @@ func extrapolateWork(a, b []Work, steps, dp float64) []Work {
 	}
 	return out
 }
+
+// Hybrid predicts the step on p cores from a run r at p threads for the
+// structure (each operation's serial time, and how its sections' work is
+// spread over widths: the code paths p threads take) and a run b at fewer
+// threads for the amount of that work: each operation's section CPU time
+// is b's, spread over r's widths in r's proportions. It is the prediction a
+// machine with fewer cores than p makes best: run at p threads there, the
+// sections' goroutines share its few cores and each other's caches, which
+// inflates their CPU time (2.4× for VGG16's Winograd forward at 16 threads
+// on 2 cores), not the serial time nor the widths. An operation b did not
+// run keeps r's work.
+func Hybrid(b, r Run, p int, bw float64) Estimate {
+	e := Estimate{Threads: p}
+	m := memory{bw: bw, cache: float64(r.CacheBytes)}
+	base := map[string]float64{}
+	for _, o := range b.Ops {
+		base[o.Name] = o.SectionCPU
+	}
+	for _, o := range r.Ops {
+		work := o.Work
+		if w, ok := base[o.Name]; ok && o.SectionCPU > 0 {
+			scale := w / o.SectionCPU
+			work = make([]Work, len(o.Work))
+			for i, x := range o.Work {
+				x.CPU *= scale
+				work[i] = x
+			}
+		}
+		e.Ops = append(e.Ops, opEstimate(o, o.SerialCPU, work, p, m))
+	}
+	return e
+}

@@ -17,6 +17,9 @@ type Row struct {
 	// this run's CPU times (Predict).
 	Extrapolated float64 `json:"extrapolated_s"`
 	Structural   float64 `json:"structural_s"`
+	// Hybrid is predicted from this run's structure and the second run's
+	// work (Hybrid).
+	Hybrid float64 `json:"hybrid_s"`
 	// SerialShare is the run's serial CPU over its CPU in operations.
 	SerialShare float64 `json:"serial_share"`
 	// CPUPerStep is the process's CPU seconds per step, Bandwidth the probe's
@@ -33,9 +36,10 @@ type ClassRow struct {
 	Measured float64 `json:"measured_s"`
 	Serial   float64 `json:"serial_cpu_s"`
 	Work     float64 `json:"section_cpu_s"`
-	// Extrapolated and Structural are the two predictions.
+	// Extrapolated, Structural and Hybrid are the three predictions.
 	Extrapolated float64 `json:"extrapolated_s"`
 	Structural   float64 `json:"structural_s"`
+	Hybrid       float64 `json:"hybrid_s"`
 	// Widest is the width of the class's sections that held the most CPU
 	// time.
 	Widest string `json:"widest"`
@@ -67,6 +71,7 @@ func NewReport(name string, runs []Run) Report {
 		}
 		row.Extrapolated = Extrapolated(a, b, r.Threads, r.Bandwidth).Seconds()
 		row.Structural = Structural(r, r.Threads, r.Bandwidth).Seconds()
+		row.Hybrid = Hybrid(b, r, r.Threads, r.Bandwidth).Seconds()
 		if t := r.SerialCPU() + r.SectionCPU(); t > 0 {
 			row.SerialShare = r.SerialCPU() / t
 		}
@@ -75,6 +80,7 @@ func NewReport(name string, runs []Run) Report {
 	last := runs[len(runs)-1]
 	ex := Extrapolated(a, b, last.Threads, last.Bandwidth).ByClass()
 	st := Structural(last, last.Threads, last.Bandwidth).ByClass()
+	hy := Hybrid(b, last, last.Threads, last.Bandwidth).ByClass()
 	measured, serial, work := map[string]float64{}, map[string]float64{}, map[string]float64{}
 	widest := map[string]map[string]float64{}
 	for _, o := range last.Ops {
@@ -93,7 +99,7 @@ func NewReport(name string, runs []Run) Report {
 			continue
 		}
 		rep.Classes = append(rep.Classes, ClassRow{Class: c, Measured: measured[c], Serial: serial[c], Work: work[c],
-			Extrapolated: ex[c], Structural: st[c], Widest: heaviest(widest[c])})
+			Extrapolated: ex[c], Structural: st[c], Hybrid: hy[c], Widest: heaviest(widest[c])})
 	}
 	return rep
 }
@@ -127,17 +133,21 @@ func (r Report) Markdown() string {
 	var b strings.Builder
 	ms := func(s float64) string { return fmt.Sprintf("%.1f", 1e3*s) }
 	fmt.Fprintf(&b, "### %s\n\n", r.Name)
-	b.WriteString("| threads | measured ms/step | speed-up | predicted from 1–2 threads (ms) | predicted from this count's CPU times (ms) | serial share | CPU s/step | bandwidth GB/s |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("Predictions (Amdahl per operation, training/scaling): A from the first two counts' CPU times, B from this count's, " +
+		"C from this count's structure with the second count's work.\n\n")
+	b.WriteString("| threads | measured ms/step | speed-up | A (ms) | B (ms) | C (ms) | serial share | CPU s/step | bandwidth GB/s |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, w := range r.Rows {
-		fmt.Fprintf(&b, "| %d | %s | %.2f | %s (%+.0f %%) | %s (%+.0f %%) | %.3f | %.3f | %.1f |\n", w.Threads, ms(w.Measured), w.SpeedUp,
-			ms(w.Extrapolated), pct(w.Extrapolated, w.Measured), ms(w.Structural), pct(w.Structural, w.Measured), w.SerialShare, w.CPUPerStep, w.Bandwidth)
+		fmt.Fprintf(&b, "| %d | %s | %.2f | %s (%+.0f %%) | %s (%+.0f %%) | %s (%+.0f %%) | %.3f | %.3f | %.1f |\n", w.Threads, ms(w.Measured), w.SpeedUp,
+			ms(w.Extrapolated), pct(w.Extrapolated, w.Measured), ms(w.Structural), pct(w.Structural, w.Measured),
+			ms(w.Hybrid), pct(w.Hybrid, w.Measured), w.SerialShare, w.CPUPerStep, w.Bandwidth)
 	}
 	if len(r.Runs) > 0 {
 		fmt.Fprintf(&b, "\nAt %d threads, by kind of operation (ms per step; serial and sections: CPU time):\n\n", r.Runs[len(r.Runs)-1].Threads)
-		b.WriteString("| operations | measured | serial | sections | widest sections | predicted from 1–2 threads | predicted from this count's CPU times |\n|---|---|---|---|---|---|---|\n")
+		b.WriteString("| operations | measured | serial | sections | widest sections | A | B | C |\n|---|---|---|---|---|---|---|---|\n")
 		for _, c := range r.Classes {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.Class, ms(c.Measured), ms(c.Serial), ms(c.Work), c.Widest, ms(c.Extrapolated), ms(c.Structural))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Class, ms(c.Measured), ms(c.Serial), ms(c.Work), c.Widest,
+				ms(c.Extrapolated), ms(c.Structural), ms(c.Hybrid))
 		}
 	}
 	return b.String()

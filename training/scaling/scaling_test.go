@@ -191,3 +191,19 @@ func TestParseThreads(t *testing.T) {
 		assert.Error(t, err, bad)
 	}
 }
+
+// TestHybridByHand: the structure of a run at 16 threads (the conv's serial
+// 20 ms, its work split 3:1 between 8 fixed chunks and ÷16) with the work
+// of the run at 2 threads (92 ms): 69 ms in chunks, 23 ms divisible; an
+// operation the run at 2 threads lacks keeps its own work.
+func TestHybridByHand(t *testing.T) {
+	_, b := handRuns()
+	r := Run{Threads: 16, Ops: []Op{
+		{Name: "llpfc.Conv2dIm2col", Class: ClassConvForward, Calls: 2, SerialCPU: 0.020, SectionCPU: 0.200,
+			Work: []Work{{Width: stepprof.Width{N: 8, Fixed: true}, CPU: 0.150}, {Width: stepprof.Width{N: 16}, CPU: 0.050}}},
+		{Name: "new at 16", Class: ClassOther, SerialCPU: 0.001, SectionCPU: 0.032, Work: []Work{{Width: stepprof.Width{N: 32}, CPU: 0.032}}},
+	}}
+	e := Hybrid(b, r, 16, 0)
+	assert.InDelta(t, 0.020+0.069/8+0.023/16+0.001+0.032/16, e.Seconds(), 1e-12)
+	assert.InDelta(t, 0.020+0.150/8+0.050/16+0.001+0.032/16, Structural(r, 16, 0).Seconds(), 1e-12)
+}

@@ -394,6 +394,10 @@ func (p *plan) exec(st *pstep) error {
 		}
 	case st.out.val != nil:
 		hdr := p.header(st.out.val)
+		var ok bool
+		if v, ok = parallelElementwise(st.kind, hdr, args); ok {
+			break
+		}
 		if v, err = st.op.(gorgonia.UsePreallocDoer).UsePreallocDo(hdr, args...); err != nil {
 			v, err = st.op.Do(args...)
 		}
