@@ -29,9 +29,14 @@ func TestConvBitsDoNotDependOnTheThreads(t *testing.T) {
 		cases = append(cases, tc{c.convCase, c.group})
 	}
 	// A WRN-16-4 layer at 8×8 (stacked four images a product, eight ∂/∂W
-	// chunks), its Winograd layer at 16×16, and a ResNet18 one at 4×4.
+	// chunks), its Winograd layer at 16×16, a ResNet18 one at 4×4, and
+	// per-image products (maps of 256 values or more, not Winograd's): a
+	// 3×3 convolution of 8 channels at 18×18 and WRN-16-4's 1×1 shortcut
+	// from 32×32 to 16×16, whose ∂/∂W columns (72 and 64) make several
+	// pieces.
 	cases = append(cases, tc{convCase{32, 64, 8, 8, 64, 3, 1, 1}, 1 << 14}, tc{convCase{32, 32, 16, 16, 32, 3, 1, 2}, 1 << 14},
-		tc{convCase{40, 32, 4, 4, 48, 3, 1, 1}, 1 << 14}, tc{convCase{24, 48, 8, 8, 40, 1, 0, 1}, 1 << 14})
+		tc{convCase{40, 32, 4, 4, 48, 3, 1, 1}, 1 << 14}, tc{convCase{24, 48, 8, 8, 40, 1, 0, 1}, 1 << 14},
+		tc{convCase{16, 8, 18, 18, 12, 3, 1, 1}, 1 << 14}, tc{convCase{12, 64, 32, 32, 16, 1, 0, 2}, 1 << 14})
 	for i, c := range cases {
 		t.Run(fmt.Sprintf("%+v/group%d", c.convCase, c.group), func(t *testing.T) {
 			winoOwnValues = c.group

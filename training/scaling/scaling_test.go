@@ -60,11 +60,12 @@ func ftoa(v float64) string { return fmt.Sprint(v) }
 
 // two hand-made runs of one step at 1 and 2 threads: a convolution with
 // 10 ms of serial work and fixed chunks (8 of them, 80 ms of work at one
-// thread, 88 ms at two), an elementwise op that is all serial, and an
-// optimizer whose 64 MB exceed the 32 MB cache.
+// thread, 88 ms at two) whose 20 calls move 400 MB, 20 MB each (in the
+// cache), an elementwise op that is all serial, and an optimizer whose
+// 64 MB exceed the 32 MB cache.
 func handRuns() (Run, Run) {
 	conv := func(w8 float64) Op {
-		return Op{Name: "llpfc.Conv2dIm2col", Class: ClassConvForward, Calls: 2, Bytes: 2e6, SerialCPU: 0.010, SectionCPU: w8 + 0.004,
+		return Op{Name: "llpfc.Conv2dIm2col", Class: ClassConvForward, Calls: 20, Bytes: 400e6, SerialCPU: 0.010, SectionCPU: w8 + 0.004,
 			Work: []Work{{Width: stepprof.Width{N: 8, Fixed: true}, CPU: w8}, {Width: stepprof.Width{N: 64}, CPU: 0.004}}}
 	}
 	add := Op{Name: "gorgonia.elemBinOp(+)", Class: ClassElementwise, Calls: 1, Bytes: 1e6, SerialCPU: 0.005}
@@ -86,7 +87,8 @@ func TestStructuralByHand(t *testing.T) {
 	e = Structural(b, 3, 0)
 	assert.InDelta(t, 0.010+0.088*3/8+0.004/3+0.005+0.001+0.004/3, e.Seconds(), 1e-12)
 	// With 10 GB/s the optimizer's 64 MB (over the cache) take 6.4 ms, more
-	// than its 0.25 ms of work; the conv's 1 MB a call fit the cache.
+	// than its 0.25 ms of work; the conv's 20 MB a call fit the cache (its
+	// 400 MB a step would take 40 ms).
 	e = Structural(b, 16, 10)
 	assert.InDelta(t, 0.010+0.088/8+0.004/16+0.005+0.001+0.0064, e.Seconds(), 1e-12)
 	c := e.ByClass()
