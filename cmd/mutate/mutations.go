@@ -307,7 +307,7 @@ var mutations = []mutation{
 		Old: "p[i] -= lr32 * (g[i] + wd*p[i])", New: "p[i] -= lr32 * g[i]",
 		Pkg: "training/optim", Tests: []string{"TestOptimizerStepsByHand"}},
 	{ID: "sgd-dampening-on-first-step", File: "training/optim/optim.go", Bug: "SGD's first momentum step damped, b = (1−dampening)d (PyTorch sets b = d)",
-		Old: "if first {\n\t\t\t\t\t\tb[i] = d", New: "if first {\n\t\t\t\t\t\tb[i] = damp * d",
+		Old: "if first {\n\t\t\t\t\tb[i] = d", New: "if first {\n\t\t\t\t\tb[i] = damp * d",
 		Pkg: "training/optim", Tests: []string{"TestOptimizerStepsByHand"}},
 	{ID: "sgd-dampening-inverted", File: "training/optim/optim.go", Bug: "SGD momentum weighs d by the dampening in place of 1 − dampening",
 		Old: "damp := float32(c.Momentum), float32(1-c.Dampening)", New: "damp := float32(c.Momentum), float32(c.Dampening)",
