@@ -16,9 +16,10 @@ import (
 
 // TestElementwiseIsGorgonias: each operation the plan runs on every core
 // gives, value for value, the bits of gorgonia's own operation (the oracle)
-// on values with NaN, ±Inf, ±0 and subnormals among them, on sizes below
-// and above the parallel loop's threshold, at 1 and 4 threads; and every
-// kind of the table is one a graph makes.
+// on values with NaN, ±Inf, ±0 and subnormals among them, with a tensor or
+// a scalar (0, as gorgonia.Rectify's, and another) on the right, on sizes
+// below and above the parallel loop's threshold, at 1 and 4 threads; and
+// every kind of the table is one a graph makes.
 func TestElementwiseIsGorgonias(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	r := rand.New(rand.NewSource(58))
@@ -40,17 +41,30 @@ func TestElementwiseIsGorgonias(t *testing.T) {
 	}
 	kinds := map[string]bool{}
 	for name, mk := range ops {
-		for _, shape := range []tensor.Shape{{3, 5}, {2, 3, 1 << 14}} {
+		for _, tc := range []struct {
+			shape  tensor.Shape
+			scalar float32 // NaN: a tensor on the right
+		}{{tensor.Shape{3, 5}, float32(math.NaN())}, {tensor.Shape{2, 3, 1 << 14}, float32(math.NaN())},
+			{tensor.Shape{4, 7}, 0}, {tensor.Shape{3, 1 << 15}, 0}, {tensor.Shape{3, 1 << 15}, -1.5}} {
+			shape := tc.shape
 			g := gorgonia.NewGraph()
 			a := gorgonia.NewTensor(g, tensor.Float32, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName("a"))
-			b := gorgonia.NewTensor(g, tensor.Float32, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName("b"))
+			var b *gorgonia.Node
+			var bv gorgonia.Value
+			if tc.scalar != tc.scalar {
+				b = gorgonia.NewTensor(g, tensor.Float32, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName("b"))
+				bv = tensor.New(tensor.WithShape(shape...), tensor.WithBacking(draw(shape.TotalSize())))
+			} else { // a scalar on the right, as gorgonia.Rectify's x ≥ 0
+				b = gorgonia.NewConstant(tc.scalar)
+				bv = gorgonia.NewF32(tc.scalar)
+			}
 			c, err := mk(a, b)
 			require.NoError(t, err, name)
 			kind := device.OpKind(c.Op())
 			kinds[kind] = true
-			require.NotNil(t, elementwise[kind], "%s: kind %q is not in the table", name, kind)
+			_, known := elementwise[kind]
+			require.True(t, known, "%s: kind %q is not in the table", name, kind)
 			av := tensor.New(tensor.WithShape(shape...), tensor.WithBacking(draw(shape.TotalSize())))
-			bv := tensor.New(tensor.WithShape(shape...), tensor.WithBacking(draw(shape.TotalSize())))
 			want, err := c.Op().Do(av, bv)
 			require.NoError(t, err, name)
 			for _, procs := range []int{1, 4} {
@@ -61,8 +75,8 @@ func TestElementwiseIsGorgonias(t *testing.T) {
 				w, o := want.Data().([]float32), got.Data().([]float32)
 				for i := range w {
 					if math.Float32bits(w[i]) != math.Float32bits(o[i]) {
-						require.Failf(t, "differs from gorgonia", "%s %v at %d threads: [%d] = %v (%v, %v), gorgonia %v", name, shape, procs, i, o[i],
-							av.Float32s()[i], bv.Float32s()[i], w[i])
+						require.Failf(t, "differs from gorgonia", "%s %v (scalar %v) at %d threads: [%d] = %v (a %v), gorgonia %v", name, shape, tc.scalar, procs, i, o[i],
+							av.Float32s()[i], w[i])
 					}
 				}
 			}
@@ -81,11 +95,12 @@ func TestElementwiseDeclinesWhatItDoesNotRun(t *testing.T) {
 		out  *tensor.Dense
 		a, b gorgonia.Value
 	}{
-		"broadcast":  {"gorgonia.elemBinOp(+)", f32(2, 3), f32(2, 3), f32(1, 3)},
-		"scalar":     {"gorgonia.elemBinOp(⊙)", f32(2, 3), f32(2, 3), gorgonia.NewF32(2)},
-		"float64":    {"gorgonia.elemBinOp(+)", f64, f64, f64},
-		"other kind": {"gorgonia.elemBinOp(> same)", f32(2, 3), f32(2, 3), f32(2, 3)},
-		"out shape":  {"gorgonia.elemBinOp(+)", f32(3, 2), f32(2, 3), f32(2, 3)},
+		"broadcast":      {"gorgonia.elemBinOp(+)", f32(2, 3), f32(2, 3), f32(1, 3)},
+		"scalar left":    {"gorgonia.elemBinOp(⊙)", f32(2, 3), gorgonia.NewF32(2), f32(2, 3)},
+		"float64 scalar": {"gorgonia.elemBinOp(⊙)", f32(2, 3), f32(2, 3), gorgonia.NewF64(2)},
+		"float64":        {"gorgonia.elemBinOp(+)", f64, f64, f64},
+		"other kind":     {"gorgonia.elemBinOp(> same)", f32(2, 3), f32(2, 3), f32(2, 3)},
+		"out shape":      {"gorgonia.elemBinOp(+)", f32(3, 2), f32(2, 3), f32(2, 3)},
 	} {
 		_, ok := parallelElementwise(c.kind, c.out, []gorgonia.Value{c.a, c.b})
 		assert.False(t, ok, name)
