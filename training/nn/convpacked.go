@@ -31,7 +31,7 @@ func convForwardPacked(g convGeom, n int, x, w, b, y []float32, sc *scratch[floa
 	}
 	nc := convImageChunks(n)
 	sc.ensure(min(runtime.GOMAXPROCS(0), nc), nc, sgemm.PackedBSize(ckk, hw), 0, 0)
-	pa := sgemm.PackA(false, g.o, ckk, 1, w, ckk, sc.packedW(sgemm.PackedASize(g.o, ckk)))
+	pa := sgemm.PackAOnCores(false, g.o, ckk, 1, w, ckk, sc.packedW(sgemm.PackedASize(g.o, ckk)))
 	par.ChunksOf(nc, n, func(j, p int) {
 		buf := sc.cols[p]
 		lo, hi := par.ChunkBounds(j, nc, n)
@@ -68,7 +68,7 @@ func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scrat
 		rows := convRowBlock(ckk, hw)
 		nc := convImageChunks(n)
 		sc.ensure(min(runtime.GOMAXPROCS(0), nc), nc, rows*hw+sgemm.PackedBSize(g.o, hw), 0, 0)
-		pa := sgemm.PackA(true, ckk, g.o, 1, in, ckk, sc.packedW(sgemm.PackedASize(ckk, g.o)))
+		pa := sgemm.PackAOnCores(true, ckk, g.o, 1, in, ckk, sc.packedW(sgemm.PackedASize(ckk, g.o)))
 		par.ChunksOf(nc, n, func(j, p int) {
 			col, buf := sc.cols[p][:rows*hw], sc.cols[p][rows*hw:]
 			lo, hi := par.ChunkBounds(j, nc, n)

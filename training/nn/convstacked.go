@@ -171,12 +171,19 @@ func (p *unfoldPlan) weights(w []float32, o int) []float32 {
 		p.wLive = make([]float32, o*len(p.live))
 	}
 	wl := p.wLive[:o*len(p.live)]
-	for i := 0; i < o; i++ {
-		row, dst := w[i*p.ckk:(i+1)*p.ckk], wl[i*len(p.live):(i+1)*len(p.live)]
-		for j, r := range p.live {
-			dst[j] = row[r]
+	gather := func(o0, o1 int) {
+		for i := o0; i < o1; i++ {
+			row, dst := w[i*p.ckk:(i+1)*p.ckk], wl[i*len(p.live):(i+1)*len(p.live)]
+			for j, r := range p.live {
+				dst[j] = row[r]
+			}
 		}
 	}
+	if o*len(p.live) < 1<<16 {
+		gather(0, o)
+		return wl
+	}
+	par.Channels(o, gather) // once a run, while nothing else runs
 	return wl
 }
 
@@ -255,7 +262,7 @@ func convForwardStacked(g convGeom, n, gs int, x, w, b, y []float32, sc *scratch
 	nl := len(plan.live)
 	bLen := sgemm.PackedBSize(nl, cols)
 	sc.ensure(workers, 0, bLen+g.o*cols, 0, 0)
-	pa := sgemm.PackA(false, g.o, nl, 1, plan.weights(w, g.o), nl, sc.packedW(sgemm.PackedASize(g.o, nl)))
+	pa := sgemm.PackAOnCores(false, g.o, nl, 1, plan.weights(w, g.o), nl, sc.packedW(sgemm.PackedASize(g.o, nl)))
 	// group packs the live rows of images lo:hi into buf and returns B and
 	// C's stride.
 	group := func(lo, hi int, buf []float32) (sgemm.PackedB, int) {
@@ -317,7 +324,7 @@ func convGradXStacked(g convGeom, n, gs int, w, dy, out []float32, sc *scratch[f
 	nl := len(plan.live)
 	block := convRowBlock(nl, cols)
 	bLen := sgemm.PackedBSize(g.o, cols)
-	pa := sgemm.PackA(true, nl, g.o, 1, plan.weights(w, g.o), nl, sc.packedW(sgemm.PackedASize(nl, g.o)))
+	pa := sgemm.PackAOnCores(true, nl, g.o, 1, plan.weights(w, g.o), nl, sc.packedW(sgemm.PackedASize(nl, g.o)))
 	group := func(lo, hi int, buf []float32) (sgemm.PackedB, int) {
 		nc := (hi - lo) * hw
 		return sgemm.PackBRows(g.o, nc, buf, func(r int, dst []float32) {
