@@ -8,8 +8,10 @@ import (
 	"github.com/llpfc/llpfc/training/optim"
 )
 
-// The classes of operation kinds a prediction is summed over (the op kinds
-// the per-op profiles of the issue name).
+// The classes of operation kinds a prediction is summed over: the kinds a
+// per-operation profile of a device names too (convolution forward,
+// backward-data, backward-filter, GEMM, batch norm, element-wise, loss,
+// optimizer), and the step's host side.
 const (
 	ClassConvForward = "convolution forward"
 	ClassConvData    = "convolution backward-data"
