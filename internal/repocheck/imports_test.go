@@ -25,7 +25,7 @@ const modulePath = "github.com/llpfc/llpfc/"
 // layers"). A new package must be
 // given a floor here.
 var floors = map[string]int{
-	"internal/par": 0, "internal/rng": 0, "internal/philox": 0, "internal/atomicfile": 0, "internal/sgemm": 0, "internal/vec": 0, "internal/wino": 0,
+	"internal/stepprof": 0, "internal/par": 1, "internal/rng": 0, "internal/philox": 0, "internal/atomicfile": 0, "internal/sgemm": 1, "internal/vec": 0, "internal/wino": 0,
 	"internal/repocheck": 0, "internal/docs": 0, "proofs_tests": 0, "scripts/assertcount": 0, "fixtures": 0, "fixtures/paper": 0,
 	"internal/opencl": 0, "internal/opencl/ocltest": 1, "internal/npy": 0, "internal/jsonkeys": 0, "internal/choice": 0,
 	"theory":                        1,
@@ -52,6 +52,7 @@ var floors = map[string]int{
 	"training/methods":              7, // the methods' room: each method's descriptor and implementation, a run's Config
 	"training":                      8, // the trainer: the loop, the evaluator, checkpoints, the parity checks (opcheck's comparison)
 	"training/device/opcheck":       7, // the back ends' ops against the CPU's (llpfc devices --check)
+	"training/scaling":              9, // the step profile at several thread counts and the many-core model
 	"experiments":                   9, // what every room of experiments/ shares: a cell's Config, Metrics, the learners' seam
 	"experiments/binary":            10,
 	"experiments/learn":             10, // the learners, the problem a cell poses, sizes, saved models

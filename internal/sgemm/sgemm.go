@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/llpfc/llpfc/internal/stepprof"
 )
 
 // Block sizes: at most kc values of k are packed at a time (kBlock splits k
@@ -224,6 +226,13 @@ func blocked(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []
 	kern := active
 	workers := runtime.GOMAXPROCS(0)
 	nStrips := (n + kern.NR - 1) / kern.NR
+	// The step profile's width: C's column strips when they are split,
+	// else its row strips (the row blocks the workers share).
+	width := (m + kern.MR - 1) / kern.MR
+	if n > m && nStrips > 1 {
+		width = nStrips
+	}
+	defer stepprof.Parallel(width, false).End()
 	if workers > 1 && n > m && nStrips > 1 {
 		splitCols(kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, load, c, ldc, min(workers, nStrips))
 		return
