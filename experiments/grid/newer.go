@@ -197,12 +197,14 @@ const StepInstances = 128
 var StepSearchLimits = experiments.SearchExtend{Min: 1e-6, Max: 0.1}
 
 // StepsBagSizes and ShuffleStepsBagSizes are the bag sizes of the
-// step-matched comparisons: of the equal-epoch comparison's, those this
-// project's 2-core machine regenerates in a sitting (the rest are a Slurm
-// job array: docs/comparison.md).
+// step-matched comparisons: every bag size of the equal-epoch comparison
+// they stand beside, so that each column of the one has its column in the
+// other. A 2-core machine makes a column in a sitting or two (128 and 64
+// are committed first); the whole grid is a Slurm job array
+// (docs/comparison.md gives its plan), whose cells a store resumes.
 var (
-	StepsBagSizes        = []int{128, 512}
-	ShuffleStepsBagSizes = []int{64, 256}
+	StepsBagSizes        = []int{32, 128, 512, 2048}
+	ShuffleStepsBagSizes = []int{16, 64, 256, 1024}
 )
 
 // stepsSpec is base tuned as the comparison (tuned), named name, with

@@ -104,7 +104,7 @@ func TestBuiltinSpecs(t *testing.T) {
 		"wrn16-4": 3 * 4 * 7 * 5, "resnet18": 3 * 4 * 7 * 5, "vgg16": 3 * 4 * 7 * 5, "llpgan": 2 * 3 * 7 * 5,
 		"quick": 3 * 3 * 2, "fashion-mnist": 9 * 4 * 3, "fashion-mnist-shuffle": 6 * 4 * 3,
 		"fashion-mnist-tuned": 10 * 4 * 5, "fashion-mnist-shuffle-tuned": 10 * 4 * 5, "fashion-mnist-step-matched": 4, "fashion-mnist-shuffle-step-matched": 4,
-		"fashion-mnist-steps": 10 * 2 * 5, "fashion-mnist-shuffle-steps": 10 * 2 * 5,
+		"fashion-mnist-steps": 10 * 4 * 5, "fashion-mnist-shuffle-steps": 10 * 4 * 5,
 	}
 	for _, name := range grid.BuiltinNames() {
 		s, _ := grid.BuiltinSpec(name)
