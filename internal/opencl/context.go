@@ -41,6 +41,10 @@ type Context struct {
 	// globalMem is the device memory the back end plans against
 	// (GlobalMemBytes unless SetGlobalMemory overrode it).
 	globalMem uint64
+	// gemm are the CLBlast SGEMM parameters this context set
+	// (OverrideGEMM), and gemmLog the products it records (RecordGEMMs).
+	gemm    GEMMParams
+	gemmLog *gemmLog
 
 	libOnce sync.Once
 	lib     *Lib

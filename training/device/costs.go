@@ -106,6 +106,15 @@ type Tally struct {
 	Value        float64
 }
 
+// NumericsNamer is a back end that names the arithmetic it computes with
+// beyond its device — the variant of its kernels (the OpenCL back end's
+// matrix-product parameters, its convolutions' path), which changes
+// results in their last bits and speed a great deal — for every result to
+// record beside the device (training.Result.Numerics).
+type NumericsNamer interface {
+	Numerics() string
+}
+
 // StateHolder is a back end that keeps model state besides the parameters
 // on its device (the OpenCL back end's batch-norm running averages of
 // programs compiled with Options.RunningOnDevice). Push and Pull move a
@@ -199,6 +208,23 @@ type Profile struct {
 	Seconds float64 `json:"seconds"`
 	// Note says how the times were taken.
 	Note string `json:"note"`
+	// GEMMs are the matrix products the device's BLAS ran in the step —
+	// those of the convolutions (im2col) among them — by shape: the
+	// shapes a tuning pass times (llpfc devices --tune-gemm).
+	GEMMs []GEMMProfile `json:"gemms,omitempty"`
+}
+
+// GEMMProfile is one shape of BLAS product in a profiled step: op(A) m×k
+// times op(B) k×n (TA, TB: 1 where transposed), its calls and their wall
+// time, each waited for before and after.
+type GEMMProfile struct {
+	TA      int     `json:"ta"`
+	TB      int     `json:"tb"`
+	M       int     `json:"m"`
+	N       int     `json:"n"`
+	K       int     `json:"k"`
+	Calls   int     `json:"calls"`
+	Seconds float64 `json:"seconds"`
 }
 
 // OpProfile is one operation kind at one geometry: Calls runs of it took
