@@ -19,8 +19,8 @@ import (
 // lower case, runs of other characters one dash.
 func TestGEMMTuningName(t *testing.T) {
 	for name, want := range map[string]string{
-		"NVIDIA H200":                     "clblast-gemm-nvidia-h200.json",
-		"pthread-skylake-avx512-AMD EPYC": "clblast-gemm-pthread-skylake-avx512-amd-epyc.json",
+		"NVIDIA H200":                      "clblast-gemm-nvidia-h200.json",
+		"pthread-skylake-avx512-AMD EPYC":  "clblast-gemm-pthread-skylake-avx512-amd-epyc.json",
 		"  Tesla V100-PCIE-16GB (rev. 2) ": "clblast-gemm-tesla-v100-pcie-16gb-rev-2.json",
 	} {
 		assert.Equal(t, want, devopencl.GEMMTuningName(opencl.DeviceInfo{Name: name}))
@@ -86,8 +86,8 @@ func TestGEMMVariantRefusals(t *testing.T) {
 		}
 	}
 	for env, want := range map[string]string{
-		"default": "gemm default (CLBlast's parameters)",
-		"":        "gemm default (CLBlast's parameters; no tuning file beside the binary)",
+		"default":                    "gemm default (CLBlast's parameters)",
+		"":                           "gemm default (CLBlast's parameters; no tuning file beside the binary)",
 		tuningFile(t, dev.Name, nil): "gemm default (CLBlast's parameters: tuning found none faster, tuning.json)",
 	} {
 		t.Setenv(devopencl.GEMMEnv, env)
