@@ -55,8 +55,8 @@
 // gradient → Lib.FCLoss, Lib.FCLossGrad; Conv2dIm2col and its gradients →
 // Lib.Conv2d, Conv2dGradInput, Conv2dGradFilter, Conv2dGradBias; batch
 // norm (bnOp, bnGradOp, bnEvalOp, the sweep, the running averages) →
-// Lib.BNForward, BNForwardFixed, BNBackward, BNCollect, BNStats, BNFold,
-// BNFinish, BNEval, BNRunning; the 2×2 pool → Lib.MaxPool2, MaxPool2Grad;
+// Lib.BNForward, BNForwardFixed, BNBackward, BNCollect, BNStats, BNFoldSplit,
+// BNFinishSplit, BNEval, BNRunning; the 2×2 pool → Lib.MaxPool2, MaxPool2Grad;
 // the optimizers → Lib.SGDStep, Lib.AdamStep; and for the trainer
 // Context.Fill, Context.Copy, Lib.Axpy, Lib.Scale, Lib.NonFinite,
 // Lib.ArgmaxRows. Reshape is free (a buffer has no shape).

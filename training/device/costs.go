@@ -106,6 +106,16 @@ type Tally struct {
 	Value        float64
 }
 
+// AsyncReader is a Program whose outputs can be copied to the host without
+// waiting: ReadAsync enqueues the copy of output n's value after the last
+// Run into dst, which holds it after Wait (not before); Wait waits for the
+// device once for every copy enqueued. KL's first pass reads each chunk's
+// outputs so, with one wait a minibatch.
+type AsyncReader interface {
+	ReadAsync(n *gorgonia.Node, dst []float32) error
+	Wait() error
+}
+
 // NumericsNamer is a back end that names the arithmetic it computes with
 // beyond its device — the variant of its kernels (the OpenCL back end's
 // matrix-product parameters, its convolutions' path), which changes

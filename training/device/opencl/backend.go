@@ -9,6 +9,7 @@ import (
 
 	"github.com/llpfc/llpfc/internal/opencl"
 	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/gorgonia"
 )
 
@@ -47,6 +48,9 @@ type Backend struct {
 	// it before every run too, as the CPU, which reads the Go value, would
 	// see it.
 	inputs map[*gorgonia.Node]bool
+	// bnDevs are the fused batch-norm ops' statistics kept on the device
+	// (bn.go), shared by every program that runs an op.
+	bnDevs map[nn.BatchNormOp]*bnDev
 	closed bool
 }
 
@@ -94,6 +98,7 @@ func Open(dev string) (*Backend, error) {
 		params:   map[*gorgonia.Node]*opencl.Buffer{},
 		progs:    map[*program]struct{}{},
 		inputs:   map[*gorgonia.Node]bool{},
+		bnDevs:   map[nn.BatchNormOp]*bnDev{},
 		prof:     newProfiler(),
 		numerics: gemm,
 	}, nil

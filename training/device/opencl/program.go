@@ -255,6 +255,22 @@ func (p *program) outBuffer(n *gorgonia.Node) (*opencl.Buffer, int, error) {
 	return p.buf(s), s.size, nil
 }
 
+// ReadAsync enqueues the copy of output n after the last run into dst
+// without waiting (device.AsyncReader): dst holds it after Wait.
+func (p *program) ReadAsync(n *gorgonia.Node, dst []float32) error {
+	b, size, err := p.outBuffer(n)
+	if err != nil {
+		return err
+	}
+	if len(dst) != size {
+		return p.errorf("output %s has %d values, the destination %d", n.Name(), size, len(dst))
+	}
+	return b.ReadAsync(dst, 0)
+}
+
+// Wait waits once for the device: every ReadAsync before it has arrived.
+func (p *program) Wait() error { return p.ctx().Finish() }
+
 func (p *program) Ops() []string { return append([]string(nil), p.ops...) }
 
 // Release frees the activation buffers; the next run allocates them again.
