@@ -129,6 +129,45 @@ func TestDeviceLossSumIsTheCPUs(t *testing.T) {
 	assert.InDelta(t, sums[1], sums[0], 1e-12*math.Abs(sums[1]), "device tally %v, host sum %v", sums[0], sums[1])
 }
 
+// TestDeviceLossSumOfHostLosses: KL's loss (computed on the host from the
+// first pass's outputs) and LLP-VAT's (KL's on the host, the consistency
+// term tallied on the device through device.Glue) sum on a deferred
+// device to what the eager path of the same back end sums (the host's
+// checks and loss, LLP-VAT's passes handing their values through the
+// host): exactly for KL, to 1e-6 for LLP-VAT, whose directions the
+// device normalizes in its own arithmetic.
+func TestDeviceLossSumOfHostLosses(t *testing.T) {
+	ocltest.Require(t)
+	for _, method := range []string{MethodKL, MethodLLPVAT} {
+		sums := make([]float64, 2)
+		for i, deferred := range []bool{true, false} {
+			data := benchBagData(1, 12, 4, 3, 8, 8, 10)
+			cfg, err := withDefaults(Config{Method: method, Model: nn.ModelSpec{Name: ModelCNN}, Optimizer: optim.Config{Name: "adam", LR: 1e-3},
+				BatchSize: 2, Epochs: 1, Seed: 1, Device: ocltest.Device()})
+			require.NoError(t, err)
+			spec := cfg.Model
+			spec.Channels, spec.Height, spec.Width, spec.NumClasses = 3, 8, 8, 10
+			st, err := newStepper(&cfg, data, spec)
+			require.NoError(t, err)
+			opt, err := st.backend.NewOptimizer(cfg.Optimizer, st.learn, st.grads)
+			require.NoError(t, err)
+			if !deferred {
+				st.grads = eagerGrads{st.grads}
+			}
+			steadySteps(t, st, opt, 4)
+			sums[i], err = st.lossSum()
+			require.NoError(t, err)
+			st.Close()
+		}
+		require.Positive(t, sums[1], method)
+		tol := 0.0
+		if method == MethodLLPVAT {
+			tol = 1e-6
+		}
+		assert.InDelta(t, sums[1], sums[0], tol*sums[1], "%s: deferred %v, eager %v", method, sums[0], sums[1])
+	}
+}
+
 // eagerGrads hides a back end's device.Deferred.
 type eagerGrads struct{ device.Grads }
 
@@ -235,6 +274,10 @@ func mustModel(t *testing.T, model string) nn.Model {
 // pass's coefficients, no model state: the batch-norm statistics of every
 // run and sweep, the running averages' updates and the gradients' checks
 // stay on the device (28 blocking reads a step before, for WRN-16-4).
+// LLP-VAT (KL and the consistency term; on WRN-16-4, and on the cnn in
+// chunks of 6) waits only for KL's outputs and reads nothing more: its
+// predictions, directions and losses stay on the device (device.Glue; 57
+// blocking reads a step before, for WRN-16-4).
 func TestPresetStepsUploadOnlyTheirBatch(t *testing.T) {
 	ocltest.Require(t)
 	nesterov := optim.Config{Name: "nesterov", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4}
@@ -249,6 +292,8 @@ func TestPresetStepsUploadOnlyTheirBatch(t *testing.T) {
 		{"vgg16", ModelVGG16, MethodLLPFCUniform, 0.5, 32, 2, 0, optim.Config{Name: "sgd", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4}},
 		{"wrn16-4", ModelWRN164, MethodKL, 0.3, 8, 2, 0, nesterov},
 		{"cnn-bn, exact sweep", ModelCNNBN, MethodKL, 0, 8, 2, 6, nesterov},
+		{"wrn16-4", ModelWRN164, MethodLLPVAT, 0.3, 8, 2, 0, nesterov},
+		{"cnn, chunks", ModelCNN, MethodLLPVAT, 0, 8, 2, 6, nesterov},
 	} {
 		t.Run(c.preset+"/"+c.method, func(t *testing.T) {
 			const classes, steps, bag = 10, 3, 8
@@ -275,7 +320,7 @@ func TestPresetStepsUploadOnlyTheirBatch(t *testing.T) {
 				tr := costs.Transfers[role]
 				assert.True(t, tr.HtoD == 0 && tr.DtoH == 0, "%s: %v of %s crossed the bus", c.preset, tr, role)
 			}
-			if c.method == MethodKL {
+			if c.method == MethodKL || c.method == MethodLLPVAT {
 				n := c.batch * bag // the minibatch's instances
 				chunks := 1
 				if c.chunk > 0 {
@@ -294,7 +339,9 @@ func TestPresetStepsUploadOnlyTheirBatch(t *testing.T) {
 				// sweep their coefficients (padded chunks)
 				D := 3 * c.side * c.side
 				up := int64(4 * chunks * chunk * ((2*K+2)*D + (K+1)*classes))
-				assert.Equal(t, steps*up, costs.BytesHtoD, "%s: bytes up", c.preset)
+				if c.method == MethodKL {
+					assert.Equal(t, steps*up, costs.BytesHtoD, "%s: bytes up", c.preset)
+				} // LLP-VAT also uploads each chunk's images, weights and first direction to its passes
 				assert.Equal(t, int64(steps*4*chunks*chunk*classes), costs.BytesDtoH, "%s: bytes read back (pass 1's outputs)", c.preset)
 				assert.Equal(t, int64(steps*chunks), costs.Reads, "%s: reads (one a chunk)", c.preset)
 				assert.Equal(t, int64(steps), costs.Waits, "%s: waits in %d steps", c.preset, steps)

@@ -46,6 +46,7 @@ var kernelNames = []string{
 	"guard_check", "loss_tally", "bn_running_split",
 	"bias_add", "relu_mask",
 	"philox_block", "dropout",
+	"rows_normalize", "tally_scaled", "tally_neg_entropy",
 }
 
 // Work-group sizes: element-wise kernels run in groups of elemWG, the

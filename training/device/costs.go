@@ -116,6 +116,33 @@ type AsyncReader interface {
 	Wait() error
 }
 
+// Glue is a back end that runs on its device the few steps a method takes
+// on the host between its programs — LLP-VAT's: the clean pass's
+// predictions handed to the next passes, the power iteration's normalized
+// directions, the consistency loss and the predictions' entropy tallied
+// (Deferred) — so that values passing between programs never cross to the
+// host and the step need not wait. An input set on the device is used by
+// every later Run of dst, without an upload of its Go value, until
+// HostInput.
+type Glue interface {
+	// SetInput sets input in of dst to the value of out in src after
+	// src's last run (an output, or one of src's inputs).
+	SetInput(dst Program, in *gorgonia.Node, src Program, out *gorgonia.Node) error
+	// NormalizeRows sets input in of dst to scale times the rows (rowLen
+	// values each) of src's out, each divided by its L2 norm; a row whose
+	// norm is 0, NaN or ±Inf takes scale times that row of prev's input
+	// prevIn instead (training/loss/vat.go's normalizeRows).
+	NormalizeRows(dst Program, in *gorgonia.Node, src Program, out *gorgonia.Node, prev Program, prevIn *gorgonia.Node, rowLen int, scale float64) error
+	// HostInput makes dst upload input in from its Go value again.
+	HostInput(dst Program, in *gorgonia.Node)
+	// TallyScaled adds scale times the scalar output loss of p's last run
+	// to the step's loss sum in g (a Deferred's), flagging a non-finite one.
+	TallyScaled(g Grads, p Program, loss *gorgonia.Node, scale float64) error
+	// TallyNegEntropy adds scale·Σ_{i<rows} w·Σ_c q·log q over the rows of
+	// p's output probs (q = 0 adding nothing) to the step's loss sum.
+	TallyNegEntropy(g Grads, p Program, probs *gorgonia.Node, rows int, w, scale float64) error
+}
+
 // NumericsNamer is a back end that names the arithmetic it computes with
 // beyond its device — the variant of its kernels (the OpenCL back end's
 // matrix-product parameters, its convolutions' path), which changes

@@ -86,6 +86,10 @@ type program struct {
 	// workspaces, CheckMemory).
 	convs []opencl.ConvGeom
 
+	// devInputs are the inputs set on the device (device.Glue): not
+	// uploaded from their Go values until HostInput.
+	devInputs map[*gorgonia.Node]bool
+
 	// per run
 	ran     bool
 	version int
@@ -153,7 +157,11 @@ func (p *program) Run() error {
 			ups = append(ups, s)
 		}
 	}
-	ups = append(ups, p.inputs...)
+	for _, s := range p.inputs {
+		if !p.devInputs[s.node] {
+			ups = append(ups, s)
+		}
+	}
 	var up int64
 	for _, s := range ups {
 		up += 4 * int64(s.size)
