@@ -24,16 +24,16 @@ verify:
 reproduce:
 	$(GO) run ./cmd/llpfc reproduce --quick
 
-## bench: speed and memory benchmarks: our training step vs PyTorch side by side (bench/run.sh,
-## issue 7), wrn-16-4 at batch 32 and 128 with peak RSS both sides and the SGEMM GFLOP/s table
-## (issue 12), peak memory by bag size, estimator micro-benchmarks; then every Go benchmark
+## bench: speed and memory benchmarks: our training step vs PyTorch side by side (bench/run.sh;
+## bench/NOTES.md), wrn-16-4 at batch 32 and 128 with peak RSS both sides and the SGEMM GFLOP/s table
+## (ours, gonum's, OpenBLAS's), peak memory by bag size, estimator micro-benchmarks; then every Go benchmark
 bench:
 	GO=$(GO) bash bench/run.sh
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 ## gpu-kit: dist/gpu-kit/ (git-ignored, under 28 MiB): llpfc without the embedded fixture, the OpenCL
 ## loader and CLBlast from Debian's packages, the PyTorch peer, and run.sh OUTDIR [--quick], the one
-## command that checks and measures --device opencl on a GPU machine (issue 37; docs/gpu-and-cluster.md)
+## command that checks and measures --device opencl on a GPU machine (docs/gpu-and-cluster.md)
 gpu-kit:
 	GO=$(GO) bash scripts/gpu-kit/build.sh
 
@@ -46,6 +46,6 @@ fmt:
 ## mutate: apply each of a fixed list of realistic bugs (theory/, estimators/, training/, experiments/;
 ## listed in MUTATIONS.md) through go's -overlay, judge it by the verify claims or by the Go tests it
 ## names, and report what caught it; ends with `mutations: N caught of M` and a per-folder count
-## (issues 11, 31). MUTATE_FLAGS: e.g. -j 4, or -only ID,ID
+## (MUTATIONS.md lists them). MUTATE_FLAGS: e.g. -j 4, or -only ID,ID
 mutate:
 	$(GO) run ./cmd/mutate $(MUTATE_FLAGS)

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Which kernels the peer runs, for `make bench` (issue 41): one line each.
+"""Which kernels the peer runs, for `make bench` (a fair peer runs its best): one line each.
 
   openblas: the core OpenBLAS chose (openblas_get_corename through ctypes, on
             the library numpy and PyTorch loaded, found in /proc/self/maps) and

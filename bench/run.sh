@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run.sh — the side-by-side training-speed benchmark of issue 7 (`make bench`).
+# bench/run.sh — the side-by-side training-speed benchmark against PyTorch (`make bench`).
 #
 # In one process tree: builds `llpfc`, then RUNS times (default 5) runs, interleaved,
 #   llpfc bench --model M --batch-size 128 --steps N --json       (the project's step)
@@ -18,7 +18,7 @@
 # BENCH_WRN=0 to skip the networks' table (NETS, below; NET_STEPS 3), BENCH_SGEMM=0 to skip the SGEMM
 # GFLOP/s table.
 #
-# The peer runs its best kernels (issue 41): this environment may set OPENBLAS_CORETYPE and
+# The peer runs its best kernels (a fair peer): this environment may set OPENBLAS_CORETYPE and
 # OPENBLAS_L2_SIZE for older processors, which handicap OpenBLAS on this one, so every PyTorch and
 # numpy command runs with both unset (peer_run) while ours and the tests keep the environment as it
 # is; bench/peer_kernels.py prints, in that environment, the OpenBLAS core that ran and oneDNN's ISA.
@@ -152,10 +152,10 @@ for model in $MODELS; do
 			"$ocmin-$ocmed-$ocmax" "$tcmin-$tcmed-$tcmax" "$cratio"
 	done
 done
-echo "   (min-median-max; ratio = median ours / median PyTorch; done-when of issue 7: ≥ 1.0 for mlp, ≥ 0.7 for cnn)"
+echo "   (min-median-max; ratio = median ours / median PyTorch; target: ≥ 1.0 for mlp, ≥ 0.7 for cnn)"
 echo "   load average at end:$(uptime | sed 's/.*load average://')"
 
-# The networks (issues 12 and 41): each model at its batch size and image shape, ours and PyTorch's
+# The networks (memory and speed of the deep models): each model at its batch size and image shape, ours and PyTorch's
 # same step interleaved, with images/s (wall) and each process's peak RSS (getrusage: the whole
 # process, including the random data of 8 minibatches). NET_STEPS timed steps after 1 warm-up.
 # NETS: MODEL:BATCH:CxHxW, by default the paper networks at the appendix's batch sizes (WRN-16-4
@@ -209,15 +209,15 @@ if [ "${BENCH_WRN:-1}" != 0 ]; then
 				"${ormin%.00}-${ormed%.00}-${ormax%.00}" "${trmin%.00}-${trmed%.00}-${trmax%.00}" "$rratio"
 		done
 	done
-	echo "   (min-median-max; ratio = median ours / median PyTorch; issue 41: RSS ratio ≤ 1 for every network, img/s ratio ≥ 1.2)"
+	echo "   (min-median-max; ratio = median ours / median PyTorch; target: RSS ratio ≤ 1 for every network, img/s ratio ≥ 1.2)"
 	echo "   load average at end:$(uptime | sed 's/.*load average://')"
 fi
 
-# SGEMM GFLOP/s on the models' shapes (issue 12): internal/sgemm (the default build's GEMM), gonum's
+# SGEMM GFLOP/s on the models' shapes: internal/sgemm (the default build's GEMM), gonum's
 # Sgemm, and numpy's BLAS (OpenBLAS on Debian) with THREADS threads, in RUNS interleaved rounds (one
 # run of ours, then one of numpy: a shared machine's speed drifts by ±20 % within minutes, which
 # RUNS runs of one side followed by RUNS of the other would put between the columns). The ratio
-# column is the median of the rounds' ratios ours/OpenBLAS, with their min and max (issue 41).
+# column is the median of the rounds' ratios ours/OpenBLAS, with their min and max.
 if [ "${BENCH_SGEMM:-1}" != 0 ]; then
 	echo
 	echo "== SGEMM GFLOP/s (C = A·B, float32, M×N×K), $RUNS interleaved rounds: ours (internal/sgemm), gonum, numpy/OpenBLAS"
@@ -256,7 +256,7 @@ if [ "${BENCH_SGEMM:-1}" != 0 ]; then
 		read -r n1 n2 n3 <<<"$(sstats numpy "$shape")"
 		printf '%-18s | %-18s | %-18s | %-18s | %s\n' "$shape" "$a1-$a2-$a3" "$g1-$g2-$g3" "$n1-$n2-$n3" "$(rstats "$shape")"
 	done
-	echo "   (min-median-max GFLOP/s; ours/OpenBLAS: the median of the rounds' ratios (min-max); issue 12: ≥ 0.70 on each shape, issue 41: ≥ 1 at 2048³)"
+	echo "   (min-median-max GFLOP/s; ours/OpenBLAS: the median of the rounds' ratios (min-max); target: ≥ 0.70 on each shape, ≥ 1 at 2048³)"
 fi
 
 if [ "${BENCH_MEMORY:-1}" != 0 ]; then

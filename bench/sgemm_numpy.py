@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """SGEMM GFLOP/s of numpy's BLAS (OpenBLAS on Debian) on the models' shapes,
-for `make bench` (issue 12), beside internal/sgemm's BenchmarkSgemm.
+for `make bench`, beside internal/sgemm's BenchmarkSgemm.
 
 Shapes m x n x k (C = A.B, A m x k, B k x n, float32, row-major), the same as
 internal/sgemm/bench_test.go's benchShapes. Each of --runs runs times
@@ -8,7 +8,7 @@ internal/sgemm/bench_test.go's benchShapes. Each of --runs runs times
 run: "numpy/MxNxK GFLOPS". The thread count is OpenBLAS's
 (OPENBLAS_NUM_THREADS, set by bench/run.sh to THREADS).
 
-OpenBLAS runs the kernels it picks for this processor (issue 41): when
+OpenBLAS runs the kernels it picks for this processor (a fair peer): when
 OPENBLAS_CORETYPE or OPENBLAS_L2_SIZE is set (this environment sets them for
 older processors), the script runs itself again without them before numpy
 loads OpenBLAS; --keep-env keeps them. Standard error names the core.

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""The llpfc training step in PyTorch: the peer of `llpfc bench` for `make bench` (issue 7) and
-for the GPU kit (issue 37, scripts/gpu-kit/run.sh).
+"""The llpfc training step in PyTorch: the peer of `llpfc bench` for `make bench` and
+for the GPU kit (scripts/gpu-kit/run.sh).
 
 One step = forward pass, the forward-correction (FC) loss
     loss = -sum_i w_i * log(sum_j R_ij * softmax(z_i)_j + 1e-12),

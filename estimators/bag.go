@@ -40,7 +40,8 @@ type BagSet struct {
 // two places (a bag's instances are distinct and bags are disjoint, as every
 // protocol of Section 6 draws them: an instance counted twice would weigh
 // twice in one method and be refused by another). A bag is named by its
-// position in the file and its id, and a repeat by both places (issue 27).
+// position in the file and its id, and a repeat by both places (naming one
+// once sent the user to the wrong bag).
 func (s *BagSet) Validate() error {
 	if s.NumClasses < 2 {
 		return fmt.Errorf("num_classes is %d, want ≥ 2", s.NumClasses)
@@ -117,8 +118,8 @@ func ReadBagSet(r io.Reader) (*BagSet, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("bags file: %w", err)
 	}
-	// Like a spec file: one JSON object and nothing after it (issue 17,
-	// item 9: `cat a.json b.json` used to read as a).
+	// Like a spec file: one JSON object and nothing after it (`cat a.json
+	// b.json` used to read as a).
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("bags file: trailing data after the bags object (offset %d); a bags file holds one JSON object", dec.InputOffset())
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 17, item 9: a bags file is one JSON object; two concatenated files,
+// A bags file is one JSON object; two concatenated files,
 // or any trailing token, are refused naming the offset, while trailing
 // white space is fine.
 func TestReadBagSetRejectsTrailingData(t *testing.T) {

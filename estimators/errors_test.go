@@ -12,7 +12,7 @@ import (
 // The project has one assumption sentinel: an ideal-mode failure wraps
 // theory.ErrAssumption, whether the group's α lies outside the simplex, its
 // Γ̂ is singular, or a class is absent everywhere, and the message still
-// names the group (issue 19: one error per failure).
+// names the group (one error per failure).
 func TestIdealFailureIsTheoryErrAssumption(t *testing.T) {
 	assert.Same(t, theory.ErrAssumption, ErrAssumption)
 	for _, tc := range []struct {

@@ -168,8 +168,8 @@ func (e *InputError) Unwrap() error { return e.Err }
 var ErrAssumption = theory.ErrAssumption
 
 // The choices above are parsed where they enter — a spec or a result
-// (encoding/json), a flag — by their UnmarshalText (issue 53: settings typed
-// at the edge); an empty text is the zero value, not stated. MarshalText
+// (encoding/json), a flag — by their UnmarshalText (settings typed at the
+// edge); an empty text is the zero value, not stated. MarshalText
 // writes the name.
 
 // UnmarshalText parses a mode (empty: the zero value).

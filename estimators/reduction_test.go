@@ -361,7 +361,7 @@ func TestBuildErrors(t *testing.T) {
 	}{
 		{"one class", func(s *BagSet) { s.NumClasses = 1 }, Options{Mode: ModeUniform}, "num_classes is 1, want ≥ 2"},
 		{"no bags", func(s *BagSet) { s.Bags = nil }, Options{Mode: ModeUniform}, "no bags"},
-		// Issue 27: a repeat names both places (the bag by its position and its id).
+		// A repeat names both places (the bag by its position and its id).
 		{"duplicate id", func(s *BagSet) { s.Bags[1].ID = 1 }, Options{Mode: ModeUniform}, "bags[1]: id 1 repeats the id of bags[0]"},
 		{"index in two bags", func(s *BagSet) { s.Bags[1].Indices = []int{1} }, Options{Mode: ModeUniform}, "bags[1] (id 2): instance index 1 at position 0 is also at position 1 of bags[0] (id 1)"},
 		{"index twice in a bag", func(s *BagSet) { s.Bags[0].Indices = []int{0, 0} }, Options{Mode: ModeUniform}, "bags[0] (id 1): instance index 0 at position 1 is also at position 0 of bags[0] (id 1)"},
@@ -387,8 +387,8 @@ func TestBuildErrors(t *testing.T) {
 		}
 		assert.ErrorContainsf(t, err, c.want, "%s: error %q, want it to contain %q", c.name, err, c.want)
 	}
-	// A misspelt choice is refused where it is parsed (issue 53: the types
-	// cannot hold one), as an InputError naming it.
+	// A misspelt choice is refused where it is parsed (the types cannot
+	// hold one), as an InputError naming it.
 	for text, parse := range map[string]func() error{
 		`mode "exact": want one of ideal, uniform, approx, merge`: func() error { _, err := ParseMode("exact"); return err },
 		`weights "size": want one of uniform, hm, chvol`:          func() error { _, err := ParseWeights("size"); return err },

@@ -122,8 +122,8 @@ func (s GroupingSummary) Warning() string { return s.WarningFor(nil) }
 
 // WarningFor is Warning with its cause read from the bags of set (nil: not
 // known). When T̂ is singular in most groups (an infinite median) the cause
-// is one of two, with opposite remedies (issue 27: the warning for bag
-// sizes 1–2 and dirichlet:0.01 said the proportions were too alike and
+// is one of two, with opposite remedies (the warning for bag sizes 1–2
+// and dirichlet:0.01 once said the proportions were too alike and
 // suggested smaller bags): pure bags — each of one class, as with bags of
 // one or two instances or a Dirichlet of small concentration — where a
 // group repeats a class and misses another, which larger or more mixed bags

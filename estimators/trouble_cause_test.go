@@ -7,11 +7,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 27, messages: with pure bags (bag size 1–2, dirichlet:0.01) T̂ is
-// singular because a group repeats one class and misses another, yet the
-// warning said the proportions were "too alike" and advised smaller bags.
+// Messages: with pure bags (bag size 1–2, dirichlet:0.01) T̂ is singular
+// because a group repeats one class and misses another, yet the warning
+// once said the proportions were "too alike" and advised smaller bags.
 // The warning now reads the cause from the bags; with every group singular
-// (all bags alike) it says LLPFC cannot learn (issue 27, item 9).
+// (all bags alike) it says LLPFC cannot learn.
 func TestWarningNamesTheCause(t *testing.T) {
 	const C, n = 10, 200
 	bagSet := func(props func(k int) []float64) *BagSet {

@@ -1,7 +1,7 @@
 package experiments
 
 // Assumptions are the measured assumptions of a cell's method under that
-// cell's protocol and bags (issue 52, item 6): does the experiment meet the
+// cell's protocol and bags: does the experiment meet the
 // hypotheses of the method it trains? Each check is computed from the
 // trained bags' sizes and proportions (and, for LLPFC, its groups'
 // diagnostics), never from an instance's label, by experiments/learn

@@ -9,7 +9,7 @@ import (
 )
 
 // Config is the full configuration of one cell, the one description of a
-// training run: a grid's cells and `llpfc train`'s one run (issue 19). Its
+// training run: a grid's cells and `llpfc train`'s one run. Its
 // canonical encoding (CanonicalJSON) determines the cell's key. Every field
 // whose zero value has a meaning says it (see Hyper).
 type Config struct {

@@ -38,7 +38,7 @@ func IsTabular(name string) bool {
 	return false
 }
 
-// Cells whose bags are not B-sized draws (issue 28): a bag-only data set
+// Cells whose bags are not B-sized draws: a bag-only data set
 // (bags:…, data.ReadBagOnly) gives its own bags, recorded as the protocol
 // "given"; the feature and kmeans protocols make bags of varying sizes from
 // a labelled set's features. Such a cell has bag size 0 (a report's column

@@ -14,8 +14,8 @@ import (
 type InputError struct{ Err error }
 
 // JSONError rewrites the errors of encoding/json's decoder in the words of
-// the file rather than of Go (issue 38: an edited manifest, or a spec whose
-// lr was 1e999, printed "cannot unmarshal number 1e999 into Go struct field
+// the file rather than of Go (an edited manifest, or a spec whose lr was
+// 1e999, once printed "cannot unmarshal number 1e999 into Go struct field
 // Hyper.hyper.lr of type float64"): a value of the wrong kind names the
 // field by its dotted JSON path, the value found and what the field takes;
 // an unknown field is named as the file spells it; a syntax error gives its

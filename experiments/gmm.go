@@ -19,7 +19,7 @@ type GMM struct {
 // ParseGMM reads the parameters of the data set named
 // "gmm:classes=C,dim=D,train=N,test=M,sep=S" (every key optional: classes=3,
 // dim=5, train=3000, test=1000, sep=3). Config.Validate calls it, so a spec
-// with a bad one fails before any cell runs (issue 27).
+// with a bad one fails before any cell runs.
 func ParseGMM(name string) (GMM, error) {
 	p := map[string]float64{"classes": 3, "dim": 5, "train": 3000, "test": 1000, "sep": 3}
 	body := strings.TrimPrefix(name, "gmm:")

@@ -17,7 +17,7 @@ import (
 // The settings that name a choice are typed (estimators.WeightScheme,
 // training.KLScale, …): they are parsed once, where a spec, a result or a
 // flag enters (their UnmarshalText), and the layers below take the types
-// (issue 53).
+// (a setting is parsed once).
 // As in gonum's optimize.Settings, every field whose zero value has a meaning
 // says it; a field tagged omitempty is left out of the canonical encoding at
 // its zero value, so its zero must be the behaviour cells had before the
@@ -101,7 +101,7 @@ type Hyper struct {
 	// (the authors' easyllp_flood.py; training.Config.Flood); zero means none,
 	// EasyLLP's plain loss. Zero for the other methods.
 	Flood float64 `json:"flood,omitempty"`
-	// PVCLikelihood is llppvc's likelihood (issue 50; training.PVCLikelihood):
+	// PVCLikelihood is llppvc's likelihood (training.PVCLikelihood):
 	// "exact" (exact at every bag size and target) or "fft" (the authors'
 	// FFT product). Zero (empty) means "fft", what every llppvc cell trained
 	// before the setting existed ran, so that their keys stay; a spec's
@@ -126,7 +126,7 @@ type Hyper struct {
 	// epoch's, the paper's) or "best-val" (the lowest validation KL of the
 	// held-out bags; needs ValBags).
 	Select training.Selection `json:"select,omitempty"`
-	// Search, when not nil, tunes the cell without a label (issue 50): every
+	// Search, when not nil, tunes the cell without a label: every
 	// combination of its learning rates and minibatches is one trial,
 	// trained on the bags ValBags leaves, and the cell reports the trial
 	// whose held-out bags' proportion loss (the validation KL of its last
@@ -248,7 +248,7 @@ type Schedule struct {
 
 // LR returns the learning rate of epoch e (0-based) for base rate base: the
 // rate of the training package's schedule (Training), so the grid and the
-// engine share one implementation (issue 19); an invalid schedule, which
+// engine share one implementation; an invalid schedule, which
 // Validate refuses, keeps the base rate.
 func (s Schedule) LR(base float64, e int) float64 {
 	ts, err := s.Training()

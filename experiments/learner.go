@@ -55,13 +55,13 @@ type Metrics struct {
 	Epochs       int     `json:"epochs"`
 	// FinalLoss is the training objective in the last epoch, FirstLoss in
 	// the first (how far training moved it: a reason the trouble section
-	// gives for a cell near chance, issue 50); FirstLoss is 0 in results
+	// gives for a cell near chance); FirstLoss is 0 in results
 	// written before it.
 	FinalLoss float64 `json:"final_loss"`
 	FirstLoss float64 `json:"first_loss,omitempty"`
 	// TrainPoints are the instances of the bags trained on: with
 	// hyper.val_bags, the held-out bags' ValPoints instances (in ValBags
-	// bags) are not among them (issue 38, item 8: they were counted).
+	// bags) are not among them (they were once counted).
 	TrainPoints int `json:"train_points"`
 	ValBags     int `json:"val_bags,omitempty"`
 	ValPoints   int `json:"val_points,omitempty"`
@@ -82,42 +82,42 @@ type Metrics struct {
 	InstanceEpochs int64 `json:"instance_epochs,omitempty"`
 	// Steps is the optimizer steps of the whole run (of the chosen trial,
 	// with hyper.search): with InstanceEpochs, the budget a method got
-	// (issue 50); 0 in results written before it.
+	// (methods are compared at equal work); 0 in results written before it.
 	Steps int64 `json:"steps,omitempty"`
 	// BagsDigest is the SHA-256 of the cell's bags (every bag given to
 	// training, held-out ones included: the held-out split is the seed's):
 	// cells of one seed that a report compares pair by pair must show
-	// equal digests (issue 50). Empty in results written before it.
+	// equal digests. Empty in results written before it.
 	BagsDigest string `json:"bags_digest,omitempty"`
 	// Search records a label-free search (hyper.search): every trial with
 	// its validation score, and the one chosen; nil without one.
 	Search *SearchRecord `json:"search,omitempty"`
 	// Objective is what a bag objective's steps saw, the measured reason
-	// behind a collapse (issue 50); nil for the methods whose objective
+	// behind a collapse; nil for the methods whose objective
 	// counts nothing and in results written before it.
 	Objective *ObjectiveDiagnostics `json:"objective,omitempty"`
 	// Regroupings summarizes the LLPFC groups of every regrouping (‖T̂⁻¹‖₁ and
-	// condition numbers, issue 16); empty for the other methods.
+	// condition numbers: where LLPFC breaks); empty for the other methods.
 	Regroupings []training.Regrouping `json:"regroupings,omitempty"`
 
 	// Scores are the test split's macro-F1, per-class accuracy, confusion
 	// matrix and, for two classes, AUC (Score); BagProportionError is the
-	// training bags' mean ‖p̄ − γ‖₁ under the final network (issue 29).
+	// training bags' mean ‖p̄ − γ‖₁ under the final network.
 	// Both are absent from results written before them and from learners
 	// that do not compute them.
 	Scores             *Scores `json:"scores,omitempty"`
 	BagProportionError float64 `json:"bag_proportion_error,omitempty"`
 	// SelectedEpoch is the epoch whose network the result reports when
 	// hyper.select is best-val, counted from 1 as the progress lines count
-	// epochs (issue 38: it was 0-based, beside progress's 1-based "epoch
-	// 2/4"); absent otherwise.
+	// epochs (it was once 0-based, beside progress's 1-based "epoch 2/4");
+	// absent otherwise.
 	SelectedEpoch *int `json:"selected_epoch,omitempty"`
 	// ValKL is the held-out bags' validation KL of the reported network
 	// (hyper.val_bags); absent without held-out bags.
 	ValKL *float64 `json:"val_kl,omitempty"`
 
 	// Assumptions are the method's assumptions measured on the cell's bags
-	// (issue 52: experiments/assumptions.go); absent from results written
+	// (experiments/assumptions.go); absent from results written
 	// before them and for methods without a measured assumption.
 	Assumptions *Assumptions `json:"assumptions,omitempty"`
 
@@ -126,7 +126,7 @@ type Metrics struct {
 	PeakRSSBytes         int64   `json:"peak_rss_bytes"`
 	// Device is the compute back end that trained the cell, with its
 	// device's name for OpenCL ("cpu", "opencl:0:0 (…)"); empty in results
-	// written before issue 33 (the CPU) and for the learners that train
+	// written before the device seam (the CPU) and for the learners that train
 	// without one. Like the wall time it is not an outcome (SameOutcome).
 	Device string `json:"device,omitempty"`
 	// Numerics is the arithmetic the CPU back end trained the cell with:
@@ -141,7 +141,7 @@ type Metrics struct {
 }
 
 // ObjectiveDiagnostics summarizes what a bag objective's optimizer steps saw
-// over a run (training's loss.BagDiagnostics; issue 50): each field is 0
+// over a run (training's loss.BagDiagnostics): each field is 0
 // where the objective has no such thing.
 type ObjectiveDiagnostics struct {
 	// Steps are the objective's calls (optimizer steps).
@@ -174,8 +174,8 @@ type ObjectiveDiagnostics struct {
 	SoftNegativeShare float64 `json:"soft_negative_share,omitempty"`
 }
 
-// SearchRecord is what a cell's label-free search did (Hyper.Search, issue
-// 50): the rule, every trial and the index of the one the cell reports.
+// SearchRecord is what a cell's label-free search did (Hyper.Search): the
+// rule, every trial and the index of the one the cell reports.
 type SearchRecord struct {
 	// Rule says how a trial was chosen: "min val_kl" (the lowest
 	// proportion loss of the held-out bags under the last epoch's network).

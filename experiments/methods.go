@@ -5,14 +5,14 @@ import (
 )
 
 // The methods a cell may train are the methods registered in
-// training/methods, each with its descriptor (issue 53): the helpers below
+// training/methods, each with its descriptor: the helpers below
 // read the descriptor, so that no list of method names is kept here. A new
 // method is a descriptor and its implementation there, nothing here.
 
 // Methods returns the methods a cell may name, in the tables' row order:
 // the LLPFC algorithms (Algorithms 1–3), the baselines of Appendix
 // `suppsec: exp` (KL, `subsec:KL`; LLP-VAT; LLPGAN), the newer methods set
-// beside them (issue 39) and the fully supervised ceiling.
+// beside them and the fully supervised ceiling.
 func Methods() []string { return methods.Select(func(*methods.Descriptor) bool { return true }) }
 
 // Method returns the descriptor of the method named m.
@@ -41,7 +41,7 @@ func UsesKL(method string) bool {
 }
 
 // MeasuresAssumptions reports whether learn.CellAssumptions measures an
-// assumption of method on a cell's bags (issue 52): the LLPFC algorithms'
+// assumption of method on a cell's bags: the LLPFC algorithms'
 // grouping assumption and invertible T̂_i, EasyLLP's i.i.d. bags, LLP-PVC's
 // independent labels, KL's and LLP-VAT's pure bags, MixBag's coverage and
 // equal sizes. The supervised ceiling, LLP-GAN and a bag objective without a
@@ -71,7 +71,7 @@ func UsesLabels(method string) bool { return is(method, (*methods.Descriptor).Us
 
 // IsNewer reports whether method trains with its authors' own optimizer and
 // rate in a table (its descriptor's Authors preset: EasyLLP, MixBag and
-// LLP-PVC, issue 39) rather than the table's.
+// LLP-PVC) rather than the table's.
 func IsNewer(method string) bool {
 	return is(method, func(d *methods.Descriptor) bool { return d.Authors != nil })
 }

@@ -13,7 +13,7 @@ import (
 	"syscall"
 )
 
-// The code version a result records (issue 38, item 11). It describes the
+// The code version a result records. It describes the
 // code that ran — the binary — and nothing else: a cell's "uncommitted
 // changes" flag used to be `git describe --dirty` of the working
 // directory's checkout, so a grid run into the repository's own results/

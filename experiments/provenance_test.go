@@ -20,7 +20,7 @@ func noGit(t *testing.T) gitRunner {
 	}
 }
 
-// Issue 38, item 11: a binary with VCS stamps reports them, and nothing
+// A binary with VCS stamps reports them, and nothing
 // else is asked; an installed module its version; a binary built with
 // -trimpath (no source path recorded) and no stamps "unknown" — never the
 // git of a folder it happens to run in.

@@ -4,8 +4,8 @@ import (
 	"github.com/llpfc/llpfc/training/kernel"
 )
 
-// Scores are the instance-level metrics LLP papers report beside accuracy
-// (issue 29): macro-F1 (the unweighted mean over classes of
+// Scores are the instance-level metrics LLP papers report beside accuracy:
+// macro-F1 (the unweighted mean over classes of
 // 2·precision·recall/(precision + recall), a class never predicted nor
 // present counting as 1 and one with no true positive as 0, as
 // scikit-learn's f1_score(average="macro", zero_division=1) for the first

@@ -16,7 +16,7 @@ import (
 // knownDataset reports whether name is a data set the learners can load: a
 // named set of package data, a csv:, parquet:, libsvm: or bag-only bags:
 // one, or a synthetic gmm: one. A spec naming another fails before any cell
-// runs (issue 17, item 8).
+// runs.
 func knownDataset(name string) bool {
 	for _, p := range []string{"csv:", "parquet:", "libsvm:", "bags:", "gmm:"} {
 		if strings.HasPrefix(name, p) {

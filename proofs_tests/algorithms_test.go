@@ -2,7 +2,7 @@ package proofs_tests
 
 import "testing"
 
-// The claims of Algorithms 1–3 (Section 5.4; estimators/algclaims, issue 11):
+// The claims of Algorithms 1–3 (Section 5.4; estimators/algclaims):
 // each must hold on ≥ 500 cases and catch its negative control.
 
 func TestAlg3SigmaHat(t *testing.T)             { checkClaim(t, "alg3: sigma-hat", true) }

@@ -8,7 +8,7 @@ import (
 	_ "github.com/llpfc/llpfc/estimators/algclaims" // Algorithms 1–3
 	"github.com/llpfc/llpfc/theory/verify"
 	_ "github.com/llpfc/llpfc/theory/verify/claims"     // registers every claim
-	_ "github.com/llpfc/llpfc/training/loss/lossclaims" // EasyLLP, LLP-PVC, MixBag (issue 52)
+	_ "github.com/llpfc/llpfc/training/loss/lossclaims" // EasyLLP, LLP-PVC, MixBag
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -2,7 +2,7 @@ package proofs_tests
 
 import "testing"
 
-// The newer methods' identities (issue 52, item 5; training/loss/lossclaims):
+// The newer methods' identities (training/loss/lossclaims):
 // each must hold on ≥ 500 cases and catch its negative control.
 
 func TestEasyLLPUnbiasedClaim(t *testing.T)       { checkClaim(t, "easyllp: unbiased", true) }

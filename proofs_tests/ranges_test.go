@@ -1,6 +1,6 @@
 package proofs_tests
 
-// Statement against proof against lemma (issue 52, item 4): the tests of
+// Statement against proof against lemma: the tests of
 // the range disagreements listed in PAPER_MAP's Findings, "Hypotheses and
 // ranges". Each evaluates the statement at the end where the two printed
 // ranges disagree.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 20's evidence on this machine (PAPER_MAP.md, Findings, "How the KL scale and per-chunk batch
+# The KL scale's evidence on this machine (PAPER_MAP.md, Findings, "How the KL scale and per-chunk batch
 # norm move KL"): KL on full Fashion-MNIST with the cnn-bn network (the cnn with batch norm after each
 # convolution), SGD with momentum 0.9 (lr 0.01, constant: the tables' WRN rate; 0.05 diverged at the authors' scale), the paper's bag protocol, bag size 512,
 # 40,960 points, minibatches of 2 bags, 3 epochs, seeds 0, 1, 2; the KL loss at the authors' scale

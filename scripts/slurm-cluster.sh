@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A single-node Slurm cluster on this machine, for TestSlurmJobArray (issue 32,
-# cmd/llpfc/sbatch_test.go): Debian's slurm-wlm and munge (.ci/run installs them),
+# A single-node Slurm cluster on this machine, for TestSlurmJobArray
+# (cmd/llpfc/sbatch_test.go): Debian's slurm-wlm and munge (.ci/run installs them),
 # a minimal slurm.conf in a directory of its own, munged, slurmctld and slurmd.
 #
 #   scripts/slurm-cluster.sh up DIR CTLD_PORT SLURMD_PORT [WATCH_PID]

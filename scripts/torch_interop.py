@@ -11,7 +11,7 @@ with llpfc (the documented mlp Sequential, and the authors' Wide ResNet-16-4 for
 saves them, scores the fixture's test split with `llpfc predict`, then loads each .npz into the
 PyTorch module its manifest names with load_state_dict(strict=True), normalizes the first 100 test
 images with the manifest's constants, and compares PyTorch's softmax probabilities (evaluation mode)
-with predict's, printing the largest absolute difference per model (issue 29's interop check).
+with predict's, printing the largest absolute difference per model (the interop check).
 """
 import argparse
 import contextlib

@@ -9,8 +9,8 @@ import (
 	"github.com/llpfc/llpfc/training/optim"
 )
 
-// The names below live in the rooms under training/ (issue 26: nn, models,
-// loss, optim); they are repeated here so that a Config can be written with
+// The names below live in the rooms under training/ (nn, models, loss,
+// optim); they are repeated here so that a Config can be written with
 // this package alone, as experiments/ and cmd/ do.
 
 // Model specification and architectures (training/nn, training/models).
@@ -89,7 +89,7 @@ var (
 	CanExport = models.CanExport
 )
 
-// The methods' room (training/methods, issue 53): a run's configuration and
+// The methods' room (training/methods): a run's configuration and
 // data, the seam a method implements, and the registry of methods'
 // descriptors.
 type (
@@ -148,7 +148,7 @@ const (
 	SettingBNStats   = methods.SettingBNStats
 	SettingVATRampup = methods.SettingVATRampup
 	SettingFlood     = methods.SettingFlood
-	// SettingPVCLikelihood is LLP-PVC's likelihood (issue 50).
+	// SettingPVCLikelihood is LLP-PVC's likelihood (exact or the authors' FFT).
 	SettingPVCLikelihood = methods.SettingPVCLikelihood
 )
 

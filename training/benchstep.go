@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/metrics"
 	"time"
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/internal/stepprof"
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/nn"
 	"github.com/llpfc/llpfc/training/optim"
@@ -55,6 +57,10 @@ type StepBenchConfig struct {
 	// is less sensitive to other processes on a shared machine than wall
 	// time.
 	CPUTime func() time.Duration
+	// ProfileCPU records the timed steps' step profile (internal/stepprof:
+	// each operation's serial and parallel time on the CPU) into the
+	// result's CPUProfile.
+	ProfileCPU bool
 }
 
 // StepBenchResult is the outcome of RunStepBenchmark.
@@ -107,6 +113,12 @@ type StepBenchResult struct {
 	// Profile is the per-op profile of one more step (StepBenchConfig.Profile),
 	// nil when not asked for or the back end keeps none.
 	Profile *device.Profile `json:"profile,omitempty"`
+	// CPUProfile is the timed steps' step profile (StepBenchConfig.ProfileCPU;
+	// nil otherwise, or when another profile was being recorded).
+	CPUProfile *stepprof.Profile `json:"cpu_profile,omitempty"`
+	// GCCPUSecondsPerStep is the garbage collector's CPU time per timed step
+	// (runtime/metrics' estimate; measured with ProfileCPU).
+	GCCPUSecondsPerStep float64 `json:"gc_cpu_seconds_per_step,omitempty"`
 }
 
 // StepCosts are a back end's counts (device.Costs) over the timed steps,
@@ -220,7 +232,7 @@ func benchBagData(seed int64, numBags, m, ch, h, w, classes int) *TrainData {
 // (built once), its Step (minibatch assembly, forward, loss, backward) and
 // the optimizer update. Epochs are begun (reshuffled) as the steps run
 // through the data. It is the project side of `llpfc bench` and `make
-// bench` (issue 7).
+// bench` (the training step beside PyTorch's).
 func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResult, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -292,6 +304,12 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 		cpu0 = cfg.CPUTime()
 	}
 	costs0, note := costsOf(st.backend)
+	var rec *stepprof.Recorder
+	var gc0 float64
+	if cfg.ProfileCPU {
+		gc0 = gcCPUSeconds()
+		rec = stepprof.Start()
+	}
 	t0 := time.Now()
 	var loss float64
 	for i := 0; i < cfg.Steps; i++ {
@@ -315,11 +333,19 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 		}
 	}
 	dt := time.Since(t0)
+	var prof *stepprof.Profile
+	if rec != nil {
+		p := rec.Stop()
+		prof = &p
+	}
 	costs1, _ := costsOf(st.backend)
 	res := &StepBenchResult{
 		Model: cfg.Model, Method: tc.Method, BatchSize: cfg.BatchSize, Steps: cfg.Steps,
 		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: nn.ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: nn.BLASName, GEMM: nn.GEMMKernels(), Device: st.backend.Name(), Numerics: numerics(st.backend),
-		StepCosts: perStep(costs1.Sub(costs0), cfg.Steps, note), DevicePeakBytes: costs1.PeakBytes,
+		StepCosts: perStep(costs1.Sub(costs0), cfg.Steps, note), DevicePeakBytes: costs1.PeakBytes, CPUProfile: prof,
+	}
+	if cfg.ProfileCPU {
+		res.GCCPUSecondsPerStep = (gcCPUSeconds() - gc0) / float64(cfg.Steps)
 	}
 	if cfg.CPUTime != nil {
 		cpu := (cfg.CPUTime() - cpu0).Seconds()
@@ -347,4 +373,15 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 		res.Profile = &prof
 	}
 	return res, nil
+}
+
+// gcCPUSeconds returns the garbage collector's CPU time so far
+// (runtime/metrics' estimate, refreshed at each collection).
+func gcCPUSeconds() float64 {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return s[0].Value.Float64()
 }

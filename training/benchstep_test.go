@@ -53,7 +53,7 @@ func TestRunStepBenchmarkBadConfig(t *testing.T) {
 }
 
 // BenchmarkStepLevers times RunStepBenchmark's step (batch 128, 1×28×28)
-// for the models of the speed levers of issue 7 (bench/NOTES.md), with
+// for the models of the speed levers (bench/NOTES.md), with
 // images per second of wall and of process CPU time.
 func BenchmarkStepLevers(b *testing.B) {
 	for _, model := range []string{"mlp", "cnn", "test-cnn-gorgonia"} {
@@ -78,7 +78,7 @@ func cpuTime() time.Duration {
 }
 
 // BenchmarkStepWRN times RunStepBenchmark's step for wrn-16-4 on 3×32×32
-// images at batch 32 (issue 12's deep-network memory and speed); run it
+// images at batch 32 (a deep network's memory and speed); run it
 // with -memprofile to see which operations hold the step's memory.
 func BenchmarkStepWRN(b *testing.B) {
 	res, err := RunStepBenchmark(context.Background(), StepBenchConfig{Model: "wrn-16-4", BatchSize: 32, Channels: 3, Height: 32, Width: 32,

@@ -40,7 +40,7 @@ type Checkpoint struct {
 	MethodState []byte
 	History     []EpochStats
 	// Best is the network of the epoch best-val selection holds so far
-	// (nil for other runs and in checkpoints written before issue 29).
+	// (nil for other runs and in checkpoints written before selection existed).
 	Best *Snapshot
 }
 
@@ -83,8 +83,8 @@ func RunSettings(cfg Config, data *TrainData) map[string]string {
 		"group_weights": cfg.GroupWeights.String(), "compat": cfg.Compat.String(),
 		"bags": hashBags(data.Bags), "inputs": hashFloats(data.X),
 	}
-	// The test split is part of what a result reports (issue 38, item 6: a
-	// finished run was served after its test split changed).
+	// The test split is part of what a result reports (a finished run was
+	// once served after its test split changed).
 	if len(data.TestY) > 0 {
 		f["test"] = hashTest(data.TestX, data.TestY)
 	}
@@ -96,7 +96,7 @@ func RunSettings(cfg Config, data *TrainData) map[string]string {
 	if cfg.Select != 0 && cfg.Select != SelectLast {
 		f["select"] = cfg.Select.String()
 	}
-	// llppvc's checkpoints from before issue 50 ran the FFT: the exact
+	// llppvc's checkpoints from before the exact likelihood ran the FFT: the exact
 	// likelihood, the new default, is named, so that it never resumes one.
 	if cfg.Method == MethodLLPPVC && cfg.PVCLikelihood != PVCFFT {
 		f["pvc_likelihood"] = PVCExact.String()
@@ -147,8 +147,8 @@ func hashTest(x []float32, y []int) string {
 }
 
 // hashedFields say, for the settings that are hashes of data, what they
-// hash: a difference is named in these words (issue 38: a resume after
-// the data changed named only two hashes).
+// hash: a difference is named in these words (a resume after the data
+// changed once named only two hashes).
 var hashedFields = map[string]string{
 	"bags":   "the bags (their ids, sizes, proportions and members)",
 	"inputs": "the training split's inputs (as normalized)",
@@ -167,7 +167,7 @@ func SettingsDiff(a, b map[string]string) []string {
 	for _, m := range []map[string]string{a, b} {
 		for k := range m {
 			if k == "test" && a[k] == "" {
-				seen[k] = true // written before the test split was keyed: it cannot tell, and old checkpoints stay readable (issue 26)
+				seen[k] = true // written before the test split was keyed: it cannot tell, and old checkpoints stay readable
 				continue
 			}
 			if !seen[k] && a[k] != b[k] {

@@ -37,7 +37,7 @@ func ckFixtureData() *TrainData {
 // training.OptimizerState) is read by today's code, and resuming it to 4
 // epochs gives bit for bit the parameters of an uninterrupted 4-epoch run —
 // so the parameters, Adam's moments and step count and the history were all
-// restored (issue 26: old checkpoints stay readable).
+// restored (old checkpoints stay readable).
 func TestCheckpointFromBeforeTheSplitResumes(t *testing.T) {
 	old, err := os.ReadFile(filepath.Join("testdata", "checkpoint-180ab95.gob"))
 	require.NoError(t, err)

@@ -19,7 +19,7 @@ import (
 // what its types leave open (the numbers' ranges, the flooding method). The
 // settings that name a choice (the KL scale, the VAT schedule, the
 // batch-norm statistics, the group weights, the compat mode, the device) are
-// typed values parsed where they enter — a spec, a flag (issue 53) — and are
+// typed values parsed where they enter — a spec, a flag — and are
 // not parsed again here; their zero values read as their defaults.
 func withDefaults(c Config) (Config, error) {
 	if c.ChunkSize == 0 {

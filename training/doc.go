@@ -7,7 +7,7 @@
 // It holds the methods (each registered by name: RegisterMethod), the loop
 // (Train: epochs, steps, evaluation, progress, checkpoints that resume bit
 // for bit), the regroupings of LLPFC and the step benchmark. The rooms below
-// it hold the rest (issue 26): training/nn the engine and its fused ops,
+// it hold the rest: training/nn the engine and its fused ops,
 // training/models the architectures, training/loss the losses,
 // training/optim the optimizers and schedules, and training/device the seam
 // to the hardware: every graph a method runs is a program compiled on the

@@ -75,7 +75,7 @@ func (e *evaluator) forEachBatch(ctx context.Context, x []float32, use func(star
 	n := len(x) / e.dim
 	buf := e.xT.Data().([]float32)
 	for start := 0; start < n; start += e.batch {
-		if err := ctx.Err(); err != nil { // an interrupt stops evaluation too (issue 17, item 5)
+		if err := ctx.Err(); err != nil { // an interrupt stops evaluation too (Ctrl-C during it was once ignored)
 			return err
 		}
 		end := min(start+e.batch, n)
@@ -240,8 +240,8 @@ func (e *evaluator) bagMeans(ctx context.Context, x []float32, bags []estimators
 
 // bagProportionError returns the mean over bags of ‖p̄_b − γ_b‖₁, p̄_b the
 // mean predicted class probabilities over bag b's instances: how well the
-// network reproduces the bags' label proportions (issue 29; no instance
-// label is used).
+// network reproduces the bags' label proportions (no instance label is
+// used).
 func (e *evaluator) bagProportionError(ctx context.Context, x []float32, bags []estimators.Bag) (float64, error) {
 	_, pe, err := e.bagScores(ctx, x, bags)
 	return pe, err
@@ -270,7 +270,7 @@ func (e *evaluator) bagScores(ctx context.Context, x []float32, bags []estimator
 
 // softmaxRow writes softmax(z) into p, shifted by the row's maximum.
 // NonFiniteOutputError is an instance whose class probabilities are not
-// finite (issue 38, item 5: one NaN weight, or a saved model's standard
+// finite (one NaN weight, or a saved model's standard
 // deviation of 0, made every probability NaN, and the argmax of NaNs —
 // class 0 — was scored as an accuracy of 0.3450 with exit status 0).
 // Nothing is scored once one is found: evaluation and prediction stop with

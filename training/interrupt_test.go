@@ -15,7 +15,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Issue 17, item 5: evaluation checks for an interrupt between its batches
+// Evaluation checks for an interrupt between its batches
 // (Ctrl-C during the test-set evaluation used to be ignored, and the run
 // exited 0 with a full result).
 func TestEvaluationStopsOnInterrupt(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestResultProbabilitiesAndBagError (issue 29): the result's test
+// TestResultProbabilitiesAndBagError: the result's test
 // probabilities are distributions whose argmax scores exactly the reported
 // test accuracy, and its bag proportion error is the mean over training
 // bags of ‖p̄ − γ‖₁ recomputed from scratch with a Predictor of the saved

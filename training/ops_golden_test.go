@@ -105,7 +105,7 @@ func compiledOps(t *testing.T, c opCase) map[string][]string {
 
 // TestOpListGolden pins the operations each training graph runs, per model
 // × method and per program (device.OpKind), in testdata/ops.golden: the
-// list a new compute back end must implement (issue 26), and a change
+// list a new compute back end must implement, and a change
 // detector — a model or loss that starts using a new operation changes
 // the file (regenerate with go test ./training -run TestOpListGolden
 // -update and review the diff, then make every back end run the new

@@ -16,9 +16,9 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// The parity checks of a compute back end against the CPU's (issue 33;
-// issue 37 made them the library code that `llpfc devices --check` and
-// TestOpenCLParity share): for a model × method with tiny inputs, the
+// The parity checks of a compute back end against the CPU's (library code,
+// so that `llpfc devices --check` on a GPU machine and TestOpenCLParity
+// share them): for a model × method with tiny inputs, the
 // first training step's loss, gradients and batch-norm running statistics
 // and the parameters after paritySteps SGD steps, on the device and on the
 // CPU back end, compared tensor by tensor and entry by entry.

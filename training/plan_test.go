@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestMemoryLeversMatchTape (issue 41): for every model × method of the op
+// TestMemoryLeversMatchTape: for every model × method of the op
 // list (parityCases, VGG16 left out: its ops are cnn-bn's and ResNet18's, and
 // its 134 million parameters take gigabytes a run), two training steps on
 // the CPU back end with its memory levers — the activation plan

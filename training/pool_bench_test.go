@@ -11,8 +11,8 @@ import (
 )
 
 // BenchmarkStepPool times RunStepBenchmark's cnn step (batch 128, 1×28×28)
-// with the fused pool and with gorgonia's Rectify and MaxPool2D (issue 12,
-// bench/NOTES.md), interleaved by -count.
+// with the fused pool and with gorgonia's Rectify and MaxPool2D
+// (bench/NOTES.md), interleaved by -count.
 func BenchmarkStepPool(b *testing.B) {
 	for _, fused := range []bool{true, false} {
 		b.Run(fmt.Sprintf("fused=%t", fused), func(b *testing.B) {

@@ -13,7 +13,7 @@ import (
 
 // Predictor runs a saved network's evaluation-mode forward pass (batch norm
 // with its running statistics, no dropout) on a compute back end: what
-// `llpfc predict` does with a model file (issue 29).
+// `llpfc predict` does with a model file.
 type Predictor struct {
 	spec    ModelSpec
 	backend device.Backend

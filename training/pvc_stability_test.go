@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestLLPPVCExactTrainsAtLargeBags (issue 50, item 1): llppvc with the exact
+// TestLLPPVCExactTrainsAtLargeBags: llppvc with the exact
 // likelihood, the default, trains the mlp on bags of 512 and of 2048
 // synthetic instances (5 classes, Dirichlet proportions, so that at the
 // start, every sigmoid near 1/5, most class counts lie many standard
@@ -39,7 +39,7 @@ func TestLLPPVCExactTrainsAtLargeBags(t *testing.T) {
 // method refuses it, an unknown name is refused naming the choices), and
 // a checkpoint's settings name the exact likelihood, so that a run never
 // resumes a checkpoint of the FFT, whose settings (as every llppvc
-// checkpoint's before issue 50) do not name it.
+// checkpoint's before the exact likelihood) do not name it.
 func TestPVCLikelihoodSetting(t *testing.T) {
 	data := synthLLP(t, 3, 4, 2, 4, 0, 1)
 	for _, c := range []struct {

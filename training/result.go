@@ -59,7 +59,7 @@ type Result struct {
 	ParamCount           int          `json:"param_count"`
 	History              []EpochStats `json:"history"`
 	// Objective is what the method's objective counted over the run (a
-	// methods.ObjectiveDiagnoser: the bag objectives; issue 50), nil for the
+	// methods.ObjectiveDiagnoser: the bag objectives), nil for the
 	// others.
 	Objective *loss.BagDiagnostics `json:"objective,omitempty"`
 	// Regroupings summarizes the groups of every regrouping of the LLPFC
@@ -79,7 +79,7 @@ type Result struct {
 	TestProbs []float64 `json:"-"`
 	// BagProportionError is the mean over the training bags of ‖p̄ − γ‖₁,
 	// p̄ the final network's mean predicted probabilities over a bag's
-	// instances (evaluation mode) and γ its label proportions (issue 29).
+	// instances (evaluation mode) and γ its label proportions.
 	BagProportionError float64 `json:"bag_proportion_error"`
 	// SelectedEpoch is the epoch whose network the result reports: the
 	// last, or with Config.Select best-val the one with the lowest
@@ -104,7 +104,7 @@ func (e *InputError) Error() string { return e.Err.Error() }
 
 func (e *InputError) Unwrap() error { return e.Err }
 
-// SavedModel is a trained network as it leaves training (issue 29): the
+// SavedModel is a trained network as it leaves training: the
 // spec it was built from (architecture, input shape, classes) and its
 // parameters and batch-norm buffers as the state dict of the equivalent
 // PyTorch module (models.StateDict). NewPredictor runs it.

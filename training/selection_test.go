@@ -29,7 +29,7 @@ func withoutBags(data *TrainData, ids []int) *TrainData {
 	return &out
 }
 
-// TestValBagsAreNeverTrainedOn (issue 29): with a quarter of the bags held
+// TestValBagsAreNeverTrainedOn: with a quarter of the bags held
 // out, training gives bit for bit the network of training on the other
 // bags alone; every epoch records the held-out bags' validation KL and
 // proportion error, and the last epoch's equal what a Predictor of the

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/internal/stepprof"
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/methods"
 	"github.com/llpfc/llpfc/training/models"
@@ -105,7 +106,10 @@ func (st *stepper) beginEpoch(e int) error {
 // step, and the device's optimizer leaves the parameters as they were
 // before it; a loss the method computed on the host is checked at once.
 func (st *stepper) step(s int, opt device.Optimizer, lr float64) (int, error) {
-	if err := st.grads.Reset(); err != nil {
+	reset := stepprof.Begin(RegionGradReset, 0)
+	err := st.grads.Reset()
+	reset.End()
+	if err != nil {
 		return 0, err
 	}
 	d, deferred := st.grads.(device.Deferred)
@@ -113,7 +117,9 @@ func (st *stepper) step(s int, opt device.Optimizer, lr float64) (int, error) {
 		d.BeginStep(st.tag)
 	}
 	st.tag++
+	host := stepprof.Begin(RegionMethodHost, 0)
 	loss, n, err := st.method.Step(s, st.grads)
+	host.End()
 	if err != nil {
 		return n, err
 	}
@@ -131,7 +137,9 @@ func (st *stepper) step(s int, opt device.Optimizer, lr float64) (int, error) {
 		}
 		return n, opt.Step(lr)
 	}
+	check := stepprof.Begin(RegionGradCheck, 0)
 	i, j, v, bad, err := st.grads.NonFinite()
+	check.End()
 	if err != nil {
 		return n, err
 	}
@@ -141,6 +149,14 @@ func (st *stepper) step(s int, opt device.Optimizer, lr float64) (int, error) {
 	st.hostLoss += loss
 	return n, opt.Step(lr)
 }
+
+// The step profile's regions of a step outside its programs' operations
+// (internal/stepprof; training/scaling reads them).
+const (
+	RegionGradReset  = "gradients: reset"
+	RegionGradCheck  = "gradients: non-finite check"
+	RegionMethodHost = "method: host side (minibatch, loss)"
+)
 
 // lossSum returns the sum of the losses of the epoch's steps so far. When
 // the device tallied some, it waits for it once (the one blocking read of

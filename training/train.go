@@ -224,7 +224,7 @@ func (r *trainRun) epoch(ctx context.Context, e int) error {
 	lr := cfg.Schedule.LR(cfg.Optimizer.LR, e)
 	steps, err := method.BeginEpoch(e)
 	if err != nil {
-		return fmt.Errorf("epoch %d: %w", e+1, err) // counted from 1, as the progress lines count (issue 51)
+		return fmt.Errorf("epoch %d: %w", e+1, err) // counted from 1, as the progress lines count
 	}
 	if steps < 1 {
 		return fmt.Errorf("epoch %d: method %s has no minibatch (batch size %d)", e+1, cfg.Method, cfg.BatchSize)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRegroupEveryZeroMeansNever (issue 19: one meaning of every zero
+// TestRegroupEveryZeroMeansNever (one meaning of every zero
 // value): Config.RegroupEvery = 0 draws the groups once, at epoch 0, as
 // experiments.Hyper.RegroupEvery = 0 does — the same run, loss for loss, as
 // a period of Epochs, and a different one from the

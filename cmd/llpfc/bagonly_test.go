@@ -21,7 +21,7 @@ import (
 	"github.com/llpfc/llpfc/fixtures/bagonly"
 )
 
-// Issue 28, end to end: a bag-only set trains through `llpfc train` and a
+// Bag-only data end to end: a bag-only set trains through `llpfc train` and a
 // grid spec to the same numbers as its instances with their labels and the
 // same bags (the labelled path: a named or CSV data set and a bags file).
 
@@ -327,7 +327,7 @@ func TestTrainFeatureAndKMeansProtocols(t *testing.T) {
 }
 
 // badBagOnly are the bad bag-only sets writeBagOnlyInputs makes, one per
-// rule of issue 28 (each message names the file and the row or key).
+// rule of a bag-only set (each message names the file and the row or key).
 var badBagOnly = []string{
 	"bags:{dir}/bo-nobag", "bags:{dir}/bo-norow", "bags:{dir}/bo-sum", "bags:{dir}/bo-neg", "bags:{dir}/bo-nan",
 	"bags:{dir}/bo-counts", "bags:{dir}/bo-mixed", "bags:{dir}/bo-labels", "bags:{dir}/bo-len.npz", "bags:{dir}/bo-f16.npz",
@@ -434,8 +434,8 @@ func countsRows(k, n int) string {
 
 // A bag-only set with no labelled test split — LLP data as it often comes,
 // no instance label anywhere — still trains, gives a model out and is
-// reported by a bag-level figure (issue 28: "test data, when given,
-// labelled"). The oracle: training never reads the test split, so the run
+// reported by a bag-level figure (the test data, when given, are the only
+// labels). The oracle: training never reads the test split, so the run
 // without it has the final loss and the bags' proportion error of the same
 // run with it, bit for bit; only the test metrics are absent (test_points 0),
 // and the commands that need them say so.
@@ -509,7 +509,7 @@ func TestBagOnlyWithoutTestSplit(t *testing.T) {
 	}
 }
 
-// TestNewerMethodsOnOwnBags (issue 39): EasyLLP, MixBag and LLP-PVC need no
+// TestNewerMethodsOnOwnBags: EasyLLP, MixBag and LLP-PVC need no
 // instance label: each trains on the bag-only fixture (bags:, protocol
 // given) and on feature and kmeans bags of a labelled table (bags of
 // varying sizes), with its authors' minibatch of bags by default.
@@ -540,5 +540,5 @@ func featureTable(t *testing.T, dir string) string {
 		fmt.Fprintf(&b, "%d,g%d,%d,%d\n", i%3, i%12, i%7, (i*5)%11)
 	}
 	tr := writeFile(t, dir, "tr.csv", b.String())
-	return "csv:" + tr + "," + tr + "@label=label" // y is a feature here: the option says which column is the label (issue 51)
+	return "csv:" + tr + "," + tr + "@label=label" // y is a feature here: the option says which column is the label (y and label both go by the label's names: without it, the header is ambiguous)
 }

@@ -34,8 +34,15 @@ buffer: transfers), blocking_waits (the one read of the last step's loss, divide
 steps) and device_bytes_allocated — zeros on the CPU back end, which has no device (its note
 says so). --dropout and --augment time a paper preset's step (its dropout, the appendix's crop
 and flip); --profile adds one step timed operation by operation on the device (--json's
-profile: per operation kind and shape, the time, launches, FLOPs and bytes). A model, optimizer and activations that do not fit the device's memory are refused
-before the first step. bench/run.sh (make bench) compares it with the same step in PyTorch.`
+profile: per operation kind and shape, the time, launches, FLOPs and bytes). A model,
+optimizer and activations that do not fit the device's memory are refused before the first
+step. bench/run.sh (make bench) compares it with the same step in PyTorch.
+
+With --scaling 1,2,4,8,16 it profiles the step on the CPU at each of those thread counts
+instead: every operation's serial and parallel CPU time and the width of its parallel
+sections, the memory bandwidth the threads reach, and the many-core model's two predictions of
+each count's step (from the first two counts, and from the count's own CPU times) beside the
+measured one, as a Markdown report (with --json, one JSON object whose markdown field holds it).`
 
 // benchFlags are `llpfc bench`'s flags.
 type benchFlags struct {
@@ -44,6 +51,8 @@ type benchFlags struct {
 	seed                                                                     *int64
 	dropout                                                                  *float64
 	asJSON, augment, profile                                                 *bool
+	scaling                                                                  *string
+	streamMiB                                                                *int
 }
 
 func defineBenchFlags(fs *flag.FlagSet) *benchFlags {
@@ -65,14 +74,16 @@ func defineBenchFlags(fs *flag.FlagSet) *benchFlags {
 	f.profile = fs.Bool("profile", false, "after the timed steps, one step profiled operation by operation on the device (time, launches, FLOPs and bytes per operation; --json's profile)")
 	f.device = defineDevice(fs)
 	f.asJSON = defineResultJSON(fs)
+	f.scaling = fs.String("scaling", "", "thread counts, increasing and comma-separated (1,2,4,8,16): profile the CPU step at each and predict it (see above)")
+	f.streamMiB = fs.Int("stream-mib", 256, "with --scaling: MiB of each of the two buffers the memory-bandwidth probe streams through (0: no probe)")
 	return f
 }
 
 // check validates the flags; each error names its flag. Everything that
 // would make the benchmark fail for its input is checked here, before
-// anything is allocated (issue 27: an image too small for the model,
-// LLPGAN's generator as the model, llpgan without its discriminator, and
-// sizes beyond the memory exited 1 or ran out of memory).
+// anything is allocated (an image too small for the model, LLPGAN's
+// generator as the model, llpgan without its discriminator, and sizes
+// beyond the memory once exited 1 or ran out of memory).
 func (f *benchFlags) check() error {
 	if !contains(learn.ClassifierModels(), *f.model) {
 		return fmt.Errorf("--model %q: unknown (want one of %s)", *f.model, strings.Join(learn.ClassifierModels(), ", "))
@@ -88,7 +99,10 @@ func (f *benchFlags) check() error {
 	}
 	if err := checkFlags(atLeast("batch-size", *f.batch, 1), atLeast("steps", *f.steps, 1), atLeast("warmup", *f.warmup, 0),
 		atLeast("channels", *f.channels, 1), atLeast("height", *f.height, 1), atLeast("width", *f.width, 1),
-		atLeast("classes", *f.classes, 2), atLeast("bag-size", *f.bagSize, 1), atLeast("threads", *f.threads, 0)); err != nil {
+		atLeast("classes", *f.classes, 2), atLeast("bag-size", *f.bagSize, 1), atLeast("threads", *f.threads, 0), atLeast("stream-mib", *f.streamMiB, 0)); err != nil {
+		return err
+	}
+	if err := f.checkScaling(); err != nil {
 		return err
 	}
 	if d := *f.dropout; !(d >= 0 && d < 1) {
@@ -138,6 +152,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := f.check(); err != nil {
 		return exitWith(stderr, "llpfc bench", usageError{err})
+	}
+	if *f.scaling != "" {
+		return runScaling(f, stdout, stderr)
 	}
 	if *f.threads > 0 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*f.threads))

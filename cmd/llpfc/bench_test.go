@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestBenchJSON runs `llpfc bench` briefly for each model of issue 7 and
+// TestBenchJSON runs `llpfc bench` briefly for each model `make bench` compares and
 // checks the JSON contract: positive images per second consistent with the
 // steps, batch and seconds reported, and a finite loss.
 func TestBenchJSON(t *testing.T) {
@@ -40,7 +40,7 @@ func TestBenchJSON(t *testing.T) {
 		assert.True(t, got.ImagesPerSecond > 0 && got.ImagesPerSecond >= want*0.999 && got.ImagesPerSecond <= want*1.001,
 			"%s: images_per_second %v, want 2·16/seconds = %v", model, got.ImagesPerSecond, want)
 		assert.True(t, got.FinalLoss > 0 && got.FinalLoss <= 100, "%s: final loss %v, want a positive finite FC loss", model, got.FinalLoss)
-		assert.Equal(t, nn.GEMMKernels(), got.GEMM, "%s: gemm names the product's kernel and panels (issue 41)", model)
+		assert.Equal(t, nn.GEMMKernels(), got.GEMM, "%s: gemm names the product's kernel and panels, so that a measurement says which ran", model)
 	}
 }
 
@@ -123,4 +123,49 @@ func TestBenchJSONStepCosts(t *testing.T) {
 		assert.NotContains(t, c.Transfers, role)
 	}
 	assert.Contains(t, c.Transfers, "input")
+}
+
+// TestBenchScaling: `bench --scaling` profiles the CPU step at each thread
+// count and prints the report as JSON with its Markdown; its flags are
+// checked with the rest, each error naming its flag.
+func TestBenchScaling(t *testing.T) {
+	var o, e bytes.Buffer
+	args := []string{"bench", "--model", "cnn", "--batch-size", "4", "--steps", "1", "--warmup", "1", "--height", "8", "--width", "8",
+		"--scaling", "1,2", "--stream-mib", "1", "--json"}
+	require.Equal(t, exitOK, dispatch(args, &o, &e), e.String())
+	var got struct {
+		Model    string `json:"model"`
+		Markdown string `json:"markdown"`
+		Rows     []struct {
+			Threads    int     `json:"threads"`
+			Structural float64 `json:"structural_s"`
+		} `json:"rows"`
+		Runs []struct {
+			Ops []struct {
+				Name string `json:"name"`
+			} `json:"ops"`
+		} `json:"runs"`
+	}
+	require.NoError(t, json.Unmarshal(o.Bytes(), &got), o.String())
+	assert.Equal(t, "cnn", got.Model)
+	require.Len(t, got.Rows, 2)
+	assert.Equal(t, 2, got.Rows[1].Threads)
+	assert.Greater(t, got.Rows[1].Structural, 0.0)
+	require.Len(t, got.Runs, 2)
+	assert.NotEmpty(t, got.Runs[0].Ops)
+	assert.Contains(t, got.Markdown, "### cnn, batch 4, 1×8×8")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--scaling", "2,1"}, "--scaling"},
+		{[]string{"--scaling", "1,x"}, "--scaling"},
+		{[]string{"--scaling", "1,2", "--threads", "2"}, "--threads"},
+		{[]string{"--scaling", "1,2", "--device", "opencl"}, "--device"},
+		{[]string{"--scaling", "1", "--stream-mib", "-1"}, "--stream-mib"},
+	} {
+		var o, e bytes.Buffer
+		assert.Equal(t, exitBadUsage, dispatch(append([]string{"bench"}, c.args...), &o, &e), "%v", c.args)
+		assert.Contains(t, e.String(), c.want, "%v: stderr does not name %s", c.args, c.want)
+	}
 }

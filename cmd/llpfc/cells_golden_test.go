@@ -16,7 +16,7 @@ var updateCells = flag.Bool("update-cells", false, "rewrite testdata/table-cells
 
 //go:generate go test -count=1 -run ^TestTableCellsGolden$ -update-cells
 
-// Issue 20: `reproduce --table T --dry-run --json` prints every cell's full
+// Every setting pinned: `reproduce --table T --dry-run --json` prints every cell's full
 // configuration, and a golden file pins, for every table, the first cell of
 // each method (seed 0, the smallest bag size): any change of a table's
 // settings — a learning rate, a schedule, the KL scale, ε, augmentation, the
@@ -61,7 +61,7 @@ func TestTableCellsGolden(t *testing.T) {
 	assert.Equal(t, string(want), string(got), "a table's cells changed; if on purpose, rerun with -update-cells")
 }
 
-// --model cnn runs the Fashion-MNIST tables with the cnn (issue 10): every
+// --model cnn runs the Fashion-MNIST tables with the cnn: every
 // cell's model is cnn, every other setting as the mlp table's.
 func TestReproduceFashionModelFlag(t *testing.T) {
 	run := func(extra ...string) []map[string]any {

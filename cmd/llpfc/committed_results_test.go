@@ -19,8 +19,8 @@ import (
 	"github.com/llpfc/llpfc/internal/docs"
 )
 
-// committedTables are the result stores committed under results/ (issues 10
-// and 16), each made by the built-in spec of the same name; a report reads
+// committedTables are the result stores committed under results/ (the
+// Fashion-MNIST tables a CPU can run), each made by the built-in spec of the same name; a report reads
 // the store and its companions (reportCompanions).
 var committedTables = []string{"fashion-mnist", "fashion-mnist-shuffle", "fashion-mnist-tuned", "fashion-mnist-shuffle-tuned", "fashion-mnist-step-matched", "fashion-mnist-shuffle-step-matched",
 	"fashion-mnist-steps", "fashion-mnist-shuffle-steps"}
@@ -81,7 +81,8 @@ func checkCommittedResults(t *testing.T) {
 			}
 			assert.False(t, f.Provenance.Dirty, "%s: failure record %s was made by uncommitted code", dir, f.Key)
 		}
-		// Issue 50: no committed cell is at chance without its measured reason.
+		// No committed cell is at chance without its measured reason: a
+		// collapse unexplained would read as the method's verdict.
 		for _, c := range report.Collapses(rs) {
 			assert.NotContains(t, c.Reasons, "no measured reason", "%s: cell %s (%s, bag size %d, seed %d) at %.4f", dir, c.Key, c.Method, c.BagSize, c.Seed, c.Accuracy)
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The exit-code rule (issue 27): 0 success, 1 failure, 2 bad flags or
+// The exit-code rule: 0 success, 1 failure, 2 bad flags or
 // input. A panic or a fatal runtime error (out of memory, a panic in a
 // worker goroutine) is a failure of llpfc, never bad input: it exits 1 with
 // a one-line message and the stack written to a file. runCommand recovers a

@@ -20,7 +20,7 @@ import (
 
 var crashFileRE = regexp.MustCompile(`/\S*llpfc-crash-\d+\.txt`)
 
-// Issue 27, exit codes: a panic is a failure of llpfc (exit 1, its stack
+// Exit codes: a panic is a failure of llpfc (exit 1, its stack
 // in a file), never "bad input" (2, Go's status for an unrecovered panic).
 func TestPanicIsAFailureNotBadInput(t *testing.T) {
 	commands["test-panic"] = command{name: "test-panic", run: func([]string, io.Writer, io.Writer) int {
@@ -42,7 +42,7 @@ func TestPanicIsAFailureNotBadInput(t *testing.T) {
 	assert.Contains(t, string(stack), "crash_test.go", "the file holds the panic's stack")
 }
 
-// Issue 27, exit codes: running out of memory killed llpfc with Go's
+// Exit codes: running out of memory once killed llpfc with Go's
 // fatal-error status 2, the status of bad input. Under an address-space
 // limit that the model's allocation exceeds, the supervised command now
 // exits 1 and names the runtime's report.

@@ -140,7 +140,7 @@ func gib(b uint64) string {
 	return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
 }
 
-// `llpfc devices --check [DEVICE]` (issue 37): the kernel library against
+// `llpfc devices --check [DEVICE]` (the GPU kit's first check): the kernel library against
 // its Go references (the CPU back end's operations, training/device/opcheck)
 // on a device, and short trainings on it against the CPU back end (the
 // parity cases, training.CheckParity) — the checks TestEveryOpKindMatchesTheCPU
@@ -230,7 +230,7 @@ func runDeviceCheck(dev string, f *deviceCheckFlags, stdout, stderr io.Writer) i
 		return exitWith(stderr, "llpfc devices --check", err)
 	}
 	be, err := device.Open(dev)
-	if err != nil { // a device this machine lacks is bad input, as for train --device (issue 51)
+	if err != nil { // a device this machine lacks is bad input, as for train --device (one status for one mistake)
 		return exitWith(stderr, "llpfc devices --check", usageError{err})
 	}
 	rep := &deviceReport{Device: be.Name(), OK: true}

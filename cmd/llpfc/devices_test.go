@@ -105,7 +105,7 @@ func TestDevicesCheck(t *testing.T) {
 }
 
 // A registered but unloadable driver is named with its library and why it
-// does not load (issue 51, item 8: it was reported as "no driver"): with no
+// does not load (it was once reported as "no driver"): with no
 // other driver, devices exits 1 and train --device 2, both naming the .icd
 // file, its library and the loader's message; beside a working driver,
 // devices lists the platform and says which registered driver is not

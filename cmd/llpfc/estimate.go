@@ -17,7 +17,7 @@ import (
 
 // The compute estimate of a grid: reproduce's plan and --dry-run print it,
 // and --sbatch takes a job script's time limit and memory from it
-// (sbatch.go, issue 32), so it sits below both.
+// (sbatch.go), so it sits below both.
 
 // pendingCells returns the cells store does not hold yet.
 func pendingCells(cells []experiments.Cell, store *grid.Store) []experiments.Cell {
@@ -87,9 +87,9 @@ func fmtHours(h float64) string {
 }
 
 // trainingPoints is the number of training points of a cell: NumPoints,
-// or for a set's own bags (NumPoints 0) every training instance (issue 51:
-// reproduce --dry-run on bag-only data estimated "0 instance-epochs, 0
-// seconds").
+// or for a set's own bags (NumPoints 0) every training instance
+// (reproduce --dry-run on bag-only data once estimated "0 instance-epochs,
+// 0 seconds").
 func trainingPoints(c experiments.Config, shape inputShape) int {
 	if c.NumPoints == 0 {
 		return shape.Train

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 17, item 7: one rule for every command — bad flags or bad input exit
+// One rule for every command — bad flags or bad input exit
 // with status 2 and a message naming the flag (or the input at fault).
 func TestExitCodeRuleForEveryCommand(t *testing.T) {
 	dir := t.TempDir()
@@ -68,7 +68,7 @@ func TestExitCodeRuleForEveryCommand(t *testing.T) {
 	}
 }
 
-// TestZeroOrNegativeSizesNameTheirFlag (issue 13): a zero or negative size,
+// TestZeroOrNegativeSizesNameTheirFlag: a zero or negative size,
 // count or rate given to a command's flag is bad usage (exit status 2) with a
 // message that starts with the command and names that flag and the value,
 // and nothing is run.

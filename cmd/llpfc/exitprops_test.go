@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The exit-code rule of every command (issue 27; main.go): 0 success, 1
+// The exit-code rule of every command (main.go): 0 success, 1
 // failure (the command ran and something failed: a cell, a damaged file, a
 // claim; or llpfc itself, crash.go), 2 bad flags or input, and nothing else
 // — never a panic or out of memory (crash_test.go). exitCodeTable is that
@@ -85,7 +85,7 @@ var exitCodeTable = []exitRow{
 	// for either: both are refused before a device is opened)
 	{"devices: --json without --check", exitBadUsage, naming([]string{"--json", "--check"}, "devices", "--json")},
 	{"devices: --check of no device string", exitBadUsage, naming([]string{`"nope:1"`}, "devices", "--check", "nope:1")},
-	// a device this machine lacks, as train --device (issue 51: devices --check exited 1, train 2)
+	// a device this machine lacks, as train --device (devices --check once exited 1 where train exited 2)
 	{"devices: --check of a device this machine lacks", exitBadUsage, naming([]string{"opencl:9:9"}, "devices", "--check", "opencl:9:9")},
 	{"devices: --check of a signed index", exitBadUsage, naming([]string{"-0"}, "devices", "--check", "opencl:-0:0")},
 	{"verify", exitOK, static("verify", "--cases", "5", "--only", "Pinsker")},

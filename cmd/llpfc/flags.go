@@ -25,7 +25,7 @@ func defineDataDir(fs *flag.FlagSet) *string {
 	return fs.String("data-dir", "", "directory holding the data set's files (default: $LLPFC_DATA, then /usr/share/datasets/fashion-mnist for fashion-mnist)")
 }
 
-// defineDevice defines --device (issue 33), shared by train, bench, run
+// defineDevice defines --device, shared by train, bench, run
 // and reproduce.
 func defineDevice(fs *flag.FlagSet) *string {
 	return fs.String("device", "", "compute back end that trains: cpu (the default), opencl (the first OpenCL device) or opencl:P:D (platform P, device D, as 'llpfc devices' lists them); every result records it")
@@ -52,8 +52,8 @@ func givenFlags(fs *flag.FlagSet) map[string]bool {
 }
 
 // flagCheck is one validation of a flag's value: when ok is false, the
-// error is "--FLAG is V, want WANT" (issue 13: a zero or negative size,
-// count or rate is an error naming its flag, never silently replaced).
+// error is "--FLAG is V, want WANT" (a zero or negative size, count or
+// rate is an error naming its flag, never silently replaced).
 type flagCheck struct {
 	flag string
 	ok   bool

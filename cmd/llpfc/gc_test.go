@@ -8,7 +8,8 @@ import (
 )
 
 // TestSetGCPercent: without GOGC in the environment llpfc sets the GC
-// target to defaultGCPercent (bench/NOTES.md, issue 12, lever B); a user's
+// target to defaultGCPercent (bench/NOTES.md, "The 5.2 GB of a real
+// WRN-16-4 training run", lever B); a user's
 // GOGC wins.
 func TestSetGCPercent(t *testing.T) {
 	old := debug.SetGCPercent(100)

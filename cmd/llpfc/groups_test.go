@@ -69,7 +69,7 @@ type groupsJSON struct {
 }
 
 // TestGroupsJSONContract runs `llpfc groups --json` on random bag files for
-// every mode and weight scheme and checks the contract of issue 3 from the
+// every mode and weight scheme and checks its contract (PAPER_MAP.md, `llpfc groups`) from the
 // output alone: σ̂ is the size-weighted mean of the file's proportions; the
 // groups' bags and the leftover bags are the file's ids, each exactly once
 // (merge: all bags in one group); gamma rows are the proportions of the

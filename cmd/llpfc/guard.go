@@ -12,7 +12,7 @@ import (
 	"github.com/llpfc/llpfc/experiments/data"
 )
 
-// The output guard (issue 38): every command that writes lists, before any
+// The output guard: every command that writes lists, before any
 // work, the files it reads and the files and folders it will write
 // (ioPlan), and guardIO refuses, with exit status 2 naming both flags, an
 // output that resolves to an input — the same file after cleaning the path
@@ -20,7 +20,7 @@ import (
 // link) — or that lands where a bag-only directory reads its arrays or
 // tables; two outputs that resolve to one file; and an output whose folder
 // is not a folder or not writable (or, when missing, whose nearest existing
-// folder is not: every output's missing folders are made, issue 51), so
+// folder is not: every output's missing folders are made, one rule), so
 // that no run trains for hours to fail at its last write (`--save-model`
 // into a missing folder used to fail after training, naming an internal
 // .tmp- file). Before it,
@@ -288,7 +288,7 @@ func outputFile(w ioPath, makes []ioPath) error {
 	return writableDir(ioPath{flag: w.flag + " " + w.path, path: parent}) // its missing folders are made
 }
 
-// Ownership (issue 51): what earlier commands wrote is the user's data as
+// Ownership: what earlier commands wrote is the user's data as
 // much as what a command reads. A results store — a folder whose cells/
 // holds cell files, or nothing yet (isStore) — belongs to the commands that
 // keep it: run and reproduce (--results) and merge (--out) write its

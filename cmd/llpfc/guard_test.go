@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The output guard (issue 38, item 1; guard.go): for every command × each
+// The output guard (guard.go): for every command × each
 // of its output flags × each input it reads, an output that names the input
 // — directly, through ./, through .., through a symbolic link, through a
 // link followed by .. (which the kernel resolves from the link's target),
@@ -100,7 +100,7 @@ func guardFixture(t *testing.T) string {
 	writeFile(t, dir, "d/t2.csv", strings.Replace(readString(t, filepath.Join(dir, "t.csv")), "label,a,b", "label,p,q", 1))
 	writeBagOnlyInputs(t, dir)
 	writeFile(t, dir, "bonpy/X.npy", string(npyRaw("<f8", "(4, 2)", make([]byte, 64))))
-	writeFile(t, dir, "xnpy/X.npy", string(npyRaw("<f8", "(4, 2)", make([]byte, 64)))) // an npz: folder (issue 42)
+	writeFile(t, dir, "xnpy/X.npy", string(npyRaw("<f8", "(4, 2)", make([]byte, 64)))) // an npz: folder (as the Python client writes)
 	writeFile(t, dir, "bonpy/bag.npy", string(npyRaw("<i8", "(4,)", []byte{0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0})))
 	half := []byte{0, 0, 0, 0, 0, 0, 0xe0, 0x3f} // 0.5 as a little-endian float64
 	writeFile(t, dir, "bonpy/proportions.npy", string(npyRaw("<f8", "(2, 2)", bytes.Repeat(half, 4))))

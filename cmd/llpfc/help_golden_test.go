@@ -29,7 +29,7 @@ func helpTranscript(args ...string) string {
 }
 
 // TestHelpGolden pins, byte for byte, `llpfc <cmd> -h` for every command,
-// `llpfc reproduce --table binary -h` and `llpfc help` (issue 13: splitting the commands into small functions must not
+// `llpfc reproduce --table binary -h` and `llpfc help` (splitting the commands into small functions must not
 // change what they say). Regenerate with `go test ./cmd/llpfc -run
 // TestHelpGolden -update` and review the diff.
 func TestHelpGolden(t *testing.T) {
@@ -67,7 +67,7 @@ func TestHelpGolden(t *testing.T) {
 	assert.Len(t, files, len(cases), "one golden file per command and no stale ones")
 }
 
-// Issue 17, item 6: help that says what the command does.
+// Help that says what the command does.
 func TestHelpTellsTheTruth(t *testing.T) {
 	var o, e bytes.Buffer
 	require.Equal(t, exitOK, dispatch([]string{"train", "-h"}, &o, &e))
@@ -86,7 +86,7 @@ func TestHelpTellsTheTruth(t *testing.T) {
 	assert.Equal(t, exitBadUsage, dispatch([]string{"help", "nope"}, &o1, &e1))
 }
 
-// Issue 17, item 6: a refused merge leaves nothing behind, and run --list
+// A refused merge leaves nothing behind, and run --list
 // creates no results directory.
 func TestMergeConflictAndListWriteNothing(t *testing.T) {
 	dir := t.TempDir()
@@ -103,7 +103,7 @@ func TestMergeConflictAndListWriteNothing(t *testing.T) {
 	put("b", 0.6)
 	out := filepath.Join(dir, "merged")
 	var o, e bytes.Buffer
-	// Stores that disagree are bad input (issue 27: exit status 2).
+	// Stores that disagree are bad input (exit status 2).
 	assert.Equal(t, exitBadUsage, dispatch([]string{"merge", "--out", out, filepath.Join(dir, "a"), filepath.Join(dir, "b")}, &o, &e))
 	assert.Contains(t, e.String(), "conflicting")
 	_, err := os.Stat(out)
@@ -116,7 +116,7 @@ func TestMergeConflictAndListWriteNothing(t *testing.T) {
 	assert.True(t, os.IsNotExist(err), "--list creates no results directory")
 }
 
-// Issue 17, item 10: verify's STATUS says pass only on rows the summary counts
+// Verify's STATUS says pass only on rows the summary counts
 // as passed (with 5 cases some negative controls go uncaught).
 func TestVerifyStatusMatchesSummary(t *testing.T) {
 	var o, e bytes.Buffer
@@ -142,7 +142,7 @@ func TestVerifyStatusMatchesSummary(t *testing.T) {
 	assert.Equal(t, claims, passed+failed)
 }
 
-// Issue 27, messages: `verify --cases 1` printed "20 failed" and exited 1
+// Messages: `verify --cases 1` once printed "20 failed" and exited 1
 // although every claim held — only the negative controls had gone
 // undetected by a tiny search — with NaN worst ratios. Below the cases the
 // controls are calibrated at, an uncaught control is reported as such, not

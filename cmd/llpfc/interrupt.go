@@ -12,8 +12,8 @@ import (
 
 // interruptible returns a context cancelled by the first SIGINT or SIGTERM,
 // and the function that releases it. The long commands stop at the next
-// step boundary, which can take a while (one LLPGAN step on a large bag,
-// issue 17, item 5), so at the first signal it says so and restores the
+// step boundary, which can take a while (one LLPGAN step on a large bag
+// takes seconds), so at the first signal it says so and restores the
 // default handling: a second signal stops the process at once. Checkpoints
 // and result cells are written atomically between steps, so nothing
 // finished is lost either way.
@@ -48,8 +48,8 @@ func signalContext(name string, stderr io.Writer) (context.Context, context.Canc
 
 // lateInterrupt returns exitFailed, saying so, when the command was
 // interrupted after its last step (the work finished, but the interrupt
-// came: issue 38, an interrupt during the last step exited 0 as if none
-// had come), else status. what says what was finished and kept.
+// came: an interrupt during the last step once exited 0 as if none had
+// come), else status. what says what was finished and kept.
 func lateInterrupt(ctx context.Context, stderr io.Writer, name, what string, status int) int {
 	if status != exitOK || ctx.Err() == nil {
 		return status

@@ -26,7 +26,7 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 }
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
-// Issue 17, item 5: a long LLPGAN step (one bag of 1024 images) used to keep
+// A long LLPGAN step (one bag of 1024 images) used to keep
 // the process alive for many seconds after SIGTERM. The first signal now says
 // that training stops after the current step and how to stop at once; a
 // second signal stops the process at once.

@@ -20,8 +20,8 @@ import (
 )
 
 // maxCmdFuncLines is the longest a function in cmd/ may be, counted from its
-// `func` line to its closing brace inclusive (issue 13: commands as thin
-// shells; the work belongs in the library packages below).
+// `func` line to its closing brace inclusive (commands as thin shells; the
+// work belongs in the library packages below).
 const maxCmdFuncLines = 60
 
 // cmdFuncLengths returns the length in lines of every function and method
@@ -216,8 +216,8 @@ func familyViolations(family map[string]string, uses []crossUse) []string {
 
 // TestCommandFamiliesKeepApart: no file of one command family uses what
 // another family's files define, and the shared helpers use no family's
-// (issue 40: a command file reads only its own family and the helpers below
-// all commands).
+// (a command file reads only its own family and the helpers below all
+// commands, so that a family can be read alone).
 func TestCommandFamiliesKeepApart(t *testing.T) {
 	family, uses := commandFamilies(t, ".", nil)
 	fams := map[string]int{}

@@ -69,7 +69,7 @@ func main() {
 // a heap goal of 1.5× the live heap instead of Go's 2×. A training run's
 // live heap is its networks' activations, so the goal decides its peak
 // memory: a WRN-16-4 run 3.4 → 2.4 GB maximum RSS at the same speed
-// (bench/NOTES.md, issue 12, lever B).
+// (bench/NOTES.md, "The 5.2 GB of a real WRN-16-4 training run", lever B).
 const defaultGCPercent = 50
 
 // setGCPercent applies defaultGCPercent unless the user set GOGC.
@@ -81,7 +81,7 @@ func setGCPercent(env string) {
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 2 && args[0] == "help" {
-		// `llpfc help CMD` is `llpfc CMD -h` (issue 17, item 6).
+		// `llpfc help CMD` is `llpfc CMD -h`: one help, said once.
 		if c, ok := commands[args[1]]; ok {
 			return runCommand(c, []string{"-h"}, stdout, stderr)
 		}
@@ -159,8 +159,8 @@ func parseFlags(fs *flag.FlagSet, args []string) (ok bool, status int) {
 }
 
 // finiteFlags refuses a NaN or infinite value of any number flag given on
-// the command line (issue 38: --val-bags nan passed every check and
-// crashed the cell's JSON encoding): no flag of llpfc means anything by
+// the command line (--val-bags nan once passed every check and crashed
+// the cell's JSON encoding): no flag of llpfc means anything by
 // them. It is called by every command's parse (parseFlags,
 // parsePositional), so a new flag cannot escape it.
 func finiteFlags(fs *flag.FlagSet) (ok bool, status int) {

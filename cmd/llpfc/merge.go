@@ -53,7 +53,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return exitWith(stderr, "llpfc merge", err)
 	}
 	// The store is created only once no cell conflicts, so a refused merge
-	// leaves nothing behind (issue 17, item 6).
+	// leaves nothing behind.
 	dst := &grid.Store{Dir: *out}
 	sum, err := grid.MergeStores(dst, srcs...)
 	if err != nil {

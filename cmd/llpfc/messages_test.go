@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 27, messages: `reproduce --quick --model cnn` was refused with a
+// Messages: `reproduce --quick --model cnn` was once refused with a
 // message about "the paper's tables", which the quick grid is not.
 func TestReproduceQuickModelMessage(t *testing.T) {
 	var o, e bytes.Buffer
@@ -27,8 +27,8 @@ func TestReproduceQuickModelMessage(t *testing.T) {
 	assert.Contains(t, e.String(), "the paper's tables (--table vgg16) fix their networks")
 }
 
-// Issue 27, exit codes: `bench --model cnn --height 2 --width 2` and
-// `bench --model llpgan-g` exited 1 (the model could not be built), and an
+// Exit codes: `bench --model cnn --height 2 --width 2` and
+// `bench --model llpgan-g` once exited 1 (the model could not be built), and an
 // image too large for the memory ran out of it. Each is bad input now,
 // refused before anything is allocated.
 func TestBenchRefusesWhatCannotRun(t *testing.T) {
@@ -48,7 +48,7 @@ func TestBenchRefusesWhatCannotRun(t *testing.T) {
 	}
 }
 
-// Issue 27, messages: SIGINT during `report` left ".NAME.png.tmp-NNN"
+// Messages: SIGINT during `report` once left ".NAME.png.tmp-NNN"
 // files. The report now stops between two files at the first signal, and
 // whenever the signal comes, its directory holds whole files only.
 func TestReportInterruptedLeavesNoTemporaries(t *testing.T) {

@@ -68,8 +68,8 @@ func TestMethodsJSONListsTheRegistry(t *testing.T) {
 }
 
 // TestDefaultBatchIsTheDescriptors: `train` without --batch-size trains
-// every method with its descriptor's minibatch (issue 53: a method missing
-// from a hand-kept table trained with 128 bags a step, and nothing noticed);
+// every method with its descriptor's minibatch (a method missing from a
+// hand-kept table once trained with 128 bags a step, and nothing noticed);
 // --batch-size's help names each default.
 func TestDefaultBatchIsTheDescriptors(t *testing.T) {
 	help := batchHelp()

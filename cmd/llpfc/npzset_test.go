@@ -22,7 +22,7 @@ func writeNPZSet(t *testing.T, dir, name string, arrays ...data.NPYArray) string
 	return p
 }
 
-// TestNPZSetTrainAndPredict (issue 42: what the Python client's
+// TestNPZSetTrainAndPredict (what the Python client's
 // predict_proba hands the binary): a labelled npz: set trains like any
 // labelled set; `predict --data npz:X-only --split train` scores instances
 // without labels and gives, bit for bit, the probabilities of the same

@@ -17,8 +17,8 @@ import (
 	"github.com/llpfc/llpfc/experiments/data"
 )
 
-// Issue 38's closing evidence: generated bad or unusual invocations, none
-// of them the issue's own cases — headers repeated in other cases and
+// TestPropertyOddInvocations: generated bad or unusual invocations, none
+// of them the cases first found by hand — headers repeated in other cases and
 // spellings, class names that are one number written otherwise, archives
 // with aliases of one role, outputs onto inputs through generated paths,
 // non-finite and out-of-range numbers, Slurm values, edited manifests,
@@ -319,11 +319,12 @@ var oddFamilies = []oddFamily{
 	}},
 }
 
-// oddFamilies51 are the families of issue 51: column roles and missing
-// values, stores and models written by other commands through path
+// oddFamiliesRolesAndOwnership are the families of a user's own tables and
+// outputs: column roles and missing values, stores and models written by
+// other commands through path
 // spellings, spec and bags-file keys in another case, text encodings,
 // device strings.
-var oddFamilies51 = []oddFamily{
+var oddFamiliesRolesAndOwnership = []oddFamily{
 	{"column roles", func(r *rand.Rand, dir string) oddCase {
 		labels := []string{"label", "class", "y", "target"}
 		bags := []string{"bag", "bag_id", "bags"}
@@ -580,7 +581,7 @@ func TestPropertyOddInvocations(t *testing.T) {
 	oddTableModel.manifest, err = os.ReadFile(m + ".json")
 	require.NoError(t, err)
 	oddStore = oddStoreFiles(t)
-	families := append(append([]oddFamily(nil), oddFamilies...), oddFamilies51...)
+	families := append(append([]oddFamily(nil), oddFamilies...), oddFamiliesRolesAndOwnership...)
 	counts := map[string][2]int{}
 	n := forAllCases(t, "odd invocations: no crash, exit 2 on bad input, inputs untouched", oddCases(200), func(r *rand.Rand) oddCase {
 		f := families[r.Intn(len(families))]

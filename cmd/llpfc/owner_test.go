@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Ownership (issue 51, item 1; guard.go): a results store and a saved model
+// Ownership (guard.go): a results store and a saved model
 // belong to the commands that made them. For generated stores (which
 // cells, with or without models/, damaged/ and a report/ folder) and
 // saved models, every command × output flag that would write inside a

@@ -28,7 +28,7 @@ func lastJSON(t *testing.T, out string) map[string]any {
 	return got
 }
 
-// TestTrainSaveModelPredictRoundTrip (issue 29): a model trained with
+// TestTrainSaveModelPredictRoundTrip: a model trained with
 // --save-model and scored by predict on the same test split gives the test
 // accuracy train printed, bit for bit (the same normalization, the same
 // evaluation-mode network); the CSV and .npy predictions hold one row per
@@ -142,7 +142,7 @@ func TestPredictRefusesBadModels(t *testing.T) {
 	assert.Contains(t, errOut, "--save-model")
 }
 
-// TestRunSaveModels (issue 29): run --save-models keeps each cell's
+// TestRunSaveModels: run --save-models keeps each cell's
 // network in the store under models/KEY, and predict on the cell's data
 // gives the cell's stored test accuracy.
 func TestRunSaveModels(t *testing.T) {

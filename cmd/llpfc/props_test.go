@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// Issue 27: properties of run, merge and report over generated valid specs
+// Properties of run, merge and report over generated valid specs
 // and stores. For every case no command panics (a panic would exit 1 with
 // "internal error"), each exits 0 or fails in a documented way, a report
 // renders every finished cell exactly once in the table of each spec it
@@ -504,7 +504,7 @@ func expectReport(out string, stores ...string) error {
 	return checkReport(out, cells)
 }
 
-// Helpers of the properties of issue 27 (props_test.go, exitprops_test.go):
+// Helpers of the properties of the commands (props_test.go, exitprops_test.go):
 // a gopter driver, and a reading of the files a store and a report hold that
 // does not go through package experiments, so that the report is checked
 // against the cells by an independent count.
@@ -650,7 +650,7 @@ func expectedSlots(cells map[string]*cellFile) map[slotKey]int {
 
 // methodByLabel maps the report's method labels (each descriptor's Label)
 // to method names: every registered method, so that a new one needs no entry
-// here (issue 53).
+// here.
 var methodByLabel = func() map[string]string {
 	out := map[string]string{}
 	for _, d := range methods.All() {
@@ -673,8 +673,8 @@ type parsedReport struct {
 	plots       map[string]string // table title → plot file
 	links       []string
 	troubleRows int
-	// paired counts the tables followed by their paired comparison (issue
-	// 50: every table with several methods has one).
+	// paired counts the tables followed by their paired comparison (every
+	// table with several methods has one).
 	paired map[string]bool
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 38, item 11: a cell's code version describes the code that ran.
+// A cell's code version describes the code that ran.
 // Two binaries run a one-cell grid from inside another git checkout with
 // uncommitted changes, which they must not read: one built with
 // -buildvcs=true records its own vcs.revision and vcs.modified, read back

@@ -43,7 +43,7 @@ func findPython() (string, string) {
 		strings.Join(pythonModules, ", "), strings.Join(cands, ", "))
 }
 
-// TestPythonClient runs the Python client's tests (python/tests, issue 42)
+// TestPythonClient runs the Python client's tests (python/tests)
 // with the standard library's unittest against a binary built from this
 // checkout: fit/predict against train/predict on the same file, clone and
 // set_params, the binary's errors as ValueError, killed fits, grids, and the

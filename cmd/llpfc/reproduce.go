@@ -165,7 +165,7 @@ func (f *reproduceFlags) plan() (*reproducePlan, error) {
 	p := &reproducePlan{grid: grid, spec: reproduceSpecs[grid](), results: *f.results, out: *f.out, dataDir: *f.dataDir, dryRun: *f.dryRun}
 	if *f.model != "" {
 		switch {
-		case grid == "quick": // issue 27: the message spoke of the paper's tables
+		case grid == "quick": // the message once spoke of the paper's tables, which the quick grid is not
 			return nil, usagef("--model applies to --table fashion-mnist and --table fashion-mnist-shuffle; the quick grid trains the mlp (to change its model, print it with 'llpfc run quick --print-spec', edit the JSON and run the file with 'llpfc run')")
 		case grid != "fashion-mnist" && grid != "fashion-mnist-shuffle":
 			return nil, usagef("--model applies to --table fashion-mnist and --table fashion-mnist-shuffle; the paper's tables (--table %s) fix their networks", grid)
@@ -372,8 +372,8 @@ func (p *reproducePlan) report(stdout io.Writer, store *grid.Store) error {
 }
 
 // reportCompanions returns the other result stores under root whose cells a
-// grid's report reads too: a shuffle-protocol table (issue 16, and the tuned
-// comparison's of issue 50) is set beside its paper-protocol one when that
+// grid's report reads too: a shuffle-protocol table (the near-uniform
+// bags where LLPFC breaks, and the tuned comparison's) is set beside its paper-protocol one when that
 // store exists, so that its trouble plot shows both protocols, and the
 // step-matched runs beside the tuned comparison they check.
 func reportCompanions(grid, root string) []string {
@@ -397,7 +397,7 @@ func reportCompanions(grid, root string) []string {
 
 // printCells writes cells as an indented JSON array of {"key", "config"}:
 // every setting of every run, so a table cell can be checked against the
-// paper and the authors' code before any training (issue 20).
+// paper and the authors' code before any training.
 func printCells(w io.Writer, cells []experiments.Cell) int {
 	type cellJSON struct {
 		Key    string             `json:"key"`
@@ -445,7 +445,7 @@ func (p *reproducePlan) ownData(name string) error {
 
 // ownDataDescription describes a grid put on the user's data (--data) from
 // the spec itself: the grid's name stands for its methods and settings,
-// never for its own data set (issue 38: reproduce --quick --data bags:…
+// never for its own data set (reproduce --quick --data bags:… once
 // announced the Fashion-MNIST fixture and its bag sizes).
 func ownDataDescription(grid string, s *grid.Spec) string {
 	bags := "its own bags (protocol given)"

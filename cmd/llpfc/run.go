@@ -79,7 +79,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitWith(stderr, "llpfc run", usageError{err})
 	}
 	if *f.printSpec {
-		if *f.list { // issue 27: --print-spec used to win silently
+		if *f.list { // --print-spec used to win silently
 			return exitWith(stderr, "llpfc run", usagef("--list and --print-spec exclude each other: --print-spec prints the spec, --list its cells"))
 		}
 		return printSpecJSON(stdout, stderr, spec)
@@ -132,9 +132,9 @@ func printSpecJSON(stdout, stderr io.Writer, spec *grid.Spec) int {
 
 // listCells prints the shard's cells of spec with their keys and status in
 // the store at dir (--list). Listing only reads the store: it creates nothing
-// (issue 17, item 6). It first checks the spec against its data
-// (Spec.CheckData), so that what would fail every cell fails here (issue
-// 27); a named data set not found in dataDir is only noted, since a grid
+// (a refused or listed run leaves nothing behind). It first checks the spec against its data
+// (Spec.CheckData), so that what would fail every cell fails here, as bad
+// input; a named data set not found in dataDir is only noted, since a grid
 // can be listed without its data.
 func listCells(stdout, stderr io.Writer, spec *grid.Spec, shard grid.Shard, dir, dataDir string) int {
 	store := &grid.Store{Dir: dir}

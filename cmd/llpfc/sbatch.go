@@ -17,7 +17,7 @@ import (
 	"github.com/llpfc/llpfc/experiments/grid"
 )
 
-// A grid on a Slurm cluster (issue 32): `run SPEC --sbatch` and `reproduce
+// A grid on a Slurm cluster: `run SPEC --sbatch` and `reproduce
 // --table T --sbatch` print a job script instead of training, and `--check`
 // says whether a store holds every cell of the grid. The script is what
 // TestSlurmJobArray submits to a single-node cluster (sbatch_test.go).
@@ -107,7 +107,7 @@ var (
 )
 
 // checkValues checks the Slurm flags given, in Slurm's syntax, before any
-// measurement (issue 38: --time-limit banana and --mem lots went into the
+// measurement (--time-limit banana and --mem lots once went into the
 // script, --cpus-per-task 0 was replaced by this machine's cores, --check
 // --shards 0 was taken): each error names its flag.
 func (sf *slurmFlags) checkValues(given map[string]bool) error {
@@ -362,7 +362,8 @@ func cellCounts(n []int) string {
 // cells, each run on its data as it is now, and returns exitOK, or
 // exitFailed listing the missing ones (each that failed when last run with
 // the reason its store keeps, grid.Failure; with shards > 1, the shards of
-// that many that hold them) and the stale ones (grid.Stale: issue 51).
+// that many that hold them) and the stale ones (grid.Stale: the data
+// changed since the cell ran).
 func checkCells(stdout, stderr io.Writer, name string, cells []experiments.Cell, dir, dataDir string, shards int) int {
 	store := &grid.Store{Dir: dir}
 	missing := pendingCells(cells, store)

@@ -363,7 +363,7 @@ func sameOutcomes(t *testing.T, want, got string) {
 }
 
 // TestSlurmJobArray runs a grid on a single-node Slurm cluster the way the
-// guide docs/gpu-and-cluster.md tells a researcher to (issue 32): 'llpfc run SPEC --sbatch' prints
+// guide docs/gpu-and-cluster.md tells a researcher to: 'llpfc run SPEC --sbatch' prints
 // the job script, bash submits it — a job array with one task per shard
 // (--shard auto/N) and a merge + report job after it (afterok) — and every
 // merged cell must equal the same grid run on one machine, but for timing

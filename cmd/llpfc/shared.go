@@ -39,7 +39,7 @@ func contains(list []string, s string) bool {
 // MNIST and Fashion-MNIST have the same file names, so when several named sets
 // fit, the directory's own name decides (one containing "fashion" is
 // Fashion-MNIST, another containing "mnist" is MNIST); otherwise the caller
-// must name the set (issue 17, item 10: an MNIST directory was reported as
+// must name the set (an MNIST directory was once reported as
 // fashion-mnist).
 func namedSetIn(dir string) (name, resolvedDir string, err error) {
 	var names, dirs []string
@@ -77,7 +77,7 @@ func peakRSS() int64 {
 	return int64(ru.Maxrss) * 1024
 }
 
-// printTrouble prints the predicted trouble of a bag set (issue 16): the
+// printTrouble prints the predicted trouble of a bag set: the
 // distribution over rounds random groupings of ‖T̂⁻¹‖₁ and of the condition
 // number of Γ̂, the fraction of groups where the paper's assumption fails,
 // and a plain-words warning when the median ‖T̂⁻¹‖₁ is large.
@@ -100,7 +100,7 @@ func printTrouble(w io.Writer, set *estimators.BagSet, opts estimators.Options, 
 }
 
 // absentClassWarning warns of the classes whose proportion is 0 in every
-// bag (issue 38: such a set trained without a word): no bag says the class
+// bag (such a set once trained without a word): no bag says the class
 // exists, so no LLP method can learn it — every instance of it will be
 // given another class. names are the classes' names, when the data named
 // them. "" when every class has a bag.
@@ -160,7 +160,7 @@ func fmtNum(v float64) string {
 }
 
 // dataFlagError is err of reading --data NAME, said once: "--data NAME: "
-// before it, unless its message starts with NAME's file (issue 51:
+// before it, unless its message starts with NAME's file (else it says
 // "--data npz:F: F, array X: …"), which then follows "--data KIND:" alone.
 func dataFlagError(name string, err error) error {
 	msg := err.Error()

@@ -27,7 +27,7 @@ func writeSpec(t *testing.T, dir string, repl ...string) string {
 	return p
 }
 
-// Issue 27, exit codes: spec problems that passed validation and `run
+// Exit codes: spec problems that once passed validation and `run
 // --list`, then failed every cell with exit status 1. Each is now bad input
 // at `run --list` time (exit 2, naming the field), and `run` refuses it
 // before any cell.
@@ -88,7 +88,7 @@ func TestListNotesMissingData(t *testing.T) {
 	assert.Contains(t, e.String(), "data not found, nothing was run")
 }
 
-// Issue 27, messages: `run --list --print-spec` printed the spec and
+// Messages: `run --list --print-spec` once printed the spec and
 // ignored --list.
 func TestListAndPrintSpecExclusive(t *testing.T) {
 	var o, e bytes.Buffer

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Stores say what they hold (issue 51, item 7): once the data of a
+// Stores say what they hold: once the data of a
 // finished cell changed, run --list shows it stale, run --check exits 1
 // naming it, and report warns and says so in report.md (all three showed it
 // as finished); restored, the data make it finished again.
@@ -54,8 +54,8 @@ func TestStaleCellsAreFlagged(t *testing.T) {
 }
 
 // Two llpfc run processes on one store (two terminals, two array tasks
-// sharing --results) share its cells (issue 51, item 7: both trained every
-// cell): together they train each cell once, both exit 0, and the store
+// sharing --results) share its cells (both once trained every cell):
+// together they train each cell once, both exit 0, and the store
 // holds every cell.
 func TestTwoRunsShareAStore(t *testing.T) {
 	bin := buildLLPFC(t)

@@ -33,7 +33,7 @@ const (
 //
 // A Go program that runs out of memory, or panics in a goroutine other than
 // the command's, dies with exit status 2 — the status that means bad input
-// here — and no recover can stop it (issue 27). The child writes its status
+// here — and no recover can stop it. The child writes its status
 // to a pipe just before a normal exit, so a child that ends without writing
 // it crashed: the parent then says so, keeps the runtime's report in a file
 // (debug.SetCrashOutput) and exits 1. The child runs in its own process

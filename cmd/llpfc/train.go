@@ -39,7 +39,7 @@ atomically); --resume continues from the checkpoint, and is refused when any set
 
 // trainRun is what `llpfc train` runs once its flags are parsed and checked:
 // the run's configuration — a one-cell experiments.Config, the one
-// description of a run that a grid cell has too (issue 19) — and the
+// description of a run that a grid cell has too — and the
 // settings of the data and the output that only a single run has. parseTrain
 // builds it without reading any data, so a test can compare it with the
 // table cell a preset names (TestTrainPresetIsTheTableCell).
@@ -133,7 +133,7 @@ func (r *trainRun) run(args []string, stdout, stderr io.Writer) (status int) {
 			return r.reportFinished(stdout, stderr, done)
 		}
 		if _, err := os.Stat(r.out); os.IsNotExist(err) {
-			// A run that fails leaves no empty --out behind (issue 17, item 10).
+			// A run that fails leaves no empty --out behind.
 			defer func() {
 				if status != exitOK {
 					os.Remove(r.out) // only if still empty
@@ -216,7 +216,7 @@ func (r *trainRun) problem() (*learn.Problem, error) {
 // and the protocol "bags-file" (the checkpoint also keys the bags' hash).
 func (r *trainRun) fileProblem(splits *learn.Problem) (*learn.Problem, error) {
 	// The file fixes the bags: flags that would describe other bags
-	// conflict with it (issue 17, item 4).
+	// conflict with it.
 	for _, f := range []string{"bag-size", "num-points", "protocol"} {
 		if r.given[f] {
 			return nil, fmt.Errorf("--%s conflicts with --bags: the bags file fixes the bags (their sizes, number and protocol); drop --%s", f, f)
@@ -239,7 +239,7 @@ func (r *trainRun) fileProblem(splits *learn.Problem) (*learn.Problem, error) {
 }
 
 // prepareOut creates --out, checks that it can be written before the first
-// step rather than after an epoch (issue 17, item 8), and returns the
+// step rather than after an epoch, and returns the
 // checkpoint's path.
 func (r *trainRun) prepareOut() (string, error) {
 	if err := os.MkdirAll(r.out, 0o755); err != nil {
@@ -296,7 +296,7 @@ func (r *trainRun) report(stdout, stderr io.Writer, res trainResult, history []t
 		outcome = fmt.Sprintf("no labelled test split; training bags' proportion error %.4f", res.BagProportionError)
 	}
 	epochs := fmt.Sprintf("after %d epochs", res.Epochs)
-	if res.SelectedEpoch != nil { // issue 38: "after 4 epochs" was printed for the epoch-1 network
+	if res.SelectedEpoch != nil { // "after 4 epochs" was once printed for the epoch-1 network
 		epochs = fmt.Sprintf("of the epoch-%d network, the lowest validation KL of %d epochs", *res.SelectedEpoch, res.Epochs)
 	}
 	fmt.Fprintf(stdout, "%s %s on %s (bag size %s, %d points, seed %d): %s %s; %.1f s, %.0f train img/s, peak RSS %.0f MiB\n",
@@ -364,7 +364,7 @@ func fileBagSize(set *estimators.BagSet) int {
 // for bad input (the configuration or the data: training.InputError,
 // estimators.InputError, experiments.InputError — a model larger than the
 // memory allows), 1 otherwise. An interrupted run says what was kept
-// and the command that resumes it (issue 17, items 5 and 7).
+// and the command that resumes it.
 func (r *trainRun) failure(stderr io.Writer, err error, args []string) int {
 	out := r.out
 	var tin *training.InputError
@@ -413,8 +413,8 @@ func resumeArgs(args []string) string {
 }
 
 // bagsText describes the bags a run trains on for its plan: the bags and
-// instances trained on, and those held out for validation (issue 38, item
-// 8: "20 bags (600 instances)" for a run that trained on 15 bags and 451).
+// instances trained on, and those held out for validation (it once said
+// "20 bags (600 instances)" for a run that trained on 15 bags and 451).
 func bagsText(c experiments.Config, prob *learn.Problem) string {
 	count := func(bags []estimators.Bag) (int, int) {
 		n := 0

@@ -135,8 +135,7 @@ func (f *trainFlags) applyPreset(given map[string]bool, dsName string) (*experim
 }
 
 // check validates the flags before any data is read; each error names its
-// flag (issue 17, item 7; issue 13: no size, count or rate is silently
-// replaced).
+// flag (no size, count or rate is silently replaced).
 func (f *trainFlags) check(given map[string]bool) error {
 	if given["batch-size"] && *f.batch < 1 {
 		return fmt.Errorf("--batch-size is %d, want ≥ 1 (leave it out for the method's default)", *f.batch)
@@ -247,8 +246,8 @@ func (f *trainFlags) parseNames() (n trainNames, err error) {
 
 // build returns the run the flags describe, for the data set dsName in dir.
 // The flags state a one-cell experiments.Config, which `llpfc train` runs
-// through learn.RunCell exactly as the grid runs a cell (issue 19: one
-// description of a run); only what does not change the result — the
+// through learn.RunCell exactly as the grid runs a cell (one description
+// of a run); only what does not change the result — the
 // evaluation period, --out, --resume — is set beside it.
 func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched experiments.Schedule) (*trainRun, error) {
 	nm, err := f.parseNames()
@@ -284,8 +283,8 @@ func (f *trainFlags) build(given map[string]bool, dsName, dir string, sched expe
 	if _, err := learn.TrainingConfig(r.cell); err != nil {
 		return nil, err
 	}
-	// What the learner cannot train fails here, naming the flag (issue 27:
-	// llpgan with the mlp, llpgan or cnn on feature vectors exited 1 after
+	// What the learner cannot train fails here, naming the flag (llpgan
+	// with the mlp, llpgan or cnn on feature vectors once exited 1 after
 	// loading the data, or printed a Go struct).
 	if err := (learn.Gorgonia{}).CheckCell(r.cell); err != nil {
 		return nil, flagNamed(err, given)
@@ -330,7 +329,7 @@ func (f *trainFlags) finishChecks() error {
 		atLeast("regroup-every", *f.regroup, 1), atLeast("chunk-size", *f.chunk, 1))
 }
 
-// Bag-only data sets and the protocols of bags of varying sizes (issue 28)
+// Bag-only data sets and the protocols of bags of varying sizes
 // on the command line: `llpfc train --data bags:PATH` trains on the bags a
 // bag-only set gives (protocol "given"); --protocol feature:… and kmeans:K
 // make bags of varying sizes from a labelled set. Their cells have bag size

@@ -26,7 +26,7 @@ var cellFlags = []struct{ field, flag string }{
 
 // flagNamed returns err with the cell fields it names renamed to their
 // flags: the one it starts with said to be its default when given (the
-// flags on the command line) lacks it (issue 51: kl on one bag blamed a
+// flags on the command line) lacks it (kl on one bag once blamed a
 // --batch-size nobody gave), and every other in the message too ("less
 // the 7 that hyper.val_bags 7 holds out" named the spec's field to a
 // train user).
@@ -92,7 +92,7 @@ type finishedRun struct {
 	History []training.EpochStats `json:"history"`
 }
 
-// checkOut looks at what --out holds before training (issue 27): a
+// checkOut looks at what --out holds before training: a
 // checkpoint is continued only with --resume (without it, another run's
 // checkpoint was overwritten silently); one that holds more epochs than
 // --epochs cannot be continued (the message said "next epoch 4 outside
@@ -126,8 +126,8 @@ func (r *trainRun) checkOut(prob *learn.Problem) (*finishedRun, error) {
 	if json.Unmarshal(b, &done) != nil || done.Key != r.cell.Key() {
 		return nil, nil // not this run's: the resume refuses the checkpoint, naming the field
 	}
-	// The key is the settings; the data are the run's too (issue 38, item
-	// 6: a finished run was served after its test split changed).
+	// The key is the settings; the data are the run's too (a finished run
+	// was once served after its test split changed).
 	now, err := learn.CellSettings(r.cell, prob)
 	if err != nil {
 		return nil, err
@@ -177,7 +177,7 @@ func (r *trainRun) reportFinished(stdout, stderr io.Writer, done *finishedRun) i
 }
 
 // resumedTiming makes the time and throughput of a resumed run cover all its
-// epochs (issue 27, item 8): training times only the epochs of the call
+// epochs: training times only the epochs of the call
 // that resumes, so the earlier epochs' training times, which the checkpoint
 // keeps in the history, are added to the wall time, and the throughput is
 // the history's images over its seconds.
@@ -202,9 +202,9 @@ func (r *trainRun) resumedTiming(m *experiments.Metrics, hist []training.EpochSt
 const troubleRounds = 5
 
 // warnTrouble prints, for an LLPFC method, the warning `llpfc bags` and
-// `llpfc groups` print when the bags predict trouble for LLPFC (issue 27,
-// item 9: LLPFC trained on a bags file whose every group was singular, to
-// chance, without a word). It is not progress: --quiet keeps it.
+// `llpfc groups` print when the bags predict trouble for LLPFC (LLPFC once
+// trained on a bags file whose every group was singular, to chance,
+// without a word). It is not progress: --quiet keeps it.
 func (r *trainRun) warnTrouble(stderr io.Writer, prob *learn.Problem) {
 	if w := absentClassWarning(&prob.Bags, prob.Train.ClassNames); w != "" {
 		fmt.Fprintf(stderr, "llpfc train: %s\n", w)

@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestTrainPresetIsTheTableCell (issues 19 and 20, "one definition per
-// table cell"): for every cell of every paper table, at one bag size,
+// TestTrainPresetIsTheTableCell ("one definition per table cell"): for
+// every cell of every paper table, at one bag size,
 // `llpfc train --preset T --data D --method M --bag-size B --seed S` builds
 // exactly the configuration the grid runs for that cell — the same
 // experiments.Config, so the same key and the same training configuration
@@ -53,7 +53,7 @@ func TestTrainPresetIsTheTableCell(t *testing.T) {
 	assert.Contains(t, stderr.String(), "--preset: preset wrn16-4 has no data set mnist")
 }
 
-// TestTrainResultIsTheGridCellResult (issue 19: one description of a run,
+// TestTrainResultIsTheGridCellResult (one description of a run,
 // one code path): `llpfc train --preset quick … --json` and the grid's
 // runner, for the quick table's LLPFC-uniform and KL cells cut to 640 points
 // and one epoch, give the same result JSON — the same key, the same config

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestTrainPVCLikelihoodFlag (issue 50): `llpfc train --method llppvc`
+// TestTrainPVCLikelihoodFlag: `llpfc train --method llppvc`
 // trains the exact likelihood by default and names it in the cell;
 // --pvc-likelihood fft writes the cell as every llppvc cell before the
 // setting (the setting empty, the same key); the flag with another method,

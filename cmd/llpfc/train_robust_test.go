@@ -27,7 +27,7 @@ func writeTable(t *testing.T, dir string, n int) string {
 	return p
 }
 
-// Issue 27, exit codes and messages: combinations the learner cannot train
+// Exit codes and messages: combinations the learner cannot train once
 // exited 1 after loading the data (llpgan with the mlp, llpgan on feature
 // vectors) or printed a Go struct (cnn on a CSV file); a model larger than
 // the memory died of "out of memory" (item 3). Each is now bad input, exit
@@ -58,7 +58,7 @@ func TestTrainRefusesWhatCannotTrain(t *testing.T) {
 	}
 }
 
-// TestTrainResumeOfAFinishedRun — issue 27, item 8 and messages: --resume on a finished --out rewrote
+// TestTrainResumeOfAFinishedRun — timing and messages: --resume on a finished --out once rewrote
 // result.json with the resuming call's wall time and 0 images/s; a resume
 // with fewer epochs said "next epoch 4 outside 0..2"; --out without
 // --resume overwrote another run's checkpoint silently.
@@ -120,7 +120,7 @@ func writeBags(t *testing.T, dir string, n int, props func(k int) string, indice
 	return p
 }
 
-// Issue 27, item 9: a bags file whose every bag has proportions 0.1 trained
+// A bags file whose every bag has proportions 0.1 once trained
 // LLPFC with every group singular (loss ln 10, chance accuracy) without a
 // word, though bags and groups warn on it.
 func TestTrainWarnsOnSingularGroups(t *testing.T) {
@@ -132,7 +132,7 @@ func TestTrainWarnsOnSingularGroups(t *testing.T) {
 	assert.Contains(t, errs, "cannot learn from these bags")
 }
 
-// Issue 27, messages: a bags file with a repeated instance index named the
+// Messages: a bags file with a repeated instance index once named the
 // wrong bag, and was refused for LLPFC but accepted for kl and supervised.
 // It is refused for every method, naming both places.
 func TestTrainRefusesRepeatedIndices(t *testing.T) {
@@ -158,8 +158,8 @@ func TestTrainRefusesRepeatedIndices(t *testing.T) {
 	}
 }
 
-// Issue 27, item 7, end to end: features at 1e9 + N(0,1) against 1e9 +
-// N(2,1) trained `supervised` to chance (0.500) with exit status 0, since
+// End to end: features at 1e9 + N(0,1) against 1e9 + N(2,1) once
+// trained `supervised` to chance (0.500) with exit status 0, since
 // they were narrowed to float32 before standardizing.
 func TestTrainOnLargeOffsetFeatures(t *testing.T) {
 	dir := t.TempDir()

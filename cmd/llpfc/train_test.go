@@ -48,7 +48,7 @@ func TestTrainJSONContract(t *testing.T) {
 				}
 			}
 			assert.Equal(t, 2.0, got["epochs"], "%s: epochs", method)
-			assert.Equal(t, "cpu", got["device"], "%s: the device that trained (issue 33)", method)
+			assert.Equal(t, "cpu", got["device"], "%s: the device that trained", method)
 			settings, ok := got["settings"].(map[string]any)
 			require.True(t, ok, "%s: settings missing", method)
 			for k, v := range map[string]string{"method": method, "bn_stats": "minibatch", "kl_scale": "authors", "chunk_size": "256", "run.bag_size": "16"} {
@@ -133,7 +133,7 @@ func TestTrainPreset(t *testing.T) {
 	assert.Equal(t, exitBadUsage, code, "unknown preset")
 }
 
-// TestTrainDeviceFlag (issue 33): --device names a registered back end or
+// TestTrainDeviceFlag: --device names a registered back end or
 // is refused with exit 2 before anything is read; the CPU is the default.
 func TestTrainDeviceFlag(t *testing.T) {
 	code, _, errOut := runTrainCmd("--data", "fixture", "--device", "tpu", "--epochs", "1")
@@ -143,7 +143,7 @@ func TestTrainDeviceFlag(t *testing.T) {
 	assert.Contains(t, errOut, "cpu", "the message lists the known back ends")
 }
 
-// TestTrainValBagsSelect (issue 29): --val-bags and --select best-val put
+// TestTrainValBagsSelect: --val-bags and --select best-val put
 // the selected epoch and its validation KL in the result, beside the
 // scores every result has; a selection without held-out bags, a
 // fractional count and an unknown selection exit 2.
@@ -182,7 +182,7 @@ func TestNonFiniteLossNamesTheNormalization(t *testing.T) {
 	assert.Contains(t, errOut, `the inputs are not standardized, normalize "none"`)
 }
 
-// Issue 17, item 1 (and issue 19): a resume with any setting that enters the
+// A resume with any setting that enters the
 // result changed is refused, naming the field, instead of continuing another
 // run's checkpoint under new labels; the same settings resume.
 func TestTrainResumeRefusesOtherSettings(t *testing.T) {
@@ -218,7 +218,7 @@ func TestTrainResumeRefusesOtherSettings(t *testing.T) {
 	assert.Equal(t, exitOK, code, errs)
 }
 
-// Issue 17, item 4: with --bags the result records the file's bag size, and
+// With --bags the result records the file's bag size, and
 // the flags that would describe other bags are refused naming the flag.
 func TestTrainBagsFileSettings(t *testing.T) {
 	dir := t.TempDir()
@@ -250,7 +250,7 @@ func TestTrainBagsFileSettings(t *testing.T) {
 	}
 }
 
-// Issue 17, item 10: a run that fails leaves no empty --out directory.
+// A run that fails leaves no empty --out directory.
 func TestTrainFailureLeavesNoEmptyOut(t *testing.T) {
 	dir := t.TempDir()
 	few := filepath.Join(dir, "few.json")
@@ -263,7 +263,7 @@ func TestTrainFailureLeavesNoEmptyOut(t *testing.T) {
 	assert.True(t, os.IsNotExist(err), "the failed run's --out was removed")
 }
 
-// Issue 17, item 10: MNIST and Fashion-MNIST share file names, so a directory
+// MNIST and Fashion-MNIST share file names, so a directory
 // given as --data is named by its own name, and an ambiguous one is refused
 // asking for the set's name (it used to be called fashion-mnist always).
 func TestNamedSetInDirectory(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// llpfc bags and llpfc groups predict trouble before any training (issue 16):
+// llpfc bags and llpfc groups predict trouble before any training:
 // near-uniform bags (shuffle protocol, bag size 256) get the warning, the
 // paper's Dirichlet bags of the same size do not; --trouble-rounds 0 skips it
 // and a negative count is a usage error naming the flag.

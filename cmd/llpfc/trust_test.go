@@ -23,9 +23,9 @@ import (
 	"github.com/llpfc/llpfc/training/models"
 )
 
-// Issue 38: nothing of the user's is lost or misread. The tests of its
-// numbered items that are not a property of their own (guard_test.go,
-// experiments/data's TestPropertyTableHeaders).
+// Nothing of the user's is lost or misread. The tests of the cases that
+// are not a property of their own (guard_test.go, experiments/data's
+// TestPropertyTableHeaders).
 
 // gmmSet is a small labelled set train and predict read in milliseconds.
 const gmmSet = "gmm:classes=3,dim=2,train=200,test=20"
@@ -549,7 +549,7 @@ func TestWordsAndStatuses(t *testing.T) {
 	}{
 		{"a network for images on feature vectors", []string{"train", "--data", "bags:" + set, "--model", "cnn-bn", "--epochs", "1", "--quiet"}, exitBadUsage, []string{`"cnn-bn" needs images`}},
 		{"llpgan-d on feature vectors", []string{"train", "--data", "bags:" + set, "--model", "llpgan-d", "--method", "llpgan", "--epochs", "1", "--quiet"}, exitBadUsage, []string{"llpgan", "feature vectors"}},
-		// Issue 51: every output makes its missing folders, as --out and --results do (one rule).
+		// Every output makes its missing folders, as --out and --results do (one rule).
 		{"a model in a missing folder", []string{"train", "--data", "bags:" + set, "--epochs", "1", "--quiet", "--save-model", dir + "/no/m"}, exitOK, nil},
 		{"predictions in a missing folder", []string{"predict", "--model", model, "--data", gmmSet, "--out", dir + "/no2/p.csv"}, exitOK, nil},
 		{"a model under a file", []string{"train", "--data", "bags:" + set, "--epochs", "1", "--quiet", "--save-model", set + "/m"}, exitBadUsage, []string{"--save-model", "is a file"}},

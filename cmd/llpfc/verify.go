@@ -12,7 +12,7 @@ import (
 	_ "github.com/llpfc/llpfc/estimators/algclaims" // Algorithms 1–3
 	"github.com/llpfc/llpfc/theory/verify"
 	_ "github.com/llpfc/llpfc/theory/verify/claims"     // registers every claim
-	_ "github.com/llpfc/llpfc/training/loss/lossclaims" // EasyLLP, LLP-PVC, MixBag (issue 52)
+	_ "github.com/llpfc/llpfc/training/loss/lossclaims" // EasyLLP, LLP-PVC, MixBag
 )
 
 func init() {
@@ -175,12 +175,12 @@ func printVerifyTable(w io.Writer, results []verify.Result, failed int, cfg veri
 
 // controlsChecked reports whether cfg's search is long enough for a missed
 // negative control to be a failure: the floors' calibration, DefaultCases
-// (issue 27: `verify --cases 1` reported "20 failed" and exited 1 although
+// (`verify --cases 1` once reported "20 failed" and exited 1 although
 // every claim held; only tiny searches had missed the controls).
 func controlsChecked(cfg verify.Config) bool { return cfg.Cases >= verify.DefaultCases }
 
 // ratioCell prints a worst ratio, or "n/a" when no case had a finite one
-// (issue 27: the table printed NaN).
+// (the table once printed NaN).
 func ratioCell(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "n/a"
@@ -191,7 +191,7 @@ func ratioCell(v float64) string {
 // verdict is the row's STATUS: "pass" only when the claim held and its
 // negative control (if any) was caught, or the search was too short to
 // check controls (controlsChecked) — the rows the summary counts as passed
-// (issue 17, item 10: a row with a missed control said "pass").
+// (a row with a missed control once said "pass").
 func verdict(r verify.Result, cfg verify.Config) string {
 	switch {
 	case r.Status != "pass":

@@ -14,7 +14,7 @@ import (
 const hypCellWidth = 110
 
 // printHypotheses writes, after the claims' table, the table of every
-// claim's hypotheses (issue 52): each as its statement gives it, with the
+// claim's hypotheses: each as its statement gives it, with the
 // LaTeX line, its kind, what probing it found (needed, with the
 // counterexample; not needed in what was tried, with what was tried; not
 // probeable here, with why) and, for a range, its printed form; then the

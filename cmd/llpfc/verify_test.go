@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// requiredLabels are the results issue 2 names; `llpfc verify` must report
-// every one of them, with status pass, at least 500 cases and its negative
-// control caught (the issue's done-when, checked at the default case count).
+// requiredLabels are the paper's numbered results and the claims beside
+// them; `llpfc verify` must report every one of them, with status pass, at
+// least 500 cases and its negative control caught (checked at the default case count).
 var requiredLabels = []string{
 	"cali.inner.lemma", "thm:inv.cali", "thm:cali.noise", "theorem: cali_lowerb",
 	"YW_lemma:KL", "theorem: Pinsker inequality", "lemma: L1 norm upper bounds ZO divergence",
@@ -24,9 +24,9 @@ var requiredLabels = []string{
 	"supp.prop.rad: subset", "supp.prop.rad: sum", "supp.prop.rad: mult", "supp.prop.rad: conv", "supp.prop.rad: lip",
 	"prop: kernel_bound", "prop: MLP_bound",
 	"sec:cfm prob model", "grouping assumption: ch", "hm.weights.optimal", "llpfc-ideal: empirical risk",
-	// Algorithms 1–3 (issue 11).
+	// Algorithms 1–3.
 	"alg3: sigma-hat", "alg2: alpha-hat", "alg2: T-hat", "alg1: empirical risk unbiased",
-	// The newer methods' identities (issue 52).
+	// The newer methods' identities.
 	"easyllp: unbiased", "llppvc: count likelihood", "mixbag: mixture", "mixbag: interval coverage",
 }
 
@@ -55,7 +55,7 @@ func TestVerifyJSONContract(t *testing.T) {
 		assert.Equal(t, "caught", r["negative_control"], "%s: negative control", label)
 		c, _ := r["cases"].(float64)
 		assert.GreaterOrEqual(t, c, 500.0, "%s: cases", label)
-		// Issue 52: every row lists its hypotheses, each with a status and
+		// Every row lists its hypotheses, each with a status and
 		// the LaTeX line or text it comes from.
 		hs, _ := r["hypotheses"].([]any)
 		assert.NotEmpty(t, hs, "%s: no hypotheses", label)

@@ -24,7 +24,7 @@ import (
 // — a clause that starts with one of the verbs of wayOutVerbs ("drop the
 // row, or fill it in", "name it once", "list it once", "save it
 // comma-separated", "move the file out of the store", "want …"). The
-// messages below are those issue 62 found misleading, with their siblings;
+// messages below are those once found misleading, with their siblings;
 // each case runs the command, checks its exit status, the words the fix
 // asked for, the rule, and — where the README tells the user the same
 // thing — that the README and the program say it in the same words
@@ -67,7 +67,7 @@ func TestWayOutRuleCanFail(t *testing.T) {
 	assert.Error(t, wayOut(`llpfc train: x: drop it`))
 }
 
-// messageCase is one message of issue 62 or a sibling.
+// messageCase is one message once found misleading, or a sibling.
 type messageCase struct {
 	name   string
 	setup  func(t *testing.T, dir string) []string // writes its inputs, returns the command line

@@ -1,5 +1,6 @@
 // Command mutate measures how many realistic bugs the checks of the module
-// catch (issues 11 and 31). It applies a fixed, reviewed list of mutations —
+// catch, so that a check that cannot fail on a realistic bug shows as a
+// survivor. It applies a fixed, reviewed list of mutations —
 // each a bug a person could write (a dropped factor C, 2√2 → 2, log(1/δ) for
 // log(2/δ), a transposed matrix, a biased variance for an unbiased one, an
 // off-by-one, …) — one at a time, and judges each in one of two ways:

@@ -14,7 +14,7 @@ import (
 
 // TestMutationListIsCurrent keeps the reviewed list applicable: at least 25
 // mutations judged by the verify claims and at least 50 outside theory/
-// (issue 31), unique IDs, each replacing text that occurs exactly once in
+// (the training, estimator and experiment code held as the theory is), unique IDs, each replacing text that occurs exactly once in
 // today's sources by something different (a stale entry would make
 // `make mutate` stop before it runs), in a non-test Go file of theory/,
 // estimators/, training/, experiments/, internal/ or cmd/.
@@ -34,7 +34,7 @@ func TestMutationListIsCurrent(t *testing.T) {
 		// internal/ holds the numeric routines the training engine calls
 		// (internal/vec's Adam update, for one); cmd/ the rules of what a
 		// command may write and how it exits (cmd/llpfc/guard.go's
-		// ownership, issue 51).
+		// ownership).
 		assert.Contains(t, []string{"theory/", "estimators/", "training/", "experiments/", "internal/", "cmd/"}, m.folder(),
 			"%s: mutates %s, want a file under theory/, estimators/, training/, experiments/, internal/ or cmd/", m.ID, m.File)
 		// An OpenCL kernel reaches its tests through the package that
@@ -46,8 +46,8 @@ func TestMutationListIsCurrent(t *testing.T) {
 		_, err := m.apply(filepath.Join("..", ".."))
 		assert.NoError(t, err, m.ID)
 	}
-	assert.GreaterOrEqual(t, claims, 25, "issue 11: at least 25 mutations judged by the claims")
-	assert.GreaterOrEqual(t, outside, 50, "issue 31: at least 50 mutations outside theory/")
+	assert.GreaterOrEqual(t, claims, 25, "at least 25 mutations judged by the claims")
+	assert.GreaterOrEqual(t, outside, 50, "at least 50 mutations outside theory/")
 }
 
 // TestMutationTestsExist checks that every test a mutation names is a

@@ -177,7 +177,7 @@ var mutations = []mutation{
 		Old: "s := -atb[j]", New: "s := atb[j]"},
 
 	// Algorithms 1–3 and the diagnostics (estimators/), judged by the
-	// package's tests (issue 31).
+	// package's tests.
 	{ID: "est-uniform-alpha-by-C", File: "estimators/reduction.go", Bug: "LLPFC-uniform α̂_i(c) = n_{i,c}/C in place of n_{i,c}/n_i (not on the simplex)",
 		Old: "g.Alpha[c] = float64(g.Sizes[c]) / float64(ni)", New: "g.Alpha[c] = float64(g.Sizes[c]) / float64(C)",
 		Pkg: "estimators", Tests: []string{"TestTColumnStochasticAllModes", "TestInstanceWeights", "TestCompatUniformAlpha"}},
@@ -240,7 +240,7 @@ var mutations = []mutation{
 		Old: "dx[2*m] = s1 - s2 + s3 - s[3*sw+m]", New: "dx[2*m] = s1 - s2 + s3 - s[3*sw+1+m]",
 		Pkg: "internal/wino", Tests: []string{"TestTransformsMatchDefinitions"}},
 
-	// Lever 9 of issue 41 in internal/sgemm: the tile order, the shared
+	// Lever 9 in internal/sgemm (bench/NOTES.md): the tile order, the shared
 	// packing of B and its AVX row dealing.
 	{ID: "sgemm-bouter-swapped", File: "internal/sgemm/sgemm.go", Bug: "rowBlock's B-strips-outer order takes the tile index's quotient and remainder the wrong way round (A strip t/nA, B strip t%nA)",
 		Old: "ia, jb = t%nA, t/nA", New: "ia, jb = t/nA, t%nA",
@@ -264,6 +264,53 @@ var mutations = []mutation{
 	{ID: "wino-dw-groups-overwrite", File: "training/nn/winograd.go", Bug: "∂/∂W's products overwrite the sum of the chunk's earlier groups (β = 0 for every group)",
 		Old: "if gr > g0 {", New: "if gr < g0 {",
 		Pkg: "training/nn", Tests: []string{"TestWinogradMatchesDirect"}},
+	// Many cores (bench/NOTES.md): the convolutions' work cut for more threads than chunks, the
+	// element-wise operations and the non-finite check on every core, the step profile and the model.
+	{ID: "conv-dw-piece-columns-unshifted", File: "training/nn/convpacked.go", Bug: "a column piece of ∂/∂W's partial sum unfolds the image's first rows, not its own (c0 forgotten)",
+		Old: "im2colRow(g, xi, c0+r, dst)", New: "im2colRow(g, xi, r, dst)",
+		Pkg: "training/nn", Tests: []string{"TestConvBitsDoNotDependOnTheThreads"}},
+	{ID: "conv-dw-piece-clears-first-columns", File: "training/nn/convpacked.go", Bug: "each column piece clears the first columns of its chunk's partial sum, not its own (the last run's sums stay in the others)",
+		Old: "clear(part[o*ckk+c0 : o*ckk+c1])", New: "clear(part[o*ckk : o*ckk+c1-c0])",
+		Pkg: "training/nn", Tests: []string{"TestConvBitsDoNotDependOnTheThreads"}},
+	{ID: "conv-stacked-dw-piece-live-unshifted", File: "training/nn/convstacked.go", Bug: "a column piece of the stacked ∂/∂W packs the first live rows, not its own",
+		Old: "plan.unfold(x, lo, hi, int(plan.live[c0+j]), dst)", New: "plan.unfold(x, lo, hi, int(plan.live[j]), dst)",
+		Pkg: "training/nn", Tests: []string{"TestConvBitsDoNotDependOnTheThreads"}},
+	{ID: "wino-dw-share-unshifted", File: "training/nn/winograd.go", Bug: "a share of Winograd's ∂/∂W computes the first of the 16 products, not its own (the others keep the last run's sums)",
+		Old: "for xi := x0; xi < x1; xi++ {", New: "for xi := 0; xi < x1-x0; xi++ {",
+		Pkg: "training/nn", Tests: []string{"TestConvBitsDoNotDependOnTheThreads"}},
+	{ID: "packa-oncores-rows-unshifted", File: "internal/sgemm/packed.go", Bug: "the parallel packing of A writes each worker's strips at the k-block's start, not at its rows' place",
+		Old: "packA(kern.MR, tA, a, lda, alpha, r0, r1-r0, pc, kk, buf[pc*mPad+r0*kk:])", New: "packA(kern.MR, tA, a, lda, alpha, r0, r1-r0, pc, kk, buf[pc*mPad:])",
+		Pkg: "internal/sgemm", Tests: []string{"TestPackAOnCoresIsPackA"}},
+	{ID: "elementwise-sub-reversed", File: "training/device/cpu/elementwise.go", Bug: "the plan's parallel difference computes b − a",
+		Old: "out[i] = a[i] - b[i]", New: "out[i] = b[i] - a[i]",
+		Pkg: "training/device/cpu", Tests: []string{"TestElementwiseIsGorgonias"}},
+	{ID: "elementwise-gte-strict", File: "training/device/cpu/elementwise.go", Bug: "the plan's parallel a >= b mask is a > b (ties, ±0 among them, give 0)",
+		Old: "if a[i] >= b[i] {", New: "if a[i] > b[i] {",
+		Pkg: "training/device/cpu", Tests: []string{"TestElementwiseIsGorgonias"}},
+	{ID: "elementwise-relu-mask-strict", File: "training/device/cpu/elementwise.go", Bug: "the plan's parallel mask of gorgonia.Rectify, x ≥ 0, is x > 0 (±0 give 0)",
+		Old: "if a[i] >= s {", New: "if a[i] > s {",
+		Pkg: "training/device/cpu", Tests: []string{"TestElementwiseIsGorgonias"}},
+	{ID: "nonfinite-one-lane", File: "training/device/cpu/cpu.go", Bug: "the non-finite check reads only the first of its four sums (three values in four unchecked)",
+		Old: "s := s0 + s1 + s2 + s3", New: "s := s0",
+		Pkg: "training/device/cpu", Tests: []string{"TestFirstNonFiniteOnEveryCore"}},
+	{ID: "par-ranges-drop-last", File: "internal/par/par.go", Bug: "Ranges cuts each array's piece one element short of the array's end",
+		Old: "lo, hi := max(a-start, 0), min(b-start, s)", New: "lo, hi := max(a-start, 0), min(b-start, s-1)",
+		Pkg: "internal/par", Tests: []string{"TestPropertyRangesCoverEveryElementOnce"}},
+	{ID: "stepprof-nested-counted", File: "internal/stepprof/stepprof.go", Bug: "a section a worker opens inside a section is counted as one of its own (its time taken from the outer one)",
+		Old: "if r.depth.Add(1) != 1 {", New: "if r.depth.Add(1) == 0 {",
+		Pkg: "internal/stepprof", Tests: []string{"TestPropertyAttribution", "TestWorkersNestSections"}},
+	{ID: "stepprof-section-as-serial", File: "internal/stepprof/stepprof.go", Bug: "a section's time is counted as serial time",
+		Old: "\tif r.inSection {\n\t\tg.SectionWall += dw", New: "\tif false && r.inSection {\n\t\tg.SectionWall += dw",
+		Pkg: "internal/stepprof", Tests: []string{"TestPropertyAttribution", "TestWorkersNestSections"}},
+	{ID: "scaling-eff-floor", File: "training/scaling/model.go", Bug: "fixed chunks take ⌊w/P⌋ rounds, not ⌈w/P⌉ (the last, partly idle round forgotten)",
+		Old: "rounds := (n + p - 1) / p", New: "rounds := max(n/p, 1)",
+		Pkg: "training/scaling", Tests: []string{"TestPropertyEffIsTheLoopsMakespan", "TestStructuralByHand"}},
+	{ID: "scaling-extrapolate-shrink", File: "training/scaling/model.go", Bug: "the extrapolation carries a section's CPU time that shrank from 1 to 2 threads on as a shrink",
+		Old: "w.CPU += steps * max(0, w.CPU-cpuA) / dp", New: "w.CPU += steps * (w.CPU - cpuA) / dp",
+		Pkg: "training/scaling", Tests: []string{"TestExtrapolatedByHand"}},
+	{ID: "scaling-floor-per-step", File: "training/scaling/model.go", Bug: "the memory floor compares a step's bytes with the cache, not one call's (operations whose values fit the cache held to memory's bandwidth)",
+		Old: "if m.bw > 0 && o.Bytes/max(o.Calls, 1) > m.cache {", New: "if m.bw > 0 && o.Bytes > m.cache {",
+		Pkg: "training/scaling", Tests: []string{"TestStructuralByHand"}},
 	{ID: "adamw-decay-without-lr", File: "training/optim/optim.go", Bug: "AdamW decays θ ← θ(1 − λ) (the learning rate dropped from the decoupled decay)",
 		Old: "Decay: 1 - lr32*wd", New: "Decay: 1 - wd",
 		Pkg: "training/optim", Tests: []string{"TestOptimizerStepsByHand"}},
@@ -277,7 +324,7 @@ var mutations = []mutation{
 		Old: "p[i] -= lr32 * (g[i] + wd*p[i])", New: "p[i] -= lr32 * g[i]",
 		Pkg: "training/optim", Tests: []string{"TestOptimizerStepsByHand"}},
 	{ID: "sgd-dampening-on-first-step", File: "training/optim/optim.go", Bug: "SGD's first momentum step damped, b = (1−dampening)d (PyTorch sets b = d)",
-		Old: "if first {\n\t\t\t\t\t\tb[i] = d", New: "if first {\n\t\t\t\t\t\tb[i] = damp * d",
+		Old: "if first {\n\t\t\t\t\tb[i] = d", New: "if first {\n\t\t\t\t\tb[i] = damp * d",
 		Pkg: "training/optim", Tests: []string{"TestOptimizerStepsByHand"}},
 	{ID: "sgd-dampening-inverted", File: "training/optim/optim.go", Bug: "SGD momentum weighs d by the dampening in place of 1 − dampening",
 		Old: "damp := float32(c.Momentum), float32(1-c.Dampening)", New: "damp := float32(c.Momentum), float32(c.Dampening)",
@@ -343,7 +390,7 @@ var mutations = []mutation{
 	{ID: "kl-runstats-per-chunk-exact", File: "training/loss/loss_kl.go", Bug: "KL folds the running statistics after every chunk also when the chunks share the minibatch's statistics",
 		Old: "if hasBN && !exact { // per chunk", New: "if hasBN { // per chunk",
 		Pkg: "training/loss", Tests: []string{"TestKLChunkedExactBatchNorm"}},
-	// The newer methods of issue 39: EasyLLP, MixBag, LLP-PVC and the chunked engine they share.
+	// The newer methods: EasyLLP, MixBag, LLP-PVC and the chunked engine they share.
 	{ID: "easyllp-soft-k", File: "training/loss/easyllp.go", Bug: "EasyLLP's soft label k·α − k·p in place of k·α − (k−1)·p",
 		Old: "dst[c] = float64(k)*alpha[c] - float64(k-1)*p[c]", New: "dst[c] = float64(k)*alpha[c] - float64(k)*p[c]",
 		Pkg: "training/loss", Tests: []string{"TestEasyLLPUnbiasedByEnumeration", "TestAuthorsGoldenEasyLLP"}},
@@ -395,7 +442,7 @@ var mutations = []mutation{
 	{ID: "pvc-dp-adjoint-shift", File: "training/loss/llppvc.go", Bug: "the DP's adjoint passes ū[j+1]·p back to j+1 instead of j",
 		Old: "v += g[j+1] * pt", New: "v += g[j] * pt",
 		Pkg: "training/loss", Tests: []string{"TestAuthorsGoldenPVC", "TestBagObjectivesFiniteDifference"}},
-	// LLP-PVC's exact likelihood (issue 50) and the objectives' diagnostics.
+	// LLP-PVC's exact likelihood and the objectives' diagnostics.
 	{ID: "pvc-exact-backward-band-short", File: "training/loss/pvc_exact.go", Bug: "the exact likelihood's backward band stops one count short (min(s−t, k) for the s−t+1 factors left)",
 		Old: "nlo, nhi := max(0, k-(t-1)), min(s-(t-1), k)", New: "nlo, nhi := max(0, k-(t-1)), min(s-t, k)",
 		Pkg: "training/loss", Tests: []string{"TestPoissonBinomialLogProbEqualsBruteForce", "TestPoissonBinomialLogProbFarFromTarget"}},
@@ -429,7 +476,7 @@ var mutations = []mutation{
 	{ID: "pvc-bias-one-over-c-minus-1", File: "training/methods/llppvc.go", Bug: "LLP-PVC's output bias starts at −log C (sigmoids at 1/(C+1)) in place of −log(C−1)",
 		Old: "setOutputBias(env, -math.Log(float64(env.Spec.NumClasses-1)))", New: "setOutputBias(env, -math.Log(float64(env.Spec.NumClasses)))",
 		Pkg: "training/methods", Tests: []string{"TestLLPPVCOutputStartsAtOneOverC"}},
-	// The comparison (issue 50): the label-free selection, the pairing of
+	// The comparison: the label-free selection, the pairing of
 	// seeds, the bags a pair shares.
 	{ID: "search-selects-on-labels", File: "experiments/learn/search.go", Bug: "the search chooses the trial of the highest test accuracy (instance labels) in place of the lowest held-out proportion loss",
 		Old: "if v := *t.ValKL; v < score {", New: "if v := -t.TestAccuracy; v < score {",
@@ -617,7 +664,7 @@ var mutations = []mutation{
 		Old: "\tscale := F(m.Scale)\n", New: "\tscale := F(1)\n",
 		Pkg: "training/models", Tests: []string{"TestOutputShapes", "TestDropoutMaskIsInvertedDropout"}},
 	{ID: "dropout-keep-prob", File: "training/nn/dropout.go", Bug: "dropout drops a unit with probability 1−p in place of p",
-		Old: "if b[j] >= m.Threshold {", New: "if b[j] < m.Threshold {",
+		Old: "if w >= thr {", New: "if w < thr {",
 		Pkg: "training/models", Tests: []string{"TestOutputShapes", "TestDropoutMaskIsInvertedDropout"}},
 	{ID: "mbw-default-no-scale", File: "training/methods/llpfc.go", Bug: "default minibatch weights w(k) without the scale n/(Σω·B)",
 		Old: "dst[k] = float32(w(k) * scale)", New: "dst[k] = float32(w(k))",
@@ -716,7 +763,7 @@ var mutations = []mutation{
 	{ID: "bagproto-short-label-off-by-one", File: "experiments/bagproto/bagproto.go", Bug: "the short class named by the next class's label",
 		Old: "name: cfg.className(c)}", New: "name: cfg.className(c + 1)}",
 		Pkg: "experiments/bagproto", Tests: []string{"TestShortfallNamesTheLabel"}},
-	// Every hypothesis at its edge (issue 52): a hypothesis check dropped, an
+	// Every hypothesis at its edge: a hypothesis check dropped, an
 	// off-by-one at a range end, a diagnostic computed with labels.
 	{ID: "bounds-delta-zero-accepted", File: "theory/bounds.go", Bug: "δ = 0 accepted by the generalization bounds (thm: geb's printed [0, 1] in place of its lemmas' (0, 1]): the bound is +Inf without a word",
 		Old: "if !(delta > 0 && delta <= 1) {", New: "if !(delta >= 0 && delta <= 1) {",
@@ -737,7 +784,7 @@ var mutations = []mutation{
 		Old: "counts[c] = math.Round(b.Proportions[c] * float64(b.Size))", New: "for _, i := range b.Indices {\n\t\t\t\tif prob.Train.Y[i] == c {\n\t\t\t\t\tcounts[c]++\n\t\t\t\t}\n\t\t\t}",
 		Pkg: "experiments/learn", Tests: []string{"TestAssumptionsReadNoLabel"}},
 
-	// Issue 51: what earlier commands wrote (stores, models) and every
+	// What earlier commands wrote (stores, models) and every
 	// column are the user's data.
 	{ID: "owner-report-in-cells", File: "cmd/llpfc/guard.go", Bug: "a report is let into the whole store, its cells/, models/ and damaged/ too (read later as damaged cells)",
 		Old: "case w.role == reportOut && !contains(storeParts, part):", New: "case w.role == reportOut:",
@@ -780,7 +827,7 @@ var mutations = []mutation{
 		Pkg: "internal/opencl", Tests: []string{"TestParseDevice"}},
 	{ID: "default-flag-said-given", File: "cmd/llpfc/train_out.go", Bug: "a flag said to be the default when it was given, and given when it was the default",
 		Old: "given != nil && !given[name]", New: "given != nil && given[name]",
-		Pkg: "cmd/llpfc", Tests: []string{"TestNewUserMessages51"}},
+		Pkg: "cmd/llpfc", Tests: []string{"TestNewUserMessages"}},
 	{ID: "epoch-counted-from-0", File: "training/train.go", Bug: "a training step's error counts epochs and steps from 0 where the progress lines count from 1",
 		Old: `return fmt.Errorf("epoch %d step %d: %w", e+1, s+1, err)`, New: `return fmt.Errorf("epoch %d step %d: %w", e, s, err)`,
 		Pkg: "training", Tests: []string{"TestTrainStopsOnNonFinite"}},

@@ -317,7 +317,7 @@ func checkUnbiased(cfg verify.Config, weight weightFunc) verify.Outcome {
 
 // checkUnbiasedGoverned is checkUnbiased on the stream name with bag b's
 // instances drawn from P_{governed(b)} (nil: P_{γ̂_b}, the statement's
-// hypothesis; a probe of issue 52 passes other proportions).
+// hypothesis; a probe of the hypothesis passes other proportions).
 func checkUnbiasedGoverned(cfg verify.Config, name string, weight weightFunc, governed func(r *rand.Rand, gammaHat []float64) []float64) verify.Outcome {
 	gen := verify.Gen(func(r *rand.Rand, _ int) any { return r.Int63() })
 	return verify.ForAll(cfg, name, verify.Identity, gen, func(v any) verify.Case {

@@ -101,7 +101,7 @@ func TestReadBagOnlyCSV(t *testing.T) {
 }
 
 // TestBagOnlyBadInput: every bad input of a bag-only set is an error that
-// names the file, the row, line or key, and what was expected (issue 28).
+// names the file, the row, line or key, and what was expected.
 func TestBagOnlyBadInput(t *testing.T) {
 	train := "x,bag\n1,0\n2,0\n3,1\n4,1\n"
 	props := "bag,0,1\n0,0.5,0.5\n1,0.25,0.75\n"

@@ -105,7 +105,7 @@ func findBagColumn(path string, header []string, ncols int, want string) (int, e
 func tableBags(src sourceSpec, tr *table, bagCol int, propPath string, train *Dataset) ([]string, error) {
 	pbag := -1
 	pt, err := readTableFile(propPath, src.na, func(header []string, ncols int) (map[int]colMode, error) {
-		if header == nil { // its first line is numbers: class names without a bag column (issue 51: "line 10 repeats bag 8")
+		if header == nil { // its first line is numbers: class names without a bag column (once read as rows: "line 10 repeats bag 8")
 			return nil, fmt.Errorf("%s: line 1 holds only numbers, so it reads as a row, not a header: a proportions table's header names its bag id column (%s) and its classes, e.g. bag,0,1,2",
 				propPath, strings.Join(bagColumnNames, ", "))
 		}
@@ -186,8 +186,8 @@ func tableBags(src sourceSpec, tr *table, bagCol int, propPath string, train *Da
 
 // distinctClasses refuses class names of a proportions header that name
 // one class twice as the test labels are looked up (classLookup): the same
-// number written two ways ("1" and "1.0"; issue 38, item 3: both were
-// accepted as two classes, and the test labels went to one of them).
+// number written two ways ("1" and "1.0": both were once accepted as two
+// classes, and the test labels went to one of them).
 // Names repeated as written are refused with the header (checkHeader).
 func distinctClasses(path string, classes []string) error {
 	num := map[float64]string{}

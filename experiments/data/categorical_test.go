@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCSVCategoricalColumns (issue 28): a column of non-numbers is
+// TestCSVCategoricalColumns: a column of non-numbers is
 // detected as categorical, a declared one is categorical whatever its
 // values; each becomes a one-hot block with the training split's categories
 // (numeric ones in numeric order), an unseen test category an all-zero

@@ -39,7 +39,7 @@ var defaultLabelNames = []string{"label", "class", "y", "target"}
 
 // columnRole is a role a table's column plays other than a feature's — the
 // label, the bag id — with the names it goes by and the option that names
-// it otherwise (issue 51: the column rule of every reader). At most one
+// it otherwise (the column rule of every reader). At most one
 // column of a header may go by the role's names (compared without case, as
 // columns are looked up); with two, the role is ambiguous, and the second
 // was read as a feature (a label leak: "label" and "y"), or a bag id as a

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 17, item 6: the CSV label column can be chosen, as the error for a
+// The CSV label column can be chosen, as the error for a
 // header without a default label name says: csv:TRAIN[,TEST]@COLUMN, by name
 // or 0-based index.
 func TestLoadCSVLabelColumn(t *testing.T) {

@@ -32,8 +32,8 @@ type Dataset struct {
 	// Raw, when set (tabular files: ReadCSV, ReadLIBSVM), holds the values
 	// of X as read, in float64: Fit and Apply standardize from them, so that
 	// features with a large offset keep the differences that float32 would
-	// round away (issue 27, item 7: features at 1e9 + N(0,1) against 1e9 +
-	// N(2,1) trained to chance). A normalized copy has none.
+	// round away (features at 1e9 + N(0,1) against 1e9 + N(2,1) once
+	// trained to chance). A normalized copy has none.
 	Raw []float64
 	// Columns, when set (CSV and Parquet files with named or categorical
 	// columns), describe the features of X column by column: a numeric

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Fuzz targets of the readers of issue 28 (see fuzz_test.go): no input
+// Fuzz targets of the bag-only readers (see fuzz_test.go): no input
 // makes them panic, and what they accept passes Validate.
 
 func FuzzNPY(f *testing.F) {

@@ -15,7 +15,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 )
 
-// Tables are read one way (issue 38, items 2–4): generated headers — names
+// Tables are read one way: generated headers — names
 // drawn so that some repeat (as written, or in another case), some are
 // empty (a pandas index column), some class names are one number written
 // two ways — for labelled CSV and Parquet pairs and for bag-only training,

@@ -6,7 +6,7 @@ import (
 )
 
 // Inputs are the files that reading a data set reads, for the commands'
-// output guard (issue 38: `train --data bags:d/v.npz --save-model d/v`
+// output guard (`train --data bags:d/v.npz --save-model d/v` once
 // replaced the data set with the weights, exit 0): Files are read as they
 // are; in each of Dirs, the files whose names match a pattern are read — a
 // bag-only directory's .npy arrays (every one: an array the layout does not

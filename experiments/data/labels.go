@@ -85,7 +85,7 @@ func SameNumberHint(label string, classes []string) string {
 const maxClasses = 100
 
 // continuousLabels returns an error when the labels of a training file
-// cannot be classes (issue 27: a continuous column was read as 256 classes
+// cannot be classes (a continuous column was once read as 256 classes
 // and listed them all): a number that is not an integer, or more distinct
 // values than maxClasses and than half the rows.
 func continuousLabels(name string, labels []string, lines []int, classes []string, vals map[string]float64, numeric bool) error {

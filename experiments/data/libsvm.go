@@ -19,7 +19,7 @@ const maxLIBSVMDim = 1 << 24
 // half of the memory available when the package loads (MemAvailable of
 // /proc/meminfo; 4 GiB where it cannot be read), so that one far-off
 // feature index in a small file fails with a clear error instead of
-// exhausting the machine (issue 17, item 2). The fuzz target lowers it so
+// exhausting the machine. The fuzz target lowers it so
 // tiny inputs cannot ask for gigabytes.
 var denseLimit = availableAtLoad / 2 / valueBytes
 
@@ -30,7 +30,7 @@ const valueBytes = 12
 // AvailableMemory returns the memory available for new allocations when
 // the package was loaded: MemAvailable of /proc/meminfo, or 4 GiB where it
 // cannot be read. The checks of sizes before allocation compare with a
-// fraction of it (issue 27).
+// fraction of it, so that a size beyond the memory is bad input, not a crash.
 func AvailableMemory() int64 { return availableAtLoad }
 
 var availableAtLoad = availableBytes()

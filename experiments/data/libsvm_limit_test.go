@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 17, item 2: one far-off feature index among ordinary lines (a 3 KB
-// file) asked for ~16 GB dense and crashed the runtime. The reader now fails
+// One far-off feature index among ordinary lines (a 3 KB file) once asked
+// for ~16 GB dense and crashed the runtime. The reader now fails
 // with an error naming the file, the line with the largest index and the
 // memory it would need; the limit is below the memory available.
 func TestLIBSVMFarIndexFailsClearly(t *testing.T) {

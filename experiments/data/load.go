@@ -287,8 +287,8 @@ func loadTabular(name string, split Split) (*Dataset, error) {
 // only one: csv:FILE is the data to score). It is
 // labelled when the name gives a label column or the header has one
 // (label, class, y, target), with its own classes; otherwise every column
-// is a feature and the rows have no labels (issue 38: predict could not
-// score an unlabelled table). Its columns are its own: the caller lays them
+// is a feature and the rows have no labels (predict could once not score
+// an unlabelled table). Its columns are its own: the caller lays them
 // out as a model read them (Dataset.AlignColumns).
 func LoadTable(name string, split Split) (*Dataset, error) {
 	src, err := parseSource(name)

@@ -20,7 +20,7 @@ import (
 // its 0-based index (columnRef: when the two name different columns, the
 // name is refused as ambiguous). na lists the file's spellings of a
 // missing value, as written (an empty field is always one), in place of
-// missingSpellings: bags:…@na= reads "NA" and "none" as classes. A file name may itself hold "," or "@" (issue 27), so
+// missingSpellings: bags:…@na= reads "NA" and "none" as classes. A file name may itself hold "," or "@", so
 // every reading of the name is tried, the one with the most options first,
 // and the first whose paths all exist wins; when none does, the reading
 // with the most options stands, for the error to name its missing file.
@@ -130,8 +130,8 @@ func parseSource(name string) (sourceSpec, error) {
 }
 
 // tooManyPaths is the error of a name whose comma-separated parts are all
-// files but more than its kind takes (issue 51: bags:A,B,C,D said "open
-// C,D: no such file"), or nil.
+// files but more than its kind takes (bags:A,B,C,D once said "open C,D:
+// no such file"), or nil.
 func tooManyPaths(name, kind, base string) error {
 	parts := strings.Split(base, ",")
 	if len(parts) <= maxPaths(kind) {

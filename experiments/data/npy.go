@@ -615,8 +615,8 @@ func (s *npySource) keys() []string {
 
 // find returns the one array of a role (its accepted names, keys) the
 // source holds, or "" when it holds none. Two arrays of one role (X and x,
-// bag and bags, test_X and X_test) are an error naming both (issue 38: one
-// of them was silently ignored).
+// bag and bags, test_X and X_test) are an error naming both (one of them
+// was once silently ignored).
 func (s *npySource) find(role string, keys ...string) (string, error) {
 	held := map[string]bool{}
 	for _, k := range s.keys() {

@@ -15,7 +15,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 )
 
-// One column rule for every reader (issue 51, item 2): generated tables —
+// One column rule for every reader: generated tables —
 // labelled CSV and Parquet pairs, bag-only training, proportions and test
 // tables — whose headers hold one or two columns going by a role's names
 // (label, class, y, target; bag, bag_id, bags) in any case, with or without

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Input normalizations (issue 10). The authors standardize every data set
+// Input normalizations. The authors standardize every data set
 // before any method sees it (torchvision's Normalize with each data set's
 // per-channel mean and standard deviation), and the choice decides the KL
 // baseline (PyTorch KL on Fashion-MNIST at bag size 2048: 0.645 standardized,

@@ -134,7 +134,7 @@ func readCSVTable(r io.Reader, name string, na naRule, text csvTextColumns) (*ta
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	first = append([]string(nil), first...)
-	if len(first) > 0 { // a UTF-8 byte-order mark hid the first header (issue 27)
+	if len(first) > 0 { // a UTF-8 byte-order mark once hid the first header
 		first[0] = strings.TrimPrefix(first[0], "\ufeff")
 	}
 	if hint := separatorHint(first); hint != "" { // every reader: predict read the line as one column and named no separator
@@ -219,8 +219,8 @@ func parseNA(val string) naRule {
 }
 
 // missing reports whether v, as read from a table, is a missing value:
-// never a class nor a bag id (issue 51, item 6: R's "NA" became a class of
-// its own, and the accuracy fell from 0.56 to 0.31), nor a feature.
+// never a class nor a bag id (R's "NA" once became a class of its own,
+// and the accuracy fell from 0.56 to 0.31), nor a feature.
 func (r naRule) missing(v string) bool {
 	v = strings.TrimSpace(v)
 	if v == "" || !r.given {
@@ -299,7 +299,7 @@ func MissingSpellings() []string {
 }
 
 // textEncoding refuses a CSV file that encoding/csv would read as one odd
-// line (issue 51: both were reported as a header without a label column):
+// line (both were once reported as a header without a label column):
 // UTF-16 (a byte-order mark, or NUL bytes between the characters) and
 // lines ended by a carriage return alone (classic Mac OS, some exports).
 func textEncoding(br *bufio.Reader, name string) error {
@@ -317,9 +317,9 @@ func textEncoding(br *bufio.Reader, name string) error {
 const pandasIndexHint = "a pandas index column (DataFrame.to_csv writes the index as a first column with an empty name unless index=False): write the file with index=False, or give the column a name"
 
 // checkHeader refuses the header names that would make a column ambiguous
-// (issue 38): an empty name (a pandas index column read as a feature, or
+// (once read silently): an empty name (a pandas index column read as a feature, or
 // as a class of a proportions table) and a name given twice, compared as
-// the readers look columns up (case-insensitively; items 2 and 3: with
+// the readers look columns up (case-insensitively: with
 // "f0,f0,label" the training split read columns by position and the test
 // split and predict by name, feeding the second f0 twice). Every table —
 // CSV or Parquet, labelled, bag-only training, proportions or test — is
@@ -545,7 +545,7 @@ func matchColumns(t *table, feats []int, columns []Column, what string) ([]int, 
 	// By name when the test file names its columns and holds every
 	// training column's name; by position when the training file had no
 	// header (its columns are called by their indices) and the names do
-	// not match. (Issue 38: a header naming a column "2" was taken for a
+	// not match. (A header naming a column "2" was once taken for a
 	// headerless file, and its columns were laid out by position.)
 	found, indices := true, true
 	for _, c := range columns {

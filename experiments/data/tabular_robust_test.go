@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 27, messages: "," and "@" may be part of a file name. A comma split
+// Messages: "," and "@" may be part of a file name. A comma once split
 // the path of x,y.csv, and csv:a@DIR/tr.csv,a@DIR/te.csv read "DIR/te.csv"
 // as a label column. A reading that names existing files now wins.
 func TestTabularNamesWithCommaAndAt(t *testing.T) {
@@ -44,7 +44,7 @@ func TestTabularNamesWithCommaAndAt(t *testing.T) {
 	}
 }
 
-// Issue 27, messages: a UTF-8 byte-order mark hid the first header name
+// Messages: a UTF-8 byte-order mark once hid the first header name
 // ("\ufefflabel" is not "label").
 func TestCSVByteOrderMark(t *testing.T) {
 	d, err := ReadCSV(strings.NewReader("\ufefflabel,a,b\n0,1,2\n1,3,4\n"), "bom.csv", TabularOptions{})
@@ -56,7 +56,7 @@ func TestCSVByteOrderMark(t *testing.T) {
 	assert.Equal(t, 2, d.N)
 }
 
-// Issue 27, messages: a continuous label column was read as 256 classes,
+// Messages: a continuous label column was once read as 256 classes,
 // all listed in the message. It is refused, saying how to name the label
 // column, with at most 10 values listed.
 func TestContinuousLabelColumn(t *testing.T) {
@@ -82,7 +82,7 @@ func TestContinuousLabelColumn(t *testing.T) {
 	assert.Less(t, len(err.Error()), 400, "the message lists a few values, not all")
 }
 
-// Issue 27, item 7: CSV features were narrowed to float32 before
+// CSV features were once narrowed to float32 before
 // standardizing, so features at 1e9 + N(0,1) against 1e9 + N(2,1) — 1e9 has
 // a float32 spacing of 64 — lost every difference and trained to chance.
 // Standardizing from the values as read keeps the classes apart.

@@ -8,8 +8,8 @@ import (
 	"github.com/llpfc/llpfc/experiments"
 )
 
-// TestSameOutcomeIgnoresAssumptions: a cell's assumption diagnostics (issue
-// 52) are measurements of its bags, not outcomes: a store written before
+// TestSameOutcomeIgnoresAssumptions: a cell's assumption diagnostics are
+// measurements of its bags, not outcomes: a store written before
 // them and one written after hold the same outcome, so collecting or merging
 // them is no conflict; the test accuracy still is an outcome.
 func TestSameOutcomeIgnoresAssumptions(t *testing.T) {

@@ -116,7 +116,7 @@ func quickSpec() *Spec {
 }
 
 // fashionMNISTSpec is the paper's Section 6 comparison in miniature on the
-// one real data set this machine has (issue 10): full Fashion-MNIST, the
+// one real data set this machine has: full Fashion-MNIST, the
 // paper's bag protocol and 40,960 training points, bag sizes 32, 128, 512 and
 // 2048, KL, LLP-VAT, LLPFC-ideal/uniform/approx and the fully supervised
 // ceiling on the same instances, the mlp, 3 seeds, inputs standardized as the
@@ -124,7 +124,7 @@ func quickSpec() *Spec {
 // minibatches of 128 instances (LLPFC, supervised) or 2 bags (KL, LLP-VAT,
 // App. `subsec:KL`), LLPFC regrouping every 5 epochs, LLP-VAT's ε = 1 (the
 // appendix's value for the grey-scale EMNIST) and the whole 10,000-image test
-// split; EasyLLP, MixBag and LLP-PVC (issue 39) with their authors'
+// split; EasyLLP, MixBag and LLP-PVC with their authors'
 // optimizer, rate and minibatch of bags (AuthorsHyper) and the same 10
 // epochs. The 10-epoch budget is ours, not the appendix's: with 2 bags per
 // step KL makes 640 steps per epoch at bag size 32 but 10 at bag size 2048.
@@ -154,7 +154,7 @@ func fashionMNISTSpec() *Spec {
 	return s
 }
 
-// fashionMNISTShuffleSpec is where LLPFC breaks (issue 16): the settings of
+// fashionMNISTShuffleSpec is where LLPFC breaks: the settings of
 // fashionMNISTSpec with the shuffle protocol — a random disjoint partition,
 // so every bag's proportions are close to the class prior, as in the
 // independent reruns that report LLPFC collapsing — bag sizes 16, 64, 256,

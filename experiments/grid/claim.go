@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Claims (issue 51, item 7): a cell is claimed before it trains, so that two
+// Claims: a cell is claimed before it trains, so that two
 // runs on one store (two terminals, two job-array tasks sharing
 // --results) share the grid's cells instead of both training every one. A
 // claim is a file STORE/claims/KEY holding the claiming run's host, process

@@ -47,8 +47,8 @@ func countedTiny(t *testing.T) *grid.Spec {
 	return s
 }
 
-// Two runs on one store share its cells (issue 51, item 7: both trained
-// every cell): together they train each of the 12 cells exactly once, and
+// Two runs on one store share its cells (both once trained every cell):
+// together they train each of the 12 cells exactly once, and
 // each ends with the whole grid stored (the cells the other trained
 // counted as finished elsewhere).
 func TestTwoRunnersShareTheCells(t *testing.T) {

@@ -52,8 +52,8 @@ type Damage struct {
 	Err  error
 }
 
-// Error says what is wrong with the file and how to repair it (issue 27:
-// one truncated cell made report and merge fail with "unexpected EOF" and
+// Error says what is wrong with the file and how to repair it (one
+// truncated cell once made report and merge fail with "unexpected EOF" and
 // no hint).
 func (d Damage) Error() string {
 	store := filepath.Dir(filepath.Dir(d.Path))
@@ -102,8 +102,8 @@ func (s *Store) All() ([]*Result, error) {
 }
 
 // Collection is the finished cells of several stores read together, each
-// key once (issue 27, item 5: a store given twice, or a shard beside the
-// merged store, counted its cells twice).
+// key once (a store given twice, or a shard beside the merged store, once
+// counted its cells twice).
 type Collection struct {
 	// Results are the cells, sorted by key; a cell found in several stores
 	// belongs to every spec any of them names (Result.SpecNames).
@@ -209,7 +209,7 @@ type MergeSummary struct {
 // present in several stores (or already in dst) must have the same outcome
 // everywhere (Result.SameOutcome); the merged cell belongs to every spec any
 // of them names, so the result does not depend on the order of the stores
-// (issue 27, item 6). The cells of one spec must stay comparable
+// (a cell once belonged to whichever spec wrote it first). The cells of one spec must stay comparable
 // (checkComparable, what a report's table requires): stores that give one
 // spec name different settings are refused, naming them. On a refusal
 // nothing is written (dst is created only once nothing conflicts). Damaged

@@ -22,7 +22,7 @@ var methodFields = map[string]bool{
 }
 
 // newerFields are the settings each newer method (NewerMethods: EasyLLP,
-// MixBag, LLP-PVC) takes from its authors' code (AuthorsHyper, issue 39):
+// MixBag, LLP-PVC) takes from its authors' code (AuthorsHyper):
 // its optimizer and rate may differ from the table's, and the other methods
 // must still agree among themselves on them.
 var newerFields = map[string]bool{
@@ -184,8 +184,8 @@ func checkComparable(t TableKey, rs []*Result, from map[string][]string) error {
 
 // incomparable is the error of two cells a, b of table t that differ in
 // fields. Its advice depends on where they come from: cells of one spec
-// name in two stores (issue 27: two stores whose grids share a name but not
-// their epochs were told to keep their settings in different directories,
+// name in two stores (two stores whose grids share a name but not their
+// epochs were once told to keep their settings in different directories,
 // which they were) are to be reported separately; cells of one store were
 // made by a spec edited between runs.
 func incomparable(t TableKey, what string, a, b *Result, fields []string, from map[string][]string) error {

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 17, item 3: a truncated result file is not a finished cell. The
+// A truncated result file is not a finished cell. The
 // runner names it, moves it aside to DIR/damaged/ (nothing is deleted), runs
 // the cell again, and the store then reads whole; a file holding another
 // key is damaged too.

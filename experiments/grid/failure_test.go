@@ -30,8 +30,8 @@ func init() {
 
 // A cell that fails leaves its reason in the store (failed/KEY.json) with its
 // configuration and provenance; --check's, a report's and merge's readers
-// see it; the run that finishes the cell removes it (issue 50: LLPFC-ideal's
-// refusals lived only in a log).
+// see it; the run that finishes the cell removes it (LLPFC-ideal's
+// refusals once lived only in a log).
 func TestFailureRecords(t *testing.T) {
 	s := gridtest.Tiny(t)
 	s.Learner = "test-flaky"

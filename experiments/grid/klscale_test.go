@@ -11,7 +11,7 @@ import (
 
 // Every kl and llpvat cell of a spec carries the KL loss's scale, the
 // authors' by default and the paper's when a spec says so; other methods
-// carry none and may not set one (issue 20).
+// carry none and may not set one.
 func TestSpecKLScale(t *testing.T) {
 	s, ok := BuiltinSpec("fashion-mnist")
 	require.True(t, ok)
@@ -42,7 +42,7 @@ func TestSpecKLScale(t *testing.T) {
 	assert.ErrorContains(t, bad.Validate(), "hyper.kl_scale")
 }
 
-// Issue 17, item 8: a spec naming an unknown model (for the gorgonia learner)
+// A spec naming an unknown model (for the gorgonia learner)
 // or data set fails before any cell runs, naming the field.
 func TestSpecRefusesUnknownModelAndDataset(t *testing.T) {
 	s, ok := BuiltinSpec("quick")

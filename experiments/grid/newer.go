@@ -39,7 +39,7 @@ func AuthorsHyper(method string) (h experiments.Hyper, ok bool) {
 // of all the bags, as the authors' PyTorch DataLoader makes it; Config
 // validation allows it for these methods only. A preset's own settings
 // (methods.Preset.Settings: LLP-PVC's FFT product, training.PVCFFT, as the
-// committed tables were trained, issue 50) are set with it.
+// committed tables were trained) are set with it.
 func newerOverrides() []Override { return authorsOverrides(true) }
 
 // authorsOverrides is newerOverrides; with presetSettings false a preset's
@@ -65,8 +65,8 @@ func authorsOverrides(presetSettings bool) []Override {
 	return out
 }
 
-// TunedSeeds are the seeds of the tuned comparison (issue 50: at least 5,
-// for paired intervals).
+// TunedSeeds are the seeds of the tuned comparison (at least 5, for
+// paired intervals).
 var TunedSeeds = []int64{0, 1, 2, 3, 4}
 
 // TunedValBags is the share of a tuned cell's bags held out to choose its
@@ -84,7 +84,7 @@ var TunedMethods = []string{training.MethodKL, training.MethodLLPVAT, training.M
 	training.MethodLLPPVC, methods.SqProp, training.MethodLLPFCIdeal, training.MethodLLPFCUniform, training.MethodLLPFCApprox,
 	training.Supervised}
 
-// fashionMNISTTunedSpec is the comparison of issue 50 on the paper
+// fashionMNISTTunedSpec is the tuned comparison on the paper
 // protocol: fashionMNISTSpec's data, model, bag sizes and 10 epochs, but
 // TunedMethods (every method that trains any classifier, LLP-GAN excepted), 5 seeds, and
 // each cell's learning rate chosen without a label (Spec.Tune: each
@@ -98,7 +98,7 @@ func fashionMNISTTunedSpec() *Spec { return tuned(fashionMNISTSpec(), "fashion-m
 // name.
 func tuned(s *Spec, name string) *Spec {
 	s.Name = name
-	s.Description = s.Protocol + " protocol, full Fashion-MNIST, mlp, every method but LLP-GAN, its rate tuned without labels on 10% held-out bags, 5 seeds, 10 epochs (issue 50)"
+	s.Description = s.Protocol + " protocol, full Fashion-MNIST, mlp, every method but LLP-GAN, its rate tuned without labels on 10% held-out bags, 5 seeds, 10 epochs"
 	s.Methods = slices.Clone(TunedMethods)
 	s.Seeds = TunedSeeds
 	s.Tune = true
@@ -123,7 +123,7 @@ func tuned(s *Spec, name string) *Spec {
 	return s
 }
 
-// StepMatchedEpochs are the epochs of the step-matched runs (issue 50):
+// StepMatchedEpochs are the epochs of the step-matched runs:
 // with a minibatch of one bag, the 18 training bags of bag size 2048 (20
 // less the 2 held out) give 18 steps an epoch, and 89 epochs 1602 steps —
 // the 1600 optimizer steps LLPFC-uniform makes in the tuned comparison's
@@ -131,8 +131,8 @@ func tuned(s *Spec, name string) *Spec {
 // grouping: 160 minibatches of 128 instances an epoch, 10 epochs).
 const StepMatchedEpochs = 89
 
-// stepMatchedSpec is the budget check beside the tuned comparison (issue
-// 50): at bag size 2048, where a minibatch of bags leaves the bag methods
+// stepMatchedSpec is the budget check beside the tuned comparison: at bag
+// size 2048, where a minibatch of bags leaves the bag methods
 // 10 to 90 optimizer steps in 10 epochs, KL, EasyLLP, MixBag and LLP-PVC
 // with a minibatch of one bag and StepMatchedEpochs epochs, so that they make
 // as many optimizer steps as LLPFC-uniform; tuned as the comparison, seed 0
@@ -140,7 +140,7 @@ const StepMatchedEpochs = 89
 // beside the comparison's cell to tell the budget from the method.
 func stepMatchedSpec() *Spec {
 	return stepMatched(fashionMNISTSpec(), "fashion-mnist-step-matched",
-		"paper protocol, Fashion-MNIST, mlp, bag size 2048: KL, EasyLLP, MixBag, LLP-PVC with one bag a step for as many steps as LLPFC-uniform's cell (issue 50), tuned without labels, seed 0",
+		"paper protocol, Fashion-MNIST, mlp, bag size 2048: KL, EasyLLP, MixBag, LLP-PVC with one bag a step for as many steps as LLPFC-uniform's cell, tuned without labels, seed 0",
 		2048, StepMatchedEpochs)
 }
 
@@ -157,7 +157,7 @@ const ShuffleStepMatchedEpochs = 67
 // where the bag methods make 20 to 180 optimizer steps in 10 epochs.
 func shuffleStepMatchedSpec() *Spec {
 	return stepMatched(fashionMNISTShuffleSpec(), "fashion-mnist-shuffle-step-matched",
-		"shuffle protocol (near-uniform bags), Fashion-MNIST, mlp, bag size 1024: KL, EasyLLP, MixBag, LLP-PVC with one bag a step for as many steps as LLPFC-uniform's cell (issue 50), tuned without labels, seed 0",
+		"shuffle protocol (near-uniform bags), Fashion-MNIST, mlp, bag size 1024: KL, EasyLLP, MixBag, LLP-PVC with one bag a step for as many steps as LLPFC-uniform's cell, tuned without labels, seed 0",
 		1024, ShuffleStepMatchedEpochs)
 }
 

@@ -33,7 +33,7 @@ func PresetNames() []string {
 // called name (a table of the paper, `fashion-mnist`, `quick`, …): the cell
 // of data set dataset, method and bag size bagSize, with the given seed. It
 // is the one definition of a table's settings that `llpfc train --preset`
-// applies (issues 19 and 20), so a preset run is the table cell. dataset ""
+// applies, so a preset run is the table cell. dataset ""
 // means the spec's only data set (or the alias's); "fixture" names the
 // embedded Fashion-MNIST subset.
 func PresetCell(name, dataset, method string, bagSize int, seed int64) (experiments.Config, error) {

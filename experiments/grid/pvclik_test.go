@@ -10,7 +10,7 @@ import (
 	"github.com/llpfc/llpfc/training/methods"
 )
 
-// TestSpecPVCLikelihood (issue 50): a spec's llppvc cells train the exact
+// TestSpecPVCLikelihood: a spec's llppvc cells train the exact
 // likelihood unless it says "fft", and the FFT's cells are written with the
 // setting empty, the configuration (and key) of every llppvc cell trained
 // before the setting existed; the built-in tables keep the authors' FFT

@@ -48,8 +48,8 @@ type Summary struct {
 	Damaged []string
 	// With Runner.SaveModels: Remodelled counts the finished cells trained
 	// again to save the model they lacked (their stored results kept), and
-	// Unsaved the cells whose learner or model saves no network (issue 38,
-	// item 9: --save-models on a finished store wrote nothing and said
+	// Unsaved the cells whose learner or model saves no network
+	// (--save-models on a finished store once wrote nothing and said
 	// nothing).
 	Remodelled, Unsaved int
 	// Elsewhere counts the cells of Skipped that another run on the store
@@ -104,7 +104,7 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 		return Summary{}, &experiments.InputError{Err: err}
 	}
 	sum := Summary{Cells: len(cells)}
-	// What would fail every cell fails now, before any cell (issue 27).
+	// What would fail every cell fails now, before any cell.
 	missing, err := spec.CheckData(r.DataDir)
 	if err != nil {
 		return sum, &experiments.InputError{Err: fmt.Errorf("spec %s: %w", spec.Name, err)}
@@ -140,7 +140,7 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 				unchecked++
 			}
 			// Finished, perhaps by another spec with an identical cell: it
-			// belongs to this spec too (issue 27, item 6).
+			// belongs to this spec too.
 			if named, added := done.withSpecs([]string{spec.Name}); added {
 				if err := r.Store.Put(named); err != nil {
 					return sum, err

@@ -69,7 +69,7 @@ type Spec struct {
 	Overrides []Override `json:"overrides,omitempty"`
 
 	// Tune searches every cell's learning rate (and minibatch, where its
-	// method's descriptor lists some) without a label (issue 50): each cell
+	// method's descriptor lists some) without a label: each cell
 	// gets its method's search space (training/methods, Descriptor.Search)
 	// as hyper.search, unless an override set one, and hyper.lr (and
 	// hyper.batch_size) 0; hyper.val_bags must hold bags out to score the

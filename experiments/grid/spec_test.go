@@ -74,7 +74,7 @@ func TestSpecInvalid(t *testing.T) {
 		// (found trying odd specs as a new user, 2026-11-28).
 		{"seeds twice", `"seeds": [1, 2]`, `"seeds": [1, 2], "seeds": [3]`, `the key "seeds" appears twice in the top-level object`},
 		{"lr twice", `"lr": 0.05`, `"lr": 0.05, "lr": 0.5`, `the key "lr" appears twice in the object at /hyper`},
-		// and matched names without case: "EPOCHS" beside "epochs" won (issue 51, item 4).
+		// and matched names without case: "EPOCHS" beside "epochs" once won.
 		{"epochs in capitals", `"epochs": 3`, `"epochs": 3, "EPOCHS": 30`, `the key "EPOCHS" in the object at /hyper is not spelled as documented`},
 		{"Name", `"name": "tiny"`, `"Name": "tiny"`, `the key "Name" in the top-level object is not spelled as documented; keys are read as written, not without case: write it "name"`},
 		{"no name", `"name": "tiny"`, `"name": ""`, "name: is empty"},

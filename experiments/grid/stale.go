@@ -1,6 +1,6 @@
 package grid
 
-// Stale cells (issue 51, item 7): a finished cell whose data's files
+// Stale cells: a finished cell whose data's files
 // changed since it ran (Result.DataDigest against data.Digest now) holds the
 // result of data that no longer exist. Runner.Run refuses such a store
 // before any cell trains; report, run --check and run --list show them,

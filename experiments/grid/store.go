@@ -27,8 +27,8 @@ type Result struct {
 	// Spec is the name of the spec that ran the cell. A cell is keyed by its
 	// configuration alone, so a later spec with an identical cell finds it
 	// finished and adds its name to Specs rather than running it again;
-	// SpecNames lists them all (issue 27, item 6: the cell used to belong
-	// only to the spec that wrote it first).
+	// SpecNames lists them all (the cell used to belong only to the spec
+	// that wrote it first).
 	Spec       string              `json:"spec"`
 	Specs      []string            `json:"specs,omitempty"`
 	Seed       int64               `json:"seed"`
@@ -70,8 +70,8 @@ type Provenance struct {
 // a deterministic rerun reproduces: key, configuration and the outcome
 // metrics (test accuracy, epochs, final loss, point counts, extras). Wall
 // time, throughput, memory, the device, the numerics, provenance and the
-// assumption diagnostics of the bags (Metrics.Assumptions, issue 52: a store
-// written before them holds the same outcomes) are ignored.
+// assumption diagnostics of the bags (Metrics.Assumptions: a store written
+// before them holds the same outcomes) are ignored.
 func (r *Result) SameOutcome(o *Result) bool {
 	if r.Key != o.Key || !reflect.DeepEqual(r.Config, o.Config) {
 		return false
@@ -79,7 +79,7 @@ func (r *Result) SameOutcome(o *Result) bool {
 	a, b := r.Metrics, o.Metrics
 	a.WallSeconds, a.TrainImagesPerSecond, a.PeakRSSBytes, a.Device, a.Numerics = 0, 0, 0, "", ""
 	b.WallSeconds, b.TrainImagesPerSecond, b.PeakRSSBytes, b.Device, b.Numerics = 0, 0, 0, "", ""
-	a.Assumptions, b.Assumptions = nil, nil // diagnostics of the bags, not outcomes: stores written before them still agree (issue 52)
+	a.Assumptions, b.Assumptions = nil, nil // diagnostics of the bags, not outcomes: stores written before them still agree
 	return reflect.DeepEqual(a, b)
 }
 
@@ -140,7 +140,7 @@ var (
 const staleAfter = time.Hour
 
 // removeStaleTemps deletes the atomic-write temporaries in dir last modified
-// before cutoff (issue 17, item 10: they were never cleaned). Younger ones
+// before cutoff (they were once never cleaned). Younger ones
 // may belong to a writer running now and are kept.
 func removeStaleTemps(dir, pattern string, cutoff time.Time) {
 	matches, _ := filepath.Glob(filepath.Join(dir, pattern))

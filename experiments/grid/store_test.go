@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 17, item 10: opening a store removes the temporaries that killed
+// Opening a store removes the temporaries that killed
 // writers left more than an hour ago, and keeps younger ones (a writer may be
 // running) and every result.
 func TestOpenStoreRemovesStaleTemporaries(t *testing.T) {

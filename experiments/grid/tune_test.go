@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestSpecTuneGivesEveryMethodItsSpace (issue 50): a spec with "tune" gives
+// TestSpecTuneGivesEveryMethodItsSpace: a spec with "tune" gives
 // every cell its method's search space from the registry — the same number
 // of trials for every method, LLPFC and KL included — with the rate (and a
 // searched minibatch) left 0; an override's rate under "tune" is refused
@@ -57,7 +57,7 @@ func TestSpecTuneGivesEveryMethodItsSpace(t *testing.T) {
 	assert.ErrorContains(t, s.Validate(), "hyper.search: needs hyper.val_bags > 0")
 }
 
-// TestTunedComparisonSpec (issue 50): the tuned comparison's cells — the
+// TestTunedComparisonSpec: the tuned comparison's cells — the
 // methods it names (TunedMethods: every method but LLP-GAN that was
 // registered when it ran, none that registers since), 5 seeds, 10% of the bags
 // held out, each method's own search space and minibatch (its descriptor's,

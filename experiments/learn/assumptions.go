@@ -1,7 +1,7 @@
 package learn
 
-// Do the experiments meet the hypotheses of the methods they train (issue 52,
-// item 6)? CellAssumptions measures, for one cell, the assumptions its method
+// Do the experiments meet the hypotheses of the methods they train?
+// CellAssumptions measures, for one cell, the assumptions its method
 // relies on, from the trained bags' sizes and proportions only — no label of
 // an instance — and, for LLPFC, from its groups' diagnostics:
 //

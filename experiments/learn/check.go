@@ -14,7 +14,7 @@ import (
 )
 
 // Checks that find, before any cell runs, what would fail every cell of a
-// grid (issue 27: such specs passed validation and `run --list`, then every
+// grid (such specs once passed validation and `run --list`, then every
 // cell failed with exit status 1). Config.Validate makes the checks that
 // need no data (the learner's own, CellChecker; the model against the kind
 // of data); Spec.CheckData those that need the data set's shape (its size,
@@ -41,8 +41,8 @@ func ClassifierModels() []string {
 }
 
 // CheckModelData checks that model can take the inputs of the data set
-// named dataset: a convolutional network needs images (issue 27: cnn on a
-// CSV file failed in every cell, printing a Go struct).
+// named dataset: a convolutional network needs images (cnn on a CSV file
+// once failed in every cell, printing a Go struct).
 func CheckModelData(model, dataset string) error {
 	if experiments.IsTabular(dataset) && imageModel(model) {
 		return fmt.Errorf("model %q needs images (channels × height × width), but data set %q holds feature vectors: use mlp (or the logreg learner's linear model)", model, dataset)
@@ -184,8 +184,8 @@ var minImageSide = map[string]int{training.ModelCNN: 4, training.ModelCNNBN: 4}
 // checkModelInput checks that the cell's network takes its data's inputs:
 // images for every network but the mlp (and logreg's linear model), of at
 // least the architecture's smallest side. RunCell calls it once the data
-// are read (issue 38: a bag-only .npz of feature vectors under cnn, or of
-// 1×1 images, failed inside training with exit status 1 and a Go struct).
+// are read (a bag-only .npz of feature vectors under cnn, or of 1×1
+// images, once failed inside training with exit status 1 and a Go struct).
 func checkModelInput(c experiments.Config, s DataShape) error {
 	switch {
 	case s.Channels == 0 && imageModel(c.Model):
@@ -219,8 +219,8 @@ func CheckCellData(c experiments.Config, s DataShape) error {
 }
 
 // checkProtocolData checks the parameters of the feature and kmeans
-// protocols against the data (issue 38, item 10: kmeans:5000 on 800 points
-// and feature:nosuch passed --list, then failed every cell): k-means
+// protocols against the data (kmeans:5000 on 800 points and feature:nosuch
+// once passed --list, then failed every cell): k-means
 // clusters no more than the points it clusters, and every column the
 // feature protocol names exists.
 func checkProtocolData(c experiments.Config, s DataShape) error {
@@ -266,8 +266,8 @@ func protocolBags(c experiments.Config, s DataShape) int {
 // bag held out and one trained on, C bags for LLPFC's groups (Section 5),
 // a minibatch of bags for the bag-level methods (the newer methods take all
 // the bags as one minibatch when there are fewer: IsNewer). The error names the
-// setting that decides (issue 38: "partition: 2 bags, want at least C=3"
-// named neither --val-bags, nor --protocol, nor the data set). RunCell
+// setting that decides ("partition: 2 bags, want at least C=3" once named
+// neither --val-bags, nor --protocol, nor the data set). RunCell
 // calls it with the bags actually made; CheckCellData with the bags the
 // protocol makes.
 func CheckBags(c experiments.Config, classes, bags int) error {

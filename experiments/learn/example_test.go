@@ -38,7 +38,7 @@ func ExampleRunCell_bagOnly() {
 }
 
 // Train a cell keeping its network, save it as weights PyTorch loads and a
-// manifest, read it back and score a data set with it (issue 29).
+// manifest, read it back and score a data set with it.
 func ExampleLoadModel() {
 	cfg := experiments.Config{Learner: "gorgonia", Dataset: "gmm:classes=3,dim=4,train=400,test=90,sep=4", Model: "mlp",
 		Method: "llpfc-uniform", Protocol: "paper", BagSize: 8, NumPoints: 160, Seed: 1,

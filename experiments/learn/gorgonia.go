@@ -92,7 +92,7 @@ func TrainingConfig(c experiments.Config) (training.Config, error) {
 		cfg.BNStats = h.BNStats
 	}
 	if d, ok := experiments.Method(c.Method); ok && d.Reads(methods.SettingPVCLikelihood) {
-		cfg.PVCLikelihood = training.PVCFFT // zero: the FFT of the cells before issue 50
+		cfg.PVCLikelihood = training.PVCFFT // zero: the FFT, as every llppvc cell stored before the exact likelihood was trained
 		if h.PVCLikelihood != 0 {
 			cfg.PVCLikelihood = h.PVCLikelihood
 		}
@@ -248,7 +248,7 @@ type CellRun struct {
 // the last epoch's mean loss, the points, the groups of every regrouping,
 // the wall time of training, the training throughput (instances per second
 // of optimizer steps) and the process's peak RSS. It is the one path of a
-// training run (issue 19): the learner "gorgonia" runs every grid cell
+// training run: the learner "gorgonia" runs every grid cell
 // through it and `llpfc train` its one cell, so the same Config gives the
 // same Metrics.
 //
@@ -310,7 +310,7 @@ func RunCell(ctx context.Context, cell experiments.Cell, prob *Problem, opt RunO
 		Numerics:             res.Numerics,
 		BagProportionError:   res.BagProportionError,
 	}
-	m.Assumptions = CellAssumptions(c, prob, trained, res.Regroupings) // issue 52: assumptions.go
+	m.Assumptions = CellAssumptions(c, prob, trained, res.Regroupings) // assumptions.go
 	m.Objective = objectiveDiagnostics(res.Objective)
 	if len(res.History) > 0 {
 		m.FirstLoss = res.History[0].Loss
@@ -373,7 +373,8 @@ func cellTraining(c experiments.Config, prob *Problem, opt RunOptions) (training
 // CellSettings returns the settings a run of cell c on prob records
 // (CellRun.Settings: training.RunSettings, hashes of its bags, inputs and
 // test split included), without training: what a finished run's result
-// must match to be this run's (issue 38, item 6).
+// must match to be this run's (a finished run was once served after its
+// test split changed).
 func CellSettings(c experiments.Config, prob *Problem) (map[string]string, error) {
 	cfg, td, err := cellTraining(c, prob, RunOptions{})
 	if err != nil {

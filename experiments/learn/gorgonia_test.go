@@ -8,8 +8,8 @@
 //   - Speed: at a minibatch of 8 on 3×32×32 inputs wrn-16-4 trains at about
 //     2 images/s on 2 shared cores, nine times slower than resnet18 (about
 //     18 images/s), although it needs a similar number of FLOPs per image.
-//   - LLP-VAT's ξ and ε reach training through training.Config.VAT (issue
-//     53; they went through a package variable set under a mutex, so
+//   - LLP-VAT's ξ and ε reach training through training.Config.VAT (they
+//     once went through a package variable set under a mutex, so
 //     concurrent llpvat cells serialised).
 //   - vgg16 rejects 28×28 inputs; the learner resizes EMNIST to 32×32
 //     (InputSide, ResizeBilinear) as the authors' code does.
@@ -81,7 +81,7 @@ func TestGorgoniaLearnerTrains(t *testing.T) {
 			}
 			assert.GreaterOrEqualf(t, m.TestAccuracy, 0.8, "test accuracy %.4f, want ≥ 0.8 (chance is 1/3)", m.TestAccuracy)
 			// The LLPFC cells carry their groups' diagnostics, one summary per
-			// regrouping (issue 16); KL has no groups.
+			// regrouping; KL has no groups.
 			wantRegroup := experiments.IsLLPFC(method)
 			assert.Equalf(t, wantRegroup, len(m.Regroupings) > 0, "%s: regroupings %+v", method, m.Regroupings)
 			if wantRegroup && len(m.Regroupings) > 0 {

@@ -21,13 +21,13 @@ import (
 )
 
 // ModelFormat names the format of a saved model's manifest: /2 records the
-// weights' SHA-256 (issue 38); a /1 manifest, without it, is still read.
+// weights' SHA-256; a /1 manifest, without it, is still read.
 const (
 	ModelFormat   = "llpfc-model/2"
 	modelFormatV1 = "llpfc-model/1"
 )
 
-// Manifest describes a saved model (issue 29): what `llpfc predict` needs
+// Manifest describes a saved model: what `llpfc predict` needs
 // besides the weights to score new data — the architecture, the input
 // shape, the classes and the input normalization of training — and where
 // the model came from. It is FILE.json beside the weights FILE.npz.
@@ -57,7 +57,7 @@ type Manifest struct {
 	// Key and Config are the training cell's; CodeVersion the code that
 	// trained it; Weights the name of the .npz file and WeightsSHA256 the
 	// SHA-256 of its bytes, which LoadModel checks: the two files are one
-	// model (issue 38: a crash between their two writes, or a copy of one
+	// model (a crash between their two writes, or a copy of one
 	// of them, would pair weights with another run's manifest).
 	Key           string             `json:"cell_key"`
 	Config        experiments.Config `json:"config"`
@@ -173,7 +173,7 @@ func LoadModel(path string) (*SavedModel, error) {
 // format, the architecture, the class count, the checksum of a /2
 // manifest, and the normalization's constants — a standard deviation of 0
 // or a non-finite constant would make every input, and every probability,
-// NaN (issue 38, item 5).
+// NaN, and predict would print it without a word.
 func (m *Manifest) check() error {
 	switch {
 	case m.Format != ModelFormat && m.Format != modelFormatV1:

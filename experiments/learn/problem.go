@@ -28,7 +28,7 @@ type Problem struct {
 	// left out of every bag.
 	BagsDropped int
 	// Norm is the input normalization fitted on the whole training split and
-	// applied to Train and Test (issue 10).
+	// applied to Train and Test, as the authors standardize.
 	Norm data.Standardization
 }
 
@@ -194,7 +194,7 @@ func loadNamed(name, flagDir string) (train, test *data.Dataset, err error) {
 		return nil, nil, err
 	}
 	if train.NumClasses != test.NumClasses || train.D != test.D {
-		// Name the files' place, not an internal count (issue 17, item 10).
+		// Name the files' place, not an internal count.
 		return nil, nil, fmt.Errorf("%s in %s: the training split has %s inputs and %d classes, the test split %s and %d: they must match",
 			name, dir, shapeText(train), train.NumClasses, shapeText(test), test.NumClasses)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/llpfc/llpfc/training"
 )
 
-// TestTrainingConfigPVCLikelihood (issue 50): an llppvc cell's empty
+// TestTrainingConfigPVCLikelihood: an llppvc cell's empty
 // hyper.pvc_likelihood trains the FFT, as every llppvc cell stored before
 // the setting existed was trained; "exact" and "fft" train what they name;
 // another method's training config has none; the cell's validation refuses

@@ -11,7 +11,7 @@ import (
 	"github.com/llpfc/llpfc/training/loss"
 )
 
-// SearchRule is how a label-free search chooses its trial (issue 50): the
+// SearchRule is how a label-free search chooses its trial: the
 // lowest proportion loss of the held-out bags (their validation KL) under
 // the trial's last network. No instance label is read: the held-out bags'
 // proportions are all it sees.
@@ -146,7 +146,7 @@ func diverged(err error) bool {
 // selectTrial returns the index of the trial with the lowest validation KL
 // (the first of equal ones), or −1 when no trial has one (every one
 // diverged). It reads the held-out bags' scores alone: a trial's test
-// accuracy is recorded beside them, never compared (issue 50; the mutation
+// accuracy is recorded beside them, never compared (the mutation
 // search-selects-on-labels is caught by TestSelectionReadsNoLabel).
 func selectTrial(trials []experiments.Trial) int {
 	best, score := -1, math.Inf(1)
@@ -162,7 +162,7 @@ func selectTrial(trials []experiments.Trial) int {
 }
 
 // objectiveDiagnostics summarizes a run's objective diagnostics for the
-// cell's Metrics (issue 50); nil when the objective counted nothing.
+// cell's Metrics; nil when the objective counted nothing.
 func objectiveDiagnostics(d *loss.BagDiagnostics) *experiments.ObjectiveDiagnostics {
 	if d == nil || d.Calls == 0 {
 		return nil

@@ -15,7 +15,7 @@ import (
 
 func f64(v float64) *float64 { return &v }
 
-// TestSelectionReadsNoLabel (issue 50): the search chooses the trial with
+// TestSelectionReadsNoLabel: the search chooses the trial with
 // the lowest validation KL of the held-out bags, whatever the trials' test
 // accuracies say (here they rank the trials the other way round), skips
 // diverged trials (no score) and says −1 when every trial diverged.
@@ -76,7 +76,7 @@ func TestSearchReportsTheChosenTrial(t *testing.T) {
 	assert.InDelta(t, s.Trials[0].WallSeconds+s.Trials[1].WallSeconds, run.Metrics.WallSeconds, 1e-9, "the search's wall time")
 }
 
-// TestMethodsOfASeedSeeTheSameBags (issue 50): within a seed every method
+// TestMethodsOfASeedSeeTheSameBags: within a seed every method
 // trains on the same bags (and holds out the same ones), so a report may
 // pair their accuracies; another seed draws other bags.
 func TestMethodsOfASeedSeeTheSameBags(t *testing.T) {
@@ -97,7 +97,7 @@ func TestMethodsOfASeedSeeTheSameBags(t *testing.T) {
 	assert.NotEqual(t, a, digest("llpfc-uniform", 8), "another seed")
 }
 
-// TestObjectiveDiagnosticsInTheCell (issue 50): a bag objective's
+// TestObjectiveDiagnosticsInTheCell: a bag objective's
 // diagnostics reach the cell's Metrics: EasyLLP flooded at a level above
 // any loss it can reach reverses every step (share 1), unflooded none; the
 // objective's steps are the run's; its soft labels k·α − (k−1)·p of bags of

@@ -9,8 +9,8 @@ import (
 	"github.com/llpfc/llpfc/training/methods"
 )
 
-// Sizes checked before allocation (issue 27, item 3: a LIBSVM file whose
-// largest feature index was 16,777,215 passed the loader's check, then
+// Sizes checked before allocation (a LIBSVM file whose largest feature
+// index was 16,777,215 once passed the loader's check, then
 // `train` died of "out of memory" building a 16.7M×512 first layer). Every
 // model and every buffer a run allocates in one piece is compared with
 // MemoryBudget before it is allocated; a larger one is an error naming the

@@ -12,7 +12,7 @@ import (
 	"github.com/llpfc/llpfc/experiments/data"
 )
 
-// Issue 16: the paper's theory predicts where LLPFC breaks. On the
+// The paper's theory predicts where LLPFC breaks. On the
 // Fashion-MNIST fixture (40,960 points, seed 0, uniform mode, 5 groupings) the
 // median ‖T̂⁻¹‖₁ of the groups stays below estimators.TroubleInvNorm1 for the
 // paper's Dirichlet(1) bags at every bag size, and exceeds it for the shuffle

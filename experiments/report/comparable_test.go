@@ -36,7 +36,7 @@ func TestReportRefusesIncomparableCells(t *testing.T) {
 		tableCell("llpfc-uniform", 32, 0, nil), tableCell("llpfc-uniform", 2048, 0, nil)}
 	_, err := BuildTables(ok, nil)
 	require.NoError(t, err, "batch size and regrouping differ by method only")
-	// the newer methods (issue 39) bring their authors' optimizer and rate
+	// the newer methods bring their authors' optimizer and rate
 	ok = append(ok, tableCell("mixbag", 32, 0, func(c *experiments.Config) { c.Hyper.LR, c.Hyper.BatchSize = 3e-4, 32 }),
 		tableCell("easyllp", 32, 0, func(c *experiments.Config) {
 			c.Hyper.Optimizer, c.Hyper.LR, c.Hyper.Momentum, c.Hyper.WeightDecay, c.Hyper.Flood = "nesterov", 1e-4, 0.9, 5e-5, 0.3
@@ -88,7 +88,7 @@ func TestReportMarksFewSteps(t *testing.T) {
 // TestNewerMethodsTakeAllBagsWhenFewer: a minibatch of more bags than a cell
 // has is refused for the older bag methods (a mistake in a spec) but is one
 // minibatch of every bag for the newer methods, as the authors' DataLoader
-// makes MixBag's 32 of 20 bags at bag size 2048 (issue 39).
+// makes MixBag's 32 of 20 bags at bag size 2048.
 func TestNewerMethodsTakeAllBagsWhenFewer(t *testing.T) {
 	for _, m := range []string{"kl", "easyllp", "mixbag", "llppvc"} {
 		c := tableCell(m, 2048, 0, func(c *experiments.Config) { c.Hyper.BatchSize = 32; c.NumPoints = 40960 }).Config

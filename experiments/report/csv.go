@@ -23,7 +23,7 @@ var CSVColumns = []string{
 }
 
 // WriteCSV writes one row per cell and spec of results in long format
-// (issue 29: `llpfc report --csv`, for pandas), sorted by spec, data set,
+// (`llpfc report --csv`, for pandas), sorted by spec, data set,
 // model, method, bag size and seed; a metric a cell did not record (older
 // results, learners without it) is an empty field.
 func WriteCSV(w io.Writer, results []*grid.Result) error {

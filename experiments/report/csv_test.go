@@ -75,7 +75,7 @@ func TestReportMetric(t *testing.T) {
 	assert.ErrorContains(t, err, "want one of")
 }
 
-// TestReportPeakRSS (issue 41): --metric peak_rss_bytes tabulates each
+// TestReportPeakRSS: --metric peak_rss_bytes tabulates each
 // cell's peak resident memory in MiB, mean ± population std over the seeds
 // (1,000 and 1,200 MiB: 1100 ± 100), labelled; a cell that did not record
 // it is a MissingMetricError naming the cell.

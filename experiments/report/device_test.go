@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestReportNamesDevicesOffTheCPU (issue 33): a table whose cells all ran on
+// TestReportNamesDevicesOffTheCPU: a table whose cells all ran on
 // the CPU (or predate devices) reads as before; one with a cell trained
 // elsewhere lists every device with its cell count.
 func TestReportNamesDevicesOffTheCPU(t *testing.T) {

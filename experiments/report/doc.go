@@ -2,8 +2,8 @@
 // paper (Section 6, Tables 1–4): tables in the paper's layout — mean ±
 // population std over seeds, methods × bag sizes, the paper's own rows
 // (fixtures/paper) beneath ours — their PNG plots, the trouble section that
-// sets LLPFC's accuracy against ‖T̂⁻¹‖₁ (Proposition `theorem: cali_lowerb`,
-// issue 16), and a long CSV table for pandas.
+// sets LLPFC's accuracy against ‖T̂⁻¹‖₁ (Proposition `theorem: cali_lowerb`:
+// where LLPFC breaks on near-uniform bags), and a long CSV table for pandas.
 //
 //   - BuildTables, Table.Markdown, Table.Plot (tables.go, markdown.go,
 //     plot.go): one table per grid.TableKey, its

@@ -15,8 +15,8 @@ import (
 // they last ran, by grid, method, bag size and seed, each with the error its
 // run reported, as the stores keep it
 // (grid.Failure: STORE/failed/KEY.json); nothing when there is none. A cell
-// missing from a table is then missing with its reason (issue 50: LLPFC-ideal,
-// whose estimator stops where its grouping assumption fails, had no row and
+// missing from a table is then missing with its reason (LLPFC-ideal, whose
+// estimator stops where its grouping assumption fails, once had no row and
 // no word in the report).
 func FailuresMarkdown(w io.Writer, failed []*grid.Failure) {
 	if len(failed) == 0 {

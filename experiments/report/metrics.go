@@ -16,8 +16,8 @@ const (
 	MetricBagProportionError = "bag_proportion_error"
 	MetricValKL              = "val_kl"
 	// MetricPeakRSS is the peak resident memory of the process that ran a
-	// cell (Metrics.PeakRSSBytes), tabulated in MiB (issue 41: a grid's
-	// memory per cell).
+	// cell (Metrics.PeakRSSBytes), tabulated in MiB (a grid's memory per
+	// cell, beside PyTorch's).
 	MetricPeakRSS = "peak_rss_bytes"
 )
 
@@ -127,7 +127,7 @@ type MissingMetricError struct {
 	// set without one), so it has no test metric at all.
 	NoTestSplit bool
 	// Classes, set for the AUC of a cell of other than two classes: the
-	// AUC is measured for two (issue 38: "--metric auc" on three classes
+	// AUC is measured for two ("--metric auc" on three classes once
 	// blamed the results' age).
 	Classes int
 }

@@ -120,7 +120,7 @@ func TestOnePairOneInterval(t *testing.T) {
 	}
 }
 
-// TestChoiceCostByHand (issue 50): what choosing without labels cost a
+// TestChoiceCostByHand: what choosing without labels cost a
 // searched cell, worked by hand — seed 0 chose a trial of 0.80 while another
 // reached 0.85 (cost 0.05; a diverged trial never counts, whatever it
 // says), seed 1 chose its best (cost 0) — is in the search line as their

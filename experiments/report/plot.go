@@ -29,7 +29,7 @@ type errPoints struct {
 // method, each in its own colour and marker (methodStyle: the Okabe–Ito
 // palette, safe for colour-blind readers, and a shape, fixed per method
 // across every plot), error bars the t interval of the mean at 1 − Alpha
-// over the seeds (Stat.Lo, Stat.Hi; issue 50), and the legend beside the
+// over the seeds (Stat.Lo, Stat.Hi), and the legend beside the
 // axes, off the data; the paper's numbers, where they exist, are dashed
 // lines of the same colour. The plot is saved as PNG at path.
 func (t *Table) Plot(path string) error {
@@ -153,8 +153,8 @@ func (t *Table) newPlot() (*plot.Plot, plot.Legend, error) {
 	return p, leg, nil
 }
 
-// PlotNames returns the file name of each table's plot (issue 27, item 4:
-// names must not collide): spec-model-dataset, with -protocol-learner
+// PlotNames returns the file name of each table's plot (names must not
+// collide, or one plot overwrites another): spec-model-dataset, with -protocol-learner
 // appended when tables share that, made portable (sanitize), shortened
 // with a hash when long, and numbered -2, -3, … when two still collide
 // (compared without case, as on case-insensitive file systems).

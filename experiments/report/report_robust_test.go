@@ -72,8 +72,8 @@ func checkReportFiles(t *testing.T, files ReportFiles, md []byte) {
 	assert.Len(t, seen, len(files.Plots), "plots written vs linked")
 }
 
-// Issue 27, item 1: LLPFC cells without a KL cell beside them (one LLPFC
-// method only, approx only, mixed protocols with KL in one of them) made the
+// LLPFC cells without a KL cell beside them (one LLPFC method only, approx
+// only, mixed protocols with KL in one of them) once made the
 // trouble plot panic ("Values must be greater than 0 for a log scale") and
 // no report was written.
 func TestReportLLPFCWithoutKL(t *testing.T) {
@@ -97,8 +97,8 @@ func TestReportLLPFCWithoutKL(t *testing.T) {
 	}
 }
 
-// Issue 27, item 2: a cell whose median ‖T̂⁻¹‖₁ is infinite (stored as
-// null: every group singular, as with bag size 1 or dirichlet:0.01) made
+// A cell whose median ‖T̂⁻¹‖₁ is infinite (stored as null: every group
+// singular, as with bag size 1 or dirichlet:0.01) once made
 // the plot fail with "plotter: infinite data point" and no report.md.
 func TestReportInfiniteInvNorm(t *testing.T) {
 	st := putAll(t,
@@ -117,7 +117,7 @@ func TestReportInfiniteInvNorm(t *testing.T) {
 	})
 }
 
-// Issue 27, item 4: plot files were named spec-model-dataset, so tables
+// Plot files were once named spec-model-dataset, so tables
 // differing in protocol (or learner), or data sets whose names differ only
 // in characters a file name cannot hold, wrote one file over the other and
 // linked it from two tables.
@@ -138,8 +138,8 @@ func TestReportPlotNamesUnique(t *testing.T) {
 	assert.Len(t, pngs, 6, "one file per plot")
 }
 
-// Issue 27, item 5: the same store given twice (or a shard beside the
-// merged store) counted every cell twice ("over 4 seeds" for a 2-seed grid)
+// The same store given twice (or a shard beside the merged store) once
+// counted every cell twice ("over 4 seeds" for a 2-seed grid)
 // and the rank correlation ran over the duplicates.
 func TestReportCountsEachCellOnce(t *testing.T) {
 	a := putAll(t,
@@ -167,7 +167,7 @@ func TestReportCountsEachCellOnce(t *testing.T) {
 	})
 }
 
-// Issue 27, item 6: a cell belonged to whichever spec wrote it first —
+// A cell once belonged to whichever spec wrote it first —
 // running spec "three" into a store holding the identical KL cells of spec
 // "onlykl" reported three's KL row from the one seed three ran itself and
 // listed the others under onlykl — and merge kept the first source's spec
@@ -211,8 +211,8 @@ func TestCellBelongsToEverySpecThatRanIt(t *testing.T) {
 	}
 }
 
-// Issue 27, messages: two stores whose grids share a spec name but not
-// their epochs were advised to keep different settings in different
+// Messages: two stores whose grids share a spec name but not their
+// epochs were once advised to keep different settings in different
 // --results directories (which they were), and merge combined them
 // silently. The report now names both stores and says to report them
 // separately; merge refuses, writing nothing.
@@ -237,7 +237,7 @@ func TestSpecNameSharedByDifferentSettings(t *testing.T) {
 	assert.True(t, os.IsNotExist(statErr), "a refused merge writes nothing")
 }
 
-// Issue 27, messages: one truncated cell made report and merge fail with
+// Messages: one truncated cell once made report and merge fail with
 // "unexpected EOF" and no hint. The report leaves it out and says so; merge
 // copies the sound cells and lists it; both name the file and the repair.
 func TestDamagedCellIsNamedAndLeftOut(t *testing.T) {
@@ -263,7 +263,7 @@ func TestDamagedCellIsNamedAndLeftOut(t *testing.T) {
 	assert.Equal(t, path, sum.Damaged[0].Path)
 }
 
-// Issue 27, messages: an interrupted report left ".NAME.png.tmp-NNN"
+// Messages: an interrupted report once left ".NAME.png.tmp-NNN"
 // files. A cancelled report stops between files and leaves none; the
 // leftovers of a killed one are removed by the next report.
 func TestReportLeavesNoTemporaries(t *testing.T) {

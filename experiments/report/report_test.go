@@ -115,7 +115,7 @@ func TestReportRejectsMixedConfigurations(t *testing.T) {
 	assert.ErrorContainsf(t, err, rs[1].Key, "err %v, want one naming both keys", err)
 }
 
-// Issue 13's plot mends: bag size on a log₂ axis (equal distances per
+// The plot's axes and title: bag size on a log₂ axis (equal distances per
 // doubling) whose ticks are exactly the table's bag sizes, and a title with
 // room above it (the top rows of the image blank, the title drawn below).
 func TestPlotLogAxisTicksAndTitle(t *testing.T) {
@@ -160,7 +160,7 @@ func TestPlotLogAxisTicksAndTitle(t *testing.T) {
 		drawn = drawn || dark(y)
 	}
 	assert.True(t, drawn, "the title is drawn near the top")
-	// The legend is beside the axes (issue 50: off the data): the plot's
+	// The legend is beside the axes (off the data, which it once hid): the plot's
 	// own legend is empty, and the column right of the axes has ink.
 	probe := draw.New(vgimg.New(100, 100))
 	assert.Zero(t, p.Legend.Rectangle(probe).Size().Y, "nothing drawn over the data")
@@ -176,7 +176,7 @@ func TestPlotLogAxisTicksAndTitle(t *testing.T) {
 	assert.True(t, inkRight, "the legend is drawn in its column")
 }
 
-// TestMethodStylesAreDistinct (issue 50): every registered method has its
+// TestMethodStylesAreDistinct: every registered method has its
 // own colour and marker in every plot (KL and the supervised ceiling shared
 // red), from the Okabe–Ito palette.
 func TestMethodStylesAreDistinct(t *testing.T) {
@@ -191,7 +191,7 @@ func TestMethodStylesAreDistinct(t *testing.T) {
 }
 
 // Every method's line in a report says which epoch's accuracy its cells
-// report (issue 30: the paper and the authors' scripts do not say which
+// report (the paper and the authors' scripts do not say which
 // epoch their tables give; ours must): the last epoch under hyper.select
 // last, or under best-val the epoch of lowest validation KL on the held-out
 // bags, with the epochs the seeds chose, 1-based.

@@ -37,14 +37,14 @@ type Stat struct {
 	// label cost: the highest test accuracy among its trials that did not
 	// diverge minus the chosen trial's (≥ 0). The trials' test accuracies
 	// are recorded for the reader and read here alone, never by the choice
-	// (issue 50); empty without a search.
+	// (a choice that read labels would not be label-free); empty without a search.
 	ChoiceCost []float64
 	// AtEnd is the seeds whose choice sits at an end of their search
 	// (SearchEnd): their method was cut off there, not tuned.
 	AtEnd int
 	// Instances is the training instances visited by the run (the fewest
 	// over the seeds; 0 when the results do not say): with Steps, the
-	// budget (issue 50).
+	// budget, so that methods are compared at equal work.
 	Instances int64
 	// Passes is Instances over the training points: how many times the run
 	// went over its data (0 when the results do not say).
@@ -84,7 +84,7 @@ type Table struct {
 	// Metric is what the table's cells show (ReportMetrics; "" means
 	// test_accuracy); the paper's rows appear only beside test accuracy.
 	Metric string
-	// Paired is the table's paired comparison (pairedTable, issue 50);
+	// Paired is the table's paired comparison (pairedTable);
 	// PairedErr says why there is none when its cells cannot be paired.
 	Paired    []PairedRow
 	PairedErr string
@@ -178,8 +178,8 @@ func newTable(tc grid.TableCells) *Table {
 
 // tableMetric is the metric table t shows: metric, or for the default
 // ("", test accuracy) on a table none of whose cells had a labelled test
-// split, the training bags' proportion error (issue 38: a report of a grid
-// over bag-only sets with and without a test split was refused whole).
+// split, the training bags' proportion error (a report of a grid over
+// bag-only sets with and without a test split was once refused whole).
 func tableMetric(t *Table, byKey map[string]*grid.Result, metric string) string {
 	if metric != "" {
 		return metric

@@ -24,7 +24,7 @@ import (
 )
 
 // TroublePoint is one finished cell set against how alike its bags are
-// (issue 16): its test accuracy and, for the LLPFC methods, InvNorm1 — the
+// (near-uniform bags break LLPFC): its test accuracy and, for the LLPFC methods, InvNorm1 — the
 // geometric mean over the run's regroupings of the median ‖T̂⁻¹‖₁ of each
 // regrouping's groups (for ideal and approx, of the T̂ that Algorithm 2's
 // noisy prior gives on the same groups, since approx's own T̂ is singular by
@@ -121,7 +121,7 @@ func ranks(v []float64) []float64 {
 // relation; below it the text says there is no clear one.
 const ClearRho = 0.3
 
-// TroubleMarkdown writes the report section of issue 16: per LLPFC cell its
+// TroubleMarkdown writes the report section on where LLPFC breaks: per LLPFC cell its
 // accuracy and InvNorm1, then what the data show, computed from them: the
 // rank correlation of accuracy with InvNorm1 over all LLPFC cells and per
 // protocol (the theory expects it negative), and the mean accuracy of the
@@ -197,7 +197,7 @@ func fmtMean(v []float64) string {
 }
 
 // fmtInvNorm formats a cell's ‖T̂⁻¹‖₁: "∞" when its groups' T̂ were
-// singular (issue 27, item 2).
+// singular (an infinite norm once made the plot fail).
 func fmtInvNorm(v float64) string {
 	if math.IsInf(v, 1) {
 		return "∞"
@@ -211,7 +211,7 @@ func fmtInvNorm(v float64) string {
 // ‖T̂⁻¹‖₁ is infinite (singular T̂) drawn at the right edge with a cross; and,
 // when there are KL cells, beside it a panel of their accuracy against bag
 // size (log₂ axis), one colour per protocol. Without KL cells the plot has
-// the left panel only (issue 27, item 1: an empty log-scale panel panicked).
+// the left panel only (an empty log-scale panel once panicked).
 func TroublePlot(path string, pts []TroublePoint) (err error) {
 	defer recoverPlot(path, &err)
 	left := troubleLeft(pts)
@@ -310,7 +310,7 @@ func troubleLeft(pts []TroublePoint) *plot.Plot {
 		if err != nil {
 			panic(err) // unreachable: finite points
 		}
-		sc.Color = okabeIto[(protos[s.proto]+1)%len(okabeIto)] // colour-blind safe (issue 50)
+		sc.Color = okabeIto[(protos[s.proto]+1)%len(okabeIto)] // colour-blind safe
 		sc.Shape = plotutil.Shape(methods[s.method])
 		label := fmt.Sprintf("%s, %s", experiments.MethodLabel(s.method), s.proto)
 		if s.inf {

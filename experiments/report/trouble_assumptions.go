@@ -10,7 +10,7 @@ import (
 	"github.com/llpfc/llpfc/experiments/grid"
 )
 
-// AssumptionsMarkdown writes the trouble section of issue 52: for every
+// AssumptionsMarkdown writes the trouble section on the methods' hypotheses: for every
 // (method, protocol, bag size, assumption) of the cells that carry
 // assumption diagnostics (experiments.Metrics.Assumptions, computed from
 // their bags by learn.CellAssumptions), in how many cells it holds, the mean

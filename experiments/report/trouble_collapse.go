@@ -11,11 +11,12 @@ import (
 )
 
 // NearChance is how close to chance a cell's test accuracy must be for the
-// trouble section to give its reason (issue 50): at most twice chance, 2/C.
+// trouble section to give its reason (a collapse unexplained reads as the
+// method's verdict): at most twice chance, 2/C.
 const NearChance = 2.0
 
 // Collapse is a cell near chance, or with a diverged search trial, and the
-// measured reasons its result carries (issue 50, item 5).
+// measured reasons its result carries.
 type Collapse struct {
 	// Key is the cell's key, Spec the grid it belongs to (a report of a
 	// store and its companions holds cells of several grids that may share
@@ -138,7 +139,7 @@ func CollapsesMarkdown(w io.Writer, results []*grid.Result) {
 	if len(cs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "## Cells near chance, and why\n\nEvery cell whose test accuracy is at most %g/C (C classes), or whose label-free search had a trial diverge, with the reasons its result measures (issue 50): optimizer steps, the objective's own counters, ‖T̂⁻¹‖₁, the diverged trials.\n\n", NearChance)
+	fmt.Fprintf(w, "## Cells near chance, and why\n\nEvery cell whose test accuracy is at most %g/C (C classes), or whose label-free search had a trial diverge, with the reasons its result measures: optimizer steps, the objective's own counters, ‖T̂⁻¹‖₁, the diverged trials.\n\n", NearChance)
 	fmt.Fprintln(w, "| grid | cell | protocol | method | bag size | seed | test accuracy | reasons |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, c := range cs {

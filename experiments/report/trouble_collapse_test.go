@@ -22,7 +22,7 @@ func collapseCell(method string, seed int64, acc float64, edit func(*experiments
 	return r
 }
 
-// TestCollapsesCarryTheirReasons (issue 50): every cell at most twice chance
+// TestCollapsesCarryTheirReasons: every cell at most twice chance
 // is listed with the reasons its metrics measure — LLP-PVC's floored
 // likelihood terms, EasyLLP's flooded steps and negative soft labels, few
 // optimizer steps — or "no measured reason"; a healthy cell is not listed,

@@ -23,8 +23,8 @@ type ReportFiles struct {
 	Damaged []grid.Damage
 	// Stale are the cells whose data's files changed since they ran
 	// (grid.Stale; the named sets' files found as $LLPFC_DATA says):
-	// reported as they ran, and named (issue 51: shown as finished without
-	// a note), with StaleNote saying which data set, its files and what to
+	// reported as they ran, and named (they were once shown as finished
+	// without a note), with StaleNote saying which data set, its files and what to
 	// do.
 	Stale     []*grid.Result
 	StaleNote string
@@ -41,7 +41,7 @@ func WriteReport(store *grid.Store, outDir string) (ReportFiles, []byte, error) 
 // example one per bag protocol): a table per spec as always, and, when any
 // LLPFC cell recorded its groups' diagnostics, the section of TroubleMarkdown
 // and the plot outDir/trouble.png over the cells of every store, so that the
-// protocols stand side by side (issue 16). Each cell counts once however
+// protocols stand side by side. Each cell counts once however
 // many of the stores hold it (Collect); damaged cell files are left out and
 // listed (ReportFiles.Damaged, and a line of the report).
 func WriteReports(stores []*grid.Store, outDir string) (ReportFiles, []byte, error) {
@@ -57,8 +57,8 @@ func WriteReportsContext(ctx context.Context, stores []*grid.Store, outDir strin
 }
 
 // WriteReportsMetric is WriteReportsContext with the tables showing metric
-// (ReportMetrics; "" is test accuracy) instead of test accuracy (issue 29:
-// `llpfc report --metric`).
+// (ReportMetrics; "" is test accuracy) instead of test accuracy (`llpfc
+// report --metric`).
 func WriteReportsMetric(ctx context.Context, stores []*grid.Store, outDir, metric string) (ReportFiles, []byte, error) {
 	col, err := grid.Collect(stores...)
 	if err != nil {
@@ -134,10 +134,10 @@ func WriteReportsMetric(ctx context.Context, stores []*grid.Store, outDir, metri
 		fmt.Fprintf(&md, "![LLPFC accuracy against ‖T̂⁻¹‖₁, and KL against bag size](%s)\n\n", troublePNG)
 		files.Plots = append(files.Plots, path)
 	}
-	AssumptionsMarkdown(&md, results) // issue 52: trouble_assumptions.go
-	CollapsesMarkdown(&md, results)   // issue 50: trouble_collapse.go
+	AssumptionsMarkdown(&md, results) // trouble_assumptions.go
+	CollapsesMarkdown(&md, results)   // trouble_collapse.go
 	EndChoicesMarkdown(&md, results)
-	FailuresMarkdown(&md, col.Failed) // issue 50: failures.go
+	FailuresMarkdown(&md, col.Failed) // failures.go
 	files.Markdown = filepath.Join(outDir, "report.md")
 	if err := atomicfile.WriteFile(files.Markdown, md.Bytes()); err != nil {
 		return files, nil, err

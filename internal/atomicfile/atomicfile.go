@@ -20,7 +20,7 @@ func WriteFile(path string, data []byte) error {
 }
 
 // Write atomically replaces path with what fill writes, making the folders
-// missing above it (mode 0755: llpfc's one rule for outputs, issue 51). If
+// missing above it (mode 0755: llpfc's one rule for outputs). If
 // fill or any step fails, path is left as it was and the temporary file is
 // removed.
 func Write(path string, fill func(io.Writer) error) (err error) {

@@ -29,7 +29,7 @@ func TestWriteReplacesOrLeavesIntact(t *testing.T) {
 	require.Equalf(t, "new", string(got), "got %q, want new", got)
 }
 
-// Issue 17, item 10: writing over a directory fails with a message saying so
+// Writing over a directory fails with a message saying so
 // (it used to be "rename … file exists") and leaves no temporary file.
 func TestWriteOverDirectory(t *testing.T) {
 	dir := t.TempDir()
@@ -42,8 +42,8 @@ func TestWriteOverDirectory(t *testing.T) {
 	require.Lenf(t, entries, 1, "%d entries left in %s, want only the directory", len(entries), dir)
 }
 
-// Issue 51, item 9: every output makes its missing folders, as --out and
-// --results always did (--save-model, predict --out and bags --out refused
+// Every output makes its missing folders, as --out and --results always
+// did (--save-model, predict --out and bags --out once refused
 // them): one rule. A file in the way is still an error.
 func TestWriteMakesMissingFolders(t *testing.T) {
 	dir := t.TempDir()

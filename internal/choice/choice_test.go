@@ -13,7 +13,7 @@ var levels = Set[level]{What: "level", Names: []string{"", "low", "high"}, Want:
 // TestSetRoundTrips: every named value marshals to its name and back; the
 // zero value is the empty text; the empty name is not a value Parse takes;
 // a value outside the set cannot be written; names are matched exactly
-// (issue 51: "High" is not "high").
+// ("High" is not "high").
 func TestSetRoundTrips(t *testing.T) {
 	for v := level(1); int(v) < len(levels.Names); v++ {
 		b, err := levels.Marshal(v)

@@ -4,7 +4,7 @@
 //
 // A setting that names a choice is parsed once, where it enters — a spec or
 // a result (encoding/json calls the type's UnmarshalText), a flag — into its
-// type, and the layers below take the type (issue 53): an untyped string
+// type, and the layers below take the type: an untyped string
 // cannot be assigned to it, so no layer below has a string to parse or a
 // spelling to re-check. Hand-written because no library of the project's
 // (gonum, gorgonia, testify, gopter) offers enumerations with text

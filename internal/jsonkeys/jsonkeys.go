@@ -38,8 +38,8 @@ func Unique(data []byte) error {
 
 // Exact returns nil when every member name of the objects in the JSON text
 // data is a field of v's type spelled as its tag spells it, else an error
-// naming the first that is not (issue 51: encoding/json matches names
-// without case, so a spec holding "epochs" and "EPOCHS" trained with the
+// naming the first that is not (encoding/json matches names without
+// case, so a spec holding "epochs" and "EPOCHS" once trained with the
 // last, and "Name" read as "name"). v is a pointer to a fresh value of the
 // type data decodes into; it is filled as a side effect. Other errors
 // (unknown names in any case, syntax, types) return nil: the decoder that

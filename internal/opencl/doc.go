@@ -1,7 +1,7 @@
 // Package opencl is llpfc's OpenCL compute layer: the runtime binding
 // (platforms, devices, one context with one in-order queue, float32 buffers,
 // programs and kernels), CLBlast's SGEMM, and the kernel library that the
-// OpenCL back end of the device seam (issue 33) maps gorgonia's graphs onto.
+// OpenCL back end of the device seam maps gorgonia's graphs onto.
 //
 // # Loading without cgo
 //
@@ -66,7 +66,8 @@
 // Every command the package enqueues, every wait of the host and every
 // buffer it allocates goes through queue.go, which counts them
 // (Context.Counts: kernels, CLBlast calls, copies, fills, bytes each way
-// per buffer Role, blocking waits, allocations; issue 37). Writes do not
+// per buffer Role, blocking waits, allocations: the costs of a step that do
+// not depend on the GPU). Writes do not
 // block: the data are staged on the host until the device has them. A
 // StepFlag keeps a training run's NaN checks and loss sum on the device
 // (CheckFinite, TallyLoss, the optimizers' Guard), read with one blocking

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Registered drivers (issue 51): the ICD loader (libOpenCL.so.1) loads the
+// Registered drivers: the ICD loader (libOpenCL.so.1) loads the
 // drivers it is told of — one library per .icd file of its vendors folder,
 // and those OCL_ICD_FILENAMES lists — and silently skips one it cannot load.
 // A machine whose only driver is registered but broken (an .icd naming a

@@ -126,8 +126,8 @@ func buildLib(c *Context) (*Lib, error) {
 // 64th of the device's global memory, at least 2^24 elements (64 MiB) and
 // at most 2^28 (1 GiB). A convolution whose unfolded images exceed it runs
 // in chunks of images, each chunk a few more launches, so a GPU's memory
-// buys fewer launches per step (issue 37: WRN-16-4 at batch 128 unfolds
-// 75M values in its widest convolution).
+// buys fewer launches per step (WRN-16-4 at batch 128 unfolds 75M values
+// in its widest convolution).
 func workspaceElems(d DeviceInfo) int {
 	return int(min(max(d.GlobalMemBytes/64/4, 1<<24), 1<<28))
 }

@@ -9,8 +9,8 @@ import (
 // The queue wrapper: every command this package enqueues (kernel launches,
 // CLBlast calls, copies, fills, transfers), every wait of the host for the
 // device and every buffer it allocates goes through the functions of this
-// file, which count it in the context's Counts (issue 37: the step costs
-// that decide a GPU's speed and do not depend on the GPU).
+// file, which count it in the context's Counts (the step costs that decide
+// a GPU's speed and do not depend on the GPU).
 // TestQueueWrapperIsTheOnlyWayIn checks that no other file calls the
 // OpenCL or CLBlast functions they wrap. Each is called with c.mu held.
 

@@ -25,7 +25,7 @@ func TestParseDevice(t *testing.T) {
 		{"opencl:1:2:3", opencl.Selector{}, "3 index(es)"},
 		{"opencl:x:0", opencl.Selector{}, `platform index "x"`},
 		{"opencl:0:-1", opencl.Selector{}, `device index "-1"`},
-		// Issue 51: Atoi's signs passed ("-0" read as 0); an index is digits only.
+		// Atoi's signs once passed ("-0" read as 0); an index is digits only.
 		{"opencl:-0:0", opencl.Selector{}, `platform index "-0"`},
 		{"opencl:0:+1", opencl.Selector{}, `device index "+1"`},
 		{"opencl: 0:0", opencl.Selector{}, `platform index " 0"`},

@@ -5,7 +5,7 @@
 // so a result computed per chunk, channel or element does not depend on the
 // number of cores.
 //
-// It sits below training/nn and training/optim (issue 26: the loops were
+// It sits below training/nn and training/optim (the loops were once
 // defined in the convolution file and borrowed by the optimizer and batch
 // norm).
 package par

@@ -1,11 +1,16 @@
 package par
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand"
 	"runtime"
 	"sync/atomic"
 	"testing"
 
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -65,5 +70,58 @@ func TestChunkBoundsPartition(t *testing.T) {
 			}
 			assert.Equal(t, n, next, "n=%d nc=%d: the chunks end at n", n, nc)
 		}
+	}
+}
+
+// TestPropertyRangesCoverEveryElementOnce: over generated arrays (empty ones
+// among them, totals below and above the split's threshold), Ranges calls f
+// with pieces inside one array each, and every element of every array is
+// in exactly one piece, whatever GOMAXPROCS.
+func TestPropertyRangesCoverEveryElementOnce(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	props := gopter.NewProperties(gopter.DefaultTestParametersWithSeed(7))
+	props.Property("each element once", prop.ForAll(func(seed int64, procs int) string {
+		runtime.GOMAXPROCS(procs)
+		r := rand.New(rand.NewSource(seed))
+		sizes := make([]int, r.Intn(6))
+		for i := range sizes {
+			switch r.Intn(3) {
+			case 0:
+				sizes[i] = r.Intn(5)
+			case 1:
+				sizes[i] = r.Intn(3 * grain)
+			default:
+				sizes[i] = r.Intn(200)
+			}
+		}
+		hits := make([][]atomic.Int32, len(sizes))
+		for i, s := range sizes {
+			hits[i] = make([]atomic.Int32, s)
+		}
+		var bad atomic.Value
+		Ranges(sizes, func(i, lo, hi int) {
+			if i < 0 || i >= len(sizes) || lo < 0 || hi > sizes[i] || lo >= hi {
+				bad.Store(fmt.Sprintf("piece (%d, %d, %d) of sizes %v", i, lo, hi, sizes))
+				return
+			}
+			for j := lo; j < hi; j++ {
+				hits[i][j].Add(1)
+			}
+		})
+		if b := bad.Load(); b != nil {
+			return b.(string)
+		}
+		for i := range hits {
+			for j := range hits[i] {
+				if n := hits[i][j].Load(); n != 1 {
+					return fmt.Sprintf("sizes %v: element %d of array %d seen %d times", sizes, j, i, n)
+				}
+			}
+		}
+		return ""
+	}, gen.Int64(), gen.IntRange(1, 8)))
+	var log bytes.Buffer
+	if !props.Run(gopter.NewFormatedReporter(false, 200, &log)) {
+		t.Error(log.String())
 	}
 }

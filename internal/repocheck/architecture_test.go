@@ -127,8 +127,8 @@ func TestArchitectureNamesExist(t *testing.T) {
 // as (package, name), the package empty when the name is bare: a camel-case
 // word (`training.opCases`, `defaultBatch`), which no file, folder, flag or
 // JSON key is spelled like. The how-tos name unexported helpers and test
-// tables with their package (issue 53: a how-to named parityCases after it
-// had become ParityCases, and the check of exported names missed it).
+// tables with their package (a how-to once named parityCases after it had
+// become ParityCases, and the check of exported names missed it).
 func unexportedNames(text string) [][2]string {
 	var out [][2]string
 	for _, m := range regexp.MustCompile("`(?:([a-z][a-z0-9]*)\\.)?([a-z][a-z0-9]*[A-Z][A-Za-z0-9]*)`").FindAllStringSubmatch(text, -1) {
@@ -138,7 +138,7 @@ func unexportedNames(text string) [][2]string {
 }
 
 // TestUnexportedNamesCatchesAStaleName: the check of the how-tos' lower-case
-// names finds a table that is not where the how-to says (the issue-53 case:
+// names finds a table that is not where the how-to says (the case once missed:
 // training's parityCases had become ParityCases; a method of that name in
 // cmd/llpfc does not count) and passes one that is.
 func TestUnexportedNamesCatchesAStaleName(t *testing.T) {

@@ -1,4 +1,6 @@
 // Package repocheck holds tests about the repository itself rather than about
 // any one package: that every file a doc comment, script or markdown page
-// names exists (issue 19: no dangling reference). It has no non-test code.
+// names exists (no dangling reference), that no tracked file cites an issue
+// tracker's number (TestNoIssueNumbers: a reader outside cannot resolve one),
+// and the layers' imports. It has no non-test code.
 package repocheck

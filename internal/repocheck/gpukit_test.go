@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestGPUKit runs the GPU kit's helper tests (scripts/gpu-kit/test_kit.py,
-// issue 51): the verdict lines, no projection from a run that is not the
+// TestGPUKit runs the GPU kit's helper tests (scripts/gpu-kit/test_kit.py):
+// the verdict lines, no projection from a run that is not the
 // projected one, and the interpreter the PyTorch parts use. python3's
 // standard library is all they need; without python3 the test skips, and
 // fails with CI=true.

@@ -22,10 +22,10 @@ const modulePath = "github.com/llpfc/llpfc/"
 // floors places every Go package of the repository on a floor: a package
 // may import only packages on lower floors, so imports run one way and two
 // packages on one floor never import each other (ARCHITECTURE.md, "The
-// layers"; issue 26 for the rooms of training/). A new package must be
+// layers"). A new package must be
 // given a floor here.
 var floors = map[string]int{
-	"internal/par": 0, "internal/rng": 0, "internal/philox": 0, "internal/atomicfile": 0, "internal/sgemm": 0, "internal/vec": 0, "internal/wino": 0,
+	"internal/stepprof": 0, "internal/par": 1, "internal/rng": 0, "internal/philox": 0, "internal/atomicfile": 0, "internal/sgemm": 1, "internal/vec": 0, "internal/wino": 0,
 	"internal/repocheck": 0, "internal/docs": 0, "proofs_tests": 0, "scripts/assertcount": 0, "fixtures": 0, "fixtures/paper": 0,
 	"internal/opencl": 0, "internal/opencl/ocltest": 1, "internal/npy": 0, "internal/jsonkeys": 0, "internal/choice": 0,
 	"theory":                        1,
@@ -45,13 +45,14 @@ var floors = map[string]int{
 	"fixtures/bagonly":              5, // the bag-only fixture, from the embedded one
 	"training/models":               6, // the architectures
 	"training/loss":                 6, // the LLP losses (not the architectures)
-	"training/loss/lossclaims":      7, // the verify claims of the newer methods' losses (issue 52)
+	"training/loss/lossclaims":      7, // the verify claims of the newer methods' losses
 	"training/device/cpu":           6, // the CPU back end
 	"training/device/opencl":        6, // the OpenCL back end
 	"fixtures/gen":                  6,
 	"training/methods":              7, // the methods' room: each method's descriptor and implementation, a run's Config
 	"training":                      8, // the trainer: the loop, the evaluator, checkpoints, the parity checks (opcheck's comparison)
 	"training/device/opcheck":       7, // the back ends' ops against the CPU's (llpfc devices --check)
+	"training/scaling":              9, // the step profile at several thread counts and the many-core model
 	"experiments":                   9, // what every room of experiments/ shares: a cell's Config, Metrics, the learners' seam
 	"experiments/binary":            10,
 	"experiments/learn":             10, // the learners, the problem a cell poses, sizes, saved models
@@ -129,10 +130,10 @@ func checkFloors(imports map[string]map[string]string, errorf func(format string
 }
 
 // TestFloorsCatchAnImportUp: the floor rule rejects an import from a room
-// to one above it (training/nn importing training/models, the kind of
-// arrow issue 26 removed; the root of experiments/ importing a room, a
-// learner importing the grid that runs it, the grid importing the report
-// that reads it: the arrows issue 40 removed) and from a room to its
+// to one above it (training/nn importing training/models, an arrow once
+// there; the root of experiments/ importing a room, a learner importing
+// the grid that runs it, the grid importing the report that reads it:
+// arrows once there too) and from a room to its
 // sibling, and allows every import the rooms make today.
 func TestFloorsCatchAnImportUp(t *testing.T) {
 	up := func(p, q string) bool { return floors[q] >= floors[p] }
@@ -156,7 +157,7 @@ func TestFloorsCatchAnImportUp(t *testing.T) {
 	assert.Equal(t, []string{"experiments (floor 9) imports experiments/grid (floor 11) in experiments/config.go: imports must run down"}, got)
 }
 
-// TestMethodsRunOnTheDevice (issue 26): outside the compute back ends
+// TestMethodsRunOnTheDevice: outside the compute back ends
 // (training/device/…) and the tests' support code (training/internal/…,
 // finite differences), no non-test code builds or holds a gorgonia machine
 // (NewTapeMachine, NewLispMachine, gorgonia.VM): the methods, losses and

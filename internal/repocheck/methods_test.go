@@ -68,7 +68,7 @@ func stringLiterals(t *testing.T, f string) []string {
 	return out
 }
 
-// TestMethodNamesOnlyInDescriptors (issue 53): a method's name is spelled,
+// TestMethodNamesOnlyInDescriptors: a method's name is spelled,
 // as a string literal, only in its own file under training/methods/ (its
 // descriptor and implementation) and in tests: every other place reads the
 // registry (methods.All, methods.Lookup) or the name's constant, so that a

@@ -36,7 +36,7 @@ var rootDoc = regexp.MustCompile(`^[A-Z_]+\.md$`)
 var external = map[string]bool{
 	"shared": true, "models": true, "llpfclib": true, "llplib": true, "llpganlib": true,
 	"kllib": true, "llpvatlib": true, "llp_vat": true, "reports": true, "outDir": true,
-	"utils": true, "pSVM": true, // the LMMCM authors' code (issue 14)
+	"utils": true, "pSVM": true, // the LMMCM authors' code (the binary kernel experiment)
 }
 
 // authorsFiles are single file names of the authors' repositories that the

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// choiceParsers are the parsers of the settings that name a choice (issue
-// 53), with the package that defines each: the KL scale, the VAT schedule,
+// choiceParsers are the parsers of the settings that name a choice, with
+// the package that defines each: the KL scale, the VAT schedule,
 // the batch-norm statistics, the model selection, the group weights, the
 // compat mode and the grouping mode.
 var choiceParsers = map[string]string{
@@ -40,7 +40,7 @@ func choiceParseCalls(f, src string) []string {
 
 func path2pkg(f string) string { return filepath.Dir(f) }
 
-// TestChoicesParsedAtTheEdge (issue 53): a setting that names a choice is
+// TestChoicesParsedAtTheEdge: a setting that names a choice is
 // parsed once, where it enters — a flag (cmd/llpfc), a spec or a result (its
 // type's UnmarshalText) — into its type, and no layer below calls its parser
 // (training's withDefaults, experiments' validation and the learner did).

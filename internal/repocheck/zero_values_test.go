@@ -15,7 +15,7 @@ import (
 // zeroSaid matches a doc comment that says what a zero value means.
 var zeroSaid = regexp.MustCompile(`(?i)\bzero\b|\b0\s+(means|is)\b|\bempty\b|\bnil\b|\bfalse\b`)
 
-// TestZeroValuesDocumented (issue 19: one meaning of every zero value,
+// TestZeroValuesDocumented (one meaning of every zero value,
 // documented on the field as gonum's optimize.Settings does): every field of
 // the types that describe a training run — experiments.Config, Hyper and
 // Schedule; training.Config (training/methods/config.go) and optim.Config — has a doc comment that

@@ -42,8 +42,7 @@ func BenchmarkSgemm(b *testing.B) {
 
 // BenchmarkKernel reports the GFLOP/s of one goroutine running each
 // micro-kernel alone on packed panels that stay in L1 (kk = 256): the
-// ceiling the packed product can approach per core (bench/NOTES.md, issue
-// 12).
+// ceiling the packed product can approach per core (bench/NOTES.md).
 func BenchmarkKernel(b *testing.B) {
 	r := rand.New(rand.NewPCG(2, 2))
 	const kk = 256

@@ -18,7 +18,7 @@ type Blocking struct {
 	// KC is the longest k-block. It is not derived from the caches: where k
 	// is cut into blocks decides the order in which a product's terms are
 	// summed, so a KC that followed the cache would make a run's numbers
-	// depend on the machine (bench/NOTES.md, issue 12: kc 256 against 384
+	// depend on the machine (bench/NOTES.md: kc 256 against 384
 	// moved the quick table's cells by up to 0.015). 384 keeps the A strip
 	// (MR×KC) within half of any L1d of 32 KiB or more (KCFromL1 is the
 	// cache's own bound).

@@ -1,6 +1,6 @@
 // Package sgemm is a single-precision matrix product C = α·op(A)·op(B) + β·C
 // in pure Go (no cgo) for the training engine's dense layers and
-// convolutions (issue 12).
+// convolutions, at the hardware's limit.
 //
 // It is hand-written because no Go library reaches this processor without
 // cgo: gonum's Sgemm has no packing and no FMA (18–26 GFLOP/s on the models'

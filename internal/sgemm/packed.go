@@ -1,9 +1,15 @@
 package sgemm
 
-import "fmt"
+import (
+	"fmt"
+	"runtime"
+	"sync"
 
-// Products with operands packed by the caller (issue 12, the convolutions'
-// lever): a convolution multiplies the same weights by every image of a
+	"github.com/llpfc/llpfc/internal/stepprof"
+)
+
+// Products with operands packed by the caller (the convolutions' lever):
+// a convolution multiplies the same weights by every image of a
 // minibatch, and its other operand is an image unfolded by im2col, which
 // can be written straight into the packed layout. Sgemm would pack the
 // weights again for each image and copy each unfolded image a second time;
@@ -78,6 +84,45 @@ func PackA(tA bool, m, k int, alpha float32, a []float32, lda int, buf []float32
 	for pc := 0; pc < k; pc += kb {
 		packA(kern.MR, tA, a, lda, alpha, 0, m, pc, min(kb, k-pc), buf[pc*mPad:])
 	}
+	return PackedA{kern: kern, m: m, k: k, mPad: mPad, data: buf[:size]}
+}
+
+// PackAOnCores is PackA with A's MR-row strips shared out to up to
+// GOMAXPROCS goroutines, for an operand a caller packs once while nothing
+// else runs (a convolution's weights, up to 512×4608 values each run): the
+// same packed values, written in parallel. Small operands are packed by the
+// caller's goroutine.
+func PackAOnCores(tA bool, m, k int, alpha float32, a []float32, lda int, buf []float32) PackedA {
+	kern := active
+	strips := (m + kern.MR - 1) / kern.MR
+	workers := min(runtime.GOMAXPROCS(0), strips, m*k/(1<<15))
+	if workers <= 1 {
+		return PackA(tA, m, k, alpha, a, lda, buf)
+	}
+	ar, ac := m, k
+	if tA {
+		ar, ac = k, m
+	}
+	checkOperand("A", len(a), ar, ac, lda)
+	mPad, kb := roundUp(m, kern.MR), kBlock(k)
+	size := mPad * k
+	if len(buf) < size {
+		panic(fmt.Sprintf("sgemm: PackA buffer of %d values, want %d", len(buf), size))
+	}
+	defer stepprof.Parallel(strips, false).End()
+	var wg sync.WaitGroup
+	for w := range workers {
+		r0, r1 := w*strips/workers*kern.MR, min((w+1)*strips/workers*kern.MR, m)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for pc := 0; pc < k; pc += kb {
+				kk := min(kb, k-pc)
+				packA(kern.MR, tA, a, lda, alpha, r0, r1-r0, pc, kk, buf[pc*mPad+r0*kk:])
+			}
+		}()
+	}
+	wg.Wait()
 	return PackedA{kern: kern, m: m, k: k, mPad: mPad, data: buf[:size]}
 }
 

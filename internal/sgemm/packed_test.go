@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -192,6 +193,47 @@ func TestPackedBRowMatchesPackBRows(t *testing.T) {
 			require.Equal(t, want.data, got.data, "%s k=%d n=%d", kern.Name, k, n)
 			require.Equal(t, want.k, got.k)
 			require.Equal(t, want.n, got.n)
+		}
+	}
+}
+
+// TestPackAOnCoresIsPackA: the parallel packing writes PackA's values, bit
+// for bit and nothing past them, for both forms, α 1 and not, shapes off MR
+// and over several k-blocks, at 1 to 16 threads, with every kernel.
+func TestPackAOnCoresIsPackA(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	defer SetKernel(Active())
+	r := rand.New(rand.NewPCG(58, 58))
+	for _, kern := range allKernels(t) {
+		SetKernel(kern)
+		for _, sh := range [][2]int{{7, 5}, {64, 600}, {257, 300}, {512, 1153}, {1000, 70}} {
+			m, k := sh[0], sh[1]
+			for _, tA := range []bool{false, true} {
+				for _, alpha := range []float32{1, -0.5} {
+					lda := k + 3
+					if tA {
+						lda = m + 3
+					}
+					a := randSlice(r, max(m, k)*lda)
+					size := PackedASize(m, k)
+					want := randSlice(r, size+9)
+					PackA(tA, m, k, alpha, a, lda, want)
+					for _, procs := range []int{1, 3, 16} {
+						runtime.GOMAXPROCS(procs)
+						got := append([]float32(nil), want...)
+						for i := range got[:size] {
+							got[i] = float32(math.NaN())
+						}
+						p := PackAOnCores(tA, m, k, alpha, a, lda, got)
+						require.Equal(t, m, p.m)
+						for i := range want {
+							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+								require.Failf(t, "differs from PackA", "%s %d×%d tA=%v α=%v at %d threads: value %d = %v, PackA %v", kern.Name, m, k, tA, alpha, procs, i, got[i], want[i])
+							}
+						}
+					}
+				}
+			}
 		}
 	}
 }

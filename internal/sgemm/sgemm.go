@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/llpfc/llpfc/internal/stepprof"
 )
 
 // Block sizes: at most kc values of k are packed at a time (kBlock splits k
@@ -14,7 +16,7 @@ import (
 // A strip in L1 and stream B; rowBlock). kc = 384 rather than 256 keeps
 // k = 288 (the 3×3 convolutions of 32 channels) in one block: 25088×64×288
 // ran at 78–83 GFLOP/s with two blocks of 144 and 120–126 with one
-// (bench/NOTES.md, issue 12). kc is fixed, since it decides the results (Blocking.KC); the
+// (bench/NOTES.md). kc is fixed, since it decides the results (Blocking.KC); the
 // row blocks (mc) and column panels (nc) come from the caches (blocking.go).
 const (
 	kc = 384
@@ -224,6 +226,13 @@ func blocked(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []
 	kern := active
 	workers := runtime.GOMAXPROCS(0)
 	nStrips := (n + kern.NR - 1) / kern.NR
+	// The step profile's width: C's column strips when they are split,
+	// else its row strips (the row blocks the workers share).
+	width := (m + kern.MR - 1) / kern.MR
+	if n > m && nStrips > 1 {
+		width = nStrips
+	}
+	defer stepprof.Parallel(width, false).End()
 	if workers > 1 && n > m && nStrips > 1 {
 		splitCols(kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, load, c, ldc, min(workers, nStrips))
 		return
@@ -325,7 +334,7 @@ func blockedPanel(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 }
 
 // pipeline runs a panel's nP k-blocks on the given number of workers with
-// no barrier between k-blocks (bench/NOTES.md, lever 10 of issue 41). The
+// no barrier between k-blocks (bench/NOTES.md, "Lever 10"). The
 // work is one sequence of tasks, taken in order by whichever worker is
 // free: for each k-block p, the pieces of the packing of its B block, then
 // its nBlocks row blocks. Row block blk of k-block p waits for p's B block
@@ -423,7 +432,7 @@ var pipelineHook func(pack bool, p, i int, last bool)
 // against every A strip: the block (at most MC rows, half of L2) streams
 // from L2 past the B strip in L1, and the B panel (up to NC columns, in L3)
 // is read once per block, where A strip by A strip each would sweep the
-// panel from L3 (bench/NOTES.md, lever 9 of issue 41). Each tile is the same
+// panel from L3 (bench/NOTES.md, "Lever 9"). Each tile is the same
 // product in either order, so the results are the same.
 func rowBlock(kern Kernel, rows, n, kk int, ap, bp []float32, load bool, c []float32, ldc int, tile []float32, bOuter bool) {
 	nA, nB := (rows+kern.MR-1)/kern.MR, (n+kern.NR-1)/kern.NR
@@ -497,7 +506,7 @@ func packB(nr int, tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32) 
 	if !tB {
 		// Row by row of B (read in order), each row dealt out to the
 		// strips: strip by strip read each strip's kk rows 4·ldb bytes
-		// apart, a cache line each (bench/NOTES.md, lever 4 of issue 41).
+		// apart, a cache line each (bench/NOTES.md, "Lever 4: a strip's row of B").
 		// The full strips take a row's values eight at a time (dealRow; a
 		// copy call per strip and row was a sixth of 128×512×784, lever 9).
 		if full > 0 {

@@ -1,8 +1,8 @@
 // Package vec holds the training engine's element-wise passes over float32
-// rows in AVX2 assembly (issue 12): the affine map and ReLU of batch norm's
+// rows in AVX2 assembly: the affine map and ReLU of batch norm's
 // forward pass, the float64 sums of its statistics, and the masked sums and
-// element-wise gradient of its backward pass; and Adam's update (issue 41,
-// Adam: 6.2 ns a parameter in Go, about one in AVX2, where VGG16's 134 M
+// element-wise gradient of its backward pass; and Adam's update (bench/NOTES.md,
+// "Adam in AVX2": 6.2 ns a parameter in Go, about one in AVX2, where VGG16's 134 M
 // parameters made it a quarter of a training step). Each has a portable Go twin
 // with the same meaning, generic over float32 and float64, used for float64
 // rows, on processors without AVX2 and for the tails of rows that are not a

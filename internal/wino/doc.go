@@ -5,7 +5,7 @@
 // transform Y = Aᵀ m A, and their transposes for back-propagation (D̂ = A ∂Y
 // Aᵀ of the output gradient, and B z Bᵀ added back onto the overlapping
 // patches), with the 3×3 weights' transform U = G g Gᵀ and its transpose
-// Gᵀ ∂U G. training/nn's Winograd convolution (issue 41) runs its 16
+// Gᵀ ∂U G. training/nn's Winograd convolution (bench/NOTES.md, "Lever 8") runs its 16
 // matrix products between them.
 //
 // A plane of h×w values has th = ⌈h/2⌉ × tw = ⌈w/2⌉ tiles, numbered

@@ -1,7 +1,7 @@
 """The training methods the llpfc binary knows.
 
 The client keeps no list of its own: :func:`methods` reads the binary's
-registry (``llpfc methods --json``, one descriptor per method, issue 53), so
+registry (``llpfc methods --json``, one descriptor per method), so
 a method added to llpfc is known here without a change to this package.
 """
 

@@ -1,4 +1,4 @@
-"""scikit-learn's tools without a label in sight (issue 51).
+"""scikit-learn's tools without a label in sight.
 
 scikit-learn's Pipeline and GridSearchCV pass ``fit(X, y, **params)`` with
 ``y`` second, slice every per-instance array (``y``, and fit parameters as

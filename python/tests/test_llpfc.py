@@ -1,4 +1,4 @@
-"""Tests of the Python client (issue 42), run by `make test` through
+"""Tests of the Python client, run by `make test` through
 cmd/llpfc's TestPythonClient with $LLPFC_BINARY set to a freshly built
 binary. Oracles: the binary itself run from the shell on the same file
 (fit/predict must equal train/predict to the last digit), scikit-learn's
@@ -182,7 +182,7 @@ class BadInputTest(SmallBags, unittest.TestCase):
 
     def check(self, X, bag, P, **arrays):
         """The exception says the binary's words for the same arrays in
-        Python's terms (issue 51): its prefix dropped, the file and array
+        Python's terms: its prefix dropped, the file and array
         named as fit's argument, no temporary path, no flag."""
         want, path = self.cli_message(X=X, bag=bag, proportions=P, **arrays)
         with self.assertRaises(ValueError) as cm:

@@ -1,4 +1,4 @@
-"""The client's list of methods is the binary's (issue 53): read from
+"""The client's list of methods is the binary's: read from
 ``llpfc methods --json``, never kept here. Oracle: the binary's own text
 listing (``llpfc methods``), parsed independently."""
 

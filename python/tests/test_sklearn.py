@@ -1,4 +1,4 @@
-"""The Python client in scikit-learn's contract (issue 51), tested with
+"""The Python client in scikit-learn's contract, tested with
 scikit-learn's own tools: NotFittedError, feature_names_in_ and columns
 matched by name, score with the model's classes, Pipeline, and a label-free
 GridSearchCV over bag-level folds. Oracles: the same fit made by hand

@@ -1,5 +1,5 @@
 // Command assertcount counts assertion sites in Go test files, per package and per
-// top-level function (issue 13: converting tests to testify may not drop assertions).
+// top-level function (converting tests to testify may not drop assertions).
 //
 // An assertion site is a call of Error, Errorf, Fatal, Fatalf, Fail or FailNow on a
 // value declared as a *testing.T, *testing.B, *testing.F or testing.TB parameter, a call

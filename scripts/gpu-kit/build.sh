@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/gpu-kit/build.sh — `make gpu-kit` (issue 37): builds dist/gpu-kit/, everything a bare
+# scripts/gpu-kit/build.sh — `make gpu-kit`: builds dist/gpu-kit/, everything a bare
 # Linux x86-64 machine with a GPU driver and python3 needs to check and measure `--device opencl`
 # with one command (dist/gpu-kit/run.sh OUTDIR), nothing to build or install there:
 #   llpfc.tar.xz  the pure-Go llpfc (CGO_ENABLED=0, stripped, built with the tag llpfc_nofixture:
@@ -9,7 +9,7 @@
 #                 download, dpkg -x; the installed files when the download fails), their copyright
 #                 files, and MANIFEST.txt (versions, commit, SHA-256s); xz, so python3's lzma alone
 #                 unpacks it;
-#   run.sh, kit.py  the run and its report (summary.md, results.json, at most 6 logs);
+#   run.sh, kit.py  the run and its report (summary.md, results.json, at most 8 logs);
 #   torch_step.py  the PyTorch peer of `llpfc bench` (bench/torch_step.py).
 # The kit must stay under 28 MiB (what travels to a GPU machine is the checkout plus the kit, at most
 # 64 MiB); the build fails above it. Environment: GO (go), XZ_LEVEL (4).
@@ -46,7 +46,7 @@ lib() {
 	fi
 }
 {
-	echo "llpfc GPU kit (issue 37), built $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(uname -m)"
+	echo "llpfc GPU kit, built $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(uname -m)"
 	echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
 	echo "$($GO version)"
 	echo "packages (name, version, from):"

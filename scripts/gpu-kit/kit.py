@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The GPU kit's helpers (issue 37), called by run.sh; python3's standard library only.
+"""The GPU kit's helpers, called by run.sh; python3's standard library only.
 
     kit.py run LOG SECONDS -- CMD...   run CMD with a time-out (its process group killed after it),
                                        its output appended to LOG; exit status CMD's, 124 on time-out
@@ -38,7 +38,7 @@ import sys
 import tarfile
 import time
 
-LOGS = ["discovery.log", "check.log", "train.log", "bench.log", "sweep.log", "torch.log", "cpu.log"]
+LOGS = ["discovery.log", "check.log", "train.log", "bench.log", "sweep.log", "torch.log", "cpu.log", "scaling.log"]
 # The variant the main bench parts run (and profile): CLBlast's own parameters. The sweep runs the
 # others (run.sh's VARIANTS, environment assignments) on the same configurations.
 BASELINE = "LLPFC_OPENCL_GEMM=default"
@@ -192,7 +192,7 @@ def python_candidates():
 
 
 def describe_python(py):
-    """What py is: its version and torch's, for the summary's parts (issue 51: "python3 has no torch"
+    """What py is: its version and torch's, for the summary's parts ("python3 has no torch" once
     named no interpreter, and another on the PATH had torch)."""
     probe = "import sys; v = sys.version.split()[0]\ntry:\n import torch; print(v, torch.__version__)\nexcept Exception:\n print(v, '')"
     try:
@@ -433,6 +433,7 @@ def summarize(out):
     res["profiles"] = profile_tables(bench, torch)
     res["projection"] = projection(res["epoch"])
     res["cpu_table"] = cpu_rows(cpu)
+    res["scaling"] = [r for r in json_lines(os.path.join(out, "scaling.log")) if "rows" in r]
     problems = consistent(res)
     res["verdict"] = verdict(res, problems)
     res["best_variant"] = best_variant(res["sweep"])
@@ -494,7 +495,7 @@ def profile_tables(bench, torch):
 
 
 def verdict(res, problems):
-    """The run's verdict line (issue 51: a failed device run ended as any other): PASS when every
+    """The run's verdict line (a failed device run once ended as any other): PASS when every
     part that ran passed, an OpenCL driver was found and the logs agree; else FAIL and why, part by
     part. Parts skipped are named after a PASS."""
     bad = [f"{p['part']} ({p['status']})" for p in res["parts"] if p["status"] not in ("ok", "skipped")]
@@ -515,7 +516,8 @@ def consistent(res):
     problems = []
     for prefix, found, what in [("bench ", len(res["bench"]), "bench results"), ("fixture", len(res["fixture"]), "fixture results"),
                                 ("epoch", 1 if res["projection"].get("train_images_per_second") else 0, "an epoch projection"),
-                                ("cpu bench", len([r for r in res["cpu"] if r.get("impl") != "pytorch"]), "CPU bench results")]:
+                                ("cpu bench", len([r for r in res["cpu"] if r.get("impl") != "pytorch"]), "CPU bench results"),
+                                ("cpu scaling", len(res.get("scaling", [])), "scaling reports")]:
         if ok(prefix) != found:
             problems.append(f"{ok(prefix)} {prefix.strip()} parts passed but the logs gave {found} {what}")
     unprofiled = [f"{b.get('model')} {b.get('batch_size')}" for b in res["bench"] if not (b.get("profile") or {}).get("ops")]
@@ -620,6 +622,7 @@ def markdown(res):
     L.append("\n## The pure-Go build on this machine's CPUs beside PyTorch CPU\n")
     L.append("| model | batch | threads | ours img/s | PyTorch img/s | PyTorch threads |\n|---|---|---|---|---|---|")
     L += [f"| {r['model']} | {r['batch']} | {r['threads']} | {fmt(r['ours_ips'])} | {fmt(r['torch_ips'])} | {fmt(r['torch_threads'])} |" for r in res["cpu_table"]]
+    L += scaling_markdown(res.get("scaling", []))
     L.append("\n## Fixture training on the device and on the CPU\n")
     for r in res["fixture"]:
         L.append(f"- {(r.get('config') or {}).get('model')} on {r.get('device')}: test accuracy {r.get('test_accuracy')}, final loss {r.get('final_loss')}, "
@@ -673,6 +676,30 @@ def profile_markdown(profiles):
             L.append(f"| {c['category']} | {c['calls']} | {c['launches']} | {ms(c['seconds'])} | {share} | {fmt(c['gflops'])} | {fmt(c['gbytes'], 2)} | "
                      f"{ms(c['peer_seconds']) if c['peer_seconds'] else '–'} | {fmt(c['ours_over_peer'], 2)} |")
         L.append("")
+    return L
+
+
+def scaling_markdown(reports):
+    """The pure-Go step from one thread to all the CPUs (llpfc bench --scaling): per network the
+    speed-up measured at the most threads and each prediction's error there (A from 1–2 threads, B
+    from that count's CPU times, C from its structure and 2 threads' work: training/scaling), then
+    each report's own tables."""
+    if not reports:
+        return []
+    L = ["\n## The pure-Go step from 1 thread to all the CPUs, and the many-core model's predictions (`llpfc bench --scaling`)\n",
+         "| model | batch | threads | measured ms/step at 1 | at the most | speed-up | A (error) | B (error) | C (error) |", "|---|---|---|---|---|---|---|---|---|"]
+    err = lambda p, m: f"{1e3 * p:.1f} ({100 * (p - m) / m:+.0f} %)" if m else "–"
+    for r in reports:
+        rows = r.get("rows") or []
+        if not rows:
+            continue
+        first, last = rows[0], rows[-1]
+        L.append(f"| {r.get('model')} | {r.get('batch_size')} | {', '.join(str(x.get('threads')) for x in rows)} | {1e3 * first.get('measured_s', 0):.1f} | "
+                 f"{1e3 * last.get('measured_s', 0):.1f} | {last.get('speed_up', 0):.2f} | {err(last.get('extrapolated_s', 0), last.get('measured_s'))} | "
+                 f"{err(last.get('structural_s', 0), last.get('measured_s'))} | {err(last.get('hybrid_s', 0), last.get('measured_s'))} |")
+    for r in reports:
+        L.append("")
+        L.append(r.get("markdown", "").rstrip())
     return L
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh OUTDIR [--quick] — the GPU kit's one command (issue 37; `make gpu-kit` builds the kit,
+# run.sh OUTDIR [--quick] — the GPU kit's one command (`make gpu-kit` builds the kit,
 # docs/gpu-and-cluster.md, "On a GPU"). On a bare Linux x86-64 machine with a GPU driver and python3 (with PyTorch for
 # the peer figures), from the kit's folder in the checkout (dist/gpu-kit; the Fashion-MNIST fixture
 # is read from the checkout):
@@ -27,10 +27,13 @@
 #      points in bags of 64) with the sweep's best variant on a CIFAR-shaped set of 50,000 random
 #      images made here (fewer points when the measured throughput would not fit the part's time),
 #      and from it the projected wall time of one Table 1 cell (200 epochs);
-#   9. the pure-Go build at all the CPUs beside PyTorch CPU (mlp, cnn, wrn-16-4).
+#   9. the pure-Go build at all the CPUs beside PyTorch CPU (mlp, cnn, wrn-16-4);
+#  10. the pure-Go step of each paper network at 1, 2, 4, 8 and all the CPUs' threads with its step
+#      profile, and the many-core model's predictions beside the measured steps (llpfc bench --scaling,
+#      training/scaling; bench/NOTES.md, "Many cores as well as two").
 # Each part has its own time-out and the whole run a budget (KIT_BUDGET seconds, default 540), so
 # one hang does not eat the rest. OUTDIR gets summary.md, results.json, the tuning file and at most
-# 7 logs (discovery, check, train, bench, sweep, torch, cpu). --quick: small sizes for CI on PoCL (the tuning
+# 8 logs (discovery, check, train, bench, sweep, torch, cpu, scaling). --quick: small sizes for CI on PoCL (the tuning
 # keeps its one candidate so that the check and the sweep run with overrides; the PyTorch
 # parts run only where python3 imports torch, else they say they were skipped — the profiles'
 # kernels then on PyTorch's CPU, PoCL's device —; the epoch trains cnn-bn on 80 points, and
@@ -52,7 +55,7 @@ OUT=$(cd "$OUT" && pwd)
 BUDGET=${KIT_BUDGET:-540}
 START=$(date +%s)
 : >"$OUT/parts.tsv"
-for l in discovery check train bench sweep torch cpu; do : >"$OUT/$l.log"; done
+for l in discovery check train bench sweep torch cpu scaling; do : >"$OUT/$l.log"; done
 FAILED=0
 
 # part NAME LIMIT LOG CMD...: runs CMD with time-out min(LIMIT, what is left of the budget),
@@ -103,6 +106,7 @@ if [ $QUICK = 1 ]; then
 	# cnn-bn, not WRN-16-4: the evaluation's batches of 256 WRN-16-4 images take minutes on PoCL
 	EPOCH_FULL=80 EPOCH_IMAGES=1000 EPOCH_TEST=32 EPOCH_MODEL=cnn-bn EPOCH_ARGS="--model cnn-bn --bag-size 8 --batch-size 16"
 	CPU_BENCH="mlp:32:1x28x28:2:1"
+	SCALING="mlp:16:1x28x28:1:1" STREAM_MIB=8
 	THREADS=$(nproc)
 	TUNE_SHAPES=2 TUNE_SECONDS=1 TUNE_FLAGS="--tune-keep-best --tune-kernels Xgemm"
 	SWEEP="wrn-16-4:2:3x32x32:1:0:0.3:aug"
@@ -114,6 +118,7 @@ else
 	BENCH="mlp:128:1x28x28:20:3:0:- cnn:128:1x28x28:20:3:0:- wrn-16-4:32:3x32x32:10:2:0.3:aug wrn-16-4:128:3x32x32:10:2:0.3:aug resnet18:128:3x32x32:10:2:0:aug vgg16:128:3x32x32:5:2:0.5:aug"
 	EPOCH_FULL=40960 EPOCH_IMAGES=50000 EPOCH_TEST=10000 EPOCH_MODEL=wrn-16-4 EPOCH_ARGS="--preset wrn16-4 --bag-size 64" # the Table 1 cell (CIFAR10, bags of 64)
 	CPU_BENCH="mlp:128:1x28x28:10:2 cnn:128:1x28x28:5:1 wrn-16-4:32:3x32x32:3:1"
+	SCALING="mlp:128:1x28x28:10:2 cnn:128:1x28x28:3:1 wrn-16-4:32:3x32x32:2:1 resnet18:128:3x32x32:2:1 vgg16:32:3x32x32:1:1" STREAM_MIB=256
 	THREADS=$(nproc)
 	TUNE_SHAPES=16 TUNE_SECONDS=45 TUNE_FLAGS=""
 	SWEEP="wrn-16-4:128:3x32x32:10:2:0.3:aug vgg16:128:3x32x32:5:2:0.5:aug resnet18:128:3x32x32:10:2:0:aug"
@@ -227,6 +232,17 @@ if "$TORCHPY" -c 'import torch' >>"$OUT/cpu.log" 2>&1; then
 else
 	skip "pytorch cpu" "$TORCHDESC has no torch (the interpreters tried: discovery.log)"
 fi
+
+# 10. The pure-Go step from one thread to all the CPUs, with the many-core model's predictions.
+COUNTS=1
+for t in 2 4 8; do [ "$t" -lt "$THREADS" ] && COUNTS="$COUNTS,$t"; done
+[ "$THREADS" -gt 1 ] && COUNTS="$COUNTS,$THREADS"
+for c in $SCALING; do
+	IFS=: read -r model batch shape steps warmup <<<"$c"
+	IFS=x read -r ch h w <<<"$shape"
+	part "cpu scaling $model $batch (threads $COUNTS)" 90 scaling.log "$LLPFC" bench --device cpu --model "$model" --batch-size "$batch" \
+		--channels "$ch" --height "$h" --width "$w" --steps "$steps" --warmup "$warmup" --scaling "$COUNTS" --stream-mib "$STREAM_MIB" --json
+done
 
 VERDICT=$("$PY" "$KIT/kit.py" summarize "$OUT") || FAILED=1
 [ -n "$VERDICT" ] || VERDICT="FAIL: kit.py summarize gave no verdict"

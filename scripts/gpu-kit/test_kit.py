@@ -1,4 +1,4 @@
-"""Tests of the GPU kit's helpers (issue 51, item 8), run by internal/repocheck's TestGPUKit with
+"""Tests of the GPU kit's helpers, run by internal/repocheck's TestGPUKit with
 python3's standard library: the verdict line of summary.md and of the console (PASS, or FAIL and
 the failing parts), no projection of a Table 1 cell from a run that is not the cell's, and the
 interpreter the PyTorch parts run with (the first python3 that imports torch, named)."""
@@ -28,7 +28,7 @@ def epoch_line(model, bag_size, method="llpfc-uniform", ips=2000.0):
 class SummarizeTest(unittest.TestCase):
     def setUp(self):
         self.out = tempfile.mkdtemp()
-        for log in ["discovery.log", "check.log", "train.log", "bench.log", "sweep.log", "torch.log", "cpu.log"]:
+        for log in ["discovery.log", "check.log", "train.log", "bench.log", "sweep.log", "torch.log", "cpu.log", "scaling.log"]:
             open(os.path.join(self.out, log), "w").close()
         self.discovery(["libpocl.so.2"])
 
@@ -127,6 +127,26 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("without a per-op profile", line)
 
+
+    def test_scaling_section(self):
+        """A scaling report (llpfc bench --scaling --json) becomes the summary's section: the speed-up
+        measured at the most threads and each prediction's error there, then the report's tables; a
+        scaling part that passed without a report fails the run."""
+        rows = [{"threads": 1, "measured_s": 1.0, "speed_up": 1.0, "extrapolated_s": 1.0, "structural_s": 1.0, "hybrid_s": 1.0},
+                {"threads": 16, "measured_s": 0.2, "speed_up": 5.0, "extrapolated_s": 0.1, "structural_s": 0.25, "hybrid_s": 0.2}]
+        with open(os.path.join(self.out, "scaling.log"), "w") as f:
+            f.write("### llpfc bench ...\n" + json.dumps({"model": "wrn-16-4", "batch_size": 32, "rows": rows, "markdown": "### wrn-16-4, batch 32\n\n| t |"}) + "\n")
+        part = ("cpu scaling wrn-16-4 32 (threads 1,16)", "ok", "30", "scaling.log")
+        rc, line, _, res = self.summarize([("discovery", "ok", "1", "d"), part])
+        self.assertEqual(rc, 0, line)
+        self.assertEqual(len(res["scaling"]), 1)
+        md = read(os.path.join(self.out, "summary.md"))
+        self.assertIn("| wrn-16-4 | 32 | 1, 16 | 1000.0 | 200.0 | 5.00 | 100.0 (-50 %) | 250.0 (+25 %) | 200.0 (+0 %) |", md)
+        self.assertIn("### wrn-16-4, batch 32", md)
+        open(os.path.join(self.out, "scaling.log"), "w").close()
+        rc, line, _, _ = self.summarize([("discovery", "ok", "1", "d"), part])
+        self.assertEqual(rc, 1)
+        self.assertIn("1 cpu scaling parts passed but the logs gave 0 scaling reports", line)
 
     def write(self, log, text):
         with open(os.path.join(self.out, log), "w") as f:

@@ -8,7 +8,7 @@
 // property run against a deliberately wrong implementation (transposed T, a
 // dropped factor, ‖T‖₁ in place of ‖T⁻¹‖₁, …) — is one line, and must fail.
 //
-// Tightness is part of a claim (issue 11): each Claim declares the worst
+// Tightness is part of a claim (a loose bound passes any check): each Claim declares the worst
 // ratio its search must reach (RatioFloor, per part PartFloors), and Run
 // fails a claim — or counts a negative control as caught — when a Bound
 // part stays below its floor, so a loosened bound cannot pass silently, nor
@@ -43,7 +43,7 @@ type Config struct {
 	// and its name, so adding a property never shifts the others' inputs.
 	Seed int64
 	// Hypotheses makes Run probe the claim's hypotheses and check the ends
-	// of its ranges too (Result.Hypotheses; hypotheses.go, issue 52).
+	// of its ranges too (Result.Hypotheses; hypotheses.go).
 	Hypotheses bool
 }
 
@@ -76,7 +76,7 @@ type Outcome struct {
 	Counterexample string  // the failing input and the seed that replays it
 	// Parts lists, for an outcome built by Merge, each property's own
 	// outcome (one entry, the property itself, for an outcome of ForAll), so
-	// that a tight part cannot hide a loose one (issue 11).
+	// that a tight part cannot hide a loose one.
 	Parts []Part
 	// First is the first input tried and Witness the first that broke the
 	// claim (nil when none did): a probe's judge re-evaluates them from the
@@ -205,7 +205,7 @@ type Result struct {
 	// BelowFloor names the parts whose search stayed below their floor.
 	BelowFloor []string `json:"below_floor,omitempty"`
 	// Hypotheses are the statement's hypotheses, each probed, with its
-	// ranges' ends checked (only under Config.Hypotheses; issue 52).
+	// ranges' ends checked (only under Config.Hypotheses).
 	Hypotheses []HypothesisResult `json:"hypotheses,omitempty"`
 }
 

@@ -118,7 +118,7 @@ func TestRunFailsALoosenedBoundBelowItsFloor(t *testing.T) {
 }
 
 func TestRunChecksEachMergedPartAgainstItsOwnFloor(t *testing.T) {
-	// A tight part must not hide a loosened one (issue 11: thm:inv.cali kept
+	// A tight part must not hide a loosened one (thm:inv.cali once kept
 	// only the maximum ratio over its parts).
 	c := Claim{Label: "m", RatioFloor: 0.99, Check: func(cfg Config) Outcome {
 		return Merge(Bound, sqBound("a", 1)(cfg), sqBound("b", 1.5)(cfg))

@@ -8,7 +8,7 @@ import (
 )
 
 // What a back end whose device runs beside the host (OpenCL) offers beyond
-// Backend, each an optional interface the trainer looks for (issue 37):
+// Backend, each an optional interface the trainer looks for:
 // the counts of the work it gave its device, a step protocol without host
 // waits, model state kept on the device, and a check that a run fits the
 // device's memory. The CPU back end implements CostCounter only (with

@@ -71,7 +71,7 @@ type Options struct {
 	// Effects are nodes the program runs for what their operations record
 	// (a training pass's batch-norm statistics:
 	// nn.BatchNormModel.RunningStatRoots), not for their values: a back end
-	// need not keep those (issue 41: on the CPU every batch-norm output of a
+	// need not keep those (on the CPU every batch-norm output of a
 	// step stayed pinned as an output, 314 MB of WRN-16-4's at batch 128).
 	Effects gorgonia.Nodes
 }

@@ -1,5 +1,5 @@
 // Package device is the seam between the training code and the hardware
-// it runs on (issue 26): the interface a compute back end implements —
+// it runs on: the interface a compute back end implements —
 // compile a part of a gorgonia graph into a Program, set its inputs, run
 // it, read its outputs, release it — with gradient storage (Grads) and an
 // optimizer (Optimizer) that live where the back end computes, so that on

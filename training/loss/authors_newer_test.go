@@ -145,7 +145,7 @@ func pvcLogits(p []float64) []float64 {
 // over classes) to 1e-9 plus the sum of those. The exact likelihood (the
 // default) is held to both of theirs within the same bounds, its gradient
 // in the logits. The cases include what llpfc passes beside the paper's
-// bags (issue 50): bags of one, proportions that are not exact counts
+// bags: bags of one, proportions that are not exact counts
 // (rounded, summing to 0.999), and a bag of 2048 (its gradient checked on
 // the rows stored).
 func TestAuthorsGoldenPVC(t *testing.T) {
@@ -302,7 +302,7 @@ func TestAuthorsGoldenPVCVarlen(t *testing.T) {
 // proportion as the prior (its nil Prior) is the authors' inline loss
 // (easyllp.py lines 221-227 and 276, transcribed in newer_golden.py), value
 // and gradient in the logits, also on bags of one, rounded proportions
-// (rows summing to 0.99 or 1.01) and bags of 2048 (issue 50; their code has
+// (rows summing to 0.99 or 1.01) and bags of 2048 (their code has
 // one bag size, so bags of unequal sizes are the project's rule:
 // TestEasyLLPUnequalBags).
 func TestAuthorsGoldenEasyLLP(t *testing.T) {
@@ -324,7 +324,7 @@ func TestAuthorsGoldenEasyLLP(t *testing.T) {
 
 // TestAuthorsGoldenMixBagInterval: MixBagInterval is the authors'
 // ci_loss_interval (scipy's norm.isf for the quantile), also for sub-bags
-// of one, of 1 and 2047, and rounded proportions (issue 50).
+// of one, of 1 and 2047, and rounded proportions.
 func TestAuthorsGoldenMixBagInterval(t *testing.T) {
 	for _, c := range readNewerGolden(t).Interval {
 		t.Run(c.Name, func(t *testing.T) {
@@ -344,7 +344,7 @@ func TestAuthorsGoldenMixBagInterval(t *testing.T) {
 // ConfidentialIntervalLoss on the bags' mean softmax (calculate_prop), value
 // and gradient in every instance's softmax output; bag 0 of each case has
 // the authors' −1 interval (an original bag), the others about half their
-// classes inside. Beside the paper's bags (issue 50): bags of unequal sizes
+// classes inside. Beside the paper's bags: bags of unequal sizes
 // (their loss takes the bags' means, each of its own bag), bags of one,
 // rounded proportions, bags of 2048.
 func TestAuthorsGoldenMixBagLoss(t *testing.T) {

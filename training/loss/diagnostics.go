@@ -3,7 +3,7 @@ package loss
 import "math"
 
 // BagDiagnostics is what a host objective (EasyLLP, CILoss, PVC) saw in its
-// Loss calls since its last ResetDiagnostics (issue 50, item 5): the
+// Loss calls since its last ResetDiagnostics: the
 // counters that tell why a run near chance or diverged did so, for the
 // result and the report's trouble section. A field an objective does not
 // have stays zero.

@@ -95,7 +95,7 @@ func TestPVCDiagnostics(t *testing.T) {
 // The three newer objectives keep diagnostics.
 var _ = []Diagnosed{&PVC{}, &EasyLLP{}, &CILoss{}}
 
-// TestPVCReferenceLoss (issue 50): the reference loss of LLP-PVC — every
+// TestPVCReferenceLoss: the reference loss of LLP-PVC — every
 // instance given its bag's own proportion — is −Σ_c log Binomial(k_c; s,
 // k_c/s); the binomial is the Poisson-binomial of equal probabilities, so
 // PoissonBinomialLogProb at the logits logit(k/s) is its oracle (bags of 1 to

@@ -10,7 +10,7 @@
 //   - the newer methods' objectives, computed on the host from the head
 //     outputs for every back end (BagObjective, KLChunked.GradientOf):
 //     EasyLLP, MixBag's CILoss, LLP-PVC's PVC with its exact likelihood
-//     (PoissonBinomialLogProb, issue 50) and the authors' FFT as a
+//     (PoissonBinomialLogProb) and the authors' FFT as a
 //     variant, each keeping BagDiagnostics.
 //
 // Imports: training/nn and training/device (the programs it runs).

@@ -35,7 +35,7 @@ func klChunkedRun(t *testing.T, f klFixture, initSeed int64, s KLScale) (float64
 	return loss, acc
 }
 
-// Issue 20: the KL proportion loss at the authors' scale (their
+// The KL proportion loss at the authors' scale (their
 // compute_kl_loss_on_bagbatch, kllib/train_fun.py@1d0cbc5: Σ over classes,
 // mean over bags) is the default. Its value on fixed inputs equals that
 // formula evaluated in plain Go on the model's probabilities (a separate

@@ -29,7 +29,7 @@ const PVCEps = 1e-30
 
 // PVCDPMax is the largest bag that the "fft" variant computes with the
 // rescaled dynamic programme (PoissonBinomialDP) instead of the FFT product,
-// as llppvc trained before issue 50: the DP holds every coefficient to the
+// as llppvc trained before the exact likelihood: the DP holds every coefficient to the
 // relative precision of float64 down to float64's smallest normal times the
 // largest, the FFT to an absolute error near 1e-16 of the largest.
 const PVCDPMax = 64
@@ -53,7 +53,7 @@ const (
 	// (LLP-PVC.py@fe11a00:449-516) averages bags of unequal sizes (the
 	// plain mean for equal bags).
 	PVCExact PVCLikelihood = iota + 1
-	// PVCFFT is what llppvc trained before issue 50, the authors' numerics:
+	// PVCFFT is what llppvc trained before the exact likelihood, the authors' numerics:
 	// the FFT product (PoissonBinomialFFT) with the coefficients floored
 	// at Eps, the rescaled DP for bags of at most DPMax, and the plain mean
 	// over the minibatch's bags (LLP-PVC.py@fe11a00:412-447).
@@ -74,7 +74,7 @@ func ParsePVCLikelihood(s string) (PVCLikelihood, error) {
 func (l PVCLikelihood) String() string { return pvcLikelihoods.String(l) }
 
 // UnmarshalText parses a likelihood where it enters (a spec, a result, a
-// flag; issue 53); empty is the zero value.
+// flag); empty is the zero value.
 func (l *PVCLikelihood) UnmarshalText(b []byte) error { return pvcLikelihoods.Unmarshal(l, b) }
 
 // MarshalText writes the likelihood's name.
@@ -551,7 +551,7 @@ func growC(v []complex128, n int) []complex128 {
 // logBinomialAtMean is log P(K = k) for K ~ Binomial(s, k/s): the
 // likelihood of a class's count when every instance of the bag predicts the
 // bag's own proportion k/s — what a predictor that tells no two instances
-// apart scores (BagDiagnostics.ReferenceLoss; issue 50).
+// apart scores (BagDiagnostics.ReferenceLoss).
 func logBinomialAtMean(s, k int) float64 {
 	lg := func(n int) float64 { v, _ := math.Lgamma(float64(n + 1)); return v }
 	out := lg(s) - lg(k) - lg(s-k)

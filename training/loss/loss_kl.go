@@ -313,7 +313,7 @@ func NewBagChunked(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn
 // bags, −1/B·Σ_k Σ_c, a loss C times larger. Under SGD the factor C is a
 // C-fold learning rate, so the tables' baselines were trained at the
 // authors' scale; it is the default (the zero value), the paper's text an
-// option (issue 20).
+// option (PAPER_MAP.md, "the paper's text vs the authors' runs").
 type KLScale uint16
 
 // The KL scales; the zero value is not stated, read as KLScaleAuthors.
@@ -336,7 +336,7 @@ func ParseKLScale(s string) (KLScale, error) {
 func (s KLScale) String() string { return klScales.String(s) }
 
 // UnmarshalText parses a KL scale where it enters (a spec, a result, a
-// flag; issue 53); empty is the zero value, read as authors.
+// flag); empty is the zero value, read as authors.
 func (s *KLScale) UnmarshalText(b []byte) error { return klScales.Unmarshal(s, b) }
 
 // MarshalText writes the scale's name.

@@ -233,7 +233,7 @@ func chunkedBN(t *testing.T, f klFixture, chunk int, stats nn.BNStats) (grads []
 	return grads, loss, running
 }
 
-// TestKLChunkedExactBatchNorm checks issue 20's batch norm over the whole
+// TestKLChunkedExactBatchNorm checks the authors' batch norm over the whole
 // minibatch in a chunked KL loss: with BNStatsMinibatch, KLChunked's loss,
 // gradient and running statistics equal one pass of the whole minibatch
 // through the composite (unfused) batch norm — within 1e-9 in float64, the

@@ -35,7 +35,7 @@ const MixBagEps = 1e-8
 //
 // A proportion a rounding error outside [0, 1] (1 + 2⁻⁵², a sum of 1/m's)
 // counts as 0 or 1 in the variance p(1−p): its square root was NaN, and the
-// mixed bag lost its interval (issue 52: found by the coverage claim
+// mixed bag lost its interval (found by the coverage claim
 // `mixbag: interval coverage`; TestMixBagIntervalProportionsAtTheEnds).
 func MixBagInterval(mix, lo, hi, pi, pj []float64, ni, nj int, q float64) {
 	a := float64(ni) / float64(ni+nj)

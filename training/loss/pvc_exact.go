@@ -2,7 +2,7 @@ package loss
 
 import "math"
 
-// The exact likelihood of LLP-PVC's counts (issue 50, item 1). K is the
+// The exact likelihood of LLP-PVC's counts. K is the
 // number of successes of s independent Bernoulli(σ(z_i)) (a Poisson-binomial
 // count). The FFT product and the rescaled DP hold P(K = j) relative to the
 // largest coefficient, so a target k many standard deviations from the mean

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Oracles of the exact likelihood (issue 50, item 1), each independent of
+// Oracles of the exact likelihood, each independent of
 // the tilted DP: the sum over all 2^s labellings (s ≤ 12), a DP in log space
 // (logaddexp, no tilt, no scaling), a DP in math/big floats (no underflow at
 // any exponent), closed forms (the binomial), and finite differences.

@@ -10,7 +10,7 @@ import "fmt"
 //
 // the L2 counterpart of the KL proportion loss (App. `subsec:KL`): bounded,
 // and zero exactly when every bag's mean prediction is its proportions
-// (issue 53's example of a method added as a loss, its test and one
+// (the example of a method added as a loss, its test and one
 // registration).
 type SqProp struct {
 	mean []float64

@@ -82,7 +82,7 @@ func VATWeight(step, totalSteps int) float64 {
 // 0.05·exp(0) = 0.05 at every step — no ramp-up. LLP-VAT's own code ramps
 // the weight up over the first 40% of the steps (VATWeight). The tables'
 // LLP-VAT numbers come from the authors' code, so its constant weight is
-// the default (issue 20).
+// the default (PAPER_MAP.md, "the paper's text vs the authors' runs").
 type VATRampup uint16
 
 // The VAT weight schedules; the zero value is not stated, read as
@@ -106,7 +106,7 @@ func ParseVATRampup(s string) (VATRampup, error) {
 func (r VATRampup) String() string { return vatRampups.String(r) }
 
 // UnmarshalText parses a VAT weight schedule where it enters (a spec, a
-// result, a flag; issue 53); empty is the zero value, read as authors.
+// result, a flag); empty is the zero value, read as authors.
 func (r *VATRampup) UnmarshalText(b []byte) error { return vatRampups.Unmarshal(r, b) }
 
 // MarshalText writes the schedule's name.

@@ -231,7 +231,7 @@ func TestVATPowerIterationFollowsHessian(t *testing.T) {
 }
 
 // TestVATExactBatchNorm checks LLP-VAT's consistency term with batch norm
-// over the whole minibatch (issue 20) on cnn-bn in float64: with
+// over the whole minibatch (as the authors' runs) on cnn-bn in float64: with
 // BNStatsMinibatch the loss and the parameters' gradient do not depend on
 // the chunk size (chunks of 1, 4 and 5 instances — the last one padded —
 // against one chunk of all 12, which is one pass over the minibatch), to

@@ -46,7 +46,7 @@ func fdBags() (*TrainData, []loss.BagRef) {
 	return &TrainData{X: x, Features: d, Bags: set}, refs
 }
 
-// TestEveryBagObjectiveFiniteDifference (issue 53): every method registered
+// TestEveryBagObjectiveFiniteDifference: every method registered
 // with RegisterBag, its objective built as a run builds it (BagSpec.Init and
 // .Objective on an Env of three bags) and run through the shared chunked
 // engine with the head it reads, returns a loss whose central finite

@@ -92,7 +92,7 @@ type Config struct {
 	// negative soft labels leave unbounded below; the zero value means none
 	// (EasyLLP's plain loss).
 	Flood float64 `json:"flood,omitempty"`
-	// PVCLikelihood is llppvc's likelihood (issue 50): the zero value is
+	// PVCLikelihood is llppvc's likelihood: the zero value is
 	// PVCExact (exact at every bag size and target), or PVCFFT (the
 	// authors' FFT product, what llppvc trained before; loss.PVC). Zero for
 	// the other methods.
@@ -126,7 +126,7 @@ type Config struct {
 	// afresh (and overwrite it).
 	Resume bool `json:"resume"`
 	// ValBags holds training bags out of training for model selection
-	// (issue 29): a fraction of the bags when in (0, 1), a number of bags
+	// without labels: a fraction of the bags when in (0, 1), a number of bags
 	// when ≥ 1 (a whole number); zero means none. The held-out bags are
 	// drawn with the stream "val-bags" and never trained on; after every
 	// epoch their validation KL and proportion error are recorded in the
@@ -137,7 +137,7 @@ type Config struct {
 	// (the epoch with the lowest validation KL; needs ValBags).
 	Select Selection `json:"select,omitempty"`
 	// KeepModel makes Result.Model hold the trained network (its spec and
-	// PyTorch-style state dict) for export (issue 29); false means none.
+	// PyTorch-style state dict) for export; false means none.
 	KeepModel bool `json:"-"`
 	// RunFields are the caller's settings of the run that Train does not
 	// see (data set, bag size, protocol, augmentation, normalization, …;
@@ -242,7 +242,7 @@ func ParseSelection(s string) (Selection, error) { return selections.Parse(s) }
 func (s Selection) String() string { return selections.String(s) }
 
 // UnmarshalText parses a selection where it enters (a spec, a result, a
-// flag; issue 53); empty is the zero value, read as last.
+// flag); empty is the zero value, read as last.
 func (s *Selection) UnmarshalText(b []byte) error { return selections.Unmarshal(s, b) }
 
 // MarshalText writes the selection's name.

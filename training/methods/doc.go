@@ -1,4 +1,4 @@
-// Package methods is the methods' room of training/ (issue 53): every
+// Package methods is the methods' room of training/: every
 // training objective — the LLPFC algorithms (Algorithms 1–3 of the paper),
 // the baselines of App. `suppsec: exp` (KL, LLP-VAT, LLP-GAN), the newer
 // methods (EasyLLP, MixBag, LLP-PVC), SqProp and the supervised ceiling — as

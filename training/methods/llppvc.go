@@ -51,7 +51,7 @@ func initLLPPVC(env *Env) error {
 }
 
 // newLLPPVC is the run's loss.PVC, with its likelihood (Config.PVCLikelihood:
-// exact unless the authors' FFT is asked for, issue 50).
+// exact unless the authors' FFT is asked for).
 func newLLPPVC(env *Env) (loss.BagObjective, error) {
 	return &loss.PVC{Likelihood: env.Config.PVCLikelihood}, nil
 }

@@ -78,7 +78,7 @@ type GroupingReporter interface {
 
 // ObjectiveDiagnoser is a Method whose objective counts what explains a
 // collapse (loss.BagDiagnostics: LLP-PVC's terms below its numerics'
-// floor, EasyLLP's flooded steps and soft labels, …; issue 50): ok is
+// floor, EasyLLP's flooded steps and soft labels, …): ok is
 // false when its objective counts nothing.
 type ObjectiveDiagnoser interface {
 	ObjectiveDiagnostics() (d loss.BagDiagnostics, ok bool)
@@ -87,7 +87,8 @@ type ObjectiveDiagnoser interface {
 // BufferReleaser is implemented by methods whose programs can drop the
 // values of their last run (device.Program.Release); Train calls it before
 // each evaluation, so that the step's and the evaluator's activations are
-// never resident together (issue 12).
+// never resident together (bench/NOTES.md, "The 5.2 GB of a real WRN-16-4
+// training run").
 type BufferReleaser interface {
 	ReleaseBuffers()
 }

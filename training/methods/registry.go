@@ -14,7 +14,7 @@ import (
 )
 
 // Descriptor is everything the project knows about a training method, in
-// one place beside its implementation (issue 53): the help text, the report's
+// one place beside its implementation: the help text, the report's
 // rows, the grids' method lists, the default minibatch, the parity, op-list
 // and finite-difference cases, the comparison's search and the Python
 // client's method names are all read from the registered descriptors, never
@@ -59,7 +59,7 @@ type Descriptor struct {
 	// paper's own methods (whose settings are the appendix's, in the
 	// built-in grids).
 	Authors *Preset
-	// Search is the label-free search space of the comparison (issue 50).
+	// Search is the label-free search space of the comparison.
 	Search Search
 	// Output is the link from the network's logits to the class
 	// probabilities the method trains: Softmax (the zero value) or Sigmoid
@@ -198,7 +198,7 @@ type Preset struct {
 
 // Search is a method's label-free search space: every combination of LR
 // and BatchSize (the method's default or its authors' when empty) is one
-// trial, scored on held-out bags' proportions (issue 50).
+// trial, scored on held-out bags' proportions.
 type Search struct {
 	LR        []float64
 	BatchSize []int

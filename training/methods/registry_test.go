@@ -13,7 +13,7 @@ func complete() Descriptor {
 		Help: "a test", Search: DefaultSearch, New: func(*Env) (Method, error) { return nil, nil }}
 }
 
-// TestRegisterRefusesAnIncompleteDescriptor (issue 53): a descriptor without
+// TestRegisterRefusesAnIncompleteDescriptor: a descriptor without
 // its default minibatch (a method missing from a hand-kept table trained
 // with 128 bags a step, and nothing noticed), its unit, its family, its
 // search space, its factory, or an LLPFC mode that matches its family is

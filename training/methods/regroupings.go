@@ -6,7 +6,7 @@ import (
 	"github.com/llpfc/llpfc/estimators"
 )
 
-// Regrouping records the groups of one LLPFC regrouping (issue 16): at epoch
+// Regrouping records the groups of one LLPFC regrouping: at epoch
 // Epoch the bags were partitioned anew, and Groups summarizes the
 // diagnostics of the groups the method trained on — the distribution of
 // ‖T̂_i⁻¹‖₁ (the noise constant of Proposition `theorem: cali_lowerb`) and of

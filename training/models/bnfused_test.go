@@ -163,7 +163,7 @@ func TestBatchNormEvalFusedMatchesComposite(t *testing.T) {
 }
 
 // beforeFusion is the forward pass of VGG16 and ResNet18 as they were
-// built before issue 41 — each batch norm (the fused op without ReLU) then
+// built before the fusion — each batch norm (the fused op without ReLU) then
 // gorgonia's Rectify — on the model's own layers: the oracle of
 // TestFusedBatchNormReLUInModels.
 func beforeFusion(t *testing.T, m nn.Model, x *gorgonia.Node) *gorgonia.Node {
@@ -211,7 +211,7 @@ func beforeFusion(t *testing.T, m nn.Model, x *gorgonia.Node) *gorgonia.Node {
 	return nil
 }
 
-// TestFusedBatchNormReLUInModels (issue 41): ResNet18, with its stem's and
+// TestFusedBatchNormReLUInModels: ResNet18, with its stem's and
 // each block's first batch norm and ReLU fused, gives — on one graph, with
 // the same parameters, 4 images — the cost Σ w⊙f(x) and every parameter's
 // gradient of the graph it was built as before (beforeFusion: the batch
@@ -221,7 +221,7 @@ func beforeFusion(t *testing.T, m nn.Model, x *gorgonia.Node) *gorgonia.Node {
 // gradients (a convolution's bias before batch norm has gradient 0 in exact
 // arithmetic), where dropping a ReLU or fusing the wrong batch norm moves
 // every gradient. VGG16, fused at every convolution, passes the same check
-// (LLPFC_TEST_VGG16_FUSION=1; run for issue 41) but is not run by default:
+// (LLPFC_TEST_VGG16_FUSION=1; run when the fusion was made) but is not run by default:
 // its two gradient sets on gorgonia's tape machine peak at 5.5 GB.
 func TestFusedBatchNormReLUInModels(t *testing.T) {
 	names := []string{ModelResNet18}

@@ -10,7 +10,7 @@ import (
 
 func init() { RegisterModel(ModelCNN, newCNN) }
 
-// cnn is the small convolutional network of issue 5:
+// cnn is the small convolutional network of this machine's scale:
 //
 //	conv3×3 (32, padding 1) → ReLU → maxpool 2×2 →
 //	conv3×3 (64, padding 1) → ReLU → maxpool 2×2 →

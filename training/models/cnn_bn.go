@@ -9,8 +9,8 @@ import (
 
 func init() { RegisterModel(ModelCNNBN, newCNNBN) }
 
-// cnnBN is the cnn with batch normalization after each convolution (issue
-// 20's evidence on this machine: the smallest network where the batch-norm
+// cnnBN is the cnn with batch normalization after each convolution (the
+// KL scale's evidence on this machine: the smallest network where the batch-norm
 // statistics of a chunked bag loss matter):
 //
 //	conv3×3 (32, padding 1) → BN → ReLU → maxpool 2×2 →

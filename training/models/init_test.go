@@ -24,7 +24,7 @@ func paramValues(n *gorgonia.Node) []float64 {
 	return out
 }
 
-// Issue 20: each deep model is initialized as in the authors' code
+// Each deep model is initialized as in the authors' code
 // (models/*.py@1d0cbc5), checked on the statistics of every layer large
 // enough to estimate them (≥ 20,000 weights: the sample standard deviation
 // is then within 2% of its expectation with overwhelming probability):

@@ -11,7 +11,7 @@ import (
 func init() { RegisterModel(ModelMLP, newMLP) }
 
 // mlp is the fully connected network input→512→256→C with ReLU activations
-// (issue 5's small model for flat and image inputs; images are flattened).
+// (the small model for flat and image inputs; images are flattened).
 type mlp struct {
 	spec   nn.ModelSpec
 	layers [3]*nn.Dense

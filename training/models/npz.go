@@ -53,7 +53,7 @@ func ReadNPZ(r io.ReaderAt, size int64) ([]StateTensor, error) {
 	zr, err := npz.NewReader(r, size)
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "npz: ") {
-			return nil, err // the reader names itself (issue 38: "npz: npz: …")
+			return nil, err // the reader names itself (else: "npz: npz: …")
 		}
 		return nil, fmt.Errorf("npz: %w", err)
 	}

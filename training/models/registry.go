@@ -14,7 +14,7 @@ import (
 const (
 	ModelMLP      = "mlp"      // the MLP of the Fashion-MNIST experiments
 	ModelCNN      = "cnn"      // a small convolutional network (this machine's scale)
-	ModelCNNBN    = "cnn-bn"   // the cnn with batch norm (issue 20's evidence)
+	ModelCNNBN    = "cnn-bn"   // the cnn with batch norm (the KL scale's evidence)
 	ModelWRN164   = "wrn-16-4" // Table 1, Wide ResNet-16-4
 	ModelResNet18 = "resnet18" // Table 2
 	ModelVGG16    = "vgg16"    // Table 3, VGG16 with batch norm

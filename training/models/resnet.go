@@ -214,7 +214,7 @@ func (m *ResNet18) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error)
 	if err != nil {
 		return nil, fmt.Errorf("resnet18 stem: %w", err)
 	}
-	if h, err = m.bnReLU(m.stemBN, h, train); err != nil { // fused, as VGG16's (issue 41)
+	if h, err = m.bnReLU(m.stemBN, h, train); err != nil { // fused, as VGG16's (memory: one activation, not three)
 		return nil, err
 	}
 	if h, err = gorgonia.MaxPool2D(h, tensor.Shape{3, 3}, []int{1, 1}, []int{2, 2}); err != nil {

@@ -35,7 +35,7 @@ type torchNamed interface {
 }
 
 // StateDict returns m's parameters and batch-norm buffers named, ordered and
-// laid out as the state_dict of the equivalent PyTorch module (issue 29), so
+// laid out as the state_dict of the equivalent PyTorch module, so
 // that
 //
 //	model.load_state_dict({k: torch.from_numpy(v) for k, v in np.load(F).items()})

@@ -50,7 +50,7 @@ func buildFor(t *testing.T, name string, ch, side, classes int, seed int64) (*go
 // TestStateDictMatchesPyTorch: the keys, their order, shapes and element
 // types of StateDict are those of PyTorch's state_dict of the authors'
 // WideResNet-16-4, ResNet-18 and VGG16-BN classes and of the documented
-// Sequentials of mlp, cnn and cnn-bn (issue 29's golden per architecture).
+// Sequentials of mlp, cnn and cnn-bn (a golden per architecture).
 func TestStateDictMatchesPyTorch(t *testing.T) {
 	d := readTorchDump(t)
 	require.Len(t, d.Models, 6)

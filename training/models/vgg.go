@@ -99,7 +99,7 @@ func (m *VGG16) Forward(x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
 		if h, err = m.convs[k].Forward(h); err != nil {
 			return nil, fmt.Errorf("vgg16 conv %d: %w", k, err)
 		}
-		// ReLU(BN(h)) as one op in training mode (issue 41): the composite
+		// ReLU(BN(h)) as one op in training mode: the composite
 		// kept the batch norm's output, the ReLU's mask and its product, each
 		// activation-sized, and ran the ReLU on one core.
 		if h, err = m.bnReLU(m.convBNs[k], h, train); err != nil {

@@ -14,13 +14,13 @@ import (
 // BLASName names the BLAS behind the matrix products of training: in the
 // default pure-Go build, gonum's BLAS with the single-precision matrix
 // product replaced by internal/sgemm (packed, AVX2+FMA assembly micro-kernel,
-// all cores; issue 12). Build with -tags openblas (and libopenblas-dev) for
+// all cores). Build with -tags openblas (and libopenblas-dev) for
 // OpenBLAS; see bench/NOTES.md.
 const BLASName = "gonum+sgemm"
 
 // GEMMKernels describes the matrix product's kernel and panel sizes on this
 // machine (internal/sgemm: the micro-kernel chosen at start-up, the blocking
-// derived from the caches; issue 41), for benchmark results.
+// derived from the caches), for benchmark results.
 func GEMMKernels() string {
 	s := sgemm.Active().Name + ", " + sgemm.ActiveBlocking().String()
 	if useWinograd {

@@ -29,7 +29,7 @@ import (
 // BLASName names the BLAS behind the matrix products of training: this
 // build (tag openblas) sends Sgemm and Dgemm to OpenBLAS through cgo
 // (`apt-get install libopenblas-dev`); every other routine stays gonum's.
-// The lever "BLAS choice" of issue 7 (bench/NOTES.md); the default build
+// The lever "BLAS choice" (bench/NOTES.md); the default build
 // is pure Go.
 const BLASName = "openblas"
 

@@ -27,8 +27,8 @@ var bnOpSeq atomic.Int64
 
 // batchNormFused adds y = BN(x) (or ReLU(BN(x)) when relu is set) in
 // training mode to x's graph as one operation: batch mean and biased
-// variance per channel, y = (x − μ)/√(σ² + ε)·γ + β. It is the memory lever
-// of issue 12: the composite graph (x − μ, its square, the broadcast scale
+// variance per channel, y = (x − μ)/√(σ² + ε)·γ + β. It is a memory lever
+// (bench/NOTES.md, "2a"): the composite graph (x − μ, its square, the broadcast scale
 // and shift, the product, the sum, the ReLU, and the gradient of each) kept
 // about ten activation-sized tensors per layer alive for the backward pass;
 // this op keeps one (its output) and its backward ops recompute x̂ from x

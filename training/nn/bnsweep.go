@@ -44,7 +44,7 @@ func ParseBNStats(s string) (BNStats, error) {
 func (s BNStats) String() string { return bnStatsSet.String(s) }
 
 // UnmarshalText parses batch-norm statistics where they enter (a spec, a
-// result, a flag; issue 53); empty is the zero value, read as minibatch.
+// result, a flag); empty is the zero value, read as minibatch.
 func (s *BNStats) UnmarshalText(b []byte) error { return bnStatsSet.Unmarshal(s, b) }
 
 // MarshalText writes the statistics' name.
@@ -101,7 +101,7 @@ func (g *bnGlobal) fold(c int, mu, v, m float64) {
 }
 
 // bnSweep makes a loss evaluated chunk by chunk see batch normalization
-// over the whole minibatch (issue 20), in memory bounded by the chunk.
+// over the whole minibatch (as the authors' runs), in memory bounded by the chunk.
 //
 // Let s_l = (μ_l, σ²_l) be the statistics of the l-th batch-norm layer
 // (l = 1…K in forward order) over the minibatch's N instances. They are

@@ -15,7 +15,7 @@ import (
 var usePackedConv = false
 
 // convForwardPacked is convForward's float32 path with operands packed once
-// (issue 12): W is packed once per run instead of once per image, and each
+// (a speed lever): W is packed once per run instead of once per image, and each
 // image is unfolded by im2col straight into the packed layout of B instead
 // of into a column buffer that Sgemm then copies again. The images are
 // shared out to the cores; each product runs in its worker.
@@ -29,10 +29,10 @@ func convForwardPacked(g convGeom, n int, x, w, b, y []float32, sc *scratch[floa
 		convForwardStacked(g, n, gs, x, w, b, y, sc)
 		return
 	}
-	nc := min(n, convChunks)
+	nc := convImageChunks(n)
 	sc.ensure(min(runtime.GOMAXPROCS(0), nc), nc, sgemm.PackedBSize(ckk, hw), 0, 0)
-	pa := sgemm.PackA(false, g.o, ckk, 1, w, ckk, sc.packedW(sgemm.PackedASize(g.o, ckk)))
-	par.Chunks(nc, func(j, p int) {
+	pa := sgemm.PackAOnCores(false, g.o, ckk, 1, w, ckk, sc.packedW(sgemm.PackedASize(g.o, ckk)))
+	par.ChunksOf(nc, n, func(j, p int) {
 		buf := sc.cols[p]
 		lo, hi := par.ChunkBounds(j, nc, n)
 		for i := lo; i < hi; i++ {
@@ -50,8 +50,6 @@ func convForwardPacked(g convGeom, n int, x, w, b, y []float32, sc *scratch[floa
 // im2col straight into the packed layout of the transposed B).
 func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scratch[float32]) error {
 	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
-	nc := min(n, convChunks)
-	workers := min(runtime.GOMAXPROCS(0), nc)
 	if wrt == 0 {
 		if len(in) != g.o*ckk || len(out) != n*chw {
 			return errors.New("Conv2dIm2colGrad: sizes do not match the geometry")
@@ -68,9 +66,10 @@ func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scrat
 		// a time (about 64 Ki values, in L2), not whole (up to 2.4 MB for
 		// WRN-16-4, written to memory and read back by col2im).
 		rows := convRowBlock(ckk, hw)
-		sc.ensure(workers, nc, rows*hw+sgemm.PackedBSize(g.o, hw), 0, 0)
-		pa := sgemm.PackA(true, ckk, g.o, 1, in, ckk, sc.packedW(sgemm.PackedASize(ckk, g.o)))
-		par.Chunks(nc, func(j, p int) {
+		nc := convImageChunks(n)
+		sc.ensure(min(runtime.GOMAXPROCS(0), nc), nc, rows*hw+sgemm.PackedBSize(g.o, hw), 0, 0)
+		pa := sgemm.PackAOnCores(true, ckk, g.o, 1, in, ckk, sc.packedW(sgemm.PackedASize(ckk, g.o)))
+		par.ChunksOf(nc, n, func(j, p int) {
 			col, buf := sc.cols[p][:rows*hw], sc.cols[p][rows*hw:]
 			lo, hi := par.ChunkBounds(j, nc, n)
 			for i := lo; i < hi; i++ {
@@ -99,23 +98,27 @@ func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scrat
 		convGradWStacked(g, n, gs, in, dy, out, sc)
 		return nil
 	}
-	sc.ensure(workers, nc, sgemm.PackedBSize(hw, ckk), g.o*ckk, 0)
-	par.Chunks(nc, func(j, p int) {
+	// The convChunks partial sums of the images' products, each shared by
+	// column pieces among the threads when there are more threads than
+	// chunks (each piece packs only its own columns of the unfolding).
+	nc := min(n, convChunks)
+	pieces := rowPieces(ckk, sgemm.Active().NR, convFilterPieces(nc))
+	tasks := nc * len(pieces)
+	sc.ensure(min(runtime.GOMAXPROCS(0), tasks), nc, sgemm.PackedBSize(hw, ckk), g.o*ckk, 0)
+	par.ChunksOf(tasks, nc*colStrips(ckk), func(t, p int) {
+		j, c0, c1 := t/len(pieces), pieces[t%len(pieces)][0], pieces[t%len(pieces)][1]
 		buf, part := sc.cols[p], sc.partW[j]
-		clear(part)
+		for o := 0; o < g.o; o++ {
+			clear(part[o*ckk+c0 : o*ckk+c1])
+		}
 		lo, hi := par.ChunkBounds(j, nc, n)
 		for i := lo; i < hi; i++ {
 			xi := in[i*chw : (i+1)*chw]
-			pb := sgemm.PackBCols(hw, ckk, buf, func(r int, dst []float32) { im2colRow(g, xi, r, dst) })
-			sgemm.GemmPackedB(false, g.o, 1, dy[i*ohw:(i+1)*ohw], hw, pb, 1, part, ckk)
+			pb := sgemm.PackBCols(hw, c1-c0, buf, func(r int, dst []float32) { im2colRow(g, xi, c0+r, dst) })
+			sgemm.GemmPackedB(false, g.o, 1, dy[i*ohw:(i+1)*ohw], hw, pb, 1, part[c0:], ckk)
 		}
 	})
-	copy(out, sc.partW[0])
-	for j := 1; j < nc; j++ {
-		for i, v := range sc.partW[j] {
-			out[i] += v
-		}
-	}
+	sumPartials(out, sc.partW[:nc])
 	return nil
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // Convolutions on small maps with the images of a minibatch stacked into
-// one product (issue 41, bench/NOTES.md "per-image products on 2×2 and 1×1
+// one product (bench/NOTES.md, "per-image products on 2×2 and 1×1
 // maps"). The packed path multiplies one image at a time; on an h·w-value
 // output map that product has N = h·w columns (forward, ∂/∂x) or K = h·w
 // terms (∂/∂W): on ResNet18's 1×1 map a matrix times a vector, and a rank-1
@@ -171,12 +171,19 @@ func (p *unfoldPlan) weights(w []float32, o int) []float32 {
 		p.wLive = make([]float32, o*len(p.live))
 	}
 	wl := p.wLive[:o*len(p.live)]
-	for i := 0; i < o; i++ {
-		row, dst := w[i*p.ckk:(i+1)*p.ckk], wl[i*len(p.live):(i+1)*len(p.live)]
-		for j, r := range p.live {
-			dst[j] = row[r]
+	gather := func(o0, o1 int) {
+		for i := o0; i < o1; i++ {
+			row, dst := w[i*p.ckk:(i+1)*p.ckk], wl[i*len(p.live):(i+1)*len(p.live)]
+			for j, r := range p.live {
+				dst[j] = row[r]
+			}
 		}
 	}
+	if o*len(p.live) < 1<<16 {
+		gather(0, o)
+		return wl
+	}
+	par.Channels(o, gather) // once a run, while nothing else runs
 	return wl
 }
 
@@ -245,6 +252,7 @@ func (p *unfoldPlan) fold(src []float32, lo, hi, r int, dx []float32) {
 // convForwardStacked is convForwardPacked for gs > 1 images a product.
 func convForwardStacked(g convGeom, n, gs int, x, w, b, y []float32, sc *scratch[float32]) {
 	hw, ohw := g.hw(), g.o*g.hw()
+	gs = convStackRegroup(n, gs, hw)
 	ng := (n + gs - 1) / gs
 	threads := runtime.GOMAXPROCS(0)
 	workers := min(threads, ng)
@@ -254,7 +262,7 @@ func convForwardStacked(g convGeom, n, gs int, x, w, b, y []float32, sc *scratch
 	nl := len(plan.live)
 	bLen := sgemm.PackedBSize(nl, cols)
 	sc.ensure(workers, 0, bLen+g.o*cols, 0, 0)
-	pa := sgemm.PackA(false, g.o, nl, 1, plan.weights(w, g.o), nl, sc.packedW(sgemm.PackedASize(g.o, nl)))
+	pa := sgemm.PackAOnCores(false, g.o, nl, 1, plan.weights(w, g.o), nl, sc.packedW(sgemm.PackedASize(g.o, nl)))
 	// group packs the live rows of images lo:hi into buf and returns B and
 	// C's stride.
 	group := func(lo, hi int, buf []float32) (sgemm.PackedB, int) {
@@ -283,7 +291,7 @@ func convForwardStacked(g convGeom, n, gs int, x, w, b, y []float32, sc *scratch
 		}
 	}
 	if ng >= threads {
-		par.Chunks(ng, func(j, p int) {
+		par.ChunksOf(ng, convStackWidth(n, hw), func(j, p int) {
 			lo, hi := j*gs, min(n, (j+1)*gs)
 			buf := sc.cols[p]
 			pb, ldc := group(lo, hi, buf[:bLen])
@@ -307,6 +315,7 @@ func convForwardStacked(g convGeom, n, gs int, x, w, b, y []float32, sc *scratch
 // a block of rows at a time.
 func convGradXStacked(g convGeom, n, gs int, w, dy, out []float32, sc *scratch[float32]) {
 	hw, chw, ohw := g.hw(), g.c*g.h*g.w, g.o*g.hw()
+	gs = convStackRegroup(n, gs, hw)
 	ng := (n + gs - 1) / gs
 	threads := runtime.GOMAXPROCS(0)
 	cols := gs * hw
@@ -315,7 +324,7 @@ func convGradXStacked(g convGeom, n, gs int, w, dy, out []float32, sc *scratch[f
 	nl := len(plan.live)
 	block := convRowBlock(nl, cols)
 	bLen := sgemm.PackedBSize(g.o, cols)
-	pa := sgemm.PackA(true, nl, g.o, 1, plan.weights(w, g.o), nl, sc.packedW(sgemm.PackedASize(nl, g.o)))
+	pa := sgemm.PackAOnCores(true, nl, g.o, 1, plan.weights(w, g.o), nl, sc.packedW(sgemm.PackedASize(nl, g.o)))
 	group := func(lo, hi int, buf []float32) (sgemm.PackedB, int) {
 		nc := (hi - lo) * hw
 		return sgemm.PackBRows(g.o, nc, buf, func(r int, dst []float32) {
@@ -338,7 +347,7 @@ func convGradXStacked(g convGeom, n, gs int, w, dy, out []float32, sc *scratch[f
 	}
 	if ng >= threads {
 		sc.ensure(min(threads, ng), 0, bLen+block*cols, 0, 0)
-		par.Chunks(ng, func(j, p int) {
+		par.ChunksOf(ng, convStackWidth(n, hw), func(j, p int) {
 			lo, hi := j*gs, min(n, (j+1)*gs)
 			clear(out[lo*chw : hi*chw])
 			buf := sc.cols[p]
@@ -371,66 +380,61 @@ func convGradWStacked(g convGeom, n, gs int, x, dy, out []float32, sc *scratch[f
 	plan := &sc.unfold
 	nl := len(plan.live)
 	bLen := sgemm.PackedBSize(cols, nl)
-	// product adds rows o0:o1 of the product of images lo:hi (packed in pb,
-	// gathered in a) to part, ∂/∂W's columns of the live rows; beta 0 on the
-	// chunk's first group.
-	product := func(pb sgemm.PackedB, a []float32, lda, o0, o1 int, beta float32, part []float32) {
-		sgemm.GemmPackedB(false, o1-o0, 1, a[o0*lda:], lda, pb, beta, part[o0*nl:], nl)
-	}
-	group := func(lo, hi int, buf []float32) (sgemm.PackedB, []float32, int) {
-		k := (hi - lo) * hw
-		a := buf[bLen : bLen+g.o*k]
+	// group gathers the output gradients of images lo:hi side by side into
+	// a (o × k) and packs the live columns c0:c1 of their unfoldings' transpose
+	// into pb (k × (c1 − c0)); their product, added to a chunk's partial sums
+	// with β 0 on its first group, is ∂/∂W's columns c0:c1 of the live rows.
+	group := func(lo, hi, c0, c1 int, buf []float32) (pb sgemm.PackedB, a []float32, k int) {
+		k = (hi - lo) * hw
+		a = buf[bLen : bLen+g.o*k]
 		for o := 0; o < g.o; o++ {
 			for i := lo; i < hi; i++ {
 				copy(a[o*k+(i-lo)*hw:o*k+(i-lo+1)*hw], dy[i*ohw+o*hw:i*ohw+(o+1)*hw])
 			}
 		}
-		pb := sgemm.PackBCols(k, nl, buf[:bLen], func(j int, dst []float32) {
-			plan.unfold(x, lo, hi, int(plan.live[j]), dst)
+		pb = sgemm.PackBCols(k, c1-c0, buf[:bLen], func(j int, dst []float32) {
+			plan.unfold(x, lo, hi, int(plan.live[c0+j]), dst)
 		})
 		return pb, a, k
 	}
-	if nc >= threads {
-		sc.ensure(min(threads, nc), nc, bLen+g.o*cols, g.o*nl, 0)
-		par.Chunks(nc, func(j, p int) {
-			lo, hi := par.ChunkBounds(j, nc, n)
-			for s := lo; s < hi; s += gs {
-				pb, a, k := group(s, min(hi, s+gs), sc.cols[p])
-				product(pb, a, k, 0, g.o, float32(min(1, s-lo)), sc.partW[j])
-			}
-		})
-	} else {
-		pieces := rowPieces(g.o, 1, threads)
-		sc.ensure(1, nc, bLen+g.o*cols, g.o*nl, 0)
-		for j := 0; j < nc; j++ {
-			lo, hi := par.ChunkBounds(j, nc, n)
-			for s := lo; s < hi; s += gs {
-				pb, a, k := group(s, min(hi, s+gs), sc.cols[0])
-				par.Chunks(len(pieces), func(q, _ int) {
-					product(pb, a, k, pieces[q][0], pieces[q][1], float32(min(1, s-lo)), sc.partW[j])
-				})
-			}
+	// The chunks' partial sums, each shared by column pieces (live rows of
+	// the unfolding) among the threads when there are more threads than
+	// chunks: each piece packs only its own columns. The same sums as one
+	// worker a chunk, or as the rows shared out.
+	pieces := rowPieces(nl, sgemm.Active().NR, convFilterPieces(nc))
+	tasks := nc * len(pieces)
+	sc.ensure(min(threads, tasks), nc, bLen+g.o*cols, g.o*nl, 0)
+	par.ChunksOf(tasks, nc*colStrips(nl), func(t, p int) {
+		j, c0, c1 := t/len(pieces), pieces[t%len(pieces)][0], pieces[t%len(pieces)][1]
+		lo, hi := par.ChunkBounds(j, nc, n)
+		for s := lo; s < hi; s += gs {
+			pb, a, k := group(s, min(hi, s+gs), c0, c1, sc.cols[p])
+			sgemm.GemmPackedB(false, g.o, 1, a, k, pb, float32(min(1, s-lo)), sc.partW[j][c0:], nl)
 		}
-	}
+	})
 	if nl == ckk {
-		copy(out, sc.partW[0])
-		for j := 1; j < nc; j++ {
-			for i, v := range sc.partW[j] {
-				out[i] += v
-			}
-		}
+		sumPartials(out, sc.partW[:nc])
 		return
 	}
 	// The partials in the same order, each live column to its place; the
 	// columns of padding rows are sums of zeros: 0.
-	clear(out[:g.o*ckk])
-	for o := 0; o < g.o; o++ {
-		for j, r := range plan.live {
-			v := sc.partW[0][o*nl+j]
-			for c := 1; c < nc; c++ {
-				v += sc.partW[c][o*nl+j]
+	par.Channels(g.o, func(o0, o1 int) {
+		clear(out[o0*ckk : o1*ckk])
+		for o := o0; o < o1; o++ {
+			for j, r := range plan.live {
+				v := sc.partW[0][o*nl+j]
+				for c := 1; c < nc; c++ {
+					v += sc.partW[c][o*nl+j]
+				}
+				out[o*ckk+int(r)] = v
 			}
-			out[o*ckk+int(r)] = v
 		}
-	}
+	})
+}
+
+// convStackWidth is the most groups n images of hw values make (a group
+// at least one NR strip wide): the stacked passes' width in the step
+// profile.
+func convStackWidth(n, hw int) int {
+	return max(1, n/((sgemm.Active().NR+hw-1)/hw))
 }

@@ -24,7 +24,7 @@
 //
 // Hand-written because gorgonia's own convolution, batch norm and pooling
 // keep about ten activation-sized tensors per layer alive for the backward
-// pass and run single-threaded (issue 12); the fused ops are checked
+// pass and run single-threaded; the fused ops are checked
 // against gorgonia's composite graphs and finite differences.
 //
 // Imports: internal/par, internal/philox, internal/sgemm, internal/vec, internal/wino, gorgonia. Imported by

@@ -24,7 +24,7 @@ import (
 // N×O×Ho×Wo with Ho = (H+2·pad−k)/stride+1 (likewise Wo).
 //
 // It is the speed lever "im2col buffers reused" and "data parallelism over
-// the cores" of issue 7: per image, the patches are unfolded into a reused
+// the cores" (bench/NOTES.md): per image, the patches are unfolded into a reused
 // (C·k·k)×(Ho·Wo) buffer (im2col) and y_n = W·col_n is one matrix product
 // written straight into the NCHW output (no transpose); the bias is added
 // in the same pass. The backward ops compute ∂/∂x (col_n' = Wᵀ·dy_n folded
@@ -236,8 +236,8 @@ type convScratch struct {
 	f64 scratch[float64]
 }
 
-// convWorkspaces is the free list of shared convolution workspaces (issue
-// 12's memory lever): an op takes one for the length of its run and gives
+// convWorkspaces is the free list of shared convolution workspaces (a
+// memory lever): an op takes one for the length of its run and gives
 // it back, so the convolutions of a tape, which run one at a time, share a
 // single workspace sized for the largest layer instead of each holding its
 // own; machines running at the same time in other goroutines get others.

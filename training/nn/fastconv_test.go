@@ -189,7 +189,7 @@ func TestConv2dIm2colBadInput(t *testing.T) {
 }
 
 // TestConv2dIm2colConcurrentMachines: convolutions share workspaces from a
-// free list (issue 12); two machines of different geometries running at
+// free list; two machines of different geometries running at
 // the same time in their own goroutines must give, bit for bit, what each
 // gives alone (run it with -race as well).
 func TestConv2dIm2colConcurrentMachines(t *testing.T) {

@@ -210,7 +210,7 @@ func NewConv(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, in, out, kerne
 }
 
 // Init is a weight initialization. The paper is silent; the authors' models
-// (models/*.py at 1d0cbc5) each choose one, and llpfc follows them (issue 20).
+// (models/*.py at 1d0cbc5) each choose one, and llpfc follows them.
 type Init int
 
 // The initializations.
@@ -279,7 +279,7 @@ func newNormalLearnable(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, sha
 
 // Forward returns the convolution of x (batch×in×H×W) plus the bias, with
 // Conv2dIm2col (im2col into reused buffers, one matrix product per image
-// written straight to NCHW, images split over the cores; issue 7). It
+// written straight to NCHW, images split over the cores). It
 // computes what gorgonia.Conv2d followed by a broadcast bias add computes
 // (TestConv2dIm2colMatchesGorgonia, TestIm2colCNNTrainsLikeCNN).
 func (c *Conv) Forward(x *gorgonia.Node) (*gorgonia.Node, error) {

@@ -25,8 +25,8 @@ var poolOpSeq atomic.Int64
 // (App. `suppsec: exp`), of ReLU(x) when relu is set: N×C×H×W →
 // N×C×⌊H/2⌋×⌊W/2⌋. ReLU and max commute (ReLU is monotone), so the fused op
 // takes the window's maximum and then clips it at 0: the full-resolution
-// ReLU output and its gradient are never formed. It is a speed lever of
-// issue 12: gorgonia's MaxPool2D runs on one core and its generic loops took
+// ReLU output and its gradient are never formed. It is a speed lever:
+// gorgonia's MaxPool2D runs on one core and its generic loops took
 // 15 % of a cnn step's CPU time, the ReLU's Gte and Mul another 8 %. The op
 // works plane by plane (image × channel) on all cores; each output depends
 // on one plane, so results do not depend on the core count. The gradient

@@ -11,8 +11,8 @@ import (
 )
 
 // Winograd's minimal filtering F(2×2, 3×3) for the 3×3, stride-1, padding-1
-// convolutions that make up most of WRN-16-4, ResNet18 and VGG16 (issue 41;
-// Lavin and Gray, "Fast Algorithms for Convolutional Neural Networks", CVPR
+// convolutions that make up most of WRN-16-4, ResNet18 and VGG16 (Lavin
+// and Gray, "Fast Algorithms for Convolutional Neural Networks", CVPR
 // 2016). The output is cut into 2×2 tiles; tile t of channel k is
 //
 //	Y_t = Aᵀ [ Σ_c U_{k,c} ⊙ V_{c,t} ] A,  U = G g Gᵀ,  V = Bᵀ d B,
@@ -213,7 +213,7 @@ func winoOwnPass(g convGeom, n, rowsIn, rowsOut int, pas []sgemm.PackedA, sc *sc
 	wt, ng, workers := winoOwnGroups(g, n)
 	ld, bs, cs := wt.ld, winoPackedStride(rowsIn, wt.t), wt.stride(rowsOut)
 	sc.ensure(workers, 0, 16*bs+16*cs+wino.PadSize(g.h, g.w), 0, 0)
-	par.Chunks(ng, func(j, p int) {
+	par.ChunksOf(ng, n, func(j, p int) {
 		buf := sc.cols[p]
 		bb, cc, pad := buf[:16*bs], buf[16*bs:16*(bs+cs)], buf[16*(bs+cs):]
 		lo, hi := j*wt.gi, min(n, (j+1)*wt.gi)
@@ -300,11 +300,16 @@ func convGradWWinograd(g convGeom, n int, x, dy, dw []float32, sc *scratch[float
 	wt := newWinoTiles(g, n, winoOwnValues)
 	ng := (n + wt.gi - 1) / wt.gi
 	nc := winoGradWChunks(ng, K, C)
-	workers := min(runtime.GOMAXPROCS(0), nc)
+	// With more threads than chunks, each chunk's 16 products are shared
+	// among several workers, each making the chunk's transforms itself.
+	xis := rowPieces(16, 1, convFilterPieces(nc))
+	tasks := nc * len(xis)
+	workers := min(runtime.GOMAXPROCS(0), tasks)
 	ld, vs, ds, us := wt.ld, wt.stride(C), wt.stride(K), winoUStride(K, C)
 	aSize, bSize, padLen := sgemm.PackedASize(K, wt.t), sgemm.PackedBSize(wt.t, C), wino.PadSize(g.h, g.w)
 	sc.ensure(workers, nc, 16*vs+16*ds+aSize+bSize+padLen, 16*us, 0)
-	par.Chunks(nc, func(j, p int) {
+	par.ChunksOf(tasks, nc*16, func(t, p int) {
+		j, x0, x1 := t/len(xis), xis[t%len(xis)][0], xis[t%len(xis)][1]
 		buf, part := sc.cols[p], sc.partW[j]
 		v, buf := buf[:16*vs], buf[16*vs:]
 		dh, buf := buf[:16*ds], buf[16*ds:]
@@ -325,7 +330,7 @@ func convGradWWinograd(g convGeom, n int, x, dy, dw []float32, sc *scratch[float
 			if gr > g0 {
 				beta = 1
 			}
-			for xi := 0; xi < 16; xi++ {
+			for xi := x0; xi < x1; xi++ {
 				pa := sgemm.PackA(false, K, nt, 1, dh[xi*ds:], ld, pack[:aSize])
 				// V_ξᵀ packed by 8×8 transposes: its columns are V_ξ's rows.
 				vx := v[xi*vs:]

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/llpfc/llpfc/internal/par"
+	"github.com/llpfc/llpfc/internal/stepprof"
 	"github.com/llpfc/llpfc/internal/vec"
 )
 
@@ -173,6 +174,27 @@ func (o *Optimizer) SetState(s State) error {
 	return nil
 }
 
+// ProfileRegion names the update in a step profile (internal/stepprof).
+const ProfileRegion = "optimizer update"
+
+// stepBytes returns the bytes an update reads and writes: the parameters
+// (read and written), the gradients (read), and each state buffer (read and
+// written).
+func (o *Optimizer) stepBytes(params [][]float32) int64 {
+	var n int64
+	for _, p := range params {
+		n += int64(len(p))
+	}
+	passes := int64(3) // θ read and written, g read
+	switch {
+	case o.cfg.Name != "sgd" && o.cfg.Name != "nesterov":
+		passes += 4 // m and v
+	case o.cfg.Momentum != 0:
+		passes += 2 // the momentum buffer
+	}
+	return 4 * n * passes
+}
+
 // Step applies one update with learning rate lr to params (in place) from
 // grads (same layout), following PyTorch:
 //
@@ -186,44 +208,51 @@ func (o *Optimizer) Step(params, grads [][]float32, lr float64) error {
 		return fmt.Errorf("optimizer step: %d parameter tensors, %d gradients", len(params), len(grads))
 	}
 	c := o.cfg
+	if stepprof.On() {
+		defer stepprof.Begin(ProfileRegion, o.stepBytes(params)).End()
+	}
+	sizes := make([]int, len(params))
+	for k, p := range params {
+		if len(grads[k]) != len(p) {
+			return fmt.Errorf("optimizer step: parameter %d has %d entries, gradient %d", k, len(p), len(grads[k]))
+		}
+		sizes[k] = len(p)
+	}
 	o.state.Step++
 	lr32, wd := float32(lr), float32(c.WeightDecay)
+	// Every parameter's values in one parallel loop (par.Ranges): value by
+	// value, so the split does not change a bit.
 	switch c.Name {
 	case "sgd", "nesterov":
 		mu, damp := float32(c.Momentum), float32(1-c.Dampening)
 		nesterov := c.Name == "nesterov"
 		first := o.state.Step == 1
-		for k, p := range params {
-			g := grads[k]
-			if len(g) != len(p) {
-				return fmt.Errorf("optimizer step: parameter %d has %d entries, gradient %d", k, len(p), len(g))
-			}
-			if mu == 0 {
-				par.Range(len(p), func(lo, hi int) {
-					for i := lo; i < hi; i++ {
-						p[i] -= lr32 * (g[i] + wd*p[i])
-					}
-				})
-				continue
-			}
-			b := o.state.Buf[k]
-			par.Range(len(p), func(lo, hi int) {
+		if mu == 0 {
+			par.Ranges(sizes, func(k, lo, hi int) {
+				p, g := params[k], grads[k]
 				for i := lo; i < hi; i++ {
-					d := g[i] + wd*p[i]
-					if first {
-						b[i] = d
-					} else {
-						b[i] = mu*b[i] + damp*d
-					}
-					if nesterov {
-						d += mu * b[i]
-					} else {
-						d = b[i]
-					}
-					p[i] -= lr32 * d
+					p[i] -= lr32 * (g[i] + wd*p[i])
 				}
 			})
+			break
 		}
+		par.Ranges(sizes, func(k, lo, hi int) {
+			p, g, b := params[k], grads[k], o.state.Buf[k]
+			for i := lo; i < hi; i++ {
+				d := g[i] + wd*p[i]
+				if first {
+					b[i] = d
+				} else {
+					b[i] = mu*b[i] + damp*d
+				}
+				if nesterov {
+					d += mu * b[i]
+				} else {
+					d = b[i]
+				}
+				p[i] -= lr32 * d
+			}
+		})
 	default:
 		b1, b2 := float32(c.Beta1), float32(c.Beta2)
 		t := float64(o.state.Step)
@@ -233,16 +262,10 @@ func (o *Optimizer) Step(params, grads [][]float32, lr float64) error {
 		// (internal/vec.Adam: the same bits as the Go loop it replaced).
 		coef := &vec.AdamCoef{B1: b1, B2: b2, StepSize: stepSize, BC2: bc2,
 			Eps: float32(c.Eps), WD: wd, Decay: 1 - lr32*wd, Decoupled: c.Name == "adamw"}
-		for k, p := range params {
-			g := grads[k]
-			if len(g) != len(p) {
-				return fmt.Errorf("optimizer step: parameter %d has %d entries, gradient %d", k, len(p), len(g))
-			}
-			m, v := o.state.M[k], o.state.V[k]
-			par.Range(len(p), func(lo, hi int) {
-				vec.Adam(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], coef)
-			})
-		}
+		par.Ranges(sizes, func(k, lo, hi int) {
+			p, g, m, v := params[k], grads[k], o.state.M[k], o.state.V[k]
+			vec.Adam(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], coef)
+		})
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-// Fused element-wise operations (issue 37): what a dense layer's graph
+// Fused element-wise operations: what a dense layer's graph
 // spends several launches on, in one. Each computes exactly what the
 // separate kernels compute (the same float operations in the same order).
 

@@ -28,7 +28,7 @@ import (
 // accurateTol is the relative tolerance of c2Accurate for the matrix T.
 // Its condition number comes from invNorm1Direct, not from theory.InvNorm1,
 // so that a wrong ‖T⁻¹‖₁ in the implementation cannot widen the tolerance of
-// the checks that test it (issue 11: independent sides).
+// the checks that test it (independent sides).
 func accurateTol(T mat.Matrix) float64 {
 	C, _ := T.Dims()
 	n, ok := invNorm1Direct(T)

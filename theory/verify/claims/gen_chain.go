@@ -1,6 +1,6 @@
 package claims
 
-// Proof-chain parts of the generalization bounds (issue 11).
+// Proof-chain parts of the generalization bounds.
 //
 // The high-probability checks of `rad.lips.lemma`, `lemma: gen` and
 // `thm: geb` compare a sampled deviation with the bound; they are loose by

@@ -1,7 +1,7 @@
 package claims
 
 // Second routes for the norms that the calibration bounds are made of
-// (issue 11): the right-hand sides θ_T, θ_T⁻¹, θ^sq_T and the LMNTM θ are
+// (an independent side): the right-hand sides θ_T, θ_T⁻¹, θ^sq_T and the LMNTM θ are
 // cross-checked, case by case, against the paper's formula evaluated with
 // ‖T⁻¹‖₁ and ‖T⁻¹‖₂ computed here from an explicit Gauss–Jordan inverse
 // (column sums; the largest eigenvalue of (T⁻¹)ᵀT⁻¹), not from

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
+
+	"github.com/llpfc/llpfc/internal/par"
 
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/optim"
@@ -115,8 +118,7 @@ func (p *program) Close() error { return p.t.Close() }
 // always accumulated). With BorrowGradients, that first Add from an
 // activation plan's program reads the program's output memory itself
 // instead of a copy, and takes it over when the program runs again or
-// releases its memory (issue 41: VGG16's gradients are 538 MB, held twice
-// before).
+// releases its memory (VGG16's gradients are 538 MB, once held twice).
 type grads struct {
 	sizes []int
 	// g32 are the float32 gradients: own, or the outputs of a plan's run
@@ -321,20 +323,48 @@ func (g *grads) Read(dst [][]float64) error {
 
 // firstNonFinite returns the first (slice, index) holding NaN or ±Inf.
 func firstNonFinite(gs [][]float32) (int, int, bool) {
+	sizes := make([]int, len(gs))
 	for i, g := range gs {
-		var s float32
-		for _, v := range g {
-			s += v * 0 // NaN·0 = NaN, ±Inf·0 = NaN, finite·0 = 0
+		sizes[i] = len(g)
+	}
+	// Whether any value is non-finite, on every core (par.Ranges) with four
+	// sums a piece (NaN·0 = NaN, ±Inf·0 = NaN, finite·0 = 0); then, only
+	// if one is, the first of them in order, as one loop would find it.
+	var any atomic.Bool
+	par.Ranges(sizes, func(i, lo, hi int) {
+		if !allFinite(gs[i][lo:hi]) {
+			any.Store(true)
 		}
-		if s != 0 || s != s {
-			for j, v := range g {
-				if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-					return i, j, true
-				}
+	})
+	if !any.Load() {
+		return 0, 0, false
+	}
+	for i, g := range gs {
+		for j, v := range g {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return i, j, true
 			}
 		}
 	}
 	return 0, 0, false
+}
+
+// allFinite reports whether every value of g is finite: four independent
+// sums of v·0, which stay 0 unless a value is NaN or ±Inf.
+func allFinite(g []float32) bool {
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(g); i += 4 {
+		s0 += g[i] * 0
+		s1 += g[i+1] * 0
+		s2 += g[i+2] * 0
+		s3 += g[i+3] * 0
+	}
+	for ; i < len(g); i++ {
+		s0 += g[i] * 0
+	}
+	s := s0 + s1 + s2 + s3
+	return s == 0
 }
 
 // optimizer is optim.Optimizer on the parameters' Go values.

@@ -3,6 +3,8 @@ package cpu
 import (
 	"errors"
 	"math"
+	"math/rand"
+	"runtime"
 	"testing"
 
 	"github.com/llpfc/llpfc/training/device"
@@ -89,7 +91,7 @@ func TestGradsAddAndRead(t *testing.T) {
 	}
 }
 
-// TestGradsTakeOverOutputs (issue 41, cpu.BorrowGradients): gradients read
+// TestGradsTakeOverOutputs (cpu.BorrowGradients): gradients read
 // in an activation plan's output memory stay the first run's values when
 // the program releases its memory, when it runs again on other inputs, and
 // when a second Grads borrowed the same outputs and reset; the plan writes
@@ -211,4 +213,44 @@ func TestOpenNamesTheBackEnds(t *testing.T) {
 	assert.ErrorContains(t, err, "cpu")
 	assert.NoError(t, device.ParseName("cpu"))
 	assert.Error(t, device.ParseName("tpu:1"))
+}
+
+// TestFirstNonFiniteOnEveryCore: over generated gradients of a model's
+// sizes (some large enough to be split among the threads), firstNonFinite
+// finds the first NaN or ±Inf in order, or none, as one loop over the
+// values does, at 1 to 8 threads.
+func TestFirstNonFiniteOnEveryCore(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	r := rand.New(rand.NewSource(58))
+	bads := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}
+	for c := range 60 {
+		gs := make([][]float32, 1+r.Intn(5))
+		for i := range gs {
+			gs[i] = make([]float32, []int{r.Intn(10), 1 << 16, 100000 + r.Intn(1000)}[r.Intn(3)])
+			for j := range gs[i] {
+				gs[i][j] = float32(r.NormFloat64() * 1e30)
+			}
+		}
+		for range r.Intn(4) { // none to three bad values anywhere
+			i := r.Intn(len(gs))
+			if len(gs[i]) > 0 {
+				gs[i][r.Intn(len(gs[i]))] = bads[r.Intn(3)]
+			}
+		}
+		wi, wj, wbad := 0, 0, false
+	scan:
+		for i, g := range gs {
+			for j, v := range g {
+				if v != v || math.IsInf(float64(v), 0) {
+					wi, wj, wbad = i, j, true
+					break scan
+				}
+			}
+		}
+		for _, procs := range []int{1, 3, 8} {
+			runtime.GOMAXPROCS(procs)
+			i, j, bad := firstNonFinite(gs)
+			assert.Equal(t, []any{wi, wj, wbad}, []any{i, j, bad}, "case %d at %d threads", c, procs)
+		}
+	}
 }

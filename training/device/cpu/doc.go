@@ -6,8 +6,8 @@
 //   - the activation plan (plan.go, the default; ActivationPlan): the
 //     program's operations in gorgonia's order, each writing into a range
 //     of one arena per element type that it holds from its step to its last
-//     reader's, so values that are never live together share memory (issue
-//     41: a WRN-16-4 step at batch 128 held 1.34 GB of activations and
+//     reader's, so values that are never live together share memory (a
+//     WRN-16-4 step at batch 128 held 1.34 GB of activations and
 //     activation gradients, now 0.63 GB); outputs in memory of their own,
 //     which the gradients read in place (BorrowGradients);
 //   - gorgonia's tape machine (tape.go), which keeps its buffers between

@@ -6,13 +6,14 @@ import (
 	"sort"
 	"unsafe"
 
+	"github.com/llpfc/llpfc/internal/stepprof"
 	"github.com/llpfc/llpfc/training/device"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
 // ActivationPlan switches the CPU back end's programs from gorgonia's tape
-// machine to the activation plan (issue 41, the memory lever): gorgonia's
+// machine to the activation plan (the memory lever): gorgonia's
 // compiler gives nearly every node a register of its own, and the tape
 // keeps them all between runs, so a training step held every forward
 // activation and every activation gradient at once (1.34 GB of the 1.42 GB
@@ -67,6 +68,7 @@ type pstep struct {
 	into *gorgonia.Value // gorgonia.Read's destination
 	// free are the values whose last reader is this step.
 	free []*pval
+	kind string // device.OpKind, the step profile's region
 }
 
 // plan is a program run with pooled activation buffers.
@@ -126,7 +128,7 @@ func newPlan(name string, nodes, outs gorgonia.Nodes) (*plan, error) {
 			p.leaves = append(p.leaves, s)
 			continue
 		}
-		st := pstep{idx: i, op: n.Op(), out: s}
+		st := pstep{idx: i, op: n.Op(), out: s, kind: device.OpKind(n.Op())}
 		for _, ch := range device.Children(n) {
 			cs, ok := p.slots[ch]
 			if !ok {
@@ -378,6 +380,9 @@ func (p *plan) exec(st *pstep) error {
 		args = append(args, in.cur)
 	}
 	p.args = args
+	if stepprof.On() {
+		defer stepprof.Begin(st.kind, valueBytes(st.out.node, args)).End()
+	}
 	var v gorgonia.Value
 	var err error
 	switch {
@@ -389,6 +394,10 @@ func (p *plan) exec(st *pstep) error {
 		}
 	case st.out.val != nil:
 		hdr := p.header(st.out.val)
+		var ok bool
+		if v, ok = parallelElementwise(st.kind, hdr, args); ok {
+			break
+		}
 		if v, err = st.op.(gorgonia.UsePreallocDoer).UsePreallocDo(hdr, args...); err != nil {
 			v, err = st.op.Do(args...)
 		}

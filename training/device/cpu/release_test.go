@@ -14,7 +14,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// TestTapeReleaseFreesValues (issue 12, the memory of a real training run):
+// TestTapeReleaseFreesValues (the memory of a real training run):
 // after Release no computed node of the machine is bound to a value and no
 // register holds one — so nothing of the run's activations and gradients
 // stays reachable from the machine — while parameters and bound inputs keep

@@ -106,7 +106,7 @@ func (t *tape) Rewind() {
 // Release drops every value the machine holds — its registers and the
 // bindings of its computed nodes to their last values — so that the garbage
 // collector can reclaim a phase's activations and gradients when the phase
-// ends (issue 12: the training step's and the evaluator's machines were
+// ends (the training step's and the evaluator's machines were once
 // both resident during an evaluation). The next run allocates afresh; the
 // nodes' values are unavailable until then. Node bindings are cleared
 // through reflection on gorgonia v0.9.18's unexported Node.boundTo; if the

@@ -4,7 +4,7 @@
 // and compared entry by entry (Run). It is the kernel library's check that
 // `llpfc devices --check` runs on a user's device and that
 // TestEveryOpKindMatchesTheCPU (training/device/opencl) runs on PoCL: one
-// code path (issue 37).
+// code path.
 //
 // Imports training/device, training/device/cpu, training/nn, gorgonia.
 // Imported by cmd/llpfc and the OpenCL back end's tests.

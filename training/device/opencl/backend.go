@@ -56,7 +56,7 @@ type Backend struct {
 
 // deviceError is err naming the device dev once: an error that already
 // starts with "device " (opencl's Resolve names it) is left as it is
-// (issue 51: "device opencl:1:0: device opencl:1:0: …").
+// (else: "device opencl:1:0: device opencl:1:0: …").
 func deviceError(dev string, err error) error {
 	if strings.HasPrefix(err.Error(), "device ") {
 		return err

@@ -1,5 +1,5 @@
 // Package opencl is the OpenCL compute back end of the device seam
-// (training/device, issue 33), registered as "opencl": Config.Device
+// (training/device), registered as "opencl": Config.Device
 // "opencl" runs on platform 0, device 0, "opencl:P:D" on platform P,
 // device D (as `llpfc devices` lists them). It runs the training graphs on
 // any OpenCL 1.2+ device through internal/opencl's kernel library and
@@ -24,7 +24,7 @@
 // allocation (opencl.Context.AllocGroup), so the optimizer's update and
 // the NaN check are one launch each.
 //
-// # A step that does not wait (issue 37)
+// # A step that does not wait
 //
 // Grads implements device.Deferred: a method that hands its loss to
 // AddLoss has it summed on the device, where the loss and the gradients

@@ -8,7 +8,7 @@ import (
 	"gorgonia.org/gorgonia"
 )
 
-// Fusions of a dense layer's bias and activation (issue 37): gorgonia
+// Fusions of a dense layer's bias and activation: gorgonia
 // builds BroadcastAdd(x·W, b) as Repeat(b) then +, and Rectify(a) as
 // m = (a ≥ 0) then a ⊙ m, four launches and two buffers for what one
 // kernel does. Before lowering, the compiler finds

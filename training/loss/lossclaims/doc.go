@@ -1,5 +1,5 @@
 // Package lossclaims registers the verify claims of the newer methods'
-// identities (issue 52, item 5), whose losses live in training/loss:
+// identities, whose losses live in training/loss:
 // EasyLLP's unbiasedness (its debiased soft labels make the bag loss an
 // unbiased estimate of the supervised loss when bags are drawn i.i.d. from
 // the population), LLP-PVC's count likelihood (the bag loss is −log of the

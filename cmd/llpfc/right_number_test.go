@@ -17,9 +17,10 @@ import (
 	"github.com/llpfc/llpfc/experiments/grid"
 )
 
-// Issue 62's closing evidence, in the style of TestPropertyOddInvocations:
-// generated invocations on the paths issue 62 opened, none of them its own
-// cases — missing values in every role under every option, columns named
+// TestPropertyRightNumberOrClearRefusal, in the style of
+// TestPropertyOddInvocations: generated invocations on the paths where a
+// user was once told something other than what happened, none of them the
+// cases first found — missing values in every role under every option, columns named
 // by numbers that are also indices, options given twice, stores edited,
 // broken, nested or claimed from places that cannot be checked, searches
 // and tuned overrides, held-out bags, tables in other separators. The
@@ -121,11 +122,11 @@ func reportable(p, out string) error {
 	return nil
 }
 
-var missingSpellings62 = []string{"NA", "na", "N/A", "NaN", "null", "None", "none", "Na", "<NA>", "#N/A", "?", "nil", "missing", ""}
+var missingSpellings = []string{"NA", "na", "N/A", "NaN", "null", "None", "none", "Na", "<NA>", "#N/A", "?", "nil", "missing", ""}
 
 var trialFamilies = []trialFamily{
 	{"missing values", func(r *rand.Rand, dir string) trialCase {
-		miss := pickOf(r, missingSpellings62...)
+		miss := pickOf(r, missingSpellings...)
 		role := pickOf(r, "feature", "label", "category", "none")
 		classes := []string{"yes", "no"}
 		if role == "label" && miss != "" && r.Intn(2) == 0 {
@@ -159,7 +160,7 @@ var trialFamilies = []trialFamily{
 			}
 			switch na {
 			case "":
-				return containsFoldStr(missingSpellings62, v)
+				return containsFoldStr(missingSpellings, v)
 			case "@na=":
 				return false
 			case "@na=-":
@@ -555,7 +556,7 @@ func (c trialCase) check() error {
 	return nil
 }
 
-func TestPropertyTrial62(t *testing.T) {
+func TestPropertyRightNumberOrClearRefusal(t *testing.T) {
 	defer func(stale, poll time.Duration) { grid.ClaimStaleAfter, grid.ClaimPoll = stale, poll }(grid.ClaimStaleAfter, grid.ClaimPoll)
 	grid.ClaimStaleAfter, grid.ClaimPoll = 300*time.Millisecond, 50*time.Millisecond
 	dir := t.TempDir()
@@ -584,7 +585,7 @@ func TestPropertyTrial62(t *testing.T) {
 		n = v
 	}
 	counts := map[string][2]int{}
-	tried := forAllCases(t, "issue 62's paths: the right number or a clear refusal", n, func(r *rand.Rand) trialCase {
+	tried := forAllCases(t, "the right number or a clear refusal", n, func(r *rand.Rand) trialCase {
 		f := trialFamilies[r.Intn(len(trialFamilies))]
 		dir := t.TempDir()
 		c := f.make(r, dir)

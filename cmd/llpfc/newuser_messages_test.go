@@ -53,11 +53,13 @@ func utf16File(s string) string {
 	return b.String()
 }
 
-// TestNewUserMessages51 holds the messages of issue 51's item 9 (and the
-// missing label of item 6): each case exits as the rule says, says what the
-// issue asked for, says no prefix twice, and does not say what it said
+// TestNewUserMessages holds the messages a new user met on their own
+// tables (four files for bags:, a proportions table without a bag column,
+// CR-only line endings, UTF-16, NA and 1.0 labels, one bag, a device this
+// machine lacks): each case exits as the rule says, says what the user
+// needs to fix it, says no prefix twice, and does not say what it said
 // before the fix.
-func TestNewUserMessages51(t *testing.T) {
+func TestNewUserMessages(t *testing.T) {
 	dir := numericBagTables(t, t.TempDir())
 	p := func(name string) string { return filepath.Join(dir, name) }
 	set := "bags:" + p("train.csv") + "," + p("props.csv")
@@ -130,7 +132,7 @@ func TestNewUserMessages51(t *testing.T) {
 	}
 }
 
-// An npz: set's error names its file once (issue 51: "--data npz:F: F,
+// An npz: set's error names its file once (it once said "--data npz:F: F,
 // array X: …").
 func TestNPZErrorNamesTheFileOnce(t *testing.T) {
 	dir := t.TempDir()

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package stepprof
+
+// processCPU is 0 where the process's CPU clock is not read: profiles then
+// have wall times only.
+func processCPU() int64 { return 0 }
