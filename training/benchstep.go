@@ -94,8 +94,12 @@ type StepBenchResult struct {
 	// GEMM names the matrix product's micro-kernel and panel sizes
 	// (nn.GEMMKernels).
 	GEMM string `json:"gemm"`
-	// Device is the compute back end that ran the steps.
-	Device string `json:"device"`
+	// Device is the compute back end that ran the steps, and Numerics the
+	// variant it computed with (Result.Numerics: on the OpenCL device the
+	// products' CLBlast parameters and the convolutions' path, the
+	// variants the GPU kit's sweep compares).
+	Device   string `json:"device"`
+	Numerics string `json:"numerics,omitempty"`
 	// StepCosts are the device's work per timed step (the step costs that
 	// decide a GPU's speed; zeros on the CPU, which has no device).
 	StepCosts *StepCosts `json:"step_costs"`
@@ -337,7 +341,7 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	costs1, _ := costsOf(st.backend)
 	res := &StepBenchResult{
 		Model: cfg.Model, Method: tc.Method, BatchSize: cfg.BatchSize, Steps: cfg.Steps,
-		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: nn.ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: nn.BLASName, GEMM: nn.GEMMKernels(), Device: st.backend.Name(),
+		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: nn.ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: nn.BLASName, GEMM: nn.GEMMKernels(), Device: st.backend.Name(), Numerics: numerics(st.backend),
 		StepCosts: perStep(costs1.Sub(costs0), cfg.Steps, note), DevicePeakBytes: costs1.PeakBytes, CPUProfile: prof,
 	}
 	if cfg.ProfileCPU {

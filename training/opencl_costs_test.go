@@ -129,6 +129,45 @@ func TestDeviceLossSumIsTheCPUs(t *testing.T) {
 	assert.InDelta(t, sums[1], sums[0], 1e-12*math.Abs(sums[1]), "device tally %v, host sum %v", sums[0], sums[1])
 }
 
+// TestDeviceLossSumOfHostLosses: KL's loss (computed on the host from the
+// first pass's outputs) and LLP-VAT's (KL's on the host, the consistency
+// term tallied on the device through device.Glue) sum on a deferred
+// device to what the eager path of the same back end sums (the host's
+// checks and loss, LLP-VAT's passes handing their values through the
+// host): exactly for KL, to 1e-6 for LLP-VAT, whose directions the
+// device normalizes in its own arithmetic.
+func TestDeviceLossSumOfHostLosses(t *testing.T) {
+	ocltest.Require(t)
+	for _, method := range []string{MethodKL, MethodLLPVAT} {
+		sums := make([]float64, 2)
+		for i, deferred := range []bool{true, false} {
+			data := benchBagData(1, 12, 4, 3, 8, 8, 10)
+			cfg, err := withDefaults(Config{Method: method, Model: nn.ModelSpec{Name: ModelCNN}, Optimizer: optim.Config{Name: "adam", LR: 1e-3},
+				BatchSize: 2, Epochs: 1, Seed: 1, Device: ocltest.Device()})
+			require.NoError(t, err)
+			spec := cfg.Model
+			spec.Channels, spec.Height, spec.Width, spec.NumClasses = 3, 8, 8, 10
+			st, err := newStepper(&cfg, data, spec)
+			require.NoError(t, err)
+			opt, err := st.backend.NewOptimizer(cfg.Optimizer, st.learn, st.grads)
+			require.NoError(t, err)
+			if !deferred {
+				st.grads = eagerGrads{st.grads}
+			}
+			steadySteps(t, st, opt, 4)
+			sums[i], err = st.lossSum()
+			require.NoError(t, err)
+			st.Close()
+		}
+		require.Positive(t, sums[1], method)
+		tol := 0.0
+		if method == MethodLLPVAT {
+			tol = 1e-6
+		}
+		assert.InDelta(t, sums[1], sums[0], tol*sums[1], "%s: deferred %v, eager %v", method, sums[0], sums[1])
+	}
+}
+
 // eagerGrads hides a back end's device.Deferred.
 type eagerGrads struct{ device.Grads }
 
@@ -225,23 +264,42 @@ func mustModel(t *testing.T, model string) nn.Model {
 // that logs waits once. Dropout's masks drawn on the host and uploaded as
 // inputs (tens of millions of values a step for WRN-16-4 at batch 128)
 // fail it.
+//
+// KL on WRN-16-4 (two bags of 8, one chunk) and on cnn-bn (two bags of 8
+// in chunks of 6: the exact batch-norm sweep, 2·13 + 1 forward and 13 + 1
+// backward sweeps of 3 chunks a step for WRN-16-4's 13 layers) waits once
+// a step — its first pass's outputs, read as the chunks run — reads back
+// only those (4·n·C bytes a step, one read a chunk) and uploads the
+// minibatch's images for each pass that runs over them and the second
+// pass's coefficients, no model state: the batch-norm statistics of every
+// run and sweep, the running averages' updates and the gradients' checks
+// stay on the device (28 blocking reads a step before, for WRN-16-4).
+// LLP-VAT (KL and the consistency term; on WRN-16-4, and on the cnn in
+// chunks of 6) waits only for KL's outputs and reads nothing more: its
+// predictions, directions and losses stay on the device (device.Glue; 57
+// blocking reads a step before, for WRN-16-4).
 func TestPresetStepsUploadOnlyTheirBatch(t *testing.T) {
 	ocltest.Require(t)
+	nesterov := optim.Config{Name: "nesterov", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4}
 	for _, c := range []struct {
-		preset, model string
-		dropout       float64
-		side, batch   int
-		opt           optim.Config
+		preset, model, method string
+		dropout               float64
+		side, batch, chunk    int
+		opt                   optim.Config
 	}{
-		{"wrn16-4", ModelWRN164, 0.3, 8, 4, optim.Config{Name: "nesterov", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4}},
-		{"resnet18", ModelResNet18, 0, 32, 2, optim.Config{Name: "sgd", LR: 0.1, Momentum: 0.9, WeightDecay: 1e-4}},
-		{"vgg16", ModelVGG16, 0.5, 32, 2, optim.Config{Name: "sgd", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4}},
+		{"wrn16-4", ModelWRN164, MethodLLPFCUniform, 0.3, 8, 4, 0, nesterov},
+		{"resnet18", ModelResNet18, MethodLLPFCUniform, 0, 32, 2, 0, optim.Config{Name: "sgd", LR: 0.1, Momentum: 0.9, WeightDecay: 1e-4}},
+		{"vgg16", ModelVGG16, MethodLLPFCUniform, 0.5, 32, 2, 0, optim.Config{Name: "sgd", LR: 0.01, Momentum: 0.9, WeightDecay: 5e-4}},
+		{"wrn16-4", ModelWRN164, MethodKL, 0.3, 8, 2, 0, nesterov},
+		{"cnn-bn, exact sweep", ModelCNNBN, MethodKL, 0, 8, 2, 6, nesterov},
+		{"wrn16-4", ModelWRN164, MethodLLPVAT, 0.3, 8, 2, 0, nesterov},
+		{"cnn, chunks", ModelCNN, MethodLLPVAT, 0, 8, 2, 6, nesterov},
 	} {
-		t.Run(c.preset, func(t *testing.T) {
-			const classes, steps = 10, 3
-			data := benchBagData(1, 20, 8, 3, c.side, c.side, classes)
-			cfg, err := withDefaults(Config{Method: MethodLLPFCUniform, Model: nn.ModelSpec{Name: c.model, Dropout: c.dropout}, Optimizer: c.opt,
-				BatchSize: c.batch, Epochs: 1, Seed: 1, Device: ocltest.Device(), Augment: CropFlipAugment(PaperCropFlip, 3, c.side, c.side)})
+		t.Run(c.preset+"/"+c.method, func(t *testing.T) {
+			const classes, steps, bag = 10, 3, 8
+			data := benchBagData(1, 20, bag, 3, c.side, c.side, classes)
+			cfg, err := withDefaults(Config{Method: c.method, Model: nn.ModelSpec{Name: c.model, Dropout: c.dropout}, Optimizer: c.opt,
+				BatchSize: c.batch, Epochs: 1, Seed: 1, Device: ocltest.Device(), ChunkSize: c.chunk, Augment: CropFlipAugment(PaperCropFlip, 3, c.side, c.side)})
 			require.NoError(t, err)
 			spec := cfg.Model
 			spec.Channels, spec.Height, spec.Width, spec.NumClasses = 3, c.side, c.side, classes
@@ -258,6 +316,37 @@ func TestPresetStepsUploadOnlyTheirBatch(t *testing.T) {
 			_, err = st.lossSum()
 			require.NoError(t, err)
 			costs := steadySteps(t, st, opt, steps)
+			for _, role := range modelState {
+				tr := costs.Transfers[role]
+				assert.True(t, tr.HtoD == 0 && tr.DtoH == 0, "%s: %v of %s crossed the bus", c.preset, tr, role)
+			}
+			if c.method == MethodKL || c.method == MethodLLPVAT {
+				n := c.batch * bag // the minibatch's instances
+				chunks := 1
+				if c.chunk > 0 {
+					chunks = (n + c.chunk - 1) / c.chunk
+				}
+				chunk := n / chunks
+				if c.chunk > 0 {
+					chunk = c.chunk
+				}
+				K := 0 // the batch-norm layers a sweep drives: K statistics sweeps (forward), K adjoint sweeps (backward)
+				if c.chunk > 0 {
+					K, err = models.BatchNormLayers(spec)
+					require.NoError(t, err)
+				}
+				// every sweep uploads the chunks' images, every backward
+				// sweep their coefficients (padded chunks)
+				D := 3 * c.side * c.side
+				up := int64(4 * chunks * chunk * ((2*K+2)*D + (K+1)*classes))
+				if c.method == MethodKL {
+					assert.Equal(t, steps*up, costs.BytesHtoD, "%s: bytes up", c.preset)
+				} // LLP-VAT also uploads each chunk's images, weights and first direction to its passes
+				assert.Equal(t, int64(steps*4*chunks*chunk*classes), costs.BytesDtoH, "%s: bytes read back (pass 1's outputs)", c.preset)
+				assert.Equal(t, int64(steps*chunks), costs.Reads, "%s: reads (one a chunk)", c.preset)
+				assert.Equal(t, int64(steps), costs.Waits, "%s: waits in %d steps", c.preset, steps)
+				return
+			}
 			batch := int64(4 * c.batch * (3*c.side*c.side + classes + 1))
 			assert.LessOrEqual(t, costs.BytesHtoD, steps*batch, "%s: %d bytes went up in %d steps, the input batches are %d bytes each", c.preset, costs.BytesHtoD, steps, batch)
 			for role, tr := range costs.Transfers {

@@ -60,6 +60,27 @@ func TestOpenCLParity(t *testing.T) {
 	}
 }
 
+// TestChunkedStepsMatchTheCPU: the steps whose minibatch spans several
+// chunks on the device — KL's first pass read without waiting, chunk by
+// chunk (mlp, two bags of 2 in chunks of 3), LLP-VAT's passes joined on
+// the device chunk by chunk (cnn, chunks of 3), and both with the exact
+// batch-norm sweep kept on the device (cnn-bn) — equal the CPU back end's
+// (CheckParity; TestOpenCLParity runs every case, this the few that check
+// the chunks, in seconds).
+func TestChunkedStepsMatchTheCPU(t *testing.T) {
+	ocltest.Require(t)
+	for _, c := range []ParityCase{
+		{Model: ModelMLP, Method: MethodKL, Batch: 2, Chunk: 3, BagSize: 2, Side: 8},
+		{Model: ModelCNN, Method: MethodLLPVAT, Batch: 2, Chunk: 3, BagSize: 2, Side: 8},
+		{Model: ModelCNNBN, Method: MethodKL, Batch: 2, Chunk: 3, BagSize: 2, Side: 8},
+		{Model: ModelCNNBN, Method: MethodLLPVAT, Batch: 2, Chunk: 3, BagSize: 2, Side: 8},
+	} {
+		p, err := CheckParity(ocltest.Device(), c)
+		require.NoError(t, err, "%v", c)
+		assert.True(t, p.OK(), "%v: %v", c, p)
+	}
+}
+
 // TestParityComparisonCatchesAnError: the parity comparison fails on a
 // gradient entry perturbed by 1e-3 of its magnitude, on a running
 // statistic, a parameter and the loss perturbed likewise, on one entry of

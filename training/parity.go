@@ -234,7 +234,7 @@ func runSteps(be device.Backend, c ParityCase) (*stepState, error) {
 				if err != nil {
 					return nil, err
 				}
-				loss = t.LossSum
+				loss += t.LossSum // what the method tallied on the device, beside what it returned
 			}
 			if err := recordFirstStep(st, out, loss); err != nil {
 				return nil, err

@@ -68,9 +68,11 @@ type Result struct {
 	// Device is the compute back end that trained (device.Backend.Name:
 	// "cpu", or "opencl:P:D (device name)").
 	Device string `json:"device"`
-	// Numerics is the arithmetic the CPU back end trained with
-	// (nn.Numerics: the matrix product's micro-kernel, the 3×3
-	// convolutions' algorithm); empty on other devices.
+	// Numerics is the arithmetic the back end trained with: on the CPU
+	// nn.Numerics (the matrix product's micro-kernel, the 3×3
+	// convolutions' algorithm), on the OpenCL device its kernel variants
+	// (device.NumericsNamer: the products' CLBlast parameters, the
+	// convolutions' path).
 	Numerics string `json:"numerics,omitempty"`
 	// TestProbs are the class probabilities (N×C, row-major) the final
 	// network gives the test split's rows, whose argmax TestAccuracy scores.

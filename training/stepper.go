@@ -100,10 +100,11 @@ func (st *stepper) beginEpoch(e int) error {
 
 // step computes minibatch s's gradient with the method and applies it: the
 // loss and the gradient are checked for NaN and ±Inf before the parameters
-// change. On a back end whose device runs ahead (device.Deferred) a
-// method that tallies its loss there leaves both checks to the device and
-// the step does not wait for it: lossSum reports a flagged step, and the
-// device's optimizer leaves the parameters as they were before it.
+// change. On a back end whose device runs ahead (device.Deferred) the
+// gradients, and a loss the method tallies there, are checked on the
+// device and the step does not wait for it: lossSum reports a flagged
+// step, and the device's optimizer leaves the parameters as they were
+// before it; a loss the method computed on the host is checked at once.
 func (st *stepper) step(s int, opt device.Optimizer, lr float64) (int, error) {
 	reset := stepprof.Begin(RegionGradReset, 0)
 	err := st.grads.Reset()
@@ -122,15 +123,19 @@ func (st *stepper) step(s int, opt device.Optimizer, lr float64) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	if deferred && d.LossAdded() {
+	if nonFinite(loss) {
+		return n, fmt.Errorf("%w; stopped before updating the parameters", &NonFiniteError{What: "loss", Value: loss})
+	}
+	if deferred {
+		// The gradients, and the loss the method tallied there (AddLoss),
+		// are checked on the device; the loss the method computed on the
+		// host (KL's, from the chunks' outputs) is summed here.
 		st.pending = true
+		st.hostLoss += loss
 		if err := d.Check(); err != nil {
 			return n, err
 		}
 		return n, opt.Step(lr)
-	}
-	if nonFinite(loss) {
-		return n, fmt.Errorf("%w; stopped before updating the parameters", &NonFiniteError{What: "loss", Value: loss})
 	}
 	check := stepprof.Begin(RegionGradCheck, 0)
 	i, j, v, bad, err := st.grads.NonFinite()

@@ -440,11 +440,15 @@ func cloneAll(s [][]float32) [][]float32 {
 	return out
 }
 
-// numerics is nn.Numerics for the CPU back end and empty for the others,
-// whose arithmetic is their device's (Result.Device names it).
+// numerics is nn.Numerics for the CPU back end, what another back end
+// names (device.NumericsNamer: the OpenCL back end's kernel variants), or
+// empty.
 func numerics(be device.Backend) string {
-	if be.Name() != cpu.Name {
-		return ""
+	if be.Name() == cpu.Name {
+		return nn.Numerics()
 	}
-	return nn.Numerics()
+	if n, ok := be.(device.NumericsNamer); ok {
+		return n.Numerics()
+	}
+	return ""
 }

@@ -191,6 +191,9 @@ func printBench(w io.Writer, res *training.StepBenchResult, asJSON bool) error {
 		fmt.Fprintf(w, "  per step on %s: %.1f launches (%.1f kernels, %.1f CLBlast calls, %.1f copies, %.1f fills), %.0f bytes to the device, %.0f from it, %.2f blocking waits, %.0f device bytes allocated\n",
 			res.Device, c.Launches, c.Kernels, c.BLASCalls, c.Copies, c.Fills, c.BytesHtoD, c.BytesDtoH, c.Waits, c.DeviceBytes)
 	}
+	if res.Numerics != "" {
+		fmt.Fprintf(w, "  numerics: %s\n", res.Numerics)
+	}
 	return nil
 }
 

@@ -34,16 +34,43 @@ graph per operation of the kernel library against the CPU back end's Go operatio
 verdict per case and per operation kind, then the first training steps of every model ×
 method of the op list (tiny inputs) against the CPU back end, with a verdict per case — the
 checks the tests TestEveryOpKindMatchesTheCPU and TestOpenCLParity run on PoCL. Exit status 1
-if any check fails, 2 if DEVICE cannot be opened (as for train --device).`
+if any check fails, 2 if DEVICE cannot be opened (as for train --device).
+
+With --tune-gemm SHAPES [DEVICE] it tunes the device's matrix products instead: a timed search
+over CLBlast's SGEMM parameters for the products SHAPES lists (llpfc bench --profile --json
+gives a step's, its "gemms"), each candidate's products checked against float64 references,
+the result written beside the binary as clblast-gemm-DEVICE.json. --device opencl applies that
+file at start (LLPFC_OPENCL_GEMM: unset or auto, the file when it is there; default, CLBlast's
+own parameters; tuned, the file or an error; or a tuning file's path), and every result names
+the parameters in its numerics.`
 
 func runDevices(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("devices [--check [--parity all|none|full|MODEL/METHOD,…] [--json] [DEVICE]]", devicesSynopsis, stderr)
+	fs := newFlagSet("devices [--check [--parity all|none|full|MODEL/METHOD,…] [--json] [DEVICE]] [--tune-gemm SHAPES [--tune-seconds S] [DEVICE]]", devicesSynopsis, stderr)
 	cf := defineCheckFlags(fs)
+	tf := defineTuneFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return exitBadUsage
+	}
+	given := givenFlags(fs)
+	if *tf.shapes != "" {
+		if *cf.check || given["parity"] {
+			return exitWith(stderr, "llpfc devices", usagef("--tune-gemm and --check are two runs: tune first, then check (the check applies the tuning file)"))
+		}
+		if fs.NArg() > 1 {
+			fmt.Fprintf(fs.Output(), "llpfc: unexpected argument %q\n", fs.Arg(fs.NArg()-1))
+			return exitBadUsage
+		}
+		dev := "opencl"
+		if fs.NArg() == 1 {
+			dev = fs.Arg(0)
+		}
+		return runTune(dev, tf, *cf.asJSON, stdout, stderr)
+	}
+	if others := tf.others(given); len(others) > 0 {
+		return exitWith(stderr, "llpfc devices", usagef("%s go with --tune-gemm", strings.Join(others, ", ")))
 	}
 	if *cf.check && fs.NArg() <= 1 {
 		dev := "opencl"
@@ -57,7 +84,7 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 		return exitBadUsage
 	}
 	if *cf.parity != "all" || *cf.asJSON {
-		return exitWith(stderr, "llpfc devices", usagef("--parity and --json go with --check"))
+		return exitWith(stderr, "llpfc devices", usagef("--parity and --json go with --check (--json also with --tune-gemm)"))
 	}
 	ps, err := opencl.Platforms()
 	if err != nil {
@@ -130,7 +157,7 @@ func defineCheckFlags(fs *flag.FlagSet) *deviceCheckFlags {
 	return &deviceCheckFlags{
 		check:  fs.Bool("check", false, "check DEVICE (the argument after the flags; default opencl, platform 0 device 0): every operation of the kernel library against the CPU back end's,\nthen the first training steps of each model × method against the CPU back end; exit status 1 if any check fails"),
 		parity: fs.String("parity", "all", "with --check, the model × method trainings to compare: all (every case of the op list), none, full (with VGG16's\nother methods), or a comma-separated list of MODEL/METHOD (e.g. mlp/llpfc-uniform,cnn-bn/kl)"),
-		asJSON: fs.Bool("json", false, "with --check, print one JSON object (the device, every op case and kind, every model case, ok) instead of text"),
+		asJSON: fs.Bool("json", false, "with --check, print one JSON object (the device, every op case and kind, every model case, ok) instead of text;\nwith --tune-gemm, the tuning file's contents and its path"),
 	}
 }
 

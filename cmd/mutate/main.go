@@ -371,8 +371,10 @@ func judge(root, dir string, m mutation) result {
 	if err := os.WriteFile(overlay, ov, 0o644); err != nil {
 		return result{Verdict: "invalid", By: err.Error()}
 	}
-	// Every mutation must compile, whatever judges it.
-	build := exec.Command("go", "build", "-overlay", overlay, "./"+filepath.Dir(m.File))
+	// Every mutation must compile, whatever judges it: a Go file's package,
+	// or, for an OpenCL kernel (a .cl file the package Pkg embeds), Pkg —
+	// the overlay replaces the embedded file as it does a source file.
+	build := exec.Command("go", "build", "-overlay", overlay, "./"+m.buildDir())
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		return result{Verdict: "invalid", By: "does not compile: " + firstLine(string(out))}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
 // mutation is one realistic bug: the text Old, which must occur exactly once
-// in File, is replaced by New. It is judged by the verify claims when Pkg is
+// in File (a Go file, or an OpenCL kernel its package embeds), is replaced
+// by New. It is judged by the verify claims when Pkg is
 // empty, else by the top-level tests Tests of the package Pkg (a folder of
 // the module, e.g. "training/optim"): it is caught when one of them fails.
 type mutation struct {
@@ -14,6 +16,15 @@ type mutation struct {
 	Old, New      string
 	Pkg           string
 	Tests         []string
+}
+
+// buildDir is the package whose build checks that m compiles: File's
+// folder for a Go file, Pkg for a kernel (.cl) that Pkg embeds.
+func (m mutation) buildDir() string {
+	if strings.HasSuffix(m.File, ".cl") && m.Pkg != "" {
+		return m.Pkg
+	}
+	return filepath.Dir(m.File)
 }
 
 // folder is the top folder of the mutated file, with a slash: "theory/",
@@ -984,6 +995,40 @@ var mutations = []mutation{
 	{ID: "profile-gemm-transposed-k", File: "training/device/opencl/profile.go", Bug: "the profile reads a product's k from A's columns even when A is transposed",
 		Old: "\tif tA {\n\t\tm, k = k, m\n\t}\n\tnn := 1", New: "\tnn := 1",
 		Pkg: "training/device/opencl", Tests: []string{"TestProfileOfAStep"}},
+	// CLBlast's parameters tuned and applied; the statistics and the glue
+	// kept on the device (KL's and LLP-VAT's single wait); the kit's sweep.
+	{ID: "gemm-override-double", File: "internal/opencl/gemmparams.go", Bug: "the override hands CLBlast the parameters of its double-precision products: the float products keep the defaults, the tuning never applies",
+		Old: "unsafe.Pointer(cstr(kernel)), clblastPrecisionSingle,", New: "unsafe.Pointer(cstr(kernel)), 64,",
+		Pkg: "internal/opencl", Tests: []string{"TestGEMMOverrides"}},
+	{ID: "gemm-validate-loads", File: "internal/opencl/gemmparams.go", Bug: "Validate checks that MDIMA divides MWG but not MDIMA·VWM: parameters whose loads do not cover the tile reach CLBlast",
+		Old: "{divides(mwg, mdima*vwm) && divides(nwg, ndimb*vwn), ", New: "{divides(mwg, mdima) && divides(nwg, ndimb), ",
+		Pkg: "internal/opencl", Tests: []string{"TestPropertyValidateIsTheKernelsArithmetic", "TestGEMMParamsValidateRefuses"}},
+	{ID: "gemm-file-not-applied", File: "training/device/opencl/gemm.go", Bug: "the back end reads the tuning file and names it in its numerics but never hands its parameters to CLBlast",
+		Old: "\tif err := ctx.OverrideGEMM(t.Result.Params); err != nil {", New: "\tif err := error(nil); err != nil {",
+		Pkg: "training/device/opencl", Tests: []string{"TestOpChecksWithTunedGEMM"}},
+	{ID: "bn-fold-split-no-between", File: "internal/opencl/kernels/bn.cl", Bug: "a sweep kept on the device folds its chunks' variances without the between-chunk term d²·n·m/(n+m)",
+		Old: "g2 = g2 + v * m + d * d * n * m / (n + m);", New: "g2 = g2 + v * m;",
+		Pkg: "internal/opencl", Tests: []string{"TestBatchNormFoldRunning"}},
+	{ID: "bn-device-count-stays", File: "training/nn/backend.go", Bug: "an op whose sweep the device keeps never advances the minibatch's count on the host: the statistics fixed over no values",
+		Old: "\t\t\tg.count += float64(o.rows() * o.hw)\n", New: "",
+		Pkg: "training/device/opencl", Tests: []string{"TestBNSweepMatchesTheCPU"}},
+	{ID: "glue-zero-row-zero", File: "internal/opencl/kernels/glue.cl", Bug: "LLP-VAT's direction normalized on the device leaves a row of zero norm at zero in place of the previous direction's",
+		Old: "dst[k] = bad ? (float)((acc_t)prev[k] * scale)", New: "dst[k] = bad ? 0.0f",
+		Pkg: "internal/opencl", Tests: []string{"TestRowsNormalize"}},
+	{ID: "vat-tally-unweighted", File: "training/loss/vat.go", Bug: "the consistency loss tallied on the device without its weight w(t)",
+		Old: "glue.TallyScaled(grads, v.adv, v.cons, weight)", New: "glue.TallyScaled(grads, v.adv, v.cons, 1)",
+		Pkg: "training", Tests: []string{"TestDeviceLossSumOfHostLosses"}},
+	{ID: "deferred-host-loss-dropped", File: "training/stepper.go", Bug: "on a device that runs ahead, a loss the method computed on the host (KL's) is left out of the epoch's sum",
+		Old: "\t\tst.pending = true\n\t\tst.hostLoss += loss\n", New: "\t\tst.pending = true\n",
+		Pkg: "training", Tests: []string{"TestDeviceLossSumOfHostLosses"}},
+	{ID: "kl-async-one-slot", File: "training/loss/loss_kl.go", Bug: "KL's first pass reads every chunk's outputs into the first chunk's slot: the other chunks' bag sums come from stale values",
+		Old: "return ar.ReadAsync(k.probs, k.chunkOut[start/k.chunk])", New: "return ar.ReadAsync(k.probs, k.chunkOut[0])",
+		Pkg: "training", Tests: []string{"TestChunkedStepsMatchTheCPU"}},
+	// The kit's sweep taking a result whose numerics name the defaults as
+	// its variant's (kit.py's row["applied"] = True) is caught by
+	// scripts/gpu-kit/test_kit.py's test_variant_not_applied_fails, checked
+	// by hand: the overlay reaches only what go builds, not the Python that
+	// TestGPUKit runs, so it is not in this list.
 	// The documentation held to itself: a link's fragment a heading of its
 	// target as GitHub names it, a block the tests regenerate found in one
 	// place only, links read outside code.

@@ -352,8 +352,11 @@ func TestSplitPairsRoundTrip(t *testing.T) {
 	}
 }
 
-// TestBatchNormFoldRunning: statistics folded chunk by chunk equal those
-// of the whole minibatch; the running averages follow PyTorch's rule.
+// TestBatchNormFoldRunning: statistics folded chunk by chunk on the
+// device (BNFoldSplit, BNFinishSplit: a sweep kept there) equal those of
+// the whole minibatch computed in float64 on the host, to the float pairs'
+// precision where the device accumulates in double; the running averages
+// follow PyTorch's rule.
 func TestBatchNormFoldRunning(t *testing.T) {
 	l := testLib(t)
 	rng := newRNG(t)
@@ -363,18 +366,19 @@ func TestBatchNormFoldRunning(t *testing.T) {
 			x[i] += float32(i / (3 * g.C * g.HW) % 3) // by chunk of 3 rows
 		}
 		size := g.C * g.HW
-		gm, gm2 := upload(t, l, make([]float32, g.C)), upload(t, l, make([]float32, g.C))
-		mean, variance := alloc(t, l, g.C), alloc(t, l, g.C)
+		acc, fixed, split := upload(t, l, make([]float32, 4*g.C)), alloc(t, l, 4*g.C), alloc(t, l, 4*g.C)
 		count := 0.0
 		var naive []float64 // the chunks' variances averaged, a wrong fold
 		for lo := 0; lo < g.N; lo += 3 {
 			hi := min(lo+3, g.N)
-			cg := opencl.BNGeom{N: hi - lo, C: g.C, HW: g.HW}
-			must(t, l.BNStats(upload(t, l, x[lo*size:hi*size]), cg, hi-lo, mean, variance))
+			cg := opencl.BNGeom{N: 3, C: g.C, HW: g.HW} // a chunk of 3 rows, the last padded
+			chunk := make([]float32, 3*size)
+			copy(chunk, x[lo*size:hi*size])
+			must(t, l.BNStatsSplit(upload(t, l, chunk), cg, hi-lo, split))
 			m := float64((hi - lo) * g.HW)
-			must(t, l.BNFold(gm, gm2, count, mean, variance, m, g.C))
+			must(t, l.BNFoldSplit(acc, split, g.C, count, m))
 			count += m
-			_, cv := bnStatsRef(x[lo*size:hi*size], cg, hi-lo, false)
+			_, cv := bnStatsRef(x[lo*size:hi*size], opencl.BNGeom{N: hi - lo, C: g.C, HW: g.HW}, hi-lo, false)
 			if naive == nil {
 				naive = make([]float64, g.C)
 			}
@@ -382,14 +386,30 @@ func TestBatchNormFoldRunning(t *testing.T) {
 				naive[c] += cv[c] * m / float64(g.N*g.HW)
 			}
 		}
-		must(t, l.BNFinish(gm2, variance, count, g.C))
+		must(t, l.BNFinishSplit(acc, fixed, count, g.C))
 		wantMean, wantVar := bnStatsRef(x, g, g.N, false)
-		checkClose(t, fmt.Sprintf("folded mean %+v", g), download(t, gm, g.C), wantMean, nil)
-		got := download(t, variance, g.C)
-		checkClose(t, fmt.Sprintf("folded variance %+v", g), got, wantVar, nil)
+		pairs := download(t, fixed, 4*g.C)
+		gotMean, gotVar := opencl.JoinPairs(pairs[:2*g.C], g.C), opencl.JoinPairs(pairs[2*g.C:], g.C)
+		tol := 1e-5 // float accumulators
+		if l.FP64() {
+			tol = 1e-12
+		}
+		for c := range wantMean {
+			if d := math.Abs(gotMean[c] - wantMean[c]); d > tol*(1+math.Abs(wantMean[c])) {
+				t.Errorf("%+v channel %d: folded mean %.17g, want %.17g", g, c, gotMean[c], wantMean[c])
+			}
+			if d := math.Abs(gotVar[c] - wantVar[c]); d > tol*wantVar[c] {
+				t.Errorf("%+v channel %d: folded variance %.17g, want %.17g", g, c, gotVar[c], wantVar[c])
+			}
+		}
+		got := make([]float32, g.C)
+		for c := range got {
+			got[c] = float32(gotVar[c])
+		}
 		if g.N > 3 { // several chunks
 			detects(t, "a fold without the between-chunk term", got, naive, nil)
 		}
+		gm, variance := upload(t, l, pairs[:g.C]), upload(t, l, pairs[2*g.C:3*g.C])
 
 		rm, rv := randn(rng, g.C, -1, 1), randn(rng, g.C, 0.5, 2)
 		rmb, rvb := upload(t, l, rm), upload(t, l, rv)
@@ -397,12 +417,14 @@ func TestBatchNormFoldRunning(t *testing.T) {
 		n := g.N * g.HW
 		must(t, l.BNRunning(rmb, rvb, gm, variance, g.C, mom, n))
 		wm, wv, wvBiased := make([]float64, g.C), make([]float64, g.C), make([]float64, g.C)
-		gotVar := download(t, variance, g.C)
-		gotMean := download(t, gm, g.C)
-		for c := range wm {
-			wm[c] = (1-mom)*float64(rm[c]) + mom*float64(gotMean[c])
-			wv[c] = (1-mom)*float64(rv[c]) + mom*float64(gotVar[c])*float64(n)/float64(n-1)
-			wvBiased[c] = (1-mom)*float64(rv[c]) + mom*float64(gotVar[c])
+		{
+			gotVar := download(t, variance, g.C)
+			gotMean := download(t, gm, g.C)
+			for c := range wm {
+				wm[c] = (1-mom)*float64(rm[c]) + mom*float64(gotMean[c])
+				wv[c] = (1-mom)*float64(rv[c]) + mom*float64(gotVar[c])*float64(n)/float64(n-1)
+				wvBiased[c] = (1-mom)*float64(rv[c]) + mom*float64(gotVar[c])
+			}
 		}
 		checkClose(t, "running mean", download(t, rmb, g.C), wm, nil)
 		gotRV := download(t, rvb, g.C)

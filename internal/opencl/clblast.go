@@ -1,6 +1,9 @@
 package opencl
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // CLBlast's enum values (clblast_c.h; the CBLAS values).
 const (
@@ -65,7 +68,86 @@ func (c *Context) Sgemm(transA, transB bool, m, n, k int, alpha float32, a *Buff
 	c.usedBLAS = true
 	blastUsers.Lock()
 	defer blastUsers.Unlock()
-	return c.enqueueSgemm(sgemmArgs{transA: ta, transB: tb, m: uintptr(m), n: uintptr(n), k: uintptr(k), alpha: alpha, beta: beta,
-		a: a.mem, b: b.mem, cm: cm.mem, aOff: uintptr(aOff), bOff: uintptr(bOff), cOff: uintptr(cOff),
-		lda: uintptr(lda), ldb: uintptr(ldb), ldc: uintptr(ldc)})
+	return c.recordSgemm(transA, transB, m, n, k, func() error {
+		return c.enqueueSgemm(sgemmArgs{transA: ta, transB: tb, m: uintptr(m), n: uintptr(n), k: uintptr(k), alpha: alpha, beta: beta,
+			a: a.mem, b: b.mem, cm: cm.mem, aOff: uintptr(aOff), bOff: uintptr(bOff), cOff: uintptr(cOff),
+			lda: uintptr(lda), ldb: uintptr(ldb), ldc: uintptr(ldc)})
+	})
+}
+
+// GEMMCall is one shape of matrix product a context ran through CLBlast
+// while it recorded (RecordGEMMs): op(A) m×k times op(B) k×n, how often,
+// and with timing on the wall time of those calls (each waited for before
+// and after). The tuning pass (TuneGEMM) times the shapes a step runs.
+type GEMMCall struct {
+	TransA  bool    `json:"ta"`
+	TransB  bool    `json:"tb"`
+	M       int     `json:"m"`
+	N       int     `json:"n"`
+	K       int     `json:"k"`
+	Calls   int     `json:"calls"`
+	Seconds float64 `json:"seconds,omitempty"`
+}
+
+// gemmLog records the products of a context (RecordGEMMs).
+type gemmLog struct {
+	timed bool
+	calls map[[5]int]*GEMMCall
+	order [][5]int
+}
+
+// RecordGEMMs starts recording the shapes of the context's CLBlast calls
+// (anew: what was recorded before is dropped); with timed, each call is
+// waited for before and after and its wall time summed. StopGEMMs ends it.
+func (c *Context) RecordGEMMs(timed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gemmLog = &gemmLog{timed: timed, calls: map[[5]int]*GEMMCall{}}
+}
+
+// StopGEMMs stops recording and returns the shapes in the order first
+// seen (nil when nothing was recording).
+func (c *Context) StopGEMMs() []GEMMCall {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := c.gemmLog
+	c.gemmLog = nil
+	if l == nil {
+		return nil
+	}
+	out := make([]GEMMCall, 0, len(l.order))
+	for _, k := range l.order {
+		out = append(out, *l.calls[k])
+	}
+	return out
+}
+
+// recordSgemm runs enqueue, an SGEMM of the given shape, recording it when
+// the context records (c.mu held).
+func (c *Context) recordSgemm(transA, transB bool, m, n, k int, enqueue func() error) error {
+	l := c.gemmLog
+	if l == nil {
+		return enqueue()
+	}
+	key := [5]int{b2i(transA), b2i(transB), m, n, k}
+	r := l.calls[key]
+	if r == nil {
+		r = &GEMMCall{TransA: transA, TransB: transB, M: m, N: n, K: k}
+		l.calls[key] = r
+		l.order = append(l.order, key)
+	}
+	r.Calls++
+	if !l.timed {
+		return enqueue()
+	}
+	if err := c.finish(); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if err := enqueue(); err != nil {
+		return err
+	}
+	err := c.finish()
+	r.Seconds += time.Since(t0).Seconds()
+	return err
 }

@@ -38,9 +38,14 @@ type Context struct {
 	counts      Counts
 	pending     []staged
 	stagedBytes int64
+	reads       []stagedRead // reads that did not block, delivered at the next wait
 	// globalMem is the device memory the back end plans against
 	// (GlobalMemBytes unless SetGlobalMemory overrode it).
 	globalMem uint64
+	// gemm are the CLBlast SGEMM parameters this context set
+	// (OverrideGEMM), and gemmLog the products it records (RecordGEMMs).
+	gemm    GEMMParams
+	gemmLog *gemmLog
 
 	libOnce sync.Once
 	lib     *Lib
@@ -337,6 +342,27 @@ func (b *Buffer) ReadAt(dst []float32, off int) error {
 		return b.span(off, 0, "read")
 	}
 	return b.transfer(false, off, unsafe.Pointer(&dst[0]), len(dst))
+}
+
+// ReadAsync enqueues the copy of elements [off, off+len(dst)) into dst
+// without waiting: dst holds them once the host next waits for the device
+// (Context.Finish, a blocking read), not before. Many reads then cost one
+// wait (KL's pass over the chunks of a minibatch reads each chunk's
+// outputs so).
+func (b *Buffer) ReadAsync(dst []float32, off int) error {
+	if err := b.span(off, len(dst), "read"); err != nil {
+		return err
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	c := b.ctx
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return errClosed
+	}
+	return c.enqueueReadAsync(b, uintptr(off)*4, dst)
 }
 
 // WriteInt32 copies src into the buffer's first len(src) elements.

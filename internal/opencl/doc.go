@@ -55,8 +55,8 @@
 // gradient → Lib.FCLoss, Lib.FCLossGrad; Conv2dIm2col and its gradients →
 // Lib.Conv2d, Conv2dGradInput, Conv2dGradFilter, Conv2dGradBias; batch
 // norm (bnOp, bnGradOp, bnEvalOp, the sweep, the running averages) →
-// Lib.BNForward, BNForwardFixed, BNBackward, BNCollect, BNStats, BNFold,
-// BNFinish, BNEval, BNRunning; the 2×2 pool → Lib.MaxPool2, MaxPool2Grad;
+// Lib.BNForward, BNForwardFixed, BNBackward, BNCollect, BNStats, BNFoldSplit,
+// BNFinishSplit, BNEval, BNRunning; the 2×2 pool → Lib.MaxPool2, MaxPool2Grad;
 // the optimizers → Lib.SGDStep, Lib.AdamStep; and for the trainer
 // Context.Fill, Context.Copy, Lib.Axpy, Lib.Scale, Lib.NonFinite,
 // Lib.ArgmaxRows. Reshape is free (a buffer has no shape).
@@ -71,9 +71,21 @@
 // block: the data are staged on the host until the device has them. A
 // StepFlag keeps a training run's NaN checks and loss sum on the device
 // (CheckFinite, TallyLoss, the optimizers' Guard), read with one blocking
-// read; AllocGroup makes one allocation of many buffers so one launch
+// read; Buffer.ReadAsync reads without waiting (delivered at the next
+// wait); AllocGroup makes one allocation of many buffers so one launch
 // covers them all; BiasAdd and ReLUMask are a dense layer's bias and
-// ReLU in one launch.
+// ReLU in one launch; RowsNormalize, TallyScaled and TallyNegEntropy are
+// LLP-VAT's host steps between its passes (ops_glue.go).
+//
+// # The products' parameters
+//
+// CLBlast chooses its SGEMM's tiles from a database by device.
+// Context.OverrideGEMM hands it others (CLBlastOverrideParameters, bound
+// apart so that an older CLBlast still multiplies; GEMMParams.Validate
+// first refuses what breaks its kernels' rules or the device's limits),
+// and TuneGEMM searches them on the device for a step's product shapes
+// (Context.RecordGEMMs records them), each candidate's products checked
+// against float64 references.
 //
 // What may import it: the training device seam's OpenCL back end and
 // cmd/llpfc (llpfc devices). It imports nothing of the project.

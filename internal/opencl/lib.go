@@ -173,6 +173,26 @@ func loadCLBlast() error {
 	return blastErr
 }
 
+// CLBlastOverrideParameters, bound apart from the SGEMM (loadCLBlast) so
+// that a CLBlast without it still multiplies.
+var (
+	overrideOnce  sync.Once
+	overrideErr   error
+	blastOverride func(dev clDevice, kernel unsafe.Pointer, precision int32, n uintptr, names, values unsafe.Pointer) int32
+)
+
+// loadCLBlastOverride binds CLBlastOverrideParameters once per process.
+func loadCLBlastOverride() error {
+	if err := loadCLBlast(); err != nil {
+		return err
+	}
+	overrideOnce.Do(func() {
+		file := libFile(clblastLibEnv, clblastLibDefault)
+		overrideErr = bindLibrary(file, clblastLibEnv, clblastPackage+" 1.5 or later", []symbol{{"CLBlastOverrideParameters", &blastOverride}})
+	})
+	return overrideErr
+}
+
 // Available reports whether the OpenCL loader can be opened (it does not
 // ask for platforms); the error names the file and the package.
 func Available() error { return loadOpenCL() }

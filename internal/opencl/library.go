@@ -40,12 +40,13 @@ var kernelNames = []string{
 	"reduce_axes", "softmax_axis", "softmax_grad_axis", "argmax_rows",
 	"fc_loss", "fc_loss_grad",
 	"conv_im2col", "conv_col2im", "rows_to_nchw", "nchw_to_rows", "g_im2col", "g_col2im",
-	"bn_stats", "bn_coeffs", "bn_stats_split", "bn_coeffs_split", "bn_affine", "bn_eval", "bn_fold", "bn_finish", "bn_grad_sums", "bn_grad_dx", "bn_collect", "bn_running",
+	"bn_stats", "bn_coeffs", "bn_stats_split", "bn_coeffs_split", "bn_affine", "bn_eval", "bn_grad_sums", "bn_grad_dx", "bn_collect", "bn_running", "bn_fold_split", "bn_finish_split",
 	"pool2_fwd", "pool2_bwd", "maxpool_fwd", "maxpool_bwd",
 	"sgd_step", "adam_step",
 	"guard_check", "loss_tally", "bn_running_split",
 	"bias_add", "relu_mask",
 	"philox_block", "dropout",
+	"rows_normalize", "tally_scaled", "tally_neg_entropy",
 }
 
 // Work-group sizes: element-wise kernels run in groups of elemWG, the

@@ -290,38 +290,40 @@ func (l *Lib) BNCollect(gamma *Buffer, st *BNState, dMean, dVar *Buffer) error {
 	return l.elem("bn_collect", st.C, gamma, st.InvStd, st.SumG, st.SumGX, dMean, dVar, st.C)
 }
 
-// BNFold enqueues the fold of a chunk's statistics (mean and biased
-// variance over m values) into the minibatch's running mean gMean and sum
-// of squared deviations gM2 over count values so far (Chan et al.'s
-// pairwise update; bnGlobal.fold). The caller advances count by m.
-func (l *Lib) BNFold(gMean, gM2 *Buffer, count float64, mean, variance *Buffer, m float64, c int) error {
-	const op = "batch-norm fold"
+// BNFoldSplit enqueues the fold of a chunk's statistics (split, in
+// BNStatsSplit's layout, over m values) into the minibatch's acc (4·C
+// floats: mean and sum of squared deviations as float pairs) over count
+// values so far: BNFold in the kernels' accumulator type, for a sweep kept
+// on the device. The caller advances count by m.
+func (l *Lib) BNFoldSplit(acc, split *Buffer, c int, count, m float64) error {
+	const op = "batch-norm fold (split statistics)"
 	if err := positive(op, ni("C", c)); err != nil {
 		return err
 	}
 	if count < 0 || !(m > 0) {
 		return fmt.Errorf("opencl: %s: count %v and chunk size %v, want ≥ 0 and > 0", op, count, m)
 	}
-	if err := need(op, c, nb("gMean", gMean), nb("gM2", gM2), nb("mean", mean), nb("variance", variance)); err != nil {
+	if err := need(op, 4*c, nb("acc", acc), nb("split", split)); err != nil {
 		return err
 	}
-	return l.elem("bn_fold", c, gMean, gM2, mean, variance, c, l.acc(count), l.acc(m))
+	return l.elem("bn_fold_split", c, acc, split, c, l.acc(count), l.acc(m))
 }
 
-// BNFinish enqueues variance = gM2/count, the minibatch's biased variance
-// once every chunk is folded.
-func (l *Lib) BNFinish(gM2, variance *Buffer, count float64, c int) error {
-	const op = "batch-norm fold"
+// BNFinishSplit enqueues the minibatch's statistics from acc (BNFoldSplit's)
+// over count values into fixed, in BNStatsSplit's layout: the mean, and
+// the biased variance m2/count.
+func (l *Lib) BNFinishSplit(acc, fixed *Buffer, count float64, c int) error {
+	const op = "batch-norm fold (split statistics)"
 	if err := positive(op, ni("C", c)); err != nil {
 		return err
 	}
 	if !(count > 0) {
 		return fmt.Errorf("opencl: %s: no instance in the minibatch (count %v)", op, count)
 	}
-	if err := need(op, c, nb("gM2", gM2), nb("variance", variance)); err != nil {
+	if err := need(op, 4*c, nb("acc", acc), nb("fixed", fixed)); err != nil {
 		return err
 	}
-	return l.elem("bn_finish", c, gM2, variance, c, l.acc(count))
+	return l.elem("bn_finish_split", c, acc, fixed, c, l.acc(count))
 }
 
 // BNRunning enqueues the running averages' update (BatchNorm.update,

@@ -55,7 +55,8 @@ type Counts struct {
 	Fills     int64 `json:"fills"`
 	// Writes are host-to-device transfers (not blocking: the data are
 	// staged on the host until the device has them), Reads device-to-host
-	// ones (blocking).
+	// ones (blocking, but for Buffer.ReadAsync's, delivered at the next
+	// wait).
 	Writes    int64 `json:"writes"`
 	Reads     int64 `json:"reads"`
 	BytesHtoD int64 `json:"bytes_host_to_device"`
@@ -182,7 +183,7 @@ func (c *Context) reap(wait bool) {
 }
 
 // drained releases every staged write after the queue has run dry (a
-// blocking read or a finish).
+// blocking read or a finish) and delivers the reads that did not block.
 func (c *Context) drained() {
 	for _, s := range c.pending {
 		cl.ReleaseEvent(s.ev)
@@ -190,6 +191,32 @@ func (c *Context) drained() {
 	clear(c.pending)
 	c.pending = c.pending[:0]
 	c.stagedBytes = 0
+	for _, r := range c.reads {
+		copy(r.dst, unsafe.Slice((*float32)(unsafe.Pointer(&r.data[0])), len(r.dst)))
+	}
+	clear(c.reads)
+	c.reads = c.reads[:0]
+}
+
+// stagedRead is a read that does not block: the device copies into data,
+// which is copied into dst when the queue has run dry.
+type stagedRead struct {
+	data []byte
+	dst  []float32
+}
+
+// enqueueReadAsync copies nbytes at byte offset off of the buffer into a
+// staging slice without waiting; dst gets them at the next wait (drained).
+func (c *Context) enqueueReadAsync(b *Buffer, off uintptr, dst []float32) error {
+	nbytes := uintptr(len(dst)) * 4
+	data := make([]byte, nbytes)
+	const nonBlocking = 0
+	if err := check(cl.EnqueueReadBuffer(c.queue, b.mem, nonBlocking, off, nbytes, unsafe.Pointer(&data[0]), 0, nil, nil), "clEnqueueReadBuffer", ""); err != nil {
+		return err
+	}
+	c.reads = append(c.reads, stagedRead{data: data, dst: dst})
+	c.transferred(b, false, int64(nbytes))
+	return nil
 }
 
 // enqueueRead copies nbytes at byte offset off of the buffer into ptr and

@@ -1,6 +1,7 @@
 package opencl_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -291,5 +292,30 @@ func TestBNRunningSplit(t *testing.T) {
 		if y := download(t, rb, c)[i]; x != y {
 			t.Errorf("running variance %d: %g, BNRunning's %g", i, x, y)
 		}
+	}
+}
+
+// TestReadAsync: reads that do not block cost no wait each; their values
+// arrive at the next wait (a finish), each the buffer's contents when the
+// read was enqueued, though later commands overwrite the buffer.
+func TestReadAsync(t *testing.T) {
+	l := testLib(t)
+	ctx := l.Context()
+	b := upload(t, l, []float32{1, 2, 3, 4})
+	first, second := make([]float32, 3), make([]float32, 2)
+	before := ctx.Counts()
+	must(t, b.ReadAsync(first, 1))
+	must(t, ctx.Fill(b, 7)) // enqueued after the read: not in first
+	must(t, b.ReadAsync(second, 0))
+	c := ctx.Counts().Sub(before)
+	if c.Reads != 2 || c.Waits != 0 || c.BytesDtoH != 20 {
+		t.Errorf("two reads enqueued: %d reads, %d waits, %d bytes; want 2, 0, 20", c.Reads, c.Waits, c.BytesDtoH)
+	}
+	must(t, ctx.Finish())
+	if fmt.Sprint(first) != "[2 3 4]" || fmt.Sprint(second) != "[7 7]" {
+		t.Errorf("delivered %v and %v, want [2 3 4] and [7 7]", first, second)
+	}
+	if err := b.ReadAsync(make([]float32, 2), 3); err == nil {
+		t.Error("a read past the buffer's end: no error")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/llpfc/llpfc/internal/opencl"
 )
 
 // gemmRef computes α·op(A)·op(B) + β·C on row-major matrices with leading
@@ -45,8 +47,11 @@ func gemmRef(tA, tB bool, m, n, k int, alpha float64, a []float32, lda int, b []
 // TestSgemm: CLBlast's SGEMM on every transpose pair, odd sizes, offsets,
 // leading dimensions larger than the rows, α and β (β = 0 ignores a NaN
 // in C).
-func TestSgemm(t *testing.T) {
-	l := testLib(t)
+func TestSgemm(t *testing.T) { sgemmProducts(t, testLib(t)) }
+
+// sgemmProducts is TestSgemm's check on l's context (also run with CLBlast's
+// parameters overridden, TestGEMMOverrides).
+func sgemmProducts(t *testing.T, l *opencl.Lib) {
 	ctx := l.Context()
 	rng := newRNG(t)
 	sizes := [][3]int{{1, 1, 1}, {3, 17, 5}, {17, 3, 33}, {33, 65, 17}, {64, 64, 64}, {65, 1, 130}}

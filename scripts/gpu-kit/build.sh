@@ -9,7 +9,7 @@
 #                 download, dpkg -x; the installed files when the download fails), their copyright
 #                 files, and MANIFEST.txt (versions, commit, SHA-256s); xz, so python3's lzma alone
 #                 unpacks it;
-#   run.sh, kit.py  the run and its report (summary.md, results.json, at most 6 logs);
+#   run.sh, kit.py  the run and its report (summary.md, results.json, at most 8 logs);
 #   torch_step.py  the PyTorch peer of `llpfc bench` (bench/torch_step.py).
 # The kit must stay under 28 MiB (what travels to a GPU machine is the checkout plus the kit, at most
 # 64 MiB); the build fails above it. Environment: GO (go), XZ_LEVEL (4).

@@ -10,8 +10,15 @@
     kit.py cifar DIR NTRAIN NTEST      write a CIFAR-10-shaped binary set of random images
     kit.py epoch-points OUT BUDGET FULL  the number of training points of the epoch run that fits
                                        BUDGET seconds at the throughput bench.log measured
+    kit.py gemm-shapes OUT N           the N matrix-product shapes of the profiled steps (bench.log's
+                                       profiles, every network's) that took the most time, as the JSON
+                                       file OUT/gemm-shapes.json llpfc devices --tune-gemm reads
+    kit.py best-variant OUT            the environment assignments of the variant the sweep found
+                                       fastest on WRN-16-4 at batch 128 (else the largest batch), or
+                                       LLPFC_OPENCL_GEMM=default when no variant beat the defaults
     kit.py summarize OUT               write OUT/results.json and OUT/summary.md from the logs; print
-                                       the verdict line (PASS, or FAIL and the failing parts)
+                                       the verdict line (PASS, or FAIL and the failing parts, then
+                                       the sweep's verdict)
     kit.py pick-python [PY...]         the python3 the kit runs its PyTorch parts with: the first of
                                        PY... (else python3* on PATH, /usr/bin/python3,
                                        /usr/local/bin/python3) that imports torch, else this one;
@@ -31,7 +38,10 @@ import sys
 import tarfile
 import time
 
-LOGS = ["discovery.log", "check.log", "train.log", "bench.log", "torch.log", "cpu.log", "scaling.log"]
+LOGS = ["discovery.log", "check.log", "train.log", "bench.log", "sweep.log", "torch.log", "cpu.log", "scaling.log"]
+# The variant the main bench parts run (and profile): CLBlast's own parameters. The sweep runs the
+# others (run.sh's VARIANTS, environment assignments) on the same configurations.
+BASELINE = "LLPFC_OPENCL_GEMM=default"
 # The Table 1 cell the epoch projects (App. `suppsec: exp`, "Wide ResNet-16-4", CIFAR10: 200
 # epochs; PAPER_MAP.md; the paper's 40,960 training points, grid.PaperPointsColour) and
 # Table 1's instance-epochs (docs/reproducing.md: `reproduce --table wrn16-4 --dry-run`).
@@ -254,6 +264,111 @@ def epoch_points(out, budget, full):
     print(min(n, full))
 
 
+def gemm_shapes(out, n):
+    """The n product shapes that took the most profiled time over every network's step (bench.log),
+    each with its calls per step summed over the networks: what the tuning pass times."""
+    acc = {}
+    for b in json_lines(os.path.join(out, "bench.log")):
+        for g in (b.get("profile") or {}).get("gemms") or []:
+            key = (g.get("ta", 0), g.get("tb", 0), g["m"], g["n"], g["k"])
+            a = acc.setdefault(key, {"calls": 0, "seconds": 0.0})
+            a["calls"] += g.get("calls") or 0
+            a["seconds"] += g.get("seconds") or 0.0
+    top = sorted(acc.items(), key=lambda kv: (-kv[1]["seconds"], -kv[1]["calls"], kv[0]))[:n]
+    rows = [{"ta": k[0], "tb": k[1], "m": k[2], "n": k[3], "k": k[4], "calls": max(1, v["calls"]), "seconds": v["seconds"]} for k, v in top]
+    with open(os.path.join(out, "gemm-shapes.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    print(f"{len(rows)} of {len(acc)} product shapes, {sum(r['seconds'] for r in rows):.4f} s of the profiled steps' products")
+    return 0 if rows else 1
+
+
+def logged_runs(path):
+    """The JSON results of a log with the command that printed each: kit.py run heads every command's
+    output with "### CMD", so a variant's environment assignments (env VAR=… llpfc …) stay with its
+    result."""
+    out, cmd = [], ""
+    try:
+        lines = open(path, errors="replace").read().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        if line.startswith("### ") and not line.startswith("### exit"):
+            cmd = line[4:]
+            continue
+        line = line.strip()
+        if line.startswith("{") and line.endswith("}"):
+            try:
+                out.append((cmd, json.loads(line)))
+            except ValueError:
+                pass
+    return out
+
+
+def variant_of(cmd):
+    """The environment assignments a sweep command ran with ("A=x B=y"), BASELINE for none."""
+    words = cmd.split()
+    if not words or words[0] != "env":
+        return BASELINE
+    return " ".join(w for w in words[1:] if "=" in w and not w.startswith("-")) or BASELINE
+
+
+def expected_numerics(variant):
+    """What a result's numerics must say for each assignment of a variant, so that a knob that did not
+    take fails the run instead of timing the defaults twice."""
+    want = []
+    for a in variant.split():
+        k, _, v = a.partition("=")
+        if k == "LLPFC_OPENCL_GEMM" and v in ("default", "tuned"):
+            want.append(f"gemm {v}")
+        elif k == "LLPFC_OPENCL_CONV":
+            want.append(f"conv {v}")
+    return want
+
+
+def sweep_rows(bench, sweep_runs):
+    """Each swept configuration beside the baseline's (the main bench part's) throughput: its
+    variant, images/s and the ratio; a result whose numerics miss its variant is flagged."""
+    base = {(b.get("model"), b.get("batch_size")): b for b in bench}
+    rows = []
+    for cmd, r in sweep_runs:
+        if "images_per_second" not in r:
+            continue
+        v = variant_of(cmd)
+        key = (r.get("model"), r.get("batch_size"))
+        b = base.get(key) or {}
+        row = {"model": key[0], "batch": key[1], "variant": v, "ips": r.get("images_per_second"), "numerics": r.get("numerics", ""),
+               "baseline_ips": b.get("images_per_second"), "baseline_numerics": b.get("numerics", "")}
+        if row["ips"] and row["baseline_ips"]:
+            row["ratio"] = row["ips"] / row["baseline_ips"]
+        row["applied"] = all(w in row["numerics"] for w in expected_numerics(v))
+        rows.append(row)
+    return rows
+
+
+def best_variant(rows):
+    """The variant of the fastest swept run on WRN-16-4 at batch 128 (the Table 1 cell's network; else
+    the largest batch swept) that beat the baseline, else BASELINE."""
+    if not rows:
+        return BASELINE
+    wrn = [r for r in rows if r["model"] == "wrn-16-4"] or rows
+    batch = 128 if any(r["batch"] == 128 for r in wrn) else max(r["batch"] or 0 for r in wrn)
+    cands = [r for r in wrn if r["batch"] == batch and r.get("ratio") and r["applied"]]
+    best = max(cands, key=lambda r: r["ratio"], default=None)
+    return best["variant"] if best and best["ratio"] > 1 else BASELINE
+
+
+def sweep_verdict(rows):
+    """The sweep's line: each variant's ratio to the baseline per swept network, the best marked."""
+    if not rows:
+        return ""
+    best = best_variant(rows)
+    per = {}
+    for r in rows:
+        per.setdefault(r["variant"], []).append(f"{r['model']}/{r['batch']} {fmt(r.get('ratio'), 2)}×")
+    parts = [f"{v}: {', '.join(xs)}" for v, xs in per.items()]
+    return f"sweep (× {BASELINE}): " + "; ".join(parts) + f"; best: {best}"
+
+
 def parts(out):
     rows = []
     try:
@@ -295,6 +410,9 @@ def summarize(out):
     res["fixture"] = [r for r in train if dataset(r).startswith("fashion-mnist") or dataset(r) == "fixture"]
     res["epoch"] = [r for r in train if dataset(r) == "cifar10"]
     bench = json_lines(os.path.join(out, "bench.log"))
+    sweep_runs = logged_runs(os.path.join(out, "sweep.log"))
+    res["tuning"] = next((r for _, r in sweep_runs if "result" in r and "device" in r), None)
+    res["sweep"] = sweep_rows(bench, sweep_runs)
     torch = json_lines(os.path.join(out, "torch.log"))
     cpu = json_lines(os.path.join(out, "cpu.log"))
     res["bench"], res["torch"], res["cpu"] = bench, torch, cpu
@@ -318,6 +436,7 @@ def summarize(out):
     res["scaling"] = [r for r in json_lines(os.path.join(out, "scaling.log")) if "rows" in r]
     problems = consistent(res)
     res["verdict"] = verdict(res, problems)
+    res["best_variant"] = best_variant(res["sweep"])
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
     with open(os.path.join(out, "summary.md"), "w") as f:
@@ -383,10 +502,11 @@ def verdict(res, problems):
     if not (res.get("discovery") or {}).get("icd_folder", {}).get("drivers"):
         bad.append("no OpenCL driver found (discovery)")
     bad += problems
+    sweep = sweep_verdict(res.get("sweep") or [])
     if bad:
-        return "FAIL: " + "; ".join(bad)
+        return "FAIL: " + "; ".join(bad) + ("; " + sweep if sweep else "")
     skipped = [f"{p['part']} ({p['note']})" for p in res["parts"] if p["status"] == "skipped"]
-    return "PASS" + ("; skipped: " + "; ".join(skipped) if skipped else "")
+    return "PASS" + ("; " + sweep if sweep else "") + ("; skipped: " + "; ".join(skipped) if skipped else "")
 
 
 def consistent(res):
@@ -407,6 +527,14 @@ def consistent(res):
     geometries = sum(1 for b in res["bench"] for o in (b.get("profile") or {}).get("ops") or [] if o.get("geometry"))
     if ok("pytorch kernels") and geometries and not kernels:
         problems.append("the pytorch kernels part passed but timed no kernel")
+    swept = len(res.get("sweep") or [])
+    if ok("sweep ") != swept:
+        problems.append(f"{ok('sweep ')} sweep parts passed but the logs gave {swept} sweep results")
+    for r in res.get("sweep") or []:
+        if not r["applied"]:
+            problems.append(f"sweep {r['variant']} {r['model']} {r['batch']}: its numerics {r['numerics']!r} do not name the variant")
+    if ok("tune") and not res.get("tuning"):
+        problems.append("the tune part passed but sweep.log holds no tuning result")
     if ok("check") and not res["check"]["verdict"].startswith("verdict: ok"):
         problems.append("the check passed but its verdict line says otherwise: " + res["check"]["verdict"])
     for p in problems:
@@ -475,6 +603,7 @@ def markdown(res):
         mib = lambda v: f"{v / 1048576:.0f}" if v else "–"
         L.append(f"| {r['model']} | {r['batch']} | {r.get('settings', '–')} | {fmt(r['ours_ips'])} | {fmt(r['ours_launches'])} | {fmt(r['ours_waits'], 2)} | {mib(r['ours_device_peak_bytes'])} | "
                  f"{fmt(r['torch_ips_tf32_off'])} | {fmt(r['torch_ips_default'])} | {mib(r['torch_max_memory_allocated'])} | {fmt(r.get('ratio_tf32_off'), 3)} |")
+    L += sweep_markdown(res)
     L += profile_markdown(res.get("profiles") or [])
     p = res["projection"]
     if p.get("table1_cell_hours") or not p:
@@ -500,6 +629,32 @@ def markdown(res):
                  f"{fmt(r.get('wall_seconds'))} s, {fmt(r.get('train_images_per_second'))} training images/s")
     L.append("")
     return "\n".join(L) + "\n"
+
+
+def sweep_markdown(res):
+    """The tuning pass and the variant sweep: what was chosen, and each variant beside the baseline."""
+    L = ["\n## The variant sweep: each variant's training step beside the baseline's (" + BASELINE + ")\n"]
+    t = res.get("tuning")
+    if t:
+        r = t.get("result") or {}
+        ratio = r["default_seconds"] / r["tuned_seconds"] if r.get("tuned_seconds") else None
+        L.append(f"- GEMM tuning on {t.get('device')} (driver {t.get('driver')}): {len(r.get('shapes') or [])} product shapes, "
+                 f"{fmt(1e3 * (r.get('default_seconds') or 0), 3)} ms a step with CLBlast's defaults, {fmt(1e3 * (r.get('tuned_seconds') or 0), 3)} ms "
+                 f"tuned ({fmt(ratio, 2)}×); {r.get('tried')} candidates ({r.get('failed')} failed, {r.get('wrong')} wrong) in {fmt(r.get('seconds'))} s; "
+                 f"parameters: {json.dumps(r.get('params'), sort_keys=True) if r.get('params') else 'none kept (CLBlast defaults)'}"
+                 + (f"; {t['note']}" if t.get("note") else ""))
+    else:
+        L.append("- no GEMM tuning result (the tune part did not run or failed: sweep.log)")
+    rows = res.get("sweep") or []
+    if not rows:
+        L.append("- no variant swept\n")
+        return L
+    L.append(f"- best on the Table 1 cell's network: **{res.get('best_variant') or best_variant(rows)}**\n")
+    L.append("| model | batch | variant | img/s | baseline img/s | × baseline | numerics |\n|---|---|---|---|---|---|---|")
+    L += [f"| {r['model']} | {r['batch']} | {r['variant']} | {fmt(r['ips'])} | {fmt(r['baseline_ips'])} | {fmt(r.get('ratio'), 3)} | {r['numerics']}"
+          + ("" if r["applied"] else " (**not the variant asked for**)") + " |" for r in rows]
+    L.append("")
+    return L
 
 
 def profile_markdown(profiles):
@@ -563,6 +718,11 @@ def main():
         return epoch_points(args[0], float(args[1]), int(args[2]))
     if cmd == "summarize":
         sys.exit(summarize(args[0]))
+    if cmd == "gemm-shapes":
+        sys.exit(gemm_shapes(args[0], int(args[1])))
+    if cmd == "best-variant":
+        bench = json_lines(os.path.join(args[0], "bench.log"))
+        return print(best_variant(sweep_rows(bench, logged_runs(os.path.join(args[0], "sweep.log")))))
     if cmd == "pick-python":
         return pick_python(args)
     if cmd == "describe-python":

@@ -7,26 +7,34 @@
 #      OpenCL driver (libnvidia-opencl.so.1 under /usr/local/nvidia, the usual library folders, or
 #      /etc/OpenCL/vendors/*.icd), writes an ICD folder of its own for OCL_ICD_VENDORS, and records
 #      nvidia-smi's GPU and driver and where libcuda.so.1, cuBLAS and NVRTC are;
-#   2. llpfc devices, and llpfc devices --check (the kernel library and every parity case against
-#      the CPU back end);
+#   2. llpfc devices;
 #   3. the fixture training on the device and on the CPU;
 #   4. llpfc bench --device opencl for mlp, cnn, wrn-16-4 (3×32×32, batch 32 and 128), resnet18 and
 #      vgg16 with their presets' settings (WRN-16-4 dropout 0.3, VGG16 0.5, the colour presets'
-#      crop and flip), each with one more step profiled operation by operation (--profile), and
-#      the same steps in PyTorch fp32 on CUDA (TF32 off, and PyTorch's defaults), then the
+#      crop and flip) and CLBlast's own parameters (LLPFC_OPENCL_GEMM=default, the sweep's
+#      baseline), each with one more step profiled operation by operation (--profile);
+#   5. the tuning pass of the matrix products (llpfc devices --tune-gemm, the profiles' costliest
+#      product shapes, a time-limited search over CLBlast's parameters), its file beside the binary
+#      (and copied to OUTDIR), then llpfc devices --check with it applied (the kernel library and
+#      every parity case against the CPU back end);
+#   6. the variant sweep: the same bench steps of WRN-16-4, VGG16 and ResNet-18 with each variant of
+#      VARIANTS (environment assignments; by default the tuned products), every result's numerics
+#      naming its variant, each beside the baseline in the summary's first line;
+#   7. the same steps in PyTorch fp32 on CUDA (TF32 off, and PyTorch's defaults), then the
 #      profiles' convolutions and matrix products shape by shape in PyTorch (torch_step.py
 #      --kernels), so the summary says op by op how far each is from the vendor's kernels;
-#   5. one epoch of WRN-16-4 with llpfc-uniform (the Table 1 cell's settings: its 40,960 training
-#      points in bags of 64) on a CIFAR-shaped set of 50,000 random images made here (fewer points
-#      when the measured throughput would not fit the part's time), and from it the projected wall
-#      time of one Table 1 cell (200 epochs);
-#   6. the pure-Go build at all the CPUs beside PyTorch CPU (mlp, cnn, wrn-16-4);
-#   7. the pure-Go step of each paper network at 1, 2, 4, 8 and all the CPUs' threads with its step
+#   8. one epoch of WRN-16-4 with llpfc-uniform (the Table 1 cell's settings: its 40,960 training
+#      points in bags of 64) with the sweep's best variant on a CIFAR-shaped set of 50,000 random
+#      images made here (fewer points when the measured throughput would not fit the part's time),
+#      and from it the projected wall time of one Table 1 cell (200 epochs);
+#   9. the pure-Go build at all the CPUs beside PyTorch CPU (mlp, cnn, wrn-16-4);
+#  10. the pure-Go step of each paper network at 1, 2, 4, 8 and all the CPUs' threads with its step
 #      profile, and the many-core model's predictions beside the measured steps (llpfc bench --scaling,
 #      training/scaling; bench/NOTES.md, "Many cores as well as two").
-# Each part has its own time-out and the whole run a budget (KIT_BUDGET seconds, default 450), so
-# one hang does not eat the rest. OUTDIR gets summary.md, results.json and at most 7 logs
-# (discovery, check, train, bench, torch, cpu, scaling). --quick: small sizes for CI on PoCL (the PyTorch
+# Each part has its own time-out and the whole run a budget (KIT_BUDGET seconds, default 540), so
+# one hang does not eat the rest. OUTDIR gets summary.md, results.json, the tuning file and at most
+# 8 logs (discovery, check, train, bench, sweep, torch, cpu, scaling). --quick: small sizes for CI on PoCL (the tuning
+# keeps its one candidate so that the check and the sweep run with overrides; the PyTorch
 # parts run only where python3 imports torch, else they say they were skipped — the profiles'
 # kernels then on PyTorch's CPU, PoCL's device —; the epoch trains cnn-bn on 80 points, and
 # projects nothing: only the Table 1 cell's run is projected). The PyTorch
@@ -44,10 +52,10 @@ KIT=$(cd "$(dirname "$0")" && pwd)
 PY=${PYTHON:-python3} # runs kit.py (the standard library only)
 mkdir -p "$OUT" || exit 2
 OUT=$(cd "$OUT" && pwd)
-BUDGET=${KIT_BUDGET:-450}
+BUDGET=${KIT_BUDGET:-540}
 START=$(date +%s)
 : >"$OUT/parts.tsv"
-for l in discovery check train bench torch cpu scaling; do : >"$OUT/$l.log"; done
+for l in discovery check train bench sweep torch cpu scaling; do : >"$OUT/$l.log"; done
 FAILED=0
 
 # part NAME LIMIT LOG CMD...: runs CMD with time-out min(LIMIT, what is left of the budget),
@@ -100,6 +108,8 @@ if [ $QUICK = 1 ]; then
 	CPU_BENCH="mlp:32:1x28x28:2:1"
 	SCALING="mlp:16:1x28x28:1:1" STREAM_MIB=8
 	THREADS=$(nproc)
+	TUNE_SHAPES=2 TUNE_SECONDS=1 TUNE_FLAGS="--tune-keep-best --tune-kernels Xgemm"
+	SWEEP="wrn-16-4:2:3x32x32:1:0:0.3:aug"
 else
 	PARITY=all
 	FIX="--num-points 40960"
@@ -110,15 +120,15 @@ else
 	CPU_BENCH="mlp:128:1x28x28:10:2 cnn:128:1x28x28:5:1 wrn-16-4:32:3x32x32:3:1"
 	SCALING="mlp:128:1x28x28:10:2 cnn:128:1x28x28:3:1 wrn-16-4:32:3x32x32:2:1 resnet18:128:3x32x32:2:1 vgg16:32:3x32x32:1:1" STREAM_MIB=256
 	THREADS=$(nproc)
+	TUNE_SHAPES=16 TUNE_SECONDS=45 TUNE_FLAGS=""
+	SWEEP="wrn-16-4:128:3x32x32:10:2:0.3:aug vgg16:128:3x32x32:5:2:0.5:aug resnet18:128:3x32x32:10:2:0:aug"
 fi
+# The variants the sweep measures beside the baseline (LLPFC_OPENCL_GEMM=default), each a list of
+# environment assignments joined by commas.
+VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned}
 
-# 2. The devices and their check.
+# 2. The devices.
 part devices 20 check.log "$LLPFC" devices
-if [ "$KIT_HAVE_DRIVER" = 1 ]; then
-	part check 130 check.log "$LLPFC" devices --check --parity "$PARITY" opencl
-else
-	skip check "no OpenCL driver found (see discovery.json)"
-fi
 
 # 3. The fixture training on the device and on the CPU.
 for dev in opencl cpu; do
@@ -127,22 +137,57 @@ for dev in opencl cpu; do
 		--epochs 1 --device $dev --quiet --json
 done
 
-# 4. Our training step on the device, then PyTorch's on CUDA.
+# bench_args CONFIG: the llpfc bench arguments of model:batch:CxHxW:steps:warmup:dropout:aug.
+bench_args() {
+	local model batch shape steps warmup dropout aug ch h w
+	IFS=: read -r model batch shape steps warmup dropout aug <<<"$1"
+	IFS=x read -r ch h w <<<"$shape"
+	echo "--model $model --batch-size $batch --channels $ch --height $h --width $w --steps $steps --warmup $warmup --dropout $dropout$([ "$aug" = aug ] && echo " --augment")"
+}
+
+# 4. Our training step on the device with CLBlast's parameters (the sweep's baseline), profiled.
 configs=""
 for c in $BENCH; do
 	IFS=: read -r model batch shape steps warmup dropout aug <<<"$c"
-	IFS=x read -r ch h w <<<"$shape"
 	configs="$configs${configs:+,}$model:$batch:$shape:$dropout:$aug"
-	augflag=""
-	[ "$aug" = aug ] && augflag=--augment
 	if [ "$KIT_HAVE_DRIVER" = 1 ]; then
-		# shellcheck disable=SC2086
-		part "bench $model $batch (opencl)" 40 bench.log "$LLPFC" bench --device opencl --model "$model" --batch-size "$batch" \
-			--channels "$ch" --height "$h" --width "$w" --steps "$steps" --warmup "$warmup" --dropout "$dropout" $augflag --profile --json
+		# shellcheck disable=SC2046
+		part "bench $model $batch (opencl)" 40 bench.log env LLPFC_OPENCL_GEMM=default "$LLPFC" bench --device opencl $(bench_args "$c") --profile --json
 	else
 		skip "bench $model $batch (opencl)" "no OpenCL driver"
 	fi
 done
+
+# 5. The matrix products tuned for the profiled steps' shapes, then the device's check with the
+# tuning applied (the file beside the binary: LLPFC_OPENCL_GEMM unset).
+if [ "$KIT_HAVE_DRIVER" = 1 ] && "$PY" "$KIT/kit.py" gemm-shapes "$OUT" "$TUNE_SHAPES" >>"$OUT/sweep.log" 2>&1; then
+	# shellcheck disable=SC2086
+	part "tune gemm" $((TUNE_SECONDS + 60)) sweep.log "$LLPFC" devices --tune-gemm "$OUT/gemm-shapes.json" --tune-seconds "$TUNE_SECONDS" $TUNE_FLAGS --json opencl
+	cp "$X"/bin/clblast-gemm-*.json "$OUT/" 2>/dev/null
+else
+	skip "tune gemm" "no OpenCL driver, or no profiled product (sweep.log)"
+fi
+if [ "$KIT_HAVE_DRIVER" = 1 ]; then
+	PART_NOTE="with $(cd "$X/bin" && ls clblast-gemm-*.json 2>/dev/null || echo "CLBlast's own parameters (no tuning file)")" \
+		part check 130 check.log "$LLPFC" devices --check --parity "$PARITY" opencl
+else
+	skip check "no OpenCL driver found (see discovery.json)"
+fi
+
+# 6. The variant sweep: the same steps with each variant, beside the baseline's.
+for v in $VARIANTS; do
+	for c in $SWEEP; do
+		IFS=: read -r model batch _ <<<"$c"
+		if [ "$KIT_HAVE_DRIVER" = 1 ]; then
+			# shellcheck disable=SC2046,SC2086
+			part "sweep $v $model $batch" 40 sweep.log env ${v//,/ } "$LLPFC" bench --device opencl $(bench_args "$c") --json
+		else
+			skip "sweep $v $model $batch" "no OpenCL driver"
+		fi
+	done
+done
+
+# 7. PyTorch's steps on CUDA and its kernels for the profiled shapes.
 if "$TORCHPY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 3)' >>"$OUT/torch.log" 2>&1; then
 	PART_NOTE="with $TORCHDESC" part "pytorch cuda" 75 torch.log "$TORCHPY" "$KIT/torch_step.py" --device cuda --tf32 off,default --configs "$configs" \
 		--steps 10 --warmup 3 --threads "$THREADS"
@@ -158,20 +203,21 @@ else
 	fi
 fi
 
-# 5. One epoch of WRN-16-4 on a CIFAR-shaped set, sized to what fits.
+# 8. One epoch of WRN-16-4 on a CIFAR-shaped set, sized to what fits, with the sweep's best variant.
 DATA=$X/cifar
 EPOCH_LIMIT=100
 N=$("$PY" "$KIT/kit.py" epoch-points "$OUT" "$EPOCH_LIMIT" "$EPOCH_FULL")
 if [ "$KIT_HAVE_DRIVER" = 1 ] && "$PY" "$KIT/kit.py" cifar "$DATA/cifar-10-batches-bin" "$EPOCH_IMAGES" "$EPOCH_TEST" >>"$OUT/train.log" 2>&1; then
+	BEST=$("$PY" "$KIT/kit.py" best-variant "$OUT")
 	# shellcheck disable=SC2086
-	part "epoch $EPOCH_MODEL ($N points)" "$EPOCH_LIMIT" train.log "$LLPFC" train $EPOCH_ARGS --data cifar10 --data-dir "$DATA" \
+	PART_NOTE="with $BEST" part "epoch $EPOCH_MODEL ($N points)" "$EPOCH_LIMIT" train.log env ${BEST//,/ } "$LLPFC" train $EPOCH_ARGS --data cifar10 --data-dir "$DATA" \
 		--method llpfc-uniform --num-points "$N" --epochs 1 --device opencl --quiet --json
 else
 	skip "epoch $EPOCH_MODEL" "no OpenCL driver, or the data could not be written"
 fi
 rm -rf "$DATA"
 
-# 6. The pure-Go build at all the CPUs beside PyTorch CPU.
+# 9. The pure-Go build at all the CPUs beside PyTorch CPU.
 cpu_configs=""
 for c in $CPU_BENCH; do
 	IFS=: read -r model batch shape steps warmup <<<"$c"
@@ -187,7 +233,7 @@ else
 	skip "pytorch cpu" "$TORCHDESC has no torch (the interpreters tried: discovery.log)"
 fi
 
-# 7. The pure-Go step from one thread to all the CPUs, with the many-core model's predictions.
+# 10. The pure-Go step from one thread to all the CPUs, with the many-core model's predictions.
 COUNTS=1
 for t in 2 4 8; do [ "$t" -lt "$THREADS" ] && COUNTS="$COUNTS,$t"; done
 [ "$THREADS" -gt 1 ] && COUNTS="$COUNTS,$THREADS"

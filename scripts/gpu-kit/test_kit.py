@@ -28,7 +28,7 @@ def epoch_line(model, bag_size, method="llpfc-uniform", ips=2000.0):
 class SummarizeTest(unittest.TestCase):
     def setUp(self):
         self.out = tempfile.mkdtemp()
-        for log in ["discovery.log", "check.log", "train.log", "bench.log", "torch.log", "cpu.log", "scaling.log"]:
+        for log in ["discovery.log", "check.log", "train.log", "bench.log", "sweep.log", "torch.log", "cpu.log", "scaling.log"]:
             open(os.path.join(self.out, log), "w").close()
         self.discovery(["libpocl.so.2"])
 
@@ -147,6 +147,78 @@ class SummarizeTest(unittest.TestCase):
         rc, line, _, _ = self.summarize([("discovery", "ok", "1", "d"), part])
         self.assertEqual(rc, 1)
         self.assertIn("1 cpu scaling parts passed but the logs gave 0 scaling reports", line)
+
+    def write(self, log, text):
+        with open(os.path.join(self.out, log), "w") as f:
+            f.write(text)
+
+    def test_gemm_shapes(self):
+        """The tuning pass's shapes: every network's profiled products, the same shape's calls and time
+        summed over the networks, the longest first, as many as asked."""
+        def bench(model, gemms):
+            return json.dumps({"model": model, "batch_size": 2, "profile": {"ops": [], "gemms": gemms}})
+        g = lambda m, n, k, calls, secs, tb=0: {"ta": 0, "tb": tb, "m": m, "n": n, "k": k, "calls": calls, "seconds": secs}
+        self.write("bench.log", "### llpfc bench\n" + bench("a", [g(64, 512, 576, 2, 0.010), g(10, 128, 64, 1, 0.001)]) + "\n"
+                   + bench("b", [g(64, 512, 576, 1, 0.004), g(256, 64, 2304, 3, 0.012, tb=1)]) + "\n")
+        p = subprocess.run([sys.executable, KIT, "gemm-shapes", self.out, "2"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = json.loads(read(os.path.join(self.out, "gemm-shapes.json")))
+        self.assertEqual([(r["m"], r["n"], r["k"], r["tb"], r["calls"]) for r in got], [(64, 512, 576, 0, 3), (256, 64, 2304, 1, 3)])
+        self.assertAlmostEqual(got[0]["seconds"], 0.014)
+        self.write("bench.log", "")
+        p = subprocess.run([sys.executable, KIT, "gemm-shapes", self.out, "2"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1, "no profiled product: nothing to tune for")
+
+    def sweep_logs(self, tuned_ips, numerics="gemm tuned (clblast-gemm-x.json, 1.20× CLBlast's defaults on 2 shapes)"):
+        base = {"model": "wrn-16-4", "batch_size": 128, "images_per_second": 1000.0, "numerics": "gemm default (CLBlast's parameters)",
+                "profile": {"ops": [{"category": "GEMM", "calls": 1, "seconds": 0.1}], "seconds": 0.1}}
+        self.write("bench.log", "### env LLPFC_OPENCL_GEMM=default /k/llpfc bench --model wrn-16-4\n" + json.dumps(base) + "\n")
+        tuning = {"device": "A GPU", "driver": "1", "result": {"params": {"GemmRoutine": {"XGEMM_MIN_INDIRECT_SIZE": 0}}, "default_seconds": 0.012,
+                                                               "tuned_seconds": 0.010, "shapes": [{}, {}], "tried": 9, "failed": 1, "wrong": 0, "seconds": 40}}
+        swept = dict(base, images_per_second=tuned_ips, numerics=numerics)
+        del swept["profile"]
+        self.write("sweep.log", "### /k/llpfc devices --tune-gemm /o/gemm-shapes.json --json\n" + json.dumps(tuning) + "\n### exit 0 after 41 s\n"
+                   "### env LLPFC_OPENCL_GEMM=tuned /k/llpfc bench --model wrn-16-4 --batch-size 128\n" + json.dumps(swept) + "\n")
+        return [("discovery", "ok", "1", "d"), ("bench wrn-16-4 128 (opencl)", "ok", "9", "bench.log"), ("tune gemm", "ok", "41", "sweep.log"),
+                ("sweep LLPFC_OPENCL_GEMM=tuned wrn-16-4 128", "ok", "9", "sweep.log")]
+
+    def test_sweep_verdict_first(self):
+        """The sweep's variant beside the baseline in the verdict line, the best named; the tuning result and
+        the sweep table in the summary; best-variant prints the variant for the epoch to run with."""
+        parts = self.sweep_logs(1500.0)
+        rc, line, first, res = self.summarize(parts)
+        self.assertEqual(rc, 0, line)
+        want = "PASS; sweep (× LLPFC_OPENCL_GEMM=default): LLPFC_OPENCL_GEMM=tuned: wrn-16-4/128 1.50×; best: LLPFC_OPENCL_GEMM=tuned"
+        self.assertEqual(line, want)
+        self.assertEqual(first, "# llpfc GPU kit: " + want)
+        self.assertEqual(res["best_variant"], "LLPFC_OPENCL_GEMM=tuned")
+        (row,) = res["sweep"]
+        self.assertAlmostEqual(row["ratio"], 1.5)
+        md = read(os.path.join(self.out, "summary.md"))
+        self.assertIn("GEMM tuning on A GPU (driver 1): 2 product shapes, 12.000 ms a step with CLBlast's defaults, 10.000 ms tuned (1.20×); 9 candidates (1 failed, 0 wrong)", md)
+        self.assertIn("| wrn-16-4 | 128 | LLPFC_OPENCL_GEMM=tuned | 1500.0 | 1000.0 | 1.500 |", md)
+        p = subprocess.run([sys.executable, KIT, "best-variant", self.out], capture_output=True, text=True)
+        self.assertEqual(p.stdout.strip(), "LLPFC_OPENCL_GEMM=tuned")
+
+    def test_slower_variant_is_not_best(self):
+        _, line, _, res = self.summarize(self.sweep_logs(900.0))
+        self.assertTrue(line.startswith("PASS; sweep (× LLPFC_OPENCL_GEMM=default): LLPFC_OPENCL_GEMM=tuned: wrn-16-4/128 0.90×; best: LLPFC_OPENCL_GEMM=default"), line)
+        p = subprocess.run([sys.executable, KIT, "best-variant", self.out], capture_output=True, text=True)
+        self.assertEqual(p.stdout.strip(), "LLPFC_OPENCL_GEMM=default")
+
+    def test_variant_not_applied_fails(self):
+        """A knob that did not take (the result's numerics name the defaults) fails the run: the sweep would
+        have timed the baseline twice."""
+        rc, line, _, _ = self.summarize(self.sweep_logs(1000.0, numerics="gemm default (CLBlast's parameters)"))
+        self.assertEqual(rc, 1)
+        self.assertIn("sweep LLPFC_OPENCL_GEMM=tuned wrn-16-4 128: its numerics \"gemm default (CLBlast's parameters)\" do not name the variant", line)
+
+    def test_sweep_result_missing_fails(self):
+        parts = self.sweep_logs(1500.0) + [("sweep LLPFC_OPENCL_GEMM=tuned vgg16 128", "ok", "9", "sweep.log")]
+        rc, line, _, _ = self.summarize(parts)
+        self.assertEqual(rc, 1)
+        self.assertIn("2 sweep parts passed but the logs gave 1 sweep results", line)
+
 
 class TorchStepTest(unittest.TestCase):
     """bench/torch_step.py's parts that need no torch (a stub stands in for it): the configs with a

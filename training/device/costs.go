@@ -106,6 +106,52 @@ type Tally struct {
 	Value        float64
 }
 
+// AsyncReader is a Program whose outputs can be copied to the host without
+// waiting: ReadAsync enqueues the copy of output n's value after the last
+// Run into dst, which holds it after Wait (not before); Wait waits for the
+// device once for every copy enqueued. KL's first pass reads each chunk's
+// outputs so, with one wait a minibatch.
+type AsyncReader interface {
+	ReadAsync(n *gorgonia.Node, dst []float32) error
+	Wait() error
+}
+
+// Glue is a back end that runs on its device the few steps a method takes
+// on the host between its programs — LLP-VAT's: the clean pass's
+// predictions handed to the next passes, the power iteration's normalized
+// directions, the consistency loss and the predictions' entropy tallied
+// (Deferred) — so that values passing between programs never cross to the
+// host and the step need not wait. An input set on the device is used by
+// every later Run of dst, without an upload of its Go value, until
+// HostInput.
+type Glue interface {
+	// SetInput sets input in of dst to the value of out in src after
+	// src's last run (an output, or one of src's inputs).
+	SetInput(dst Program, in *gorgonia.Node, src Program, out *gorgonia.Node) error
+	// NormalizeRows sets input in of dst to scale times the rows (rowLen
+	// values each) of src's out, each divided by its L2 norm; a row whose
+	// norm is 0, NaN or ±Inf takes scale times that row of prev's input
+	// prevIn instead (training/loss/vat.go's normalizeRows).
+	NormalizeRows(dst Program, in *gorgonia.Node, src Program, out *gorgonia.Node, prev Program, prevIn *gorgonia.Node, rowLen int, scale float64) error
+	// HostInput makes dst upload input in from its Go value again.
+	HostInput(dst Program, in *gorgonia.Node)
+	// TallyScaled adds scale times the scalar output loss of p's last run
+	// to the step's loss sum in g (a Deferred's), flagging a non-finite one.
+	TallyScaled(g Grads, p Program, loss *gorgonia.Node, scale float64) error
+	// TallyNegEntropy adds scale·Σ_{i<rows} w·Σ_c q·log q over the rows of
+	// p's output probs (q = 0 adding nothing) to the step's loss sum.
+	TallyNegEntropy(g Grads, p Program, probs *gorgonia.Node, rows int, w, scale float64) error
+}
+
+// NumericsNamer is a back end that names the arithmetic it computes with
+// beyond its device — the variant of its kernels (the OpenCL back end's
+// matrix-product parameters, its convolutions' path), which changes
+// results in their last bits and speed a great deal — for every result to
+// record beside the device (training.Result.Numerics).
+type NumericsNamer interface {
+	Numerics() string
+}
+
 // StateHolder is a back end that keeps model state besides the parameters
 // on its device (the OpenCL back end's batch-norm running averages of
 // programs compiled with Options.RunningOnDevice). Push and Pull move a
@@ -199,6 +245,23 @@ type Profile struct {
 	Seconds float64 `json:"seconds"`
 	// Note says how the times were taken.
 	Note string `json:"note"`
+	// GEMMs are the matrix products the device's BLAS ran in the step —
+	// those of the convolutions (im2col) among them — by shape: the
+	// shapes a tuning pass times (llpfc devices --tune-gemm).
+	GEMMs []GEMMProfile `json:"gemms,omitempty"`
+}
+
+// GEMMProfile is one shape of BLAS product in a profiled step: op(A) m×k
+// times op(B) k×n (TA, TB: 1 where transposed), its calls and their wall
+// time, each waited for before and after.
+type GEMMProfile struct {
+	TA      int     `json:"ta"`
+	TB      int     `json:"tb"`
+	M       int     `json:"m"`
+	N       int     `json:"n"`
+	K       int     `json:"k"`
+	Calls   int     `json:"calls"`
+	Seconds float64 `json:"seconds"`
 }
 
 // OpProfile is one operation kind at one geometry: Calls runs of it took

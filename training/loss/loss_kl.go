@@ -136,6 +136,9 @@ type KLChunked struct {
 	coefs  [][]float64
 	sizes  []int
 	probsF []float64
+	// chunkOut are the chunks' head outputs of pass 1, read without
+	// waiting (device.AsyncReader).
+	chunkOut [][]float32
 }
 
 // NewKLChunked adds to g (the graph m was built in) the chunk graph: an
@@ -408,7 +411,7 @@ func (k *KLChunked) gradient(x []float32, bags []BagRef, obj BagObjective, grads
 			return 0, 0, fmt.Errorf("KL batch-norm statistics: %w", err)
 		}
 	}
-	if err := k.forEachChunk(x, total, k.forward, k.addMeans); err != nil {
+	if err := k.pass1(x, total); err != nil {
 		return 0, 0, fmt.Errorf("KL pass 1: %w", err)
 	}
 	var loss float64
@@ -529,14 +532,51 @@ func (k *KLChunked) forward() error { return k.fwd.Run() }
 // backward runs the chunk's forward and backward pass of the surrogate.
 func (k *KLChunked) backward() error { return k.bwd.Run() }
 
-// addMeans adds the chunk's probabilities to its bags' sums.
-func (k *KLChunked) addMeans(start, end int) error {
-	C := k.classes
-	v, err := k.fwd.Value(k.probs)
+// pass1 runs the forward pass over every chunk and adds each chunk's head
+// outputs to its bags' sums (or keeps them for the objective). A program
+// whose outputs can be read without waiting (device.AsyncReader: a device
+// that runs ahead) has each chunk's copied as the chunks run, and the host
+// waits once, at the end; the sums are the same, in the same order.
+func (k *KLChunked) pass1(x []float32, total int) error {
+	ar, ok := k.fwd.(device.AsyncReader)
+	if !ok {
+		return k.forEachChunk(x, total, k.forward, func(start, end int) error {
+			v, err := k.fwd.Value(k.probs)
+			if err != nil {
+				return err
+			}
+			return k.addMeans(start, end, nn.ValuesF64(v, &k.probsF))
+		})
+	}
+	n := (total + k.chunk - 1) / k.chunk
+	for len(k.chunkOut) < n {
+		k.chunkOut = append(k.chunkOut, make([]float32, k.chunk*k.classes))
+	}
+	err := k.forEachChunk(x, total, k.forward, func(start, end int) error {
+		return ar.ReadAsync(k.probs, k.chunkOut[start/k.chunk])
+	})
 	if err != nil {
 		return err
 	}
-	p := nn.ValuesF64(v, &k.probsF)
+	if err := ar.Wait(); err != nil {
+		return err
+	}
+	for start := 0; start < total; start += k.chunk {
+		out := k.chunkOut[start/k.chunk]
+		k.probsF = resize1(k.probsF, len(out))
+		for i, v := range out {
+			k.probsF[i] = float64(v)
+		}
+		if err := k.addMeans(start, min(start+k.chunk, total), k.probsF); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addMeans adds the chunk's head outputs p to its bags' sums.
+func (k *KLChunked) addMeans(start, end int, p []float64) error {
+	C := k.classes
 	if k.obj != nil { // keep every instance's output for the objective
 		copy(k.out[start*C:end*C], p[:(end-start)*C])
 		return nil

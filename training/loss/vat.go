@@ -184,6 +184,7 @@ type VAT struct {
 	dt             tensor.Dtype
 	model          nn.Model
 	params         gorgonia.Nodes
+	be             device.Backend
 
 	x, d, r, p, w      *gorgonia.Node
 	xT, dT, rT, pT, wT *tensor.Dense
@@ -209,7 +210,7 @@ func NewVAT(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelS
 		return nil, fmt.Errorf("VAT: chunk size %d, want ≥ 1", chunk)
 	}
 	dt := spec.DType()
-	v := &VAT{cfg: cfg, chunk: chunk, classes: spec.NumClasses, dim: spec.InputDim(), shape: spec.InputShape(chunk), dt: dt, model: m, params: m.Learnables()}
+	v := &VAT{cfg: cfg, chunk: chunk, classes: spec.NumClasses, dim: spec.InputDim(), shape: spec.InputShape(chunk), dt: dt, model: m, params: m.Learnables(), be: be}
 	v.x, v.xT = nn.NewInputNode(g, dt, "vat.x", v.shape)
 	v.d, v.dT = nn.NewInputNode(g, dt, "vat.d", v.shape)
 	v.r, v.rT = nn.NewInputNode(g, dt, "vat.r", v.shape)
@@ -368,6 +369,11 @@ func (v *VAT) chunkGradient(x []float32, rows int, wi, weight float64, rng *rand
 	v.cleanBN.SetValid(rows) // the chunk's own statistics, over its instance rows
 	v.probeBN.SetValid(rows)
 	v.advBN.SetValid(rows)
+	if glue, ok := v.be.(device.Glue); ok {
+		if _, deferred := grads.(device.Deferred); deferred {
+			return 0, v.chunkOnDevice(glue, rows, wi, weight, rng, grads)
+		}
+	}
 
 	// 1. Fixed predictions.
 	p, err := runRead(v.clean, v.probs)
@@ -417,6 +423,76 @@ func (v *VAT) chunkGradient(x []float32, rows int, wi, weight float64, rng *rand
 		return 0, err
 	}
 	return nn.ValueData(cons)[0] + negEntropy, nil
+}
+
+// chunkOnDevice is chunkGradient's three steps on a device that runs ahead
+// (device.Glue, device.Deferred), with nothing read back: the clean
+// pass's predictions go to the other passes on the device, their entropy
+// and the consistency loss are tallied there (scaled by weight, the
+// loss's contribution the host would return), the first direction is drawn
+// and normalized on the host as chunkGradient draws it, and each power
+// iteration's next direction, and r_adv = ε·d, are normalized on the
+// device (normalizeRows' rule). The step's loss sum holds the chunk's
+// weight·L_cons; the device checks it.
+func (v *VAT) chunkOnDevice(glue device.Glue, rows int, wi, weight float64, rng *rand.Rand, grads device.Grads) error {
+	D := v.dim
+	defer func() { // the next host-driven run uploads every input again
+		glue.HostInput(v.probe, v.p)
+		glue.HostInput(v.adv, v.p)
+		glue.HostInput(v.probe, v.d)
+		glue.HostInput(v.adv, v.r)
+	}()
+	// 1. Fixed predictions, left on the device.
+	if err := v.clean.Run(); err != nil {
+		return fmt.Errorf("VAT clean pass: %w", err)
+	}
+	for _, dst := range []device.Program{v.probe, v.adv} {
+		if err := glue.SetInput(dst, v.p, v.clean, v.probs); err != nil {
+			return err
+		}
+	}
+	if err := glue.TallyNegEntropy(grads, v.clean, v.probs, rows, wi, weight); err != nil {
+		return err
+	}
+	v.clean.Release()
+
+	// 2. Power iteration.
+	d := make([]float64, v.chunk*D)
+	for i := 0; i < rows*D; i++ {
+		d[i] = rng.NormFloat64()
+	}
+	normalizeRows(d, nil, D)
+	if v.cfg.PowerIters == 0 {
+		for i := range d {
+			d[i] *= v.cfg.Eps
+		}
+		nn.StoreFloat64(v.rT, d)
+	} else {
+		nn.StoreFloat64(v.dT, d)
+	}
+	for it := 0; it < v.cfg.PowerIters; it++ {
+		if err := v.probe.Run(); err != nil {
+			return fmt.Errorf("VAT power iteration %d: %w", it, err)
+		}
+		dst, in, scale := v.probe, v.d, 1.0 // the next direction, in place
+		if it+1 == v.cfg.PowerIters {
+			dst, in, scale = v.adv, v.r, v.cfg.Eps // r_adv = ε·d
+		}
+		if err := glue.NormalizeRows(dst, in, v.probe, v.gradD, v.probe, v.d, D, scale); err != nil {
+			return fmt.Errorf("VAT power iteration %d: %w", it, err)
+		}
+	}
+	v.probe.Release()
+
+	// 3. Adversarial pass.
+	defer v.adv.Release()
+	if err := v.adv.Run(); err != nil {
+		return fmt.Errorf("VAT adversarial pass: %w", err)
+	}
+	if err := glue.TallyScaled(grads, v.adv, v.cons, weight); err != nil {
+		return err
+	}
+	return grads.Add(v.adv, v.grads, weight)
 }
 
 // AdversarialDirection runs steps 1–2 of Gradient for one chunk and returns

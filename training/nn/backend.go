@@ -1,19 +1,17 @@
 package nn
 
 import (
-	"fmt"
-	"math"
-
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
 // What a compute back end other than the CPU (training/device/opencl)
 // needs to run the project's fused operations: their geometry, and the
-// hooks through which the batch-norm ops keep their host-side state (the
-// statistics recorded for the running averages, the chunked sweep's
-// minibatch statistics and adjoints) exactly as their CPU Do keeps it. The
-// ops' CPU arithmetic does not use anything here.
+// hooks through which the batch-norm ops keep their state — the statistics
+// recorded for the running averages, the chunked sweep's minibatch
+// statistics and adjoints — on the back end's device (BNDevice), driven as
+// their CPU Do drives them on the host. The ops' CPU arithmetic does not
+// use anything here.
 
 // ConvGeometry is the geometry of a Conv2dIm2col op: C×H×W input images,
 // O filters of C×K×K, zero padding Pad and stride Stride on both axes;
@@ -69,38 +67,66 @@ type BNGeometry struct {
 
 // BNRun says how a training-mode fused batch-norm op normalizes in its next
 // run and what its backward pass adds, as the state a BNSweep sets
-// (bnsweep.go) decides it on the CPU.
+// (bnsweep.go) decides it on the CPU; the statistics themselves are the
+// back end's, kept on its device (BNDevice).
 type BNRun struct {
 	// Rows is the number of leading instance rows behind the statistics
 	// (the rest is a chunk's zero padding: no statistics, no coupling
 	// terms in the backward pass).
 	Rows int
-	// Fixed: normalize with Mean and Variance (the minibatch's, biased;
-	// not to be modified) held constant, instead of the rows' own
-	// statistics.
-	Fixed          bool
-	Mean, Variance []float64
-	// NeedStats: after the run, give the statistics the output used to
-	// SetStats (they are recorded for the running averages, or folded into
-	// the minibatch's).
+	// Fixed: normalize with the sweep's minibatch statistics (biased
+	// variance) held constant, instead of the rows' own.
+	Fixed bool
+	// NeedStats: the statistics the output used are the op's record for
+	// the running averages (DeviceRecorded), or folded into the sweep's
+	// (Accumulate).
 	NeedStats bool
 	// Running: the run's statistics only feed the layer's running
 	// averages (tracked, no sweep), from RunningCount values per channel;
-	// a back end that keeps the averages (RunningAverages) may fold them
-	// itself instead of calling SetStats.
+	// a program that keeps the averages (RunningAverages) where it runs
+	// may fold them at once.
 	Running      bool
 	RunningCount int
 	// Collect: the backward pass with respect to x adds the partial
 	// derivatives of the loss with respect to the fixed mean and variance,
-	// −γ/√(σ²+ε)·Σg and −½·γ/(σ²+ε)·Σg·x̂ per channel, through
-	// AddStatGrads.
+	// −γ/√(σ²+ε)·Σg and −½·γ/(σ²+ε)·Σg·x̂ per channel, to the sweep's.
 	Collect bool
 	// Adjoint: the backward pass with respect to x adds
-	// (AdjMean + 2·AdjVar·(x − μ))/Count per instance value (the adjoints
-	// of the minibatch's statistics).
-	Adjoint         bool
-	AdjMean, AdjVar []float64
-	Count           float64
+	// (ā_μ + 2·ā_σ²·(x − μ))/Count per instance value, ā the adjoints of
+	// the minibatch's statistics (the sweep's, Count values behind them).
+	Adjoint bool
+	Count   float64
+	// Accumulate: the run's statistics (over Rows·HW values per channel)
+	// are folded into the sweep's minibatch statistics, which hold Folded
+	// values before it.
+	Accumulate bool
+	Folded     float64
+}
+
+// BNDevice is a fused batch-norm op's statistics kept where a back end
+// computes (BatchNormOp.KeepOnDevice): the minibatch statistics and
+// adjoints of a chunked sweep (BNSweep) and the statistics of the last
+// recorded run. The op and its sweep tell it each transition the host
+// would otherwise compute from statistics downloaded after every run, so
+// that a sweep, and the running averages' update, wait for nothing (KL's
+// and LLP-VAT's steps: the back end's device runs ahead of the host).
+type BNDevice interface {
+	// StartAccumulate zeroes the minibatch statistics before a sweep
+	// folds every chunk's into them (the runs with BNRun.Accumulate).
+	StartAccumulate() error
+	// FinishAccumulate fixes them once every chunk is folded, over count
+	// values per channel (variance = m2/count): the runs with BNRun.Fixed
+	// normalize with them from then on.
+	FinishAccumulate(count float64) error
+	// StartCollect zeroes the partial derivatives a collection sweep adds
+	// up (the backward runs with BNRun.Collect).
+	StartCollect() error
+	// FinishCollect makes them the layer's adjoints (BNRun.Adjoint).
+	FinishCollect() error
+	// FoldRecord folds the statistics of the op's last recorded run, over
+	// count values per channel, into its layer's running averages with
+	// momentum (BatchNorm.Update's rule), on the device that holds them.
+	FoldRecord(momentum float64, count int) error
 }
 
 // BatchNormOp is a fused training-mode batch-norm op (BatchNorm with γ in
@@ -110,18 +136,20 @@ type BatchNormOp interface {
 	BNGeometry() BNGeometry
 	// NextRun returns what the next run does (read before each run).
 	NextRun() BNRun
-	// SetStats hands the op the per-channel mean and biased variance its
-	// output used in a run computed elsewhere: the op folds them into a
-	// sweep's minibatch statistics and records them for
-	// UpdateRunningStats, as its CPU forward pass does.
-	SetStats(mean, variance []float64) error
-	// AddStatGrads adds a backward run's partial derivatives with respect
-	// to the fixed mean and variance (BNRun.Collect) to the sweep's.
-	AddStatGrads(dMean, dVar []float64) error
 	// RunningAverages returns the running mean and variance nodes of the
 	// op's layer and its momentum (BatchNorm.Update's rule), ok false when
 	// the op does not track them.
 	RunningAverages() (mean, variance *gorgonia.Node, momentum float64, ok bool)
+	// KeepOnDevice hands the op a back end's device state: from then on
+	// the back end neither calls SetStats nor AddStatGrads; NextRun says
+	// which runs accumulate (and counts their values on the host), the
+	// sweep calls d at its transitions, and a run the back end reports with
+	// DeviceRecorded is folded into the running averages by d.
+	KeepOnDevice(d BNDevice)
+	// DeviceRecorded marks the run just made as the op's recorded one (its
+	// statistics on the device), to be folded by the next
+	// UpdateRunningStats; nothing when the op does not track.
+	DeviceRecorded()
 }
 
 // BNGeometry returns the op's geometry (also of the evaluation-mode op,
@@ -140,57 +168,36 @@ func (o *bnOp) NextRun() BNRun {
 	}
 	switch g.mode {
 	case bnAccumulate:
-		r.NeedStats = true
+		r.NeedStats, r.Accumulate, r.Folded = true, true, g.count
+		if o.dev != nil { // the device folds; the count advances here
+			g.count += float64(o.rows() * o.hw)
+		}
 	case bnFixed:
-		r.Fixed, r.Mean, r.Variance = true, g.mean, g.variance
-		r.Collect = g.collect
+		r.Fixed, r.Collect = true, g.collect
 		if g.extra {
-			r.Adjoint, r.AdjMean, r.AdjVar, r.Count = true, g.adjMean, g.adjVar, g.count
+			r.Adjoint, r.Count = true, g.count
 		}
 	}
 	return r
 }
 
-// SetStats does what the CPU forward pass does with the statistics of a
-// run, given them from the device that computed the run (float32 graphs).
-func (o *bnOp) SetStats(mean, variance []float64) error {
-	if len(mean) != o.c || len(variance) != o.c {
-		return fmt.Errorf("%v: %d means and %d variances for %d channels", o, len(mean), len(variance), o.c)
+// KeepOnDevice keeps the op's statistics on a back end's device (see
+// BatchNormOp).
+func (o *bnOp) KeepOnDevice(d BNDevice) {
+	o.dev = d
+	if o.glob != nil {
+		o.glob.dev = d
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if len(o.mean) != o.c {
-		o.mean, o.invStd, o.variance = make([]float64, o.c), make([]float64, o.c), make([]float64, o.c)
-	}
-	g := o.glob
-	if g != nil && g.mode == bnAccumulate {
-		m := float64(o.rows() * o.hw)
-		for c := range mean {
-			g.fold(c, mean[c], variance[c], m)
-		}
-		g.count += m
-	}
-	for c := range mean {
-		o.mean[c], o.variance[c], o.invStd[c] = mean[c], variance[c], 1/math.Sqrt(variance[c]+o.eps)
-	}
-	if o.rec != nil {
-		o.record(tensor.Float32)
-	}
-	return nil
 }
 
-// AddStatGrads adds dMean and dVar to the sweep's partial derivatives with
-// respect to the layer's fixed statistics.
-func (o *bnOp) AddStatGrads(dMean, dVar []float64) error {
-	g := o.glob
-	if g == nil || len(dMean) != o.c || len(dVar) != o.c {
-		return fmt.Errorf("%v: partial derivatives of %d and %d channels without a sweep's statistics", o, len(dMean), len(dVar))
+// DeviceRecorded marks the last run as the recorded one, its statistics
+// on the device (over statCount values per channel).
+func (o *bnOp) DeviceRecorded() {
+	if o.rec == nil || o.dev == nil {
+		return
 	}
-	for c := range dMean {
-		g.dMean[c] += dMean[c]
-		g.dVar[c] += dVar[c]
-	}
-	return nil
+	o.rec.mean, o.rec.variance = nil, nil
+	o.rec.device, o.rec.count = o.dev, o.statCount()
 }
 
 // RunningAverages returns the op's layer's running averages and momentum.

@@ -88,7 +88,10 @@ type BatchNorm struct {
 }
 
 type bnRecord struct {
-	mean, variance    gorgonia.Value
+	mean, variance gorgonia.Value
+	// device, when set, holds the recorded statistics instead of mean and
+	// variance (a fused op kept on a device, BNDevice.FoldRecord).
+	device            BNDevice
 	readMean, readVar *gorgonia.Node
 	count             int
 	// roots, when set, replaces readMean and readVar as the nodes whose
@@ -294,6 +297,14 @@ func invSqrt(x *gorgonia.Node) (*gorgonia.Node, error) {
 func (b *BatchNorm) Update() error {
 	rm, rv := b.RunMean.Value().Data(), b.RunVar.Value().Data()
 	for i, r := range b.records {
+		if r.device != nil {
+			if err := r.device.FoldRecord(b.Momentum, r.count); err != nil {
+				return fmt.Errorf("batch norm record %d: %w", i, err)
+			}
+			r.device = nil
+			b.Tracked++
+			continue
+		}
 		if r.mean == nil || r.variance == nil {
 			continue
 		}

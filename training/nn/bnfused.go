@@ -72,6 +72,9 @@ type bnOp struct {
 	// (bnSweep): which rows of the chunk are instances, and in exact mode
 	// the minibatch's statistics and their adjoints.
 	glob *bnGlobal
+	// dev, when set, keeps the op's statistics on a back end's device
+	// (KeepOnDevice).
+	dev BNDevice
 
 	mu sync.Mutex
 	// Per channel, from the last forward run: μ, 1/√(σ²+ε), and the
@@ -200,7 +203,7 @@ func (o *bnOp) record(dt tensor.Dtype) {
 			variance.Data().([]float64)[c] = v
 		}
 	}
-	o.rec.mean, o.rec.variance = mean, variance
+	o.rec.mean, o.rec.variance, o.rec.device = mean, variance, nil
 	o.rec.count = o.statCount()
 }
 

@@ -78,6 +78,11 @@ type bnGlobal struct {
 	collect, extra  bool
 	dMean, dVar     []float64
 	adjMean, adjVar []float64
+
+	// dev, when set, keeps this state on a back end's device (the op's
+	// KeepOnDevice): the sweep tells it its transitions, and the host
+	// keeps only count.
+	dev BNDevice
 }
 
 func newBNGlobal(c int) *bnGlobal {
@@ -131,6 +136,7 @@ func NewBNSweep(g *gorgonia.ExprGraph, root *gorgonia.Node) (*BNSweep, error) {
 	for i := len(sorted) - 1; i >= 0; i-- { // Sort puts the root first
 		if op, ok := sorted[i].Op().(*bnOp); ok {
 			op.glob = newBNGlobal(op.c)
+			op.glob.dev = op.dev
 			s.globs = append(s.globs, op.glob)
 		}
 	}
@@ -159,6 +165,11 @@ func (s *BNSweep) Statistics(sweep func() error) error {
 		g.count = 0
 		clear(g.mean)
 		clear(g.m2)
+		if g.dev != nil {
+			if err := g.dev.StartAccumulate(); err != nil {
+				return err
+			}
+		}
 		g.mode = bnAccumulate
 		if err := sweep(); err != nil {
 			return err
@@ -168,6 +179,11 @@ func (s *BNSweep) Statistics(sweep func() error) error {
 		}
 		for c := range g.mean {
 			g.variance[c] = g.m2[c] / g.count
+		}
+		if g.dev != nil {
+			if err := g.dev.FinishAccumulate(g.count); err != nil {
+				return err
+			}
 		}
 		g.mode = bnFixed
 	}
@@ -183,6 +199,11 @@ func (s *BNSweep) Adjoints(sweep func() error) error {
 		g := s.globs[l]
 		clear(g.dMean)
 		clear(g.dVar)
+		if g.dev != nil {
+			if err := g.dev.StartCollect(); err != nil {
+				return err
+			}
+		}
 		g.collect = true
 		err := sweep()
 		g.collect = false
@@ -191,6 +212,11 @@ func (s *BNSweep) Adjoints(sweep func() error) error {
 		}
 		copy(g.adjMean, g.dMean)
 		copy(g.adjVar, g.dVar)
+		if g.dev != nil {
+			if err := g.dev.FinishCollect(); err != nil {
+				return err
+			}
+		}
 		g.extra = true
 	}
 	return nil

@@ -105,22 +105,40 @@ __kernel void bn_coeffs_split(__global const float *gamma, __global const float 
 	b[ch] = (float)sh;
 }
 
-// bn_fold: folds a chunk's statistics (mean, var over m values) into the
-// minibatch's (gmean, gm2 over n values before it): Chan et al.'s pairwise
-// update, as bnGlobal.fold.
-__kernel void bn_fold(__global float *gmean, __global float *gm2, __global const float *mean, __global const float *var, int c, acc_t n, acc_t m) {
+// bn_fold_split: folds a chunk's statistics (split, bn_stats_split's
+// layout, over m values) into the minibatch's acc = [mean hi | mean lo |
+// m2 hi | m2 lo] over n values before it, in acc_t: bnGlobal.fold on the
+// device, so a sweep downloads nothing.
+__kernel void bn_fold_split(__global float *acc, __global const float *split, int c, acc_t n, acc_t m) {
 	int ch = get_global_id(0);
 	if (ch >= c) return;
-	acc_t gm = (acc_t)gmean[ch];
-	acc_t d = (acc_t)mean[ch] - gm;
-	gmean[ch] = (float)(gm + d * m / (n + m));
-	gm2[ch] = (float)((acc_t)gm2[ch] + (acc_t)var[ch] * m + d * d * n * m / (n + m));
+	acc_t gm = (acc_t)acc[ch] + (acc_t)acc[c + ch];
+	acc_t g2 = (acc_t)acc[2 * c + ch] + (acc_t)acc[3 * c + ch];
+	acc_t mu = (acc_t)split[ch] + (acc_t)split[c + ch];
+	acc_t v = (acc_t)split[2 * c + ch] + (acc_t)split[3 * c + ch];
+	acc_t d = mu - gm;
+	gm = gm + d * m / (n + m);
+	g2 = g2 + v * m + d * d * n * m / (n + m);
+	float h = (float)gm;
+	acc[ch] = h;
+	acc[c + ch] = (float)(gm - (acc_t)h);
+	h = (float)g2;
+	acc[2 * c + ch] = h;
+	acc[3 * c + ch] = (float)(g2 - (acc_t)h);
 }
 
-// bn_finish: var = m2 / count.
-__kernel void bn_finish(__global const float *gm2, __global float *var, int c, acc_t count) {
+// bn_finish_split: the minibatch's statistics from acc (bn_fold_split's)
+// over count values, in bn_stats_split's layout: the mean as it is, the
+// biased variance m2/count.
+__kernel void bn_finish_split(__global const float *acc, __global float *fixed, int c, acc_t count) {
 	int ch = get_global_id(0);
-	if (ch < c) var[ch] = (float)((acc_t)gm2[ch] / count);
+	if (ch >= c) return;
+	fixed[ch] = acc[ch];
+	fixed[c + ch] = acc[c + ch];
+	acc_t v = ((acc_t)acc[2 * c + ch] + (acc_t)acc[3 * c + ch]) / count;
+	float h = (float)v;
+	fixed[2 * c + ch] = h;
+	fixed[3 * c + ch] = (float)(v - (acc_t)h);
 }
 
 // bn_grad_sums: one work-group per channel over all n rows: sg = Σ g and

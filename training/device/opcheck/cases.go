@@ -193,7 +193,7 @@ func Cases() []Case {
 		y := Must(gorgonia.Square(x))
 		v := new(gorgonia.Value)
 		rd := gorgonia.Read(y, v)
-		return gorgonia.Nodes{y, rd}, device.Options{Inputs: gorgonia.Nodes{x}}, func() ([][]float64, error) { return [][]float64{nn.ValueData(*v)}, nil }
+		return gorgonia.Nodes{y, rd}, device.Options{Inputs: gorgonia.Nodes{x}}, func(device.Backend) ([][]float64, error) { return [][]float64{nn.ValueData(*v)}, nil }
 	}})
 	return cs
 }
@@ -254,8 +254,11 @@ func bnCases() []Case {
 // runningAfterUpdate folds b's recorded statistics into its running
 // averages, as UpdateRunningStats after a step, and returns them.
 func runningAfterUpdate(b *nn.BatchNorm) After {
-	return func() ([][]float64, error) {
+	return func(be device.Backend) ([][]float64, error) {
 		if err := b.Update(); err != nil {
+			return nil, err
+		}
+		if err := be.Pull(device.Held(be, gorgonia.Nodes{b.RunMean, b.RunVar})...); err != nil {
 			return nil, err
 		}
 		return [][]float64{nn.ValueData(b.RunMean.Value()), nn.ValueData(b.RunVar.Value())}, nil

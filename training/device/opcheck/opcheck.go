@@ -19,9 +19,10 @@ import (
 // within a few ulps).
 const Tol = 1e-5
 
-// After runs after a back end's program (host-side updates such as the
-// batch-norm running averages) and returns more values to compare.
-type After func() ([][]float64, error)
+// After runs after a back end's program (updates such as the batch-norm
+// running averages, which a back end may keep on its device) and returns
+// more values to compare.
+type After func(be device.Backend) ([][]float64, error)
 
 // Case is a small graph: Build makes, in a new graph with the random
 // numbers of r, the nodes to compare (outputs), the program's options and
@@ -144,7 +145,7 @@ func runOn(be device.Backend, c Case) (out [][]float64, ops []string, err error)
 		ops = append(ops, kinds...)
 	}
 	if after != nil {
-		more, err := after()
+		more, err := after(be)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llpfc/llpfc/internal/opencl"
 	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/nn"
 	"gorgonia.org/gorgonia"
 )
 
@@ -34,6 +35,9 @@ type Backend struct {
 	name string
 
 	prof *profiler // the per-op profile (device.Profiler, ProfileEnv)
+	// numerics names the variant the back end computes with: the
+	// products' CLBlast parameters (GEMMEnv) and the convolutions' path.
+	numerics string
 
 	mu     sync.Mutex
 	params map[*gorgonia.Node]*opencl.Buffer
@@ -44,6 +48,9 @@ type Backend struct {
 	// it before every run too, as the CPU, which reads the Go value, would
 	// see it.
 	inputs map[*gorgonia.Node]bool
+	// bnDevs are the fused batch-norm ops' statistics kept on the device
+	// (bn.go), shared by every program that runs an op.
+	bnDevs map[nn.BatchNormOp]*bnDev
 	closed bool
 }
 
@@ -73,6 +80,11 @@ func Open(dev string) (*Backend, error) {
 		ctx.Close()
 		return nil, deviceError(dev, err)
 	}
+	gemm, err := gemmVariant(ctx)
+	if err != nil {
+		ctx.Close()
+		return nil, deviceError(dev, err)
+	}
 	lib, err := ctx.Library()
 	if err != nil {
 		ctx.Close()
@@ -82,13 +94,21 @@ func Open(dev string) (*Backend, error) {
 	sel := opencl.Selector{Platform: d.Platform, Device: d.Index}
 	return &Backend{
 		ctx: ctx, lib: lib,
-		name:   fmt.Sprintf("%v (%s, %s)", sel, d.Name, d.PlatformName),
-		params: map[*gorgonia.Node]*opencl.Buffer{},
-		progs:  map[*program]struct{}{},
-		inputs: map[*gorgonia.Node]bool{},
-		prof:   newProfiler(),
+		name:     fmt.Sprintf("%v (%s, %s)", sel, d.Name, d.PlatformName),
+		params:   map[*gorgonia.Node]*opencl.Buffer{},
+		progs:    map[*program]struct{}{},
+		inputs:   map[*gorgonia.Node]bool{},
+		bnDevs:   map[nn.BatchNormOp]*bnDev{},
+		prof:     newProfiler(),
+		numerics: gemm,
 	}, nil
 }
+
+// Numerics names the arithmetic the back end runs with beyond its device
+// (device.NumericsNamer): the matrix products' CLBlast parameters
+// (GEMMEnv: CLBlast's defaults, or a tuning file's), recorded in every
+// result so that runs of different variants are never mixed up.
+func (b *Backend) Numerics() string { return b.numerics }
 
 // Name returns "opencl:P:D (device, platform)".
 func (b *Backend) Name() string { return b.name }

@@ -1,6 +1,7 @@
 package opencl
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/llpfc/llpfc/internal/opencl"
@@ -18,9 +19,10 @@ type bnNode struct {
 	op   nn.BatchNormOp
 	geom nn.BNGeometry
 	st   *opencl.BNState
-	// adjoints uploaded for BNFixedAdjoint; dMean, dVar collect ∂L/∂μ and
-	// ∂L/∂σ² of one backward run (BNRun.Collect).
-	adjMean, adjVar, dMean, dVar **opencl.Buffer
+	// dev is the op's statistics kept on the device, shared by every
+	// program that runs the op (a sweep's minibatch statistics and
+	// adjoints, the recorded statistics).
+	dev *bnDev
 	// split holds the run's statistics as float pairs (opencl.Lib's
 	// BNStatsSplit layout).
 	split **opencl.Buffer
@@ -31,37 +33,111 @@ type bnNode struct {
 	rm, rv   *opencl.Buffer
 	momentum float64
 
-	run       nn.BNRun // this run's, read by the forward step
-	ran       bool     // the forward step ran in this run
-	folded    bool     // the forward step folded the statistics into rm, rv
-	collected bool     // the backward step collected partial derivatives
-	gradX     bool     // the program differentiates with respect to x
+	run    nn.BNRun // this run's, read by the forward step
+	ran    bool     // the forward step ran in this run
+	folded bool     // the forward step folded the statistics into rm, rv
+	gradX  bool     // the program differentiates with respect to x
 }
+
+// bnDev is one fused batch-norm op's statistics on the device
+// (nn.BNDevice), allocated with the first program that runs the op: a
+// sweep's minibatch statistics as they accumulate (acc: mean and m2 as
+// float pairs) and once fixed (fixed: BNStatsSplit's layout), the
+// partial derivatives a collection sweep adds up and the adjoints they
+// become, the layer's running averages held on the device, and a copy of
+// the last recorded run's statistics. So KL's and LLP-VAT's
+// chunked sweeps and the running averages' update download nothing.
+type bnDev struct {
+	be                           *Backend
+	c                            int
+	acc, fixed                   *opencl.Buffer
+	dMean, dVar, adjMean, adjVar *opencl.Buffer
+	rm, rv                       *opencl.Buffer // nil when the op does not track
+	record                       *opencl.Buffer // the last recorded run's statistics (BNStatsSplit's layout)
+}
+
+// bnDevice returns op's device state, making it (and holding its running
+// averages on the device) the first time. The caller holds no lock.
+func (b *Backend) bnDevice(op nn.BatchNormOp, c int) (*bnDev, error) {
+	b.mu.Lock()
+	d := b.bnDevs[op]
+	b.mu.Unlock()
+	if d != nil {
+		return d, nil
+	}
+	d = &bnDev{be: b, c: c}
+	for _, h := range []struct {
+		buf **opencl.Buffer
+		n   int
+	}{{&d.acc, 4 * c}, {&d.fixed, 4 * c}, {&d.record, 4 * c}, {&d.dMean, c}, {&d.dVar, c}, {&d.adjMean, c}, {&d.adjVar, c}} {
+		buf, err := b.ctx.Alloc(h.n)
+		if err != nil {
+			return nil, err
+		}
+		buf.SetRole(opencl.RoleBNState)
+		if err := b.ctx.Fill(buf, 0); err != nil {
+			return nil, err
+		}
+		*h.buf = buf
+	}
+	if rm, rv, _, ok := op.RunningAverages(); ok {
+		b.mu.Lock()
+		var err error
+		if d.rm, err = b.held(rm, opencl.RoleRunning); err == nil {
+			d.rv, err = b.held(rv, opencl.RoleRunning)
+		}
+		b.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		if d.rm.Len() != c || d.rv.Len() != c {
+			return nil, fmt.Errorf("running averages %s, %s of %d and %d values for %d channels", rm.Name(), rv.Name(), d.rm.Len(), d.rv.Len(), c)
+		}
+	}
+	b.mu.Lock()
+	b.bnDevs[op] = d
+	b.mu.Unlock()
+	op.KeepOnDevice(d)
+	return d, nil
+}
+
+// StartAccumulate zeroes the accumulating statistics (nn.BNDevice).
+func (d *bnDev) StartAccumulate() error { return d.be.ctx.Fill(d.acc, 0) }
+
+// FinishAccumulate fixes the minibatch statistics over count values.
+func (d *bnDev) FinishAccumulate(count float64) error {
+	return d.be.lib.BNFinishSplit(d.acc, d.fixed, count, d.c)
+}
+
+// StartCollect zeroes the collected partial derivatives.
+func (d *bnDev) StartCollect() error {
+	if err := d.be.ctx.Fill(d.dMean, 0); err != nil {
+		return err
+	}
+	return d.be.ctx.Fill(d.dVar, 0)
+}
+
+// FinishCollect copies the collected partial derivatives to the adjoints.
+func (d *bnDev) FinishCollect() error {
+	if err := d.be.ctx.Copy(d.adjMean, 0, d.dMean, 0, d.c); err != nil {
+		return err
+	}
+	return d.be.ctx.Copy(d.adjVar, 0, d.dVar, 0, d.c)
+}
+
+// FoldRecord folds the last recorded run's statistics into the running
+// averages held on the device.
+func (d *bnDev) FoldRecord(momentum float64, count int) error {
+	if d.rm == nil {
+		return errors.New("device opencl: a batch-norm record to fold without running averages on the device")
+	}
+	return d.be.lib.BNRunningSplit(d.rm, d.rv, d.record, d.c, momentum, count)
+}
+
+func (b *bnNode) be() *Backend { return b.dev.be }
 
 func (b *bnNode) bnGeom() opencl.BNGeom {
 	return opencl.BNGeom{N: b.geom.N, C: b.geom.C, HW: b.geom.HW}
-}
-
-// f32 converts per-channel float64 values for upload.
-func f32(v []float64) []float32 {
-	out := make([]float32, len(v))
-	for i, x := range v {
-		out[i] = float32(x)
-	}
-	return out
-}
-
-// f64 downloads a per-channel buffer as float64.
-func f64(b *opencl.Buffer, n int) ([]float64, error) {
-	d := make([]float32, n)
-	if err := b.Read(d); err != nil {
-		return nil, err
-	}
-	out := make([]float64, n)
-	for i, x := range d {
-		out[i] = float64(x)
-	}
-	return out, nil
 }
 
 func lowerBN(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*program) error, error) {
@@ -78,11 +154,13 @@ func lowerBN(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*progra
 		return nil, c.errorf(n, "geometry %+v for shapes %v, %v, %v", g, x.shape, gamma.shape, beta.shape)
 	}
 	bn := &bnNode{op: op, geom: g}
-	for _, h := range []***opencl.Buffer{&bn.adjMean, &bn.adjVar, &bn.dMean, &bn.dVar} {
-		*h = c.fixedBuffer(g.C)
-	}
 	bn.split = c.fixedBuffer(4 * g.C)
 	c.bnFwd[n] = bn
+	c.allocs = append(c.allocs, func() error {
+		var err error
+		bn.dev, err = c.be.bnDevice(op, g.C)
+		return err
+	})
 	if c.running {
 		if rm, rv, mom, ok := op.RunningAverages(); ok {
 			bn.momentum = mom
@@ -101,23 +179,20 @@ func lowerBN(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*progra
 	out.kind = slotComputed
 	c.p.post = append(c.p.post, bn.after)
 	return func(p *program) error {
-		bn.run, bn.ran, bn.collected, bn.folded = op.NextRun(), true, false, false
+		bn.run, bn.ran, bn.folded = op.NextRun(), true, false
 		lib, geom, split := p.be.lib, bn.bnGeom(), *bn.split
-		if bn.run.Fixed {
-			if len(bn.run.Mean) != g.C || len(bn.run.Variance) != g.C {
-				return fmt.Errorf("fixed statistics of %d and %d channels for %d", len(bn.run.Mean), len(bn.run.Variance), g.C)
-			}
-			host := make([]float32, 4*g.C)
-			opencl.SplitPairs(host[:2*g.C], bn.run.Mean)
-			opencl.SplitPairs(host[2*g.C:], bn.run.Variance)
-			if err := split.Write(host); err != nil {
-				return err
-			}
+		if bn.run.Fixed { // the sweep's minibatch statistics, fixed on the device
+			split = bn.dev.fixed
 		} else if err := lib.BNStatsSplit(p.buf(x), geom, bn.run.Rows, split); err != nil {
 			return err
 		}
 		if err := lib.BNForwardSplit(p.buf(x), p.buf(gamma), p.buf(beta), split, p.buf(out), geom, g.Eps, g.ReLU, bn.st); err != nil {
 			return err
+		}
+		if bn.run.Accumulate {
+			if err := lib.BNFoldSplit(bn.dev.acc, split, g.C, bn.run.Folded, float64(bn.run.Rows*g.HW)); err != nil {
+				return err
+			}
 		}
 		if bn.rm != nil && bn.run.Running && !bn.run.Fixed {
 			bn.folded = true
@@ -145,41 +220,25 @@ func (bn *bnNode) holdRunning(be *Backend, rm, rv *gorgonia.Node) error {
 	return nil
 }
 
-// after hands the op the statistics of the run (recorded for the running
-// averages, or folded into a sweep's) and the partial derivatives a
-// backward run collected.
+// after records the run's statistics (the sweep's fixed ones, or the
+// run's own) for the running averages of a tracked op: a copy on the
+// device, which the next UpdateRunningStats folds there
+// (nn.BNDevice.FoldRecord), the program's buffers free to change or go. A
+// run whose statistics the forward step folded already records nothing.
 func (bn *bnNode) after(*program) error {
 	if !bn.ran {
 		return nil
 	}
 	bn.ran = false
-	if bn.run.NeedStats && !bn.folded {
+	if bn.run.NeedStats && !bn.folded && bn.dev.rm != nil {
+		src := *bn.split
 		if bn.run.Fixed {
-			if err := bn.op.SetStats(bn.run.Mean, bn.run.Variance); err != nil {
-				return err
-			}
-		} else {
-			host := make([]float32, 4*bn.geom.C)
-			if err := (*bn.split).Read(host); err != nil {
-				return err
-			}
-			c := bn.geom.C
-			if err := bn.op.SetStats(opencl.JoinPairs(host[:2*c], c), opencl.JoinPairs(host[2*c:], c)); err != nil {
-				return err
-			}
+			src = bn.dev.fixed
 		}
-	}
-	if bn.collected {
-		bn.collected = false
-		dMean, err := f64(*bn.dMean, bn.geom.C)
-		if err != nil {
+		if err := bn.be().ctx.Copy(bn.dev.record, 0, src, 0, 4*bn.geom.C); err != nil {
 			return err
 		}
-		dVar, err := f64(*bn.dVar, bn.geom.C)
-		if err != nil {
-			return err
-		}
-		return bn.op.AddStatGrads(dMean, dVar)
+		bn.op.DeviceRecorded()
 	}
 	return nil
 }
@@ -236,13 +295,7 @@ func lowerBNGrad(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*pr
 		switch {
 		case run.Fixed && run.Adjoint:
 			mode = opencl.BNFixedAdjoint
-			if err := (*bn.adjMean).Write(f32(run.AdjMean)); err != nil {
-				return err
-			}
-			if err := (*bn.adjVar).Write(f32(run.AdjVar)); err != nil {
-				return err
-			}
-			adj = &opencl.BNAdjoint{Mean: *bn.adjMean, Var: *bn.adjVar, Count: run.Count}
+			adj = &opencl.BNAdjoint{Mean: bn.dev.adjMean, Var: bn.dev.adjVar, Count: run.Count}
 		case run.Fixed:
 			mode = opencl.BNFixedStats
 		}
@@ -250,16 +303,8 @@ func lowerBNGrad(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*pr
 		if err := lib.BNBackward(p.buf(x), p.buf(gamma), p.buf(dy), p.buf(out), bn.bnGeom(), run.Rows, g.ReLU, bn.st, mode, adj); err != nil {
 			return err
 		}
-		if run.Fixed && run.Collect {
-			for _, b := range []*opencl.Buffer{*bn.dMean, *bn.dVar} {
-				if err := p.ctx().Fill(b, 0); err != nil {
-					return err
-				}
-			}
-			if err := lib.BNCollect(p.buf(gamma), bn.st, *bn.dMean, *bn.dVar); err != nil {
-				return err
-			}
-			bn.collected = true
+		if run.Fixed && run.Collect { // added up over the sweep's chunks on the device
+			return lib.BNCollect(p.buf(gamma), bn.st, bn.dev.dMean, bn.dev.dVar)
 		}
 		return nil
 	}, nil

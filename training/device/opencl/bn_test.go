@@ -17,6 +17,7 @@ import (
 // chunks of 3 rows over a minibatch of 5 (a padded last chunk), with a
 // BNSweep, as KLChunked drives it.
 type sweepNet struct {
+	be       device.Backend
 	x, coef  *gorgonia.Node
 	params   gorgonia.Nodes
 	out      *gorgonia.Node
@@ -33,7 +34,7 @@ const sweepChunk, sweepRows, sweepIn = 3, 5, 2 * 5 * 5
 func newSweepNet(t *testing.T, be device.Backend) *sweepNet {
 	g := gorgonia.NewGraph()
 	r := rand.New(rand.NewPCG(5, 9))
-	s := &sweepNet{}
+	s := &sweepNet{be: be}
 	s.x = tensorOf(g, r, "x", 0, 0, sweepChunk, 2, 5, 5)
 	s.coef = tensorOf(g, r, "coef", 0, 0, sweepChunk, 3, 5, 5)
 	w := tensorOf(g, r, "w", -0.5, 0.5, 3, 2, 3, 3)
@@ -98,10 +99,21 @@ func (s *sweepNet) chunks(p device.Program, after func(rows int) error) error {
 // exactGradient computes the chunked loss's gradient with the
 // minibatch's statistics (statistics sweeps, adjoint sweeps, the final
 // backward sweep), summed over the chunks on the host, then the running
-// averages after one update.
+// averages after one update. On a device it checks that the statistics
+// and adjoint sweeps and the update read nothing back and never wait.
 func (s *sweepNet) exactGradient(t *testing.T) [][]float64 {
+	cc, counted := s.be.(device.CostCounter)
+	var before device.Costs
+	if counted {
+		before = cc.Costs()
+	}
 	require.NoError(t, s.sweep.Statistics(func() error { return s.chunks(s.fwd, nil) }))
 	require.NoError(t, s.sweep.Adjoints(func() error { return s.chunks(s.bwd, nil) }))
+	if counted {
+		c := cc.Costs().Sub(before)
+		assert.Zero(t, c.Reads, "reads in the statistics and adjoint sweeps")
+		assert.Zero(t, c.Waits, "waits in the statistics and adjoint sweeps")
+	}
 	sum := make([][]float64, len(s.grads))
 	require.NoError(t, s.chunks(s.bwd, func(int) error {
 		for i, n := range s.grads {
@@ -121,7 +133,14 @@ func (s *sweepNet) exactGradient(t *testing.T) [][]float64 {
 	}))
 	s.sweep.Release()
 	for _, b := range s.bns {
+		if counted {
+			before = cc.Costs()
+		}
 		require.NoError(t, b.Update())
+		if counted {
+			assert.Zero(t, cc.Costs().Sub(before).Waits, "waits in the running averages' update")
+		}
+		require.NoError(t, s.be.Pull(device.Held(s.be, gorgonia.Nodes{b.RunMean, b.RunVar})...))
 		sum = append(sum, nn.ValueData(b.RunMean.Value()), nn.ValueData(b.RunVar.Value()))
 	}
 	return sum

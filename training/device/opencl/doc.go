@@ -51,20 +51,37 @@
 //
 // # Batch normalization
 //
-// The fused training-mode batch norm keeps its host-side state exactly as
-// its CPU Do: before each run the back end asks the op what to do
-// (nn.BatchNormOp.NextRun: the rows behind the statistics, a BNSweep's
-// fixed minibatch statistics, the adjoints to add, whether to collect
-// ∂L/∂μ and ∂L/∂σ²), and after it hands the op the statistics the run used
-// (SetStats: recorded for UpdateRunningStats, or folded into the sweep's
-// minibatch statistics) and the collected partial derivatives
-// (AddStatGrads). So the running averages, the chunked KL and LLP-VAT
-// sweeps and the evaluator behave as on the CPU, with per-channel
-// downloads of a few floats. In a program compiled with
-// Options.RunningOnDevice (the FC-loss methods' step) a plain run's
-// statistics are instead folded into running averages the back end holds
-// on the device (device.StateHolder; opencl.Lib.BNRunningSplit), so a
-// step downloads nothing.
+// The fused training-mode batch norm keeps its statistics on the device,
+// driven as its CPU Do drives them on the host: before each run the back
+// end asks the op what to do (nn.BatchNormOp.NextRun: the rows behind the
+// statistics, whether they fold into a BNSweep's minibatch statistics or
+// the sweep's fixed ones normalize, whether the backward pass collects
+// ∂L/∂μ and ∂L/∂σ² or adds the adjoints), and each op's device state
+// (bn.go's bnDev, an nn.BNDevice: the sweep's statistics as float pairs,
+// its partial derivatives and adjoints, a copy of the last recorded run's
+// statistics, the running averages held on the device) takes the sweep's
+// transitions and UpdateRunningStats' fold. So the running averages, the
+// chunked KL and LLP-VAT sweeps and the evaluator behave as on the CPU and
+// nothing of them crosses to the host (device.StateHolder: the trainer
+// pulls the averages with the parameters). In a program compiled with
+// Options.RunningOnDevice (the FC-loss methods' step) a plain run folds its
+// statistics into the averages itself (opencl.Lib.BNRunningSplit).
+//
+// # Between programs
+//
+// KL's first pass reads each chunk's outputs without waiting
+// (device.AsyncReader) and waits once; LLP-VAT's passes hand their values
+// to each other on the device (glue.go, device.Glue: the predictions, the
+// power iteration's normalized directions, the consistency loss and the
+// entropy tallied), so neither step waits but for KL's outputs.
+//
+// # The matrix products' parameters
+//
+// At Open the back end applies the CLBlast parameters GEMMEnv chooses
+// (gemm.go: a tuning file beside the binary, named by the device, written
+// by `llpfc devices --tune-gemm` through opencl.TuneGEMM; or CLBlast's
+// own), and names them in its numerics (device.NumericsNamer), which every
+// result records.
 //
 // # Where the time goes
 //

@@ -95,6 +95,7 @@ func (b *Backend) StartProfile() {
 	b.prof.mu.Lock()
 	b.prof.rows, b.prof.index = nil, map[string]*device.OpProfile{}
 	b.prof.mu.Unlock()
+	b.ctx.RecordGEMMs(true)
 	b.prof.on.Store(true)
 }
 
@@ -103,6 +104,9 @@ func (b *Backend) StartProfile() {
 func (b *Backend) StopProfile() device.Profile {
 	b.prof.on.Store(false)
 	out := b.prof.profile()
+	for _, g := range b.ctx.StopGEMMs() {
+		out.GEMMs = append(out.GEMMs, device.GEMMProfile{TA: b2i(g.TransA), TB: b2i(g.TransB), M: g.M, N: g.N, K: g.K, Calls: g.Calls, Seconds: g.Seconds})
+	}
 	b.prof.mu.Lock()
 	b.prof.rows, b.prof.index = nil, map[string]*device.OpProfile{}
 	b.prof.mu.Unlock()
@@ -138,6 +142,13 @@ func (b *Backend) timed(w opWork, f func() error) error {
 	}
 	b.prof.add(w, time.Since(t0), b.ctx.Counts().Launches()-c0)
 	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // write prints the kinds by total time, largest first (ProfileEnv).

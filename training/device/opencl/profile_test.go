@@ -100,6 +100,20 @@ func TestProfileOfAStep(t *testing.T) {
 	require.Len(t, byCat[device.CatOptimizer], 1)
 	assert.Equal(t, "optimizer sgd", byCat[device.CatOptimizer][0].Kind)
 
+	// The BLAS products by shape (what a tuning pass times): the
+	// convolution's im2col product W·col (4×70×27: O × N·OH·OW × C·K²) and
+	// its filter gradient dy·colᵀ (4×27×70), the forward product, ∂/∂v and
+	// ∂L/∂reshape(y) = ∂L/∂z·vᵀ (2×140×6), each once and timed.
+	type shape struct{ ta, tb, m, n, k int }
+	gemms := map[shape]int{}
+	for _, g := range prof.GEMMs {
+		gemms[shape{g.TA, g.TB, g.M, g.N, g.K}] += g.Calls
+		assert.Positive(t, g.Seconds, "%+v", g)
+	}
+	assert.Equal(t, map[shape]int{{0, 0, 4, 70, 27}: 1, {0, 1, 4, 27, 70}: 1, {0, 0, 2, 6, 140}: 1, {1, 0, 140, 6, 2}: 1, {0, 1, 2, 140, 6}: 1}, gemms)
+
 	require.NoError(t, p.Run())
-	assert.Empty(t, be.StopProfile().Ops, "a run after StopProfile was recorded")
+	after := be.StopProfile()
+	assert.Empty(t, after.Ops, "a run after StopProfile was recorded")
+	assert.Empty(t, after.GEMMs, "a product after StopProfile was recorded")
 }

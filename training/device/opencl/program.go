@@ -86,6 +86,10 @@ type program struct {
 	// workspaces, CheckMemory).
 	convs []opencl.ConvGeom
 
+	// devInputs are the inputs set on the device (device.Glue): not
+	// uploaded from their Go values until HostInput.
+	devInputs map[*gorgonia.Node]bool
+
 	// per run
 	ran     bool
 	version int
@@ -153,7 +157,11 @@ func (p *program) Run() error {
 			ups = append(ups, s)
 		}
 	}
-	ups = append(ups, p.inputs...)
+	for _, s := range p.inputs {
+		if !p.devInputs[s.node] {
+			ups = append(ups, s)
+		}
+	}
 	var up int64
 	for _, s := range ups {
 		up += 4 * int64(s.size)
@@ -254,6 +262,22 @@ func (p *program) outBuffer(n *gorgonia.Node) (*opencl.Buffer, int, error) {
 	}
 	return p.buf(s), s.size, nil
 }
+
+// ReadAsync enqueues the copy of output n after the last run into dst
+// without waiting (device.AsyncReader): dst holds it after Wait.
+func (p *program) ReadAsync(n *gorgonia.Node, dst []float32) error {
+	b, size, err := p.outBuffer(n)
+	if err != nil {
+		return err
+	}
+	if len(dst) != size {
+		return p.errorf("output %s has %d values, the destination %d", n.Name(), size, len(dst))
+	}
+	return b.ReadAsync(dst, 0)
+}
+
+// Wait waits once for the device: every ReadAsync before it has arrived.
+func (p *program) Wait() error { return p.ctx().Finish() }
 
 func (p *program) Ops() []string { return append([]string(nil), p.ops...) }
 

@@ -1,0 +1,40 @@
+package opencl
+
+import "math/rand/v2"
+
+// What the tests of package opencl_test reach inside.
+
+// KnownXgemm and KnownXgemmDirect are the tuner's first candidates:
+// entries of CLBlast's own database.
+var KnownXgemm, KnownXgemmDirect = knownXgemm, knownXgemmDirect
+
+// ParamsOf builds a kernel's parameters from values in GEMMParamNames
+// order.
+func ParamsOf(kernel string, vals ...int) map[string]int { return params(kernel, vals...) }
+
+// OverrideUnchecked hands CLBlast one kernel's parameters without
+// Validate, to show that an override reaches the products.
+func (c *Context) OverrideUnchecked(kernel string, v map[string]int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return overrideKernel(c.dev.id, kernel, v)
+}
+
+// Candidates returns the first n candidates the tuner would time for
+// kernel on dev.
+func Candidates(kernel string, dev DeviceInfo, seed uint64, n int) []map[string]int {
+	rng := rand.New(rand.NewPCG(seed, 0x67656d6d))
+	next := xgemmCandidates(dev, rng)
+	if kernel == KernelXgemmDirect {
+		next = xgemmDirectCandidates(dev, rng)
+	}
+	var out []map[string]int
+	for len(out) < n {
+		c, ok := next()
+		if !ok {
+			break
+		}
+		out = append(out, c)
+	}
+	return out
+}
