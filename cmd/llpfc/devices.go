@@ -86,6 +86,13 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 	if *cf.parity != "all" || *cf.asJSON {
 		return exitWith(stderr, "llpfc devices", usagef("--parity and --json go with --check (--json also with --tune-gemm)"))
 	}
+	return listDevices(stdout, stderr)
+}
+
+// listDevices prints every OpenCL platform with its devices, the drivers
+// that failed to load (a GPU's may be the one missing from the list) and
+// whether CLBlast can be loaded: what --device opencl:P:D can name.
+func listDevices(stdout, stderr io.Writer) int {
 	ps, err := opencl.Platforms()
 	if err != nil {
 		var le *opencl.LibraryError
