@@ -10,7 +10,7 @@ PKGS    := ./...
 ## test: vet, then every unit, property and end-to-end test (the CI command)
 test:
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 -timeout 20m $(PKGS)
+	$(GO) test -count=1 -timeout 60m $(PKGS)
 
 ## test-long: the theorem property tests with 100,000 cases each
 test-long:
