@@ -118,32 +118,31 @@ func TestPropertyValidateIsTheKernelsArithmetic(t *testing.T) {
 	p.Property("Xgemm", prop.ForAll(func(mwg, nwg, kwg, mdimc, ndimc, mdima, ndimb, vwm, vwn, kwi int) bool {
 		v := opencl.ParamsOf(opencl.KernelXgemm, 0, 1, kwg, kwi, mdima, mdimc, mwg, ndimb, ndimc, nwg, 1, 1, 0, 0, vwm, vwn)
 		got := opencl.GEMMParams{opencl.KernelXgemm: v}.Validate(noLimits) == nil
-		mwi, ok1 := exact(mwg, mdimc)
-		nwi, ok2 := exact(nwg, ndimc)
-		kdima, ok3 := exact(mdimc*ndimc, mdima)
-		kdimb, ok4 := exact(mdimc*ndimc, ndimb)
-		mwa, ok5 := exact(mwg, mdima)
-		_, ok6 := exact(kwg, kdima)
-		_, ok7 := exact(kwg, kdimb)
-		nwb, ok8 := exact(nwg, ndimb)
-		want := ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8 && mwi%vwm == 0 && nwi%vwn == 0 && mwa%vwm == 0 && nwb%vwn == 0 && kwg%kwi == 0
-		return got == want
+		return got == xgemmTiles(mwg, nwg, kwg, mdimc, ndimc, mdima, ndimb, vwm, vwn, kwi)
 	}, tile, tile, gen.OneConstOf(8, 16, 24, 32), dim, dim, dim, dim, width, width, gen.OneConstOf(1, 2, 3, 4)))
 	p.Property("XgemmDirect", prop.ForAll(func(wgd, mdimcd, ndimcd, mdimad, ndimbd, vwmd, vwnd, kwid int) bool {
 		v := opencl.ParamsOf(opencl.KernelXgemmDirect, kwid, mdimad, mdimcd, ndimbd, ndimcd, 1, 1, vwmd, vwnd, wgd)
 		got := opencl.GEMMParams{opencl.KernelXgemmDirect: v}.Validate(noLimits) == nil
-		mwid, ok1 := exact(wgd, mdimcd)
-		nwid, ok2 := exact(wgd, ndimcd)
-		kdimad, ok3 := exact(mdimcd*ndimcd, mdimad)
-		kdimbd, ok4 := exact(mdimcd*ndimcd, ndimbd)
-		mwad, ok5 := exact(wgd, mdimad)
-		_, ok6 := exact(wgd, kdimad)
-		_, ok7 := exact(wgd, kdimbd)
-		nwbd, ok8 := exact(wgd, ndimbd)
-		want := ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8 && mwid%vwmd == 0 && nwid%vwnd == 0 && mwad%vwmd == 0 && nwbd%vwnd == 0 && wgd%kwid == 0
-		return got == want
+		// The direct kernel's tile is WGD square in m, n and k.
+		return got == xgemmTiles(wgd, wgd, wgd, mdimcd, ndimcd, mdimad, ndimbd, vwmd, vwnd, kwid)
 	}, tile, dim, dim, dim, dim, width, width, gen.OneConstOf(1, 2, 3, 8)))
 	p.TestingRun(t)
+}
+
+// xgemmTiles is CLBlast's rule for a valid tiling (its Xgemm kernel's
+// requirements, written out from the kernel's source): the work-group's
+// threads divide the tile in m and n, reload A's and B's tiles in whole
+// rows, and the vector widths divide each thread's share.
+func xgemmTiles(mwg, nwg, kwg, mdimc, ndimc, mdima, ndimb, vwm, vwn, kwi int) bool {
+	mwi, ok1 := exact(mwg, mdimc)
+	nwi, ok2 := exact(nwg, ndimc)
+	kdima, ok3 := exact(mdimc*ndimc, mdima)
+	kdimb, ok4 := exact(mdimc*ndimc, ndimb)
+	mwa, ok5 := exact(mwg, mdima)
+	_, ok6 := exact(kwg, kdima)
+	_, ok7 := exact(kwg, kdimb)
+	nwb, ok8 := exact(nwg, ndimb)
+	return ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8 && mwi%vwm == 0 && nwi%vwn == 0 && mwa%vwm == 0 && nwb%vwn == 0 && kwg%kwi == 0
 }
 
 // TestTuneCandidates: the tuner begins with CLBlast's database entries,

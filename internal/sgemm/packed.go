@@ -71,20 +71,28 @@ func PackedBSize(k, n int) int { return roundUp(n, active.NR) * k }
 // transpose of the k×m matrix A) into buf for the active kernel.
 func PackA(tA bool, m, k int, alpha float32, a []float32, lda int, buf []float32) PackedA {
 	kern := active
+	mPad, kb, size := packAShape(kern, tA, m, k, a, lda, buf)
+	for pc := 0; pc < k; pc += kb {
+		packA(kern.MR, tA, a, lda, alpha, 0, m, pc, min(kb, k-pc), buf[pc*mPad:])
+	}
+	return PackedA{kern: kern, m: m, k: k, mPad: mPad, data: buf[:size]}
+}
+
+// packAShape checks op(A) (m×k, or with tA the transpose of the k×m matrix
+// A, stride lda) and buf, and returns the packed operand's padded rows, its
+// k-block and its length: what PackA and PackAOnCores share.
+func packAShape(kern Kernel, tA bool, m, k int, a []float32, lda int, buf []float32) (mPad, kb, size int) {
 	ar, ac := m, k
 	if tA {
 		ar, ac = k, m
 	}
 	checkOperand("A", len(a), ar, ac, lda)
-	mPad, kb := roundUp(m, kern.MR), kBlock(k)
-	size := mPad * k
+	mPad, kb = roundUp(m, kern.MR), kBlock(k)
+	size = mPad * k
 	if len(buf) < size {
 		panic(fmt.Sprintf("sgemm: PackA buffer of %d values, want %d", len(buf), size))
 	}
-	for pc := 0; pc < k; pc += kb {
-		packA(kern.MR, tA, a, lda, alpha, 0, m, pc, min(kb, k-pc), buf[pc*mPad:])
-	}
-	return PackedA{kern: kern, m: m, k: k, mPad: mPad, data: buf[:size]}
+	return mPad, kb, size
 }
 
 // PackAOnCores is PackA with A's MR-row strips shared out to up to
@@ -99,16 +107,7 @@ func PackAOnCores(tA bool, m, k int, alpha float32, a []float32, lda int, buf []
 	if workers <= 1 {
 		return PackA(tA, m, k, alpha, a, lda, buf)
 	}
-	ar, ac := m, k
-	if tA {
-		ar, ac = k, m
-	}
-	checkOperand("A", len(a), ar, ac, lda)
-	mPad, kb := roundUp(m, kern.MR), kBlock(k)
-	size := mPad * k
-	if len(buf) < size {
-		panic(fmt.Sprintf("sgemm: PackA buffer of %d values, want %d", len(buf), size))
-	}
+	mPad, kb, size := packAShape(kern, tA, m, k, a, lda, buf)
 	defer stepprof.Parallel(strips, false).End()
 	var wg sync.WaitGroup
 	for w := range workers {

@@ -96,20 +96,12 @@ type Estimate struct {
 }
 
 // Seconds returns the predicted step time.
-func (e Estimate) Seconds() (s float64) {
-	for _, o := range e.Ops {
-		s += o.Seconds
-	}
-	return s
+func (e Estimate) Seconds() float64 {
+	return sum(e.Ops, func(o OpEstimate) float64 { return o.Seconds })
 }
 
 // Serial returns the predicted serial seconds.
-func (e Estimate) Serial() (s float64) {
-	for _, o := range e.Ops {
-		s += o.Serial
-	}
-	return s
-}
+func (e Estimate) Serial() float64 { return sum(e.Ops, func(o OpEstimate) float64 { return o.Serial }) }
 
 // ByClass returns the predicted seconds of each class.
 func (e Estimate) ByClass() map[string]float64 {

@@ -61,16 +61,14 @@ type Run struct {
 
 // SerialCPU returns the run's serial CPU seconds per step, SectionCPU its
 // sections'.
-func (r Run) SerialCPU() (s float64) {
-	for _, o := range r.Ops {
-		s += o.SerialCPU
-	}
-	return s
-}
+func (r Run) SerialCPU() float64 { return sum(r.Ops, func(o Op) float64 { return o.SerialCPU }) }
 
-func (r Run) SectionCPU() (s float64) {
-	for _, o := range r.Ops {
-		s += o.SectionCPU
+func (r Run) SectionCPU() float64 { return sum(r.Ops, func(o Op) float64 { return o.SectionCPU }) }
+
+// sum adds f over xs in order (a step's figures summed over its operations).
+func sum[T any](xs []T, f func(T) float64) (s float64) {
+	for _, x := range xs {
+		s += f(x)
 	}
 	return s
 }

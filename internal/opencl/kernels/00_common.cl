@@ -66,3 +66,22 @@ float max_go(float a, float b) {
 // negative).
 int floor_div(int n, int d) { return n >= 0 ? n / d : -((-n + d - 1) / d); }
 int ceil_div(int n, int d) { return n >= 0 ? (n + d - 1) / d : -((-n) / d); }
+
+// tally_add adds v to the step flag's loss sum (flag[4…], a double where
+// the device has one), or, when v is NaN or ±Inf, flags the step tagged tag
+// and keeps v's bits in flag[3]: the one rule of every kernel that tallies
+// a loss on the device (loss_tally, tally_scaled, tally_neg_entropy).
+void tally_add(__global int *flag, int tag, acc_t v) {
+	if (!isfinite(v)) {
+		flag[0] = 2 * (tag + 1);
+		flag[3] = as_int((float)v);
+		return;
+	}
+#ifdef LLPFC_FP64
+	__global double *s = (__global double *)(flag + 4);
+	*s += v;
+#else
+	__global float *s = (__global float *)(flag + 4);
+	*s += v;
+#endif
+}

@@ -29,18 +29,7 @@ __kernel void rows_normalize(__global const float *src, __global const float *pr
 __kernel void tally_scaled(__global const float *loss, __global int *flag, int tag, acc_t scale) {
 	if (get_global_id(0) != 0 || flag[0] != 0) return;
 	acc_t v = (acc_t)loss[0] * scale;
-	if (!isfinite(v)) {
-		flag[0] = 2 * (tag + 1);
-		flag[3] = as_int((float)v);
-		return;
-	}
-#ifdef LLPFC_FP64
-	__global double *s = (__global double *)(flag + 4);
-	*s += v;
-#else
-	__global float *s = (__global float *)(flag + 4);
-	*s += v;
-#endif
+	tally_add(flag, tag, v);
 }
 
 // tally_neg_entropy: one work item adds scale · Σ_{i<rows} w·Σ_c q·log q
@@ -57,16 +46,5 @@ __kernel void tally_neg_entropy(__global const float *p, int rows, int c, acc_t 
 		}
 	}
 	acc_t v = scale * e;
-	if (!isfinite(v)) {
-		flag[0] = 2 * (tag + 1);
-		flag[3] = as_int((float)v);
-		return;
-	}
-#ifdef LLPFC_FP64
-	__global double *s = (__global double *)(flag + 4);
-	*s += v;
-#else
-	__global float *s = (__global float *)(flag + 4);
-	*s += v;
-#endif
+	tally_add(flag, tag, v);
 }

@@ -25,19 +25,7 @@ __kernel void guard_check(__global const float *x, int n, int base, __global int
 // more).
 __kernel void loss_tally(__global const float *loss, __global int *flag, int tag) {
 	if (get_global_id(0) != 0 || flag[0] != 0) return;
-	float v = loss[0];
-	if (!isfinite(v)) {
-		flag[0] = 2 * (tag + 1);
-		flag[3] = as_int(v);
-		return;
-	}
-#ifdef LLPFC_FP64
-	__global double *s = (__global double *)(flag + 4);
-	*s += (double)v;
-#else
-	__global float *s = (__global float *)(flag + 4);
-	*s += v;
-#endif
+	tally_add(flag, tag, (acc_t)loss[0]);
 }
 
 // guarded: the optimizer kernels' guard. After a flagged step nothing is

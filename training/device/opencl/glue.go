@@ -47,39 +47,48 @@ func (p *program) deviceInput(in *gorgonia.Node) {
 	p.devInputs[in] = true
 }
 
+// glueEnd is one end of a value passed between programs: its program, the
+// buffer and the number of values.
+type glueEnd struct {
+	p   *program
+	buf *opencl.Buffer
+	n   int
+}
+
+// pair looks up both ends of a value passed on the device: dst's input in
+// and src's value of out (after src's last run).
+func (b *Backend) pair(dst device.Program, in *gorgonia.Node, src device.Program, out *gorgonia.Node) (d, s glueEnd, err error) {
+	if d.p, err = b.programOf(dst, "the destination"); err != nil {
+		return d, s, err
+	}
+	if s.p, err = b.programOf(src, "the source"); err != nil {
+		return d, s, err
+	}
+	if d.buf, d.n, err = d.p.inputBuffer(in); err != nil {
+		return d, s, err
+	}
+	s.buf, s.n, err = s.p.valueBuffer(out)
+	return d, s, err
+}
+
 // SetInput sets dst's input in to src's value of out (device.Glue).
 func (b *Backend) SetInput(dst device.Program, in *gorgonia.Node, src device.Program, out *gorgonia.Node) error {
-	d, err := b.programOf(dst, "the destination")
+	d, s, err := b.pair(dst, in, src, out)
 	if err != nil {
 		return err
 	}
-	s, err := b.programOf(src, "the source")
-	if err != nil {
-		return err
-	}
-	db, dn, err := d.inputBuffer(in)
-	if err != nil {
-		return err
-	}
-	sb, sn, err := s.valueBuffer(out)
-	if err != nil {
-		return err
-	}
+	db, dn, sb, sn := d.buf, d.n, s.buf, s.n
 	if dn != sn {
-		return d.errorf("input %s has %d values, %s of %q %d", in.Name(), dn, out.Name(), s.name, sn)
+		return d.p.errorf("input %s has %d values, %s of %q %d", in.Name(), dn, out.Name(), s.p.name, sn)
 	}
-	d.deviceInput(in)
+	d.p.deviceInput(in)
 	return b.timed(opWork{cat: device.CatTransfers, kind: "value between programs", byts: 8 * int64(dn)}, func() error { return b.ctx.Copy(db, 0, sb, 0, dn) })
 }
 
 // NormalizeRows sets dst's input in to scale times src's rows of out,
 // normalized, with prev's rows of prevIn where a norm is 0 or not finite.
 func (b *Backend) NormalizeRows(dst device.Program, in *gorgonia.Node, src device.Program, out *gorgonia.Node, prev device.Program, prevIn *gorgonia.Node, rowLen int, scale float64) error {
-	d, err := b.programOf(dst, "the destination")
-	if err != nil {
-		return err
-	}
-	s, err := b.programOf(src, "the source")
+	d, s, err := b.pair(dst, in, src, out)
 	if err != nil {
 		return err
 	}
@@ -87,22 +96,15 @@ func (b *Backend) NormalizeRows(dst device.Program, in *gorgonia.Node, src devic
 	if err != nil {
 		return err
 	}
-	db, dn, err := d.inputBuffer(in)
-	if err != nil {
-		return err
-	}
-	sb, sn, err := s.valueBuffer(out)
-	if err != nil {
-		return err
-	}
 	pb, pn, err := pv.valueBuffer(prevIn)
 	if err != nil {
 		return err
 	}
+	db, dn, sb, sn := d.buf, d.n, s.buf, s.n
 	if rowLen < 1 || dn != sn || pn != sn || sn%rowLen != 0 {
-		return d.errorf("rows of %d from %d values into %d, the previous %d", rowLen, sn, dn, pn)
+		return d.p.errorf("rows of %d from %d values into %d, the previous %d", rowLen, sn, dn, pn)
 	}
-	d.deviceInput(in)
+	d.p.deviceInput(in)
 	return b.timed(opWork{cat: device.CatElementwise, kind: "rows normalized", byts: 12 * int64(dn)}, func() error {
 		return b.lib.RowsNormalize(sb, pb, db, sn/rowLen, rowLen, scale)
 	})
