@@ -117,7 +117,7 @@ else
 	# resnet18 and vgg16 specs: dropout, and the appendix's crop and flip; the Fashion-MNIST ones none)
 	BENCH="mlp:128:1x28x28:20:3:0:- cnn:128:1x28x28:20:3:0:- wrn-16-4:32:3x32x32:10:2:0.3:aug wrn-16-4:128:3x32x32:10:2:0.3:aug resnet18:128:3x32x32:10:2:0:aug vgg16:128:3x32x32:5:2:0.5:aug"
 	EPOCH_FULL=40960 EPOCH_IMAGES=50000 EPOCH_TEST=10000 EPOCH_MODEL=wrn-16-4 EPOCH_ARGS="--preset wrn16-4 --bag-size 64" # the Table 1 cell (CIFAR10, bags of 64)
-	CPU_BENCH="mlp:128:1x28x28:10:2 cnn:128:1x28x28:5:1 wrn-16-4:32:3x32x32:3:1"
+	CPU_BENCH="mlp:128:1x28x28:10:2 cnn:128:1x28x28:5:1 wrn-16-4:32:3x32x32:3:1 resnet18:128:3x32x32:3:1 vgg16:32:3x32x32:3:1" # every paper network
 	SCALING="mlp:128:1x28x28:10:2 cnn:128:1x28x28:3:1 wrn-16-4:32:3x32x32:2:1 resnet18:128:3x32x32:2:1 vgg16:32:3x32x32:1:1" STREAM_MIB=256
 	THREADS=$(nproc)
 	TUNE_SHAPES=16 TUNE_SECONDS=45 TUNE_FLAGS=""
