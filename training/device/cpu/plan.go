@@ -94,6 +94,9 @@ type plan struct {
 	borrower *grads
 	// givenAway: a former borrower still reads the outputs' memory.
 	givenAway bool
+	// pool holds the max pools' positions from their forward to their
+	// gradient (pool.go).
+	pool poolPositions
 }
 
 // lend records that g reads outputs of the last run in place.
@@ -398,6 +401,12 @@ func (p *plan) exec(st *pstep) error {
 		if v, ok = parallelElementwise(st.kind, hdr, args); ok {
 			break
 		}
+		if p.pool == nil {
+			p.pool = poolPositions{}
+		}
+		if v, ok = p.pool.parallelMaxPool(st.kind, st.op, hdr, args); ok {
+			break
+		}
 		if v, err = st.op.(gorgonia.UsePreallocDoer).UsePreallocDo(hdr, args...); err != nil {
 			v, err = st.op.Do(args...)
 		}
@@ -508,7 +517,7 @@ func (p *plan) Ops() []string { return append([]string(nil), p.ops...) }
 // allocates the pool again.
 func (p *plan) Release() {
 	p.handOver()
-	p.arenas, p.outMem = nil, nil
+	p.arenas, p.outMem, p.pool = nil, nil, nil
 	p.ran = false
 	for n, s := range p.slots {
 		s.cur = nil

@@ -1,0 +1,153 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/llpfc/llpfc/training/device"
+)
+
+// TestMaxPoolIsGorgonias: the plan's max pool and its gradient on every
+// core give, value for value, the bits of gorgonia's own maxPoolOp and
+// maxPoolDiffOp (the oracle, run through their Do) on inputs with ties
+// (values drawn from a few integers, so a window's first maximum matters
+// and overlapping windows add into one position), NaN, ±Inf and −0, for
+// ResNet18's stem pool and other geometries, at 1 and 4 threads.
+func TestMaxPoolIsGorgonias(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	r := rand.New(rand.NewSource(58))
+	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.Copysign(0, -1))}
+	draw := func(n int, ties bool) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			switch {
+			case r.Intn(50) == 0:
+				v[i] = special[r.Intn(len(special))]
+			case ties:
+				v[i] = float32(r.Intn(3))
+			default:
+				v[i] = float32(r.NormFloat64())
+			}
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		name           string
+		shape          tensor.Shape
+		kernel         tensor.Shape
+		pad, stride    []int
+		ties, specials bool
+	}{
+		{"resnet18 stem", tensor.Shape{4, 8, 16, 16}, tensor.Shape{3, 3}, []int{1, 1}, []int{2, 2}, false, true},
+		{"resnet18 stem, ties", tensor.Shape{3, 5, 9, 9}, tensor.Shape{3, 3}, []int{1, 1}, []int{2, 2}, true, false},
+		{"2×2 stride 2", tensor.Shape{2, 3, 8, 6}, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}, true, true},
+		{"3×3 stride 1 (overlapping most)", tensor.Shape{2, 4, 7, 5}, tensor.Shape{3, 3}, []int{1, 1}, []int{1, 1}, true, false},
+		{"3×2 stride (2, 1)", tensor.Shape{1, 6, 11, 10}, tensor.Shape{3, 2}, []int{0, 1}, []int{2, 1}, false, false},
+	} {
+		g := gorgonia.NewGraph()
+		x := gorgonia.NewTensor(g, tensor.Float32, 4, gorgonia.WithShape(tc.shape...), gorgonia.WithName("x"))
+		y, err := gorgonia.MaxPool2D(x, tc.kernel, tc.pad, tc.stride)
+		require.NoError(t, err, tc.name)
+		cost := gorgonia.Must(gorgonia.Sum(y))
+		_, err = gorgonia.Grad(cost, x)
+		require.NoError(t, err, tc.name)
+		var diff gorgonia.Op
+		for _, n := range g.AllNodes() {
+			if device.OpKind(n.Op()) == "gorgonia.maxPoolDiffOp" {
+				diff = n.Op()
+			}
+		}
+		require.NotNil(t, diff, tc.name)
+		require.Equal(t, "gorgonia.maxPoolOp", device.OpKind(y.Op()))
+
+		xv := tensor.New(tensor.WithShape(tc.shape...), tensor.WithBacking(draw(tc.shape.TotalSize(), tc.ties)))
+		if !tc.specials {
+			for i, v := range xv.Float32s() {
+				if v != v || math.IsInf(float64(v), 0) {
+					xv.Float32s()[i] = 1
+				}
+			}
+		}
+		want, err := y.Op().Do(xv) // gorgonia's forward, which keeps its positions for its gradient
+		require.NoError(t, err, tc.name)
+		wantY := want.(*tensor.Dense)
+		dy := tensor.New(tensor.WithShape(wantY.Shape().Clone()...), tensor.WithBacking(draw(wantY.Shape().TotalSize(), true)))
+		wantDx, err := diff.Do(xv, wantY, dy)
+		require.NoError(t, err, tc.name)
+		for _, threads := range []int{1, 4} {
+			runtime.GOMAXPROCS(threads)
+			// The gradient from the forward's positions, from none (found
+			// again from x), and from positions a forward on other values
+			// left under the same output (refused, found again).
+			other := tensor.New(tensor.WithShape(tc.shape.Clone()...), tensor.WithBacking(draw(tc.shape.TotalSize(), true)))
+			for _, positions := range []string{"kept", "none", "stale"} {
+				pp := poolPositions{}
+				if positions == "none" {
+					pp = nil
+				}
+				gotY := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(wantY.Shape().Clone()...))
+				if positions == "stale" {
+					_, ok := pp.parallelMaxPool("gorgonia.maxPoolOp", y.Op(), gotY, []gorgonia.Value{other})
+					require.True(t, ok, tc.name)
+				}
+				what := fmt.Sprintf("%s, positions %s", tc.name, positions)
+				v, ok := pp.parallelMaxPool("gorgonia.maxPoolOp", y.Op(), gotY, []gorgonia.Value{xv})
+				require.True(t, ok, what)
+				requireSameBits(t, wantY.Float32s(), v.(*tensor.Dense).Float32s(), what+": forward", threads)
+				yv := gotY
+				if positions == "stale" { // the output rewritten by the other forward: its positions stay
+					_, ok := pp.parallelMaxPool("gorgonia.maxPoolOp", y.Op(), gotY, []gorgonia.Value{other})
+					require.True(t, ok, what)
+					yv = tensor.New(tensor.WithShape(wantY.Shape().Clone()...), tensor.WithBacking(gotY.Float32s()))
+					copy(yv.Float32s(), wantY.Float32s())
+				}
+				gotDx := tensor.New(tensor.WithShape(tc.shape.Clone()...), tensor.WithBacking(draw(tc.shape.TotalSize(), false))) // stale values: the op must overwrite them
+				v, ok = pp.parallelMaxPool("gorgonia.maxPoolDiffOp", diff, gotDx, []gorgonia.Value{xv, yv, dy})
+				require.True(t, ok, what)
+				requireSameBits(t, wantDx.(*tensor.Dense).Float32s(), v.(*tensor.Dense).Float32s(), what+": gradient", threads)
+			}
+		}
+	}
+}
+
+func requireSameBits(t *testing.T, want, got []float32, what string, threads int) {
+	t.Helper()
+	require.Len(t, got, len(want), what)
+	for i := range want {
+		if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
+			t.Fatalf("%s at %d threads: value %d is %v (bits %08x), gorgonia's %v (%08x)", what, threads, i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+		}
+	}
+}
+
+// TestMaxPoolLeavesOthersToGorgonia: what the plan's pool does not take —
+// another kind, a float64 tensor, the wrong number of inputs — it leaves
+// to gorgonia (ok false), never a wrong answer.
+func TestMaxPoolLeavesOthersToGorgonia(t *testing.T) {
+	g := gorgonia.NewGraph()
+	x := gorgonia.NewTensor(g, tensor.Float32, 4, gorgonia.WithShape(1, 1, 4, 4), gorgonia.WithName("x"))
+	y, err := gorgonia.MaxPool2D(x, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2})
+	require.NoError(t, err)
+	out := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(1, 1, 2, 2))
+	x32 := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(1, 1, 4, 4))
+	x64 := tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(1, 1, 4, 4))
+	for _, c := range []struct {
+		kind string
+		args []gorgonia.Value
+	}{
+		{"gorgonia.elemBinOp(+)", []gorgonia.Value{x32}},
+		{"gorgonia.maxPoolOp", []gorgonia.Value{x64}},
+		{"gorgonia.maxPoolOp", []gorgonia.Value{x32, x32}},
+		{"gorgonia.maxPoolDiffOp", []gorgonia.Value{x32}},
+	} {
+		_, ok := poolPositions{}.parallelMaxPool(c.kind, y.Op(), out, c.args)
+		require.False(t, ok, "%s with %d inputs", c.kind, len(c.args))
+	}
+}
