@@ -21,6 +21,13 @@ var methodFields = map[string]bool{
 	"hyper.vat_rampup": true, "hyper.pvc_likelihood": true,
 }
 
+// perBagSizeFields are the settings one method's cells may set per bag
+// size: the minibatch, which a step-matched grid gives in bags so that a
+// step sees about the same instances at every bag size (stepsSpec: 2 bags
+// of 64, 1 of 256). Cells of one bag size, which the paired comparisons
+// hold side by side, still share it; a report states it per bag size.
+var perBagSizeFields = map[string]bool{"hyper.batch_size": true}
+
 // newerFields are the settings each newer method (NewerMethods: EasyLLP,
 // MixBag, LLP-PVC) takes from its authors' code (AuthorsHyper):
 // its optimizer and rate may differ from the table's, and the other methods
@@ -148,15 +155,20 @@ func Tables(results []*Result, from map[string][]string) ([]TableCells, error) {
 // methods, in the per-method settings of methodFields (and, for a newer
 // method, its authors' optimizer of newerFields): one method's cells
 // must share every other setting (within a method even the per-method
-// ones), and every method must share the settings that are not per-method
-// (data, points, normalization, epochs, optimizer, schedule, …). The error
+// ones, but for its minibatch across bag sizes: perBagSizeFields), and
+// every method must share the settings that are not per-method (data,
+// points, normalization, epochs, optimizer, schedule, …). The error
 // names the table, the two cells, the fields, and where the cells come
 // from (from: the stores of each key; nil when unknown).
 func checkComparable(t TableKey, rs []*Result, from map[string][]string) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	first := map[string]*Result{}
+	type slot struct {
+		method  string
+		bagSize int
+	}
+	first, firstAtBag := map[string]*Result{}, map[slot]*Result{}
 	ref := rs[0]
 	for _, r := range rs { // the reference is a cell of an older method, when there is one
 		if !experiments.IsNewer(r.Config.Method) {
@@ -165,10 +177,15 @@ func checkComparable(t TableKey, rs []*Result, from map[string][]string) error {
 		}
 	}
 	for _, r := range rs {
-		m := r.Config.Method
+		m, at := r.Config.Method, slot{r.Config.Method, r.Config.BagSize}
+		if f, ok := firstAtBag[at]; !ok {
+			firstAtBag[at] = r
+		} else if d := configDiff(f.Config, r.Config, axisFields); len(d) > 0 {
+			return incomparable(t, experiments.MethodLabel(m)+" cells", f, r, d, from)
+		}
 		if f, ok := first[m]; !ok {
 			first[m] = r
-		} else if d := configDiff(f.Config, r.Config, axisFields); len(d) > 0 {
+		} else if d := configDiff(f.Config, r.Config, axisFields, perBagSizeFields); len(d) > 0 {
 			return incomparable(t, experiments.MethodLabel(m)+" cells", f, r, d, from)
 		}
 		skip := []map[string]bool{axisFields, methodFields}

@@ -113,3 +113,56 @@ func TestOwnSettingComparable(t *testing.T) {
 	}
 	assert.ErrorContains(t, checkComparable(k, rs, nil), "hyper.settings.test_gain")
 }
+
+// TestMinibatchPerBagSizeComparable: a step-matched grid gives a bag
+// method's minibatch per bag size (stepsSpec), so one method's cells may
+// differ in it between bag sizes — but not within one bag size, which the
+// paired comparisons hold side by side, and no other per-method setting
+// may differ between bag sizes.
+func TestMinibatchPerBagSizeComparable(t *testing.T) {
+	s, ok := BuiltinSpec("fashion-mnist-shuffle-steps")
+	require.True(t, ok)
+	s.Methods = []string{training.MethodKL, training.MethodLLPFCUniform}
+	s.BagSizes, s.Seeds = []int{64, 256}, []int64{0, 1}
+	cells, err := s.Cells()
+	require.NoError(t, err)
+	fresh := func() []*Result {
+		var rs []*Result
+		for _, c := range cells {
+			rs = append(rs, &Result{Key: c.Key, Config: c.Config})
+		}
+		return rs
+	}
+	k := TableKey{Spec: s.Name}
+	batches := map[int]int{}
+	for _, r := range fresh() {
+		if r.Config.Method == training.MethodKL {
+			batches[r.Config.BagSize] = r.Config.Hyper.BatchSize
+		}
+	}
+	require.Equal(t, map[int]int{64: 2, 256: 1}, batches, "the grid's minibatches of bags")
+	require.NoError(t, checkComparable(k, fresh(), nil))
+
+	for _, c := range []struct {
+		what  string
+		edit  func(*Result)
+		field string
+	}{
+		{"one seed's minibatch at one bag size", func(r *Result) {
+			if r.Config.Method == training.MethodKL && r.Config.BagSize == 64 && r.Config.Seed == 1 {
+				r.Config.Hyper.BatchSize = 3
+			}
+		}, "hyper.batch_size"},
+		{"another per-method setting at one bag size", func(r *Result) {
+			if r.Config.Method == training.MethodLLPFCUniform && r.Config.BagSize == 256 {
+				r.Config.Hyper.RegroupEvery = 7
+			}
+		}, "hyper.regroup_every"},
+	} {
+		rs := fresh()
+		for _, r := range rs {
+			c.edit(r)
+		}
+		assert.ErrorContains(t, checkComparable(k, rs, nil), c.field, c.what)
+	}
+}

@@ -51,7 +51,8 @@ func TestReportRefusesIncomparableCells(t *testing.T) {
 		{"normalization of one method", tableCell("llpfc-uniform", 512, 0, func(c *experiments.Config) { c.Normalize = "none" }), "normalize"},
 		{"epochs of another method", tableCell("llpvat", 512, 0, func(c *experiments.Config) { c.Hyper.Epochs = 2 }), "hyper.epochs"},
 		{"learning rate within a method", tableCell("kl", 512, 0, func(c *experiments.Config) { c.Hyper.LR = 0.1 }), "hyper.lr"},
-		{"batch within a method", tableCell("kl", 512, 0, func(c *experiments.Config) { c.Hyper.BatchSize = 4 }), "hyper.batch_size"},
+		{"batch within a method at one bag size", tableCell("kl", 32, 1, func(c *experiments.Config) { c.Hyper.BatchSize = 4 }), "hyper.batch_size"},
+		{"another per-method setting within a method across bag sizes", tableCell("llpfc-uniform", 512, 0, func(c *experiments.Config) { c.Hyper.RegroupEvery = 7 }), "hyper.regroup_every"},
 		{"points", tableCell("llpfc-approx", 512, 0, func(c *experiments.Config) { c.NumPoints = 20480 }), "num_points"},
 		{"an older method's optimizer beside a newer method", tableCell("llpfc-approx", 512, 0, func(c *experiments.Config) { c.Hyper.Optimizer = "sgd" }), "hyper.optimizer"},
 		{"a newer method's epochs", tableCell("mixbag", 512, 0, func(c *experiments.Config) { c.Hyper.Epochs = 2 }), "hyper.epochs"},
@@ -62,6 +63,22 @@ func TestReportRefusesIncomparableCells(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.bad.Key, tc.name)
 		assert.Contains(t, err.Error(), "not comparable", tc.name)
 	}
+}
+
+// A method's minibatch may differ between bag sizes (a step-matched grid's
+// minibatches of bags), and the report then states it per bag size rather
+// than the first cell's for all.
+func TestReportStatesAMinibatchPerBagSize(t *testing.T) {
+	rs := []*grid.Result{tableCell("kl", 32, 0, nil), tableCell("kl", 512, 0, func(c *experiments.Config) { c.Hyper.BatchSize = 1 }),
+		tableCell("llpfc-uniform", 32, 0, nil), tableCell("llpfc-uniform", 512, 0, nil)}
+	tables, err := BuildTables(rs, nil)
+	require.NoError(t, err)
+	require.Len(t, tables, 1)
+	var sb strings.Builder
+	tables[0].Markdown(&sb)
+	md := sb.String()
+	assert.Contains(t, md, "(constant), batch 2 bags (bag 32), 1 bag (bag 512);")
+	assert.Contains(t, md, "(constant), batch 128 instances,", "a minibatch the cells share is stated once")
 }
 
 // A bag-level baseline's cell with fewer than MinSteps optimizer steps in the

@@ -90,7 +90,7 @@ func (t *Table) Markdown(w io.Writer) {
 			budget = fmt.Sprintf("%d optimizer steps", h.Steps)
 		}
 		fmt.Fprintf(w, "- %s: %s, %s, %s, %s %s (%s), %s",
-			experiments.MethodLabel(m), pointsText(c), budget, t.reportedEpoch(m), h.Optimizer, lrText(h), h.Schedule.Kind, batchText(h, unit))
+			experiments.MethodLabel(m), pointsText(c), budget, t.reportedEpoch(m), h.Optimizer, lrText(h), h.Schedule.Kind, t.batchLine(m, unit))
 		if h.WeightDecay != 0 {
 			fmt.Fprintf(w, ", weight decay %g", h.WeightDecay)
 		}
@@ -239,6 +239,31 @@ func batchText(h experiments.Hyper, unit string) string {
 		unit = strings.TrimSuffix(unit, "s")
 	}
 	return fmt.Sprintf("batch %d %s", h.BatchSize, unit)
+}
+
+// batchLine is method m's minibatch, by bag size where its cells'
+// differ (a step-matched grid's minibatches of bags): "batch 2 bags (bag
+// 64), 1 bag (bag 256)".
+func (t *Table) batchLine(m, unit string) string {
+	h := t.Settings[m].Hyper
+	var parts []string
+	same := true
+	for _, b := range t.BagSizes {
+		s, ok := t.Ours[Slot{m, b}]
+		if !ok {
+			continue
+		}
+		same = same && s.BatchSize == h.BatchSize
+		u := unit
+		if s.BatchSize == 1 {
+			u = strings.TrimSuffix(unit, "s")
+		}
+		parts = append(parts, fmt.Sprintf("%d %s (bag %s)", s.BatchSize, u, bagSizeText(b)))
+	}
+	if same || (h.Search != nil && len(h.Search.BatchSize) > 0) {
+		return batchText(h, unit)
+	}
+	return "batch " + strings.Join(parts, ", ")
 }
 
 // searchLine says how method m's cells were tuned and what each bag size's

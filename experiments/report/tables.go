@@ -23,6 +23,9 @@ type Stat struct {
 	// StepsPerEpoch and Steps are the optimizer steps per epoch and in the
 	// whole run (the fewest over the seeds; 0 when the results do not say).
 	StepsPerEpoch, Steps int
+	// BatchSize is the slot's minibatch (hyper.batch_size, which its seeds
+	// share; a method's may differ between bag sizes: grid.Tables).
+	BatchSize int
 	// SelectedEpochs are the epochs (from 1) whose networks the seeds'
 	// results report under hyper.select best-val, in seed order (empty
 	// under select last, where every result reports its last epoch).
@@ -167,6 +170,7 @@ func newTable(tc grid.TableCells) *Table {
 		st := t.Ours[s]
 		st.Seeds = append(st.Seeds, r.Seed)
 		st.Keys = append(st.Keys, r.Key)
+		st.BatchSize = c.Hyper.BatchSize
 		st.N++
 		t.Ours[s] = st
 		t.Versions[versionLabel(r.Provenance)]++
