@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -425,6 +426,12 @@ func (sf *slurmFlags) runSlurm(fs *flag.FlagSet, args []string, stdout, stderr i
 		return exitWith(stderr, cmd, usageError{err})
 	}
 	if err := sf.checkValues(givenFlags(fs)); err != nil {
+		return exitWith(stderr, cmd, err)
+	}
+	if err := grid.CheckFits(&grid.Store{Dir: g.results}, g.spec, cells); err != nil {
+		if errors.As(err, new(*experiments.InputError)) {
+			err = usageError{err} // the spec does not fit the store: bad input, as run says it
+		}
 		return exitWith(stderr, cmd, err)
 	}
 	if *sf.check {

@@ -512,3 +512,43 @@ func TestEstimateCountsStepsAndTrials(t *testing.T) {
 	assert.Equal(t, 3*int64(c.Config.Passes(tp))*int64(tp), est.InstanceEpochs)
 	assert.Positive(t, est.Seconds)
 }
+
+// --sbatch and --check refuse, as run does before any cell trains, a spec
+// whose name the store holds with other settings: the job script's shards
+// would be merged into a store its report refuses, and --check would call
+// complete a store that mixes two settings. The spec as it ran passes.
+func TestSlurmRefusesAnEditedSpec(t *testing.T) {
+	dir := t.TempDir()
+	spec := `{"name": "fits", "learner": "logreg", "model": "linear",
+  "datasets": ["gmm:classes=3,dim=4,train=600,test=100,sep=3"],
+  "methods": ["llpfc-uniform"], "bag_sizes": [8], "seeds": [1], "protocol": "paper", "num_points": 192,
+  "hyper": {"epochs": EPOCHS, "optimizer": "adam", "lr": 0.05, "batch_size": 32, "schedule": {"kind": "constant"}}}`
+	write := func(name, epochs string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(strings.ReplaceAll(spec, "EPOCHS", epochs)), 0o644))
+		return p
+	}
+	ran, edited, store := write("ran.json", "1"), write("edited.json", "2"), filepath.Join(dir, "store")
+	var out, errb bytes.Buffer
+	require.Equal(t, exitOK, runRun([]string{ran, "--results", store}, &out, &errb), errb.String())
+	slurm := []string{"--sbatch", "--time-limit", "1:00:00", "--mem", "1G"}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{append([]string{ran, "--results", store}, slurm...), exitOK},
+		{[]string{ran, "--results", store, "--check"}, exitOK},
+		{append([]string{edited, "--results", store}, slurm...), exitBadUsage},
+		{[]string{edited, "--results", store, "--check"}, exitBadUsage},
+	} {
+		out.Reset()
+		errb.Reset()
+		code := runRun(tc.args, &out, &errb)
+		require.Equal(t, tc.code, code, "%v: %s", tc.args, errb.String())
+		if tc.code == exitBadUsage {
+			assert.Contains(t, errb.String(), "hyper.epochs", tc.args)
+			assert.Contains(t, errb.String(), "another --results", tc.args)
+			assert.Empty(t, out.String(), tc.args)
+		}
+	}
+}

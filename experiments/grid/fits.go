@@ -3,6 +3,8 @@ package grid
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/llpfc/llpfc/experiments"
 )
@@ -14,6 +16,18 @@ import (
 // where the store's cells of that name have 1) with exit status 0, after
 // which the store's own report and merge refused it until cells were
 // deleted by hand.
+
+// CheckFits is the check Run makes before any cell trains, for the
+// commands that plan or check a spec's cells in store without running
+// them (`run --sbatch`, whose shards are merged into a store that must
+// stay reportable, and `run --check`): nil when the store is missing or
+// empty, or its tables take spec's cells.
+func CheckFits(store *Store, spec *Spec, cells []experiments.Cell) error {
+	if _, err := os.Stat(store.Dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return (&Runner{Store: store}).checkFits(spec, cells)
+}
 
 // checkFits refuses, before any cell trains, a spec whose cells would make
 // the store's tables incomparable: a spec whose name the store holds with

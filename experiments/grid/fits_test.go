@@ -112,10 +112,15 @@ func TestPropertyRunRefusesAnEditedSpec(t *testing.T) {
 		}
 		st, err := grid.OpenStore(dir)
 		require.NoError(t, err)
-		_, err = (&grid.Runner{Store: st}).Run(context.Background(), gridtest.Parse(t, string(js)))
+		edited := gridtest.Parse(t, string(js))
+		cells, err := edited.Cells()
+		require.NoError(t, err)
+		fitsErr := grid.CheckFits(st, edited, cells) // what run --sbatch and --check ask, running nothing
+		_, err = (&grid.Runner{Store: st}).Run(context.Background(), edited)
 		// Another name or another data set puts the cells in tables of
 		// their own.
 		wantRefusal := len(fields) > 0 && !renamed && !strings.Contains(string(js), "sep=2")
+		assert.Equal(t, wantRefusal, fitsErr != nil, "%v: CheckFits: %v", whats, fitsErr)
 		if wantRefusal {
 			refused++
 			require.Error(t, err, "%v", whats)
