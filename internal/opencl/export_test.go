@@ -38,3 +38,6 @@ func Candidates(kernel string, dev DeviceInfo, seed uint64, n int) []map[string]
 	}
 	return out
 }
+
+// Release frees a program built by a test.
+func (p *Program) Release() error { return p.release() }
