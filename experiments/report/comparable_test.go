@@ -29,6 +29,18 @@ func tableCell(method string, bag int, seed int64, edit func(*experiments.Config
 		Metrics: experiments.Metrics{TestAccuracy: 0.8, Epochs: c.Hyper.Epochs, StepsPerEpoch: steps}}
 }
 
+// oneTable builds the report of rs, which must make one table, and
+// returns its Markdown.
+func oneTable(t *testing.T, rs []*grid.Result) string {
+	t.Helper()
+	tables, err := BuildTables(rs, nil)
+	require.NoError(t, err)
+	require.Len(t, tables, 1)
+	var sb strings.Builder
+	tables[0].Markdown(&sb)
+	return sb.String()
+}
+
 // Cells that differ only in the grid's axes and the per-method settings share
 // a table; any other difference is refused naming the field and both cells.
 func TestReportRefusesIncomparableCells(t *testing.T) {
@@ -71,12 +83,7 @@ func TestReportRefusesIncomparableCells(t *testing.T) {
 func TestReportStatesAMinibatchPerBagSize(t *testing.T) {
 	rs := []*grid.Result{tableCell("kl", 32, 0, nil), tableCell("kl", 512, 0, func(c *experiments.Config) { c.Hyper.BatchSize = 1 }),
 		tableCell("llpfc-uniform", 32, 0, nil), tableCell("llpfc-uniform", 512, 0, nil)}
-	tables, err := BuildTables(rs, nil)
-	require.NoError(t, err)
-	require.Len(t, tables, 1)
-	var sb strings.Builder
-	tables[0].Markdown(&sb)
-	md := sb.String()
+	md := oneTable(t, rs)
 	assert.Contains(t, md, "(constant), batch 2 bags (bag 32), 1 bag (bag 512);")
 	assert.Contains(t, md, "(constant), batch 128 instances,", "a minibatch the cells share is stated once")
 }
@@ -87,12 +94,7 @@ func TestReportStatesAMinibatchPerBagSize(t *testing.T) {
 func TestReportMarksFewSteps(t *testing.T) {
 	rs := []*grid.Result{tableCell("kl", 32, 0, nil), tableCell("kl", 2048, 0, nil), tableCell("kl", 4096, 0, nil),
 		tableCell("llpfc-uniform", 32, 0, nil), tableCell("llpfc-uniform", 4096, 0, nil)}
-	tables, err := BuildTables(rs, nil)
-	require.NoError(t, err)
-	require.Len(t, tables, 1)
-	var sb strings.Builder
-	tables[0].Markdown(&sb)
-	md := sb.String()
+	md := oneTable(t, rs)
 	assert.Contains(t, md, "| KL | 0.8000 ± 0.0000 | 0.8000 ± 0.0000 | 0.8000 ± 0.0000 † |",
 		"bag 2048: 10 steps per epoch × 10 epochs = 100, not below 100; bag 4096: 5 × 10 = 50")
 	assert.Contains(t, md, "| LLPFC-uniform | 0.8000 ± 0.0000 | — | 0.8000 ± 0.0000 |")
@@ -129,12 +131,9 @@ func TestReportStatesTheNewerMethodsSettings(t *testing.T) {
 		c.Hyper.Optimizer, c.Hyper.LR, c.Hyper.Momentum, c.Hyper.WeightDecay, c.Hyper.Flood, c.Hyper.BatchSize = "nesterov", 1e-4, 0.9, 5e-5, 0.3, 8
 		c.Hyper.KLScale = 0
 	})}
-	tables, err := BuildTables(rs, nil)
-	require.NoError(t, err)
-	var sb strings.Builder
-	tables[0].Markdown(&sb)
-	assert.Contains(t, sb.String(), "- EasyLLP: ")
-	assert.Contains(t, sb.String(), "nesterov lr 0.0001 (constant), batch 8 bags, weight decay 5e-05, flooding b = 0.3")
+	md := oneTable(t, rs)
+	assert.Contains(t, md, "- EasyLLP: ")
+	assert.Contains(t, md, "nesterov lr 0.0001 (constant), batch 8 bags, weight decay 5e-05, flooding b = 0.3")
 }
 
 // A method's own settings declared since declarations (hyper.settings, at
@@ -144,10 +143,7 @@ func TestReportNamesAMethodsOwnSettings(t *testing.T) {
 	rs := []*grid.Result{tableCell("sqprop", 32, 0, func(c *experiments.Config) {
 		c.Hyper.Settings = methods.Values{"test_iters": methods.NumValue(7), "test_gain": methods.NumValue(0.5)}
 	}), tableCell("kl", 32, 0, nil)}
-	tables, err := BuildTables(rs, nil)
-	require.NoError(t, err)
-	var sb strings.Builder
-	tables[0].Markdown(&sb)
-	assert.Regexp(t, `(?m)^- SqProp: .*, test_gain 0\.5, test_iters 7`, sb.String())
-	assert.NotRegexp(t, `(?m)^- KL: .*test_`, sb.String())
+	md := oneTable(t, rs)
+	assert.Regexp(t, `(?m)^- SqProp: .*, test_gain 0\.5, test_iters 7`, md)
+	assert.NotRegexp(t, `(?m)^- KL: .*test_`, md)
 }
