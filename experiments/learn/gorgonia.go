@@ -410,7 +410,7 @@ func cellData(c experiments.Config, prob *Problem, cfg *training.Config) (*train
 		// flip); the padding is a raw 0 pixel, normalized.
 		aug := training.PaperCropFlip
 		aug.PadValues = prob.Norm.PadValues()
-		cfg.Augment = training.CropFlipAugment(aug, td.Channels, td.Height, td.Width)
+		cfg.Augment = aug.Op()
 	}
 	return td, nil
 }
