@@ -115,7 +115,7 @@ type KLChunked struct {
 	params, grads       gorgonia.Nodes
 	fwd, bwd            device.Program
 	model               nn.Model
-	random              *rand.Rand // seeds of the chunks' dropout masks and augmentation
+	random              *rand.Rand // seeds of the chunks' dropout masks
 	seeds               []uint64
 	scale               KLScale
 	bnStats             nn.BNStats
@@ -509,7 +509,7 @@ func (k *KLChunked) drawSeeds(total int) {
 }
 
 // forEachChunk loads every chunk of the minibatch in turn (inputs, dropout
-// masks, augmentation, instance rows), runs run on it, then after (if set)
+// masks, the augmentation's first row, instance rows), runs run on it, then after (if set)
 // with the chunk's range.
 func (k *KLChunked) forEachChunk(x []float32, total int, run func() error, after func(start, end int) error) error {
 	for start := 0; start < total; start += k.chunk {

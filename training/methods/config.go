@@ -148,8 +148,8 @@ type Config struct {
 	// horizontal flip; nn.CropFlip) of the model's N×C×H×W input images,
 	// an op of every training graph drawn and applied where the program
 	// runs. The host draws one 64-bit key per step from the method's
-	// named stream ("augment", "llpvat-augment", "llpgan-augment"; per
-	// epoch), so the same seed augments the same way; every program of
+	// named stream ("augment"; LLP-VAT's "llpvat-augment", LLP-GAN's
+	// "llpgan-augment"; per epoch), so the same seed augments the same way; every program of
 	// the step (KL's two passes, LLP-VAT's three, LLP-GAN's) sees the same
 	// augmented images.
 	Augment *nn.CropFlip `json:"-"`

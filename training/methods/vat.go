@@ -57,7 +57,8 @@ var (
 // both in chunks of at most Config.ChunkSize instances. w(t) =
 // Config.VATRampup.Weight at the run's global step. Random streams per epoch e: "llpvat-order" (bag
 // order), "llpvat-augment" (Config.Augment's key, one a step, which
-// KLChunked's and VAT's programs share: they see the same augmented images), "llpvat-dropout" (masks of a
+// KLChunked's and VAT's programs share: they see the same augmented
+// images), "llpvat-dropout" (masks of a
 // StochasticModel, resampled before every step), "llpvat-direction" (the
 // power iteration's starting directions). Batch-norm running averages are
 // folded in after every step from VAT's clean pass.
