@@ -39,14 +39,15 @@ func (b Batch) Check() error {
 // reference pads raw pixels with 0 and normalizes afterwards; on data that
 // are already normalized, PadValues[c] = (0 − mean[c])/std[c] reproduces
 // that.
+//
+// Training augments in its graphs, where the program runs (nn.CropFlip,
+// Config.Augment = Op()); this type is the settings and the host's
+// pixel-by-pixel reference (ApplyDraw) that the tests hold the op to.
 type CropFlip struct {
 	Pad       int
 	FlipProb  float64
 	PadValues []float64
 }
-
-// Training augments in its graphs (nn.CropFlip, Config.Augment = Op()):
-// this type is the settings and the host's pixel-by-pixel reference.
 
 // PaperCropFlip is the appendix's augmentation: zero-pad 4, random crop,
 // horizontal flip with probability 1/2.

@@ -600,7 +600,7 @@ var mutations = []mutation{
 		Old: "Settings:     h.Settings.Clone(),", New: "",
 		Pkg: "cmd/llpfc", Tests: []string{"TestANewMethodsSettingReachesFlagSpecKeyAndResult"}},
 	{ID: "bag-engine-head-fixed", File: "training/methods/bag.go", Bug: "the bag engine builds the softmax head for every objective, whatever output it reads",
-		Old: "chunk, obj.Head(), name)", New: "chunk, loss.HeadSoftmax, name)",
+		Old: "chunk, obj.Head(), name, m.aug)", New: "chunk, loss.HeadSoftmax, name, m.aug)",
 		Pkg: "training", Tests: []string{"TestOpListGolden"}},
 	{ID: "frozen-targets-recomputed", File: "training/loss/loss_kl.go", Bug: "a stop-gradient objective's targets recomputed at every point of the finite difference (its gradient then never checks)",
 		Old: "if f.targets == nil {", New: "if true {",
