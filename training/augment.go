@@ -3,7 +3,8 @@ package training
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
+
+	"github.com/llpfc/llpfc/training/nn"
 )
 
 // Batch is a float32 image batch laid out N×C×H×W in row-major order (the
@@ -38,6 +39,10 @@ func (b Batch) Check() error {
 // reference pads raw pixels with 0 and normalizes afterwards; on data that
 // are already normalized, PadValues[c] = (0 − mean[c])/std[c] reproduces
 // that.
+//
+// Training augments in its graphs, where the program runs (nn.CropFlip,
+// Config.Augment = Op()); this type is the settings and the host's
+// pixel-by-pixel reference (ApplyDraw) that the tests hold the op to.
 type CropFlip struct {
 	Pad       int
 	FlipProb  float64
@@ -56,82 +61,19 @@ type CropFlipDraw struct {
 	Flip      bool
 }
 
-// Draw samples one image's crop offset and flip from rng in a fixed order
-// (top, left, flip), so the same rng state gives the same augmentation.
-func (a CropFlip) Draw(rng *rand.Rand) CropFlipDraw {
-	return CropFlipDraw{
-		Top:  rng.IntN(2*a.Pad + 1),
-		Left: rng.IntN(2*a.Pad + 1),
-		Flip: rng.Float64() < a.FlipProb,
-	}
+func (a CropFlip) check() error { return nn.CropFlip(a).Check() }
+
+// Op returns the augmentation as training graphs run it (nn.CropFlip, the
+// value of Config.Augment): drawn and applied where the program runs.
+func (a CropFlip) Op() *nn.CropFlip {
+	op := nn.CropFlip(a)
+	return &op
 }
 
-func (a CropFlip) check() error {
-	if a.Pad < 0 {
-		return fmt.Errorf("crop-flip: pad %d, want ≥ 0", a.Pad)
-	}
-	if !(a.FlipProb >= 0 && a.FlipProb <= 1) {
-		return fmt.Errorf("crop-flip: flip probability %v, want in [0, 1]", a.FlipProb)
-	}
-	for c, v := range a.PadValues {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("crop-flip: channel %d padding value %v, want finite", c, v)
-		}
-	}
-	return nil
-}
-
-// Hook returns the augmentation as the training loop's hook
-// (Config.Augment): x holds rows images of c×h×w row-major and is
-// augmented in place, one CropFlipDraw per image from r.
-func (a CropFlip) Hook(c, h, w int) func(x []float32, rows int, r *rand.Rand) error {
-	var scratch []float32
-	return func(x []float32, rows int, r *rand.Rand) error {
-		if a.PadValues != nil && len(a.PadValues) != c {
-			return fmt.Errorf("crop-flip: %d padding values for %d channels", len(a.PadValues), c)
-		}
-		n := rows * c * h * w
-		if rows <= 0 || len(x) < n {
-			return fmt.Errorf("crop-flip: %d values for %d images of %d×%d×%d", len(x), rows, c, h, w)
-		}
-		scratch = append(scratch[:0], x[:n]...)
-		src := Batch{N: rows, C: c, H: h, W: w, Data: scratch}
-		dst := Batch{N: rows, C: c, H: h, W: w, Data: x[:n]}
-		_, err := a.Apply(dst, src, r)
-		return err
-	}
-}
-
-// Apply writes the augmented batch into dst (which must have src's shape and
-// must not alias it), drawing one CropFlipDraw per image from rng in image
-// order. It returns the draws so a caller can log or replay them.
-func (a CropFlip) Apply(dst, src Batch, rng *rand.Rand) ([]CropFlipDraw, error) {
-	if err := a.check(); err != nil {
-		return nil, err
-	}
-	if err := src.Check(); err != nil {
-		return nil, fmt.Errorf("crop-flip source: %w", err)
-	}
-	if err := dst.Check(); err != nil {
-		return nil, fmt.Errorf("crop-flip destination: %w", err)
-	}
-	if dst.N != src.N || dst.C != src.C || dst.H != src.H || dst.W != src.W {
-		return nil, fmt.Errorf("crop-flip: destination %d×%d×%d×%d, want the source's %d×%d×%d×%d",
-			dst.N, dst.C, dst.H, dst.W, src.N, src.C, src.H, src.W)
-	}
-	if &dst.Data[0] == &src.Data[0] {
-		return nil, fmt.Errorf("crop-flip: destination and source share storage")
-	}
-	draws := make([]CropFlipDraw, src.N)
-	for n := range draws {
-		draws[n] = a.Draw(rng)
-		a.applyOne(dst, src, n, draws[n])
-	}
-	return draws, nil
-}
-
-// ApplyDraw augments image n of src into image n of dst with a given draw.
-// It is the deterministic core of Apply.
+// ApplyDraw augments image n of src into image n of dst with a given draw,
+// pixel by pixel: the host's reference of the training graphs' op
+// (nn.CropFlip, nn.ApplyCropFlip), which the tests hold the op and its
+// OpenCL kernel to.
 func (a CropFlip) ApplyDraw(dst, src Batch, n int, d CropFlipDraw) error {
 	if err := a.check(); err != nil {
 		return err
@@ -243,22 +185,4 @@ func ChannelStats(b Batch) (mean, std []float64, err error) {
 		std[c] = math.Sqrt(ss / count)
 	}
 	return mean, std, nil
-}
-
-// CropFlipAugment adapts a CropFlip augmentation of c×h×w images to
-// Config.Augment. It keeps one scratch buffer (not safe for concurrent use).
-func CropFlipAugment(a CropFlip, c, h, w int) func(x []float32, rows int, r *rand.Rand) error {
-	var scratch []float32
-	return func(x []float32, rows int, r *rand.Rand) error {
-		n := rows * c * h * w
-		if rows == 0 {
-			return nil
-		}
-		if n > len(x) {
-			return fmt.Errorf("augmentation: %d rows of %d×%d×%d need %d values, the batch has %d", rows, c, h, w, n, len(x))
-		}
-		scratch = append(scratch[:0], x[:n]...)
-		_, err := a.Apply(Batch{N: rows, C: c, H: h, W: w, Data: x[:n]}, Batch{N: rows, C: c, H: h, W: w, Data: scratch}, r)
-		return err
-	}
 }

@@ -1,14 +1,25 @@
 package training
 
 import (
+	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"testing"
 
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 
+	"github.com/llpfc/llpfc/internal/philox"
 	"github.com/llpfc/llpfc/internal/rng"
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/device/cpu"
+	"github.com/llpfc/llpfc/training/nn"
 )
 
 // tiny2x3 is one 2×3 image with two channels: channel 0 holds 1…6 row by row,
@@ -66,82 +77,119 @@ func TestCropFlipExactPixels(t *testing.T) {
 	}
 }
 
-// TestCropFlipDrawsAreUniformAndReproducible: offsets are uniform on
-// {0,…,2·Pad} and flips have frequency FlipProb (checked with a chi-square
-// bound far in the tail: a correct sampler fails with probability < 1e-6),
-// and the same stream gives the same augmented batch.
-func TestCropFlipDrawsAreUniformAndReproducible(t *testing.T) {
-	const n = 9000
-	src := Batch{N: n, C: 1, H: 2, W: 3, Data: make([]float32, n*6)}
-	for i := range src.Data {
-		src.Data[i] = float32(i%6 + 1)
+// slowDraw decodes image r's draw under a step's key from the Philox
+// words as the doc of nn.CropFlip states it, separately from
+// nn.CropFlip.Draw: the generic (rolled) philox.Block, the offsets as
+// ⌊w·(2·Pad+1)/2³²⌋ in big integers, the flip as w2 < 2·⌊p·2³¹⌋ with the
+// threshold from exact big-float arithmetic.
+func slowDraw(a CropFlip, key uint64, r int) CropFlipDraw {
+	w := philox.Block(philox.Counter{uint32(r), 0xFFFFFFFF, 0, 0}, philox.Key{uint32(key), uint32(key >> 32)}, 10)
+	span := big.NewInt(int64(2*a.Pad + 1))
+	off := func(w uint32) int {
+		v := new(big.Int).Mul(big.NewInt(int64(w)), span)
+		return int(v.Div(v, big.NewInt(1<<32)).Int64())
 	}
-	out1 := Batch{N: n, C: 1, H: 2, W: 3, Data: make([]float32, n*6)}
-	out2 := Batch{N: n, C: 1, H: 2, W: 3, Data: make([]float32, n*6)}
-	draws, err := PaperCropFlip.Apply(out1, src, rng.New(3, "augment"))
-	require.NoError(t, err)
-	if _, err := PaperCropFlip.Apply(out2, src, rng.New(3, "augment")); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(out1.Data, out2.Data) {
-		t.Error("same seed gave different augmented batches")
-	}
-	var top, left [9]float64
-	flips := 0.0
-	for i, d := range draws {
-		top[d.Top]++
-		left[d.Left]++
-		if d.Flip {
-			flips++
-		}
-		// Every image must equal ApplyDraw with its recorded draw.
-		if i < 20 {
-			one := Batch{N: n, C: 1, H: 2, W: 3, Data: make([]float32, n*6)}
-			require.NoError(t, PaperCropFlip.ApplyDraw(one, src, i, d))
-			if !slices.Equal(one.Data[i*6:i*6+6], out1.Data[i*6:i*6+6]) {
-				t.Errorf("image %d differs from its replayed draw %+v", i, d)
+	thr, _ := new(big.Float).SetMantExp(big.NewFloat(a.FlipProb), 31).Int(nil) // ⌊p·2³¹⌋, p ≥ 0
+	flip := big.NewInt(int64(w[2])).Cmp(new(big.Int).Lsh(thr, 1)) < 0
+	return CropFlipDraw{Top: off(w[0]), Left: off(w[1]), Flip: flip}
+}
+
+// TestCropFlipOpIsTheReference: for generated batches (1–5 images of 1–4
+// channels, 1–9 × 1–9 pixels, pads 0–10, wider than the image included),
+// keys, first rows, flip probabilities and padding values, the training
+// graphs' op (nn.CropFlip run by gorgonia's machine, its CPU path
+// nn.ApplyCropFlip) gives exactly the pixels of the host reference
+// ApplyDraw with the draws of slowDraw — the draws and the pixel map held
+// to two separate implementations. Caught: top and left swapped, the
+// mirrored column off by one, the padding of another channel, a chunk's
+// first row ignored, the flip or offset decode changed.
+func TestCropFlipOpIsTheReference(t *testing.T) {
+	params := gopter.DefaultTestParametersWithSeed(5)
+	params.MinSuccessfulTests = 150
+	props := gopter.NewProperties(params)
+	props.Property("op = ApplyDraw(slowDraw)", prop.ForAll(func(n, c, h, w, pad int, key uint64, first int, pi int, withValues bool) string {
+		a := CropFlip{Pad: pad, FlipProb: []float64{0, 0.25, 0.5, 0.7, 1}[pi]}
+		if withValues {
+			for ch := 0; ch < c; ch++ {
+				a.PadValues = append(a.PadValues, float64(ch)-1.5)
 			}
 		}
-	}
-	chi2 := func(counts []float64) float64 {
-		e := float64(n) / float64(len(counts))
-		s := 0.0
-		for _, c := range counts {
-			s += (c - e) * (c - e) / e
+		src := Batch{N: n, C: c, H: h, W: w, Data: make([]float32, n*c*h*w)}
+		for i := range src.Data {
+			src.Data[i] = float32(i%251) + 10 // distinct from the padding values
 		}
-		return s
+		want := Batch{N: n, C: c, H: h, W: w, Data: make([]float32, len(src.Data))}
+		for i := 0; i < n; i++ {
+			if err := a.ApplyDraw(want, src, i, slowDraw(a, key, first+i)); err != nil {
+				return err.Error()
+			}
+		}
+		g := gorgonia.NewGraph()
+		x, xt := nn.NewInputNode(g, tensor.Float32, "x", tensor.Shape{n, c, h, w})
+		copy(xt.Data().([]float32), src.Data)
+		k := nn.NewCropFlipKey()
+		k.Set(key)
+		k.SetFirst(first)
+		y, err := a.Op().Apply(x, k)
+		if err != nil {
+			return err.Error()
+		}
+		prog, err := cpu.New().Compile(g, gorgonia.Nodes{y}, device.Options{Inputs: gorgonia.Nodes{x}})
+		if err != nil {
+			return err.Error()
+		}
+		defer prog.Close()
+		if err := prog.Run(); err != nil {
+			return err.Error()
+		}
+		v, err := prog.Value(y)
+		if err != nil {
+			return err.Error()
+		}
+		got := v.Data().([]float32)
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(want.Data[i]) {
+				return fmt.Sprintf("%+v, %d×%d×%d×%d, key %#x, first %d: entry %d = %v, reference %v", a, n, c, h, w, key, first, i, got[i], want.Data[i])
+			}
+		}
+		return ""
+	}, gen.IntRange(1, 5), gen.IntRange(1, 4), gen.IntRange(1, 9), gen.IntRange(1, 9), gen.IntRange(0, 10), gen.UInt64(),
+		gen.IntRange(0, 5000), gen.IntRange(0, 4), gen.Bool()))
+	props.TestingRun(t)
+}
+
+// TestCropFlipDrawIsTheDocumentedDecode: nn.CropFlip.Draw is slowDraw for
+// many keys and rows (the draws the op, the OpenCL kernel and the
+// distribution test use).
+func TestCropFlipDrawIsTheDocumentedDecode(t *testing.T) {
+	r := rng.New(7, "draws")
+	for _, a := range []CropFlip{PaperCropFlip, {Pad: 1, FlipProb: 0.3}, {Pad: 13, FlipProb: 1}, {Pad: 0, FlipProb: 0}} {
+		for i := 0; i < 2000; i++ {
+			key, row := r.Uint64(), r.IntN(1<<20)
+			require.Equal(t, slowDraw(a, key, row), CropFlipDraw(a.Op().Draw(philox.KeyOf(key), row)), "%+v key %#x row %d", a, key, row)
+		}
 	}
-	// χ²(8) exceeds 45 with probability < 1e-6.
-	c := chi2(top[:])
-	assert.LessOrEqual(t, c, 45.0, "top offsets not uniform: χ² = %.1f, counts %v", c, top)
-	c = chi2(left[:])
-	assert.LessOrEqual(t, c, 45.0, "left offsets not uniform: χ² = %.1f, counts %v", c, left)
-	// Binomial(9000, 1/2): sd ≈ 47.4; 5 sd ≈ 237.
-	assert.InDelta(t, n/2, flips, 237, "%v flips out of %d, want about %d", flips, n, n/2)
 }
 
 func TestCropFlipRejectsBadInput(t *testing.T) {
 	src := tiny2x3()
 	good := Batch{N: 1, C: 2, H: 2, W: 3, Data: make([]float32, 12)}
-	r := rng.New(1, "augment")
 	cases := []struct {
 		name     string
 		a        CropFlip
 		dst, src Batch
+		d        CropFlipDraw
 	}{
-		{"negative pad", CropFlip{Pad: -1, FlipProb: 0.5}, good, src},
-		{"flip probability above 1", CropFlip{Pad: 4, FlipProb: 1.5}, good, src},
-		{"short data", PaperCropFlip, good, Batch{N: 1, C: 2, H: 2, W: 3, Data: make([]float32, 11)}},
-		{"shape mismatch", PaperCropFlip, Batch{N: 1, C: 1, H: 2, W: 6, Data: make([]float32, 12)}, src},
-		{"aliasing", PaperCropFlip, src, src},
+		{"negative pad", CropFlip{Pad: -1, FlipProb: 0.5}, good, src, CropFlipDraw{}},
+		{"flip probability above 1", CropFlip{Pad: 4, FlipProb: 1.5}, good, src, CropFlipDraw{}},
+		{"short data", PaperCropFlip, good, Batch{N: 1, C: 2, H: 2, W: 3, Data: make([]float32, 11)}, CropFlipDraw{}},
+		{"shape mismatch", PaperCropFlip, Batch{N: 1, C: 1, H: 2, W: 6, Data: make([]float32, 12)}, src, CropFlipDraw{}},
+		{"offset 9 with pad 4", PaperCropFlip, good, src, CropFlipDraw{Top: 9}},
 	}
 	for _, tc := range cases {
-		if _, err := tc.a.Apply(tc.dst, tc.src, r); err == nil {
+		if err := tc.a.ApplyDraw(tc.dst, tc.src, 0, tc.d); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
-	}
-	if err := PaperCropFlip.ApplyDraw(good, src, 0, CropFlipDraw{Top: 9}); err == nil {
-		t.Error("offset 9 with pad 4: no error")
 	}
 }
 
@@ -183,27 +231,14 @@ func TestNormalizeExactAndStandardizes(t *testing.T) {
 	}
 }
 
-// TestCropFlipHookAndPadValues: the loop hook augments in place exactly as
-// Apply does with the same stream, and PadValues fill the border.
-func TestCropFlipHookAndPadValues(t *testing.T) {
+// TestCropFlipPadValues: PadValues fill the border of each channel.
+func TestCropFlipPadValues(t *testing.T) {
 	src := tiny2x3()
-	want := Batch{N: 1, C: 2, H: 2, W: 3, Data: make([]float32, 12)}
 	a := CropFlip{Pad: 1, FlipProb: 0.5, PadValues: []float64{-7, -8}}
-	if _, err := a.Apply(want, src, rng.New(9, "augment")); err != nil {
-		t.Fatal(err)
-	}
-	x := append([]float32(nil), src.Data...)
-	require.NoError(t, a.Hook(2, 2, 3)(x, 1, rng.New(9, "augment")))
-	if !slices.Equal(x, want.Data) {
-		t.Errorf("hook gave %v, Apply %v", x, want.Data)
-	}
 	// Corner crop (0, 0): the first row and column come from the padding.
 	dst := Batch{N: 1, C: 2, H: 2, W: 3, Data: make([]float32, 12)}
 	require.NoError(t, a.ApplyDraw(dst, src, 0, CropFlipDraw{0, 0, false}))
 	if w := []float32{-7, -7, -7, -7, 1, 2, -8, -8, -8, -8, 10, 20}; !slices.Equal(dst.Data, w) {
 		t.Errorf("padded crop %v, want %v", dst.Data, w)
-	}
-	if err := a.Hook(3, 2, 3)(x, 1, rng.New(9, "augment")); err == nil {
-		t.Error("2 padding values for 3 channels: no error")
 	}
 }

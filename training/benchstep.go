@@ -243,7 +243,7 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	data := benchBagData(cfg.Seed, numBags, cfg.BagSize, cfg.Channels, cfg.Height, cfg.Width, cfg.Classes)
 	tc := Config{Method: cfg.Method, Model: nn.ModelSpec{Name: cfg.Model, Dropout: cfg.Dropout}, Optimizer: cfg.Optimizer, BatchSize: cfg.BatchSize, Epochs: 1, Seed: cfg.Seed, Device: cfg.Device}
 	if cfg.Augment {
-		tc.Augment = CropFlipAugment(PaperCropFlip, cfg.Channels, cfg.Height, cfg.Width)
+		tc.Augment = PaperCropFlip.Op()
 	}
 	tc, err = withDefaults(tc)
 	if err != nil {

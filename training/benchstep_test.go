@@ -97,7 +97,7 @@ func BenchmarkStepWRN(b *testing.B) {
 // on a rerun), the result records both settings — and with Profile on the
 // OpenCL device one more step is profiled operation by operation: the
 // WRN-16-4's convolutions (forward, backward-data, backward-filter),
-// batch norm, dropout, the optimizer, each row with time and launches,
+// batch norm, dropout, the augmentation (one launch), the optimizer, each row with time and launches,
 // the convolutions with their work; on the CPU, which keeps no profile,
 // none.
 func TestStepBenchmarkPresetSettings(t *testing.T) {
@@ -128,8 +128,8 @@ func TestStepBenchmarkPresetSettings(t *testing.T) {
 			assert.Positive(t, o.FLOPs, "%s %v: work", o.Kind, o.Geometry)
 		}
 	}
-	for cat, n := range map[string]int{device.CatConvForward: 16, device.CatConvData: 15, device.CatConvFilter: 16, device.CatDropout: 12, device.CatOptimizer: 1} {
-		assert.Equal(t, n, cats[cat], "%s calls in one WRN-16-4 step (16 convolutions, 6 dropout layers forward and back)", cat)
+	for cat, n := range map[string]int{device.CatConvForward: 16, device.CatConvData: 15, device.CatConvFilter: 16, device.CatDropout: 12, device.CatAugment: 1, device.CatOptimizer: 1} {
+		assert.Equal(t, n, cats[cat], "%s calls in one WRN-16-4 step (16 convolutions, 6 dropout layers forward and back, the batch's crop and flip once)", cat)
 	}
 	assert.Positive(t, cats[device.CatBatchNorm])
 }

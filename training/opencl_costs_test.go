@@ -299,7 +299,7 @@ func TestPresetStepsUploadOnlyTheirBatch(t *testing.T) {
 			const classes, steps, bag = 10, 3, 8
 			data := benchBagData(1, 20, bag, 3, c.side, c.side, classes)
 			cfg, err := withDefaults(Config{Method: c.method, Model: nn.ModelSpec{Name: c.model, Dropout: c.dropout}, Optimizer: c.opt,
-				BatchSize: c.batch, Epochs: 1, Seed: 1, Device: ocltest.Device(), ChunkSize: c.chunk, Augment: CropFlipAugment(PaperCropFlip, 3, c.side, c.side)})
+				BatchSize: c.batch, Epochs: 1, Seed: 1, Device: ocltest.Device(), ChunkSize: c.chunk, Augment: PaperCropFlip.Op()})
 			require.NoError(t, err)
 			spec := cfg.Model
 			spec.Channels, spec.Height, spec.Width, spec.NumClasses = 3, c.side, c.side, classes

@@ -86,10 +86,13 @@ func opListData() *TrainData {
 
 // compiledOps builds c's graphs as Train does (the method's programs and
 // the evaluation) on a recording CPU back end and returns the kinds of
-// operations of each program.
+// operations of each program. The appendix's augmentation is on (as the
+// colour presets train): every training program starts with its
+// llpfc.CropFlip, the evaluation has none.
 func compiledOps(t *testing.T, c opCase) map[string][]string {
 	data := opListData()
-	cfg, err := withDefaults(Config{Method: c.method, Model: nn.ModelSpec{Name: c.model}, Optimizer: OptimizerConfig{Name: "sgd", LR: 0.1}, BatchSize: 2, Epochs: 1, ChunkSize: 4})
+	cfg, err := withDefaults(Config{Method: c.method, Model: nn.ModelSpec{Name: c.model}, Optimizer: OptimizerConfig{Name: "sgd", LR: 0.1}, BatchSize: 2, Epochs: 1, ChunkSize: 4,
+		Augment: PaperCropFlip.Op()})
 	require.NoError(t, err)
 	spec := cfg.Model
 	spec.Channels, spec.Height, spec.Width, spec.NumClasses, spec.Dtype = 3, 32, 32, 10, tensor.Float32

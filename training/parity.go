@@ -92,6 +92,10 @@ type ParityCase struct {
 	// 0: the model's default). The masks are drawn where each back end
 	// runs, the same on both (nn.Dropout), so parity stays exact.
 	Dropout float64
+	// Augment turns on the appendix's crop and flip (Config.Augment =
+	// PaperCropFlip.Op()): drawn and applied where each back end runs,
+	// the same pixels on both (nn.CropFlip).
+	Augment bool
 }
 
 func (c ParityCase) String() string { return c.Model + " × " + c.Method }
@@ -111,7 +115,9 @@ func (c ParityCase) String() string { return c.Model + " × " + c.Method }
 // change by up to O(1) in some entries under a one-ulp change of its
 // inputs). WRN-16-4 trains with Table 1's dropout (0.3), VGG16 with its
 // default (0.5), LLP-GAN's discriminator with its own: their masks are
-// drawn on each device from the same keys. VGG16 runs only llpfc-uniform unless full is set (its
+// drawn on each device from the same keys. WRN-16-4, LLP-GAN and the bag
+// objectives' two-chunk cnn-bn cases train with the appendix's crop and
+// flip, drawn on each device from the same keys and minibatch rows. VGG16 runs only llpfc-uniform unless full is set (its
 // classifier's 134 million parameters take ~5 GB on the two back ends);
 // LLP-GAN runs on 16×16 images.
 //
@@ -127,10 +133,10 @@ func ParityCases(full bool) []ParityCase {
 		switch {
 		case !d.RunsOn("opencl"):
 		case d.Family == methods.FamilyAdversarial:
-			cs = append(cs, ParityCase{Model: ModelLLPGAND, Method: d.Name, Batch: 2, Chunk: 4, BagSize: 2, Side: 16})
+			cs = append(cs, ParityCase{Model: ModelLLPGAND, Method: d.Name, Batch: 2, Chunk: 4, BagSize: 2, Side: 16, Augment: true})
 		case d.Bag != nil:
 			cs = append(cs, ParityCase{Model: ModelMLP, Method: d.Name, Batch: 2, Chunk: 4, BagSize: 2, Side: 32},
-				ParityCase{Model: ModelCNNBN, Method: d.Name, Batch: 2, Chunk: 3, BagSize: 2, Side: 32})
+				ParityCase{Model: ModelCNNBN, Method: d.Name, Batch: 2, Chunk: 3, BagSize: 2, Side: 32, Augment: true})
 		case d.Family == methods.FamilyLLPFC && d.Mode != estimators.ModeUniform:
 		default:
 			cs = append(cs, modelParityCases(d, full)...)
@@ -153,7 +159,8 @@ func modelParityCases(d *methods.Descriptor, full bool) []ParityCase {
 			// Table 1's CIFAR10 dropout, its masks drawn on the device;
 			// with them some ReLU input of the KL step lies within
 			// rounding of 0 at β = 0 (the CPU's own gradient moved by 1 %)
-			c.Side, c.Dropout, c.ShiftBN = 16, 0.3, 3
+			// and its augmentation (the preset's)
+			c.Side, c.Dropout, c.ShiftBN, c.Augment = 16, 0.3, 3, true
 		case ModelResNet18, ModelVGG16:
 			// four images a minibatch: four instances, or two bags of two
 			c.Side, c.ShiftBN = 64, 3
@@ -178,9 +185,13 @@ func modelParityCases(d *methods.Descriptor, full bool) []ParityCase {
 // running statistics and the parameters after the last.
 func runSteps(be device.Backend, c ParityCase) (*stepState, error) {
 	data := parityData(c.BagSize, c.Side)
-	cfg, err := withDefaults(Config{Method: c.Method, Model: nn.ModelSpec{Name: c.Model, Dropout: c.Dropout}, Optimizer: OptimizerConfig{Name: "sgd", LR: 1e-3, Momentum: 0.9},
+	cfg := Config{Method: c.Method, Model: nn.ModelSpec{Name: c.Model, Dropout: c.Dropout}, Optimizer: OptimizerConfig{Name: "sgd", LR: 1e-3, Momentum: 0.9},
 		BatchSize: c.Batch, Epochs: 1, ChunkSize: c.Chunk, Seed: max(c.Seed, 3),
-		VAT: loss.VATConfig{Xi: 1, Eps: 1, PowerIters: 1}})
+		VAT: loss.VATConfig{Xi: 1, Eps: 1, PowerIters: 1}}
+	if c.Augment {
+		cfg.Augment = PaperCropFlip.Op()
+	}
+	cfg, err := withDefaults(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -29,8 +29,9 @@ func init() { experiments.RegisterLearner("gorgonia", Gorgonia{}) }
 type Gorgonia struct{}
 
 // TrainingConfig maps a cell's configuration onto a training.Config (every
-// field but Augment, which needs the data's image shape, and the settings of
-// a single run: see RunCell). The zero values that mean a default are
+// field but Augment, which needs image data and takes its padding values
+// from the data's normalization, and the settings of a single run: see
+// RunCell). The zero values that mean a default are
 // spelled out (uniform group weights, the paper's algorithms, the authors'
 // KL scale and VAT schedule, the whole minibatch's batch-norm statistics,
 // DefaultChunkSize), so training.RunSettings names what a run did;
@@ -410,7 +411,7 @@ func cellData(c experiments.Config, prob *Problem, cfg *training.Config) (*train
 		// flip); the padding is a raw 0 pixel, normalized.
 		aug := training.PaperCropFlip
 		aug.PadValues = prob.Norm.PadValues()
-		cfg.Augment = training.CropFlipAugment(aug, td.Channels, td.Height, td.Width)
+		cfg.Augment = aug.Op()
 	}
 	return td, nil
 }

@@ -45,7 +45,7 @@ var kernelNames = []string{
 	"sgd_step", "adam_step",
 	"guard_check", "loss_tally", "bn_running_split",
 	"bias_add", "relu_mask",
-	"philox_block", "dropout",
+	"philox_block", "dropout", "crop_flip",
 	"rows_normalize", "tally_scaled", "tally_neg_entropy",
 }
 

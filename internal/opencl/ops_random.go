@@ -33,3 +33,42 @@ func (l *Lib) PhiloxBlocks(out *Buffer, blocks int, c1, k0, k1 uint32) error {
 	}
 	return l.elem("philox_block", blocks, out, blocks, c1, k0, k1)
 }
+
+// CropFlip is one run of the appendix's crop-and-flip augmentation, as
+// training/nn defines it (nn.CropFlip, nn.ApplyCropFlip): images of
+// C×H×W, padding Pad, image n's draw from block (First+n, 2³²−1, 0, 0)
+// under (Key0, Key1), mirrored when its third word's top 31 bits are
+// below FlipThreshold; PadValues the channels' padding values (nil: 0; at
+// most 4 channels otherwise).
+type CropFlip struct {
+	C, H, W, Pad                     int
+	FlipThreshold, First, Key0, Key1 uint32
+	PadValues                        []float32
+}
+
+// CropFlip enqueues dst = the augmented images of src (n values, whole
+// images; dst must not be src): one work item per output pixel, each
+// computing its image's draw in the kernel.
+func (l *Lib) CropFlip(src, dst *Buffer, n int, a CropFlip) error {
+	const op = "crop-flip"
+	if err := need(op, n, nb("src", src), nb("dst", dst)); err != nil {
+		return err
+	}
+	if err := positive(op, namedInt{"C", a.C}, namedInt{"H", a.H}, namedInt{"W", a.W}); err != nil {
+		return err
+	}
+	if a.Pad < 0 || n%(a.C*a.H*a.W) != 0 {
+		return fmt.Errorf("opencl: %s: pad %d, %d values of %d×%d×%d images", op, a.Pad, n, a.C, a.H, a.W)
+	}
+	if src == dst {
+		return fmt.Errorf("opencl: %s: dst is src", op)
+	}
+	var p [4]float32
+	if a.PadValues != nil {
+		if len(a.PadValues) != a.C || a.C > len(p) {
+			return fmt.Errorf("opencl: %s: %d padding values for %d channels (at most %d)", op, len(a.PadValues), a.C, len(p))
+		}
+		copy(p[:], a.PadValues)
+	}
+	return l.elem("crop_flip", n, src, dst, n, a.C, a.H, a.W, a.Pad, a.FlipThreshold, a.First, a.Key0, a.Key1, p[0], p[1], p[2], p[3])
+}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/llpfc/llpfc/internal/opencl"
 	"github.com/llpfc/llpfc/internal/philox"
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/stretchr/testify/assert"
 )
 
 // TestPhiloxKernelIsTheGoOne: the kernels' Philox4x32-10 gives
@@ -78,4 +80,53 @@ func TestDropoutKernel(t *testing.T) {
 			t.Errorf("threshold 0 kept %d of %d", kept, c.n)
 		}
 	}
+}
+
+// TestCropFlipKernel: the crop_flip kernel gives nn.ApplyCropFlip's
+// pixels bit for bit (itself held to the host reference ApplyDraw with
+// draws decoded separately, training's TestCropFlipOpIsTheReference): the
+// paper's pad 4 with three channels' padding values, a first row past 2³²
+// (the counter word wraps as the Go one), an odd image with a pad wider
+// than it, every image mirrored, pad 0 with no flip (a copy), −0, ±Inf
+// and NaN copied as they are. Caught: top and left swapped, the mirrored
+// column off by one, another channel's padding value, the first row
+// ignored, the flip's threshold on all 32 bits.
+func TestCropFlipKernel(t *testing.T) {
+	l := testLib(t)
+	rng := newRNG(t)
+	for _, c := range []struct {
+		n, C, H, W int
+		a          nn.CropFlip
+		first      int
+	}{
+		{9, 3, 8, 8, nn.CropFlip{Pad: 4, FlipProb: 0.5, PadValues: []float64{-1.5, 0.25, 3}}, 37},
+		{16, 1, 7, 5, nn.CropFlip{Pad: 9, FlipProb: 0.5}, 1<<32 - 3},
+		{5, 2, 6, 9, nn.CropFlip{Pad: 1, FlipProb: 1}, 0},
+		{4, 4, 3, 3, nn.CropFlip{Pad: 0, FlipProb: 0, PadValues: []float64{1, 2, 3, 4}}, 2},
+		{64, 3, 32, 32, nn.CropFlip{Pad: 4, FlipProb: 0.5}, 100},
+	} {
+		size := c.n * c.C * c.H * c.W
+		x := randn(rng, size, -3, 3)
+		x[0], x[1], x[2], x[3] = float32(math.NaN()), float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1))
+		key := rng.Uint64()
+		r := nn.CropFlipRun{CropFlip: c.a, Key: philox.KeyOf(key), First: c.first}
+		want := make([]float32, size)
+		nn.ApplyCropFlip(r, x, want, c.n, c.C, c.H, c.W)
+		xb, yb := upload(t, l, x), alloc(t, l, size)
+		a := opencl.CropFlip{C: c.C, H: c.H, W: c.W, Pad: c.a.Pad, FlipThreshold: c.a.FlipThreshold(), First: uint32(c.first), Key0: r.Key[0], Key1: r.Key[1]}
+		for _, v := range c.a.PadValues {
+			a.PadValues = append(a.PadValues, float32(v))
+		}
+		must(t, l.CropFlip(xb, yb, size, a))
+		got := download(t, yb, size)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%+v first %d key %#x: pixel %d = %g, nn.ApplyCropFlip %g", c.a, c.first, key, i, got[i], want[i])
+			}
+		}
+	}
+	xb, yb := alloc(t, l, 12), alloc(t, l, 12)
+	assert.Error(t, l.CropFlip(xb, xb, 12, opencl.CropFlip{C: 1, H: 3, W: 4}), "in place")
+	assert.Error(t, l.CropFlip(xb, yb, 12, opencl.CropFlip{C: 5, H: 1, W: 1, PadValues: make([]float32, 5)}), "5 padding values")
+	assert.Error(t, l.CropFlip(xb, yb, 12, opencl.CropFlip{C: 1, H: 5, W: 5}), "12 values of 5×5 images")
 }

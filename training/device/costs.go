@@ -294,6 +294,7 @@ const (
 	CatBatchNorm   = "batch norm"
 	CatPool        = "pooling"
 	CatDropout     = "dropout"
+	CatAugment     = "augmentation"
 	CatLoss        = "loss"
 	CatElementwise = "elementwise"
 	CatReduction   = "reduction"
@@ -326,6 +327,8 @@ func OpCategory(kind string) string {
 		return CatPool
 	case strings.HasPrefix(kind, "llpfc.Dropout"):
 		return CatDropout
+	case kind == "llpfc.CropFlip":
+		return CatAugment
 	case strings.HasPrefix(kind, "llpfc.FCLoss") || strings.HasPrefix(kind, "gorgonia.softmax"):
 		return CatLoss
 	case strings.HasPrefix(kind, "gorgonia.elemBinOp(") || strings.HasPrefix(kind, "gorgonia.elemUnaryOp(") ||

@@ -89,8 +89,11 @@ type BagRef struct {
 // The passes must evaluate the network identically: every pass uses the
 // same chunks (same instances in the same order); for a StochasticModel
 // (dropout) the masks of chunk i are drawn from a seed taken once per chunk
-// from the stream set by SetRandom and replayed in every pass, and so are
-// the augmentation's draws.
+// from the stream set by SetRandom and replayed in every pass. The
+// augmentation (NewBagChunkedAugmented) is an op of the chunk graph whose
+// draws are a function of the step's key, set by the method, and of each
+// instance's position in the minibatch (nn.Augmentation.SetFirst before
+// each chunk), so every pass sees the same augmented images.
 //
 // Batch normalization couples the instances of a minibatch. With
 // BNStatsMinibatch (the default) every chunk is normalized with the whole
@@ -112,15 +115,14 @@ type KLChunked struct {
 	params, grads       gorgonia.Nodes
 	fwd, bwd            device.Program
 	model               nn.Model
-	random              *rand.Rand // seeds of the chunks' dropout masks and augmentation
+	random              *rand.Rand // seeds of the chunks' dropout masks
 	seeds               []uint64
 	scale               KLScale
 	bnStats             nn.BNStats
 	sweep               *nn.BNSweep
 	unfusedBN           bool // a batch-norm model whose layers the sweep cannot drive
-	// Augment, if set, transforms each chunk's inputs in place (rows
-	// instances); pass 2 replays pass 1's draws (same per-chunk seed).
-	Augment func(x []float32, rows int, r *rand.Rand) error
+	// aug is the chunk graph's augmentation of its input (nil: none).
+	aug *nn.Augmentation
 
 	// obj, when set, is the objective of the current GradientOf call: pass 1
 	// keeps every instance's head output (out), obj turns them into the loss
@@ -258,16 +260,30 @@ func (f *FrozenTargets) Frozen() []float64 { return f.targets }
 // GradientOf computes the exact gradient of any BagObjective of the head
 // outputs by the two passes KLChunked's doc describes.
 func NewBagChunked(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, chunk int, head Head, name string) (*KLChunked, error) {
+	return NewBagChunkedAugmented(be, g, m, spec, chunk, head, name, nil)
+}
+
+// NewBagChunkedAugmented is NewBagChunked with the model reading aug's
+// augmented images of each chunk's input (App. `suppsec: exp`'s crop and
+// flip, drawn and applied where the program runs); aug nil is
+// NewBagChunked. The method sets aug's key once per step (Step); Gradient
+// sets each chunk's first row.
+func NewBagChunkedAugmented(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, chunk int, head Head, name string,
+	aug *nn.Augmentation) (*KLChunked, error) {
 	if chunk < 1 {
 		return nil, fmt.Errorf("%s chunk size %d, want ≥ 1", name, chunk)
 	}
 	dt := spec.DType()
 	k := &KLChunked{head: head, chunk: chunk, dim: spec.InputDim(), classes: spec.NumClasses, dt: dt, params: m.Learnables(), model: m,
-		random: rand.New(rand.NewPCG(0, 0))}
+		random: rand.New(rand.NewPCG(0, 0)), aug: aug}
 	prefix := strings.ToLower(name)
 	k.x, k.xT = nn.NewInputNode(g, dt, prefix+".x", spec.InputShape(chunk))
 	k.coef, k.coefT = nn.NewInputNode(g, dt, prefix+".coef", tensor.Shape{chunk, spec.NumClasses})
-	z, err := m.Forward(k.x, true)
+	xa, err := aug.Input(k.x)
+	if err != nil {
+		return nil, err
+	}
+	z, err := m.Forward(xa, true)
 	if err != nil {
 		return nil, err
 	}
@@ -481,11 +497,11 @@ func (k *KLChunked) layout(x []float32, bags []BagRef) (int, error) {
 	return len(k.rows), nil
 }
 
-// drawSeeds takes one seed per chunk for the dropout masks and the
-// augmentation, which every pass replays.
+// drawSeeds takes one seed per chunk for the dropout masks, which every
+// pass replays.
 func (k *KLChunked) drawSeeds(total int) {
 	k.seeds = k.seeds[:0]
-	if _, ok := k.model.(nn.StochasticModel); ok || k.Augment != nil {
+	if _, ok := k.model.(nn.StochasticModel); ok {
 		for start := 0; start < total; start += k.chunk {
 			k.seeds = append(k.seeds, k.random.Uint64())
 		}
@@ -493,7 +509,7 @@ func (k *KLChunked) drawSeeds(total int) {
 }
 
 // forEachChunk loads every chunk of the minibatch in turn (inputs, dropout
-// masks, augmentation, instance rows), runs run on it, then after (if set)
+// masks, the augmentation's first row, instance rows), runs run on it, then after (if set)
 // with the chunk's range.
 func (k *KLChunked) forEachChunk(x []float32, total int, run func() error, after func(start, end int) error) error {
 	for start := 0; start < total; start += k.chunk {
@@ -503,15 +519,7 @@ func (k *KLChunked) forEachChunk(x []float32, total int, run func() error, after
 			sm.Resample(rand.New(rand.NewPCG(k.seeds[i], 0x6b6c2d6d61736b73)))
 		}
 		k.fillX(x, start, end)
-		if k.Augment != nil {
-			buf, ok := k.xT.Data().([]float32)
-			if !ok {
-				return fmt.Errorf("KL chunk augmentation needs float32 inputs")
-			}
-			if err := k.Augment(buf, end-start, rand.New(rand.NewPCG(k.seeds[i], 0x6b6c2d617567))); err != nil {
-				return fmt.Errorf("augmentation: %w", err)
-			}
-		}
+		k.aug.SetFirst(start)
 		k.fillCoef(start, end)
 		k.sweep.SetValid(end - start)
 		if err := run(); err != nil {

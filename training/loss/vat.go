@@ -198,11 +198,27 @@ type VAT struct {
 	bnStats                 nn.BNStats
 	cleanBN, probeBN, advBN *nn.BNSweep
 	unfusedBN               bool
+
+	// aug is the augmentation of the input x (nil: none): the three
+	// passes read the augmented images, and the perturbations are added
+	// to them.
+	aug *nn.Augmentation
 }
 
 // NewVAT adds the three passes for chunks of chunk instances to g (the
 // graph m was built in) and compiles their programs on be.
 func NewVAT(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, chunk int, cfg VATConfig) (*VAT, error) {
+	return NewVATAugmented(be, g, m, spec, chunk, cfg, nil)
+}
+
+// NewVATAugmented is NewVAT with the passes reading aug's augmented
+// images of x (App. `suppsec: exp`'s crop and flip, an op of the graph),
+// the perturbations ξd and r_adv added after the augmentation, as the
+// authors' data loader augments the images LLP-VAT then perturbs; aug nil
+// is NewVAT. The method sets aug's key once per step; Gradient sets each
+// chunk's first row, so the three passes see the same images.
+func NewVATAugmented(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelSpec, chunk int, cfg VATConfig,
+	aug *nn.Augmentation) (*VAT, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -210,7 +226,8 @@ func NewVAT(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelS
 		return nil, fmt.Errorf("VAT: chunk size %d, want ≥ 1", chunk)
 	}
 	dt := spec.DType()
-	v := &VAT{cfg: cfg, chunk: chunk, classes: spec.NumClasses, dim: spec.InputDim(), shape: spec.InputShape(chunk), dt: dt, model: m, params: m.Learnables(), be: be}
+	v := &VAT{cfg: cfg, chunk: chunk, classes: spec.NumClasses, dim: spec.InputDim(), shape: spec.InputShape(chunk), dt: dt, model: m, params: m.Learnables(), be: be,
+		aug: aug}
 	v.x, v.xT = nn.NewInputNode(g, dt, "vat.x", v.shape)
 	v.d, v.dT = nn.NewInputNode(g, dt, "vat.d", v.shape)
 	v.r, v.rT = nn.NewInputNode(g, dt, "vat.r", v.shape)
@@ -222,7 +239,11 @@ func NewVAT(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelS
 	if hasBN {
 		before = len(bnm.RunningStatRoots())
 	}
-	z, err := m.Forward(v.x, true)
+	x, err := aug.Input(v.x)
+	if err != nil {
+		return nil, err
+	}
+	z, err := m.Forward(x, true)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +262,7 @@ func NewVAT(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelS
 	if err != nil {
 		return nil, err
 	}
-	xp, err := gorgonia.Add(v.x, xid)
+	xp, err := gorgonia.Add(x, xid)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +281,7 @@ func NewVAT(be device.Backend, g *gorgonia.ExprGraph, m nn.Model, spec nn.ModelS
 	v.gradD = gd[0]
 
 	// Adversarial pass.
-	xa, err := gorgonia.Add(v.x, v.r)
+	xa, err := gorgonia.Add(x, v.r)
 	if err != nil {
 		return nil, err
 	}
@@ -342,6 +363,7 @@ func (v *VAT) Gradient(x []float32, weight float64, rng *rand.Rand, grads device
 	var total float64
 	for start := 0; start < n; start += v.chunk {
 		end := min(start+v.chunk, n)
+		v.aug.SetFirst(start)
 		l, err := v.chunkGradient(x[start*v.dim:end*v.dim], end-start, 1/float64(n), weight, rng, grads)
 		if err != nil {
 			return 0, err
@@ -507,6 +529,7 @@ func (v *VAT) AdversarialDirection(x []float32, rng *rand.Rand) ([]float64, erro
 		xs[i] = float64(val)
 	}
 	nn.StoreFloat64(v.xT, xs)
+	v.aug.SetFirst(0)
 	ws := make([]float64, v.chunk)
 	for i := range ws {
 		ws[i] = 1 / float64(v.chunk)

@@ -114,6 +114,7 @@ func (v *VAT) sweepChunks(st *vatState, vm device.Program, sw *nn.BNSweep, after
 	for start := 0; start < n; start += v.chunk {
 		end := min(start+v.chunk, n)
 		nn.StoreFloat64(v.xT, st.x[start*D:end*D])
+		v.aug.SetFirst(start)
 		for i := range ws {
 			ws[i] = 0
 			if i < end-start {

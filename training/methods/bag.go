@@ -7,6 +7,7 @@ import (
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
+	"github.com/llpfc/llpfc/training/nn"
 )
 
 // BagSpec is what turns a loss.BagObjective into a method (RegisterBag):
@@ -66,6 +67,8 @@ type bagMethod struct {
 	mb    []loss.BagRef
 	mix   bool
 	mixR  *rand.Rand
+	aug   *nn.Augmentation
+	augR  *rand.Rand
 }
 
 func newBagMethod(env *Env, name string, b BagSpec) (*bagMethod, error) {
@@ -85,11 +88,13 @@ func newBagMethod(env *Env, name string, b BagSpec) (*bagMethod, error) {
 		return nil, err
 	}
 	chunk := min(cfg.ChunkSize, maxBag*cfg.BatchSize)
-	k, err := loss.NewBagChunked(env.Backend, env.Graph, env.Model, env.Spec, chunk, obj.Head(), name)
+	if m.aug, err = nn.NewAugmentation(cfg.Augment); err != nil {
+		return nil, err
+	}
+	k, err := loss.NewBagChunkedAugmented(env.Backend, env.Graph, env.Model, env.Spec, chunk, obj.Head(), name, m.aug)
 	if err != nil {
 		return nil, err
 	}
-	k.Augment = cfg.Augment
 	m.k = k
 	return m, nil
 }
@@ -116,6 +121,9 @@ func (m *bagMethod) BeginEpoch(e int) (int, error) {
 	if m.mix {
 		m.mixR = m.env.Stream(m.name+"-mix", e)
 	}
+	if m.aug != nil {
+		m.augR = m.env.Stream("augment", e)
+	}
 	B := m.env.Config.BatchSize
 	return (len(m.bags) + B - 1) / B, nil
 }
@@ -130,6 +138,7 @@ func (m *bagMethod) Step(s int, grads device.Grads) (float64, int, error) {
 			m.mb[i] = loss.MixBagPair(m.mixR, m.mb[i], m.bags[m.mixR.IntN(len(m.bags))], loss.MixBagCI)
 		}
 	}
+	m.aug.Step(m.augR) // after the bags' draws: the step's one augmentation key
 	return m.k.GradientOf(m.env.Data.X, m.mb, m.obj, grads)
 }
 

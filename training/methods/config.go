@@ -3,7 +3,6 @@ package methods
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/llpfc/llpfc/estimators"
 	"github.com/llpfc/llpfc/internal/choice"
@@ -144,13 +143,16 @@ type Config struct {
 	// experiments.ConfigFields): a checkpoint records them and a resume
 	// with any of them changed is refused naming the field. Nil means none.
 	RunFields map[string]string `json:"run_fields,omitempty"`
-	// Augment, if not nil, transforms each training minibatch in place (rows
-	// instances of the model's input layout in x) with random numbers from
-	// r (App. `suppsec: exp`: zero-pad 4, random crop, horizontal flip; see
-	// CropFlipAugment). LLPFC draws from the epoch's "augment" stream; kl
-	// augments each chunk and replays the draws in its second pass; other
-	// methods get it through Env.Config.
-	Augment func(x []float32, rows int, r *rand.Rand) error `json:"-"`
+	// Augment, if not nil, is the crop-and-flip augmentation of each
+	// training minibatch (App. `suppsec: exp`: pad 4, random crop,
+	// horizontal flip; nn.CropFlip) of the model's N×C×H×W input images,
+	// an op of every training graph drawn and applied where the program
+	// runs. The host draws one 64-bit key per step from the method's
+	// named stream ("augment"; LLP-VAT's "llpvat-augment", LLP-GAN's
+	// "llpgan-augment"; per epoch), so the same seed augments the same way; every program of
+	// the step (KL's two passes, LLP-VAT's three, LLP-GAN's) sees the same
+	// augmented images.
+	Augment *nn.CropFlip `json:"-"`
 }
 
 // TrainData is an LLP training set and its labelled test split.

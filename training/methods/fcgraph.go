@@ -21,6 +21,7 @@ type fcGraph struct {
 	loss       *gorgonia.Node
 	grads      gorgonia.Nodes
 	prog       device.Program
+	aug        *nn.Augmentation // the input's augmentation (nil: none)
 }
 
 // With authors set, the loss is FCLossClamped (the authors' loss_f).
@@ -31,7 +32,15 @@ func newFCGraph(env *Env, prefix string, authors bool) (*fcGraph, error) {
 	f.x, f.xT = nn.NewInputNode(g, dt, prefix+".x", spec.InputShape(B))
 	f.r, f.rT = nn.NewInputNode(g, dt, prefix+".R", tensor.Shape{B, C})
 	f.w, f.wT = nn.NewInputNode(g, dt, prefix+".w", tensor.Shape{B})
-	z, err := env.Model.Forward(f.x, true)
+	var err error
+	if f.aug, err = nn.NewAugmentation(env.Config.Augment); err != nil {
+		return nil, err
+	}
+	xa, err := f.aug.Input(f.x)
+	if err != nil {
+		return nil, err
+	}
+	z, err := env.Model.Forward(xa, true)
 	if err != nil {
 		return nil, err
 	}
@@ -63,17 +72,14 @@ func (f *fcGraph) Close() { f.prog.Close() }
 func (f *fcGraph) ReleaseBuffers() { f.prog.Release() }
 
 // run trains on the inputs already filled for the minibatch's n real rows
-// (the rest zero): augmentation, dropout masks, forward and backward, the
+// (the rest zero): the augmentation's key (one draw of augRNG; the
+// augmentation runs in the program), dropout masks, forward and backward, the
 // batch-norm running statistics; it adds the gradients to grads and
 // returns the loss — or, on a back end whose device runs ahead
 // (device.Deferred), tallies the loss there and returns 0, so that the
 // step does not wait for the device.
 func (f *fcGraph) run(env *Env, n int, augRNG, dropRNG *rand.Rand, grads device.Grads) (float64, error) {
-	if env.Config.Augment != nil {
-		if err := env.Config.Augment(f.xT.Data().([]float32), n, augRNG); err != nil {
-			return 0, fmt.Errorf("augmentation: %w", err)
-		}
-	}
+	f.aug.Step(augRNG)
 	if sm, ok := env.Model.(nn.StochasticModel); ok {
 		sm.Resample(dropRNG)
 	}

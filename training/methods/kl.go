@@ -1,9 +1,12 @@
 package methods
 
 import (
+	"math"
+	"math/rand/v2"
+
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/loss"
-	"math"
+	"github.com/llpfc/llpfc/training/nn"
 )
 
 // KL is the name of the KL proportion loss (App. `subsec:KL`).
@@ -49,6 +52,8 @@ type klMethod struct {
 	bags  []loss.BagRef
 	order []int
 	mb    []loss.BagRef
+	aug   *nn.Augmentation
+	augR  *rand.Rand
 }
 
 func newKLMethod(env *Env) (*klMethod, error) {
@@ -61,12 +66,14 @@ func newKLMethod(env *Env) (*klMethod, error) {
 	}
 	// A chunk never needs to be larger than one minibatch of bags.
 	chunk := min(cfg.ChunkSize, maxBag*cfg.BatchSize)
-	k, err := loss.NewKLChunked(env.Backend, env.Graph, env.Model, env.Spec, chunk)
+	if m.aug, err = nn.NewAugmentation(cfg.Augment); err != nil {
+		return nil, err
+	}
+	k, err := loss.NewBagChunkedAugmented(env.Backend, env.Graph, env.Model, env.Spec, chunk, loss.HeadSoftmax, "KL", m.aug)
 	if err != nil {
 		return nil, err
 	}
 	m.k = k
-	k.Augment = cfg.Augment
 	k.SetScale(cfg.KLScale)
 	k.SetBNStats(cfg.BNStats)
 	return m, nil
@@ -80,6 +87,9 @@ func (m *klMethod) ReleaseBuffers() { m.k.Release() }
 func (m *klMethod) BeginEpoch(e int) (int, error) {
 	m.order = m.env.Stream("kl-order", e).Perm(len(m.bags))
 	m.k.SetRandom(m.env.Stream("dropout", e))
+	if m.aug != nil {
+		m.augR = m.env.Stream("augment", e)
+	}
 	B := m.env.Config.BatchSize
 	return (len(m.bags) + B - 1) / B, nil
 }
@@ -89,6 +99,7 @@ func (m *klMethod) Step(s int, grads device.Grads) (float64, int, error) {
 	if m.mb, err = minibatchOf(m.mb, m.bags, m.order, s, m.env.Config.BatchSize); err != nil {
 		return 0, 0, err
 	}
+	m.aug.Step(m.augR)
 	loss, n, err := m.k.Gradient(m.env.Data.X, m.mb, grads)
 	if err != nil {
 		return loss, n, err

@@ -75,6 +75,7 @@ type ganMethod struct {
 	bags                 []loss.BagRef
 	order                []int
 	noiseR, augR, dropR  *rand.Rand
+	aug                  *nn.Augmentation
 	xbuf                 []float32
 	dStoch, gStoch       nn.StochasticModel
 	hasDStoch, hasGStoch bool
@@ -128,7 +129,14 @@ func newGANMethod(env *Env) (*ganMethod, error) {
 	// batch statistics of the real pass (and of the generator's image pass)
 	// feed the running averages; the other passes do not track.
 	dRoots := statRoots(d)
-	zr, err := d.Forward(m.xReal, true)
+	if m.aug, err = nn.NewAugmentation(env.Config.Augment); err != nil {
+		return nil, err
+	}
+	xReal, err := m.aug.Input(m.xReal) // the real images, augmented once for both passes that read them
+	if err != nil {
+		return nil, err
+	}
+	zr, err := d.Forward(xReal, true)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +161,7 @@ func newGANMethod(env *Env) (*ganMethod, error) {
 	gRoots = statRoots(gen)[len(gRoots):]
 	setTracking(gen, false)
 	defer setTracking(gen, true)
-	_, fr, err := d.ForwardFeatures(m.xReal, true)
+	_, fr, err := d.ForwardFeatures(xReal, true)
 	if err != nil {
 		return nil, err
 	}
@@ -247,11 +255,7 @@ func (m *ganMethod) Step(s int, grads device.Grads) (float64, int, error) {
 			m.xbuf = append(m.xbuf, X[r*D:(r+1)*D]...)
 		}
 	}
-	if aug := m.env.Config.Augment; aug != nil {
-		if err := aug(m.xbuf, m.n, m.augR); err != nil {
-			return 0, 0, fmt.Errorf("augmentation: %w", err)
-		}
-	}
+	m.aug.Step(m.augR)
 	xs := make([]float64, len(m.xbuf))
 	for i, v := range m.xbuf {
 		xs[i] = float64(v)

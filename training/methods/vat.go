@@ -56,7 +56,9 @@ var (
 // paper uses B = 2), with L_prop computed by KLChunked and L_cons by VAT,
 // both in chunks of at most Config.ChunkSize instances. w(t) =
 // Config.VATRampup.Weight at the run's global step. Random streams per epoch e: "llpvat-order" (bag
-// order), "llpvat-augment" (Config.Augment), "llpvat-dropout" (masks of a
+// order), "llpvat-augment" (Config.Augment's key, one a step, which
+// KLChunked's and VAT's programs share: they see the same augmented
+// images), "llpvat-dropout" (masks of a
 // StochasticModel, resampled before every step), "llpvat-direction" (the
 // power iteration's starting directions). Batch-norm running averages are
 // folded in after every step from VAT's clean pass.
@@ -70,6 +72,7 @@ type vatMethod struct {
 
 	epoch, steps         int
 	augR, dropR, dirR    *rand.Rand
+	aug                  *nn.Augmentation // one key a step, shared by KL's and VAT's programs
 	xmb                  []float32
 	local                []loss.BagRef
 	stochastic           nn.StochasticModel
@@ -95,10 +98,13 @@ func newVATMethod(env *Env, cfg loss.VATConfig) (*vatMethod, error) {
 	// VAT's graph must be differentiated before KLChunked's: KLChunked
 	// differentiates through gorgonia's SoftMax, after which no further Grad
 	// can be taken in the graph (see logSumExpRows).
-	if m.vat, err = loss.NewVAT(env.Backend, env.Graph, env.Model, env.Spec, chunk, cfg); err != nil {
+	if m.aug, err = nn.NewAugmentation(env.Config.Augment); err != nil {
 		return nil, err
 	}
-	if m.k, err = loss.NewKLChunked(env.Backend, env.Graph, env.Model, env.Spec, chunk); err != nil {
+	if m.vat, err = loss.NewVATAugmented(env.Backend, env.Graph, env.Model, env.Spec, chunk, cfg, m.aug); err != nil {
+		return nil, err
+	}
+	if m.k, err = loss.NewBagChunkedAugmented(env.Backend, env.Graph, env.Model, env.Spec, chunk, loss.HeadSoftmax, "KL", m.aug); err != nil {
 		m.vat.Close()
 		return nil, err
 	}
@@ -151,11 +157,7 @@ func (m *vatMethod) Step(s int, grads device.Grads) (float64, int, error) {
 		m.local = append(m.local, ref)
 	}
 	n := len(m.xmb) / D
-	if aug := m.env.Config.Augment; aug != nil {
-		if err := aug(m.xmb, n, m.augR); err != nil {
-			return 0, 0, fmt.Errorf("augmentation: %w", err)
-		}
-	}
+	m.aug.Step(m.augR)
 	if m.hasStoch {
 		m.stochastic.Resample(m.dropR)
 	}

@@ -83,8 +83,8 @@ func Dropout(x *gorgonia.Node, p float64, key *DropoutKey, layer int) (*gorgonia
 	if !(p >= 0 && p < 1) {
 		return nil, fmt.Errorf("dropout probability %v, want in [0, 1)", p)
 	}
-	if layer < 0 || layer > math.MaxUint32 {
-		return nil, fmt.Errorf("dropout layer %d, want in [0, 2³²)", layer)
+	if layer < 0 || layer >= CropFlipLayer {
+		return nil, fmt.Errorf("dropout layer %d, want in [0, 2³²−1) (2³²−1 is augmentation's, CropFlipLayer)", layer)
 	}
 	if n := x.Shape().TotalSize(); n > math.MaxInt32 {
 		return nil, fmt.Errorf("dropout of %d values, want at most 2³¹−1 (the device kernels index with 32 bits)", n)

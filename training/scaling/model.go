@@ -61,7 +61,7 @@ func Class(kind string) string {
 		return ClassPooling
 	case has("FCLoss", "KL", "softmax", "Softmax", "LogSumExp", "Loss"):
 		return ClassLoss
-	case has("elemBinOp", "elemUnaryOp", "repeatOp", "sumOp", "maxOp", "Dropout", "ReLU", "Rectify"):
+	case has("elemBinOp", "elemUnaryOp", "repeatOp", "sumOp", "maxOp", "Dropout", "CropFlip", "ReLU", "Rectify"):
 		return ClassElementwise
 	case has("reshapeOp", "sizeOp", "constantScalar", "transposeOp", "readOp", "letOp"):
 		return ClassBookkeeping

@@ -44,3 +44,30 @@ __kernel void dropout(__global const float *x, __global float *y, int n, uint k0
 		y[i + j] = x[i + j] * (w[j] >= thresh ? scale : 0.0f);
 	}
 }
+
+// crop_flip: the augmentation of App. `suppsec: exp`, nn.ApplyCropFlip's
+// definition, one work item per output pixel i = ((n·C + c)·H + y)·W + x:
+// image n's draw from the words of block (first + n, 0xFFFFFFFF, 0, 0)
+// (nn.CropFlipLayer) — top = mul_hi(w0, 2·pad+1), left = mul_hi(w1,
+// 2·pad+1), flip when w2 >> 1 < flip_thresh — and output (y, x) is padded
+// pixel (top + y, left + x'), x' = W−1−x when flipped, i.e. source pixel
+// (top + y − pad, left + x' − pad), or the channel's padding value
+// outside the source: p0 … p3 for channels 0 … 3 (at most 4 channels
+// have padding values other than 0; the caller checks).
+__kernel void crop_flip(__global const float *src, __global float *dst, int n_all, int C, int H, int W, int pad,
+		uint flip_thresh, uint first, uint k0, uint k1, float p0, float p1, float p2, float p3) {
+	int i = get_global_id(0);
+	if (i >= n_all) return;
+	int x = i % W;
+	int y = (i / W) % H;
+	int c = (i / (W * H)) % C;
+	int n = i / (W * H * C);
+	uint4 b = philox4x32_10((uint4)(first + (uint)n, 0xFFFFFFFFu, 0u, 0u), (uint2)(k0, k1));
+	uint span = (uint)(2 * pad + 1);
+	int top = (int)mul_hi(b.x, span), left = (int)mul_hi(b.y, span);
+	int cx = (b.z >> 1) < flip_thresh ? W - 1 - x : x;
+	int sy = top + y - pad, sx = left + cx - pad;
+	float v = c == 0 ? p0 : c == 1 ? p1 : c == 2 ? p2 : p3;
+	if (sy >= 0 && sy < H && sx >= 0 && sx < W) v = src[((n * C + c) * H + sy) * W + sx];
+	dst[i] = v;
+}

@@ -187,6 +187,7 @@ func Cases() []Case {
 		cost := Must(gorgonia.Add(WeightedSum(g, r, y1), Must(gorgonia.Add(WeightedSum(g, r, y2), WeightedSum(g, r, y3)))))
 		return append(gorgonia.Nodes{y1, y2, y3}, Grads(cost, x, m)...), device.Options{Params: gorgonia.Nodes{x, m}}, nil
 	}})
+	cs = append(cs, cropFlipCase())
 	cs = append(cs, bnCases()...)
 	cs = append(cs, Case{Name: "read", Build: func(g *gorgonia.ExprGraph, r *rand.Rand) (gorgonia.Nodes, device.Options, After) {
 		x := Tensor(g, r, "x", -1, 1, 3, 4)
@@ -263,4 +264,26 @@ func runningAfterUpdate(b *nn.BatchNorm) After {
 		}
 		return [][]float64{nn.ValueData(b.RunMean.Value()), nn.ValueData(b.RunVar.Value())}, nil
 	}
+}
+
+// cropFlipCase: the appendix's crop-and-flip augmentation (nn.CropFlip),
+// drawn where it runs, bit for bit: the paper's pad 4 with three channels'
+// padding values and a first row past 0 (a chunk's), an odd image size
+// with a pad wider than it (whole rows and columns of padding), every
+// image mirrored, and a key never set (the identity).
+func cropFlipCase() Case {
+	return Case{Name: "crop-and-flip augmentation (drawn where it runs)", Exact: true, Build: func(g *gorgonia.ExprGraph, r *rand.Rand) (gorgonia.Nodes, device.Options, After) {
+		x := Tensor(g, r, "x", -2, 2, 9, 3, 8, 8)
+		s := Tensor(g, r, "s", -2, 2, 5, 1, 7, 5)
+		key, mirror, unset := nn.NewCropFlipKey(), nn.NewCropFlipKey(), nn.NewCropFlipKey()
+		key.Set(r.Uint64())
+		key.SetFirst(37)
+		mirror.Set(r.Uint64())
+		paper := nn.CropFlip{Pad: 4, FlipProb: 0.5, PadValues: []float64{-1.5, 0.25, 3}}
+		y1 := Must(paper.Apply(x, key))
+		y2 := Must(nn.CropFlip{Pad: 9, FlipProb: 0.5}.Apply(s, key))
+		y3 := Must(nn.CropFlip{Pad: 1, FlipProb: 1}.Apply(s, mirror))
+		y4 := Must(paper.Apply(x, unset))
+		return gorgonia.Nodes{y1, y2, y3, y4}, device.Options{Inputs: gorgonia.Nodes{x, s}}, nil
+	}}
 }

@@ -27,9 +27,12 @@ type After func(be device.Backend) ([][]float64, error)
 // Case is a small graph: Build makes, in a new graph with the random
 // numbers of r, the nodes to compare (outputs), the program's options and
 // an optional After. It is called once per back end with the same numbers.
+// Exact cases (a copy of pixels, no arithmetic) pass only when every
+// output entry equals the CPU's bit for bit.
 type Case struct {
 	Name  string
 	Build func(g *gorgonia.ExprGraph, r *rand.Rand) (gorgonia.Nodes, device.Options, After)
+	Exact bool
 }
 
 // Result is one case on one back end against the CPU: the operation kinds
@@ -43,10 +46,12 @@ type Result struct {
 	Output, Entry int
 	Got, Want     float64
 	Err           error
+	Exact         bool // the case's: any difference fails
 }
 
-// OK reports whether the case ran and every output is within Tol.
-func (r Result) OK() bool { return r.Err == nil && r.Worst <= Tol }
+// OK reports whether the case ran and every output is within Tol (equal,
+// for an Exact case).
+func (r Result) OK() bool { return r.Err == nil && (r.Worst <= Tol && !r.Exact || r.Worst == 0) }
 
 func (r Result) String() string {
 	if r.Err != nil {
@@ -57,7 +62,7 @@ func (r Result) String() string {
 
 // Run runs c on the CPU and on be and compares the outputs.
 func Run(be device.Backend, c Case) Result {
-	res := Result{Case: c.Name}
+	res := Result{Case: c.Name, Exact: c.Exact}
 	want, _, err := runOn(cpu.New(), c)
 	if err != nil {
 		res.Err = fmt.Errorf("on the CPU: %w", err)

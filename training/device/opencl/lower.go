@@ -72,6 +72,7 @@ func init() {
 	lowerers["llpfc.EvalBatchNorm"] = lowerBNEval
 	lowerers["llpfc.EvalBatchNormReLU"] = lowerBNEval
 	lowerers["llpfc.Dropout"] = lowerDropout
+	lowerers["llpfc.CropFlip"] = lowerCropFlip
 	lowerers["llpfc.DropoutGrad"] = lowerDropout
 }
 
@@ -789,5 +790,46 @@ func lowerDropout(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*p
 		m := op.DropoutMask()
 		return p.lib().Dropout(p.buf(x), p.buf(out), out.size, opencl.DropoutMask{Key0: m.Key[0], Key1: m.Key[1], Layer: m.Layer,
 			Threshold: m.Threshold, Scale: float32(m.Scale)})
+	}, nil
+}
+
+// lowerCropFlip: nn.CropFlip, the appendix's augmentation of the input
+// images, one kernel computing each image's draw from the key and first
+// row the op holds when the step is enqueued (read then: the method sets
+// them before every step and chunk). Nothing but the key and the row
+// travels, as kernel arguments.
+func lowerCropFlip(c *compiler, n *gorgonia.Node, out *slot, in []*slot) (func(*program) error, error) {
+	if err := arity(c, n, in, 1); err != nil {
+		return nil, err
+	}
+	op, ok := n.Op().(interface {
+		CropFlipRun() nn.CropFlipRun
+		CropFlipShape() (N, C, H, W int)
+	})
+	if !ok {
+		return nil, c.errorf(n, "op of type %T has no CropFlipRun", n.Op())
+	}
+	x := in[0]
+	N, C, H, W := op.CropFlipShape()
+	if x.size != out.size || out.size != N*C*H*W {
+		return nil, c.errorf(n, "%d inputs for %d outputs of %d×%d×%d×%d", x.size, out.size, N, C, H, W)
+	}
+	if pv := op.CropFlipRun().PadValues; pv != nil && len(pv) > 4 {
+		return nil, c.errorf(n, "padding values for %d channels, the kernel takes at most 4", len(pv))
+	}
+	out.kind = slotComputed
+	return func(p *program) error {
+		r := op.CropFlipRun()
+		a := opencl.CropFlip{C: C, H: H, W: W} // a key never set: pad 0, no flip, the identity
+		if !r.Identity {
+			a.Pad, a.FlipThreshold, a.First, a.Key0, a.Key1 = r.Pad, r.FlipThreshold(), uint32(r.First), r.Key[0], r.Key[1]
+		}
+		if r.PadValues != nil && !r.Identity {
+			a.PadValues = make([]float32, len(r.PadValues))
+			for i, v := range r.PadValues {
+				a.PadValues[i] = float32(v)
+			}
+		}
+		return p.lib().CropFlip(p.buf(x), p.buf(out), out.size, a)
 	}, nil
 }

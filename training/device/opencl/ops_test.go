@@ -97,7 +97,8 @@ func TestEveryOpKindMatchesTheCPU(t *testing.T) {
 
 // TestOpCheckCatchesAWrongOp: the op check fails a back end whose result
 // is off by 1e-4 in one entry (a CPU back end whose program perturbs one
-// output), and reports a graph that cannot be built as the case's error.
+// output), and reports a graph that cannot be built as the case's error;
+// an Exact case fails on a difference within Tol.
 func TestOpCheckCatchesAWrongOp(t *testing.T) {
 	c := opcheck.Cases()[0]
 	r := opcheck.Run(perturbed{cpu.New()}, c)
@@ -110,6 +111,11 @@ func TestOpCheckCatchesAWrongOp(t *testing.T) {
 	r = opcheck.Run(cpu.New(), bad)
 	assert.False(t, r.OK())
 	assert.ErrorContains(t, r.Err, "building the graph")
+	// An exact case (the augmentation's copy) fails on any difference,
+	// one within Tol included; equal outputs pass.
+	assert.True(t, opcheck.Result{Worst: 1e-7}.OK())
+	assert.False(t, opcheck.Result{Worst: 1e-7, Exact: true}.OK(), "an exact case passed with a difference")
+	assert.True(t, opcheck.Result{Exact: true}.OK())
 }
 
 // perturbed is a back end whose programs return their first output with
