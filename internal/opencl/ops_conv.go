@@ -79,7 +79,8 @@ func (l *Lib) convWorkspaces(g ConvGeom) (step int, col, rows *Buffer, err error
 // cross-correlation of x (N×C×H×W) with w (O×C×K×K) plus the bias b (O
 // values; nil for none). Each chunk of images is unfolded into a
 // (C·K·K)×(images·OutH·OutW) workspace, multiplied by w in one CLBlast
-// SGEMM and reordered into y with the bias added.
+// SGEMM and reordered into y with the bias added; on the implicit path
+// (l.Conv) one conv_igemm_fwd launch computes y, bias included.
 func (l *Lib) Conv2d(x, w, b, y *Buffer, g ConvGeom) error {
 	const op = "conv2d"
 	if err := convCheck(op, g, nb("x", x), nb("y", y), nb("w", w)); err != nil {
@@ -118,7 +119,9 @@ func (l *Lib) Conv2d(x, w, b, y *Buffer, g ConvGeom) error {
 }
 
 // Conv2dGradInput enqueues Conv2dIm2col's gradient with respect to x
-// (Grad0): dx (N×C×H×W) = the fold (col2im) of wᵀ·dy, chunk by chunk.
+// (Grad0): dx (N×C×H×W) = the fold (col2im) of wᵀ·dy, chunk by chunk;
+// on the implicit path one conv_igemm_bwd_data launch, which gathers dy
+// where the fold would scatter.
 func (l *Lib) Conv2dGradInput(w, dy, dx *Buffer, g ConvGeom) error {
 	const op = "conv2d gradient (input)"
 	if err := convCheck(op, g, nb("dx", dx), nb("dy", dy), nb("w", w)); err != nil {
@@ -151,7 +154,9 @@ func (l *Lib) Conv2dGradInput(w, dy, dx *Buffer, g ConvGeom) error {
 
 // Conv2dGradFilter enqueues Conv2dIm2col's gradient with respect to w
 // (Grad1): dw (O×C×K×K) = Σ_n dy_n·col_nᵀ, one SGEMM per chunk of images
-// (β = 1 after the first).
+// (β = 1 after the first); on the implicit path the product split over
+// the images and positions (ConvGeom.FilterSlices) and the slices summed
+// in a fixed order.
 func (l *Lib) Conv2dGradFilter(x, dy, dw *Buffer, g ConvGeom) error {
 	const op = "conv2d gradient (filter)"
 	if err := convCheck(op, g, nb("x", x), nb("dy", dy), nb("dw", dw)); err != nil {

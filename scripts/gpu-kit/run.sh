@@ -187,7 +187,8 @@ for v in $VARIANTS; do
 		IFS=: read -r model batch _ <<<"$c"
 		if [ "$KIT_HAVE_DRIVER" = 1 ]; then
 			# shellcheck disable=SC2046,SC2086
-			part "sweep $v $model $batch" 40 sweep.log env ${v//,/ } "$LLPFC" bench --device opencl $(bench_args "$c") --json
+			# --profile: each variant's step op by op in sweep.log (the convolutions' passes beside the baseline's)
+			part "sweep $v $model $batch" 40 sweep.log env ${v//,/ } "$LLPFC" bench --device opencl $(bench_args "$c") --profile --json
 		else
 			skip "sweep $v $model $batch" "no OpenCL driver"
 		fi
