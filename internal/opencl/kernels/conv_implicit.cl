@@ -39,6 +39,9 @@
 // Loads: CONV_LA A values and CONV_LB B values per work-item per k-step.
 #define CONV_LA (CONV_TM * CONV_TK / CONV_WG)
 #define CONV_LB (CONV_TN * CONV_TK / CONV_WG)
+// CONV_FAR: a row offset no image or output index comes near, which makes
+// a row past the reduction's end load zeros through the bounds checks.
+#define CONV_FAR (1 << 28)
 #if CONV_TM % CONV_RM != 0 || CONV_TN % CONV_RN != 0 || CONV_WG % CONV_TK != 0 || CONV_WG % CONV_TN != 0 || (CONV_TM * CONV_TK) % CONV_WG != 0 || (CONV_TN * CONV_TK) % CONV_WG != 0
 #error "implicit-GEMM tile sizes: RM must divide TM, RN divide TN, and the work-group's (TM/RM)·(TN/RN) items must load whole tiles"
 #endif
@@ -80,25 +83,33 @@ void conv_igemm_fwd(__global const float *x, __global const float *w, __global c
 		iw0 = (p % wo) * stride - pad;
 	}
 	__global const float *xi = x + img * c * h * wd;
+	// the k-step's rows (ch, ki, kj), decoded once a step for the group:
+	// the channel's offset in an image, and the filter tap (a row past K
+	// gets a tap no image row reaches, so its values load as 0)
+	__local int Roff[CONV_TK], Ri[CONV_TK], Rj[CONV_TK];
 	// this item's A column and first A row
 	const int ak = lid % CONV_TK, am = lid / CONV_TK;
 	float acc[CONV_RM][CONV_RN];
 	for (int i = 0; i < CONV_RM; i++)
 		for (int j = 0; j < CONV_RN; j++) acc[i][j] = 0.0f;
 	for (int kt = 0; kt < K; kt += CONV_TK) {
+		if (lid < CONV_TK) {
+			int kb = kt + lid, ch = kb / kk2, r = kb % kk2;
+			Roff[lid] = ch * h * wd;
+			Ri[lid] = kb < K ? r / k : CONV_FAR;
+			Rj[lid] = r % k;
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
 		const int ka = kt + ak;
 		for (int i = 0; i < CONV_LA; i++) {
 			int m = am + i * (CONV_WG / CONV_TK);
 			As[ak * CONV_ALD + m] = (m0 + m < M && ka < K) ? w[(m0 + m) * K + ka] : 0.0f;
 		}
 		for (int i = 0; i < CONV_LB; i++) {
-			int kr = bk + i * (CONV_WG / CONV_TN), kb = kt + kr;
+			int kr = bk + i * (CONV_WG / CONV_TN);
+			int ih = ih0 + Ri[kr], iw = iw0 + Rj[kr];
 			float v = 0.0f;
-			if (colIn && kb < K) {
-				int ch = kb / kk2, r = kb % kk2;
-				int ih = ih0 + r / k, iw = iw0 + r % k;
-				if (ih >= 0 && ih < h && iw >= 0 && iw < wd) v = xi[(ch * h + ih) * wd + iw];
-			}
+			if (colIn && ih >= 0 && ih < h && iw >= 0 && iw < wd) v = xi[Roff[kr] + ih * wd + iw];
 			Bs[kr * CONV_TN + bn] = v;
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
@@ -142,11 +153,21 @@ void conv_igemm_bwd_data(__global const float *w, __global const float *dy, __gl
 		xp = p % wd + pad;
 	}
 	__global const float *dyi = dy + img * o_ * hwo;
+	// the k-step's rows (o, ky, kx), decoded once a step: the output
+	// channel's offset and the tap (past K: a tap that reaches no output)
+	__local int Roff[CONV_TK], Ri[CONV_TK], Rj[CONV_TK];
 	const int ak = lid % CONV_TK, am = lid / CONV_TK;
 	float acc[CONV_RM][CONV_RN];
 	for (int i = 0; i < CONV_RM; i++)
 		for (int j = 0; j < CONV_RN; j++) acc[i][j] = 0.0f;
 	for (int kt = 0; kt < K; kt += CONV_TK) {
+		if (lid < CONV_TK) {
+			int kb = kt + lid, o = kb / kk2, r = kb % kk2;
+			Roff[lid] = o * hwo;
+			Ri[lid] = kb < K ? r / k : -CONV_FAR;
+			Rj[lid] = r % k;
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
 		const int ka = kt + ak;
 		const int ao = ka / kk2, ar = ka % kk2;
 		for (int i = 0; i < CONV_LA; i++) {
@@ -154,15 +175,19 @@ void conv_igemm_bwd_data(__global const float *w, __global const float *dy, __gl
 			As[ak * CONV_ALD + m] = (m0 + m < M && ka < K) ? w[(ao * c + m0 + m) * kk2 + ar] : 0.0f;
 		}
 		for (int i = 0; i < CONV_LB; i++) {
-			int kr = bk + i * (CONV_WG / CONV_TN), kb = kt + kr;
+			int kr = bk + i * (CONV_WG / CONV_TN);
+			int a = yp - Ri[kr], e = xp - Rj[kr];
 			float v = 0.0f;
-			if (colIn && kb < K) {
-				int o = kb / kk2, r = kb % kk2;
-				int a = yp - r / k, e = xp - r % k;
-				if (a >= 0 && e >= 0 && a % stride == 0 && e % stride == 0) {
-					int oh = a / stride, ow = e / stride;
-					if (oh < ho && ow < wo) v = dyi[(o * ho + oh) * wo + ow];
+			if (colIn && a >= 0 && e >= 0) {
+				// the tap reaches output (a/s, e/s) only where both divide
+				int oh = a, ow = e;
+				bool hit = true;
+				if (stride != 1) {
+					oh = a / stride;
+					ow = e / stride;
+					hit = oh * stride == a && ow * stride == e;
 				}
+				if (hit && oh < ho && ow < wo) v = dyi[Roff[kr] + oh * wo + ow];
 			}
 			Bs[kr * CONV_TN + bn] = v;
 		}
@@ -199,18 +224,29 @@ void conv_igemm_bwd_filter(__global const float *x, __global const float *dy, __
 	const int bn = lid % CONV_TN, bk = lid / CONV_TN;
 	const int col = n0 + bn;
 	const bool colIn = col < N;
-	int ch = 0, ki = 0, kj = 0; // the column's channel and filter tap less the padding
+	int coff = 0, ki = 0, kj = 0; // the column's channel offset and filter tap less the padding
 	if (colIn) {
-		ch = col / kk2;
+		coff = (col / kk2) * h * wd;
 		int r = col % kk2;
 		ki = r / k - pad;
 		kj = r % k - pad;
 	}
+	// the k-step's rows (img, oh, ow), decoded once a step: the image's
+	// offset and the output position times the stride (past the slice: a
+	// row no tap brings inside the image)
+	__local int Roff[CONV_TK], Ri[CONV_TK], Rj[CONV_TK];
 	const int ak = lid % CONV_TK, am = lid / CONV_TK;
 	float acc[CONV_RM][CONV_RN];
 	for (int i = 0; i < CONV_RM; i++)
 		for (int j = 0; j < CONV_RN; j++) acc[i][j] = 0.0f;
 	for (int kt = k0; kt < k1; kt += CONV_TK) {
+		if (lid < CONV_TK) {
+			int kb = kt + lid, p = kb % hwo;
+			Roff[lid] = (kb / hwo) * c * h * wd;
+			Ri[lid] = kb < k1 ? (p / wo) * stride : CONV_FAR;
+			Rj[lid] = (p % wo) * stride;
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
 		const int ka = kt + ak;
 		const int aimg = ka / hwo, ap = ka % hwo;
 		for (int i = 0; i < CONV_LA; i++) {
@@ -218,13 +254,10 @@ void conv_igemm_bwd_filter(__global const float *x, __global const float *dy, __
 			As[ak * CONV_ALD + m] = (m0 + m < M && ka < k1) ? dy[(aimg * M + m0 + m) * hwo + ap] : 0.0f;
 		}
 		for (int i = 0; i < CONV_LB; i++) {
-			int kr = bk + i * (CONV_WG / CONV_TN), kb = kt + kr;
+			int kr = bk + i * (CONV_WG / CONV_TN);
+			int ih = Ri[kr] + ki, iw = Rj[kr] + kj;
 			float v = 0.0f;
-			if (colIn && kb < k1) {
-				int bimg = kb / hwo, p = kb % hwo;
-				int ih = (p / wo) * stride + ki, iw = (p % wo) * stride + kj;
-				if (ih >= 0 && ih < h && iw >= 0 && iw < wd) v = x[((bimg * c + ch) * h + ih) * wd + iw];
-			}
+			if (colIn && ih >= 0 && ih < h && iw >= 0 && iw < wd) v = x[Roff[kr] + coff + ih * wd + iw];
 			Bs[kr * CONV_TN + bn] = v;
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
