@@ -240,3 +240,33 @@ func TestParseConvPath(t *testing.T) {
 		t.Errorf("ParseConvPath(Implicit): %v", err)
 	}
 }
+
+// TestImplicitWorkspaceBytes: the memory check's workspace on the
+// implicit path is the filter gradient's partial sums alone — for
+// WRN-16-4's widest layer at batch 128, 57 slices of 64×576 values, not
+// the im2col path's 576 × 131072 unfolded values and 64 × 131072 rows —
+// and nothing for a geometry whose reduction is not split. (The im2col
+// path's is chunked to WSMax; at its smallest default it is still ≥ 4×.)
+func TestImplicitWorkspaceBytes(t *testing.T) {
+	l := testLib(t)
+	wide := opencl.ConvGeom{N: 128, C: 64, H: 32, W: 32, O: 64, K: 3, Pad: 1, Stride: 1}
+	small := opencl.ConvGeom{N: 1, C: 1, H: 4, W: 4, O: 1, K: 1, Pad: 0, Stride: 1}
+	if s, _ := small.FilterSlices(); s != 1 {
+		t.Fatalf("%+v splits into %d slices", small, s)
+	}
+	defer func(old int) { l.WSMax = old }(l.WSMax)
+	l.WSMax = 1 << 24 // the smallest default (64 MiB): chunks of 25 images
+	var im2col, implicit, one int64
+	withConvPath(l, opencl.ConvIm2col, func() { im2col = l.WorkspaceBytes([]opencl.ConvGeom{wide}) })
+	withConvPath(l, opencl.ConvImplicit, func() {
+		implicit = l.WorkspaceBytes([]opencl.ConvGeom{wide, small})
+		one = l.WorkspaceBytes([]opencl.ConvGeom{small})
+	})
+	s, _ := wide.FilterSlices()
+	if s != 57 || implicit != int64(4*s*64*576) || one != 0 {
+		t.Errorf("implicit workspace: %d slices, %d bytes (want 57 and %d), %d for an unsplit reduction", s, implicit, 4*57*64*576, one)
+	}
+	if implicit*4 > im2col {
+		t.Errorf("implicit workspace %d bytes, im2col's %d: not the smaller by far", implicit, im2col)
+	}
+}
