@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/llpfc/llpfc/internal/opencl/ocltest"
+	devopencl "github.com/llpfc/llpfc/training/device/opencl"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -123,4 +124,29 @@ func TestParityComparisonCatchesAnError(t *testing.T) {
 		p := compareStates(ref, bad)
 		assert.False(t, p.OK(), "a perturbed %s should fail (%v)", name, p)
 	}
+}
+
+// TestOpenCLParityImplicitConv: with the convolutions on the implicit-GEMM
+// path (LLPFC_OPENCL_CONV=implicit) the OpenCL steps of the cnn and
+// WRN-16-4 models (TestOpenCLParity's cases: stride-2 and 1×1 shortcut
+// convolutions, dropout drawn on the device) match the CPU's as the
+// default path's do.
+func TestOpenCLParityImplicitConv(t *testing.T) {
+	ocltest.Require(t)
+	t.Setenv(devopencl.ConvEnv, "implicit")
+	want := map[string]bool{ModelCNN + "×" + MethodKL: true, ModelWRN164 + "×" + MethodLLPFCUniform: true}
+	ran := 0
+	for _, c := range ParityCases(false) {
+		if !want[c.Model+"×"+c.Method] {
+			continue
+		}
+		ran++
+		t.Run(c.Model+"×"+c.Method, func(t *testing.T) {
+			p, err := CheckParity(ocltest.Device(), c)
+			require.NoError(t, err)
+			t.Logf("%v: %v", c, p)
+			assert.True(t, p.OK(), "%v: %v", c, p)
+		})
+	}
+	assert.Equal(t, len(want), ran, "parity cases found")
 }

@@ -42,7 +42,10 @@ gives a step's, its "gemms"), each candidate's products checked against float64 
 the result written beside the binary as clblast-gemm-DEVICE.json. --device opencl applies that
 file at start (LLPFC_OPENCL_GEMM: unset or auto, the file when it is there; default, CLBlast's
 own parameters; tuned, the file or an error; or a tuning file's path), and every result names
-the parameters in its numerics.`
+the parameters in its numerics. LLPFC_OPENCL_CONV chooses how --device opencl runs the
+convolutions: unset or im2col, images unfolded into a workspace and multiplied by CLBlast;
+implicit, one implicit-GEMM kernel a pass (named in the numerics as "conv implicit"); any other
+value is an error (exit status 2). --check runs its checks on the path the variable chooses.`
 
 func runDevices(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("devices [--check [--parity all|none|full|MODEL/METHOD,…] [--json] [DEVICE]] [--tune-gemm SHAPES [--tune-seconds S] [DEVICE]]", devicesSynopsis, stderr)

@@ -144,3 +144,24 @@ func TestDevicesNamesABrokenDriver(t *testing.T) {
 		assert.NotContains(t, out, "pocl.icd names")
 	}
 }
+
+// TestDevicesCheckConvPaths: `llpfc devices --check` runs its op checks
+// and a convolutional parity case on the implicit-GEMM convolutions when
+// LLPFC_OPENCL_CONV=implicit (ok), and a value of the variable that names
+// no path is bad input: exit status 2, the variable and the value named.
+func TestDevicesCheckConvPaths(t *testing.T) {
+	ocltest.Require(t)
+	t.Setenv("LLPFC_OPENCL_CONV", "implicit")
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"devices", "--check", "--parity", "cnn/kl", "--json", ocltest.Device()}, &out, &errb)
+	require.Equal(t, exitOK, code, errb.String())
+	var rep struct{ OK bool }
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	assert.True(t, rep.OK, out.String())
+	t.Setenv("LLPFC_OPENCL_CONV", "fast")
+	out.Reset()
+	errb.Reset()
+	code = dispatch([]string{"devices", "--check", "--parity", "none", ocltest.Device()}, &out, &errb)
+	assert.Equal(t, exitBadUsage, code, errb.String())
+	assert.Contains(t, errb.String(), `LLPFC_OPENCL_CONV=fast: "fast" is no convolution path (im2col or implicit)`)
+}

@@ -130,6 +130,12 @@ const rtol = 1e-5
 // must meet NaN, ±Inf the same Inf. It returns "" or a description of the
 // worst element.
 func mismatch(got []float32, want []float64, scale []float64) string {
+	return mismatchTol(got, want, scale, rtol)
+}
+
+// mismatchTol is mismatch with the relative tolerance tol in place of
+// rtol (for sums whose length makes their float32 rounding larger).
+func mismatchTol(got []float32, want []float64, scale []float64, tol float64) string {
 	if len(got) != len(want) {
 		return fmt.Sprintf("%d values, want %d", len(got), len(want))
 	}
@@ -153,7 +159,7 @@ func mismatch(got []float32, want []float64, scale []float64) string {
 		if scale != nil {
 			s = scale[i]
 		}
-		bound := rtol * (math.Abs(w) + s)
+		bound := tol * (math.Abs(w) + s)
 		if d := math.Abs(gv - w); d > bound {
 			r := d / max(bound, math.SmallestNonzeroFloat64)
 			if r > worst {

@@ -40,6 +40,7 @@ var kernelNames = []string{
 	"reduce_axes", "softmax_axis", "softmax_grad_axis", "argmax_rows",
 	"fc_loss", "fc_loss_grad",
 	"conv_im2col", "conv_col2im", "rows_to_nchw", "nchw_to_rows", "g_im2col", "g_col2im",
+	"conv_igemm_fwd", "conv_igemm_bwd_data", "conv_igemm_bwd_filter", "conv_igemm_reduce",
 	"bn_stats", "bn_coeffs", "bn_stats_split", "bn_coeffs_split", "bn_affine", "bn_eval", "bn_grad_sums", "bn_grad_dx", "bn_collect", "bn_running", "bn_fold_split", "bn_finish_split",
 	"pool2_fwd", "pool2_bwd", "maxpool_fwd", "maxpool_bwd",
 	"sgd_step", "adam_step",
@@ -74,6 +75,10 @@ type Lib struct {
 	wsB   *Buffer
 	wsR   *Buffer // partial results of two-stage reductions
 	WSMax int     // the most elements a convolution workspace may hold (workspaceElems)
+	// Conv is how Conv2d and its gradients run (ConvPath; the OpenCL back
+	// end sets it from LLPFC_OPENCL_CONV when it opens, before any
+	// convolution runs, and nothing changes it while one may be running).
+	Conv ConvPath
 	// noFlag is the never-set step flag of unguarded optimizer updates.
 	noFlag *StepFlag
 }
@@ -201,10 +206,15 @@ func (l *Lib) workspace(ws **Buffer, n int) (*Buffer, error) {
 // after running convolutions of the given geometries (each workspace
 // grows to the largest chunk any of them needs), for planning before a
 // run; reductions' partial results are not counted (a few values per
-// output).
+// output). On the implicit path (l.Conv) the only workspace is the filter
+// gradient's partial sums.
 func (l *Lib) WorkspaceBytes(gs []ConvGeom) int64 {
 	var a, b int
 	for _, g := range gs {
+		if l.Conv == ConvImplicit {
+			a = max(a, g.implicitWorkspace())
+			continue
+		}
 		ckk, hw, _, _ := g.dims()
 		step := l.chunk(g, max(ckk, g.O))
 		a, b = max(a, ckk*step*hw), max(b, g.O*step*hw)

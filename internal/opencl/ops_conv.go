@@ -79,7 +79,8 @@ func (l *Lib) convWorkspaces(g ConvGeom) (step int, col, rows *Buffer, err error
 // cross-correlation of x (N×C×H×W) with w (O×C×K×K) plus the bias b (O
 // values; nil for none). Each chunk of images is unfolded into a
 // (C·K·K)×(images·OutH·OutW) workspace, multiplied by w in one CLBlast
-// SGEMM and reordered into y with the bias added.
+// SGEMM and reordered into y with the bias added; on the implicit path
+// (l.Conv) one conv_igemm_fwd launch computes y, bias included.
 func (l *Lib) Conv2d(x, w, b, y *Buffer, g ConvGeom) error {
 	const op = "conv2d"
 	if err := convCheck(op, g, nb("x", x), nb("y", y), nb("w", w)); err != nil {
@@ -92,6 +93,9 @@ func (l *Lib) Conv2d(x, w, b, y *Buffer, g ConvGeom) error {
 			return err
 		}
 		hasBias, bias = 1, b
+	}
+	if l.Conv == ConvImplicit {
+		return l.implicit("conv_igemm_fwd", g.N*hw, g.O, 1, append([]any{x, w, bias, y}, g.implicitArgs(hasBias)...)...)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -115,13 +119,18 @@ func (l *Lib) Conv2d(x, w, b, y *Buffer, g ConvGeom) error {
 }
 
 // Conv2dGradInput enqueues Conv2dIm2col's gradient with respect to x
-// (Grad0): dx (N×C×H×W) = the fold (col2im) of wᵀ·dy, chunk by chunk.
+// (Grad0): dx (N×C×H×W) = the fold (col2im) of wᵀ·dy, chunk by chunk;
+// on the implicit path one conv_igemm_bwd_data launch, which gathers dy
+// where the fold would scatter.
 func (l *Lib) Conv2dGradInput(w, dy, dx *Buffer, g ConvGeom) error {
 	const op = "conv2d gradient (input)"
 	if err := convCheck(op, g, nb("dx", dx), nb("dy", dy), nb("w", w)); err != nil {
 		return err
 	}
 	ckk, hw, chw, ohw := g.dims()
+	if l.Conv == ConvImplicit {
+		return l.implicit("conv_igemm_bwd_data", g.N*g.H*g.W, g.C, 1, append([]any{w, dy, dx}, g.implicitArgs()...)...)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	step, col, rows, err := l.convWorkspaces(g)
@@ -145,7 +154,9 @@ func (l *Lib) Conv2dGradInput(w, dy, dx *Buffer, g ConvGeom) error {
 
 // Conv2dGradFilter enqueues Conv2dIm2col's gradient with respect to w
 // (Grad1): dw (O×C×K×K) = Σ_n dy_n·col_nᵀ, one SGEMM per chunk of images
-// (β = 1 after the first).
+// (β = 1 after the first); on the implicit path the product split over
+// the images and positions (ConvGeom.FilterSlices) and the slices summed
+// in a fixed order.
 func (l *Lib) Conv2dGradFilter(x, dy, dw *Buffer, g ConvGeom) error {
 	const op = "conv2d gradient (filter)"
 	if err := convCheck(op, g, nb("x", x), nb("dy", dy), nb("dw", dw)); err != nil {
@@ -154,6 +165,9 @@ func (l *Lib) Conv2dGradFilter(x, dy, dw *Buffer, g ConvGeom) error {
 	ckk, hw, _, ohw := g.dims()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.Conv == ConvImplicit {
+		return l.implicitGradFilter(x, dy, dw, g)
+	}
 	step, col, rows, err := l.convWorkspaces(g)
 	if err != nil {
 		return err

@@ -16,10 +16,12 @@
 #   5. the tuning pass of the matrix products (llpfc devices --tune-gemm, the profiles' costliest
 #      product shapes, a time-limited search over CLBlast's parameters), its file beside the binary
 #      (and copied to OUTDIR), then llpfc devices --check with it applied (the kernel library and
-#      every parity case against the CPU back end);
+#      every parity case against the CPU back end), and the check again on the implicit-GEMM
+#      convolutions (LLPFC_OPENCL_CONV=implicit: the op cases and one convolutional parity case);
 #   6. the variant sweep: the same bench steps of WRN-16-4, VGG16 and ResNet-18 with each variant of
-#      VARIANTS (environment assignments; by default the tuned products), every result's numerics
-#      naming its variant, each beside the baseline in the summary's first line;
+#      VARIANTS (environment assignments; by default the tuned products, the implicit-GEMM
+#      convolutions, and both), every result's numerics naming its variant, each beside the baseline
+#      in the summary's first line;
 #   7. the same steps in PyTorch fp32 on CUDA (TF32 off, and PyTorch's defaults), then the
 #      profiles' convolutions and matrix products shape by shape in PyTorch (torch_step.py
 #      --kernels), so the summary says op by op how far each is from the vendor's kernels;
@@ -101,6 +103,7 @@ printf 'discovery\tok\t%s\tdiscovery.log (and results.json); OpenCL drivers foun
 
 if [ $QUICK = 1 ]; then
 	PARITY=mlp/llpfc-uniform
+	CONV_PARITY=cnn/kl
 	FIX="--num-points 1024"
 	BENCH="mlp:32:1x28x28:2:1:0:- cnn:16:1x28x28:1:1:0:- wrn-16-4:2:3x32x32:1:0:0.3:aug"
 	# cnn-bn, not WRN-16-4: the evaluation's batches of 256 WRN-16-4 images take minutes on PoCL
@@ -112,6 +115,7 @@ if [ $QUICK = 1 ]; then
 	SWEEP="wrn-16-4:2:3x32x32:1:0:0.3:aug"
 else
 	PARITY=all
+	CONV_PARITY=wrn-16-4/llpfc-uniform
 	FIX="--num-points 40960"
 	# model:batch:CxHxW:steps:warmup:dropout:aug — the presets' settings (grid's wrn16-4 CIFAR10,
 	# resnet18 and vgg16 specs: dropout, and the appendix's crop and flip; the Fashion-MNIST ones none)
@@ -124,8 +128,9 @@ else
 	SWEEP="wrn-16-4:128:3x32x32:10:2:0.3:aug vgg16:128:3x32x32:5:2:0.5:aug resnet18:128:3x32x32:10:2:0:aug"
 fi
 # The variants the sweep measures beside the baseline (LLPFC_OPENCL_GEMM=default), each a list of
-# environment assignments joined by commas.
-VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned}
+# environment assignments joined by commas. Each costs one bench step per SWEEP config (2–3 s each
+# on the H200 of 2026-11-28, 40 s at most), well inside the budget.
+VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit}
 
 # 2. The devices.
 part devices 20 check.log "$LLPFC" devices
@@ -170,6 +175,8 @@ fi
 if [ "$KIT_HAVE_DRIVER" = 1 ]; then
 	PART_NOTE="with $(cd "$X/bin" && ls clblast-gemm-*.json 2>/dev/null || echo "CLBlast's own parameters (no tuning file)")" \
 		part check 130 check.log "$LLPFC" devices --check --parity "$PARITY" opencl
+	# the implicit-GEMM convolutions checked before the sweep times them
+	part "check conv implicit" 60 check.log env LLPFC_OPENCL_CONV=implicit "$LLPFC" devices --check --parity "$CONV_PARITY" opencl
 else
 	skip check "no OpenCL driver found (see discovery.json)"
 fi
@@ -180,7 +187,8 @@ for v in $VARIANTS; do
 		IFS=: read -r model batch _ <<<"$c"
 		if [ "$KIT_HAVE_DRIVER" = 1 ]; then
 			# shellcheck disable=SC2046,SC2086
-			part "sweep $v $model $batch" 40 sweep.log env ${v//,/ } "$LLPFC" bench --device opencl $(bench_args "$c") --json
+			# --profile: each variant's step op by op in sweep.log (the convolutions' passes beside the baseline's)
+			part "sweep $v $model $batch" 40 sweep.log env ${v//,/ } "$LLPFC" bench --device opencl $(bench_args "$c") --profile --json
 		else
 			skip "sweep $v $model $batch" "no OpenCL driver"
 		fi

@@ -213,6 +213,26 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("sweep LLPFC_OPENCL_GEMM=tuned wrn-16-4 128: its numerics \"gemm default (CLBlast's parameters)\" do not name the variant", line)
 
+    def test_conv_variant_needs_both_knobs_named(self):
+        """The default sweep's two-knob variant (tuned products, implicit-GEMM convolutions, run.sh's
+        KIT_VARIANTS) passes only when the result's numerics name both: the OpenCL back end's
+        "; conv implicit (…)" beside the products' note."""
+        run_sh = read(os.path.join(HERE, "run.sh"))
+        self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit}", run_sh)
+        tuned = "gemm tuned (clblast-gemm-x.json, 1.20× CLBlast's defaults on 2 shapes)"
+        for numerics, rc in [(tuned + "; conv implicit (GEMM tile 64×64×16, 4×4 per work-item)", 0), (tuned, 1)]:
+            parts = self.sweep_logs(1500.0, numerics=numerics)
+            log = read(os.path.join(self.out, "sweep.log")).replace("### env LLPFC_OPENCL_GEMM=tuned /k/llpfc",
+                                                                    "### env LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_CONV=implicit /k/llpfc")
+            self.write("sweep.log", log)
+            parts[-1] = ("sweep LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit wrn-16-4 128", "ok", "9", "sweep.log")
+            got, line, _, _ = self.summarize(parts)
+            self.assertEqual(got, rc, line)
+            if rc:
+                self.assertIn("do not name the variant", line)
+            else:
+                self.assertIn("best: LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_CONV=implicit", line)
+
     def test_sweep_result_missing_fails(self):
         parts = self.sweep_logs(1500.0) + [("sweep LLPFC_OPENCL_GEMM=tuned vgg16 128", "ok", "9", "sweep.log")]
         rc, line, _, _ = self.summarize(parts)

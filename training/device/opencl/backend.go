@@ -80,6 +80,11 @@ func Open(dev string) (*Backend, error) {
 		ctx.Close()
 		return nil, deviceError(dev, err)
 	}
+	conv, convName, err := convVariant()
+	if err != nil {
+		ctx.Close()
+		return nil, deviceError(dev, err)
+	}
 	gemm, err := gemmVariant(ctx)
 	if err != nil {
 		ctx.Close()
@@ -89,6 +94,11 @@ func Open(dev string) (*Backend, error) {
 	if err != nil {
 		ctx.Close()
 		return nil, deviceError(dev, err)
+	}
+	lib.Conv = conv
+	numerics := gemm
+	if convName != "" {
+		numerics += "; " + convName
 	}
 	d := ctx.Device()
 	sel := opencl.Selector{Platform: d.Platform, Device: d.Index}
@@ -100,13 +110,14 @@ func Open(dev string) (*Backend, error) {
 		inputs:   map[*gorgonia.Node]bool{},
 		bnDevs:   map[nn.BatchNormOp]*bnDev{},
 		prof:     newProfiler(),
-		numerics: gemm,
+		numerics: numerics,
 	}, nil
 }
 
 // Numerics names the arithmetic the back end runs with beyond its device
 // (device.NumericsNamer): the matrix products' CLBlast parameters
-// (GEMMEnv: CLBlast's defaults, or a tuning file's), recorded in every
+// (GEMMEnv: CLBlast's defaults, or a tuning file's) and, when it is not
+// the default im2col, the convolutions' path (ConvEnv), recorded in every
 // result so that runs of different variants are never mixed up.
 func (b *Backend) Numerics() string { return b.numerics }
 

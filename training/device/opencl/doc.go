@@ -81,7 +81,9 @@
 // (gemm.go: a tuning file beside the binary, named by the device, written
 // by `llpfc devices --tune-gemm` through opencl.TuneGEMM; or CLBlast's
 // own), and names them in its numerics (device.NumericsNamer), which every
-// result records.
+// result records. ConvEnv (conv.go) chooses the convolutions' path, the
+// im2col products or implicit GEMM (opencl.ConvPath), named there too
+// when it is not the default.
 //
 // # Where the time goes
 //

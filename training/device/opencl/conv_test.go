@@ -1,0 +1,69 @@
+package opencl_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/llpfc/llpfc/internal/opencl/ocltest"
+	"github.com/llpfc/llpfc/training/device"
+	"github.com/llpfc/llpfc/training/device/opcheck"
+	devopencl "github.com/llpfc/llpfc/training/device/opencl"
+	"github.com/llpfc/llpfc/training/nn"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gorgonia.org/gorgonia"
+)
+
+// convStepCosts runs a convolution's forward pass and its three gradients
+// on be (twice: the first run uploads) and returns the second run's
+// costs and the CPU-checked worst error.
+func convStepCosts(t *testing.T, be *devopencl.Backend) device.Costs {
+	t.Helper()
+	g := gorgonia.NewGraph()
+	r := rand.New(rand.NewPCG(5, 6))
+	x := tensorOf(g, r, "x", -1, 1, 2, 3, 9, 8)
+	w := tensorOf(g, r, "w", -1, 1, 5, 3, 3, 3)
+	b := tensorOf(g, r, "b", -1, 1, 1, 5, 1, 1)
+	y := must(nn.Conv2dIm2col(x, w, b, 1, 2))
+	outs := append(gorgonia.Nodes{y}, grads(opcheck.WeightedSum(g, r, y), x, w, b)...)
+	p, err := be.Compile(g, outs, device.Options{Name: "conv", Params: gorgonia.Nodes{x, w, b}})
+	require.NoError(t, err)
+	defer p.Close()
+	require.NoError(t, p.Run())
+	before := be.Costs()
+	require.NoError(t, p.Run())
+	return be.Costs().Sub(before)
+}
+
+// TestConvVariant: LLPFC_OPENCL_CONV=implicit opens a back end that runs
+// a convolution and its gradients without a CLBlast call (the implicit
+// kernels) and names "conv implicit" in its numerics; unset or im2col
+// runs them on CLBlast and leaves the numerics as they were; any other
+// value stops Open with an error naming the variable and the value.
+func TestConvVariant(t *testing.T) {
+	ocltest.Require(t)
+	for env, implicit := range map[string]bool{"": false, "im2col": false, "implicit": true} {
+		t.Setenv(devopencl.ConvEnv, env)
+		be, err := devopencl.Open(ocltest.Device())
+		require.NoError(t, err, env)
+		c := convStepCosts(t, be)
+		if implicit {
+			assert.Contains(t, be.Numerics(), "; conv implicit (GEMM tile 64×64×16", env)
+			assert.Zero(t, c.BLASCalls, "%s: the implicit path calls CLBlast for a convolution", env)
+		} else {
+			assert.NotContains(t, be.Numerics(), "conv", env)
+			assert.Positive(t, c.BLASCalls, "%s: the im2col path runs its products on CLBlast", env)
+		}
+		require.NoError(t, be.Close())
+	}
+	for _, bad := range []string{"Implicit", "direct", " implicit"} {
+		t.Setenv(devopencl.ConvEnv, bad)
+		be, err := devopencl.Open(ocltest.Device())
+		if !assert.Error(t, err, bad) {
+			be.Close()
+			continue
+		}
+		assert.Contains(t, err.Error(), devopencl.ConvEnv+"="+bad+": ", bad)
+		assert.Contains(t, err.Error(), "im2col or implicit", bad)
+	}
+}
