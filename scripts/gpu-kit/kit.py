@@ -391,11 +391,12 @@ def fmt(v, nd=1):
 def check_summary(out):
     text = open(os.path.join(out, "check.log"), errors="replace").read() if os.path.exists(os.path.join(out, "check.log")) else ""
     lines = text.splitlines()
-    verdict = next((l for l in lines if l.startswith("verdict:")), "no verdict (the check did not finish: see check.log)")
+    verdicts = [l for l in lines if l.startswith("verdict:")]  # one per check part: check, then check conv implicit
+    verdict = verdicts[0] if verdicts else "no verdict (the check did not finish: see check.log)"
     failed = [l.strip() for l in lines if l.strip().startswith("FAIL")]
     platform_lines = [l for l in lines if l.startswith("platform ") or l.strip().startswith("opencl:") or "global memory" in l]
     models = [l.strip() for l in lines if " × " in l and (l.strip().startswith("ok") or l.strip().startswith("FAIL"))]
-    return {"verdict": verdict, "failed": failed, "devices": platform_lines, "model_cases": len(models)}
+    return {"verdict": verdict, "verdicts": verdicts, "failed": failed, "devices": platform_lines, "model_cases": len(models)}
 
 
 def summarize(out):
@@ -535,8 +536,11 @@ def consistent(res):
             problems.append(f"sweep {r['variant']} {r['model']} {r['batch']}: its numerics {r['numerics']!r} do not name the variant")
     if ok("tune") and not res.get("tuning"):
         problems.append("the tune part passed but sweep.log holds no tuning result")
-    if ok("check") and not res["check"]["verdict"].startswith("verdict: ok"):
-        problems.append("the check passed but its verdict line says otherwise: " + res["check"]["verdict"])
+    checks = [p for p in res["parts"] if p["part"].startswith("check") and p["status"] != "skipped"]  # in run order, as their verdicts
+    verdicts = res["check"].get("verdicts") or []
+    for part, v in zip(checks, verdicts) if len(checks) == len(verdicts) else []:  # a check cut short wrote none: its status says it
+        if part["status"] == "ok" and not v.startswith("verdict: ok"):
+            problems.append(f"{part['part']} passed but its verdict line says otherwise: {v}")
     for p in problems:
         print("kit.py summarize: " + p, file=sys.stderr)
     return problems
@@ -589,7 +593,7 @@ def markdown(res):
     c = res["check"]
     L.append("## OpenCL devices and `llpfc devices --check`\n")
     L += [f"    {l}" for l in c["devices"]] or ["    (llpfc devices listed no device: see check.log)"]
-    L.append(f"\n{c['verdict']}\n")
+    L.append("\n" + "\n\n".join(c.get("verdicts") or [c["verdict"]]) + "\n")  # the default path's, then the implicit convolutions
     if c["failed"]:
         L.append("Failed:\n")
         L += [f"- {l}" for l in c["failed"][:40]]

@@ -56,6 +56,17 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(line, "FAIL: check (failed (1)); bench mlp 32 (opencl) (timeout)")
         self.assertEqual(first, "# llpfc GPU kit: " + line)
 
+    def test_every_check_verdict_in_the_summary(self):
+        # check.log holds one verdict per check part: the default path's, then the implicit convolutions'.
+        with open(os.path.join(self.out, "check.log"), "w") as f:
+            f.write("verdict: ok: 45 op cases\nverdict: FAIL: conv2d forward (implicit)\n")
+        rc, line, _, _ = self.summarize([("discovery", "ok", "1", "d"), ("check", "ok", "9", "check.log"),
+                                         ("check conv implicit", "ok", "9", "check.log")])
+        md = read(os.path.join(self.out, "summary.md"))
+        self.assertIn("verdict: ok: 45 op cases", md)
+        self.assertIn("verdict: FAIL: conv2d forward (implicit)", md)
+        self.assertEqual(rc, 1, "a check part that passed under a failing verdict fails the run: " + line)
+
     def test_pass_names_what_was_skipped(self):
         rc, line, first, _ = self.summarize([("discovery", "ok", "1", "d"), ("pytorch cuda", "skipped", "0", "/usr/bin/python3 (Python 3.11.2, no torch) has no torch")])
         self.assertEqual(rc, 0)
