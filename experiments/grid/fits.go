@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/llpfc/llpfc/experiments"
 )
@@ -20,11 +21,11 @@ import (
 // CheckFits is the check Run makes before any cell trains, for the
 // commands that plan or check a spec's cells in store without running
 // them (`run --sbatch`, whose shards are merged into a store that must
-// stay reportable, and `run --check`): nil when the store is missing or
-// empty, or its tables take spec's cells.
+// stay reportable, and `run --check`): nil when the store or its cells
+// folder is missing, or its tables take spec's cells.
 func CheckFits(store *Store, spec *Spec, cells []experiments.Cell) error {
-	if _, err := os.Stat(store.Dir); errors.Is(err, fs.ErrNotExist) {
-		return nil
+	if _, err := os.Stat(filepath.Join(store.Dir, "cells")); errors.Is(err, fs.ErrNotExist) {
+		return nil // no store yet, or one no cell has reached
 	}
 	return (&Runner{Store: store}).checkFits(spec, cells)
 }
