@@ -98,22 +98,19 @@ func (a CropFlip) Draw(key philox.Key, r int) CropFlipDraw {
 // chunk), so an image gets the same pixels in every program of the step.
 // Until the first Set the op is the identity.
 type CropFlipKey struct {
-	key   atomic.Uint64
-	set   atomic.Bool
+	stepKey
 	first atomic.Int64
-	id    int64
 }
 
 var cropFlipKeySeq atomic.Int64
 
 // NewCropFlipKey returns a key that is not set.
-func NewCropFlipKey() *CropFlipKey { return &CropFlipKey{id: cropFlipKeySeq.Add(1)} }
+func NewCropFlipKey() *CropFlipKey { return &CropFlipKey{stepKey: stepKey{id: cropFlipKeySeq.Add(1)}} }
 
 // Set makes key the key of the next runs and their first row 0.
 func (k *CropFlipKey) Set(key uint64) {
-	k.key.Store(key)
 	k.first.Store(0)
-	k.set.Store(true)
+	k.store(key)
 }
 
 // SetFirst makes r the minibatch row of the next runs' first image.

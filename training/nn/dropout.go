@@ -34,22 +34,30 @@ import (
 // (Set, by the model's Resample) and read by every dropout op of the
 // model when it runs. Until the first Set every mask keeps every unit
 // with scale 1 (the identity).
-type DropoutKey struct {
+type DropoutKey struct{ stepKey }
+
+// stepKey is a key a program's random op reads at each run (dropout's
+// masks, augmentation's draws): set once a step by the host, read where
+// the program runs; id names it in the op's hash.
+type stepKey struct {
 	key atomic.Uint64
 	set atomic.Bool
 	id  int64
 }
 
-var dropoutKeySeq atomic.Int64
-
-// NewDropoutKey returns a key that is not set.
-func NewDropoutKey() *DropoutKey { return &DropoutKey{id: dropoutKeySeq.Add(1)} }
-
-// Set makes key the key of the next runs.
-func (k *DropoutKey) Set(key uint64) {
+// store makes key the key of the next runs.
+func (k *stepKey) store(key uint64) {
 	k.key.Store(key)
 	k.set.Store(true)
 }
+
+var dropoutKeySeq atomic.Int64
+
+// NewDropoutKey returns a key that is not set.
+func NewDropoutKey() *DropoutKey { return &DropoutKey{stepKey{id: dropoutKeySeq.Add(1)}} }
+
+// Set makes key the key of the next runs.
+func (k *DropoutKey) Set(key uint64) { k.store(key) }
 
 // Get returns the key and whether it was set.
 func (k *DropoutKey) Get() (uint64, bool) { return k.key.Load(), k.set.Load() }
