@@ -44,8 +44,10 @@ file at start (LLPFC_OPENCL_GEMM: unset or auto, the file when it is there; defa
 own parameters; tuned, the file or an error; or a tuning file's path), and every result names
 the parameters in its numerics. LLPFC_OPENCL_CONV chooses how --device opencl runs the
 convolutions: unset or im2col, images unfolded into a workspace and multiplied by CLBlast;
-implicit, one implicit-GEMM kernel a pass (named in the numerics as "conv implicit"); any other
-value is an error (exit status 2). --check runs its checks on the path the variable chooses.`
+implicit, one implicit-GEMM kernel a pass (named in the numerics as "conv implicit"); or
+implicit: and some of the passes fwd, dx and dw joined by + (implicit:dw: the filter gradient
+implicit, the other passes im2col); any other value is an error (exit status 2). --check runs
+its checks on the path the variable chooses.`
 
 func runDevices(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("devices [--check [--parity all|none|full|MODEL/METHOD,…] [--json] [DEVICE]] [--tune-gemm SHAPES [--tune-seconds S] [DEVICE]]", devicesSynopsis, stderr)

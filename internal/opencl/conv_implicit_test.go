@@ -227,7 +227,9 @@ func TestImplicitTileConstants(t *testing.T) {
 // TestParseConvPath: the two names and the empty default read back, and
 // anything else is an error that quotes it.
 func TestParseConvPath(t *testing.T) {
-	for s, want := range map[string]opencl.ConvPath{"": opencl.ConvIm2col, "im2col": opencl.ConvIm2col, "implicit": opencl.ConvImplicit} {
+	for s, want := range map[string]opencl.ConvPath{"": opencl.ConvIm2col, "im2col": opencl.ConvIm2col, "implicit": opencl.ConvImplicit,
+		"implicit:dw": opencl.ConvImplicitFilter, "implicit:fwd+dx": opencl.ConvImplicitForward | opencl.ConvImplicitInput,
+		"implicit:fwd+dw": opencl.ConvImplicitForward | opencl.ConvImplicitFilter} {
 		p, err := opencl.ParseConvPath(s)
 		if err != nil || p != want {
 			t.Errorf("ParseConvPath(%q) = %v, %v; want %v", s, p, err, want)
@@ -236,8 +238,17 @@ func TestParseConvPath(t *testing.T) {
 			t.Errorf("%v names itself %q, want %q", p, p.String(), s)
 		}
 	}
-	if _, err := opencl.ParseConvPath("Implicit"); err == nil || !regexp.MustCompile(`"Implicit".*im2col or implicit`).MatchString(err.Error()) {
-		t.Errorf("ParseConvPath(Implicit): %v", err)
+	for _, bad := range []string{"Implicit", "implicit:", "implicit:dw+dw", "implicit:DW", "implicit:fwd+", "im2col:dw"} {
+		if _, err := opencl.ParseConvPath(bad); err == nil || !regexp.MustCompile(regexp.QuoteMeta(fmt.Sprintf("%q", bad))+`.*im2col, implicit, or implicit:`).MatchString(err.Error()) {
+			t.Errorf("ParseConvPath(%q): %v", bad, err)
+		}
+	}
+	// Another order of the passes is the same path, named in the order fwd, dx, dw.
+	if p, err := opencl.ParseConvPath("implicit:dw+fwd"); err != nil || p.String() != "implicit:fwd+dw" {
+		t.Errorf("ParseConvPath(implicit:dw+fwd) = %v, %v", p, err)
+	}
+	if p, _ := opencl.ParseConvPath("implicit:fwd+dx+dw"); p != opencl.ConvImplicit || p.String() != "implicit" {
+		t.Errorf("every pass named is %v, want implicit", p)
 	}
 }
 

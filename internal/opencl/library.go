@@ -207,12 +207,16 @@ func (l *Lib) workspace(ws **Buffer, n int) (*Buffer, error) {
 // grows to the largest chunk any of them needs), for planning before a
 // run; reductions' partial results are not counted (a few values per
 // output). On the implicit path (l.Conv) the only workspace is the filter
-// gradient's partial sums.
+// gradient's partial sums; with some passes implicit and others not, the
+// im2col passes' workspaces and those partial sums share wsA, which grows
+// to the larger.
 func (l *Lib) WorkspaceBytes(gs []ConvGeom) int64 {
 	var a, b int
 	for _, g := range gs {
-		if l.Conv == ConvImplicit {
+		if l.Conv.Implicit(ConvImplicitFilter) {
 			a = max(a, g.implicitWorkspace())
+		}
+		if l.Conv == ConvImplicit {
 			continue
 		}
 		ckk, hw, _, _ := g.dims()

@@ -94,7 +94,7 @@ func (l *Lib) Conv2d(x, w, b, y *Buffer, g ConvGeom) error {
 		}
 		hasBias, bias = 1, b
 	}
-	if l.Conv == ConvImplicit {
+	if l.Conv.Implicit(ConvImplicitForward) {
 		return l.implicit("conv_igemm_fwd", g.N*hw, g.O, 1, append([]any{x, w, bias, y}, g.implicitArgs(hasBias)...)...)
 	}
 	l.mu.Lock()
@@ -128,7 +128,7 @@ func (l *Lib) Conv2dGradInput(w, dy, dx *Buffer, g ConvGeom) error {
 		return err
 	}
 	ckk, hw, chw, ohw := g.dims()
-	if l.Conv == ConvImplicit {
+	if l.Conv.Implicit(ConvImplicitInput) {
 		return l.implicit("conv_igemm_bwd_data", g.N*g.H*g.W, g.C, 1, append([]any{w, dy, dx}, g.implicitArgs()...)...)
 	}
 	l.mu.Lock()
@@ -165,7 +165,7 @@ func (l *Lib) Conv2dGradFilter(x, dy, dw *Buffer, g ConvGeom) error {
 	ckk, hw, _, ohw := g.dims()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.Conv == ConvImplicit {
+	if l.Conv.Implicit(ConvImplicitFilter) {
 		return l.implicitGradFilter(x, dy, dw, g)
 	}
 	step, col, rows, err := l.convWorkspaces(g)

@@ -1,39 +1,76 @@
 package opencl
 
-import "fmt"
-
-// ConvPath is how the library runs Conv2d and its two product gradients.
-// The im2col path unfolds a chunk of images into a workspace and hands it
-// to CLBlast's SGEMM; the implicit-GEMM path (kernels/conv_implicit.cl)
-// does the unfolding inside the product's tile loads, so the unfolded
-// matrix (C·K² × N·OH·OW values, written once and read once per pass) is
-// never stored: on a GPU the two differ in memory traffic and launches,
-// not in what they compute. The path is a variant the GPU kit sweeps, so
-// the library takes it from its user (the OpenCL back end, from
-// LLPFC_OPENCL_CONV) and never chooses by itself.
-type ConvPath int
-
-const (
-	// ConvIm2col: im2col, CLBlast SGEMM, reorder (the default).
-	ConvIm2col ConvPath = iota
-	// ConvImplicit: one implicit-GEMM kernel per pass (two for the
-	// filter's gradient: the sliced product and its reduction).
-	ConvImplicit
+import (
+	"fmt"
+	"slices"
+	"strings"
 )
 
-// String is the path's name as LLPFC_OPENCL_CONV spells it.
+// ConvPath is how the library runs Conv2d and its two product gradients:
+// which of the three passes take the implicit-GEMM path (one bit a pass),
+// the others im2col. The im2col path unfolds a chunk of images into a
+// workspace and hands it to CLBlast's SGEMM; the implicit-GEMM path
+// (kernels/conv_implicit.cl) does the unfolding inside the product's tile
+// loads, so the unfolded matrix (C·K² × N·OH·OW values, written once and
+// read once per pass) is never stored: on a GPU the two differ in memory
+// traffic, launches and parallelism, not in what they compute, and by
+// pass (the filter gradient's product has few output tiles and a long
+// reduction, which only the implicit path splits). The path is a variant
+// the GPU kit sweeps, so the library takes it from its user (the OpenCL
+// back end, from LLPFC_OPENCL_CONV) and never chooses by itself.
+type ConvPath uint8
+
+// The passes of a convolution, as ConvPath's bits.
+const (
+	// ConvImplicitForward: y = conv(x, w) + b by conv_igemm_fwd.
+	ConvImplicitForward ConvPath = 1 << iota
+	// ConvImplicitInput: ∂L/∂x by conv_igemm_bwd_data.
+	ConvImplicitInput
+	// ConvImplicitFilter: ∂L/∂w by conv_igemm_bwd_filter and its
+	// reduction.
+	ConvImplicitFilter
+)
+
+const (
+	// ConvIm2col: im2col, CLBlast SGEMM, reorder, every pass (the default).
+	ConvIm2col ConvPath = 0
+	// ConvImplicit: one implicit-GEMM kernel per pass (two for the
+	// filter's gradient: the sliced product and its reduction).
+	ConvImplicit = ConvImplicitForward | ConvImplicitInput | ConvImplicitFilter
+)
+
+// convPassNames are the passes' names in LLPFC_OPENCL_CONV's per-pass
+// form, in ConvPath's bit order.
+var convPassNames = []string{"fwd", "dx", "dw"}
+
+// Implicit reports whether pass (one of ConvImplicitForward,
+// ConvImplicitInput, ConvImplicitFilter) runs on the implicit path.
+func (p ConvPath) Implicit(pass ConvPath) bool { return p&pass != 0 }
+
+// String is the path's name as LLPFC_OPENCL_CONV spells it: "im2col",
+// "implicit", or "implicit:" and the implicit passes joined by "+" in the
+// order fwd, dx, dw ("implicit:dw").
 func (p ConvPath) String() string {
-	switch p {
-	case ConvIm2col:
+	switch {
+	case p == ConvIm2col:
 		return "im2col"
-	case ConvImplicit:
+	case p == ConvImplicit:
 		return "implicit"
+	case p&^ConvImplicit != 0:
+		return fmt.Sprintf("ConvPath(%d)", int(p))
 	}
-	return fmt.Sprintf("ConvPath(%d)", int(p))
+	var passes []string
+	for i, n := range convPassNames {
+		if p&(1<<i) != 0 {
+			passes = append(passes, n)
+		}
+	}
+	return "implicit:" + strings.Join(passes, "+")
 }
 
-// ParseConvPath reads a path's name: "im2col" or "implicit" ("" is
-// im2col, the default).
+// ParseConvPath reads a path's name: "im2col" ("" too, the default),
+// "implicit" (every pass), or "implicit:" and some of fwd, dx and dw
+// joined by "+" (those passes implicit, the others im2col).
 func ParseConvPath(s string) (ConvPath, error) {
 	switch s {
 	case "", "im2col":
@@ -41,7 +78,20 @@ func ParseConvPath(s string) (ConvPath, error) {
 	case "implicit":
 		return ConvImplicit, nil
 	}
-	return 0, fmt.Errorf("%q is no convolution path (im2col or implicit)", s)
+	bad := fmt.Errorf("%q is no convolution path (im2col, implicit, or implicit: and passes among fwd, dx, dw joined by +, e.g. implicit:dw)", s)
+	list, ok := strings.CutPrefix(s, "implicit:")
+	if !ok || list == "" {
+		return 0, bad
+	}
+	var p ConvPath
+	for _, n := range strings.Split(list, "+") {
+		i := slices.Index(convPassNames, n)
+		if i < 0 || p&(1<<i) != 0 {
+			return 0, bad
+		}
+		p |= 1 << i
+	}
+	return p, nil
 }
 
 // The implicit-GEMM kernels' tile: a work-group of (TM/RM)×(TN/RN) items

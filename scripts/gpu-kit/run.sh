@@ -130,7 +130,10 @@ fi
 # The variants the sweep measures beside the baseline (LLPFC_OPENCL_GEMM=default), each a list of
 # environment assignments joined by commas. Each costs one bench step per SWEEP config (2–3 s each
 # on the H200 of 2026-11-28, 40 s at most), well inside the budget.
-VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit}
+# The implicit convolutions alone are the tuned ones but for the dense layers' products: the sweep times them
+# with the tuned products, and the filter gradient alone on the implicit path (implicit:dw), the pass
+# predicted to gain most (bench/NOTES.md, "Implicit-GEMM convolutions").
+VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw}
 
 # 2. The devices.
 part devices 20 check.log "$LLPFC" devices

@@ -229,20 +229,25 @@ class SummarizeTest(unittest.TestCase):
         KIT_VARIANTS) passes only when the result's numerics name both: the OpenCL back end's
         "; conv implicit (…)" beside the products' note."""
         run_sh = read(os.path.join(HERE, "run.sh"))
-        self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit}", run_sh)
+        self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit ", run_sh)
+        self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw}", run_sh)
         tuned = "gemm tuned (clblast-gemm-x.json, 1.20× CLBlast's defaults on 2 shapes)"
-        for numerics, rc in [(tuned + "; conv implicit (GEMM tile 64×64×16, 4×4 per work-item)", 0), (tuned, 1)]:
+        conv = lambda path: f"; conv {path} (GEMM tile 64×64×16, 4×4 per work-item)"
+        for path, numerics, rc in [("implicit", tuned + conv("implicit"), 0), ("implicit", tuned, 1),
+                                   ("implicit:dw", tuned + conv("implicit:dw"), 0),
+                                   ("implicit:dw", tuned + conv("implicit"), 1),  # another path's result
+                                   ("implicit", tuned + conv("implicit:dw"), 1)]:
             parts = self.sweep_logs(1500.0, numerics=numerics)
             log = read(os.path.join(self.out, "sweep.log")).replace("### env LLPFC_OPENCL_GEMM=tuned /k/llpfc",
-                                                                    "### env LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_CONV=implicit /k/llpfc")
+                                                                    f"### env LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_CONV={path} /k/llpfc")
             self.write("sweep.log", log)
-            parts[-1] = ("sweep LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit wrn-16-4 128", "ok", "9", "sweep.log")
+            parts[-1] = (f"sweep LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV={path} wrn-16-4 128", "ok", "9", "sweep.log")
             got, line, _, _ = self.summarize(parts)
-            self.assertEqual(got, rc, line)
+            self.assertEqual(got, rc, f"{path}, {numerics}: {line}")
             if rc:
                 self.assertIn("do not name the variant", line)
             else:
-                self.assertIn("best: LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_CONV=implicit", line)
+                self.assertIn(f"best: LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_CONV={path}", line)
 
     def test_sweep_result_missing_fails(self):
         parts = self.sweep_logs(1500.0) + [("sweep LLPFC_OPENCL_GEMM=tuned vgg16 128", "ok", "9", "sweep.log")]

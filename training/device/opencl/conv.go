@@ -15,6 +15,8 @@ import (
 //	                   CLBlast's SGEMM, a reorder (the default)
 //	"implicit"         implicit GEMM: one tiled kernel per pass that
 //	                   unfolds inside its loads (kernels/conv_implicit.cl)
+//	"implicit:dw", …   those passes (fwd, dx, dw joined by +) implicit,
+//	                   the others im2col (opencl.ParseConvPath)
 //
 // Any other value is an error naming the variable and the value: a typo
 // would otherwise time the default under the variant's name.

@@ -56,7 +56,28 @@ func TestConvVariant(t *testing.T) {
 		}
 		require.NoError(t, be.Close())
 	}
-	for _, bad := range []string{"Implicit", "direct", " implicit"} {
+	// Per pass: each mix calls CLBlast exactly for its im2col passes, so
+	// the calls of a mix and of its complement add up to the im2col
+	// path's, and each pass taken implicit removes its calls (a pass
+	// dispatched on the wrong bit breaks the sums).
+	calls := map[string]int64{}
+	for _, env := range []string{"im2col", "implicit:fwd", "implicit:dx+dw", "implicit:dx", "implicit:fwd+dw", "implicit:dw", "implicit:fwd+dx"} {
+		t.Setenv(devopencl.ConvEnv, env)
+		be, err := devopencl.Open(ocltest.Device())
+		require.NoError(t, err, env)
+		calls[env] = convStepCosts(t, be).BLASCalls
+		if env != "im2col" {
+			assert.Contains(t, be.Numerics(), "; conv "+env+" (GEMM tile", env)
+		}
+		require.NoError(t, be.Close())
+	}
+	for _, pair := range [][2]string{{"implicit:fwd", "implicit:dx+dw"}, {"implicit:dx", "implicit:fwd+dw"}, {"implicit:dw", "implicit:fwd+dx"}} {
+		assert.Positive(t, calls[pair[0]], pair[0])
+		assert.Positive(t, calls[pair[1]], pair[1])
+		assert.Less(t, calls[pair[0]], calls["im2col"], pair[0])
+		assert.Equal(t, calls["im2col"], calls[pair[0]]+calls[pair[1]], "%v: a pass on both paths or on neither", pair)
+	}
+	for _, bad := range []string{"Implicit", "direct", " implicit", "implicit:", "implicit:dw+dw", "implicit:bwd", "implicit:dw,dx"} {
 		t.Setenv(devopencl.ConvEnv, bad)
 		be, err := devopencl.Open(ocltest.Device())
 		if !assert.Error(t, err, bad) {
@@ -64,6 +85,6 @@ func TestConvVariant(t *testing.T) {
 			continue
 		}
 		assert.Contains(t, err.Error(), devopencl.ConvEnv+"="+bad+": ", bad)
-		assert.Contains(t, err.Error(), "im2col or implicit", bad)
+		assert.Contains(t, err.Error(), "im2col, implicit, or implicit:", bad)
 	}
 }

@@ -70,10 +70,11 @@ func goldenKinds(t *testing.T) []string {
 // scalars beside tensors, every axis and transpose the graphs use) on the
 // CPU and on the device and compares the outputs within opcheck.Tol;
 // together the graphs run every kind of training/testdata/ops.golden.
-// It runs them on each convolution path (ConvEnv unset: im2col; and
-// implicit), each a back end of its own.
+// It runs them on each convolution path (ConvEnv unset: im2col;
+// implicit; and the per-pass mixes the kit sweeps, implicit:dw and its
+// complement implicit:fwd+dx), each a back end of its own.
 func TestEveryOpKindMatchesTheCPU(t *testing.T) {
-	for _, conv := range []string{"", "implicit"} {
+	for _, conv := range []string{"", "implicit", "implicit:dw", "implicit:fwd+dx"} {
 		t.Run("conv="+conv, func(t *testing.T) {
 			t.Setenv(devopencl.ConvEnv, conv)
 			everyOpKindMatchesTheCPU(t)
