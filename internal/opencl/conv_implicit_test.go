@@ -280,4 +280,13 @@ func TestImplicitWorkspaceBytes(t *testing.T) {
 	if implicit*4 > im2col {
 		t.Errorf("implicit workspace %d bytes, im2col's %d: not the smaller by far", implicit, im2col)
 	}
+	// Pass by pass: the im2col passes' workspaces and the filter
+	// gradient's partial sums share wsA, which grows to the larger, and
+	// the rows' wsB stays im2col's.
+	var dw, fwdDx int64
+	withConvPath(l, opencl.ConvImplicitFilter, func() { dw = l.WorkspaceBytes([]opencl.ConvGeom{wide}) })
+	withConvPath(l, opencl.ConvImplicitForward|opencl.ConvImplicitInput, func() { fwdDx = l.WorkspaceBytes([]opencl.ConvGeom{wide}) })
+	if fwdDx != im2col || dw != im2col {
+		t.Errorf("mixed paths' workspaces %d (implicit:dw) and %d (implicit:fwd+dx) bytes, want im2col's %d (its col buffer outgrows the partial sums)", dw, fwdDx, im2col)
+	}
 }
