@@ -43,10 +43,7 @@ func (c oddCase) String() string {
 }
 
 // oddFamily makes a case in dir (its inputs; outputs go to dir/out).
-type oddFamily struct {
-	name string
-	make func(r *rand.Rand, dir string) oddCase
-}
+type oddFamily = caseFamily[oddCase]
 
 // put writes body to dir/name and returns the path.
 func put(dir, name, body string) string {
@@ -582,26 +579,15 @@ func TestPropertyOddInvocations(t *testing.T) {
 	require.NoError(t, err)
 	oddStore = oddStoreFiles(t)
 	families := append(append([]oddFamily(nil), oddFamilies...), oddFamiliesRolesAndOwnership...)
-	counts := map[string][2]int{}
-	n := forAllCases(t, "odd invocations: no crash, exit 2 on bad input, inputs untouched", oddCases(200), func(r *rand.Rand) oddCase {
-		f := families[r.Intn(len(families))]
-		dir := t.TempDir()
-		c := f.make(r, dir)
-		c.Family, c.Dir = f.name, dir
-		return c
-	}, func(c oddCase) error {
-		k := counts[c.Family]
-		if c.Bad {
-			k[0]++
-		} else {
-			k[1]++
-		}
-		counts[c.Family] = k
-		if err := os.MkdirAll(filepath.Join(c.Dir, "out"), 0o755); err != nil {
-			return err
-		}
-		return c.check(c.Dir)
-	})
+	n, counts := forAllFamilies(t, "odd invocations: no crash, exit 2 on bad input, inputs untouched", oddCases(200), families,
+		func(c *oddCase, family, dir string) { c.Family, c.Dir = family, dir },
+		func(c oddCase) (string, bool) { return c.Family, c.Bad },
+		func(c oddCase) error {
+			if err := os.MkdirAll(filepath.Join(c.Dir, "out"), 0o755); err != nil {
+				return err
+			}
+			return c.check(c.Dir)
+		})
 	t.Logf("%d generated invocations (family: bad, valid): %v", n, counts)
 }
 

@@ -560,6 +560,43 @@ func forAllCases[T any](t *testing.T, name string, n int, gen func(r *rand.Rand)
 	return tried
 }
 
+// caseFamily is one family of generated invocations: make writes a case's
+// inputs into dir and returns it.
+type caseFamily[C any] struct {
+	name string
+	make func(r *rand.Rand, dir string) C
+}
+
+// forAllFamilies is forAllCases over invocations drawn from families: each
+// case made in a folder of its own, with an empty out folder in it, and
+// told its family and folder (origin); each checked case counted by its
+// family as bad input or valid (kind). It returns the cases tried and the
+// counts, (bad, valid) by family, for the test to log and to hold the
+// generator to both sides.
+func forAllFamilies[C any](t *testing.T, name string, n int, families []caseFamily[C], origin func(c *C, family, dir string),
+	kind func(C) (family string, bad bool), check func(C) error) (int, map[string][2]int) {
+	t.Helper()
+	counts := map[string][2]int{}
+	tried := forAllCases(t, name, n, func(r *rand.Rand) C {
+		f := families[r.Intn(len(families))]
+		dir := t.TempDir()
+		c := f.make(r, dir)
+		origin(&c, f.name, dir)
+		return c
+	}, func(c C) error {
+		f, bad := kind(c)
+		k := counts[f]
+		if bad {
+			k[0]++
+		} else {
+			k[1]++
+		}
+		counts[f] = k
+		return check(c)
+	})
+	return tried, counts
+}
+
 // cellFile is what the properties read of a cell file, without package
 // experiments.
 type cellFile struct {

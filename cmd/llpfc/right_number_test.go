@@ -50,10 +50,7 @@ func (c trialCase) String() string {
 }
 
 // trialFamily makes a case in dir (outputs under dir/out).
-type trialFamily struct {
-	name string
-	make func(r *rand.Rand, dir string) trialCase
-}
+type trialFamily = caseFamily[trialCase]
 
 // trialResult is the last JSON line of train --json.
 type trialResult struct {
@@ -584,24 +581,15 @@ func TestPropertyRightNumberOrClearRefusal(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("LLPFC_TRIAL_CASES")); err == nil && v > 0 {
 		n = v
 	}
-	counts := map[string][2]int{}
-	tried := forAllCases(t, "the right number or a clear refusal", n, func(r *rand.Rand) trialCase {
-		f := trialFamilies[r.Intn(len(trialFamilies))]
-		dir := t.TempDir()
-		c := f.make(r, dir)
-		c.Family, c.Dir = f.name, dir
-		return c
-	}, func(c trialCase) error {
-		k := counts[c.Family]
-		if c.Bad {
-			k[0]++
-		} else {
-			k[1]++
-		}
-		counts[c.Family] = k
-		os.MkdirAll(filepath.Join(c.Dir, "out"), 0o755)
-		return c.check()
-	})
+	tried, counts := forAllFamilies(t, "the right number or a clear refusal", n, trialFamilies,
+		func(c *trialCase, family, dir string) { c.Family, c.Dir = family, dir },
+		func(c trialCase) (string, bool) { return c.Family, c.Bad },
+		func(c trialCase) error {
+			if err := os.MkdirAll(filepath.Join(c.Dir, "out"), 0o755); err != nil {
+				return err
+			}
+			return c.check()
+		})
 	t.Logf("%d generated invocations (family: bad, valid): %v", tried, counts)
 	for _, f := range trialFamilies {
 		if k := counts[f.name]; tried >= 100 && (k[0] == 0 && f.name != "claims" || k[1] == 0) { // a claim is never bad input: its cell is waited for or taken over
