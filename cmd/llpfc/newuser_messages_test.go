@@ -115,12 +115,7 @@ func TestNewUserMessages(t *testing.T) {
 			nil, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := runCmd(c.args...)
-			require.NoError(t, noCrash(c.args, stderr))
-			assert.Equal(t, c.status, code, "llpfc %q: %s%s", c.args, stdout, stderr)
-			for _, w := range c.want {
-				assert.Contains(t, stderr, w)
-			}
+			stderr := runExpecting(t, c.args, c.status, c.want)
 			if c.not != "" {
 				assert.NotContains(t, stderr, c.not)
 			}

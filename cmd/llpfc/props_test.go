@@ -18,6 +18,7 @@ import (
 	"github.com/llpfc/llpfc/training/methods"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Properties of run, merge and report over generated valid specs
@@ -258,6 +259,19 @@ func runCmd(args ...string) (int, string, string) {
 	var o, e bytes.Buffer
 	code := dispatch(args, &o, &e)
 	return code, o.String(), e.String()
+}
+
+// runExpecting runs llpfc with args and requires no crash, the exit
+// status and every text of want in its standard error, which it returns.
+func runExpecting(t *testing.T, args []string, status int, want []string) string {
+	t.Helper()
+	code, stdout, stderr := runCmd(args...)
+	require.NoError(t, noCrash(args, stderr))
+	assert.Equal(t, status, code, "llpfc %q: %s%s", args, stdout, stderr)
+	for _, w := range want {
+		assert.Contains(t, stderr, w)
+	}
+	return stderr
 }
 
 // noCrash fails when a command reports an internal error (a recovered panic).

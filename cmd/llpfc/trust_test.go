@@ -558,12 +558,7 @@ func TestWordsAndStatuses(t *testing.T) {
 		{"a class at 0 in every bag", []string{"train", "--data", "bags:" + dir + "/bo/train.csv," + zeroProps + "@normalize", "--epochs", "1", "--quiet"}, exitOK, []string{`class 2 ("never") has proportion 0 in every bag`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := runCmd(c.args...)
-			require.NoError(t, noCrash(c.args, stderr))
-			assert.Equal(t, c.status, code, "llpfc %q: %s%s", c.args, stdout, stderr)
-			for _, w := range c.want {
-				assert.Contains(t, stderr, w)
-			}
+			stderr := runExpecting(t, c.args, c.status, c.want)
 			assert.Empty(t, repeatedPrefix(stderr), "a prefix said twice: %s", stderr)
 			assert.NotContains(t, stderr, "{Name:", "a Go struct")
 		})
