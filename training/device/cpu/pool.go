@@ -101,7 +101,11 @@ type poolPositions map[*float32][]int32
 // them there when they are y's.
 func (pp poolPositions) parallelMaxPool(kind string, op gorgonia.Op, out *tensor.Dense, args []gorgonia.Value) (gorgonia.Value, bool) {
 	diff := kind == "gorgonia.maxPoolDiffOp"
-	if kind != "gorgonia.maxPoolOp" && !diff || len(args) != map[bool]int{false: 1, true: 3}[diff] {
+	arity := 1
+	if diff {
+		arity = 3 // x, y, ∂L/∂y
+	}
+	if kind != "gorgonia.maxPoolOp" && !diff || len(args) != arity {
 		return nil, false
 	}
 	g, ok := maxPoolGeom(op)
