@@ -1,26 +1,17 @@
 package report
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/llpfc/llpfc/experiments/grid"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // TestReportNamesDevicesOffTheCPU: a table whose cells all ran on
 // the CPU (or predate devices) reads as before; one with a cell trained
 // elsewhere lists every device with its cell count.
 func TestReportNamesDevicesOffTheCPU(t *testing.T) {
-	md := func(rs []*grid.Result) string {
-		tables, err := BuildTables(rs, nil)
-		require.NoError(t, err)
-		require.Len(t, tables, 1)
-		var sb strings.Builder
-		tables[0].Markdown(&sb)
-		return sb.String()
-	}
+	md := func(rs []*grid.Result) string { return oneTable(t, rs) }
 	cpu := []*grid.Result{tableCell("kl", 32, 0, nil), tableCell("kl", 32, 1, nil)}
 	cpu[1].Metrics.Device = "cpu"
 	assert.NotContains(t, md(cpu), "Devices:", "CPU cells, one of them from before devices")
