@@ -59,6 +59,19 @@
 			for (int j = 0; j < CONV_RN; j++) acc[i][j] = fma(a_[i], b_[j], acc[i][j]); \
 	}
 
+// CONV_STORE(stmt) runs stmt for each of the work-item's RM×RN results
+// acc[i][j] that lies inside the M×N output: row m, column n (the three
+// kernels' write-back; each stmt says where the result goes).
+#define CONV_STORE(stmt)                                                                \
+	for (int i = 0; i < CONV_RM; i++) {                                             \
+		int m = m0 + ty + i * CONV_WGM;                                         \
+		if (m >= M) continue;                                                   \
+		for (int j = 0; j < CONV_RN; j++) {                                     \
+			int n = n0 + tx + j * CONV_WGN;                                 \
+			if (n < N) stmt;                                                \
+		}                                                                       \
+	}
+
 // conv_igemm_fwd: y = conv(x, w) + b as the product W (O × C·K²) ·
 // col(x) (C·K² × N·OH·OW), col's entries read from x in the B loads:
 // row (ch, ki, kj), column (img, oh, ow) is x[img][ch][oh·s − pad + ki][ow·s − pad + kj].
@@ -116,17 +129,7 @@ void conv_igemm_fwd(__global const float *x, __global const float *w, __global c
 		CONV_MMA(acc, As, Bs, tx, ty)
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
-	for (int i = 0; i < CONV_RM; i++) {
-		int m = m0 + ty + i * CONV_WGM;
-		if (m >= M) continue;
-		for (int j = 0; j < CONV_RN; j++) {
-			int n = n0 + tx + j * CONV_WGN;
-			if (n >= N) continue;
-			float v = acc[i][j];
-			if (has_bias) v = bias[m] + v;
-			y[((n / hwo) * M + m) * hwo + n % hwo] = v;
-		}
-	}
+	CONV_STORE(y[((n / hwo) * M + m) * hwo + n % hwo] = has_bias ? bias[m] + acc[i][j] : acc[i][j])
 }
 
 // conv_igemm_bwd_data: dx = the adjoint of the forward pass in x, as the
@@ -195,15 +198,7 @@ void conv_igemm_bwd_data(__global const float *w, __global const float *dy, __gl
 		CONV_MMA(acc, As, Bs, tx, ty)
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
-	for (int i = 0; i < CONV_RM; i++) {
-		int m = m0 + ty + i * CONV_WGM;
-		if (m >= M) continue;
-		for (int j = 0; j < CONV_RN; j++) {
-			int n = n0 + tx + j * CONV_WGN;
-			if (n >= N) continue;
-			dx[((n / hw) * M + m) * hw + n % hw] = acc[i][j];
-		}
-	}
+	CONV_STORE(dx[((n / hw) * M + m) * hw + n % hw] = acc[i][j])
 }
 
 // conv_igemm_bwd_filter: dw = dy-by-filter (O × N·OH·OW) · col(x)ᵀ
@@ -265,15 +260,7 @@ void conv_igemm_bwd_filter(__global const float *x, __global const float *dy, __
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
 	__global float *out = part + s * M * N;
-	for (int i = 0; i < CONV_RM; i++) {
-		int m = m0 + ty + i * CONV_WGM;
-		if (m >= M) continue;
-		for (int j = 0; j < CONV_RN; j++) {
-			int n = n0 + tx + j * CONV_WGN;
-			if (n >= N) continue;
-			out[m * N + n] = acc[i][j];
-		}
-	}
+	CONV_STORE(out[m * N + n] = acc[i][j])
 }
 
 // conv_igemm_reduce: dw[t] = Σ_s part[s][t], s in increasing order.
