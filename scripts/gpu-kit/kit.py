@@ -31,6 +31,7 @@ import json
 import os
 import platform
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -169,8 +170,32 @@ def discover(out, libdir, icd_dir):
     dirs = [libdir] + sorted({os.path.dirname(p) for p in d["libnvidia_opencl"][:1] + d["libcuda"][:1]})
     if os.environ.get("LD_LIBRARY_PATH"):
         dirs.append(os.environ["LD_LIBRARY_PATH"])
+    cuda = cuda_libs(d)
+    for var, path in cuda.items():
+        print(f"export {var}={path}")
+    # cuBLAS loads libcublasLt, NVRTC its builtins library, each from beside it
+    dirs += sorted({os.path.dirname(p) for p in cuda.values()} - set(dirs))
     print(f"export LD_LIBRARY_PATH={':'.join(dirs)}")
     print(f"KIT_HAVE_DRIVER={1 if written else 0}")
+    print(f"KIT_HAVE_CUDA={1 if len(cuda) == 3 else 0}")
+
+
+def cuda_libs(d):
+    """The CUDA driver's three libraries the `cuda` device loads (LLPFC_CUDA_LIB, LLPFC_NVRTC_LIB,
+    LLPFC_CUBLAS_LIB), from what discovery found: the driver's libcuda.so.1, and NVRTC and cuBLAS by
+    their versioned names (not NVRTC's builtins nor its .alt build), the CUDA toolkit's before a
+    Python package's copy."""
+    def pick(paths, want):
+        cands = [p for p in paths if want(os.path.basename(p))]
+        return sorted(cands, key=lambda p: (not p.startswith("/usr/local/cuda"), len(p)))[:1]
+    versioned = lambda stem: lambda n: re.fullmatch(stem + r"\.so\.\d+", n) is not None
+    out = {}
+    for var, paths, want in [("LLPFC_CUDA_LIB", d.get("libcuda") or [], lambda n: n == "libcuda.so.1"),
+                             ("LLPFC_NVRTC_LIB", d.get("nvrtc") or [], versioned("libnvrtc")),
+                             ("LLPFC_CUBLAS_LIB", d.get("cublas") or [], versioned("libcublas"))]:
+        for p in pick(paths, want):
+            out[var] = p
+    return out
 
 
 def python_candidates():
@@ -305,11 +330,14 @@ def logged_runs(path):
 
 
 def variant_of(cmd):
-    """The environment assignments a sweep command ran with ("A=x B=y"), BASELINE for none."""
+    """The environment assignments a sweep command ran with ("A=x B=y"), BASELINE for none; a
+    device other than OpenCL's (--device cuda) is the word device=cuda, first."""
     words = cmd.split()
-    if not words or words[0] != "env":
-        return BASELINE
-    return " ".join(w for w in words[1:] if "=" in w and not w.startswith("-")) or BASELINE
+    dev = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "--device"), "opencl")
+    env = [w for w in words[1:] if "=" in w and not w.startswith("-")] if words and words[0] == "env" else []
+    if dev.split(":")[0] != "opencl":
+        env = [f"device={dev}"] + env
+    return " ".join(env) or BASELINE
 
 
 def expected_numerics(variant):
@@ -320,6 +348,8 @@ def expected_numerics(variant):
         k, _, v = a.partition("=")
         if k == "LLPFC_OPENCL_GEMM" and v in ("default", "tuned"):
             want.append(f"gemm {v}")
+        elif k == "device" and v.startswith("cuda"):
+            want.append("cublas")  # the CUDA driver's products: cuBLAS, never CLBlast's
         elif k == "LLPFC_OPENCL_CONV":
             want.append(f"conv {v} (")  # "conv implicit (" is not in "conv implicit:dw (…)", nor the other way
     return want
@@ -429,9 +459,16 @@ def summarize(out):
                "torch_max_memory_allocated": t.get("off", {}).get("cuda_max_memory_allocated")}
         if row["ours_ips"] and row["torch_ips_tf32_off"]:
             row["ratio_tf32_off"] = row["ours_ips"] / row["torch_ips_tf32_off"]
+        best = max([r for r in res["sweep"] if (r["model"], r["batch"]) == key and r["applied"] and r["ips"]] +
+                   [{"variant": BASELINE, "ips": row["ours_ips"]}], key=lambda r: r["ips"] or 0)
+        row["best_variant"], row["best_ips"] = best["variant"], best["ips"]
+        if row["best_ips"] and row["torch_ips_tf32_off"]:
+            row["best_ratio_tf32_off"] = row["best_ips"] / row["torch_ips_tf32_off"]
         rows.append(row)
     res["table"] = rows
-    res["profiles"] = profile_tables(bench, torch)
+    # the baseline's profiles, then the CUDA driver's (its products are cuBLAS's: the same shapes' peers)
+    res["profiles"] = profile_tables([(BASELINE, b) for b in bench] + [(variant_of(cmd), r) for cmd, r in sweep_runs
+                                                                       if variant_of(cmd).startswith("device=")], torch)
     res["projection"] = projection(res["epoch"])
     res["cpu_table"] = cpu_rows(cpu)
     res["scaling"] = [r for r in json_lines(os.path.join(out, "scaling.log")) if "rows" in r]
@@ -458,8 +495,8 @@ def geometry_key(g):
     return tuple(sorted((g or {}).items()))
 
 
-def profile_tables(bench, torch):
-    """Per bench result with a per-op profile (`llpfc bench --profile`), its operations summed by
+def profile_tables(runs, torch):
+    """Per bench result with a per-op profile (`llpfc bench --profile`; runs are (variant, result) pairs), its operations summed by
     category — time, calls, launches, the work's FLOP/s and bytes/s — largest first, and for the
     convolutions and matrix products PyTorch's time for the same calls (torch_step.py --kernels:
     seconds per call at each geometry, times our calls at it) and ours ÷ PyTorch's over the rows
@@ -467,7 +504,7 @@ def profile_tables(bench, torch):
     peers = {(r["kernel"], geometry_key(r.get("geometry"))): r["seconds"] for r in torch
              if r.get("impl") == "pytorch" and r.get("kernel") and r.get("seconds")}
     out = []
-    for b in bench:
+    for variant, b in runs:
         prof = b.get("profile") or {}
         if not prof.get("ops"):
             continue
@@ -490,7 +527,7 @@ def profile_tables(bench, torch):
             c["gbytes"] = c["bytes"] / c["seconds"] / 1e9 if c["bytes"] and c["seconds"] else None
             c["ours_over_peer"] = c["ours_with_peer"] / c["peer_seconds"] if c["peer_seconds"] else None
         ips = b.get("images_per_second")
-        out.append({"model": b.get("model"), "batch": b.get("batch_size"), "settings": settings(b), "profiled_seconds": total,
+        out.append({"model": b.get("model"), "batch": b.get("batch_size"), "variant": variant, "settings": settings(b), "profiled_seconds": total,
                     "step_seconds": b.get("batch_size") / ips if ips else None, "categories": rows})
     return out
 
@@ -503,11 +540,23 @@ def verdict(res, problems):
     if not (res.get("discovery") or {}).get("icd_folder", {}).get("drivers"):
         bad.append("no OpenCL driver found (discovery)")
     bad += problems
-    sweep = sweep_verdict(res.get("sweep") or [])
+    sweep = "; ".join(x for x in (speed_verdict(res.get("table") or []), sweep_verdict(res.get("sweep") or [])) if x)
     if bad:
         return "FAIL: " + "; ".join(bad) + ("; " + sweep if sweep else "")
     skipped = [f"{p['part']} ({p['note']})" for p in res["parts"] if p["status"] == "skipped"]
     return "PASS" + ("; " + sweep if sweep else "") + ("; skipped: " + "; ".join(skipped) if skipped else "")
+
+
+def speed_verdict(table):
+    """The step's speed beside PyTorch fp32 (TF32 off) at each network's best variant: the slowest
+    network's ratio and how many reach half of PyTorch's (the GPU criterion, bench/gpu/README.md)."""
+    rows = [r for r in table if r.get("best_ratio_tf32_off")]
+    if not rows:
+        return ""
+    low = min(rows, key=lambda r: r["best_ratio_tf32_off"])
+    half = sum(1 for r in rows if r["best_ratio_tf32_off"] >= 0.5)
+    return (f"best step / PyTorch fp32: {half} of {len(rows)} networks ≥ 0.5×, slowest {low['model']}/{low['batch']} "
+            f"{fmt(low['best_ratio_tf32_off'], 2)}× ({low['best_variant']})")
 
 
 def consistent(res):
@@ -601,12 +650,15 @@ def markdown(res):
     L.append("## Parts\n\n| part | status | seconds | note |\n|---|---|---|---|")
     L += [f"| {p['part']} | {p['status']} | {p['seconds']:.0f} | {p['note']} |" for p in res["parts"]]
     L.append("\n## Training step: ours (`--device opencl`) beside PyTorch fp32 on CUDA\n")
-    L.append("| model | batch | settings | ours img/s | ours launches/step | ours waits/step | ours device peak MiB | PyTorch TF32 off img/s | PyTorch defaults img/s | PyTorch max allocated MiB | ours / PyTorch (TF32 off) |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    L.append("The baseline is `--device opencl` with CLBlast's own parameters; the best is the fastest of it and the sweep's "
+             "variants at the same network and batch (the CUDA driver's among them: variant device=cuda).\n")
+    L.append("| model | batch | settings | ours img/s | ours launches/step | ours waits/step | ours device peak MiB | PyTorch TF32 off img/s | PyTorch defaults img/s | PyTorch max allocated MiB | ours / PyTorch (TF32 off) | best variant | its img/s | best / PyTorch (TF32 off) |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in res["table"]:
         mib = lambda v: f"{v / 1048576:.0f}" if v else "–"
         L.append(f"| {r['model']} | {r['batch']} | {r.get('settings', '–')} | {fmt(r['ours_ips'])} | {fmt(r['ours_launches'])} | {fmt(r['ours_waits'], 2)} | {mib(r['ours_device_peak_bytes'])} | "
-                 f"{fmt(r['torch_ips_tf32_off'])} | {fmt(r['torch_ips_default'])} | {mib(r['torch_max_memory_allocated'])} | {fmt(r.get('ratio_tf32_off'), 3)} |")
+                 f"{fmt(r['torch_ips_tf32_off'])} | {fmt(r['torch_ips_default'])} | {mib(r['torch_max_memory_allocated'])} | {fmt(r.get('ratio_tf32_off'), 3)} | "
+                 f"{r.get('best_variant', '–')} | {fmt(r.get('best_ips'))} | {fmt(r.get('best_ratio_tf32_off'), 3)} |")
     L += sweep_markdown(res)
     L += profile_markdown(res.get("profiles") or [])
     p = res["projection"]
@@ -672,7 +724,7 @@ def profile_markdown(profiles):
          "TF32 off, times our calls; ours ÷ PyTorch over the calls that have a peer.\n"]
     ms = lambda v: f"{v * 1000:.2f}" if v is not None else "–"
     for p in profiles:
-        L.append(f"### {p['model']}, batch {p['batch']} ({p['settings']}): profiled step {ms(p['profiled_seconds'])} ms, timed step {ms(p['step_seconds'])} ms\n")
+        L.append(f"### {p['model']}, batch {p['batch']}, {p.get('variant', BASELINE)} ({p['settings']}): profiled step {ms(p['profiled_seconds'])} ms, timed step {ms(p['step_seconds'])} ms\n")
         L.append("| operation | calls | launches | ours ms | share | GFLOP/s | GB/s | PyTorch ms (same shapes) | ours ÷ PyTorch |")
         L.append("|---|---|---|---|---|---|---|---|---|")
         for c in p["categories"]:

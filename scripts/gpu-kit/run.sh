@@ -17,17 +17,21 @@
 #      product shapes, a time-limited search over CLBlast's parameters), its file beside the binary
 #      (and copied to OUTDIR), then llpfc devices --check with it applied (the kernel library and
 #      every parity case against the CPU back end), and the check again on the implicit-GEMM
-#      convolutions (LLPFC_OPENCL_CONV=implicit: the op cases and one convolutional parity case);
+#      convolutions (LLPFC_OPENCL_CONV=implicit: the op cases and one convolutional parity case),
+#      and the whole check on the CUDA driver (llpfc devices --check cuda) where discovery found
+#      libcuda.so.1, NVRTC and cuBLAS;
 #   6. the variant sweep: the same bench steps of WRN-16-4, VGG16 and ResNet-18 with each variant of
 #      VARIANTS (environment assignments; by default the tuned products, the implicit-GEMM
-#      convolutions, and both), every result's numerics naming its variant, each beside the baseline
-#      in the summary's first line;
+#      convolutions, and both), and every BENCH network on the CUDA driver (variant device=cuda),
+#      every result's numerics naming its variant, each beside the baseline in the summary's first
+#      line with the slowest network's best step beside PyTorch's;
 #   7. the same steps in PyTorch fp32 on CUDA (TF32 off, and PyTorch's defaults), then the
 #      profiles' convolutions and matrix products shape by shape in PyTorch (torch_step.py
 #      --kernels), so the summary says op by op how far each is from the vendor's kernels;
 #   8. one epoch of WRN-16-4 with llpfc-uniform (the Table 1 cell's settings: its 40,960 training
 #      points in bags of 64) with the sweep's best variant on a CIFAR-shaped set of 50,000 random
-#      images made here (fewer points when the measured throughput would not fit the part's time),
+#      images made here (fewer points when the measured throughput would not fit the part's time;
+#      on the CUDA driver when it was the fastest),
 #      and from it the projected wall time of one Table 1 cell (200 epochs);
 #   9. the pure-Go build at all the CPUs beside PyTorch CPU (mlp, cnn, wrn-16-4);
 #  10. the pure-Go step of each paper network at 1, 2, 4, 8 and all the CPUs' threads with its step
@@ -133,7 +137,23 @@ fi
 # The implicit convolutions alone are the tuned ones but for the dense layers' products: the sweep times them
 # with the tuned products, and the filter gradient alone on the implicit path (implicit:dw), the pass
 # predicted to gain most (bench/NOTES.md, "Implicit-GEMM convolutions").
-VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw}
+# A variant's word device=cuda runs it on the CUDA driver (NVRTC's build of the same kernels, cuBLAS's
+# products) instead of OpenCL; that variant times every BENCH network, not only SWEEP's, so each
+# network has its best step beside PyTorch's.
+VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda}
+
+# split_variant V: V's environment assignments in VENV and its device in VDEV (opencl unless V
+# names device=…).
+split_variant() {
+	local a
+	VDEV=opencl VENV=""
+	for a in ${1//,/ }; do
+		case $a in
+		device=*) VDEV=${a#device=} ;;
+		*) VENV="$VENV $a" ;;
+		esac
+	done
+}
 
 # 2. The devices.
 part devices 20 check.log "$LLPFC" devices
@@ -183,17 +203,27 @@ if [ "$KIT_HAVE_DRIVER" = 1 ]; then
 else
 	skip check "no OpenCL driver found (see discovery.json)"
 fi
+# the CUDA driver checked the same way (every op case, every parity case against the CPU) before
+# the sweep times it
+if [ "$KIT_HAVE_CUDA" = 1 ]; then
+	part "check cuda" 130 check.log "$LLPFC" devices --check --parity "$PARITY" cuda
+else
+	skip "check cuda" "no libcuda.so.1, NVRTC or cuBLAS found (see discovery.json)"
+fi
 
 # 6. The variant sweep: the same steps with each variant, beside the baseline's.
 for v in $VARIANTS; do
-	for c in $SWEEP; do
+	split_variant "$v"
+	configs_of_v=$SWEEP
+	[ "$VDEV" = opencl ] || configs_of_v=$BENCH
+	for c in $configs_of_v; do
 		IFS=: read -r model batch _ <<<"$c"
-		if [ "$KIT_HAVE_DRIVER" = 1 ]; then
+		if { [ "$VDEV" = opencl ] && [ "$KIT_HAVE_DRIVER" = 1 ]; } || { [ "$VDEV" = cuda ] && [ "$KIT_HAVE_CUDA" = 1 ]; }; then
 			# shellcheck disable=SC2046,SC2086
 			# --profile: each variant's step op by op in sweep.log (the convolutions' passes beside the baseline's)
-			part "sweep $v $model $batch" 40 sweep.log env ${v//,/ } "$LLPFC" bench --device opencl $(bench_args "$c") --profile --json
+			part "sweep $v $model $batch" 40 sweep.log env $VENV "$LLPFC" bench --device "$VDEV" $(bench_args "$c") --profile --json
 		else
-			skip "sweep $v $model $batch" "no OpenCL driver"
+			skip "sweep $v $model $batch" "no $VDEV driver"
 		fi
 	done
 done
@@ -220,9 +250,10 @@ EPOCH_LIMIT=100
 N=$("$PY" "$KIT/kit.py" epoch-points "$OUT" "$EPOCH_LIMIT" "$EPOCH_FULL")
 if [ "$KIT_HAVE_DRIVER" = 1 ] && "$PY" "$KIT/kit.py" cifar "$DATA/cifar-10-batches-bin" "$EPOCH_IMAGES" "$EPOCH_TEST" >>"$OUT/train.log" 2>&1; then
 	BEST=$("$PY" "$KIT/kit.py" best-variant "$OUT")
+	split_variant "${BEST// /,}"
 	# shellcheck disable=SC2086
-	PART_NOTE="with $BEST" part "epoch $EPOCH_MODEL ($N points)" "$EPOCH_LIMIT" train.log env ${BEST//,/ } "$LLPFC" train $EPOCH_ARGS --data cifar10 --data-dir "$DATA" \
-		--method llpfc-uniform --num-points "$N" --epochs 1 --device opencl --quiet --json
+	PART_NOTE="with $BEST" part "epoch $EPOCH_MODEL ($N points)" "$EPOCH_LIMIT" train.log env $VENV "$LLPFC" train $EPOCH_ARGS --data cifar10 --data-dir "$DATA" \
+		--method llpfc-uniform --num-points "$N" --epochs 1 --device "$VDEV" --quiet --json
 else
 	skip "epoch $EPOCH_MODEL" "no OpenCL driver, or the data could not be written"
 fi

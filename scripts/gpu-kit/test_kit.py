@@ -128,7 +128,7 @@ class SummarizeTest(unittest.TestCase):
         self.assertIsNone(cats["batch norm"]["ours_over_peer"])
         self.assertAlmostEqual(cats["batch norm"]["gbytes"], 1.0)
         md = read(os.path.join(self.out, "summary.md"))
-        self.assertIn("### wrn-16-4, batch 2 (dropout 0.3, crop+flip): profiled step 10.00 ms, timed step 20.00 ms", md)
+        self.assertIn("### wrn-16-4, batch 2, LLPFC_OPENCL_GEMM=default (dropout 0.3, crop+flip): profiled step 10.00 ms, timed step 20.00 ms", md)
         self.assertIn("| conv forward | 3 | 9 | 6.00 | 60.0 % | 1.0 | 0.00 | 1.00 | 4.00 |", md)
 
     def test_bench_without_profile_fails(self):
@@ -230,7 +230,7 @@ class SummarizeTest(unittest.TestCase):
         "; conv implicit (…)" beside the products' note."""
         run_sh = read(os.path.join(HERE, "run.sh"))
         self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit ", run_sh)
-        self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw}", run_sh)
+        self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda}", run_sh)
         tuned = "gemm tuned (clblast-gemm-x.json, 1.20× CLBlast's defaults on 2 shapes)"
         conv = lambda path: f"; conv {path} (GEMM tile 64×64×16, 4×4 per work-item)"
         for path, numerics, rc in [("implicit", tuned + conv("implicit"), 0), ("implicit", tuned, 1),
@@ -248,6 +248,51 @@ class SummarizeTest(unittest.TestCase):
                 self.assertIn("do not name the variant", line)
             else:
                 self.assertIn(f"best: LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_CONV={path}", line)
+
+    def cuda_logs(self, cuda_ips, numerics):
+        """sweep_logs with the CUDA driver's step as a variant (run.sh: bench --device cuda) and PyTorch's step."""
+        parts = self.sweep_logs(1100.0)
+        cuda = {"model": "wrn-16-4", "batch_size": 128, "images_per_second": cuda_ips, "numerics": numerics}
+        self.write("sweep.log", read(os.path.join(self.out, "sweep.log"))
+                   + "### env /k/llpfc bench --device cuda --model wrn-16-4 --batch-size 128\n" + json.dumps(cuda) + "\n")
+        self.write("torch.log", json.dumps({"model": "wrn-16-4", "batch_size": 128, "tf32": "off", "images_per_second": 4000.0}) + "\n")
+        return parts + [("sweep device=cuda wrn-16-4 128", "ok", "9", "sweep.log")]
+
+    def test_cuda_driver_is_a_variant(self):
+        """The CUDA driver's step is the variant device=cuda: beside the baseline, best when fastest, its
+        ratio to PyTorch in the verdict line; a result whose numerics do not name cuBLAS fails (it would be
+        OpenCL's step counted as CUDA's)."""
+        rc, line, _, res = self.summarize(self.cuda_logs(3000.0, "cuda (cublas 13.1, fp32, TF32 off); im2col"))
+        self.assertEqual(rc, 0, line)
+        self.assertIn("best step / PyTorch fp32: 1 of 1 networks ≥ 0.5×, slowest wrn-16-4/128 0.75× (device=cuda)", line)
+        self.assertIn("device=cuda: wrn-16-4/128 3.00×; best: device=cuda", line)
+        (row,) = res["table"]
+        self.assertEqual((row["best_variant"], row["best_ips"]), ("device=cuda", 3000.0))
+        self.assertAlmostEqual(row["ratio_tf32_off"], 0.25)
+        self.assertIn("| 0.250 | device=cuda | 3000.0 | 0.750 |", read(os.path.join(self.out, "summary.md")))
+        p = subprocess.run([sys.executable, KIT, "best-variant", self.out], capture_output=True, text=True)
+        self.assertEqual(p.stdout.strip(), "device=cuda")
+        rc, line, _, res = self.summarize(self.cuda_logs(3000.0, "gemm default (CLBlast's parameters)"))
+        self.assertEqual(rc, 1)
+        self.assertIn("sweep device=cuda wrn-16-4 128: its numerics", line)
+        self.assertEqual(res["table"][0]["best_variant"], "LLPFC_OPENCL_GEMM=tuned", "a variant not applied is never the best")
+        self.assertIn("slowest wrn-16-4/128 0.28×", line)
+
+    def test_cuda_libraries_picked(self):
+        """discover's CUDA libraries: the driver's libcuda.so.1, NVRTC's and cuBLAS's versioned files (not
+        NVRTC's builtins or .alt build, not cublasLt), the toolkit's before a Python package's."""
+        sys.path.insert(0, HERE)
+        try:
+            import kit
+        finally:
+            sys.path.remove(HERE)
+        d = {"libcuda": ["/usr/local/nvidia/lib64/libcuda.so", "/usr/local/nvidia/lib64/libcuda.so.1", "/usr/lib/libcuda.so.1"],
+             "nvrtc": ["/usr/local/cuda/lib64/libnvrtc-builtins.so.13.0", "/usr/local/cuda/lib64/libnvrtc.alt.so.13",
+                       "/opt/v/nvidia/cu13/lib/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.13"],
+             "cublas": ["/opt/v/nvidia/cu13/lib/libcublas.so.13", "/usr/local/cuda/lib64/libcublasLt.so.13", "/usr/local/cuda/lib64/libcublas.so.13"]}
+        self.assertEqual(kit.cuda_libs(d), {"LLPFC_CUDA_LIB": "/usr/lib/libcuda.so.1", "LLPFC_NVRTC_LIB": "/usr/local/cuda/lib64/libnvrtc.so.13",
+                                            "LLPFC_CUBLAS_LIB": "/usr/local/cuda/lib64/libcublas.so.13"})
+        self.assertEqual(kit.cuda_libs({"libcuda": [], "nvrtc": d["nvrtc"][:2]}), {})
 
     def test_sweep_result_missing_fails(self):
         parts = self.sweep_logs(1500.0) + [("sweep LLPFC_OPENCL_GEMM=tuned vgg16 128", "ok", "9", "sweep.log")]
