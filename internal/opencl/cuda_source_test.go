@@ -77,24 +77,31 @@ func nvrtcToClang(opts []string) (flags []string, forceDevice bool, err error) {
 }
 
 // compileCUDA compiles src with NVRTC's options opts by clang to PTX for
-// sm_90 (device code only, no CUDA installation: testdata/nvrtc_builtins.h
-// declares what NVRTC provides), warnings as errors, and returns the PTX.
-func compileCUDA(t *testing.T, clang, src string, opts []string) string {
+// sm_90, device code only, warnings as errors, and returns the PTX. With
+// cudaPath empty there is no CUDA installation: testdata/nvrtc_builtins.h
+// declares what NVRTC provides. Otherwise clang reads the CUDA headers of
+// the installation at cudaPath, as NVRTC reads its own before the source.
+func compileCUDA(t *testing.T, clang, cudaPath, src string, opts []string) string {
 	t.Helper()
 	flags, forceDevice, err := nvrtcToClang(opts)
 	require.NoError(t, err)
 	dir := t.TempDir()
-	head := "#include \"nvrtc_builtins.h\"\n"
+	head, args := "", []string{"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudalib", "-O2", "-Wall", "-Werror"}
+	if cudaPath == "" {
+		testdata, err := filepath.Abs("testdata")
+		require.NoError(t, err)
+		head = "#include \"nvrtc_builtins.h\"\n"
+		args = append(args, "-nocudainc", "-I", testdata)
+	} else {
+		args = append(args, "--cuda-path="+cudaPath, "-Wno-unknown-cuda-version")
+	}
 	if forceDevice {
 		head += "#pragma clang force_cuda_host_device begin\n"
 	}
 	cu := filepath.Join(dir, "kernels.cu")
 	require.NoError(t, os.WriteFile(cu, []byte(head+src), 0o644))
-	testdata, err := filepath.Abs("testdata")
-	require.NoError(t, err)
 	ptx := filepath.Join(dir, "kernels.ptx")
-	args := append([]string{"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
-		"-O2", "-Wall", "-Werror", "-I", testdata, "-S", "-o", ptx}, flags...)
+	args = append(append(args, "-S", "-o", ptx), flags...)
 	out, err := exec.Command(clang, append(args, cu)...).CombinedOutput()
 	require.NoError(t, err, "clang %s:\n%s", strings.Join(args, " "), out)
 	b, err := os.ReadFile(ptx)
@@ -219,7 +226,7 @@ func TestKernelsCompileAsCUDA(t *testing.T) {
 	kernels := clKernels(opencl.KernelSource())
 	for _, fp64 := range []bool{true, false} {
 		t.Run(fmt.Sprintf("fp64=%v", fp64), func(t *testing.T) {
-			ptx := compileCUDA(t, clang, src, opencl.CUDABuildOptions(opencl.DeviceInfo{FP64: fp64}))
+			ptx := compileCUDA(t, clang, "", src, opencl.CUDABuildOptions(opencl.DeviceInfo{FP64: fp64}))
 			funcs := ptxFuncs(ptx)
 
 			for _, name := range opencl.KernelNames {
@@ -299,6 +306,35 @@ func TestKernelsCompileAsCUDA(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// cudaPathEnv names a CUDA installation (its include/ holds cuda_runtime.h)
+// for TestKernelsCompileWithCUDAHeaders.
+const cudaPathEnv = "LLPFC_CUDA_PATH"
+
+// TestKernelsCompileWithCUDAHeaders: with a CUDA installation at
+// $LLPFC_CUDA_PATH, the translation compiles after CUDA's own headers, as
+// NVRTC compiles it after its built-in ones: the prelude's names (its
+// typedefs, int8, the macros over the math functions) clash with none of
+// CUDA's, and every kernel is still an unmangled entry. Only a machine
+// with the CUDA headers runs it; the numerics checks stay with
+// TestKernelsCompileAsCUDA, since libdevice's functions use approximate
+// instructions inside their own error bounds.
+func TestKernelsCompileWithCUDAHeaders(t *testing.T) {
+	cudaPath := os.Getenv(cudaPathEnv)
+	if cudaPath == "" {
+		t.Skipf("%s not set: no CUDA headers to compile against", cudaPathEnv)
+	}
+	clang := clangCUDA(t)
+	_, err := os.Stat(filepath.Join(cudaPath, "include", "cuda_runtime.h"))
+	require.NoError(t, err, "%s=%s is not a CUDA installation", cudaPathEnv, cudaPath)
+	for _, fp64 := range []bool{true, false} {
+		ptx := compileCUDA(t, clang, cudaPath, opencl.CUDAKernelSource(), opencl.CUDABuildOptions(opencl.DeviceInfo{FP64: fp64}))
+		funcs := ptxFuncs(ptx)
+		for _, name := range opencl.KernelNames {
+			assert.True(t, funcs[name] != nil && funcs[name].entry, "fp64 %v: no unmangled .entry %s( in the PTX", fp64, name)
+		}
 	}
 }
 

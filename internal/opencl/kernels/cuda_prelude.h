@@ -23,10 +23,13 @@
 // A kernel launched with one work-group size: CUDA can only bound it.
 #define REQD_WG_SIZE(x, y, z) __launch_bounds__((x) * (y) * (z))
 
+// OpenCL's unsigned types (ulong: 64 bits, as unsigned long on Linux; the
+// same types glibc's <sys/types.h> gives these names, should any header
+// NVRTC reads define them).
 typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned int uint;
-typedef unsigned long long ulong;
+typedef unsigned long ulong;
 
 // int8 as a kernel argument: eight int32 by value, 32 bytes aligned as
 // OpenCL's int8, the bytes the host sets as the argument.
@@ -115,7 +118,7 @@ OCL_FN float ocl_max(float a, float b) { return a < b ? b : a; }
 
 // Classification from the bits (OpenCL's scalar forms return int).
 OCL_FN uint ocl_fbits(float x) { return __float_as_uint(x) & 0x7fffffffu; }
-OCL_FN ulong ocl_dbits(double x) { return (ulong)__double_as_longlong(x) & 0x7fffffffffffffffull; }
+OCL_FN unsigned long long ocl_dbits(double x) { return (unsigned long long)__double_as_longlong(x) & 0x7fffffffffffffffull; }
 OCL_FN int ocl_isnan(float x) { return ocl_fbits(x) > 0x7f800000u; }
 OCL_FN int ocl_isnan(double x) { return ocl_dbits(x) > 0x7ff0000000000000ull; }
 OCL_FN int ocl_isinf(float x) { return ocl_fbits(x) == 0x7f800000u; }
@@ -123,7 +126,7 @@ OCL_FN int ocl_isinf(double x) { return ocl_dbits(x) == 0x7ff0000000000000ull; }
 OCL_FN int ocl_isfinite(float x) { return ocl_fbits(x) < 0x7f800000u; }
 OCL_FN int ocl_isfinite(double x) { return ocl_dbits(x) < 0x7ff0000000000000ull; }
 OCL_FN int ocl_signbit(float x) { return (int)(__float_as_uint(x) >> 31); }
-OCL_FN int ocl_signbit(double x) { return (int)((ulong)__double_as_longlong(x) >> 63); }
+OCL_FN int ocl_signbit(double x) { return (int)((unsigned long long)__double_as_longlong(x) >> 63); }
 #undef isnan
 #undef isinf
 #undef isfinite
