@@ -24,12 +24,12 @@ func CUDAKernelSource() string {
 // cudaNumerics are NVRTC's options for OpenCL's numerics, kept from the
 // defaults on purpose: no contraction of a·b + c into an fma (the OpenCL
 // source's FP_CONTRACT OFF; NVRTC fuses by default), division and square
-// root correctly rounded, subnormals kept. -default-device makes the
+// root correctly rounded, subnormals kept. The last option makes the
 // library's unannotated helper functions device functions, as every
-// OpenCL function is.
+// OpenCL function is (its short form, -default-device, would do too).
 var cudaNumerics = []string{
 	"--fmad=false", "--prec-div=true", "--prec-sqrt=true", "--ftz=false",
-	"--std=c++17", "-default-device",
+	"--std=c++17", "--device-as-default-execution-space",
 }
 
 // CUDABuildOptions returns NVRTC's options for the library on dev: the

@@ -36,9 +36,9 @@ func clangCUDA(t *testing.T) string {
 // nvrtcToClang translates NVRTC options into clang's CUDA flags, starting
 // from NVRTC's defaults (--fmad=true, --prec-div=true, --prec-sqrt=true,
 // --ftz=false), so an option CUDABuildOptions leaves out has NVRTC's
-// effect here too. forceDevice reports -default-device, which clang has
-// as a pragma. An option it does not know is an error: its effect on the
-// PTX would go unchecked.
+// effect here too. forceDevice reports --device-as-default-execution-space
+// (short form -default-device), which clang has as a pragma. An option it
+// does not know is an error: its effect on the PTX would go unchecked.
 func nvrtcToClang(opts []string) (flags []string, forceDevice bool, err error) {
 	on := map[string]bool{"fmad": true, "prec-div": true, "prec-sqrt": true, "ftz": false}
 	for _, o := range opts {
@@ -46,7 +46,7 @@ func nvrtcToClang(opts []string) (flags []string, forceDevice bool, err error) {
 		switch {
 		case strings.HasPrefix(o, "-D") && len(o) > 2:
 			flags = append(flags, o)
-		case o == "-default-device":
+		case o == "--device-as-default-execution-space" || o == "-default-device":
 			forceDevice = true
 		case name == "std" && hasVal:
 			flags = append(flags, "-std="+val)

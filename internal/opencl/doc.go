@@ -61,8 +61,9 @@
 // __launch_bounds__), make_uint2 and make_uint4 (vector literals).
 // CUDABuildOptions keeps the OpenCL build's numerics: LLPFC_FP64's double
 // accumulators, no contraction (--fmad=false, as FP_CONTRACT OFF), correctly
-// rounded division and square root, no flush to zero; -default-device makes
-// the unannotated helpers device functions. TestKernelsCompileAsCUDA
+// rounded division and square root, no flush to zero; and
+// --device-as-default-execution-space makes the unannotated helpers device
+// functions. TestKernelsCompileAsCUDA
 // compiles the translation with clang's CUDA mode to PTX (NVRTC needs a
 // GPU machine, which comes rarely) and checks each kernel's entry, its
 // parameters and those numerics in the instructions.

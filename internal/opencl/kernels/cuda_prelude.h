@@ -4,8 +4,9 @@
 // both back ends, and PoCL on any machine keeps testing the code the GPU
 // runs. NVRTC declares CUDA's built-ins (threadIdx, __syncthreads, the
 // atomics, the math library) before this text; the options of
-// CUDABuildOptions (-default-device among them) do the rest: functions
-// without an execution space are __device__, as every OpenCL function is.
+// CUDABuildOptions do the rest (with --device-as-default-execution-space,
+// functions without an execution space are __device__, as every OpenCL
+// function is).
 //
 // Numerics follow the OpenCL build: the float and double overloads below
 // call CUDA's float functions for float arguments (expf, not exp on a
