@@ -372,7 +372,7 @@ func judge(root, dir string, m mutation) result {
 		return result{Verdict: "invalid", By: err.Error()}
 	}
 	// Every mutation must compile, whatever judges it: a Go file's package,
-	// or, for an OpenCL kernel (a .cl file the package Pkg embeds), Pkg —
+	// or, for a kernel file (.cl or .h, embedded by the package Pkg), Pkg —
 	// the overlay replaces the embedded file as it does a source file.
 	build := exec.Command("go", "build", "-overlay", overlay, "./"+m.buildDir())
 	build.Dir = root

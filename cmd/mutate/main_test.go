@@ -37,11 +37,12 @@ func TestMutationListIsCurrent(t *testing.T) {
 		// ownership).
 		assert.Contains(t, []string{"theory/", "estimators/", "training/", "experiments/", "internal/", "cmd/"}, m.folder(),
 			"%s: mutates %s, want a file under theory/, estimators/, training/, experiments/, internal/ or cmd/", m.ID, m.File)
-		// An OpenCL kernel reaches its tests through the package that
-		// embeds it (go:embed reads the overlay): it names that package.
-		kernel := strings.HasSuffix(m.File, ".cl") && m.Pkg != "" && strings.HasPrefix(m.File, m.Pkg+"/kernels/")
+		// A kernel file (OpenCL C, or the CUDA prelude) reaches its tests
+		// through the package that embeds it (go:embed reads the overlay):
+		// it names that package.
+		kernel := kernelFile(m.File) && m.Pkg != "" && strings.HasPrefix(m.File, m.Pkg+"/kernels/")
 		assert.True(t, kernel || strings.HasSuffix(m.File, ".go") && !strings.HasSuffix(m.File, "_test.go"),
-			"%s: mutates %s, want a non-test Go file or a kernel (.cl) under its package's kernels/", m.ID, m.File)
+			"%s: mutates %s, want a non-test Go file or a kernel file (.cl, .h) under its package's kernels/", m.ID, m.File)
 		assert.NotContains(t, m.Bug, "\n", "%s: the description is one line", m.ID)
 		_, err := m.apply(filepath.Join("..", ".."))
 		assert.NoError(t, err, m.ID)

@@ -7,7 +7,7 @@ import (
 )
 
 // mutation is one realistic bug: the text Old, which must occur exactly once
-// in File (a Go file, or an OpenCL kernel its package embeds), is replaced
+// in File (a Go file, or a kernel file its package embeds), is replaced
 // by New. It is judged by the verify claims when Pkg is
 // empty, else by the top-level tests Tests of the package Pkg (a folder of
 // the module, e.g. "training/optim"): it is caught when one of them fails.
@@ -19,12 +19,19 @@ type mutation struct {
 }
 
 // buildDir is the package whose build checks that m compiles: File's
-// folder for a Go file, Pkg for a kernel (.cl) that Pkg embeds.
+// folder for a Go file, Pkg for a kernel file that Pkg embeds.
 func (m mutation) buildDir() string {
-	if strings.HasSuffix(m.File, ".cl") && m.Pkg != "" {
+	if kernelFile(m.File) && m.Pkg != "" {
 		return m.Pkg
 	}
 	return filepath.Dir(m.File)
+}
+
+// kernelFile reports whether a file is kernel source a package embeds
+// rather than Go: OpenCL C (.cl) or a header such as the CUDA prelude
+// (.h).
+func kernelFile(name string) bool {
+	return strings.HasSuffix(name, ".cl") || strings.HasSuffix(name, ".h")
 }
 
 // folder is the top folder of the mutated file, with a slash: "theory/",
@@ -1046,6 +1053,16 @@ var mutations = []mutation{
 	{ID: "conv-implicit-not-applied", File: "training/device/opencl/backend.go", Bug: "the back end reads LLPFC_OPENCL_CONV and names the implicit path in its numerics but runs the im2col path",
 		Old: "\tlib.Conv = conv\n", New: "\t_ = conv\n",
 		Pkg: "training/device/opencl", Tests: []string{"TestConvVariant"}},
+	// The kernel library as CUDA C++ (kernels/cuda_prelude.h, cuda_source.go).
+	{ID: "cuda-global-id-local-only", File: "internal/opencl/kernels/cuda_prelude.h", Bug: "CUDA's get_global_id is the thread's index in its block (threadIdx): every block works on the first block's elements",
+		Old: "OCL_FN size_t get_global_id(uint d) { return get_group_id(d) * get_local_size(d) + get_local_id(d); }", New: "OCL_FN size_t get_global_id(uint d) { return get_local_id(d); }",
+		Pkg: "internal/opencl", Tests: []string{"TestKernelsCompileAsCUDA"}},
+	{ID: "cuda-exp-float-in-double", File: "internal/opencl/kernels/cuda_prelude.h", Bug: "CUDA's exp of a float argument calls the double exp (C's exp on the promoted value): the kernels' float exponentials round differently from OpenCL's",
+		Old: "OCL_MATH1(exp, expf, ::exp)", New: "OCL_MATH1(exp, ::exp, ::exp)",
+		Pkg: "internal/opencl", Tests: []string{"TestKernelsCompileAsCUDA"}},
+	{ID: "cuda-fmad-default", File: "internal/opencl/cuda_source.go", Bug: "NVRTC left at its default --fmad=true: a·b + c contracts into an fma, rounding once where Go and the OpenCL build round twice",
+		Old: "\"--fmad=false\", ", New: "",
+		Pkg: "internal/opencl", Tests: []string{"TestKernelsCompileAsCUDA"}},
 	{ID: "bn-fold-split-no-between", File: "internal/opencl/kernels/bn.cl", Bug: "a sweep kept on the device folds its chunks' variances without the between-chunk term d²·n·m/(n+m)",
 		Old: "g2 = g2 + v * m + d * d * n * m / (n + m);", New: "g2 = g2 + v * m;",
 		Pkg: "internal/opencl", Tests: []string{"TestBatchNormFoldRunning"}},

@@ -42,6 +42,32 @@
 // work is enqueued (Context.Finish waits), and errors carry the OpenCL
 // error's name.
 //
+// # The same kernels under CUDA
+//
+// The CUDA back end compiles this library too: CUDAKernelSource is the
+// OpenCL C of kernels/*.cl behind a prelude (kernels/cuda_prelude.h) that
+// makes it CUDA C++ for NVRTC, so one kernel source serves both back ends
+// and PoCL, on any machine, keeps testing the code a CUDA GPU runs. The
+// prelude maps __kernel to extern "C" __global__ (cuModuleGetFunction finds
+// each kernel by its OpenCL name), __local arrays to __shared__, the
+// work-item functions to blockIdx·blockDim + threadIdx (grid = global size /
+// local size, block = local size), barrier to __syncthreads, the atomics,
+// mul_hi, as_int and vstore4 to CUDA's, int8 to a 32-byte struct, and each
+// overloaded math built-in to CUDA's float function for a float argument
+// (expf, not exp of the promoted double); isnan and the other tests read
+// the bits. The few spellings the two languages share no name for are
+// macros the .cl files use and 00_common.cl defines for OpenCL: LOCAL_PTR
+// (a pointer parameter into local memory), REQD_WG_SIZE (CUDA's
+// __launch_bounds__), make_uint2 and make_uint4 (vector literals).
+// CUDABuildOptions keeps the OpenCL build's numerics: LLPFC_FP64's double
+// accumulators, no contraction (--fmad=false, as FP_CONTRACT OFF), correctly
+// rounded division and square root, no flush to zero; and
+// --device-as-default-execution-space makes the unannotated helpers device
+// functions. TestKernelsCompileAsCUDA
+// compiles the translation with clang's CUDA mode to PTX (NVRTC needs a
+// GPU machine, which comes rarely) and checks each kernel's entry, its
+// parameters and those numerics in the instructions.
+//
 // # Which op runs where
 //
 // gorgonia's element-wise unary ops → Lib.Unary (neg, abs, sign, exp, ln,

@@ -41,3 +41,6 @@ func Candidates(kernel string, dev DeviceInfo, seed uint64, n int) []map[string]
 
 // Release frees a program built by a test.
 func (p *Program) Release() error { return p.release() }
+
+// KernelNames are the kernels the library looks up when it is built.
+var KernelNames = kernelNames

@@ -1,13 +1,27 @@
 // Common definitions of llpfc's OpenCL kernel library (built as one
 // program; the files are concatenated in name order).
 
+// The same source also builds as CUDA C++ (cuda_prelude.h, which defines
+// LLPFC_CUDA and maps OpenCL's names onto CUDA's). What has no name common to
+// both is spelled here for OpenCL: LOCAL_PTR, a pointer parameter into local
+// memory; REQD_WG_SIZE, a kernel's one work-group size; make_uint2 and
+// make_uint4, vector literals. The OpenCL pragmas are options there.
+#ifndef LLPFC_CUDA
+#define LOCAL_PTR __local
+#define REQD_WG_SIZE(x, y, z) __attribute__((reqd_work_group_size(x, y, z)))
+#define make_uint2(a, b) ((uint2)(a, b))
+#define make_uint4(a, b, c, d) ((uint4)(a, b, c, d))
+
 // Go rounds every product and sum separately: no fused multiply-add.
 #pragma OPENCL FP_CONTRACT OFF
+#endif
 
 // Accumulators: double where the device has it (the CPU engine
 // accumulates in float64), float otherwise.
 #ifdef LLPFC_FP64
+#ifndef LLPFC_CUDA
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 typedef double acc_t;
 #else
 typedef float acc_t;
@@ -19,7 +33,7 @@ typedef float acc_t;
 
 // group_sum returns the sum of v over the work-group (a power-of-two
 // size); every work item gets the result.
-acc_t group_sum(acc_t v, __local acc_t *s) {
+acc_t group_sum(acc_t v, LOCAL_PTR acc_t *s) {
 	int lid = get_local_id(0);
 	s[lid] = v;
 	barrier(CLK_LOCAL_MEM_FENCE);
@@ -38,7 +52,7 @@ acc_t group_sum(acc_t v, __local acc_t *s) {
 float max_g(float a, float b) { return a > b ? a : b; }
 
 // group_max returns max_g over the work-group.
-float group_max(float v, __local float *s) {
+float group_max(float v, LOCAL_PTR float *s) {
 	int lid = get_local_id(0);
 	s[lid] = v;
 	barrier(CLK_LOCAL_MEM_FENCE);

@@ -6,7 +6,7 @@
 // channel_moments: the mean and biased variance of this work-group's
 // channel (one work-group per channel) over the first rows rows, two passes
 // in acc_t accumulators, as channelStats; every work item gets both.
-void channel_moments(__global const float *x, int c, int hw, int rows, __local acc_t *s, acc_t *mu, acc_t *var) {
+void channel_moments(__global const float *x, int c, int hw, int rows, LOCAL_PTR acc_t *s, acc_t *mu, acc_t *var) {
 	int ch = get_group_id(0);
 	int lid = get_local_id(0), ls = get_local_size(0);
 	int m = rows * hw;

@@ -75,7 +75,7 @@
 // conv_igemm_fwd: y = conv(x, w) + b as the product W (O × C·K²) ·
 // col(x) (C·K² × N·OH·OW), col's entries read from x in the B loads:
 // row (ch, ki, kj), column (img, oh, ow) is x[img][ch][oh·s − pad + ki][ow·s − pad + kj].
-__kernel __attribute__((reqd_work_group_size(CONV_WGN, CONV_WGM, 1)))
+__kernel REQD_WG_SIZE(CONV_WGN, CONV_WGM, 1)
 void conv_igemm_fwd(__global const float *x, __global const float *w, __global const float *bias,
 		__global float *y, int nimg, int c, int h, int wd, int o_, int k, int pad, int stride,
 		int ho, int wo, int has_bias) {
@@ -137,7 +137,7 @@ void conv_igemm_fwd(__global const float *x, __global const float *w, __global c
 // (o, ky, kx), column (img, y, x) holds dy[img][o][(y + pad − ky)/s][(x + pad − kx)/s]
 // where both divisions are exact and land inside the output, else 0.
 // dx is written, not added to.
-__kernel __attribute__((reqd_work_group_size(CONV_WGN, CONV_WGM, 1)))
+__kernel REQD_WG_SIZE(CONV_WGN, CONV_WGM, 1)
 void conv_igemm_bwd_data(__global const float *w, __global const float *dy, __global float *dx,
 		int nimg, int c, int h, int wd, int o_, int k, int pad, int stride, int ho, int wo) {
 	__local float As[CONV_TK * CONV_ALD];
@@ -207,7 +207,7 @@ void conv_igemm_bwd_data(__global const float *w, __global const float *dy, __gl
 // slice s sums k ∈ [s·slice_len, (s+1)·slice_len) into part[s] (O × C·K²).
 // conv_igemm_reduce then adds the slices in a fixed order: no atomics, so
 // the sums do not depend on which group runs first.
-__kernel __attribute__((reqd_work_group_size(CONV_WGN, CONV_WGM, 1)))
+__kernel REQD_WG_SIZE(CONV_WGN, CONV_WGM, 1)
 void conv_igemm_bwd_filter(__global const float *x, __global const float *dy, __global float *part,
 		int nimg, int c, int h, int wd, int o_, int k, int pad, int stride, int ho, int wo, int slice_len) {
 	__local float As[CONV_TK * CONV_ALD];

@@ -14,7 +14,7 @@ uint4 philox4x32_10(uint4 c, uint2 k) {
 		}
 		uint hi0 = mul_hi(0xD2511F53u, c.x), lo0 = 0xD2511F53u * c.x;
 		uint hi1 = mul_hi(0xCD9E8D57u, c.z), lo1 = 0xCD9E8D57u * c.z;
-		c = (uint4)(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
+		c = make_uint4(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
 	}
 	return c;
 }
@@ -24,7 +24,7 @@ uint4 philox4x32_10(uint4 c, uint2 k) {
 __kernel void philox_block(__global uint *out, int n, uint c1, uint k0, uint k1) {
 	int g = get_global_id(0);
 	if (g >= n) return;
-	uint4 b = philox4x32_10((uint4)((uint)g, c1, 0u, 0u), (uint2)(k0, k1));
+	uint4 b = philox4x32_10(make_uint4((uint)g, c1, 0u, 0u), make_uint2(k0, k1));
 	vstore4(b, g, out);
 }
 
@@ -38,7 +38,7 @@ __kernel void dropout(__global const float *x, __global float *y, int n, uint k0
 	int g = get_global_id(0);
 	int i = 4 * g;
 	if (i >= n) return;
-	uint4 b = philox4x32_10((uint4)((uint)g, layer, 0u, 0u), (uint2)(k0, k1));
+	uint4 b = philox4x32_10(make_uint4((uint)g, layer, 0u, 0u), make_uint2(k0, k1));
 	uint w[4] = {b.x, b.y, b.z, b.w};
 	for (int j = 0; j < 4 && i + j < n; j++) {
 		y[i + j] = x[i + j] * (w[j] >= thresh ? scale : 0.0f);
@@ -62,7 +62,7 @@ __kernel void crop_flip(__global const float *src, __global float *dst, int n_al
 	int y = (i / W) % H;
 	int c = (i / (W * H)) % C;
 	int n = i / (W * H * C);
-	uint4 b = philox4x32_10((uint4)(first + (uint)n, 0xFFFFFFFFu, 0u, 0u), (uint2)(k0, k1));
+	uint4 b = philox4x32_10(make_uint4(first + (uint)n, 0xFFFFFFFFu, 0u, 0u), make_uint2(k0, k1));
 	uint span = (uint)(2 * pad + 1);
 	int top = (int)mul_hi(b.x, span), left = (int)mul_hi(b.y, span);
 	int cx = (b.z >> 1) < flip_thresh ? W - 1 - x : x;
