@@ -41,31 +41,31 @@ type (
 // and 11 (the primary context's release); libcuda exports both, and the
 // plain ones are the deprecated ABI, so only the _v2 ones are bound.
 type cudaAPI struct {
-	Init                  func(flags uint32) int32
-	DriverGetVersion      func(v *int32) int32
-	DeviceGetCount        func(n *int32) int32
-	DeviceGet             func(d *cuDevice, ordinal int32) int32
-	DeviceGetName         func(name *byte, n int32, d cuDevice) int32
-	DeviceTotalMem        func(bytes *uint64, d cuDevice) int32
-	DeviceGetAttribute    func(v *int32, attr int32, d cuDevice) int32
-	PrimaryCtxRetain      func(c *cuContext, d cuDevice) int32
-	PrimaryCtxRelease     func(d cuDevice) int32
-	CtxSetCurrent         func(c cuContext) int32
-	StreamCreate          func(s *cuStream, flags uint32) int32
-	StreamDestroy         func(s cuStream) int32
-	StreamSynchronize     func(s cuStream) int32
-	MemAlloc              func(p *uint64, bytes uintptr) int32
-	MemFree               func(p uint64) int32
-	MemcpyHtoDAsync       func(dst uint64, src unsafe.Pointer, bytes uintptr, s cuStream) int32
-	MemcpyDtoHAsync       func(dst unsafe.Pointer, src uint64, bytes uintptr, s cuStream) int32
-	MemcpyDtoDAsync       func(dst, src uint64, bytes uintptr, s cuStream) int32
-	MemsetD32Async        func(dst uint64, v uint32, n uintptr, s cuStream) int32
-	ModuleLoadData        func(m *cuModule, image unsafe.Pointer) int32
-	ModuleUnload          func(m cuModule) int32
-	ModuleGetFunction     func(f *cuFunction, m cuModule, name *byte) int32
-	FuncGetAttribute      func(v *int32, attr int32, f cuFunction) int32
-	LaunchKernel          func(f cuFunction, gx, gy, gz, bx, by, bz, shared uint32, s cuStream, params unsafe.Pointer, extra unsafe.Pointer) int32
-	GetErrorName          func(code int32, name **byte) int32
+	Init               func(flags uint32) int32
+	DriverGetVersion   func(v *int32) int32
+	DeviceGetCount     func(n *int32) int32
+	DeviceGet          func(d *cuDevice, ordinal int32) int32
+	DeviceGetName      func(name *byte, n int32, d cuDevice) int32
+	DeviceTotalMem     func(bytes *uint64, d cuDevice) int32
+	DeviceGetAttribute func(v *int32, attr int32, d cuDevice) int32
+	PrimaryCtxRetain   func(c *cuContext, d cuDevice) int32
+	PrimaryCtxRelease  func(d cuDevice) int32
+	CtxSetCurrent      func(c cuContext) int32
+	StreamCreate       func(s *cuStream, flags uint32) int32
+	StreamDestroy      func(s cuStream) int32
+	StreamSynchronize  func(s cuStream) int32
+	MemAlloc           func(p *uint64, bytes uintptr) int32
+	MemFree            func(p uint64) int32
+	MemcpyHtoDAsync    func(dst uint64, src unsafe.Pointer, bytes uintptr, s cuStream) int32
+	MemcpyDtoHAsync    func(dst unsafe.Pointer, src uint64, bytes uintptr, s cuStream) int32
+	MemcpyDtoDAsync    func(dst, src uint64, bytes uintptr, s cuStream) int32
+	MemsetD32Async     func(dst uint64, v uint32, n uintptr, s cuStream) int32
+	ModuleLoadData     func(m *cuModule, image unsafe.Pointer) int32
+	ModuleUnload       func(m cuModule) int32
+	ModuleGetFunction  func(f *cuFunction, m cuModule, name *byte) int32
+	FuncGetAttribute   func(v *int32, attr int32, f cuFunction) int32
+	LaunchKernel       func(f cuFunction, gx, gy, gz, bx, by, bz, shared uint32, s cuStream, params unsafe.Pointer, extra unsafe.Pointer) int32
+	GetErrorName       func(code int32, name **byte) int32
 	// FuncGetParamInfo (CUDA 12.4 and later) is bound apart: without it a
 	// launch's arguments are not checked against the kernel's parameters.
 	FuncGetParamInfo func(f cuFunction, index uintptr, offset, size *uintptr) int32
