@@ -145,13 +145,22 @@ func bindFirst(files []string, env, pkg string, syms []symbol, before func(file 
 			le.Hint = "install " + pkg
 			return f, le // it opened: a library without the function is the answer
 		}
+		msg := err.Error()
 		if le != nil {
-			msgs = append(msgs, le.Err.Error())
-		} else {
-			msgs = append(msgs, err.Error())
+			msg = le.Err.Error()
 		}
+		// dlerror's message starts with the file; it may be empty when
+		// the goroutine changed threads between dlopen and dlerror.
+		if msg = strings.TrimPrefix(msg, f+": "); msg == "" {
+			msg = "cannot be opened"
+		}
+		msgs = append(msgs, fmt.Sprintf("%s (%s)", f, msg))
 	}
-	return "", &LibraryError{File: strings.Join(files, " or "), Env: env, Package: pkg, Hint: "install " + pkg, Err: errors.New(strings.Join(msgs, "; "))}
+	why := "tried " + strings.Join(msgs, ", ")
+	if len(files) == 1 {
+		why = strings.TrimSuffix(strings.TrimPrefix(msgs[0], files[0]+" ("), ")")
+	}
+	return "", &LibraryError{File: files[0], Env: env, Package: pkg, Hint: "install " + pkg, Err: errors.New(why)}
 }
 
 // loadCUDA opens the driver API once per process and initialises it.
