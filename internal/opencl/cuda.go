@@ -367,7 +367,7 @@ func (d *cudaCtx) sgemm(s sgemmArgs) error {
 func (d *cudaCtx) build(dev DeviceInfo, src string, options []string) (cuModule, error) {
 	image, err := nvrtcCompile(src, append(options, cudaArch(dev.ComputeMajor, dev.ComputeMinor, false)), false)
 	var ce *Error
-	if errors.As(err, &ce) && ce.Code == nvrtcErrorInvalidOption {
+	if errors.As(err, &ce) && (ce.Code == nvrtcErrorInvalidOption || strings.Contains(ce.Detail, "gpu-architecture")) {
 		image, err = nvrtcCompile(src, append(options, cudaArch(dev.ComputeMajor, dev.ComputeMinor, true)), true)
 	}
 	if err != nil {
@@ -470,21 +470,27 @@ func (d *cudaCtx) function(m cuModule, name string) (cuFunction, int, []int, err
 	if cu.FuncGetParamInfo == nil {
 		return f, int(wg), nil, nil
 	}
-	var sizes []int
-	for i := uintptr(0); ; i++ {
+	return f, int(wg), paramSizes(f), nil
+}
+
+// paramSizes are the sizes of f's parameters (cuFuncGetParamInfo, which
+// answers CUDA_ERROR_INVALID_VALUE past the last one), or nil when the
+// driver cannot tell: the launches then go unchecked rather than the
+// library failing on a driver that does not answer.
+func paramSizes(f cuFunction) []int {
+	sizes := []int{}
+	for i := uintptr(0); i <= 256; i++ {
 		var off, size uintptr
-		code := cu.FuncGetParamInfo(f, i, &off, &size)
-		if code == cuErrorInvalidValue {
-			break // past the last parameter
-		}
-		if err := cuCheck(code, "cuFuncGetParamInfo", fmt.Sprintf("%s, parameter %d", name, i)); err != nil {
-			return 0, 0, nil, err
-		}
-		if sizes = append(sizes, int(size)); len(sizes) > 256 {
-			return 0, 0, nil, fmt.Errorf("opencl: cuFuncGetParamInfo(%s): more than 256 parameters", name)
+		switch code := cu.FuncGetParamInfo(f, i, &off, &size); code {
+		case 0:
+			sizes = append(sizes, int(size))
+		case cuErrorInvalidValue:
+			return sizes
+		default:
+			return nil
 		}
 	}
-	return f, int(wg), sizes, nil
+	return nil
 }
 
 // cudaUnavailable reports why CUDA device i cannot be used: the driver,
