@@ -93,7 +93,6 @@ type cublasAPI struct {
 	SetStream      func(h cublasH, s cuStream) int32
 	SetMathMode    func(h cublasH, mode int32) int32
 	SetPointerMode func(h cublasH, mode int32) int32
-	GetVersion     func(h cublasH, v *int32) int32
 	GetProperty    func(typ int32, v *int32) int32
 	Sgemm          func(h cublasH, transa, transb int32, m, n, k int32, alpha *float32, a uint64, lda int32, b uint64, ldb int32, beta *float32, c uint64, ldc int32) int32
 }
@@ -253,7 +252,6 @@ func loadCuBLAS() error {
 			{"cublasSetStream_v2", &cublas.SetStream},
 			{"cublasSetMathMode", &cublas.SetMathMode},
 			{"cublasSetPointerMode_v2", &cublas.SetPointerMode},
-			{"cublasGetVersion_v2", &cublas.GetVersion},
 			{"cublasGetProperty", &cublas.GetProperty},
 			{"cublasSgemm_v2", &cublas.Sgemm},
 		}

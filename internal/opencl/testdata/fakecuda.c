@@ -162,7 +162,6 @@ int cublasDestroy_v2(void *h) { return h == (void *)0xb1a5 ? 0 : 7; }
 int cublasSetStream_v2(void *h, void *s) { return s == (void *)0x57 ? 0 : 7; }
 int cublasSetMathMode(void *h, int m) { math_mode = m; return 0; }
 int cublasSetPointerMode_v2(void *h, int m) { return m == 0 ? 0 : 7; }
-int cublasGetVersion_v2(void *h, int *v) { *v = 130100; return 0; }
 int cublasGetProperty(int t, int *v) { *v = t == 0 ? 13 : t == 1 ? 1 : 0; return 0; }
 int cublasSgemm_v2(void *h, int ta, int tb, int m, int n, int k, const float *alpha, const float *A, int lda,
                    const float *B, int ldb, const float *beta, float *C, int ldc) {
