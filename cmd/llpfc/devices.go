@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register(command{name: "devices", summary: "list the OpenCL platforms and devices (for --device opencl:P:D)", run: runDevices})
+	register(command{name: "devices", summary: "list the OpenCL platforms and devices and the CUDA devices (for --device opencl:P:D, cuda:N)", run: runDevices})
 }
 
 const devicesSynopsis = `Lists the OpenCL platforms and devices this machine offers, each with the index
@@ -27,14 +27,24 @@ matrix products of the OpenCL back end) can be loaded.
 The OpenCL loader (libOpenCL.so.1, Debian package ocl-icd-libopencl1) and CLBlast
 (libclblast.so.1, package libclblast1) are opened at run time; LLPFC_OPENCL_LIB and
 LLPFC_CLBLAST_LIB override their paths, and OCL_ICD_FILENAMES points the loader at a
-vendor's driver. A missing library or no platform at all exits with status 1.
+vendor's driver. A missing library or no platform at all exits with status 1 (unless
+there is a CUDA device).
+
+Then the CUDA devices, each with the index --device cuda:N selects it by (plain "cuda" is
+cuda:0), its name, memory, SMs and compute capability, and the versions of the driver, NVRTC
+(which compiles the same kernels for it) and cuBLAS (its matrix products, fp32 with TF32
+off); or one line saying why there is none. The driver (libcuda.so.1), NVRTC
+(libnvrtc.so.13 or .12) and cuBLAS (libcublas.so.13 or .12) are opened at run time, also
+from /usr/local/cuda/lib64; LLPFC_CUDA_LIB, LLPFC_NVRTC_LIB and LLPFC_CUBLAS_LIB override
+their paths.
 
 With --check [DEVICE] it checks a device instead (what to run first on a new GPU): one small
 graph per operation of the kernel library against the CPU back end's Go operations, with a
 verdict per case and per operation kind, then the first training steps of every model ×
 method of the op list (tiny inputs) against the CPU back end, with a verdict per case — the
 checks the tests TestEveryOpKindMatchesTheCPU and TestOpenCLParity run on PoCL. Exit status 1
-if any check fails, 2 if DEVICE cannot be opened (as for train --device).
+if any check fails, 2 if DEVICE cannot be opened (as for train --device). --device DEVICE
+is the same as the DEVICE argument (devices --check --device cuda checks CUDA device 0).
 
 With --tune-gemm SHAPES [DEVICE] it tunes the device's matrix products instead: a timed search
 over CLBlast's SGEMM parameters for the products SHAPES lists (llpfc bench --profile --json
@@ -53,6 +63,7 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("devices [--check [--parity all|none|full|MODEL/METHOD,…] [--json] [DEVICE]] [--tune-gemm SHAPES [--tune-seconds S] [DEVICE]]", devicesSynopsis, stderr)
 	cf := defineCheckFlags(fs)
 	tf := defineTuneFlags(fs)
+	devFlag := fs.String("device", "", "with --check or --tune-gemm, the device to check or tune (the same as the DEVICE argument)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -60,6 +71,20 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 		return exitBadUsage
 	}
 	given := givenFlags(fs)
+	if given["device"] {
+		if !*cf.check && *tf.shapes == "" {
+			return exitWith(stderr, "llpfc devices", usagef("--device goes with --check or --tune-gemm"))
+		}
+		if fs.NArg() > 0 && fs.Arg(0) != *devFlag {
+			return exitWith(stderr, "llpfc devices", usagef("--device %s and the argument %s name two devices", *devFlag, fs.Arg(0)))
+		}
+		if fs.NArg() == 0 {
+			args = append(args, *devFlag)
+			if err := fs.Parse(args); err != nil {
+				return exitBadUsage
+			}
+		}
+	}
 	if *tf.shapes != "" {
 		if *cf.check || given["parity"] {
 			return exitWith(stderr, "llpfc devices", usagef("--tune-gemm and --check are two runs: tune first, then check (the check applies the tuning file)"))
@@ -106,11 +131,11 @@ func listDevices(stdout, stderr io.Writer) int {
 		} else {
 			fmt.Fprintf(stderr, "llpfc devices: listing OpenCL platforms: %v\n", err)
 		}
-		return exitFailed
+		return cudaOnly(stdout)
 	}
 	if len(ps) == 0 {
 		fmt.Fprintf(stderr, "llpfc devices: no OpenCL platform: %s\n", opencl.NoPlatformReason())
-		return exitFailed
+		return cudaOnly(stdout)
 	}
 	for _, p := range ps {
 		printPlatform(stdout, p)
@@ -123,7 +148,37 @@ func listDevices(stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintln(stdout, "CLBlast: available")
 	}
+	printCUDA(stdout)
 	return exitOK
+}
+
+// cudaOnly lists the CUDA devices where OpenCL failed: status 1 as
+// before when there is none, 0 when there is one to run on.
+func cudaOnly(stdout io.Writer) int {
+	if printCUDA(stdout) == 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// printCUDA writes the CUDA devices (--device cuda:N) with the libraries'
+// versions, or one line saying why there are none; it returns how many
+// it listed. CUDA missing never fails the listing.
+func printCUDA(w io.Writer) int {
+	devs, err := opencl.CUDADevices()
+	switch {
+	case err != nil:
+		fmt.Fprintf(w, "CUDA: not available: %v\n", err)
+		return 0
+	case len(devs) == 0:
+		fmt.Fprintln(w, "CUDA: the driver loads but reports no device")
+		return 0
+	}
+	versions := opencl.CUDAVersions()
+	for _, d := range devs {
+		fmt.Fprintf(w, "cuda:%d %s, %s, %d SMs, compute %d.%d, %s\n", d.Index, d.Name, gib(d.GlobalMemBytes), d.ComputeUnits, d.ComputeMajor, d.ComputeMinor, versions)
+	}
+	return len(devs)
 }
 
 // printPlatform writes one platform and its devices.

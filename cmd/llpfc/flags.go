@@ -28,7 +28,7 @@ func defineDataDir(fs *flag.FlagSet) *string {
 // defineDevice defines --device, shared by train, bench, run
 // and reproduce.
 func defineDevice(fs *flag.FlagSet) *string {
-	return fs.String("device", "", "compute back end that trains: cpu (the default), opencl (the first OpenCL device) or opencl:P:D (platform P, device D, as 'llpfc devices' lists them); every result records it")
+	return fs.String("device", "", "compute back end that trains: cpu (the default), opencl (the first OpenCL device), opencl:P:D (platform P, device D, as 'llpfc devices' lists them), cuda (the first CUDA device) or cuda:N; every result records it")
 }
 
 // defineModel defines --model as bench and train have it: any classifier

@@ -17,9 +17,14 @@ const (
 // m×n; each matrix starts at its offset (in elements) and has its leading
 // dimension (row stride). With β = 0, C's old contents are ignored (NaN
 // too). m, n or k of 0 is an error.
+//
+// On CUDA the product runs on cuBLAS (cublasSgemm_v2 in fp32, TF32 off;
+// cublasArgs maps the row-major call to cuBLAS's column-major one).
 func (c *Context) Sgemm(transA, transB bool, m, n, k int, alpha float32, a *Buffer, aOff, lda int, b *Buffer, bOff, ldb int, beta float32, cm *Buffer, cOff, ldc int) error {
-	if err := loadCLBlast(); err != nil {
-		return err
+	if c.cu == nil {
+		if err := loadCLBlast(); err != nil {
+			return err
+		}
 	}
 	if m < 1 || n < 1 || k < 1 {
 		return fmt.Errorf("opencl: Sgemm %d×%d×%d: every dimension must be ≥ 1", m, n, k)
@@ -65,9 +70,11 @@ func (c *Context) Sgemm(transA, transB bool, m, n, k int, alpha float32, a *Buff
 	if c.closed {
 		return errClosed
 	}
-	c.usedBLAS = true
-	blastUsers.Lock()
-	defer blastUsers.Unlock()
+	if c.cu == nil {
+		c.usedBLAS = true
+		blastUsers.Lock()
+		defer blastUsers.Unlock()
+	}
 	return c.recordSgemm(transA, transB, m, n, k, func() error {
 		return c.enqueueSgemm(sgemmArgs{transA: ta, transB: tb, m: uintptr(m), n: uintptr(n), k: uintptr(k), alpha: alpha, beta: beta,
 			a: a.mem, b: b.mem, cm: cm.mem, aOff: uintptr(aOff), bOff: uintptr(bOff), cOff: uintptr(cOff),

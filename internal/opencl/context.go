@@ -26,6 +26,9 @@ type Context struct {
 	dev   DeviceInfo
 	ctx   clContext
 	queue clQueue
+	// cu is the CUDA driver's state on a CUDA device (cuda.go; ctx and
+	// queue are unused then), nil on OpenCL.
+	cu *cudaCtx
 
 	mu       sync.Mutex // guards the fields below and kernel arguments
 	buffers  map[*Buffer]struct{}
@@ -54,6 +57,9 @@ type Context struct {
 
 // NewContext opens the device that sel names.
 func NewContext(sel Selector) (*Context, error) {
+	if sel.CUDA {
+		return newCUDAContext(sel.Device)
+	}
 	ps, err := Platforms()
 	if err != nil {
 		return nil, err
@@ -65,7 +71,8 @@ func NewContext(sel Selector) (*Context, error) {
 	return newContext(dev)
 }
 
-// Open parses a device string ("opencl" or "opencl:P:D") and opens it.
+// Open parses a device string ("opencl", "opencl:P:D", "cuda" or
+// "cuda:N") and opens it.
 func Open(device string) (*Context, error) {
 	sel, err := ParseDevice(device)
 	if err != nil {
@@ -151,6 +158,17 @@ func (c *Context) Close() error {
 	c.closed = true
 	errs := []error{c.finish()}
 	c.drained()
+	if c.cu != nil {
+		for b := range c.buffers {
+			errs = append(errs, b.releaseLocked())
+		}
+		for _, p := range c.programs {
+			errs = append(errs, p.release())
+		}
+		c.programs = nil
+		errs = append(errs, c.cu.close())
+		return errors.Join(errs...)
+	}
 	if c.usedBLAS {
 		blastUsers.Lock()
 		errs = append(errs, check(blast.ClearCache(), "CLBlastClearCache", ""))
@@ -174,7 +192,9 @@ func (c *Context) Close() error {
 // the index buffers of pooling and argmax). A buffer of a group
 // (AllocGroup) is a sub-buffer of the group's one allocation.
 type Buffer struct {
-	ctx      *Context
+	ctx *Context
+	// mem is the cl_mem, or on CUDA the device address of the buffer's
+	// first element (a group's buffer: the parent's plus its offset).
 	mem      clMem
 	n        int
 	released bool
@@ -248,13 +268,13 @@ func (b *Buffer) releaseLocked() error {
 	b.released = true
 	delete(b.ctx.buffers, b)
 	liveObjects.Add(-1)
-	err := check(cl.ReleaseMemObject(b.mem), "clReleaseMemObject", "")
+	err := b.ctx.releaseMem(b.mem, b.group != nil, "")
 	if g := b.group; g != nil {
 		if g.parts--; g.parts == 0 {
 			g.released = true
 			b.ctx.bytes -= int64(g.n) * 4
 			liveObjects.Add(-1)
-			err = errors.Join(err, check(cl.ReleaseMemObject(g.mem), "clReleaseMemObject", "a group's buffer"))
+			err = errors.Join(err, b.ctx.releaseMem(g.mem, false, "a group's buffer"))
 		}
 		return err
 	}
@@ -473,7 +493,7 @@ func (c *Context) AllocGroup(sizes []int, role Role) ([]*Buffer, error) {
 				parent.released = true
 				c.bytes -= int64(total) * 4
 				liveObjects.Add(-1)
-				cl.ReleaseMemObject(parent.mem)
+				c.releaseMem(parent.mem, false, "a group's buffer")
 			}
 			return nil, err
 		}

@@ -113,6 +113,44 @@
 // (Context.RecordGEMMs records them), each candidate's products checked
 // against float64 references.
 //
+// # The CUDA driver
+//
+// A Context may also run on NVIDIA's CUDA driver ("cuda", "cuda:N"):
+// the same Context, Buffer, Program, Kernel and Lib, with queue.go,
+// program.go, clblast.go and context.go handing each command to cuda.go
+// after counting it, so Counts mean the same on both. The reason is
+// speed where OpenCL is slowest: the products run on cuBLAS, the vendor's
+// SGEMM that PyTorch itself calls (fp32 with TF32 off, CUBLAS_DEFAULT_MATH,
+// as PyTorch's fp32 with TF32 disabled; a CUDA result's numerics say so),
+// where CLBlast's reach a fraction of it on an H200. The kernels are the
+// same OpenCL C sources, translated through a prelude (CUDAKernelSource,
+// CUDABuildOptions) and compiled by NVRTC for the device's sm_XY (or
+// compute_XY PTX the driver compiles, when NVRTC does not know the GPU),
+// so PoCL keeps testing the code that runs on the GPU. libcuda.so.1,
+// libnvrtc.so.13 (or .12) and libcublas.so.13 (or .12) are opened with
+// purego like OpenCL's libraries, also from /usr/local/cuda/lib64;
+// LLPFC_CUDA_LIB, LLPFC_NVRTC_LIB and LLPFC_CUBLAS_LIB override them.
+//
+// CUDA binds a context to the calling OS thread while Go moves goroutines
+// between threads: every batch of driver calls locks its goroutine to its
+// thread and makes the device's primary context current first
+// (cudaCtx.bind). A buffer is a device address (a group's buffer its
+// parent's plus its offset); writes are staged in Go memory kept to the
+// next wait as on OpenCL; a blocking read and Finish synchronise the one
+// stream; a buffer's memory is freed after the stream has run dry, as
+// OpenCL frees it after the commands that use it. CLBlast's parameters
+// (OverrideGEMM, TuneGEMM, the back end's LLPFC_OPENCL_GEMM) are an error
+// on CUDA (ErrCUDAGEMM), never a setting silently ignored.
+//
+// What is verified without a GPU: the host logic as pure functions (the
+// row-major SGEMM as cuBLAS's column-major call against a BLAS reference,
+// the launch geometry, the arguments' bytes), and the whole driver path
+// against a fake of the three libraries (testdata/fakecuda.c: host
+// memory, host kernels, every call refused on a thread where the context
+// is not current). What only a GPU verifies is that the real libraries
+// behave as the fake: `llpfc devices --check cuda` runs the op checks and
+// the parity cases on the device.
+//
 // What may import it: the training device seam's OpenCL back end and
 // cmd/llpfc (llpfc devices). It imports nothing of the project.
 package opencl

@@ -53,8 +53,19 @@ type DeviceInfo struct {
 	// CorrectDivSqrt: single-precision division and sqrt can be built
 	// correctly rounded (-cl-fp32-correctly-rounded-divide-sqrt), as in Go.
 	CorrectDivSqrt bool
+	// CUDA marks a device of the CUDA driver ("cuda:Index"; Platform is
+	// 0 and PlatformName "CUDA"), ComputeMajor.ComputeMinor its compute
+	// capability (the NVRTC architecture sm_XY).
+	CUDA                       bool
+	ComputeMajor, ComputeMinor int
 
-	id clDevice
+	id    clDevice
+	cuDev cuDevice
+}
+
+// Selector is the selector of the device (its device string with String).
+func (d DeviceInfo) Selector() Selector {
+	return Selector{Platform: d.Platform, Device: d.Index, CUDA: d.CUDA}
 }
 
 // PlatformInfo describes one OpenCL platform and its devices.
@@ -222,21 +233,41 @@ func deviceString(id clDevice, param uint32) (string, error) {
 }
 
 // Selector picks one device: platform and device indices as listed by
-// Platforms (and `llpfc devices`).
-type Selector struct{ Platform, Device int }
+// Platforms (and `llpfc devices`), or with CUDA set the CUDA device
+// Device (its ordinal; Platform is 0).
+type Selector struct {
+	Platform, Device int
+	CUDA             bool
+}
 
-func (s Selector) String() string { return fmt.Sprintf("opencl:%d:%d", s.Platform, s.Device) }
+func (s Selector) String() string {
+	if s.CUDA {
+		return fmt.Sprintf("cuda:%d", s.Device)
+	}
+	return fmt.Sprintf("opencl:%d:%d", s.Platform, s.Device)
+}
 
-// ParseDevice parses a device string: "opencl" (platform 0, device 0) or
-// "opencl:P:D" with non-negative indices.
+// ParseDevice parses a device string: "opencl" (platform 0, device 0),
+// "opencl:P:D" with non-negative indices, "cuda" (CUDA device 0) or
+// "cuda:N".
 func ParseDevice(s string) (Selector, error) {
-	const want = `want "opencl" or "opencl:PLATFORM:DEVICE" with indices as listed by llpfc devices`
+	const want = `want "opencl", "opencl:PLATFORM:DEVICE", "cuda" or "cuda:DEVICE" with indices as listed by llpfc devices`
 	if s == "opencl" {
 		return Selector{}, nil
 	}
+	if s == "cuda" {
+		return Selector{CUDA: true}, nil
+	}
+	if rest, ok := strings.CutPrefix(s, "cuda:"); ok {
+		v, err := strconv.Atoi(rest)
+		if err != nil || v < 0 || strings.Trim(rest, "0123456789") != "" {
+			return Selector{}, fmt.Errorf("device %q: device index %q is not a non-negative integer; %s", s, rest, want)
+		}
+		return Selector{CUDA: true, Device: v}, nil
+	}
 	rest, ok := strings.CutPrefix(s, "opencl:")
 	if !ok {
-		return Selector{}, fmt.Errorf("device %q: not an OpenCL device; %s", s, want)
+		return Selector{}, fmt.Errorf("device %q: not an OpenCL or CUDA device; %s", s, want)
 	}
 	parts := strings.Split(rest, ":")
 	if len(parts) != 2 {
@@ -283,8 +314,16 @@ func (s Selector) Resolve(platforms []PlatformInfo) (DeviceInfo, error) {
 
 // Unavailable reports why device (a device string) cannot be used with
 // the kernel library here: the OpenCL loader, a platform with that
-// device, or CLBlast is missing. Nil means all three are present.
+// device, or CLBlast is missing (for a CUDA device: the driver, NVRTC,
+// cuBLAS or the device). Nil means all are present.
 func Unavailable(device string) error {
+	if device == "cuda" || strings.HasPrefix(device, "cuda:") {
+		sel, err := ParseDevice(device)
+		if err != nil {
+			return err
+		}
+		return cudaUnavailable(sel.Device)
+	}
 	if err := loadOpenCL(); err != nil {
 		return err
 	}

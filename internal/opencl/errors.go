@@ -2,13 +2,17 @@ package opencl
 
 import "fmt"
 
-// Error is a failed OpenCL or CLBlast call: the call, what it was doing,
-// and the status code with its name.
+// Error is a failed OpenCL, CLBlast, CUDA, NVRTC or cuBLAS call: the
+// call, what it was doing, and the status code with its name.
 type Error struct {
-	Call   string // the C function, e.g. clEnqueueNDRangeKernel
+	Call   string // the C function, e.g. clEnqueueNDRangeKernel or cuLaunchKernel
 	What   string // the kernel, buffer or routine concerned; may be empty
 	Code   int32  // the status code returned
 	Detail string // extra text (a build log); may be empty
+	// Name is the code's name where the library gives it (CUDA's
+	// cuGetErrorName, NVRTC's, cuBLAS's); empty for OpenCL and CLBlast,
+	// whose names ErrorName knows.
+	Name string
 }
 
 func (e *Error) Error() string {
@@ -16,7 +20,11 @@ func (e *Error) Error() string {
 	if e.What != "" {
 		s += "(" + e.What + ")"
 	}
-	s += ": " + ErrorName(e.Code)
+	if e.Name != "" {
+		s += fmt.Sprintf(": %s (%d)", e.Name, e.Code)
+	} else {
+		s += ": " + ErrorName(e.Code)
+	}
 	if e.Detail != "" {
 		s += "\n" + e.Detail
 	}

@@ -199,6 +199,9 @@ const clblastPrecisionSingle = 32
 // database per device); GEMMOverride reports what this context set. A
 // CLBlast without CLBlastOverrideParameters (before 1.5) is an error.
 func (c *Context) OverrideGEMM(p GEMMParams) error {
+	if c.cu != nil {
+		return ErrCUDAGEMM
+	}
 	if err := loadCLBlastOverride(); err != nil {
 		return err
 	}

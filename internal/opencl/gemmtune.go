@@ -120,6 +120,9 @@ type tuner struct {
 // wrong products are counted and passed over.
 func TuneGEMM(c *Context, shapes []GEMMCall, opt TuneOptions) (*TuneResult, error) {
 	t0 := time.Now()
+	if c.cu != nil {
+		return nil, ErrCUDAGEMM
+	}
 	if err := loadCLBlastOverride(); err != nil {
 		return nil, err
 	}

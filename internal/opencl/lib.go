@@ -29,6 +29,9 @@ type LibraryError struct {
 	Package string // the Debian package that installs the default File
 	Symbol  string // the missing function, empty when the file itself failed
 	Err     error  // the loader's message
+	// Hint replaces "install the Debian package Package" in the message
+	// (CUDA's libraries come with NVIDIA's driver and toolkit, not Debian).
+	Hint string
 }
 
 func (e *LibraryError) Error() string {
@@ -37,7 +40,11 @@ func (e *LibraryError) Error() string {
 	}
 	// dlerror's message starts with the file name already
 	msg := strings.TrimPrefix(e.Err.Error(), e.File+": ")
-	return fmt.Sprintf("cannot load %s: %s (install the Debian package %s, or set %s to the library's path)", e.File, msg, e.Package, e.Env)
+	install := "install the Debian package " + e.Package
+	if e.Hint != "" {
+		install = e.Hint
+	}
+	return fmt.Sprintf("cannot load %s: %s (%s, or set %s to the library's path)", e.File, msg, install, e.Env)
 }
 
 func (e *LibraryError) Unwrap() error { return e.Err }

@@ -108,9 +108,17 @@ func (c *Context) Library() (*Lib, error) {
 }
 
 func buildLib(c *Context) (*Lib, error) {
+	var p *Program
+	var err error
 	opts := BuildOptions(c.dev)
-	p, err := c.BuildProgram(KernelSource(), opts)
-	if err != nil {
+	if c.cu != nil {
+		// The same kernels, translated to CUDA C++ for NVRTC.
+		cuOpts := CUDABuildOptions(c.dev)
+		opts = strings.Join(cuOpts, " ")
+		if p, err = c.buildCUDA(CUDAKernelSource(), cuOpts); err != nil {
+			return nil, fmt.Errorf("building the kernel library with NVRTC for %s: %w", c.dev.Name, err)
+		}
+	} else if p, err = c.BuildProgram(KernelSource(), opts); err != nil {
 		return nil, fmt.Errorf("building the OpenCL kernel library for %s: %w", c.dev.Name, err)
 	}
 	l := &Lib{ctx: c, prog: p, k: map[string]*Kernel{}, fp64: c.dev.FP64, options: opts, WSMax: workspaceElems(c.dev)}

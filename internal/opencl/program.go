@@ -7,10 +7,11 @@ import (
 	"unsafe"
 )
 
-// Program is a built OpenCL program and the kernels looked up in it.
+// Program is a built OpenCL program and the kernels looked up in it (on
+// CUDA: a module NVRTC compiled).
 type Program struct {
 	ctx     *Context
-	prog    clProgram
+	prog    clProgram // on CUDA, the CUmodule
 	kernels map[string]*Kernel
 }
 
@@ -25,7 +26,13 @@ const (
 
 // BuildProgram compiles src with the given options for the context's
 // device. A compile error is an *Error whose Detail holds the build log.
+// On CUDA src is CUDA C++ for NVRTC (CUDAKernelSource for the library)
+// and options are NVRTC's, separated by spaces; the device's architecture
+// is added.
 func (c *Context) BuildProgram(src, options string) (*Program, error) {
+	if c.cu != nil {
+		return c.buildCUDA(src, strings.Fields(options))
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -69,6 +76,11 @@ func (p *Program) buildLog() string {
 // release frees the program's kernels and the program (the context's lock
 // is held, or the program was never registered).
 func (p *Program) release() error {
+	if p.ctx.cu != nil {
+		liveObjects.Add(-int64(len(p.kernels)) - 1)
+		p.kernels = nil
+		return p.ctx.cu.unload(cuModule(p.prog))
+	}
 	var errs []error
 	for _, k := range p.kernels {
 		errs = append(errs, check(cl.ReleaseKernel(k.k), "clReleaseKernel", k.name))
@@ -85,10 +97,14 @@ func (p *Program) release() error {
 // several goroutines.
 type Kernel struct {
 	p     *Program
-	k     clKernel
+	k     clKernel // on CUDA, the CUfunction
 	name  string
-	maxWG int // CL_KERNEL_WORK_GROUP_SIZE on the context's device
-	nargs int // CL_KERNEL_NUM_ARGS
+	maxWG int // CL_KERNEL_WORK_GROUP_SIZE on the context's device (CUDA: the function's MAX_THREADS_PER_BLOCK)
+	nargs int // CL_KERNEL_NUM_ARGS (CUDA: the parameters' count, -1 when the driver cannot tell)
+	// params are the sizes of a CUDA kernel's parameters
+	// (cuFuncGetParamInfo), which each launch's arguments must match; nil
+	// on OpenCL, or where the driver cannot tell.
+	params []int
 }
 
 // Kernel looks up a kernel by name (once; later calls return the same).
@@ -101,6 +117,19 @@ func (p *Program) Kernel(name string) (*Kernel, error) {
 	}
 	if k, ok := p.kernels[name]; ok {
 		return k, nil
+	}
+	if c.cu != nil {
+		f, wg, params, err := c.cu.function(cuModule(p.prog), name)
+		if err != nil {
+			return nil, err
+		}
+		liveObjects.Add(1)
+		kn := &Kernel{p: p, k: clKernel(f), name: name, maxWG: wg, nargs: len(params), params: params}
+		if params == nil {
+			kn.nargs = -1
+		}
+		p.kernels[name] = kn
+		return kn, nil
 	}
 	cname := append([]byte(name), 0)
 	var code int32
@@ -146,7 +175,7 @@ type Int8 [8]int32
 // (passed as a 32-bit int), int32, uint32, float32, float64 (a double
 // parameter), Local or Int8.
 func (k *Kernel) Launch(global, local []int, args ...any) error {
-	if len(args) != k.nargs {
+	if k.nargs >= 0 && len(args) != k.nargs {
 		return fmt.Errorf("opencl: launch %s: %d arguments, the kernel takes %d", k.name, len(args), k.nargs)
 	}
 	if len(global) == 0 || len(global) > 3 || len(local) != len(global) {
@@ -174,12 +203,35 @@ func (k *Kernel) Launch(global, local []int, args ...any) error {
 	if c.closed {
 		return errClosed
 	}
+	if c.cu != nil {
+		blob, offs, sizes, err := cudaArgs(k.name, args, func(i int, b *Buffer) error { return k.bufferArg(uint32(i), b) })
+		if err != nil {
+			return err
+		}
+		if k.params != nil {
+			if err := checkParamSizes(k.name, sizes, k.params); err != nil {
+				return err
+			}
+		}
+		return c.enqueueKernel(k, len(global), &gs, &ls, blob, offs)
+	}
 	for i, a := range args {
 		if err := k.setArg(uint32(i), a); err != nil {
 			return err
 		}
 	}
-	return c.enqueueKernel(k, len(global), &gs, &ls)
+	return c.enqueueKernel(k, len(global), &gs, &ls, nil, nil)
+}
+
+// bufferArg checks a buffer argument: live, and of the kernel's context.
+func (k *Kernel) bufferArg(i uint32, v *Buffer) error {
+	if v == nil || v.released {
+		return fmt.Errorf("opencl: launch %s: argument %d is a nil or released buffer", k.name, i)
+	}
+	if v.ctx != k.p.ctx {
+		return fmt.Errorf("opencl: launch %s: argument %d is a buffer of another context", k.name, i)
+	}
+	return nil
 }
 
 func (k *Kernel) setArg(i uint32, a any) error {
@@ -187,11 +239,8 @@ func (k *Kernel) setArg(i uint32, a any) error {
 	var ptr unsafe.Pointer
 	switch v := a.(type) {
 	case *Buffer:
-		if v == nil || v.released {
-			return fmt.Errorf("opencl: launch %s: argument %d is a nil or released buffer", k.name, i)
-		}
-		if v.ctx != k.p.ctx {
-			return fmt.Errorf("opencl: launch %s: argument %d is a buffer of another context", k.name, i)
+		if err := k.bufferArg(i, v); err != nil {
+			return err
 		}
 		size, ptr = unsafe.Sizeof(v.mem), unsafe.Pointer(&v.mem)
 	case int:
@@ -216,4 +265,25 @@ func (k *Kernel) setArg(i uint32, a any) error {
 		return fmt.Errorf("opencl: launch %s: argument %d has unsupported type %T", k.name, i, a)
 	}
 	return check(cl.SetKernelArg(k.k, i, size, ptr), "clSetKernelArg", fmt.Sprintf("%s, argument %d", k.name, i))
+}
+
+// buildCUDA compiles src with NVRTC for the context's CUDA device and
+// loads it (cudaCtx.build).
+func (c *Context) buildCUDA(src string, options []string) (*Program, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errClosed
+	}
+	if src == "" {
+		return nil, errors.New("opencl: empty program source")
+	}
+	m, err := c.cu.build(c.dev, src, options)
+	if err != nil {
+		return nil, err
+	}
+	liveObjects.Add(1)
+	p := &Program{ctx: c, prog: clProgram(m), kernels: map[string]*Kernel{}}
+	c.programs = append(c.programs, p)
+	return p, nil
 }

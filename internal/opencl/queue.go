@@ -151,6 +151,17 @@ func (c *Context) enqueueWrite(b *Buffer, off uintptr, ptr unsafe.Pointer, nbyte
 	}
 	data := make([]byte, nbytes)
 	copy(data, unsafe.Slice((*byte)(ptr), nbytes))
+	if c.cu != nil {
+		// The copy is kept to the next wait (drained): the driver may
+		// still read it after the call returns.
+		if err := c.cu.write(b.mem, off, data); err != nil {
+			return err
+		}
+		c.pending = append(c.pending, staged{data: data})
+		c.stagedBytes += int64(nbytes)
+		c.transferred(b, true, int64(nbytes))
+		return nil
+	}
 	var ev clEvent
 	const nonBlocking = 0
 	if err := check(cl.EnqueueWriteBuffer(c.queue, b.mem, nonBlocking, off, nbytes, unsafe.Pointer(&data[0]), 0, nil, unsafe.Pointer(&ev)), "clEnqueueWriteBuffer", ""); err != nil {
@@ -166,6 +177,15 @@ func (c *Context) enqueueWrite(b *Buffer, off uintptr, ptr unsafe.Pointer, nbyte
 // (the queue is in order); with wait set it waits for the oldest one
 // first (a counted wait).
 func (c *Context) reap(wait bool) {
+	if c.cu != nil {
+		// CUDA: no event per write; a wait is one for the whole stream.
+		if wait && len(c.pending) > 0 {
+			c.counts.Waits++
+			c.cu.sync() // a failed stream fails the next command too
+			c.drained()
+		}
+		return
+	}
 	if wait && len(c.pending) > 0 {
 		c.counts.Waits++
 		cl.WaitForEvents(1, unsafe.Pointer(&c.pending[0].ev))
@@ -186,7 +206,9 @@ func (c *Context) reap(wait bool) {
 // blocking read or a finish) and delivers the reads that did not block.
 func (c *Context) drained() {
 	for _, s := range c.pending {
-		cl.ReleaseEvent(s.ev)
+		if c.cu == nil {
+			cl.ReleaseEvent(s.ev)
+		}
 	}
 	clear(c.pending)
 	c.pending = c.pending[:0]
@@ -210,6 +232,14 @@ type stagedRead struct {
 func (c *Context) enqueueReadAsync(b *Buffer, off uintptr, dst []float32) error {
 	nbytes := uintptr(len(dst)) * 4
 	data := make([]byte, nbytes)
+	if c.cu != nil {
+		if err := c.cu.read(b.mem, off, unsafe.Pointer(&data[0]), nbytes, false); err != nil {
+			return err
+		}
+		c.reads = append(c.reads, stagedRead{data: data, dst: dst})
+		c.transferred(b, false, int64(nbytes))
+		return nil
+	}
 	const nonBlocking = 0
 	if err := check(cl.EnqueueReadBuffer(c.queue, b.mem, nonBlocking, off, nbytes, unsafe.Pointer(&data[0]), 0, nil, nil), "clEnqueueReadBuffer", ""); err != nil {
 		return err
@@ -225,6 +255,13 @@ func (c *Context) enqueueRead(b *Buffer, off uintptr, ptr unsafe.Pointer, nbytes
 	const blocking = 1
 	c.counts.Waits++
 	c.transferred(b, false, int64(nbytes))
+	if c.cu != nil {
+		err := c.cu.read(b.mem, off, ptr, nbytes, true)
+		if err == nil {
+			c.drained()
+		}
+		return err
+	}
 	err := check(cl.EnqueueReadBuffer(c.queue, b.mem, blocking, off, nbytes, ptr, 0, nil, nil), "clEnqueueReadBuffer", "")
 	if err == nil {
 		c.drained()
@@ -235,17 +272,32 @@ func (c *Context) enqueueRead(b *Buffer, off uintptr, ptr unsafe.Pointer, nbytes
 // finish waits until all enqueued work has run.
 func (c *Context) finish() error {
 	c.counts.Waits++
-	err := check(cl.Finish(c.queue), "clFinish", "")
+	var err error
+	if c.cu != nil {
+		err = c.cu.sync()
+	} else {
+		err = check(cl.Finish(c.queue), "clFinish", "")
+	}
 	if err == nil {
 		c.drained()
 	}
 	return err
 }
 
-func (c *Context) flush() error { return check(cl.Flush(c.queue), "clFlush", "") }
+// flush submits the queue's work; a CUDA stream submits each command
+// as it is enqueued.
+func (c *Context) flush() error {
+	if c.cu != nil {
+		return nil
+	}
+	return check(cl.Flush(c.queue), "clFlush", "")
+}
 
 func (c *Context) enqueueCopy(dst, src *Buffer, dstOff, srcOff, nbytes uintptr) error {
 	c.counts.Copies++
+	if c.cu != nil {
+		return c.cu.copy(dst.mem, src.mem, dstOff, srcOff, nbytes)
+	}
 	return check(cl.EnqueueCopyBuffer(c.queue, src.mem, dst.mem, srcOff, dstOff, nbytes, 0, nil, nil), "clEnqueueCopyBuffer", "")
 }
 
@@ -253,11 +305,22 @@ func (c *Context) enqueueCopy(dst, src *Buffer, dstOff, srcOff, nbytes uintptr) 
 // patternSize bytes (the pattern is copied when the call returns).
 func (c *Context) enqueueFill(b *Buffer, pattern unsafe.Pointer, patternSize, off, nbytes uintptr) error {
 	c.counts.Fills++
+	if c.cu != nil {
+		if patternSize != 4 {
+			return fmt.Errorf("opencl: fill with a %d-byte pattern; CUDA fills 4-byte values", patternSize)
+		}
+		return c.cu.fill(b.mem, *(*uint32)(pattern), off, nbytes)
+	}
 	return check(cl.EnqueueFillBuffer(c.queue, b.mem, pattern, patternSize, off, nbytes, 0, nil, nil), "clEnqueueFillBuffer", "")
 }
 
-func (c *Context) enqueueKernel(k *Kernel, dims int, gs, ls *[3]uintptr) error {
+// enqueueKernel launches k, whose arguments are set (OpenCL) or
+// marshalled in blob at offs (CUDA, cudaArgs).
+func (c *Context) enqueueKernel(k *Kernel, dims int, gs, ls *[3]uintptr, blob []byte, offs []int) error {
 	c.counts.Kernels++
+	if c.cu != nil {
+		return c.cu.launch(cuFunction(k.k), k.name, dims, gs, ls, blob, offs)
+	}
 	return check(cl.EnqueueNDRangeKernel(c.queue, k.k, uint32(dims), nil, unsafe.Pointer(&gs[0]), unsafe.Pointer(&ls[0]), 0, nil, nil), "clEnqueueNDRangeKernel", k.name)
 }
 
@@ -273,6 +336,9 @@ type sgemmArgs struct {
 
 func (c *Context) enqueueSgemm(s sgemmArgs) error {
 	c.counts.BLASCalls++
+	if c.cu != nil {
+		return c.cu.sgemm(s)
+	}
 	q := c.queue
 	code := blast.Sgemm(clblastRowMajor, s.transA, s.transB, s.m, s.n, s.k, s.alpha,
 		s.a, s.aOff, s.lda, s.b, s.bOff, s.ldb, s.beta, s.cm, s.cOff, s.ldc, &q, nil)
@@ -281,10 +347,18 @@ func (c *Context) enqueueSgemm(s sgemmArgs) error {
 
 // createBuffer allocates size bytes of device memory.
 func (c *Context) createBuffer(size int64) (clMem, error) {
-	var code int32
-	mem := cl.CreateBuffer(c.ctx, clMemReadWrite, uintptr(size), nil, &code)
-	if code != 0 {
-		return 0, check(code, "clCreateBuffer", fmt.Sprintf("%d bytes", size))
+	var mem clMem
+	if c.cu != nil {
+		var err error
+		if mem, err = c.cu.alloc(size); err != nil {
+			return 0, err
+		}
+	} else {
+		var code int32
+		mem = cl.CreateBuffer(c.ctx, clMemReadWrite, uintptr(size), nil, &code)
+		if code != 0 {
+			return 0, check(code, "clCreateBuffer", fmt.Sprintf("%d bytes", size))
+		}
 	}
 	c.counts.Allocs++
 	c.counts.AllocBytes += size
@@ -294,6 +368,9 @@ func (c *Context) createBuffer(size int64) (clMem, error) {
 // createSubBuffer makes the region [origin, origin+size) bytes of parent a
 // buffer of its own (no device memory is allocated).
 func (c *Context) createSubBuffer(parent clMem, origin, size uintptr) (clMem, error) {
+	if c.cu != nil {
+		return cudaSubBuffer(parent, origin), nil
+	}
 	region := [2]uintptr{origin, size}
 	var code int32
 	mem := cl.CreateSubBuffer(parent, clMemReadWrite, clBufferCreateTypeRegion, unsafe.Pointer(&region[0]), &code)
@@ -301,4 +378,17 @@ func (c *Context) createSubBuffer(parent clMem, origin, size uintptr) (clMem, er
 		return 0, check(code, "clCreateSubBuffer", fmt.Sprintf("%d bytes at %d", size, origin))
 	}
 	return mem, nil
+}
+
+// releaseMem frees a buffer's memory object (what createBuffer or
+// createSubBuffer made; sub marks the latter). On CUDA a group's buffer
+// is an address into its parent, and only an allocation is freed.
+func (c *Context) releaseMem(m clMem, sub bool, what string) error {
+	if c.cu != nil {
+		if sub {
+			return nil
+		}
+		return c.cu.free(m)
+	}
+	return check(cl.ReleaseMemObject(m), "clReleaseMemObject", what)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -69,6 +70,41 @@ func TestQueueWrapperIsTheOnlyWayIn(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("queue.go never calls %s: is the list of counted functions current?", name)
 		}
+	}
+}
+
+// TestCUDAQueueIsTheOnlyWayIn: on the CUDA driver too, the driver calls
+// that enqueue work, wait for it or allocate device memory are made only
+// in cuda.go, by the methods of cudaCtx that only queue.go calls (after
+// counting), so CUDA's counts mean what OpenCL's do.
+func TestCUDAQueueIsTheOnlyWayIn(t *testing.T) {
+	driverCalls := regexp.MustCompile(`\bcu\.(MemAlloc|MemFree|MemcpyHtoDAsync|MemcpyDtoHAsync|MemcpyDtoDAsync|MemsetD32Async|LaunchKernel|StreamSynchronize)\(|\bcublas\.Sgemm\(`)
+	counted := regexp.MustCompile(`\.cu\.(alloc|free|write|read|sync|copy|fill|launch|sgemm)\(`)
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := driverCalls.FindString(string(src)); m != "" && f != "cuda.go" {
+			t.Errorf("%s calls %s: only cuda.go may (its methods are called from queue.go, which counts them)", f, m)
+		}
+		if m := counted.FindAllString(string(src), -1); len(m) > 0 {
+			if f != "queue.go" {
+				t.Errorf("%s calls %s: only queue.go may (it counts every command, wait and allocation)", f, m[0])
+			}
+			seen += len(m)
+		}
+	}
+	if seen < 9 {
+		t.Errorf("queue.go calls the CUDA driver's counted methods %d times; is the list current?", seen)
 	}
 }
 

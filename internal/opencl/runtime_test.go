@@ -30,8 +30,11 @@ func TestParseDevice(t *testing.T) {
 		{"opencl:0:+1", opencl.Selector{}, `device index "+1"`},
 		{"opencl: 0:0", opencl.Selector{}, `platform index " 0"`},
 		{"opencl:", opencl.Selector{}, "1 index(es)"},
-		{"cuda", opencl.Selector{}, "not an OpenCL device"},
-		{"", opencl.Selector{}, "not an OpenCL device"},
+		{"cuda", opencl.Selector{CUDA: true}, ""},
+		{"cuda:2", opencl.Selector{CUDA: true, Device: 2}, ""},
+		{"cuda:x", opencl.Selector{}, `device index "x"`},
+		{"vulkan", opencl.Selector{}, "not an OpenCL or CUDA device"},
+		{"", opencl.Selector{}, "not an OpenCL or CUDA device"},
 	} {
 		got, err := opencl.ParseDevice(c.in)
 		if c.err == "" {

@@ -13,17 +13,24 @@ import (
 	"gorgonia.org/gorgonia"
 )
 
-// Name is the back end's registered name.
-const Name = "opencl"
+// Name is the back end's registered name; CUDAName is the same back end
+// on the CUDA driver (opencl.Context's second driver: the same kernels
+// compiled by NVRTC, the products on cuBLAS).
+const (
+	Name     = "opencl"
+	CUDAName = "cuda"
+)
 
 func init() {
-	device.Register(Name, func(spec string) (device.Backend, error) {
-		dev := Name
-		if spec != "" {
-			dev += ":" + spec
-		}
-		return Open(dev)
-	})
+	for _, name := range []string{Name, CUDAName} {
+		device.Register(name, func(spec string) (device.Backend, error) {
+			dev := name
+			if spec != "" {
+				dev += ":" + spec
+			}
+			return Open(dev)
+		})
+	}
 }
 
 // Backend runs graphs on one OpenCL device. Parameters live in device
@@ -65,8 +72,9 @@ func deviceError(dev string, err error) error {
 }
 
 // Open opens the device a device string names ("opencl" for platform 0
-// device 0, or "opencl:P:D") and builds the kernel library on it. A
-// missing OpenCL loader, device or CLBlast is an error naming what is
+// device 0, "opencl:P:D", or "cuda" / "cuda:N" for CUDA device N) and
+// builds the kernel library on it. A missing OpenCL loader, device or
+// CLBlast (CUDA driver, NVRTC or cuBLAS) is an error naming what is
 // missing.
 func Open(dev string) (*Backend, error) {
 	if err := opencl.Unavailable(dev); err != nil {
@@ -101,10 +109,13 @@ func Open(dev string) (*Backend, error) {
 		numerics += "; " + convName
 	}
 	d := ctx.Device()
-	sel := opencl.Selector{Platform: d.Platform, Device: d.Index}
+	name := fmt.Sprintf("%v (%s, %s)", d.Selector(), d.Name, d.PlatformName)
+	if d.CUDA {
+		name = fmt.Sprintf("%v (%s)", d.Selector(), d.Name)
+	}
 	return &Backend{
 		ctx: ctx, lib: lib,
-		name:     fmt.Sprintf("%v (%s, %s)", sel, d.Name, d.PlatformName),
+		name:     name,
 		params:   map[*gorgonia.Node]*opencl.Buffer{},
 		progs:    map[*program]struct{}{},
 		inputs:   map[*gorgonia.Node]bool{},
@@ -121,7 +132,7 @@ func Open(dev string) (*Backend, error) {
 // result so that runs of different variants are never mixed up.
 func (b *Backend) Numerics() string { return b.numerics }
 
-// Name returns "opencl:P:D (device, platform)".
+// Name returns "opencl:P:D (device, platform)" or "cuda:N (device)".
 func (b *Backend) Name() string { return b.name }
 
 // Context is the back end's OpenCL context (tests and diagnostics).

@@ -337,10 +337,12 @@ func TestOpenErrors(t *testing.T) {
 
 // TestOpenWithoutTheLibraries runs this test binary again with the OpenCL
 // loader, then CLBlast, pointed at files that do not exist: opening the
-// back end fails naming the file and the Debian package (no OpenCL needed).
+// back end fails naming the file and the Debian package (no OpenCL needed);
+// and the CUDA driver for device cuda, naming the file, what installs it
+// and the variable.
 func TestOpenWithoutTheLibraries(t *testing.T) {
-	if os.Getenv("LLPFC_TEST_OPEN_MISSING") == "1" {
-		_, err := device.Open("opencl")
+	if dev := os.Getenv("LLPFC_TEST_OPEN_MISSING"); dev != "" {
+		_, err := device.Open(dev)
 		fmt.Println("OPEN:", err)
 		return
 	}
@@ -349,16 +351,21 @@ func TestOpenWithoutTheLibraries(t *testing.T) {
 	}{
 		{"LLPFC_OPENCL_LIB", "/nonexistent/libOpenCL.so.1", "ocl-icd-libopencl1"},
 		{"LLPFC_CLBLAST_LIB", "/nonexistent/libclblast.so.1", "libclblast1"},
+		{"LLPFC_CUDA_LIB", "/nonexistent/libcuda.so.1", "NVIDIA driver"},
 	} {
 		if c.env == "LLPFC_CLBLAST_LIB" && ocltest.Unavailable() != nil {
 			continue // the loader itself is missing: the first case covers it
 		}
 		cmd := exec.Command(os.Args[0], "-test.run=^TestOpenWithoutTheLibraries$", "-test.v")
-		cmd.Env = append(os.Environ(), "LLPFC_TEST_OPEN_MISSING=1", c.env+"="+c.file)
+		dev := "opencl"
+		if c.env == "LLPFC_CUDA_LIB" {
+			dev = "cuda"
+		}
+		cmd.Env = append(os.Environ(), "LLPFC_TEST_OPEN_MISSING="+dev, c.env+"="+c.file)
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", out)
 		s := string(out)
-		for _, want := range []string{"OPEN: device opencl: cannot load " + c.file, c.pkg, c.env} {
+		for _, want := range []string{"OPEN: device " + dev + ": cannot load " + c.file, c.pkg, c.env} {
 			assert.Contains(t, s, want)
 		}
 	}

@@ -24,7 +24,15 @@ import (
 //	"default"        CLBlast's defaults, even where a tuning file exists
 //	"tuned"          the tuning file beside the binary; an error without one
 //	a path           that tuning file (it must be the device's)
+//
+// On a CUDA device the products are cuBLAS's and any value is an error
+// (opencl.ErrCUDAGEMM): a setting that changed nothing would mislead.
 const GEMMEnv = "LLPFC_OPENCL_GEMM"
+
+// CUDANumerics is how a CUDA device's numerics name its products: cuBLAS
+// in fp32 with TF32 off (CUBLAS_DEFAULT_MATH), as PyTorch's fp32 with
+// TF32 disabled, so CUDA results never merge with OpenCL ones.
+const CUDANumerics = "cuda: gemm cublas fp32, TF32 off"
 
 // GEMMTuning is a tuning file: the parameters `llpfc devices --tune-gemm`
 // chose for one device (opencl.TuneGEMM), what it timed them on, and the
@@ -109,10 +117,16 @@ func WriteGEMMTuning(path string, t *GEMMTuning) error {
 
 // gemmVariant applies the CLBlast parameters GEMMEnv chooses on ctx's
 // device and returns how the numerics name them: "gemm default" or
-// "gemm tuned (FILE…)".
+// "gemm tuned (FILE…)" (CUDANumerics on CUDA).
 func gemmVariant(ctx *opencl.Context) (string, error) {
 	d := ctx.Device()
 	mode := os.Getenv(GEMMEnv)
+	if d.CUDA {
+		if mode != "" { // never a setting silently ignored
+			return "", fmt.Errorf("%s=%s: %w", GEMMEnv, mode, opencl.ErrCUDAGEMM)
+		}
+		return CUDANumerics, nil
+	}
 	var path string
 	switch mode {
 	case "default":

@@ -1,0 +1,337 @@
+package opencl
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// The CUDA driver's libraries, opened at run time like OpenCL's (doc.go,
+// "The CUDA driver"): the driver API (libcuda.so.1, installed with the
+// NVIDIA driver), NVRTC (compiles the kernel library's translated source)
+// and cuBLAS (the SGEMM). Each variable overrides its library's file.
+const (
+	cudaLibEnv    = "LLPFC_CUDA_LIB"
+	nvrtcLibEnv   = "LLPFC_NVRTC_LIB"
+	cublasLibEnv  = "LLPFC_CUBLAS_LIB"
+	cudaLibDir    = "/usr/local/cuda/lib64"
+	cudaPackage   = "the NVIDIA driver (libcuda.so.1)"
+	nvrtcPackage  = "the CUDA toolkit's NVRTC (libnvrtc.so.13 or .12, e.g. under " + cudaLibDir + ")"
+	cublasPackage = "the CUDA toolkit's cuBLAS (libcublas.so.13 or .12, e.g. under " + cudaLibDir + ")"
+)
+
+// The CUDA handle types. CUdevice is an int; the others are opaque
+// pointers, and a device address (CUdeviceptr) is 64 bits.
+type (
+	cuDevice   int32
+	cuContext  uintptr
+	cuStream   uintptr
+	cuModule   uintptr
+	cuFunction uintptr
+	nvrtcProg  uintptr
+	cublasH    uintptr
+)
+
+// cudaAPI holds the driver API's functions (cuda.h). The versioned names
+// (_v2) are the ones cuda.h maps the plain names to since CUDA 4 (memory)
+// and 11 (the primary context's release); libcuda exports both, and the
+// plain ones are the deprecated ABI, so only the _v2 ones are bound.
+type cudaAPI struct {
+	Init               func(flags uint32) int32
+	DriverGetVersion   func(v *int32) int32
+	DeviceGetCount     func(n *int32) int32
+	DeviceGet          func(d *cuDevice, ordinal int32) int32
+	DeviceGetName      func(name *byte, n int32, d cuDevice) int32
+	DeviceTotalMem     func(bytes *uint64, d cuDevice) int32
+	DeviceGetAttribute func(v *int32, attr int32, d cuDevice) int32
+	PrimaryCtxRetain   func(c *cuContext, d cuDevice) int32
+	PrimaryCtxRelease  func(d cuDevice) int32
+	CtxSetCurrent      func(c cuContext) int32
+	StreamCreate       func(s *cuStream, flags uint32) int32
+	StreamDestroy      func(s cuStream) int32
+	StreamSynchronize  func(s cuStream) int32
+	MemAlloc           func(p *uint64, bytes uintptr) int32
+	MemFree            func(p uint64) int32
+	MemcpyHtoDAsync    func(dst uint64, src unsafe.Pointer, bytes uintptr, s cuStream) int32
+	MemcpyDtoHAsync    func(dst unsafe.Pointer, src uint64, bytes uintptr, s cuStream) int32
+	MemcpyDtoDAsync    func(dst, src uint64, bytes uintptr, s cuStream) int32
+	MemsetD32Async     func(dst uint64, v uint32, n uintptr, s cuStream) int32
+	ModuleLoadData     func(m *cuModule, image unsafe.Pointer) int32
+	ModuleUnload       func(m cuModule) int32
+	ModuleGetFunction  func(f *cuFunction, m cuModule, name *byte) int32
+	FuncGetAttribute   func(v *int32, attr int32, f cuFunction) int32
+	LaunchKernel       func(f cuFunction, gx, gy, gz, bx, by, bz, shared uint32, s cuStream, params unsafe.Pointer, extra unsafe.Pointer) int32
+	GetErrorName       func(code int32, name **byte) int32
+	// FuncGetParamInfo (CUDA 12.4 and later) is bound apart: without it a
+	// launch's arguments are not checked against the kernel's parameters.
+	FuncGetParamInfo func(f cuFunction, index uintptr, offset, size *uintptr) int32
+}
+
+// nvrtcAPI holds NVRTC's functions (nvrtc.h).
+type nvrtcAPI struct {
+	Version           func(major, minor *int32) int32
+	CreateProgram     func(p *nvrtcProg, src, name *byte, nHeaders int32, headers, includeNames unsafe.Pointer) int32
+	DestroyProgram    func(p *nvrtcProg) int32
+	CompileProgram    func(p nvrtcProg, nOptions int32, options unsafe.Pointer) int32
+	GetProgramLogSize func(p nvrtcProg, n *uintptr) int32
+	GetProgramLog     func(p nvrtcProg, log *byte) int32
+	GetCUBINSize      func(p nvrtcProg, n *uintptr) int32
+	GetCUBIN          func(p nvrtcProg, out *byte) int32
+	GetPTXSize        func(p nvrtcProg, n *uintptr) int32
+	GetPTX            func(p nvrtcProg, out *byte) int32
+	GetErrorString    func(code int32) string
+}
+
+// cublasAPI holds cuBLAS's functions (cublas_api.h, the _v2 API).
+type cublasAPI struct {
+	Create         func(h *cublasH) int32
+	Destroy        func(h cublasH) int32
+	SetStream      func(h cublasH, s cuStream) int32
+	SetMathMode    func(h cublasH, mode int32) int32
+	SetPointerMode func(h cublasH, mode int32) int32
+	GetProperty    func(typ int32, v *int32) int32
+	Sgemm          func(h cublasH, transa, transb int32, m, n, k int32, alpha *float32, a uint64, lda int32, b uint64, ldb int32, beta *float32, c uint64, ldc int32) int32
+}
+
+var (
+	cudaOnce   sync.Once
+	cu         cudaAPI
+	cudaErr    error
+	cudaFile   string
+	nvrtcOnce  sync.Once
+	nvrtc      nvrtcAPI
+	nvrtcErr   error
+	nvrtcFile  string
+	cublasOnce sync.Once
+	cublas     cublasAPI
+	cublasErr  error
+	cublasFile string
+)
+
+// libCandidates are the files tried for a library: the environment
+// variable's alone when it is set, else each soname as the loader finds it
+// and then under /usr/local/cuda/lib64 (where the toolkit installs them,
+// often not on the loader's path).
+func libCandidates(env string, sonames ...string) []string {
+	if v := os.Getenv(env); v != "" {
+		return []string{v}
+	}
+	out := append([]string(nil), sonames...)
+	for _, s := range sonames {
+		out = append(out, filepath.Join(cudaLibDir, s))
+	}
+	return out
+}
+
+// bindFirst binds syms from the first candidate that opens; the error of
+// the last one names every file tried.
+func bindFirst(files []string, env, pkg string, syms []symbol, before func(file string)) (string, error) {
+	var msgs []string
+	for _, f := range files {
+		if before != nil {
+			before(f)
+		}
+		err := bindLibrary(f, env, pkg, syms)
+		if err == nil {
+			return f, nil
+		}
+		var le *LibraryError
+		if errors.As(err, &le) && le.Symbol != "" {
+			le.Hint = "install " + pkg
+			return f, le // it opened: a library without the function is the answer
+		}
+		msg := err.Error()
+		if le != nil {
+			msg = le.Err.Error()
+		}
+		// dlerror's message starts with the file; it may be empty when
+		// the goroutine changed threads between dlopen and dlerror.
+		if msg = strings.TrimPrefix(msg, f+": "); msg == "" {
+			msg = "cannot be opened"
+		}
+		msgs = append(msgs, fmt.Sprintf("%s (%s)", f, msg))
+	}
+	why := "tried " + strings.Join(msgs, ", ")
+	if len(files) == 1 {
+		why = strings.TrimSuffix(strings.TrimPrefix(msgs[0], files[0]+" ("), ")")
+	}
+	return "", &LibraryError{File: files[0], Env: env, Package: pkg, Hint: "install " + pkg, Err: errors.New(why)}
+}
+
+// loadCUDA opens the driver API once per process and initialises it.
+func loadCUDA() error {
+	cudaOnce.Do(func() {
+		syms := []symbol{
+			{"cuInit", &cu.Init},
+			{"cuDriverGetVersion", &cu.DriverGetVersion},
+			{"cuDeviceGetCount", &cu.DeviceGetCount},
+			{"cuDeviceGet", &cu.DeviceGet},
+			{"cuDeviceGetName", &cu.DeviceGetName},
+			{"cuDeviceTotalMem_v2", &cu.DeviceTotalMem},
+			{"cuDeviceGetAttribute", &cu.DeviceGetAttribute},
+			{"cuDevicePrimaryCtxRetain", &cu.PrimaryCtxRetain},
+			{"cuDevicePrimaryCtxRelease_v2", &cu.PrimaryCtxRelease},
+			{"cuCtxSetCurrent", &cu.CtxSetCurrent},
+			{"cuStreamCreate", &cu.StreamCreate},
+			{"cuStreamDestroy_v2", &cu.StreamDestroy},
+			{"cuStreamSynchronize", &cu.StreamSynchronize},
+			{"cuMemAlloc_v2", &cu.MemAlloc},
+			{"cuMemFree_v2", &cu.MemFree},
+			{"cuMemcpyHtoDAsync_v2", &cu.MemcpyHtoDAsync},
+			{"cuMemcpyDtoHAsync_v2", &cu.MemcpyDtoHAsync},
+			{"cuMemcpyDtoDAsync_v2", &cu.MemcpyDtoDAsync},
+			{"cuMemsetD32Async", &cu.MemsetD32Async},
+			{"cuModuleLoadData", &cu.ModuleLoadData},
+			{"cuModuleUnload", &cu.ModuleUnload},
+			{"cuModuleGetFunction", &cu.ModuleGetFunction},
+			{"cuFuncGetAttribute", &cu.FuncGetAttribute},
+			{"cuLaunchKernel", &cu.LaunchKernel},
+			{"cuGetErrorName", &cu.GetErrorName},
+		}
+		cudaFile, cudaErr = bindFirst(libCandidates(cudaLibEnv, "libcuda.so.1"), cudaLibEnv, cudaPackage, syms, nil)
+		if cudaErr != nil {
+			return
+		}
+		if bindLibrary(cudaFile, cudaLibEnv, cudaPackage, []symbol{{"cuFuncGetParamInfo", &cu.FuncGetParamInfo}}) != nil {
+			cu.FuncGetParamInfo = nil
+		}
+		cudaErr = cuCheck(cu.Init(0), "cuInit", "")
+	})
+	return cudaErr
+}
+
+// preload opens a library that file depends on from file's own folder
+// (libcublasLt beside libcublas, libnvrtc-builtins beside libnvrtc), so
+// that a library found by path, outside the loader's path, finds it; a
+// failure is left to the library's own load to report.
+func preload(file string, patterns ...string) {
+	dir := filepath.Dir(file)
+	if dir == "." {
+		return
+	}
+	for _, p := range patterns {
+		matches, _ := filepath.Glob(filepath.Join(dir, p))
+		for _, m := range matches {
+			bindLibrary(m, "", "", nil) //nolint:errcheck // best effort
+		}
+	}
+}
+
+// loadNVRTC opens NVRTC once per process.
+func loadNVRTC() error {
+	nvrtcOnce.Do(func() {
+		syms := []symbol{
+			{"nvrtcVersion", &nvrtc.Version},
+			{"nvrtcCreateProgram", &nvrtc.CreateProgram},
+			{"nvrtcDestroyProgram", &nvrtc.DestroyProgram},
+			{"nvrtcCompileProgram", &nvrtc.CompileProgram},
+			{"nvrtcGetProgramLogSize", &nvrtc.GetProgramLogSize},
+			{"nvrtcGetProgramLog", &nvrtc.GetProgramLog},
+			{"nvrtcGetCUBINSize", &nvrtc.GetCUBINSize},
+			{"nvrtcGetCUBIN", &nvrtc.GetCUBIN},
+			{"nvrtcGetPTXSize", &nvrtc.GetPTXSize},
+			{"nvrtcGetPTX", &nvrtc.GetPTX},
+			{"nvrtcGetErrorString", &nvrtc.GetErrorString},
+		}
+		files := libCandidates(nvrtcLibEnv, "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so")
+		nvrtcFile, nvrtcErr = bindFirst(files, nvrtcLibEnv, nvrtcPackage, syms, func(f string) { preload(f, "libnvrtc-builtins.so*") })
+	})
+	return nvrtcErr
+}
+
+// loadCuBLAS opens cuBLAS once per process.
+func loadCuBLAS() error {
+	cublasOnce.Do(func() {
+		syms := []symbol{
+			{"cublasCreate_v2", &cublas.Create},
+			{"cublasDestroy_v2", &cublas.Destroy},
+			{"cublasSetStream_v2", &cublas.SetStream},
+			{"cublasSetMathMode", &cublas.SetMathMode},
+			{"cublasSetPointerMode_v2", &cublas.SetPointerMode},
+			{"cublasGetProperty", &cublas.GetProperty},
+			{"cublasSgemm_v2", &cublas.Sgemm},
+		}
+		files := libCandidates(cublasLibEnv, "libcublas.so.13", "libcublas.so.12", "libcublas.so")
+		cublasFile, cublasErr = bindFirst(files, cublasLibEnv, cublasPackage, syms, func(f string) {
+			preload(f, strings.Replace(filepath.Base(f), "libcublas", "libcublasLt", 1))
+		})
+	})
+	return cublasErr
+}
+
+// CUDAAvailable reports whether the CUDA driver API loads and initialises
+// (it does not look for devices); the error names the library and the
+// variable that overrides it.
+func CUDAAvailable() error { return loadCUDA() }
+
+// cudaErrorName is a CUresult's name as the driver gives it
+// (cuGetErrorName), e.g. "CUDA_ERROR_OUT_OF_MEMORY".
+func cudaErrorName(code int32) string {
+	if cu.GetErrorName != nil {
+		var p *byte
+		if cu.GetErrorName(code, &p) == 0 && p != nil {
+			return cString(p)
+		}
+	}
+	return "unknown CUresult"
+}
+
+// cString copies a NUL-terminated C string.
+func cString(p *byte) string {
+	if p == nil {
+		return ""
+	}
+	var b []byte
+	for q := unsafe.Pointer(p); *(*byte)(q) != 0; q = unsafe.Add(q, 1) {
+		b = append(b, *(*byte)(q))
+	}
+	return string(b)
+}
+
+// cuCheck wraps a failed CUDA driver call in an *Error naming the call
+// and the CUresult.
+func cuCheck(code int32, call, what string) error {
+	if code == 0 {
+		return nil
+	}
+	return &Error{Call: call, What: what, Code: code, Name: cudaErrorName(code)}
+}
+
+// nvrtcCheck wraps a failed NVRTC call.
+func nvrtcCheck(code int32, call, what string) error {
+	if code == 0 {
+		return nil
+	}
+	name := "unknown nvrtcResult"
+	if nvrtc.GetErrorString != nil {
+		name = nvrtc.GetErrorString(code)
+	}
+	return &Error{Call: call, What: what, Code: code, Name: name}
+}
+
+// cublasStatusNames are cuBLAS's status codes (cublas_api.h).
+var cublasStatusNames = map[int32]string{
+	0: "CUBLAS_STATUS_SUCCESS", 1: "CUBLAS_STATUS_NOT_INITIALIZED", 3: "CUBLAS_STATUS_ALLOC_FAILED",
+	7: "CUBLAS_STATUS_INVALID_VALUE", 8: "CUBLAS_STATUS_ARCH_MISMATCH", 11: "CUBLAS_STATUS_MAPPING_ERROR",
+	13: "CUBLAS_STATUS_EXECUTION_FAILED", 14: "CUBLAS_STATUS_INTERNAL_ERROR", 15: "CUBLAS_STATUS_NOT_SUPPORTED",
+	16: "CUBLAS_STATUS_LICENSE_ERROR",
+}
+
+// cublasCheck wraps a failed cuBLAS call.
+func cublasCheck(code int32, call, what string) error {
+	if code == 0 {
+		return nil
+	}
+	name, ok := cublasStatusNames[code]
+	if !ok {
+		name = "unknown cublasStatus_t"
+	}
+	return &Error{Call: call, What: what, Code: code, Name: name}
+}
+
+// versionString formats CUDA's encoded versions (1000·major + 10·minor).
+func versionString(v int32) string { return fmt.Sprintf("%d.%d", v/1000, v%1000/10) }
