@@ -27,6 +27,8 @@ const (
 	cublasDefaultMath             = 0 // no TF32: fp32 products as PyTorch with TF32 off
 	cublasPointerModeHost         = 0
 	nvrtcErrorInvalidOption       = 5
+	libPropMajorVersion           = 0   // libraryPropertyType MAJOR_VERSION (cublasGetProperty)
+	libPropMinorVersion           = 1   // MINOR_VERSION
 	cudaAllocAlign                = 256 // cuMemAlloc's alignment, where a group's buffers start
 )
 
@@ -143,8 +145,8 @@ func CUDAVersions() string {
 		parts = append(parts, "cuBLAS not available: "+err.Error())
 	} else {
 		var major, minor int32
-		cublas.GetProperty(0, &major) // MAJOR_VERSION
-		cublas.GetProperty(1, &minor) // MINOR_VERSION
+		cublas.GetProperty(libPropMajorVersion, &major)
+		cublas.GetProperty(libPropMinorVersion, &minor)
 		parts = append(parts, fmt.Sprintf("cuBLAS %d.%d", major, minor))
 	}
 	return strings.Join(parts, ", ")

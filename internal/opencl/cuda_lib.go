@@ -1,5 +1,25 @@
 package opencl
 
+// Provenance of the bindings below (audited 2026-12-02 against NVIDIA's
+// headers; cuda_abi_test.go checks every symbol, signature and constant
+// against the prototypes quoted from them):
+//
+//   - cuda.h, nvrtc.h, cublas_api.h, cublas_v2.h, library_types.h of
+//     CUDA 12.6: github.com/zspace/system.cuda-12.6@b3d92c837713411301ae5df45b0c7758df7d931e
+//     (include/; a copy of the toolkit's headers), read 2026-12-02.
+//   - CUDA 13.0/13.1/13.2: github.com/chelsea0x3b/cudarc@78d9b3118f6e13c8a0524d34827db5cfe9f7a53d
+//     src/driver/sys/mod.rs, src/nvrtc/sys/mod.rs, src/cublas/sys/mod.rs
+//     (bindgen output of each toolkit's headers, per version under the
+//     cuda-13000/13010/13020 features, so each function appears under the
+//     symbol its header's macros expand to), read 2026-12-02. Every bound
+//     function and every constant used is present and identical there
+//     for 11.4 through 13.2; the CUDA 13 header removed cuCtxCreate_v2/_v3
+//     (cuCtxCreate is cuCtxCreate_v4 there), which is not bound.
+//   - NVRTC's options: nvrtc.h (12.6) "Supported Compile Options" and
+//     NVIDIA/cuda-python@e5b5ea4c7ef2d35ca13d60deb698f3a110a266dd
+//     cuda_core/cuda/core/experimental/_program.py (the spellings NVIDIA's
+//     own Python API passes to nvrtcCompileProgram), read 2026-12-02.
+
 import (
 	"errors"
 	"fmt"
@@ -162,41 +182,89 @@ func bindFirst(files []string, env, pkg string, syms []symbol, before func(file 
 	return "", &LibraryError{File: files[0], Env: env, Package: pkg, Hint: "install " + pkg, Err: errors.New(why)}
 }
 
+// cudaSymbols are the driver API's functions, each under the symbol that
+// cuda.h's macros map its name to (cuda.h 12.6 lines 89-201: cuMemAlloc →
+// cuMemAlloc_v2, cuStreamDestroy → cuStreamDestroy_v2, …; the names that
+// are not remapped are exported as they are). libcuda also exports the
+// remapped plain names with their old ABI (cuMemAlloc, cuDeviceTotalMem
+// and the copies take 32-bit sizes and addresses: cuda.h 12.6 lines
+// 24839-24864), so a plain name bound by mistake corrupts memory quietly.
+func cudaSymbols() []symbol {
+	return []symbol{
+		{"cuInit", &cu.Init},
+		{"cuDriverGetVersion", &cu.DriverGetVersion},
+		{"cuDeviceGetCount", &cu.DeviceGetCount},
+		{"cuDeviceGet", &cu.DeviceGet},
+		{"cuDeviceGetName", &cu.DeviceGetName},
+		{"cuDeviceTotalMem_v2", &cu.DeviceTotalMem},
+		{"cuDeviceGetAttribute", &cu.DeviceGetAttribute},
+		{"cuDevicePrimaryCtxRetain", &cu.PrimaryCtxRetain},
+		{"cuDevicePrimaryCtxRelease_v2", &cu.PrimaryCtxRelease},
+		{"cuCtxSetCurrent", &cu.CtxSetCurrent},
+		{"cuStreamCreate", &cu.StreamCreate},
+		{"cuStreamDestroy_v2", &cu.StreamDestroy},
+		{"cuStreamSynchronize", &cu.StreamSynchronize},
+		{"cuMemAlloc_v2", &cu.MemAlloc},
+		{"cuMemFree_v2", &cu.MemFree},
+		{"cuMemcpyHtoDAsync_v2", &cu.MemcpyHtoDAsync},
+		{"cuMemcpyDtoHAsync_v2", &cu.MemcpyDtoHAsync},
+		{"cuMemcpyDtoDAsync_v2", &cu.MemcpyDtoDAsync},
+		{"cuMemsetD32Async", &cu.MemsetD32Async},
+		{"cuModuleLoadData", &cu.ModuleLoadData},
+		{"cuModuleUnload", &cu.ModuleUnload},
+		{"cuModuleGetFunction", &cu.ModuleGetFunction},
+		{"cuFuncGetAttribute", &cu.FuncGetAttribute},
+		{"cuLaunchKernel", &cu.LaunchKernel},
+		{"cuGetErrorName", &cu.GetErrorName},
+	}
+}
+
+// cudaOptionalSymbols are bound when the driver has them (CUDA 12.4+).
+func cudaOptionalSymbols() []symbol {
+	return []symbol{{"cuFuncGetParamInfo", &cu.FuncGetParamInfo}}
+}
+
+// nvrtcSymbols are NVRTC's functions (nvrtc.h: no versioned names).
+func nvrtcSymbols() []symbol {
+	return []symbol{
+		{"nvrtcVersion", &nvrtc.Version},
+		{"nvrtcCreateProgram", &nvrtc.CreateProgram},
+		{"nvrtcDestroyProgram", &nvrtc.DestroyProgram},
+		{"nvrtcCompileProgram", &nvrtc.CompileProgram},
+		{"nvrtcGetProgramLogSize", &nvrtc.GetProgramLogSize},
+		{"nvrtcGetProgramLog", &nvrtc.GetProgramLog},
+		{"nvrtcGetCUBINSize", &nvrtc.GetCUBINSize},
+		{"nvrtcGetCUBIN", &nvrtc.GetCUBIN},
+		{"nvrtcGetPTXSize", &nvrtc.GetPTXSize},
+		{"nvrtcGetPTX", &nvrtc.GetPTX},
+		{"nvrtcGetErrorString", &nvrtc.GetErrorString},
+	}
+}
+
+// cublasSymbols are cuBLAS's functions under the names cublas_v2.h maps
+// them to (cublas_v2.h 12.6 lines 71-78, 243: cublasCreate →
+// cublasCreate_v2, …); cublasSetMathMode and cublasGetProperty have no
+// _v2 form.
+func cublasSymbols() []symbol {
+	return []symbol{
+		{"cublasCreate_v2", &cublas.Create},
+		{"cublasDestroy_v2", &cublas.Destroy},
+		{"cublasSetStream_v2", &cublas.SetStream},
+		{"cublasSetMathMode", &cublas.SetMathMode},
+		{"cublasSetPointerMode_v2", &cublas.SetPointerMode},
+		{"cublasGetProperty", &cublas.GetProperty},
+		{"cublasSgemm_v2", &cublas.Sgemm},
+	}
+}
+
 // loadCUDA opens the driver API once per process and initialises it.
 func loadCUDA() error {
 	cudaOnce.Do(func() {
-		syms := []symbol{
-			{"cuInit", &cu.Init},
-			{"cuDriverGetVersion", &cu.DriverGetVersion},
-			{"cuDeviceGetCount", &cu.DeviceGetCount},
-			{"cuDeviceGet", &cu.DeviceGet},
-			{"cuDeviceGetName", &cu.DeviceGetName},
-			{"cuDeviceTotalMem_v2", &cu.DeviceTotalMem},
-			{"cuDeviceGetAttribute", &cu.DeviceGetAttribute},
-			{"cuDevicePrimaryCtxRetain", &cu.PrimaryCtxRetain},
-			{"cuDevicePrimaryCtxRelease_v2", &cu.PrimaryCtxRelease},
-			{"cuCtxSetCurrent", &cu.CtxSetCurrent},
-			{"cuStreamCreate", &cu.StreamCreate},
-			{"cuStreamDestroy_v2", &cu.StreamDestroy},
-			{"cuStreamSynchronize", &cu.StreamSynchronize},
-			{"cuMemAlloc_v2", &cu.MemAlloc},
-			{"cuMemFree_v2", &cu.MemFree},
-			{"cuMemcpyHtoDAsync_v2", &cu.MemcpyHtoDAsync},
-			{"cuMemcpyDtoHAsync_v2", &cu.MemcpyDtoHAsync},
-			{"cuMemcpyDtoDAsync_v2", &cu.MemcpyDtoDAsync},
-			{"cuMemsetD32Async", &cu.MemsetD32Async},
-			{"cuModuleLoadData", &cu.ModuleLoadData},
-			{"cuModuleUnload", &cu.ModuleUnload},
-			{"cuModuleGetFunction", &cu.ModuleGetFunction},
-			{"cuFuncGetAttribute", &cu.FuncGetAttribute},
-			{"cuLaunchKernel", &cu.LaunchKernel},
-			{"cuGetErrorName", &cu.GetErrorName},
-		}
-		cudaFile, cudaErr = bindFirst(libCandidates(cudaLibEnv, "libcuda.so.1"), cudaLibEnv, cudaPackage, syms, nil)
+		cudaFile, cudaErr = bindFirst(libCandidates(cudaLibEnv, "libcuda.so.1"), cudaLibEnv, cudaPackage, cudaSymbols(), nil)
 		if cudaErr != nil {
 			return
 		}
-		if bindLibrary(cudaFile, cudaLibEnv, cudaPackage, []symbol{{"cuFuncGetParamInfo", &cu.FuncGetParamInfo}}) != nil {
+		if bindLibrary(cudaFile, cudaLibEnv, cudaPackage, cudaOptionalSymbols()) != nil {
 			cu.FuncGetParamInfo = nil
 		}
 		cudaErr = cuCheck(cu.Init(0), "cuInit", "")
@@ -224,21 +292,8 @@ func preload(file string, patterns ...string) {
 // loadNVRTC opens NVRTC once per process.
 func loadNVRTC() error {
 	nvrtcOnce.Do(func() {
-		syms := []symbol{
-			{"nvrtcVersion", &nvrtc.Version},
-			{"nvrtcCreateProgram", &nvrtc.CreateProgram},
-			{"nvrtcDestroyProgram", &nvrtc.DestroyProgram},
-			{"nvrtcCompileProgram", &nvrtc.CompileProgram},
-			{"nvrtcGetProgramLogSize", &nvrtc.GetProgramLogSize},
-			{"nvrtcGetProgramLog", &nvrtc.GetProgramLog},
-			{"nvrtcGetCUBINSize", &nvrtc.GetCUBINSize},
-			{"nvrtcGetCUBIN", &nvrtc.GetCUBIN},
-			{"nvrtcGetPTXSize", &nvrtc.GetPTXSize},
-			{"nvrtcGetPTX", &nvrtc.GetPTX},
-			{"nvrtcGetErrorString", &nvrtc.GetErrorString},
-		}
 		files := libCandidates(nvrtcLibEnv, "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so")
-		nvrtcFile, nvrtcErr = bindFirst(files, nvrtcLibEnv, nvrtcPackage, syms, func(f string) { preload(f, "libnvrtc-builtins.so*") })
+		nvrtcFile, nvrtcErr = bindFirst(files, nvrtcLibEnv, nvrtcPackage, nvrtcSymbols(), func(f string) { preload(f, "libnvrtc-builtins.so*") })
 	})
 	return nvrtcErr
 }
@@ -246,17 +301,8 @@ func loadNVRTC() error {
 // loadCuBLAS opens cuBLAS once per process.
 func loadCuBLAS() error {
 	cublasOnce.Do(func() {
-		syms := []symbol{
-			{"cublasCreate_v2", &cublas.Create},
-			{"cublasDestroy_v2", &cublas.Destroy},
-			{"cublasSetStream_v2", &cublas.SetStream},
-			{"cublasSetMathMode", &cublas.SetMathMode},
-			{"cublasSetPointerMode_v2", &cublas.SetPointerMode},
-			{"cublasGetProperty", &cublas.GetProperty},
-			{"cublasSgemm_v2", &cublas.Sgemm},
-		}
 		files := libCandidates(cublasLibEnv, "libcublas.so.13", "libcublas.so.12", "libcublas.so")
-		cublasFile, cublasErr = bindFirst(files, cublasLibEnv, cublasPackage, syms, func(f string) {
+		cublasFile, cublasErr = bindFirst(files, cublasLibEnv, cublasPackage, cublasSymbols(), func(f string) {
 			preload(f, strings.Replace(filepath.Base(f), "libcublas", "libcublasLt", 1))
 		})
 	})
