@@ -10,7 +10,7 @@ import (
 )
 
 // The CUDA bindings against NVIDIA's headers (cuda_lib.go names the
-// sources: the CUDA 12.6 headers of zspace/system.cuda-12.6@b3d92c8, and
+// sources: the CUDA 12.6 headers of zspace/system.cuda-12.6 (commit b3d92c8), and
 // cudarc@78d9b31's per-version bindgen output, identical for every
 // function and constant below from 11.4 through 13.2). Nothing here needs
 // a GPU: a wrong symbol, width, order or count, or enum value fails here

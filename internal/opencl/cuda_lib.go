@@ -5,8 +5,9 @@ package opencl
 // against the prototypes quoted from them):
 //
 //   - cuda.h, nvrtc.h, cublas_api.h, cublas_v2.h, library_types.h of
-//     CUDA 12.6: github.com/zspace/system.cuda-12.6@b3d92c837713411301ae5df45b0c7758df7d931e
-//     (include/; a copy of the toolkit's headers), read 2026-12-02.
+//     CUDA 12.6: the repository github.com/zspace/system.cuda-12.6 at commit
+//     b3d92c837713411301ae5df45b0c7758df7d931e (its include folder, a copy of
+//     the toolkit's headers), read 2026-12-02.
 //   - CUDA 13.0/13.1/13.2: github.com/chelsea0x3b/cudarc@78d9b3118f6e13c8a0524d34827db5cfe9f7a53d
 //     src/driver/sys/mod.rs, src/nvrtc/sys/mod.rs, src/cublas/sys/mod.rs
 //     (bindgen output of each toolkit's headers, per version under the
@@ -16,8 +17,8 @@ package opencl
 //     for 11.4 through 13.2; the CUDA 13 header removed cuCtxCreate_v2/_v3
 //     (cuCtxCreate is cuCtxCreate_v4 there), which is not bound.
 //   - NVRTC's options: nvrtc.h (12.6) "Supported Compile Options" and
-//     NVIDIA/cuda-python@e5b5ea4c7ef2d35ca13d60deb698f3a110a266dd
-//     cuda_core/cuda/core/experimental/_program.py (the spellings NVIDIA's
+//     NVIDIA/cuda-python@e5b5ea4c7ef2d35ca13d60deb698f3a110a266dd, the
+//     cuda.core.experimental._program module of cuda_core (the spellings NVIDIA's
 //     own Python API passes to nvrtcCompileProgram), read 2026-12-02.
 
 import (
