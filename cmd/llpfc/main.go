@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/llpfc/llpfc/experiments/data"
+	ocl "github.com/llpfc/llpfc/internal/opencl"
 	"github.com/llpfc/llpfc/internal/sgemm"
 	"github.com/llpfc/llpfc/training/device/opencl"
 	"github.com/llpfc/llpfc/training/nn"
@@ -127,6 +128,7 @@ var environment = [][2]string{
 	{nn.Conv3x3Env, "the 3×3 stride-1 convolutions' algorithm: winograd (default) or im2col (the numbers before Winograd); results record it (numerics)"},
 	{sgemm.KernelEnv, "force the matrix product's micro-kernel (avx512-8x32, avx2-6x16, go-6x16, go-8x32), for benchmarks; results record it (numerics)"},
 	{opencl.ProfileEnv, "time every OpenCL program step (waiting for each: slower) and print the times and launches per operation kind at the end"},
+	{ocl.CUDACacheEnv, "where the CUDA kernels NVRTC compiled are kept for the next process (default ~/.cache/llpfc/cuda; off: none); one that cannot be written only costs the compile"},
 }
 
 // newFlagSet returns a flag set for a subcommand whose -h output explains every

@@ -1073,6 +1073,18 @@ var mutations = []mutation{
 	{ID: "cuda-context-not-current", File: "internal/opencl/cuda.go", Bug: "the driver's calls made without making the context current on the goroutine's OS thread: a call on another thread than the first finds no context",
 		Old: "if err := cuCheck(cu.CtxSetCurrent(d.ctx), \"cuCtxSetCurrent\", \"\"); err != nil {", New: "if err := error(nil); err != nil {",
 		Pkg: "internal/opencl", Tests: []string{"TestCUDADriverOnAFake"}},
+	// The CUDA driver's page-locked staging and its cache of compiled
+	// images (cuda_pinned.go, cuda_cache.go), held on the fake whose
+	// stream runs its copies only when the host waits.
+	{ID: "cuda-staging-reused-early", File: "internal/opencl/cuda_pinned.go", Bug: "every transfer staged at the start of its page-locked chunk: a write's staging is overwritten by the next transfer before the stream has copied it, and the device gets the later data",
+		Old: "s := unsafe.Slice((*byte)(unsafe.Add(c.p, c.used)), n)", New: "s := unsafe.Slice((*byte)(c.p), n)",
+		Pkg: "internal/opencl", Tests: []string{"TestCUDADriverOnAFake"}},
+	{ID: "cuda-write-from-go-memory", File: "internal/opencl/cuda.go", Bug: "a write's copy enqueued from the caller's Go slice instead of its page-locked staging: pageable memory that the copy may block on, and that the caller may overwrite before the stream reads it",
+		Old: "cu.MemcpyHtoDAsync(uint64(m)+uint64(off), unsafe.Pointer(&staging[0]), nbytes, d.stream)", New: "cu.MemcpyHtoDAsync(uint64(m)+uint64(off), src, nbytes, d.stream)",
+		Pkg: "internal/opencl", Tests: []string{"TestCUDADriverOnAFake"}},
+	{ID: "cuda-cache-key-without-options", File: "internal/opencl/cuda_cache.go", Bug: "the cache key of a compiled image leaves out NVRTC's options: an image compiled for another architecture or other defines is loaded as this compile's",
+		Old: "\tfor _, o := range options {\n\t\tfield(o)\n\t}\n", New: "",
+		Pkg: "internal/opencl", Tests: []string{"TestCUDACacheKey", "TestCUDADriverOnAFake"}},
 	{ID: "bn-fold-split-no-between", File: "internal/opencl/kernels/bn.cl", Bug: "a sweep kept on the device folds its chunks' variances without the between-chunk term d²·n·m/(n+m)",
 		Old: "g2 = g2 + v * m + d * d * n * m / (n + m);", New: "g2 = g2 + v * m;",
 		Pkg: "internal/opencl", Tests: []string{"TestBatchNormFoldRunning"}},

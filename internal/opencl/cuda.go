@@ -3,6 +3,7 @@ package opencl
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -34,12 +35,14 @@ const (
 
 // cudaCtx is a context's CUDA state: the device's primary context (the
 // one the CUDA runtime, and so cuBLAS, also uses), one stream, one cuBLAS
-// handle bound to it.
+// handle bound to it, and the page-locked staging of the transfers
+// (cuda_pinned.go).
 type cudaCtx struct {
 	dev    cuDevice
 	ctx    cuContext
 	stream cuStream
 	blas   cublasH
+	pinned pinnedArena
 }
 
 // bind makes the context current on this goroutine's OS thread and keeps
@@ -204,6 +207,7 @@ func (d *cudaCtx) close() error {
 	if unbind, err := d.bind(); err != nil {
 		errs = append(errs, err)
 	} else {
+		errs = append(errs, d.pinned.free())
 		if d.blas != 0 {
 			errs = append(errs, cublasCheck(cublas.Destroy(d.blas), "cublasDestroy_v2", ""))
 			d.blas = 0
@@ -255,32 +259,51 @@ func (d *cudaCtx) free(m clMem) error {
 	)
 }
 
-// write enqueues the copy of data (kept alive by the caller until the
-// next wait) to the device at m+off.
-func (d *cudaCtx) write(m clMem, off uintptr, data []byte) error {
+// write copies nbytes at src into page-locked staging and enqueues its
+// copy to the device at m+off: the caller may reuse src at once, and the
+// copy does not wait for the stream (cuda_pinned.go). The staging is
+// returned for queue.go's bookkeeping; it stays untouched until the
+// stream has run dry (recycle).
+func (d *cudaCtx) write(m clMem, off uintptr, src unsafe.Pointer, nbytes uintptr) ([]byte, error) {
 	unbind, err := d.bind()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer unbind()
-	return cuCheck(cu.MemcpyHtoDAsync(uint64(m)+uint64(off), unsafe.Pointer(&data[0]), uintptr(len(data)), d.stream), "cuMemcpyHtoDAsync_v2", fmt.Sprintf("%d bytes", len(data)))
+	staging, err := d.pinned.take(nbytes)
+	if err != nil {
+		return nil, err
+	}
+	copy(staging, unsafe.Slice((*byte)(src), nbytes))
+	return staging, cuCheck(cu.MemcpyHtoDAsync(uint64(m)+uint64(off), unsafe.Pointer(&staging[0]), nbytes, d.stream), "cuMemcpyHtoDAsync_v2", fmt.Sprintf("%d bytes", nbytes))
 }
 
-// read enqueues the copy of nbytes at m+off into dst; with wait it waits
-// for the stream (and so for the copy) before it returns.
-func (d *cudaCtx) read(m clMem, off uintptr, dst unsafe.Pointer, nbytes uintptr, wait bool) error {
+// read enqueues the copy of nbytes at m+off into page-locked staging.
+// With dst nil it returns without waiting, and the staging holds the
+// bytes once the stream has run dry (queue.go copies them out then);
+// otherwise it waits for the stream (and so for the copy) and copies
+// them to dst before it returns.
+func (d *cudaCtx) read(m clMem, off, nbytes uintptr, dst unsafe.Pointer) ([]byte, error) {
 	unbind, err := d.bind()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer unbind()
-	if err := cuCheck(cu.MemcpyDtoHAsync(dst, uint64(m)+uint64(off), nbytes, d.stream), "cuMemcpyDtoHAsync_v2", fmt.Sprintf("%d bytes", nbytes)); err != nil {
-		return err
+	staging, err := d.pinned.take(nbytes)
+	if err != nil {
+		return nil, err
 	}
-	if !wait {
-		return nil
+	if err := cuCheck(cu.MemcpyDtoHAsync(unsafe.Pointer(&staging[0]), uint64(m)+uint64(off), nbytes, d.stream), "cuMemcpyDtoHAsync_v2", fmt.Sprintf("%d bytes", nbytes)); err != nil {
+		return nil, err
 	}
-	return cuCheck(cu.StreamSynchronize(d.stream), "cuStreamSynchronize", "a read")
+	if dst == nil {
+		return staging, nil
+	}
+	if err := cuCheck(cu.StreamSynchronize(d.stream), "cuStreamSynchronize", "a read"); err != nil {
+		return nil, err
+	}
+	copy(unsafe.Slice((*byte)(dst), nbytes), staging)
+	return staging, nil
 }
 
 // sync waits for everything enqueued on the stream.
@@ -365,26 +388,67 @@ func (d *cudaCtx) sgemm(s sgemmArgs) error {
 
 // build compiles src with NVRTC for the device (options plus its
 // architecture: sm_XY, or compute_XY when NVRTC refuses sm_XY) and loads
-// the image as a module. A compile error carries NVRTC's log.
-func (d *cudaCtx) build(dev DeviceInfo, src string, options []string) (cuModule, error) {
-	image, err := nvrtcCompile(src, append(options, cudaArch(dev.ComputeMajor, dev.ComputeMinor, false)), false)
+// the image as a module, through the disk cache (cuda_cache.go): an image
+// cached under the compile's key is loaded instead, and a compiled one is
+// cached. A cache that cannot be read or written only costs the compile
+// (the image says why). A compile error carries NVRTC's log.
+func (d *cudaCtx) build(dev DeviceInfo, src string, options []string) (cuModule, CUDAImage, error) {
+	type try struct {
+		ptx        bool
+		kind, path string
+		opts       []string
+	}
+	tries := []try{{kind: "cubin"}, {ptx: true, kind: "ptx"}}
+	dir := cudaCacheDir()
+	nv, drv := cudaVersions()
+	if nv == "" || drv == "" {
+		dir = "" // a key without the versions could name another compiler's image
+	}
+	for i := range tries {
+		t := &tries[i]
+		t.opts = append(options[:len(options):len(options)], cudaArch(dev.ComputeMajor, dev.ComputeMinor, t.ptx))
+		if dir != "" {
+			t.path = filepath.Join(dir, cudaCacheKey(src, t.opts, nv, drv, t.kind)+"."+t.kind)
+		}
+	}
+	// The CUBIN, else the PTX: a PTX is cached only once this very NVRTC
+	// refused the device's sm_XY, so it would refuse it again.
+	var notes []string
+	for _, t := range tries {
+		if t.path == "" {
+			continue
+		}
+		m, ok, why := d.loadCached(t.path)
+		if ok {
+			return m, CUDAImage{Kind: t.kind, Cached: true, Path: t.path}, nil
+		}
+		if why != "" {
+			notes = append(notes, why)
+		}
+	}
+	t := tries[0]
+	image, err := nvrtcCompile(src, t.opts, false)
 	var ce *Error
 	if errors.As(err, &ce) && (ce.Code == nvrtcErrorInvalidOption || strings.Contains(ce.Detail, "gpu-architecture")) {
-		image, err = nvrtcCompile(src, append(options, cudaArch(dev.ComputeMajor, dev.ComputeMinor, true)), true)
+		t = tries[1]
+		image, err = nvrtcCompile(src, t.opts, true)
 	}
 	if err != nil {
-		return 0, err
+		return 0, CUDAImage{}, err
 	}
-	unbind, err := d.bind()
+	m, err := d.load(image)
 	if err != nil {
-		return 0, err
+		return 0, CUDAImage{}, err
 	}
-	defer unbind()
-	var m cuModule
-	if err := cuCheck(cu.ModuleLoadData(&m, unsafe.Pointer(&image[0])), "cuModuleLoadData", fmt.Sprintf("%d bytes", len(image))); err != nil {
-		return 0, err
+	img := CUDAImage{Kind: t.kind, Path: t.path}
+	if t.path != "" {
+		if err := writeCUDACache(t.path, image); err != nil {
+			img.Path = ""
+			notes = append(notes, "not cached: "+err.Error())
+		}
 	}
-	return m, nil
+	img.CacheErr = strings.Join(notes, "; ")
+	return m, img, nil
 }
 
 // nvrtcCompile compiles src and returns the CUBIN (or with ptx the PTX,
@@ -498,7 +562,7 @@ func paramSizes(f cuFunction) []int {
 // cudaUnavailable reports why CUDA device i cannot be used: the driver,
 // NVRTC or cuBLAS does not load, or there is no such device.
 func cudaUnavailable(i int) error {
-	for _, load := range []func() error{loadCUDA, loadNVRTC, loadCuBLAS} {
+	for _, load := range []func() error{loadCUDA, loadCUDAHost, loadNVRTC, loadCuBLAS} {
 		if err := load(); err != nil {
 			return err
 		}

@@ -1,11 +1,14 @@
 package opencl
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -15,12 +18,15 @@ import (
 // TestCUDADriverOnAFake runs the CUDA driver — loading, the context and
 // its stream, buffers and groups, transfers, fills, copies, NVRTC builds
 // (and the PTX fallback), kernel lookup, launches with their arguments,
-// cuBLAS products, the counts and the releases — against a fake of the
-// three libraries (testdata/fakecuda.c: host memory, kernels run on the
-// host, every driver call refused on a thread where the context is not
-// current). It needs a C compiler to build the fake (skipped without
-// one); what it cannot show is that the real libraries behave as the
-// fake does (that is `llpfc devices --check cuda` on a GPU).
+// cuBLAS products, the counts and the releases, the page-locked staging
+// of the transfers and the cache of compiled images — against a fake of
+// the three libraries (testdata/fakecuda.c: host memory, kernels run on
+// the host, the stream's work run only when the host waits for it, every
+// driver call refused on a thread where the context is not current). The
+// counts of a sequence of commands must be the OpenCL driver's on PoCL
+// for the same sequence. It needs a C compiler to build the fake (skipped
+// without one); what it cannot show is that the real libraries behave as
+// the fake does (that is `llpfc devices --check cuda` on a GPU).
 func TestCUDADriverOnAFake(t *testing.T) {
 	if so := os.Getenv("LLPFC_TEST_FAKE_CUDA"); so != "" {
 		fakeCUDAChild(t, so)
@@ -43,9 +49,11 @@ func TestCUDADriverOnAFake(t *testing.T) {
 	if out, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-o", so, filepath.Join("testdata", "fakecuda.c")).CombinedOutput(); err != nil {
 		t.Fatalf("building the fake: %v\n%s", err, out)
 	}
+	countsFile := filepath.Join(t.TempDir(), "counts.json")
 	for _, refuseSM := range []string{"", "1"} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCUDADriverOnAFake$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), "LLPFC_TEST_FAKE_CUDA="+so, cudaLibEnv+"="+so, nvrtcLibEnv+"="+so, cublasLibEnv+"="+so)
+		cmd.Env = append(os.Environ(), "LLPFC_TEST_FAKE_CUDA="+so, cudaLibEnv+"="+so, nvrtcLibEnv+"="+so, cublasLibEnv+"="+so,
+			CUDACacheEnv+"="+t.TempDir(), "LLPFC_TEST_FAKE_COUNTS="+countsFile)
 		if refuseSM != "" {
 			cmd.Env = append(cmd.Env, "FAKE_REFUSE_SM=1")
 		}
@@ -54,11 +62,90 @@ func TestCUDADriverOnAFake(t *testing.T) {
 			t.Fatalf("child (FAKE_REFUSE_SM=%q): %v\n%s", refuseSM, err, out)
 		}
 	}
+
+	// The same sequence's counts on PoCL.
+	var onCUDA Counts
+	if b, err := os.ReadFile(countsFile); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(b, &onCUDA); err != nil {
+		t.Fatal(err)
+	}
+	dev := os.Getenv("LLPFC_TEST_DEVICE")
+	if dev == "" {
+		dev = "opencl"
+	}
+	if err := Unavailable(dev); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("OpenCL is required in CI (CI=true) to compare the CUDA driver's counts: %v", err)
+		}
+		t.Skipf("OpenCL unavailable: the CUDA driver's counts not compared with OpenCL's (CI=true makes this a failure): %v", err)
+	}
+	ctx, err := Open(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	p, err := ctx.BuildProgram(`__kernel void saxpy(__global float *y, __global const float *x, float a, int n) {
+	int i = get_global_id(0);
+	if (i < n) y[i] += a * x[i];
+}`, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saxpy, err := p.Kernel("saxpy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	onCL, err := countsSequence(ctx, saxpy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(onCUDA, onCL) {
+		t.Errorf("the same commands counted differently:\nCUDA   %+v\nOpenCL %+v", onCUDA, onCL)
+	}
+}
+
+// countsSequence allocates two buffers, writes both, launches saxpy
+// (y += a·x) on them, reads part of y without blocking, finishes, reads y
+// (blocking) and releases them: it returns the counts of it all and
+// checks the values read.
+func countsSequence(ctx *Context, saxpy *Kernel) (Counts, error) {
+	before := ctx.Counts()
+	x, err := ctx.Alloc(4)
+	if err != nil {
+		return Counts{}, err
+	}
+	defer x.Release()
+	y, err := ctx.Alloc(4)
+	if err != nil {
+		return Counts{}, err
+	}
+	defer y.Release()
+	x.SetRole(RoleInput)
+	y.SetRole(RoleParam)
+	late, all := make([]float32, 2), make([]float32, 4)
+	for _, step := range []func() error{
+		func() error { return x.Write([]float32{1, 2, 3, 4}) },
+		func() error { return y.Write([]float32{10, 20, 30, 40}) },
+		func() error { return saxpy.Launch([]int{4}, []int{4}, y, x, float32(2), 4) },
+		func() error { return y.ReadAsync(late, 2) },
+		ctx.Finish,
+		func() error { return y.Read(all) },
+	} {
+		if err := step(); err != nil {
+			return Counts{}, err
+		}
+	}
+	if fmt.Sprint(late, all) != "[36 48] [12 24 36 48]" {
+		return Counts{}, fmt.Errorf("read %v without blocking and %v blocking, want [36 48] and [12 24 36 48]", late, all)
+	}
+	return ctx.Counts().Sub(before), nil
 }
 
 func fakeCUDAChild(t *testing.T, so string) {
-	var liveAllocs, retained func() int32
-	if err := bindLibrary(so, "", "", []symbol{{"fake_live_allocs", &liveAllocs}, {"fake_retained", &retained}}); err != nil {
+	var liveAllocs, liveHost, retained, compiles, pageable, queued func() int32
+	if err := bindLibrary(so, "", "", []symbol{{"fake_live_allocs", &liveAllocs}, {"fake_live_host", &liveHost}, {"fake_retained", &retained},
+		{"fake_compiles", &compiles}, {"fake_pageable_copies", &pageable}, {"fake_queued", &queued}}); err != nil {
 		t.Fatal(err)
 	}
 	live0 := LiveObjects()
@@ -164,6 +251,17 @@ func fakeCUDAChild(t *testing.T, so string) {
 		t.Fatal(err)
 	}
 	check("saxpy", b, 2.5, 7, 10, 13, 17)
+	c, err := countsSequence(ctx, saxpy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js, err := json.Marshal(c); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(os.Getenv("LLPFC_TEST_FAKE_COUNTS"), js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fakeStaging(t, ctx, liveHost, queued)
+	fakeCache(t, ctx, p, compiles)
 	if err := saxpy.Launch([]int{5}, []int{4}, b, a, 2.0, 5); err == nil || !strings.Contains(err.Error(), "argument 2 is 8 bytes, the kernel's parameter 4") {
 		t.Errorf("a double for a float: %v", err)
 	}
@@ -226,8 +324,8 @@ func fakeCUDAChild(t *testing.T, so string) {
 		}
 	}
 
-	c := ctx.Counts()
-	if c.Kernels != 2 || c.BLASCalls != 1 || c.Copies != 1 || c.Fills != 3 || c.Allocs != 23 {
+	c = ctx.Counts()
+	if c.Kernels != 3 || c.BLASCalls != 1 || c.Copies != 1 || c.Fills != 3 || c.Allocs != 23+2+fakeStagingAllocs {
 		t.Errorf("counts: %+v", c)
 	}
 	if err := ctx.OverrideGEMM(GEMMParams{}); !errors.Is(err, ErrCUDAGEMM) {
@@ -248,7 +346,184 @@ func fakeCUDAChild(t *testing.T, so string) {
 	if n := LiveObjects(); n != live0 {
 		t.Errorf("live objects after Close: %d, before Open %d", n, live0)
 	}
-	if liveAllocs() != 0 || retained() != 0 {
-		t.Errorf("after Close the fake holds %d allocations and %d context references", liveAllocs(), retained())
+	if liveAllocs() != 0 || liveHost() != 0 || retained() != 0 {
+		t.Errorf("after Close the fake holds %d allocations, %d page-locked allocations and %d context references", liveAllocs(), liveHost(), retained())
 	}
+	if n := pageable(); n != 0 {
+		t.Errorf("%d async copies from or into pageable host memory (each may block the host, or wait for the stream)", n)
+	}
+}
+
+// fakeStagingAllocs are the buffers fakeStaging allocates.
+const fakeStagingAllocs = 42
+
+// fakeStaging: a Go slice given to Write may be overwritten as soon as
+// Write returns, for many writes in flight (each its own staging, which
+// the fake's deferred copies read only at the next wait); reads that do
+// not block deliver each its own values; a transfer larger than the
+// arena's chunks grows it, and what exceeds pinnedKeep is freed once
+// the stream has run dry.
+func fakeStaging(t *testing.T, ctx *Context, liveHost, queued func() int32) {
+	t.Helper()
+	const n, k = 1000, 40
+	bufs := make([]*Buffer, k)
+	src := make([]float32, n)
+	before := ctx.Counts()
+	for j := range bufs {
+		var err error
+		if bufs[j], err = ctx.Alloc(n); err != nil {
+			t.Fatal(err)
+		}
+		for i := range src {
+			src[i] = float32(j*n + i)
+		}
+		if err := bufs[j].Write(src); err != nil {
+			t.Fatal(err)
+		}
+		for i := range src {
+			src[i] = -1 // the caller reuses its slice at once
+		}
+	}
+	if w := ctx.Counts().Sub(before).Waits; w != 0 || queued() != k {
+		t.Errorf("%d writes waited %d times and left %d copies queued, want 0 and %d", k, w, queued(), k)
+	}
+	lates := make([][]float32, k)
+	for j, b := range bufs {
+		lates[j] = make([]float32, 3)
+		if err := b.ReadAsync(lates[j], j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if lates[1][0] != 0 {
+		t.Fatalf("a read that does not block delivered before the wait: %v", lates[1])
+	}
+	if err := ctx.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	for j, b := range bufs {
+		got := make([]float32, n)
+		if err := b.Read(got); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range got {
+			if v != float32(j*n+i) {
+				t.Fatalf("buffer %d element %d = %g, want %d (the device got staging another transfer reused)", j, i, v, j*n+i)
+			}
+		}
+		if want := []float32{float32(j*n + j), float32(j*n + j + 1), float32(j*n + j + 2)}; !reflect.DeepEqual(lates[j], want) {
+			t.Fatalf("read %d without blocking: %v, want %v", j, lates[j], want)
+		}
+		b.Release()
+	}
+
+	// Larger than a chunk, then larger than what the arena keeps.
+	held := liveHost()
+	for _, size := range []int{pinnedChunk/4 + 5, pinnedKeep/4 + 7} {
+		big, err := ctx.Alloc(size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := make([]float32, size)
+		for i := range data {
+			data[i] = float32(i % 1000)
+		}
+		if err := big.Write(data); err != nil {
+			t.Fatal(err)
+		}
+		clear(data)
+		if err := big.Read(data); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range data {
+			if v != float32(i%1000) {
+				t.Fatalf("a %d-element transfer: element %d = %g", size, i, v)
+			}
+		}
+		big.Release()
+	}
+	if got := liveHost(); held != 1 || got != 1 {
+		t.Errorf("page-locked allocations: %d before transfers past a chunk and past pinnedKeep, %d after the waits; want one, reused", held, got)
+	}
+}
+
+// fakeCache: the images NVRTC compiles are cached (LLPFC_CUDA_CACHE, set
+// by the parent): a second context's build loads the image and compiles
+// nothing; other options are another image; a truncated cache file, and
+// one whose image the driver refuses, are removed and compiled again; a
+// cache folder that cannot be made still builds. p was built with
+// "--fmad=false -DX=1".
+func fakeCache(t *testing.T, ctx *Context, p *Program, compiles func() int32) {
+	t.Helper()
+	per := int32(1) // NVRTC calls per compile: two where sm_XY is refused
+	kind := "cubin"
+	if os.Getenv("FAKE_REFUSE_SM") != "" {
+		per, kind = 2, "ptx"
+	}
+	first := p.CUDAImage()
+	dir := os.Getenv(CUDACacheEnv)
+	if first.Cached || first.Kind != kind || filepath.Dir(first.Path) != dir || first.CacheErr != "" {
+		t.Fatalf("the first build's image: %+v, want a %s compiled and cached in %s", first, kind, dir)
+	}
+	build := func(c *Context, opts string, compiled int32, what string) CUDAImage {
+		t.Helper()
+		n := compiles()
+		q, err := c.BuildProgram("kernels", opts)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if got := compiles() - n; got != compiled {
+			t.Errorf("%s: %d NVRTC compiles, want %d (%+v)", what, got, compiled, q.CUDAImage())
+		}
+		if _, err := q.Kernel("saxpy"); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return q.CUDAImage()
+	}
+
+	ctx2, err := Open("cuda")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img := build(ctx2, "--fmad=false -DX=1", 0, "another context, the same source and options"); !img.Cached || img.Path != first.Path || img.Kind != kind {
+		t.Errorf("a second context's build: %+v, want the cached %s", img, first.Path)
+	}
+	if err := ctx2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if img := build(ctx, "--fmad=false -DX=2", per, "other options"); img.Cached || img.Path == first.Path || img.Path == "" {
+		t.Errorf("other options: %+v, want another image, compiled and cached", img)
+	}
+
+	st, err := os.Stat(first.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(first.Path, st.Size()-3); err != nil {
+		t.Fatal(err)
+	}
+	if img := build(ctx, "--fmad=false -DX=1", per, "a truncated cache file"); img.Cached || img.Path != first.Path || !strings.Contains(img.CacheErr, "corrupt") {
+		t.Errorf("a truncated cache file: %+v, want it removed, compiled again and cached", img)
+	}
+	if _, ok, _ := readCUDACache(first.Path); !ok {
+		t.Error("the truncated cache file was not replaced")
+	}
+	if err := writeCUDACache(first.Path, []byte("GARBAGE\x00")); err != nil { // a sound file of an image the driver refuses
+		t.Fatal(err)
+	}
+	if img := build(ctx, "--fmad=false -DX=1", per, "an image the driver refuses"); img.Cached || !strings.Contains(img.CacheErr, "refused") {
+		t.Errorf("a cached image the driver refuses: %+v, want it removed and compiled again", img)
+	}
+	if img := build(ctx, "--fmad=false -DX=1", 0, "the image cached again"); !img.Cached {
+		t.Errorf("after the refused image: %+v, want the new one cached", img)
+	}
+
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(CUDACacheEnv, filepath.Join(file, "cuda")) // under a file: no folder can be made, even as root
+	if img := build(ctx, "--fmad=false -DX=3", per, "an unwritable cache"); img.Cached || img.Path != "" || !strings.Contains(img.CacheErr, "not cached") {
+		t.Errorf("an unwritable cache: %+v, want the image compiled and the reason it is not cached", img)
+	}
+	t.Setenv(CUDACacheEnv, dir)
 }

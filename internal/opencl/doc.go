@@ -135,22 +135,59 @@
 // between threads: every batch of driver calls locks its goroutine to its
 // thread and makes the device's primary context current first
 // (cudaCtx.bind). A buffer is a device address (a group's buffer its
-// parent's plus its offset); writes are staged in Go memory kept to the
-// next wait as on OpenCL; a blocking read and Finish synchronise the one
-// stream; a buffer's memory is freed after the stream has run dry, as
+// parent's plus its offset); a blocking read and Finish synchronise the
+// one stream; a buffer's memory is freed after the stream has run dry, as
 // OpenCL frees it after the commands that use it. CLBlast's parameters
 // (OverrideGEMM, TuneGEMM, the back end's LLPFC_OPENCL_GEMM) are an error
 // on CUDA (ErrCUDAGEMM), never a setting silently ignored.
+//
+// Every transfer goes through page-locked host memory (cuda_pinned.go:
+// an arena of cuMemHostAlloc chunks). A copy between the device and
+// pageable memory, Go's, is not asynchronous: the driver stages a
+// host-to-device copy itself and may wait for the stream to do it, and a
+// device-to-host copy returns only when it is done. A step's upload of
+// its batch would then drain the GPU's queue, and each ReadAsync would be
+// a hidden blocking wait, so that the host's launches of one step would
+// never overlap the device's work on the previous one. A write copies the
+// caller's data into the arena (the caller may reuse its slice at once)
+// and enqueues the copy from there; a ReadAsync copies into the arena,
+// and the values reach the caller's slice at the next wait, as on OpenCL;
+// a blocking read copies into the arena, waits, and copies out. The arena
+// hands no region out twice until the stream has run dry (the next
+// blocking read, Finish or wait for staged writes: queue.go's drained),
+// so no copy finds its staging reused before it ran, with no event per
+// transfer; it then keeps one chunk (at most 64 MiB) for the next step.
+// The counts are those of the OpenCL driver for the same calls.
+//
+// NVRTC compiles the whole library in seconds, in every process that
+// opens a CUDA device, so the image it makes (the CUBIN, or the PTX of
+// the fallback) is cached on disk (cuda_cache.go): under
+// $LLPFC_CUDA_CACHE ("off" turns the cache off), else llpfc/cuda in the
+// user's cache folder (~/.cache/llpfc/cuda), one file per SHA-256 of the
+// source, NVRTC's options (the architecture among them), NVRTC's
+// version, the driver's version and the image's kind: an image is reused
+// only for the compile that made it. A file is written atomically and
+// holds the image's own SHA-256; one that fails the check, or that
+// cuModuleLoadData refuses, is removed and the source compiled again,
+// never trusted. A cache that cannot be made or written (a read-only
+// home) costs the compile and nothing else, silently: it is no fault of
+// the run, and a warning on every process's stderr would only crowd the
+// run's own messages; Program.CUDAImage and Lib.CUDAImage say where the
+// image came from and why it was not cached, for a log. The cache
+// changes no number: the image is the one NVRTC makes for the key.
 //
 // What is verified without a GPU: the host logic as pure functions (the
 // row-major SGEMM as cuBLAS's column-major call against a BLAS reference,
 // the launch geometry, the arguments' bytes), and the whole driver path
 // against a fake of the three libraries (testdata/fakecuda.c: host
-// memory, host kernels, every call refused on a thread where the context
-// is not current). What only a GPU verifies is that the real libraries
+// memory, host kernels, the stream's work run only when the host waits
+// for it, every call refused on a thread where the context is not
+// current), with the counts of a sequence of calls held to the OpenCL
+// driver's on PoCL. What only a GPU verifies is that the real libraries
 // behave as the fake: `llpfc devices --check cuda` runs the op checks and
 // the parity cases on the device.
 //
 // What may import it: the training device seam's OpenCL back end and
-// cmd/llpfc (llpfc devices). It imports nothing of the project.
+// cmd/llpfc (llpfc devices). It imports only internal/atomicfile (the
+// CUDA cache's writes).
 package opencl

@@ -151,6 +151,11 @@ func (l *Lib) Context() *Context { return l.ctx }
 // Options are the compiler options the library was built with.
 func (l *Lib) Options() string { return l.options }
 
+// CUDAImage says whether the library's CUDA image was compiled by NVRTC
+// in this process or read from the disk cache, for a log (the zero value
+// on OpenCL).
+func (l *Lib) CUDAImage() CUDAImage { return l.prog.CUDAImage() }
+
 // FP64 reports whether the kernels accumulate in double.
 func (l *Lib) FP64() bool { return l.fp64 }
 

@@ -13,7 +13,12 @@ type Program struct {
 	ctx     *Context
 	prog    clProgram // on CUDA, the CUmodule
 	kernels map[string]*Kernel
+	image   CUDAImage // on CUDA, where the module's image came from
 }
+
+// CUDAImage says where a CUDA program's image came from (NVRTC in this
+// process, or the disk cache); the zero value on OpenCL.
+func (p *Program) CUDAImage() CUDAImage { return p.image }
 
 const (
 	clProgramBuildLog       = 0x1183
@@ -278,12 +283,12 @@ func (c *Context) buildCUDA(src string, options []string) (*Program, error) {
 	if src == "" {
 		return nil, errors.New("opencl: empty program source")
 	}
-	m, err := c.cu.build(c.dev, src, options)
+	m, img, err := c.cu.build(c.dev, src, options)
 	if err != nil {
 		return nil, err
 	}
 	liveObjects.Add(1)
-	p := &Program{ctx: c, prog: clProgram(m), kernels: map[string]*Kernel{}}
+	p := &Program{ctx: c, prog: clProgram(m), kernels: map[string]*Kernel{}, image: img}
 	c.programs = append(c.programs, p)
 	return p, nil
 }

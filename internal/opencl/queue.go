@@ -149,12 +149,12 @@ func (c *Context) enqueueWrite(b *Buffer, off uintptr, ptr unsafe.Pointer, nbyte
 	for c.stagedBytes+int64(nbytes) > stagingLimit && len(c.pending) > 0 {
 		c.reap(true)
 	}
-	data := make([]byte, nbytes)
-	copy(data, unsafe.Slice((*byte)(ptr), nbytes))
 	if c.cu != nil {
-		// The copy is kept to the next wait (drained): the driver may
-		// still read it after the call returns.
-		if err := c.cu.write(b.mem, off, data); err != nil {
+		// CUDA stages in page-locked memory of its own (cuda_pinned.go),
+		// reused after the next wait (drained): the driver may still
+		// read it after the call returns.
+		data, err := c.cu.write(b.mem, off, ptr, nbytes)
+		if err != nil {
 			return err
 		}
 		c.pending = append(c.pending, staged{data: data})
@@ -162,6 +162,8 @@ func (c *Context) enqueueWrite(b *Buffer, off uintptr, ptr unsafe.Pointer, nbyte
 		c.transferred(b, true, int64(nbytes))
 		return nil
 	}
+	data := make([]byte, nbytes)
+	copy(data, unsafe.Slice((*byte)(ptr), nbytes))
 	var ev clEvent
 	const nonBlocking = 0
 	if err := check(cl.EnqueueWriteBuffer(c.queue, b.mem, nonBlocking, off, nbytes, unsafe.Pointer(&data[0]), 0, nil, unsafe.Pointer(&ev)), "clEnqueueWriteBuffer", ""); err != nil {
@@ -203,7 +205,8 @@ func (c *Context) reap(wait bool) {
 }
 
 // drained releases every staged write after the queue has run dry (a
-// blocking read or a finish) and delivers the reads that did not block.
+// blocking read or a finish) and delivers the reads that did not block;
+// on CUDA the staging they used is then free for the next transfers.
 func (c *Context) drained() {
 	for _, s := range c.pending {
 		if c.cu == nil {
@@ -218,6 +221,12 @@ func (c *Context) drained() {
 	}
 	clear(c.reads)
 	c.reads = c.reads[:0]
+	if c.cu != nil {
+		// An error (making the context current, freeing surplus staging)
+		// leaves at most staging unfreed, and the driver's next call
+		// reports what broke.
+		c.cu.recycle()
+	}
 }
 
 // stagedRead is a read that does not block: the device copies into data,
@@ -231,15 +240,16 @@ type stagedRead struct {
 // staging slice without waiting; dst gets them at the next wait (drained).
 func (c *Context) enqueueReadAsync(b *Buffer, off uintptr, dst []float32) error {
 	nbytes := uintptr(len(dst)) * 4
-	data := make([]byte, nbytes)
 	if c.cu != nil {
-		if err := c.cu.read(b.mem, off, unsafe.Pointer(&data[0]), nbytes, false); err != nil {
+		data, err := c.cu.read(b.mem, off, nbytes, nil) // into page-locked staging, delivered by drained
+		if err != nil {
 			return err
 		}
 		c.reads = append(c.reads, stagedRead{data: data, dst: dst})
 		c.transferred(b, false, int64(nbytes))
 		return nil
 	}
+	data := make([]byte, nbytes)
 	const nonBlocking = 0
 	if err := check(cl.EnqueueReadBuffer(c.queue, b.mem, nonBlocking, off, nbytes, unsafe.Pointer(&data[0]), 0, nil, nil), "clEnqueueReadBuffer", ""); err != nil {
 		return err
@@ -256,7 +266,7 @@ func (c *Context) enqueueRead(b *Buffer, off uintptr, ptr unsafe.Pointer, nbytes
 	c.counts.Waits++
 	c.transferred(b, false, int64(nbytes))
 	if c.cu != nil {
-		err := c.cu.read(b.mem, off, ptr, nbytes, true)
+		_, err := c.cu.read(b.mem, off, nbytes, ptr)
 		if err == nil {
 			c.drained()
 		}

@@ -27,7 +27,7 @@ const modulePath = "github.com/llpfc/llpfc/"
 var floors = map[string]int{
 	"internal/stepprof": 0, "internal/par": 1, "internal/rng": 0, "internal/philox": 0, "internal/atomicfile": 0, "internal/sgemm": 1, "internal/vec": 0, "internal/wino": 0,
 	"internal/repocheck": 0, "internal/docs": 0, "proofs_tests": 0, "scripts/assertcount": 0, "fixtures": 0, "fixtures/paper": 0,
-	"internal/opencl": 0, "internal/opencl/ocltest": 1, "internal/npy": 0, "internal/jsonkeys": 0, "internal/choice": 0,
+	"internal/opencl": 1, "internal/opencl/ocltest": 2, "internal/npy": 0, "internal/jsonkeys": 0, "internal/choice": 0,
 	"theory":                        1,
 	"training/internal/testutil":    1,
 	"theory/verify":                 2,

@@ -1,9 +1,16 @@
 // A fake of the CUDA driver API, NVRTC and cuBLAS for the tests of the
 // CUDA driver without a GPU (cuda_fake_test.go builds it with a C compiler
-// when there is one): "device memory" is host memory, work runs at once,
-// two "kernels" run on the host, and every driver call fails with
-// CUDA_ERROR_INVALID_CONTEXT unless the calling thread made the context
-// current (the binding bug a real driver shows only sometimes).
+// when there is one): "device memory" is host memory, two "kernels" run on
+// the host, and every driver call fails with CUDA_ERROR_INVALID_CONTEXT
+// unless the calling thread made the context current (the binding bug a
+// real driver shows only sometimes). The stream's work (copies, fills,
+// launches, products) is queued and runs only when the host waits for the
+// stream, as a GPU runs it later than the call: a driver that reuses or
+// reads a staging buffer before the copy ran gets the wrong numbers here.
+// A host-to-device copy reads its source, a device-to-host copy writes its
+// destination, when it runs; the fake counts the async copies whose host
+// side is not page-locked memory of cuMemHostAlloc (the driver stages
+// every transfer through such memory, so the test wants none).
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +22,61 @@ typedef unsigned long long CUdeviceptr;
 typedef int CUdevice;
 typedef void *CUcontext, *CUstream, *CUmodule, *CUfunction, *cublasHandle_t;
 #define CTX ((void *)0x5eed)
+#define STREAM ((void *)0x57)
 
 static __thread void *current;
 static int retained;
 static int live_allocs;
 static int math_mode = -1;
+static int compiles;
+static int pageable_copies;
 
 #define BOUND() do { if (current != CTX) return 201; } while (0)
 
-CUresult cuInit(unsigned f) { return f == 0 ? 0 : 1; }
+// Page-locked host memory: the live allocations, so a copy can tell
+// whether its host side lies in one and the test can see one never freed.
+#define MAXHOST 4096
+static struct { char *p; size_t n; } hosts[MAXHOST];
+static int live_host;
+static int pinned(const void *p, size_t n) {
+	for (int i = 0; i < MAXHOST; i++)
+		if (hosts[i].p && (const char *)p >= hosts[i].p && (const char *)p + n <= hosts[i].p + hosts[i].n) return 1;
+	return 0;
+}
+
+// The stream's queue of work, run in order at a synchronisation.
+enum { HTOD, DTOH, DTOD, MEMSET, LAUNCH, SGEMM };
+typedef struct {
+	int kind;
+	void *dst;
+	const void *src, *src2;
+	size_t n;
+	unsigned v;
+	int kernel;
+	unsigned long threads, ythreads;
+	unsigned char params[5][32];
+	int ta, tb, m, nn, k, lda, ldb, ldc;
+	float alpha, beta;
+} op;
+static op *queue;
+static size_t queued, queue_cap;
+static op *enqueue(int kind) {
+	if (queued == queue_cap) {
+		queue_cap = queue_cap ? 2 * queue_cap : 64;
+		queue = realloc(queue, queue_cap * sizeof(op));
+	}
+	op *o = &queue[queued++];
+	memset(o, 0, sizeof *o);
+	o->kind = kind;
+	return o;
+}
+static void run(op *o);
+static void drain(void) {
+	for (size_t i = 0; i < queued; i++) run(&queue[i]);
+	queued = 0;
+}
+
+CUresult cuInit(unsigned int f) { return f == 0 ? 0 : 1; }
 CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
 CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
 CUresult cuDeviceGet(CUdevice *d, int i) { if (i != 0) return 101; *d = 0; return 0; }
@@ -42,21 +95,70 @@ CUresult cuDeviceGetAttribute(int *v, int a, CUdevice d) {
 CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { retained++; *c = CTX; return 0; }
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { if (retained == 0) return 1; retained--; return 0; }
 CUresult cuCtxSetCurrent(CUcontext c) { current = c; return 0; }
-CUresult cuStreamCreate(CUstream *s, unsigned int f) { BOUND(); *s = (void *)0x57; return 0; }
-CUresult cuStreamDestroy_v2(CUstream s) { BOUND(); return s == (void *)0x57 ? 0 : 400; }
-CUresult cuStreamSynchronize(CUstream s) { BOUND(); return s == (void *)0x57 ? 0 : 400; }
+CUresult cuStreamCreate(CUstream *s, unsigned int f) { BOUND(); *s = STREAM; return 0; }
+CUresult cuStreamDestroy_v2(CUstream s) { BOUND(); if (s != STREAM) return 400; drain(); return 0; }
+CUresult cuStreamSynchronize(CUstream s) { BOUND(); if (s != STREAM) return 400; drain(); return 0; }
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { BOUND(); *p = (CUdeviceptr)(uintptr_t)malloc(n); live_allocs++; return 0; }
 CUresult cuMemFree_v2(CUdeviceptr p) { BOUND(); free((void *)(uintptr_t)p); live_allocs--; return 0; }
-CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st) { BOUND(); memcpy((void *)(uintptr_t)d, s, n); return 0; }
-CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, CUstream st) { BOUND(); memcpy(d, (void *)(uintptr_t)s, n); return 0; }
-CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) { BOUND(); memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n); return 0; }
-CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream st) {
+CUresult cuMemHostAlloc(void **p, size_t n, unsigned int flags) {
 	BOUND();
-	for (size_t i = 0; i < n; i++) ((unsigned *)(uintptr_t)d)[i] = v;
+	if (flags != 0 || n == 0) return 1;
+	for (int i = 0; i < MAXHOST; i++)
+		if (!hosts[i].p) {
+			hosts[i].p = malloc(n);
+			hosts[i].n = n;
+			memset(hosts[i].p, 0xA5, n); // not zero: a read of staging the copy never wrote shows
+			*p = hosts[i].p;
+			live_host++;
+			return 0;
+		}
+	return 2; // CUDA_ERROR_OUT_OF_MEMORY
+}
+CUresult cuMemFreeHost(void *p) {
+	BOUND();
+	for (int i = 0; i < MAXHOST; i++)
+		if (hosts[i].p == p) {
+			free(p);
+			hosts[i].p = NULL;
+			live_host--;
+			return 0;
+		}
+	return 1;
+}
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st) {
+	BOUND();
+	if (st != STREAM) return 400;
+	if (!pinned(s, n)) pageable_copies++;
+	op *o = enqueue(HTOD);
+	o->dst = (void *)(uintptr_t)d, o->src = s, o->n = n;
+	return 0;
+}
+CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, CUstream st) {
+	BOUND();
+	if (st != STREAM) return 400;
+	if (!pinned(d, n)) pageable_copies++;
+	op *o = enqueue(DTOH);
+	o->dst = d, o->src = (void *)(uintptr_t)s, o->n = n;
+	return 0;
+}
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) {
+	BOUND();
+	if (st != STREAM) return 400;
+	op *o = enqueue(DTOD);
+	o->dst = (void *)(uintptr_t)d, o->src = (void *)(uintptr_t)s, o->n = n;
+	return 0;
+}
+CUresult cuMemsetD32Async(CUdeviceptr d, unsigned v, size_t n, CUstream st) {
+	BOUND();
+	if (st != STREAM) return 400;
+	op *o = enqueue(MEMSET);
+	o->dst = (void *)(uintptr_t)d, o->v = v, o->n = n;
 	return 0;
 }
 CUresult cuModuleLoadData(CUmodule *m, const void *image) {
 	BOUND();
+	// The images NVRTC "compiles" below, checked whole: anything else
+	// (a truncated or garbled cache file) is not an image.
 	if (strcmp(image, "FAKECUBIN") != 0 && strcmp(image, "FAKEPTX") != 0) return 200; // CUDA_ERROR_INVALID_IMAGE
 	*m = (void *)0x30d;
 	return 0;
@@ -87,29 +189,35 @@ CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size) {
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
                         unsigned int bz, unsigned int shared, CUstream st, void **p, void **extra) {
 	BOUND();
-	if (st != (void *)0x57 || extra != NULL || shared != 0) return 1;
+	if (st != STREAM || extra != NULL || shared != 0) return 1;
 	int k = (int)((uintptr_t)f - 0xf0);
-	if (k == 0) {
+	if (k < 0 || k > 1) return 400;
+	if (k == 0 && gy * by * gz * bz != 1) return 1;
+	// The arguments' values are copied now, as the driver does: the
+	// caller's parameter memory may be gone when the kernel runs.
+	op *o = enqueue(LAUNCH);
+	o->kernel = k;
+	o->threads = (unsigned long)gx * bx * gy * by * gz * bz;
+	for (int i = 0; i < nparams[k]; i++) memcpy(o->params[i], p[i], psizes[k][i]);
+	return 0;
+}
+static void launch(op *o) {
+	unsigned char (*p)[32] = o->params;
+	if (o->kernel == 0) {
 		float *y = *(float **)p[0], *x = *(float **)p[1], a = *(float *)p[2];
 		int n = *(int *)p[3];
-		unsigned long threads = (unsigned long)gx * bx * gy * by * gz * bz;
-		if (gy * by * gz * bz != 1) return 1;
-		for (unsigned long i = 0; i < threads; i++)
+		for (unsigned long i = 0; i < o->threads; i++)
 			if ((long)i < n) y[i] += a * x[i];
-		return 0;
+		return;
 	}
-	if (k == 1) {
-		double *out = *(double **)p[0], scale = *(double *)p[2];
-		float *x = *(float **)p[1];
-		int n = *(int *)p[3], *pad = (int *)p[4];
-		double s = 0;
-		for (int i = 0; i < n; i++) s += x[i];
-		s *= scale;
-		for (int i = 0; i < 8; i++) s += pad[i];
-		*out = s;
-		return 0;
-	}
-	return 400;
+	double *out = *(double **)p[0], scale = *(double *)p[2];
+	float *x = *(float **)p[1];
+	int n = *(int *)p[3], *pad = (int *)p[4];
+	double s = 0;
+	for (int i = 0; i < n; i++) s += x[i];
+	s *= scale;
+	for (int i = 0; i < 8; i++) s += pad[i];
+	*out = s;
 }
 CUresult cuGetErrorName(CUresult e, const char **s) {
 	switch (e) {
@@ -134,6 +242,7 @@ int nvrtcCreateProgram(prog **p, const char *src, const char *name, int n, const
 int nvrtcDestroyProgram(prog **p) { free((*p)->src); free(*p); *p = NULL; return 0; }
 int nvrtcCompileProgram(prog *p, int n, const char *const *opts) {
 	int arch = 0;
+	compiles++;
 	for (int i = 0; i < n; i++) {
 		if (strncmp(opts[i], "--gpu-architecture=sm_", 22) == 0) {
 			if (getenv("FAKE_REFUSE_SM")) return 5;
@@ -171,20 +280,45 @@ int cublasSgemm_v2(cublasHandle_t h, int ta, int tb, int m, int n, int k, const 
                    const float *B, int ldb, const float *beta, float *C, int ldc) {
 	if (current != CTX || math_mode != 0) return 14;
 	if (lda < (ta ? k : m) || ldb < (tb ? n : k) || ldc < m) return 7;
-	for (int j = 0; j < n; j++)
-		for (int i = 0; i < m; i++) {
+	op *o = enqueue(SGEMM); // on the handle's stream; the host scalars read now
+	o->ta = ta, o->tb = tb, o->m = m, o->nn = n, o->k = k, o->lda = lda, o->ldb = ldb, o->ldc = ldc;
+	o->alpha = *alpha, o->beta = *beta;
+	o->src = A, o->src2 = B, o->dst = C;
+	return 0;
+}
+static void sgemm(op *o) {
+	const float *A = o->src, *B = o->src2;
+	float *C = o->dst;
+	int ta = o->ta, tb = o->tb, lda = o->lda, ldb = o->ldb, ldc = o->ldc;
+	for (int j = 0; j < o->nn; j++)
+		for (int i = 0; i < o->m; i++) {
 			double s = 0;
-			for (int l = 0; l < k; l++) {
+			for (int l = 0; l < o->k; l++) {
 				float a = ta ? A[l + i * lda] : A[i + l * lda];
 				float b = tb ? B[j + l * ldb] : B[l + j * ldb];
 				s += (double)a * b;
 			}
-			C[i + j * ldc] = *alpha * (float)s + *beta * C[i + j * ldc];
+			C[i + j * ldc] = o->alpha * (float)s + o->beta * C[i + j * ldc];
 		}
-	return 0;
 }
 
-// What the test reads back: the allocations and primary-context
-// references still held.
+static void run(op *o) {
+	switch (o->kind) {
+	case HTOD: case DTOH: memcpy(o->dst, o->src, o->n); break;
+	case DTOD: memmove(o->dst, o->src, o->n); break;
+	case MEMSET: for (size_t i = 0; i < o->n; i++) ((unsigned *)o->dst)[i] = o->v; break;
+	case LAUNCH: launch(o); break;
+	case SGEMM: sgemm(o); break;
+	}
+}
+
+// What the test reads back: the allocations, page-locked host
+// allocations and primary-context references still held; NVRTC's
+// compiles; the async copies whose host side was not page-locked; the
+// work queued and not yet run.
 int fake_live_allocs(void) { return live_allocs; }
+int fake_live_host(void) { return live_host; }
 int fake_retained(void) { return retained; }
+int fake_compiles(void) { return compiles; }
+int fake_pageable_copies(void) { return pageable_copies; }
+int fake_queued(void) { return (int)queued; }

@@ -1,0 +1,180 @@
+package opencl
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"unsafe"
+
+	"github.com/llpfc/llpfc/internal/atomicfile"
+)
+
+// The disk cache of the CUDA kernel images (doc.go, "The CUDA driver").
+// NVRTC compiles the whole kernel library in seconds, and every llpfc
+// process that opens a CUDA device would compile it again; a GPU kit runs
+// several such processes in a few minutes of a rented GPU. The cache keeps
+// the image NVRTC made (a CUBIN, or the PTX of the fallback) under a key
+// that names everything the image depends on, so an image is reused only
+// for the very compile that made it.
+
+// CUDACacheEnv names the folder of the compiled kernel images (default
+// os.UserCacheDir()/llpfc/cuda, e.g. ~/.cache/llpfc/cuda); "off" turns
+// the cache off (every process compiles, as to time NVRTC).
+const CUDACacheEnv = "LLPFC_CUDA_CACHE"
+
+// CUDAImage says where a CUDA program's module came from: for the kit's
+// logs, not for the numerics (an image from the cache is the one NVRTC
+// makes for the same key).
+type CUDAImage struct {
+	// Kind is "cubin" (for the device's sm_XY) or "ptx" (compute_XY,
+	// compiled by the driver, when NVRTC did not know the GPU).
+	Kind string
+	// Cached: the image was read from the cache, not compiled by NVRTC
+	// in this process.
+	Cached bool
+	// Path is the image's cache file ("" without a cache folder).
+	Path string
+	// CacheErr says why a compiled image was not cached, or that a
+	// corrupt cache file was replaced ("" when none).
+	CacheErr string
+}
+
+// String is one line for a log, e.g. "cubin from the cache
+// /root/.cache/llpfc/cuda/…".
+func (i CUDAImage) String() string {
+	switch {
+	case i.Kind == "":
+		return "no CUDA image"
+	case i.Cached:
+		return i.Kind + " from the cache " + i.Path
+	case i.CacheErr != "":
+		return i.Kind + " compiled by NVRTC (" + i.CacheErr + ")"
+	case i.Path == "":
+		return i.Kind + " compiled by NVRTC (no cache folder, or " + CUDACacheEnv + "=off)"
+	}
+	return i.Kind + " compiled by NVRTC, cached as " + i.Path
+}
+
+// cudaCacheDir is the cache's folder: $LLPFC_CUDA_CACHE, else llpfc/cuda
+// under the user's cache folder, or "" when there is none (no $HOME, or
+// LLPFC_CUDA_CACHE=off).
+func cudaCacheDir() string {
+	if d := os.Getenv(CUDACacheEnv); d == "off" {
+		return ""
+	} else if d != "" {
+		return d
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "llpfc", "cuda")
+}
+
+// cudaCacheKey names an image by everything it depends on: the source,
+// NVRTC's options (the architecture among them), NVRTC's version (its
+// code generation), the driver's version (which loads, and for PTX
+// compiles, the image) and the image's kind. Each field is
+// length-prefixed, so no two lists of fields hash the same bytes.
+func cudaCacheKey(src string, options []string, nvrtcVersion, driverVersion, kind string) string {
+	h := sha256.New()
+	field := func(s string) {
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	field("llpfc CUDA kernel image 1")
+	field(src)
+	field(strconv.Itoa(len(options)))
+	for _, o := range options {
+		field(o)
+	}
+	field(nvrtcVersion)
+	field(driverVersion)
+	field(kind)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// cudaCacheMagic starts every cache file, followed by the image's SHA-256
+// and the image: a file that is truncated, overwritten or of another
+// format fails the check and is never handed to the driver.
+const cudaCacheMagic = "LLPFC-CUDA-IMAGE-1\n"
+
+// readCUDACache returns the image cached at path; ok is false when there
+// is none. A file that fails the check is removed (corrupt reports it).
+func readCUDACache(path string) (image []byte, ok, corrupt bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false, false
+	}
+	if len(b) <= len(cudaCacheMagic)+sha256.Size || string(b[:len(cudaCacheMagic)]) != cudaCacheMagic {
+		os.Remove(path)
+		return nil, false, true
+	}
+	sum, image := b[len(cudaCacheMagic):len(cudaCacheMagic)+sha256.Size], b[len(cudaCacheMagic)+sha256.Size:]
+	if got := sha256.Sum256(image); !bytes.Equal(got[:], sum) {
+		os.Remove(path)
+		return nil, false, true
+	}
+	return image, true, false
+}
+
+// writeCUDACache stores image at path atomically (a reader sees the old
+// file or the new one, never a torn one), making the folder if need be.
+func writeCUDACache(path string, image []byte) error {
+	sum := sha256.Sum256(image)
+	b := make([]byte, 0, len(cudaCacheMagic)+len(sum)+len(image))
+	b = append(append(append(b, cudaCacheMagic...), sum[:]...), image...)
+	return atomicfile.WriteFile(path, b)
+}
+
+// cudaVersions are NVRTC's and the driver's versions, for the key.
+func cudaVersions() (nvrtcVersion, driverVersion string) {
+	var major, minor, drv int32
+	if nvrtc.Version(&major, &minor) == 0 {
+		nvrtcVersion = fmt.Sprintf("NVRTC %d.%d", major, minor)
+	}
+	if cu.DriverGetVersion(&drv) == 0 {
+		driverVersion = "driver " + strconv.Itoa(int(drv))
+	}
+	return
+}
+
+// loadCached loads the image cached at path, if any: a file that fails
+// the check or that the driver refuses is removed (never trusted), and
+// the caller compiles; why says so.
+func (d *cudaCtx) loadCached(path string) (m cuModule, ok bool, why string) {
+	image, ok, corrupt := readCUDACache(path)
+	if !ok {
+		if corrupt {
+			why = "a corrupt cache file was removed"
+		}
+		return 0, false, why
+	}
+	m, err := d.load(image)
+	if err != nil {
+		os.Remove(path)
+		return 0, false, "a cache file the driver refused was removed: " + err.Error()
+	}
+	return m, true, ""
+}
+
+// load loads an image as a module.
+func (d *cudaCtx) load(image []byte) (cuModule, error) {
+	unbind, err := d.bind()
+	if err != nil {
+		return 0, err
+	}
+	defer unbind()
+	var m cuModule
+	if err := cuCheck(cu.ModuleLoadData(&m, unsafe.Pointer(&image[0])), "cuModuleLoadData", fmt.Sprintf("%d bytes", len(image))); err != nil {
+		return 0, err
+	}
+	return m, nil
+}
