@@ -262,11 +262,16 @@ func (f *deviceCheckFlags) parityCases() ([]training.ParityCase, error) {
 
 // deviceReport is what devices --check found (its --json output).
 type deviceReport struct {
-	Device string          `json:"device"`
-	Ops    []opCaseOut     `json:"ops"`
-	Kinds  map[string]bool `json:"op_kinds"`
-	Models []modelOut      `json:"models"`
-	OK     bool            `json:"ok"`
+	Device string `json:"device"`
+	// OpenSeconds is the back end's open, its kernel library's build
+	// included; KernelImage how that library reached a CUDA device
+	// (compiled by NVRTC or read from the cache; empty on OpenCL).
+	OpenSeconds float64         `json:"open_seconds"`
+	KernelImage string          `json:"kernel_image,omitempty"`
+	Ops         []opCaseOut     `json:"ops"`
+	Kinds       map[string]bool `json:"op_kinds"`
+	Models      []modelOut      `json:"models"`
+	OK          bool            `json:"ok"`
 }
 
 type opCaseOut struct {
@@ -297,15 +302,23 @@ func runDeviceCheck(dev string, f *deviceCheckFlags, stdout, stderr io.Writer) i
 	if err != nil {
 		return exitWith(stderr, "llpfc devices --check", err)
 	}
+	t0 := time.Now()
 	be, err := device.Open(dev)
 	if err != nil { // a device this machine lacks is bad input, as for train --device (one status for one mistake)
 		return exitWith(stderr, "llpfc devices --check", usageError{err})
 	}
-	rep := &deviceReport{Device: be.Name(), OK: true}
+	rep := &deviceReport{Device: be.Name(), OK: true, OpenSeconds: time.Since(t0).Seconds()}
+	if k, ok := be.(interface{ KernelImage() string }); ok {
+		rep.KernelImage = k.KernelImage()
+	}
 	text := !*f.asJSON
 	if text {
-		fmt.Fprintf(stdout, "llpfc devices --check %s\nops: %d cases on the device against the CPU back end (each entry within %g of the larger of its magnitude and its tensor's RMS)\n",
-			rep.Device, len(opcheck.Cases()), opcheck.Tol)
+		fmt.Fprintf(stdout, "llpfc devices --check %s\n", rep.Device)
+		if rep.KernelImage != "" { // NVRTC's compile or the cache's read: what the open's seconds paid for
+			fmt.Fprintf(stdout, "opened in %.1f s: kernel library %s\n", rep.OpenSeconds, rep.KernelImage)
+		}
+		fmt.Fprintf(stdout, "ops: %d cases on the device against the CPU back end (each entry within %g of the larger of its magnitude and its tensor's RMS)\n",
+			len(opcheck.Cases()), opcheck.Tol)
 	}
 	checkOps(be, rep, text, stdout)
 	be.Close()

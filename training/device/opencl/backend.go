@@ -135,6 +135,17 @@ func (b *Backend) Numerics() string { return b.numerics }
 // Name returns "opencl:P:D (device, platform)" or "cuda:N (device)".
 func (b *Backend) Name() string { return b.name }
 
+// KernelImage says how the kernel library reached a CUDA device — the
+// image NVRTC compiled in this process, or the one read from the disk
+// cache — and "" on OpenCL, so that a device check shows what its open
+// time paid for.
+func (b *Backend) KernelImage() string {
+	if !b.ctx.Device().CUDA {
+		return ""
+	}
+	return b.lib.CUDAImage().String()
+}
+
 // Context is the back end's OpenCL context (tests and diagnostics).
 func (b *Backend) Context() *opencl.Context { return b.ctx }
 
