@@ -270,8 +270,9 @@ func TestTrainAugmentDeterministic(t *testing.T) {
 // here), where chunks that restart the rows (every chunk augmenting as the
 // first: SetFirst not called) give parameters 10⁻² apart (measured).
 // (LLP-VAT's directions are drawn chunk by chunk, so its parameters
-// depend on the chunk size without augmentation too; its passes share
-// KL's key and rows by construction, NewVATAugmented.)
+// depend on the chunk size without augmentation too; that its passes read
+// KL's augmented pixels, chunk by chunk, is
+// TestLLPVATPassesShareTheAugmentedBatch.)
 func TestAugmentChunkInvariant(t *testing.T) {
 	data := synthLLP(t, 3, 16, 12, 10, 30, 6)
 	data.Features, data.Channels, data.Height, data.Width = 0, 1, 4, 4
