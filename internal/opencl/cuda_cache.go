@@ -173,7 +173,9 @@ func (d *cudaCtx) load(image []byte) (cuModule, error) {
 	}
 	defer unbind()
 	var m cuModule
-	if err := cuCheck(cu.ModuleLoadData(&m, unsafe.Pointer(&image[0])), "cuModuleLoadData", fmt.Sprintf("%d bytes", len(image))); err != nil {
+	// The versions in the message: a fresh image the driver refuses most
+	// likely comes from an NVRTC newer than the driver.
+	if err := cuCheck(cu.ModuleLoadData(&m, unsafe.Pointer(&image[0])), "cuModuleLoadData", fmt.Sprintf("%d bytes; %s", len(image), CUDAVersions())); err != nil {
 		return 0, err
 	}
 	return m, nil
