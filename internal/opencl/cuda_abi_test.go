@@ -38,6 +38,8 @@ var cudaHeaderPrototypes = []struct{ where, proto string }{
 	{"cuda.h:7441", "CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)"},
 	{"cuda.h:8518 (line 95)", "CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)"},
 	{"cuda.h:8617 (line 97)", "CUresult cuMemFree_v2(CUdeviceptr dptr)"},
+	{"cuda.h (no _v2 rename)", "CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)"},
+	{"cuda.h (no _v2 rename)", "CUresult cuMemFreeHost(void *p)"},
 	{"cuda.h:10480 (line 114)", "CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)"},
 	{"cuda.h:10521 (line 115)", "CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)"},
 	{"cuda.h:10562 (line 116)", "CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)"},
@@ -163,7 +165,7 @@ func checkCType(g reflect.Type, base string, ptrs int, devicePtr bool) string {
 
 func TestCUDABindingsMatchHeaders(t *testing.T) {
 	var bound []symbol
-	for _, syms := range [][]symbol{cudaSymbols(), cudaOptionalSymbols(), nvrtcSymbols(), cublasSymbols()} {
+	for _, syms := range [][]symbol{cudaSymbols(), cudaOptionalSymbols(), cudaHostSymbols(), nvrtcSymbols(), cublasSymbols()} {
 		bound = append(bound, syms...)
 	}
 	protos, where := map[string]string{}, map[string]string{}

@@ -39,12 +39,18 @@ func loadCUDAHost() error {
 		return err
 	}
 	cuHostOnce.Do(func() {
-		cuHostErr = bindLibrary(cudaFile, cudaLibEnv, cudaPackage, []symbol{
-			{"cuMemHostAlloc", &cuHost.MemHostAlloc},
-			{"cuMemFreeHost", &cuHost.MemFreeHost},
-		})
+		cuHostErr = bindLibrary(cudaFile, cudaLibEnv, cudaPackage, cudaHostSymbols())
 	})
 	return cuHostErr
+}
+
+// cudaHostSymbols are the page-locked memory functions' symbols
+// (TestCUDABindingsMatchHeaders holds them to cuda.h's prototypes).
+func cudaHostSymbols() []symbol {
+	return []symbol{
+		{"cuMemHostAlloc", &cuHost.MemHostAlloc},
+		{"cuMemFreeHost", &cuHost.MemFreeHost},
+	}
 }
 
 const (
