@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/llpfc/llpfc/experiments/grid"
@@ -53,4 +54,35 @@ func TestRunnerRerunsDamagedCells(t *testing.T) {
 	again, err := st.All()
 	require.NoError(t, err, "the store reads whole again")
 	assert.Len(t, again, 12)
+}
+
+// A run whose binary cannot name its code version says so before its cells
+// train (they would record "unknown" and a store could not be traced to its
+// code); a run with a known version, or with nothing to train, says nothing.
+func TestRunnerNamesAnUnknownCodeVersion(t *testing.T) {
+	const note = "this binary's code version is unknown"
+	for _, tc := range []struct {
+		name, rev string
+		again     bool // the grid run a second time: nothing to train
+		want      bool
+	}{
+		{"unknown", "unknown", false, true},
+		{"known", "0123456789abcdef0123456789abcdef01234567", false, false},
+		{"unknown, nothing to train", "unknown", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.again {
+				gridtest.Run(t, dir, grid.Shard{})
+			}
+			restore := grid.SetCodeVersion(tc.rev)
+			defer restore()
+			st, err := grid.OpenStore(dir)
+			require.NoError(t, err)
+			var log bytes.Buffer
+			_, err = (&grid.Runner{Store: st, Log: &log}).Run(context.Background(), gridtest.Tiny(t))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, strings.Contains(log.String(), note), log.String())
+		})
+	}
 }

@@ -12,3 +12,11 @@ func SelfIdentity() (bootID, pidNS string, startTicks uint64) {
 func Hold(dir, key, token string) (bool, string, error) {
 	return (&Store{Dir: dir}).Claim(key, token)
 }
+
+// SetCodeVersion makes the runner see rev as the binary's code version
+// until the returned function restores it.
+func SetCodeVersion(rev string) (restore func()) {
+	saved := codeVersion
+	codeVersion = func() (string, bool) { return rev, false }
+	return func() { codeVersion = saved }
+}

@@ -82,6 +82,10 @@ func (r *Runner) lacksModel(c experiments.Cell) bool {
 	return e1 != nil || e2 != nil
 }
 
+// codeVersion is experiments.CodeVersion (a variable so that the tests can
+// make it unknown).
+var codeVersion = experiments.CodeVersion
+
 // CellError is a cell whose learner failed.
 type CellError struct {
 	Key string
@@ -166,6 +170,11 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (Summary, error) {
 	}
 	if len(changed) > 0 {
 		return sum, &experiments.InputError{Err: fmt.Errorf("spec %s: %s; nothing was run", spec.Name, staleCells(changed, r.DataDir))}
+	}
+	if rev, _ := codeVersion(); rev == "unknown" && len(todo)+len(remodel) > 0 && r.Log != nil {
+		// A store whose cells cannot be traced to their code is worth a word
+		// before they train: the cells would record "unknown".
+		fmt.Fprintf(r.Log, "note: this binary's code version is unknown (it carries no VCS stamp, e.g. built with -buildvcs=false, and its source tree is not a git checkout any more): the cells will record \"unknown\"; build with -buildvcs=true, or keep the checkout it was built from\n")
 	}
 	if unchecked > 0 && r.Log != nil {
 		fmt.Fprintf(r.Log, "note: %d finished cells were stored before results recorded their data's digest: whether their data changed since is not checked\n", unchecked)
