@@ -1072,6 +1072,9 @@ var mutations = []mutation{
 	{ID: "cuda-fmad-default", File: "internal/opencl/cuda_source.go", Bug: "NVRTC left at its default --fmad=true: a·b + c contracts into an fma, rounding once where Go and the OpenCL build round twice",
 		Old: "\"--fmad=false\", ", New: "",
 		Pkg: "internal/opencl", Tests: []string{"TestKernelsCompileAsCUDA"}},
+	{ID: "grid-unknown-version-silent", File: "experiments/grid/runner.go", Bug: "a run whose binary cannot name its code version trains its cells without a word: a store whose cells record \"unknown\"",
+		Old: "if rev, _ := codeVersion(); rev == \"unknown\" &&", New: "if rev, _ := codeVersion(); rev == \"\" &&",
+		Pkg: "experiments/grid", Tests: []string{"TestRunnerNamesAnUnknownCodeVersion"}},
 	// The CUDA driver's host side (cuda_map.go, cuda.go), held without a GPU.
 	{ID: "cuda-gemm-dims-unswapped", File: "internal/opencl/cuda_map.go", Bug: "the row-major product handed to column-major cuBLAS with m and n in place (C^T = B^T·A^T needs them swapped): every non-square product reads and writes the wrong elements",
 		Old: "M: int32(n), N: int32(m), K: int32(k),", New: "M: int32(m), N: int32(n), K: int32(k),",
