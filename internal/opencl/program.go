@@ -35,9 +35,6 @@ const (
 // and options are NVRTC's, separated by spaces; the device's architecture
 // is added.
 func (c *Context) BuildProgram(src, options string) (*Program, error) {
-	if c.cu != nil {
-		return c.buildCUDA(src, strings.Fields(options))
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -45,6 +42,9 @@ func (c *Context) BuildProgram(src, options string) (*Program, error) {
 	}
 	if src == "" {
 		return nil, errors.New("opencl: empty program source")
+	}
+	if c.cu != nil {
+		return c.buildCUDA(src, strings.Fields(options))
 	}
 	csrc := append([]byte(src), 0)
 	strs := unsafe.Pointer(&csrc[0])
@@ -273,16 +273,8 @@ func (k *Kernel) setArg(i uint32, a any) error {
 }
 
 // buildCUDA compiles src with NVRTC for the context's CUDA device and
-// loads it (cudaCtx.build).
+// loads it (cudaCtx.build); BuildProgram holds the context's lock.
 func (c *Context) buildCUDA(src string, options []string) (*Program, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, errClosed
-	}
-	if src == "" {
-		return nil, errors.New("opencl: empty program source")
-	}
 	m, img, err := c.cu.build(c.dev, src, options)
 	if err != nil {
 		return nil, err

@@ -26,19 +26,8 @@ func TestQueueWrapperIsTheOnlyWayIn(t *testing.T) {
 		"cl.EnqueueFillBuffer": true, "cl.EnqueueNDRangeKernel": true, "cl.Finish": true, "cl.Flush": true,
 		"cl.CreateBuffer": true, "cl.CreateSubBuffer": true, "cl.WaitForEvents": true, "blast.Sgemm": true,
 	}
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	seen := map[string]bool{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for f, src := range packageSources(t) {
 		file, err := parser.ParseFile(token.NewFileSet(), f, src, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -80,19 +69,8 @@ func TestQueueWrapperIsTheOnlyWayIn(t *testing.T) {
 func TestCUDAQueueIsTheOnlyWayIn(t *testing.T) {
 	driverCalls := regexp.MustCompile(`\bcu\.(MemAlloc|MemFree|MemcpyHtoDAsync|MemcpyDtoHAsync|MemcpyDtoDAsync|MemsetD32Async|LaunchKernel|StreamSynchronize)\(|\bcublas\.Sgemm\(`)
 	counted := regexp.MustCompile(`\.cu\.(alloc|free|write|read|sync|copy|fill|launch|sgemm)\(`)
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	seen := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for f, src := range packageSources(t) {
 		if m := driverCalls.FindString(string(src)); m != "" && f != "cuda.go" {
 			t.Errorf("%s calls %s: only cuda.go may (its methods are called from queue.go, which counts them)", f, m)
 		}
@@ -106,6 +84,25 @@ func TestCUDAQueueIsTheOnlyWayIn(t *testing.T) {
 	if seen < 9 {
 		t.Errorf("queue.go calls the CUDA driver's counted methods %d times; is the list current?", seen)
 	}
+}
+
+// packageSources reads the package's Go files but its tests, by name.
+func packageSources(t *testing.T) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		if out[f], err = os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
 }
 
 // TestCountsCountEachCommand: a kernel launch, a CLBlast call, a copy, a
