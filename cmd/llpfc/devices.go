@@ -34,9 +34,9 @@ Then the CUDA devices, each with the index --device cuda:N selects it by (plain 
 cuda:0), its name, memory, SMs and compute capability, and the versions of the driver, NVRTC
 (which compiles the same kernels for it) and cuBLAS (its matrix products, fp32 with TF32
 off); or one line saying why there is none. The driver (libcuda.so.1), NVRTC
-(libnvrtc.so.13 or .12) and cuBLAS (libcublas.so.13 or .12) are opened at run time, also
-from /usr/local/cuda/lib64; LLPFC_CUDA_LIB, LLPFC_NVRTC_LIB and LLPFC_CUBLAS_LIB override
-their paths. NVRTC's image of the kernels is cached under LLPFC_CUDA_CACHE (default
+(libnvrtc.so.13, .12 or .11.2) and cuBLAS (libcublas.so.13, .12 or .11) are opened at run
+time, the newest the driver supports first, also from /usr/local/cuda/lib64; LLPFC_CUDA_LIB,
+LLPFC_NVRTC_LIB and LLPFC_CUBLAS_LIB override their paths. NVRTC's image of the kernels is cached under LLPFC_CUDA_CACHE (default
 ~/.cache/llpfc/cuda), so that the next process on the same GPU loads it instead of compiling.
 
 With --check [DEVICE] it checks a device instead (what to run first on a new GPU): one small

@@ -454,11 +454,19 @@ func (d *cudaCtx) build(dev DeviceInfo, src string, options []string) (cuModule,
 // nvrtcCompile compiles src and returns the CUBIN (or with ptx the PTX,
 // NUL-terminated).
 func nvrtcCompile(src string, options []string, ptx bool) ([]byte, error) {
+	image, _, err := nvrtcCompileLog(src, options, ptx)
+	return image, err
+}
+
+// nvrtcCompileLog is nvrtcCompile that also returns NVRTC's log of a
+// successful compile (its warnings; with --ptxas-options=-v, the
+// assembler's registers, spills and shared memory of every kernel).
+func nvrtcCompileLog(src string, options []string, ptx bool) ([]byte, string, error) {
 	csrc := append([]byte(src), 0)
 	cname := append([]byte("llpfc_kernels.cu"), 0)
 	var p nvrtcProg
 	if err := nvrtcCheck(nvrtc.CreateProgram(&p, &csrc[0], &cname[0], 0, nil, nil), "nvrtcCreateProgram", ""); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer nvrtc.DestroyProgram(&p)
 	copts := make([][]byte, len(options))
@@ -472,7 +480,7 @@ func nvrtcCompile(src string, options []string, ptx bool) ([]byte, error) {
 	if code != 0 {
 		e := nvrtcCheck(code, "nvrtcCompileProgram", "options "+strings.Join(options, " ")).(*Error)
 		e.Detail = "NVRTC log:\n" + nvrtcLog(p)
-		return nil, e
+		return nil, "", e
 	}
 	size, get, call := nvrtc.GetCUBINSize, nvrtc.GetCUBIN, "nvrtcGetCUBIN"
 	if ptx {
@@ -480,16 +488,16 @@ func nvrtcCompile(src string, options []string, ptx bool) ([]byte, error) {
 	}
 	var n uintptr
 	if err := nvrtcCheck(size(p, &n), call+"Size", ""); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("opencl: %sSize: NVRTC produced an empty image", call)
+		return nil, "", fmt.Errorf("opencl: %sSize: NVRTC produced an empty image", call)
 	}
 	out := make([]byte, n+1) // PTX must end in NUL; a CUBIN ignores the extra byte
 	if err := nvrtcCheck(get(p, &out[0]), call, ""); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return out, nil
+	return out, nvrtcLog(p), nil
 }
 
 // nvrtcLog is the program's compile log.

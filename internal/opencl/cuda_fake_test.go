@@ -32,23 +32,7 @@ func TestCUDADriverOnAFake(t *testing.T) {
 		fakeCUDAChild(t, so)
 		return
 	}
-	cc := ""
-	for _, name := range []string{"cc", "gcc", "clang-16", "clang"} { // clang-16: what CI installs for the CUDA translation test
-		if p, err := exec.LookPath(name); err == nil {
-			cc = p
-			break
-		}
-	}
-	if cc == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("a C compiler (cc, gcc or clang-16) is required in CI (CI=true) to build the fake CUDA libraries")
-		}
-		t.Skip("no C compiler to build the fake CUDA libraries (CI=true makes this a failure)")
-	}
-	so := filepath.Join(t.TempDir(), "libfakecuda.so")
-	if out, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-o", so, filepath.Join("testdata", "fakecuda.c")).CombinedOutput(); err != nil {
-		t.Fatalf("building the fake: %v\n%s", err, out)
-	}
+	so := buildFakeCUDA(t)
 	countsFile := filepath.Join(t.TempDir(), "counts.json")
 	for _, refuseSM := range []string{"", "1"} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCUDADriverOnAFake$", "-test.count=1", "-test.v")
@@ -102,6 +86,77 @@ func TestCUDADriverOnAFake(t *testing.T) {
 	}
 	if !reflect.DeepEqual(onCUDA, onCL) {
 		t.Errorf("the same commands counted differently:\nCUDA   %+v\nOpenCL %+v", onCUDA, onCL)
+	}
+}
+
+// buildFakeCUDA builds testdata/fakecuda.c into a shared library with
+// the first C compiler found and returns its path, skipping t without one
+// (failing it in CI).
+func buildFakeCUDA(t *testing.T) string {
+	t.Helper()
+	cc := ""
+	for _, name := range []string{"cc", "gcc", "clang-16", "clang"} { // clang-16: what CI installs for the CUDA translation test
+		if p, err := exec.LookPath(name); err == nil {
+			cc = p
+			break
+		}
+	}
+	if cc == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("a C compiler (cc, gcc or clang-16) is required in CI (CI=true) to build the fake CUDA libraries")
+		}
+		t.Skip("no C compiler to build the fake CUDA libraries (CI=true makes this a failure)")
+	}
+	so := filepath.Join(t.TempDir(), "libfakecuda.so")
+	if out, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-o", so, filepath.Join("testdata", "fakecuda.c")).CombinedOutput(); err != nil {
+		t.Fatalf("building the fake: %v\n%s", err, out)
+	}
+	return so
+}
+
+// TestToolkitPickedForTheDriver: with CUDA 12 and CUDA 13 toolkits both on
+// the loader's path and no variable naming them, the driver's version
+// decides which NVRTC and cuBLAS open (forDriver): a CUDA 12 driver gets
+// the 12 libraries, a 13 driver the 13 ones. The libraries are the fake,
+// under each soname, in a process of their own (a library opens once).
+func TestToolkitPickedForTheDriver(t *testing.T) {
+	if os.Getenv("LLPFC_TEST_PICK_CHILD") != "" {
+		if err := loadNVRTC(); err != nil {
+			t.Fatal(err)
+		}
+		if err := loadCuBLAS(); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("picked %s %s\n", nvrtcFile, cublasFile)
+		return
+	}
+	so := buildFakeCUDA(t)
+	dir := t.TempDir()
+	for _, name := range []string{"libnvrtc.so.13", "libnvrtc.so.12", "libcublas.so.13", "libcublas.so.12"} {
+		if err := os.Symlink(so, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ driver, want string }{
+		{"12040", "picked libnvrtc.so.12 libcublas.so.12"},
+		{"13000", "picked libnvrtc.so.13 libcublas.so.13"},
+		{"13020", "picked libnvrtc.so.13 libcublas.so.13"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestToolkitPickedForTheDriver$", "-test.count=1", "-test.v")
+		var env []string
+		for _, e := range os.Environ() {
+			if !strings.HasPrefix(e, nvrtcLibEnv+"=") && !strings.HasPrefix(e, cublasLibEnv+"=") && !strings.HasPrefix(e, "LD_LIBRARY_PATH=") {
+				env = append(env, e)
+			}
+		}
+		cmd.Env = append(env, "LLPFC_TEST_PICK_CHILD=1", cudaLibEnv+"="+so, "LD_LIBRARY_PATH="+dir, "FAKE_CUDA_DRIVER_VERSION="+c.driver)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("driver %s: %v\n%s", c.driver, err, out)
+		}
+		if !strings.Contains(string(out), c.want) {
+			t.Errorf("driver %s: want %q, the child said:\n%s", c.driver, c.want, out)
+		}
 	}
 }
 

@@ -26,6 +26,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -41,8 +43,8 @@ const (
 	cublasLibEnv  = "LLPFC_CUBLAS_LIB"
 	cudaLibDir    = "/usr/local/cuda/lib64"
 	cudaPackage   = "the NVIDIA driver (libcuda.so.1)"
-	nvrtcPackage  = "the CUDA toolkit's NVRTC (libnvrtc.so.13 or .12, e.g. under " + cudaLibDir + ")"
-	cublasPackage = "the CUDA toolkit's cuBLAS (libcublas.so.13 or .12, e.g. under " + cudaLibDir + ")"
+	nvrtcPackage  = "the CUDA toolkit's NVRTC (libnvrtc.so.13, .12 or .11.2, e.g. under " + cudaLibDir + ")"
+	cublasPackage = "the CUDA toolkit's cuBLAS (libcublas.so.13, .12 or .11, e.g. under " + cudaLibDir + ")"
 )
 
 // The CUDA handle types. CUdevice is an int; the others are opaque
@@ -290,19 +292,72 @@ func preload(file string, patterns ...string) {
 	}
 }
 
-// loadNVRTC opens NVRTC once per process.
+// forDriver orders a toolkit library's sonames for the driver of CUDA
+// major version driverMajor: the newest the driver supports first, then
+// the ones newer than the driver, nearest first (a toolkit newer than its
+// driver fails late: cuBLAS 13 at its first call on a CUDA 12 driver, and
+// NVRTC 13's images use a PTX ISA an older driver cannot load), then the
+// names without a version. driverMajor 0 (no driver loaded) keeps the
+// order given, newest first.
+func forDriver(driverMajor int, sonames ...string) []string {
+	if driverMajor <= 0 {
+		return sonames
+	}
+	major := func(s string) int {
+		_, v, ok := strings.Cut(s, ".so.")
+		if !ok {
+			return -1
+		}
+		m, err := strconv.Atoi(strings.SplitN(v, ".", 2)[0])
+		if err != nil {
+			return -1
+		}
+		return m
+	}
+	out := append([]string(nil), sonames...)
+	rank := func(s string) (group, key int) {
+		switch m := major(s); {
+		case m < 0:
+			return 2, 0
+		case m <= driverMajor:
+			return 0, -m
+		default:
+			return 1, m
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		gi, ki := rank(out[i])
+		gj, kj := rank(out[j])
+		return gi < gj || gi == gj && ki < kj
+	})
+	return out
+}
+
+// driverMajor is the loaded driver's CUDA major version (13 for 13.0), or
+// 0 when no driver loads.
+func driverMajor() int {
+	var v int32
+	if loadCUDA() != nil || cu.DriverGetVersion(&v) != 0 {
+		return 0
+	}
+	return int(v) / 1000
+}
+
+// loadNVRTC opens NVRTC once per process, the newest the driver supports
+// first (forDriver).
 func loadNVRTC() error {
 	nvrtcOnce.Do(func() {
-		files := libCandidates(nvrtcLibEnv, "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so")
+		files := libCandidates(nvrtcLibEnv, forDriver(driverMajor(), "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so")...)
 		nvrtcFile, nvrtcErr = bindFirst(files, nvrtcLibEnv, nvrtcPackage, nvrtcSymbols(), func(f string) { preload(f, "libnvrtc-builtins.so*") })
 	})
 	return nvrtcErr
 }
 
-// loadCuBLAS opens cuBLAS once per process.
+// loadCuBLAS opens cuBLAS once per process, the newest the driver
+// supports first (forDriver).
 func loadCuBLAS() error {
 	cublasOnce.Do(func() {
-		files := libCandidates(cublasLibEnv, "libcublas.so.13", "libcublas.so.12", "libcublas.so")
+		files := libCandidates(cublasLibEnv, forDriver(driverMajor(), "libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so")...)
 		cublasFile, cublasErr = bindFirst(files, cublasLibEnv, cublasPackage, cublasSymbols(), func(f string) {
 			preload(f, strings.Replace(filepath.Base(f), "libcublas", "libcublasLt", 1))
 		})

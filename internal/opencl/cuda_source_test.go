@@ -1,6 +1,7 @@
 package opencl_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -228,33 +229,10 @@ func TestKernelsCompileAsCUDA(t *testing.T) {
 		t.Run(fmt.Sprintf("fp64=%v", fp64), func(t *testing.T) {
 			ptx := compileCUDA(t, clang, "", src, opencl.CUDABuildOptions(opencl.DeviceInfo{FP64: fp64}))
 			funcs := ptxFuncs(ptx)
-
-			for _, name := range opencl.KernelNames {
-				f := funcs[name]
-				if !assert.True(t, f != nil && f.entry, "kernel %s: no unmangled .entry %s( in the PTX", name, name) {
-					continue
-				}
-				k, ok := kernels[name]
-				if !assert.True(t, ok, "kernel %s: no signature found in the OpenCL source", name) {
-					continue
-				}
-				for i, typ := range k.params {
-					want, err := ptxParam(typ, fp64, fmt.Sprintf("%s_param_%d", name, i))
-					if assert.NoError(t, err, name) {
-						contains(t, f.text, want, "kernel %s, parameter %d (%s)", name, i, typ)
-					}
-				}
-				assert.False(t, strings.Contains(f.text, fmt.Sprintf("%s_param_%d", name, len(k.params))),
-					"kernel %s: more parameters than in OpenCL", name)
-				// a work-group's local arrays are a block's shared memory
-				if k.local {
-					contains(t, f.text, ".shared ", "kernel %s: its local arrays", name)
-				}
-			}
+			checkEntries(t, funcs, kernels, fp64)
 
 			// Contraction off: a·b + c rounds twice as in Go. The implicit
 			// convolution's fma is explicit and stays fused.
-			explicitFMA := map[string]bool{"conv_igemm_fwd": true, "conv_igemm_bwd_data": true, "conv_igemm_bwd_filter": true}
 			for name, f := range funcs {
 				if explicitFMA[name] {
 					contains(t, f.text, "fma.rn.f32", "%s: its explicit fma", name)
@@ -295,17 +273,58 @@ func TestKernelsCompileAsCUDA(t *testing.T) {
 				}
 			}
 
-			// acc_t: a reduction's shared sums are double under LLPFC_FP64,
-			// float without.
-			if f := funcs["reduce_axes"]; f != nil {
-				if fp64 {
-					contains(t, f.text, "st.shared.f64", "reduce_axes: sums in double")
-					contains(t, f.text, "add.rn.f64", "reduce_axes: sums in double")
-				} else {
-					assert.False(t, strings.Contains(f.text, ".f64"), "reduce_axes: double without LLPFC_FP64")
-				}
-			}
+			checkAccumulators(t, funcs, fp64)
 		})
+	}
+}
+
+// explicitFMA are the kernels whose source calls fma itself (the implicit
+// convolution's tiles), fused whatever the contraction option.
+var explicitFMA = map[string]bool{"conv_igemm_fwd": true, "conv_igemm_bwd_data": true, "conv_igemm_bwd_filter": true}
+
+// checkEntries checks that every kernel of the library is an unmangled
+// .entry of the PTX module funcs whose parameters are the OpenCL kernel's
+// (kernels), as the host passes them, and whose local arrays are shared
+// memory.
+func checkEntries(t *testing.T, funcs map[string]*ptxFunc, kernels map[string]clKernel, fp64 bool) {
+	t.Helper()
+	for _, name := range opencl.KernelNames {
+		f := funcs[name]
+		if !assert.True(t, f != nil && f.entry, "kernel %s: no unmangled .entry %s( in the PTX", name, name) {
+			continue
+		}
+		k, ok := kernels[name]
+		if !assert.True(t, ok, "kernel %s: no signature found in the OpenCL source", name) {
+			continue
+		}
+		for i, typ := range k.params {
+			want, err := ptxParam(typ, fp64, fmt.Sprintf("%s_param_%d", name, i))
+			if assert.NoError(t, err, name) {
+				contains(t, f.text, want, "kernel %s, parameter %d (%s)", name, i, typ)
+			}
+		}
+		assert.False(t, strings.Contains(f.text, fmt.Sprintf("%s_param_%d", name, len(k.params))),
+			"kernel %s: more parameters than in OpenCL", name)
+		// a work-group's local arrays are a block's shared memory
+		if k.local {
+			contains(t, f.text, ".shared ", "kernel %s: its local arrays", name)
+		}
+	}
+}
+
+// checkAccumulators checks acc_t: a reduction's shared sums are double
+// under LLPFC_FP64, float without.
+func checkAccumulators(t *testing.T, funcs map[string]*ptxFunc, fp64 bool) {
+	t.Helper()
+	f := funcs["reduce_axes"]
+	if !assert.NotNil(t, f, "no reduce_axes in the PTX") {
+		return
+	}
+	if fp64 {
+		contains(t, f.text, "st.shared.f64", "reduce_axes: sums in double")
+		contains(t, f.text, "add.rn.f64", "reduce_axes: sums in double")
+	} else {
+		assert.False(t, strings.Contains(f.text, ".f64"), "reduce_axes: double without LLPFC_FP64")
 	}
 }
 
@@ -335,6 +354,133 @@ func TestKernelsCompileWithCUDAHeaders(t *testing.T) {
 		for _, name := range opencl.KernelNames {
 			assert.True(t, funcs[name] != nil && funcs[name].entry, "fp64 %v: no unmangled .entry %s( in the PTX", fp64, name)
 		}
+	}
+}
+
+// nvrtcOrSkip skips t when NVRTC cannot be loaded (failing it in CI, where
+// .ci/run installs Debian's libnvrtc11.2 from non-free).
+func nvrtcOrSkip(t *testing.T, err error) {
+	t.Helper()
+	var le *opencl.LibraryError
+	if err == nil || !errors.As(err, &le) {
+		return
+	}
+	if ocltest.InCI() {
+		t.Fatalf("NVRTC is required in CI (CI=true): %v (Debian package libnvrtc11.2, in non-free)", err)
+	}
+	t.Skipf("NVRTC not available, skipping (CI=true makes this a failure): %v", err)
+}
+
+var (
+	// ptxCall is a call instruction's callee (clang writes a call over
+	// several lines).
+	ptxCall = regexp.MustCompile(`\bcall(?:\.uni)?\s+(?:\(\s*\w+\s*\),\s*)?([A-Za-z_$][\w$]*)`)
+	// ptxasEntry, ptxasFrame and ptxasUsed read ptxas's -v report.
+	ptxasEntry = regexp.MustCompile(`Compiling entry function '(\w+)' for '(\w+)'`)
+	ptxasFrame = regexp.MustCompile(`Function properties for (\w+)\s*\n\s*ptxas\s+\.\s+(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads`)
+	approxOp   = regexp.MustCompile(`\.approx\b`)
+)
+
+// mathCallers are the functions of a PTX module made without libdevice
+// (clang's, where every math function stays an .extern call) that call a
+// math function, directly or through other functions of the module.
+func mathCallers(ptx string) map[string]bool {
+	ext := map[string]bool{}
+	for _, m := range externFunc.FindAllStringSubmatch(ptx, -1) {
+		ext[m[1]] = true
+	}
+	calls := map[string][]string{}
+	for name, f := range ptxFuncs(ptx) {
+		for _, m := range ptxCall.FindAllStringSubmatch(f.text, -1) {
+			calls[name] = append(calls[name], m[1])
+		}
+	}
+	out := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for name, callees := range calls {
+			for _, c := range callees {
+				if !out[name] && (ext[c] || out[c]) {
+					out[name], changed = true, true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestKernelsCompileWithNVRTC: NVRTC itself — the compiler the CUDA back
+// end runs first on a GPU machine, and which needs no GPU — compiles
+// CUDAKernelSource with CUDABuildOptions for sm_90 (the H200): it takes
+// every option (--device-as-default-execution-space included), the
+// translation compiles after NVRTC's own built-in declarations, and its
+// assembler fits every kernel in registers, with no spill and no stack
+// frame (local memory a kernel would silently pay for on every launch).
+// Its PTX for compute_90 then holds every kernel as an unmangled entry
+// with OpenCL's parameters and OpenCL's numerics: outside the kernels
+// that call a math function (libdevice's own code, inside its error
+// bounds, uses fma and approximate instructions) and the implicit
+// convolution's explicit fma, nothing is contracted, approximated or
+// flushed to zero, and division and square root round correctly. Which
+// kernels call a math function is read off clang's PTX, where libdevice
+// is not linked. CI runs Debian's NVRTC 11.8 (package libnvrtc11.2); a
+// GPU machine's CUDA 13 NVRTC runs the same source in `devices --check`.
+func TestKernelsCompileWithNVRTC(t *testing.T) {
+	src := opencl.CUDAKernelSource()
+	kernels := clKernels(opencl.KernelSource())
+	_, _, file, err := opencl.NVRTCCompile("extern \"C\" __global__ void probe() {}", []string{"--gpu-architecture=compute_90"}, true)
+	nvrtcOrSkip(t, err)
+	require.NoError(t, err)
+	t.Logf("NVRTC: %s", file)
+	clang := clangCUDA(t)
+	for _, fp64 := range []bool{true, false} {
+		t.Run(fmt.Sprintf("fp64=%v", fp64), func(t *testing.T) {
+			opts := opencl.CUDABuildOptions(opencl.DeviceInfo{FP64: fp64})
+
+			// The CUBIN for sm_90, with ptxas's report.
+			cubin, log, _, err := opencl.NVRTCCompile(src, append(opts[:len(opts):len(opts)], "--gpu-architecture=sm_90", "--ptxas-options=-v"), false)
+			require.NoError(t, err)
+			require.True(t, len(cubin) > 4 && string(cubin[1:4]) == "ELF", "an sm_90 CUBIN is an ELF image")
+			compiled := map[string]bool{}
+			for _, m := range ptxasEntry.FindAllStringSubmatch(log, -1) {
+				assert.Equal(t, "sm_90", m[2], m[1])
+				compiled[m[1]] = true
+			}
+			for _, name := range opencl.KernelNames {
+				assert.True(t, compiled[name], "kernel %s: ptxas did not compile it for sm_90", name)
+			}
+			frames := ptxasFrame.FindAllStringSubmatch(log, -1)
+			assert.NotEmpty(t, frames, "no ptxas report in NVRTC's log:\n%s", log)
+			for _, m := range frames {
+				assert.Equal(t, []string{"0", "0", "0"}, m[2:], "%s: bytes of stack frame, spill stores, spill loads", m[1])
+			}
+
+			// The PTX: the ABI and the numerics.
+			ptxImage, _, _, err := opencl.NVRTCCompile(src, append(opts[:len(opts):len(opts)], "--gpu-architecture=compute_90"), true)
+			require.NoError(t, err)
+			ptx := strings.TrimRight(string(ptxImage), "\x00")
+			funcs := ptxFuncs(ptx)
+			checkEntries(t, funcs, kernels, fp64)
+			checkAccumulators(t, funcs, fp64)
+			math := mathCallers(compileCUDA(t, clang, "", src, opts))
+			require.NotEmpty(t, math, "clang's PTX: no kernel calls a math function")
+			for _, name := range opencl.KernelNames {
+				f := funcs[name]
+				if f == nil || math[name] {
+					continue
+				}
+				if explicitFMA[name] {
+					contains(t, f.text, "fma.rn.f32", "%s: its explicit fma", name)
+				} else {
+					assert.Empty(t, fusedOp.FindAllString(f.text, 3), "%s: contracted a·b + c", name)
+				}
+				assert.Empty(t, approxOp.FindAllString(f.text, 3), "%s: an approximate instruction", name)
+				assert.Empty(t, ftzOp.FindAllString(f.text, 3), "%s: subnormals flushed to zero", name)
+				for _, m := range roundedOp.FindAllStringSubmatch(f.text, -1) {
+					assert.Equal(t, "rn", m[2], "%s: %s not correctly rounded", name, m[0])
+				}
+			}
+		})
 	}
 }
 

@@ -63,10 +63,13 @@
 // accumulators, no contraction (--fmad=false, as FP_CONTRACT OFF), correctly
 // rounded division and square root, no flush to zero; and
 // --device-as-default-execution-space makes the unannotated helpers device
-// functions. TestKernelsCompileAsCUDA
-// compiles the translation with clang's CUDA mode to PTX (NVRTC needs a
-// GPU machine, which comes rarely) and checks each kernel's entry, its
-// parameters and those numerics in the instructions.
+// functions. Two compilers check the translation without a GPU:
+// TestKernelsCompileAsCUDA compiles it with clang's CUDA mode to PTX and
+// checks each kernel's entry, its parameters and those numerics in the
+// instructions; TestKernelsCompileWithNVRTC has NVRTC itself (Debian's
+// 11.8, which needs no GPU) build the sm_90 CUBIN the H200 would load —
+// every option accepted, no kernel spilling or keeping a stack frame —
+// and checks its PTX the same way outside libdevice's math functions.
 //
 // # Which op runs where
 //
@@ -127,9 +130,11 @@
 // CUDABuildOptions) and compiled by NVRTC for the device's sm_XY (or
 // compute_XY PTX the driver compiles, when NVRTC does not know the GPU),
 // so PoCL keeps testing the code that runs on the GPU. libcuda.so.1,
-// libnvrtc.so.13 (or .12) and libcublas.so.13 (or .12) are opened with
-// purego like OpenCL's libraries, also from /usr/local/cuda/lib64;
-// LLPFC_CUDA_LIB, LLPFC_NVRTC_LIB and LLPFC_CUBLAS_LIB override them.
+// libnvrtc.so.13 (.12, .11.2) and libcublas.so.13 (.12, .11) are opened
+// with purego like OpenCL's libraries, also from /usr/local/cuda/lib64,
+// the newest the driver supports first (a toolkit newer than its driver
+// fails late); LLPFC_CUDA_LIB, LLPFC_NVRTC_LIB and LLPFC_CUBLAS_LIB
+// override them.
 //
 // CUDA binds a context to the calling OS thread while Go moves goroutines
 // between threads: every batch of driver calls locks its goroutine to its

@@ -77,7 +77,12 @@ static void drain(void) {
 }
 
 CUresult cuInit(unsigned int f) { return f == 0 ? 0 : 1; }
-CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
+// The driver's CUDA version: 13.0, or FAKE_CUDA_DRIVER_VERSION's.
+CUresult cuDriverGetVersion(int *v) {
+	const char *e = getenv("FAKE_CUDA_DRIVER_VERSION");
+	*v = e ? atoi(e) : 13000;
+	return 0;
+}
 CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
 CUresult cuDeviceGet(CUdevice *d, int i) { if (i != 0) return 101; *d = 0; return 0; }
 CUresult cuDeviceGetName(char *s, int n, CUdevice d) { strncpy(s, "Fake GPU", n); return 0; }
