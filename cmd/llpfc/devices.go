@@ -36,8 +36,9 @@ cuda:0), its name, memory, SMs and compute capability, and the versions of the d
 off); or one line saying why there is none. The driver (libcuda.so.1), NVRTC
 (libnvrtc.so.13, .12 or .11.2) and cuBLAS (libcublas.so.13, .12 or .11) are opened at run
 time, the newest the driver supports first, also from /usr/local/cuda/lib64; LLPFC_CUDA_LIB,
-LLPFC_NVRTC_LIB and LLPFC_CUBLAS_LIB override their paths. NVRTC's image of the kernels is cached under LLPFC_CUDA_CACHE (default
-~/.cache/llpfc/cuda), so that the next process on the same GPU loads it instead of compiling.
+LLPFC_NVRTC_LIB and LLPFC_CUBLAS_LIB override their paths. NVRTC's image of the kernels is
+cached under LLPFC_CUDA_CACHE (default ~/.cache/llpfc/cuda), so that the next process on the
+same GPU loads it instead of compiling.
 
 With --check [DEVICE] it checks a device instead (what to run first on a new GPU): one small
 graph per operation of the kernel library against the CPU back end's Go operations, with a
@@ -45,7 +46,9 @@ verdict per case and per operation kind, then the first training steps of every 
 method of the op list (tiny inputs) against the CPU back end, with a verdict per case — the
 checks the tests TestEveryOpKindMatchesTheCPU and TestOpenCLParity run on PoCL. Exit status 1
 if any check fails, 2 if DEVICE cannot be opened (as for train --device). --device DEVICE
-is the same as the DEVICE argument (devices --check --device cuda checks CUDA device 0).
+is the same as the DEVICE argument (devices --check --device cuda checks CUDA device 0). On
+CUDA a kernel that faults loses the context for the rest of the process: the first failing
+case's error says so, and CUDA_LAUNCH_BLOCKING=1 makes it name the faulty kernel.
 
 With --tune-gemm SHAPES [DEVICE] it tunes the device's matrix products instead: a timed search
 over CLBlast's SGEMM parameters for the products SHAPES lists (llpfc bench --profile --json

@@ -33,6 +33,24 @@ const (
 	cudaAllocAlign                = 256 // cuMemAlloc's alignment, where a group's buffers start
 )
 
+// cudaStickyErrors are the CUresults after which, in cuda.h's words, "the
+// process must be terminated and relaunched" (a kernel's fault, a
+// device-side assert): every later CUDA call of the process returns the
+// same error, whatever it does.
+var cudaStickyErrors = map[int32]string{
+	700: "CUDA_ERROR_ILLEGAL_ADDRESS", 702: "CUDA_ERROR_LAUNCH_TIMEOUT", 710: "CUDA_ERROR_ASSERT",
+	714: "CUDA_ERROR_HARDWARE_STACK_ERROR", 715: "CUDA_ERROR_ILLEGAL_INSTRUCTION", 716: "CUDA_ERROR_MISALIGNED_ADDRESS",
+	717: "CUDA_ERROR_INVALID_ADDRESS_SPACE", 718: "CUDA_ERROR_INVALID_PC", 719: "CUDA_ERROR_LAUNCH_FAILED",
+}
+
+// cudaStickyDetail is what an *Error of a sticky CUresult adds: launches
+// run after the call that queued them returned, so the failing call is
+// seldom the faulty kernel, and every later error of the process is this
+// one again.
+const cudaStickyDetail = "the CUDA context is lost: every later CUDA call in this process fails with the same error, " +
+	"so only the first such error counts; a kernel launched before this call faulted (launches run after they return): " +
+	"run again with CUDA_LAUNCH_BLOCKING=1 to have the error at the faulty kernel's launch"
+
 // cudaCtx is a context's CUDA state: the device's primary context (the
 // one the CUDA runtime, and so cuBLAS, also uses), one stream, one cuBLAS
 // handle bound to it, and the page-locked staging of the transfers

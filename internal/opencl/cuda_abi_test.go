@@ -294,6 +294,23 @@ func TestCUDAConstantsMatchHeaders(t *testing.T) {
 	if !reflect.DeepEqual(cublasStatusNames, wantStatus) {
 		t.Errorf("cublasStatusNames = %v, want %v", cublasStatusNames, wantStatus)
 	}
+	// The CUresults cuda.h says leave the process "in an inconsistent state"
+	// ("the process must be terminated and relaunched"; 710: "the context
+	// cannot be used anymore"), cuda.h:2649-2786 — and only those.
+	wantSticky := map[int32]string{
+		700: "CUDA_ERROR_ILLEGAL_ADDRESS",       // cuda.h:2649
+		702: "CUDA_ERROR_LAUNCH_TIMEOUT",        // cuda.h:2670
+		710: "CUDA_ERROR_ASSERT",                // cuda.h:2711
+		714: "CUDA_ERROR_HARDWARE_STACK_ERROR",  // cuda.h:2739
+		715: "CUDA_ERROR_ILLEGAL_INSTRUCTION",   // cuda.h:2747
+		716: "CUDA_ERROR_MISALIGNED_ADDRESS",    // cuda.h:2756
+		717: "CUDA_ERROR_INVALID_ADDRESS_SPACE", // cuda.h:2767
+		718: "CUDA_ERROR_INVALID_PC",            // cuda.h:2775
+		719: "CUDA_ERROR_LAUNCH_FAILED",         // cuda.h:2786
+	}
+	if !reflect.DeepEqual(cudaStickyErrors, wantSticky) {
+		t.Errorf("cudaStickyErrors = %v, want %v", cudaStickyErrors, wantSticky)
+	}
 }
 
 // TestNVRTCOptionsAreDocumented: every option the driver gives NVRTC is

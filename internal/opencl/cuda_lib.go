@@ -400,7 +400,11 @@ func cuCheck(code int32, call, what string) error {
 	if code == 0 {
 		return nil
 	}
-	return &Error{Call: call, What: what, Code: code, Name: cudaErrorName(code)}
+	e := &Error{Call: call, What: what, Code: code, Name: cudaErrorName(code)}
+	if _, sticky := cudaStickyErrors[code]; sticky {
+		e.Detail = cudaStickyDetail
+	}
+	return e
 }
 
 // nvrtcCheck wraps a failed NVRTC call.

@@ -2,6 +2,7 @@ package opencl
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,4 +36,24 @@ func TestForDriver(t *testing.T) {
 			assert.Equal(t, c.names, in, "the caller's list is left as it was")
 		})
 	}
+}
+
+// TestStickyCUDAErrorsSayTheContextIsLost: an error after which every
+// CUDA call of the process fails says so, and how to find the faulty
+// kernel (launches fail later than they return); any other error does
+// not.
+func TestStickyCUDAErrorsSayTheContextIsLost(t *testing.T) {
+	for _, c := range []struct {
+		code   int32
+		sticky bool
+	}{
+		{700, true}, {719, true}, {710, true}, {716, true},
+		{1, false}, {2, false}, {701, false}, {999, false},
+	} {
+		err := cuCheck(c.code, "cuStreamSynchronize", "")
+		msg := err.Error()
+		assert.Equal(t, c.sticky, strings.Contains(msg, "CUDA_LAUNCH_BLOCKING=1") && strings.Contains(msg, "context is lost"),
+			"code %d: %s", c.code, msg)
+	}
+	assert.NoError(t, cuCheck(0, "cuStreamSynchronize", ""))
 }
