@@ -37,6 +37,13 @@ type Blocking struct {
 	// (6 MiB), which bounds the packing buffer whatever the cache (4096
 	// with L3 unknown).
 	NC int
+	// NCA is NC for the products whose A and B strips do not fit L1d
+	// together (rowBlock keeps their A strips outer, and each strip sweeps
+	// the whole KC×NCA panel, so it must stay in L2, not L3): the panel
+	// fills at most three quarters of L2 (NC with L2 unknown; 0 means NC).
+	// On an Intel Xeon (L2 2 MiB) the AVX-512 kernel's 2048³ went from 216
+	// to 295 GFLOP/s on two cores (bench/NOTES.md, "on an Intel Xeon").
+	NCA int
 	// Caches are the sizes the blocking was derived from.
 	Caches Caches
 }
@@ -49,9 +56,10 @@ const (
 
 // DeriveBlocking returns the panel sizes for caches c and kernel kern: the
 // largest MC (a multiple of every kernel's MR, 24, and at least 24) whose
-// A block MC×KC fills at most half of L2, and the largest NC (a multiple
-// of 32, between 256 and 4096) whose B panel KC×NC fills at most half of
-// L3; KC is 384 (see Blocking.KC).
+// A block MC×KC fills at most half of L2, the largest NC (a multiple of
+// 32, between 256 and 4096) whose B panel KC×NC fills at most half of L3,
+// and the largest NCA (the same bounds) whose panel fills at most three
+// quarters of L2; KC is 384 (see Blocking.KC).
 func DeriveBlocking(c Caches, kern Kernel) Blocking {
 	b := Blocking{KC: kc, MC: mcDefault, NC: ncMax, Caches: c}
 	if c.L1d > 0 {
@@ -62,6 +70,10 @@ func DeriveBlocking(c Caches, kern Kernel) Blocking {
 	}
 	if c.L3 > 0 {
 		b.NC = min(max(c.L3/2/(4*b.KC)/32*32, ncMin), ncMax)
+	}
+	b.NCA = b.NC
+	if c.L2 > 0 {
+		b.NCA = min(max(c.L2*3/4/(4*b.KC)/32*32, ncMin), ncMax)
 	}
 	return b
 }
@@ -77,8 +89,16 @@ func (b Blocking) String() string {
 		}
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
-	return fmt.Sprintf("kc %d (L1 bound %d), mc ≤ %d, nc %d; caches L1d %s, L2 %s, L3 %s", b.KC, b.KCFromL1, b.MC, b.NC,
-		kib(b.Caches.L1d), kib(b.Caches.L2), kib(b.Caches.L3))
+	return fmt.Sprintf("kc %d (L1 bound %d), mc ≤ %d, nc %d (%d with A strips outer); caches L1d %s, L2 %s, L3 %s", b.KC, b.KCFromL1, b.MC, b.NC,
+		b.ncA(), kib(b.Caches.L1d), kib(b.Caches.L2), kib(b.Caches.L3))
+}
+
+// ncA is NCA, or NC where NCA is not set.
+func (b Blocking) ncA() int {
+	if b.NCA > 0 {
+		return b.NCA
+	}
+	return b.NC
 }
 
 // cacheDir is where Linux describes cpu0's caches.
@@ -158,8 +178,8 @@ func ActiveBlocking() Blocking { return blocking }
 // benchmarks. It panics on a size below one tile, and is not safe to call
 // while products run.
 func SetBlocking(b Blocking) Blocking {
-	if b.MC < 8 || b.NC < 32 || b.KC != kc {
-		panic(fmt.Sprintf("sgemm: blocking mc %d, nc %d, kc %d: want mc ≥ 8, nc ≥ 32, kc %d", b.MC, b.NC, b.KC, kc))
+	if b.MC < 8 || b.NC < 32 || b.NCA != 0 && b.NCA < 32 || b.KC != kc {
+		panic(fmt.Sprintf("sgemm: blocking mc %d, nc %d, nca %d, kc %d: want mc ≥ 8, nc ≥ 32, nca 0 or ≥ 32, kc %d", b.MC, b.NC, b.NCA, b.KC, kc))
 	}
 	old := blocking
 	blocking = b

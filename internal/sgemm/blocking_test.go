@@ -44,26 +44,29 @@ func TestReadCaches(t *testing.T) {
 
 // TestDeriveBlocking: MC is the largest multiple of 24 whose MC×384 A block
 // fills at most half of L2, NC the largest multiple of 32 in [256, 4096]
-// whose 384×NC B panel fills at most half of L3, and KC stays 384 with the
-// L1 bound reported (half of L1d over MR floats); unknown caches give the
-// former fixed sizes. The expectations are the arithmetic done by hand.
+// whose 384×NC B panel fills at most half of L3, NCA the same within three
+// quarters of L2, and KC stays 384 with the L1 bound reported (half of L1d
+// over MR floats); unknown caches give the former fixed sizes. The
+// expectations are the arithmetic done by hand.
 func TestDeriveBlocking(t *testing.T) {
 	cases := []struct {
-		c            Caches
-		kern         Kernel
-		kcL1, mc, nc int
+		c                 Caches
+		kern              Kernel
+		kcL1, mc, nc, nca int
 	}{
-		// this machine (Zen 3): 16384/24 = 682; 262144/1536 = 170 → 168; 16 MiB/1536 = 10922 → 4096
-		{Caches{32 << 10, 512 << 10, 32 << 20}, KernelAVX2, 682, 168, 4096},
-		// Zen 4-like with an 8 MiB L3: 24576/32 = 768; 524288/1536 = 341 → 336; 4 MiB/1536 = 2730 → 2720
-		{Caches{48 << 10, 1 << 20, 8 << 20}, KernelAVX512, 768, 336, 2720},
-		// small caches: 8192/24 = 341; 32768/1536 = 21 → 0 → 24; 131072/1536 = 85 → 64 → 256
-		{Caches{16 << 10, 64 << 10, 256 << 10}, KernelGo, 341, 24, 256},
-		{Caches{}, KernelAVX2, 0, 192, 4096},
+		// Zen 3: 16384/24 = 682; 262144/1536 = 170 → 168; 16 MiB/1536 = 10922 → 4096; 393216/1536 = 256
+		{Caches{32 << 10, 512 << 10, 32 << 20}, KernelAVX2, 682, 168, 4096, 256},
+		// Zen 4-like with an 8 MiB L3: 24576/32 = 768; 524288/1536 = 341 → 336; 4 MiB/1536 = 2730 → 2720; 786432/1536 = 512
+		{Caches{48 << 10, 1 << 20, 8 << 20}, KernelAVX512, 768, 336, 2720, 512},
+		// an Intel Xeon: 1 MiB/1536 = 682 → 672; 240 MiB/1536 → 4096; 1572864/1536 = 1024
+		{Caches{48 << 10, 2 << 20, 480 << 20}, KernelAVX512, 768, 672, 4096, 1024},
+		// small caches: 8192/24 = 341; 32768/1536 = 21 → 0 → 24; 131072/1536 = 85 → 64 → 256; 49152/1536 = 32 → 256
+		{Caches{16 << 10, 64 << 10, 256 << 10}, KernelGo, 341, 24, 256, 256},
+		{Caches{}, KernelAVX2, 0, 192, 4096, 4096},
 	}
 	for _, tc := range cases {
 		b := DeriveBlocking(tc.c, tc.kern)
-		assert.Equal(t, Blocking{KC: 384, KCFromL1: tc.kcL1, MC: tc.mc, NC: tc.nc, Caches: tc.c}, b, "%+v, %s", tc.c, tc.kern.Name)
+		assert.Equal(t, Blocking{KC: 384, KCFromL1: tc.kcL1, MC: tc.mc, NC: tc.nc, NCA: tc.nca, Caches: tc.c}, b, "%+v, %s", tc.c, tc.kern.Name)
 	}
 }
 
@@ -79,7 +82,8 @@ func TestStartUpBlockingIsDerived(t *testing.T) {
 }
 
 // TestSgemmFollowsTheBlocking: with other row blocks and column panels
-// (SetBlocking), every panel Sgemm packs is at most NC columns wide and its
+// (SetBlocking), every panel Sgemm packs is at most NC columns wide (NCA
+// where its A strips are outer: the strips do not fit L1d together) and its
 // row blocks at most MC high, both sizes reached; and since neither changes
 // the order in which any entry's terms are summed, the products are bit for
 // bit those of the machine's blocking, and within rounding of the float64
@@ -96,17 +100,23 @@ func TestSgemmFollowsTheBlocking(t *testing.T) {
 		want := reference(false, false, m, n, k, 1, a, k, b, n, 0, make([]float32, m*n), n)
 		base := make([]float32, m*n)
 		Sgemm(false, false, m, n, k, 1, a, k, b, n, 0, base, n)
-		for _, bl := range []Blocking{{KC: 384, MC: 24, NC: 64}, {KC: 384, MC: 48, NC: 96}, {KC: 384, MC: 384, NC: 256}} {
+		for _, bl := range []Blocking{{KC: 384, MC: 24, NC: 64}, {KC: 384, MC: 48, NC: 96}, {KC: 384, MC: 384, NC: 256},
+			// NCA where A strips are outer (no L1d: nothing fits), NC where B strips are (an L1d everything fits)
+			{KC: 384, MC: 48, NC: 256, NCA: 64}, {KC: 384, MC: 48, NC: 64, NCA: 256, Caches: Caches{L1d: 1 << 20}}} {
 			SetBlocking(bl)
 			maxCols, maxMC := 0, 0
 			panelHook = func(cols, mc int) { maxCols, maxMC = max(maxCols, cols), max(maxMC, mc) }
 			got := make([]float32, m*n)
 			Sgemm(false, false, m, n, k, 1, a, k, b, n, 0, got, n)
 			panelHook = nil
-			assert.LessOrEqual(t, maxCols, bl.NC, "%v, %+v: a panel wider than NC", s, bl)
+			nc := bl.NC
+			if bl.NCA > 0 && !stripsFit(Active(), kBlock(k), bl.Caches.L1d) {
+				nc = bl.NCA
+			}
+			assert.LessOrEqual(t, maxCols, nc, "%v, %+v: a panel wider than NC (NCA with A strips outer)", s, bl)
 			assert.LessOrEqual(t, maxMC, bl.MC, "%v, %+v: a row block higher than MC", s, bl)
-			if n/min(n, runtime.GOMAXPROCS(0)) >= bl.NC {
-				assert.Equal(t, bl.NC, maxCols, "%v, %+v: NC never reached", s, bl)
+			if n/min(n, runtime.GOMAXPROCS(0)) >= nc {
+				assert.Equal(t, nc, maxCols, "%v, %+v: NC (NCA with A strips outer) never reached", s, bl)
 			}
 			if m >= 4*2*bl.MC {
 				assert.Equal(t, bl.MC/Active().MR*Active().MR, maxMC, "%v, %+v: MC never reached", s, bl)

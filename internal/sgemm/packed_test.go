@@ -129,11 +129,12 @@ func TestTransposeInto(t *testing.T) {
 	}
 }
 
-// packA of a non-transposed A for the 6-row kernel (eight columns of a full
-// strip at a time by pack6x8 where AVX2 is there, the rest one value at a
-// time) equals the definition strip[p·6+i] = A(ir+i, pc+p) on strips full
-// and short, blocks of k with and without a remainder of eight, with both
-// paths, and writes nothing past the strips it packs.
+// packA of a non-transposed A for the 6-row and the 8-row kernels (eight
+// columns of a full strip at a time by pack6x8 or transpose8x8 where AVX is
+// there, the rest one value at a time) equals the definition
+// strip[p·mr+i] = A(ir+i, pc+p) on strips full and short, blocks of k with
+// and without a remainder of eight, with both paths, and writes nothing
+// past the strips it packs.
 func TestPackAStrips(t *testing.T) {
 	defer func(v bool) { usePack6x8 = v }(usePack6x8)
 	r := rand.New(rand.NewPCG(10, 10))
@@ -142,26 +143,28 @@ func TestPackAStrips(t *testing.T) {
 			continue
 		}
 		usePack6x8 = asm
-		for _, rows := range []int{6, 12, 13, 17} {
-			for _, kk := range []int{1, 8, 15, 16, 37} {
-				lda, pc := kk+11, 3
-				a := randSlice(r, (rows+2)*lda)
-				pad := (rows + 5) / 6 * 6
-				dst := randSlice(r, pad*kk+8)
-				tail := append([]float32(nil), dst[pad*kk:]...)
-				packA(6, false, a, lda, 1, 2, rows, pc, kk, dst)
-				for ir := 0; ir < pad; ir += 6 {
-					for p := 0; p < kk; p++ {
-						for i := 0; i < 6; i++ {
-							var want float32
-							if ir+i < rows {
-								want = a[(2+ir+i)*lda+pc+p]
+		for _, mr := range []int{6, 8} {
+			for _, rows := range []int{mr, 2 * mr, 2*mr + 1, 17} {
+				for _, kk := range []int{1, 8, 15, 16, 37} {
+					lda, pc := kk+11, 3
+					a := randSlice(r, (rows+2)*lda)
+					pad := (rows + mr - 1) / mr * mr
+					dst := randSlice(r, pad*kk+8)
+					tail := append([]float32(nil), dst[pad*kk:]...)
+					packA(mr, false, a, lda, 1, 2, rows, pc, kk, dst)
+					for ir := 0; ir < pad; ir += mr {
+						for p := 0; p < kk; p++ {
+							for i := 0; i < mr; i++ {
+								var want float32
+								if ir+i < rows {
+									want = a[(2+ir+i)*lda+pc+p]
+								}
+								require.Equal(t, want, dst[ir*kk+p*mr+i], "asm=%v mr=%d rows=%d kk=%d strip %d p=%d i=%d", asm, mr, rows, kk, ir/mr, p, i)
 							}
-							require.Equal(t, want, dst[ir*kk+p*6+i], "asm=%v rows=%d kk=%d strip %d p=%d i=%d", asm, rows, kk, ir/6, p, i)
 						}
 					}
+					require.Equal(t, tail, dst[pad*kk:], "asm=%v mr=%d rows=%d kk=%d: written past the strips", asm, mr, rows, kk)
 				}
-				require.Equal(t, tail, dst[pad*kk:], "asm=%v rows=%d kk=%d: written past the strips", asm, rows, kk)
 			}
 		}
 	}

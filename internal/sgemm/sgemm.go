@@ -256,10 +256,14 @@ func splitCols(kern Kernel, tA, tB bool, m, n, k int, alpha float32, a []float32
 	wg.Wait()
 }
 
-// panels computes the columns j0:j1 of C in panels of at most NC columns,
-// each with the given number of workers over its row blocks.
+// panels computes the columns j0:j1 of C in panels of at most NC columns
+// (NCA where rowBlock keeps A strips outer), each with the given number of
+// workers over its row blocks.
 func panels(kern Kernel, tA, tB bool, m, j0, j1, k int, alpha float32, a []float32, lda int, b []float32, ldb int, load bool, c []float32, ldc, workers int) {
 	nc := blocking.NC
+	if !bStripsOuter(kern, kBlock(k)) {
+		nc = blocking.ncA() // each A strip sweeps the panel: keep it in L2
+	}
 	for jc := j0; jc < j1; jc += nc {
 		nn := min(nc, j1-jc)
 		blockedPanel(kern, tA, tB, m, nn, k, alpha, a, lda, b, ldb, jc, load, c[jc:], ldc, workers)
@@ -467,7 +471,13 @@ func rowBlock(kern Kernel, rows, n, kk int, ap, bp []float32, load bool, c []flo
 // do. The AVX-512 kernel's B strip (48 KiB at kb = 384) does not fit, and
 // keeps A strips outer, as before lever 9 (not measured on such a machine).
 func bStripsOuter(kern Kernel, kb int) bool {
-	return (kern.MR+kern.NR)*kb*4 <= blocking.Caches.L1d
+	return stripsFit(kern, kb, blocking.Caches.L1d)
+}
+
+// stripsFit reports whether a B strip and an A strip of kb values of k fit
+// in an L1d of l1d bytes together.
+func stripsFit(kern Kernel, kb, l1d int) bool {
+	return (kern.MR+kern.NR)*kb*4 <= l1d
 }
 
 // tileProduct adds (or writes) the product of A strip ir/mr and B strip js
@@ -551,8 +561,10 @@ func packB(nr int, tB bool, b []float32, ldb, pc, kk, jc, n int, dst []float32) 
 // to compare it with the loops).
 var usePackAsm = haveAsm
 
-// usePack6x8 selects pack6x8 for full six-row strips of a non-transposed A
-// (tests switch it off to compare it with the loop).
+// usePack6x8 selects the AVX transposes for full strips of a non-transposed
+// A: pack6x8 for six-row strips (the AVX2 kernel's), transpose8x8 for
+// eight-row ones (the AVX-512 kernel's). Tests switch it off to compare
+// them with the loop.
 var usePack6x8 = haveAsm
 
 // packA writes α·A(ic:ic+rows, pc:pc+kk) as strips of mr rows, k-major
@@ -588,6 +600,15 @@ func packA(mr int, tA bool, a []float32, lda int, alpha float32, ic, rows, pc, k
 			_ = a[(ic+ir+5)*lda+pc+kk-1]
 			for ; p0+8 <= kk; p0 += 8 {
 				pack6x8(&strip[p0*6], &a[(ic+ir)*lda+pc+p0], lda)
+			}
+		}
+		if usePack6x8 && mr == 8 && h == 8 && alpha == 1 {
+			// The 8-row strip's eight columns are an 8×8 transpose (a
+			// value at a time this was 9.5 % of WRN-16-4's step on an
+			// AVX-512 machine, bench/NOTES.md).
+			_ = a[(ic+ir+7)*lda+pc+kk-1]
+			for ; p0+8 <= kk; p0 += 8 {
+				transpose8x8(&strip[p0*8], 8, &a[(ic+ir)*lda+pc+p0], lda)
 			}
 		}
 		for i := 0; i < h && p0 < kk; i++ { // one row of A at a time, written at stride mr
