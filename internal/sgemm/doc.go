@@ -19,8 +19,10 @@
 // of at most MC rows, both derived at start-up from the caches Linux reports
 // (blocking.go, DeriveBlocking). Within a row block, each B strip stays in
 // L1 while the block's A strips stream past it from L2 where both strips
-// fit in L1 (rowBlock, bStripsOuter); B's panels are packed by all the
-// workers (AVX row dealing and 8×8 transposes). Row blocks of C, or runs of
+// fit in L1 (rowBlock, bStripsOuter); elsewhere each A strip stays in L1
+// and sweeps the panel, which is then sized to L2 (NCA) rather than L3.
+// B's panels are packed by all the workers (AVX row dealing and 8×8
+// transposes), and A's full strips by AVX transposes for either tile. Row blocks of C, or runs of
 // its columns when C is wider than tall, are shared out to GOMAXPROCS
 // goroutines, each with its own packing buffer; a row block takes the
 // k-blocks in order while the workers run on without a barrier between
