@@ -47,6 +47,7 @@ note that OpenMP threads that spin while waiting count as CPU time).
 """
 import argparse
 import json
+import math
 import os
 import resource
 import time
@@ -158,17 +159,49 @@ def fc_loss(z, r, w):
     return -(w * torch.log(q + 1e-12)).sum()
 
 
+# The initialisation training/models gives each network (training/nn's Init: the authors' models at
+# 1d0cbc5): the convolutions' init for wrn-16-4, resnet18 and vgg16, and vgg16's linear layers'; the
+# rest (mlp, cnn, the other linear layers, batch norm) is PyTorch's default, as in training/models.
+CONV_INIT = {"wrn-16-4": "xavier_relu", "resnet18": "kaiming_fan_out", "vgg16": "kaiming_fan_out"}
+LINEAR_INIT = {"vgg16": "normal_001"}
+
+
+def init_like_llpfc(net, model):
+    """Initialises net as training/models initialises model. The peer must start from the same
+    distributions as ours, not only the same layers: on a CPU that keeps subnormals (neither side sets
+    flush-to-zero) a step's time depends on its values. An Intel core takes a microcode assist for
+    each subnormal product, so with VGG16's N(0, 0.01^2) classifier the third step's products of tiny
+    gradients ran 1.8x (PyTorch) and 2.6x (ours) slower, where PyTorch's default init never reached them
+    (bench/NOTES.md, "on an Intel Xeon")."""
+    conv, linear = CONV_INIT.get(model), LINEAR_INIT.get(model)
+    for m in net.modules():
+        if isinstance(m, nn.Conv2d) and conv:
+            if conv == "xavier_relu":  # models/WideRes.py@1d0cbc5:57-61, training/nn InitXavierRelu
+                nn.init.xavier_uniform_(m.weight, gain=math.sqrt(2))
+            else:  # models/vgg.py@1d0cbc5:43, models/ResNet.py@1d0cbc5:170, training/nn InitKaimingFanOut
+                nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+            if m.bias is not None:
+                nn.init.constant_(m.bias, 0)
+        elif isinstance(m, nn.Linear) and linear == "normal_001":  # models/vgg.py@1d0cbc5:50-51, InitNormal001
+            nn.init.normal_(m.weight, 0, 0.01)
+            nn.init.constant_(m.bias, 0)
+    return net
+
+
 def build(model, ch, h, w, c, p=0.0):
+    """The network of model (training/models' layers, initialised as training/models does)."""
     d = ch * h * w
     if model == "mlp":
-        return mlp(d, c)
-    if model == "cnn":
-        return cnn(ch, h, w, c)
-    if model == "wrn-16-4":
-        return wrn(ch, c, p=p)
-    if model == "resnet18":
-        return resnet18(ch, c)
-    return vgg16(ch, c, p if p > 0 else 0.5)  # as training/models: 0 means VGG16's 0.5
+        net = mlp(d, c)
+    elif model == "cnn":
+        net = cnn(ch, h, w, c)
+    elif model == "wrn-16-4":
+        net = wrn(ch, c, p=p)
+    elif model == "resnet18":
+        net = resnet18(ch, c)
+    else:
+        net = vgg16(ch, c, p if p > 0 else 0.5)  # as training/models: 0 means VGG16's 0.5
+    return init_like_llpfc(net, model)
 
 
 def crop_flip(x, pad=4):
