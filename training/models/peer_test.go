@@ -98,8 +98,6 @@ func TestBenchPeerStartsAsOurNetwork(t *testing.T) {
 	}
 	models := []string{"mlp", "cnn", "wrn-16-4", "resnet18", "vgg16"}
 	cmd := exec.Command(python, append([]string{"-c", peerScript, script}, models...)...)
-	// the peer's environment as bench/run.sh gives it; the statistics do not depend on it
-	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=2")
 	out, err := cmd.Output()
 	require.NoError(t, err, "the peer's script")
 	var peer map[string][]tensorStats
