@@ -428,7 +428,7 @@ func mathCallers(ptx string) map[string]bool {
 func TestKernelsCompileWithNVRTC(t *testing.T) {
 	src := opencl.CUDAKernelSource()
 	kernels := clKernels(opencl.KernelSource())
-	_, _, file, err := opencl.NVRTCCompile("extern \"C\" __global__ void probe() {}", []string{"--gpu-architecture=compute_90"}, true)
+	file, err := opencl.LoadNVRTC()
 	nvrtcOrSkip(t, err)
 	require.NoError(t, err)
 	t.Logf("NVRTC: %s", file)
@@ -438,7 +438,7 @@ func TestKernelsCompileWithNVRTC(t *testing.T) {
 			opts := opencl.CUDABuildOptions(opencl.DeviceInfo{FP64: fp64})
 
 			// The CUBIN for sm_90, with ptxas's report.
-			cubin, log, _, err := opencl.NVRTCCompile(src, append(opts[:len(opts):len(opts)], "--gpu-architecture=sm_90", "--ptxas-options=-v"), false)
+			cubin, log, err := opencl.NVRTCCompile(src, append(opts[:len(opts):len(opts)], "--gpu-architecture=sm_90", "--ptxas-options=-v"), false)
 			require.NoError(t, err)
 			require.True(t, len(cubin) > 4 && string(cubin[1:4]) == "ELF", "an sm_90 CUBIN is an ELF image")
 			compiled := map[string]bool{}
@@ -456,7 +456,7 @@ func TestKernelsCompileWithNVRTC(t *testing.T) {
 			}
 
 			// The PTX: the ABI and the numerics.
-			ptxImage, _, _, err := opencl.NVRTCCompile(src, append(opts[:len(opts):len(opts)], "--gpu-architecture=compute_90"), true)
+			ptxImage, _, err := opencl.NVRTCCompile(src, append(opts[:len(opts):len(opts)], "--gpu-architecture=compute_90"), true)
 			require.NoError(t, err)
 			ptx := strings.TrimRight(string(ptxImage), "\x00")
 			funcs := ptxFuncs(ptx)

@@ -45,13 +45,18 @@ func (p *Program) Release() error { return p.release() }
 // KernelNames are the kernels the library looks up when it is built.
 var KernelNames = kernelNames
 
-// NVRTCCompile compiles src with NVRTC (loaded as the CUDA back end loads
-// it: LLPFC_NVRTC_LIB, else the newest soname found) and returns the image
-// (the PTX when ptx), NVRTC's log and the library's file; no GPU needed.
-func NVRTCCompile(src string, options []string, ptx bool) (image []byte, log, file string, err error) {
+// LoadNVRTC loads NVRTC as the CUDA back end does (LLPFC_NVRTC_LIB, else
+// the newest soname found) and returns the library's file; no GPU needed.
+func LoadNVRTC() (string, error) {
+	err := loadNVRTC()
+	return nvrtcFile, err
+}
+
+// NVRTCCompile compiles src with the NVRTC LoadNVRTC loads and returns the
+// image (the PTX when ptx) and NVRTC's log.
+func NVRTCCompile(src string, options []string, ptx bool) (image []byte, log string, err error) {
 	if err := loadNVRTC(); err != nil {
-		return nil, "", "", err
+		return nil, "", err
 	}
-	image, log, err = nvrtcCompileLog(src, options, ptx)
-	return image, log, nvrtcFile, err
+	return nvrtcCompileLog(src, options, ptx)
 }

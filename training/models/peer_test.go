@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat"
 	"gorgonia.org/gorgonia"
 
 	"github.com/llpfc/llpfc/internal/rng"
@@ -114,15 +115,8 @@ func TestBenchPeerStartsAsOurNetwork(t *testing.T) {
 			var ours []tensorStats
 			for _, p := range m.Learnables() {
 				v := paramValues(p)
-				var s, s2 float64
-				for _, x := range v {
-					s += x
-				}
-				mean := s / float64(len(v))
-				for _, x := range v {
-					s2 += (x - mean) * (x - mean)
-				}
-				ours = append(ours, tensorStats{N: len(v), Mean: mean, Std: math.Sqrt(s2 / float64(len(v)))})
+				mean, std := stat.PopMeanStdDev(v, nil) // PyTorch's std(unbiased=False)
+				ours = append(ours, tensorStats{N: len(v), Mean: mean, Std: std})
 			}
 			theirs := peer[name]
 			require.Len(t, theirs, len(ours), "%s: parameter tensors", name)
