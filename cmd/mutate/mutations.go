@@ -1165,4 +1165,13 @@ var mutations = []mutation{
 	{ID: "docs-links-in-code", File: "internal/docs/markdown.go", Bug: "links read inside code blocks: a command's output or a snippet's [x](y) checked as a link",
 		Old: "prose := Prose(text)", New: "prose := text",
 		Pkg: "internal/docs", Tests: []string{"TestLinksSkipCode"}},
+	{ID: "bn-instances-padding-rows", File: "training/nn/bnfused.go", Bug: "the batch norm's backward by instances gives the first padding row of a chunk the coupling terms of the instance rows: its ∂L/∂x is not the padding's",
+		Old: "if i >= nv {", New: "if i > nv {",
+		Pkg: "training/nn", Tests: []string{"TestBatchNormByInstancesIsByChannels"}},
+	{ID: "vec-planes-sum-order", File: "internal/vec/planes.go", Bug: "the small planes' sums add each plane's values last to first: the same sum in exact arithmetic, another rounding than Sum's",
+		Old: "ps[j] += float64(x[(j0+j)*hw+t])", New: "ps[j] += float64(x[(j0+j)*hw+hw-1-t])",
+		Pkg: "internal/vec", Tests: []string{"TestPlanesArePlaneByPlane"}},
+	{ID: "vec-planes-block-tail", File: "internal/vec/planes.go", Bug: "the last block of small planes stops one plane short: that channel's sum misses an instance",
+		Old: "ps, ss := p[:min(block, len(s)-j0)], s[j0:]", New: "ps, ss := p[:min(block, len(s)-j0-1)], s[j0:]",
+		Pkg: "internal/vec", Tests: []string{"TestPlanesArePlaneByPlane"}},
 }

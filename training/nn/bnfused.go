@@ -83,6 +83,11 @@ type bnOp struct {
 	mean, invStd, variance []float64
 	a32, b32               []float32
 	a64, b64               []float64
+	// Per channel, the backward's constants k, q, r, m (dx = k·g + q·(x − m)
+	// + r) and a row of zeros (a chunk's padding rows take q = r = 0), in
+	// the element type: five rows of c.
+	kqrm32 []float32
+	kqrm64 []float64
 }
 
 func (o *bnOp) Arity() int { return 3 }
@@ -227,52 +232,61 @@ func (o *bnOp) rows() int {
 }
 
 func bnForward[F float](o *bnOp, x, gamma, beta, y, a, b []F) {
-	chw, nv := o.c*o.hw, o.rows()
+	chw, nv, hw := o.c*o.hw, o.rows(), o.hw
 	g := o.glob
 	fixed := g != nil && g.mode == bnFixed
 	par.Channels(o.c, func(lo, hi int) {
+		// Instance by instance over the channels lo…hi−1, whose planes lie
+		// next to each other in each instance (vec's *Planes): each
+		// channel's sums still add its planes in instance order.
+		mean, vars := o.mean[lo:hi], o.variance[lo:hi]
+		if fixed {
+			copy(mean, g.mean[lo:hi])
+			copy(vars, g.variance[lo:hi])
+		} else {
+			channelStats(x, lo, hi, nv, hw, chw, mean, vars)
+		}
 		for c := lo; c < hi; c++ {
-			var mu, vr float64
-			if fixed {
-				mu, vr = g.mean[c], g.variance[c]
-			} else {
-				mu, vr = channelStats(x, c, nv, o.hw, chw)
-				if g != nil && g.mode == bnAccumulate {
-					g.fold(c, mu, vr, float64(nv*o.hw))
-				}
+			mu, vr := o.mean[c], o.variance[c]
+			if !fixed && g != nil && g.mode == bnAccumulate {
+				g.fold(c, mu, vr, float64(nv*hw))
 			}
 			is := 1 / math.Sqrt(vr+o.eps)
-			o.mean[c], o.invStd[c], o.variance[c] = mu, is, vr
+			o.invStd[c] = is
 			sc := float64(gamma[c]) * is
 			a[c], b[c] = F(sc), F(float64(beta[c])-mu*sc)
-			ac, bc := a[c], b[c]
-			for i := 0; i < o.n; i++ {
-				off := i*chw + c*o.hw
-				xs, ys := x[off:off+o.hw], y[off:off+o.hw]
-				vec.Affine(ys, xs, ac, bc, o.relu)
-			}
+		}
+		for i := 0; i < o.n; i++ {
+			off, end := i*chw+lo*hw, i*chw+hi*hw
+			vec.AffinePlanes(y[off:end], x[off:end], hw, a[lo:hi], b[lo:hi], o.relu)
 		}
 	})
 	if g != nil && g.mode == bnAccumulate {
-		g.count += float64(nv * o.hw)
+		g.count += float64(nv * hw)
 	}
 }
 
-// channelStats returns the mean and biased variance of channel c over the
-// first nv rows of x (two passes, float64 accumulators; internal/vec's
-// AVX2 passes for float32).
-func channelStats[F float](x []F, c, nv, hw, chw int) (mu, variance float64) {
+// channelStats writes the mean and biased variance of channels lo…hi−1
+// over the first nv rows of x into mean and variance (two passes, float64
+// accumulators; internal/vec's AVX2 passes for float32): each channel's
+// sums add its planes in instance order, the same sums whichever range of
+// channels a core is given.
+func channelStats[F float](x []F, lo, hi, nv, hw, chw int, mean, variance []float64) {
 	m := float64(nv * hw)
-	var s float64
+	clear(mean)
 	for i := 0; i < nv; i++ {
-		s += vec.Sum(x[i*chw+c*hw : i*chw+(c+1)*hw])
+		vec.SumPlanes(mean, x[i*chw+lo*hw:i*chw+hi*hw], hw)
 	}
-	mu = s / m
-	var ss float64
+	for c := range mean {
+		mean[c] /= m
+	}
+	clear(variance)
 	for i := 0; i < nv; i++ {
-		ss += vec.SqDev(x[i*chw+c*hw:i*chw+(c+1)*hw], mu)
+		vec.SqDevPlanes(variance, x[i*chw+lo*hw:i*chw+hi*hw], hw, mean)
 	}
-	return mu, ss / m
+	for c := range variance {
+		variance[c] /= m
+	}
 }
 
 // bnGradOp computes one gradient of bnOp (wrt 0: x, 1: γ, 2: β) from x, γ
@@ -383,9 +397,15 @@ func (o *bnGradOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) 
 	}
 	switch x := vs[0].Data().(type) {
 	case []float32:
-		bnBackward(f, x, vs[1].Data().([]float32), vs[2].Data().([]float32), out.Data().([]float32), f.a32, f.b32, s)
+		if len(f.kqrm32) != 5*f.c {
+			f.kqrm32 = make([]float32, 5*f.c)
+		}
+		bnBackward(f, x, vs[1].Data().([]float32), vs[2].Data().([]float32), out.Data().([]float32), f.a32, f.b32, f.kqrm32, s)
 	case []float64:
-		bnBackward(f, x, vs[1].Data().([]float64), vs[2].Data().([]float64), out.Data().([]float64), f.a64, f.b64, s)
+		if len(f.kqrm64) != 5*f.c {
+			f.kqrm64 = make([]float64, 5*f.c)
+		}
+		bnBackward(f, x, vs[1].Data().([]float64), vs[2].Data().([]float64), out.Data().([]float64), f.a64, f.b64, f.kqrm64, s)
 	default:
 		return nil, fmt.Errorf("%v: element type %T not supported", o, vs[0].Data())
 	}
@@ -395,24 +415,26 @@ func (o *bnGradOp) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) 
 
 // bnBackward computes ∂L/∂x into dx and leaves Σg and Σg·x̂ per channel in
 // s (g = dy times the forward's ReLU mask).
-func bnBackward[F float](f *bnOp, x, gamma, dy, dx, a, b []F, s *bnSums) {
-	chw, nv := f.c*f.hw, f.rows()
-	m := float64(nv * f.hw)
+func bnBackward[F float](f *bnOp, x, gamma, dy, dx, a, b, kqrm []F, s *bnSums) {
+	chw, nv, hw := f.c*f.hw, f.rows(), f.hw
+	m := float64(nv * hw)
 	gl := f.glob
 	fixed := gl != nil && gl.mode == bnFixed
+	kf, qf, rf, mf, zeros := kqrm[:f.c], kqrm[f.c:2*f.c], kqrm[2*f.c:3*f.c], kqrm[3*f.c:4*f.c], kqrm[4*f.c:5*f.c]
 	par.Channels(f.c, func(lo, hi int) {
+		// Instance by instance over the channels lo…hi−1, as bnForward.
+		sg, sgd := s.sg[lo:hi], s.sgx[lo:hi]
+		clear(sg)
+		clear(sgd)
+		for i := 0; i < f.n; i++ {
+			off, end := i*chw+lo*hw, i*chw+hi*hw
+			vec.MaskedSumsPlanes(sg, sgd, x[off:end], dy[off:end], hw, a[lo:hi], b[lo:hi], f.relu, f.mean[lo:hi])
+		}
 		for c := lo; c < hi; c++ {
 			mu, is := f.mean[c], f.invStd[c]
-			ac, bc := a[c], b[c]
-			var sg, sgd float64
-			for i := 0; i < f.n; i++ {
-				off := i*chw + c*f.hw
-				s0, d0 := vec.MaskedSums(x[off:off+f.hw], dy[off:off+f.hw], ac, bc, f.relu, mu)
-				sg += s0
-				sgd += d0
-			}
-			sgx := sgd * is
-			s.sg[c], s.sgx[c] = sg, sgx
+			sg := s.sg[c]
+			sgx := s.sgx[c] * is
+			s.sgx[c] = sgx
 			k0 := float64(gamma[c]) * is
 			if fixed && gl.collect {
 				// ∂/∂μ = −γ/√(σ²+ε)·Σg, ∂/∂σ² = −½·γ/(σ²+ε)·Σ g·x̂ (collected by
@@ -436,14 +458,16 @@ func bnBackward[F float](f *bnOp, x, gamma, dy, dx, a, b []F, s *bnSums) {
 			// In the element type with the constants rounded once; x − μ is
 			// formed first, as PyTorch's CPU kernel does, so a large mean does
 			// not cancel.
-			kf, qf, rf, mf := F(k0), F(q), F(r), F(mu)
-			for i := 0; i < f.n; i++ {
-				off := i*chw + c*f.hw
-				if i >= nv {
-					qf, rf = 0, 0
-				}
-				vec.Grad(dx[off:off+f.hw], x[off:off+f.hw], dy[off:off+f.hw], ac, bc, f.relu, kf, qf, rf, mf)
+			kf[c], qf[c], rf[c], mf[c] = F(k0), F(q), F(r), F(mu)
+		}
+		zero := zeros[lo:hi]
+		for i := 0; i < f.n; i++ {
+			off, end := i*chw+lo*hw, i*chw+hi*hw
+			q, r := qf[lo:hi], rf[lo:hi]
+			if i >= nv {
+				q, r = zero, zero
 			}
+			vec.GradPlanes(dx[off:end], x[off:end], dy[off:end], hw, a[lo:hi], b[lo:hi], f.relu, kf[lo:hi], q, r, mf[lo:hi])
 		}
 	})
 }
