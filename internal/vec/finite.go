@@ -25,12 +25,20 @@ func AllFinite(x []float32) bool {
 }
 
 // maxAbsBitsGo returns the largest bits & 0x7fffffff of x (0 for none), the
-// Go twin of maxAbsBitsAsm. The masked bits are below 2³¹, so signed and
-// unsigned order agree on them.
+// Go twin of maxAbsBitsAsm, in four running maxima (one alone waits on each
+// compare: a quarter of the speed). The masked bits are below 2³¹, so signed
+// and unsigned order agree on them.
 func maxAbsBitsGo(x []float32) uint32 {
-	var m uint32
-	for _, v := range x {
-		m = max(m, math.Float32bits(v)&0x7fffffff)
+	var m0, m1, m2, m3 uint32
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		m0 = max(m0, math.Float32bits(x[i])&0x7fffffff)
+		m1 = max(m1, math.Float32bits(x[i+1])&0x7fffffff)
+		m2 = max(m2, math.Float32bits(x[i+2])&0x7fffffff)
+		m3 = max(m3, math.Float32bits(x[i+3])&0x7fffffff)
 	}
-	return m
+	for ; i < len(x); i++ {
+		m0 = max(m0, math.Float32bits(x[i])&0x7fffffff)
+	}
+	return max(m0, m1, m2, m3)
 }
