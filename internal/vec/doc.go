@@ -3,10 +3,12 @@
 // forward pass, the float64 sums of its statistics, and the masked sums and
 // element-wise gradient of its backward pass; and Adam's update (bench/NOTES.md,
 // "Adam in AVX2": 6.2 ns a parameter in Go, about one in AVX2, where VGG16's 134 M
-// parameters made it a quarter of a training step). Each has a portable Go twin
-// with the same meaning, generic over float32 and float64, used for float64
-// rows, on processors without AVX2 and for the tails of rows that are not a
-// multiple of the vector width, and the tests compare the two.
+// parameters made it a quarter of a training step); and the check that no
+// gradient is NaN or ±Inf before each update (AllFinite, on the float32 bits,
+// at the speed memory streams). Each has a portable Go twin with the same
+// meaning, generic over float32 and float64 (AllFinite's over float32 only),
+// used for float64 rows, on processors without AVX2 and for the tails of rows
+// that are not a multiple of the vector width, and the tests compare the two.
 //
 // It is hand-written because no Go library has these passes: github.com/
 // viterin/vek's AVX2 routines cover plain sums and products in float32, not

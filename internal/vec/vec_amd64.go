@@ -26,3 +26,6 @@ func gradAsm(dx, x, dy *float32, n int, a, b float32, relu bool, k, q, r, m floa
 
 //go:noescape
 func adamAsm(theta, grad, m, v *float32, n int, c *adamConsts)
+
+//go:noescape
+func maxAbsBitsAsm(x *float32, n int) uint32

@@ -270,3 +270,52 @@ amoments:
 	JNZ aloop
 	VZEROUPPER
 	RET
+
+// func maxAbsBitsAsm(x *float32, n int) uint32
+// The largest bits & 0x7fffffff of x[0..n), n a multiple of 64: four
+// vectors of eight an iteration, each masked (VPAND) and folded into its own
+// running maximum (VPMAXUD), the four then folded into one lane.
+TEXT ·maxAbsBitsAsm(SB), NOSPLIT, $0-20
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVL $0x7fffffff, AX
+	VMOVD AX, X8
+	VPBROADCASTD X8, Y8
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+
+maxabsloop:
+	VPAND (SI), Y8, Y4
+	VPAND 32(SI), Y8, Y5
+	VPAND 64(SI), Y8, Y6
+	VPAND 96(SI), Y8, Y7
+	VPMAXUD Y4, Y0, Y0
+	VPMAXUD Y5, Y1, Y1
+	VPMAXUD Y6, Y2, Y2
+	VPMAXUD Y7, Y3, Y3
+	VPAND 128(SI), Y8, Y4
+	VPAND 160(SI), Y8, Y5
+	VPAND 192(SI), Y8, Y6
+	VPAND 224(SI), Y8, Y7
+	VPMAXUD Y4, Y0, Y0
+	VPMAXUD Y5, Y1, Y1
+	VPMAXUD Y6, Y2, Y2
+	VPMAXUD Y7, Y3, Y3
+	ADDQ $256, SI
+	SUBQ $64, CX
+	JNZ maxabsloop
+	VPMAXUD Y1, Y0, Y0
+	VPMAXUD Y3, Y2, Y2
+	VPMAXUD Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0x4e, X0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0xb1, X0, X1
+	VPMAXUD X1, X0, X0
+	VMOVD X0, AX
+	MOVL AX, ret+16(FP)
+	VZEROUPPER
+	RET

@@ -17,3 +17,4 @@ func gradAsm(dx, x, dy *float32, n int, a, b float32, relu bool, k, q, r, m floa
 	panic("vec: no assembly here")
 }
 func adamAsm(theta, grad, m, v *float32, n int, c *adamConsts) { panic("vec: no assembly here") }
+func maxAbsBitsAsm(x *float32, n int) uint32                   { panic("vec: no assembly here") }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/llpfc/llpfc/internal/par"
+	"github.com/llpfc/llpfc/internal/vec"
 
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/optim"
@@ -327,12 +328,13 @@ func firstNonFinite(gs [][]float32) (int, int, bool) {
 	for i, g := range gs {
 		sizes[i] = len(g)
 	}
-	// Whether any value is non-finite, on every core (par.Ranges) with four
-	// sums a piece (NaN·0 = NaN, ±Inf·0 = NaN, finite·0 = 0); then, only
-	// if one is, the first of them in order, as one loop would find it.
+	// Whether any value is non-finite, on every core (par.Ranges), by
+	// vec.AllFinite on the bits at the speed memory streams (it runs over
+	// every gradient before each update); then, only if one is, the first
+	// of them in order, as one loop would find it.
 	var any atomic.Bool
 	par.Ranges(sizes, func(i, lo, hi int) {
-		if !allFinite(gs[i][lo:hi]) {
+		if !vec.AllFinite(gs[i][lo:hi]) {
 			any.Store(true)
 		}
 	})
@@ -347,24 +349,6 @@ func firstNonFinite(gs [][]float32) (int, int, bool) {
 		}
 	}
 	return 0, 0, false
-}
-
-// allFinite reports whether every value of g is finite: four independent
-// sums of v·0, which stay 0 unless a value is NaN or ±Inf.
-func allFinite(g []float32) bool {
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(g); i += 4 {
-		s0 += g[i] * 0
-		s1 += g[i+1] * 0
-		s2 += g[i+2] * 0
-		s3 += g[i+3] * 0
-	}
-	for ; i < len(g); i++ {
-		s0 += g[i] * 0
-	}
-	s := s0 + s1 + s2 + s3
-	return s == 0
 }
 
 // optimizer is optim.Optimizer on the parameters' Go values.

@@ -222,19 +222,23 @@ func TestOpenNamesTheBackEnds(t *testing.T) {
 func TestFirstNonFiniteOnEveryCore(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	r := rand.New(rand.NewSource(58))
-	bads := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}
+	bads := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)),
+		math.Float32frombits(0x7f800001), math.Float32frombits(0xffc00000)} // a signalling NaN, a NaN with the sign bit
 	for c := range 60 {
 		gs := make([][]float32, 1+r.Intn(5))
 		for i := range gs {
 			gs[i] = make([]float32, []int{r.Intn(10), 1 << 16, 100000 + r.Intn(1000)}[r.Intn(3)])
 			for j := range gs[i] {
 				gs[i][j] = float32(r.NormFloat64() * 1e30)
+				if r.Intn(100) == 0 { // the largest finite magnitude, one below +Inf's bits
+					gs[i][j] = float32(math.Copysign(math.MaxFloat32, r.NormFloat64()))
+				}
 			}
 		}
 		for range r.Intn(4) { // none to three bad values anywhere
 			i := r.Intn(len(gs))
 			if len(gs[i]) > 0 {
-				gs[i][r.Intn(len(gs[i]))] = bads[r.Intn(3)]
+				gs[i][r.Intn(len(gs[i]))] = bads[r.Intn(len(bads))]
 			}
 		}
 		wi, wj, wbad := 0, 0, false
@@ -251,6 +255,72 @@ func TestFirstNonFiniteOnEveryCore(t *testing.T) {
 			runtime.GOMAXPROCS(procs)
 			i, j, bad := firstNonFinite(gs)
 			assert.Equal(t, []any{wi, wj, wbad}, []any{i, j, bad}, "case %d at %d threads", c, procs)
+		}
+	}
+}
+
+// firstNonFiniteRef is the plain loop firstNonFinite must agree with.
+func firstNonFiniteRef(gs [][]float32) (int, int, bool) {
+	for i, g := range gs {
+		for j, v := range g {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return i, j, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// TestFirstNonFiniteEveryPosition: across several arrays of lengths around
+// the vector check's block of 64 values (and an empty one), each kind of
+// NaN and ±Inf put at every (array, index) among finite neighbours at the
+// edges (±MaxFloat32, subnormals, ±0), with a second non-finite value after
+// it or none, is found there, as the plain loop finds it; and none is found
+// in the arrays without one.
+func TestFirstNonFiniteEveryPosition(t *testing.T) {
+	edges := []uint32{0x7f7fffff, 0xff7fffff, 0x00000001, 0x807fffff, 0, 0x80000000, 0x3f800000}
+	kinds := []uint32{0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xffc00000, 0xff800001, 0x7fffffff, 0x7fa5a5a5}
+	lens := []int{3, 0, 63, 64, 65, 130, 1}
+	gs := make([][]float32, len(lens))
+	k := 0
+	for i, n := range lens {
+		gs[i] = make([]float32, n)
+		for j := range gs[i] {
+			gs[i][j] = math.Float32frombits(edges[k%len(edges)])
+			k++
+		}
+	}
+	i, j, bad := firstNonFinite(gs)
+	require.Equal(t, []any{0, 0, false}, []any{i, j, bad}, "all finite")
+	r := rand.New(rand.NewSource(59))
+	for wi, g := range gs {
+		for wj := range g {
+			for _, kind := range kinds {
+				old := g[wj]
+				g[wj] = math.Float32frombits(kind)
+				// A second one later, in the same array or another (or none).
+				li, lj := -1, -1
+				if r.Intn(3) > 0 {
+					li = wi + r.Intn(len(gs)-wi)
+					if li == wi && wj+1 < len(g) {
+						lj = wj + 1 + r.Intn(len(g)-wj-1)
+					} else if li > wi && len(gs[li]) > 0 {
+						lj = r.Intn(len(gs[li]))
+					}
+				}
+				var later float32
+				if lj >= 0 {
+					later, gs[li][lj] = gs[li][lj], math.Float32frombits(kinds[r.Intn(len(kinds))])
+				}
+				ri, rj, rbad := firstNonFiniteRef(gs)
+				require.Equal(t, []any{wi, wj, true}, []any{ri, rj, rbad}, "the plain loop")
+				i, j, bad := firstNonFinite(gs)
+				require.Equal(t, []any{ri, rj, rbad}, []any{i, j, bad}, "%#08x at (%d, %d), another at (%d, %d)", kind, wi, wj, li, lj)
+				if lj >= 0 {
+					gs[li][lj] = later
+				}
+				g[wj] = old
+			}
 		}
 	}
 }
