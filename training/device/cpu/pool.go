@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"math"
+	"unsafe"
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -21,12 +22,18 @@ import (
 // first maximum in row-major order; the gradient adds ∂L/∂y into that
 // position, plane by plane in the order of the output positions, so
 // overlapping windows sum in gorgonia's order and the bits are its
-// (TestMaxPoolIsGorgonias). gorgonia keeps the forward's positions in the
-// op, where the plan cannot reach them, so the plan keeps its own
+// (TestMaxPoolIsGorgonias). The forward reaches the same maxima and
+// positions without a branch on the data (forward, poolKey): each value
+// becomes an integer key ordered as those comparisons are, and a window's
+// maximum is the integers' max, a conditional move, ≈ 3× faster than the
+// comparisons' mispredicted branches on the stem pool (NOTES-pool.md,
+// TestMaxPoolForwardIsArgmax). gorgonia keeps the forward's positions in
+// the op, where the plan cannot reach them, so the plan keeps its own
 // (poolPositions, keyed by the forward's output, which the gradient reads
 // as its second input); a gradient without them (its forward ran in
-// another program) finds them again from x by the same comparisons, which
-// costs as much as the forward (BenchmarkStemPool). A window with no value
+// another program) finds them again from x by argmax's comparisons, which
+// cost what the forward did before it went without branches
+// (BenchmarkStemPool). A window with no value
 // above −MaxFloat32 (all NaN or −Inf) passes no gradient, where gorgonia
 // indexes position −1 and panics.
 
@@ -163,38 +170,180 @@ type poolPlanes struct {
 }
 
 // forward writes each window's maximum into y and, when at is not nil,
-// its position in its plane (−1 for none).
+// its position in its plane (−1 for none), as argmax does but without its
+// branch: `if v > best` on data is a coin toss for the branch predictor,
+// and Go selects floats with a jump, never a CMOV, so argmax's loop cost
+// ≈ 18 ns an output on ResNet18's stem pool, most of it mispredictions
+// (NOTES-pool.md). Each input value is turned once into poolKey, an int64
+// whose order is argmax's — its value's, then the first position's — so a
+// window's maximum key is max of its keys (a CMOV each), it names argmax's
+// position and value, and max, being associative, lets the windows share
+// work: each row's kw-wide maxima first, then kh of them a window. Taps
+// in the padding are math.MinInt64, below every key, as they are below
+// every value in argmax (outside the window), so the loops need no
+// clipping. A window whose maximum key is a NaN's (only a positive NaN
+// orders above +Inf) is found again by argmax, where NaN never wins.
 func (pl poolPlanes) forward(y []float32, at []int32) {
 	in, on := pl.inH*pl.inW, pl.outH*pl.outW
+	g := pl.g
+	// The window coordinates (row r, column c) are the input's (r−padH,
+	// c−padW); rows × cols covers every window.
+	rows, cols := (pl.outH-1)*g.strideH+g.kh, (pl.outW-1)*g.strideW+g.kw
 	par.Channels(pl.planes, func(lo, hi int) {
+		keys := make([]int64, cols)           // one row's keys
+		rowMax := make([]int64, rows*pl.outW) // each row's maxima over kw columns
+		acc := make([]int64, pl.outW)         // one output row's maxima
 		for p := lo; p < hi; p++ {
-			xp, yp := pl.x[p*in:(p+1)*in], y[p*on:(p+1)*on]
 			var ap []int32
 			if at != nil {
 				ap = at[p*on : (p+1)*on]
 			}
-			for ph := 0; ph < pl.outH; ph++ {
-				h0, h1, _, _ := pl.g.window(ph, 0, pl.inH, pl.inW)
-				for pw := 0; pw < pl.outW; pw++ {
-					// argmax's loop, written out: the forward is the pool's cost
-					_, _, w0, w1 := pl.g.window(0, pw, pl.inH, pl.inW)
-					best, bi := float32(-math.MaxFloat32), -1
-					for hi := h0; hi < h1; hi++ {
-						row := xp[hi*pl.inW : hi*pl.inW+w1]
-						for wi := w0; wi < w1; wi++ {
-							if v := row[wi]; v > best {
-								best, bi = v, hi*pl.inW+wi
-							}
-						}
-					}
-					yp[ph*pl.outW+pw] = best
-					if ap != nil {
-						ap[ph*pl.outW+pw] = int32(bi)
-					}
-				}
-			}
+			pl.forwardPlane(pl.x[p*in:(p+1)*in], y[p*on:(p+1)*on], ap, keys, rowMax, acc)
 		}
 	})
+}
+
+// forwardPlane is forward on one plane, xp to yp and ap (nil: no
+// positions), in the scratch rows keys, rowMax and acc.
+func (pl poolPlanes) forwardPlane(xp, yp []float32, ap []int32, keys, rowMax, acc []int64) {
+	g, outW := pl.g, pl.outW
+	for r := range len(rowMax) / outW {
+		rm := rowMax[r*outW : (r+1)*outW]
+		hi := r - g.padH
+		if hi < 0 || hi >= pl.inH {
+			for i := range rm {
+				rm[i] = math.MinInt64
+			}
+			continue
+		}
+		poolKeys(keys, xp[hi*pl.inW:(hi+1)*pl.inW], g.padW, hi*pl.inW)
+		poolRowMax(rm, keys, g.kw, g.strideW)
+	}
+	for ph := range pl.outH {
+		r0 := ph * g.strideH
+		poolColMax(acc, rowMax[r0*outW:(r0+g.kh)*outW])
+		yr := yp[ph*outW : (ph+1)*outW]
+		for pw, m := range acc {
+			best, bi := float32(-math.MaxFloat32), poolPosition(m)
+			switch {
+			case int32(m>>32) > poolInfKey: // a NaN's key: argmax's loop decides
+				var i int
+				best, i = g.argmax(xp, ph, pw, pl.inH, pl.inW)
+				bi = int32(i)
+			case bi >= 0:
+				best = xp[bi]
+			}
+			yr[pw] = best
+			if ap != nil {
+				ap[ph*outW+pw] = bi
+			}
+		}
+	}
+}
+
+// poolRowMax writes into rm the maxima of keys over windows kw wide, s
+// apart (straight-line for the usual widths: the compiler makes a CMOV
+// of max there, where in a longer loop it may branch).
+func poolRowMax(rm, keys []int64, kw, s int) {
+	switch {
+	case kw == 3 && s == 2 && len(rm) > 0: // ResNet18's stem pool
+		keys = keys[:2*len(rm)+1]
+		for pw := range rm {
+			rm[pw] = max(keys[2*pw], keys[2*pw+1], keys[2*pw+2])
+		}
+	case kw == 3:
+		for pw := range rm {
+			w := keys[pw*s : pw*s+3]
+			rm[pw] = max(w[0], w[1], w[2])
+		}
+	case kw == 2:
+		for pw := range rm {
+			w := keys[pw*s : pw*s+2]
+			rm[pw] = max(w[0], w[1])
+		}
+	default:
+		for pw := range rm {
+			w := keys[pw*s : pw*s+kw]
+			m := w[0]
+			for _, k := range w[1:] {
+				m = max(m, k)
+			}
+			rm[pw] = m
+		}
+	}
+}
+
+// poolColMax writes into acc poolNone's maximum with the rows of rows
+// (len(acc) each), column by column.
+func poolColMax(acc, rows []int64) {
+	n := len(acc)
+	if len(rows) == 3*n {
+		a, b, c := rows[:n], rows[n:2*n], rows[2*n:3*n]
+		for i := range acc {
+			acc[i] = max(poolNone, a[i], b[i], c[i])
+		}
+		return
+	}
+	for i := range acc {
+		acc[i] = poolNone
+	}
+	for len(rows) >= n && n > 0 {
+		r := rows[:n]
+		for i := range acc {
+			acc[i] = max(acc[i], r[i])
+		}
+		rows = rows[n:]
+	}
+}
+
+// poolInfKey is +Inf's key in poolKey's high half; only a positive NaN's
+// is above it.
+const poolInfKey = 0x7f800000
+
+// poolNone is the key a window's maximum starts from: −MaxFloat32's,
+// after every position (argmax's best = −MaxFloat32, at = −1), so a tap
+// must be strictly greater than −MaxFloat32 to win.
+const poolNone int64 = -0x7f7fffff<<32 | 0xffffffff
+
+// poolKey orders a value of bits b, at a plane position whose inverse low
+// is, as argmax compares them: the high half is b as a signed magnitude
+// turned two's complement (monotonic in the value — IEEE 754's total
+// order — with −0 and +0 made equal, since neither is > the other; the
+// usual b ^ 0x7fffffff for negatives would put −0 below +0 and let a +0
+// after a −0 win), the low half low = 0xfffffffe − the position, so of two
+// equal values the first in row-major order is the larger key. A negative
+// NaN's key is below −Inf's, a positive NaN's above +Inf's (poolInfKey).
+func poolKey(b, low uint32) int64 {
+	v := int64(int32(b))
+	s := v >> 63 // −1 for a negative sign, else 0
+	return ((v^(s&0x7fffffff))-s)<<32 | int64(low)
+}
+
+// poolPosition is the position a window's maximum key names: −1 for
+// poolNone.
+func poolPosition(m int64) int32 {
+	return int32(0xfffffffe - uint32(m))
+}
+
+// poolKeys writes into keys the keys of one input row xr (its first value
+// at plane position base) placed at column pad; the columns outside the
+// row, padding, get math.MinInt64.
+func poolKeys(keys []int64, xr []float32, pad, base int) {
+	lo := min(pad, len(keys))
+	n := min(len(xr), len(keys)-lo)
+	for i := range keys[:lo] {
+		keys[i] = math.MinInt64
+	}
+	k := keys[lo : lo+n]
+	low := 0xfffffffe - uint32(base)
+	// The values' bits read as such: math.Float32bits of a loaded float
+	// costs a move between register files a value.
+	for i, b := range unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(xr))), n) {
+		k[i] = poolKey(b, low-uint32(i))
+	}
+	for i := range keys[lo+n:] {
+		keys[lo+n+i] = math.MinInt64
+	}
 }
 
 // positionsOf reports whether at can be y's positions: each names a value

@@ -7,6 +7,9 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -149,5 +152,109 @@ func TestMaxPoolLeavesOthersToGorgonia(t *testing.T) {
 	} {
 		_, ok := poolPositions{}.parallelMaxPool(c.kind, y.Op(), out, c.args)
 		require.False(t, ok, "%s with %d inputs", c.kind, len(c.args))
+	}
+}
+
+// poolValues are the values the forward's properties draw from: ties
+// (small integers, ±0), every kind of NaN (quiet and signalling, either
+// sign), ±Inf, ±MaxFloat32 and the subnormals, where a key of the bits
+// that is not argmax's order would show.
+var poolValues = []float32{
+	0, float32(math.Copysign(0, -1)), 1, 1, 2, -1, -2,
+	math.Float32frombits(0x7fc00000), math.Float32frombits(0xffc00000), // quiet NaNs
+	math.Float32frombits(0x7f800001), math.Float32frombits(0xff800001), // signalling NaNs
+	math.Float32frombits(0x7fffffff), math.Float32frombits(0xffffffff),
+	float32(math.Inf(1)), float32(math.Inf(-1)),
+	math.MaxFloat32, -math.MaxFloat32, math.Nextafter32(-math.MaxFloat32, 0),
+	math.Float32frombits(1), math.Float32frombits(0x80000001), // ± the smallest subnormal
+	math.Float32frombits(0x007fffff), math.Float32frombits(0x807fffff), // ± the largest
+}
+
+// poolGeoms are the geometries the forward's properties run: ResNet18's
+// stem pool, the 2×2 stride-2 pool, the most overlapping 3×3, one without
+// padding, and an uneven one with more padding than half the window.
+var poolGeoms = []poolGeom{
+	{kh: 3, kw: 3, padH: 1, padW: 1, strideH: 2, strideW: 2},
+	{kh: 2, kw: 2, padH: 0, padW: 0, strideH: 2, strideW: 2},
+	{kh: 3, kw: 3, padH: 1, padW: 1, strideH: 1, strideW: 1},
+	{kh: 3, kw: 3, padH: 0, padW: 0, strideH: 2, strideW: 2},
+	{kh: 2, kw: 4, padH: 1, padW: 3, strideH: 1, strideW: 3},
+}
+
+// TestMaxPoolForwardIsArgmax: for generated plane sizes (1×1, odd, smaller
+// than the window), geometries, output sizes (gorgonia's, and one more row
+// and column whose windows may lie wholly in the padding) and values drawn
+// from poolValues or from random bits, the forward's y and positions are,
+// bit for bit, argmax's — gorgonia's loop: the first strictly greater value
+// from −MaxFloat32 in row-major order, NaN never winning, −MaxFloat32 and
+// position −1 for a window with nothing above it.
+func TestMaxPoolForwardIsArgmax(t *testing.T) {
+	params := gopter.DefaultTestParameters()
+	params.MinSuccessfulTests = 400
+	p := gopter.NewProperties(params)
+	p.Property("forward = argmax", prop.ForAll(func(gi, planes, inH, inW, extra int, special int, seed int64) string {
+		g := poolGeoms[gi]
+		r := rand.New(rand.NewSource(seed))
+		outH := max((inH+2*g.padH-g.kh)/g.strideH+1, 1) + extra%2
+		outW := max((inW+2*g.padW-g.kw)/g.strideW+1, 1) + extra/2
+		x := make([]float32, planes*inH*inW)
+		for i := range x {
+			if r.Intn(10) < special {
+				x[i] = poolValues[r.Intn(len(poolValues))]
+			} else {
+				x[i] = math.Float32frombits(r.Uint32())
+			}
+		}
+		pl := poolPlanes{g: g, planes: planes, inH: inH, inW: inW, outH: outH, outW: outW, x: x}
+		y := make([]float32, planes*outH*outW)
+		at := make([]int32, len(y))
+		pl.forward(y, at)
+		yOnly := make([]float32, len(y))
+		pl.forward(yOnly, nil)
+		for o := range y {
+			pp, ph, pw := o/(outH*outW), o/outW%outH, o%outW
+			want, wantAt := g.argmax(x[pp*inH*inW:(pp+1)*inH*inW], ph, pw, inH, inW)
+			if math.Float32bits(y[o]) != math.Float32bits(want) || int(at[o]) != wantAt || math.Float32bits(yOnly[o]) != math.Float32bits(want) {
+				return fmt.Sprintf("%+v %d×%d → %d×%d, output %d: y %v (%08x) at %d, y without positions %08x; argmax %v (%08x) at %d",
+					g, inH, inW, outH, outW, o, y[o], math.Float32bits(y[o]), at[o], math.Float32bits(yOnly[o]), want, math.Float32bits(want), wantAt)
+			}
+		}
+		return ""
+	}, gen.IntRange(0, len(poolGeoms)-1), gen.IntRange(1, 3), gen.IntRange(1, 19), gen.IntRange(1, 19), gen.IntRange(0, 3),
+		gen.IntRange(0, 10), gen.Int64()))
+	p.TestingRun(t)
+}
+
+// TestMaxPoolForwardCases: the forward's windows that decide the
+// semantics, one 1×3 plane under a 1×3 window each, against the expected
+// value and position written out.
+func TestMaxPoolForwardCases(t *testing.T) {
+	nan, negNaN := float32(math.NaN()), math.Float32frombits(0xffc00000)
+	inf, negZero := float32(math.Inf(1)), float32(math.Copysign(0, -1))
+	for _, c := range []struct {
+		name string
+		x    []float32
+		y    float32
+		at   int32
+	}{
+		{"first of a tie", []float32{1, 2, 2}, 2, 1},
+		{"−0 before +0 stays", []float32{negZero, 0, -1}, negZero, 0},
+		{"+0 before −0 stays", []float32{-1, 0, negZero}, 0, 1},
+		{"NaN never wins", []float32{nan, -5, nan}, -5, 1},
+		{"a negative NaN never wins", []float32{negNaN, -5, negNaN}, -5, 1},
+		{"NaN before +Inf", []float32{nan, inf, 1}, inf, 1},
+		{"all NaN", []float32{nan, negNaN, nan}, -math.MaxFloat32, -1},
+		{"all −Inf", []float32{-inf, -inf, -inf}, -math.MaxFloat32, -1},
+		{"−MaxFloat32 is not above itself", []float32{-math.MaxFloat32, -inf, nan}, -math.MaxFloat32, -1},
+		{"just above −MaxFloat32", []float32{-math.MaxFloat32, math.Nextafter32(-math.MaxFloat32, 0), -inf}, math.Nextafter32(-math.MaxFloat32, 0), 1},
+		{"subnormals", []float32{math.Float32frombits(0x80000001), math.Float32frombits(1), 0}, math.Float32frombits(1), 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pl := poolPlanes{g: poolGeom{kh: 1, kw: 3, strideH: 1, strideW: 1}, planes: 1, inH: 1, inW: 3, outH: 1, outW: 1, x: c.x}
+			y, at := make([]float32, 1), make([]int32, 1)
+			pl.forward(y, at)
+			require.Equal(t, math.Float32bits(c.y), math.Float32bits(y[0]), "y %v", y[0])
+			require.Equal(t, c.at, at[0])
+		})
 	}
 }
