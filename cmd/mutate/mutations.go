@@ -393,7 +393,7 @@ var mutations = []mutation{
 		Old: "b := &BatchNorm{Momentum: momentum, Eps: 1e-5,", New: "b := &BatchNorm{Momentum: momentum, Eps: 1e-3,",
 		Pkg: "training/models", Tests: []string{"TestBatchNormMatchesDefinition"}},
 	{ID: "bn-train-unbiased-variance", File: "training/nn/bnfused.go", Bug: "training-mode normalisation by the unbiased batch variance (PyTorch normalises by the biased one)",
-		Old: "	return mu, ss / m\n}", New: "	return mu, ss / (m - 1)\n}",
+		Old: "variance[c] /= m", New: "variance[c] /= m - 1",
 		Pkg: "training/models", Tests: []string{"TestBatchNormMatchesDefinition", "TestBatchNormFusedMatchesComposite"}},
 	{ID: "bn-eval-no-eps", File: "training/nn/bnfused.go", Bug: "evaluation-mode batch norm divides by √r_σ² (ε dropped)",
 		Old: "sc := float64(gamma[c]) / math.Sqrt(float64(rv[c])+o.eps)", New: "sc := float64(gamma[c]) / math.Sqrt(float64(rv[c]))",
