@@ -1186,4 +1186,13 @@ var mutations = []mutation{
 	{ID: "vec-planes-block-tail", File: "internal/vec/planes.go", Bug: "the last block of small planes stops one plane short: that channel's sum misses an instance",
 		Old: "ps, ss := p[:min(block, len(s)-j0)], s[j0:]", New: "ps, ss := p[:min(block, len(s)-j0-1)], s[j0:]",
 		Pkg: "internal/vec", Tests: []string{"TestPlanesArePlaneByPlane"}},
+	{ID: "conv-dense-tap-column", File: "training/nn/convdense.go", Bug: "the dense matrix's tap column taken with the padding's sign flipped: each output joined to its input through another tap of W",
+		Old: "kh, kw := qh-ph*g.stride+g.pad, qw-pw*g.stride+g.pad", New: "kh, kw := qh-ph*g.stride+g.pad, qw-pw*g.stride-g.pad",
+		Pkg: "training/nn", Tests: []string{"TestDenseConvMatchesDirect"}},
+	{ID: "conv-dense-gradw-stale", File: "training/nn/convdense.go", Bug: "∂L/∂W of the dense path added onto what the buffer held: a step's weight gradient carries the last step's",
+		Old: "			clear(wo)\n", New: "\n",
+		Pkg: "training/nn", Tests: []string{"TestDenseConvMatchesDirect"}},
+	{ID: "conv-dense-larger-maps", File: "training/nn/convdense.go", Bug: "the dense path taken on maps of up to 2·k² values: ResNet18's 4×4 maps as a matrix with more zeros than taps, more work than Winograd's",
+		Old: "return denseConv && useWinograd && usePackedConv && g.h*g.w <= g.k*g.k &&", New: "return denseConv && useWinograd && usePackedConv && g.h*g.w <= 2*g.k*g.k &&",
+		Pkg: "training/nn", Tests: []string{"TestDenseConvOnlyWhereItPays"}},
 }

@@ -21,6 +21,10 @@ var usePackedConv = false
 // shared out to the cores; each product runs in its worker.
 func convForwardPacked(g convGeom, n int, x, w, b, y []float32, sc *scratch[float32]) {
 	ckk, hw, chw, ohw := g.ckk(), g.hw(), g.c*g.h*g.w, g.o*g.hw()
+	if denseConvOK(g) {
+		convForwardDense(g, n, x, w, b, y, sc)
+		return
+	}
 	if winogradOK(g) {
 		convForwardWinograd(g, n, x, w, b, y, sc)
 		return
@@ -53,6 +57,10 @@ func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scrat
 	if wrt == 0 {
 		if len(in) != g.o*ckk || len(out) != n*chw {
 			return errors.New("Conv2dIm2colGrad: sizes do not match the geometry")
+		}
+		if denseConvOK(g) {
+			convGradXDense(g, n, in, dy, out, sc)
+			return nil
 		}
 		if winogradGradXOK(g) {
 			convGradXWinograd(g, n, in, dy, out, sc)
@@ -89,6 +97,10 @@ func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scrat
 	}
 	if len(in) != n*chw || len(out) != g.o*ckk {
 		return errors.New("Conv2dIm2colGrad: sizes do not match the geometry")
+	}
+	if denseConvOK(g) {
+		convGradWDense(g, n, in, dy, out, sc)
+		return nil
 	}
 	if winogradOK(g) {
 		convGradWWinograd(g, n, in, dy, out, sc)

@@ -90,7 +90,8 @@ func convPackedAll(t *testing.T, c convCase, seed int64, procs int) [3][]float32
 func TestConvStackedMatchesPerImage(t *testing.T) {
 	defer func(v bool) { stackConv = v }(stackConv)
 	defer func(v bool) { useWinograd = v }(useWinograd)
-	useWinograd = false // the stacked and per-image paths are compared here
+	defer func(v bool) { denseConv = v }(denseConv)
+	useWinograd, denseConv = false, false // the stacked and per-image paths are compared here
 	eachKernel(t, func(kern sgemm.Kernel) {
 		for i, c := range stackedCases {
 			t.Run(fmt.Sprintf("%s/%+v", kern.Name, c), func(t *testing.T) {

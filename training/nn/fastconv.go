@@ -208,6 +208,7 @@ type scratch[F float] struct {
 	packW  []F        // the weights packed once per run (packed float32 path)
 	unfold unfoldPlan // a small map's unfolding as runs (stacked path)
 	wino   []F        // the Winograd path's transformed weights U_ξ
+	dense  []F        // the dense path's M or ∂L/∂M (float32 only)
 	nchunk int
 }
 

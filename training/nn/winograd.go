@@ -78,7 +78,8 @@ func winogradFromEnv(v string) bool {
 // results agree to float32 rounding all the same, but an optimizer such as
 // Adam, whose first steps move a weight by ±lr whatever its gradient's size,
 // can turn the rounding of a near-zero gradient into a step. Call it between
-// runs, not during one.
+// runs, not during one. The dense path of the smallest maps (convdense.go)
+// follows it: off, every convolution runs as before either.
 func SetWinograd(on bool) bool {
 	was := useWinograd
 	useWinograd = on

@@ -78,6 +78,8 @@ func convDirect64(c convCase, x, w, b, dy []float32) (out, scale [3][]float64) {
 // first's (convPackedAll).
 func TestWinogradMatchesDirect(t *testing.T) {
 	defer func(v int) { winoOwnValues = v }(winoOwnValues)
+	defer func(v bool) { denseConv = v }(denseConv)
+	denseConv = false // the 2×2 and 3×2 maps would take the dense path
 	eachKernel(t, func(kern sgemm.Kernel) {
 		for i, tc := range winoCases {
 			c := tc.convCase
