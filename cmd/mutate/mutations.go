@@ -1195,4 +1195,7 @@ var mutations = []mutation{
 	{ID: "conv-dense-larger-maps", File: "training/nn/convdense.go", Bug: "the dense path taken on maps of up to 2·k² values: ResNet18's 4×4 maps as a matrix with more zeros than taps, more work than Winograd's",
 		Old: "return denseConv && useWinograd && usePackedConv && g.h*g.w <= g.k*g.k &&", New: "return denseConv && useWinograd && usePackedConv && g.h*g.w <= 2*g.k*g.k &&",
 		Pkg: "training/nn", Tests: []string{"TestDenseConvOnlyWhereItPays"}},
+	{ID: "conv-bias-chains-swapped", File: "training/nn/fastconv.go", Bug: "the bias gradient's four side-by-side chains written back with the middle two swapped: two channels' ∂/∂b exchanged",
+		Old: "out[o], out[o+1], out[o+2], out[o+3] = t0, t1, t2, t3", New: "out[o], out[o+1], out[o+2], out[o+3] = t0, t2, t1, t3",
+		Pkg: "training/nn", Tests: []string{"TestBiasGradIsChannelByChannel"}},
 }

@@ -543,21 +543,51 @@ func convBackward[F float](g convGeom, wrt, n int, in, dy, out []F, sc *scratch[
 		if len(out) != g.o {
 			return errors.New("Conv2dIm2colGrad: bias size does not match the geometry")
 		}
-		par.Channels(g.o, func(lo, hi int) {
-			for o := lo; o < hi; o++ {
-				var t F
-				for i := 0; i < n; i++ {
-					var s F
-					for _, v := range dy[i*ohw+o*hw : i*ohw+(o+1)*hw] {
-						s += v
-					}
-					t += s
-				}
-				out[o] = t
-			}
-		})
+		par.Channels(g.o, func(lo, hi int) { biasGrad(out, dy, n, hw, ohw, lo, hi) })
 	}
 	return nil
+}
+
+// biasGrad writes ∂/∂b of channels lo…hi−1 into out (dy: n images of ohw
+// values, hw a channel): for each channel, its
+// sum over each image's plane of dy (in the element type, value by value),
+// and those sums added image by image. A plane's sum is one chain of
+// additions, each waiting on the last (four cycles a value): so four
+// channels' chains run side by side, each in its own order, which leaves
+// every bit as one channel at a time gives it (TestBiasGradIsChannelByChannel;
+// WRN-16-4's biases took 2.5 % of its step one channel at a time).
+func biasGrad[F float](out, dy []F, n, hw, ohw, lo, hi int) {
+	o := lo
+	for ; o+4 <= hi; o += 4 {
+		var t0, t1, t2, t3 F
+		for i := 0; i < n; i++ {
+			p := dy[i*ohw+o*hw : i*ohw+(o+4)*hw]
+			p0, p1, p2, p3 := p[:hw], p[hw:2*hw], p[2*hw:3*hw], p[3*hw:4*hw]
+			var s0, s1, s2, s3 F
+			for j, v := range p0 {
+				s0 += v
+				s1 += p1[j]
+				s2 += p2[j]
+				s3 += p3[j]
+			}
+			t0 += s0
+			t1 += s1
+			t2 += s2
+			t3 += s3
+		}
+		out[o], out[o+1], out[o+2], out[o+3] = t0, t1, t2, t3
+	}
+	for ; o < hi; o++ {
+		var t F
+		for i := 0; i < n; i++ {
+			var s F
+			for _, v := range dy[i*ohw+o*hw : i*ohw+(o+1)*hw] {
+				s += v
+			}
+			t += s
+		}
+		out[o] = t
+	}
 }
 
 // shiftRange returns, for an h×w image shifted by (dy, dx) (output (oh, ow)
