@@ -90,6 +90,16 @@ func denseM(g convGeom, w []float32, sc *scratch[float32]) (m []float32, taps []
 			wo := w[o*g.c*kk : (o+1)*g.c*kk]
 			for p := 0; p < hwo; p++ {
 				row, tp := m[(o*hwo+p)*cols:(o*hwo+p+1)*cols], taps[p*hwi:(p+1)*hwi]
+				if hwi == 1 { // a 1×1 map: one tap a channel, or none
+					if t := tp[0]; t < 0 {
+						clear(row)
+					} else {
+						for c := range row {
+							row[c] = wo[c*kk+t]
+						}
+					}
+					continue
+				}
 				for c := 0; c < g.c; c++ {
 					wc, rc := wo[c*kk:(c+1)*kk], row[c*hwi:(c+1)*hwi]
 					for q, t := range tp {
@@ -147,6 +157,14 @@ func convGradWDense(g convGeom, n int, x, dy, dw []float32, sc *scratch[float32]
 			clear(wo)
 			for p := 0; p < hwo; p++ {
 				row, tp := dm[(o*hwo+p)*cols:(o*hwo+p+1)*cols], taps[p*hwi:(p+1)*hwi]
+				if hwi == 1 { // a 1×1 map, as in denseM
+					if t := tp[0]; t >= 0 {
+						for c, v := range row {
+							wo[c*kk+t] += v
+						}
+					}
+					continue
+				}
 				for c := 0; c < g.c; c++ {
 					wc, rc := wo[c*kk:(c+1)*kk], row[c*hwi:(c+1)*hwi]
 					for q, t := range tp {
