@@ -1198,4 +1198,7 @@ var mutations = []mutation{
 	{ID: "conv-bias-chains-swapped", File: "training/nn/fastconv.go", Bug: "the bias gradient's four side-by-side chains written back with the middle two swapped: two channels' ∂/∂b exchanged",
 		Old: "out[o], out[o+1], out[o+2], out[o+3] = t0, t1, t2, t3", New: "out[o], out[o+1], out[o+2], out[o+3] = t0, t2, t1, t3",
 		Pkg: "training/nn", Tests: []string{"TestBiasGradIsChannelByChannel"}},
+	{ID: "cpu-maxpool-stale-positions-accepted", File: "training/device/cpu/pool.go", Bug: "kept pool positions checked for range only, not against x: the gradient of a forward that ran on other values adds ∂L/∂y where that forward's maxima were",
+		Old: "if int(i) >= in || math.Float32bits(xp[i]) != math.Float32bits(y[o]) {", New: "if int(i) >= in || math.Float32bits(xp[i]) != math.Float32bits(xp[i]) {",
+		Pkg: "training/device/cpu", Tests: []string{"TestMaxPoolIsGorgonias"}},
 }

@@ -9,6 +9,10 @@
 // meaning, generic over float32 and float64 (AllFinite's over float32 only),
 // used for float64 rows, on processors without AVX2 and for the tails of rows
 // that are not a multiple of the vector width, and the tests compare the two.
+// The *Planes forms run batch norm's passes over a run of planes, each with
+// its own channel's constants (one instance's run of channels), plane by
+// plane exactly as the per-row routines, so that batch norm can walk the
+// batch in memory order (planes.go).
 //
 // It is hand-written because no Go library has these passes: github.com/
 // viterin/vek's AVX2 routines cover plain sums and products in float32, not
