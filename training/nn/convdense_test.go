@@ -2,7 +2,6 @@ package nn
 
 import (
 	"fmt"
-	"math"
 	"testing"
 
 	"github.com/llpfc/llpfc/internal/sgemm"
@@ -42,28 +41,7 @@ func TestDenseConvMatchesDirect(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%+v", kern.Name, c), func(t *testing.T) {
 				g := newConvGeom(c.c, c.h, c.w, c.o, c.k, c.pad, c.stride)
 				require.True(t, denseConvOK(g), "case does not take the dense path")
-				got := convPackedAll(t, c, int64(200+i), 2)
-				x, w, b, dy, _ := convInputs(c, int64(200+i)) // convPackedAll's inputs
-				want, scale := convDirect64(c, x, w, b, dy)
-				for k, name := range []string{"y", "∂x", "∂W"} {
-					require.Len(t, got[k], len(want[k]), name)
-					for j := range want[k] {
-						tol := 1e-6*scale[k][j] + 1e-7
-						if d := math.Abs(float64(got[k][j]) - want[k][j]); d > tol {
-							require.Failf(t, "dense path differs from the definition", "%s[%d] = %v, want %v (tolerance %.2g)", name, j, got[k][j], want[k][j], tol)
-						}
-					}
-				}
-				for _, procs := range []int{1, 3} {
-					other := convPackedAll(t, c, int64(200+i), procs)
-					for k := range other {
-						for j := range other[k] {
-							if math.Float32bits(other[k][j]) != math.Float32bits(got[k][j]) {
-								require.Failf(t, "result depends on the threads", "output %d entry %d: %v on %d threads, %v on 2", k, j, other[k][j], procs, got[k][j])
-							}
-						}
-					}
-				}
+				requireMatchesDirect(t, c, int64(200+i), "the dense path")
 			})
 		}
 	})

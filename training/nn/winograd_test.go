@@ -87,31 +87,41 @@ func TestWinogradMatchesDirect(t *testing.T) {
 				winoOwnValues = tc.group
 				g := newConvGeom(c.c, c.h, c.w, c.o, c.k, c.pad, c.stride)
 				require.True(t, winogradOK(g), "case does not take the Winograd path")
-				got := convPackedAll(t, c, int64(100+i), 2)
-				x, w, b, dy, _ := convInputs(c, int64(100+i)) // convPackedAll's inputs
-				want, scale := convDirect64(c, x, w, b, dy)
-				for k, name := range []string{"y", "∂x", "∂W"} {
-					require.Len(t, got[k], len(want[k]), name)
-					for j := range want[k] {
-						tol := 1e-6*scale[k][j] + 1e-7
-						if d := math.Abs(float64(got[k][j]) - want[k][j]); d > tol {
-							require.Failf(t, "Winograd differs from the definition", "%s[%d] = %v, want %v (tolerance %.2g)", name, j, got[k][j], want[k][j], tol)
-						}
-					}
-				}
-				for _, procs := range []int{1, 3} {
-					other := convPackedAll(t, c, int64(100+i), procs)
-					for k := range other {
-						for j := range other[k] {
-							if math.Float32bits(other[k][j]) != math.Float32bits(got[k][j]) {
-								require.Failf(t, "result depends on the threads", "output %d entry %d: %v on %d threads, %v on 2", k, j, other[k][j], procs, got[k][j])
-							}
-						}
-					}
-				}
+				requireMatchesDirect(t, c, int64(100+i), "Winograd")
 			})
 		}
 	})
+}
+
+// requireMatchesDirect runs case c's packed forward, ∂/∂x and ∂/∂W on the
+// inputs of seed (convPackedAll: a second run on the same scratch gives the
+// first's) and requires them to agree with the convolution's definition in
+// float64 to float32 rounding of each output's own terms, and to give the
+// same bits on 1, 2 and 3 threads; path names the path in the failures.
+func requireMatchesDirect(t *testing.T, c convCase, seed int64, path string) {
+	t.Helper()
+	got := convPackedAll(t, c, seed, 2)
+	x, w, b, dy, _ := convInputs(c, seed) // convPackedAll's inputs
+	want, scale := convDirect64(c, x, w, b, dy)
+	for k, name := range []string{"y", "∂x", "∂W"} {
+		require.Len(t, got[k], len(want[k]), name)
+		for j := range want[k] {
+			tol := 1e-6*scale[k][j] + 1e-7
+			if d := math.Abs(float64(got[k][j]) - want[k][j]); d > tol {
+				require.Failf(t, path+" differs from the definition", "%s[%d] = %v, want %v (tolerance %.2g)", name, j, got[k][j], want[k][j], tol)
+			}
+		}
+	}
+	for _, procs := range []int{1, 3} {
+		other := convPackedAll(t, c, seed, procs)
+		for k := range other {
+			for j := range other[k] {
+				if math.Float32bits(other[k][j]) != math.Float32bits(got[k][j]) {
+					require.Failf(t, "result depends on the threads", "output %d entry %d: %v on %d threads, %v on 2", k, j, other[k][j], procs, got[k][j])
+				}
+			}
+		}
+	}
 }
 
 // LLPFC_CONV3X3 chooses the 3×3 convolutions' algorithm at start-up: im2col
