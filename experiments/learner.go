@@ -130,9 +130,9 @@ type Metrics struct {
 	// without one. Like the wall time it is not an outcome (SameOutcome).
 	Device string `json:"device,omitempty"`
 	// Numerics is the arithmetic the CPU back end trained the cell with:
-	// the matrix product's micro-kernel and the 3×3 stride-1 convolutions'
-	// algorithm (nn.Numerics, e.g. "sgemm avx2-6x16; conv3x3 winograd
-	// F(2x2,3x3)"). Results of other numerics agree to float32 rounding,
+	// the matrix product's micro-kernel and the convolutions' algorithms
+	// (nn.Numerics, e.g. "sgemm avx2-6x16; conv3x3 winograd F(2x2,3x3);
+	// maps of <= k*k values dense"). Results of other numerics agree to float32 rounding,
 	// not to the bit: a rerun that differs from a stored result names both
 	// (grid's remodel). Empty in results written before it, for other
 	// devices (Device names them) and for learners without a network. Not an
