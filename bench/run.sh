@@ -15,7 +15,8 @@
 # GOMAXPROCS), PYTHON (/usr/bin/python3), BENCH_MEMORY=0 to skip the memory part,
 # BENCH_ESTIMATORS=0 to skip the estimator benchmarks, MEM_DATA (fashion-mnist, else fixture),
 # BLAS_BUILDS ("purego openblas": the builds of ours to time; openblas needs libopenblas-dev),
-# BENCH_WRN=0 to skip the networks' table (NETS, below; NET_STEPS 3), BENCH_SGEMM=0 to skip the SGEMM
+# BENCH_WRN=0 to skip the networks' table (NETS, below; NET_STEPS 3 timed steps after NET_WARMUP 1;
+# on Intel the early steps' subnormal products decide VGG16's row, bench/NOTES.md), BENCH_SGEMM=0 to skip the SGEMM
 # GFLOP/s table.
 #
 # The peer runs its best kernels (a fair peer): this environment may set OPENBLAS_CORETYPE and
@@ -157,14 +158,15 @@ echo "   load average at end:$(uptime | sed 's/.*load average://')"
 
 # The networks (memory and speed of the deep models): each model at its batch size and image shape, ours and PyTorch's
 # same step interleaved, with images/s (wall) and each process's peak RSS (getrusage: the whole
-# process, including the random data of 8 minibatches). NET_STEPS timed steps after 1 warm-up.
+# process, including the random data of 8 minibatches). NET_STEPS timed steps after NET_WARMUP warm-up steps.
 # NETS: MODEL:BATCH:CxHxW, by default the paper networks at the appendix's batch sizes (WRN-16-4
 # and ResNet18 128, VGG16 256) and at 32.
 if [ "${BENCH_WRN:-1}" != 0 ]; then
 	NET_STEPS=${NET_STEPS:-${WRN_STEPS:-3}}
+	NET_WARMUP=${NET_WARMUP:-1}
 	NETS=${NETS:-mlp:128:1x28x28 cnn:128:1x28x28 wrn-16-4:32:3x32x32 wrn-16-4:128:3x32x32 resnet18:128:3x32x32 vgg16:32:3x32x32 vgg16:256:3x32x32}
 	echo
-	echo "== the networks: FC loss, Adam, $NET_STEPS steps after 1 warm-up, $RUNS runs: images/s (wall) and peak RSS (MiB) of the whole process"
+	echo "== the networks: FC loss, Adam, $NET_STEPS steps after $NET_WARMUP warm-up, $RUNS runs: images/s (wall) and peak RSS (MiB) of the whole process"
 	: >"$tmp/nets"
 	for net in $NETS; do
 		IFS=: read -r model bs shape <<<"$net"
@@ -173,7 +175,7 @@ if [ "${BENCH_WRN:-1}" != 0 ]; then
 			for b in $builds; do
 				l=$(load1)
 				out=$(GOMAXPROCS=$THREADS "$tmp/llpfc-$b" bench --model "$model" --channels "$ch" --height "$h" --width "$w" --batch-size "$bs" \
-					--steps "$NET_STEPS" --warmup 1 --json 2>"$tmp/err" | tail -1) ||
+					--steps "$NET_STEPS" --warmup "$NET_WARMUP" --json 2>"$tmp/err" | tail -1) ||
 					{ echo "bench: llpfc bench --model $model ($b) failed: $(cat "$tmp/err")" >&2; exit 1; }
 				ips=$(echo "$out" | field images_per_second)
 				rss=$(echo "$out" | field peak_rss_bytes)
@@ -183,7 +185,7 @@ if [ "${BENCH_WRN:-1}" != 0 ]; then
 			if [ "$have_torch" = 1 ]; then
 				l=$(load1)
 				out=$(peer_run "$PYTHON" bench/torch_step.py --model "$model" --channels "$ch" --height "$h" --width "$w" --batch-size "$bs" \
-					--steps "$NET_STEPS" --warmup 1 --threads "$THREADS" 2>"$tmp/err") ||
+					--steps "$NET_STEPS" --warmup "$NET_WARMUP" --threads "$THREADS" 2>"$tmp/err") ||
 					{ echo "bench: torch_step.py --model $model failed: $(cat "$tmp/err")" >&2; exit 1; }
 				ips=$(echo "$out" | field images_per_second)
 				rss=$(echo "$out" | field peak_rss_bytes)
