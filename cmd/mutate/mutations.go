@@ -1201,4 +1201,10 @@ var mutations = []mutation{
 	{ID: "cpu-maxpool-stale-positions-accepted", File: "training/device/cpu/pool.go", Bug: "kept pool positions checked for range only, not against x: the gradient of a forward that ran on other values adds ∂L/∂y where that forward's maxima were",
 		Old: "if int(i) >= in || math.Float32bits(xp[i]) != math.Float32bits(y[o]) {", New: "if int(i) >= in || math.Float32bits(xp[i]) != math.Float32bits(xp[i]) {",
 		Pkg: "training/device/cpu", Tests: []string{"TestMaxPoolIsGorgonias"}},
+	{ID: "conv-runs-fold-unstrided", File: "training/nn/convstacked.go", Bug: "a strided run's gradient folded onto consecutive values of ∂/∂x: a stride-2 layer's ∂x lands on the wrong pixels",
+		Old: "di[t+int32(j)*step] += u", New: "di[t+int32(j)] += u",
+		Pkg: "training/nn", Tests: []string{"TestUnfoldPlanRunsAreIm2col", "TestConvStackedMatchesPerImage"}},
+	{ID: "conv-runs-unit-step-only", File: "training/nn/convstacked.go", Bug: "the unfolding's runs only of consecutive values again: a stride-2 layer's rows cut into one run a value (the loop's turn per value that strided runs remove)",
+		Old: "				d = row[s+1] - row[s]", New: "				d = 1",
+		Pkg: "training/nn", Tests: []string{"TestUnfoldPlanRunsAreIm2col"}},
 }

@@ -102,10 +102,13 @@ func unfoldTable(g convGeom, tab []int32) []int32 {
 
 // unfoldPlan is a small map's unfolding of one image as runs, derived from
 // its unfoldTable: row r of the unfolding is zero except for the runs
-// runs[3·first[r]:3·first[r+1]], each a triplet (s, t, n) saying that
-// entries s:s+n of the row are the image's values t:t+n. A same-size 3×3
-// convolution on an 8×8 map has 8 runs a row, of 7 or 8 values; on a 1×1
-// map one run of one value, or none.
+// runs[4·first[r]:4·first[r+1]], each a quadruplet (s, t, n, d) saying that
+// entries s:s+n of the row are the image's values t, t+d, …, t+(n−1)·d. A
+// same-size 3×3 convolution on an 8×8 map has 8 runs a row, of 7 or 8
+// values with d = 1; a stride-2 one from 16×16 to 8×8 has 8 runs of 8
+// values with d = 2, where runs of consecutive values alone made 64 runs
+// of one (each a loop's turn in unfold and fold: bench/NOTES.md, "strided
+// runs"); on a 1×1 map one run of one value, or none.
 //
 // A row with no run is padding for every output position: on a 1×1 map
 // with a 3×3 kernel, 8 rows of 9. Its products with W are zeros, so the
@@ -141,14 +144,20 @@ func (p *unfoldPlan) build(g convGeom) {
 				s++
 				continue
 			}
+			// The step is the first two entries' (any arithmetic run
+			// describes its entries exactly), 1 for a run of one.
+			d := int32(1)
+			if s+1 < len(row) && row[s+1] > row[s] {
+				d = row[s+1] - row[s]
+			}
 			n := 1
-			for s+n < len(row) && row[s+n] == row[s]+int32(n) {
+			for s+n < len(row) && row[s+n] == row[s]+int32(n)*d {
 				n++
 			}
-			p.runs = append(p.runs, int32(s), row[s], int32(n))
+			p.runs = append(p.runs, int32(s), row[s], int32(n), d)
 			s += n
 		}
-		p.first = append(p.first, int32(len(p.runs)/3))
+		p.first = append(p.first, int32(len(p.runs)/4))
 		if p.first[r+1] > p.first[r] {
 			p.live = append(p.live, int32(r))
 		}
@@ -215,19 +224,25 @@ func (p *unfoldPlan) foldPieces(mr, parts int) [][2]int {
 // unfold writes row r of the unfoldings of images lo:hi side by side into
 // dst ((hi − lo)·h·w values).
 func (p *unfoldPlan) unfold(x []float32, lo, hi, r int, dst []float32) {
-	runs := p.runs[3*p.first[r] : 3*p.first[r+1]]
+	runs := p.runs[4*p.first[r] : 4*p.first[r+1]]
 	for i := lo; i < hi; i++ {
 		xi, d := x[i*p.chw:(i+1)*p.chw], dst[(i-lo)*p.hw:(i-lo+1)*p.hw]
-		if len(runs) != 3 || int(runs[2]) != p.hw {
+		if len(runs) != 4 || int(runs[2]) != p.hw {
 			clear(d)
 		}
-		for k := 0; k+2 < len(runs); k += 3 {
-			s, t, n := runs[k], runs[k+1], runs[k+2]
-			if n == 1 {
+		for k := 0; k+3 < len(runs); k += 4 {
+			s, t, n, step := runs[k], runs[k+1], runs[k+2], runs[k+3]
+			switch {
+			case n == 1:
 				d[s] = xi[t]
-				continue
+			case step == 1:
+				copy(d[s:s+n], xi[t:t+n])
+			default:
+				ds := d[s : s+n]
+				for j := range ds {
+					ds[j] = xi[t+int32(j)*step]
+				}
 			}
-			copy(d[s:s+n], xi[t:t+n])
 		}
 	}
 }
@@ -236,14 +251,21 @@ func (p *unfoldPlan) unfold(x []float32, lo, hi, r int, dst []float32) {
 // in src, onto their gradients dx: col2imRowAdd's sums, each entry of dx
 // receiving at most one value of a row.
 func (p *unfoldPlan) fold(src []float32, lo, hi, r int, dx []float32) {
-	runs := p.runs[3*p.first[r] : 3*p.first[r+1]]
+	runs := p.runs[4*p.first[r] : 4*p.first[r+1]]
 	for i := lo; i < hi; i++ {
 		di, si := dx[i*p.chw:(i+1)*p.chw], src[(i-lo)*p.hw:(i-lo+1)*p.hw]
-		for k := 0; k+2 < len(runs); k += 3 {
-			s, t, n := runs[k], runs[k+1], runs[k+2]
-			d, v := di[t:t+n], si[s:s+n]
-			for j := range d {
-				d[j] += v[j]
+		for k := 0; k+3 < len(runs); k += 4 {
+			s, t, n, step := runs[k], runs[k+1], runs[k+2], runs[k+3]
+			v := si[s : s+n]
+			if step == 1 {
+				d := di[t : t+n]
+				for j := range d {
+					d[j] += v[j]
+				}
+				continue
+			}
+			for j, u := range v {
+				di[t+int32(j)*step] += u
 			}
 		}
 	}

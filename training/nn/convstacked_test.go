@@ -191,3 +191,47 @@ func TestUnfoldPlanLiveRows(t *testing.T) {
 	p.build(newConvGeom(3, 1, 1, 2, 3, 1, 1))
 	require.Equal(t, []int32{4, 13, 22}, p.live)
 }
+
+// TestUnfoldPlanRunsAreIm2col: for every stacked geometry (strides 1, 2
+// and 3, where runs step through the image), the plan's unfold of each
+// row writes bit for bit what im2colRow writes, over stale values, and its
+// fold adds bit for bit what col2imRowAdd adds; and a stride-2 layer from
+// 16×16 to 8×8 (WRN-16-4's third stage) has one run an output row, not one
+// a value.
+func TestUnfoldPlanRunsAreIm2col(t *testing.T) {
+	var p unfoldPlan
+	cases := append(append([]convCase(nil), stackedCases...), convCase{3, 4, 16, 16, 5, 3, 1, 2}, convCase{2, 3, 16, 16, 4, 1, 0, 2})
+	for i, c := range cases {
+		g := newConvGeom(c.c, c.h, c.w, c.o, c.k, c.pad, c.stride)
+		p.build(g)
+		x, _, _, _, rand := convInputs(c, int64(300+i))
+		n := min(c.n, 3)
+		for r := 0; r < g.ckk(); r++ {
+			got := rand(n * g.hw()) // stale values: unfold must overwrite every entry
+			p.unfold(x, 0, n, r, got)
+			src := rand(n * g.hw())
+			dxGot, dxWant := rand(n*c.c*c.h*c.w), []float32(nil)
+			dxWant = append(dxWant, dxGot...)
+			p.fold(src, 0, n, r, dxGot)
+			for img := 0; img < n; img++ {
+				want := make([]float32, g.hw())
+				im2colRow(g, x[img*c.c*c.h*c.w:(img+1)*c.c*c.h*c.w], r, want)
+				for j, v := range want {
+					if math.Float32bits(got[img*g.hw()+j]) != math.Float32bits(v) {
+						require.Failf(t, "unfold is not im2col", "%+v row %d image %d entry %d: %v, want %v", c, r, img, j, got[img*g.hw()+j], v)
+					}
+				}
+				col2imRowAdd(g, r, src[img*g.hw():(img+1)*g.hw()], dxWant[img*c.c*c.h*c.w:(img+1)*c.c*c.h*c.w])
+			}
+			for j := range dxWant {
+				if math.Float32bits(dxGot[j]) != math.Float32bits(dxWant[j]) {
+					require.Failf(t, "fold is not col2im", "%+v row %d entry %d: %v, want %v", c, r, j, dxGot[j], dxWant[j])
+				}
+			}
+		}
+	}
+	p.build(newConvGeom(128, 16, 16, 256, 3, 1, 2))
+	for r := 0; r < 9; r++ {
+		require.LessOrEqual(t, p.first[r+1]-p.first[r], int32(8), "row %d: runs of single values", r)
+	}
+}
