@@ -41,7 +41,7 @@ import (
 var denseConv = true
 
 // denseMaxValues bounds M (O·Ho·Wo × C·H·W values, and ∂L/∂M as many): 4 Mi
-// values, 16 MB, twice VGG16's largest 2×2 layer.
+// values, 16 MB, the size of VGG16's 512-channel 2×2 layers at 32×32.
 const denseMaxValues = 1 << 22
 
 // denseConvOK reports whether convolution g runs as one dense product a
