@@ -7,8 +7,8 @@ package vec
 // walks the batch instance by instance this way, reading memory in order,
 // where a walk channel by channel jumps C·H·W values between planes; and
 // on the small maps of ResNet18's last stages (4, 1 value a plane) a call
-// per plane cost 15–37 ns for a few values (bench/NOTES.md, "batch norm by
-// instances"). Each routine computes, plane by plane, exactly what the
+// per plane cost 15–37 ns for a few values (bench/NOTES.md, "Lever 11:
+// batch norm instance by instance"). Each routine computes, plane by plane, exactly what the
 // routine it is named after computes on that plane: the same operations
 // in the same order, so every bit is the same (TestPlanesArePlaneByPlane).
 // Planes below the assembly's width (16 values for the sums, 8 for the

@@ -25,8 +25,8 @@ import (
 // tensors as they lie in memory (n rows of C·H·W and O·Ho·Wo values), so
 // nothing is unfolded or folded back: on those maps the stacked products'
 // unfolding, col2im and the weights' gather, or Winograd's transforms of a
-// single tile, cost more than their products (bench/NOTES.md, "The smallest
-// maps as one product"). The work is O·C·n·(H·W)·(Ho·Wo) multiply-adds,
+// single tile, cost more than their products (bench/NOTES.md, "Lever 13:
+// the smallest maps as one dense product"). The work is O·C·n·(H·W)·(Ho·Wo) multiply-adds,
 // no more than im2col's O·C·n·k²·(Ho·Wo) when H·W ≤ k² (denseConvOK).
 // In exact arithmetic this is the convolution; in float32 its sums are
 // grouped otherwise than im2col's or Winograd's and agree with them to

@@ -353,8 +353,8 @@ func poolKeys(keys []int64, xr []float32, pad, base int) {
 func (pl poolPlanes) positionsOf(y []float32, at []int32) bool {
 	in, on := pl.inH*pl.inW, pl.outH*pl.outW
 	// On every core, a range of planes each: serial, this was ResNet18's
-	// largest serial section left at 16 threads (bench/NOTES.md, "Where the
-	// sitting ends").
+	// largest serial section left at 16 threads (bench/NOTES.md, "Lever 15:
+	// two serial sections for the many-core host").
 	var stale atomic.Bool
 	par.Channels(pl.planes, func(lo, hi int) {
 		for p := lo; p < hi && !stale.Load(); p++ {
