@@ -170,8 +170,18 @@ func TestAllFiniteProperty(t *testing.T) {
 	})
 }
 
-// TestMaxAbsBitsAsm: the assembly's maximum is the Go twin's, bit for bit,
-// on random bits (any of the four accumulators and lanes holding it).
+// maxAbsBitsGo is the obvious loop maxAbsBitsAsm is held to: the largest
+// bits & 0x7fffffff of x (0 for none).
+func maxAbsBitsGo(x []float32) uint32 {
+	var m uint32
+	for _, v := range x {
+		m = max(m, math.Float32bits(v)&0x7fffffff)
+	}
+	return m
+}
+
+// TestMaxAbsBitsAsm: the assembly's maximum is the obvious loop's, bit for
+// bit, on random bits (any of the four accumulators and lanes holding it).
 func TestMaxAbsBitsAsm(t *testing.T) {
 	if !HasAVX2 {
 		t.Skip("no AVX2 here")
