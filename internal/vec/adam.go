@@ -33,16 +33,26 @@ func (c *AdamCoef) consts() *adamConsts {
 //	v ← β₂v + ((1−β₂)g)g; θ ← θ − (s·m)/(√v/√(1−β₂ᵗ) + ε)
 //
 // each operation rounded to float32 (no fused multiply-add; the square root
-// correctly rounded), so the assembly routine and its Go twin give the same
-// bits.
+// correctly rounded), so the assembly routines and their Go twin give the
+// same bits. Where the processor has AVX-512, sixteen values go through an
+// instruction: the update is bound by memory, except in the early steps in
+// which gradients and moments are subnormal and each instruction that meets
+// one takes a microcode assist on Intel cores (VGG16's classifier), where
+// half as many instructions take half the time.
 func Adam(p, g, m, v []float32, c *AdamCoef) {
 	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
 	k := c.consts()
 	n := 0
 	if useAsm {
-		n = len(p) &^ 7
-		if n > 0 {
-			adamAsm(&p[0], &g[0], &m[0], &v[0], n, k)
+		if useAVX512 {
+			n = len(p) &^ 15
+			if n > 0 {
+				adam512Asm(&p[0], &g[0], &m[0], &v[0], n, k)
+			}
+		}
+		if r := (len(p) - n) &^ 7; r > 0 {
+			adamAsm(&p[n], &g[n], &m[n], &v[n], r, k)
+			n += r
 		}
 	}
 	adamGo(p[n:], g[n:], m[n:], v[n:], k)

@@ -1,6 +1,7 @@
 package vec
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -35,18 +36,36 @@ func adamRef(p, g, m, v float32, c *AdamCoef) (float32, float32, float32) {
 	return float32(P), float32(M), float32(V)
 }
 
-// TestAdamExact: Adam gives, on both paths and for the L2 and decoupled
-// forms, the bits of the update rounded step by step, on random rows of
-// every length class, over several steps (moments carried), with zero,
-// tiny and huge gradients among them.
+// TestAdamExact: Adam gives, on every path (the Go twin, AVX2 and, where
+// the processor has it, AVX-512) and for the L2 and decoupled forms, the
+// bits of the update rounded step by step, on random rows of every length
+// class, over several steps (moments carried), with zero, tiny, subnormal
+// and huge gradients among them, in both halves of a 16-value vector.
 func TestAdamExact(t *testing.T) {
+	defer func(v bool) { useAVX512 = v }(useAVX512)
 	r := rand.New(rand.NewPCG(5, 6))
+	for _, avx512 := range []bool{false, true} {
+		if avx512 && !hasAVX512 {
+			t.Log("no AVX-512 here: its routine is not checked")
+			continue
+		}
+		useAVX512 = avx512
+		t.Run(fmt.Sprintf("avx512=%v", avx512), func(t *testing.T) { adamExact(t, r) })
+	}
+}
+
+func adamExact(t *testing.T, r *rand.Rand) {
 	for _, decoupled := range []bool{false, true} {
 		for _, n := range lengths {
 			paths(t, func(t *testing.T) {
 				p, g := randRow(r, n), randRow(r, n)
 				if n >= 8 {
 					g[1], g[2], g[3], g[5] = 0, float32(math.Copysign(0, -1)), 1e-30, 3e20
+					// A subnormal gradient, and one whose (1−β₂)g² is subnormal.
+					g[6], g[7] = -2.5e-39, 1.3e-19
+				}
+				if n >= 16 {
+					g[9], g[12], g[14] = 7e-41, -1e-19, 1e-45
 				}
 				m, v := make([]float32, n), make([]float32, n)
 				wp, wm, wv := append([]float32(nil), p...), make([]float32, n), make([]float32, n)
@@ -71,25 +90,45 @@ func TestAdamExact(t *testing.T) {
 }
 
 // BenchmarkAdam times one Adam update of 11 M parameters (ResNet18's
-// count), the assembly routine against its Go twin; ns/op over 11e6 is the
-// cost a parameter.
+// count) on each path (the Go twin, AVX2, AVX-512), with ordinary values
+// and with the gradients and moments subnormal (as VGG16's classifier has
+// them in its early steps); ns/op over 11e6 is the cost a parameter.
 func BenchmarkAdam(b *testing.B) {
 	const n = 11_000_000
 	r := rand.New(rand.NewPCG(7, 8))
-	p, g := randRow(r, n), randRow(r, n)
-	m, v := make([]float32, n), make([]float32, n)
+	p := randRow(r, n)
 	c := &AdamCoef{B1: 0.9, B2: 0.999, StepSize: 1e-3, BC2: 0.03, Eps: 1e-8}
-	for _, asm := range []bool{false, true} {
-		if asm && !HasAVX2 {
-			continue
+	for _, values := range []string{"normal", "subnormal"} {
+		g, m, v := randRow(r, n), randRow(r, n), randRow(r, n)
+		for i := range v {
+			v[i] = float32(math.Abs(float64(v[i])))
 		}
-		b.Run(map[bool]string{false: "go", true: "avx2"}[asm], func(b *testing.B) {
-			defer func(v bool) { useAsm = v }(useAsm)
-			useAsm = asm
-			b.SetBytes(n * 28) // θ, g, m, v read; θ, m, v written
-			for i := 0; i < b.N; i++ {
-				Adam(p, g, m, v, c)
+		if values == "subnormal" {
+			for _, row := range [][]float32{g, m, v} {
+				for i := range row {
+					row[i] *= 1e-39
+				}
 			}
-		})
+		}
+		for _, path := range []string{"go", "avx2", "avx512"} {
+			if (path != "go" && !HasAVX2) || (path == "avx512" && !hasAVX512) {
+				continue
+			}
+			b.Run(values+"/"+path, func(b *testing.B) {
+				defer func(a, z bool) { useAsm, useAVX512 = a, z }(useAsm, useAVX512)
+				useAsm, useAVX512 = path != "go", path == "avx512"
+				// Each run starts from the same moments, so that every
+				// iteration meets the same values.
+				m0, v0 := append([]float32(nil), m...), append([]float32(nil), v...)
+				b.SetBytes(n * 28) // θ, g, m, v read; θ, m, v written
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					copy(m0, m)
+					copy(v0, v)
+					b.StartTimer()
+					Adam(p, g, m0, v0, c)
+				}
+			})
+		}
 	}
 }

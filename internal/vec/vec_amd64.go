@@ -9,6 +9,14 @@ var useAsm = HasAVX2
 // HasAVX2 reports whether the assembly routines run on this processor.
 var HasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// hasAVX512 reports whether the AVX-512 routine of Adam runs here, and
+// useAVX512 selects it (tests switch it off to check the AVX2 routine on
+// the same rows).
+var (
+	hasAVX512 = HasAVX2 && cpu.X86.HasAVX512F
+	useAVX512 = hasAVX512
+)
+
 //go:noescape
 func sumAsm(x *float32, n int) float64
 
@@ -26,6 +34,9 @@ func gradAsm(dx, x, dy *float32, n int, a, b float32, relu bool, k, q, r, m floa
 
 //go:noescape
 func adamAsm(theta, grad, m, v *float32, n int, c *adamConsts)
+
+//go:noescape
+func adam512Asm(theta, grad, m, v *float32, n int, c *adamConsts)
 
 //go:noescape
 func maxAbsBitsAsm(x *float32, n int) uint32

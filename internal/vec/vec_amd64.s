@@ -271,6 +271,71 @@ amoments:
 	VZEROUPPER
 	RET
 
+// func adam512Asm(theta, grad, m, v *float32, n int, c *adamConsts)
+// adamAsm with sixteen values a vector (ZMM): n is a positive multiple of
+// 16, and every value goes through the same operations, each rounded
+// separately, so the bits are adamAsm's and adamGo's. Where the moments and
+// gradients are subnormal, an Intel core takes a microcode assist for each
+// instruction that reads or writes them; with twice the values an
+// instruction, a row takes half as many (bench/NOTES.md, Lever 18).
+TEXT ·adam512Asm(SB), NOSPLIT, $0-48
+	MOVQ theta+0(FP), DI
+	MOVQ grad+8(FP), SI
+	MOVQ m+16(FP), R8
+	MOVQ v+24(FP), R9
+	MOVQ n+32(FP), CX
+	MOVQ c+40(FP), AX
+	VBROADCASTSS 0(AX), Z8
+	VBROADCASTSS 4(AX), Z9
+	VBROADCASTSS 8(AX), Z10
+	VBROADCASTSS 12(AX), Z11
+	VBROADCASTSS 16(AX), Z12
+	VBROADCASTSS 20(AX), Z13
+	VBROADCASTSS 24(AX), Z14
+	MOVBLZX 36(AX), DX
+	VBROADCASTSS 28(AX), Z15 // λ (L2 form)
+	TESTL DX, DX
+	JZ zloop
+	VBROADCASTSS 32(AX), Z15 // 1 − lr·λ (decoupled form)
+
+zloop:
+	VMOVUPS (SI), Z0
+	VMOVUPS (DI), Z1
+	TESTL DX, DX
+	JNZ zdecay
+	VMULPS Z1, Z15, Z2 // g ← g + λθ
+	VADDPS Z2, Z0, Z0
+	JMP zmoments
+
+zdecay:
+	VMULPS Z15, Z1, Z1 // θ ← θ·(1 − lr·λ)
+
+zmoments:
+	VMULPS (R8), Z8, Z3 // m ← β₁m + (1−β₁)g
+	VMULPS Z0, Z10, Z4
+	VADDPS Z4, Z3, Z3
+	VMOVUPS Z3, (R8)
+	VMULPS (R9), Z9, Z5 // v ← β₂v + ((1−β₂)g)g
+	VMULPS Z0, Z11, Z6
+	VMULPS Z0, Z6, Z6
+	VADDPS Z6, Z5, Z5
+	VMOVUPS Z5, (R9)
+	VSQRTPS Z5, Z6 // θ ← θ − (s·m)/(√v/√(1−β₂ᵗ) + ε)
+	VDIVPS Z13, Z6, Z6
+	VADDPS Z14, Z6, Z6
+	VMULPS Z3, Z12, Z7
+	VDIVPS Z6, Z7, Z7
+	VSUBPS Z7, Z1, Z1
+	VMOVUPS Z1, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, R8
+	ADDQ $64, R9
+	SUBQ $16, CX
+	JNZ zloop
+	VZEROUPPER
+	RET
+
 // func maxAbsBitsAsm(x *float32, n int) uint32
 // The largest bits & 0x7fffffff of x[0..n), n a multiple of 64: four
 // vectors of eight an iteration, each masked (VPAND) and folded into its own

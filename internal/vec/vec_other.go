@@ -4,6 +4,11 @@ package vec
 
 var useAsm = false
 
+// No AVX-512 routine either (adam.go's selector).
+const hasAVX512 = false
+
+var useAVX512 = false
+
 // HasAVX2 reports whether the assembly routines run on this processor.
 const HasAVX2 = false
 
@@ -18,3 +23,6 @@ func gradAsm(dx, x, dy *float32, n int, a, b float32, relu bool, k, q, r, m floa
 }
 func adamAsm(theta, grad, m, v *float32, n int, c *adamConsts) { panic("vec: no assembly here") }
 func maxAbsBitsAsm(x *float32, n int) uint32                   { panic("vec: no assembly here") }
+func adam512Asm(theta, grad, m, v *float32, n int, c *adamConsts) {
+	panic("vec: no assembly here")
+}
