@@ -54,7 +54,7 @@ def store_tiles(w, R, rs, dst):
 
 
 def const(R, reg, bits):
-    emit(f'MOVL ${bits:#x}, AX', f'MOVQ AX, X{reg}', f'VBROADCASTSS X{reg}, {R(reg)}')
+    emit(f'MOVL ${bits:#x}, AX', f'VMOVQ AX, X{reg}', f'VBROADCASTSS X{reg}, {R(reg)}')
 
 
 def bt6(R, d, t, store):

@@ -186,6 +186,8 @@ func winogradGradXOK(g convGeom) bool { return winogradOK(g) && g.h >= 8 && g.w 
 // groups.
 var winoOwnValues = 1 << 14
 
+var winoF4Share = 16
+
 // winoTiles is the tiling of a convolution's output for n images.
 type winoTiles struct {
 	th, tw, tpi int // tile rows and columns of one image, tiles per image
@@ -205,6 +207,7 @@ func (wt winoTiles) stride(rows int) int { return rows*wt.ld + 32 }
 func newWinoTiles(g convGeom, alg *winoAlg, n, values int) winoTiles {
 	th, tw := (g.h+alg.m-1)/alg.m, (g.w+alg.m-1)/alg.m
 	tpi := th * tw
+	values = values * winoF4Share / alg.n
 	gi := max(1, min(n, values/max(g.c, g.o)/tpi))
 	return winoTiles{th: th, tw: tw, tpi: tpi, gi: gi, t: gi * tpi, ld: gi*tpi + 16}
 }
