@@ -25,10 +25,19 @@ func F4Tiles(h, w int) (th, tw int) { return (h + 3) / 4, (w + 3) / 4 }
 // F4PadSize is the length of the scratch F4Input, F4Output and F4InputGrad
 // need for an h×w plane: F4Input's padded copy ((4·th + 2) rows of
 // 4·tw + 4 values), F4Output's copy of the 36 rows, or F4InputGrad's copy
-// (36 rows of th + 2 tile rows), six S rows of tw + 2 and a padded row.
+// (36 rows of th + 2 tile rows) and, for each of the h rows, six S rows of
+// tw + 2 and a padded row of 4·tw + 8.
 func F4PadSize(h, w int) int {
 	th, tw := F4Tiles(h, w)
-	return max((4*th+2)*(4*tw+4)+16, 36*(th+2)*tw+6*(tw+2)+4*tw+16)
+	return max((4*th+2)*(4*tw+4)+16, 36*(th+2)*tw+h*(6*(tw+2)+4*tw+8))
+}
+
+// gather36 is gather for the 36 rows of F(4×4, 3×3).
+func gather36(z []float32, stride, tpi int, buf []float32) []float32 {
+	for xi := 0; xi < 36; xi++ {
+		copy(buf[xi*tpi:(xi+1)*tpi], z[xi*stride:xi*stride+tpi])
+	}
+	return buf[:36*tpi]
 }
 
 // bt6 is Bᵀ on a column of six values.
@@ -161,11 +170,13 @@ func f4outGradTile(y *[16]float32, dh []float32, stride int) {
 // m[ξ·stride + t]; pad is scratch of F4PadSize(h, w) values.
 func F4Output(m []float32, stride int, h, w int, bias float32, pad, y []float32) {
 	th, tw := F4Tiles(h, w)
-	tpi := th * tw
-	for xi := 0; xi < 36; xi++ {
-		copy(pad[xi*tpi:(xi+1)*tpi], m[xi*stride:xi*stride+tpi])
+	if tpi := th * tw; tpi >= 32 {
+		// The 36 rows copied one after the other (gather): from a group
+		// buffer, a tile row of the 36 rows is 36 streams far apart. A
+		// plane of fewer tiles is read where it is: its rows are a cache
+		// line or two, and 36 copies would cost more than they save.
+		m, stride = gather36(m, stride, tpi, pad), tpi
 	}
-	m, stride = pad[:36*tpi], tpi
 	for ty := 0; ty < th; ty++ {
 		r0 := 4 * ty
 		tx := 0
@@ -222,18 +233,33 @@ func F4InputGrad(z []float32, stride int, h, w int, pad, dx []float32) {
 	tpi, ls := th*tw, th*tw+2*tw
 	local := pad[:36*ls]
 	for xi := 0; xi < 36; xi++ {
-		clear(local[xi*ls : xi*ls+tw])
-		copy(local[xi*ls+tw:xi*ls+tw+tpi], z[xi*stride:xi*stride+tpi])
-		clear(local[xi*ls+tw+tpi : (xi+1)*ls])
+		row := local[xi*ls : (xi+1)*ls]
+		for i := range tw { // a row of tw, too short for a call to clear
+			row[i], row[tw+tpi+i] = 0, 0
+		}
+		copy(row[tw:tw+tpi], z[xi*stride:xi*stride+tpi])
 	}
+	// Each stage runs over all the rows before the next reads them: a load
+	// that spans two vector stores still in flight (S(x − 1) read one value
+	// left of where it was written, a ∂x row one value right) waits for
+	// them to retire, and the stages back to back, row by row, waited so on
+	// every load.
 	sw := tw + 2 // S rows: a zero, tw values, a zero
-	s := pad[36*ls : 36*ls+6*sw]
-	row := pad[36*ls+6*sw : 36*ls+6*sw+4*tw+8] // padded columns 0 … 4·tw + 3
-	clear(s)
+	ss, rw := 6*sw, 4*tw+8
+	s := pad[36*ls : 36*ls+h*ss]
+	rows := pad[36*ls+h*ss : 36*ls+h*ss+h*rw] // padded columns 0 … 4·tw + 3 of each row
 	for rho := 1; rho <= h; rho++ {
-		f4gradS(local, ls, tw, rho/4, rho%4, s, sw)
-		f4inputGradRow(s, sw, tw, row)
-		copy(dx[(rho-1)*w:rho*w], row[1:1+w])
+		sr := s[(rho-1)*ss : rho*ss]
+		for l := 0; l < 6; l++ {
+			sr[l*sw], sr[l*sw+tw+1] = 0, 0
+		}
+		f4gradS(local, ls, tw, rho/4, rho%4, sr, sw)
+	}
+	for rho := 1; rho <= h; rho++ {
+		f4inputGradRow(s[(rho-1)*ss:rho*ss], sw, tw, rows[(rho-1)*rw:rho*rw])
+	}
+	for r := 0; r < h; r++ {
+		copy(dx[r*w:(r+1)*w], rows[r*rw+1:r*rw+1+w])
 	}
 }
 
@@ -289,6 +315,10 @@ func f4inputGradRow(s []float32, sw, tw int, row []float32) {
 		}
 		for ; x+4 <= tw+1; x += 4 {
 			f4inputGradRow4(&s[1+x], sw, &row[4*x])
+		}
+		if t := tw - 3; x > t && x <= tw && t >= 0 { // the last four tile columns again
+			f4inputGradRow4(&s[1+t], sw, &row[4*t])
+			x = tw + 1
 		}
 	}
 	for ; x <= tw; x++ {

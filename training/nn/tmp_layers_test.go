@@ -18,10 +18,11 @@ func TestTmpLayers(t *testing.T) {
 		name  string
 		f4    bool
 		share int
+		minT  int
 	}
-	cfgs := []cfg{{"F2", false, 16}, {"F4/16", true, 16}, {"F4/8", true, 8}, {"F4/4", true, 4}}
+	cfgs := []cfg{{"F2", false, 16, 1}, {"F4/t1", true, 16, 1}, {"F4/t64", true, 16, 64}, {"F4/s36t64", true, 36, 64}}
 	if os.Getenv("TMPCFG") == "2" {
-		cfgs = []cfg{{"F2", false, 16}, {"F4", true, winoF4Share}}
+		cfgs = []cfg{{"F2", false, 16, 1}, {"F4", true, 16, 1}}
 	}
 	layers := []struct {
 		name          string
@@ -33,6 +34,9 @@ func TestTmpLayers(t *testing.T) {
 		{"128to128@16", 32, 128, 128, 16, 16},
 		{"128to256@16", 32, 128, 256, 16, 16},
 		{"256to256@8", 32, 256, 256, 8, 8},
+	}
+	if os.Getenv("TMPONLY16") != "" {
+		layers = layers[3:5]
 	}
 	for _, l := range layers {
 		c := convCase{l.n, l.c, l.h, l.w, l.o, 3, 1, 1}
@@ -46,10 +50,9 @@ func TestTmpLayers(t *testing.T) {
 			func() { _ = convBackwardPacked(g, 1, c.n, x, dy, dw, &sc) },
 		} {
 			times := make([][]float64, len(cfgs))
-			for round := 0; round < 7; round++ {
+			for round := 0; round < 9; round++ {
 				for k, cf := range cfgs {
 					SetWinogradF4(cf.f4)
-					winoF4Share = cf.share
 					run()
 					t0 := time.Now()
 					for i := 0; i < 3; i++ {
@@ -61,10 +64,9 @@ func TestTmpLayers(t *testing.T) {
 			line := fmt.Sprintf("%-12s %-3s", l.name, []string{"fwd", "dx", "dw"}[pass])
 			for k, cf := range cfgs {
 				sort.Float64s(times[k])
-				line += fmt.Sprintf("  %s %5.1f %5.1f", cf.name, times[k][0], times[k][3])
+				line += fmt.Sprintf("  %s %5.1f %5.1f", cf.name, times[k][0], times[k][4])
 			}
 			fmt.Println(line)
 		}
 	}
-	winoF4Share = 16
 }

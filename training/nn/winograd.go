@@ -87,10 +87,13 @@ func winogradFromEnv(v string) (on, f4 bool) {
 }
 
 // winoF4MinMap is the least height and width of the maps that take
-// F(4×4, 3×3) (bench/NOTES.md, "Lever 17"): below, the rows have too few
-// tiles for the transforms' eight- and four-tile kernels, and F(2×2, 3×3)
-// is faster. Tests lower it to run F(4×4, 3×3) on small and odd maps.
-var winoF4MinMap = 16
+// F(4×4, 3×3) (bench/NOTES.md, "Lever 17"): at 32×32 it took 25–45 % off
+// WRN-16-4's layers; at 16×16 (four tiles a row, so the transforms' XMM
+// kernels, and group buffers of 36 matrices that either outgrow the caches
+// or leave the products too few columns) its ∂x lost 20–50 % and the three
+// passes together did not gain; at 8×8 it lost on every pass. Tests lower
+// it to run F(4×4, 3×3) on small and odd maps.
+var winoF4MinMap = 32
 
 // SetWinogradF4 turns F(4×4, 3×3) on the larger maps on (the default) or
 // off (F(2×2, 3×3) on every map, as before it) and returns the previous
@@ -182,11 +185,12 @@ func winogradGradXOK(g convGeom) bool { return winogradOK(g) && g.h >= 8 && g.w 
 // at most this many values (one of its 16 transformed matrices: 64 KiB),
 // unless one image alone has more tiles. Each group runs on one core from
 // its transforms to its inverse transforms, so that its buffers stay in
-// that core's caches. Tests lower it to cut small batches into several
-// groups.
+// that core's caches. F(4×4, 3×3)'s groups have 36 matrices in the same
+// bytes (16/36 of this a matrix): with this many a matrix, the 36 did not
+// stay in the caches and its layers ran slower (bench/NOTES.md, "Lever
+// 17"). Tests lower it to cut small batches into several groups.
 var winoOwnValues = 1 << 14
 
-var winoF4Share = 16
 
 // winoTiles is the tiling of a convolution's output for n images.
 type winoTiles struct {
@@ -207,7 +211,7 @@ func (wt winoTiles) stride(rows int) int { return rows*wt.ld + 32 }
 func newWinoTiles(g convGeom, alg *winoAlg, n, values int) winoTiles {
 	th, tw := (g.h+alg.m-1)/alg.m, (g.w+alg.m-1)/alg.m
 	tpi := th * tw
-	values = values * winoF4Share / alg.n
+	values = values * 16 / alg.n // alg.n matrices in the bytes of F(2×2, 3×3)'s 16
 	gi := max(1, min(n, values/max(g.c, g.o)/tpi))
 	return winoTiles{th: th, tw: tw, tpi: tpi, gi: gi, t: gi * tpi, ld: gi*tpi + 16}
 }
