@@ -191,7 +191,6 @@ func winogradGradXOK(g convGeom) bool { return winogradOK(g) && g.h >= 8 && g.w 
 // 17"). Tests lower it to cut small batches into several groups.
 var winoOwnValues = 1 << 14
 
-
 // winoTiles is the tiling of a convolution's output for n images.
 type winoTiles struct {
 	th, tw, tpi int // tile rows and columns of one image, tiles per image
