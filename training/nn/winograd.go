@@ -87,12 +87,13 @@ func winogradFromEnv(v string) (on, f4 bool) {
 }
 
 // winoF4MinMap is the least height and width of the maps that take
-// F(4×4, 3×3) (bench/NOTES.md, "Lever 17"): at 32×32 it took 25–45 % off
-// WRN-16-4's layers; at 16×16 (four tiles a row, so the transforms' XMM
-// kernels, and group buffers of 36 matrices that either outgrow the caches
-// or leave the products too few columns) its ∂x lost 20–50 % and the three
-// passes together did not gain; at 8×8 it lost on every pass. Tests lower
-// it to run F(4×4, 3×3) on small and odd maps.
+// F(4×4, 3×3) (bench/NOTES.md, "Lever 17"): at 32×32 it took 20–27 % off
+// the three passes of WRN-16-4's layers (35–40 % off the forward); at
+// 16×16 (four tiles a row, so the transforms' XMM kernels, and group
+// buffers of 36 matrices that either outgrow the caches or leave the
+// products too few columns) its ∂x lost 20–50 % and the three passes
+// together did not gain; at 8×8 it lost on every pass. Tests lower it to
+// run F(4×4, 3×3) on small and odd maps.
 var winoF4MinMap = 32
 
 // SetWinogradF4 turns F(4×4, 3×3) on the larger maps on (the default) or
