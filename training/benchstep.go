@@ -57,6 +57,10 @@ type StepBenchConfig struct {
 	// is less sensitive to other processes on a shared machine than wall
 	// time.
 	CPUTime func() time.Duration
+	// EachStep, if set, is called before each timed step with its index:
+	// a measurement can switch a setting between the steps there (as
+	// TestWinogradStepTimes alternates F(2×2, 3×3) and F(4×4, 3×3)).
+	EachStep func(i int)
 	// ProfileCPU records the timed steps' step profile (internal/stepprof:
 	// each operation's serial and parallel time on the CPU) into the
 	// result's CPUProfile.
@@ -321,6 +325,9 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 			if err := st.beginEpoch(st.epoch); err != nil {
 				return nil, err
 			}
+		}
+		if cfg.EachStep != nil {
+			cfg.EachStep(i)
 		}
 		if err := one(); err != nil {
 			return nil, err

@@ -125,7 +125,7 @@ func usage(w io.Writer) {
 // environment lists the variables the commands read, for usage.
 var environment = [][2]string{
 	{data.EnvDataDir, "where --data-dir defaults to: the data sets' files, or a root with one folder per set"},
-	{nn.Conv3x3Env, "the 3×3 stride-1 convolutions' algorithm: winograd (default) or im2col (the numbers before Winograd); results record it (numerics)"},
+	{nn.Conv3x3Env, "the 3×3 stride-1 convolutions' algorithm: winograd (default: F(4×4,3×3) on maps ≥ 32×32, F(2×2,3×3) below), winograd2 (F(2×2,3×3) everywhere, the numbers before F(4×4,3×3)) or im2col (the numbers before Winograd); results record it (numerics)"},
 	{sgemm.KernelEnv, "force the matrix product's micro-kernel (avx512-8x32, avx2-6x16, go-6x16, go-8x32), for benchmarks; results record it (numerics)"},
 	{opencl.ProfileEnv, "time every OpenCL program step (waiting for each: slower) and print the times and launches per operation kind at the end"},
 	{ocl.CUDACacheEnv, "where the CUDA kernels NVRTC compiled are kept for the next process (default ~/.cache/llpfc/cuda; off: none); one that cannot be written only costs the compile"},

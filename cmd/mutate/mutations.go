@@ -267,6 +267,22 @@ var mutations = []mutation{
 	{ID: "wino-inputgrad-neighbour", File: "internal/wino/wino.go", Bug: "∂x's even columns add c₃ of the same tile column in place of the one before (the overlap of neighbouring patches misplaced)",
 		Old: "dx[2*m] = s1 - s2 + s3 - s[3*sw+m]", New: "dx[2*m] = s1 - s2 + s3 - s[3*sw+1+m]",
 		Pkg: "internal/wino", Tests: []string{"TestTransformsMatchDefinitions"}},
+	// Lever 17: F(4×4, 3×3) (internal/wino/f43.go, training/nn/winograd.go).
+	{ID: "wino4-bt-entry", File: "internal/wino/f43.go", Bug: "Bᵀ's second and third rows with −2·d₁ in place of −4·d₁ (an entry of Bᵀ miscopied; the Go twins only)",
+		Old: "t1, t2 := d4-4*d2, d3-4*d1", New: "t1, t2 := d4-4*d2, d3-2*d1",
+		Pkg: "internal/wino", Tests: []string{"TestF4TransformsMatchDefinitions", "TestF4AsmMatchesGo"}},
+	{ID: "wino4-g-twelfth", File: "internal/wino/f43.go", Bug: "G's fourth and fifth rows with g₁/24 in place of g₁/12 (an entry of G miscopied)",
+		Old: "float32(b+0.5*g1) * sixth", New: "float32(b+0.25*g1) * sixth",
+		Pkg: "internal/wino", Tests: []string{"TestF4WeightTransforms"}},
+	{ID: "wino4-inputgrad-neighbour", File: "internal/wino/f43.go", Bug: "∂x's column 4x + 1 adds c₅ of the same tile column in place of the one before (the overlap of neighbouring 6×6 patches misplaced)",
+		Old: "return c0 + c4, c1 + s[5*sw], c2, c3", New: "return c0 + c4, c1 + s[5*sw+1], c2, c3",
+		Pkg: "internal/wino", Tests: []string{"TestF4TransformsMatchDefinitions", "TestF4Adjoints"}},
+	{ID: "wino4-tiles-floor", File: "training/nn/winograd.go", Bug: "the tiles of a map counted as for 2×2 tiles, ⌊(h+1)/m⌋: with 4×4 tiles the last tile row and column of a map not a multiple of 4 are left out",
+		Old: "th, tw := (g.h+alg.m-1)/alg.m, (g.w+alg.m-1)/alg.m", New: "th, tw := (g.h+1)/alg.m, (g.w+1)/alg.m",
+		Pkg: "training/nn", Tests: []string{"TestWinogradF4MatchesDirect"}},
+	{ID: "wino4-dw-products-16", File: "training/nn/winograd.go", Bug: "∂/∂W's products shared out as F(2×2)'s 16: F(4×4)'s products 16 … 35 are never made (their partial sums stay zero or stale)",
+		Old: "xis := rowPieces(nx, 1, convFilterPieces(nc))", New: "xis := rowPieces(16, 1, convFilterPieces(nc))",
+		Pkg: "training/nn", Tests: []string{"TestWinogradF4MatchesDirect"}},
 
 	// Lever 9 in internal/sgemm (bench/NOTES.md): the tile order, the shared
 	// packing of B and its AVX row dealing.

@@ -17,3 +17,22 @@ func output4(m *float32, stride int, bias float32, y0, y1 *float32) { panic("win
 func inputGradRow4(s *float32, sw int, dx *float32)                 { panic("wino: no assembly here") }
 func gradSEven4(zc, zp *float32, stride int, dst *float32, sw int)  { panic("wino: no assembly here") }
 func gradSOdd4(zc, zp *float32, stride int, dst *float32, sw int)   { panic("wino: no assembly here") }
+
+func f4input8(d *float32, pw int, v *float32, stride int)    { panic("wino: no assembly here") }
+func f4outGrad8(dy *float32, w int, dh *float32, stride int) { panic("wino: no assembly here") }
+func f4output8(m *float32, stride int, bias float32, y *float32, w int) {
+	panic("wino: no assembly here")
+}
+func f4inputGradRow8(s *float32, sw int, row *float32)       { panic("wino: no assembly here") }
+func f4input4(d *float32, pw int, v *float32, stride int)    { panic("wino: no assembly here") }
+func f4outGrad4(dy *float32, w int, dh *float32, stride int) { panic("wino: no assembly here") }
+func f4output4(m *float32, stride int, bias float32, y *float32, w int) {
+	panic("wino: no assembly here")
+}
+func f4inputGradRow4(s *float32, sw int, row *float32)              { panic("wino: no assembly here") }
+func f4gradSNone(zc, zp *float32, stride int, dst *float32, sw int) { panic("wino: no assembly here") }
+
+var (
+	f4gradS8 = [4]func(zc, zp *float32, stride int, dst *float32, sw int){f4gradSNone, f4gradSNone, f4gradSNone, f4gradSNone}
+	f4gradS4 = f4gradS8
+)

@@ -24,15 +24,17 @@ const BLASName = "gonum+sgemm"
 func GEMMKernels() string {
 	s := sgemm.Active().Name + ", " + sgemm.ActiveBlocking().String()
 	if useWinograd {
-		s += "; 3×3 stride-1 convolutions by Winograd F(2×2,3×3), maps of ≤ k² values as one dense product"
+		s += "; 3×3 stride-1 convolutions by Winograd " + winoNames("×", "≥") + ", maps of ≤ k² values as one dense product"
 	}
 	return s
 }
 
 // Numerics names the arithmetic that training runs on the CPU: the matrix
 // product's micro-kernel and the convolutions' algorithms (Winograd's for
-// the 3×3 stride-1 ones, and the dense product on maps of at most k²
-// values, convdense.go, which come and go together).
+// the 3×3 stride-1 ones, F(4×4, 3×3) on the maps of at least winoF4MinMap
+// and F(2×2, 3×3) on the others, or F(2×2, 3×3) alone; and the dense
+// product on maps of at most k² values, convdense.go, which come and go
+// with Winograd's).
 // Results trained with different numerics agree to float32 rounding, not
 // to the bit (the two assembly kernels give the same bits; the portable Go
 // kernel and the im2col path do not give Winograd's), so every result
@@ -40,7 +42,7 @@ func GEMMKernels() string {
 func Numerics() string {
 	conv := "im2col"
 	if useWinograd {
-		conv = "winograd F(2x2,3x3); maps of <= k*k values dense"
+		conv = "winograd " + winoNames("x", ">=") + "; maps of <= k*k values dense"
 	}
 	return "sgemm " + sgemm.Active().Name + "; conv3x3 " + conv
 }

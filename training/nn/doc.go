@@ -12,7 +12,8 @@
 //     fastconv.go, convpacked.go, blas_*.go; on maps of fewer than 256
 //     values several images a product, convstacked.go; the 3×3, stride-1
 //     layers of 16 channels or more by Winograd's F(2×2, 3×3), 16 products
-//     between internal/wino's tile transforms, winograd.go), batch norm with or without
+//     between internal/wino's tile transforms, or on maps of 32×32 and more
+//     F(4×4, 3×3), 36 products, winograd.go), batch norm with or without
 //     ReLU in training and evaluation mode (bnfused.go), the 2×2 max pool
 //     with or without ReLU (pool.go), dropout whose masks each back end
 //     computes where it runs from the step's key, the layer and the unit by

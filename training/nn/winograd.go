@@ -37,6 +37,14 @@ import (
 // to rounding (TestWinogradMatchesDirect, against a float64 direct
 // convolution).
 //
+// On the larger maps (winoF4MinMap) the same passes run F(4×4, 3×3) (the
+// same paper): 4×4 output tiles read 6×6 patches, so there are 36 products
+// of K·C·T/4 multiply-adds per 16 outputs, where F(2×2, 3×3) has 64 — 1.78×
+// fewer again, for transforms four times the size per tile (4× fewer tiles).
+// Its matrices have entries up to 8 and 5 and G's ⅙, so it rounds more:
+// its error is bounded by the same expression evaluated on absolute values
+// (TestWinogradF4MatchesDirect holds it to that bound).
+//
 // The images are taken in groups (winoTiles: about 2¹⁴ values of the
 // larger transformed matrix), each on one core from its transforms through
 // its 16 products to its inverse transforms, so that its buffers stay in
@@ -47,28 +55,95 @@ import (
 // one value, and the results do not depend on the number of threads
 // (TestWinogradMatchesDirect runs 1, 2 and 3).
 
-// useWinograd sends eligible float32 convolutions through F(2×2, 3×3)
-// (tests switch it off to compare the other paths bit for bit). It starts
-// as the environment variable Conv3x3Env says: "im2col" turns it off,
-// "winograd" or nothing leaves it on.
-var useWinograd = winogradFromEnv(os.Getenv(Conv3x3Env))
+// useWinograd sends eligible float32 convolutions through Winograd's
+// minimal filtering (tests switch it off to compare the other paths bit for
+// bit), and useWinoF4 those on maps of at least winoF4MinMap by F(4×4, 3×3)
+// (winoF4) rather than F(2×2, 3×3) (winoF2). They start as the environment
+// variable Conv3x3Env says: "im2col" turns both off, "winograd2" leaves
+// F(2×2, 3×3) alone, "winograd" or nothing turns both on.
+var useWinograd, useWinoF4 = winogradFromEnv(os.Getenv(Conv3x3Env))
 
 // Conv3x3Env names the environment variable that chooses the 3×3 stride-1
-// convolutions' algorithm at start-up: "winograd" (the default) or
-// "im2col" (the path before Winograd, whose numbers it reproduces).
+// convolutions' algorithm at start-up: "winograd" (the default: F(4×4, 3×3)
+// on the larger maps, F(2×2, 3×3) on the others), "winograd2" (F(2×2, 3×3)
+// on every map, the numbers before F(4×4, 3×3)) or "im2col" (the path
+// before Winograd, whose numbers it reproduces).
 const Conv3x3Env = "LLPFC_CONV3X3"
 
-// winogradFromEnv reads Conv3x3Env's value; any other value than the two
-// names is reported on standard error once and leaves the default.
-func winogradFromEnv(v string) bool {
+// winogradFromEnv reads Conv3x3Env's value (Winograd on, F(4×4, 3×3) on);
+// any other value than the three names is reported on standard error once
+// and leaves the default.
+func winogradFromEnv(v string) (on, f4 bool) {
 	switch v {
 	case "", "winograd":
-		return true
+		return true, true
+	case "winograd2":
+		return true, false
 	case "im2col":
-		return false
+		return false, false
 	}
-	fmt.Fprintf(os.Stderr, "nn: %s=%q is neither winograd nor im2col; using winograd\n", Conv3x3Env, v)
-	return true
+	fmt.Fprintf(os.Stderr, "nn: %s=%q is none of winograd, winograd2 and im2col; using winograd\n", Conv3x3Env, v)
+	return true, true
+}
+
+// winoF4MinMap is the least height and width of the maps that take
+// F(4×4, 3×3) (bench/NOTES.md, "Lever 17"): at 32×32 it took 20–27 % off
+// the three passes of WRN-16-4's layers (35–40 % off the forward); at
+// 16×16 (four tiles a row, so the transforms' XMM kernels, and group
+// buffers of 36 matrices that either outgrow the caches or leave the
+// products too few columns) its ∂x lost 20–50 % and the three passes
+// together did not gain; at 8×8 it lost on every pass. Tests lower it to
+// run F(4×4, 3×3) on small and odd maps.
+var winoF4MinMap = 32
+
+// SetWinogradF4 turns F(4×4, 3×3) on the larger maps on (the default) or
+// off (F(2×2, 3×3) on every map, as before it) and returns the previous
+// setting; it matters only with SetWinograd's path on. Call it between
+// runs, not during one.
+func SetWinogradF4(on bool) bool {
+	was := useWinoF4
+	useWinoF4 = on
+	return was
+}
+
+// winoAlg is one of the two Winograd algorithms: its output tile side m,
+// its α² = (m+2)² transformed values a tile (and products), and internal/wino's
+// transforms.
+type winoAlg struct {
+	m, n       int
+	input      func(src []float32, h, w int, pad, v []float32, stride int, cols wino.Cols)
+	outGrad    func(dy []float32, h, w int, dh []float32, stride int, cols wino.Cols)
+	output     func(m []float32, stride int, h, w int, bias float32, pad, y []float32)
+	inputGrad  func(z []float32, stride int, h, w int, pad, dx []float32)
+	weights    func(w []float32, K, C, k0, k1 int, u []float32, stride int)
+	weightGrad func(du []float32, stride, K, C, k0, k1 int, dw []float32)
+	padSize    func(h, w int) int
+}
+
+var (
+	winoF2 = &winoAlg{m: 2, n: 16, input: wino.Input, outGrad: wino.OutGrad, output: wino.Output,
+		inputGrad: wino.InputGrad, weights: wino.Weights, weightGrad: wino.WeightGrad, padSize: wino.PadSize}
+	winoF4 = &winoAlg{m: 4, n: 36, input: wino.F4Input, outGrad: wino.F4OutGrad, output: wino.F4Output,
+		inputGrad: wino.F4InputGrad, weights: wino.F4Weights, weightGrad: wino.F4WeightGrad, padSize: wino.F4PadSize}
+)
+
+// winoNames names the Winograd algorithms the 3×3 convolutions take, with
+// the given times and at-least signs: "F(4x4,3x3) on maps >= 16x16,
+// F(2x2,3x3) below", or "F(2x2,3x3)" with F(4×4, 3×3) off.
+func winoNames(times, atLeast string) string {
+	f2 := "F(2" + times + "2,3" + times + "3)"
+	if !useWinoF4 {
+		return f2
+	}
+	return fmt.Sprintf("F(4%s4,3%s3) on maps %s %d%s%d, %s below", times, times, atLeast, winoF4MinMap, times, winoF4MinMap, f2)
+}
+
+// winoAlgOf returns the algorithm convolution g's Winograd passes take.
+func winoAlgOf(g convGeom) *winoAlg {
+	if useWinoF4 && g.h >= winoF4MinMap && g.w >= winoF4MinMap {
+		return winoF4
+	}
+	return winoF2
 }
 
 // SetWinograd turns the Winograd path of the 3×3, stride-1 convolutions on
@@ -111,8 +186,10 @@ func winogradGradXOK(g convGeom) bool { return winogradOK(g) && g.h >= 8 && g.w 
 // at most this many values (one of its 16 transformed matrices: 64 KiB),
 // unless one image alone has more tiles. Each group runs on one core from
 // its transforms to its inverse transforms, so that its buffers stay in
-// that core's caches. Tests lower it to cut small batches into several
-// groups.
+// that core's caches. F(4×4, 3×3)'s groups have 36 matrices in the same
+// bytes (16/36 of this a matrix): with this many a matrix, the 36 did not
+// stay in the caches and its layers ran slower (bench/NOTES.md, "Lever
+// 17"). Tests lower it to cut small batches into several groups.
 var winoOwnValues = 1 << 14
 
 // winoTiles is the tiling of a convolution's output for n images.
@@ -131,27 +208,28 @@ type winoTiles struct {
 // transforms took half of WRN-16-4's step).
 func (wt winoTiles) stride(rows int) int { return rows*wt.ld + 32 }
 
-func newWinoTiles(g convGeom, n, values int) winoTiles {
-	th, tw := (g.h+1)/2, (g.w+1)/2
+func newWinoTiles(g convGeom, alg *winoAlg, n, values int) winoTiles {
+	th, tw := (g.h+alg.m-1)/alg.m, (g.w+alg.m-1)/alg.m
 	tpi := th * tw
+	values = values * 16 / alg.n // alg.n matrices in the bytes of F(2×2, 3×3)'s 16
 	gi := max(1, min(n, values/max(g.c, g.o)/tpi))
 	return winoTiles{th: th, tw: tw, tpi: tpi, gi: gi, t: gi * tpi, ld: gi*tpi + 16}
 }
 
-// winoU returns the scratch's buffer for the 16 transformed weight matrices
+// winoU returns the scratch's buffer for the n transformed weight matrices
 // of a K×C layer (winoUStride apart).
-func (s *scratch[F]) winoU(k, c int) []F {
-	size := 16 * winoUStride(k, c)
+func (s *scratch[F]) winoU(n, k, c int) []F {
+	size := n * winoUStride(k, c)
 	if cap(s.wino) < size {
 		s.wino = make([]F, size)
 	}
 	return s.wino[:size]
 }
 
-// winoWeights writes U_ξ = G g Gᵀ of the K×C×3×3 weights w into u (16
+// winoWeights writes U_ξ = G g Gᵀ of the K×C×3×3 weights w into u (alg.n
 // K×C matrices), shared out to the cores by output channel.
-func winoWeights(w []float32, k, c int, u []float32) {
-	par.Channels(k, func(lo, hi int) { wino.Weights(w, k, c, lo, hi, u, winoUStride(k, c)) })
+func winoWeights(alg *winoAlg, w []float32, k, c int, u []float32) {
+	par.Channels(k, func(lo, hi int) { alg.weights(w, k, c, lo, hi, u, winoUStride(k, c)) })
 }
 
 // winoUStride is the distance between the 16 K×C matrices U_ξ (and ∂U_ξ):
@@ -161,15 +239,15 @@ func winoUStride(k, c int) int { return k*c + 32 }
 
 // winoPackU packs U_ξ (tr: U_ξᵀ) for each ξ into the scratch's packed
 // weights and returns the 16 packed operands.
-func winoPackU(u []float32, k, c int, tr bool, sc *scratch[float32]) []sgemm.PackedA {
+func winoPackU(alg *winoAlg, u []float32, k, c int, tr bool, sc *scratch[float32]) []sgemm.PackedA {
 	m, kk := k, c
 	if tr {
 		m, kk = c, k
 	}
 	size := sgemm.PackedASize(m, kk)
-	buf := sc.packedW(16 * size)
-	pas := make([]sgemm.PackedA, 16)
-	par.Chunks(16, func(xi, _ int) {
+	buf := sc.packedW(alg.n * size)
+	pas := make([]sgemm.PackedA, alg.n)
+	par.Chunks(alg.n, func(xi, _ int) {
 		us := winoUStride(k, c)
 		pas[xi] = sgemm.PackA(tr, m, kk, 1, u[xi*us:xi*us+k*c], c, buf[xi*size:(xi+1)*size])
 	})
@@ -181,8 +259,8 @@ func winoPackU(u []float32, k, c int, tr bool, sc *scratch[float32]) []sgemm.Pac
 // returns the tiling, the number of groups and of workers. A forward or
 // ∂/∂x value is one product's sum over the channels, the same whatever the
 // group, so the cut may depend on the threads.
-func winoOwnGroups(g convGeom, n int) (winoTiles, int, int) {
-	wt := newWinoTiles(g, n, winoOwnValues)
+func winoOwnGroups(g convGeom, alg *winoAlg, n int) (winoTiles, int, int) {
+	wt := newWinoTiles(g, alg, n, winoOwnValues)
 	threads := runtime.GOMAXPROCS(0)
 	if gi := (n + threads - 1) / threads; gi < wt.gi {
 		wt.gi, wt.t, wt.ld = gi, gi*wt.tpi, gi*wt.tpi+16
@@ -208,15 +286,15 @@ func winoPackedCols(rows, nt, r, first int) (int, wino.Cols) {
 // of each image's rowsIn input planes into the products' packed B operands,
 // the 16 products multiply them by the packed weights pas, and out reads
 // each image's rowsOut planes of the products to make its result.
-func winoOwnPass(g convGeom, n, rowsIn, rowsOut int, pas []sgemm.PackedA, sc *scratch[float32],
+func winoOwnPass(g convGeom, alg *winoAlg, n, rowsIn, rowsOut int, pas []sgemm.PackedA, sc *scratch[float32],
 	in func(img, plane int, pad, dst []float32, stride int, cols wino.Cols),
 	out func(img, plane int, pad, src []float32, stride int)) {
-	wt, ng, workers := winoOwnGroups(g, n)
-	ld, bs, cs := wt.ld, winoPackedStride(rowsIn, wt.t), wt.stride(rowsOut)
-	sc.ensure(workers, 0, 16*bs+16*cs+wino.PadSize(g.h, g.w), 0, 0)
+	wt, ng, workers := winoOwnGroups(g, alg, n)
+	ld, bs, cs, nx := wt.ld, winoPackedStride(rowsIn, wt.t), wt.stride(rowsOut), alg.n
+	sc.ensure(workers, 0, nx*bs+nx*cs+alg.padSize(g.h, g.w), 0, 0)
 	par.ChunksOf(ng, n, func(j, p int) {
 		buf := sc.cols[p]
-		bb, cc, pad := buf[:16*bs], buf[16*bs:16*(bs+cs)], buf[16*(bs+cs):]
+		bb, cc, pad := buf[:nx*bs], buf[nx*bs:nx*(bs+cs)], buf[nx*(bs+cs):]
 		lo, hi := j*wt.gi, min(n, (j+1)*wt.gi)
 		nt := (hi - lo) * wt.tpi
 		for i := 0; i < hi-lo; i++ {
@@ -226,7 +304,7 @@ func winoOwnPass(g convGeom, n, rowsIn, rowsOut int, pas []sgemm.PackedA, sc *sc
 			}
 		}
 		size := sgemm.PackedBSize(rowsIn, nt)
-		for xi := 0; xi < 16; xi++ {
+		for xi := 0; xi < nx; xi++ {
 			sgemm.GemmPacked(pas[xi], sgemm.PackedBFrom(rowsIn, nt, bb[xi*bs:xi*bs+size]), 0, cc[xi*cs:], ld)
 		}
 		for i := 0; i < hi-lo; i++ {
@@ -241,19 +319,19 @@ func winoOwnPass(g convGeom, n, rowsIn, rowsOut int, pas []sgemm.PackedA, sc *sc
 // accepts. The input transforms write the products' B operands in their
 // packed layout, so the products copy nothing.
 func convForwardWinograd(g convGeom, n int, x, w, b, y []float32, sc *scratch[float32]) {
-	C, K, hw := g.c, g.o, g.h*g.w
-	u := sc.winoU(K, C)
-	winoWeights(w, K, C, u)
-	winoOwnPass(g, n, C, K, winoPackU(u, K, C, false, sc), sc,
+	C, K, hw, alg := g.c, g.o, g.h*g.w, winoAlgOf(g)
+	u := sc.winoU(alg.n, K, C)
+	winoWeights(alg, w, K, C, u)
+	winoOwnPass(g, alg, n, C, K, winoPackU(alg, u, K, C, false, sc), sc,
 		func(i, c int, pad, dst []float32, stride int, cols wino.Cols) {
-			wino.Input(x[(i*C+c)*hw:], g.h, g.w, pad, dst, stride, cols)
+			alg.input(x[(i*C+c)*hw:], g.h, g.w, pad, dst, stride, cols)
 		},
 		func(i, k int, pad, src []float32, stride int) {
 			var bias float32
 			if b != nil {
 				bias = b[k]
 			}
-			wino.Output(src, stride, g.h, g.w, bias, pad, y[(i*K+k)*hw:])
+			alg.output(src, stride, g.h, g.w, bias, pad, y[(i*K+k)*hw:])
 		})
 }
 
@@ -261,15 +339,15 @@ func convForwardWinograd(g convGeom, n int, x, w, b, y []float32, sc *scratch[fl
 // the forward transposed (the output gradient's transforms write the
 // products' packed B operands).
 func convGradXWinograd(g convGeom, n int, w, dy, dx []float32, sc *scratch[float32]) {
-	C, K, hw := g.c, g.o, g.h*g.w
-	u := sc.winoU(K, C)
-	winoWeights(w, K, C, u)
-	winoOwnPass(g, n, K, C, winoPackU(u, K, C, true, sc), sc,
+	C, K, hw, alg := g.c, g.o, g.h*g.w, winoAlgOf(g)
+	u := sc.winoU(alg.n, K, C)
+	winoWeights(alg, w, K, C, u)
+	winoOwnPass(g, alg, n, K, C, winoPackU(alg, u, K, C, true, sc), sc,
 		func(i, k int, _, dst []float32, stride int, cols wino.Cols) {
-			wino.OutGrad(dy[(i*K+k)*hw:], g.h, g.w, dst, stride, cols)
+			alg.outGrad(dy[(i*K+k)*hw:], g.h, g.w, dst, stride, cols)
 		},
 		func(i, c int, pad, src []float32, stride int) {
-			wino.InputGrad(src, stride, g.h, g.w, pad, dx[(i*C+c)*hw:])
+			alg.inputGrad(src, stride, g.h, g.w, pad, dx[(i*C+c)*hw:])
 		})
 }
 
@@ -282,8 +360,8 @@ const winoPartialValues = 1 << 23
 // partial sums winoPartialValues holds (a power of two, so that two or four
 // threads get as many chunks each). It depends on the geometry and the
 // batch only, never on the threads, and so does every sum.
-func winoGradWChunks(ng, k, c int) int {
-	limit := max(1, min(ng, convChunks, winoPartialValues/(16*winoUStride(k, c))))
+func winoGradWChunks(ng, nx, k, c int) int {
+	limit := max(1, min(ng, convChunks, winoPartialValues/(nx*winoUStride(k, c))))
 	nc := 1
 	for nc*2 <= limit {
 		nc *= 2
@@ -297,23 +375,24 @@ func winoGradWChunks(ng, k, c int) int {
 // its buffers in that core's caches), the partials added in chunk order,
 // then transformed back.
 func convGradWWinograd(g convGeom, n int, x, dy, dw []float32, sc *scratch[float32]) {
-	C, K, hw := g.c, g.o, g.h*g.w
-	wt := newWinoTiles(g, n, winoOwnValues)
+	C, K, hw, alg := g.c, g.o, g.h*g.w, winoAlgOf(g)
+	nx := alg.n
+	wt := newWinoTiles(g, alg, n, winoOwnValues)
 	ng := (n + wt.gi - 1) / wt.gi
-	nc := winoGradWChunks(ng, K, C)
-	// With more threads than chunks, each chunk's 16 products are shared
+	nc := winoGradWChunks(ng, nx, K, C)
+	// With more threads than chunks, each chunk's nx products are shared
 	// among several workers, each making the chunk's transforms itself.
-	xis := rowPieces(16, 1, convFilterPieces(nc))
+	xis := rowPieces(nx, 1, convFilterPieces(nc))
 	tasks := nc * len(xis)
 	workers := min(runtime.GOMAXPROCS(0), tasks)
 	ld, vs, ds, us := wt.ld, wt.stride(C), wt.stride(K), winoUStride(K, C)
-	aSize, bSize, padLen := sgemm.PackedASize(K, wt.t), sgemm.PackedBSize(wt.t, C), wino.PadSize(g.h, g.w)
-	sc.ensure(workers, nc, 16*vs+16*ds+aSize+bSize+padLen, 16*us, 0)
-	par.ChunksOf(tasks, nc*16, func(t, p int) {
+	aSize, bSize, padLen := sgemm.PackedASize(K, wt.t), sgemm.PackedBSize(wt.t, C), alg.padSize(g.h, g.w)
+	sc.ensure(workers, nc, nx*vs+nx*ds+aSize+bSize+padLen, nx*us, 0)
+	par.ChunksOf(tasks, nc*nx, func(t, p int) {
 		j, x0, x1 := t/len(xis), xis[t%len(xis)][0], xis[t%len(xis)][1]
 		buf, part := sc.cols[p], sc.partW[j]
-		v, buf := buf[:16*vs], buf[16*vs:]
-		dh, buf := buf[:16*ds], buf[16*ds:]
+		v, buf := buf[:nx*vs], buf[nx*vs:]
+		dh, buf := buf[:nx*ds], buf[nx*ds:]
 		pack, pad := buf[:aSize+bSize], buf[aSize+bSize:]
 		g0, g1 := par.ChunkBounds(j, nc, ng)
 		for gr := g0; gr < g1; gr++ {
@@ -321,10 +400,10 @@ func convGradWWinograd(g convGeom, n int, x, dy, dw []float32, sc *scratch[float
 			nt := (hi - lo) * wt.tpi
 			for i := 0; i < hi-lo; i++ {
 				for c := 0; c < C; c++ {
-					wino.Input(x[((lo+i)*C+c)*hw:], g.h, g.w, pad, v[c*ld:], vs, wino.Cols{First: i * wt.tpi})
+					alg.input(x[((lo+i)*C+c)*hw:], g.h, g.w, pad, v[c*ld:], vs, wino.Cols{First: i * wt.tpi})
 				}
 				for k := 0; k < K; k++ {
-					wino.OutGrad(dy[((lo+i)*K+k)*hw:], g.h, g.w, dh[k*ld:], ds, wino.Cols{First: i * wt.tpi})
+					alg.outGrad(dy[((lo+i)*K+k)*hw:], g.h, g.w, dh[k*ld:], ds, wino.Cols{First: i * wt.tpi})
 				}
 			}
 			var beta float32
@@ -351,5 +430,5 @@ func convGradWWinograd(g convGeom, n int, x, dy, dw []float32, sc *scratch[float
 			}
 		})
 	}
-	par.Channels(K, func(lo, hi int) { wino.WeightGrad(du, us, K, C, lo, hi, dw) })
+	par.Channels(K, func(lo, hi int) { alg.weightGrad(du, us, K, C, lo, hi, dw) })
 }
