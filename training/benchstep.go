@@ -59,7 +59,7 @@ type StepBenchConfig struct {
 	CPUTime func() time.Duration
 	// EachStep, if set, is called before each timed step with its index:
 	// a measurement can switch a setting between the steps there (as
-	// TestWinogradStepTimes alternates F(2×2, 3×3) and F(4×4, 3×3)).
+	// BenchmarkWinogradSteps alternates F(2×2, 3×3) and F(4×4, 3×3)).
 	EachStep func(i int)
 	// ProfileCPU records the timed steps' step profile (internal/stepprof:
 	// each operation's serial and parallel time on the CPU) into the

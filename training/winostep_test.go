@@ -11,21 +11,21 @@ import (
 	"github.com/llpfc/llpfc/training/nn"
 )
 
-// TestWinogradStepTimes times training steps of WRN-16-4 and VGG16 at batch
+// BenchmarkWinogradSteps times training steps of WRN-16-4 and VGG16 at batch
 // 32 (3×32×32) with F(4×4, 3×3) on the 32×32 maps and with F(2×2, 3×3)
 // alone, the two alternating step by step in one process (the machine's
 // speed drifts by ±20 % within minutes, too much for separate runs to
 // show a 10 % change), and prints each one's minimum, median and maximum
-// step in ms (bench/NOTES.md, "Lever 17"). It runs only when
-// LLPFC_WINO_STEP_TIMES is set (to the number of steps of each, default 12):
+// step in ms (bench/NOTES.md, "Lever 17"); it keeps its own count of steps
+// (LLPFC_WINO_STEPS of each, default 12), whatever b.N:
 //
-//	LLPFC_WINO_STEP_TIMES=12 GOMAXPROCS=2 go test ./training -run WinogradStepTimes -v
-func TestWinogradStepTimes(t *testing.T) {
-	n := 0
-	if v := os.Getenv("LLPFC_WINO_STEP_TIMES"); v == "" {
-		t.Skip("set LLPFC_WINO_STEP_TIMES to time the steps")
-	} else if _, err := fmt.Sscan(v, &n); err != nil || n < 1 {
-		n = 12
+//	GOMAXPROCS=2 go test ./training -run X -bench WinogradSteps -benchtime 1x -v
+func BenchmarkWinogradSteps(t *testing.B) {
+	n := 12
+	if v := os.Getenv("LLPFC_WINO_STEPS"); v != "" {
+		if _, err := fmt.Sscan(v, &n); err != nil || n < 1 {
+			t.Fatalf("LLPFC_WINO_STEPS=%q: want a positive number of steps", v)
+		}
 	}
 	defer nn.SetWinograd(nn.SetWinograd(true))
 	defer nn.SetWinogradF4(nn.SetWinogradF4(true))

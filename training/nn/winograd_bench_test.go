@@ -2,7 +2,6 @@ package nn
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"testing"
 	"time"
@@ -23,17 +22,14 @@ var winoLayers = []struct {
 	{"256to256@8", 32, 256, 256, 8, 8},
 }
 
-// TestWinogradLayerTimes times the forward, ∂/∂x and ∂/∂W of winoLayers by
+// BenchmarkWinogradLayers times the forward, ∂/∂x and ∂/∂W of winoLayers by
 // F(2×2, 3×3) and by F(4×4, 3×3), the two interleaved (the machine's speed
 // drifts), 9 rounds of 3 runs each, and prints each one's minimum and
-// median in ms (bench/NOTES.md, "Lever 17"). It runs only when
-// LLPFC_WINO_LAYER_TIMES is set:
+// median in ms (bench/NOTES.md, "Lever 17"); it keeps its own rounds,
+// whatever b.N:
 //
-//	LLPFC_WINO_LAYER_TIMES=1 GOMAXPROCS=2 go test ./training/nn -run WinogradLayerTimes -v
-func TestWinogradLayerTimes(t *testing.T) {
-	if os.Getenv("LLPFC_WINO_LAYER_TIMES") == "" {
-		t.Skip("set LLPFC_WINO_LAYER_TIMES to time the layers")
-	}
+//	GOMAXPROCS=2 go test ./training/nn -run X -bench WinogradLayers -benchtime 1x -v
+func BenchmarkWinogradLayers(t *testing.B) {
 	defer func(v int) { winoF4MinMap = v }(winoF4MinMap)
 	defer SetWinogradF4(SetWinogradF4(true))
 	winoF4MinMap = 1
