@@ -128,7 +128,7 @@ var (
 )
 
 // winoNames names the Winograd algorithms the 3×3 convolutions take, with
-// the given times and at-least signs: "F(4x4,3x3) on maps >= 16x16,
+// the given times and at-least signs: "F(4x4,3x3) on maps >= 32x32,
 // F(2x2,3x3) below", or "F(2x2,3x3)" with F(4×4, 3×3) off.
 func winoNames(times, atLeast string) string {
 	f2 := "F(2" + times + "2,3" + times + "3)"
