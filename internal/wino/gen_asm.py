@@ -66,7 +66,7 @@ for w in (8, 4):
     a(f'// func outGrad{w}(dy0, dy1 *float32, dh *float32, stride int)')
     a(f'TEXT ·outGrad{w}(SB), NOSPLIT, $0-32')
     a('\tMOVQ dy0+0(FP), SI\n\tMOVQ dy1+8(FP), R9\n\tMOVQ dh+16(FP), DI\n\tMOVQ stride+24(FP), DX\n\tSHLQ $2, DX')
-    a(f'\tMOVL $0x80000000, AX\n\tMOVQ AX, X13\n\tVPBROADCASTD X13, {R("13")}')
+    a(f'\tMOVL $0x80000000, AX\n\tVMOVQ AX, X13\n\tVPBROADCASTD X13, {R("13")}')
     a(f'\tVMOVUPS (SI), {R("0")}\n\tVMOVUPS {vb}(SI), {R("1")}')
     out.extend(deint(w, R('0'), R('1'), R('2'), R('3')))
     a(f'\tVMOVUPS (R9), {R("0")}\n\tVMOVUPS {vb}(R9), {R("1")}')
