@@ -2,5 +2,7 @@
 // any one package: that every file a doc comment, script or markdown page
 // names exists (no dangling reference), that no tracked file cites an issue
 // tracker's number (TestNoIssueNumbers: a reader outside cannot resolve one),
-// and the layers' imports. It has no non-test code.
+// the layers' imports, and that no amd64 assembly file has a legacy-SSE
+// instruction (TestAssemblyIsVEXOnly: each can cost an SSE/AVX transition).
+// It has no non-test code.
 package repocheck
