@@ -258,9 +258,22 @@ func winoPackU(alg *winoAlg, u []float32, k, c int, tr bool, sc *scratch[float32
 // into at least as many groups as threads, where the batch allows) and
 // returns the tiling, the number of groups and of workers. A forward or
 // ∂/∂x value is one product's sum over the channels, the same whatever the
-// group, so the cut may depend on the threads.
+// group, so the cut may depend on the threads (and on anything else).
+//
+// F(2×2, 3×3)'s passes take half of winoOwnValues: a group's transformed
+// inputs and products, 16·T·(C + K) values, are then at most 1 MB for equal
+// C and K, half of a core's L2, where ∂/∂W's groups keep the whole (its
+// products sum over the tiles, and longer sums paid more there). On the
+// second Intel Xeon, with F(2×2, 3×3)'s passes alone, this took 19–27 % off
+// ResNet18's 64-channel 8×8 layers at batch 128, and 7–9 % off WRN-16-4's
+// 256-channel 8×8 layers at 32; the 4×4 and 16×16 layers moved by ±4 %
+// (bench/NOTES.md, "Lever 19").
 func winoOwnGroups(g convGeom, alg *winoAlg, n int) (winoTiles, int, int) {
-	wt := newWinoTiles(g, alg, n, winoOwnValues)
+	values := winoOwnValues
+	if alg == winoF2 {
+		values /= 2
+	}
+	wt := newWinoTiles(g, alg, n, values)
 	threads := runtime.GOMAXPROCS(0)
 	if gi := (n + threads - 1) / threads; gi < wt.gi {
 		wt.gi, wt.t, wt.ld = gi, gi*wt.tpi, gi*wt.tpi+16

@@ -13,7 +13,9 @@ import (
 
 // winoCases are 3×3, stride-1, padding-1 geometries the Winograd path
 // takes (∂/∂x only from 8×8: the smaller maps check its forward and ∂/∂W),
-// with the group size (winoOwnValues) each runs under: even and odd
+// with the group size (winoOwnValues: ∂/∂W's groups, as the comments
+// count them; the forward's and ∂/∂x's take half of it) each runs under:
+// even and odd
 // maps (tiles cut by the border), 2×2 and 2×3 maps (one tile an image),
 // channel counts off the micro-kernels' MR and NR, and batches cut into
 // several groups with a shorter last one.
