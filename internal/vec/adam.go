@@ -37,8 +37,9 @@ func (c *AdamCoef) consts() *adamConsts {
 // same bits. Where the processor has AVX-512, sixteen values go through an
 // instruction: the update is bound by memory, except in the early steps in
 // which gradients and moments are subnormal and each instruction that meets
-// one takes a microcode assist on Intel cores (VGG16's classifier), where
-// half as many instructions take half the time.
+// one takes a microcode assist on Intel cores (VGG16's classifier): there
+// half as many instructions took two thirds of the time (1.53×, bench/
+// NOTES.md, "Lever 18").
 func Adam(p, g, m, v []float32, c *AdamCoef) {
 	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
 	k := c.consts()

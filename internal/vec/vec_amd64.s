@@ -277,7 +277,8 @@ amoments:
 // separately, so the bits are adamAsm's and adamGo's. Where the moments and
 // gradients are subnormal, an Intel core takes a microcode assist for each
 // instruction that reads or writes them; with twice the values an
-// instruction, a row takes half as many (bench/NOTES.md, Lever 18).
+// instruction, a row takes half as many (bench/NOTES.md, "Lever 18": 1.53×
+// faster on subnormal rows).
 TEXT ·adam512Asm(SB), NOSPLIT, $0-48
 	MOVQ theta+0(FP), DI
 	MOVQ grad+8(FP), SI
