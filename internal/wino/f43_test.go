@@ -39,27 +39,7 @@ func run4(h, w, stride int, seed int64) (v, dh, y, dx []float32) {
 
 // TestF4AsmMatchesGo: the AVX2 kernels give the Go twins' bits.
 func TestF4AsmMatchesGo(t *testing.T) {
-	if !useAsm {
-		t.Skip("no AVX2 on this processor: the Go twins run alone")
-	}
-	defer func() { useAsm = true }()
-	for i, p := range planes4 {
-		h, w := p[0], p[1]
-		th, tw := F4Tiles(h, w)
-		stride := th*tw + 40
-		useAsm = true
-		var a, b [4][]float32
-		a[0], a[1], a[2], a[3] = run4(h, w, stride, int64(i))
-		useAsm = false
-		b[0], b[1], b[2], b[3] = run4(h, w, stride, int64(i))
-		for k, name := range []string{"F4Input", "F4OutGrad", "F4Output", "F4InputGrad"} {
-			for j := range a[k] {
-				if math.Float32bits(a[k][j]) != math.Float32bits(b[k][j]) {
-					t.Fatalf("%d×%d %s[%d]: assembly %v, Go %v", h, w, name, j, a[k][j], b[k][j])
-				}
-			}
-		}
-	}
+	requireAsmMatchesGo(t, planes4, F4Tiles, run4, [4]string{"F4Input", "F4OutGrad", "F4Output", "F4InputGrad"})
 }
 
 // patch6 returns the 6×6 patch tile (ty, tx) reads from the h×w plane x

@@ -46,21 +46,30 @@ func run(h, w, stride int, seed int64) (v, dh, y, dx []float32) {
 
 // TestAsmMatchesGo: the AVX2 kernels give the Go twins' bits.
 func TestAsmMatchesGo(t *testing.T) {
+	requireAsmMatchesGo(t, planes, Tiles, run, [4]string{"Input", "OutGrad", "Output", "InputGrad"})
+}
+
+// requireAsmMatchesGo runs the four plane transforms (run: input, output
+// gradient, output, input gradient) of every plane size in planes with the
+// AVX2 kernels and with the Go twins alone, on the same random inputs, and
+// requires the same bits; tiles gives a plane's tile rows and columns.
+func requireAsmMatchesGo(t *testing.T, planes [][2]int, tiles func(h, w int) (int, int),
+	run func(h, w, stride int, seed int64) (v, dh, y, dx []float32), names [4]string) {
+	t.Helper()
 	if !useAsm {
 		t.Skip("no AVX2 on this processor: the Go twins run alone")
 	}
 	defer func() { useAsm = true }()
 	for i, p := range planes {
 		h, w := p[0], p[1]
-		th, tw := Tiles(h, w)
+		th, tw := tiles(h, w)
 		stride := th*tw + 40
 		useAsm = true
-		a := [4][]float32{}
+		var a, b [4][]float32
 		a[0], a[1], a[2], a[3] = run(h, w, stride, int64(i))
 		useAsm = false
-		b := [4][]float32{}
 		b[0], b[1], b[2], b[3] = run(h, w, stride, int64(i))
-		for k, name := range []string{"Input", "OutGrad", "Output", "InputGrad"} {
+		for k, name := range names {
 			for j := range a[k] {
 				if math.Float32bits(a[k][j]) != math.Float32bits(b[k][j]) {
 					t.Fatalf("%d×%d %s[%d]: assembly %v, Go %v", h, w, name, j, a[k][j], b[k][j])
