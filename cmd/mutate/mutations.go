@@ -284,6 +284,26 @@ var mutations = []mutation{
 		Old: "xis := rowPieces(nx, 1, convFilterPieces(nc))", New: "xis := rowPieces(16, 1, convFilterPieces(nc))",
 		Pkg: "training/nn", Tests: []string{"TestWinogradF4MatchesDirect"}},
 
+	// Lever 20: the small maps' transforms across the planes (internal/wino/planes.go, input4x4).
+	{ID: "wino-planes-output-rows-swapped", File: "internal/wino/planes.go", Bug: "across the planes, a tile row's top output row written from the bottom rows' values (y1 for y0)",
+		Old: "copy(p[2*ty*w:(2*ty+1)*w], y0[at:at+w])", New: "copy(p[2*ty*w:(2*ty+1)*w], y1[at:at+w])",
+		Pkg: "internal/wino", Tests: []string{"TestPlanesMatchOnePlane"}},
+	{ID: "wino-planes-outgrad-run-unchecked", File: "internal/wino/planes.go", Bug: "the output gradients' eight-tile kernel writes eight tiles that straddle two packed strips as if they were consecutive",
+		Old: "if cols.run(c, 8) {", New: "if true {",
+		Pkg: "internal/wino", Tests: []string{"TestPlanesMatchOnePlane"}},
+	{ID: "wino-planes-input-first-unshifted", File: "internal/wino/planes.go", Bug: "InputPlanes writes every plane's tiles at the first plane's columns",
+		Old: "cols.First = first + i*th*tw", New: "cols.First = first",
+		Pkg: "internal/wino", Tests: []string{"TestPlanesMatchOnePlane"}},
+	{ID: "wino-input4x4-shift", File: "internal/wino/wino_amd64.s", Bug: "the 4×4 plane's kernel shifts its first row by two values in place of one (its left padding misplaced)",
+		Old: "VPSLLDQ $4, X15, X0", New: "VPSLLDQ $8, X15, X0",
+		Pkg: "internal/wino", Tests: []string{"TestAsmMatchesGo", "TestTransformsMatchDefinitions"}},
+	{ID: "wino-output4x4-rows", File: "internal/wino/wino_amd64.s", Bug: "the 4×4 plane's output kernel writes its row 2 where row 1 goes",
+		Old: "VMOVUPS X6, 16(DI)", New: "VMOVUPS X5, 16(DI)",
+		Pkg: "internal/wino", Tests: []string{"TestAsmMatchesGo", "TestTransformsMatchDefinitions"}},
+	{ID: "wino-outgrad4x4-deal", File: "internal/wino/wino_amd64.s", Bug: "the 4×4 plane's output-gradient kernel deals rows 3 and 1 to the tiles the wrong way round (y10 of the lower tiles for the upper)",
+		Old: "VSHUFPS $0x88, X7, X1, X4", New: "VSHUFPS $0x88, X1, X7, X4",
+		Pkg: "internal/wino", Tests: []string{"TestAsmMatchesGo", "TestTransformsMatchDefinitions"}},
+
 	// Lever 9 in internal/sgemm (bench/NOTES.md): the tile order, the shared
 	// packing of B and its AVX row dealing.
 	{ID: "sgemm-bouter-swapped", File: "internal/sgemm/sgemm.go", Bug: "rowBlock's B-strips-outer order takes the tile index's quotient and remainder the wrong way round (A strip t/nA, B strip t%nA)",

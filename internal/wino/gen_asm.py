@@ -131,4 +131,92 @@ for w in (8, 4):
                 a('\tADDQ DX, SI\n\tADDQ DX, R8\n\tADDQ BX, DI')
         a('\tVZEROUPPER\n\tRET')
 
+# input4x4: the four tiles of a 4×4 plane, one XMM lane a tile (t = 2ty + tx).
+# Padded row q (0 … 5) read by the tiles as L_q = columns 0 … 3 and R_q =
+# columns 2 … 5; rows 0 and 5 are zeros (X8). D_{r,j} gathers column j of the
+# patches' row r: rows r (ty = 0) and r + 2 (ty = 1), L for j < 2, R above.
+a('')
+a('// func input4x4(x *float32, v *float32, stride int)')
+a('TEXT ·input4x4(SB), NOSPLIT, $0-24')
+a('\tMOVQ x+0(FP), SI\n\tMOVQ v+8(FP), DI\n\tMOVQ stride+16(FP), DX\n\tSHLQ $2, DX\n\tLEAQ (DX*4), R9\n\tLEAQ (R9)(R9*2), R10')
+a('\tVXORPS X8, X8, X8')
+L = {0: 'X8', 5: 'X8'}
+Rr = {0: 'X8', 5: 'X8'}
+for q in range(1, 5):
+    L[q], Rr[q] = f'X{2 * (q - 1)}', f'X{2 * (q - 1) + 1}'
+    a(f'\tVMOVUPS {16 * (q - 1)}(SI), X15\n\tVPSLLDQ $4, X15, {L[q]}\n\tVPSRLDQ $4, X15, {Rr[q]}')
+
+
+def D(r, j, dst):
+    src = L if j < 2 else Rr
+    imm = '0x88' if j % 2 == 0 else '0xDD'
+    return f'\tVSHUFPS ${imm}, {src[r + 2]}, {src[r]}, {dst}'
+
+
+# e = d B per patch row (E_{r,b} = Dx − Dy or Dx + Dy), then V = Bᵀ e, as inputTile
+erow = {0: ('SUB', 0, 2), 1: ('ADD', 1, 2), 2: ('SUB', 2, 1), 3: ('SUB', 1, 3)}
+vcol = {0: ('SUB', 0, 2), 1: ('ADD', 1, 2), 2: ('SUB', 2, 1), 3: ('SUB', 1, 3)}
+addr = {0: '(R8)', 1: '(R8)(R9*1)', 2: '(R8)(R9*2)', 3: '(R8)(R10*1)'}
+a('\tMOVQ DI, R8')
+for b in range(4):
+    op, x, y = erow[b]
+    for r in range(4):
+        a(D(r, x, 'X13'))
+        a(D(r, y, 'X14'))
+        a(f'\tV{op}PS X14, X13, X{9 + r}')
+    for A in range(4):
+        op, x, y = vcol[A]
+        a(f'\tV{op}PS X{9 + y}, X{9 + x}, X15')
+        a(f'\tVMOVUPS X15, {addr[A]}')
+    if b < 3:
+        a('\tADDQ DX, R8')
+a('\tRET')
+
+# outGrad4x4 and output4x4: the same for OutGrad and Output (a 4×4 plane's
+# four tiles, one XMM lane a tile): the values of rows 2ty and 2ty + 1 at
+# columns 2tx and 2tx + 1 dealt to the lanes by VSHUFPS, and back by
+# VUNPCK*PS; the arithmetic is outGrad4's and output4's, line for line.
+X = lambda n: 'X' + n
+a('')
+a('// func outGrad4x4(dy *float32, dh *float32, stride int)')
+a('TEXT ·outGrad4x4(SB), NOSPLIT, $0-24')
+a('\tMOVQ dy+0(FP), SI\n\tMOVQ dh+8(FP), DI\n\tMOVQ stride+16(FP), DX\n\tSHLQ $2, DX')
+a('\tMOVL $0x80000000, AX\n\tVMOVQ AX, X13\n\tVPBROADCASTD X13, X13')
+a('\tVMOVUPS (SI), X0\n\tVMOVUPS 16(SI), X1\n\tVMOVUPS 32(SI), X6\n\tVMOVUPS 48(SI), X7')
+a('\t// y00, y01 of the four tiles from rows 0 and 2; y10, y11 from rows 1 and 3')
+a('\tVSHUFPS $0x88, X6, X0, X2\n\tVSHUFPS $0xDD, X6, X0, X3\n\tVSHUFPS $0x88, X7, X1, X4\n\tVSHUFPS $0xDD, X7, X1, X5')
+a('\t// r = A ∂Y: (y00, y01), (y00 + y10, y01 + y11), (y00 − y10, y01 − y11), (−y10, −y11)')
+a('\tVADDPS X4, X2, X6\n\tVADDPS X5, X3, X7\n\tVSUBPS X4, X2, X8\n\tVSUBPS X5, X3, X9\n\tVXORPS X13, X4, X10\n\tVXORPS X13, X5, X11')
+a('\t// D̂ = r Aᵀ: a, a + b, a − b, −b for each row (a, b) of r')
+for i, (ra, rb) in enumerate([('X2', 'X3'), ('X6', 'X7'), ('X8', 'X9'), ('X10', 'X11')]):
+    a(f'\tVMOVUPS {ra}, (DI)\n\tADDQ DX, DI')
+    a(f'\tVADDPS {rb}, {ra}, X0\n\tVMOVUPS X0, (DI)\n\tADDQ DX, DI')
+    a(f'\tVSUBPS {rb}, {ra}, X0\n\tVMOVUPS X0, (DI)\n\tADDQ DX, DI')
+    a(f'\tVXORPS X13, {rb}, X0\n\tVMOVUPS X0, (DI)')
+    if i < 3:
+        a('\tADDQ DX, DI')
+a('\tRET')
+
+a('')
+a('// func output4x4(m *float32, stride int, bias float32, y *float32)')
+a('TEXT ·output4x4(SB), NOSPLIT, $0-32')
+a('\tMOVQ m+0(FP), R11\n\tMOVQ stride+8(FP), DX\n\tSHLQ $2, DX\n\tVBROADCASTSS bias+16(FP), X13\n\tMOVQ y+24(FP), DI')
+a('\tLEAQ (DX*4), R10\n\tLEAQ (R10)(R10*2), R12')
+a('\t// s = Aᵀ m: s0j = m0j + m1j + m2j (4 … 7), s1j = m1j − m2j − m3j (8 … 11)')
+for j in range(4):
+    a('\tVMOVUPS (R11), X0\n\tVMOVUPS (R11)(R10*1), X1\n\tVMOVUPS (R11)(R10*2), X2\n\tVMOVUPS (R11)(R12*1), X3')
+    a(f'\tVADDPS X1, X0, X{4 + j}\n\tVADDPS X2, X{4 + j}, X{4 + j}')
+    a(f'\tVSUBPS X2, X1, X{8 + j}\n\tVSUBPS X3, X{8 + j}, X{8 + j}')
+    if j < 3:
+        a('\tADDQ DX, R11')
+a('\t// Y = s A + bias')
+a('\tVADDPS X5, X4, X0\n\tVADDPS X6, X0, X0\n\tVADDPS X13, X0, X0')
+a('\tVSUBPS X6, X5, X1\n\tVSUBPS X7, X1, X1\n\tVADDPS X13, X1, X1')
+a('\tVADDPS X9, X8, X2\n\tVADDPS X10, X2, X2\n\tVADDPS X13, X2, X2')
+a('\tVSUBPS X10, X9, X3\n\tVSUBPS X11, X3, X3\n\tVADDPS X13, X3, X3')
+a('\t// rows 0 and 2 from (y00, y01), rows 1 and 3 from (y10, y11)')
+a('\tVUNPCKLPS X1, X0, X4\n\tVUNPCKHPS X1, X0, X5\n\tVUNPCKLPS X3, X2, X6\n\tVUNPCKHPS X3, X2, X7')
+a('\tVMOVUPS X4, (DI)\n\tVMOVUPS X6, 16(DI)\n\tVMOVUPS X5, 32(DI)\n\tVMOVUPS X7, 48(DI)')
+a('\tRET')
+
 open('wino_amd64.s', 'w').write('\n'.join(out) + '\n')

@@ -103,12 +103,23 @@ func (cs Cols) run(t, n int) bool {
 // Input writes V = Bᵀ d B of every tile t of the h×w plane src into
 // v[ξ·stride + cols.off(t)]; pad is scratch of PadSize(h, w) values.
 func Input(src []float32, h, w int, pad, v []float32, stride int, cols Cols) {
+	if useAsm && h == 4 && w == 4 && cols.run(0, 4) {
+		_, _ = src[15], v[15*stride+cols.off(3)]
+		input4x4(&src[0], &v[cols.off(0)], stride)
+		return
+	}
 	th, tw := Tiles(h, w)
 	pw := 2*tw + 2
 	clear(pad[:PadSize(h, w)])
 	for r := 0; r < h; r++ {
 		copy(pad[(r+1)*pw+1:(r+1)*pw+1+w], src[r*w:(r+1)*w])
 	}
+	inputTiles(pad, th, tw, pw, v, stride, cols)
+}
+
+// inputTiles is Input's transforms of the th×tw tiles of the padded plane
+// pad (rows pw apart).
+func inputTiles(pad []float32, th, tw, pw int, v []float32, stride int, cols Cols) {
 	for ty := 0; ty < th; ty++ {
 		tx := 0
 		if useAsm {
@@ -157,6 +168,11 @@ func inputTile(d []float32, pw int, v []float32, stride int) {
 // OutGrad writes D̂ = A ∂Y Aᵀ of every tile t of the h×w plane dy into
 // dh[ξ·stride + cols.off(t)] (∂Y is zero outside the plane).
 func OutGrad(dy []float32, h, w int, dh []float32, stride int, cols Cols) {
+	if useAsm && h == 4 && w == 4 && cols.run(0, 4) {
+		_, _ = dy[15], dh[15*stride+cols.off(3)]
+		outGrad4x4(&dy[0], &dh[cols.off(0)], stride)
+		return
+	}
 	th, tw := Tiles(h, w)
 	for ty := 0; ty < th; ty++ {
 		r0 := 2 * ty
@@ -207,6 +223,11 @@ func outGradTile(y00, y01, y10, y11 float32, dh []float32, stride int) {
 // Output writes Y = Aᵀ m A + bias of every tile into the h×w plane y from
 // m[ξ·stride + t]; pad is scratch of PadSize(h, w) values.
 func Output(m []float32, stride int, h, w int, bias float32, pad, y []float32) {
+	if useAsm && h == 4 && w == 4 {
+		_, _ = m[15*stride+3], y[15]
+		output4x4(&m[0], stride, bias, &y[0])
+		return
+	}
 	th, tw := Tiles(h, w)
 	m, stride = gather(m, stride, th*tw, pad), th*tw
 	for ty := 0; ty < th; ty++ {

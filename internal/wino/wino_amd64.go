@@ -44,6 +44,25 @@ func gradSEven8(zc, zp *float32, stride int, dst *float32, sw int)
 //go:noescape
 func gradSOdd8(zc, zp *float32, stride int, dst *float32, sw int)
 
+// input4x4 is Input for a 4×4 plane (its 16 values at x, in a row): V of
+// its four tiles goes to v[ξ·stride + t], one XMM lane a tile, each value
+// made by inputTile's operations in inputTile's order.
+//
+//go:noescape
+func input4x4(x *float32, v *float32, stride int)
+
+// outGrad4x4 is OutGrad for a 4×4 plane (its 16 values at dy), D̂ of its
+// four tiles to dh[ξ·stride + t] (as input4x4).
+//
+//go:noescape
+func outGrad4x4(dy *float32, dh *float32, stride int)
+
+// output4x4 is Output for a 4×4 plane: Y of the four tiles m[ξ·stride + t]
+// to the plane's 16 values at y.
+//
+//go:noescape
+func output4x4(m *float32, stride int, bias float32, y *float32)
+
 // The four-tile kernels: the same, one XMM lane a tile (the 8×8 maps of
 // WRN-16-4's last stage have four tiles a row).
 

@@ -20,7 +20,7 @@ var (
 // planes are the plane sizes the tests run: wide enough for the eight-tile
 // kernels (w ≥ 16) and not, even and odd, with tile columns beyond a
 // multiple of eight.
-var planes = [][2]int{{32, 32}, {16, 16}, {8, 8}, {2, 2}, {3, 2}, {5, 7}, {6, 17}, {7, 34}, {4, 48}, {1, 16}, {8, 12}, {10, 24}, {9, 9}, {14, 14}, {10, 10}, {12, 22}}
+var planes = [][2]int{{32, 32}, {16, 16}, {8, 8}, {4, 4}, {2, 2}, {3, 2}, {5, 7}, {6, 17}, {7, 34}, {4, 48}, {1, 16}, {8, 12}, {10, 24}, {9, 9}, {14, 14}, {10, 10}, {12, 22}}
 
 func randPlane(r interface{ Float64() float64 }, n int) []float32 {
 	v := make([]float32, n)

@@ -118,14 +118,55 @@ type winoAlg struct {
 	weights    func(w []float32, K, C, k0, k1 int, u []float32, stride int)
 	weightGrad func(du []float32, stride, K, C, k0, k1 int, dw []float32)
 	padSize    func(h, w int) int
+
+	// The transforms of n planes of one channel (n images of a group) in
+	// one call, with the bits of the one-plane functions, and the scratch
+	// they need: F(2×2, 3×3)'s own (wino's *Planes), F(4×4, 3×3)'s a
+	// plane at a time (planesOf).
+	inputPlanes   func(src []float32, ss, n, h, w int, pad, v []float32, stride int, cols wino.Cols)
+	outGradPlanes func(dy []float32, ys, n, h, w int, pad, dh []float32, stride int, cols wino.Cols)
+	outputPlanes  func(m []float32, stride, n, h, w int, bias float32, pad, y []float32, ys int)
+	planesScratch func(n, h, w int) int
 }
 
 var (
 	winoF2 = &winoAlg{m: 2, n: 16, input: wino.Input, outGrad: wino.OutGrad, output: wino.Output,
-		inputGrad: wino.InputGrad, weights: wino.Weights, weightGrad: wino.WeightGrad, padSize: wino.PadSize}
-	winoF4 = &winoAlg{m: 4, n: 36, input: wino.F4Input, outGrad: wino.F4OutGrad, output: wino.F4Output,
-		inputGrad: wino.F4InputGrad, weights: wino.F4Weights, weightGrad: wino.F4WeightGrad, padSize: wino.F4PadSize}
+		inputGrad: wino.InputGrad, weights: wino.Weights, weightGrad: wino.WeightGrad, padSize: wino.PadSize,
+		inputPlanes: wino.InputPlanes, outGradPlanes: wino.OutGradPlanes, outputPlanes: wino.OutputPlanes,
+		planesScratch: wino.PlanesScratch}
+	winoF4 = planesOf(&winoAlg{m: 4, n: 36, input: wino.F4Input, outGrad: wino.F4OutGrad, output: wino.F4Output,
+		inputGrad: wino.F4InputGrad, weights: wino.F4Weights, weightGrad: wino.F4WeightGrad, padSize: wino.F4PadSize})
 )
+
+// planesOf gives alg the *Planes transforms as its one-plane ones plane by
+// plane.
+func planesOf(alg *winoAlg) *winoAlg {
+	tiles := alg.tiles
+	alg.inputPlanes = func(src []float32, ss, n, h, w int, pad, v []float32, stride int, cols wino.Cols) {
+		first := cols.First
+		for i := 0; i < n; i++ {
+			cols.First = first + i*tiles(h, w)
+			alg.input(src[i*ss:], h, w, pad, v, stride, cols)
+		}
+	}
+	alg.outGradPlanes = func(dy []float32, ys, n, h, w int, pad, dh []float32, stride int, cols wino.Cols) {
+		first := cols.First
+		for i := 0; i < n; i++ {
+			cols.First = first + i*tiles(h, w)
+			alg.outGrad(dy[i*ys:], h, w, dh, stride, cols)
+		}
+	}
+	alg.outputPlanes = func(m []float32, stride, n, h, w int, bias float32, pad, y []float32, ys int) {
+		for i := 0; i < n; i++ {
+			alg.output(m[i*tiles(h, w):], stride, h, w, bias, pad, y[i*ys:])
+		}
+	}
+	alg.planesScratch = func(_, h, w int) int { return alg.padSize(h, w) }
+	return alg
+}
+
+// tiles is the number of tiles of an h×w plane.
+func (alg *winoAlg) tiles(h, w int) int { return ((h + alg.m - 1) / alg.m) * ((w + alg.m - 1) / alg.m) }
 
 // winoNames names the Winograd algorithms the 3×3 convolutions take, with
 // the given times and at-least signs: "F(4x4,3x3) on maps >= 32x32,
@@ -300,30 +341,26 @@ func winoPackedCols(rows, nt, r, first int) (int, wino.Cols) {
 // the 16 products multiply them by the packed weights pas, and out reads
 // each image's rowsOut planes of the products to make its result.
 func winoOwnPass(g convGeom, alg *winoAlg, n, rowsIn, rowsOut int, pas []sgemm.PackedA, sc *scratch[float32],
-	in func(img, plane int, pad, dst []float32, stride int, cols wino.Cols),
-	out func(img, plane int, pad, src []float32, stride int)) {
+	in func(img0, imgs, plane int, pad, dst []float32, stride int, cols wino.Cols),
+	out func(img0, imgs, plane int, pad, src []float32, stride int)) {
 	wt, ng, workers := winoOwnGroups(g, alg, n)
 	ld, bs, cs, nx := wt.ld, winoPackedStride(rowsIn, wt.t), wt.stride(rowsOut), alg.n
-	sc.ensure(workers, 0, nx*bs+nx*cs+alg.padSize(g.h, g.w), 0, 0)
+	sc.ensure(workers, 0, nx*bs+nx*cs+max(alg.padSize(g.h, g.w), alg.planesScratch(wt.gi, g.h, g.w)), 0, 0)
 	par.ChunksOf(ng, n, func(j, p int) {
 		buf := sc.cols[p]
 		bb, cc, pad := buf[:nx*bs], buf[nx*bs:nx*(bs+cs)], buf[nx*(bs+cs):]
 		lo, hi := j*wt.gi, min(n, (j+1)*wt.gi)
 		nt := (hi - lo) * wt.tpi
-		for i := 0; i < hi-lo; i++ {
-			for r := 0; r < rowsIn; r++ {
-				base, cols := winoPackedCols(rowsIn, nt, r, i*wt.tpi)
-				in(lo+i, r, pad, bb[base:], bs, cols)
-			}
+		for r := 0; r < rowsIn; r++ {
+			base, cols := winoPackedCols(rowsIn, nt, r, 0)
+			in(lo, hi-lo, r, pad, bb[base:], bs, cols)
 		}
 		size := sgemm.PackedBSize(rowsIn, nt)
 		for xi := 0; xi < nx; xi++ {
 			sgemm.GemmPacked(pas[xi], sgemm.PackedBFrom(rowsIn, nt, bb[xi*bs:xi*bs+size]), 0, cc[xi*cs:], ld)
 		}
-		for i := 0; i < hi-lo; i++ {
-			for r := 0; r < rowsOut; r++ {
-				out(lo+i, r, pad, cc[r*ld+i*wt.tpi:], cs)
-			}
+		for r := 0; r < rowsOut; r++ {
+			out(lo, hi-lo, r, pad, cc[r*ld:], cs)
 		}
 	})
 }
@@ -336,15 +373,15 @@ func convForwardWinograd(g convGeom, n int, x, w, b, y []float32, sc *scratch[fl
 	u := sc.winoU(alg.n, K, C)
 	winoWeights(alg, w, K, C, u)
 	winoOwnPass(g, alg, n, C, K, winoPackU(alg, u, K, C, false, sc), sc,
-		func(i, c int, pad, dst []float32, stride int, cols wino.Cols) {
-			alg.input(x[(i*C+c)*hw:], g.h, g.w, pad, dst, stride, cols)
+		func(i0, ni, c int, pad, dst []float32, stride int, cols wino.Cols) {
+			alg.inputPlanes(x[(i0*C+c)*hw:], C*hw, ni, g.h, g.w, pad, dst, stride, cols)
 		},
-		func(i, k int, pad, src []float32, stride int) {
+		func(i0, ni, k int, pad, src []float32, stride int) {
 			var bias float32
 			if b != nil {
 				bias = b[k]
 			}
-			alg.output(src, stride, g.h, g.w, bias, pad, y[(i*K+k)*hw:])
+			alg.outputPlanes(src, stride, ni, g.h, g.w, bias, pad, y[(i0*K+k)*hw:], K*hw)
 		})
 }
 
@@ -356,11 +393,14 @@ func convGradXWinograd(g convGeom, n int, w, dy, dx []float32, sc *scratch[float
 	u := sc.winoU(alg.n, K, C)
 	winoWeights(alg, w, K, C, u)
 	winoOwnPass(g, alg, n, K, C, winoPackU(alg, u, K, C, true, sc), sc,
-		func(i, k int, _, dst []float32, stride int, cols wino.Cols) {
-			alg.outGrad(dy[(i*K+k)*hw:], g.h, g.w, dst, stride, cols)
+		func(i0, ni, k int, pad, dst []float32, stride int, cols wino.Cols) {
+			alg.outGradPlanes(dy[(i0*K+k)*hw:], K*hw, ni, g.h, g.w, pad, dst, stride, cols)
 		},
-		func(i, c int, pad, src []float32, stride int) {
-			alg.inputGrad(src, stride, g.h, g.w, pad, dx[(i*C+c)*hw:])
+		func(i0, ni, c int, pad, src []float32, stride int) {
+			tpi := alg.tiles(g.h, g.w)
+			for i := 0; i < ni; i++ {
+				alg.inputGrad(src[i*tpi:], stride, g.h, g.w, pad, dx[((i0+i)*C+c)*hw:])
+			}
 		})
 }
 
@@ -399,7 +439,8 @@ func convGradWWinograd(g convGeom, n int, x, dy, dw []float32, sc *scratch[float
 	tasks := nc * len(xis)
 	workers := min(runtime.GOMAXPROCS(0), tasks)
 	ld, vs, ds, us := wt.ld, wt.stride(C), wt.stride(K), winoUStride(K, C)
-	aSize, bSize, padLen := sgemm.PackedASize(K, wt.t), sgemm.PackedBSize(wt.t, C), alg.padSize(g.h, g.w)
+	aSize, bSize := sgemm.PackedASize(K, wt.t), sgemm.PackedBSize(wt.t, C)
+	padLen := max(alg.padSize(g.h, g.w), alg.planesScratch(wt.gi, g.h, g.w))
 	sc.ensure(workers, nc, nx*vs+nx*ds+aSize+bSize+padLen, nx*us, 0)
 	par.ChunksOf(tasks, nc*nx, func(t, p int) {
 		j, x0, x1 := t/len(xis), xis[t%len(xis)][0], xis[t%len(xis)][1]
@@ -411,13 +452,11 @@ func convGradWWinograd(g convGeom, n int, x, dy, dw []float32, sc *scratch[float
 		for gr := g0; gr < g1; gr++ {
 			lo, hi := gr*wt.gi, min(n, (gr+1)*wt.gi)
 			nt := (hi - lo) * wt.tpi
-			for i := 0; i < hi-lo; i++ {
-				for c := 0; c < C; c++ {
-					alg.input(x[((lo+i)*C+c)*hw:], g.h, g.w, pad, v[c*ld:], vs, wino.Cols{First: i * wt.tpi})
-				}
-				for k := 0; k < K; k++ {
-					alg.outGrad(dy[((lo+i)*K+k)*hw:], g.h, g.w, dh[k*ld:], ds, wino.Cols{First: i * wt.tpi})
-				}
+			for c := 0; c < C; c++ {
+				alg.inputPlanes(x[(lo*C+c)*hw:], C*hw, hi-lo, g.h, g.w, pad, v[c*ld:], vs, wino.Cols{})
+			}
+			for k := 0; k < K; k++ {
+				alg.outGradPlanes(dy[(lo*K+k)*hw:], K*hw, hi-lo, g.h, g.w, pad, dh[k*ld:], ds, wino.Cols{})
 			}
 			var beta float32
 			if gr > g0 {

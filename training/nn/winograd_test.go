@@ -30,6 +30,11 @@ var winoCases = []struct {
 	{convCase{4, 16, 3, 2, 16, 3, 1, 1}, 16 * 2},       // 3×2 map, one image a group
 	{convCase{20, 16, 4, 4, 16, 3, 1, 1}, 16 * 4},      // 20 groups of one image: ∂/∂W's 8 chunks sum 2 or 3 each
 	{convCase{2, 40, 9, 11, 33, 3, 1, 1}, 1 << 17},     // 40 × 9 × 11: several k-blocks of ∂/∂W
+	// The small maps' transforms across the planes (wino's *Planes): the
+	// forward's groups of 6, 6 and 1 images (24 and 4 tiles), ∂/∂W's of 12
+	// and 1; a 4×6 map's groups of 3, 2 and 5.
+	{convCase{13, 16, 4, 4, 16, 3, 1, 1}, 16 * 4 * 12},
+	{convCase{5, 16, 4, 6, 18, 3, 1, 1}, 18 * 6 * 6},
 }
 
 // convDirect64 computes the convolution, ∂/∂x and ∂/∂W by their definitions
