@@ -132,7 +132,7 @@ type Metrics struct {
 	// Numerics is the arithmetic the CPU back end trained the cell with:
 	// the matrix product's micro-kernel and the convolutions' algorithms
 	// (nn.Numerics, e.g. "sgemm avx512-8x32; conv3x3 winograd F(4x4,3x3)
-	// on maps >= 32x32, F(2x2,3x3) below; maps of <= k*k values dense"). Results of other numerics agree to float32 rounding,
+	// on maps >= 32x32, F(2x2,3x3) below, dx also on 4x4 maps; maps of <= k*k values dense"). Results of other numerics agree to float32 rounding,
 	// not to the bit: a rerun that differs from a stored result names both
 	// (grid's remodel). Empty in results written before it, for other
 	// devices (Device names them) and for learners without a network. Not an

@@ -303,6 +303,12 @@ var mutations = []mutation{
 	{ID: "wino-outgrad4x4-deal", File: "internal/wino/wino_amd64.s", Bug: "the 4×4 plane's output-gradient kernel deals rows 3 and 1 to the tiles the wrong way round (y10 of the lower tiles for the upper)",
 		Old: "VSHUFPS $0x88, X7, X1, X4", New: "VSHUFPS $0x88, X1, X7, X4",
 		Pkg: "internal/wino", Tests: []string{"TestAsmMatchesGo", "TestTransformsMatchDefinitions"}},
+	{ID: "wino-inputgrad4x4-neighbour", File: "internal/wino/wino_amd64.s", Bug: "the 4×4 plane's ∂x kernel takes S₃ of the tile to the right in place of the one to the left for the odd rows' even columns (the patches' overlap misplaced)",
+		Old: "VPSLLQ $32, X7, X12", New: "VPSRLQ $32, X7, X12",
+		Pkg: "internal/wino", Tests: []string{"TestAsmMatchesGo", "TestTransformsMatchDefinitions"}},
+	{ID: "wino-dx4-off", File: "training/nn/winograd.go", Bug: "∂/∂x of the 4×4 maps stays with im2col while the numerics say Winograd's",
+		Old: "useWinoDx4 && g.h == 4 && g.w == 4", New: "useWinoDx4 && g.h == 4 && g.w == 5",
+		Pkg: "training/nn", Tests: []string{"TestNumericsFollowsTheSettings"}},
 
 	// Lever 9 in internal/sgemm (bench/NOTES.md): the tile order, the shared
 	// packing of B and its AVX row dealing.

@@ -219,4 +219,33 @@ a('\tVUNPCKLPS X1, X0, X4\n\tVUNPCKHPS X1, X0, X5\n\tVUNPCKLPS X3, X2, X6\n\tVUN
 a('\tVMOVUPS X4, (DI)\n\tVMOVUPS X6, 16(DI)\n\tVMOVUPS X5, 32(DI)\n\tVMOVUPS X7, 48(DI)')
 a('\tRET')
 
+# inputGrad4x4: InputGrad for a 4×4 plane from its four tiles z[ξ·stride + t],
+# one XMM lane a tile (ty, tx). The S rows of the odd padded rows 1 and 3 are
+# made in the lanes of tile rows 0 and 1 (S = z1 − z2 + z3 of the row, less z3
+# of the row above: lanes shifted up two, zeros for row −1), those of the even
+# rows 2 and 4 in the lanes of tile rows 0 and 1 as the row above them (S = z0
+# of the row below, lanes shifted down two with zeros for row 2, plus
+# z1 + z2 − z0); then c = S Bᵀ within each tile row, the neighbouring tile's
+# value by a 32-bit shift of each pair of lanes (zeros at the plane's edges).
+# Every value is InputGrad's Go twins' sum in their order.
+a('')
+a('// func inputGrad4x4(z *float32, stride int, dx *float32)')
+a('TEXT ·inputGrad4x4(SB), NOSPLIT, $0-24')
+a('\tMOVQ z+0(FP), SI\n\tMOVQ stride+8(FP), DX\n\tSHLQ $2, DX\n\tMOVQ dx+16(FP), DI')
+a('\tLEAQ (DX*4), R10\n\tLEAQ (R10)(R10*2), R12')
+for l in range(4):
+    a(f'\t// l = {l}: odd rows\' S to X{4 + l}, even rows\' to X{8 + l}')
+    a('\tVMOVUPS (SI), X0\n\tVMOVUPS (SI)(R10*1), X1\n\tVMOVUPS (SI)(R10*2), X2\n\tVMOVUPS (SI)(R12*1), X3')
+    a(f'\tVPSLLDQ $8, X3, X12\n\tVSUBPS X2, X1, X{4 + l}\n\tVADDPS X3, X{4 + l}, X{4 + l}\n\tVSUBPS X12, X{4 + l}, X{4 + l}')
+    a(f'\tVADDPS X2, X1, X13\n\tVSUBPS X0, X13, X13\n\tVPSRLDQ $8, X0, X{8 + l}\n\tVADDPS X13, X{8 + l}, X{8 + l}')
+    if l < 3:
+        a('\tADDQ DX, SI')
+for S, (lo, hi) in ((4, (0, 32)), (8, (16, 48))):
+    s0, s1, s2, s3 = (f'X{S + i}' for i in range(4))
+    a(f'\t// ∂x rows {lo // 16} and {hi // 16}: even columns S1 − S2 + S3 − S3(m−1), odd S0(m+1) + (S1 + S2 − S0)')
+    a(f'\tVSUBPS {s2}, {s1}, X0\n\tVADDPS {s3}, X0, X0\n\tVPSLLQ $32, {s3}, X12\n\tVSUBPS X12, X0, X0')
+    a(f'\tVADDPS {s2}, {s1}, X1\n\tVSUBPS {s0}, X1, X1\n\tVPSRLQ $32, {s0}, X13\n\tVADDPS X1, X13, X1')
+    a(f'\tVUNPCKLPS X1, X0, X2\n\tVUNPCKHPS X1, X0, X3\n\tVMOVUPS X2, {lo}(DI)\n\tVMOVUPS X3, {hi}(DI)')
+a('\tRET')
+
 open('wino_amd64.s', 'w').write('\n'.join(out) + '\n')

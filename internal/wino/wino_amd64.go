@@ -63,6 +63,12 @@ func outGrad4x4(dy *float32, dh *float32, stride int)
 //go:noescape
 func output4x4(m *float32, stride int, bias float32, y *float32)
 
+// inputGrad4x4 is InputGrad for a 4×4 plane: its 16 values at dx from the
+// four tiles z[ξ·stride + t].
+//
+//go:noescape
+func inputGrad4x4(z *float32, stride int, dx *float32)
+
 // The four-tile kernels: the same, one XMM lane a tile (the 8×8 maps of
 // WRN-16-4's last stage have four tiles a row).
 

@@ -14,6 +14,7 @@ func gradSOdd8(zc, zp *float32, stride int, dst *float32, sw int)   { panic("win
 func input4x4(x *float32, v *float32, stride int)                   { panic("wino: no assembly here") }
 func outGrad4x4(dy *float32, dh *float32, stride int)               { panic("wino: no assembly here") }
 func output4x4(m *float32, stride int, bias float32, y *float32)    { panic("wino: no assembly here") }
+func inputGrad4x4(z *float32, stride int, dx *float32)              { panic("wino: no assembly here") }
 func input4(d *float32, pw int, v *float32, stride int)             { panic("wino: no assembly here") }
 func outGrad4(dy0, dy1 *float32, dh *float32, stride int)           { panic("wino: no assembly here") }
 func output4(m *float32, stride int, bias float32, y0, y1 *float32) { panic("wino: no assembly here") }

@@ -63,11 +63,18 @@ import (
 // F(2×2, 3×3) alone, "winograd" or nothing turns both on.
 var useWinograd, useWinoF4 = winogradFromEnv(os.Getenv(Conv3x3Env))
 
+// useWinoDx4 sends ∂/∂x of the 4×4 maps through F(2×2, 3×3) too
+// (winogradGradXOK). It came after F(4×4, 3×3) and is on with it from the
+// environment, so that "winograd2" keeps the numbers from before both
+// (tests set it apart).
+var useWinoDx4 = useWinoF4
+
 // Conv3x3Env names the environment variable that chooses the 3×3 stride-1
 // convolutions' algorithm at start-up: "winograd" (the default: F(4×4, 3×3)
-// on the larger maps, F(2×2, 3×3) on the others), "winograd2" (F(2×2, 3×3)
-// on every map, the numbers before F(4×4, 3×3)) or "im2col" (the path
-// before Winograd, whose numbers it reproduces).
+// on the larger maps, F(2×2, 3×3) on the others, ∂/∂x of the 4×4 maps
+// included), "winograd2" (F(2×2, 3×3) on every map and ∂/∂x of the 4×4 maps
+// by im2col: the numbers before F(4×4, 3×3)) or "im2col" (the path before
+// Winograd, whose numbers it reproduces).
 const Conv3x3Env = "LLPFC_CONV3X3"
 
 // winogradFromEnv reads Conv3x3Env's value (Winograd on, F(4×4, 3×3) on);
@@ -96,13 +103,13 @@ func winogradFromEnv(v string) (on, f4 bool) {
 // run F(4×4, 3×3) on small and odd maps.
 var winoF4MinMap = 32
 
-// SetWinogradF4 turns F(4×4, 3×3) on the larger maps on (the default) or
-// off (F(2×2, 3×3) on every map, as before it) and returns the previous
-// setting; it matters only with SetWinograd's path on. Call it between
+// SetWinogradF4 turns F(4×4, 3×3) on the larger maps and Winograd's ∂/∂x
+// of the 4×4 maps on (the default) or off (F(2×2, 3×3) on every map, as
+// before them: "winograd2"'s numbers) and returns the previous setting; it matters only with SetWinograd's path on. Call it between
 // runs, not during one.
 func SetWinogradF4(on bool) bool {
 	was := useWinoF4
-	useWinoF4 = on
+	useWinoF4, useWinoDx4 = on, on
 	return was
 }
 
@@ -170,13 +177,18 @@ func (alg *winoAlg) tiles(h, w int) int { return ((h + alg.m - 1) / alg.m) * ((w
 
 // winoNames names the Winograd algorithms the 3×3 convolutions take, with
 // the given times and at-least signs: "F(4x4,3x3) on maps >= 32x32,
-// F(2x2,3x3) below", or "F(2x2,3x3)" with F(4×4, 3×3) off.
+// F(2x2,3x3) below", or "F(2x2,3x3)" with F(4×4, 3×3) off; then ", dx also
+// on 4x4 maps" with useWinoDx4 (∂/∂x is otherwise Winograd's on the maps of
+// at least 8×8 only).
 func winoNames(times, atLeast string) string {
-	f2 := "F(2" + times + "2,3" + times + "3)"
-	if !useWinoF4 {
-		return f2
+	s := "F(2" + times + "2,3" + times + "3)"
+	if useWinoF4 {
+		s = fmt.Sprintf("F(4%s4,3%s3) on maps %s %d%s%d, %s below", times, times, atLeast, winoF4MinMap, times, winoF4MinMap, s)
 	}
-	return fmt.Sprintf("F(4%s4,3%s3) on maps %s %d%s%d, %s below", times, times, atLeast, winoF4MinMap, times, winoF4MinMap, f2)
+	if useWinoDx4 {
+		s += ", dx also on 4" + times + "4 maps"
+	}
+	return s
 }
 
 // winoAlgOf returns the algorithm convolution g's Winograd passes take.
@@ -215,13 +227,18 @@ func winogradOK(g convGeom) bool {
 }
 
 // winogradGradXOK reports whether convolution g takes the Winograd path for
-// ∂/∂x: on maps narrower than 8 (fewer than four tiles a row, where the
-// transforms' AVX2 kernels do not run) the inverse transform's work per
-// plane cost more than the products saved (ResNet18's 4×4 and 2×2 maps at
-// batch 128: 10.7 and 11.8 ms against the stacked products' 8.6 and 8.4).
-// ∂/∂x by im2col is the gradient of the same convolution: the two paths
-// differ by float32 rounding only.
-func winogradGradXOK(g convGeom) bool { return winogradOK(g) && g.h >= 8 && g.w >= 8 }
+// ∂/∂x: on maps of at least 8×8, and on 4×4 maps with useWinoDx4. On the
+// other maps narrower than 8 (fewer than four tiles a row, where the
+// transforms' eight- and four-tile kernels do not run) the inverse
+// transform's work per plane cost more than the products saved (ResNet18's
+// 4×4 and 2×2 maps at batch 128: 10.7 and 11.8 ms against the stacked
+// products' 8.6 and 8.4); the 4×4 plane's own kernels (wino's input4x4,
+// outGrad4x4 and inputGrad4x4) turned that round (bench/NOTES.md,
+// "Lever 20"). ∂/∂x by im2col is the gradient of the same convolution: the
+// two paths differ by float32 rounding only.
+func winogradGradXOK(g convGeom) bool {
+	return winogradOK(g) && (g.h >= 8 && g.w >= 8 || useWinoDx4 && g.h == 4 && g.w == 4)
+}
 
 // winoOwnValues bounds a group of images: its T tiles times max(C, K) is
 // at most this many values (one of its 16 transformed matrices: 64 KiB),

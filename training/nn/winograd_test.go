@@ -87,6 +87,7 @@ func TestWinogradMatchesDirect(t *testing.T) {
 	defer func(v int) { winoOwnValues = v }(winoOwnValues)
 	defer func(v bool) { denseConv = v }(denseConv)
 	defer SetWinogradF4(SetWinogradF4(false)) // F(2×2, 3×3) here; F(4×4, 3×3) below
+	useWinoDx4 = true                         // ∂/∂x of the 4×4 maps by Winograd's too
 	denseConv = false                         // the 2×2 and 3×2 maps would take the dense path
 	eachKernel(t, func(kern sgemm.Kernel) {
 		for i, tc := range winoCases {
@@ -165,9 +166,12 @@ func TestConv3x3Env(t *testing.T) {
 func TestNumericsFollowsTheSettings(t *testing.T) {
 	defer SetWinograd(SetWinograd(true))
 	defer SetWinogradF4(SetWinogradF4(true))
-	on := Numerics()
+	g4 := newConvGeom(16, 4, 4, 16, 3, 1, 1) // a 4×4 map: ∂/∂x as the numerics say
+	on, dx4 := Numerics(), winogradGradXOK(g4)
 	SetWinogradF4(false)
-	f2 := Numerics()
+	f2, dx4f2 := Numerics(), winogradGradXOK(g4)
+	assert.True(t, dx4, "∂/∂x of a 4×4 map not by Winograd's with F(4×4, 3×3) on")
+	assert.False(t, dx4f2, "∂/∂x of a 4×4 map by Winograd's with F(4×4, 3×3) off (winograd2's numbers)")
 	SetWinograd(false)
 	off := Numerics()
 	for _, s := range []string{on, f2, off} {
@@ -177,7 +181,7 @@ func TestNumericsFollowsTheSettings(t *testing.T) {
 	}
 	assert.Contains(t, off, "conv3x3 im2col")
 	if BLASName == "gonum+sgemm" {
-		assert.Contains(t, on, fmt.Sprintf("conv3x3 winograd F(4x4,3x3) on maps >= %dx%d, F(2x2,3x3) below", winoF4MinMap, winoF4MinMap))
+		assert.Contains(t, on, fmt.Sprintf("conv3x3 winograd F(4x4,3x3) on maps >= %dx%d, F(2x2,3x3) below, dx also on 4x4 maps;", winoF4MinMap, winoF4MinMap))
 		assert.Contains(t, f2, "conv3x3 winograd F(2x2,3x3);")
 		assert.NotContains(t, f2, "F(4x4")
 	}
