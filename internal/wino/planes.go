@@ -4,18 +4,27 @@ package wino
 // channel at once (n images of a group): plane i at src[i·ss:] (or y[i·ys:])
 // and its tiles the columns cols.First + i·tpi … of the transformed rows.
 // They give the bits of the one-plane functions plane by plane
-// (TestPlanesMatchOnePlane). On the small maps (fewer than four tiles a
-// row: ResNet18's 4×4 planes, where the one-plane kernels do not run) a
-// plane's four tiles are one sixteenth of a cache line a row, and the
-// one-plane functions spent more on their calls, copies and clears than on
-// the transforms (bench/NOTES.md, "Lever 20"): there the output transforms
-// run eight tiles at a time along the group's columns, across the planes,
-// and the copies are of rows.
+// (TestPlanesMatchOnePlane). On the small maps a plane's tiles are a
+// fraction of a cache line a row, and the one-plane functions spent more on
+// their calls, copies and clears than on the transforms (bench/NOTES.md,
+// "Lever 20"): a 4×4 plane (ResNet18's and VGG16's) has kernels of its own,
+// one call a transform; on the other even maps narrower than 8, and for the
+// output transform up to 16 wide, the eight-tile kernels run along the
+// group's columns, across the planes, and the copies are of rows.
 
-// planesAcross reports whether the output transforms of h×w planes run
-// along the columns, across planes (even sides narrower than eight).
-func planesAcross(h, w int) bool {
+// outGradAcross and outputAcross report whether the output gradients' and
+// the output's transforms of h×w planes run along the columns, across the
+// planes: on even maps other than 4×4 (which has its own kernels) narrower
+// than 8, where the one-plane kernels do not run; and the output's up to 16
+// wide too, where it saves Output's copy of each plane's 16 rows (ResNet18's
+// 64-channel 8×8 layer's forward −15 %, WRN-16-4's 8×8 and 16×16 ones −1 to
+// −6 %; the output gradients' gained nothing there).
+func outGradAcross(h, w int) bool {
 	return useAsm && h%2 == 0 && w%2 == 0 && w < 8 && (h != 4 || w != 4)
+}
+
+func outputAcross(h, w int) bool {
+	return useAsm && h%2 == 0 && w%2 == 0 && w <= 16 && (h != 4 || w != 4)
 }
 
 // PlanesScratch is the length of the scratch InputPlanes, OutGradPlanes and
@@ -56,7 +65,7 @@ func InputPlanes(src []float32, ss, n, h, w int, pad, v []float32, stride int, c
 func OutGradPlanes(dy []float32, ys, n, h, w int, pad, dh []float32, stride int, cols Cols) {
 	th, tw := Tiles(h, w)
 	tpi := th * tw
-	if !planesAcross(h, w) {
+	if !outGradAcross(h, w) {
 		first := cols.First
 		for i := 0; i < n; i++ {
 			cols.First = first + i*tpi
@@ -100,7 +109,7 @@ func OutGradPlanes(dy []float32, ys, n, h, w int, pad, dh []float32, stride int,
 func OutputPlanes(m []float32, stride, n, h, w int, bias float32, pad, y []float32, ys int) {
 	th, tw := Tiles(h, w)
 	tpi := th * tw
-	if !planesAcross(h, w) {
+	if !outputAcross(h, w) {
 		for i := 0; i < n; i++ {
 			Output(m[i*tpi:], stride, h, w, bias, pad, y[i*ys:])
 		}
