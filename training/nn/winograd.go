@@ -354,9 +354,12 @@ func winoPackedCols(rows, nt, r, first int) (int, wino.Cols) {
 
 // winoOwnPass runs a pass of the forward's shape (the forward, or ∂/∂x,
 // its transpose): per group of images on one core, in writes the transforms
-// of each image's rowsIn input planes into the products' packed B operands,
+// of the group's rowsIn input planes into the products' packed B operands,
 // the 16 products multiply them by the packed weights pas, and out reads
-// each image's rowsOut planes of the products to make its result.
+// the group's rowsOut planes of the products to make its result. Both go
+// plane index by plane index, each call taking that plane of the imgs
+// images from img0 (the *Planes transforms: on the small maps a plane's
+// tiles are a fraction of a cache line, bench/NOTES.md, "Lever 20").
 func winoOwnPass(g convGeom, alg *winoAlg, n, rowsIn, rowsOut int, pas []sgemm.PackedA, sc *scratch[float32],
 	in func(img0, imgs, plane int, pad, dst []float32, stride int, cols wino.Cols),
 	out func(img0, imgs, plane int, pad, src []float32, stride int)) {
