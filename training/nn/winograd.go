@@ -105,8 +105,9 @@ var winoF4MinMap = 32
 
 // SetWinogradF4 turns F(4×4, 3×3) on the larger maps and Winograd's ∂/∂x
 // of the 4×4 maps on (the default) or off (F(2×2, 3×3) on every map, as
-// before them: "winograd2"'s numbers) and returns the previous setting; it matters only with SetWinograd's path on. Call it between
-// runs, not during one.
+// before them: "winograd2"'s numbers) and returns the previous setting; it
+// matters only with SetWinograd's path on. Call it between runs, not during
+// one.
 func SetWinogradF4(on bool) bool {
 	was := useWinoF4
 	useWinoF4, useWinoDx4 = on, on
@@ -128,8 +129,8 @@ type winoAlg struct {
 
 	// The transforms of n planes of one channel (n images of a group) in
 	// one call, with the bits of the one-plane functions, and the scratch
-	// they need: F(2×2, 3×3)'s own (wino's *Planes), F(4×4, 3×3)'s a
-	// plane at a time (planesOf).
+	// they need (at least padSize's): F(2×2, 3×3)'s own (wino's *Planes),
+	// F(4×4, 3×3)'s a plane at a time (planesOf).
 	inputPlanes   func(src []float32, ss, n, h, w int, pad, v []float32, stride int, cols wino.Cols)
 	outGradPlanes func(dy []float32, ys, n, h, w int, pad, dh []float32, stride int, cols wino.Cols)
 	outputPlanes  func(m []float32, stride, n, h, w int, bias float32, pad, y []float32, ys int)
@@ -365,7 +366,7 @@ func winoOwnPass(g convGeom, alg *winoAlg, n, rowsIn, rowsOut int, pas []sgemm.P
 	out func(img0, imgs, plane int, pad, src []float32, stride int)) {
 	wt, ng, workers := winoOwnGroups(g, alg, n)
 	ld, bs, cs, nx := wt.ld, winoPackedStride(rowsIn, wt.t), wt.stride(rowsOut), alg.n
-	sc.ensure(workers, 0, nx*bs+nx*cs+max(alg.padSize(g.h, g.w), alg.planesScratch(wt.gi, g.h, g.w)), 0, 0)
+	sc.ensure(workers, 0, nx*bs+nx*cs+alg.planesScratch(wt.gi, g.h, g.w), 0, 0)
 	par.ChunksOf(ng, n, func(j, p int) {
 		buf := sc.cols[p]
 		bb, cc, pad := buf[:nx*bs], buf[nx*bs:nx*(bs+cs)], buf[nx*(bs+cs):]
@@ -460,7 +461,7 @@ func convGradWWinograd(g convGeom, n int, x, dy, dw []float32, sc *scratch[float
 	workers := min(runtime.GOMAXPROCS(0), tasks)
 	ld, vs, ds, us := wt.ld, wt.stride(C), wt.stride(K), winoUStride(K, C)
 	aSize, bSize := sgemm.PackedASize(K, wt.t), sgemm.PackedBSize(wt.t, C)
-	padLen := max(alg.padSize(g.h, g.w), alg.planesScratch(wt.gi, g.h, g.w))
+	padLen := alg.planesScratch(wt.gi, g.h, g.w)
 	sc.ensure(workers, nc, nx*vs+nx*ds+aSize+bSize+padLen, nx*us, 0)
 	par.ChunksOf(tasks, nc*nx, func(t, p int) {
 		j, x0, x1 := t/len(xis), xis[t%len(xis)][0], xis[t%len(xis)][1]
