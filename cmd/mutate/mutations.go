@@ -289,7 +289,7 @@ var mutations = []mutation{
 		Old: "copy(p[2*ty*w:(2*ty+1)*w], y0[at:at+w])", New: "copy(p[2*ty*w:(2*ty+1)*w], y1[at:at+w])",
 		Pkg: "internal/wino", Tests: []string{"TestPlanesMatchOnePlane"}},
 	{ID: "wino-planes-outgrad-run-unchecked", File: "internal/wino/planes.go", Bug: "the output gradients' eight-tile kernel writes eight tiles that straddle two packed strips as if they were consecutive",
-		Old: "if cols.run(c, 8) {", New: "if true {",
+		Old: "if c+8 <= nt && cols.run(c, 8) {", New: "if c+8 <= nt {",
 		Pkg: "internal/wino", Tests: []string{"TestPlanesMatchOnePlane"}},
 	{ID: "wino-planes-input-first-unshifted", File: "internal/wino/planes.go", Bug: "InputPlanes writes every plane's tiles at the first plane's columns",
 		Old: "cols.First = first + i*th*tw", New: "cols.First = first",

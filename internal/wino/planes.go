@@ -87,18 +87,16 @@ func OutGradPlanes(dy []float32, ys, n, h, w int, pad, dh []float32, stride int,
 			copy(y1[at:at+w], p[(2*ty+1)*w:(2*ty+2)*w])
 		}
 	}
-	c := 0
-	for ; c+8 <= nt; c += 8 {
-		if cols.run(c, 8) {
+	// Eight tiles a call where they lie in one strip, one at a time where
+	// they do not and at the end.
+	for c := 0; c < nt; {
+		if c+8 <= nt && cols.run(c, 8) {
 			outGrad8(&y0[2*c], &y1[2*c], &dh[cols.off(c)], stride)
+			c += 8
 			continue
 		}
-		for j := c; j < c+8; j++ {
-			outGradTile(y0[2*j], y0[2*j+1], y1[2*j], y1[2*j+1], dh[cols.off(j):], stride)
-		}
-	}
-	for ; c < nt; c++ {
 		outGradTile(y0[2*c], y0[2*c+1], y1[2*c], y1[2*c+1], dh[cols.off(c):], stride)
+		c++
 	}
 }
 
