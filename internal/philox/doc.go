@@ -12,4 +12,10 @@
 // (training/nn's dropout, internal/opencl's kernels/random.cl). Both are
 // held to the Random123 library's published known-answer vectors
 // (TestKnownAnswers); the OpenCL kernel is held to this package.
+//
+// Words makes a run of consecutive blocks at once — a dropout layer's
+// numbers on the CPU — eight blocks a vector register on amd64 with AVX2
+// (words_amd64.s, hand-written: no Go library vectorizes Philox, and the
+// compiler does not vectorize the scalar rounds), held bit for bit to
+// Block10 (TestWordsAreBlocks).
 package philox

@@ -7,7 +7,10 @@
 // AVX-512, sixteen values an instruction, which halves the microcode assists
 // an Intel core takes on subnormal gradients and moments: "Lever 18"); and the check that no
 // gradient is NaN or ±Inf before each update (AllFinite, on the float32 bits,
-// at the speed memory streams). Each has a portable Go twin with the same
+// at the speed memory streams); and dropout's masked product (Dropout: a
+// comparison of each unit's Philox number with the threshold and a product
+// by the scale or 0, no branch on the numbers, which mispredicted on a
+// share p of them: bench/NOTES.md, "Lever 21"). Each has a portable Go twin with the same
 // meaning, generic over float32 and float64 (AllFinite's over float32 only),
 // used for float64 rows, on processors without AVX2 and for the tails of rows
 // that are not a multiple of the vector width, and the tests compare the two.

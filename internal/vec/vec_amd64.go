@@ -21,6 +21,9 @@ var (
 func sumAsm(x *float32, n int) float64
 
 //go:noescape
+func dropoutAsm(y, x *float32, w *uint32, n int, thr uint32, scale float32)
+
+//go:noescape
 func sqDevAsm(x *float32, n int, mu float64) float64
 
 //go:noescape

@@ -385,3 +385,36 @@ maxabsloop:
 	MOVL AX, ret+16(FP)
 	VZEROUPPER
 	RET
+
+// func dropoutAsm(y, x *float32, w *uint32, n int, thr uint32, scale float32)
+// y[i] = x[i]·(w[i] ≥ thr ? scale : 0) for n a multiple of 8. The unsigned
+// comparison as a signed one of both sides with the sign bit flipped:
+// VPCMPGTD gives thr > w, the lanes to drop; VPANDN keeps scale elsewhere.
+TEXT ·dropoutAsm(SB), NOSPLIT, $0-40
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ w+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL thr+32(FP), AX
+	XORL $0x80000000, AX
+	VMOVD AX, X4
+	VPBROADCASTD X4, Y4
+	MOVL $0x80000000, AX
+	VMOVD AX, X5
+	VPBROADCASTD X5, Y5
+	VBROADCASTSS scale+36(FP), Y6
+
+droploop:
+	VMOVDQU (DX), Y0
+	VPXOR Y5, Y0, Y0
+	VPCMPGTD Y0, Y4, Y1
+	VANDNPS Y6, Y1, Y1
+	VMULPS (SI), Y1, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ $32, DX
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ droploop
+	VZEROUPPER
+	RET

@@ -26,3 +26,6 @@ func maxAbsBitsAsm(x *float32, n int) uint32                   { panic("vec: no 
 func adam512Asm(theta, grad, m, v *float32, n int, c *adamConsts) {
 	panic("vec: no assembly here")
 }
+func dropoutAsm(y, x *float32, w *uint32, n int, thr uint32, scale float32) {
+	panic("vec: no assembly here")
+}

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -12,7 +13,8 @@ import (
 )
 
 // TestDropoutApplyIsTheMask: for generated lengths (odd ones: a last block
-// of 1 to 3 elements), keys, layers and probabilities, DropoutApply sets
+// of 1 to 3 elements; past the runs of dropoutRun blocks and across the
+// cores' ranges, the vector path's groups of eight blocks and a tail), keys, layers and probabilities, DropoutApply sets
 // y[i] = x[i]·Scale where word i mod 4 of Philox4x32-10((⌊i/4⌋, layer, 0,
 // 0), key) is at least the threshold and x[i]·0 elsewhere — the
 // definition the OpenCL kernel is held to, element by element from
@@ -41,8 +43,29 @@ func TestDropoutApplyIsTheMask(t *testing.T) {
 			}
 		}
 		return true
-	}, gen.IntRange(1, 300), gen.UInt64(), gen.UInt32(), gen.Float64Range(0, 0.99)))
+	}, gen.IntRange(1, 3000), gen.UInt64(), gen.UInt32(), gen.Float64Range(0, 0.99)))
 	p.TestingRun(t)
+
+	// A layer large enough to be split over the cores (three here, whatever
+	// the machine): each core's blocks keep their numbers.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	const n = 3*4*(1<<15) + 7
+	m := DropoutMask{Key: philox.KeyOf(12345), Layer: 6, Threshold: DropoutThreshold(0.3), Scale: 1 / 0.7}
+	x, y := make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i] = float32(i%5) + 1
+	}
+	DropoutApply(m, x, y)
+	for i := range x {
+		w := philox.Block10(philox.Counter{uint32(i / 4), 6, 0, 0}, m.Key)[i%4]
+		want := x[i] * 0
+		if w >= m.Threshold {
+			want = x[i] * float32(1/0.7)
+		}
+		if math.Float32bits(y[i]) != math.Float32bits(want) {
+			t.Fatalf("element %d of %d on 3 cores: %v, want %v", i, n, y[i], want)
+		}
+	}
 }
 
 // TestDropoutThreshold: ⌊p·2³²⌋ at the ends and in between, and a NaN
