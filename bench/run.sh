@@ -159,23 +159,28 @@ echo "   load average at end:$(uptime | sed 's/.*load average://')"
 # The networks (memory and speed of the deep models): each model at its batch size and image shape, ours and PyTorch's
 # same step interleaved, with images/s (wall) and each process's peak RSS (getrusage: the whole
 # process, including the random data of 8 minibatches). NET_STEPS timed steps after NET_WARMUP warm-up steps.
-# NETS: MODEL:BATCH:CxHxW, by default the paper networks at the appendix's batch sizes (WRN-16-4
-# and ResNet18 128, VGG16 256) and at 32.
+# NETS: MODEL:BATCH:CxHxW[:DROPOUT[:aug]], by default the paper networks at the appendix's batch sizes
+# (WRN-16-4 and ResNet18 128, VGG16 256) and at 32, and WRN-16-4 as Table 1's CIFAR10 cells train it
+# (dropout 0.3, the appendix's augmentation: its masks and crops drawn each step).
 if [ "${BENCH_WRN:-1}" != 0 ]; then
 	NET_STEPS=${NET_STEPS:-${WRN_STEPS:-3}}
 	NET_WARMUP=${NET_WARMUP:-1}
-	NETS=${NETS:-mlp:128:1x28x28 cnn:128:1x28x28 wrn-16-4:32:3x32x32 wrn-16-4:128:3x32x32 resnet18:128:3x32x32 vgg16:32:3x32x32 vgg16:256:3x32x32}
+	NETS=${NETS:-mlp:128:1x28x28 cnn:128:1x28x28 wrn-16-4:32:3x32x32 wrn-16-4:128:3x32x32 wrn-16-4:128:3x32x32:0.3:aug resnet18:128:3x32x32 vgg16:32:3x32x32 vgg16:256:3x32x32}
 	echo
 	echo "== the networks: FC loss, Adam, $NET_STEPS steps after $NET_WARMUP warm-up, $RUNS runs: images/s (wall) and peak RSS (MiB) of the whole process"
 	: >"$tmp/nets"
 	for net in $NETS; do
-		IFS=: read -r model bs shape <<<"$net"
+		IFS=: read -r model bs shape drop aug <<<"$net"
 		IFS=x read -r ch h w <<<"$shape"
+		# A preset's dropout and augmentation: flags for ours, the config itself for the peer.
+		preset=() peer=(--model "$model" --channels "$ch" --height "$h" --width "$w" --batch-size "$bs")
+		[ -n "$drop" ] && preset+=(--dropout "$drop") && peer=(--configs "$net")
+		[ "$aug" = aug ] && preset+=(--augment)
 		for run in $(seq 1 "$RUNS"); do
 			for b in $builds; do
 				l=$(load1)
 				out=$(GOMAXPROCS=$THREADS "$tmp/llpfc-$b" bench --model "$model" --channels "$ch" --height "$h" --width "$w" --batch-size "$bs" \
-					--steps "$NET_STEPS" --warmup "$NET_WARMUP" --json 2>"$tmp/err" | tail -1) ||
+					"${preset[@]}" --steps "$NET_STEPS" --warmup "$NET_WARMUP" --json 2>"$tmp/err" | tail -1) ||
 					{ echo "bench: llpfc bench --model $model ($b) failed: $(cat "$tmp/err")" >&2; exit 1; }
 				ips=$(echo "$out" | field images_per_second)
 				rss=$(echo "$out" | field peak_rss_bytes)
@@ -184,7 +189,7 @@ if [ "${BENCH_WRN:-1}" != 0 ]; then
 			done
 			if [ "$have_torch" = 1 ]; then
 				l=$(load1)
-				out=$(peer_run "$PYTHON" bench/torch_step.py --model "$model" --channels "$ch" --height "$h" --width "$w" --batch-size "$bs" \
+				out=$(peer_run "$PYTHON" bench/torch_step.py "${peer[@]}" \
 					--steps "$NET_STEPS" --warmup "$NET_WARMUP" --threads "$THREADS" 2>"$tmp/err") ||
 					{ echo "bench: torch_step.py --model $model failed: $(cat "$tmp/err")" >&2; exit 1; }
 				ips=$(echo "$out" | field images_per_second)
