@@ -34,15 +34,26 @@ func convForwardPacked(g convGeom, n int, x, w, b, y []float32, sc *scratch[floa
 		return
 	}
 	nc := convImageChunks(n)
-	sc.ensure(min(runtime.GOMAXPROCS(0), nc), nc, sgemm.PackedBSize(ckk, hw), 0, 0)
+	ph, phased := phasesOf(g)
+	bLen, xpLen := sgemm.PackedBSize(ckk, hw), 0
+	if phased {
+		xpLen = ph.size(g.c)
+	}
+	sc.ensure(min(runtime.GOMAXPROCS(0), nc), nc, bLen+xpLen, 0, 0)
 	pa := sgemm.PackAOnCores(false, g.o, ckk, 1, w, ckk, sc.packedW(sgemm.PackedASize(g.o, ckk)))
 	par.ChunksOf(nc, n, func(j, p int) {
-		buf := sc.cols[p]
+		buf, xp := sc.cols[p][:bLen], sc.cols[p][bLen:]
 		lo, hi := par.ChunkBounds(j, nc, n)
 		for i := lo; i < hi; i++ {
 			yi, xi := y[i*ohw:(i+1)*ohw], x[i*chw:(i+1)*chw]
 			beta := fillBias(yi, b, hw)
-			pb := sgemm.PackBRows(ckk, hw, buf, func(r int, dst []float32) { im2colRow(g, xi, r, dst) })
+			var pb sgemm.PackedB
+			if phased {
+				ph.split(xi, 0, g.c, xp)
+				pb = sgemm.PackBRows(ckk, hw, buf, func(r int, dst []float32) { ph.row(xp, r, dst) })
+			} else {
+				pb = sgemm.PackBRows(ckk, hw, buf, func(r int, dst []float32) { im2colRow(g, xi, r, dst) })
+			}
 			sgemm.GemmPacked(pa, pb, beta, yi, hw)
 		}
 	})
@@ -75,21 +86,37 @@ func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scrat
 		// WRN-16-4, written to memory and read back by col2im).
 		rows := convRowBlock(ckk, hw)
 		nc := convImageChunks(n)
-		sc.ensure(min(runtime.GOMAXPROCS(0), nc), nc, rows*hw+sgemm.PackedBSize(g.o, hw), 0, 0)
+		ph, phased := phasesOf(g)
+		bLen, xpLen := sgemm.PackedBSize(g.o, hw), 0
+		if phased {
+			xpLen = ph.size(g.c)
+		}
+		sc.ensure(min(runtime.GOMAXPROCS(0), nc), nc, rows*hw+bLen+xpLen, 0, 0)
 		pa := sgemm.PackAOnCores(true, ckk, g.o, 1, in, ckk, sc.packedW(sgemm.PackedASize(ckk, g.o)))
 		par.ChunksOf(nc, n, func(j, p int) {
-			col, buf := sc.cols[p][:rows*hw], sc.cols[p][rows*hw:]
+			col, buf, dxp := sc.cols[p][:rows*hw], sc.cols[p][rows*hw:rows*hw+bLen], sc.cols[p][rows*hw+bLen:]
 			lo, hi := par.ChunkBounds(j, nc, n)
 			for i := lo; i < hi; i++ {
 				dx, dyi := out[i*chw:(i+1)*chw], dy[i*ohw:(i+1)*ohw]
-				clear(dx)
+				if phased {
+					clear(dxp)
+				} else {
+					clear(dx)
+				}
 				pb := sgemm.PackBRows(g.o, hw, buf, func(r int, dst []float32) { copy(dst, dyi[r*hw:(r+1)*hw]) })
 				for r0 := 0; r0 < ckk; r0 += rows {
 					r1 := min(r0+rows, ckk)
 					sgemm.GemmPacked(pa.Rows(r0, r1), pb, 0, col, hw)
 					for r := r0; r < r1; r++ {
-						col2imRowAdd(g, r, col[(r-r0)*hw:(r-r0+1)*hw], dx)
+						if phased {
+							ph.foldRow(col[(r-r0)*hw:(r-r0+1)*hw], r, dxp)
+						} else {
+							col2imRowAdd(g, r, col[(r-r0)*hw:(r-r0+1)*hw], dx)
+						}
 					}
+				}
+				if phased {
+					ph.merge(dxp, dx)
 				}
 			}
 		})
@@ -116,17 +143,30 @@ func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scrat
 	nc := min(n, convChunks)
 	pieces := rowPieces(ckk, sgemm.Active().NR, convFilterPieces(nc))
 	tasks := nc * len(pieces)
-	sc.ensure(min(runtime.GOMAXPROCS(0), tasks), nc, sgemm.PackedBSize(hw, ckk), g.o*ckk, 0)
+	ph, phased := phasesOf(g)
+	bLen, xpLen := sgemm.PackedBSize(hw, ckk), 0
+	if phased {
+		xpLen = ph.size(g.c)
+	}
+	sc.ensure(min(runtime.GOMAXPROCS(0), tasks), nc, bLen+xpLen, g.o*ckk, 0)
+	kk := g.k * g.k
 	par.ChunksOf(tasks, nc*colStrips(ckk), func(t, p int) {
 		j, c0, c1 := t/len(pieces), pieces[t%len(pieces)][0], pieces[t%len(pieces)][1]
-		buf, part := sc.cols[p], sc.partW[j]
+		buf, xp, part := sc.cols[p][:bLen], sc.cols[p][bLen:], sc.partW[j]
 		for o := 0; o < g.o; o++ {
 			clear(part[o*ckk+c0 : o*ckk+c1])
 		}
 		lo, hi := par.ChunkBounds(j, nc, n)
 		for i := lo; i < hi; i++ {
 			xi := in[i*chw : (i+1)*chw]
-			pb := sgemm.PackBCols(hw, c1-c0, buf, func(r int, dst []float32) { im2colRow(g, xi, c0+r, dst) })
+			var pb sgemm.PackedB
+			if phased {
+				// Only the channels of this piece's rows.
+				ph.split(xi, c0/kk, (c1+kk-1)/kk, xp)
+				pb = sgemm.PackBCols(hw, c1-c0, buf, func(r int, dst []float32) { ph.row(xp, c0+r, dst) })
+			} else {
+				pb = sgemm.PackBCols(hw, c1-c0, buf, func(r int, dst []float32) { im2colRow(g, xi, c0+r, dst) })
+			}
 			sgemm.GemmPackedB(false, g.o, 1, dy[i*ohw:(i+1)*ohw], hw, pb, 1, part[c0:], ckk)
 		}
 	})

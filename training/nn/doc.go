@@ -10,7 +10,9 @@
 //     statistics, global and adaptive average pooling;
 //   - the fused operations: convolution by im2col and SGEMM (Conv2dIm2col;
 //     fastconv.go, convpacked.go, blas_*.go; on maps of fewer than 256
-//     values several images a product, convstacked.go; the 3×3, stride-1
+//     values several images a product, convstacked.go; strided layers whose
+//     kernel is wider than the stride read through the input's polyphase
+//     planes, convphase.go; the 3×3, stride-1
 //     layers of 16 channels or more by Winograd's F(2×2, 3×3), 16 products
 //     between internal/wino's tile transforms, or on maps of 32×32 and more
 //     F(4×4, 3×3), 36 products, winograd.go), batch norm with or without
