@@ -102,7 +102,8 @@ LANES(w1, $0xBB67AE85)
 
 // func words8(dst *uint32, m int, g0, c1, k0, k1 uint32)
 // Two groups of eight blocks at a time (independent chains of rounds, for
-// the multiplications' latency), then the last group alone when m is odd.
+// the multiplications' latency); when m is odd the last group's partner is
+// computed and not written.
 TEXT ·words8(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ m+8(FP), CX
@@ -110,10 +111,10 @@ TEXT ·words8(SB), NOSPLIT, $0-32
 	MOVL c1+20(FP), R10
 	MOVL k0+24(FP), R8
 	MOVL k1+28(FP), R9
-	CMPQ CX, $2
-	JLT single
 
-pairs:
+loop:
+	CMPQ CX, $0
+	JEQ done
 	START(Y0, Y1, Y2, Y3)
 	ADDL $8, AX
 	START(Y8, Y9, Y10, Y11)
@@ -139,36 +140,11 @@ pairs:
 	BUMP
 	ROUNDS2
 	STORE(Y0, Y1, Y2, Y3)
+	CMPQ CX, $1
+	JEQ done
 	STORE(Y8, Y9, Y10, Y11)
 	SUBQ $2, CX
-	CMPQ CX, $2
-	JGE pairs
-
-single:
-	CMPQ CX, $0
-	JEQ done
-	START(Y0, Y1, Y2, Y3)
-	KEY
-	ROUND(Y0, Y1, Y2, Y3)
-	BUMP
-	ROUND(Y0, Y1, Y2, Y3)
-	BUMP
-	ROUND(Y0, Y1, Y2, Y3)
-	BUMP
-	ROUND(Y0, Y1, Y2, Y3)
-	BUMP
-	ROUND(Y0, Y1, Y2, Y3)
-	BUMP
-	ROUND(Y0, Y1, Y2, Y3)
-	BUMP
-	ROUND(Y0, Y1, Y2, Y3)
-	BUMP
-	ROUND(Y0, Y1, Y2, Y3)
-	BUMP
-	ROUND(Y0, Y1, Y2, Y3)
-	BUMP
-	ROUND(Y0, Y1, Y2, Y3)
-	STORE(Y0, Y1, Y2, Y3)
+	JMP loop
 
 done:
 	VZEROUPPER

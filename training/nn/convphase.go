@@ -146,15 +146,22 @@ func interleave(e, o, dst []float32) {
 // row writes row r of the unfolding (ho·wo values) from the planes xp:
 // im2colRow's values.
 func (p phases) row(xp []float32, r int, dst []float32) {
-	kk := p.g.k * p.g.k
-	c, ki, kj := r/kk, r/p.g.k%p.g.k, r%p.g.k
-	a, qi := p.phase(ki)
-	b, qj := p.phase(kj)
+	c, a, b, qi, qj := p.locate(r)
 	if p.outside(qi, qj) {
 		clear(dst)
 		return
 	}
 	im2colRowSame(p.plane, p.planeOf(xp, c, a, b), qi, qj, dst)
+}
+
+// locate returns the plane (c, a, b) and the shift (qi, qj) of row r of
+// the unfolding (channel r/k², kernel offset (r/k mod k, r mod k)).
+func (p phases) locate(r int) (c, a, b, qi, qj int) {
+	k := p.g.k
+	c = r / (k * k)
+	a, qi = p.phase(r / k % k)
+	b, qj = p.phase(r % k)
+	return c, a, b, qi, qj
 }
 
 // outside reports a shift by (qi, qj) that moves the plane off every
@@ -168,10 +175,7 @@ func (p phases) outside(qi, qj int) bool {
 // entries that read padding are zeroed) onto the planes dxp:
 // col2imRowAdd's sums, on the planes.
 func (p phases) foldRow(src []float32, r int, dxp []float32) {
-	kk := p.g.k * p.g.k
-	c, ki, kj := r/kk, r/p.g.k%p.g.k, r%p.g.k
-	a, qi := p.phase(ki)
-	b, qj := p.phase(kj)
+	c, a, b, qi, qj := p.locate(r)
 	if p.outside(qi, qj) {
 		return
 	}
