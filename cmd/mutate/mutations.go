@@ -740,7 +740,7 @@ var mutations = []mutation{
 		Old: "\tscale := F(m.Scale)\n", New: "\tscale := F(1)\n",
 		Pkg: "training/models", Tests: []string{"TestOutputShapes", "TestDropoutMaskIsInvertedDropout"}},
 	{ID: "dropout-keep-prob", File: "training/nn/dropout.go", Bug: "dropout drops a unit with probability 1−p in place of p",
-		Old: "if w >= thr {", New: "if w < thr {",
+		Old: "words[:i1-i0], m.Threshold, scale)", New: "words[:i1-i0], ^m.Threshold, scale)",
 		Pkg: "training/models", Tests: []string{"TestOutputShapes", "TestDropoutMaskIsInvertedDropout"}},
 	{ID: "mbw-default-no-scale", File: "training/methods/llpfc.go", Bug: "default minibatch weights w(k) without the scale n/(Σω·B)",
 		Old: "dst[k] = float32(w(k) * scale)", New: "dst[k] = float32(w(k))",
