@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"math"
 	"runtime"
 
 	"github.com/llpfc/llpfc/internal/par"
@@ -110,6 +111,12 @@ func unfoldTable(g convGeom, tab []int32) []int32 {
 // of one (each a loop's turn in unfold and fold: bench/NOTES.md, "strided
 // runs"); on a 1×1 map one run of one value, or none.
 //
+// Rows of runs of a few values (strided, or cut by the padding) are
+// gathered instead, value by value through the table (idx, keep: a load,
+// a mask and a store a value, no branch), and their gradients scattered
+// the same way; rows of long contiguous runs keep their copies
+// (bench/NOTES.md, "Lever 23").
+//
 // A row with no run is padding for every output position: on a 1×1 map
 // with a 3×3 kernel, 8 rows of 9. Its products with W are zeros, so the
 // stacked paths leave such rows out of every product (live lists the rows
@@ -125,6 +132,12 @@ type unfoldPlan struct {
 	wLive   []float32
 	geom    convGeom // the geometry the plan was built for (when built)
 	built   bool
+	// idx and keep are tab as a gather without a branch: idx the offset
+	// (0 for padding), keep all ones where tab is an offset and 0 for
+	// padding; gather marks the rows that take it (unfoldGather).
+	idx    []int32
+	keep   []uint32
+	gather []bool
 }
 
 // build makes the plan of geometry g, reusing p's memory; a plan already
@@ -161,6 +174,25 @@ func (p *unfoldPlan) build(g convGeom) {
 		if p.first[r+1] > p.first[r] {
 			p.live = append(p.live, int32(r))
 		}
+	}
+	p.idx, p.keep = grow(p.idx, len(p.tab)), grow(p.keep, len(p.tab))
+	for i, t := range p.tab {
+		p.idx[i], p.keep[i] = max(t, 0), 0
+		if t >= 0 {
+			p.keep[i] = ^uint32(0)
+		}
+	}
+	p.gather = grow(p.gather, g.ckk())
+	for r := range p.gather {
+		// Runs of a few values each cost a loop's turn and a call or a
+		// strided loop apiece; a gather costs a load, a mask and a store a
+		// value. A row of long contiguous runs keeps its copies.
+		nr := int(p.first[r+1] - p.first[r])
+		contiguous := true
+		for k := 4 * p.first[r]; k < 4*p.first[r+1]; k += 4 {
+			contiguous = contiguous && (p.runs[k+3] == 1 || p.runs[k+2] == 1)
+		}
+		p.gather[r] = nr > 0 && !(contiguous && p.hw >= unfoldGatherRun*nr)
 	}
 	if len(p.live) == 0 {
 		// Every output position reads padding only (padding wider than the
@@ -221,9 +253,35 @@ func (p *unfoldPlan) foldPieces(mr, parts int) [][2]int {
 	return out
 }
 
+// unfoldGather enables the gathers of unfoldPlan (tests switch it off to
+// compare them with the runs).
+var unfoldGather = true
+
+// unfoldScatter enables the scatters of fold on the rows unfold gathers.
+var unfoldScatter = true
+
+// unfoldGatherRun is the mean length of a row's contiguous runs from which
+// copying them beats a gather.
+const unfoldGatherRun = 16
+
+// grow returns s resized to n, reallocated only when its capacity is short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
 // unfold writes row r of the unfoldings of images lo:hi side by side into
 // dst ((hi − lo)·h·w values).
 func (p *unfoldPlan) unfold(x []float32, lo, hi, r int, dst []float32) {
+	if unfoldGather && p.gather[r] {
+		idx, keep := p.idx[r*p.hw:(r+1)*p.hw], p.keep[r*p.hw:(r+1)*p.hw]
+		for i := lo; i < hi; i++ {
+			gatherKeep(dst[(i-lo)*p.hw:(i-lo+1)*p.hw], x[i*p.chw:(i+1)*p.chw], idx, keep)
+		}
+		return
+	}
 	runs := p.runs[4*p.first[r] : 4*p.first[r+1]]
 	for i := lo; i < hi; i++ {
 		xi, d := x[i*p.chw:(i+1)*p.chw], dst[(i-lo)*p.hw:(i-lo+1)*p.hw]
@@ -247,10 +305,36 @@ func (p *unfoldPlan) unfold(x []float32, lo, hi, r int, dst []float32) {
 	}
 }
 
+// gatherKeep writes d[s] = x[idx[s]] where keep[s] is all ones and +0
+// where it is 0 (padding), with no branch on the pattern.
+func gatherKeep(d, x []float32, idx []int32, keep []uint32) {
+	d, keep = d[:len(idx)], keep[:len(idx)]
+	for s, t := range idx {
+		d[s] = math.Float32frombits(math.Float32bits(x[t]) & keep[s])
+	}
+}
+
+// scatterKeep adds src[s] onto dx[idx[s]] where keep[s] is all ones, and +0
+// onto dx[0] where it is 0 (padding), with no branch on the pattern. The
+// +0 leaves every sum as it is: ∂x's sums start at +0 and are never −0.
+func scatterKeep(dx, src []float32, idx []int32, keep []uint32) {
+	src, keep = src[:len(idx)], keep[:len(idx)]
+	for s, t := range idx {
+		dx[t] += math.Float32frombits(math.Float32bits(src[s]) & keep[s])
+	}
+}
+
 // fold adds row r of the unfoldings' gradient of images lo:hi, side by side
 // in src, onto their gradients dx: col2imRowAdd's sums, each entry of dx
 // receiving at most one value of a row.
 func (p *unfoldPlan) fold(src []float32, lo, hi, r int, dx []float32) {
+	if unfoldScatter && p.gather[r] {
+		idx, keep := p.idx[r*p.hw:(r+1)*p.hw], p.keep[r*p.hw:(r+1)*p.hw]
+		for i := lo; i < hi; i++ {
+			scatterKeep(dx[i*p.chw:(i+1)*p.chw], src[(i-lo)*p.hw:(i-lo+1)*p.hw], idx, keep)
+		}
+		return
+	}
 	runs := p.runs[4*p.first[r] : 4*p.first[r+1]]
 	for i := lo; i < hi; i++ {
 		di, si := dx[i*p.chw:(i+1)*p.chw], src[(i-lo)*p.hw:(i-lo+1)*p.hw]

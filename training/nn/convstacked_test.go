@@ -195,10 +195,25 @@ func TestUnfoldPlanLiveRows(t *testing.T) {
 // TestUnfoldPlanRunsAreIm2col: for every stacked geometry (strides 1, 2
 // and 3, where runs step through the image), the plan's unfold of each
 // row writes bit for bit what im2colRow writes, over stale values, and its
-// fold adds bit for bit what col2imRowAdd adds; and a stride-2 layer from
-// 16×16 to 8×8 (WRN-16-4's third stage) has one run an output row, not one
-// a value.
+// fold adds bit for bit what col2imRowAdd adds — by the gathers and
+// scatters and by the runs alike; a stride-2 layer from 16×16 to 8×8
+// (WRN-16-4's third stage) has one run an output row, not one a value; and
+// the rows of long contiguous runs keep their copies (a 1×1 kernel on an
+// 8×8 map) while strided rows gather.
 func TestUnfoldPlanRunsAreIm2col(t *testing.T) {
+	defer func(g, s bool) { unfoldGather, unfoldScatter = g, s }(unfoldGather, unfoldScatter)
+	for _, gather := range []bool{false, true} {
+		unfoldGather, unfoldScatter = gather, gather
+		t.Run(fmt.Sprintf("gather=%v", gather), testUnfoldPlanRuns)
+	}
+	var p unfoldPlan
+	p.build(newConvGeom(8, 8, 8, 4, 1, 0, 1))
+	require.NotContains(t, p.gather, true, "1×1 on 8×8: one copy a row")
+	p.build(newConvGeom(8, 8, 8, 4, 3, 1, 2))
+	require.NotContains(t, p.gather, false, "3×3 stride 2 on 8×8: runs of 3 or 4 values two apart")
+}
+
+func testUnfoldPlanRuns(t *testing.T) {
 	var p unfoldPlan
 	cases := append(append([]convCase(nil), stackedCases...), convCase{3, 4, 16, 16, 5, 3, 1, 2}, convCase{2, 3, 16, 16, 4, 1, 0, 2})
 	for i, c := range cases {
