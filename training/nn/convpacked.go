@@ -35,10 +35,7 @@ func convForwardPacked(g convGeom, n int, x, w, b, y []float32, sc *scratch[floa
 	}
 	nc := convImageChunks(n)
 	ph, phased := phasesOf(g)
-	bLen, xpLen := sgemm.PackedBSize(ckk, hw), 0
-	if phased {
-		xpLen = ph.size(g.c)
-	}
+	bLen, xpLen := sgemm.PackedBSize(ckk, hw), ph.size(g.c)
 	sc.ensure(min(runtime.GOMAXPROCS(0), nc), nc, bLen+xpLen, 0, 0)
 	pa := sgemm.PackAOnCores(false, g.o, ckk, 1, w, ckk, sc.packedW(sgemm.PackedASize(g.o, ckk)))
 	par.ChunksOf(nc, n, func(j, p int) {
@@ -87,10 +84,7 @@ func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scrat
 		rows := convRowBlock(ckk, hw)
 		nc := convImageChunks(n)
 		ph, phased := phasesOf(g)
-		bLen, xpLen := sgemm.PackedBSize(g.o, hw), 0
-		if phased {
-			xpLen = ph.size(g.c)
-		}
+		bLen, xpLen := sgemm.PackedBSize(g.o, hw), ph.size(g.c)
 		sc.ensure(min(runtime.GOMAXPROCS(0), nc), nc, rows*hw+bLen+xpLen, 0, 0)
 		pa := sgemm.PackAOnCores(true, ckk, g.o, 1, in, ckk, sc.packedW(sgemm.PackedASize(ckk, g.o)))
 		par.ChunksOf(nc, n, func(j, p int) {
@@ -144,10 +138,7 @@ func convBackwardPacked(g convGeom, wrt, n int, in, dy, out []float32, sc *scrat
 	pieces := rowPieces(ckk, sgemm.Active().NR, convFilterPieces(nc))
 	tasks := nc * len(pieces)
 	ph, phased := phasesOf(g)
-	bLen, xpLen := sgemm.PackedBSize(hw, ckk), 0
-	if phased {
-		xpLen = ph.size(g.c)
-	}
+	bLen, xpLen := sgemm.PackedBSize(hw, ckk), ph.size(g.c)
 	sc.ensure(min(runtime.GOMAXPROCS(0), tasks), nc, bLen+xpLen, g.o*ckk, 0)
 	kk := g.k * g.k
 	par.ChunksOf(tasks, nc*colStrips(ckk), func(t, p int) {

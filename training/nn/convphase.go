@@ -64,7 +64,8 @@ func (p phases) phase(k int) (a, q int) {
 	return a, (d - a) / p.s
 }
 
-// size is the number of values of the planes of c channels.
+// size is the number of values of the planes of c channels (0 for the
+// zero phases phasesOf returns when a geometry does not take the planes).
 func (p phases) size(c int) int { return c * p.s * p.s * p.hp * p.wp }
 
 // planeOf returns plane (c, a, b) of the planes xp.

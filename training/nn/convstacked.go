@@ -253,12 +253,9 @@ func (p *unfoldPlan) foldPieces(mr, parts int) [][2]int {
 	return out
 }
 
-// unfoldGather enables the gathers of unfoldPlan (tests switch it off to
-// compare them with the runs).
+// unfoldGather enables the gathers and scatters of unfoldPlan (tests
+// switch it off to compare them with the runs).
 var unfoldGather = true
-
-// unfoldScatter enables the scatters of fold on the rows unfold gathers.
-var unfoldScatter = true
 
 // unfoldGatherRun is the mean length of a row's contiguous runs from which
 // copying them beats a gather.
@@ -328,7 +325,7 @@ func scatterKeep(dx, src []float32, idx []int32, keep []uint32) {
 // in src, onto their gradients dx: col2imRowAdd's sums, each entry of dx
 // receiving at most one value of a row.
 func (p *unfoldPlan) fold(src []float32, lo, hi, r int, dx []float32) {
-	if unfoldScatter && p.gather[r] {
+	if unfoldGather && p.gather[r] {
 		idx, keep := p.idx[r*p.hw:(r+1)*p.hw], p.keep[r*p.hw:(r+1)*p.hw]
 		for i := lo; i < hi; i++ {
 			scatterKeep(dx[i*p.chw:(i+1)*p.chw], src[(i-lo)*p.hw:(i-lo+1)*p.hw], idx, keep)

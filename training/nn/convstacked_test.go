@@ -201,9 +201,9 @@ func TestUnfoldPlanLiveRows(t *testing.T) {
 // the rows of long contiguous runs keep their copies (a 1×1 kernel on an
 // 8×8 map) while strided rows gather.
 func TestUnfoldPlanRunsAreIm2col(t *testing.T) {
-	defer func(g, s bool) { unfoldGather, unfoldScatter = g, s }(unfoldGather, unfoldScatter)
+	defer func(v bool) { unfoldGather = v }(unfoldGather)
 	for _, gather := range []bool{false, true} {
-		unfoldGather, unfoldScatter = gather, gather
+		unfoldGather = gather
 		t.Run(fmt.Sprintf("gather=%v", gather), testUnfoldPlanRuns)
 	}
 	var p unfoldPlan
