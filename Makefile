@@ -7,10 +7,12 @@ PKGS    := ./...
 
 .PHONY: test test-long verify mutate reproduce bench fuzz vet fmt gpu-kit
 
-## test: vet, then every unit, property and end-to-end test (the CI command)
+## test: vet, then every unit, property and end-to-end test (the CI command), then the race
+## detector on the tests whose threads share buffers (scripts/race.sh; it needs a C compiler)
 test:
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 60m $(PKGS)
+	GO=$(GO) bash scripts/race.sh
 
 ## test-long: the theorem property tests with 100,000 cases each
 test-long:

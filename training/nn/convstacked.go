@@ -133,8 +133,9 @@ type unfoldPlan struct {
 	geom    convGeom // the geometry the plan was built for (when built)
 	built   bool
 	// idx and keep are tab as a gather without a branch: idx the offset
-	// (0 for padding), keep all ones where tab is an offset and 0 for
-	// padding; gather marks the rows that take it (unfoldGather).
+	// (for padding, that of the row's channel's first value), keep all
+	// ones where tab is an offset and 0 for padding; gather marks the rows
+	// that take it (unfoldGather).
 	idx    []int32
 	keep   []uint32
 	gather []bool
@@ -177,9 +178,12 @@ func (p *unfoldPlan) build(g convGeom) {
 	}
 	p.idx, p.keep = grow(p.idx, len(p.tab)), grow(p.keep, len(p.tab))
 	for i, t := range p.tab {
-		p.idx[i], p.keep[i] = max(t, 0), 0
+		// Padding reads (and fold adds +0 onto) the first value of the
+		// row's own channel: ∂x's threads fold disjoint channels, so no
+		// other thread writes it meanwhile.
+		p.idx[i], p.keep[i] = int32(i/p.hw/p.kk*g.h*g.w), 0
 		if t >= 0 {
-			p.keep[i] = ^uint32(0)
+			p.idx[i], p.keep[i] = t, ^uint32(0)
 		}
 	}
 	p.gather = grow(p.gather, g.ckk())
@@ -312,8 +316,9 @@ func gatherKeep(d, x []float32, idx []int32, keep []uint32) {
 }
 
 // scatterKeep adds src[s] onto dx[idx[s]] where keep[s] is all ones, and +0
-// onto dx[0] where it is 0 (padding), with no branch on the pattern. The
-// +0 leaves every sum as it is: ∂x's sums start at +0 and are never −0.
+// there where it is 0 (padding: the row's channel's first value), with no
+// branch on the pattern. The +0 leaves every sum as it is: ∂x's sums start
+// at +0 and are never −0.
 func scatterKeep(dx, src []float32, idx []int32, keep []uint32) {
 	src, keep = src[:len(idx)], keep[:len(idx)]
 	for s, t := range idx {
