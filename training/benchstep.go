@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/llpfc/llpfc/estimators"
+	"github.com/llpfc/llpfc/internal/par"
 	"github.com/llpfc/llpfc/internal/rng"
 	"github.com/llpfc/llpfc/internal/stepprof"
 	"github.com/llpfc/llpfc/training/device"
@@ -98,6 +99,9 @@ type StepBenchResult struct {
 	// GEMM names the matrix product's micro-kernel and panel sizes
 	// (nn.GEMMKernels).
 	GEMM string `json:"gemm"`
+	// Schedule is how the CPU's parallel loops share their chunks out
+	// (par.ActiveSchedule: dynamic or static; the same bits either way).
+	Schedule string `json:"schedule"`
 	// Device is the compute back end that ran the steps, and Numerics the
 	// variant it computed with (Result.Numerics: on the OpenCL device the
 	// products' CLBlast parameters and the convolutions' path, the
@@ -348,7 +352,7 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	costs1, _ := costsOf(st.backend)
 	res := &StepBenchResult{
 		Model: cfg.Model, Method: tc.Method, BatchSize: cfg.BatchSize, Steps: cfg.Steps,
-		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: nn.ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: nn.BLASName, GEMM: nn.GEMMKernels(), Device: st.backend.Name(), Numerics: numerics(st.backend),
+		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: nn.ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: nn.BLASName, GEMM: nn.GEMMKernels(), Schedule: string(par.ActiveSchedule()), Device: st.backend.Name(), Numerics: numerics(st.backend),
 		StepCosts: perStep(costs1.Sub(costs0), cfg.Steps, note), DevicePeakBytes: costs1.PeakBytes, CPUProfile: prof,
 	}
 	if cfg.ProfileCPU {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/llpfc/llpfc/internal/par"
 	"github.com/llpfc/llpfc/training/scaling"
 )
 
@@ -45,7 +46,7 @@ func runScaling(f *benchFlags, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitWith(stderr, "llpfc bench --scaling", err)
 	}
-	name := fmt.Sprintf("%s, batch %d, %d×%d×%d (%s)", *f.model, *f.batch, *f.channels, *f.height, *f.width, *f.method)
+	name := fmt.Sprintf("%s, batch %d, %d×%d×%d (%s; %s schedule)", *f.model, *f.batch, *f.channels, *f.height, *f.width, *f.method, par.ActiveSchedule())
 	rep := scaling.NewReport(name, runs)
 	md := rep.Markdown()
 	if !*f.asJSON {

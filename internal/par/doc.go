@@ -3,7 +3,12 @@
 // goroutine's index for its scratch space), channel ranges (Channels) and
 // element ranges (Range). Every loop gives each index to exactly one call,
 // so a result computed per chunk, channel or element does not depend on the
-// number of cores.
+// number of cores, nor on which goroutine ran the call: by default the
+// goroutines take the chunks as they come free (the dynamic Schedule), so
+// that one that starts late, or whose core is slower or busy, takes fewer;
+// LLPFC_PAR_SCHEDULE=static gives goroutine p chunks p, p+w, … for
+// comparison. While the step profile records, each loop also reports its
+// goroutines' busy time (internal/stepprof's Balance).
 //
 // It sits below training/nn and training/optim (the loops were once
 // defined in the convolution file and borrowed by the optimizer and batch

@@ -1,8 +1,11 @@
 package par
 
 import (
+	"fmt"
+	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/llpfc/llpfc/internal/stepprof"
 )
@@ -13,8 +16,9 @@ func ChunkBounds(j, nc, n int) (int, int) { return j * n / nc, (j + 1) * n / nc 
 // Chunks runs f(j, worker) for chunks j = 0..nc−1 on up to
 // GOMAXPROCS goroutines; worker identifies the goroutine's scratch space.
 func Chunks(nc int, f func(j, worker int)) {
-	defer stepprof.Parallel(nc, true).End()
-	chunks(nc, f)
+	m := stepprof.Parallel(nc, true)
+	defer m.End()
+	chunks(nc, f, m)
 }
 
 // ChunksOf is Chunks for a loop that cut its work into nc chunks for the
@@ -22,11 +26,21 @@ func Chunks(nc int, f func(j, worker int)) {
 // (internal/stepprof) records the width the loop could use on more cores,
 // not nc.
 func ChunksOf(nc, width int, f func(j, worker int)) {
-	defer stepprof.Parallel(width, false).End()
-	chunks(nc, f)
+	m := stepprof.Parallel(width, false)
+	defer m.End()
+	chunks(nc, f, m)
 }
 
-func chunks(nc int, f func(j, worker int)) {
+// chunks runs f(j, worker) for j = 0..nc−1 on up to GOMAXPROCS
+// goroutines. Under the dynamic schedule (the default) each goroutine takes
+// the next chunk not yet taken, so a worker that a slow chunk, a busy core
+// or a late start holds back takes fewer and the others more; under the
+// static one goroutine p takes chunks p, p+workers, … Every chunk is one
+// call either way and its result does not depend on which goroutine ran
+// it (worker only selects scratch space), so the schedule changes no bit.
+// While the step profile records (m measures), each goroutine's thread CPU
+// time is handed to m, which adds the section's imbalance to its region.
+func chunks(nc int, f func(j, worker int), m stepprof.Mark) {
 	workers := min(runtime.GOMAXPROCS(0), nc)
 	if workers <= 1 {
 		for j := 0; j < nc; j++ {
@@ -34,35 +48,97 @@ func chunks(nc int, f func(j, worker int)) {
 		}
 		return
 	}
+	var busy []int64
+	if m.Measuring() {
+		busy = make([]int64, workers)
+	}
+	var next atomic.Int64
+	dynamic := schedule == Dynamic
 	var wg sync.WaitGroup
 	for p := 0; p < workers; p++ {
 		wg.Add(1)
 		go func(p int) {
 			defer wg.Done()
+			if busy != nil {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				t0 := stepprof.ThreadCPU()
+				defer func() { busy[p] = stepprof.ThreadCPU() - t0 }()
+			}
+			if dynamic {
+				for j := int(next.Add(1) - 1); j < nc; j = int(next.Add(1) - 1) {
+					f(j, p)
+				}
+				return
+			}
 			for j := p; j < nc; j += workers {
 				f(j, p)
 			}
 		}(p)
 	}
 	wg.Wait()
+	m.Busy(busy)
+}
+
+// Schedule is how chunks shares a loop's chunks out to its goroutines.
+type Schedule string
+
+const (
+	// Dynamic: each goroutine takes the next chunk not yet taken.
+	Dynamic Schedule = "dynamic"
+	// Static: goroutine p of w takes chunks p, p+w, p+2w, …
+	Static Schedule = "static"
+)
+
+// ScheduleEnv names the environment variable that chooses the schedule
+// (dynamic, the default, or static), for benchmarks: the two give the same
+// bits, so it is a speed knob only.
+const ScheduleEnv = "LLPFC_PAR_SCHEDULE"
+
+var schedule = scheduleFromEnv(os.Getenv(ScheduleEnv))
+
+// scheduleFromEnv returns the schedule named s: Dynamic when s is empty,
+// or unknown (reported on standard error once).
+func scheduleFromEnv(s string) Schedule {
+	switch Schedule(s) {
+	case "", Dynamic:
+		return Dynamic
+	case Static:
+		return Static
+	}
+	fmt.Fprintf(os.Stderr, "par: %s=%q is not a schedule (dynamic or static); using dynamic\n", ScheduleEnv, s)
+	return Dynamic
+}
+
+// ActiveSchedule returns the schedule the loops use.
+func ActiveSchedule() Schedule { return schedule }
+
+// SetSchedule makes the loops use s and returns the one used before; it is
+// not safe to call while loops run (tests and benchmarks).
+func SetSchedule(s Schedule) Schedule {
+	old := schedule
+	schedule = s
+	return old
 }
 
 // Channels runs f over channel ranges [lo, hi) on up to GOMAXPROCS
 // goroutines; each channel is handled by exactly one call.
 func Channels(c int, f func(lo, hi int)) {
-	defer stepprof.Parallel(c, false).End()
+	m := stepprof.Parallel(c, false)
+	defer m.End()
 	nc := min(c, 4*runtime.GOMAXPROCS(0))
 	chunks(nc, func(j, _ int) {
 		lo, hi := ChunkBounds(j, nc, c)
 		f(lo, hi)
-	})
+	}, m)
 }
 
 // Ranges runs f over the elements of several arrays (sizes[i] elements
 // each) as if they were one: [0, Σ sizes) is split into contiguous ranges
-// on up to GOMAXPROCS goroutines when it is large enough to pay for them,
-// as Range splits [0, n), and each range is cut at the arrays' ends, so f
-// sees (array i, its elements lo..hi−1), every element exactly once. It is
+// (rangeChunks) for up to GOMAXPROCS goroutines when it is large enough
+// to pay for them, as Range splits [0, n), and each range is cut at the
+// arrays' ends, so f sees (array i, its elements lo..hi−1), every element
+// exactly once. It is
 // one parallel section for a whole model's parameters, where a Range per
 // array left each small array on one core and started goroutines for
 // each large one (the optimizer's update, the gradients' checks).
@@ -89,28 +165,44 @@ func Ranges(sizes []int, f func(i, lo, hi int)) {
 		visit(0, n)
 		return
 	}
-	defer stepprof.Parallel(n/grain, false).End()
-	nc := min(runtime.GOMAXPROCS(0), n/grain)
+	m := stepprof.Parallel(n/grain, false)
+	defer m.End()
+	nc := rangeChunks(n)
 	chunks(nc, func(j, _ int) {
 		visit(ChunkBounds(j, nc, n))
-	})
+	}, m)
+}
+
+// rangeChunks is the number of ranges Range and Ranges cut n elements
+// into: one a goroutine when there are fewer pieces of grain elements than
+// goroutines, else up to four a goroutine, a multiple of the goroutines
+// (so that equal ranges end together, as the many-core model's divisible
+// work does, and a goroutine that starts late or runs slow leaves its
+// later ranges to the others under the dynamic schedule).
+func rangeChunks(n int) int {
+	w, p := n/grain, runtime.GOMAXPROCS(0)
+	if w < p {
+		return w
+	}
+	return p * min(4, w/p)
 }
 
 // grain is the fewest elements an element-wise loop gives a goroutine.
 const grain = 1 << 15
 
-// Range runs f over [0, n) split into contiguous ranges on up to
-// GOMAXPROCS goroutines when n is large enough to pay for them (element-wise
-// updates: the result does not depend on the split).
+// Range runs f over [0, n) split into contiguous ranges (rangeChunks) for
+// up to GOMAXPROCS goroutines when n is large enough to pay for them
+// (element-wise updates: the result does not depend on the split).
 func Range(n int, f func(lo, hi int)) {
 	if n < 2*grain {
 		f(0, n)
 		return
 	}
-	defer stepprof.Parallel(n/grain, false).End()
-	nc := min(runtime.GOMAXPROCS(0), n/grain)
+	m := stepprof.Parallel(n/grain, false)
+	defer m.End()
+	nc := rangeChunks(n)
 	chunks(nc, func(j, _ int) {
 		lo, hi := ChunkBounds(j, nc, n)
 		f(lo, hi)
-	})
+	}, m)
 }

@@ -16,6 +16,14 @@
 // CPU time is what a shared machine measures best: other processes slow
 // the wall clock, not the CPU seconds a step costs (bench/NOTES.md).
 //
+// A section whose loop reports its workers' busy time (Mark.Busy: each
+// worker's thread CPU time, as internal/par's loops do while a recorder
+// runs) also adds to its region's Balance: how long the section waited on
+// its slowest worker beyond an even split of the work, and how long it
+// took beyond that worker's work (starting and scheduling the goroutines)
+// — the two things the many-core model leaves out, measured where the
+// threads have cores of their own.
+//
 // Sections opened inside a section (a product inside a chunk) belong to the
 // outer one; regions opened inside a section are ignored. With no recorder
 // started, Begin and Parallel cost one atomic load.

@@ -39,7 +39,27 @@ type Region struct {
 	SectionCPU  int64 `json:"section_cpu_ns"`
 	// Work is the sections' CPU and wall time by width.
 	Work []WidthWork `json:"work,omitempty"`
-	work map[Width]*WidthWork
+	// Balance is what the sections that reported their workers' busy time
+	// (internal/par's loops: Mark.Busy) lost to the slowest worker.
+	Balance Balance `json:"balance"`
+	work    map[Width]*WidthWork
+}
+
+// Balance adds up, over the parallel sections that reported their
+// workers' busy time (each worker's thread CPU time from its start to its
+// last chunk), the slowest worker's busy time (Max), the workers' mean
+// (Mean) and the sections' wall time (Wall), in nanoseconds. Max − Mean is
+// the time the section waited on its slowest worker beyond an even split
+// of the same work (imbalance: uneven chunks, or chunks that ran slower on
+// one core); Wall − Max is what the section took beyond its slowest
+// worker's work (starting and waking the goroutines, waiting for them to
+// be scheduled: on a machine with fewer cores than threads, mostly the
+// latter). The many-core model assumes both are zero.
+type Balance struct {
+	Sections int64 `json:"sections"`
+	Max      int64 `json:"max_busy_ns"`
+	Mean     int64 `json:"mean_busy_ns"`
+	Wall     int64 `json:"wall_ns"`
 }
 
 // WidthWork is the time of a region's sections of one width.
@@ -77,6 +97,10 @@ type Recorder struct {
 	regions   map[string]*Region
 	order     []*Region
 	stopped   bool
+	// busy is the open section's workers' slowest and mean busy time
+	// (Mark.Busy), added with the section's wall time when it ends.
+	busy    [2]int64
+	hasBusy bool
 }
 
 var active atomic.Pointer[Recorder]
@@ -158,9 +182,10 @@ func (r *Recorder) current() *Region {
 
 // flush gives the time since the last event to the current region: to its
 // open section, or to its serial time.
-func (r *Recorder) flush() {
+// It returns that wall time.
+func (r *Recorder) flush() int64 {
 	if r.stopped {
-		return
+		return 0
 	}
 	w, c := r.clock()
 	dw, dc := w-r.last[0], c-r.last[1]
@@ -172,17 +197,45 @@ func (r *Recorder) flush() {
 		acc := g.widthWork(r.width)
 		acc.CPU += dc
 		acc.Wall += dw
-		return
+		return dw
 	}
 	g.SerialWall += dw
 	g.SerialCPU += dc
+	return dw
 }
 
 // Mark is an open region or section; End closes it. The zero Mark (no
-// recorder, or a nested section) does nothing.
+// recorder) does nothing; a nested section's only undoes its depth.
 type Mark struct {
 	r       *Recorder
 	section bool
+	outer   bool // a section not nested in another: it is measured
+}
+
+// Measuring reports whether m is a section the recorder measures (opened
+// outside any other while a recorder runs), whose workers' busy times Busy
+// takes.
+func (m Mark) Measuring() bool { return m.r != nil && m.outer }
+
+// Busy hands the recorder the thread CPU time each worker of the section m
+// spent (nanoseconds, one value a worker, in any order): the slowest and
+// the mean are added to the region's Balance when the section ends. It
+// does nothing when m is not Measuring or busy is empty.
+func (m Mark) Busy(busy []int64) {
+	if !m.Measuring() || len(busy) == 0 {
+		return
+	}
+	var mx, sum int64
+	for _, b := range busy {
+		mx = max(mx, b)
+		sum += b
+	}
+	r := m.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.inSection {
+		r.busy, r.hasBusy = [2]int64{mx, sum / int64(len(busy))}, true
+	}
 }
 
 // Begin opens the region name on the calling goroutine, which must be the
@@ -223,7 +276,7 @@ func Parallel(n int, fixed bool) Mark {
 		r.flush()
 		r.inSection, r.width = true, Width{N: max(n, 1), Fixed: fixed}
 	}
-	return Mark{r: r, section: true}
+	return Mark{r: r, section: true, outer: true}
 }
 
 // End closes the region or section.
@@ -239,10 +292,18 @@ func (m Mark) End() {
 		}
 		r.mu.Lock()
 		if !r.stopped && r.inSection {
-			r.flush()
+			wall := r.flush()
 			g := r.current()
 			g.Sections++
 			g.widthWork(r.width).Sections++
+			if r.hasBusy {
+				b := &g.Balance
+				b.Sections++
+				b.Max += r.busy[0]
+				b.Mean += r.busy[1]
+				b.Wall += wall
+				r.hasBusy = false
+			}
 			r.inSection = false
 		}
 		r.mu.Unlock()

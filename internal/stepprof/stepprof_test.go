@@ -31,6 +31,7 @@ type node struct {
 	children []node
 	wall     int64 // a stretch's time
 	cpu      int64
+	busy     []int64 // a section's workers' busy times, handed to Mark.Busy
 }
 
 // expected holds a region's totals summed from the tree itself.
@@ -39,6 +40,7 @@ type expected struct {
 	serialWall, serialCPU, secWall, secCPU int64
 	work                                   map[Width][2]int64 // wall, cpu
 	workSections                           map[Width]int64
+	balance                                Balance
 }
 
 // genTree draws a random step: depth levels of regions, sections and
@@ -53,7 +55,11 @@ func genTree(r *rand.Rand, depth int, inSection bool) []node {
 			out = append(out, node{region: fmt.Sprintf("op%d", r.Intn(4)), children: genTree(r, depth-1, inSection)})
 		default:
 			w := Width{N: 1 + r.Intn(16), Fixed: r.Intn(2) == 0}
-			out = append(out, node{section: &w, children: genTree(r, depth-1, true)})
+			busy := make([]int64, r.Intn(5)) // none: a section that reports no workers (sgemm's)
+			for i := range busy {
+				busy[i] = r.Int63n(5000)
+			}
+			out = append(out, node{section: &w, children: genTree(r, depth-1, true), busy: busy})
 		}
 	}
 	return out
@@ -90,7 +96,20 @@ func play(c *fakeClock, ns []node, cur string, section *Width, want map[string]*
 				e.sections++
 				e.workSections[*n.section]++
 			}
+			w0 := c.wall
 			play(c, n.children, cur, outer, want)
+			m.Busy(n.busy) // a nested section's is ignored
+			if section == nil && len(n.busy) > 0 {
+				var mx, sum int64
+				for _, b := range n.busy {
+					mx, sum = max(mx, b), sum+b
+				}
+				b := &get(cur).balance
+				b.Sections++
+				b.Max += mx
+				b.Mean += sum / int64(len(n.busy))
+				b.Wall += c.wall - w0
+			}
 			m.End()
 		default:
 			c.tick(n.wall, n.cpu)
@@ -109,9 +128,11 @@ func play(c *fakeClock, ns []node, cur string, section *Width, want map[string]*
 }
 
 // TestPropertyAttribution: on generated steps (regions within regions,
-// sections with sections and regions nested in them, time everywhere), each
-// region's serial and section times, calls, sections and work by width are
-// the sums the step's tree gives, and they add up to the profile's total.
+// sections with sections and regions nested in them, time everywhere, the
+// busy times of some sections' workers), each region's serial and section
+// times, calls, sections, work by width and balance (its outermost
+// sections' busy times and walls) are the sums the step's tree gives, and
+// they add up to the profile's total.
 func TestPropertyAttribution(t *testing.T) {
 	props := gopter.NewProperties(gopter.DefaultTestParametersWithSeed(58))
 	props.Property("time goes to the innermost region, a section's to the outermost section", prop.ForAll(func(seed int64) string {
@@ -156,6 +177,9 @@ func compare(p Profile, want map[string]*expected, c *fakeClock) string {
 			return fmt.Sprintf("region %s: got calls %d sections %d serial %d/%d sections %d/%d, want %d %d %d/%d %d/%d", name,
 				g.Calls, g.Sections, g.SerialWall, g.SerialCPU, g.SectionWall, g.SectionCPU,
 				e.calls, e.sections, e.serialWall, e.serialCPU, e.secWall, e.secCPU)
+		}
+		if g.Balance != e.balance {
+			return fmt.Sprintf("region %s: balance %+v, want %+v", name, g.Balance, e.balance)
 		}
 		byWidth := map[Width]WidthWork{}
 		for _, w := range g.Work {

@@ -624,7 +624,7 @@ def cpu_rows(cpu):
             continue
         peer = next((p for p in cpu if p.get("impl") == "pytorch" and p.get("model") == r.get("model")
                      and p.get("batch_size") == r.get("batch_size")), {})
-        rows.append({"model": r.get("model"), "batch": r.get("batch_size"), "threads": r.get("gomaxprocs"),
+        rows.append({"model": r.get("model"), "batch": r.get("batch_size"), "threads": r.get("gomaxprocs"), "schedule": r.get("schedule") or "–",
                      "ours_ips": r.get("images_per_second"), "torch_ips": peer.get("images_per_second"), "torch_threads": peer.get("threads")})
     return rows
 
@@ -676,8 +676,9 @@ def markdown(res):
     else:
         L.append(f"- no result: {p.get('note', 'the part did not run or failed (see train.log)')}")
     L.append("\n## The pure-Go build on this machine's CPUs beside PyTorch CPU\n")
-    L.append("| model | batch | threads | ours img/s | PyTorch img/s | PyTorch threads |\n|---|---|---|---|---|---|")
-    L += [f"| {r['model']} | {r['batch']} | {r['threads']} | {fmt(r['ours_ips'])} | {fmt(r['torch_ips'])} | {fmt(r['torch_threads'])} |" for r in res["cpu_table"]]
+    L.append("| model | batch | threads | parallel loops' schedule | ours img/s | PyTorch img/s | ours / PyTorch | PyTorch threads |\n|---|---|---|---|---|---|---|---|")
+    L += [f"| {r['model']} | {r['batch']} | {r['threads']} | {r.get('schedule', '–')} | {fmt(r['ours_ips'])} | {fmt(r['torch_ips'])} | "
+          f"{fmt(r['ours_ips'] / r['torch_ips'], 2) if r.get('ours_ips') and r.get('torch_ips') else '–'} | {fmt(r['torch_threads'])} |" for r in res["cpu_table"]]
     L += scaling_markdown(res.get("scaling", []))
     L.append("\n## Fixture training on the device and on the CPU\n")
     for r in res["fixture"]:
@@ -743,8 +744,12 @@ def scaling_markdown(reports):
     if not reports:
         return []
     L = ["\n## The pure-Go step from 1 thread to all the CPUs, and the many-core model's predictions (`llpfc bench --scaling`)\n",
-         "| model | batch | threads | measured ms/step at 1 | at the most | speed-up | A (error) | B (error) | C (error) |", "|---|---|---|---|---|---|---|---|---|"]
+         "Imbalance and start/stop (at the most threads): what the parallel loops waited on their slowest worker beyond an even split, "
+         "and what they took beyond that worker's work; the model assumes both zero, so C's error should be about their sum.\n",
+         "| model | batch | threads | measured ms/step at 1 | at the most | speed-up | A (error) | B (error) | C (error) | imbalance ms | start/stop ms |",
+         "|---|---|---|---|---|---|---|---|---|---|---|"]
     err = lambda p, m: f"{1e3 * p:.1f} ({100 * (p - m) / m:+.0f} %)" if m else "–"
+    ms = lambda v: f"{1e3 * v:.1f}" if isinstance(v, (int, float)) else "–"  # reports from before the measure have none
     for r in reports:
         rows = r.get("rows") or []
         if not rows:
@@ -752,7 +757,8 @@ def scaling_markdown(reports):
         first, last = rows[0], rows[-1]
         L.append(f"| {r.get('model')} | {r.get('batch_size')} | {', '.join(str(x.get('threads')) for x in rows)} | {1e3 * first.get('measured_s', 0):.1f} | "
                  f"{1e3 * last.get('measured_s', 0):.1f} | {last.get('speed_up', 0):.2f} | {err(last.get('extrapolated_s', 0), last.get('measured_s'))} | "
-                 f"{err(last.get('structural_s', 0), last.get('measured_s'))} | {err(last.get('hybrid_s', 0), last.get('measured_s'))} |")
+                 f"{err(last.get('structural_s', 0), last.get('measured_s'))} | {err(last.get('hybrid_s', 0), last.get('measured_s'))} | "
+                 f"{ms(last.get('imbalance_s'))} | {ms(last.get('start_stop_s'))} |")
     for r in reports:
         L.append("")
         L.append(r.get("markdown", "").rstrip())

@@ -144,7 +144,8 @@ class SummarizeTest(unittest.TestCase):
         measured at the most threads and each prediction's error there, then the report's tables; a
         scaling part that passed without a report fails the run."""
         rows = [{"threads": 1, "measured_s": 1.0, "speed_up": 1.0, "extrapolated_s": 1.0, "structural_s": 1.0, "hybrid_s": 1.0},
-                {"threads": 16, "measured_s": 0.2, "speed_up": 5.0, "extrapolated_s": 0.1, "structural_s": 0.25, "hybrid_s": 0.2}]
+                {"threads": 16, "measured_s": 0.2, "speed_up": 5.0, "extrapolated_s": 0.1, "structural_s": 0.25, "hybrid_s": 0.2,
+                 "imbalance_s": 0.012, "start_stop_s": 0.0304}]
         with open(os.path.join(self.out, "scaling.log"), "w") as f:
             f.write("### llpfc bench ...\n" + json.dumps({"model": "wrn-16-4", "batch_size": 32, "rows": rows, "markdown": "### wrn-16-4, batch 32\n\n| t |"}) + "\n")
         part = ("cpu scaling wrn-16-4 32 (threads 1,16)", "ok", "30", "scaling.log")
@@ -152,12 +153,27 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(rc, 0, line)
         self.assertEqual(len(res["scaling"]), 1)
         md = read(os.path.join(self.out, "summary.md"))
-        self.assertIn("| wrn-16-4 | 32 | 1, 16 | 1000.0 | 200.0 | 5.00 | 100.0 (-50 %) | 250.0 (+25 %) | 200.0 (+0 %) |", md)
+        self.assertIn("| wrn-16-4 | 32 | 1, 16 | 1000.0 | 200.0 | 5.00 | 100.0 (-50 %) | 250.0 (+25 %) | 200.0 (+0 %) | 12.0 | 30.4 |", md)
         self.assertIn("### wrn-16-4, batch 32", md)
         open(os.path.join(self.out, "scaling.log"), "w").close()
         rc, line, _, _ = self.summarize([("discovery", "ok", "1", "d"), part])
         self.assertEqual(rc, 1)
         self.assertIn("1 cpu scaling parts passed but the logs gave 0 scaling reports", line)
+
+    def test_cpu_table_schedules(self):
+        """Our CPU step under each schedule of the parallel loops is its own row, beside the same PyTorch
+        step, with the ratio."""
+        ours = {"model": "wrn-16-4", "batch_size": 32, "gomaxprocs": 16, "images_per_second": 300.0}
+        lines = [dict(ours, schedule="dynamic"), dict(ours, schedule="static", images_per_second=250.0),
+                 {"impl": "pytorch", "model": "wrn-16-4", "batch_size": 32, "images_per_second": 200.0, "threads": 16}]
+        self.write("cpu.log", "".join(json.dumps(l) + "\n" for l in lines))
+        rc, line, _, res = self.summarize([("discovery", "ok", "1", "d"), ("cpu bench wrn-16-4 32 (16 threads)", "ok", "3", "cpu.log"),
+                                           ("cpu bench wrn-16-4 32 (16 threads, static schedule)", "ok", "3", "cpu.log")])
+        self.assertEqual(rc, 0, line)
+        self.assertEqual([r["schedule"] for r in res["cpu_table"]], ["dynamic", "static"])
+        md = read(os.path.join(self.out, "summary.md"))
+        self.assertIn("| wrn-16-4 | 32 | 16 | dynamic | 300.0 | 200.0 | 1.50 | 16 |", md)
+        self.assertIn("| wrn-16-4 | 32 | 16 | static | 250.0 | 200.0 | 1.25 | 16 |", md)
 
     def write(self, log, text):
         with open(os.path.join(self.out, log), "w") as f:

@@ -5,14 +5,16 @@ import (
 	"math"
 	"testing"
 
+	"github.com/llpfc/llpfc/internal/par"
 	"github.com/stretchr/testify/require"
 )
 
 // TestConvBitsDoNotDependOnTheThreads: the forward, ∂/∂x and ∂/∂W of every
 // path — per image, stacked small maps, Winograd (with the group sizes its
-// tests run under) — give the same bits on 1 thread and on 2 to 33, where
-// the images are cut into more chunks than convChunks, small maps into
-// smaller groups, and ∂/∂W's chunks into column pieces or shares of
+// tests run under) — give the same bits on 1 thread and on 2 to 33, under
+// either schedule of the chunks (par.Schedule), where the images are cut
+// into more chunks than convChunks, small maps into smaller groups, and
+// ∂/∂W's chunks into column pieces or shares of
 // Winograd's 16 products (convthreads.go). One thread runs the code as it
 // was before those cuts, so the results are also the bits of before.
 func TestConvBitsDoNotDependOnTheThreads(t *testing.T) {
@@ -42,11 +44,17 @@ func TestConvBitsDoNotDependOnTheThreads(t *testing.T) {
 			winoOwnValues = c.group
 			one := convPackedAll(t, c.convCase, int64(i), 1)
 			for _, procs := range []int{2, 5, 9, 16, 33} {
-				got := convPackedAll(t, c.convCase, int64(i), procs)
-				for k, name := range []string{"y", "∂x", "∂W"} {
-					for j := range one[k] {
-						if math.Float32bits(got[k][j]) != math.Float32bits(one[k][j]) {
-							require.Failf(t, "result depends on the threads", "%s[%d]: %v on %d threads, %v on 1", name, j, got[k][j], procs, one[k][j])
+				// Both schedules of the chunks (par.Schedule): which
+				// goroutine runs a chunk changes no bit.
+				for _, sched := range []par.Schedule{par.Dynamic, par.Static} {
+					old := par.SetSchedule(sched)
+					got := convPackedAll(t, c.convCase, int64(i), procs)
+					par.SetSchedule(old)
+					for k, name := range []string{"y", "∂x", "∂W"} {
+						for j := range one[k] {
+							if math.Float32bits(got[k][j]) != math.Float32bits(one[k][j]) {
+								require.Failf(t, "result depends on the threads", "%s[%d]: %v on %d threads (%s schedule), %v on 1", name, j, got[k][j], procs, sched, one[k][j])
+							}
 						}
 					}
 				}

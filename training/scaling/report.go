@@ -26,6 +26,12 @@ type Row struct {
 	// GB/s at this count.
 	CPUPerStep float64 `json:"cpu_s"`
 	Bandwidth  float64 `json:"bandwidth_gbs"`
+	// Imbalance and StartStop are the run's Balance summed over its
+	// operations (seconds per step): what internal/par's loops waited on
+	// their slowest worker beyond an even split, and what they took beyond
+	// that worker's work.
+	Imbalance float64 `json:"imbalance_s"`
+	StartStop float64 `json:"start_stop_s"`
 }
 
 // ClassRow is one class of operations at the largest thread count.
@@ -43,6 +49,9 @@ type ClassRow struct {
 	// Widest is the width of the class's sections that held the most CPU
 	// time.
 	Widest string `json:"widest"`
+	// Imbalance and StartStop are the class's (Row's).
+	Imbalance float64 `json:"imbalance_s"`
+	StartStop float64 `json:"start_stop_s"`
 }
 
 // Report is a Measure's runs with the model's predictions.
@@ -75,6 +84,8 @@ func NewReport(name string, runs []Run) Report {
 		if t := r.SerialCPU() + r.SectionCPU(); t > 0 {
 			row.SerialShare = r.SerialCPU() / t
 		}
+		row.Imbalance = sum(r.Ops, func(o Op) float64 { return o.Balance.Imbalance() })
+		row.StartStop = sum(r.Ops, func(o Op) float64 { return o.Balance.StartStop() })
 		rep.Rows = append(rep.Rows, row)
 	}
 	last := runs[len(runs)-1]
@@ -82,9 +93,12 @@ func NewReport(name string, runs []Run) Report {
 	st := Structural(last, last.Threads, last.Bandwidth).ByClass()
 	hy := Hybrid(b, last, last.Threads, last.Bandwidth).ByClass()
 	measured, serial, work := map[string]float64{}, map[string]float64{}, map[string]float64{}
+	imbalance, startStop := map[string]float64{}, map[string]float64{}
 	widest := map[string]map[string]float64{}
 	for _, o := range last.Ops {
 		measured[o.Class] += o.Wall
+		imbalance[o.Class] += o.Balance.Imbalance()
+		startStop[o.Class] += o.Balance.StartStop()
 		serial[o.Class] += o.SerialCPU
 		work[o.Class] += o.SectionCPU
 		for _, w := range o.Work {
@@ -99,7 +113,8 @@ func NewReport(name string, runs []Run) Report {
 			continue
 		}
 		rep.Classes = append(rep.Classes, ClassRow{Class: c, Measured: measured[c], Serial: serial[c], Work: work[c],
-			Extrapolated: ex[c], Structural: st[c], Hybrid: hy[c], Widest: heaviest(widest[c])})
+			Extrapolated: ex[c], Structural: st[c], Hybrid: hy[c], Widest: heaviest(widest[c]),
+			Imbalance: imbalance[c], StartStop: startStop[c]})
 	}
 	return rep
 }
@@ -135,19 +150,21 @@ func (r Report) Markdown() string {
 	fmt.Fprintf(&b, "### %s\n\n", r.Name)
 	b.WriteString("Predictions (Amdahl per operation, training/scaling): A from the first two counts' CPU times, B from this count's, " +
 		"C from this count's structure with the second count's work.\n\n")
-	b.WriteString("| threads | measured ms/step | speed-up | A (ms) | B (ms) | C (ms) | serial share | CPU s/step | bandwidth GB/s |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| threads | measured ms/step | speed-up | A (ms) | B (ms) | C (ms) | serial share | CPU s/step | bandwidth GB/s | imbalance ms | start/stop ms |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, w := range r.Rows {
-		fmt.Fprintf(&b, "| %d | %s | %.2f | %s (%+.0f %%) | %s (%+.0f %%) | %s (%+.0f %%) | %.3f | %.3f | %.1f |\n", w.Threads, ms(w.Measured), w.SpeedUp,
+		fmt.Fprintf(&b, "| %d | %s | %.2f | %s (%+.0f %%) | %s (%+.0f %%) | %s (%+.0f %%) | %.3f | %.3f | %.1f | %s | %s |\n", w.Threads, ms(w.Measured), w.SpeedUp,
 			ms(w.Extrapolated), pct(w.Extrapolated, w.Measured), ms(w.Structural), pct(w.Structural, w.Measured),
-			ms(w.Hybrid), pct(w.Hybrid, w.Measured), w.SerialShare, w.CPUPerStep, w.Bandwidth)
+			ms(w.Hybrid), pct(w.Hybrid, w.Measured), w.SerialShare, w.CPUPerStep, w.Bandwidth, ms(w.Imbalance), ms(w.StartStop))
 	}
 	if len(r.Runs) > 0 {
-		fmt.Fprintf(&b, "\nAt %d threads, by kind of operation (ms per step; serial and sections: CPU time):\n\n", r.Runs[len(r.Runs)-1].Threads)
-		b.WriteString("| operations | measured | serial | sections | widest sections | A | B | C |\n|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "\nAt %d threads, by kind of operation (ms per step; serial and sections: CPU time; imbalance: what the parallel loops "+
+			"waited on their slowest worker beyond an even split, start/stop: what they took beyond that worker's work — the model assumes both zero):\n\n",
+			r.Runs[len(r.Runs)-1].Threads)
+		b.WriteString("| operations | measured | serial | sections | widest sections | A | B | C | imbalance | start/stop |\n|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, c := range r.Classes {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Class, ms(c.Measured), ms(c.Serial), ms(c.Work), c.Widest,
-				ms(c.Extrapolated), ms(c.Structural), ms(c.Hybrid))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Class, ms(c.Measured), ms(c.Serial), ms(c.Work), c.Widest,
+				ms(c.Extrapolated), ms(c.Structural), ms(c.Hybrid), ms(c.Imbalance), ms(c.StartStop))
 		}
 	}
 	return b.String()

@@ -39,7 +39,28 @@ type Op struct {
 	SectionCPU float64 `json:"section_cpu_s"`
 	Sections   float64 `json:"sections"`
 	Work       []Work  `json:"work,omitempty"`
+	// Balance is the per-step time the sections of internal/par's loops
+	// lost to their slowest worker (stepprof.Balance, in seconds).
+	Balance Balance `json:"balance"`
 }
+
+// Balance is stepprof.Balance per step, in seconds: the sections of
+// internal/par's loops, their slowest workers' busy time, the workers'
+// mean and the sections' wall time.
+type Balance struct {
+	Sections float64 `json:"sections"`
+	Max      float64 `json:"max_busy_s"`
+	Mean     float64 `json:"mean_busy_s"`
+	Wall     float64 `json:"wall_s"`
+}
+
+// Imbalance is the time the sections waited on their slowest worker
+// beyond an even split of the same work (Max − Mean); StartStop what they
+// took beyond the slowest worker's work (Wall − Max: starting, waking and
+// scheduling the goroutines).
+func (b Balance) Imbalance() float64 { return b.Max - b.Mean }
+
+func (b Balance) StartStop() float64 { return b.Wall - b.Max }
 
 // Run is one thread count's measurement.
 type Run struct {
@@ -84,6 +105,8 @@ func FromProfile(p *stepprof.Profile, steps int) []Op {
 		for _, w := range g.Work {
 			o.Work = append(o.Work, Work{Width: w.Width, CPU: sec(w.CPU), Sections: float64(w.Sections) / n})
 		}
+		b := g.Balance
+		o.Balance = Balance{Sections: float64(b.Sections) / n, Max: sec(b.Max), Mean: sec(b.Mean), Wall: sec(b.Wall)}
 		ops = append(ops, o)
 	}
 	return ops
