@@ -533,12 +533,7 @@ func convBackward[F float](g convGeom, wrt, n int, in, dy, out []F, sc *scratch[
 				gemm(false, true, g.o, ckk, hw, 1, dy[i*ohw:(i+1)*ohw], hw, col, hw, 1, part, ckk)
 			}
 		})
-		copy(out, sc.partW[0])
-		for j := 1; j < nc; j++ {
-			for i, v := range sc.partW[j] {
-				out[i] += v
-			}
-		}
+		sumPartials(out, sc.partW[:nc])
 	default:
 		if len(out) != g.o {
 			return errors.New("Conv2dIm2colGrad: bias size does not match the geometry")

@@ -494,14 +494,7 @@ func convGradWWinograd(g convGeom, n int, x, dy, dw []float32, sc *scratch[float
 	})
 	du := sc.partW[0]
 	if nc > 1 {
-		par.Range(len(du), func(lo, hi int) {
-			for j := 1; j < nc; j++ {
-				pj := sc.partW[j][lo:hi]
-				for e, v := range pj {
-					du[lo+e] += v
-				}
-			}
-		})
+		sumPartials(du, sc.partW[:nc])
 	}
 	par.Channels(K, func(lo, hi int) { alg.weightGrad(du, us, K, C, lo, hi, dw) })
 }
