@@ -10,7 +10,7 @@ set -u
 GO=${GO:-go}
 if [ "$($GO env CGO_ENABLED)" = 1 ] && command -v "$($GO env CC)" >/dev/null 2>&1; then
 	exec $GO test -count=1 -race -timeout 30m \
-		-run 'ConvBitsDoNotDependOnTheThreads|ConvStackedMatchesPerImage|ConvPhasedMatchesStrided|DropoutApplyIsTheMask|WinogradMatchesDirect|SgemmDeterministicAndDegenerate|PipelineKeepsOrder|PackAOnCoresIsPackA|EveryIndexOnce|RangesCoverEveryElementOnce' \
+		-run 'ConvBitsDoNotDependOnTheThreads|ConvStackedMatchesPerImage|ConvPhasedMatchesStrided|DropoutApplyIsTheMask|WinogradMatchesDirect|SgemmDeterministicAndDegenerate|PipelineKeepsOrder|PackAOnCoresIsPackA|EveryIndexOnce|RangesCoverEveryElementOnce|WorkerScratchIsExclusive|PooledLoopsNestAndOverlap|SleeperWakesOnce' \
 		./training/nn ./internal/sgemm ./internal/par
 fi
 if [ "${CI:-}" = true ]; then

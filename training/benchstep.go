@@ -102,6 +102,10 @@ type StepBenchResult struct {
 	// Schedule is how the CPU's parallel loops share their chunks out
 	// (par.ActiveSchedule: dynamic or static; the same bits either way).
 	Schedule string `json:"schedule"`
+	// ParStart is how those loops get their goroutines (par.ActiveStart:
+	// spawned for each loop, or pooled workers that spin between loops;
+	// the same bits either way).
+	ParStart string `json:"par_start"`
 	// Device is the compute back end that ran the steps, and Numerics the
 	// variant it computed with (Result.Numerics: on the OpenCL device the
 	// products' CLBlast parameters and the convolutions' path, the
@@ -352,7 +356,7 @@ func RunStepBenchmark(ctx context.Context, cfg StepBenchConfig) (*StepBenchResul
 	costs1, _ := costsOf(st.backend)
 	res := &StepBenchResult{
 		Model: cfg.Model, Method: tc.Method, BatchSize: cfg.BatchSize, Steps: cfg.Steps,
-		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: nn.ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: nn.BLASName, GEMM: nn.GEMMKernels(), Schedule: string(par.ActiveSchedule()), Device: st.backend.Name(), Numerics: numerics(st.backend),
+		Seconds: dt.Seconds(), FinalLoss: loss, ParamCount: nn.ParamCount(model), GOMAXPROCS: runtime.GOMAXPROCS(0), BLAS: nn.BLASName, GEMM: nn.GEMMKernels(), Schedule: string(par.ActiveSchedule()), ParStart: string(par.ActiveStart()), Device: st.backend.Name(), Numerics: numerics(st.backend),
 		StepCosts: perStep(costs1.Sub(costs0), cfg.Steps, note), DevicePeakBytes: costs1.PeakBytes, CPUProfile: prof,
 	}
 	if cfg.ProfileCPU {

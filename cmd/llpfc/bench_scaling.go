@@ -46,7 +46,7 @@ func runScaling(f *benchFlags, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitWith(stderr, "llpfc bench --scaling", err)
 	}
-	name := fmt.Sprintf("%s, batch %d, %d×%d×%d (%s; %s schedule)", *f.model, *f.batch, *f.channels, *f.height, *f.width, *f.method, par.ActiveSchedule())
+	name := fmt.Sprintf("%s, batch %d, %d×%d×%d (%s; %s schedule, %s goroutines)", *f.model, *f.batch, *f.channels, *f.height, *f.width, *f.method, par.ActiveSchedule(), par.ActiveStart())
 	rep := scaling.NewReport(name, runs)
 	md := rep.Markdown()
 	if !*f.asJSON {

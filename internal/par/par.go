@@ -40,6 +40,8 @@ func ChunksOf(nc, width int, f func(j, worker int)) {
 // it (worker only selects scratch space), so the schedule changes no bit.
 // While the step profile records (m measures), each goroutine's thread CPU
 // time is handed to m, which adds the section's imbalance to its region.
+// The goroutines are spawned for the loop, or under LLPFC_PAR_START=pooled
+// the pool's persistent workers with the calling goroutine (pool.go).
 func chunks(nc int, f func(j, worker int), m stepprof.Mark) {
 	workers := min(runtime.GOMAXPROCS(0), nc)
 	if workers <= 1 {
@@ -51,6 +53,10 @@ func chunks(nc int, f func(j, worker int), m stepprof.Mark) {
 	var busy []int64
 	if m.Measuring() {
 		busy = make([]int64, workers)
+	}
+	if start == Pooled && runPooled(nc, workers, f, busy) {
+		m.Busy(busy)
+		return
 	}
 	var next atomic.Int64
 	dynamic := schedule == Dynamic

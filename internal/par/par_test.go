@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -16,16 +17,22 @@ import (
 
 // TestEveryIndexOnce: each loop calls f for every chunk, channel or element
 // exactly once, whatever GOMAXPROCS, including sizes smaller than the number
-// of workers and sizes that do not divide evenly.
+// of workers and sizes that do not divide evenly, under either schedule and
+// either start (the pool's workers grown and then used by fewer).
 func TestEveryIndexOnce(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	defer SetSchedule(SetSchedule(Dynamic))
-	for _, sched := range []Schedule{Dynamic, Static} {
-		SetSchedule(sched)
+	defer SetStart(SetStart(Spawned))
+	for _, mode := range []struct {
+		sched Schedule
+		start Start
+	}{{Dynamic, Spawned}, {Static, Spawned}, {Dynamic, Pooled}, {Static, Pooled}} {
+		SetSchedule(mode.sched)
+		SetStart(mode.start)
 		for _, procs := range []int{1, 3, 8} {
 			runtime.GOMAXPROCS(procs)
 			for _, n := range []int{1, 2, 7, 64, 1<<16 + 3, 1 << 20} {
-				name := fmt.Sprintf("%s/procs=%d/n=%d", sched, procs, n)
+				name := fmt.Sprintf("%s/%s/procs=%d/n=%d", mode.sched, mode.start, procs, n)
 				hits := make([]atomic.Int32, n)
 				if n <= 64 {
 					Chunks(n, func(j, worker int) {
@@ -61,17 +68,19 @@ func TestEveryIndexOnce(t *testing.T) {
 	}
 }
 
-// TestWorkerScratchIsExclusive: under either schedule, a worker index is
-// never in two calls at once (callers give each worker its own scratch
-// space), every index is below min(GOMAXPROCS, nc), and under the static
-// schedule worker p runs chunks p, p+w, … (its documented order).
+// TestWorkerScratchIsExclusive: under either schedule and either start, a
+// worker index is never in two calls at once (callers give each worker its
+// own scratch space), every index is below min(GOMAXPROCS, nc), and under
+// the static schedule worker p runs chunks p, p+w, … (its documented order).
 func TestWorkerScratchIsExclusive(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	defer SetSchedule(SetSchedule(Dynamic))
+	defer SetStart(SetStart(Spawned))
 	props := gopter.NewProperties(gopter.DefaultTestParametersWithSeed(11))
-	props.Property("one call per worker at a time", prop.ForAll(func(procs, nc int, static bool, seed int64) string {
+	props.Property("one call per worker at a time", prop.ForAll(func(procs, nc int, static, pooled bool, seed int64) string {
 		runtime.GOMAXPROCS(procs)
 		SetSchedule(map[bool]Schedule{true: Static, false: Dynamic}[static])
+		SetStart(map[bool]Start{true: Pooled, false: Spawned}[pooled])
 		workers := min(procs, nc)
 		inUse := make([]atomic.Int32, workers)
 		ran := make([]atomic.Int32, nc)
@@ -110,7 +119,7 @@ func TestWorkerScratchIsExclusive(t *testing.T) {
 			}
 		}
 		return ""
-	}, gen.IntRange(1, 9), gen.IntRange(1, 70), gen.Bool(), gen.Int64()))
+	}, gen.IntRange(1, 9), gen.IntRange(1, 70), gen.Bool(), gen.Bool(), gen.Int64()))
 	var log bytes.Buffer
 	if !props.Run(gopter.NewFormatedReporter(false, 200, &log)) {
 		t.Error(log.String())
@@ -123,6 +132,114 @@ func TestScheduleFromEnv(t *testing.T) {
 	for in, want := range map[string]Schedule{"": Dynamic, "dynamic": Dynamic, "static": Static, "Static": Dynamic, "round-robin": Dynamic} {
 		assert.Equal(t, want, scheduleFromEnv(in), "%q", in)
 	}
+}
+
+// TestStartFromEnv: the environment's names, the default, and an unknown
+// name (spawned, with a word on standard error).
+func TestStartFromEnv(t *testing.T) {
+	for in, want := range map[string]Start{"": Spawned, "spawned": Spawned, "pooled": Pooled, "pool": Spawned, "Pooled": Spawned} {
+		assert.Equal(t, want, startFromEnv(in), "%q", in)
+	}
+}
+
+// TestPooledLoopsNestAndOverlap: under the pooled start, loops opened inside
+// a loop's calls (the pool is held: they are spawned) and loops opened by
+// several goroutines at once (one holds the pool, the others spawn) give
+// every index to exactly one call and finish, at any GOMAXPROCS and any
+// pause between loops (the workers spinning, or asleep and woken), and
+// with workers that do not spin at all (so that loops come while they fall
+// asleep, the wake-up's race).
+func TestPooledLoopsNestAndOverlap(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	defer SetStart(SetStart(Pooled))
+	spin := poolSpin.Load()
+	defer poolSpin.Store(spin)
+	props := gopter.NewProperties(gopter.DefaultTestParametersWithSeed(12))
+	props.Property("every index once, every loop ends", prop.ForAll(func(procs, outer, inner, callers, loops int, sleep, noSpin bool) string {
+		runtime.GOMAXPROCS(procs)
+		poolSpin.Store(spin)
+		if noSpin {
+			poolSpin.Store(0)
+			loops *= 20
+		}
+		errs := make(chan string, callers)
+		for c := 0; c < callers; c++ {
+			go func() {
+				for l := 0; l < loops; l++ {
+					hits := make([]atomic.Int32, outer*inner)
+					Chunks(outer, func(j, _ int) {
+						Chunks(inner, func(k, _ int) { hits[j*inner+k].Add(1) })
+					})
+					for i := range hits {
+						if hits[i].Load() != 1 {
+							errs <- fmt.Sprintf("loop %d: index %d seen %d times", l, i, hits[i].Load())
+							return
+						}
+					}
+					if sleep {
+						time.Sleep(2 * time.Duration(spin)) // the workers go to sleep before the next loop
+					}
+				}
+				errs <- ""
+			}()
+		}
+		for c := 0; c < callers; c++ {
+			select {
+			case e := <-errs:
+				if e != "" {
+					return e
+				}
+			case <-time.After(time.Minute):
+				return "a loop did not end within a minute"
+			}
+		}
+		return ""
+	}, gen.IntRange(1, 9), gen.IntRange(1, 20), gen.IntRange(1, 12), gen.IntRange(1, 3), gen.IntRange(1, 6), gen.Bool(), gen.Bool()))
+	var log bytes.Buffer
+	if !props.Run(gopter.NewFormatedReporter(false, 200, &log)) {
+		t.Error(log.String())
+	}
+}
+
+// TestSleeperWakesOnce: a sleeper whose wait is over when it raises its
+// flag returns awake — the flag lowered, no token left for a later sleep —
+// whether or not a waker came between the flag and the look (ready calls
+// wake); one that sleeps is woken by exactly one wake; and a wake finds no
+// one to wake once the sleeper has returned.
+func TestSleeperWakesOnce(t *testing.T) {
+	for _, wakerInBetween := range []bool{false, true} {
+		s := newSleeper()
+		s.sleepUnless(func() bool {
+			if wakerInBetween {
+				assert.True(t, s.wake(), "the flag is raised while the sleeper looks")
+			}
+			return true
+		})
+		assert.False(t, s.asleep.Load(), "waker in between %v: the flag is lowered", wakerInBetween)
+		assert.Zero(t, len(s.token), "waker in between %v: no token is left over", wakerInBetween)
+		assert.False(t, s.wake(), "waker in between %v: no one to wake", wakerInBetween)
+	}
+	s := newSleeper()
+	var ready atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		s.sleepUnless(ready.Load)
+		close(done)
+	}()
+	for !s.asleep.Load() {
+		runtime.Gosched()
+	}
+	ready.Store(true)
+	for !s.wake() { // the flag may be down for a moment between two looks
+		runtime.Gosched()
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the sleeper was not woken")
+	}
+	assert.False(t, s.asleep.Load())
+	assert.Zero(t, len(s.token))
 }
 
 // TestChunkBoundsPartition: the chunks' bounds tile [0, n) in order.

@@ -617,6 +617,13 @@ def projection(epochs):
             "table1_cell_hours": TABLE1_EPOCHS * epoch_s / 3600, "table1_hours": TABLE1_INSTANCE_EPOCHS / ips / 3600}
 
 
+def loops_label(r):
+    """How the step's parallel loops ran: their schedule, and their goroutines where the result says (spawned
+    for each loop, or pooled)."""
+    s = r.get("schedule") or "–"
+    return f"{s}, {r['par_start']}" if r.get("par_start") else s
+
+
 def cpu_rows(cpu):
     rows = []
     for r in cpu:
@@ -624,7 +631,7 @@ def cpu_rows(cpu):
             continue
         peer = next((p for p in cpu if p.get("impl") == "pytorch" and p.get("model") == r.get("model")
                      and p.get("batch_size") == r.get("batch_size")), {})
-        rows.append({"model": r.get("model"), "batch": r.get("batch_size"), "threads": r.get("gomaxprocs"), "schedule": r.get("schedule") or "–",
+        rows.append({"model": r.get("model"), "batch": r.get("batch_size"), "threads": r.get("gomaxprocs"), "schedule": loops_label(r),
                      "ours_ips": r.get("images_per_second"), "torch_ips": peer.get("images_per_second"), "torch_threads": peer.get("threads")})
     return rows
 
@@ -676,7 +683,7 @@ def markdown(res):
     else:
         L.append(f"- no result: {p.get('note', 'the part did not run or failed (see train.log)')}")
     L.append("\n## The pure-Go build on this machine's CPUs beside PyTorch CPU\n")
-    L.append("| model | batch | threads | parallel loops' schedule | ours img/s | PyTorch img/s | ours / PyTorch | PyTorch threads |\n|---|---|---|---|---|---|---|---|")
+    L.append("| model | batch | threads | parallel loops (schedule, goroutines) | ours img/s | PyTorch img/s | ours / PyTorch | PyTorch threads |\n|---|---|---|---|---|---|---|---|")
     L += [f"| {r['model']} | {r['batch']} | {r['threads']} | {r.get('schedule', '–')} | {fmt(r['ours_ips'])} | {fmt(r['torch_ips'])} | "
           f"{fmt(r['ours_ips'] / r['torch_ips'], 2) if r.get('ours_ips') and r.get('torch_ips') else '–'} | {fmt(r['torch_threads'])} |" for r in res["cpu_table"]]
     L += scaling_markdown(res.get("scaling", []))

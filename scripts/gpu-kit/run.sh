@@ -35,7 +35,8 @@
 #      and from it the projected wall time of one Table 1 cell (200 epochs);
 #   9. the pure-Go build at all the CPUs beside PyTorch CPU (every paper network), and cnn, WRN-16-4 and
 #      ResNet-18 again with the parallel loops' static schedule (LLPFC_PAR_SCHEDULE=static; the default
-#      is dynamic: bench/NOTES.md, "Lever 24");
+#      is dynamic: bench/NOTES.md, "Lever 24") and with their goroutines pooled (LLPFC_PAR_START=pooled;
+#      the default spawns them for each loop: bench/NOTES.md, "The loops' goroutines pooled");
 #  10. the pure-Go step of each paper network at 1, 2, 4, 8 and all the CPUs' threads with its step
 #      profile, and the many-core model's predictions beside the measured steps (llpfc bench --scaling,
 #      training/scaling; bench/NOTES.md, "Many cores as well as two").
@@ -114,7 +115,7 @@ if [ $QUICK = 1 ]; then
 	BENCH="mlp:32:1x28x28:2:1:0:- cnn:16:1x28x28:1:1:0:- wrn-16-4:2:3x32x32:1:0:0.3:aug"
 	# cnn-bn, not WRN-16-4: the evaluation's batches of 256 WRN-16-4 images take minutes on PoCL
 	EPOCH_FULL=80 EPOCH_IMAGES=1000 EPOCH_TEST=32 EPOCH_MODEL=cnn-bn EPOCH_ARGS="--model cnn-bn --bag-size 8 --batch-size 16"
-	CPU_BENCH="mlp:32:1x28x28:2:1" CPU_STATIC="mlp"
+	CPU_BENCH="mlp:32:1x28x28:2:1" CPU_STATIC="mlp" CPU_POOLED="mlp"
 	SCALING="mlp:16:1x28x28:1:1" STREAM_MIB=8
 	THREADS=$(nproc)
 	TUNE_SHAPES=2 TUNE_SECONDS=1 TUNE_FLAGS="--tune-keep-best --tune-kernels Xgemm"
@@ -129,6 +130,7 @@ else
 	EPOCH_FULL=40960 EPOCH_IMAGES=50000 EPOCH_TEST=10000 EPOCH_MODEL=wrn-16-4 EPOCH_ARGS="--preset wrn16-4 --bag-size 64" # the Table 1 cell (CIFAR10, bags of 64)
 	CPU_BENCH="mlp:128:1x28x28:10:2 cnn:128:1x28x28:5:1 wrn-16-4:32:3x32x32:3:1 resnet18:128:3x32x32:3:1 vgg16:32:3x32x32:3:1" # every paper network
 	CPU_STATIC="cnn wrn-16-4 resnet18" # and these again with the parallel loops' static schedule (LLPFC_PAR_SCHEDULE)
+	CPU_POOLED="cnn wrn-16-4 resnet18" # and with the loops' goroutines pooled (LLPFC_PAR_START)
 	SCALING="mlp:128:1x28x28:10:2 cnn:128:1x28x28:3:1 wrn-16-4:32:3x32x32:2:1 resnet18:128:3x32x32:2:1 vgg16:32:3x32x32:1:1" STREAM_MIB=256
 	THREADS=$(nproc)
 	TUNE_SHAPES=16 TUNE_SECONDS=45 TUNE_FLAGS=""
@@ -272,6 +274,11 @@ for c in $CPU_BENCH; do
 		--batch-size "$batch" --channels "$ch" --height "$h" --width "$w" --steps "$steps" --warmup "$warmup" --json
 	case " $CPU_STATIC " in *" $model "*)
 		part "cpu bench $model $batch ($THREADS threads, static schedule)" 40 cpu.log env LLPFC_PAR_SCHEDULE=static "$LLPFC" bench --device cpu \
+			--threads "$THREADS" --model "$model" --batch-size "$batch" --channels "$ch" --height "$h" --width "$w" --steps "$steps" --warmup "$warmup" --json
+		;;
+	esac
+	case " $CPU_POOLED " in *" $model "*)
+		part "cpu bench $model $batch ($THREADS threads, pooled goroutines)" 40 cpu.log env LLPFC_PAR_START=pooled "$LLPFC" bench --device cpu \
 			--threads "$THREADS" --model "$model" --batch-size "$batch" --channels "$ch" --height "$h" --width "$w" --steps "$steps" --warmup "$warmup" --json
 		;;
 	esac

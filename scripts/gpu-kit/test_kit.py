@@ -175,6 +175,20 @@ class SummarizeTest(unittest.TestCase):
         self.assertIn("| wrn-16-4 | 32 | 16 | dynamic | 300.0 | 200.0 | 1.50 | 16 |", md)
         self.assertIn("| wrn-16-4 | 32 | 16 | static | 250.0 | 200.0 | 1.25 | 16 |", md)
 
+    def test_cpu_table_pooled(self):
+        """A result that says how its loops got their goroutines (par_start) shows it beside the schedule,
+        so the spawned and the pooled step are two rows."""
+        ours = {"model": "cnn", "batch_size": 128, "gomaxprocs": 16, "schedule": "dynamic"}
+        lines = [dict(ours, par_start="spawned", images_per_second=3000.0), dict(ours, par_start="pooled", images_per_second=3600.0),
+                 {"impl": "pytorch", "model": "cnn", "batch_size": 128, "images_per_second": 2400.0, "threads": 16}]
+        self.write("cpu.log", "".join(json.dumps(l) + "\n" for l in lines))
+        rc, line, _, res = self.summarize([("discovery", "ok", "1", "d"), ("cpu bench cnn 128 (16 threads)", "ok", "3", "cpu.log"),
+                                           ("cpu bench cnn 128 (16 threads, pooled goroutines)", "ok", "3", "cpu.log")])
+        self.assertEqual(rc, 0, line)
+        self.assertEqual([r["schedule"] for r in res["cpu_table"]], ["dynamic, spawned", "dynamic, pooled"])
+        md = read(os.path.join(self.out, "summary.md"))
+        self.assertIn("| cnn | 128 | 16 | dynamic, pooled | 3600.0 | 2400.0 | 1.50 | 16 |", md)
+
     def write(self, log, text):
         with open(os.path.join(self.out, log), "w") as f:
             f.write(text)

@@ -12,7 +12,8 @@ import (
 // TestConvBitsDoNotDependOnTheThreads: the forward, ∂/∂x and ∂/∂W of every
 // path — per image, stacked small maps, Winograd (with the group sizes its
 // tests run under) — give the same bits on 1 thread and on 2 to 33, under
-// either schedule of the chunks (par.Schedule), where the images are cut
+// either schedule of the chunks (par.Schedule) and with the loops'
+// goroutines pooled (par.Start), where the images are cut
 // into more chunks than convChunks, small maps into smaller groups, and
 // ∂/∂W's chunks into column pieces or shares of
 // Winograd's 16 products (convthreads.go). One thread runs the code as it
@@ -44,16 +45,22 @@ func TestConvBitsDoNotDependOnTheThreads(t *testing.T) {
 			winoOwnValues = c.group
 			one := convPackedAll(t, c.convCase, int64(i), 1)
 			for _, procs := range []int{2, 5, 9, 16, 33} {
-				// Both schedules of the chunks (par.Schedule): which
-				// goroutine runs a chunk changes no bit.
-				for _, sched := range []par.Schedule{par.Dynamic, par.Static} {
-					old := par.SetSchedule(sched)
+				// Both schedules of the chunks (par.Schedule), and the
+				// pool's goroutines (par.Start): which goroutine runs a
+				// chunk changes no bit.
+				for _, mode := range []struct {
+					sched par.Schedule
+					start par.Start
+				}{{par.Dynamic, par.Spawned}, {par.Static, par.Spawned}, {par.Dynamic, par.Pooled}} {
+					sched := mode.sched
+					old, oldStart := par.SetSchedule(sched), par.SetStart(mode.start)
 					got := convPackedAll(t, c.convCase, int64(i), procs)
 					par.SetSchedule(old)
+					par.SetStart(oldStart)
 					for k, name := range []string{"y", "∂x", "∂W"} {
 						for j := range one[k] {
 							if math.Float32bits(got[k][j]) != math.Float32bits(one[k][j]) {
-								require.Failf(t, "result depends on the threads", "%s[%d]: %v on %d threads (%s schedule), %v on 1", name, j, got[k][j], procs, sched, one[k][j])
+								require.Failf(t, "result depends on the threads", "%s[%d]: %v on %d threads (%s schedule, %s), %v on 1", name, j, got[k][j], procs, sched, mode.start, one[k][j])
 							}
 						}
 					}

@@ -160,10 +160,19 @@ func TestEveryOpKindHasAClass(t *testing.T) {
 }
 
 // TestMeasureProfilesEachCount: a tiny cnn step measured at 1 and 2
-// threads: one run a count, each with the step's operations (convolutions
+// threads, with the loops' goroutines spawned or pooled: one run a count, each with the step's operations (convolutions
 // with sections, the optimizer), serial and section CPU adding up to the
 // operation's, no negative time, and the report's rows and classes.
 func TestMeasureProfilesEachCount(t *testing.T) {
+	for _, s := range []par.Start{par.Spawned, par.Pooled} {
+		t.Run(string(s), func(t *testing.T) {
+			defer par.SetStart(par.SetStart(s))
+			measureProfilesEachCount(t)
+		})
+	}
+}
+
+func measureProfilesEachCount(t *testing.T) {
 	procs := runtime.GOMAXPROCS(0)
 	runs, err := Measure(context.Background(), Config{Bench: training.StepBenchConfig{Model: "cnn", BatchSize: 8, Height: 8, Width: 8, Channels: 1,
 		Steps: 2, Warmup: 1, Seed: 1}, Threads: []int{1, 2}, StreamBytes: 1 << 20})
