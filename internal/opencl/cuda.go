@@ -463,6 +463,8 @@ func (d *cudaCtx) build(dev DeviceInfo, src string, options []string) (cuModule,
 		if err := writeCUDACache(t.path, image); err != nil {
 			img.Path = ""
 			notes = append(notes, "not cached: "+err.Error())
+		} else {
+			img.Pruned = pruneCUDACache(dir, cudaCacheKeep, t.path)
 		}
 	}
 	img.CacheErr = strings.Join(notes, "; ")

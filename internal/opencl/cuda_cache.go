@@ -6,9 +6,13 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strconv"
+	"time"
 	"unsafe"
 
 	"github.com/llpfc/llpfc/internal/atomicfile"
@@ -42,6 +46,9 @@ type CUDAImage struct {
 	// CacheErr says why a compiled image was not cached, or that a
 	// corrupt cache file was replaced ("" when none).
 	CacheErr string
+	// Pruned is the number of older images removed from the cache folder
+	// when this one was cached (pruneCUDACache).
+	Pruned int
 }
 
 // String is one line for a log, e.g. "cubin from the cache
@@ -56,6 +63,8 @@ func (i CUDAImage) String() string {
 		return i.Kind + " compiled by NVRTC (" + i.CacheErr + ")"
 	case i.Path == "":
 		return i.Kind + " compiled by NVRTC (no cache folder, or " + CUDACacheEnv + "=off)"
+	case i.Pruned > 0:
+		return fmt.Sprintf("%s compiled by NVRTC, cached as %s (%d least recently used images removed: the cache keeps %d)", i.Kind, i.Path, i.Pruned, cudaCacheKeep)
 	}
 	return i.Kind + " compiled by NVRTC, cached as " + i.Path
 }
@@ -134,6 +143,77 @@ func writeCUDACache(path string, image []byte) error {
 	return atomicfile.WriteFile(path, b)
 }
 
+// cudaCacheKeep is the most images the cache folder keeps. Every version
+// of the kernel library, of NVRTC or of the driver, and every kind of GPU,
+// makes a new image of a few MB, and nothing else would ever remove the
+// old ones; eight is a few GPU kinds' images for a few versions each.
+const cudaCacheKeep = 8
+
+// cudaCacheName is the name of a cache file: its key and its kind.
+var cudaCacheName = regexp.MustCompile(`^[0-9a-f]{64}\.(cubin|ptx)$`)
+
+// pruneCUDACache removes all but the keep most recently used images from
+// dir (their files' modification times: a cache hit touches its file),
+// never keep's own path, and returns how many it removed. It removes only
+// the cache's own files — a name of cudaCacheName's form and a file that
+// starts with cudaCacheMagic — so a folder that LLPFC_CUDA_CACHE shares
+// with anything else loses nothing else. A file it cannot read or remove
+// is left as it is.
+func pruneCUDACache(dir string, keep int, keepPath string) int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	type image struct {
+		path string
+		mod  time.Time
+	}
+	var images []image
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if !e.Type().IsRegular() || !cudaCacheName.MatchString(e.Name()) || path == keepPath || !isCUDACacheFile(path) {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			images = append(images, image{path, info.ModTime()})
+		}
+	}
+	if keepPath != "" {
+		keep-- // keepPath is one of them
+	}
+	if len(images) <= keep {
+		return 0
+	}
+	sort.SliceStable(images, func(a, b int) bool { return images[a].mod.After(images[b].mod) })
+	removed := 0
+	for _, im := range images[max(keep, 0):] {
+		if os.Remove(im.path) == nil {
+			removed++
+		}
+	}
+	return removed
+}
+
+// isCUDACacheFile reports whether the file at path starts as a cache file
+// does (cudaCacheMagic).
+func isCUDACacheFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(cudaCacheMagic))
+	_, err = io.ReadFull(f, head)
+	return err == nil && string(head) == cudaCacheMagic
+}
+
+// touchCUDACache marks the image at path as used now, for pruneCUDACache
+// (an error leaves it as old as it was: it may be pruned sooner).
+func touchCUDACache(path string) {
+	now := time.Now()
+	_ = os.Chtimes(path, now, now)
+}
+
 // cudaVersions are NVRTC's and the driver's versions, for the key.
 func cudaVersions() (nvrtcVersion, driverVersion string) {
 	var major, minor, drv int32
@@ -162,6 +242,7 @@ func (d *cudaCtx) loadCached(path string) (m cuModule, ok bool, why string) {
 		os.Remove(path)
 		return 0, false, "a cache file the driver refused was removed: " + err.Error()
 	}
+	touchCUDACache(path)
 	return m, true, ""
 }
 

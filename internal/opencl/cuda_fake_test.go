@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestCUDADriverOnAFake runs the CUDA driver — loading, the context and
@@ -570,6 +571,39 @@ func fakeCache(t *testing.T, ctx *Context, p *Program, compiles func() int32) {
 	}
 	if img := build(ctx, "--fmad=false -DX=1", 0, "the image cached again"); !img.Cached {
 		t.Errorf("after the refused image: %+v, want the new one cached", img)
+	}
+
+	// The cache keeps the cudaCacheKeep images used last: a hit marks its
+	// image used (the X=1 image, made an hour old first, outlives the
+	// X=2 image), each compile past the limit removes the least recently
+	// used, and a file of the user's in the folder stays.
+	second := build(ctx, "--fmad=false -DX=2", 0, "the other options' image again").Path
+	hourAgo := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(first.Path, hourAgo, hourAgo); err != nil {
+		t.Fatal(err)
+	}
+	theirs := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(theirs, []byte("a user's file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build(ctx, "--fmad=false -DX=1", 0, "a hit on the hour-old image")
+	var last CUDAImage
+	for i := 0; i < cudaCacheKeep-1; i++ {
+		last = build(ctx, fmt.Sprintf("--fmad=false -DX=%d", 10+i), per, "a new image")
+	}
+	if last.Pruned != 1 || !strings.Contains(last.String(), "1 least recently used images removed") {
+		t.Errorf("the compile past the limit: %+v (%s), want one image removed", last, last)
+	}
+	if _, err := os.Stat(second); !os.IsNotExist(err) {
+		t.Errorf("the least recently used image %s is still there (%v)", second, err)
+	}
+	for _, p := range []string{first.Path, theirs} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, "*."+kind)); len(names) != cudaCacheKeep {
+		t.Errorf("%d images in the cache, want %d", len(names), cudaCacheKeep)
 	}
 
 	file := filepath.Join(t.TempDir(), "a-file")

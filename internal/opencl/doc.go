@@ -174,7 +174,13 @@
 // only for the compile that made it. A file is written atomically and
 // holds the image's own SHA-256; one that fails the check, or that
 // cuModuleLoadData refuses, is removed and the source compiled again,
-// never trusted. A cache that cannot be made or written (a read-only
+// never trusted. The folder keeps the 8 images used last (a hit marks its
+// file used; each image cached past that removes the least recently used:
+// every version of the library, NVRTC or the driver makes a new one, and
+// nothing else would remove the old), and only files of the cache's own
+// name and magic are ever removed, so a folder LLPFC_CUDA_CACHE shares
+// loses nothing else; the image's log line says how many it removed.
+// A cache that cannot be made or written (a read-only
 // home) costs the compile and nothing else, silently: it is no fault of
 // the run, and a warning on every process's stderr would only crowd the
 // run's own messages; Program.CUDAImage and Lib.CUDAImage say where the
