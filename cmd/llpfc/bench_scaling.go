@@ -34,7 +34,11 @@ type scalingJSON struct {
 	scaling.Report
 	Model     string `json:"model"`
 	BatchSize int    `json:"batch_size"`
-	Markdown  string `json:"markdown"`
+	// Schedule and ParStart say how the parallel loops ran (par: their
+	// chunks' schedule, and their goroutines spawned or pooled).
+	Schedule string `json:"schedule"`
+	ParStart string `json:"par_start"`
+	Markdown string `json:"markdown"`
 }
 
 // runScaling runs `bench --scaling`: the step profile at each thread count
@@ -53,7 +57,7 @@ func runScaling(f *benchFlags, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, md)
 		return exitOK
 	}
-	b, err := json.Marshal(scalingJSON{Report: rep, Model: *f.model, BatchSize: *f.batch, Markdown: md})
+	b, err := json.Marshal(scalingJSON{Report: rep, Model: *f.model, BatchSize: *f.batch, Schedule: string(par.ActiveSchedule()), ParStart: string(par.ActiveStart()), Markdown: md})
 	if err != nil {
 		return exitWith(stderr, "llpfc bench --scaling", err)
 	}

@@ -753,8 +753,9 @@ def scaling_markdown(reports):
     L = ["\n## The pure-Go step from 1 thread to all the CPUs, and the many-core model's predictions (`llpfc bench --scaling`)\n",
          "Imbalance and start/stop (at the most threads): what the parallel loops waited on their slowest worker beyond an even split, "
          "and what they took beyond that worker's work; the model assumes both zero, so C's error should be about their sum.\n",
-         "| model | batch | threads | measured ms/step at 1 | at the most | speed-up | A (error) | B (error) | C (error) | imbalance ms | start/stop ms |",
-         "|---|---|---|---|---|---|---|---|---|---|---|"]
+         "A loop's start/stop is the start/stop at the most threads divided by the parallel loops a step (the step profile's sections).\n",
+         "| model | batch | parallel loops (schedule, goroutines) | threads | measured ms/step at the fewest | at the most | speed-up | A (error) | B (error) | C (error) | imbalance ms | start/stop ms | loops a step | start/stop µs a loop |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     err = lambda p, m: f"{1e3 * p:.1f} ({100 * (p - m) / m:+.0f} %)" if m else "–"
     ms = lambda v: f"{1e3 * v:.1f}" if isinstance(v, (int, float)) else "–"  # reports from before the measure have none
     for r in reports:
@@ -762,10 +763,12 @@ def scaling_markdown(reports):
         if not rows:
             continue
         first, last = rows[0], rows[-1]
-        L.append(f"| {r.get('model')} | {r.get('batch_size')} | {', '.join(str(x.get('threads')) for x in rows)} | {1e3 * first.get('measured_s', 0):.1f} | "
+        loops = sum(o.get("sections") or 0 for o in ((r.get("runs") or [{}])[-1].get("ops") or []))
+        per_loop = f"{1e6 * last['start_stop_s'] / loops:.1f}" if loops and isinstance(last.get("start_stop_s"), (int, float)) else "–"
+        L.append(f"| {r.get('model')} | {r.get('batch_size')} | {loops_label(r)} | {', '.join(str(x.get('threads')) for x in rows)} | {1e3 * first.get('measured_s', 0):.1f} | "
                  f"{1e3 * last.get('measured_s', 0):.1f} | {last.get('speed_up', 0):.2f} | {err(last.get('extrapolated_s', 0), last.get('measured_s'))} | "
                  f"{err(last.get('structural_s', 0), last.get('measured_s'))} | {err(last.get('hybrid_s', 0), last.get('measured_s'))} | "
-                 f"{ms(last.get('imbalance_s'))} | {ms(last.get('start_stop_s'))} |")
+                 f"{ms(last.get('imbalance_s'))} | {ms(last.get('start_stop_s'))} | {fmt(loops) if loops else '–'} | {per_loop} |")
     for r in reports:
         L.append("")
         L.append(r.get("markdown", "").rstrip())

@@ -39,7 +39,8 @@
 #      the default spawns them for each loop: bench/NOTES.md, "The loops' goroutines pooled");
 #  10. the pure-Go step of each paper network at 1, 2, 4, 8 and all the CPUs' threads with its step
 #      profile, and the many-core model's predictions beside the measured steps (llpfc bench --scaling,
-#      training/scaling; bench/NOTES.md, "Many cores as well as two").
+#      training/scaling; bench/NOTES.md, "Many cores as well as two"), and WRN-16-4's at all the CPUs
+#      again with the loops' goroutines pooled (its start/stop a loop beside the spawned one's).
 # Each part has its own time-out and the whole run a budget (KIT_BUDGET seconds, default 540), so
 # one hang does not eat the rest. OUTDIR gets summary.md, results.json, the tuning file and at most
 # 8 logs (discovery, check, train, bench, sweep, torch, cpu, scaling). --quick: small sizes for CI on PoCL (the tuning
@@ -116,7 +117,7 @@ if [ $QUICK = 1 ]; then
 	# cnn-bn, not WRN-16-4: the evaluation's batches of 256 WRN-16-4 images take minutes on PoCL
 	EPOCH_FULL=80 EPOCH_IMAGES=1000 EPOCH_TEST=32 EPOCH_MODEL=cnn-bn EPOCH_ARGS="--model cnn-bn --bag-size 8 --batch-size 16"
 	CPU_BENCH="mlp:32:1x28x28:2:1" CPU_STATIC="mlp" CPU_POOLED="mlp"
-	SCALING="mlp:16:1x28x28:1:1" STREAM_MIB=8
+	SCALING="mlp:16:1x28x28:1:1" STREAM_MIB=8 SCALING_POOLED="mlp:16:1x28x28:1:1"
 	THREADS=$(nproc)
 	TUNE_SHAPES=2 TUNE_SECONDS=1 TUNE_FLAGS="--tune-keep-best --tune-kernels Xgemm"
 	SWEEP="wrn-16-4:2:3x32x32:1:0:0.3:aug"
@@ -132,6 +133,7 @@ else
 	CPU_STATIC="cnn wrn-16-4 resnet18" # and these again with the parallel loops' static schedule (LLPFC_PAR_SCHEDULE)
 	CPU_POOLED="cnn wrn-16-4 resnet18" # and with the loops' goroutines pooled (LLPFC_PAR_START)
 	SCALING="mlp:128:1x28x28:10:2 cnn:128:1x28x28:3:1 wrn-16-4:32:3x32x32:2:1 resnet18:128:3x32x32:2:1 vgg16:32:3x32x32:1:1" STREAM_MIB=256
+	SCALING_POOLED="wrn-16-4:32:3x32x32:2:1" # at all the CPUs only, with LLPFC_PAR_START=pooled
 	THREADS=$(nproc)
 	TUNE_SHAPES=16 TUNE_SECONDS=45 TUNE_FLAGS=""
 	SWEEP="wrn-16-4:128:3x32x32:10:2:0.3:aug vgg16:128:3x32x32:5:2:0.5:aug resnet18:128:3x32x32:10:2:0:aug"
@@ -299,6 +301,13 @@ for c in $SCALING; do
 	IFS=x read -r ch h w <<<"$shape"
 	part "cpu scaling $model $batch (threads $COUNTS)" 90 scaling.log "$LLPFC" bench --device cpu --model "$model" --batch-size "$batch" \
 		--channels "$ch" --height "$h" --width "$w" --steps "$steps" --warmup "$warmup" --scaling "$COUNTS" --stream-mib "$STREAM_MIB" --json
+done
+for c in $SCALING_POOLED; do
+	IFS=: read -r model batch shape steps warmup <<<"$c"
+	IFS=x read -r ch h w <<<"$shape"
+	part "cpu scaling $model $batch (threads $THREADS, pooled goroutines)" 40 scaling.log env LLPFC_PAR_START=pooled "$LLPFC" bench --device cpu \
+		--model "$model" --batch-size "$batch" --channels "$ch" --height "$h" --width "$w" --steps "$steps" --warmup "$warmup" \
+		--scaling "$THREADS" --stream-mib 0 --json
 done
 
 VERDICT=$("$PY" "$KIT/kit.py" summarize "$OUT") || FAILED=1

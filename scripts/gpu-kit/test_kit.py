@@ -147,13 +147,16 @@ class SummarizeTest(unittest.TestCase):
                 {"threads": 16, "measured_s": 0.2, "speed_up": 5.0, "extrapolated_s": 0.1, "structural_s": 0.25, "hybrid_s": 0.2,
                  "imbalance_s": 0.012, "start_stop_s": 0.0304}]
         with open(os.path.join(self.out, "scaling.log"), "w") as f:
-            f.write("### llpfc bench ...\n" + json.dumps({"model": "wrn-16-4", "batch_size": 32, "rows": rows, "markdown": "### wrn-16-4, batch 32\n\n| t |"}) + "\n")
+            runs = [{"threads": 1, "ops": []}, {"threads": 16, "ops": [{"sections": 150}, {"sections": 23}, {}]}]
+            f.write("### llpfc bench ...\n" + json.dumps({"model": "wrn-16-4", "batch_size": 32, "schedule": "dynamic", "par_start": "spawned", "rows": rows,
+                                                          "runs": runs, "markdown": "### wrn-16-4, batch 32\n\n| t |"}) + "\n")
         part = ("cpu scaling wrn-16-4 32 (threads 1,16)", "ok", "30", "scaling.log")
         rc, line, _, res = self.summarize([("discovery", "ok", "1", "d"), part])
         self.assertEqual(rc, 0, line)
         self.assertEqual(len(res["scaling"]), 1)
         md = read(os.path.join(self.out, "summary.md"))
-        self.assertIn("| wrn-16-4 | 32 | 1, 16 | 1000.0 | 200.0 | 5.00 | 100.0 (-50 %) | 250.0 (+25 %) | 200.0 (+0 %) | 12.0 | 30.4 |", md)
+        # 30.4 ms of start/stop over 173 loops a step: 175.7 µs a loop
+        self.assertIn("| wrn-16-4 | 32 | dynamic, spawned | 1, 16 | 1000.0 | 200.0 | 5.00 | 100.0 (-50 %) | 250.0 (+25 %) | 200.0 (+0 %) | 12.0 | 30.4 | 173 | 175.7 |", md)
         self.assertIn("### wrn-16-4, batch 32", md)
         open(os.path.join(self.out, "scaling.log"), "w").close()
         rc, line, _, _ = self.summarize([("discovery", "ok", "1", "d"), part])
