@@ -193,6 +193,46 @@ func PackBCols(k, n int, buf []float32, col func(j int, dst []float32)) PackedB 
 	return b
 }
 
+// PackBTrans packs B = Sᵀ into buf for the active kernel, where S is the
+// n×k matrix with stride lds: B's column j is S's row j, already in
+// memory, so each full strip of NR columns is interleaved straight from S
+// by the 8×8 transposes (PackBCols would copy each row out first; the last,
+// partial strip still goes through PackBCols' zero-padded scratch). The
+// packed values are PackBCols'. A stride that is a multiple of 1024 values
+// makes S's rows share L1 sets; Winograd's ∂/∂W gives T + 16.
+func PackBTrans(k, n int, buf []float32, s []float32, lds int) PackedB {
+	kern := active
+	nr, nPad, kb := kern.NR, roundUp(n, kern.NR), kBlock(k)
+	checkOperand("S", len(s), n, k, lds)
+	b := newPackedB(kern, k, n, buf)
+	full := n / nr
+	for st := 0; st < full; st++ {
+		for pc := 0; pc < k; pc += kb {
+			kk := min(kb, k-pc)
+			transposeInto(buf[pc*nPad+st*kk*nr:pc*nPad+(st+1)*kk*nr], nr, s[st*nr*lds+pc:], lds, kk)
+		}
+	}
+	if rest := n - full*nr; rest > 0 {
+		ld := k + 16
+		tmp := getBuf(nr * ld)
+		defer bufs.Put(tmp)
+		cols := *tmp
+		for jj := 0; jj < nr; jj++ {
+			if jj < rest {
+				j := full*nr + jj
+				copy(cols[jj*ld:jj*ld+k], s[j*lds:j*lds+k])
+			} else {
+				clear(cols[jj*ld : jj*ld+k])
+			}
+		}
+		for pc := 0; pc < k; pc += kb {
+			kk := min(kb, k-pc)
+			transposeInto(buf[pc*nPad+full*kk*nr:pc*nPad+(full+1)*kk*nr], nr, cols[pc:], ld, kk)
+		}
+	}
+	return b
+}
+
 // transposeInto writes out[p*nr+jj] = cols[jj*ld+p] for p < kk, jj < nr:
 // by 8×8 blocks in AVX registers where the processor has AVX2, the rest
 // one value at a time.

@@ -13,8 +13,9 @@ import (
 
 // The products with packed operands (GemmPacked, GemmPackedA, GemmPackedB)
 // equal the float64 reference for every kernel, transposed form and β, on
-// shapes with edges against both tiles and several k-blocks; PackBRows and
-// PackBCols build the same packed B as rows or columns of the matrix.
+// shapes with edges against both tiles and several k-blocks; PackBRows,
+// PackBCols and PackBTrans build the same packed B as rows or columns of
+// the matrix or from its transpose in memory.
 func TestPackedProductsMatchReference(t *testing.T) {
 	defer SetKernel(Active())
 	shapes := [][3]int{{1, 1, 1}, {8, 32, 7}, {9, 33, 40}, {64, 1024, 27}, {70, 50, 800}, {13, 5, 385}}
@@ -55,6 +56,15 @@ func TestPackedProductsMatchReference(t *testing.T) {
 						}
 					})
 					require.Equal(t, rows.data, cols.data, "PackBRows and PackBCols pack the same B")
+					lds := k + 5 // S = Bᵀ, n×k, with a stride of its own
+					st := make([]float32, (n-1)*lds+k)
+					for j := 0; j < n; j++ {
+						for p := 0; p < k; p++ {
+							st[j*lds+p] = bt(p, j)
+						}
+					}
+					trans := PackBTrans(k, n, make([]float32, PackedBSize(k, n)), st, lds)
+					require.Equal(t, rows.data, trans.data, "PackBTrans packs the same B from its transpose")
 					c0 := randSlice(r, m*n)
 					want := make([]float64, m*n)
 					for i := 0; i < m; i++ {

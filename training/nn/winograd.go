@@ -485,9 +485,8 @@ func convGradWWinograd(g convGeom, n int, x, dy, dw []float32, sc *scratch[float
 			}
 			for xi := x0; xi < x1; xi++ {
 				pa := sgemm.PackA(false, K, nt, 1, dh[xi*ds:], ld, pack[:aSize])
-				// V_ξᵀ packed by 8×8 transposes: its columns are V_ξ's rows.
-				vx := v[xi*vs:]
-				pb := sgemm.PackBCols(nt, C, pack[aSize:], func(j int, dst []float32) { copy(dst, vx[j*ld:j*ld+nt]) })
+				// V_ξᵀ packed by 8×8 transposes straight from V_ξ's rows.
+				pb := sgemm.PackBTrans(nt, C, pack[aSize:], v[xi*vs:], ld)
 				sgemm.GemmPacked(pa, pb, beta, part[xi*us:xi*us+K*C], C)
 			}
 		}
