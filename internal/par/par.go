@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -50,40 +51,57 @@ func chunks(nc int, f func(j, worker int), m stepprof.Mark) {
 		}
 		return
 	}
-	var busy []int64
+	l := &loop{nc: nc, workers: workers, f: f, dynamic: schedule == Dynamic}
 	if m.Measuring() {
-		busy = make([]int64, workers)
+		l.busy = make([]int64, workers)
 	}
-	if start == Pooled && runPooled(nc, workers, f, busy) {
-		m.Busy(busy)
+	if start != Pooled || !runPooled(l) {
+		var wg sync.WaitGroup
+		for p := 0; p < workers; p++ {
+			wg.Add(1)
+			go func(p int) {
+				defer wg.Done()
+				l.run(p)
+			}(p)
+		}
+		wg.Wait()
+	}
+	m.Busy(l.busy)
+}
+
+// loop is one parallel loop: its chunks, its workers and how they share
+// the chunks out, whether its goroutines are spawned or pooled.
+type loop struct {
+	nc, workers int
+	f           func(j, worker int)
+	dynamic     bool
+	busy        []int64 // each worker's thread CPU time, while the profile measures
+	next        atomic.Int64
+	done        atomic.Int64 // pooled workers finished (pool.go)
+}
+
+// run is worker p's share of the loop: under the dynamic schedule the
+// chunks not yet taken, one at a time, else chunks p, p+workers, … While
+// the profile measures, the goroutine is locked to its thread and its
+// thread CPU time recorded.
+func (l *loop) run(p int) {
+	if l.busy != nil {
+		runtime.LockOSThread()
+		t0 := stepprof.ThreadCPU()
+		defer func() {
+			l.busy[p] = stepprof.ThreadCPU() - t0
+			runtime.UnlockOSThread()
+		}()
+	}
+	if l.dynamic {
+		for j := int(l.next.Add(1) - 1); j < l.nc; j = int(l.next.Add(1) - 1) {
+			l.f(j, p)
+		}
 		return
 	}
-	var next atomic.Int64
-	dynamic := schedule == Dynamic
-	var wg sync.WaitGroup
-	for p := 0; p < workers; p++ {
-		wg.Add(1)
-		go func(p int) {
-			defer wg.Done()
-			if busy != nil {
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-				t0 := stepprof.ThreadCPU()
-				defer func() { busy[p] = stepprof.ThreadCPU() - t0 }()
-			}
-			if dynamic {
-				for j := int(next.Add(1) - 1); j < nc; j = int(next.Add(1) - 1) {
-					f(j, p)
-				}
-				return
-			}
-			for j := p; j < nc; j += workers {
-				f(j, p)
-			}
-		}(p)
+	for j := p; j < l.nc; j += l.workers {
+		l.f(j, p)
 	}
-	wg.Wait()
-	m.Busy(busy)
 }
 
 // Schedule is how chunks shares a loop's chunks out to its goroutines.
@@ -106,14 +124,25 @@ var schedule = scheduleFromEnv(os.Getenv(ScheduleEnv))
 // scheduleFromEnv returns the schedule named s: Dynamic when s is empty,
 // or unknown (reported on standard error once).
 func scheduleFromEnv(s string) Schedule {
-	switch Schedule(s) {
-	case "", Dynamic:
-		return Dynamic
-	case Static:
-		return Static
+	return fromEnv(ScheduleEnv, "a schedule", s, Dynamic, Static)
+}
+
+// fromEnv returns the value of vals named s, the environment variable
+// env's value: vals[0], the default, when s is empty, and when s names
+// none of them (what says what s should have been, on standard error).
+func fromEnv[T ~string](env, what, s string, vals ...T) T {
+	if s == "" {
+		return vals[0]
 	}
-	fmt.Fprintf(os.Stderr, "par: %s=%q is not a schedule (dynamic or static); using dynamic\n", ScheduleEnv, s)
-	return Dynamic
+	names := make([]string, len(vals))
+	for i, v := range vals {
+		if string(v) == s {
+			return v
+		}
+		names[i] = string(v)
+	}
+	fmt.Fprintf(os.Stderr, "par: %s=%q is not %s (%s); using %s\n", env, s, what, strings.Join(names, " or "), vals[0])
+	return vals[0]
 }
 
 // ActiveSchedule returns the schedule the loops use.

@@ -1,14 +1,11 @@
 package par
 
 import (
-	"fmt"
 	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/llpfc/llpfc/internal/stepprof"
 )
 
 // Start is how a parallel loop gets its goroutines.
@@ -41,14 +38,7 @@ var start = startFromEnv(os.Getenv(StartEnv))
 // startFromEnv returns the start named s: Spawned when s is empty, or
 // unknown (reported on standard error).
 func startFromEnv(s string) Start {
-	switch Start(s) {
-	case "", Spawned:
-		return Spawned
-	case Pooled:
-		return Pooled
-	}
-	fmt.Fprintf(os.Stderr, "par: %s=%q is not a way to start the loops (spawned or pooled); using spawned\n", StartEnv, s)
-	return Spawned
+	return fromEnv(StartEnv, "a way to start the loops", s, Spawned, Pooled)
 }
 
 // ActiveStart returns how the loops get their goroutines.
@@ -134,37 +124,6 @@ func (s *sleeper) wake() bool {
 	return false
 }
 
-// loop is one parallel loop as the pool runs it.
-type loop struct {
-	nc, workers int
-	f           func(j, worker int)
-	dynamic     bool
-	busy        []int64 // each worker's thread CPU time, while the profile measures
-	next        atomic.Int64
-	done        atomic.Int64 // pool workers finished
-}
-
-// run is worker p's share of the loop.
-func (l *loop) run(p int) {
-	if l.busy != nil {
-		runtime.LockOSThread()
-		t0 := stepprof.ThreadCPU()
-		defer func() {
-			l.busy[p] = stepprof.ThreadCPU() - t0
-			runtime.UnlockOSThread()
-		}()
-	}
-	if l.dynamic {
-		for j := int(l.next.Add(1) - 1); j < l.nc; j = int(l.next.Add(1) - 1) {
-			l.f(j, p)
-		}
-		return
-	}
-	for j := p; j < l.nc; j += l.workers {
-		l.f(j, p)
-	}
-}
-
 // worker is a pooled goroutine: worker id of every loop with more than id
 // workers.
 type worker struct {
@@ -182,20 +141,20 @@ type pool struct {
 
 var thePool = &pool{caller: newSleeper()}
 
-// runPooled runs the loop on the pool and reports whether it did: false
-// when another loop holds the pool (the caller then spawns).
-func runPooled(nc, workers int, f func(j, worker int), busy []int64) bool {
+// runPooled runs l on the pool and reports whether it did: false when
+// another loop holds the pool (the caller then spawns).
+func runPooled(l *loop) bool {
 	p := thePool
 	if !p.mu.TryLock() {
 		return false
 	}
 	defer p.mu.Unlock()
+	workers := l.workers
 	for len(p.workers) < workers-1 {
 		w := &worker{id: len(p.workers) + 1, sleeper: newSleeper()}
 		p.workers = append(p.workers, w)
 		go p.serve(w, p.cur.Load())
 	}
-	l := &loop{nc: nc, workers: workers, f: f, dynamic: schedule == Dynamic, busy: busy}
 	p.cur.Store(l) // announces l to the spinning workers
 	for _, w := range p.workers[:workers-1] {
 		w.wake()

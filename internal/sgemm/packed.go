@@ -185,12 +185,19 @@ func PackBCols(k, n int, buf []float32, col func(j int, dst []float32)) PackedB 
 				clear(cols[jj*ld : jj*ld+k])
 			}
 		}
-		for pc := 0; pc < k; pc += kb {
-			kk := min(kb, k-pc)
-			transposeInto(buf[pc*nPad+s*kk*nr:pc*nPad+(s+1)*kk*nr], nr, cols[pc:], ld, kk)
-		}
+		interleaveStrip(buf, k, nPad, kb, nr, s, cols, ld)
 	}
 	return b
+}
+
+// interleaveStrip writes strip st of a packed k×n operand B (nPad padded
+// columns, k-blocks of kb) into buf from its NR columns, the rows of cols
+// with stride ld: each k-block by 8×8 transposes (transposeInto).
+func interleaveStrip(buf []float32, k, nPad, kb, nr, st int, cols []float32, ld int) {
+	for pc := 0; pc < k; pc += kb {
+		kk := min(kb, k-pc)
+		transposeInto(buf[pc*nPad+st*kk*nr:pc*nPad+(st+1)*kk*nr], nr, cols[pc:], ld, kk)
+	}
 }
 
 // PackBTrans packs B = Sᵀ into buf for the active kernel, where S is the
@@ -207,10 +214,7 @@ func PackBTrans(k, n int, buf []float32, s []float32, lds int) PackedB {
 	b := newPackedB(kern, k, n, buf)
 	full := n / nr
 	for st := 0; st < full; st++ {
-		for pc := 0; pc < k; pc += kb {
-			kk := min(kb, k-pc)
-			transposeInto(buf[pc*nPad+st*kk*nr:pc*nPad+(st+1)*kk*nr], nr, s[st*nr*lds+pc:], lds, kk)
-		}
+		interleaveStrip(buf, k, nPad, kb, nr, st, s[st*nr*lds:], lds)
 	}
 	if rest := n - full*nr; rest > 0 {
 		ld := k + 16
@@ -225,10 +229,7 @@ func PackBTrans(k, n int, buf []float32, s []float32, lds int) PackedB {
 				clear(cols[jj*ld : jj*ld+k])
 			}
 		}
-		for pc := 0; pc < k; pc += kb {
-			kk := min(kb, k-pc)
-			transposeInto(buf[pc*nPad+full*kk*nr:pc*nPad+(full+1)*kk*nr], nr, cols[pc:], ld, kk)
-		}
+		interleaveStrip(buf, k, nPad, kb, nr, full, cols, ld)
 	}
 	return b
 }
