@@ -32,6 +32,15 @@
 // order by fused multiply-adds (the portable Go kernel, a separate multiply
 // and add, differs in the last bits).
 //
+// Where op(B) holds subnormal values and op(A) none (α = 1, β = 0, from 512
+// rows: a dense layer's ∂/∂W in the first steps of training), Sgemm
+// computes the transposed product and writes it back transposed
+// (broadcast.go): the kernels broadcast op(A)'s values and read op(B)'s as
+// vectors, and on Intel's processors each vector instruction that meets a
+// subnormal takes a microcode assist, so the operand that holds them is
+// better broadcast. Every value is the same sum in the same order either
+// way round, so the bits do not change.
+//
 // A caller that multiplies the same operand many times, or can write an
 // operand straight into the packed layout, packs it itself (PackA,
 // PackBRows, PackBCols) and calls GemmPacked, GemmPackedA or GemmPackedB,

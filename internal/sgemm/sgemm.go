@@ -117,7 +117,9 @@ func Active() Kernel { return active }
 // m×k (A itself, m×k with row stride lda, or with tA the transpose of the
 // k×m matrix A), op(B) is k×n (B, k×n with stride ldb, or with tB the
 // transpose of the n×k matrix B), C is m×n with stride ldc. It panics, as
-// BLAS routines do, when a slice is too short for its dimensions.
+// BLAS routines do, when a slice is too short for its dimensions. A product
+// whose op(B) holds subnormal values is computed the other way round, to
+// the same bits (broadcast.go).
 func Sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkArgs(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
 	if m == 0 || n == 0 {
@@ -128,6 +130,10 @@ func Sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 		if k > 0 && alpha != 0 {
 			naive(tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc)
 		}
+		return
+	}
+	if broadcastBFirst(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta) {
+		broadcastB(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
 	if beta != 0 {

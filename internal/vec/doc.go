@@ -7,7 +7,9 @@
 // AVX-512, sixteen values an instruction, which halves the microcode assists
 // an Intel core takes on subnormal gradients and moments: "Lever 18"); and the check that no
 // gradient is NaN or ±Inf before each update (AllFinite, on the float32 bits,
-// at the speed memory streams); and dropout's masked product (Dropout: a
+// at the speed memory streams), and the look for a subnormal value (HasSubnormal, on
+// the bits: the matrix product broadcasts the operand that holds them, to
+// spare an Intel core's microcode assists); and dropout's masked product (Dropout: a
 // comparison of each unit's Philox number with the threshold and a product
 // by the scale or 0, no branch on the numbers, which mispredicted on a
 // share p of them: bench/NOTES.md, "Lever 21"). Each has a portable Go twin with the same

@@ -43,3 +43,6 @@ func adam512Asm(theta, grad, m, v *float32, n int, c *adamConsts)
 
 //go:noescape
 func maxAbsBitsAsm(x *float32, n int) uint32
+
+//go:noescape
+func minAbsBitsM1Asm(x *float32, n int) uint32

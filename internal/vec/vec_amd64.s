@@ -418,3 +418,68 @@ droploop:
 	JNZ droploop
 	VZEROUPPER
 	RET
+
+// func minAbsBitsM1Asm(x *float32, n int) uint32
+// The least (bits & 0x7fffffff) − 1 of x[0..n), unsigned (a zero's wraps to
+// 0xffffffff), n a multiple of 8: four vectors of eight an iteration while
+// 32 values are left, each masked (VPAND), less one (VPSUBD) and folded
+// into its own running minimum (VPMINUD), then a vector at a time; the
+// minima folded into one lane.
+TEXT ·minAbsBitsM1Asm(SB), NOSPLIT, $0-20
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVL $0x7fffffff, AX
+	VMOVD AX, X8
+	VPBROADCASTD X8, Y8
+	MOVL $1, AX
+	VMOVD AX, X9
+	VPBROADCASTD X9, Y9
+	VPCMPEQD Y0, Y0, Y0
+	VMOVDQU Y0, Y1
+	VMOVDQU Y0, Y2
+	VMOVDQU Y0, Y3
+	CMPQ CX, $32
+	JLT minsubone
+
+minsubfour:
+	VPAND (SI), Y8, Y4
+	VPAND 32(SI), Y8, Y5
+	VPAND 64(SI), Y8, Y6
+	VPAND 96(SI), Y8, Y7
+	VPSUBD Y9, Y4, Y4
+	VPSUBD Y9, Y5, Y5
+	VPSUBD Y9, Y6, Y6
+	VPSUBD Y9, Y7, Y7
+	VPMINUD Y4, Y0, Y0
+	VPMINUD Y5, Y1, Y1
+	VPMINUD Y6, Y2, Y2
+	VPMINUD Y7, Y3, Y3
+	ADDQ $128, SI
+	SUBQ $32, CX
+	CMPQ CX, $32
+	JGE minsubfour
+
+minsubone:
+	TESTQ CX, CX
+	JZ minsubfold
+	VPAND (SI), Y8, Y4
+	VPSUBD Y9, Y4, Y4
+	VPMINUD Y4, Y0, Y0
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JMP minsubone
+
+minsubfold:
+	VPMINUD Y1, Y0, Y0
+	VPMINUD Y3, Y2, Y2
+	VPMINUD Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPMINUD X1, X0, X0
+	VPSHUFD $0x4e, X0, X1
+	VPMINUD X1, X0, X0
+	VPSHUFD $0xb1, X0, X1
+	VPMINUD X1, X0, X0
+	VMOVD X0, AX
+	MOVL AX, ret+16(FP)
+	VZEROUPPER
+	RET
