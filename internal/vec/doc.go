@@ -9,7 +9,9 @@
 // gradient is NaN or ±Inf before each update (AllFinite, on the float32 bits,
 // at the speed memory streams), and the look for a subnormal value (HasSubnormal, on
 // the bits: the matrix product broadcasts the operand that holds them, to
-// spare an Intel core's microcode assists); and dropout's masked product (Dropout: a
+// spare an Intel core's microcode assists); the 2×2 max pool's rows
+// (MaxPool2Row: eight windows an instruction, with the instructions Go's
+// compiler emits for max, so the same bits as its Go twin); and dropout's masked product (Dropout: a
 // comparison of each unit's Philox number with the threshold and a product
 // by the scale or 0, no branch on the numbers, which mispredicted on a
 // share p of them: bench/NOTES.md, "Lever 21"). Each has a portable Go twin with the same

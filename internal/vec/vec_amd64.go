@@ -46,3 +46,6 @@ func maxAbsBitsAsm(x *float32, n int) uint32
 
 //go:noescape
 func minAbsBitsM1Asm(x *float32, n int) uint32
+
+//go:noescape
+func maxPool2RowAsm(y *float32, arg *int32, r0, r1 *float32, n int, base, w int32, relu bool)

@@ -483,3 +483,150 @@ minsubfold:
 	MOVL AX, ret+16(FP)
 	VZEROUPPER
 	RET
+
+// POOLCORE: Y0, Y1 = 16 values of row 0, Y2, Y3 of row 1; Y14 the index of
+// each lane's a. Out: Y4 the maxima (after the ReLU when R9 ≠ 0), Y5 the
+// positions. Uses Y0–Y7; keeps Y8–Y15. The windows' a, b (row 0, even and
+// odd columns) and c, d (row 1) by VSHUFPS and VPERMPD; the maximum is Go's
+// max(max(a, b), max(c, d)) by the instructions Go's compiler emits for it
+// (max(x, y) = −min(−x, −y), min(x, y) = MIN(t, x) | t with t = MIN(x, y)),
+// so the bits are the Go twin's; the position the first of a, b, c, d equal
+// to it (blends from d back to a); then the ReLU: no position unless v > 0,
+// v = −min(−v, −0).
+#define POOLCORE \
+	VSHUFPS $0x88, Y1, Y0, Y4; \
+	VSHUFPS $0xdd, Y1, Y0, Y5; \
+	VSHUFPS $0x88, Y3, Y2, Y6; \
+	VSHUFPS $0xdd, Y3, Y2, Y7; \
+	VPERMPD $0xd8, Y4, Y4; \
+	VPERMPD $0xd8, Y5, Y5; \
+	VPERMPD $0xd8, Y6, Y6; \
+	VPERMPD $0xd8, Y7, Y7; \
+	VXORPS Y15, Y4, Y0; \
+	VXORPS Y15, Y5, Y1; \
+	VMINPS Y1, Y0, Y2; \
+	VMINPS Y0, Y2, Y1; \
+	VORPS Y2, Y1, Y0; \
+	VXORPS Y15, Y6, Y1; \
+	VXORPS Y15, Y7, Y2; \
+	VMINPS Y2, Y1, Y3; \
+	VMINPS Y1, Y3, Y2; \
+	VORPS Y3, Y2, Y1; \
+	VMINPS Y1, Y0, Y2; \
+	VMINPS Y0, Y2, Y3; \
+	VORPS Y2, Y3, Y0; \
+	VXORPS Y15, Y0, Y0; \
+	VPADDD Y12, Y14, Y3; \
+	VPADDD Y8, Y3, Y1; \
+	VCMPPS $0, Y0, Y6, Y2; \
+	VBLENDVPS Y2, Y3, Y1, Y1; \
+	VPADDD Y8, Y14, Y3; \
+	VCMPPS $0, Y0, Y5, Y2; \
+	VBLENDVPS Y2, Y3, Y1, Y1; \
+	VCMPPS $0, Y0, Y4, Y2; \
+	VBLENDVPS Y2, Y14, Y1, Y5; \
+	VMOVAPS Y0, Y4; \
+	VCMPPS $0x1e, Y9, Y0, Y2; \
+	VBLENDVPS Y2, Y5, Y10, Y6; \
+	VXORPS Y15, Y0, Y1; \
+	VMINPS Y15, Y1, Y2; \
+	VMINPS Y1, Y2, Y3; \
+	VORPS Y2, Y3, Y7; \
+	VXORPS Y15, Y7, Y7; \
+	VBLENDVPS Y11, Y6, Y5, Y5; \
+	VBLENDVPS Y11, Y7, Y4, Y4
+
+// func maxPool2RowAsm(y *float32, arg *int32, r0, r1 *float32, n int, base, w int32, relu bool)
+// One output row of the 2×2 max pool (MaxPool2Row): eight outputs an
+// iteration (POOLCORE), the last 1–7 through masked loads and stores. The
+// ReLU is applied in every lane and kept where relu is set (a blend on a
+// mask of all ones or zeros, no branch).
+TEXT ·maxPool2RowAsm(SB), NOSPLIT, $0-49
+	MOVQ y+0(FP), DI
+	MOVQ arg+8(FP), DX
+	MOVQ r0+16(FP), SI
+	MOVQ r1+24(FP), R8
+	MOVQ n+32(FP), CX
+	MOVL base+40(FP), AX
+	MOVL w+44(FP), BX
+	MOVBLZX relu+48(FP), R9
+	NEGL R9                       // relu: all ones
+	VMOVD R9, X11
+	VPBROADCASTD X11, Y11         // the ReLU's blend mask
+	MOVL $0x80000000, R10
+	VMOVD R10, X15
+	VPBROADCASTD X15, Y15         // sign
+	VMOVD AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU ·poolIota2<>(SB), Y13
+	VPADDD Y13, Y14, Y14          // index of a: base + 2·ox
+	VMOVD BX, X12
+	VPBROADCASTD X12, Y12         // w
+	VPCMPEQD Y10, Y10, Y10        // −1 (all ones)
+	VXORPS Y9, Y9, Y9             // 0
+	VPSRLD $31, Y10, Y8           // 1
+	VPSLLD $4, Y8, Y13            // 16
+
+pool8:
+	CMPQ CX, $8
+	JLT pooltail
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS (R8), Y2
+	VMOVUPS 32(R8), Y3
+	POOLCORE
+	VMOVUPS Y4, (DI)
+	VMOVDQU Y5, (DX)
+	ADDQ $64, SI
+	ADDQ $64, R8
+	ADDQ $32, DI
+	ADDQ $32, DX
+	VPADDD Y13, Y14, Y14
+	SUBQ $8, CX
+	JMP pool8
+
+pooltail:
+	TESTQ CX, CX
+	JZ pooldone
+	// Masks: the outputs lane < n (kept in Y13); the two input vectors
+	// lane < 2n and lane + 8 < 2n.
+	VMOVQ CX, X7
+	VPBROADCASTD X7, Y7           // n
+	VMOVDQU ·poolIota<>(SB), Y6   // 0..7
+	VPCMPGTD Y6, Y7, Y13          // n > lane
+	VPADDD Y7, Y7, Y7             // 2n
+	VPCMPGTD Y6, Y7, Y4           // 2n > lane
+	VPSLLD $3, Y8, Y5             // 8
+	VPADDD Y5, Y6, Y6             // lane + 8
+	VPCMPGTD Y6, Y7, Y5           // 2n > lane + 8
+	VMASKMOVPS (SI), Y4, Y0
+	VMASKMOVPS 32(SI), Y5, Y1
+	VMASKMOVPS (R8), Y4, Y2
+	VMASKMOVPS 32(R8), Y5, Y3
+	POOLCORE
+	VMASKMOVPS Y4, Y13, (DI)
+	VPMASKMOVD Y5, Y13, (DX)
+
+pooldone:
+	VZEROUPPER
+	RET
+
+DATA ·poolIota2<>+0(SB)/4, $0
+DATA ·poolIota2<>+4(SB)/4, $2
+DATA ·poolIota2<>+8(SB)/4, $4
+DATA ·poolIota2<>+12(SB)/4, $6
+DATA ·poolIota2<>+16(SB)/4, $8
+DATA ·poolIota2<>+20(SB)/4, $10
+DATA ·poolIota2<>+24(SB)/4, $12
+DATA ·poolIota2<>+28(SB)/4, $14
+GLOBL ·poolIota2<>(SB), RODATA|NOPTR, $32
+
+DATA ·poolIota<>+0(SB)/4, $0
+DATA ·poolIota<>+4(SB)/4, $1
+DATA ·poolIota<>+8(SB)/4, $2
+DATA ·poolIota<>+12(SB)/4, $3
+DATA ·poolIota<>+16(SB)/4, $4
+DATA ·poolIota<>+20(SB)/4, $5
+DATA ·poolIota<>+24(SB)/4, $6
+DATA ·poolIota<>+28(SB)/4, $7
+GLOBL ·poolIota<>(SB), RODATA|NOPTR, $32

@@ -24,6 +24,9 @@ func gradAsm(dx, x, dy *float32, n int, a, b float32, relu bool, k, q, r, m floa
 func adamAsm(theta, grad, m, v *float32, n int, c *adamConsts) { panic("vec: no assembly here") }
 func maxAbsBitsAsm(x *float32, n int) uint32                   { panic("vec: no assembly here") }
 func minAbsBitsM1Asm(x *float32, n int) uint32                 { panic("vec: no assembly here") }
+func maxPool2RowAsm(y *float32, arg *int32, r0, r1 *float32, n int, base, w int32, relu bool) {
+	panic("vec: no assembly here")
+}
 func adam512Asm(theta, grad, m, v *float32, n int, c *adamConsts) {
 	panic("vec: no assembly here")
 }
