@@ -12,12 +12,12 @@ package vec
 // (TestMaxPool2RowIsItsGoTwin): a window at a time the twin took about 37
 // cycles (a sixth of a cnn step's CPU time, bench/NOTES.md, "The max pool
 // eight windows at a time"). A row of one window (VGG16's 2×2 maps) goes to
-// the twin.
-func MaxPool2Row(y []float32, arg []int32, r0, r1 []float32, base, w int32, relu bool) {
+// the twin, as do float64 rows.
+func MaxPool2Row[F Float](y []F, arg []int32, r0, r1 []F, base, w int32, relu bool) {
 	n := len(y)
 	arg, r0, r1 = arg[:n], r0[:2*n], r1[:2*n]
-	if useAsm && n > 1 { // one window: the call costs more than the twin's 18 ns
-		maxPool2RowAsm(&y[0], &arg[0], &r0[0], &r1[0], n, base, w, relu)
+	if asmFor[F]() && n > 1 { // one window: the call costs more than the twin's 18 ns
+		maxPool2RowAsm(&as32(y)[0], &arg[0], &as32(r0)[0], &as32(r1)[0], n, base, w, relu)
 		return
 	}
 	maxPool2RowGo(y, arg, r0, r1, base, w, relu)
@@ -26,7 +26,7 @@ func MaxPool2Row(y []float32, arg []int32, r0, r1 []float32, base, w int32, relu
 // maxPool2RowGo is MaxPool2Row a window at a time. Branch-free: the data's
 // signs and orders are random, and a branch per comparison mispredicted
 // often enough to make the pool 5× slower.
-func maxPool2RowGo(y []float32, arg []int32, r0, r1 []float32, base, w int32, relu bool) {
+func maxPool2RowGo[F Float](y []F, arg []int32, r0, r1 []F, base, w int32, relu bool) {
 	for ox := range y {
 		i := 2 * ox
 		a, b, c, d := r0[i], r0[i+1], r1[i], r1[i+1]
