@@ -94,9 +94,12 @@ func broadcastB(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb
 		broadcastHook(m, n, k)
 	}
 	nr := active.NR
-	rows := min(roundUp(m, nr), max(nr, broadcastChunk/n/nr*nr))
+	// Chunks of at most broadcastChunk values of Cᵀ, and at least one a
+	// thread.
+	threads := runtime.GOMAXPROCS(0)
+	rows := min(roundUp((m+threads-1)/threads, nr), max(nr, broadcastChunk/n/nr*nr))
 	chunks := (m + rows - 1) / rows
-	workers := min(runtime.GOMAXPROCS(0), chunks)
+	workers := min(threads, chunks)
 	defer stepprof.Parallel(chunks, false).End()
 	ap := getBuf(PackedASize(n, k))
 	defer bufs.Put(ap)
