@@ -2,7 +2,6 @@ package sgemm
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/llpfc/llpfc/internal/stepprof"
@@ -126,19 +125,7 @@ func broadcastB(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb
 			transposeMat(c[i0*ldc:], ldc, t, mm, n, mm)
 		}
 	}
-	if workers == 1 {
-		work()
-		return
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	wg.Wait()
+	onWorkers(workers, work)
 }
 
 // transposeMat writes dst[j*ldd+i] = src[i*lds+j] for i < rows, j < cols:

@@ -416,6 +416,16 @@ func pipeline(workers, nP, nBlocks, pieces, bLen, aLen int, pack func(p, piece i
 			done(func() { computed[p]++; blockDone[blk]++ })
 		}
 	}
+	onWorkers(workers, work)
+}
+
+// onWorkers runs work on the given number of goroutines (the caller's
+// alone for one) and returns when all have returned.
+func onWorkers(workers int, work func()) {
+	if workers == 1 {
+		work()
+		return
+	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
