@@ -54,3 +54,34 @@ func sameBiasGrad[F float](n, o, hw, lo int, seed uint64) bool {
 	}
 	return true
 }
+
+// TestFillBiasWritesEveryValue: fillBias writes each channel's bias over
+// every one of its hw values, whatever the buffer held (planes below 128
+// values a value at a time, larger ones by doubling copies: both sides of
+// the cut, powers of two and not), and returns the β the product then
+// adds with; without a bias it writes nothing and returns 0.
+func TestFillBiasWritesEveryValue(t *testing.T) {
+	for _, hw := range []int{1, 4, 127, 128, 129, 196, 256, 784, 1023, 1024} {
+		for _, channels := range []int{1, 3} {
+			b := make([]float32, channels)
+			for o := range b {
+				b[o] = float32(o) - 0.75
+			}
+			y := make([]float32, channels*hw)
+			for i := range y {
+				y[i] = float32(i) + 100 // stale values
+			}
+			if beta := fillBias(y, b, hw); beta != 1 {
+				t.Fatalf("hw=%d: β %v, want 1", hw, beta)
+			}
+			for i, v := range y {
+				if v != b[i/hw] {
+					t.Fatalf("hw=%d, %d channels: y[%d] = %v, want channel %d's bias %v", hw, channels, i, v, i/hw, b[i/hw])
+				}
+			}
+			if beta := fillBias(y, nil, hw); beta != 0 {
+				t.Fatalf("hw=%d, no bias: β %v, want 0", hw, beta)
+			}
+		}
+	}
+}
