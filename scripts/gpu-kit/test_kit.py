@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import unittest
 
@@ -408,6 +409,71 @@ class PickPythonTest(unittest.TestCase):
             env = dict(os.environ, PATH=d)
             p = subprocess.run([sys.executable, KIT, "pick-python"], capture_output=True, text=True, env=env)
             self.assertEqual(p.stdout.strip(), want, "found on PATH: " + p.stderr)
+        finally:
+            shutil.rmtree(d)
+
+
+class BudgetTest(unittest.TestCase):
+    """run.sh end to end with a stand-in llpfc whose `devices` hangs: the GPU parts before part 9 leave
+    KIT_CPU_RESERVE seconds of the budget to the CPU parts (which alone measure the many-core
+    criterion), and without the reserve the hang eats them."""
+
+    STUB = """#!/bin/sh
+case "$1" in devices) sleep 60 ;; esac
+echo '{}'
+"""
+
+    def kit(self, d):
+        kit = os.path.join(d, "kit")
+        os.makedirs(os.path.join(d, "stage", "bin"))
+        stub = os.path.join(d, "stage", "bin", "llpfc")
+        with open(stub, "w") as f:
+            f.write(self.STUB)
+        os.chmod(stub, 0o755)
+        with open(os.path.join(d, "stage", "MANIFEST.txt"), "w") as f:
+            f.write("a stand-in llpfc\n")
+        os.makedirs(kit)
+        with tarfile.open(os.path.join(kit, "llpfc.tar.xz"), "w:xz") as t:
+            t.add(os.path.join(d, "stage"), arcname=".")
+        for src in [os.path.join(HERE, "run.sh"), KIT, os.path.join(HERE, "..", "..", "bench", "torch_step.py")]:
+            shutil.copy(src, kit)
+        # no interpreter imports torch here, so the PyTorch parts skip at once
+        os.makedirs(os.path.join(d, "notorch"))
+        with open(os.path.join(d, "notorch", "torch.py"), "w") as f:
+            f.write("raise ImportError('no torch in this test')\n")
+        return kit
+
+    def start(self, d, name, budget, reserve):
+        out = os.path.join(d, name)
+        env = dict(os.environ, KIT_BUDGET=str(budget), KIT_CPU_RESERVE=str(reserve), PYTHON=sys.executable,
+                   PYTHONPATH=os.path.join(d, "notorch"))
+        return out, subprocess.Popen(["bash", os.path.join(d, "kit", "run.sh"), out, "--quick"], env=env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def test_cpu_parts_keep_their_reserve(self):
+        d = tempfile.mkdtemp()
+        try:
+            self.kit(d)
+            runs = [self.start(d, "kept", 18, 9), self.start(d, "none", 12, 0)]
+            parts = {}
+            for out, p in runs:
+                log = p.communicate(timeout=120)[0]
+                with open(os.path.join(out, "results.json")) as f:
+                    parts[os.path.basename(out)] = {r["part"]: r for r in json.load(f)["parts"]}
+                self.assertIn("devices", parts[os.path.basename(out)], log)
+            kept, none = parts["kept"], parts["none"]
+            self.assertEqual(kept["devices"]["status"], "timeout")
+            self.assertLessEqual(kept["devices"]["seconds"], 10, "the hang's time-out leaves the reserve")
+            self.assertEqual(kept["fixture (cpu)"]["status"], "skipped")
+            self.assertIn("kept for the CPU parts", kept["fixture (cpu)"]["note"])
+            cpu = [n for n in kept if n.startswith("cpu bench") or n.startswith("cpu scaling")]
+            self.assertTrue(cpu, kept)
+            for n in cpu:
+                self.assertEqual(kept[n]["status"], "ok", n)
+            # the control: without the reserve the same hang leaves the CPU parts nothing
+            for n in cpu:
+                self.assertEqual(none[n]["status"], "skipped", n)
+                self.assertIn("budget was spent", none[n]["note"])
         finally:
             shutil.rmtree(d)
 
