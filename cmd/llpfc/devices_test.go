@@ -163,5 +163,5 @@ func TestDevicesCheckConvPaths(t *testing.T) {
 	errb.Reset()
 	code = dispatch([]string{"devices", "--check", "--parity", "none", ocltest.Device()}, &out, &errb)
 	assert.Equal(t, exitBadUsage, code, errb.String())
-	assert.Contains(t, errb.String(), `LLPFC_OPENCL_CONV=fast: "fast" is no convolution path (im2col, implicit, or implicit:`)
+	assert.Contains(t, errb.String(), `LLPFC_OPENCL_CONV=fast: "fast" is no convolution path (im2col, implicit, implicit:`)
 }

@@ -229,7 +229,7 @@ func TestImplicitTileConstants(t *testing.T) {
 func TestParseConvPath(t *testing.T) {
 	for s, want := range map[string]opencl.ConvPath{"": opencl.ConvIm2col, "im2col": opencl.ConvIm2col, "implicit": opencl.ConvImplicit,
 		"implicit:dw": opencl.ConvImplicitFilter, "implicit:fwd+dx": opencl.ConvImplicitForward | opencl.ConvImplicitInput,
-		"implicit:fwd+dw": opencl.ConvImplicitForward | opencl.ConvImplicitFilter} {
+		"implicit:fwd+dw": opencl.ConvImplicitForward | opencl.ConvImplicitFilter, "cudnn": opencl.ConvCuDNN} {
 		p, err := opencl.ParseConvPath(s)
 		if err != nil || p != want {
 			t.Errorf("ParseConvPath(%q) = %v, %v; want %v", s, p, err, want)
@@ -238,8 +238,8 @@ func TestParseConvPath(t *testing.T) {
 			t.Errorf("%v names itself %q, want %q", p, p.String(), s)
 		}
 	}
-	for _, bad := range []string{"Implicit", "implicit:", "implicit:dw+dw", "implicit:DW", "implicit:fwd+", "im2col:dw"} {
-		if _, err := opencl.ParseConvPath(bad); err == nil || !regexp.MustCompile(regexp.QuoteMeta(fmt.Sprintf("%q", bad))+`.*im2col, implicit, or implicit:`).MatchString(err.Error()) {
+	for _, bad := range []string{"Implicit", "implicit:", "implicit:dw+dw", "implicit:DW", "implicit:fwd+", "im2col:dw", "cuDNN", "cudnn:dw"} {
+		if _, err := opencl.ParseConvPath(bad); err == nil || !regexp.MustCompile(regexp.QuoteMeta(fmt.Sprintf("%q", bad))+`.*im2col, implicit, implicit: .*, or cudnn\)`).MatchString(err.Error()) {
 			t.Errorf("ParseConvPath(%q): %v", bad, err)
 		}
 	}
@@ -249,6 +249,12 @@ func TestParseConvPath(t *testing.T) {
 	}
 	if p, _ := opencl.ParseConvPath("implicit:fwd+dx+dw"); p != opencl.ConvImplicit || p.String() != "implicit" {
 		t.Errorf("every pass named is %v, want implicit", p)
+	}
+	// cuDNN's path takes no pass implicit (each of its passes is a cuDNN call)
+	for _, pass := range []opencl.ConvPath{opencl.ConvImplicitForward, opencl.ConvImplicitInput, opencl.ConvImplicitFilter} {
+		if opencl.ConvCuDNN.Implicit(pass) {
+			t.Errorf("cudnn takes pass %v implicit", pass)
+		}
 	}
 }
 

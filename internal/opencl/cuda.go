@@ -61,6 +61,9 @@ type cudaCtx struct {
 	stream cuStream
 	blas   cublasH
 	pinned pinnedArena
+	// cudnn: the cuDNN handle and convolution plans, made on the first
+	// convolution of the path ConvCuDNN (cuda_dnn.go); nil before.
+	cudnn *cudnnState
 }
 
 // bind makes the context current on this goroutine's OS thread and keeps
@@ -226,6 +229,10 @@ func (d *cudaCtx) close() error {
 		errs = append(errs, err)
 	} else {
 		errs = append(errs, d.pinned.free())
+		if d.cudnn != nil {
+			errs = append(errs, d.cudnn.release())
+			d.cudnn = nil
+		}
 		if d.blas != 0 {
 			errs = append(errs, cublasCheck(cublas.Destroy(d.blas), "cublasDestroy_v2", ""))
 			d.blas = 0

@@ -70,11 +70,40 @@ var cudaHeaderPrototypes = []struct{ where, proto string }{
 	{"cublas_api.h:246", "cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)"},
 	{"cublas_api.h:254", "cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)"},
 	{"cublas_api.h:3048", "cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)"},
+	// cuDNN 8.9–9.2.1 (cudnn_graph.h, cudnn_ops.h, cudnn_cnn.h; the lines
+	// of cudarc@78d9b31 src/cudnn/sys/mod.rs, one declaration for every
+	// version it binds)
+	{"mod.rs:3672", "size_t cudnnGetVersion(void)"},
+	{"mod.rs:3284", "const char * cudnnGetErrorString(cudnnStatus_t status)"},
+	{"mod.rs:2655", "cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)"},
+	{"mod.rs:2734", "cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)"},
+	{"mod.rs:4565", "cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)"},
+	{"mod.rs:2718", "cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)"},
+	{"mod.rs:2774", "cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)"},
+	{"mod.rs:4572", "cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)"},
+	{"mod.rs:2678", "cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)"},
+	{"mod.rs:2751", "cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)"},
+	{"mod.rs:4408", "cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)"},
+	{"mod.rs:2672", "cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)"},
+	{"mod.rs:2747", "cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)"},
+	{"mod.rs:4368", "cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)"},
+	{"mod.rs:4383", "cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)"},
+	{"mod.rs:3228", "cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, cudnnTensorDescriptor_t srcDesc, cudnnFilterDescriptor_t filterDesc, cudnnConvolutionDescriptor_t convDesc, cudnnTensorDescriptor_t destDesc, int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)"},
+	{"mod.rs:3182", "cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, cudnnFilterDescriptor_t filterDesc, cudnnTensorDescriptor_t diffDesc, cudnnConvolutionDescriptor_t convDesc, cudnnTensorDescriptor_t gradDesc, int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)"},
+	{"mod.rs:3205", "cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t diffDesc, cudnnConvolutionDescriptor_t convDesc, cudnnFilterDescriptor_t gradDesc, int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)"},
+	{"mod.rs:2635", "cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, cudnnTensorDescriptor_t xDesc, const void *x, cudnnFilterDescriptor_t wDesc, const void *w, cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)"},
+	{"mod.rs:2585", "cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, cudnnFilterDescriptor_t wDesc, const void *w, cudnnTensorDescriptor_t dyDesc, const void *dy, cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, cudnnTensorDescriptor_t dxDesc, void *dx)"},
+	{"mod.rs:2600", "cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, cudnnTensorDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t dyDesc, const void *dy, cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, cudnnFilterDescriptor_t dwDesc, void *dw)"},
+	{"mod.rs:2364", "cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void *alpha, cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, cudnnTensorDescriptor_t cDesc, void *C)"},
 }
 
 // cudaDevicePointers are the pointer parameters that point into device
 // memory: the Go side passes them as 64-bit device addresses (uint64).
-var cudaDevicePointers = map[string]bool{"cublasSgemm_v2.A": true, "cublasSgemm_v2.B": true, "cublasSgemm_v2.C": true}
+var cudaDevicePointers = map[string]bool{"cublasSgemm_v2.A": true, "cublasSgemm_v2.B": true, "cublasSgemm_v2.C": true,
+	"cudnnConvolutionForward.x": true, "cudnnConvolutionForward.w": true, "cudnnConvolutionForward.y": true, "cudnnConvolutionForward.workSpace": true,
+	"cudnnConvolutionBackwardData.w": true, "cudnnConvolutionBackwardData.dy": true, "cudnnConvolutionBackwardData.dx": true, "cudnnConvolutionBackwardData.workSpace": true,
+	"cudnnConvolutionBackwardFilter.x": true, "cudnnConvolutionBackwardFilter.dy": true, "cudnnConvolutionBackwardFilter.dw": true, "cudnnConvolutionBackwardFilter.workSpace": true,
+	"cudnnAddTensor.A": true, "cudnnAddTensor.C": true}
 
 // cTypeSizes are the sizes (bytes, LP64) of the C types the prototypes
 // use; every handle is a pointer to an opaque struct (cuda.h 12.6 lines
@@ -87,9 +116,17 @@ var cTypeSizes = map[string]uintptr{
 	"cublasPointerMode_t": 4, "libraryPropertyType": 4,
 	"CUcontext": 8, "CUstream": 8, "CUmodule": 8, "CUfunction": 8,
 	"nvrtcProgram": 8, "cublasHandle_t": 8, "cudaStream_t": 8,
+	"cudnnStatus_t": 4, "cudnnTensorFormat_t": 4, "cudnnDataType_t": 4, "cudnnConvolutionMode_t": 4, "cudnnMathType_t": 4,
+	"cudnnConvolutionFwdAlgo_t": 4, "cudnnConvolutionBwdDataAlgo_t": 4, "cudnnConvolutionBwdFilterAlgo_t": 4,
+	"cudnnHandle_t": 8, "cudnnTensorDescriptor_t": 8, "cudnnFilterDescriptor_t": 8, "cudnnConvolutionDescriptor_t": 8,
+	// the three algorithm perf structs (cudnn_cnn.h: algo, status, time,
+	// memory, determinism, mathType, reserved[3]; bindgen's layout test,
+	// mod.rs: 48 bytes)
+	"cudnnConvolutionFwdAlgoPerf_t": 48, "cudnnConvolutionBwdDataAlgoPerf_t": 48, "cudnnConvolutionBwdFilterAlgoPerf_t": 48,
 }
 
-var cHandles = map[string]bool{"CUcontext": true, "CUstream": true, "CUmodule": true, "CUfunction": true, "nvrtcProgram": true, "cublasHandle_t": true, "cudaStream_t": true}
+var cHandles = map[string]bool{"CUcontext": true, "CUstream": true, "CUmodule": true, "CUfunction": true, "nvrtcProgram": true, "cublasHandle_t": true, "cudaStream_t": true,
+	"cudnnHandle_t": true, "cudnnTensorDescriptor_t": true, "cudnnFilterDescriptor_t": true, "cudnnConvolutionDescriptor_t": true}
 
 // cParam splits a C parameter (or return type) into its base type and its
 // pointer depth, dropping const and the name.
@@ -139,6 +176,11 @@ func checkCType(g reflect.Type, base string, ptrs int, devicePtr bool) string {
 		if g.Kind() != reflect.Uintptr && g.Kind() != reflect.UnsafePointer {
 			return "want a pointer-sized handle (uintptr)"
 		}
+	case ptrs == 0 && size == 48: // a cuDNN perf struct, read through a pointer
+		if g != reflect.TypeOf(cudnnAlgoPerf{}) || g.Size() != 48 {
+			return "want cudnnAlgoPerf (48 bytes)"
+		}
+	case ptrs == 0 && base == "void": // what a void * points to: any Go type
 	case ptrs == 0 && (base == "size_t" || base == "CUdeviceptr"):
 		if (g.Kind() != reflect.Uintptr && g.Kind() != reflect.Uint64) || g.Size() != 8 {
 			return "want a 64-bit unsigned integer"
@@ -165,7 +207,7 @@ func checkCType(g reflect.Type, base string, ptrs int, devicePtr bool) string {
 
 func TestCUDABindingsMatchHeaders(t *testing.T) {
 	var bound []symbol
-	for _, syms := range [][]symbol{cudaSymbols(), cudaOptionalSymbols(), cudaHostSymbols(), nvrtcSymbols(), cublasSymbols()} {
+	for _, syms := range [][]symbol{cudaSymbols(), cudaOptionalSymbols(), cudaHostSymbols(), nvrtcSymbols(), cublasSymbols(), cudnnSymbols()} {
 		bound = append(bound, syms...)
 	}
 	protos, where := map[string]string{}, map[string]string{}
@@ -194,6 +236,9 @@ func TestCUDABindingsMatchHeaders(t *testing.T) {
 			t.Fatalf("%s: bound to a %v", s.name, fn)
 		}
 		params := strings.Split(proto[open+1:close], ",")
+		if strings.TrimSpace(proto[open+1:close]) == "void" {
+			params = nil
+		}
 		if fn.NumIn() != len(params) {
 			t.Errorf("%s: Go binding takes %d arguments, the header (%s) %d: %s", s.name, fn.NumIn(), where[s.name], len(params), proto)
 			continue
@@ -279,6 +324,15 @@ func TestCUDAConstantsMatchHeaders(t *testing.T) {
 		{"CUBLAS_DEFAULT_MATH", cublasDefaultMath, 0, "cublas_api.h:174"},
 		{"MAJOR_VERSION", libPropMajorVersion, 0, "library_types.h:94"},
 		{"MINOR_VERSION", libPropMinorVersion, 1, "library_types.h:95"},
+		// cuDNN (cudarc@78d9b31 src/cudnn/sys/mod.rs, 8.9 to 9.2.1)
+		{"CUDNN_TENSOR_NCHW", cudnnTensorNCHW, 0, "mod.rs:2088"},
+		{"CUDNN_DATA_FLOAT", cudnnDataFloat, 0, "mod.rs:1426"},
+		{"CUDNN_CROSS_CORRELATION", cudnnCrossCorrelation, 1, "mod.rs:1420"},
+		{"CUDNN_DEFAULT_MATH", cudnnDefaultMath, 0, "mod.rs:1647"},
+		{"CUDNN_TENSOR_OP_MATH", cudnnTensorOpMath, 1, "mod.rs:1648"},
+		{"CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION", cudnnTensorOpMathAllow, 2, "mod.rs:1649"},
+		{"CUDNN_FMA_MATH", cudnnFMAMath, 3, "mod.rs:1650"},
+		{"CUDNN_DETERMINISTIC", cudnnDeterministic, 1, "mod.rs:1495"},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %d, the header (%s) says %d", c.name, c.got, c.where, c.want)
@@ -290,6 +344,12 @@ func TestCUDAConstantsMatchHeaders(t *testing.T) {
 		7: "CUBLAS_STATUS_INVALID_VALUE", 8: "CUBLAS_STATUS_ARCH_MISMATCH", 11: "CUBLAS_STATUS_MAPPING_ERROR",
 		13: "CUBLAS_STATUS_EXECUTION_FAILED", 14: "CUBLAS_STATUS_INTERNAL_ERROR", 15: "CUBLAS_STATUS_NOT_SUPPORTED",
 		16: "CUBLAS_STATUS_LICENSE_ERROR",
+	}
+	// Each pass's FFT algorithms (mod.rs:1382-1417: fwd FFT 4, FFT_TILING 5;
+	// bwd data FFT 2, FFT_TILING 3; bwd filter FFT 2, FFT_TILING 6).
+	wantFFT := map[ConvPath][]int32{ConvImplicitForward: {4, 5}, ConvImplicitInput: {2, 3}, ConvImplicitFilter: {2, 6}}
+	if !reflect.DeepEqual(cudnnFFT, wantFFT) {
+		t.Errorf("cudnnFFT = %v, want %v", cudnnFFT, wantFFT)
 	}
 	if !reflect.DeepEqual(cublasStatusNames, wantStatus) {
 		t.Errorf("cublasStatusNames = %v, want %v", cublasStatusNames, wantStatus)

@@ -187,6 +187,20 @@
 // image came from and why it was not cached, for a log. The cache
 // changes no number: the image is the one NVRTC makes for the key.
 //
+// On CUDA the convolutions may also run on NVIDIA's cuDNN (cuda_dnn.go;
+// the path ConvCuDNN, LLPFC_OPENCL_CONV=cudnn), the library PyTorch's own
+// convolutions call: one cuDNN call a pass, the bias and its gradient
+// ours. libcudnn.so.9 (.8) is opened like the others (LLPFC_CUDNN_LIB; the
+// sub-libraries cuDNN 9's shim opens by name are preloaded from its
+// folder, so a Python wheel's copy works off the loader's path). Its
+// numerics are fixed by rule, not left to cuDNN: FMA math (no TF32), and
+// per geometry and pass the first algorithm of cuDNN's heuristic ranking
+// that is deterministic, not an FFT and within 1 GiB of workspace; the
+// workspace is the library's wsA, a buffer like any other. A result's
+// numerics say "conv cudnn (cuDNN 9.x.y; …)". The fake of the libraries
+// has a cuDNN too (the descriptors, the ranking, the calls computed as
+// cuDNN documents them).
+//
 // What is verified without a GPU: the host logic as pure functions (the
 // row-major SGEMM as cuBLAS's column-major call against a BLAS reference,
 // the launch geometry, the arguments' bytes), and the whole driver path

@@ -222,8 +222,11 @@ func (l *Lib) workspace(ws **Buffer, n int) (*Buffer, error) {
 // output). On the implicit path (l.Conv) the only workspace is the filter
 // gradient's partial sums; with some passes implicit and others not, the
 // im2col passes' workspaces and those partial sums share wsA, which grows
-// to the larger.
+// to the larger. On cuDNN's path it is the bound on cuDNN's workspace.
 func (l *Lib) WorkspaceBytes(gs []ConvGeom) int64 {
+	if l.Conv == ConvCuDNN && len(gs) > 0 {
+		return cudnnWorkspaceMax // the most one pass's algorithm may take (cuda_dnn.go)
+	}
 	var a, b int
 	for _, g := range gs {
 		if l.Conv.Implicit(ConvImplicitFilter) {

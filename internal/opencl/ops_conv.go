@@ -94,6 +94,9 @@ func (l *Lib) Conv2d(x, w, b, y *Buffer, g ConvGeom) error {
 		}
 		hasBias, bias = 1, b
 	}
+	if l.Conv == ConvCuDNN {
+		return l.cudnnPass(ConvImplicitForward, g, x, w, b, y)
+	}
 	if l.Conv.Implicit(ConvImplicitForward) {
 		return l.implicit("conv_igemm_fwd", g.N*hw, g.O, 1, append([]any{x, w, bias, y}, g.implicitArgs(hasBias)...)...)
 	}
@@ -128,6 +131,9 @@ func (l *Lib) Conv2dGradInput(w, dy, dx *Buffer, g ConvGeom) error {
 		return err
 	}
 	ckk, hw, chw, ohw := g.dims()
+	if l.Conv == ConvCuDNN {
+		return l.cudnnPass(ConvImplicitInput, g, w, dy, nil, dx)
+	}
 	if l.Conv.Implicit(ConvImplicitInput) {
 		return l.implicit("conv_igemm_bwd_data", g.N*g.H*g.W, g.C, 1, append([]any{w, dy, dx}, g.implicitArgs()...)...)
 	}
@@ -163,6 +169,9 @@ func (l *Lib) Conv2dGradFilter(x, dy, dw *Buffer, g ConvGeom) error {
 		return err
 	}
 	ckk, hw, _, ohw := g.dims()
+	if l.Conv == ConvCuDNN {
+		return l.cudnnPass(ConvImplicitFilter, g, x, dy, nil, dw)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.Conv.Implicit(ConvImplicitFilter) {
@@ -189,6 +198,24 @@ func (l *Lib) Conv2dGradFilter(x, dy, dw *Buffer, g ConvGeom) error {
 		}
 	}
 	return nil
+}
+
+// cudnnPass runs one pass on cuDNN (Context.ConvCuDNN) with the
+// workspace its algorithm needs in wsA.
+func (l *Lib) cudnnPass(pass ConvPath, g ConvGeom, a, b, bias, out *Buffer) error {
+	n, err := l.ctx.CuDNNWorkspaceBytes(pass, g)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var ws *Buffer
+	if n > 0 {
+		if ws, err = l.workspace(&l.wsA, (n+3)/4); err != nil {
+			return err
+		}
+	}
+	return l.ctx.ConvCuDNN(pass, g, a, b, bias, out, ws)
 }
 
 // Conv2dGradBias enqueues Conv2dIm2col's gradient with respect to the

@@ -37,6 +37,9 @@ const (
 	// ConvImplicit: one implicit-GEMM kernel per pass (two for the
 	// filter's gradient: the sliced product and its reduction).
 	ConvImplicit = ConvImplicitForward | ConvImplicitInput | ConvImplicitFilter
+	// ConvCuDNN: every pass one call of NVIDIA's cuDNN (cuda_dnn.go), on
+	// the CUDA driver only; no pass is implicit.
+	ConvCuDNN ConvPath = 1 << 3
 )
 
 // convPassNames are the passes' names in LLPFC_OPENCL_CONV's per-pass
@@ -56,6 +59,8 @@ func (p ConvPath) String() string {
 		return "im2col"
 	case p == ConvImplicit:
 		return "implicit"
+	case p == ConvCuDNN:
+		return "cudnn"
 	case p&^ConvImplicit != 0:
 		return fmt.Sprintf("ConvPath(%d)", int(p))
 	}
@@ -69,16 +74,19 @@ func (p ConvPath) String() string {
 }
 
 // ParseConvPath reads a path's name: "im2col" ("" too, the default),
-// "implicit" (every pass), or "implicit:" and some of fwd, dx and dw
-// joined by "+" (those passes implicit, the others im2col).
+// "implicit" (every pass), "implicit:" and some of fwd, dx and dw joined
+// by "+" (those passes implicit, the others im2col), or "cudnn" (every
+// pass on cuDNN, a CUDA device's only).
 func ParseConvPath(s string) (ConvPath, error) {
 	switch s {
 	case "", "im2col":
 		return ConvIm2col, nil
 	case "implicit":
 		return ConvImplicit, nil
+	case "cudnn":
+		return ConvCuDNN, nil
 	}
-	bad := fmt.Errorf("%q is no convolution path (im2col, implicit, or implicit: and passes among fwd, dx, dw joined by +, e.g. implicit:dw)", s)
+	bad := fmt.Errorf("%q is no convolution path (im2col, implicit, implicit: and passes among fwd, dx, dw joined by + (e.g. implicit:dw), or cudnn)", s)
 	list, ok := strings.CutPrefix(s, "implicit:")
 	if !ok || list == "" {
 		return 0, bad

@@ -355,6 +355,13 @@ func (c *Context) enqueueSgemm(s sgemmArgs) error {
 	return check(code, "CLBlastSgemm", fmt.Sprintf("%d×%d×%d", s.m, s.n, s.k))
 }
 
+// enqueueConvDNN enqueues a pass of a convolution on cuDNN (CUDA only),
+// counted as a library call, as a product is.
+func (c *Context) enqueueConvDNN(pass ConvPath, g ConvGeom, a, b, bias, out, ws clMem, wsBytes uintptr) error {
+	c.counts.BLASCalls++
+	return c.cu.convDNN(pass, g, a, b, bias, out, ws, wsBytes)
+}
+
 // createBuffer allocates size bytes of device memory.
 func (c *Context) createBuffer(size int64) (clMem, error) {
 	var mem clMem

@@ -117,8 +117,11 @@ def python_lib_dirs():
         dirs = list(site.getsitepackages()) + [site.getusersitepackages()]
     except Exception:
         pass
+    # and the virtual environments' and system folders PyTorch's wheels install into (kit.py may run with
+    # another python than the one with torch: the GPU host's torch is in /opt/torch/.venv)
+    dirs += glob.glob("/opt/*/.venv/lib/python3*/site-packages") + glob.glob("/usr/local/lib/python3*/dist-packages")
     out = []
-    for d in dirs:
+    for d in dict.fromkeys(dirs):
         for sub in ["torch/lib", "nvidia/*/lib", "nvidia/cu*/lib", "nvidia/*/lib64"]:
             out += glob.glob(os.path.join(d, sub))
     return out
@@ -144,6 +147,7 @@ def discover(out, libdir, icd_dir):
     pydirs = python_lib_dirs()
     d["cublas"] = find_libs("libcublas.so*", pydirs) + find_libs("libcublasLt.so*", pydirs)
     d["nvrtc"] = find_libs("libnvrtc*.so*", pydirs)
+    d["cudnn"] = find_libs("libcudnn.so*", pydirs + ["/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu"])
     d["kit_library_deps"] = sh(["ldd", os.path.join(libdir, "libclblast.so.1")]) if shutil.which("ldd") else "(no ldd)"
     os.makedirs(icd_dir, exist_ok=True)
     written = []
@@ -177,14 +181,17 @@ def discover(out, libdir, icd_dir):
     dirs += sorted({os.path.dirname(p) for p in cuda.values()} - set(dirs))
     print(f"export LD_LIBRARY_PATH={':'.join(dirs)}")
     print(f"KIT_HAVE_DRIVER={1 if written else 0}")
-    print(f"KIT_HAVE_CUDA={1 if len(cuda) == 3 else 0}")
+    have_cuda = all(v in cuda for v in ("LLPFC_CUDA_LIB", "LLPFC_NVRTC_LIB", "LLPFC_CUBLAS_LIB"))
+    print(f"KIT_HAVE_CUDA={1 if have_cuda else 0}")
+    print(f"KIT_HAVE_CUDNN={1 if have_cuda and 'LLPFC_CUDNN_LIB' in cuda else 0}")
 
 
 def cuda_libs(d):
     """The CUDA driver's three libraries the `cuda` device loads (LLPFC_CUDA_LIB, LLPFC_NVRTC_LIB,
     LLPFC_CUBLAS_LIB), from what discovery found: the driver's libcuda.so.1, and NVRTC and cuBLAS by
     their versioned names (not NVRTC's builtins nor its .alt build), the CUDA toolkit's before a
-    Python package's copy."""
+    Python package's copy; and cuDNN's shim (LLPFC_CUDNN_LIB, libcudnn.so.N, not its sub-libraries)
+    for LLPFC_OPENCL_CONV=cudnn, where there is one."""
     def pick(paths, want):
         cands = [p for p in paths if want(os.path.basename(p))]
         return sorted(cands, key=lambda p: (not p.startswith("/usr/local/cuda"), len(p)))[:1]
@@ -192,7 +199,8 @@ def cuda_libs(d):
     out = {}
     for var, paths, want in [("LLPFC_CUDA_LIB", d.get("libcuda") or [], lambda n: n == "libcuda.so.1"),
                              ("LLPFC_NVRTC_LIB", d.get("nvrtc") or [], versioned("libnvrtc")),
-                             ("LLPFC_CUBLAS_LIB", d.get("cublas") or [], versioned("libcublas"))]:
+                             ("LLPFC_CUBLAS_LIB", d.get("cublas") or [], versioned("libcublas")),
+                             ("LLPFC_CUDNN_LIB", d.get("cudnn") or [], versioned("libcudnn"))]:
         for p in pick(paths, want):
             out[var] = p
     return out

@@ -19,10 +19,13 @@
 #      every parity case against the CPU back end), and the check again on the implicit-GEMM
 #      convolutions (LLPFC_OPENCL_CONV=implicit: the op cases and one convolutional parity case),
 #      and the whole check on the CUDA driver (llpfc devices --check cuda) where discovery found
-#      libcuda.so.1, NVRTC and cuBLAS;
+#      libcuda.so.1, NVRTC and cuBLAS, and on it with the convolutions on cuDNN
+#      (LLPFC_OPENCL_CONV=cudnn: the op cases and one convolutional parity case) where it found
+#      libcudnn.so.9;
 #   6. the variant sweep: the same bench steps of WRN-16-4, VGG16 and ResNet-18 with each variant of
 #      VARIANTS (environment assignments; by default the tuned products, the implicit-GEMM
-#      convolutions, and both), and every BENCH network on the CUDA driver (variant device=cuda),
+#      convolutions, and both), and every BENCH network on the CUDA driver (variant device=cuda, and
+#      device=cuda,LLPFC_OPENCL_CONV=cudnn with cuDNN's convolutions),
 #      every result's numerics naming its variant, each beside the baseline in the summary's first
 #      line with the slowest network's best step beside PyTorch's;
 #   7. the same steps in PyTorch fp32 on CUDA (TF32 off, and PyTorch's defaults), then the
@@ -146,7 +149,7 @@ else
 	SCALING="mlp:128:1x28x28:10:2 cnn:128:1x28x28:3:1 wrn-16-4:32:3x32x32:2:1 resnet18:128:3x32x32:2:1 vgg16:32:3x32x32:1:1" STREAM_MIB=256
 	SCALING_POOLED="wrn-16-4:32:3x32x32:2:1" # at all the CPUs only, with LLPFC_PAR_START=pooled
 	THREADS=$(nproc)
-	TUNE_SHAPES=16 TUNE_SECONDS=45 TUNE_FLAGS=""
+	TUNE_SHAPES=16 TUNE_SECONDS=30 TUNE_FLAGS="" # 30 s: the CUDA variants' parts need the time more
 	SWEEP="wrn-16-4:128:3x32x32:10:2:0.3:aug vgg16:128:3x32x32:5:2:0.5:aug resnet18:128:3x32x32:10:2:0:aug"
 fi
 # The variants the sweep measures beside the baseline (LLPFC_OPENCL_GEMM=default), each a list of
@@ -158,7 +161,9 @@ fi
 # A variant's word device=cuda runs it on the CUDA driver (NVRTC's build of the same kernels, cuBLAS's
 # products) instead of OpenCL; that variant times every BENCH network, not only SWEEP's, so each
 # network has its best step beside PyTorch's.
-VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda}
+# device=cuda,LLPFC_OPENCL_CONV=cudnn: the CUDA driver with the convolutions on cuDNN (where discovery found
+# it), PyTorch's own convolution library.
+VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda device=cuda,LLPFC_OPENCL_CONV=cudnn}
 
 # split_variant V: V's environment assignments in VENV and its device in VDEV (opencl unless V
 # names device=…).
@@ -228,6 +233,12 @@ if [ "$KIT_HAVE_CUDA" = 1 ]; then
 else
 	skip "check cuda" "no libcuda.so.1, NVRTC or cuBLAS found (see discovery.json)"
 fi
+# and its convolutions on cuDNN, checked on the op cases and one convolutional parity case
+if [ "$KIT_HAVE_CUDNN" = 1 ]; then
+	part "check cuda cudnn" 60 check.log env LLPFC_OPENCL_CONV=cudnn "$LLPFC" devices --check --parity "$CONV_PARITY" cuda
+else
+	skip "check cuda cudnn" "no cuDNN (libcudnn.so.9) found beside the CUDA driver's libraries (see discovery.json)"
+fi
 
 # 6. The variant sweep: the same steps with each variant, beside the baseline's.
 for v in $VARIANTS; do
@@ -236,12 +247,13 @@ for v in $VARIANTS; do
 	[ "$VDEV" = opencl ] || configs_of_v=$BENCH
 	for c in $configs_of_v; do
 		IFS=: read -r model batch _ <<<"$c"
-		if { [ "$VDEV" = opencl ] && [ "$KIT_HAVE_DRIVER" = 1 ]; } || { [ "$VDEV" = cuda ] && [ "$KIT_HAVE_CUDA" = 1 ]; }; then
+		if { [ "$VDEV" = opencl ] && [ "$KIT_HAVE_DRIVER" = 1 ]; } ||
+			{ [ "$VDEV" = cuda ] && [ "$KIT_HAVE_CUDA" = 1 ] && { [ "$KIT_HAVE_CUDNN" = 1 ] || [[ $VENV != *cudnn* ]]; }; }; then
 			# shellcheck disable=SC2046,SC2086
 			# --profile: each variant's step op by op in sweep.log (the convolutions' passes beside the baseline's)
 			part "sweep $v $model $batch" 40 sweep.log env $VENV "$LLPFC" bench --device "$VDEV" $(bench_args "$c") --profile --json
 		else
-			skip "sweep $v $model $batch" "no $VDEV driver"
+			skip "sweep $v $model $batch" "no $VDEV driver$([[ $VENV == *cudnn* ]] && echo " or no cuDNN")"
 		fi
 	done
 done

@@ -264,7 +264,7 @@ class SummarizeTest(unittest.TestCase):
         "; conv implicit (…)" beside the products' note."""
         run_sh = read(os.path.join(HERE, "run.sh"))
         self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit ", run_sh)
-        self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda}", run_sh)
+        self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda device=cuda,LLPFC_OPENCL_CONV=cudnn}", run_sh)
         tuned = "gemm tuned (clblast-gemm-x.json, 1.20× CLBlast's defaults on 2 shapes)"
         conv = lambda path: f"; conv {path} (GEMM tile 64×64×16, 4×4 per work-item)"
         for path, numerics, rc in [("implicit", tuned + conv("implicit"), 0), ("implicit", tuned, 1),
@@ -312,6 +312,25 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(res["table"][0]["best_variant"], "LLPFC_OPENCL_GEMM=tuned", "a variant not applied is never the best")
         self.assertIn("slowest wrn-16-4/128 0.28×", line)
 
+    def test_cudnn_variant_needs_cudnn_named(self):
+        """The CUDA driver with cuDNN's convolutions (run.sh: env LLPFC_OPENCL_CONV=cudnn … --device cuda) is
+        the variant device=cuda LLPFC_OPENCL_CONV=cudnn, applied only when the result names cuBLAS and
+        cuDNN's path; the CUDA driver's im2col result does not count as it."""
+        sys.path.insert(0, HERE)
+        try:
+            import kit
+        finally:
+            sys.path.remove(HERE)
+        v = kit.variant_of("env LLPFC_OPENCL_CONV=cudnn /k/llpfc bench --device cuda --model wrn-16-4 --batch-size 128")
+        self.assertEqual(v, "device=cuda LLPFC_OPENCL_CONV=cudnn")
+        base = {"model": "wrn-16-4", "batch_size": 128, "images_per_second": 1000.0, "numerics": "gemm default"}
+        cmd = "env LLPFC_OPENCL_CONV=cudnn /k/llpfc bench --device cuda --model wrn-16-4 --batch-size 128"
+        for numerics, applied in [("cuda: gemm cublas fp32, TF32 off; conv cudnn (cuDNN 9.13.0; deterministic algorithms, FMA math: no TF32, no FFT)", True),
+                                  ("cuda: gemm cublas fp32, TF32 off", False),
+                                  ("gemm default; conv cudnn (cuDNN 9.13.0; …)", False)]:
+            (row,) = kit.sweep_rows([base], [(cmd, dict(base, images_per_second=5000.0, numerics=numerics))])
+            self.assertEqual(row["applied"], applied, numerics)
+
     def test_cuda_libraries_picked(self):
         """discover's CUDA libraries: the driver's libcuda.so.1, NVRTC's and cuBLAS's versioned files (not
         NVRTC's builtins or .alt build, not cublasLt), the toolkit's before a Python package's."""
@@ -326,6 +345,10 @@ class SummarizeTest(unittest.TestCase):
              "cublas": ["/opt/v/nvidia/cu13/lib/libcublas.so.13", "/usr/local/cuda/lib64/libcublasLt.so.13", "/usr/local/cuda/lib64/libcublas.so.13"]}
         self.assertEqual(kit.cuda_libs(d), {"LLPFC_CUDA_LIB": "/usr/lib/libcuda.so.1", "LLPFC_NVRTC_LIB": "/usr/local/cuda/lib64/libnvrtc.so.13",
                                             "LLPFC_CUBLAS_LIB": "/usr/local/cuda/lib64/libcublas.so.13"})
+        # cuDNN's shim from a wheel, not its sub-libraries nor the unversioned link
+        d["cudnn"] = ["/opt/v/nvidia/cudnn/lib/libcudnn_cnn.so.9", "/opt/v/nvidia/cudnn/lib/libcudnn.so",
+                      "/opt/v/nvidia/cudnn/lib/libcudnn.so.9", "/opt/v/nvidia/cudnn/lib/libcudnn_graph.so.9"]
+        self.assertEqual(kit.cuda_libs(d)["LLPFC_CUDNN_LIB"], "/opt/v/nvidia/cudnn/lib/libcudnn.so.9")
         self.assertEqual(kit.cuda_libs({"libcuda": [], "nvrtc": d["nvrtc"][:2]}), {})
 
     def test_sweep_result_missing_fails(self):

@@ -45,7 +45,7 @@ static int pinned(const void *p, size_t n) {
 }
 
 // The stream's queue of work, run in order at a synchronisation.
-enum { HTOD, DTOH, DTOD, MEMSET, LAUNCH, SGEMM };
+enum { HTOD, DTOH, DTOD, MEMSET, LAUNCH, SGEMM, DNN };
 typedef struct {
 	int kind;
 	void *dst;
@@ -57,6 +57,7 @@ typedef struct {
 	unsigned char params[5][32];
 	int ta, tb, m, nn, k, lda, ldb, ldc;
 	float alpha, beta;
+	int pass, geo[8]; // DNN: the pass (0 fwd, 1 dx, 2 dw, 3 bias) and N, C, H, W, O, K, pad, stride
 } op;
 static op *queue;
 static size_t queued, queue_cap;
@@ -103,8 +104,32 @@ CUresult cuCtxSetCurrent(CUcontext c) { current = c; return 0; }
 CUresult cuStreamCreate(CUstream *s, unsigned int f) { BOUND(); *s = STREAM; return 0; }
 CUresult cuStreamDestroy_v2(CUstream s) { BOUND(); if (s != STREAM) return 400; drain(); return 0; }
 CUresult cuStreamSynchronize(CUstream s) { BOUND(); if (s != STREAM) return 400; drain(); return 0; }
-CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { BOUND(); *p = (CUdeviceptr)(uintptr_t)malloc(n); live_allocs++; return 0; }
-CUresult cuMemFree_v2(CUdeviceptr p) { BOUND(); free((void *)(uintptr_t)p); live_allocs--; return 0; }
+// Device allocations, so that a call can tell whether a range it is given
+// lies in one.
+#define MAXDEV 4096
+static struct { char *p; size_t n; } devs[MAXDEV];
+static int on_device(const void *p, size_t n) {
+	for (int i = 0; i < MAXDEV; i++)
+		if (devs[i].p && (const char *)p >= devs[i].p && (const char *)p + n <= devs[i].p + devs[i].n) return 1;
+	return 0;
+}
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
+	BOUND();
+	char *m = malloc(n);
+	for (int i = 0; i < MAXDEV; i++)
+		if (!devs[i].p) { devs[i].p = m, devs[i].n = n; break; }
+	*p = (CUdeviceptr)(uintptr_t)m;
+	live_allocs++;
+	return 0;
+}
+CUresult cuMemFree_v2(CUdeviceptr p) {
+	BOUND();
+	for (int i = 0; i < MAXDEV; i++)
+		if (devs[i].p == (char *)(uintptr_t)p) devs[i].p = NULL;
+	free((void *)(uintptr_t)p);
+	live_allocs--;
+	return 0;
+}
 CUresult cuMemHostAlloc(void **p, size_t n, unsigned int flags) {
 	BOUND();
 	if (flags != 0 || n == 0) return 1;
@@ -307,8 +332,10 @@ static void sgemm(op *o) {
 		}
 }
 
+static void dnn(op *o);
 static void run(op *o) {
 	switch (o->kind) {
+	case DNN: dnn(o); break;
 	case HTOD: case DTOH: memcpy(o->dst, o->src, o->n); break;
 	case DTOD: memmove(o->dst, o->src, o->n); break;
 	case MEMSET: for (size_t i = 0; i < o->n; i++) ((unsigned *)o->dst)[i] = o->v; break;
@@ -327,3 +354,160 @@ int fake_retained(void) { return retained; }
 int fake_compiles(void) { return compiles; }
 int fake_pageable_copies(void) { return pageable_copies; }
 int fake_queued(void) { return (int)queued; }
+
+
+// cuDNN (the legacy convolution API of cudnn_cnn.h, cuDNN 9): descriptors
+// that hold what they were set to, a heuristic ranking whose only
+// acceptable entry (deterministic, FMA math, no FFT, a workspace that
+// fits) is algorithm 1 at the end, and convolutions that run that
+// algorithm only, on the stream set with cudnnSetStream, as the documented
+// cross-correlation (a convolution descriptor in CUDNN_CONVOLUTION mode
+// flips the filter, as cuDNN does) with α, β on host memory. A call before
+// CUDNN_FMA_MATH was set on the descriptor, on a thread where the context
+// is not current, or with a workspace smaller than the algorithm needs
+// fails.
+typedef struct { int kind, n, c, h, w, pad_h, pad_w, u, v, dh, dw, mode, math; } ddesc;
+static int live_dnn;
+static void *dnn_stream;
+int fake_live_dnn(void) { return live_dnn; }
+typedef struct { int algo, status; float time; size_t memory; int determinism, math, reserved[3]; } perf;
+size_t cudnnGetVersion(void) { return 91300; }
+const char *cudnnGetErrorString(int s) { return s == 3 ? "CUDNN_STATUS_BAD_PARAM" : s == 9 ? "CUDNN_STATUS_NOT_SUPPORTED" : "CUDNN_STATUS_FAKE"; }
+int cudnnCreate(void **h) { if (current != CTX) return 1; *h = (void *)0xd77; live_dnn++; return 0; }
+int cudnnDestroy(void *h) { if (h != (void *)0xd77) return 3; live_dnn--; return 0; }
+int cudnnSetStream(void *h, void *s) { if (h != (void *)0xd77 || s != STREAM) return 3; dnn_stream = s; return 0; }
+static int create(void **d, int kind) { ddesc *x = calloc(1, sizeof *x); x->kind = kind; x->math = -1; *d = x; live_dnn++; return 0; }
+static int destroy(void *d, int kind) { if (!d || ((ddesc *)d)->kind != kind) return 3; free(d); live_dnn--; return 0; }
+int cudnnCreateTensorDescriptor(void **d) { return create(d, 1); }
+int cudnnDestroyTensorDescriptor(void *d) { return destroy(d, 1); }
+int cudnnCreateFilterDescriptor(void **d) { return create(d, 2); }
+int cudnnDestroyFilterDescriptor(void *d) { return destroy(d, 2); }
+int cudnnCreateConvolutionDescriptor(void **d) { return create(d, 3); }
+int cudnnDestroyConvolutionDescriptor(void *d) { return destroy(d, 3); }
+int cudnnSetTensor4dDescriptor(ddesc *d, int format, int type, int n, int c, int h, int w) {
+	if (d->kind != 1 || format != 0 || type != 0 || n < 1 || c < 1 || h < 1 || w < 1) return 3;
+	d->n = n, d->c = c, d->h = h, d->w = w;
+	return 0;
+}
+int cudnnSetFilter4dDescriptor(ddesc *d, int type, int format, int k, int c, int h, int w) {
+	if (d->kind != 2 || format != 0 || type != 0 || k < 1 || c < 1 || h < 1 || w < 1) return 3;
+	d->n = k, d->c = c, d->h = h, d->w = w;
+	return 0;
+}
+int cudnnSetConvolution2dDescriptor(ddesc *d, int ph, int pw, int u, int v, int dh, int dw, int mode, int type) {
+	if (d->kind != 3 || ph < 0 || pw < 0 || u < 1 || v < 1 || dh < 1 || dw < 1 || (mode != 0 && mode != 1) || type != 0) return 3;
+	d->pad_h = ph, d->pad_w = pw, d->u = u, d->v = v, d->dh = dh, d->dw = dw, d->mode = mode;
+	return 0;
+}
+int cudnnSetConvolutionMathType(ddesc *d, int m) { if (d->kind != 3 || m < 0 || m > 3) return 3; d->math = m; return 0; }
+
+// geometry checks x (N×C×H×W), w (O×C×K×K, square), conv and y (the
+// output size cuDNN's formula gives) agree, and fills geo.
+static int geometry(ddesc *x, ddesc *w, ddesc *c, ddesc *y, int *geo) {
+	if (!x || !w || !c || !y || x->kind != 1 || w->kind != 2 || c->kind != 3 || y->kind != 1) return 3;
+	if (w->c != x->c || w->h != w->w || c->pad_h != c->pad_w || c->u != c->v || c->dh != 1 || c->dw != 1) return 9;
+	int oh = (x->h + 2 * c->pad_h - w->h) / c->u + 1, ow = (x->w + 2 * c->pad_w - w->w) / c->v + 1;
+	if (y->n != x->n || y->c != w->n || y->h != oh || y->w != ow) return 3;
+	int g[8] = {x->n, x->c, x->h, x->w, w->n, w->h, c->pad_h, c->u};
+	memcpy(geo, g, sizeof g);
+	return 0;
+}
+static int rank(int pass, perf *p, int req, int *ret) {
+	// fwd's FFT is 4, dx's 2, dw's 2; a tensor-op entry; a non-deterministic
+	// one; one whose workspace does not fit; then the one to take
+	perf r[5] = {
+		{0, 0, 0.1f, 0, 0, 3, {0}},
+		{1, 0, 0.2f, 64, 1, 1, {0}},
+		{pass == 0 ? 4 : 2, 0, 0.3f, 0, 1, 3, {0}},
+		{pass == 0 ? 7 : 5, 0, 0.4f, (size_t)1 << 40, 1, 3, {0}},
+		{1, 0, 0.5f, 4096 * (pass + 1), 1, 3, {0}},
+	};
+	int n = req < 5 ? req : 5;
+	memcpy(p, r, n * sizeof(perf));
+	*ret = n;
+	return 0;
+}
+int cudnnGetConvolutionForwardAlgorithm_v7(void *h, ddesc *x, ddesc *w, ddesc *c, ddesc *y, int req, int *ret, perf *p) {
+	int geo[8];
+	if (current != CTX) return 1;
+	return geometry(x, w, c, y, geo) ? 3 : rank(0, p, req, ret);
+}
+int cudnnGetConvolutionBackwardDataAlgorithm_v7(void *h, ddesc *w, ddesc *dy, ddesc *c, ddesc *dx, int req, int *ret, perf *p) {
+	int geo[8];
+	if (current != CTX) return 1;
+	return geometry(dx, w, c, dy, geo) ? 3 : rank(1, p, req, ret);
+}
+int cudnnGetConvolutionBackwardFilterAlgorithm_v7(void *h, ddesc *x, ddesc *dy, ddesc *c, ddesc *dw, int req, int *ret, perf *p) {
+	int geo[8];
+	if (current != CTX) return 1;
+	return geometry(x, dw, c, dy, geo) ? 3 : rank(2, p, req, ret);
+}
+static int conv(int pass, void *h, const float *alpha, ddesc *x, ddesc *w, ddesc *c, ddesc *y, int algo, void *ws, size_t wsb,
+                const float *beta, const void *a, const void *b, void *out) {
+	op o = {0};
+	if (current != CTX || h != (void *)0xd77 || dnn_stream != STREAM) return 1;
+	if (c->math != 3) return 9; // CUDNN_FMA_MATH, set before any call
+	if (geometry(x, w, c, y, o.geo)) return 3;
+	if (algo != 1) return 9;
+	if (wsb < (size_t)(4096 * (pass + 1)) || ws == NULL || !on_device(ws, wsb)) return 3;
+	op *q = enqueue(DNN);
+	memcpy(q->geo, o.geo, sizeof o.geo);
+	q->pass = pass, q->alpha = *alpha, q->beta = *beta, q->src = a, q->src2 = b, q->dst = out, q->v = c->mode;
+	return 0;
+}
+int cudnnConvolutionForward(void *h, const float *alpha, ddesc *xd, const void *x, ddesc *wd, const void *w, ddesc *c, int algo,
+                            void *ws, size_t wsb, const float *beta, ddesc *yd, void *y) {
+	return conv(0, h, alpha, xd, wd, c, yd, algo, ws, wsb, beta, x, w, y);
+}
+int cudnnConvolutionBackwardData(void *h, const float *alpha, ddesc *wd, const void *w, ddesc *dyd, const void *dy, ddesc *c, int algo,
+                                 void *ws, size_t wsb, const float *beta, ddesc *dxd, void *dx) {
+	return conv(1, h, alpha, dxd, wd, c, dyd, algo, ws, wsb, beta, w, dy, dx);
+}
+int cudnnConvolutionBackwardFilter(void *h, const float *alpha, ddesc *xd, const void *x, ddesc *dyd, const void *dy, ddesc *c, int algo,
+                                   void *ws, size_t wsb, const float *beta, ddesc *dwd, void *dw) {
+	return conv(2, h, alpha, xd, dwd, c, dyd, algo, ws, wsb, beta, x, dy, dw);
+}
+int cudnnAddTensor(void *h, const float *alpha, ddesc *ad, const void *a, const float *beta, ddesc *cd, void *c) {
+	if (current != CTX || h != (void *)0xd77 || dnn_stream != STREAM) return 1;
+	if (!ad || !cd || ad->kind != 1 || cd->kind != 1 || ad->n != 1 || ad->c != cd->c || ad->h != 1 || ad->w != 1) return 3;
+	op *q = enqueue(DNN);
+	int g[8] = {cd->n, cd->c, cd->h, cd->w, 0, 0, 0, 0};
+	memcpy(q->geo, g, sizeof g);
+	q->pass = 3, q->alpha = *alpha, q->beta = *beta, q->src = a, q->dst = c;
+	return 0;
+}
+
+// dnn runs a queued cuDNN call on the host: out = α·f(a, b) + β·out, f
+// the pass's sum over the cross-correlation's taps (the filter flipped in
+// CUDNN_CONVOLUTION mode, o->v == 0).
+static void dnn(op *o) {
+	int N = o->geo[0], C = o->geo[1], H = o->geo[2], W = o->geo[3], O = o->geo[4], K = o->geo[5], P = o->geo[6], S = o->geo[7];
+	float *out = o->dst;
+	if (o->pass == 3) {
+		const float *b = o->src;
+		for (long i = 0; i < (long)N * C * H * W; i++) out[i] = o->alpha * b[(i / (H * W)) % C] + o->beta * out[i];
+		return;
+	}
+	int OH = (H + 2 * P - K) / S + 1, OW = (W + 2 * P - K) / S + 1;
+	long outN = o->pass == 0 ? (long)N * O * OH * OW : o->pass == 1 ? (long)N * C * H * W : (long)O * C * K * K;
+	double *acc = calloc(outN, sizeof(double));
+	const float *a = o->src, *b = o->src2;
+	for (int n = 0; n < N; n++)
+		for (int oc = 0; oc < O; oc++)
+			for (int oy = 0; oy < OH; oy++)
+				for (int ox = 0; ox < OW; ox++)
+					for (int c = 0; c < C; c++)
+						for (int ky = 0; ky < K; ky++)
+							for (int kx = 0; kx < K; kx++) {
+								int iy = oy * S - P + ky, ix = ox * S - P + kx;
+								if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+								int fy = o->v ? ky : K - 1 - ky, fx = o->v ? kx : K - 1 - kx;
+								long xi = (((long)n * C + c) * H + iy) * W + ix, wi = (((long)oc * C + c) * K + fy) * K + fx;
+								long yi = (((long)n * O + oc) * OH + oy) * OW + ox;
+								if (o->pass == 0) acc[yi] += (double)a[xi] * b[wi];      // a = x, b = w
+								else if (o->pass == 1) acc[xi] += (double)a[wi] * b[yi]; // a = w, b = dy
+								else acc[wi] += (double)a[xi] * b[yi];                   // a = x, b = dy
+							}
+	for (long i = 0; i < outN; i++) out[i] = o->alpha * (float)acc[i] + o->beta * out[i];
+	free(acc);
+}

@@ -93,6 +93,18 @@ func Open(dev string) (*Backend, error) {
 		ctx.Close()
 		return nil, deviceError(dev, err)
 	}
+	if conv == opencl.ConvCuDNN {
+		if !ctx.Device().CUDA {
+			ctx.Close()
+			return nil, deviceError(dev, fmt.Errorf("%s=cudnn: cuDNN's convolutions run on the CUDA driver only (--device cuda)", ConvEnv))
+		}
+		v, err := opencl.CuDNNAvailable()
+		if err != nil {
+			ctx.Close()
+			return nil, deviceError(dev, fmt.Errorf("%s=cudnn: %w", ConvEnv, err))
+		}
+		convName = strings.Replace(convName, "conv cudnn (", "conv cudnn (cuDNN "+v+"; ", 1)
+	}
 	gemm, err := gemmVariant(ctx)
 	if err != nil {
 		ctx.Close()

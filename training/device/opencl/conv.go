@@ -17,6 +17,9 @@ import (
 //	                   unfolds inside its loads (kernels/conv_implicit.cl)
 //	"implicit:dw", …   those passes (fwd, dx, dw joined by +) implicit,
 //	                   the others im2col (opencl.ParseConvPath)
+//	"cudnn"            every pass one call of NVIDIA's cuDNN, on the CUDA
+//	                   driver only (--device cuda): deterministic
+//	                   algorithms in FMA math (no TF32), no FFT
 //
 // Any other value is an error naming the variable and the value: a typo
 // would otherwise time the default under the variant's name.
@@ -32,8 +35,11 @@ func convVariant() (opencl.ConvPath, string, error) {
 	if err != nil {
 		return 0, "", fmt.Errorf("%s=%s: %w", ConvEnv, v, err)
 	}
-	if p == opencl.ConvIm2col {
+	switch p {
+	case opencl.ConvIm2col:
 		return p, "", nil
+	case opencl.ConvCuDNN:
+		return p, "conv cudnn (deterministic algorithms, FMA math: no TF32, no FFT)", nil
 	}
 	return p, fmt.Sprintf("conv %s (GEMM tile %d×%d×%d, %d×%d per work-item)", p, opencl.ImplicitTM, opencl.ImplicitTN, opencl.ImplicitTK, opencl.ImplicitRM, opencl.ImplicitRN), nil
 }

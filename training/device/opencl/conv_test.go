@@ -38,8 +38,9 @@ func convStepCosts(t *testing.T, be *devopencl.Backend) device.Costs {
 // TestConvVariant: LLPFC_OPENCL_CONV=implicit opens a back end that runs
 // a convolution and its gradients without a CLBlast call (the implicit
 // kernels) and names "conv implicit" in its numerics; unset or im2col
-// runs them on CLBlast and leaves the numerics as they were; any other
-// value stops Open with an error naming the variable and the value.
+// runs them on CLBlast and leaves the numerics as they were; cudnn on an
+// OpenCL device and any other value stop Open with an error naming the
+// variable and the value.
 func TestConvVariant(t *testing.T) {
 	ocltest.Require(t)
 	for env, implicit := range map[string]bool{"": false, "im2col": false, "implicit": true} {
@@ -85,6 +86,14 @@ func TestConvVariant(t *testing.T) {
 			continue
 		}
 		assert.Contains(t, err.Error(), devopencl.ConvEnv+"="+bad+": ", bad)
-		assert.Contains(t, err.Error(), "im2col, implicit, or implicit:", bad)
+		assert.Contains(t, err.Error(), "im2col, implicit, implicit:", bad)
+	}
+	// cuDNN's path on an OpenCL device: refused at Open, naming the device it needs.
+	t.Setenv(devopencl.ConvEnv, "cudnn")
+	be, err := devopencl.Open(ocltest.Device())
+	if assert.Error(t, err) {
+		assert.Contains(t, err.Error(), devopencl.ConvEnv+"=cudnn: cuDNN's convolutions run on the CUDA driver only (--device cuda)")
+	} else {
+		be.Close()
 	}
 }
