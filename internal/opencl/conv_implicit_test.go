@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -294,5 +295,48 @@ func TestImplicitWorkspaceBytes(t *testing.T) {
 	withConvPath(l, opencl.ConvImplicitForward|opencl.ConvImplicitInput, func() { fwdDx = l.WorkspaceBytes([]opencl.ConvGeom{wide}) })
 	if fwdDx != im2col || dw != im2col {
 		t.Errorf("mixed paths' workspaces %d (implicit:dw) and %d (implicit:fwd+dx) bytes, want im2col's %d (its col buffer outgrows the partial sums)", dw, fwdDx, im2col)
+	}
+}
+
+// TestCuDNNPathDispatches: on cuDNN's path every pass goes to cuDNN (on an
+// OpenCL device, the error that cuDNN runs on the CUDA driver only) and
+// none falls through to im2col, whose outputs stay untouched; the memory
+// plan counts cuDNN's workspace bound. (The path itself runs on the CUDA
+// fake: TestCuDNNOnAFake.)
+func TestCuDNNPathDispatches(t *testing.T) {
+	l := testLib(t)
+	g := opencl.ConvGeom{N: 2, C: 3, H: 5, W: 5, O: 4, K: 3, Pad: 1, Stride: 1}
+	rng := newRNG(t)
+	x, w, dy := randn(rng, 2*3*25, -1, 1), randn(rng, 4*3*9, -1, 1), randn(rng, 2*4*25, -1, 1)
+	xb, wb, dyb, bb := upload(t, l, x), upload(t, l, w), upload(t, l, dy), upload(t, l, randn(rng, 4, -1, 1))
+	sentinel := func(n int) *opencl.Buffer {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = 7
+		}
+		return upload(t, l, v)
+	}
+	yb, dxb, dwb := sentinel(len(dy)), sentinel(len(x)), sentinel(len(w))
+	withConvPath(l, opencl.ConvCuDNN, func() {
+		for name, run := range map[string]func() error{
+			"forward":     func() error { return l.Conv2d(xb, wb, bb, yb, g) },
+			"∂x":          func() error { return l.Conv2dGradInput(wb, dyb, dxb, g) },
+			"∂w":          func() error { return l.Conv2dGradFilter(xb, dyb, dwb, g) },
+			"no bias fwd": func() error { return l.Conv2d(xb, wb, nil, yb, g) },
+		} {
+			if err := run(); err == nil || !strings.Contains(err.Error(), "CUDA driver only") {
+				t.Errorf("%s on cuDNN's path on OpenCL: %v, want the CUDA-only error", name, err)
+			}
+		}
+		if got := l.WorkspaceBytes([]opencl.ConvGeom{g}); got != 1<<30 {
+			t.Errorf("WorkspaceBytes on cuDNN's path = %d, want cuDNN's bound 1 GiB", got)
+		}
+	})
+	for name, b := range map[string]*opencl.Buffer{"y": yb, "dx": dxb, "dw": dwb} {
+		for i, v := range download(t, b, b.Len()) {
+			if v != 7 {
+				t.Fatalf("%s[%d] = %g: a pass ran on another path", name, i, v)
+			}
+		}
 	}
 }
