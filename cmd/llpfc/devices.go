@@ -61,9 +61,9 @@ convolutions: unset or im2col, images unfolded into a workspace and multiplied b
 implicit, one implicit-GEMM kernel a pass (named in the numerics as "conv implicit"); or
 implicit: and some of the passes fwd, dx and dw joined by + (implicit:dw: the filter gradient
 implicit, the other passes im2col); or, with --device cuda only, cudnn: each pass one call of
-NVIDIA's cuDNN (libcudnn.so.9, LLPFC_CUDNN_LIB), deterministic algorithms in FMA math, no TF32
-and no FFT ("conv cudnn"); any other value is an error (exit status 2). --check runs its checks
-on the path the variable chooses.`
+NVIDIA's cuDNN (libcudnn.so.9, LLPFC_CUDNN_LIB), deterministic algorithms in FMA math, no TF32,
+no FFT nor non-fused Winograd ("conv cudnn"); any other value is an error (exit status 2).
+--check runs its checks on the path the variable chooses.`
 
 func runDevices(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("devices [--check [--parity all|none|full|MODEL/METHOD,…] [--json] [DEVICE]] [--tune-gemm SHAPES [--tune-seconds S] [DEVICE]]", devicesSynopsis, stderr)

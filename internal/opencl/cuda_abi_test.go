@@ -345,11 +345,13 @@ func TestCUDAConstantsMatchHeaders(t *testing.T) {
 		13: "CUBLAS_STATUS_EXECUTION_FAILED", 14: "CUBLAS_STATUS_INTERNAL_ERROR", 15: "CUBLAS_STATUS_NOT_SUPPORTED",
 		16: "CUBLAS_STATUS_LICENSE_ERROR",
 	}
-	// Each pass's FFT algorithms (mod.rs:1382-1417: fwd FFT 4, FFT_TILING 5;
-	// bwd data FFT 2, FFT_TILING 3; bwd filter FFT 2, FFT_TILING 6).
-	wantFFT := map[ConvPath][]int32{ConvImplicitForward: {4, 5}, ConvImplicitInput: {2, 3}, ConvImplicitFilter: {2, 6}}
-	if !reflect.DeepEqual(cudnnFFT, wantFFT) {
-		t.Errorf("cudnnFFT = %v, want %v", cudnnFFT, wantFFT)
+	// Each pass's FFT and non-fused Winograd algorithms (mod.rs:1382-1417:
+	// fwd FFT 4, FFT_TILING 5, WINOGRAD_NONFUSED 7; bwd data FFT 2,
+	// FFT_TILING 3, WINOGRAD_NONFUSED 5; bwd filter FFT 2, WINOGRAD_NONFUSED
+	// 5, FFT_TILING 6).
+	wantExcluded := map[ConvPath][]int32{ConvImplicitForward: {4, 5, 7}, ConvImplicitInput: {2, 3, 5}, ConvImplicitFilter: {2, 5, 6}}
+	if !reflect.DeepEqual(cudnnExcluded, wantExcluded) {
+		t.Errorf("cudnnExcluded = %v, want %v", cudnnExcluded, wantExcluded)
 	}
 	if !reflect.DeepEqual(cublasStatusNames, wantStatus) {
 		t.Errorf("cublasStatusNames = %v, want %v", cublasStatusNames, wantStatus)

@@ -21,10 +21,12 @@ package opencl
 // tensor cores, so no TF32: the peer is PyTorch fp32 with TF32 off, which
 // sets the same math type), and each pass's algorithm is the first of
 // cuDNN's heuristic ranking (cudnnGet…Algorithm_v7) that is deterministic
-// (the same seed gives the same numbers), runs in FMA math, is not an FFT
-// (whose rounding errors exceed the device check's 1e-5 on some shapes;
-// Winograd's are within it), and needs at most cudnnWorkspaceMax bytes of
-// workspace. The choice is made once per geometry and kept.
+// (the same seed gives the same numbers), runs in FMA math, is neither an
+// FFT nor the non-fused Winograd (transforms of larger tiles, whose
+// rounding can reach the device check's 1e-5 relative error; the fused
+// Winograd's small tiles stay well inside it, as the direct and GEMM
+// algorithms do), and needs at most cudnnWorkspaceMax bytes of workspace.
+// The choice is made once per geometry and kept.
 
 import (
 	"errors"
@@ -54,13 +56,14 @@ const (
 	cudnnAlgoSlots         = 16
 )
 
-// cudnnFFT are each pass's FFT algorithms (cudnnConvolutionFwdAlgo_t 4, 5;
-// cudnnConvolutionBwdDataAlgo_t 2, 3; cudnnConvolutionBwdFilterAlgo_t 2,
-// 6), which the choice skips.
-var cudnnFFT = map[ConvPath][]int32{
-	ConvImplicitForward: {4, 5},
-	ConvImplicitInput:   {2, 3},
-	ConvImplicitFilter:  {2, 6},
+// cudnnExcluded are each pass's algorithms the choice skips: the FFTs and
+// the non-fused Winograd (cudnnConvolutionFwdAlgo_t FFT 4, FFT_TILING 5,
+// WINOGRAD_NONFUSED 7; cudnnConvolutionBwdDataAlgo_t 2, 3, 5;
+// cudnnConvolutionBwdFilterAlgo_t FFT 2, WINOGRAD_NONFUSED 5, FFT_TILING 6).
+var cudnnExcluded = map[ConvPath][]int32{
+	ConvImplicitForward: {4, 5, 7},
+	ConvImplicitInput:   {2, 3, 5},
+	ConvImplicitFilter:  {2, 5, 6},
 }
 
 type (
@@ -282,7 +285,7 @@ func (s *cudnnState) makePlan(p *cudnnPlan, g ConvGeom) error {
 		}
 		a, ok := chooseCuDNNAlgo(pass, perf[:min(max(n, 0), cudnnAlgoSlots)])
 		if !ok {
-			return fmt.Errorf("opencl: cuDNN offers no deterministic FMA algorithm without FFT and within %d MiB of workspace for the %s pass of %s (%s ranked %d): use LLPFC_OPENCL_CONV=im2col",
+			return fmt.Errorf("opencl: cuDNN offers no deterministic FMA algorithm but an FFT or non-fused Winograd within %d MiB of workspace for the %s pass of %s (%s ranked %d): use LLPFC_OPENCL_CONV=im2col",
 				cudnnWorkspaceMax>>20, convPassNames[passIndex(pass)], geo, call, n)
 		}
 		p.algo[pass] = a
@@ -302,16 +305,16 @@ func passIndex(pass ConvPath) int {
 
 // chooseCuDNNAlgo is the first of cuDNN's ranking that ran its heuristic
 // (status 0), is deterministic, runs in FMA math (not tensor ops: TF32),
-// is not one of the pass's FFT algorithms and needs at most
+// is not one of the pass's cudnnExcluded and needs at most
 // cudnnWorkspaceMax bytes.
 func chooseCuDNNAlgo(pass ConvPath, ranked []cudnnAlgoPerf) (cudnnAlgoPerf, bool) {
 	for _, a := range ranked {
-		fft := false
-		for _, f := range cudnnFFT[pass] {
-			fft = fft || a.Algo == f
+		excluded := false
+		for _, f := range cudnnExcluded[pass] {
+			excluded = excluded || a.Algo == f
 		}
 		if a.Status == 0 && a.Determinism == cudnnDeterministic && a.MathType != cudnnTensorOpMath && a.MathType != cudnnTensorOpMathAllow &&
-			!fft && a.Memory <= cudnnWorkspaceMax {
+			!excluded && a.Memory <= cudnnWorkspaceMax {
 			return a, true
 		}
 	}

@@ -202,6 +202,9 @@ func TestChooseCuDNNAlgo(t *testing.T) {
 		{"∂x FFT tiling", ConvImplicitInput, with(func(a *cudnnAlgoPerf) { a.Algo = 3 })},
 		{"∂w FFT", ConvImplicitFilter, with(func(a *cudnnAlgoPerf) { a.Algo = 2 })},
 		{"∂w FFT tiling", ConvImplicitFilter, with(func(a *cudnnAlgoPerf) { a.Algo = 6 })},
+		{"forward non-fused Winograd", ConvImplicitForward, with(func(a *cudnnAlgoPerf) { a.Algo = 7 })},
+		{"∂x non-fused Winograd", ConvImplicitInput, with(func(a *cudnnAlgoPerf) { a.Algo = 5 })},
+		{"∂w non-fused Winograd", ConvImplicitFilter, with(func(a *cudnnAlgoPerf) { a.Algo = 5 })},
 		{"workspace over the bound", ConvImplicitInput, with(func(a *cudnnAlgoPerf) { a.Memory = cudnnWorkspaceMax + 1 })},
 	} {
 		got, found := chooseCuDNNAlgo(c.pass, []cudnnAlgoPerf{c.bad, ok})
@@ -212,11 +215,17 @@ func TestChooseCuDNNAlgo(t *testing.T) {
 			t.Errorf("%s: taken alone", c.name)
 		}
 	}
-	// the default math is FMA for fp32 before Ampere and passes; an FFT
-	// number of another pass is not that pass's FFT
-	fine := with(func(a *cudnnAlgoPerf) { a.MathType = cudnnDefaultMath; a.Algo = 4 })
-	if got, _ := chooseCuDNNAlgo(ConvImplicitInput, []cudnnAlgoPerf{fine, ok}); got != fine {
-		t.Errorf("∂x algorithm 4 (Winograd) in default math turned down: chose %+v", got)
+	// the default math is FMA for fp32 before Ampere and passes; an
+	// excluded number of another pass is not excluded for this one (∂x's 4
+	// and the forward's 6 are the fused Winograd)
+	for _, c := range []struct {
+		pass ConvPath
+		algo int32
+	}{{ConvImplicitInput, 4}, {ConvImplicitForward, 6}, {ConvImplicitFilter, 3}, {ConvImplicitForward, 2}} {
+		fine := with(func(a *cudnnAlgoPerf) { a.MathType = cudnnDefaultMath; a.Algo = c.algo })
+		if got, _ := chooseCuDNNAlgo(c.pass, []cudnnAlgoPerf{fine, ok}); got != fine {
+			t.Errorf("pass %v algorithm %d in default math turned down: chose %+v", c.pass, c.algo, got)
+		}
 	}
 	if unsafe.Sizeof(cudnnAlgoPerf{}) != 48 || unsafe.Offsetof(cudnnAlgoPerf{}.Memory) != 16 || unsafe.Offsetof(cudnnAlgoPerf{}.Determinism) != 24 {
 		t.Errorf("cudnnAlgoPerf: %d bytes, memory at %d, determinism at %d; cudnn_cnn.h's struct is 48 bytes with them at 16 and 24",

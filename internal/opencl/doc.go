@@ -195,7 +195,8 @@
 // folder, so a Python wheel's copy works off the loader's path). Its
 // numerics are fixed by rule, not left to cuDNN: FMA math (no TF32), and
 // per geometry and pass the first algorithm of cuDNN's heuristic ranking
-// that is deterministic, not an FFT and within 1 GiB of workspace; the
+// that is deterministic, neither an FFT nor the non-fused Winograd (their
+// larger transforms round more) and within 1 GiB of workspace; the
 // workspace is the library's wsA, a buffer like any other. A result's
 // numerics say "conv cudnn (cuDNN 9.x.y; …)". The fake of the libraries
 // has a cuDNN too (the descriptors, the ranking, the calls computed as

@@ -358,7 +358,8 @@ int fake_queued(void) { return (int)queued; }
 
 // cuDNN (the legacy convolution API of cudnn_cnn.h, cuDNN 9): descriptors
 // that hold what they were set to, a heuristic ranking whose only
-// acceptable entry (deterministic, FMA math, no FFT, a workspace that
+// acceptable entry (deterministic, FMA math, no FFT nor non-fused
+// Winograd, a workspace that
 // fits) is algorithm 1 at the end, and convolutions that run that
 // algorithm only, on the stream set with cudnnSetStream, as the documented
 // cross-correlation (a convolution descriptor in CUDNN_CONVOLUTION mode
@@ -413,16 +414,18 @@ static int geometry(ddesc *x, ddesc *w, ddesc *c, ddesc *y, int *geo) {
 	return 0;
 }
 static int rank(int pass, perf *p, int req, int *ret) {
-	// fwd's FFT is 4, dx's 2, dw's 2; a tensor-op entry; a non-deterministic
-	// one; one whose workspace does not fit; then the one to take
-	perf r[5] = {
+	// a non-deterministic entry; a tensor-op one; fwd's FFT is 4, dx's and
+	// dw's 2; the non-fused Winograd, fwd's 7, dx's and dw's 5; one whose
+	// workspace does not fit; then the one to take
+	perf r[6] = {
 		{0, 0, 0.1f, 0, 0, 3, {0}},
 		{1, 0, 0.2f, 64, 1, 1, {0}},
 		{pass == 0 ? 4 : 2, 0, 0.3f, 0, 1, 3, {0}},
-		{pass == 0 ? 7 : 5, 0, 0.4f, (size_t)1 << 40, 1, 3, {0}},
+		{pass == 0 ? 7 : 5, 0, 0.35f, 128, 1, 3, {0}},
+		{3, 0, 0.4f, (size_t)1 << 40, 1, 3, {0}},
 		{1, 0, 0.5f, 4096 * (pass + 1), 1, 3, {0}},
 	};
-	int n = req < 5 ? req : 5;
+	int n = req < 6 ? req : 6;
 	memcpy(p, r, n * sizeof(perf));
 	*ret = n;
 	return 0;

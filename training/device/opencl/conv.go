@@ -19,7 +19,8 @@ import (
 //	                   the others im2col (opencl.ParseConvPath)
 //	"cudnn"            every pass one call of NVIDIA's cuDNN, on the CUDA
 //	                   driver only (--device cuda): deterministic
-//	                   algorithms in FMA math (no TF32), no FFT
+//	                   algorithms in FMA math (no TF32), no FFT nor
+//	                   non-fused Winograd
 //
 // Any other value is an error naming the variable and the value: a typo
 // would otherwise time the default under the variant's name.
@@ -39,7 +40,7 @@ func convVariant() (opencl.ConvPath, string, error) {
 	case opencl.ConvIm2col:
 		return p, "", nil
 	case opencl.ConvCuDNN:
-		return p, "conv cudnn (deterministic algorithms, FMA math: no TF32, no FFT)", nil
+		return p, "conv cudnn (deterministic algorithms, FMA math: no TF32, no FFT nor non-fused Winograd)", nil
 	}
 	return p, fmt.Sprintf("conv %s (GEMM tile %d×%d×%d, %d×%d per work-item)", p, opencl.ImplicitTM, opencl.ImplicitTN, opencl.ImplicitTK, opencl.ImplicitRM, opencl.ImplicitRN), nil
 }
