@@ -47,7 +47,8 @@
 # Each part has its own time-out and the whole run a budget (KIT_BUDGET seconds, default 540), so
 # one hang does not eat the rest; parts 2–8 leave KIT_CPU_RESERVE seconds of it (default 120: parts 9
 # and 10 took ≈ 100 s, estimated from the 2026-11-28 run's parts) to the CPU parts, which alone
-# measure the many-core criterion. OUTDIR gets summary.md, results.json, the tuning file and at most
+# measure the many-core criterion, and parts 5–6 (the tuning, the checks, the sweep) leave 60 s more
+# to PyTorch's part 7 (every ratio's denominator) and 30 s to the epoch. OUTDIR gets summary.md, results.json, the tuning file and at most
 # 8 logs (discovery, check, train, bench, sweep, torch, cpu, scaling). --quick: small sizes for CI on PoCL (the tuning
 # keeps its one candidate so that the check and the sweep run with overrides; the PyTorch
 # parts run only where python3 imports torch, else they say they were skipped — the profiles'
@@ -68,8 +69,9 @@ PY=${PYTHON:-python3} # runs kit.py (the standard library only)
 mkdir -p "$OUT" || exit 2
 OUT=$(cd "$OUT" && pwd)
 BUDGET=${KIT_BUDGET:-540}
-# KEEP: the seconds of the budget the parts running now leave to those after them (the CPU parts').
-KEEP=${KIT_CPU_RESERVE:-120}
+# KEEP: the seconds of the budget the parts running now leave to those after them.
+CPU_RESERVE=${KIT_CPU_RESERVE:-120}
+KEEP=$CPU_RESERVE
 START=$(date +%s)
 : >"$OUT/parts.tsv"
 for l in discovery check train bench sweep torch cpu scaling; do : >"$OUT/$l.log"; done
@@ -87,7 +89,7 @@ part() {
 	[ "$limit" -gt "$left" ] && limit=$left
 	if [ "$limit" -lt 5 ]; then
 		if [ "$KEEP" -gt 0 ]; then
-			printf '%s\tskipped\t0\tthe run'"'"'s %s s budget was spent but for the %s s kept for the CPU parts\n' "$name" "$BUDGET" "$KEEP" >>"$OUT/parts.tsv"
+			printf '%s\tskipped\t0\tthe run'"'"'s %s s budget was spent but for the %s s kept for the parts after it\n' "$name" "$BUDGET" "$KEEP" >>"$OUT/parts.tsv"
 		else
 			printf '%s\tskipped\t0\tthe run'"'"'s %s s budget was spent\n' "$name" "$BUDGET" >>"$OUT/parts.tsv"
 		fi
@@ -209,6 +211,9 @@ for c in $BENCH; do
 	fi
 done
 
+# Parts 5 and 6 leave PyTorch's part 7 60 s and the epoch 30 s beside the CPU parts' reserve.
+KEEP=$((CPU_RESERVE + 90))
+
 # 5. The matrix products tuned for the profiled steps' shapes, then the device's check with the
 # tuning applied (the file beside the binary: LLPFC_OPENCL_GEMM unset).
 if [ "$KIT_HAVE_DRIVER" = 1 ] && "$PY" "$KIT/kit.py" gemm-shapes "$OUT" "$TUNE_SHAPES" >>"$OUT/sweep.log" 2>&1; then
@@ -259,6 +264,7 @@ for v in $VARIANTS; do
 done
 
 # 7. PyTorch's steps on CUDA and its kernels for the profiled shapes.
+KEEP=$((CPU_RESERVE + 30))
 if "$TORCHPY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 3)' >>"$OUT/torch.log" 2>&1; then
 	PART_NOTE="with $TORCHDESC" part "pytorch cuda" 75 torch.log "$TORCHPY" "$KIT/torch_step.py" --device cuda --tf32 off,default --configs "$configs" \
 		--steps 10 --warmup 3 --threads "$THREADS"
@@ -275,6 +281,7 @@ else
 fi
 
 # 8. One epoch of WRN-16-4 on a CIFAR-shaped set, sized to what fits, with the sweep's best variant.
+KEEP=$CPU_RESERVE
 DATA=$X/cifar
 # the epoch's points are sized to its time-out, the budget's share left to it if that is less
 EPOCH_LIMIT=$(left)

@@ -488,7 +488,7 @@ echo '{}'
             self.assertEqual(kept["devices"]["status"], "timeout")
             self.assertLessEqual(kept["devices"]["seconds"], 10, "the hang's time-out leaves the reserve")
             self.assertEqual(kept["fixture (cpu)"]["status"], "skipped")
-            self.assertIn("kept for the CPU parts", kept["fixture (cpu)"]["note"])
+            self.assertIn("kept for the parts after it", kept["fixture (cpu)"]["note"])
             cpu = [n for n in kept if n.startswith("cpu bench") or n.startswith("cpu scaling")]
             self.assertTrue(cpu, kept)
             for n in cpu:
