@@ -401,6 +401,9 @@ func (p *plan) exec(st *pstep) error {
 		if v, ok = parallelElementwise(st.kind, hdr, args); ok {
 			break
 		}
+		if v, ok = parallelRepeat0(st.kind, hdr, args); ok {
+			break
+		}
 		if p.pool == nil {
 			p.pool = poolPositions{}
 		}
@@ -414,7 +417,10 @@ func (p *plan) exec(st *pstep) error {
 			err = p.checkOwnMemory(v)
 		}
 	default:
-		v, err = st.op.Do(args...)
+		var ok bool
+		if v, ok = parallelSum0(st.kind, st.out.node.Shape(), args); !ok {
+			v, err = st.op.Do(args...)
+		}
 	}
 	if err != nil {
 		return err
