@@ -23,18 +23,7 @@ import (
 func TestElementwiseIsGorgonias(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	r := rand.New(rand.NewSource(58))
-	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 1e-40, -1e-40, 1, -1}
-	draw := func(n int) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			if r.Intn(8) == 0 {
-				v[i] = special[r.Intn(len(special))]
-			} else {
-				v[i] = float32(r.NormFloat64())
-			}
-		}
-		return v
-	}
+	draw := func(n int) []float32 { return withSpecials(r, n) }
 	ops := map[string]func(a, b *gorgonia.Node) (*gorgonia.Node, error){
 		"+": gorgonia.Add, "-": gorgonia.Sub, "⊙": gorgonia.HadamardProd,
 		">=": func(a, b *gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Gte(a, b, true) },
@@ -105,4 +94,20 @@ func TestElementwiseDeclinesWhatItDoesNotRun(t *testing.T) {
 		_, ok := parallelElementwise(c.kind, c.out, []gorgonia.Value{c.a, c.b})
 		assert.False(t, ok, name)
 	}
+}
+
+// withSpecials draws n float32 values, normal ones and, one in eight,
+// NaN, ±Inf, ±0, ±1 or a subnormal: the values on which an operation's
+// bits differ from another's when it is not the same IEEE operations.
+func withSpecials(r *rand.Rand, n int) []float32 {
+	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 1e-40, -1e-40, 1, -1}
+	v := make([]float32, n)
+	for i := range v {
+		if r.Intn(8) == 0 {
+			v[i] = special[r.Intn(len(special))]
+		} else {
+			v[i] = float32(r.NormFloat64())
+		}
+	}
+	return v
 }

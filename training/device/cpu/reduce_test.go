@@ -25,15 +25,10 @@ import (
 func TestBiasOpsAreGorgonias(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	r := rand.New(rand.NewSource(59))
-	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 1e-40, -1e-40, 3e38}
 	draw := func(n int) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			if r.Intn(16) == 0 {
-				v[i] = special[r.Intn(len(special))]
-			} else {
-				v[i] = float32(r.NormFloat64() * math.Pow(10, float64(r.Intn(7)-3)))
-			}
+		v := withSpecials(r, n)
+		for i := range v { // magnitudes from 1e-3 to 1e3, so that the order of the additions shows in the bits
+			v[i] *= float32(math.Pow(10, float64(r.Intn(7)-3)))
 		}
 		return v
 	}
@@ -113,13 +108,7 @@ func TestBiasOpsAreGorgonias(t *testing.T) {
 func TestPlanRunsBiasOpsOnEveryCore(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	r := rand.New(rand.NewSource(60))
-	draw := func(n int) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(r.NormFloat64())
-		}
-		return v
-	}
+	draw := func(n int) []float32 { return withSpecials(r, n) }
 	build := func() (*gorgonia.ExprGraph, *gorgonia.Node, *gorgonia.Node) {
 		g := gorgonia.NewGraph()
 		r = rand.New(rand.NewSource(60))
