@@ -1305,7 +1305,7 @@ var mutations = []mutation{
 		Old: "a.Status == 0 && a.Determinism == cudnnDeterministic &&", New: "a.Status == 0 &&",
 		Pkg: "internal/opencl", Tests: []string{"TestChooseCuDNNAlgo", "TestCuDNNOnAFake"}},
 	{ID: "cudnn-fft-taken", File: "internal/opencl/cuda_dnn.go", Bug: "cuDNN's FFT and non-fused Winograd algorithms taken when ranked first: their larger transforms' rounding can fail the device check",
-		Old: "\t\t\t!excluded && a.Memory <= cudnnWorkspaceMax {", New: "\t\t\ta.Memory <= cudnnWorkspaceMax {",
+		Old: "!slices.Contains(cudnnExcluded[pass], a.Algo) && a.Memory", New: "!slices.Contains(cudnnExcluded[pass], -1) && a.Memory",
 		Pkg: "internal/opencl", Tests: []string{"TestChooseCuDNNAlgo", "TestCuDNNOnAFake"}},
 	{ID: "cudnn-filter-grad-accumulates", File: "internal/opencl/cuda_dnn.go", Bug: "cuDNN's filter gradient with β = 1: it adds to what the buffer held instead of overwriting it",
 		Old: "algo.Algo, w64, wsBytes, &zero, p.w, uint64(out))", New: "algo.Algo, w64, wsBytes, &one, p.w, uint64(out))",

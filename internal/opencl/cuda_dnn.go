@@ -31,7 +31,8 @@ package opencl
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
+	"math/bits"
+	"slices"
 	"sync"
 )
 
@@ -156,11 +157,7 @@ var cudnnSublibraries = []string{"libcudnn_graph.so.*", "libcudnn_engines_precom
 func loadCuDNN() error {
 	cudnnOnce.Do(func() {
 		files := libCandidates(cudnnLibEnv, "libcudnn.so.9", "libcudnn.so.8", "libcudnn.so")
-		cudnnFile, cudnnErr = bindFirst(files, cudnnLibEnv, cudnnPackage, cudnnSymbols(), func(f string) {
-			if filepath.Dir(f) != "." {
-				preload(f, cudnnSublibraries...)
-			}
-		})
+		cudnnFile, cudnnErr = bindFirst(files, cudnnLibEnv, cudnnPackage, cudnnSymbols(), func(f string) { preload(f, cudnnSublibraries...) })
 	})
 	return cudnnErr
 }
@@ -285,22 +282,13 @@ func (s *cudnnState) makePlan(p *cudnnPlan, g ConvGeom) error {
 		}
 		a, ok := chooseCuDNNAlgo(pass, perf[:min(max(n, 0), cudnnAlgoSlots)])
 		if !ok {
-			return fmt.Errorf("opencl: cuDNN offers no deterministic FMA algorithm but an FFT or non-fused Winograd within %d MiB of workspace for the %s pass of %s (%s ranked %d): use LLPFC_OPENCL_CONV=im2col",
-				cudnnWorkspaceMax>>20, convPassNames[passIndex(pass)], geo, call, n)
+			return fmt.Errorf("opencl: of the %d algorithms %s ranked for the %s pass of %s, none is deterministic, in FMA math, "+
+				"neither an FFT nor the non-fused Winograd, and within %d MiB of workspace: use LLPFC_OPENCL_CONV=im2col",
+				n, call, convPassNames[bits.TrailingZeros8(uint8(pass))], geo, cudnnWorkspaceMax>>20)
 		}
 		p.algo[pass] = a
 	}
 	return nil
-}
-
-// passIndex is a pass's bit's index (convPassNames).
-func passIndex(pass ConvPath) int {
-	for i := range convPassNames {
-		if pass == 1<<i {
-			return i
-		}
-	}
-	return 0
 }
 
 // chooseCuDNNAlgo is the first of cuDNN's ranking that ran its heuristic
@@ -309,12 +297,8 @@ func passIndex(pass ConvPath) int {
 // cudnnWorkspaceMax bytes.
 func chooseCuDNNAlgo(pass ConvPath, ranked []cudnnAlgoPerf) (cudnnAlgoPerf, bool) {
 	for _, a := range ranked {
-		excluded := false
-		for _, f := range cudnnExcluded[pass] {
-			excluded = excluded || a.Algo == f
-		}
 		if a.Status == 0 && a.Determinism == cudnnDeterministic && a.MathType != cudnnTensorOpMath && a.MathType != cudnnTensorOpMathAllow &&
-			!excluded && a.Memory <= cudnnWorkspaceMax {
+			!slices.Contains(cudnnExcluded[pass], a.Algo) && a.Memory <= cudnnWorkspaceMax {
 			return a, true
 		}
 	}

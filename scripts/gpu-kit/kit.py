@@ -147,7 +147,7 @@ def discover(out, libdir, icd_dir):
     pydirs = python_lib_dirs()
     d["cublas"] = find_libs("libcublas.so*", pydirs) + find_libs("libcublasLt.so*", pydirs)
     d["nvrtc"] = find_libs("libnvrtc*.so*", pydirs)
-    d["cudnn"] = find_libs("libcudnn.so*", pydirs + ["/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu"])
+    d["cudnn"] = find_libs("libcudnn.so*", pydirs)
     d["kit_library_deps"] = sh(["ldd", os.path.join(libdir, "libclblast.so.1")]) if shutil.which("ldd") else "(no ldd)"
     os.makedirs(icd_dir, exist_ok=True)
     written = []

@@ -46,9 +46,10 @@
 #      again with the loops' goroutines pooled (its start/stop a loop beside the spawned one's).
 # Each part has its own time-out and the whole run a budget (KIT_BUDGET seconds, default 540), so
 # one hang does not eat the rest; parts 2–8 leave KIT_CPU_RESERVE seconds of it (default 120: parts 9
-# and 10 took ≈ 100 s, estimated from the 2026-11-28 run's parts) to the CPU parts, which alone
+# and 10 take ≈ 100 s, estimated from the 2026-11-28 run's parts) to the CPU parts, which alone
 # measure the many-core criterion, and parts 5–6 (the tuning, the checks, the sweep) leave 60 s more
-# to PyTorch's part 7 (every ratio's denominator) and 30 s to the epoch. OUTDIR gets summary.md, results.json, the tuning file and at most
+# to PyTorch's part 7 (every ratio's denominator) and 30 s to the epoch. OUTDIR gets summary.md,
+# results.json, the tuning file and at most
 # 8 logs (discovery, check, train, bench, sweep, torch, cpu, scaling). --quick: small sizes for CI on PoCL (the tuning
 # keeps its one candidate so that the check and the sweep run with overrides; the PyTorch
 # parts run only where python3 imports torch, else they say they were skipped — the profiles'
