@@ -323,22 +323,22 @@ func (s *cudnnState) release() error {
 // release destroys the plan's descriptors (those made).
 func (p *cudnnPlan) release() error {
 	var errs []error
-	for _, t := range []*cudnnDesc{&p.x, &p.y, &p.bias} {
-		if *t != 0 {
-			errs = append(errs, cudnnCheck(cudnn.DestroyTensorDescriptor(*t), "cudnnDestroyTensorDescriptor", ""))
-			*t = 0
+	for _, d := range []struct {
+		desc    *cudnnDesc
+		destroy func(cudnnDesc) int32
+		call    string
+	}{
+		{&p.x, cudnn.DestroyTensorDescriptor, "cudnnDestroyTensorDescriptor"},
+		{&p.y, cudnn.DestroyTensorDescriptor, "cudnnDestroyTensorDescriptor"},
+		{&p.bias, cudnn.DestroyTensorDescriptor, "cudnnDestroyTensorDescriptor"},
+		{&p.w, cudnn.DestroyFilterDescriptor, "cudnnDestroyFilterDescriptor"},
+		{&p.conv, cudnn.DestroyConvolutionDescriptor, "cudnnDestroyConvolutionDescriptor"},
+	} {
+		if *d.desc != 0 {
+			errs = append(errs, cudnnCheck(d.destroy(*d.desc), d.call, ""))
+			*d.desc = 0
 			liveObjects.Add(-1)
 		}
-	}
-	if p.w != 0 {
-		errs = append(errs, cudnnCheck(cudnn.DestroyFilterDescriptor(p.w), "cudnnDestroyFilterDescriptor", ""))
-		p.w = 0
-		liveObjects.Add(-1)
-	}
-	if p.conv != 0 {
-		errs = append(errs, cudnnCheck(cudnn.DestroyConvolutionDescriptor(p.conv), "cudnnDestroyConvolutionDescriptor", ""))
-		p.conv = 0
-		liveObjects.Add(-1)
 	}
 	return errors.Join(errs...)
 }

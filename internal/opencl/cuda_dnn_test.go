@@ -5,8 +5,6 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"strings"
 	"testing"
 	"unsafe"
 )
@@ -28,13 +26,7 @@ func TestCuDNNOnAFake(t *testing.T) {
 		return
 	}
 	so := buildFakeCUDA(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCuDNNOnAFake$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), "LLPFC_TEST_FAKE_CUDNN="+so, cudaLibEnv+"="+so, nvrtcLibEnv+"="+so, cublasLibEnv+"="+so,
-		cudnnLibEnv+"="+so, CUDACacheEnv+"="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "PASS") {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
+	runFakeChild(t, "TestCuDNNOnAFake", so, "LLPFC_TEST_FAKE_CUDNN="+so)
 }
 
 func cudnnFakeChild(t *testing.T, so string) {

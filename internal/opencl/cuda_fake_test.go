@@ -36,16 +36,11 @@ func TestCUDADriverOnAFake(t *testing.T) {
 	so := buildFakeCUDA(t)
 	countsFile := filepath.Join(t.TempDir(), "counts.json")
 	for _, refuseSM := range []string{"", "1"} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCUDADriverOnAFake$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), "LLPFC_TEST_FAKE_CUDA="+so, cudaLibEnv+"="+so, nvrtcLibEnv+"="+so, cublasLibEnv+"="+so,
-			CUDACacheEnv+"="+t.TempDir(), "LLPFC_TEST_FAKE_COUNTS="+countsFile)
+		env := []string{"LLPFC_TEST_FAKE_CUDA=" + so, "LLPFC_TEST_FAKE_COUNTS=" + countsFile}
 		if refuseSM != "" {
-			cmd.Env = append(cmd.Env, "FAKE_REFUSE_SM=1")
+			env = append(env, "FAKE_REFUSE_SM=1")
 		}
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "PASS") {
-			t.Fatalf("child (FAKE_REFUSE_SM=%q): %v\n%s", refuseSM, err, out)
-		}
+		runFakeChild(t, "TestCUDADriverOnAFake", so, env...)
 	}
 
 	// The same sequence's counts on PoCL.
@@ -87,6 +82,22 @@ func TestCUDADriverOnAFake(t *testing.T) {
 	}
 	if !reflect.DeepEqual(onCUDA, onCL) {
 		t.Errorf("the same commands counted differently:\nCUDA   %+v\nOpenCL %+v", onCUDA, onCL)
+	}
+}
+
+// runFakeChild runs the test named test again in a child process whose
+// CUDA libraries (the driver, NVRTC, cuBLAS and cuDNN) are all the fake
+// so, with a cache folder of its own and env added, and fails t unless
+// the child passes (a library opens once a process, hence the child).
+func runFakeChild(t *testing.T, test, so string, env ...string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), cudaLibEnv+"="+so, nvrtcLibEnv+"="+so, cublasLibEnv+"="+so, cudnnLibEnv+"="+so,
+		CUDACacheEnv+"="+t.TempDir())
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "PASS") {
+		t.Fatalf("child %v: %v\n%s", env, err, out)
 	}
 }
 
