@@ -63,7 +63,11 @@ implicit: and some of the passes fwd, dx and dw joined by + (implicit:dw: the fi
 implicit, the other passes im2col); or, with --device cuda only, cudnn: each pass one call of
 NVIDIA's cuDNN (libcudnn.so.9, LLPFC_CUDNN_LIB), deterministic algorithms in FMA math, no TF32,
 no FFT nor non-fused Winograd ("conv cudnn"); any other value is an error (exit status 2).
---check runs its checks on the path the variable chooses.`
+LLPFC_OPENCL_REDUCE chooses how the per-channel reductions (batch norm's statistics and
+gradient sums, the convolutions' bias gradients) run: unset or sliced, a channel of many values
+shared by several work-groups whose results a second kernel merges; channel, one work-group a
+channel, as before ("reduce channel" in the numerics). --check runs its checks on the paths
+the variables choose.`
 
 func runDevices(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("devices [--check [--parity all|none|full|MODEL/METHOD,…] [--json] [DEVICE]] [--tune-gemm SHAPES [--tune-seconds S] [DEVICE]]", devicesSynopsis, stderr)

@@ -36,7 +36,12 @@
 // for reductions), because PoCL also compiles one work-group function per
 // kernel and local size. Accumulations run in double where the device has
 // cl_khr_fp64 (the CPU engine accumulates in float64) and in float
-// otherwise; floating-point contraction is off, so a·x + b is rounded twice
+// otherwise. A reduction with few outputs of many values each (batch
+// norm's statistics and gradient sums over 16–256 channels, a
+// convolution's bias gradient) runs in two launches: slices of each output
+// on about a GPU's wave of work-groups (channelSlices), then their partial
+// results merged in a fixed order, so that one work-group an output does
+// not leave most of a large GPU idle; floating-point contraction is off, so a·x + b is rounded twice
 // as in Go. Lib's methods are typed wrappers, one per operation, each
 // checking its shapes before it enqueues anything; they return when the
 // work is enqueued (Context.Finish waits), and errors carry the OpenCL

@@ -60,3 +60,13 @@ func NVRTCCompile(src string, options []string, ptx bool) (image []byte, log str
 	}
 	return nvrtcCompileLog(src, options, ptx)
 }
+
+// ChannelSlices and SliceGroups are the sliced channel reductions' plan.
+var ChannelSlices, SliceGroups = channelSlices, sliceGroups
+
+// MomentSlices is how many slices the library's batch-norm statistics
+// take for g's first rows rows.
+func (l *Lib) MomentSlices(g BNGeom, rows int) int {
+	s, _ := l.slices(g.C, rows*g.HW, "bn_moments_part")
+	return s
+}

@@ -42,6 +42,7 @@ var kernelNames = []string{
 	"conv_im2col", "conv_col2im", "rows_to_nchw", "nchw_to_rows", "g_im2col", "g_col2im",
 	"conv_igemm_fwd", "conv_igemm_bwd_data", "conv_igemm_bwd_filter", "conv_igemm_reduce",
 	"bn_stats", "bn_coeffs", "bn_stats_split", "bn_coeffs_split", "bn_affine", "bn_eval", "bn_grad_sums", "bn_grad_dx", "bn_collect", "bn_running", "bn_fold_split", "bn_finish_split",
+	"bn_moments_part", "bn_moments_merge", "bn_grad_sums_part", "bn_grad_sums_merge",
 	"pool2_fwd", "pool2_bwd", "maxpool_fwd", "maxpool_bwd",
 	"sgd_step", "adam_step",
 	"guard_check", "loss_tally", "bn_running_split",
@@ -79,6 +80,12 @@ type Lib struct {
 	// end sets it from LLPFC_OPENCL_CONV when it opens, before any
 	// convolution runs, and nothing changes it while one may be running).
 	Conv ConvPath
+	// GroupPerChannel launches batch norm's statistics and gradient sums
+	// one work-group a channel, and splits a Sum's outputs only when there
+	// are fewer than 64, as before the reductions were sliced (channelSlices):
+	// the back end sets it from LLPFC_OPENCL_REDUCE=channel when it opens,
+	// for the GPU kit's sweep to time both.
+	GroupPerChannel bool
 	// noFlag is the never-set step flag of unguarded optimizer updates.
 	noFlag *StepFlag
 }
@@ -165,6 +172,14 @@ func (l *Lib) acc(v float64) any {
 		return v
 	}
 	return float32(v)
+}
+
+// accWords is how many float words an acc_t value takes in a buffer.
+func (l *Lib) accWords() int {
+	if l.fp64 {
+		return 2
+	}
+	return 1
 }
 
 // elem launches an element-wise kernel over n work items.

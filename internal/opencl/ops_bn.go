@@ -83,7 +83,64 @@ func (l *Lib) BNStats(x *Buffer, g BNGeom, rows int, mean, variance *Buffer) err
 	if err := need(op, g.C, nb("mean", mean), nb("variance", variance)); err != nil {
 		return err
 	}
-	return l.groups("bn_stats", g.C, x, mean, variance, g.N, g.C, g.HW, rows)
+	return l.channelMoments(x, g, rows, mean, variance, false)
+}
+
+// sliceGroups is about how many work-groups a channel reduction launches:
+// one wave on a large GPU (an H200's 132 multiprocessors hold 8 groups of
+// 256 items each), many more than the 16–256 channels of a paper network's
+// batch norms, whose one work-group a channel would leave most of a GPU
+// idle while it streams a 32×32 map's channel of 128 images (131,072 values).
+const sliceGroups = 1024
+
+// channelSlices is how many work-groups share each of c channels' m values
+// in a sliced reduction, and how many values each takes (the last slice
+// the rest, none empty): enough for about sliceGroups work-groups, with
+// about 8 values a work item of a work-group of wg and never fewer than 4.
+// It depends on the shape only, so a device sums the same way every step.
+// One slice is the one-stage kernels' reduction.
+func channelSlices(c, m, wg int) (slices, length int) {
+	slices = max(1, min((m+8*wg-1)/(8*wg), (sliceGroups+c-1)/c))
+	length = (m + slices - 1) / slices
+	return (m + length - 1) / length, length
+}
+
+// slices is channelSlices for the work-groups of kernel name, or one slice
+// (one work-group a channel) with GroupPerChannel set.
+func (l *Lib) slices(c, m int, name string) (slices, length int) {
+	if l.GroupPerChannel {
+		return 1, m
+	}
+	return channelSlices(c, m, l.groupSize(name))
+}
+
+// channelMoments enqueues the per-channel mean and biased variance of x
+// over its first rows rows into out (the mean) and out2 (the variance), or
+// with split set into out in BNStatsSplit's layout: one work-group a channel
+// where that fills the device, else each channel in slices whose moments a
+// second launch merges (bn_moments_part, bn_moments_merge).
+func (l *Lib) channelMoments(x *Buffer, g BNGeom, rows int, out, out2 *Buffer, split bool) error {
+	m := rows * g.HW
+	slices, length := l.slices(g.C, m, "bn_moments_part")
+	if slices == 1 {
+		if split {
+			return l.groups("bn_stats_split", g.C, x, out, g.N, g.C, g.HW, rows)
+		}
+		return l.groups("bn_stats", g.C, x, out, out2, g.N, g.C, g.HW, rows)
+	}
+	l.mu.Lock() // the partial moments live in wsR until the merge reads them
+	defer l.mu.Unlock()
+	part, err := l.workspace(&l.wsR, 2*l.accWords()*g.C*slices)
+	if err != nil {
+		return err
+	}
+	if err := l.groups("bn_moments_part", g.C*slices, x, part, g.C, g.HW, rows, slices, length); err != nil {
+		return err
+	}
+	if split {
+		out2 = out
+	}
+	return l.elem("bn_moments_merge", g.C, part, out, out2, g.C, slices, length, m, b2i(split))
 }
 
 // BNForward enqueues training-mode batch norm with the batch's own
@@ -146,7 +203,7 @@ func (l *Lib) BNStatsSplit(x *Buffer, g BNGeom, rows int, split *Buffer) error {
 	if err := need(op, 4*g.C, nb("split", split)); err != nil {
 		return err
 	}
-	return l.groups("bn_stats_split", g.C, x, split, g.N, g.C, g.HW, rows)
+	return l.channelMoments(x, g, rows, split, nil, true)
 }
 
 // BNForwardSplit enqueues batch norm with the statistics in split
@@ -265,10 +322,23 @@ func (l *Lib) BNBackward(x, gamma, dy, dx *Buffer, g BNGeom, rows int, relu bool
 	default:
 		return fmt.Errorf("opencl: %s: unknown mode %d", op, mode)
 	}
-	l.mu.Lock() // the two launches belong together (the sums feed ∂L/∂x)
+	l.mu.Lock() // the launches belong together (the sums feed ∂L/∂x; the partial sums live in wsR)
 	defer l.mu.Unlock()
-	if err := l.groups("bn_grad_sums", g.C, x, dy, st.A, st.B, st.Mean, st.InvStd, st.SumG, st.SumGX, g.N, g.C, g.HW, b2i(relu)); err != nil {
-		return err
+	if slices, length := l.slices(g.C, g.N*g.HW, "bn_grad_sums_part"); slices == 1 {
+		if err := l.groups("bn_grad_sums", g.C, x, dy, st.A, st.B, st.Mean, st.InvStd, st.SumG, st.SumGX, g.N, g.C, g.HW, b2i(relu)); err != nil {
+			return err
+		}
+	} else {
+		part, err := l.workspace(&l.wsR, 2*l.accWords()*g.C*slices)
+		if err != nil {
+			return err
+		}
+		if err := l.groups("bn_grad_sums_part", g.C*slices, x, dy, st.A, st.B, st.Mean, part, g.N, g.C, g.HW, b2i(relu), slices, length); err != nil {
+			return err
+		}
+		if err := l.elem("bn_grad_sums_merge", g.C, part, st.InvStd, st.SumG, st.SumGX, g.C, slices); err != nil {
+			return err
+		}
 	}
 	m := float64(rows * g.HW)
 	return l.elem("bn_grad_dx", n, x, dy, st.A, st.B, gamma, st.Mean, st.InvStd, st.SumG, st.SumGX, adjMean, adjVar, dx,

@@ -85,8 +85,10 @@ func (l *Lib) reduce(op int, name string, x, y *Buffer, shape, axes []int) error
 	return l.reduceLocked(op, x, y, dims, mask, nout, nred)
 }
 
-// reduceLocked launches the reduction, in two stages when few outputs
-// each reduce many values (the first stage's partial results in the
+// reduceLocked launches the reduction, in two stages when fewer outputs
+// than about a GPU's wave of work-groups (sliceGroups) each reduce many
+// values — a convolution's bias gradient: 16–512 channels of up to
+// 131,072 values each — (the first stage's partial results in the
 // workspace wsR). The caller holds l.mu.
 func (l *Lib) reduceLocked(op int, x, y *Buffer, dims []int, mask, nout, nred int) error {
 	var dv Int8
@@ -95,8 +97,12 @@ func (l *Lib) reduceLocked(op int, x, y *Buffer, dims []int, mask, nout, nred in
 	}
 	g := l.groupSize("reduce_axes")
 	split := 1
-	if nout < 64 && nred > 16*g {
+	switch {
+	case nred <= 16*g:
+	case l.GroupPerChannel && nout < 64: // the rule before the sliced reductions
 		split = min((nred+8*g-1)/(8*g), 256/max(nout, 1)+1, 128)
+	case !l.GroupPerChannel && nout < sliceGroups:
+		split = min((nred+8*g-1)/(8*g), (sliceGroups+nout-1)/nout, 128)
 	}
 	if split == 1 {
 		return l.groups("reduce_axes", nout, x, y, len(dims), dv, mask, nout, nred, 1, op)

@@ -209,9 +209,10 @@ func TestSumMaxAxes(t *testing.T) {
 	}
 }
 
-// TestSumLarge covers the two-stage reduction (few outputs, many values
-// each) and checks that summing along the wrong axis of a square matrix
-// is detected.
+// TestSumLarge covers the two-stage reduction (fewer outputs than a GPU's
+// wave of work-groups, many values each: a convolution's bias gradient of
+// 96 channels too) and checks that summing along the wrong axis of a
+// square matrix is detected.
 func TestSumLarge(t *testing.T) {
 	l := testLib(t)
 	rng := newRNG(t)
@@ -220,6 +221,7 @@ func TestSumLarge(t *testing.T) {
 		{[]int{3, 20011}, []int{1}},
 		{[]int{20011, 3}, []int{0}},
 		{[]int{5, 4099, 3}, []int{0, 2}},
+		{[]int{9, 96, 1025}, []int{0, 2}},
 	} {
 		n := 1
 		for _, s := range c.shape {

@@ -360,6 +360,8 @@ def expected_numerics(variant):
             want.append("cublas")  # the CUDA driver's products: cuBLAS, never CLBlast's
         elif k == "LLPFC_OPENCL_CONV":
             want.append(f"conv {v} (")  # "conv implicit (" is not in "conv implicit:dw (…)", nor the other way
+        elif k == "LLPFC_OPENCL_REDUCE" and v == "channel":
+            want.append("reduce channel (")
     return want
 
 

@@ -24,7 +24,8 @@
 #      libcudnn.so.9;
 #   6. the variant sweep: the same bench steps of WRN-16-4, VGG16 and ResNet-18 with each variant of
 #      VARIANTS (environment assignments; by default the tuned products, the implicit-GEMM
-#      convolutions, and both), and every BENCH network on the CUDA driver (variant device=cuda, and
+#      convolutions, and both; and the per-channel reductions one work-group a channel), and every
+#      BENCH network on the CUDA driver (variant device=cuda, and
 #      device=cuda,LLPFC_OPENCL_CONV=cudnn with cuDNN's convolutions),
 #      every result's numerics naming its variant, each beside the baseline in the summary's first
 #      line with the slowest network's best step beside PyTorch's;
@@ -166,7 +167,11 @@ fi
 # network has its best step beside PyTorch's.
 # device=cuda,LLPFC_OPENCL_CONV=cudnn: the CUDA driver with the convolutions on cuDNN (where discovery found
 # it), PyTorch's own convolution library.
-VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda device=cuda,LLPFC_OPENCL_CONV=cudnn}
+# LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel: the baseline but for the per-channel reductions (batch
+# norm's statistics and gradient sums, the bias gradients) one work-group a channel, as before they were
+# sliced; its profile's batch-norm rows beside the baseline's time the slicing (bench/NOTES.md, "The
+# per-channel reductions in slices").
+VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda device=cuda,LLPFC_OPENCL_CONV=cudnn LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel}
 
 # split_variant V: V's environment assignments in VENV and its device in VDEV (opencl unless V
 # names device=…).

@@ -264,7 +264,8 @@ class SummarizeTest(unittest.TestCase):
         "; conv implicit (…)" beside the products' note."""
         run_sh = read(os.path.join(HERE, "run.sh"))
         self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit ", run_sh)
-        self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda device=cuda,LLPFC_OPENCL_CONV=cudnn}", run_sh)
+        self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda device=cuda,LLPFC_OPENCL_CONV=cudnn "
+                      "LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel}", run_sh)
         tuned = "gemm tuned (clblast-gemm-x.json, 1.20× CLBlast's defaults on 2 shapes)"
         conv = lambda path: f"; conv {path} (GEMM tile 64×64×16, 4×4 per work-item)"
         for path, numerics, rc in [("implicit", tuned + conv("implicit"), 0), ("implicit", tuned, 1),
@@ -282,6 +283,24 @@ class SummarizeTest(unittest.TestCase):
                 self.assertIn("do not name the variant", line)
             else:
                 self.assertIn(f"best: LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_CONV={path}", line)
+
+    def test_reduce_variant_named(self):
+        """The sweep's per-channel reductions variant (run.sh's KIT_VARIANTS: the baseline's products, one
+        work-group a channel) passes only when the result's numerics say "reduce channel (…)": a knob that
+        did not take would time the sliced default twice."""
+        default = "gemm default (CLBlast's parameters)"
+        for numerics, rc in [(default + "; reduce channel (one work-group a channel)", 0), (default, 1)]:
+            parts = self.sweep_logs(900.0, numerics=numerics)
+            log = read(os.path.join(self.out, "sweep.log")).replace("### env LLPFC_OPENCL_GEMM=tuned /k/llpfc",
+                                                                    "### env LLPFC_OPENCL_GEMM=default LLPFC_OPENCL_REDUCE=channel /k/llpfc")
+            self.write("sweep.log", log)
+            parts[-1] = ("sweep LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel wrn-16-4 128", "ok", "9", "sweep.log")
+            got, line, _, _ = self.summarize(parts)
+            self.assertEqual(got, rc, f"{numerics}: {line}")
+            if rc:
+                self.assertIn("do not name the variant", line)
+            else:
+                self.assertIn("LLPFC_OPENCL_GEMM=default LLPFC_OPENCL_REDUCE=channel: wrn-16-4/128 0.90×", line)
 
     def cuda_logs(self, cuda_ips, numerics):
         """sweep_logs with the CUDA driver's step as a variant (run.sh: bench --device cuda) and PyTorch's step."""

@@ -3,25 +3,33 @@
 // minibatch statistics folded chunk by chunk (training/nn/bnsweep.go). x is
 // n×c×hw; per-channel state (mean, var, invstd, a, b, sums) is c floats.
 
-// channel_moments: the mean and biased variance of this work-group's
-// channel (one work-group per channel) over the first rows rows, two passes
-// in acc_t accumulators, as channelStats; every work item gets both.
-void channel_moments(__global const float *x, int c, int hw, int rows, LOCAL_PTR acc_t *s, acc_t *mu, acc_t *var) {
-	int ch = get_group_id(0);
+// range_moments: the mean and the sum of squared deviations (M2) of
+// channel ch over the values t0 … t1−1 of its rows·hw (value t at row
+// t/hw, position t%hw), two passes in acc_t accumulators by the
+// work-group's items; every work item gets both.
+void range_moments(__global const float *x, int ch, int c, int hw, int t0, int t1, LOCAL_PTR acc_t *s, acc_t *mu, acc_t *m2) {
 	int lid = get_local_id(0), ls = get_local_size(0);
-	int m = rows * hw;
 	acc_t sum = 0;
-	for (int t = lid; t < m; t += ls) {
+	for (int t = t0 + lid; t < t1; t += ls) {
 		sum += x[((t / hw) * c + ch) * hw + t % hw];
 	}
-	acc_t mean = group_sum(sum, s) / (acc_t)m;
+	acc_t mean = group_sum(sum, s) / (acc_t)(t1 - t0);
 	acc_t ss = 0;
-	for (int t = lid; t < m; t += ls) {
+	for (int t = t0 + lid; t < t1; t += ls) {
 		acc_t d = (acc_t)x[((t / hw) * c + ch) * hw + t % hw] - mean;
 		ss += d * d;
 	}
 	*mu = mean;
-	*var = group_sum(ss, s) / (acc_t)m;
+	*m2 = group_sum(ss, s);
+}
+
+// channel_moments: the mean and biased variance of this work-group's
+// channel (one work-group per channel) over the first rows rows, two passes
+// in acc_t accumulators, as channelStats; every work item gets both.
+void channel_moments(__global const float *x, int c, int hw, int rows, LOCAL_PTR acc_t *s, acc_t *mu, acc_t *var) {
+	acc_t m2;
+	range_moments(x, get_group_id(0), c, hw, 0, rows * hw, s, mu, &m2);
+	*var = m2 / (acc_t)(rows * hw);
 }
 
 // affine_coeffs: invstd = 1/√(var+ε), a = γ·invstd, b = β − mean·a in
@@ -86,6 +94,54 @@ __kernel void bn_stats_split(__global const float *x, __global float *split, int
 	}
 }
 
+// bn_moments_part: the first stage of the sliced statistics, for
+// channels with too many values for one work-group to reduce at a GPU's
+// speed: work-group g takes slice g % slices of channel g / slices (values
+// s·len … min((s+1)·len, rows·hw) − 1 of the channel, in channel_moments'
+// order) and writes its mean and M2 (range_moments) to part[2g], part[2g+1].
+__kernel void bn_moments_part(__global const float *x, __global acc_t *part, int c, int hw, int rows, int slices, int len) {
+	__local acc_t s[RED_WG];
+	int g = get_group_id(0);
+	int ch = g / slices, sl = g % slices;
+	int t0 = sl * len, t1 = min(t0 + len, rows * hw);
+	acc_t mu, m2;
+	range_moments(x, ch, c, hw, t0, t1, s, &mu, &m2);
+	if (get_local_id(0) == 0) {
+		part[2 * g] = mu;
+		part[2 * g + 1] = m2;
+	}
+}
+
+// bn_moments_merge: the second stage, one work item per channel: the
+// slices' means and M2s (bn_moments_part) merged in slice order by the
+// pairwise rule (Chan, Golub and LeVeque; bnGlobal.fold's), the biased
+// variance M2/m; written as bn_stats writes them (out = mean, out2 =
+// variance) or, with split set, as bn_stats_split does (out, 4·c floats).
+__kernel void bn_moments_merge(__global const acc_t *part, __global float *out, __global float *out2, int c, int slices, int len, int m, int split) {
+	int ch = get_global_id(0);
+	if (ch >= c) return;
+	acc_t mu = part[2 * ch * slices], m2 = part[2 * ch * slices + 1];
+	acc_t n = (acc_t)min(len, m);
+	for (int sl = 1; sl < slices; sl++) {
+		acc_t nb = (acc_t)(min(len, m - sl * len));
+		acc_t d = part[2 * (ch * slices + sl)] - mu;
+		mu = mu + d * nb / (n + nb);
+		m2 = m2 + part[2 * (ch * slices + sl) + 1] + d * d * n * nb / (n + nb);
+		n = n + nb;
+	}
+	acc_t var = m2 / (acc_t)m;
+	if (split) {
+		float mh = (float)mu, vh = (float)var;
+		out[ch] = mh;
+		out[c + ch] = (float)(mu - (acc_t)mh);
+		out[2 * c + ch] = vh;
+		out[3 * c + ch] = (float)(var - (acc_t)vh);
+	} else {
+		out[ch] = (float)mu;
+		out2[ch] = (float)var;
+	}
+}
+
 // bn_coeffs_split: bn_coeffs from the statistics in split (bn_stats_split's
 // layout), as bnForward computes them from float64 statistics: the affine
 // map decides the forward ReLU and its backward mask, so a and b must round
@@ -141,18 +197,17 @@ __kernel void bn_finish_split(__global const float *acc, __global float *fixed, 
 	fixed[3 * c + ch] = (float)(v - (acc_t)h);
 }
 
-// bn_grad_sums: one work-group per channel over all n rows: sg = Σ g and
-// sgx = invstd·Σ g·(x − mean), g = dy masked by the forward's ReLU
-// (x·a + b > 0) when relu is set (MaskedSums).
-__kernel void bn_grad_sums(__global const float *x, __global const float *dy, __global const float *a, __global const float *b,
-		__global const float *mean, __global const float *invstd, __global float *sg, __global float *sgx, int n, int c, int hw, int relu) {
-	__local acc_t s[RED_WG];
-	int ch = get_group_id(0);
+// range_grad_sums: Σ g and Σ g·(x − mean) over values t0 … t1−1 of
+// channel ch (all n rows: value t at row t/hw), g = dy masked by the
+// forward's ReLU (x·a + b > 0) when relu is set, in acc_t by the
+// work-group's items; every work item gets both.
+void range_grad_sums(__global const float *x, __global const float *dy, __global const float *a, __global const float *b,
+		__global const float *mean, int ch, int c, int hw, int t0, int t1, int relu, LOCAL_PTR acc_t *s, acc_t *sum0, acc_t *sum1) {
 	int lid = get_local_id(0), ls = get_local_size(0);
 	float ac = a[ch], bc = b[ch];
 	acc_t mu = (acc_t)mean[ch];
 	acc_t s0 = 0, s1 = 0;
-	for (int t = lid; t < n * hw; t += ls) {
+	for (int t = t0 + lid; t < t1; t += ls) {
 		int k = ((t / hw) * c + ch) * hw + t % hw;
 		float v = x[k];
 		float g = dy[k];
@@ -160,12 +215,54 @@ __kernel void bn_grad_sums(__global const float *x, __global const float *dy, __
 		s0 += (acc_t)g;
 		s1 += (acc_t)g * ((acc_t)v - mu);
 	}
-	s0 = group_sum(s0, s);
-	s1 = group_sum(s1, s);
-	if (lid == 0) {
+	*sum0 = group_sum(s0, s);
+	*sum1 = group_sum(s1, s);
+}
+
+// bn_grad_sums: one work-group per channel over all n rows: sg = Σ g and
+// sgx = invstd·Σ g·(x − mean), g = dy masked by the forward's ReLU
+// (x·a + b > 0) when relu is set (MaskedSums).
+__kernel void bn_grad_sums(__global const float *x, __global const float *dy, __global const float *a, __global const float *b,
+		__global const float *mean, __global const float *invstd, __global float *sg, __global float *sgx, int n, int c, int hw, int relu) {
+	__local acc_t s[RED_WG];
+	int ch = get_group_id(0);
+	acc_t s0, s1;
+	range_grad_sums(x, dy, a, b, mean, ch, c, hw, 0, n * hw, relu, s, &s0, &s1);
+	if (get_local_id(0) == 0) {
 		sg[ch] = (float)s0;
 		sgx[ch] = (float)(s1 * (acc_t)invstd[ch]);
 	}
+}
+
+// bn_grad_sums_part: bn_grad_sums' first stage for channels of many
+// values: work-group g sums slice g % slices of channel g / slices (values
+// s·len … min((s+1)·len, n·hw) − 1) into part[2g] (Σ g) and part[2g+1]
+// (Σ g·(x − mean)).
+__kernel void bn_grad_sums_part(__global const float *x, __global const float *dy, __global const float *a, __global const float *b,
+		__global const float *mean, __global acc_t *part, int n, int c, int hw, int relu, int slices, int len) {
+	__local acc_t s[RED_WG];
+	int g = get_group_id(0);
+	int ch = g / slices, t0 = (g % slices) * len;
+	acc_t s0, s1;
+	range_grad_sums(x, dy, a, b, mean, ch, c, hw, t0, min(t0 + len, n * hw), relu, s, &s0, &s1);
+	if (get_local_id(0) == 0) {
+		part[2 * g] = s0;
+		part[2 * g + 1] = s1;
+	}
+}
+
+// bn_grad_sums_merge: the second stage, one work item per channel: the
+// slices' sums added in slice order, sg = Σ g, sgx = invstd·Σ g·(x − mean).
+__kernel void bn_grad_sums_merge(__global const acc_t *part, __global const float *invstd, __global float *sg, __global float *sgx, int c, int slices) {
+	int ch = get_global_id(0);
+	if (ch >= c) return;
+	acc_t s0 = 0, s1 = 0;
+	for (int sl = 0; sl < slices; sl++) {
+		s0 += part[2 * (ch * slices + sl)];
+		s1 += part[2 * (ch * slices + sl) + 1];
+	}
+	sg[ch] = (float)s0;
+	sgx[ch] = (float)(s1 * (acc_t)invstd[ch]);
 }
 
 // bn_grad_dx: dx = (k·g + q·(x − mean)) + r per value (each operation

@@ -105,6 +105,11 @@ func Open(dev string) (*Backend, error) {
 		}
 		convName = strings.Replace(convName, "conv cudnn (", "conv cudnn (cuDNN "+v+"; ", 1)
 	}
+	perChannel, reduceName, err := reduceVariant()
+	if err != nil {
+		ctx.Close()
+		return nil, deviceError(dev, err)
+	}
 	gemm, err := gemmVariant(ctx)
 	if err != nil {
 		ctx.Close()
@@ -116,9 +121,12 @@ func Open(dev string) (*Backend, error) {
 		return nil, deviceError(dev, err)
 	}
 	lib.Conv = conv
+	lib.GroupPerChannel = perChannel
 	numerics := gemm
-	if convName != "" {
-		numerics += "; " + convName
+	for _, n := range []string{convName, reduceName} {
+		if n != "" {
+			numerics += "; " + n
+		}
 	}
 	d := ctx.Device()
 	name := fmt.Sprintf("%v (%s, %s)", d.Selector(), d.Name, d.PlatformName)

@@ -83,7 +83,10 @@
 // own), and names them in its numerics (device.NumericsNamer), which every
 // result records. ConvEnv (conv.go) chooses the convolutions' path, the
 // im2col products or implicit GEMM (opencl.ConvPath), named there too
-// when it is not the default.
+// when it is not the default; ReduceEnv (reduce.go) whether the
+// per-channel reductions are sliced (the default) or run one work-group a
+// channel (opencl.Lib.GroupPerChannel), for the GPU kit's sweep to time
+// both.
 //
 // # Where the time goes
 //
