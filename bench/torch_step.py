@@ -247,7 +247,8 @@ DEFAULTS = {}  # PyTorch's TF32 settings at start, restored for --tf32 default
 
 
 def run_one(a, model, B, ch, h, w, tf32, p=0.0, aug=False):
-    """Times a.steps steps of model at batch B on a.device; returns the result object."""
+    """Times a.steps steps of model at batch B on a.device (more until a.min_seconds have passed);
+    returns the result object."""
     dev = torch.device(a.device)
     cuda = dev.type == "cuda"
     torch.manual_seed(a.seed)
@@ -275,14 +276,16 @@ def run_one(a, model, B, ch, h, w, tf32, p=0.0, aug=False):
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
     t0, c0 = time.perf_counter(), time.process_time()
-    for _ in range(a.steps):
+    steps = 0
+    while steps < a.steps or time.perf_counter() - t0 < a.min_seconds:
         loss = step()
+        steps += 1
     final = float(loss)  # waits for the device
     if cuda:
         torch.cuda.synchronize()
     dt, cpu = time.perf_counter() - t0, time.process_time() - c0
     out = {
-        "images_per_second": a.steps * B / dt,
+        "images_per_second": steps * B / dt,
         "model": model,
         "impl": "pytorch",
         "torch": torch.__version__,
@@ -292,10 +295,10 @@ def run_one(a, model, B, ch, h, w, tf32, p=0.0, aug=False):
         "shape": [ch, h, w],
         "dropout": p,
         "augment": aug,
-        "steps": a.steps,
+        "steps": steps,
         "seconds": dt,
-        "cpu_seconds_per_step": cpu / a.steps,
-        "images_per_cpu_second": a.steps * B / cpu if cpu > 0 else 0,
+        "cpu_seconds_per_step": cpu / steps,
+        "images_per_cpu_second": steps * B / cpu if cpu > 0 else 0,
         "final_loss": final,
         "params": sum(p.numel() for p in net.parameters()),
         # peak resident set size of the whole process (getrusage, KiB on Linux)
@@ -401,6 +404,8 @@ def main():
     ap.add_argument("--batch-size", type=int, default=128)
     ap.add_argument("--steps", type=int, default=50, help="timed steps")
     ap.add_argument("--warmup", type=int, default=5, help="untimed steps first")
+    ap.add_argument("--min-seconds", type=float, default=0.0,
+                    help="time more steps than --steps until this many seconds have passed (a step of milliseconds timed 3 times is noise)")
     ap.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
     ap.add_argument("--classes", type=int, default=10)
     ap.add_argument("--channels", type=int, default=1)
