@@ -62,7 +62,9 @@ implicit, one implicit-GEMM kernel a pass (named in the numerics as "conv implic
 implicit: and some of the passes fwd, dx and dw joined by + (implicit:dw: the filter gradient
 implicit, the other passes im2col); or, with --device cuda only, cudnn: each pass one call of
 NVIDIA's cuDNN (libcudnn.so.9, LLPFC_CUDNN_LIB), deterministic algorithms in FMA math, no TF32,
-no FFT nor non-fused Winograd ("conv cudnn"); any other value is an error (exit status 2).
+no FFT nor non-fused Winograd ("conv cudnn"; LLPFC_CUDNN_ALGO=heuristic takes cuDNN's own pick
+instead, deterministic or not, for timing what that rule costs); any other value is an error
+(exit status 2).
 LLPFC_OPENCL_REDUCE chooses how the per-channel reductions (batch norm's statistics and
 gradient sums, the convolutions' bias gradients) run: unset or sliced, a channel of many values
 shared by several work-groups whose results a second kernel merges; channel, one work-group a

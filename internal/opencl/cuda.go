@@ -64,6 +64,8 @@ type cudaCtx struct {
 	// cudnn: the cuDNN handle and convolution plans, made on the first
 	// convolution of the path ConvCuDNN (cuda_dnn.go); nil before.
 	cudnn *cudnnState
+	// dnnAlgos is how the plans choose their algorithms (SetCuDNNAlgos).
+	dnnAlgos CuDNNAlgos
 }
 
 // bind makes the context current on this goroutine's OS thread and keeps

@@ -25,7 +25,9 @@ package opencl
 // FFT nor the non-fused Winograd (transforms of larger tiles, whose
 // rounding can reach the device check's 1e-5 relative error; the fused
 // Winograd's small tiles stay well inside it, as the direct and GEMM
-// algorithms do), and needs at most cudnnWorkspaceMax bytes of workspace.
+// algorithms do), and needs at most cudnnWorkspaceMax bytes of workspace
+// (CuDNNDeterministic; CuDNNHeuristic, for timing what those
+// restrictions cost, keeps only the FMA math and the workspace bound).
 // The choice is made once per geometry and kept.
 
 import (
@@ -66,6 +68,24 @@ var cudnnExcluded = map[ConvPath][]int32{
 	ConvImplicitInput:   {2, 3, 5},
 	ConvImplicitFilter:  {2, 5, 6},
 }
+
+// CuDNNAlgos is how the cuDNN path chooses each pass's algorithm from
+// cuDNN's heuristic ranking.
+type CuDNNAlgos int
+
+const (
+	// CuDNNDeterministic takes the first that is deterministic (the same
+	// seed gives the same numbers), in FMA math, neither an FFT nor the
+	// non-fused Winograd (rounding within the device check's bound) and
+	// within cudnnWorkspaceMax: the default.
+	CuDNNDeterministic CuDNNAlgos = iota
+	// CuDNNHeuristic takes the first in FMA math within cudnnWorkspaceMax,
+	// deterministic or not, FFT and non-fused Winograd allowed: cuDNN's own
+	// pick, as PyTorch takes it with cudnn.benchmark and
+	// cudnn.deterministic off, for timing what CuDNNDeterministic's
+	// restrictions cost. Runs with the same seed may differ.
+	CuDNNHeuristic
+)
 
 type (
 	cudnnH    uintptr
@@ -199,6 +219,7 @@ type cudnnPlan struct {
 type cudnnState struct {
 	h     cudnnH
 	plans map[ConvGeom]*cudnnPlan
+	algos CuDNNAlgos
 }
 
 // dnn returns the context's cuDNN state, making the handle on first use.
@@ -210,7 +231,7 @@ func (d *cudaCtx) dnn() (*cudnnState, error) {
 	if err := loadCuDNN(); err != nil {
 		return nil, err
 	}
-	s := &cudnnState{plans: map[ConvGeom]*cudnnPlan{}}
+	s := &cudnnState{plans: map[ConvGeom]*cudnnPlan{}, algos: d.dnnAlgos}
 	if err := cudnnCheck(cudnn.Create(&s.h), "cudnnCreate", ""); err != nil {
 		return nil, err
 	}
@@ -280,11 +301,14 @@ func (s *cudnnState) makePlan(p *cudnnPlan, g ConvGeom) error {
 		if err := cudnnCheck(code, call, geo); err != nil {
 			return err
 		}
-		a, ok := chooseCuDNNAlgo(pass, perf[:min(max(n, 0), cudnnAlgoSlots)])
+		a, ok := chooseCuDNNAlgo(pass, perf[:min(max(n, 0), cudnnAlgoSlots)], s.algos)
 		if !ok {
-			return fmt.Errorf("opencl: of the %d algorithms %s ranked for the %s pass of %s, none is deterministic, in FMA math, "+
-				"neither an FFT nor the non-fused Winograd, and within %d MiB of workspace: use LLPFC_OPENCL_CONV=im2col",
-				n, call, convPassNames[bits.TrailingZeros8(uint8(pass))], geo, cudnnWorkspaceMax>>20)
+			what := "deterministic, in FMA math, neither an FFT nor the non-fused Winograd,"
+			if s.algos == CuDNNHeuristic {
+				what = "in FMA math"
+			}
+			return fmt.Errorf("opencl: of the %d algorithms %s ranked for the %s pass of %s, none is %s and within %d MiB of workspace: use LLPFC_OPENCL_CONV=im2col",
+				n, call, convPassNames[bits.TrailingZeros8(uint8(pass))], geo, what, cudnnWorkspaceMax>>20)
 		}
 		p.algo[pass] = a
 	}
@@ -292,13 +316,15 @@ func (s *cudnnState) makePlan(p *cudnnPlan, g ConvGeom) error {
 }
 
 // chooseCuDNNAlgo is the first of cuDNN's ranking that ran its heuristic
-// (status 0), is deterministic, runs in FMA math (not tensor ops: TF32),
-// is not one of the pass's cudnnExcluded and needs at most
-// cudnnWorkspaceMax bytes.
-func chooseCuDNNAlgo(pass ConvPath, ranked []cudnnAlgoPerf) (cudnnAlgoPerf, bool) {
+// (status 0), runs in FMA math (not tensor ops: TF32) and needs at most
+// cudnnWorkspaceMax bytes, and with CuDNNDeterministic is also
+// deterministic and not one of the pass's cudnnExcluded.
+func chooseCuDNNAlgo(pass ConvPath, ranked []cudnnAlgoPerf, algos CuDNNAlgos) (cudnnAlgoPerf, bool) {
 	for _, a := range ranked {
-		if a.Status == 0 && a.Determinism == cudnnDeterministic && a.MathType != cudnnTensorOpMath && a.MathType != cudnnTensorOpMathAllow &&
-			!slices.Contains(cudnnExcluded[pass], a.Algo) && a.Memory <= cudnnWorkspaceMax {
+		if a.Status != 0 || a.MathType == cudnnTensorOpMath || a.MathType == cudnnTensorOpMathAllow || a.Memory > cudnnWorkspaceMax {
+			continue
+		}
+		if algos == CuDNNHeuristic || a.Determinism == cudnnDeterministic && !slices.Contains(cudnnExcluded[pass], a.Algo) {
 			return a, true
 		}
 	}
@@ -422,6 +448,31 @@ func (c *Context) CuDNNWorkspaceBytes(pass ConvPath, g ConvGeom) (int, error) {
 }
 
 var errNoCuDNN = errors.New("opencl: cuDNN's convolutions run on the CUDA driver only (--device cuda)")
+
+// SetCuDNNAlgos sets how the cuDNN path chooses its algorithms, before
+// its first convolution (a choice is kept per geometry: changing the rule
+// after one was made is an error).
+func (c *Context) SetCuDNNAlgos(a CuDNNAlgos) error {
+	if c.cu == nil {
+		return errNoCuDNN
+	}
+	if a != CuDNNDeterministic && a != CuDNNHeuristic {
+		return fmt.Errorf("opencl: unknown cuDNN algorithm rule %d", a)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return errClosed
+	}
+	if s := c.cu.cudnn; s != nil && len(s.plans) > 0 && s.algos != a {
+		return errors.New("opencl: SetCuDNNAlgos after cuDNN chose algorithms by another rule")
+	}
+	c.cu.dnnAlgos = a
+	if c.cu.cudnn != nil {
+		c.cu.cudnn.algos = a
+	}
+	return nil
+}
 
 // ConvCuDNN enqueues one pass of a convolution on cuDNN on a CUDA
 // context's stream (convDNN's arguments; bias nil for none, ws nil when

@@ -126,11 +126,74 @@ func cudnnFakeChild(t *testing.T, so string) {
 	if got, want := liveDNN(), int32(5*len(geos)+1); got != want {
 		t.Errorf("%d cuDNN objects live before the context closes, want %d", got, want)
 	}
+	// the rule cannot change once plans were made by it; the same rule again is no change
+	if err := ctx.SetCuDNNAlgos(CuDNNHeuristic); err == nil {
+		t.Error("SetCuDNNAlgos changed the rule after cuDNN chose algorithms by the default")
+	}
+	if err := ctx.SetCuDNNAlgos(CuDNNDeterministic); err != nil {
+		t.Errorf("SetCuDNNAlgos with the rule in force: %v", err)
+	}
 	if err := ctx.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if liveDNN() != 0 || liveAllocs() != 0 || LiveObjects() != live0 {
 		t.Errorf("after Close: %d cuDNN objects, %d allocations, %d objects (want 0, 0, %d)", liveDNN(), liveAllocs(), LiveObjects(), live0)
+	}
+	cudnnOwnPick(t, rng, geos[0])
+	if liveDNN() != 0 || liveAllocs() != 0 || LiveObjects() != live0 {
+		t.Errorf("after the second context: %d cuDNN objects, %d allocations, %d objects (want 0, 0, %d)", liveDNN(), liveAllocs(), LiveObjects(), live0)
+	}
+}
+
+// cudnnOwnPick: with CuDNNHeuristic a context takes the first of the fake's
+// ranking in FMA math within the bound, the non-deterministic algorithm 0
+// that needs no workspace (the default takes algorithm 1 and 4–12 KiB),
+// and its passes give the direct convolution's values.
+func cudnnOwnPick(t *testing.T, rng *rand.Rand, g ConvGeom) {
+	ctx, err := Open("cuda")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	if err := ctx.SetCuDNNAlgos(CuDNNHeuristic); err != nil {
+		t.Fatal(err)
+	}
+	x, w := randF32(rng, g.N*g.C*g.H*g.W), randF32(rng, g.O*g.C*g.K*g.K)
+	dy := randF32(rng, g.N*g.O*g.OutH()*g.OutW())
+	wantY, wantDX, wantDW := directConv(g, x, w, dy)
+	up := func(v []float32) *Buffer {
+		buf, err := ctx.AllocFloat32(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return buf
+	}
+	xb, wb, dyb := up(x), up(w), up(dy)
+	for _, c := range []struct {
+		pass      ConvPath
+		a, b, out *Buffer
+		want      []float64
+		name      string
+	}{
+		{ConvImplicitForward, xb, wb, up(make([]float32, len(wantY))), wantY, "y"},
+		{ConvImplicitInput, wb, dyb, up(make([]float32, len(wantDX))), wantDX, "dx"},
+		{ConvImplicitFilter, xb, dyb, up(make([]float32, len(wantDW))), wantDW, "dw"},
+	} {
+		if n, err := ctx.CuDNNWorkspaceBytes(c.pass, g); err != nil || n != 0 {
+			t.Fatalf("cuDNN's own pick, %s: workspace %d bytes (%v), want 0: the non-deterministic algorithm ranked first", c.name, n, err)
+		}
+		if err := ctx.ConvCuDNN(c.pass, g, c.a, c.b, nil, c.out, nil); err != nil {
+			t.Fatalf("cuDNN's own pick, %s: %v", c.name, err)
+		}
+		got, err := c.out.Float32s()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range c.want {
+			if d := math.Abs(float64(got[k]) - c.want[k]); d > 1e-5*math.Max(1, math.Abs(c.want[k])) {
+				t.Fatalf("cuDNN's own pick, %s[%d] = %g, want %g", c.name, k, got[k], c.want[k])
+			}
+		}
 	}
 }
 
@@ -180,32 +243,45 @@ func directConv(g ConvGeom, x, w, dy []float32) (y, dx, dw []float64) {
 func TestChooseCuDNNAlgo(t *testing.T) {
 	ok := cudnnAlgoPerf{Algo: 1, Determinism: cudnnDeterministic, MathType: cudnnFMAMath, Memory: 1 << 20}
 	with := func(f func(*cudnnAlgoPerf)) cudnnAlgoPerf { a := ok; a.Algo = 0; f(&a); return a }
+	// each entry turned down by the default rule; heuristic: whether
+	// CuDNNHeuristic, cuDNN's own pick, takes it (only determinism and the
+	// transforms are its to drop)
 	for _, c := range []struct {
-		name string
-		pass ConvPath
-		bad  cudnnAlgoPerf
+		name      string
+		pass      ConvPath
+		bad       cudnnAlgoPerf
+		heuristic bool
 	}{
-		{"failed heuristic", ConvImplicitForward, with(func(a *cudnnAlgoPerf) { a.Status = 9 })},
-		{"non-deterministic", ConvImplicitFilter, with(func(a *cudnnAlgoPerf) { a.Determinism = 0 })},
-		{"tensor ops (TF32)", ConvImplicitForward, with(func(a *cudnnAlgoPerf) { a.MathType = cudnnTensorOpMath })},
-		{"tensor ops with conversion", ConvImplicitInput, with(func(a *cudnnAlgoPerf) { a.MathType = cudnnTensorOpMathAllow })},
-		{"forward FFT", ConvImplicitForward, with(func(a *cudnnAlgoPerf) { a.Algo = 4 })},
-		{"forward FFT tiling", ConvImplicitForward, with(func(a *cudnnAlgoPerf) { a.Algo = 5 })},
-		{"∂x FFT", ConvImplicitInput, with(func(a *cudnnAlgoPerf) { a.Algo = 2 })},
-		{"∂x FFT tiling", ConvImplicitInput, with(func(a *cudnnAlgoPerf) { a.Algo = 3 })},
-		{"∂w FFT", ConvImplicitFilter, with(func(a *cudnnAlgoPerf) { a.Algo = 2 })},
-		{"∂w FFT tiling", ConvImplicitFilter, with(func(a *cudnnAlgoPerf) { a.Algo = 6 })},
-		{"forward non-fused Winograd", ConvImplicitForward, with(func(a *cudnnAlgoPerf) { a.Algo = 7 })},
-		{"∂x non-fused Winograd", ConvImplicitInput, with(func(a *cudnnAlgoPerf) { a.Algo = 5 })},
-		{"∂w non-fused Winograd", ConvImplicitFilter, with(func(a *cudnnAlgoPerf) { a.Algo = 5 })},
-		{"workspace over the bound", ConvImplicitInput, with(func(a *cudnnAlgoPerf) { a.Memory = cudnnWorkspaceMax + 1 })},
+		{"failed heuristic", ConvImplicitForward, with(func(a *cudnnAlgoPerf) { a.Status = 9 }), false},
+		{"non-deterministic", ConvImplicitFilter, with(func(a *cudnnAlgoPerf) { a.Determinism = 0 }), true},
+		{"tensor ops (TF32)", ConvImplicitForward, with(func(a *cudnnAlgoPerf) { a.MathType = cudnnTensorOpMath }), false},
+		{"tensor ops with conversion", ConvImplicitInput, with(func(a *cudnnAlgoPerf) { a.MathType = cudnnTensorOpMathAllow }), false},
+		{"forward FFT", ConvImplicitForward, with(func(a *cudnnAlgoPerf) { a.Algo = 4 }), true},
+		{"forward FFT tiling", ConvImplicitForward, with(func(a *cudnnAlgoPerf) { a.Algo = 5 }), true},
+		{"∂x FFT", ConvImplicitInput, with(func(a *cudnnAlgoPerf) { a.Algo = 2 }), true},
+		{"∂x FFT tiling", ConvImplicitInput, with(func(a *cudnnAlgoPerf) { a.Algo = 3 }), true},
+		{"∂w FFT", ConvImplicitFilter, with(func(a *cudnnAlgoPerf) { a.Algo = 2 }), true},
+		{"∂w FFT tiling", ConvImplicitFilter, with(func(a *cudnnAlgoPerf) { a.Algo = 6 }), true},
+		{"forward non-fused Winograd", ConvImplicitForward, with(func(a *cudnnAlgoPerf) { a.Algo = 7 }), true},
+		{"∂x non-fused Winograd", ConvImplicitInput, with(func(a *cudnnAlgoPerf) { a.Algo = 5 }), true},
+		{"∂w non-fused Winograd", ConvImplicitFilter, with(func(a *cudnnAlgoPerf) { a.Algo = 5 }), true},
+		{"non-deterministic FFT", ConvImplicitInput, with(func(a *cudnnAlgoPerf) { a.Algo = 2; a.Determinism = 0 }), true},
+		{"workspace over the bound", ConvImplicitInput, with(func(a *cudnnAlgoPerf) { a.Memory = cudnnWorkspaceMax + 1 }), false},
+		{"non-deterministic over the bound", ConvImplicitFilter, with(func(a *cudnnAlgoPerf) { a.Determinism = 0; a.Memory = cudnnWorkspaceMax + 1 }), false},
 	} {
-		got, found := chooseCuDNNAlgo(c.pass, []cudnnAlgoPerf{c.bad, ok})
+		got, found := chooseCuDNNAlgo(c.pass, []cudnnAlgoPerf{c.bad, ok}, CuDNNDeterministic)
 		if !found || got != ok {
 			t.Errorf("%s: chose %+v (found %t), want the second entry", c.name, got, found)
 		}
-		if _, found := chooseCuDNNAlgo(c.pass, []cudnnAlgoPerf{c.bad}); found {
+		if _, found := chooseCuDNNAlgo(c.pass, []cudnnAlgoPerf{c.bad}, CuDNNDeterministic); found {
 			t.Errorf("%s: taken alone", c.name)
+		}
+		want := ok
+		if c.heuristic {
+			want = c.bad
+		}
+		if got, found := chooseCuDNNAlgo(c.pass, []cudnnAlgoPerf{c.bad, ok}, CuDNNHeuristic); !found || got != want {
+			t.Errorf("%s, cuDNN's own pick: chose %+v (found %t), want %+v", c.name, got, found, want)
 		}
 	}
 	// the default math is FMA for fp32 before Ampere and passes; an
@@ -216,7 +292,7 @@ func TestChooseCuDNNAlgo(t *testing.T) {
 		algo int32
 	}{{ConvImplicitInput, 4}, {ConvImplicitForward, 6}, {ConvImplicitFilter, 3}, {ConvImplicitForward, 2}} {
 		fine := with(func(a *cudnnAlgoPerf) { a.MathType = cudnnDefaultMath; a.Algo = c.algo })
-		if got, _ := chooseCuDNNAlgo(c.pass, []cudnnAlgoPerf{fine, ok}); got != fine {
+		if got, _ := chooseCuDNNAlgo(c.pass, []cudnnAlgoPerf{fine, ok}, CuDNNDeterministic); got != fine {
 			t.Errorf("pass %v algorithm %d in default math turned down: chose %+v", c.pass, c.algo, got)
 		}
 	}

@@ -202,8 +202,10 @@
 // per geometry and pass the first algorithm of cuDNN's heuristic ranking
 // that is deterministic, neither an FFT nor the non-fused Winograd (their
 // larger transforms round more) and within 1 GiB of workspace; the
-// workspace is the library's wsA, a buffer like any other. A result's
-// numerics say "conv cudnn (cuDNN 9.x.y; …)". The fake of the libraries
+// workspace is the library's wsA, a buffer like any other
+// (CuDNNDeterministic; Context.SetCuDNNAlgos(CuDNNHeuristic) keeps only FMA
+// math and the workspace bound, cuDNN's own pick, for timing what the rule
+// costs). A result's numerics say "conv cudnn (cuDNN 9.x.y; …)". The fake of the libraries
 // has a cuDNN too (the descriptors, the ranking, the calls computed as
 // cuDNN documents them).
 //

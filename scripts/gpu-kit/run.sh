@@ -26,7 +26,8 @@
 #      VARIANTS (environment assignments; by default the tuned products, the implicit-GEMM
 #      convolutions, and both; and the per-channel reductions one work-group a channel), and every
 #      BENCH network on the CUDA driver (variant device=cuda, and
-#      device=cuda,LLPFC_OPENCL_CONV=cudnn with cuDNN's convolutions),
+#      device=cuda,LLPFC_OPENCL_CONV=cudnn with cuDNN's convolutions; on SWEEP's networks with
+#      cuDNN's own pick of algorithms, LLPFC_CUDNN_ALGO=heuristic, timed, never trained with),
 #      every result's numerics naming its variant, each beside the baseline in the summary's first
 #      line with the slowest network's best step beside PyTorch's;
 #   7. the same steps in PyTorch fp32 on CUDA (TF32 off, and PyTorch's defaults), then the
@@ -168,20 +169,25 @@ fi
 # network has its best step beside PyTorch's.
 # device=cuda,LLPFC_OPENCL_CONV=cudnn: the CUDA driver with the convolutions on cuDNN (where discovery found
 # it), PyTorch's own convolution library.
+# device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_CUDNN_ALGO=heuristic,configs=sweep: cuDNN's own pick of algorithms
+# (deterministic or not, FFT and non-fused Winograd allowed), on SWEEP's networks only (configs=sweep): what the
+# default rule costs; never the epoch's variant (kit.py's NOT_FOR_TRAINING).
 # LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel: the baseline but for the per-channel reductions (batch
 # norm's statistics and gradient sums, the bias gradients) one work-group a channel, as before they were
 # sliced; its profile's batch-norm rows beside the baseline's time the slicing (bench/NOTES.md, "The
 # per-channel reductions in slices").
-VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda device=cuda,LLPFC_OPENCL_CONV=cudnn LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel}
+VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda device=cuda,LLPFC_OPENCL_CONV=cudnn LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_CUDNN_ALGO=heuristic,configs=sweep}
 
-# split_variant V: V's environment assignments in VENV and its device in VDEV (opencl unless V
-# names device=…).
+# split_variant V: V's environment assignments in VENV, its device in VDEV (opencl unless V
+# names device=…) and in VSWEEP whether it runs on SWEEP's networks only (configs=sweep; OpenCL
+# variants always do, CUDA ones on every BENCH network otherwise).
 split_variant() {
 	local a
-	VDEV=opencl VENV=""
+	VDEV=opencl VENV="" VSWEEP=0
 	for a in ${1//,/ }; do
 		case $a in
 		device=*) VDEV=${a#device=} ;;
+		configs=sweep) VSWEEP=1 ;;
 		*) VENV="$VENV $a" ;;
 		esac
 	done
@@ -256,7 +262,7 @@ fi
 for v in $VARIANTS; do
 	split_variant "$v"
 	configs_of_v=$SWEEP
-	[ "$VDEV" = opencl ] || configs_of_v=$BENCH
+	[ "$VDEV" = opencl ] || [ "$VSWEEP" = 1 ] || configs_of_v=$BENCH
 	for c in $configs_of_v; do
 		IFS=: read -r model batch _ <<<"$c"
 		if { [ "$VDEV" = opencl ] && [ "$KIT_HAVE_DRIVER" = 1 ]; } ||

@@ -265,7 +265,7 @@ class SummarizeTest(unittest.TestCase):
         run_sh = read(os.path.join(HERE, "run.sh"))
         self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit ", run_sh)
         self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda device=cuda,LLPFC_OPENCL_CONV=cudnn "
-                      "LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel}", run_sh)
+                      "LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_CUDNN_ALGO=heuristic,configs=sweep}", run_sh)
         tuned = "gemm tuned (clblast-gemm-x.json, 1.20× CLBlast's defaults on 2 shapes)"
         conv = lambda path: f"; conv {path} (GEMM tile 64×64×16, 4×4 per work-item)"
         for path, numerics, rc in [("implicit", tuned + conv("implicit"), 0), ("implicit", tuned, 1),
@@ -349,6 +349,27 @@ class SummarizeTest(unittest.TestCase):
                                   ("gemm default; conv cudnn (cuDNN 9.13.0; …)", False)]:
             (row,) = kit.sweep_rows([base], [(cmd, dict(base, images_per_second=5000.0, numerics=numerics))])
             self.assertEqual(row["applied"], applied, numerics)
+
+    def test_cudnn_own_pick_timed_not_trained(self):
+        """cuDNN's own pick of algorithms (LLPFC_CUDNN_ALGO=heuristic) is applied only when the result's numerics
+        say so, and is never the variant the epoch trains with, however fast: its numbers may differ from
+        run to run."""
+        sys.path.insert(0, HERE)
+        try:
+            import kit
+        finally:
+            sys.path.remove(HERE)
+        base = {"model": "wrn-16-4", "batch_size": 128, "images_per_second": 1000.0, "numerics": "gemm default"}
+        det = "env LLPFC_OPENCL_CONV=cudnn /k/llpfc bench --device cuda --model wrn-16-4 --batch-size 128"
+        own = "env LLPFC_OPENCL_CONV=cudnn LLPFC_CUDNN_ALGO=heuristic /k/llpfc bench --device cuda --model wrn-16-4 --batch-size 128"
+        cuda = "cuda: gemm cublas fp32, TF32 off; conv cudnn (cuDNN 9.13.0; "
+        rows = kit.sweep_rows([base], [(det, dict(base, images_per_second=5000.0, numerics=cuda + "deterministic algorithms, FMA math: no TF32)")),
+                                       (own, dict(base, images_per_second=7000.0, numerics=cuda + "the heuristic's first algorithm, deterministic or not; FMA math: no TF32)"))])
+        self.assertEqual([(r["variant"], r["applied"]) for r in rows],
+                         [("device=cuda LLPFC_OPENCL_CONV=cudnn", True), ("device=cuda LLPFC_OPENCL_CONV=cudnn LLPFC_CUDNN_ALGO=heuristic", True)])
+        self.assertEqual(kit.best_variant(rows), "device=cuda LLPFC_OPENCL_CONV=cudnn")
+        (row,) = kit.sweep_rows([base], [(own, dict(base, images_per_second=7000.0, numerics=cuda + "deterministic algorithms, FMA math: no TF32)"))])
+        self.assertFalse(row["applied"], "the default rule's result counted as cuDNN's own pick")
 
     def test_cuda_libraries_picked(self):
         """discover's CUDA libraries: the driver's libcuda.so.1, NVRTC's and cuBLAS's versioned files (not

@@ -451,8 +451,9 @@ static int conv(int pass, void *h, const float *alpha, ddesc *x, ddesc *w, ddesc
 	if (current != CTX || h != (void *)0xd77 || dnn_stream != STREAM) return 1;
 	if (c->math != 3) return 9; // CUDNN_FMA_MATH, set before any call
 	if (geometry(x, w, c, y, o.geo)) return 3;
-	if (algo != 1) return 9;
-	if (wsb < (size_t)(4096 * (pass + 1)) || ws == NULL || !on_device(ws, wsb)) return 3;
+	// algorithm 1 needs rank's workspace; 0 (the non-deterministic one) none
+	if (algo != 0 && algo != 1) return 9;
+	if (algo == 1 && (wsb < (size_t)(4096 * (pass + 1)) || ws == NULL || !on_device(ws, wsb))) return 3;
 	op *q = enqueue(DNN);
 	memcpy(q->geo, o.geo, sizeof o.geo);
 	q->pass = pass, q->alpha = *alpha, q->beta = *beta, q->src = a, q->src2 = b, q->dst = out, q->v = c->mode;

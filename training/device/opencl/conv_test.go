@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/llpfc/llpfc/internal/opencl"
 	"github.com/llpfc/llpfc/internal/opencl/ocltest"
 	"github.com/llpfc/llpfc/training/device"
 	"github.com/llpfc/llpfc/training/device/opcheck"
@@ -96,4 +97,42 @@ func TestConvVariant(t *testing.T) {
 	} else {
 		be.Close()
 	}
+}
+
+// TestCuDNNAlgoVariant: LLPFC_CUDNN_ALGO unset or deterministic opens a
+// back end as before; heuristic outside the cudnn path, and any other
+// value, stop Open with an error naming the variable (a sweep variant
+// whose knob did not take would time the default under its name). The
+// rule reaching cuDNN's choice is internal/opencl's TestCuDNNOnAFake.
+func TestCuDNNAlgoVariant(t *testing.T) {
+	ocltest.Require(t)
+	for _, env := range []string{"", "deterministic"} {
+		t.Setenv(devopencl.CuDNNAlgoEnv, env)
+		be, err := devopencl.Open(ocltest.Device())
+		require.NoError(t, err, env)
+		assert.NotContains(t, be.Numerics(), "cudnn", env)
+		require.NoError(t, be.Close())
+	}
+	for env, want := range map[string]string{
+		"heuristic":      devopencl.CuDNNAlgoEnv + "=heuristic: cuDNN's algorithms are chosen only on the path " + devopencl.ConvEnv + "=cudnn",
+		"Heuristic":      devopencl.CuDNNAlgoEnv + "=Heuristic: want deterministic (the default) or heuristic",
+		"fastest":        devopencl.CuDNNAlgoEnv + "=fastest: want deterministic (the default) or heuristic",
+		" deterministic": devopencl.CuDNNAlgoEnv + "= deterministic: want deterministic (the default) or heuristic",
+	} {
+		t.Setenv(devopencl.CuDNNAlgoEnv, env)
+		be, err := devopencl.Open(ocltest.Device())
+		if !assert.Error(t, err, env) {
+			be.Close()
+			continue
+		}
+		assert.Contains(t, err.Error(), want, env)
+	}
+	// what the GPU kit's sweep looks for in a result (kit.py's expected_numerics)
+	det, own := devopencl.CuDNNNumerics("9.13.0", opencl.CuDNNDeterministic), devopencl.CuDNNNumerics("9.13.0", opencl.CuDNNHeuristic)
+	for _, n := range []string{det, own} {
+		assert.Contains(t, n, "conv cudnn (cuDNN 9.13.0; ")
+		assert.Contains(t, n, "no TF32")
+	}
+	assert.Contains(t, own, "the heuristic's first algorithm")
+	assert.NotContains(t, det, "the heuristic's first algorithm")
 }
