@@ -490,6 +490,7 @@ def summarize(out):
     res["projection"] = projection(res["epoch"])
     res["cpu_table"] = cpu_rows(cpu)
     res["scaling"] = [r for r in json_lines(os.path.join(out, "scaling.log")) if "rows" in r]
+    res["predictions"] = prediction_rows(bench, sweep_runs, cpu)
     problems = consistent(res)
     res["verdict"] = verdict(res, problems)
     res["best_variant"] = best_variant(res["sweep"])
@@ -635,6 +636,75 @@ def projection(epochs):
             "table1_cell_hours": TABLE1_EPOCHS * epoch_s / 3600, "table1_hours": TABLE1_INSTANCE_EPOCHS / ips / 3600}
 
 
+# This session's written predictions (bench/NOTES.md; bench/gpu/README.md's table) that the summary checks
+# itself, each a measure over the run's results and a range per network: the verdict says which held.
+REDUCE_VARIANT = "LLPFC_OPENCL_GEMM=default LLPFC_OPENCL_REDUCE=channel"
+CUDNN_DEFAULT = "device=cuda LLPFC_OPENCL_CONV=cudnn"
+CUDNN_OWN = "device=cuda LLPFC_OPENCL_CONV=cudnn LLPFC_CUDNN_ALGO=heuristic"
+PREDICTIONS = [
+    {"lever": "per-channel reductions in slices", "unit": "ms a step",
+     "what": f"batch-norm and backward-bias rows, {REDUCE_VARIANT} − the baseline (one profiled step each)",
+     "measure": "reduce", "ranges": {("wrn-16-4", 128): (0.7, 1.5), ("vgg16", 128): (0.3, 0.8), ("resnet18", 128): (-0.05, 0.15)}},
+    {"lever": "cuDNN's own pick of algorithms", "unit": "×",
+     "what": f"img/s, {CUDNN_OWN} ÷ {CUDNN_DEFAULT}",
+     "measure": "cudnn_own", "ranges": {("wrn-16-4", 128): (1.0, 1.25), ("vgg16", 128): (1.0, 1.2), ("resnet18", 128): (1.0, 1.1)}},
+    {"lever": "the mlp's loops with pooled goroutines", "unit": "×",
+     "what": "CPU img/s at all the threads, pooled ÷ spawned",
+     "measure": "mlp_pooled", "ranges": {("mlp", 128): (1.15, 1.5)}},
+]
+
+
+def reduction_ms(result):
+    """The milliseconds of a profiled step's batch-norm and backward-bias rows (None without a profile)."""
+    ops = (result.get("profile") or {}).get("ops")
+    if not ops:
+        return None
+    return 1e3 * sum(o.get("seconds") or 0 for o in ops if o.get("category") in ("batch norm", "conv backward-bias"))
+
+
+def measured(kind, key, bench, sweep_runs, cpu):
+    """A prediction's measured value for network key (model, batch), or None when the run has no data."""
+    of = lambda variant: next((r for cmd, r in sweep_runs if variant_of(cmd) == variant and (r.get("model"), r.get("batch_size")) == key
+                               and r.get("images_per_second")), None)
+    if kind == "reduce":
+        base = next((b for b in bench if (b.get("model"), b.get("batch_size")) == key), None)
+        var = of(REDUCE_VARIANT)
+        a, b = (reduction_ms(var) if var else None), (reduction_ms(base) if base else None)
+        return a - b if a is not None and b is not None else None
+    if kind == "cudnn_own":
+        a, b = of(CUDNN_OWN), of(CUDNN_DEFAULT)
+        return a["images_per_second"] / b["images_per_second"] if a and b else None
+    if kind == "mlp_pooled":
+        mine = [r for r in cpu if r.get("impl") != "pytorch" and (r.get("model"), r.get("batch_size")) == key and r.get("images_per_second")]
+        top = max((r.get("gomaxprocs") or 0 for r in mine), default=0)
+        ips = {r.get("par_start"): r["images_per_second"] for r in mine if r.get("gomaxprocs") == top and r.get("schedule", "dynamic") == "dynamic"}
+        return ips["pooled"] / ips["spawned"] if ips.get("pooled") and ips.get("spawned") else None
+    raise ValueError(kind)
+
+
+def prediction_rows(bench, sweep_runs, cpu):
+    """Each prediction of PREDICTIONS against the run: held (within its range), above, below, or no data."""
+    rows = []
+    for p in PREDICTIONS:
+        for key, (lo, hi) in p["ranges"].items():
+            v = measured(p["measure"], key, bench, sweep_runs, cpu)
+            held = "no data" if v is None else "held" if lo <= v <= hi else "above" if v > hi else "below"
+            rows.append({"lever": p["lever"], "what": p["what"], "unit": p["unit"], "model": key[0], "batch": key[1],
+                         "low": lo, "high": hi, "measured": v, "verdict": held})
+    return rows
+
+
+def predictions_markdown(rows):
+    if not rows:
+        return []
+    L = ["\n## The written predictions, checked (bench/NOTES.md; bench/gpu/README.md)\n",
+         "| lever | measure | network | predicted | measured | verdict |", "|---|---|---|---|---|---|"]
+    L += [f"| {r['lever']} | {r['what']} | {r['model']} {r['batch']} | {r['low']:g}–{r['high']:g} {r['unit']} | "
+          f"{fmt(r['measured'], 3) if r['measured'] is not None else '–'} | {r['verdict']} |" for r in rows]
+    L.append("")
+    return L
+
+
 def loops_label(r):
     """How the step's parallel loops ran: their schedule, and their goroutines where the result says (spawned
     for each loop, or pooled)."""
@@ -685,6 +755,7 @@ def markdown(res):
                  f"{fmt(r['torch_ips_tf32_off'])} | {fmt(r['torch_ips_default'])} | {mib(r['torch_max_memory_allocated'])} | {fmt(r.get('ratio_tf32_off'), 3)} | "
                  f"{r.get('best_variant', '–')} | {fmt(r.get('best_ips'))} | {fmt(r.get('best_ratio_tf32_off'), 3)} |")
     L += sweep_markdown(res)
+    L += predictions_markdown(res.get("predictions") or [])
     L += profile_markdown(res.get("profiles") or [])
     p = res["projection"]
     if p.get("table1_cell_hours") or not p:

@@ -302,6 +302,46 @@ class SummarizeTest(unittest.TestCase):
             else:
                 self.assertIn("LLPFC_OPENCL_GEMM=default LLPFC_OPENCL_REDUCE=channel: wrn-16-4/128 0.90×", line)
 
+    def test_predictions_checked(self):
+        """The summary checks this session's written predictions itself: the per-channel reductions' A/B as the
+        difference of the batch-norm and backward-bias rows of two profiled steps (other rows ignored), cuDNN's
+        own pick over the default rule, the mlp pooled over spawned at the most threads; each held, above, below,
+        or no data when the run lacks a side."""
+        prof = lambda bn, bias, conv: {"ops": [{"category": "batch norm", "seconds": bn}, {"category": "conv backward-bias", "seconds": bias},
+                                               {"category": "conv forward", "seconds": conv}], "seconds": bn + bias + conv}
+        wrn = {"model": "wrn-16-4", "batch_size": 128, "images_per_second": 1000.0, "numerics": "gemm default (CLBlast's parameters)"}
+        vgg = dict(wrn, model="vgg16")
+        self.write("bench.log", "### env LLPFC_OPENCL_GEMM=default /k/llpfc bench\n"
+                   + json.dumps(dict(wrn, profile=prof(0.0004, 0.0001, 0.05))) + "\n" + json.dumps(dict(vgg, profile=prof(0.0002, 0.0001, 0.05))) + "\n")
+        chan = "### env LLPFC_OPENCL_GEMM=default LLPFC_OPENCL_REDUCE=channel /k/llpfc bench --model {}\n"
+        cudnn = "### env LLPFC_OPENCL_CONV=cudnn{} /k/llpfc bench --device cuda --model wrn-16-4\n"
+        cn = "cuda: gemm cublas fp32, TF32 off; conv cudnn (cuDNN 9.13.0; "
+        self.write("sweep.log",
+                   # WRN-16-4: 1.4 ms − 0.5 ms = 0.9 ms (held); the convolution's 0.2 s more is not the reductions'
+                   chan.format("wrn-16-4") + json.dumps(dict(wrn, profile=prof(0.0012, 0.0002, 0.25), numerics="gemm default (CLBlast's parameters); reduce channel (one work-group a channel)")) + "\n"
+                   # VGG16: 0.2 ms − 0.3 ms = −0.1 ms (below)
+                   + chan.format("vgg16") + json.dumps(dict(vgg, profile=prof(0.0001, 0.0001, 0.05), numerics="gemm default (CLBlast's parameters); reduce channel (one work-group a channel)")) + "\n"
+                   + cudnn.format("") + json.dumps(dict(wrn, images_per_second=4000.0, numerics=cn + "deterministic algorithms)")) + "\n"
+                   + cudnn.format(" LLPFC_CUDNN_ALGO=heuristic") + json.dumps(dict(wrn, images_per_second=6000.0, numerics=cn + "the heuristic's first algorithm)")) + "\n")
+        mlp = {"model": "mlp", "batch_size": 128, "schedule": "dynamic"}
+        self.write("cpu.log", "\n".join(json.dumps(r) for r in [
+            dict(mlp, gomaxprocs=2, par_start="spawned", images_per_second=500.0), dict(mlp, gomaxprocs=2, par_start="pooled", images_per_second=100.0),
+            dict(mlp, gomaxprocs=16, par_start="spawned", images_per_second=1000.0), dict(mlp, gomaxprocs=16, par_start="pooled", images_per_second=1200.0),
+            dict(mlp, gomaxprocs=16, par_start="spawned", schedule="static", images_per_second=50.0),
+            dict(mlp, impl="pytorch", threads=16, images_per_second=900.0)]) + "\n")
+        _, _, _, res = self.summarize([("discovery", "ok", "1", "d")])
+        got = {(r["lever"], r["model"]): (r["measured"], r["verdict"]) for r in res["predictions"]}
+        near = lambda key, v, verdict: (self.assertAlmostEqual(got[key][0], v, places=6, msg=key), self.assertEqual(got[key][1], verdict, key))
+        near(("per-channel reductions in slices", "wrn-16-4"), 0.9, "held")
+        near(("per-channel reductions in slices", "vgg16"), -0.1, "below")
+        self.assertEqual(got[("per-channel reductions in slices", "resnet18")], (None, "no data"))
+        near(("cuDNN's own pick of algorithms", "wrn-16-4"), 1.5, "above")
+        self.assertEqual(got[("cuDNN's own pick of algorithms", "vgg16")], (None, "no data"))
+        near(("the mlp's loops with pooled goroutines", "mlp"), 1.2, "held")  # 16 threads, the dynamic schedule's runs
+        md = read(os.path.join(self.out, "summary.md"))
+        self.assertIn("## The written predictions, checked", md)
+        self.assertIn("| cuDNN's own pick of algorithms | img/s, device=cuda LLPFC_OPENCL_CONV=cudnn LLPFC_CUDNN_ALGO=heuristic ÷ device=cuda LLPFC_OPENCL_CONV=cudnn | wrn-16-4 128 | 1–1.25 × | 1.500 | above |", md)
+
     def cuda_logs(self, cuda_ips, numerics):
         """sweep_logs with the CUDA driver's step as a variant (run.sh: bench --device cuda) and PyTorch's step."""
         parts = self.sweep_logs(1100.0)
