@@ -488,6 +488,7 @@ def summarize(out):
     res["profiles"] = profile_tables([(BASELINE, b) for b in bench] + [(variant_of(cmd), r) for cmd, r in sweep_runs
                                                                        if variant_of(cmd).startswith("device=")], torch)
     res["projection"] = projection(res["epoch"])
+    res["projection"].update(torch_cell(res["projection"], torch))
     res["cpu_table"] = cpu_rows(cpu)
     res["scaling"] = [r for r in json_lines(os.path.join(out, "scaling.log")) if "rows" in r]
     res["predictions"] = prediction_rows(bench, sweep_runs, cpu)
@@ -559,7 +560,8 @@ def verdict(res, problems):
     if not (res.get("discovery") or {}).get("icd_folder", {}).get("drivers"):
         bad.append("no OpenCL driver found (discovery)")
     bad += problems
-    sweep = "; ".join(x for x in (speed_verdict(res.get("table") or []), sweep_verdict(res.get("sweep") or [])) if x)
+    sweep = "; ".join(x for x in (speed_verdict(res.get("table") or []), cell_verdict(res.get("projection") or {}),
+                                  sweep_verdict(res.get("sweep") or [])) if x)
     if bad:
         return "FAIL: " + "; ".join(bad) + ("; " + sweep if sweep else "")
     skipped = [f"{p['part']} ({p['note']})" for p in res["parts"] if p["status"] == "skipped"]
@@ -616,6 +618,37 @@ def consistent(res):
 # PROJECTED is the run a projection of a Table 1 cell may come from: its network and bags (the
 # Table 1 cell, docs/gpu-and-cluster.md, "On a GPU"); any other run (--quick's cnn-bn on 80 points) projects nothing.
 PROJECTED = {"model": "wrn-16-4", "method": "llpfc-uniform", "bag_size": 64}
+
+
+# The Table 1 cell's step in PyTorch (part 7: torch_step.py at the preset's settings, dropout 0.3 and the crop
+# and flip): the cell's PyTorch time is its 200 epochs of 40,960 training images at that step's speed.
+CELL_TORCH = ("wrn-16-4", 128)
+CELL_TORCH_BOUND = 2.0  # the GPU criterion: our projected cell within 2× of PyTorch fp32's
+
+
+def torch_cell(projection, torch):
+    """PyTorch's Table 1 cell beside ours: hours at its fp32 step (TF32 off; and at its defaults) with the
+    cell's settings, and ours ÷ PyTorch's (TF32 off). {} when either side is missing."""
+    if not projection.get("table1_cell_hours"):
+        return {}
+    rows = {r.get("tf32"): r for r in torch if (r.get("model"), r.get("batch_size")) == CELL_TORCH and r.get("images_per_second")
+            and r.get("dropout") == 0.3 and r.get("augment")}
+    off = rows.get("off")
+    if not off:
+        return {}
+    hours = lambda r: TABLE1_EPOCHS * CELL_POINTS / r["images_per_second"] / 3600
+    out = {"torch_cell_hours_tf32_off": hours(off), "cell_over_torch": projection["table1_cell_hours"] / hours(off)}
+    if rows.get("default"):
+        out["torch_cell_hours_default"] = hours(rows["default"])
+    return out
+
+
+def cell_verdict(p):
+    """The verdict line's word on the Table 1 cell: our projection over PyTorch fp32's."""
+    if not p.get("cell_over_torch"):
+        return ""
+    return (f"Table 1 cell {fmt(p['table1_cell_hours'], 2)} h, {fmt(p['cell_over_torch'], 2)}× PyTorch fp32's "
+            f"({'within' if p['cell_over_torch'] <= CELL_TORCH_BOUND else 'beyond'} {CELL_TORCH_BOUND:g}×)")
 
 
 def projection(epochs):
@@ -767,6 +800,12 @@ def markdown(res):
     if p.get("table1_cell_hours"):
         L.append(f"- one epoch of the cell's {CELL_POINTS:,} training images: {fmt(p['epoch_seconds_cell'])} s of training; one Table 1 cell (CIFAR10, {TABLE1_EPOCHS} epochs): "
                  f"**{fmt(p['table1_cell_hours'], 2)} h**; all of Table 1 ({TABLE1_INSTANCE_EPOCHS:.3g} instance-epochs at this throughput): {fmt(p['table1_hours'], 0)} h")
+        if p.get("cell_over_torch"):
+            L.append(f"- PyTorch fp32's cell at its step with the cell's settings (WRN-16-4, batch 128, dropout 0.3, crop and flip; part 7): "
+                     f"{fmt(p['torch_cell_hours_tf32_off'], 2)} h with TF32 off" + (f", {fmt(p['torch_cell_hours_default'], 2)} h with its defaults" if p.get("torch_cell_hours_default") else "")
+                     + f"; ours ÷ PyTorch's (TF32 off): **{fmt(p['cell_over_torch'], 2)}×** (the criterion: ≤ {CELL_TORCH_BOUND:g}×; PyTorch's training steps alone, ours the epoch's training throughput)")
+        else:
+            L.append("- no PyTorch step at the cell's settings (part 7) to set the cell beside")
     elif p.get("train_images_per_second"):
         L.append(f"- {p['note']}")
     else:

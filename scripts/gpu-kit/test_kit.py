@@ -90,6 +90,25 @@ class SummarizeTest(unittest.TestCase):
         self.assertIn("no projection of a Table 1 cell", md)
         _, _, _, res = self.summarize(parts, [epoch_line("wrn-16-4", 64)])
         self.assertAlmostEqual(res["projection"]["table1_cell_hours"], 200 * 40960 / 2000.0 / 3600)
+        self.assertNotIn("cell_over_torch", res["projection"], "no PyTorch step: nothing to set the cell beside")
+
+    def test_cell_beside_pytorch(self):
+        """The projected cell beside PyTorch fp32's at its step with the cell's settings (dropout 0.3, crop and
+        flip, batch 128): the ratio in the verdict line, within or beyond 2×; PyTorch's step without the
+        preset's settings (dropout 0) is not the cell's."""
+        parts = [("discovery", "ok", "1", "d"), ("epoch x", "ok", "3", "train.log")]
+        torch = {"model": "wrn-16-4", "batch_size": 128, "dropout": 0.3, "augment": True}
+        for ours, peer, word in [(2000.0, 3000.0, "within"), (1000.0, 3000.0, "beyond")]:
+            self.write("torch.log", "\n".join(json.dumps(r) for r in [
+                dict(torch, tf32="off", images_per_second=peer), dict(torch, tf32="default", images_per_second=2 * peer),
+                dict(torch, tf32="off", dropout=0.0, augment=False, images_per_second=9 * peer)]) + "\n")
+            _, line, _, res = self.summarize(parts, [epoch_line("wrn-16-4", 64, ips=ours)])
+            p = res["projection"]
+            self.assertAlmostEqual(p["torch_cell_hours_tf32_off"], 200 * 40960 / peer / 3600)
+            self.assertAlmostEqual(p["torch_cell_hours_default"], 200 * 40960 / (2 * peer) / 3600)
+            self.assertAlmostEqual(p["cell_over_torch"], peer / ours)
+            self.assertIn(f"Table 1 cell {p['table1_cell_hours']:.2f} h, {peer / ours:.2f}× PyTorch fp32's ({word} 2×)", line)
+            self.assertIn(f"ours ÷ PyTorch's (TF32 off): **{peer / ours:.2f}×**", read(os.path.join(self.out, "summary.md")))
 
 
     def test_profile_table_beside_pytorch(self):
