@@ -76,6 +76,17 @@ __kernel void bn_affine(__global const float *x, __global float *y, __global con
 	y[t] = z;
 }
 
+// store_split writes channel ch's mean and variance into split's layout
+// [mean hi | mean lo | var hi | var lo] (4·c floats): each the float pair
+// whose sum is the acc_t value.
+void store_split(__global float *split, int c, int ch, acc_t mu, acc_t var) {
+	float mh = (float)mu, vh = (float)var;
+	split[ch] = mh;
+	split[c + ch] = (float)(mu - (acc_t)mh);
+	split[2 * c + ch] = vh;
+	split[3 * c + ch] = (float)(var - (acc_t)vh);
+}
+
 // bn_stats_split: bn_stats with the statistics kept in acc_t: one
 // work-group per channel, the mean and biased variance over the first rows
 // rows into split = [mean hi | mean lo | var hi | var lo] (4·c floats),
@@ -85,12 +96,7 @@ __kernel void bn_stats_split(__global const float *x, __global float *split, int
 	acc_t mu, var;
 	channel_moments(x, c, hw, rows, s, &mu, &var);
 	if (get_local_id(0) == 0) {
-		int ch = get_group_id(0);
-		float mh = (float)mu, vh = (float)var;
-		split[ch] = mh;
-		split[c + ch] = (float)(mu - (acc_t)mh);
-		split[2 * c + ch] = vh;
-		split[3 * c + ch] = (float)(var - (acc_t)vh);
+		store_split(split, c, get_group_id(0), mu, var);
 	}
 }
 
@@ -131,11 +137,7 @@ __kernel void bn_moments_merge(__global const acc_t *part, __global float *out, 
 	}
 	acc_t var = m2 / (acc_t)m;
 	if (split) {
-		float mh = (float)mu, vh = (float)var;
-		out[ch] = mh;
-		out[c + ch] = (float)(mu - (acc_t)mh);
-		out[2 * c + ch] = vh;
-		out[3 * c + ch] = (float)(var - (acc_t)vh);
+		store_split(out, c, ch, mu, var);
 	} else {
 		out[ch] = (float)mu;
 		out2[ch] = (float)var;
