@@ -669,8 +669,8 @@ def projection(epochs):
             "table1_cell_hours": TABLE1_EPOCHS * epoch_s / 3600, "table1_hours": TABLE1_INSTANCE_EPOCHS / ips / 3600}
 
 
-# This session's written predictions (bench/NOTES.md; bench/gpu/README.md's table) that the summary checks
-# itself, each a measure over the run's results and a range per network: the verdict says which held.
+# Written predictions (bench/NOTES.md; bench/gpu/README.md's table) that the summary checks itself, each a
+# measure over the run's results and a range per network, so that a GPU run confirms or refutes them on the spot.
 REDUCE_VARIANT = "LLPFC_OPENCL_GEMM=default LLPFC_OPENCL_REDUCE=channel"
 CUDNN_DEFAULT = "device=cuda LLPFC_OPENCL_CONV=cudnn"
 CUDNN_OWN = "device=cuda LLPFC_OPENCL_CONV=cudnn LLPFC_CUDNN_ALGO=heuristic"
