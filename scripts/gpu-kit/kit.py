@@ -674,10 +674,14 @@ def projection(epochs):
 REDUCE_VARIANT = "LLPFC_OPENCL_GEMM=default LLPFC_OPENCL_REDUCE=channel"
 CUDNN_DEFAULT = "device=cuda LLPFC_OPENCL_CONV=cudnn"
 CUDNN_OWN = "device=cuda LLPFC_OPENCL_CONV=cudnn LLPFC_CUDNN_ALGO=heuristic"
+CUDNN_CHANNEL = "device=cuda LLPFC_OPENCL_CONV=cudnn LLPFC_OPENCL_REDUCE=channel"
 PREDICTIONS = [
     {"lever": "per-channel reductions in slices", "unit": "ms a step",
      "what": f"batch-norm and backward-bias rows, {REDUCE_VARIANT} − the baseline (one profiled step each)",
      "measure": "reduce", "ranges": {("wrn-16-4", 128): (0.7, 1.5), ("vgg16", 128): (0.3, 0.8), ("resnet18", 128): (-0.05, 0.15)}},
+    {"lever": "per-channel reductions in slices, on the cuDNN path", "unit": "×",
+     "what": f"img/s, {CUDNN_DEFAULT} (sliced) ÷ {CUDNN_CHANNEL}",
+     "measure": "reduce_cudnn", "ranges": {("wrn-16-4", 128): (1.03, 1.10), ("vgg16", 128): (1.01, 1.06), ("resnet18", 128): (0.98, 1.02)}},
     {"lever": "cuDNN's own pick of algorithms", "unit": "×",
      "what": f"img/s, {CUDNN_OWN} ÷ {CUDNN_DEFAULT}",
      "measure": "cudnn_own", "ranges": {("wrn-16-4", 128): (1.0, 1.25), ("vgg16", 128): (1.0, 1.2), ("resnet18", 128): (1.0, 1.1)}},
@@ -704,8 +708,8 @@ def measured(kind, key, bench, sweep_runs, cpu):
         var = of(REDUCE_VARIANT)
         a, b = (reduction_ms(var) if var else None), (reduction_ms(base) if base else None)
         return a - b if a is not None and b is not None else None
-    if kind == "cudnn_own":
-        a, b = of(CUDNN_OWN), of(CUDNN_DEFAULT)
+    if kind in ("cudnn_own", "reduce_cudnn"):
+        a, b = (of(CUDNN_OWN), of(CUDNN_DEFAULT)) if kind == "cudnn_own" else (of(CUDNN_DEFAULT), of(CUDNN_CHANNEL))
         return a["images_per_second"] / b["images_per_second"] if a and b else None
     if kind == "mlp_pooled":
         mine = [r for r in cpu if r.get("impl") != "pytorch" and (r.get("model"), r.get("batch_size")) == key and r.get("images_per_second")]

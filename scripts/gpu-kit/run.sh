@@ -175,8 +175,9 @@ fi
 # LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel: the baseline but for the per-channel reductions (batch
 # norm's statistics and gradient sums, the bias gradients) one work-group a channel, as before they were
 # sliced; its profile's batch-norm rows beside the baseline's time the slicing (bench/NOTES.md, "The
-# per-channel reductions in slices").
-VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda device=cuda,LLPFC_OPENCL_CONV=cudnn LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_CUDNN_ALGO=heuristic,configs=sweep}
+# per-channel reductions in slices"); and the same on the cuDNN path, whose shorter step the reductions
+# weigh on more: its img/s beside device=cuda,LLPFC_OPENCL_CONV=cudnn's.
+VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda device=cuda,LLPFC_OPENCL_CONV=cudnn LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_CUDNN_ALGO=heuristic,configs=sweep device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_OPENCL_REDUCE=channel,configs=sweep}
 
 # split_variant V: V's environment assignments in VENV, its device in VDEV (opencl unless V
 # names device=…) and in VSWEEP whether it runs on SWEEP's networks only (configs=sweep; OpenCL

@@ -284,7 +284,8 @@ class SummarizeTest(unittest.TestCase):
         run_sh = read(os.path.join(HERE, "run.sh"))
         self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit ", run_sh)
         self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda device=cuda,LLPFC_OPENCL_CONV=cudnn "
-                      "LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_CUDNN_ALGO=heuristic,configs=sweep}", run_sh)
+                      "LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_CUDNN_ALGO=heuristic,configs=sweep "
+                      "device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_OPENCL_REDUCE=channel,configs=sweep}", run_sh)
         tuned = "gemm tuned (clblast-gemm-x.json, 1.20× CLBlast's defaults on 2 shapes)"
         conv = lambda path: f"; conv {path} (GEMM tile 64×64×16, 4×4 per work-item)"
         for path, numerics, rc in [("implicit", tuned + conv("implicit"), 0), ("implicit", tuned, 1),
@@ -341,7 +342,9 @@ class SummarizeTest(unittest.TestCase):
                    # VGG16: 0.2 ms − 0.3 ms = −0.1 ms (below)
                    + chan.format("vgg16") + json.dumps(dict(vgg, profile=prof(0.0001, 0.0001, 0.05), numerics="gemm default (CLBlast's parameters); reduce channel (one work-group a channel)")) + "\n"
                    + cudnn.format("") + json.dumps(dict(wrn, images_per_second=4000.0, numerics=cn + "deterministic algorithms)")) + "\n"
-                   + cudnn.format(" LLPFC_CUDNN_ALGO=heuristic") + json.dumps(dict(wrn, images_per_second=6000.0, numerics=cn + "the heuristic's first algorithm)")) + "\n")
+                   + cudnn.format(" LLPFC_CUDNN_ALGO=heuristic") + json.dumps(dict(wrn, images_per_second=6000.0, numerics=cn + "the heuristic's first algorithm)")) + "\n"
+                   # the reductions one work-group a channel on the cuDNN path: 4000 ÷ 3800 = 1.053 (held)
+                   + cudnn.format(" LLPFC_OPENCL_REDUCE=channel") + json.dumps(dict(wrn, images_per_second=3800.0, numerics=cn + "deterministic algorithms); reduce channel (one work-group a channel)")) + "\n")
         mlp = {"model": "mlp", "batch_size": 128, "schedule": "dynamic"}
         self.write("cpu.log", "\n".join(json.dumps(r) for r in [
             dict(mlp, gomaxprocs=2, par_start="spawned", images_per_second=500.0), dict(mlp, gomaxprocs=2, par_start="pooled", images_per_second=100.0),
@@ -355,6 +358,7 @@ class SummarizeTest(unittest.TestCase):
         near(("per-channel reductions in slices", "vgg16"), -0.1, "below")
         self.assertEqual(got[("per-channel reductions in slices", "resnet18")], (None, "no data"))
         near(("cuDNN's own pick of algorithms", "wrn-16-4"), 1.5, "above")
+        near(("per-channel reductions in slices, on the cuDNN path", "wrn-16-4"), 4000 / 3800, "held")
         self.assertEqual(got[("cuDNN's own pick of algorithms", "vgg16")], (None, "no data"))
         near(("the mlp's loops with pooled goroutines", "mlp"), 1.2, "held")  # 16 threads, the dynamic schedule's runs
         md = read(os.path.join(self.out, "summary.md"))
