@@ -1366,7 +1366,7 @@ var mutations = []mutation{
 		Old: "if algos == CuDNNHeuristic || a.Determinism == cudnnDeterministic", New: "if a.Determinism == cudnnDeterministic",
 		Pkg: "internal/opencl", Tests: []string{"TestChooseCuDNNAlgo", "TestCuDNNOnAFake"}},
 	{ID: "cudnn-rule-changed-after-plans", File: "internal/opencl/cuda_dnn.go", Bug: "SetCuDNNAlgos changes the rule after plans were made: geometries chosen before keep the old rule, the new ones take the other",
-		Old: "len(s.plans) > 0 && s.algos != a", New: "len(s.plans) < 0 && s.algos != a",
+		Old: "len(s.plans) > 0 && c.cu.dnnAlgos != a", New: "len(s.plans) < 0 && c.cu.dnnAlgos != a",
 		Pkg: "internal/opencl", Tests: []string{"TestCuDNNOnAFake"}},
 	{ID: "bn-slices-merge-no-between", File: "internal/opencl/kernels/bn.cl", Bug: "a channel's slices merged without the spread of their means d²·n·nb/(n+nb): each slice's variance about its own mean",
 		Old: "m2 = m2 + part[2 * (ch * slices + sl) + 1] + d * d * n * nb / (n + nb);", New: "m2 = m2 + part[2 * (ch * slices + sl) + 1];",

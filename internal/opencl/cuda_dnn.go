@@ -219,7 +219,6 @@ type cudnnPlan struct {
 type cudnnState struct {
 	h     cudnnH
 	plans map[ConvGeom]*cudnnPlan
-	algos CuDNNAlgos
 }
 
 // dnn returns the context's cuDNN state, making the handle on first use.
@@ -231,7 +230,7 @@ func (d *cudaCtx) dnn() (*cudnnState, error) {
 	if err := loadCuDNN(); err != nil {
 		return nil, err
 	}
-	s := &cudnnState{plans: map[ConvGeom]*cudnnPlan{}, algos: d.dnnAlgos}
+	s := &cudnnState{plans: map[ConvGeom]*cudnnPlan{}}
 	if err := cudnnCheck(cudnn.Create(&s.h), "cudnnCreate", ""); err != nil {
 		return nil, err
 	}
@@ -243,13 +242,14 @@ func (d *cudaCtx) dnn() (*cudnnState, error) {
 	return s, nil
 }
 
-// plan returns g's descriptors and algorithms, making them on first use.
-func (s *cudnnState) plan(g ConvGeom) (*cudnnPlan, error) {
+// plan returns g's descriptors and algorithms, making them on first use
+// with the rule algos (the context's, SetCuDNNAlgos).
+func (s *cudnnState) plan(g ConvGeom, algos CuDNNAlgos) (*cudnnPlan, error) {
 	if p := s.plans[g]; p != nil {
 		return p, nil
 	}
 	p := &cudnnPlan{algo: map[ConvPath]cudnnAlgoPerf{}}
-	if err := s.makePlan(p, g); err != nil {
+	if err := s.makePlan(p, g, algos); err != nil {
 		return nil, errors.Join(err, p.release()) // a half-made plan is never kept
 	}
 	s.plans[g] = p
@@ -257,7 +257,7 @@ func (s *cudnnState) plan(g ConvGeom) (*cudnnPlan, error) {
 }
 
 // makePlan makes p's descriptors for g and chooses each pass's algorithm.
-func (s *cudnnState) makePlan(p *cudnnPlan, g ConvGeom) error {
+func (s *cudnnState) makePlan(p *cudnnPlan, g ConvGeom, algos CuDNNAlgos) error {
 	geo := fmt.Sprintf("%+v", g)
 	for _, t := range []*cudnnDesc{&p.x, &p.y, &p.bias} {
 		if err := cudnnCheck(cudnn.CreateTensorDescriptor(t), "cudnnCreateTensorDescriptor", geo); err != nil {
@@ -301,10 +301,10 @@ func (s *cudnnState) makePlan(p *cudnnPlan, g ConvGeom) error {
 		if err := cudnnCheck(code, call, geo); err != nil {
 			return err
 		}
-		a, ok := chooseCuDNNAlgo(pass, perf[:min(max(n, 0), cudnnAlgoSlots)], s.algos)
+		a, ok := chooseCuDNNAlgo(pass, perf[:min(max(n, 0), cudnnAlgoSlots)], algos)
 		if !ok {
 			what := "deterministic, in FMA math, neither an FFT nor the non-fused Winograd,"
-			if s.algos == CuDNNHeuristic {
+			if algos == CuDNNHeuristic {
 				what = "in FMA math"
 			}
 			return fmt.Errorf("opencl: of the %d algorithms %s ranked for the %s pass of %s, none is %s and within %d MiB of workspace: use LLPFC_OPENCL_CONV=im2col",
@@ -375,7 +375,7 @@ func (d *cudaCtx) dnnPlan(g ConvGeom) (*cudnnPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.plan(g)
+	return s.plan(g, d.dnnAlgos)
 }
 
 // dnnWorkspace is the workspace in bytes the algorithm of g's pass needs.
@@ -464,13 +464,10 @@ func (c *Context) SetCuDNNAlgos(a CuDNNAlgos) error {
 	if c.closed {
 		return errClosed
 	}
-	if s := c.cu.cudnn; s != nil && len(s.plans) > 0 && s.algos != a {
+	if s := c.cu.cudnn; s != nil && len(s.plans) > 0 && c.cu.dnnAlgos != a {
 		return errors.New("opencl: SetCuDNNAlgos after cuDNN chose algorithms by another rule")
 	}
 	c.cu.dnnAlgos = a
-	if c.cu.cudnn != nil {
-		c.cu.cudnn.algos = a
-	}
 	return nil
 }
 
