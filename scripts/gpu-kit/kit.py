@@ -367,9 +367,32 @@ def expected_numerics(variant):
     return want
 
 
-def sweep_rows(bench, sweep_runs):
+def required_checks(variant):
+    """The device checks (run.sh's check parts) that must pass before a variant's step counts: the OpenCL
+    driver's check, or the CUDA driver's for device=cuda; and the convolutions' own where the variant
+    moves them (implicit GEMM on OpenCL, cuDNN on CUDA). A knob that changes only a launch's shape
+    (LLPFC_OPENCL_REDUCE, LLPFC_CUDNN_ALGO) runs kernels the op checks of CI hold and adds none."""
+    words = variant.split()
+    cuda = any(w.startswith("device=") and w != "device=opencl" and not w.startswith("device=opencl:") for w in words)
+    need = ["check cuda" if cuda else "check"]
+    conv = next((w.split("=", 1)[1] for w in words if w.startswith("LLPFC_OPENCL_CONV=")), "")
+    if conv.startswith("implicit"):
+        need.append("check conv implicit")
+    if conv == "cudnn":
+        need.append("check cuda cudnn")
+    return need
+
+
+def unchecked(variant, parts):
+    """The required checks of variant that did not pass in this run (not run, cut short or failed)."""
+    status = {p["part"]: p["status"] for p in parts}
+    return [c for c in required_checks(variant) if status.get(c) != "ok"]
+
+
+def sweep_rows(bench, sweep_runs, parts=()):
     """Each swept configuration beside the baseline's (the main bench part's) throughput: its
-    variant, images/s and the ratio; a result whose numerics miss its variant is flagged."""
+    variant, images/s and the ratio; a result whose numerics miss its variant is flagged, and one
+    whose path's device checks did not pass (parts: parts.tsv's rows) is marked unchecked."""
     base = {(b.get("model"), b.get("batch_size")): b for b in bench}
     rows = []
     for cmd, r in sweep_runs:
@@ -383,6 +406,7 @@ def sweep_rows(bench, sweep_runs):
         if row["ips"] and row["baseline_ips"]:
             row["ratio"] = row["ips"] / row["baseline_ips"]
         row["applied"] = all(w in row["numerics"] for w in expected_numerics(v))
+        row["unchecked"] = unchecked(v, parts)
         rows.append(row)
     return rows
 
@@ -394,12 +418,13 @@ NOT_FOR_TRAINING = ("LLPFC_CUDNN_ALGO=heuristic",)
 
 def best_variant(rows):
     """The variant of the fastest swept run on WRN-16-4 at batch 128 (the Table 1 cell's network; else
-    the largest batch swept) that beat the baseline, else BASELINE; never one of NOT_FOR_TRAINING."""
+    the largest batch swept) that beat the baseline, else BASELINE; never one of NOT_FOR_TRAINING nor
+    one whose path's device checks did not pass."""
     if not rows:
         return BASELINE
     wrn = [r for r in rows if r["model"] == "wrn-16-4"] or rows
     batch = 128 if any(r["batch"] == 128 for r in wrn) else max(r["batch"] or 0 for r in wrn)
-    cands = [r for r in wrn if r["batch"] == batch and r.get("ratio") and r["applied"]
+    cands = [r for r in wrn if r["batch"] == batch and r.get("ratio") and r["applied"] and not r.get("unchecked")
              and not any(w in r["variant"].split() for w in NOT_FOR_TRAINING)]
     best = max(cands, key=lambda r: r["ratio"], default=None)
     return best["variant"] if best and best["ratio"] > 1 else BASELINE
@@ -412,7 +437,8 @@ def sweep_verdict(rows):
     best = best_variant(rows)
     per = {}
     for r in rows:
-        per.setdefault(r["variant"], []).append(f"{r['model']}/{r['batch']} {fmt(r.get('ratio'), 2)}×")
+        per.setdefault(r["variant"], []).append(f"{r['model']}/{r['batch']} {fmt(r.get('ratio'), 2)}×"
+                                                + (" (unchecked)" if r.get("unchecked") else ""))
     parts = [f"{v}: {', '.join(xs)}" for v, xs in per.items()]
     return f"sweep (× {BASELINE}): " + "; ".join(parts) + f"; best: {best}"
 
@@ -461,7 +487,7 @@ def summarize(out):
     bench = json_lines(os.path.join(out, "bench.log"))
     sweep_runs = logged_runs(os.path.join(out, "sweep.log"))
     res["tuning"] = next((r for _, r in sweep_runs if "result" in r and "device" in r), None)
-    res["sweep"] = sweep_rows(bench, sweep_runs)
+    res["sweep"] = sweep_rows(bench, sweep_runs, res["parts"])
     torch = json_lines(os.path.join(out, "torch.log"))
     cpu = json_lines(os.path.join(out, "cpu.log"))
     res["bench"], res["torch"], res["cpu"] = bench, torch, cpu
@@ -477,7 +503,7 @@ def summarize(out):
                "torch_max_memory_allocated": t.get("off", {}).get("cuda_max_memory_allocated")}
         if row["ours_ips"] and row["torch_ips_tf32_off"]:
             row["ratio_tf32_off"] = row["ours_ips"] / row["torch_ips_tf32_off"]
-        best = max([r for r in res["sweep"] if (r["model"], r["batch"]) == key and r["applied"] and r["ips"]] +
+        best = max([r for r in res["sweep"] if (r["model"], r["batch"]) == key and r["applied"] and not r["unchecked"] and r["ips"]] +
                    [{"variant": BASELINE, "ips": row["ours_ips"]}], key=lambda r: r["ips"] or 0)
         row["best_variant"], row["best_ips"] = best["variant"], best["ips"]
         if row["best_ips"] and row["torch_ips_tf32_off"]:
@@ -848,7 +874,8 @@ def sweep_markdown(res):
     L.append(f"- best on the Table 1 cell's network: **{res.get('best_variant') or best_variant(rows)}**\n")
     L.append("| model | batch | variant | img/s | baseline img/s | × baseline | numerics |\n|---|---|---|---|---|---|---|")
     L += [f"| {r['model']} | {r['batch']} | {r['variant']} | {fmt(r['ips'])} | {fmt(r['baseline_ips'])} | {fmt(r.get('ratio'), 3)} | {r['numerics']}"
-          + ("" if r["applied"] else " (**not the variant asked for**)") + " |" for r in rows]
+          + ("" if r["applied"] else " (**not the variant asked for**)")
+          + (f" (**not counted: {', '.join(r['unchecked'])} did not pass**)" if r.get("unchecked") else "") + " |" for r in rows]
     L.append("")
     return L
 
@@ -926,7 +953,7 @@ def main():
         sys.exit(gemm_shapes(args[0], int(args[1])))
     if cmd == "best-variant":
         bench = json_lines(os.path.join(args[0], "bench.log"))
-        return print(best_variant(sweep_rows(bench, logged_runs(os.path.join(args[0], "sweep.log")))))
+        return print(best_variant(sweep_rows(bench, logged_runs(os.path.join(args[0], "sweep.log")), parts(args[0]))))
     if cmd == "pick-python":
         return pick_python(args)
     if cmd == "describe-python":

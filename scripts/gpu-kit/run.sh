@@ -29,7 +29,9 @@
 #      device=cuda,LLPFC_OPENCL_CONV=cudnn with cuDNN's convolutions; on SWEEP's networks with
 #      cuDNN's own pick of algorithms, LLPFC_CUDNN_ALGO=heuristic, timed, never trained with),
 #      every result's numerics naming its variant, each beside the baseline in the summary's first
-#      line with the slowest network's best step beside PyTorch's;
+#      line with the slowest network's best step beside PyTorch's — the CUDA variants first, the A/B
+#      measurements last, and a variant counted for a best step (and trained with) only when the device
+#      checks of its path passed (kit.py's required_checks);
 #   7. the same steps in PyTorch fp32 on CUDA (TF32 off, and PyTorch's defaults), then the
 #      profiles' convolutions and matrix products shape by shape in PyTorch (torch_step.py
 #      --kernels), so the summary says op by op how far each is from the vendor's kernels;
@@ -75,6 +77,10 @@ BUDGET=${KIT_BUDGET:-540}
 # KEEP: the seconds of the budget the parts running now leave to those after them.
 CPU_RESERVE=${KIT_CPU_RESERVE:-120}
 KEEP=$CPU_RESERVE
+# KIT_PART_LIMIT: a cap on every part's time-out (0: none) — a rehearsal of the full run's commands on a machine
+# that cannot finish them (each part starts, parses its flags and reads its data; a timeout is then expected, any
+# other failure is a slip in the commands), never for a measurement.
+PART_CAP=${KIT_PART_LIMIT:-0}
 START=$(date +%s)
 : >"$OUT/parts.tsv"
 for l in discovery check train bench sweep torch cpu scaling; do : >"$OUT/$l.log"; done
@@ -90,6 +96,7 @@ part() {
 	shift 3
 	left=$(left)
 	[ "$limit" -gt "$left" ] && limit=$left
+	[ "$PART_CAP" -gt 0 ] && [ "$limit" -gt "$PART_CAP" ] && limit=$PART_CAP
 	if [ "$limit" -lt 5 ]; then
 		if [ "$KEEP" -gt 0 ]; then
 			printf '%s\tskipped\t0\tthe run'"'"'s %s s budget was spent but for the %s s kept for the parts after it\n' "$name" "$BUDGET" "$KEEP" >>"$OUT/parts.tsv"
@@ -159,8 +166,8 @@ else
 	SWEEP="wrn-16-4:128:3x32x32:10:2:0.3:aug vgg16:128:3x32x32:5:2:0.5:aug resnet18:128:3x32x32:10:2:0:aug"
 fi
 # The variants the sweep measures beside the baseline (LLPFC_OPENCL_GEMM=default), each a list of
-# environment assignments joined by commas. Each costs one bench step per SWEEP config (2–3 s each
-# on the H200 of 2026-11-28, 40 s at most), well inside the budget.
+# environment assignments joined by commas. Each costs one bench run per config, 40 s at most: 2–3 s each on
+# OpenCL on the H200 of 2026-11-28, a CUDA run estimated at 3–6 s (its context, and cuDNN's libraries loaded).
 # The implicit convolutions alone are the tuned ones but for the dense layers' products: the sweep times them
 # with the tuned products, and the filter gradient alone on the implicit path (implicit:dw), the pass
 # predicted to gain most (bench/NOTES.md, "Implicit-GEMM convolutions").
@@ -177,7 +184,11 @@ fi
 # sliced; its profile's batch-norm rows beside the baseline's time the slicing (bench/NOTES.md, "The
 # per-channel reductions in slices"); and the same on the cuDNN path, whose shorter step the reductions
 # weigh on more: its img/s beside device=cuda,LLPFC_OPENCL_CONV=cudnn's.
-VARIANTS=${KIT_VARIANTS:-LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda device=cuda,LLPFC_OPENCL_CONV=cudnn LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_CUDNN_ALGO=heuristic,configs=sweep device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_OPENCL_REDUCE=channel,configs=sweep}
+# The order is the order of need when the budget runs short (the last variants are the first it cuts): the
+# candidates for the criterion's best step first, the CUDA driver's (predicted fastest: bench/NOTES.md, "The CUDA
+# driver"), then OpenCL's, then the A/B measurements of single levers, whose answers are worth the least if a
+# network's best step is missing.
+VARIANTS=${KIT_VARIANTS:-device=cuda,LLPFC_OPENCL_CONV=cudnn device=cuda LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_OPENCL_REDUCE=channel,configs=sweep device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_CUDNN_ALGO=heuristic,configs=sweep LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel}
 
 # split_variant V: V's environment assignments in VENV, its device in VDEV (opencl unless V
 # names device=…) and in VSWEEP whether it runs on SWEEP's networks only (configs=sweep; OpenCL

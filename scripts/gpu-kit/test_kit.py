@@ -243,7 +243,8 @@ class SummarizeTest(unittest.TestCase):
         del swept["profile"]
         self.write("sweep.log", "### /k/llpfc devices --tune-gemm /o/gemm-shapes.json --json\n" + json.dumps(tuning) + "\n### exit 0 after 41 s\n"
                    "### env LLPFC_OPENCL_GEMM=tuned /k/llpfc bench --model wrn-16-4 --batch-size 128\n" + json.dumps(swept) + "\n")
-        return [("discovery", "ok", "1", "d"), ("bench wrn-16-4 128 (opencl)", "ok", "9", "bench.log"), ("tune gemm", "ok", "41", "sweep.log"),
+        checks = [(c, "ok", "5", "check.log") for c in ("check", "check conv implicit", "check cuda", "check cuda cudnn")]
+        return [("discovery", "ok", "1", "d"), ("bench wrn-16-4 128 (opencl)", "ok", "9", "bench.log"), ("tune gemm", "ok", "41", "sweep.log")] + checks + [
                 ("sweep LLPFC_OPENCL_GEMM=tuned wrn-16-4 128", "ok", "9", "sweep.log")]
 
     def test_sweep_verdict_first(self):
@@ -283,9 +284,11 @@ class SummarizeTest(unittest.TestCase):
         "; conv implicit (…)" beside the products' note."""
         run_sh = read(os.path.join(HERE, "run.sh"))
         self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit ", run_sh)
-        self.assertIn("LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw device=cuda device=cuda,LLPFC_OPENCL_CONV=cudnn "
-                      "LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_CUDNN_ALGO=heuristic,configs=sweep "
-                      "device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_OPENCL_REDUCE=channel,configs=sweep}", run_sh)
+        self.assertIn("VARIANTS=${KIT_VARIANTS:-device=cuda,LLPFC_OPENCL_CONV=cudnn device=cuda LLPFC_OPENCL_GEMM=tuned "
+                      "LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit LLPFC_OPENCL_GEMM=tuned,LLPFC_OPENCL_CONV=implicit:dw "
+                      "device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_OPENCL_REDUCE=channel,configs=sweep "
+                      "device=cuda,LLPFC_OPENCL_CONV=cudnn,LLPFC_CUDNN_ALGO=heuristic,configs=sweep "
+                      "LLPFC_OPENCL_GEMM=default,LLPFC_OPENCL_REDUCE=channel}", run_sh)
         tuned = "gemm tuned (clblast-gemm-x.json, 1.20× CLBlast's defaults on 2 shapes)"
         conv = lambda path: f"; conv {path} (GEMM tile 64×64×16, 4×4 per work-item)"
         for path, numerics, rc in [("implicit", tuned + conv("implicit"), 0), ("implicit", tuned, 1),
@@ -394,6 +397,44 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(res["table"][0]["best_variant"], "LLPFC_OPENCL_GEMM=tuned", "a variant not applied is never the best")
         self.assertIn("slowest wrn-16-4/128 0.28×", line)
 
+    def test_unchecked_variant_not_counted(self):
+        """A variant whose path's device check did not pass (failed, cut short, not run) is timed and shown, but
+        neither a network's best step nor the epoch's variant: the CUDA driver's 3× step with `check cuda`
+        failed leaves the tuned OpenCL step the best, marked in the verdict line and the sweep table."""
+        for status in ("failed (1)", "timeout", None):
+            parts = self.cuda_logs(3000.0, "cuda (cublas 13.1, fp32, TF32 off); im2col")
+            parts = [p for p in parts if p[0] != "check cuda"] + ([("check cuda", status, "5", "check.log")] if status else [])
+            rc, line, _, res = self.summarize(parts)
+            self.assertIn("device=cuda: wrn-16-4/128 3.00× (unchecked); best: LLPFC_OPENCL_GEMM=tuned", line, status)
+            self.assertIn("slowest wrn-16-4/128 0.28× (LLPFC_OPENCL_GEMM=tuned)", line, status)
+            self.assertEqual(res["table"][0]["best_variant"], "LLPFC_OPENCL_GEMM=tuned", status)
+            self.assertIn("(**not counted: check cuda did not pass**)", read(os.path.join(self.out, "summary.md")))
+            p = subprocess.run([sys.executable, KIT, "best-variant", self.out], capture_output=True, text=True)
+            self.assertEqual(p.stdout.strip(), "LLPFC_OPENCL_GEMM=tuned", status)
+            self.assertEqual(rc, 0 if status is None else 1, line)
+
+    def test_required_checks(self):
+        """Each variant's path and the check parts run.sh runs for it."""
+        sys.path.insert(0, HERE)
+        try:
+            import kit
+        finally:
+            sys.path.remove(HERE)
+        for variant, want in [("LLPFC_OPENCL_GEMM=default", ["check"]),
+                              ("LLPFC_OPENCL_GEMM=tuned", ["check"]),
+                              ("LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_CONV=implicit", ["check", "check conv implicit"]),
+                              ("LLPFC_OPENCL_GEMM=tuned LLPFC_OPENCL_CONV=implicit:dw", ["check", "check conv implicit"]),
+                              ("LLPFC_OPENCL_GEMM=default LLPFC_OPENCL_REDUCE=channel", ["check"]),
+                              ("device=opencl:0:1 LLPFC_OPENCL_GEMM=tuned", ["check"]),
+                              ("device=cuda", ["check cuda"]),
+                              ("device=cuda:1", ["check cuda"]),
+                              ("device=cuda LLPFC_OPENCL_CONV=cudnn", ["check cuda", "check cuda cudnn"]),
+                              ("device=cuda LLPFC_OPENCL_CONV=cudnn LLPFC_CUDNN_ALGO=heuristic", ["check cuda", "check cuda cudnn"])]:
+            self.assertEqual(kit.required_checks(variant), want, variant)
+        run_sh = read(os.path.join(HERE, "run.sh"))
+        for name in ("part check 130", 'part "check conv implicit"', 'part "check cuda" 130', 'part "check cuda cudnn"'):
+            self.assertIn(name, run_sh, "required_checks names a part run.sh no longer runs")
+
     def test_cudnn_variant_needs_cudnn_named(self):
         """The CUDA driver with cuDNN's convolutions (run.sh: env LLPFC_OPENCL_CONV=cudnn … --device cuda) is
         the variant device=cuda LLPFC_OPENCL_CONV=cudnn, applied only when the result names cuBLAS and
@@ -426,8 +467,10 @@ class SummarizeTest(unittest.TestCase):
         det = "env LLPFC_OPENCL_CONV=cudnn /k/llpfc bench --device cuda --model wrn-16-4 --batch-size 128"
         own = "env LLPFC_OPENCL_CONV=cudnn LLPFC_CUDNN_ALGO=heuristic /k/llpfc bench --device cuda --model wrn-16-4 --batch-size 128"
         cuda = "cuda: gemm cublas fp32, TF32 off; conv cudnn (cuDNN 9.13.0; "
+        checked = [{"part": "check cuda", "status": "ok"}, {"part": "check cuda cudnn", "status": "ok"}]
         rows = kit.sweep_rows([base], [(det, dict(base, images_per_second=5000.0, numerics=cuda + "deterministic algorithms, FMA math: no TF32)")),
-                                       (own, dict(base, images_per_second=7000.0, numerics=cuda + "the heuristic's first algorithm, deterministic or not; FMA math: no TF32)"))])
+                                       (own, dict(base, images_per_second=7000.0, numerics=cuda + "the heuristic's first algorithm, deterministic or not; FMA math: no TF32)"))],
+                              checked)
         self.assertEqual([(r["variant"], r["applied"]) for r in rows],
                          [("device=cuda LLPFC_OPENCL_CONV=cudnn", True), ("device=cuda LLPFC_OPENCL_CONV=cudnn LLPFC_CUDNN_ALGO=heuristic", True)])
         self.assertEqual(kit.best_variant(rows), "device=cuda LLPFC_OPENCL_CONV=cudnn")
