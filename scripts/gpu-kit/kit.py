@@ -582,7 +582,9 @@ def verdict(res, problems):
     """The run's verdict line (a failed device run once ended as any other): PASS when every
     part that ran passed, an OpenCL driver was found and the logs agree; else FAIL and why, part by
     part. Parts skipped are named after a PASS."""
-    bad = [f"{p['part']} ({p['status']})" for p in res["parts"] if p["status"] not in ("ok", "skipped")]
+    # a time-out whose limit the budget cut may be a slow part, not a hang: said, though it still fails the run
+    bad = [f"{p['part']} ({p['status']}" + (", its limit cut by the budget" if p["status"] == "timeout" and "by the budget" in p["note"] else "")
+           + ")" for p in res["parts"] if p["status"] not in ("ok", "skipped")]
     if not (res.get("discovery") or {}).get("icd_folder", {}).get("drivers"):
         bad.append("no OpenCL driver found (discovery)")
     bad += problems

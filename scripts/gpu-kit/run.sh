@@ -92,11 +92,11 @@ left() { echo $((BUDGET - ($(date +%s) - START) - KEEP)); }
 # part NAME LIMIT LOG CMD...: runs CMD with time-out min(LIMIT, left), its output appended to LOG,
 # and records the part in parts.tsv.
 part() {
-	local name=$1 limit=$2 log=$3 left t0 rc status
+	local name=$1 limit=$2 log=$3 left t0 rc status cut=""
 	shift 3
 	left=$(left)
-	[ "$limit" -gt "$left" ] && limit=$left
-	[ "$PART_CAP" -gt 0 ] && [ "$limit" -gt "$PART_CAP" ] && limit=$PART_CAP
+	[ "$limit" -gt "$left" ] && cut=" (cut from $limit s by the budget)" && limit=$left
+	[ "$PART_CAP" -gt 0 ] && [ "$limit" -gt "$PART_CAP" ] && cut=" (capped: KIT_PART_LIMIT)" && limit=$PART_CAP
 	if [ "$limit" -lt 5 ]; then
 		if [ "$KEEP" -gt 0 ]; then
 			printf '%s\tskipped\t0\tthe run'"'"'s %s s budget was spent but for the %s s kept for the parts after it\n' "$name" "$BUDGET" "$KEEP" >>"$OUT/parts.tsv"
@@ -113,7 +113,7 @@ part() {
 	124) status=timeout FAILED=1 ;;
 	*) status="failed ($rc)" FAILED=1 ;;
 	esac
-	printf '%s\t%s\t%s\t%s\n' "$name" "$status" "$(($(date +%s) - t0))" "$log, limit ${limit} s${PART_NOTE:+; $PART_NOTE}" >>"$OUT/parts.tsv"
+	printf '%s\t%s\t%s\t%s\n' "$name" "$status" "$(($(date +%s) - t0))" "$log, limit ${limit} s$cut${PART_NOTE:+; $PART_NOTE}" >>"$OUT/parts.tsv"
 	return $rc
 }
 skip() { printf '%s\tskipped\t0\t%s\n' "$1" "$2" >>"$OUT/parts.tsv"; }

@@ -633,6 +633,10 @@ echo '{}'
             kept, none = parts["kept"], parts["none"]
             self.assertEqual(kept["devices"]["status"], "timeout")
             self.assertLessEqual(kept["devices"]["seconds"], 10, "the hang's time-out leaves the reserve")
+            self.assertRegex(kept["devices"]["note"], r"limit \d s \(cut from 20 s by the budget\)")
+            for out, p in runs:
+                with open(os.path.join(out, "summary.md")) as f:
+                    self.assertIn("devices (timeout, its limit cut by the budget)", f.readline())
             self.assertEqual(kept["fixture (cpu)"]["status"], "skipped")
             self.assertIn("kept for the parts after it", kept["fixture (cpu)"]["note"])
             cpu = [n for n in kept if n.startswith("cpu bench") or n.startswith("cpu scaling")]
