@@ -65,18 +65,7 @@ func TestCUDADriverOnAFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ctx.Close()
-	p, err := ctx.BuildProgram(`__kernel void saxpy(__global float *y, __global const float *x, float a, int n) {
-	int i = get_global_id(0);
-	if (i < n) y[i] += a * x[i];
-}`, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	saxpy, err := p.Kernel("saxpy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	onCL, err := countsSequence(ctx, saxpy)
+	onCL, err := countsSequence(ctx, saxpyKernel(t, ctx))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,17 +27,7 @@ func BenchmarkLaunchHostCost(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer ctx.Close()
-			p, err := ctx.BuildProgram(`__kernel void saxpy(__global float *y, __global const float *x, float a, int n) {
-	int i = get_global_id(0);
-	if (i < n) y[i] += a * x[i];
-}`, "")
-			if err != nil {
-				b.Fatal(err)
-			}
-			k, err := p.Kernel("saxpy")
-			if err != nil {
-				b.Fatal(err)
-			}
+			k := saxpyKernel(b, ctx)
 			x, err := ctx.AllocFloat32([]float32{1})
 			if err != nil {
 				b.Fatal(err)
@@ -72,4 +62,22 @@ func hostCost(b *testing.B, ctx *Context, cmd func() error) {
 	if err := ctx.Finish(); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// saxpyKernel builds y += a·x, y[i] for i < n, on ctx: a kernel of four
+// arguments whose work is next to nothing.
+func saxpyKernel(tb testing.TB, ctx *Context) *Kernel {
+	tb.Helper()
+	p, err := ctx.BuildProgram(`__kernel void saxpy(__global float *y, __global const float *x, float a, int n) {
+	int i = get_global_id(0);
+	if (i < n) y[i] += a * x[i];
+}`, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	k, err := p.Kernel("saxpy")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return k
 }
