@@ -13,9 +13,9 @@ import (
 // queue costing tens of nanoseconds). The queue is drained every 1,024
 // commands, as a training step would never let it grow. On a GPU the
 // device runs a step's commands while the host enqueues the next ones, so
-// these figures times a step's commands are the step's floor only where
-// the device's own time for them is smaller (bench/NOTES.md, "What a
-// launch costs the host").
+// a step's commands times these figures bound the step only where the
+// device's own time for them is smaller (bench/NOTES.md, "What a launch
+// costs the host").
 func BenchmarkLaunchHostCost(b *testing.B) {
 	for _, dev := range []string{"opencl", "cuda"} {
 		b.Run(dev, func(b *testing.B) {
