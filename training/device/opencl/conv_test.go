@@ -27,13 +27,9 @@ func convStepCosts(t *testing.T, be *devopencl.Backend) device.Costs {
 	b := tensorOf(g, r, "b", -1, 1, 1, 5, 1, 1)
 	y := must(nn.Conv2dIm2col(x, w, b, 1, 2))
 	outs := append(gorgonia.Nodes{y}, grads(opcheck.WeightedSum(g, r, y), x, w, b)...)
-	p, err := be.Compile(g, outs, device.Options{Name: "conv", Params: gorgonia.Nodes{x, w, b}})
-	require.NoError(t, err)
-	defer p.Close()
-	require.NoError(t, p.Run())
-	before := be.Costs()
-	require.NoError(t, p.Run())
-	return be.Costs().Sub(before)
+	p, costs := runTwice(t, be, g, outs, device.Options{Name: "conv", Params: gorgonia.Nodes{x, w, b}})
+	p.Close()
+	return costs
 }
 
 // TestConvVariant: LLPFC_OPENCL_CONV=implicit opens a back end that runs

@@ -21,6 +21,19 @@ import (
 	"gorgonia.org/tensor"
 )
 
+// runTwice compiles outs of g on be and runs the program twice (the first
+// run uploads), returning the program and the second run's costs; the
+// caller closes the program, before its back end.
+func runTwice(t *testing.T, be *devopencl.Backend, g *gorgonia.ExprGraph, outs gorgonia.Nodes, opts device.Options) (device.Program, device.Costs) {
+	t.Helper()
+	p, err := be.Compile(g, outs, opts)
+	require.NoError(t, err)
+	require.NoError(t, p.Run())
+	before := be.Costs()
+	require.NoError(t, p.Run())
+	return p, be.Costs().Sub(before)
+}
+
 // openBackend opens the test device (skipping locally, failing in CI when
 // there is none).
 func openBackend(t *testing.T) *devopencl.Backend {
@@ -207,13 +220,8 @@ func TestDenseBiasReLUIsOneLaunch(t *testing.T) {
 	w2, b2 := tensorOf(g, r, "w2", -1, 1, 7, 3), tensorOf(g, r, "b2", -1, 1, 1, 3)
 	h := must(gorgonia.Rectify(must(gorgonia.BroadcastAdd(must(gorgonia.Mul(x, w1)), b1, nil, []byte{0}))))
 	z := must(gorgonia.BroadcastAdd(must(gorgonia.Mul(h, w2)), b2, nil, []byte{0}))
-	p, err := be.Compile(g, gorgonia.Nodes{z}, device.Options{Name: "dense", Params: gorgonia.Nodes{w1, b1, w2, b2}, Inputs: gorgonia.Nodes{x}})
-	require.NoError(t, err)
+	p, c := runTwice(t, be, g, gorgonia.Nodes{z}, device.Options{Name: "dense", Params: gorgonia.Nodes{w1, b1, w2, b2}, Inputs: gorgonia.Nodes{x}})
 	defer p.Close()
-	require.NoError(t, p.Run()) // uploads
-	before := be.Costs()
-	require.NoError(t, p.Run())
-	c := be.Costs().Sub(before)
 	assert.Equal(t, int64(2), c.BLASCalls)
 	assert.Equal(t, int64(2), c.Kernels, "the two layers' bias, ReLU and bias: two kernels")
 	got, err := p.Value(z)
